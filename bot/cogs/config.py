@@ -1,0 +1,100 @@
+"""/config: per-server settings (Manage Server only)."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.app import MtgBot
+from bot.cogs._checks import require_guild
+from bot.services import guild_config
+from bot.services.errors import UserError
+from bot.services.guild_config import PICK_MODES, GuildConfig
+from bot.ui.confirm import ask_confirmation
+from bot.ui.formatting import channel_mention, role_mention
+
+PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in PICK_MODES.items()]
+UNSETTABLE = [
+    app_commands.Choice(name="organizer role", value="organizer_role"),
+    app_commands.Choice(name="leaderboard channel", value="leaderboard_channel"),
+]
+
+
+def config_embed(config: GuildConfig, title: str = "Server settings") -> discord.Embed:
+    embed = discord.Embed(title=title, colour=discord.Colour.blurple())
+    embed.add_field(name="Organizer role", value=role_mention(config.organizer_role_id), inline=False)
+    embed.add_field(name="Leaderboard channel", value=channel_mention(config.leaderboard_channel_id), inline=False)
+    embed.add_field(name="Default pick mode", value=config.default_pick_mode, inline=False)
+    embed.add_field(name="Season", value=config.active_season or "none running", inline=False)
+    return embed
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class ConfigGroup(app_commands.Group, name="config", description="Server settings for the bot (Manage Server)."):
+    def __init__(self, bot: MtgBot) -> None:
+        super().__init__()
+        self.bot = bot
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        # default_permissions only hides the command; this is what actually enforces it.
+        if not interaction.permissions.manage_guild:
+            raise app_commands.MissingPermissions(["manage_guild"])
+        return True
+
+    @app_commands.command(name="show", description="Show this server's bot settings.")
+    async def show(self, interaction: discord.Interaction) -> None:
+        config = await guild_config.get_config(self.bot.db, require_guild(interaction))
+        await interaction.response.send_message(embed=config_embed(config), ephemeral=True)
+
+    @app_commands.command(name="set", description="Change one or more server settings.")
+    @app_commands.describe(
+        organizer_role="Members with this role can run events (besides Manage Server).",
+        leaderboard_channel="Where final standings are posted when an event ends.",
+        pick_mode="How players pick in DM drafts by default.",
+    )
+    @app_commands.choices(pick_mode=PICK_MODE_CHOICES)
+    async def set_(
+        self,
+        interaction: discord.Interaction,
+        organizer_role: discord.Role | None = None,
+        leaderboard_channel: discord.TextChannel | None = None,
+        pick_mode: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if organizer_role is None and leaderboard_channel is None and pick_mode is None:
+            raise UserError("Give at least one setting to change (organizer_role, leaderboard_channel, pick_mode).")
+        changes: dict = {}
+        if organizer_role is not None:
+            if organizer_role.is_default():
+                raise UserError("@everyone can't be the organizer role: pick a role that not everybody has.")
+            changes["organizer_role_id"] = organizer_role.id
+        if leaderboard_channel is not None:
+            changes["leaderboard_channel_id"] = leaderboard_channel.id
+        if pick_mode is not None:
+            changes["default_pick_mode"] = pick_mode.value
+        config = await guild_config.update_config(self.bot.db, require_guild(interaction), **changes)
+        await interaction.response.send_message(embed=config_embed(config, "Settings saved"), ephemeral=True)
+
+    @app_commands.command(name="unset", description="Clear a server setting.")
+    @app_commands.describe(setting="The setting to clear.")
+    @app_commands.choices(setting=UNSETTABLE)
+    async def unset(self, interaction: discord.Interaction, setting: app_commands.Choice[str]) -> None:
+        config = await guild_config.update_config(
+            self.bot.db, require_guild(interaction), **{f"{setting.value}_id": None}
+        )
+        await interaction.response.send_message(embed=config_embed(config, "Settings saved"), ephemeral=True)
+
+    @app_commands.command(name="reset", description="Reset every server setting to its default (asks first).")
+    async def reset(self, interaction: discord.Interaction) -> None:
+        guild_id = require_guild(interaction)
+        confirmed = await ask_confirmation(
+            interaction, "Reset the organizer role, leaderboard channel and pick mode to their defaults?"
+        )
+        if confirmed is None:
+            return
+        config = await guild_config.reset_config(self.bot.db, guild_id)
+        await confirmed.response.edit_message(content=None, embed=config_embed(config, "Settings reset"), view=None)
+
+
+async def setup(bot: MtgBot) -> None:
+    bot.tree.add_command(ConfigGroup(bot))

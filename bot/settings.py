@@ -1,0 +1,82 @@
+"""Runtime settings, read from the environment and `.env` (see `.env.example`)."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SQLITE_PATH = Path("data") / "bot.sqlite3"
+DEFAULT_DATABASE_URL = f"sqlite+aiosqlite:///./{DEFAULT_SQLITE_PATH.as_posix()}"
+
+# A bot token is three dot-separated base64url segments (user id, timestamp, HMAC).
+_TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
+
+
+class SettingsError(Exception):
+    """A configuration mistake, reported to the operator as one clear line."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: SecretStr | None = Field(default=None, description="The bot token from the Developer Portal.")
+    database_url: str = Field(default=DEFAULT_DATABASE_URL)
+    dev_guild_id: int | None = None
+    log_level: str = "INFO"
+    shard_ids: str | None = Field(default=None, description="Comma-separated shard ids this process runs.")
+    shard_count: int | None = None
+    cubecobra_base: str = "https://cubecobra.com"
+    scryfall_base: str = "https://api.scryfall.com"
+    # Where discord.py sends REST calls; only tests change it (to a loopback fake Discord).
+    discord_api_base: str | None = None
+    # Seconds between background sweeps (pick timers, undelivered DMs).
+    sweep_interval: float = 30.0
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
+        return level
+
+    @field_validator("dev_guild_id", "shard_count", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    def require_token(self) -> str:
+        """Return the token, or raise SettingsError saying exactly what is wrong."""
+        if self.discord_token is None or not self.discord_token.get_secret_value().strip():
+            raise SettingsError(
+                "DISCORD_TOKEN is not set: put `DISCORD_TOKEN=<your bot token>` in .env (see .env.example)."
+            )
+        token = self.discord_token.get_secret_value().strip()
+        if not _TOKEN_SHAPE.match(token):
+            raise SettingsError(
+                "DISCORD_TOKEN does not look like a bot token (three dot-separated parts); "
+                "copy it again from the Developer Portal's Bot page."
+            )
+        return token
+
+    @cached_property
+    def parsed_shard_ids(self) -> list[int] | None:
+        if not self.shard_ids or not self.shard_ids.strip():
+            return None
+        try:
+            ids = [int(part) for part in self.shard_ids.split(",") if part.strip()]
+        except ValueError:
+            raise SettingsError(f"SHARD_IDS must be comma-separated numbers, not {self.shard_ids!r}") from None
+        if self.shard_count is None:
+            raise SettingsError("SHARD_IDS needs SHARD_COUNT too (the total number of shards).")
+        if any(i < 0 or i >= self.shard_count for i in ids):
+            raise SettingsError(f"SHARD_IDS {ids} must each be in 0..{self.shard_count - 1}")
+        return ids
+
+    @property
+    def database_backend(self) -> str:
+        return "postgresql" if self.database_url.startswith("postgresql") else "sqlite"

@@ -1,0 +1,93 @@
+"""Engine and session setup for SQLite (aiosqlite) and PostgreSQL (asyncpg).
+
+Services open one short transaction per user action:
+
+    async with db.write() as session:   # BEGIN IMMEDIATE on SQLite
+        ...
+
+`db.read()` opens a deferred (read) transaction. Sessions never stay open across a Discord call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+_WRITE_OPTION = "bot_write_transaction"
+
+
+def _prepare_sqlite_file(url: str) -> None:
+    """Create the directory of a file database so the first run just works."""
+    database = make_url(url).database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
+    sync_engine = engine.sync_engine
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        # Let SQLAlchemy, not the driver, decide when transactions begin (so BEGIN IMMEDIATE works).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(connection) -> None:
+        # A write transaction takes the write lock up front: no deadlock-prone lock upgrades
+        # and no SQLITE_BUSY in the middle of a use case.
+        if connection.get_execution_options().get(_WRITE_OPTION):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.exec_driver_sql("BEGIN")
+
+
+class Database:
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = url
+        self.backend = "postgresql" if url.startswith("postgresql") else "sqlite"
+        kwargs: dict = {"echo": echo}
+        if self.backend == "sqlite":
+            _prepare_sqlite_file(url)
+            kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        else:
+            kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        if self.backend == "sqlite":
+            _install_sqlite_pragmas(self.engine)
+        write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
+        self._read = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._write = async_sessionmaker(write_engine, expire_on_commit=False)
+        # SQLite has one writer at a time. Queueing writers here, in FIFO order, is far cheaper than
+        # letting them spin in SQLite's busy handler (which sleeps up to 100 ms per retry).
+        self._sqlite_write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """One write transaction: committed on success, rolled back on any exception."""
+        if self._sqlite_write_lock is None:
+            async with self._write() as session, session.begin():
+                yield session
+            return
+        async with self._sqlite_write_lock, self._write() as session, session.begin():
+            yield session
+
+    @contextlib.asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        async with self._read() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

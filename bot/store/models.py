@@ -1,0 +1,194 @@
+"""SQLAlchemy models. Every row that belongs to a server carries its guild id."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, MetaData, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class GuildSettings(Base):
+    """Per-server configuration set with /config."""
+
+    __tablename__ = "guild_settings"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    organizer_role_id: Mapped[int | None] = mapped_column(Snowflake)
+    leaderboard_channel_id: Mapped[int | None] = mapped_column(Snowflake)
+    default_pick_mode: Mapped[str] = mapped_column(String(16), default="both")
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class Season(Base):
+    """A named stretch of time that leaderboards can be cut by."""
+
+    __tablename__ = "seasons"
+    __table_args__ = (UniqueConstraint("guild_id", "name"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class EventResult(Base):
+    """One player's result in one finished event, whatever the format (feeds /leaderboard)."""
+
+    __tablename__ = "event_results"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "format", "event_id", "user_id"),
+        Index("ix_event_results_board", "guild_id", "format", "season_id"),
+    )
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    format: Mapped[str] = mapped_column(String(32))
+    event_id: Mapped[int] = mapped_column(Snowflake)
+    event_name: Mapped[str] = mapped_column(String(200))
+    season_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id", ondelete="SET NULL"))
+    user_id: Mapped[int] = mapped_column(Snowflake)
+    placement: Mapped[int]
+    points: Mapped[float] = mapped_column(default=0.0)
+    score: Mapped[float | None]
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Cube(Base):
+    """A card pool uploaded to or imported by one server."""
+
+    __tablename__ = "cubes"
+    __table_args__ = (UniqueConstraint("guild_id", "name"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    source: Mapped[str] = mapped_column(String(32))
+    source_ref: Mapped[str | None] = mapped_column(String(200))
+    card_count: Mapped[int]
+    # [{"name": ..., "colour": ..., "type_line": ..., "mana_value": ..., "rarity": ..., "rating": ...}]
+    cards: Mapped[list] = mapped_column(JsonData)
+    description: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[int] = mapped_column(Snowflake)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class DraftPod(Base):
+    """A draft pod: its lobby, settings and lifecycle. Packs and picks hang off it."""
+
+    __tablename__ = "draft_pods"
+    __table_args__ = (Index("ix_draft_pods_channel_status", "guild_id", "channel_id", "status"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    organizer_id: Mapped[int] = mapped_column(Snowflake)
+    lobby_message_id: Mapped[int | None] = mapped_column(Snowflake)
+    cube_name: Mapped[str] = mapped_column(String(100))
+    # lobby -> drafting -> complete, or cancelled
+    status: Mapped[str] = mapped_column(String(16), default="lobby")
+    max_seats: Mapped[int]
+    packs: Mapped[int]
+    pack_size: Mapped[int]
+    pick_timer_seconds: Mapped[int | None]
+    turns: Mapped[int | None]  # set: a Goldfish Draft, scored after the draft
+    pick_mode: Mapped[str] = mapped_column(String(16))
+    seed: Mapped[int] = mapped_column(Snowflake)
+    sequence: Mapped[int] = mapped_column(default=0)  # picks made so far
+    # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
+    card_info: Mapped[list] = mapped_column(JsonData)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class DraftSeat(Base):
+    __tablename__ = "draft_seats"
+    __table_args__ = (UniqueConstraint("pod_id", "user_id"), UniqueConstraint("pod_id", "seat"))
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"), index=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    seat: Mapped[int | None]  # assigned (shuffled) when the draft begins
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    picks: Mapped[int] = mapped_column(default=0)
+    is_bot: Mapped[bool] = mapped_column(default=False)  # a bot took the seat over
+    dm_closed: Mapped[bool] = mapped_column(default=False)
+    timeouts: Mapped[int] = mapped_column(default=0)
+    waiting_since: Mapped[datetime | None] = mapped_column(UTCDateTime)  # when the current head reached it
+    reminded: Mapped[bool] = mapped_column(default=False)
+    last_pick_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class DraftPack(Base):
+    """One pack's current state (the engine's PackState), keyed by the pod and the pack id."""
+
+    __tablename__ = "draft_packs"
+
+    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"), primary_key=True)
+    pack_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    round: Mapped[int]
+    origin: Mapped[int]
+    cards: Mapped[list] = mapped_column(JsonData)  # remaining cards
+    picks_made: Mapped[int] = mapped_column(default=0)
+    arrived: Mapped[int] = mapped_column(default=0)
+
+
+class DraftPick(Base):
+    """One pick. The unique keys make a double click or racing reactions count once."""
+
+    __tablename__ = "draft_picks"
+    __table_args__ = (
+        UniqueConstraint("pod_id", "seat", "round", "pick_number"),
+        UniqueConstraint("pod_id", "sequence"),
+        UniqueConstraint("pod_id", "pack_id", "pack_pick"),
+    )
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"))
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    seat: Mapped[int]
+    round: Mapped[int]
+    pick_number: Mapped[int]  # 1-based within the round for this seat
+    pack_id: Mapped[int]
+    pack_pick: Mapped[int]  # 0-based: how many picks the pack had before this one
+    card: Mapped[str] = mapped_column(String(200))
+    sequence: Mapped[int]
+    source: Mapped[str] = mapped_column(String(16))  # button, select, reaction, command, timeout, bot
+    picked_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class DraftDelivery(Base):
+    """A message that shows a pack state (pack id + picks made) to its holder.
+
+    A pack state with no delivery after a crash is re-sent at startup; a reaction is mapped
+    back to the pack state through the message id.
+    """
+
+    __tablename__ = "draft_deliveries"
+    __table_args__ = (UniqueConstraint("pod_id", "pack_id", "pack_pick"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"))
+    pack_id: Mapped[int]
+    pack_pick: Mapped[int]
+    seat: Mapped[int]
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    message_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    delivered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
