@@ -115,6 +115,8 @@ class DraftPod(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Completion side effects (final pools by DM, channel summary) were sent; re-done after a crash if not.
+    announced: Mapped[bool] = mapped_column(default=False)
 
 
 class DraftSeat(Base):
@@ -192,3 +194,44 @@ class DraftDelivery(Base):
     channel_id: Mapped[int] = mapped_column(Snowflake)
     message_id: Mapped[int] = mapped_column(Snowflake, index=True)
     delivered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class GoldfishEvent(Base):
+    """A Goldfish Draft scoring event: after a pod (pod_id) or for a paper draft (no pod)."""
+
+    __tablename__ = "goldfish_events"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    name: Mapped[str] = mapped_column(String(100))
+    turns: Mapped[int]
+    method: Mapped[str] = mapped_column(String(16), default="sum")
+    pod_id: Mapped[int | None] = mapped_column(ForeignKey("draft_pods.id", ondelete="SET NULL"), unique=True)
+    organizer_id: Mapped[int] = mapped_column(Snowflake)
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open, closed
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class GoldfishSubmission(Base):
+    """Every submission is kept; the newest non-rejected one per player counts."""
+
+    __tablename__ = "goldfish_submissions"
+    __table_args__ = (Index("ix_goldfish_submissions_event_user", "event_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("goldfish_events.id", ondelete="CASCADE"))
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    user_id: Mapped[int] = mapped_column(Snowflake)
+    life_lost: Mapped[float]
+    cards_milled: Mapped[int]
+    poison: Mapped[int]
+    game_wins: Mapped[int]
+    lost_or_drew: Mapped[bool] = mapped_column(default=False)
+    prevented: Mapped[bool] = mapped_column(default=False)
+    score: Mapped[float]
+    writeup: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="active")  # active, superseded, rejected
+    reject_reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
