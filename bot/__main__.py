@@ -18,7 +18,9 @@ def _configure_logging(level: str) -> None:
         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    logging.getLogger("discord").setLevel(max(logging.getLevelName(level), logging.INFO))
+    # Their DEBUG output is one line per SQL call or websocket frame: too much even for debugging.
+    for noisy in ("discord", "aiosqlite", "asyncio"):
+        logging.getLogger(noisy).setLevel(max(logging.getLevelName(level), logging.INFO))
 
 
 async def _run(settings: Settings, token: str) -> None:

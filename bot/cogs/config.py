@@ -7,7 +7,7 @@ from discord import app_commands
 
 from bot.app import MtgBot
 from bot.cogs._checks import require_guild
-from bot.services import guild_config
+from bot.services import guild_config, leaderboard
 from bot.services.errors import UserError
 from bot.services.guild_config import PICK_MODES, GuildConfig
 from bot.ui.confirm import ask_confirmation
@@ -83,6 +83,23 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             self.bot.db, require_guild(interaction), **{f"{setting.value}_id": None}
         )
         await interaction.response.send_message(embed=config_embed(config, "Settings saved"), ephemeral=True)
+
+    season = app_commands.Group(name="season", description="Seasons: leaderboards can be cut by season.")
+
+    @season.command(name="start", description="Start a named season; finished events count towards it.")
+    @app_commands.describe(name="The season's name, e.g. 'Winter 2026'.")
+    async def season_start(self, interaction: discord.Interaction, name: str) -> None:
+        started = await leaderboard.start_season(self.bot.db, require_guild(interaction), name)
+        await interaction.response.send_message(f"Season **{started.name}** has started.", ephemeral=True)
+
+    @season.command(name="end", description="End the running season (asks first).")
+    async def season_end(self, interaction: discord.Interaction) -> None:
+        guild_id = require_guild(interaction)
+        confirmed = await ask_confirmation(interaction, "End the running season? Its leaderboard stays readable.")
+        if confirmed is None:
+            return
+        ended = await leaderboard.end_season(self.bot.db, guild_id)
+        await confirmed.response.edit_message(content=f"Season **{ended.name}** has ended.", view=None)
 
     @app_commands.command(name="reset", description="Reset every server setting to its default (asks first).")
     async def reset(self, interaction: discord.Interaction) -> None:

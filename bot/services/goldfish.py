@@ -311,3 +311,15 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
         return CloseResult(_event_view(event), standings, channel)
+
+
+def parse_number(label: str, text: str, *, whole: bool) -> float:
+    """Turn what a player typed into a number, or a clear UserError."""
+    cleaned = text.strip().replace(",", ".") or "0"
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise UserError(f"{label}: {text.strip()[:30]!r} is not a number.") from None
+    if whole and not value.is_integer():
+        raise UserError(f"{label} must be a whole number (got {text.strip()}).")
+    return int(value) if whole else value

@@ -1,0 +1,138 @@
+"""/cube: list, show, add (upload or CubeCobra) and remove card pools."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.app import MtgBot
+from bot.cards.cubecobra import CubeCobraError, fetch_cube
+from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
+from bot.cards.scryfall import card_link_markdown
+from bot.cogs._checks import require_guild, require_organizer
+from bot.services import cubes, guild_config
+from bot.services.errors import UserError
+from bot.ui.confirm import ask_confirmation
+from bot.ui.paginate import Page, register_renderer, send_paginated, slice_page
+
+CARDS_PER_PAGE = 30
+
+
+async def cube_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Shared by every command that takes a cube."""
+    bot: MtgBot = interaction.client  # type: ignore[assignment]
+    if interaction.guild_id is None:
+        return []
+    names = await cubes.cube_names(bot.db, interaction.guild_id, current)
+    return [app_commands.Choice(name=name, value=name) for name in names]
+
+
+@app_commands.guild_only()
+class CubeGroup(app_commands.Group, name="cube", description="Card pools for drafts and games."):
+    def __init__(self, bot: MtgBot) -> None:
+        super().__init__()
+        self.bot = bot
+        register_renderer("cube", self.render_page)
+
+    async def render_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
+        cube = await cubes.get_cube(self.bot.db, require_guild(interaction), key)
+        cards, page, pages = slice_page(cube.cards, page, CARDS_PER_PAGE)
+        base = self.bot.settings.scryfall_base
+        first = page * CARDS_PER_PAGE
+        lines = [f"{first + i + 1}. {card_link_markdown(card.name, base)}" for i, card in enumerate(cards)]
+        embed = discord.Embed(title=f"Cube: {cube.name}", description="\n".join(lines) or "(empty)")
+        source = cube.source if not cube.source_ref else f"{cube.source} ({cube.source_ref})"
+        embed.add_field(name="Size", value=str(cube.size))
+        embed.add_field(name="Source", value=source)
+        if cube.description:
+            embed.add_field(name="About", value=cube.description[:1024], inline=False)
+        return Page(embed, page, pages)
+
+    @app_commands.command(name="list", description="List the cubes this server can use.")
+    async def list_(self, interaction: discord.Interaction) -> None:
+        summaries = await cubes.list_cubes(self.bot.db, require_guild(interaction))
+        embed = discord.Embed(title="Cubes", colour=discord.Colour.dark_green())
+        for summary in summaries[:25]:
+            origin = "shipped with the bot" if summary.source == "shipped" else summary.source
+            embed.add_field(name=summary.name, value=f"{summary.size} cards · {origin}", inline=False)
+        if len(summaries) > 25:
+            embed.set_footer(text=f"…and {len(summaries) - 25} more: type in any cube option to search.")
+        await interaction.response.send_message(embed=embed, ephemeral=True)
+
+    @app_commands.command(name="show", description="Show a cube's size, source and card list.")
+    @app_commands.describe(name="The cube to show.", page="Page of the card list to open (default 1).")
+    @app_commands.autocomplete(name=cube_autocomplete)
+    async def show(
+        self, interaction: discord.Interaction, name: str, page: app_commands.Range[int, 1, 500] = 1
+    ) -> None:
+        cube = await cubes.get_cube(self.bot.db, require_guild(interaction), name)
+        await send_paginated(interaction, "cube", cube.name, ephemeral=True, page=page - 1)
+
+    @app_commands.command(name="add", description="Add a cube from an uploaded list or a CubeCobra id (organizers).")
+    @app_commands.describe(
+        name="A name for the cube in this server.",
+        file="A card list: plain text (one card per line), or a CubeCobra CSV/JSON export.",
+        cubecobra="A CubeCobra cube id (the part after /cube/overview/).",
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        name: str,
+        file: discord.Attachment | None = None,
+        cubecobra: str | None = None,
+    ) -> None:
+        guild_id = require_guild(interaction)
+        require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
+        if (file is None) == (cubecobra is None):
+            raise UserError("Give exactly one of `file` (an upload) or `cubecobra` (a cube id).")
+        cubes.validate_cube_name(name)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        if file is not None:
+            card_list, source, ref = await self._read_upload(file), "upload", file.filename
+        else:
+            card_list, source, ref = await self._import_cubecobra(cubecobra or ""), "cubecobra", cubecobra
+        summary = await cubes.add_cube(
+            self.bot.db, guild_id, name, card_list, source=source, source_ref=ref, created_by=interaction.user.id
+        )
+        singleton = "singleton" if card_list.is_singleton() else "not singleton"
+        await interaction.followup.send(
+            f"Added cube **{summary.name}**: {summary.size} cards ({singleton}) from {source} `{ref}`.",
+            ephemeral=True,
+        )
+
+    async def _read_upload(self, file: discord.Attachment):
+        if file.size > MAX_BYTES:
+            raise UserError(f"`{file.filename}` is {file.size:,} bytes; the limit is {MAX_BYTES:,} bytes (1 MiB).")
+        try:
+            data = await file.read()
+        except discord.HTTPException:
+            raise UserError("Discord would not give me that file; try uploading it again.") from None
+        try:
+            return parse_cube_bytes(data, file.filename)
+        except CubeFormatError as error:
+            raise UserError(f"`{file.filename}`: {error}") from None
+
+    async def _import_cubecobra(self, cube_id: str):
+        try:
+            return await fetch_cube(cube_id.strip(), base=self.bot.settings.cubecobra_base)
+        except (CubeCobraError, CubeFormatError) as error:
+            raise UserError(str(error)) from None
+
+    @app_commands.command(name="remove", description="Remove one of this server's cubes (organizers; asks first).")
+    @app_commands.describe(name="The cube to remove.")
+    @app_commands.autocomplete(name=cube_autocomplete)
+    async def remove(self, interaction: discord.Interaction, name: str) -> None:
+        guild_id = require_guild(interaction)
+        require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
+        cube = await cubes.get_cube(self.bot.db, guild_id, name)
+        if cube.source == "shipped":
+            raise UserError(f"`{cube.name}` is a shipped cube and can't be removed.")
+        confirmed = await ask_confirmation(interaction, f"Remove the cube **{cube.name}** ({cube.size} cards)?")
+        if confirmed is None:
+            return
+        await cubes.remove_cube(self.bot.db, guild_id, cube.name)
+        await confirmed.response.edit_message(content=f"Removed the cube **{cube.name}**.", view=None)
+
+
+async def setup(bot: MtgBot) -> None:
+    bot.tree.add_command(CubeGroup(bot))

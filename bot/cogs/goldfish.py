@@ -1,0 +1,187 @@
+"""/goldfish: score submissions, standings, write-ups, rejections and closing for Goldfish Draft."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.app import MtgBot
+from bot.cogs._checks import is_organizer, require_guild
+from bot.formats import goldfish as rules
+from bot.services import goldfish, guild_config
+from bot.services.errors import UserError
+from bot.ui import goldfish as ui
+from bot.ui.paginate import Page, register_renderer, send_paginated
+
+TURN_CHOICES = [app_commands.Choice(name="7 turns (Goldfish Cube)", value=7), app_commands.Choice(name="10 turns", value=10)]
+METHOD_CHOICES = [
+    app_commands.Choice(name="sum of the components (standard)", value="sum"),
+    app_commands.Choice(name="largest component", value="max"),
+    app_commands.Choice(name="product of the non-zero components", value="product"),
+]
+MAX_WRITEUP_FILE = 200_000
+
+
+async def event_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+    bot: MtgBot = interaction.client  # type: ignore[assignment]
+    if interaction.guild_id is None:
+        return []
+    events = await goldfish.list_events(bot.db, interaction.guild_id, status=None)
+    needle = current.strip().lower()
+    return [
+        app_commands.Choice(name=f"#{e.id} {e.name} ({e.status})"[:100], value=e.id)
+        for e in events
+        if needle in f"#{e.id} {e.name}".lower()
+    ][:25]
+
+
+@app_commands.guild_only()
+class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish Draft scoring: submit, standings, write-ups."):
+    def __init__(self, bot: MtgBot) -> None:
+        super().__init__()
+        self.bot = bot
+        register_renderer("writeup", self.render_writeup)
+
+    async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
+        guild_id = require_guild(interaction)
+        if event_id is not None:
+            return await goldfish.get_event(self.bot.db, guild_id, event_id)
+        return await goldfish.default_event(self.bot.db, guild_id, interaction.channel_id, status=status)
+
+    async def _is_organizer(self, interaction: discord.Interaction) -> bool:
+        return is_organizer(interaction, await guild_config.get_config(self.bot.db, require_guild(interaction)))
+
+    @app_commands.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
+    @app_commands.describe(name="The event's name.", turns="Game length.", method="How the components combine (default: sum).")
+    @app_commands.choices(turns=TURN_CHOICES, method=METHOD_CHOICES)
+    async def event(
+        self, interaction: discord.Interaction, name: str, turns: app_commands.Choice[int],
+        method: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if not await self._is_organizer(interaction):
+            raise UserError("Only organizers can create events.")
+        event = await goldfish.create_event(
+            self.bot.db, guild_id=require_guild(interaction), channel_id=interaction.channel_id, name=name,
+            turns=turns.value, organizer_id=interaction.user.id, method=method.value if method else "sum",
+        )
+        await interaction.response.send_message(
+            f"Goldfish event **#{event.id} {event.name}** is open ({event.turns} turns, {event.method} scoring). "
+            "Players: `/goldfish submit`."
+        )
+
+    @app_commands.command(name="submit", description="Submit (or resubmit) your score and write-up.")
+    @app_commands.describe(
+        event="The event (default: this channel's newest open one).",
+        lost_or_drew="You lost or drew the game (scores 0).",
+        prevented="An effect stopped you from winning at the end (scores 0).",
+        writeup_file="A text file with a long write-up (instead of typing it in the form).",
+    )
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def submit(
+        self, interaction: discord.Interaction, event: int | None = None, lost_or_drew: bool = False,
+        prevented: bool = False, writeup_file: discord.Attachment | None = None,
+    ) -> None:
+        chosen = await self._event(interaction, event)
+        if chosen.status != "open":
+            raise UserError(f"**{chosen.name}** is closed; submissions are no longer taken.")
+        file_text = await self._read_writeup(writeup_file) if writeup_file else None
+
+        async def on_submit(modal_interaction: discord.Interaction, modal: ui.ScoreModal) -> None:
+            text = file_text if file_text is not None else (modal.writeup.value if modal.writeup else "")
+            sub = await goldfish.submit(
+                self.bot.db, chosen.guild_id, chosen.id, modal_interaction.user.id,
+                life_lost=goldfish.parse_number("Life lost", modal.life_lost.value, whole=False),
+                cards_milled=goldfish.parse_number("Cards milled", modal.cards_milled.value, whole=True),
+                poison=goldfish.parse_number("Poison counters", modal.poison.value, whole=True),
+                game_wins=goldfish.parse_number("Win effects", modal.game_wins.value, whole=True),
+                writeup=text, lost_or_drew=lost_or_drew, prevented=prevented,
+            )
+            await modal_interaction.response.send_message(
+                f"Saved your score for **{chosen.name}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
+                "You can resubmit until the event closes.",
+                ephemeral=True,
+            )
+
+        await interaction.response.send_modal(ui.ScoreModal(chosen, on_submit, with_writeup=file_text is None))
+
+    async def _read_writeup(self, file: discord.Attachment) -> str:
+        if file.size > MAX_WRITEUP_FILE:
+            raise UserError(f"That write-up file is over {MAX_WRITEUP_FILE // 1000} KB.")
+        try:
+            return (await file.read()).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise UserError("The write-up file must be UTF-8 text.") from None
+
+    @app_commands.command(name="scores", description="Show an event's standings with each score's breakdown.")
+    @app_commands.describe(event="The event (default: this channel's newest).")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def scores(self, interaction: discord.Interaction, event: int | None = None) -> None:
+        chosen = await self._event(interaction, event, status=None)
+        view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
+        await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"))
+
+    @app_commands.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
+    @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None) -> None:
+        chosen = await self._event(interaction, event, status=None)
+        await goldfish.writeup(self.bot.db, chosen.guild_id, chosen.id, player.id)  # a clear error if none
+        await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=False)
+
+    async def render_writeup(self, interaction: discord.Interaction, key: str, page: int) -> Page:
+        event_id, user_id = map(int, key.split(":"))
+        guild_id = require_guild(interaction)
+        event = await goldfish.get_event(self.bot.db, guild_id, event_id)
+        sub = await goldfish.writeup(self.bot.db, guild_id, event_id, user_id)
+        pages = ui.writeup_pages(sub)
+        page = min(max(page, 0), len(pages) - 1)
+        return Page(ui.writeup_embed(event, sub, page, pages), page, len(pages))
+
+    @app_commands.command(name="reject", description="Reject a player's score; they are told why by DM (organizers).")
+    @app_commands.describe(player="Whose score to reject.", reason="Why (the player sees this).", event="The event.")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def reject(self, interaction: discord.Interaction, player: discord.User, reason: str, event: int | None = None) -> None:
+        chosen = await self._event(interaction, event)
+        await goldfish.reject(
+            self.bot.db, chosen.guild_id, chosen.id, player.id, reason=reason,
+            user_id=interaction.user.id, is_organizer=await self._is_organizer(interaction),
+        )
+        await interaction.response.send_message(f"Rejected {player.mention}'s score in **{chosen.name}**.", ephemeral=True)
+        try:
+            dm = await self.bot.create_dm(player)
+            await dm.send(
+                f"Your score in **{chosen.name}** was rejected by the organizer: {reason}\n"
+                "You can submit again with `/goldfish submit` until the event closes."
+            )
+        except discord.HTTPException:
+            await interaction.followup.send(f"(I couldn't DM {player.mention} about it.)", ephemeral=True)
+
+    @app_commands.command(name="close", description="Close an event: standings become final and go to the leaderboard.")
+    @app_commands.describe(event="The event to close (default: this channel's newest open one).")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
+        chosen = await self._event(interaction, event)
+        result = await goldfish.close(
+            self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id,
+            is_organizer=await self._is_organizer(interaction),
+        )
+        await interaction.response.send_message(f"**{chosen.name}** is closed. Final standings are posted in <#{result.post_channel_id}>.")
+        channel = self.bot.get_partial_messageable(result.post_channel_id, guild_id=chosen.guild_id)
+        await channel.send(embed=ui.standings_embed(result.event, result.standings, final=True),
+                           allowed_mentions=discord.AllowedMentions.none())
+
+    @app_commands.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")
+    @app_commands.describe(first="The first flip's result.", count="How many flips (default 1).")
+    @app_commands.choices(first=[app_commands.Choice(name=s, value=s) for s in rules.COIN_SIDES])
+    async def flip(self, interaction: discord.Interaction, first: app_commands.Choice[str], count: app_commands.Range[int, 1, 50] = 1) -> None:
+        results = rules.flip_sequence(first.value, count)
+        await interaction.response.send_message(f"Flips: {', '.join(results)} (the goldfish always calls {rules.GOLDFISH_CALL}).")
+
+    @app_commands.command(name="roll", description="Die rolls for your write-up: you choose the first, later ones count up.")
+    @app_commands.describe(first="The first roll.", count="How many rolls (default 1).")
+    async def roll(self, interaction: discord.Interaction, first: app_commands.Range[int, 1, 6], count: app_commands.Range[int, 1, 50] = 1) -> None:
+        await interaction.response.send_message(f"Rolls: {', '.join(map(str, rules.roll_sequence(first, count)))}")
+
+
+async def setup(bot: MtgBot) -> None:
+    bot.tree.add_command(GoldfishGroup(bot))

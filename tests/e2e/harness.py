@@ -1,0 +1,89 @@
+"""Runs the real bot (`python -m bot`, a separate process) against the fake Discord.
+
+The bot process can be killed with SIGKILL and started again on the same database, exactly as a
+crash and a restart would happen in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+from tests.fake_discord import FakeDiscord
+
+# Well-formed (three base64url parts) but fake: the fake Discord accepts any token.
+TEST_TOKEN = "MTAxMDEwMTAxMDEwMTAxMDEw.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class BotProcess:
+    def __init__(self, fake: FakeDiscord, database_url: str, workdir: Path, env: dict[str, str] | None = None):
+        self.fake = fake
+        self.database_url = database_url
+        self.workdir = workdir
+        self.extra_env = env or {}
+        self.process: asyncio.subprocess.Process | None = None
+        self.log_path = workdir / "bot.log"
+        self.starts = 0
+
+    def _env(self) -> dict[str, str]:
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
+        env.update(
+            DISCORD_TOKEN=TEST_TOKEN,
+            DATABASE_URL=self.database_url,
+            DISCORD_API_BASE=self.fake.api_base,
+            LOG_LEVEL="DEBUG",
+            PYTHONPATH=str(REPO_ROOT),
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(self.extra_env)
+        return env
+
+    async def start(self, timeout: float = 60) -> None:
+        generation = self.fake.generation
+        self.starts += 1
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child process owns it
+        log.write(f"\n===== start #{self.starts} =====\n".encode())
+        log.flush()
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log
+        )
+        log.close()
+        ready = asyncio.ensure_future(self.fake.wait_for_ready(generation=generation + 1, timeout=timeout))
+        exited = asyncio.ensure_future(self.process.wait())
+        done, _ = await asyncio.wait({ready, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if exited in done:
+            ready.cancel()
+            raise AssertionError(f"the bot exited with {self.process.returncode} before it was ready:\n{self.log_tail()}")
+        exited.cancel()
+        ready.result()
+
+    async def kill(self) -> None:
+        """SIGKILL: no cleanup, no goodbye — a crash."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(signal.SIGKILL)
+            await self.process.wait()
+
+    async def restart(self) -> None:
+        await self.kill()
+        await self.start()
+
+    async def stop(self) -> None:
+        if self.process is None or self.process.returncode is not None:
+            return
+        self.process.terminate()
+        try:
+            await asyncio.wait_for(self.process.wait(), timeout=10)
+        except TimeoutError:
+            await self.kill()
+
+    def log_tail(self, lines: int = 80) -> str:
+        if not self.log_path.exists():
+            return "(no log)"
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -1,0 +1,392 @@
+"""Proof that tests/fake_discord speaks enough Discord for a real discord.py 2.7 AutoShardedBot."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+from tests.fake_discord import CommandNotAvailable, FakeDiscord, InteractionResult
+
+GUILD_ID = 1187654321098765432
+CHANNEL_ID = 1187654321098765433
+ADMIN_ROLE_ID = 1187654321098765434
+ADMIN_ID = 1176543210987654321
+ALICE_ID = 1176543210987654322
+BOB_ID = 1176543210987654323  # DMs closed
+
+
+class ProofBot(commands.AutoShardedBot):
+    def __init__(self) -> None:
+        super().__init__(command_prefix="!", intents=discord.Intents.default(), guild_ready_timeout=0.05)
+        self.reactions_seen: list[tuple[int, str]] = []
+        self.reaction_event = asyncio.Event()
+
+    async def setup_hook(self) -> None:
+        tree = self.tree
+
+        @tree.command(description="Ephemeral pong")
+        async def ping(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("pong", ephemeral=True)
+
+        config = app_commands.Group(
+            name="config",
+            description="Server config",
+            guild_only=True,
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
+        config_set = app_commands.Group(name="set", description="Set values", parent=config)
+
+        @config_set.command(name="limit", description="Set the limit")
+        async def set_limit(
+            interaction: discord.Interaction, amount: app_commands.Range[int, 1, 100], label: str = "x"
+        ) -> None:
+            await interaction.response.send_message(
+                embed=discord.Embed(title="Config", description=f"limit={amount} label={label}")
+            )
+
+        tree.add_command(config)
+
+        @tree.command(description="Defers, then edits")
+        async def slow(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            await interaction.edit_original_response(content="slow done")
+            await interaction.followup.send("extra follow-up", ephemeral=True)
+
+        class Counter(discord.ui.View):
+            def __init__(self) -> None:
+                super().__init__(timeout=60)
+                self.count = 0
+
+            @discord.ui.button(label="+1", custom_id="counter:inc")
+            async def inc(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+                self.count += 1
+                if self.count >= 2:
+                    button.disabled = True
+                await interaction.response.edit_message(content=f"count={self.count}", view=self)
+
+        @tree.command(description="A counter button")
+        async def counter(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("count=0", view=Counter())
+
+        class Picker(discord.ui.View):
+            @discord.ui.select(
+                custom_id="pick:color",
+                options=[discord.SelectOption(label=c, value=c) for c in ("red", "green", "blue")],
+                max_values=2,
+            )
+            async def pick(self, interaction: discord.Interaction, select: discord.ui.Select) -> None:
+                await interaction.response.send_message(f"picked {','.join(select.values)}")
+
+        @tree.command(description="A select menu")
+        async def pick(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("choose", view=Picker())
+
+        class Feedback(discord.ui.Modal, title="Feedback"):
+            text = discord.ui.TextInput(label="Your feedback", custom_id="fb:text", max_length=200)
+
+            async def on_submit(self, interaction: discord.Interaction) -> None:
+                await interaction.response.send_message(f"thanks: {self.text.value}", ephemeral=True)
+
+        @tree.command(description="Opens a modal")
+        async def feedback(interaction: discord.Interaction) -> None:
+            await interaction.response.send_modal(Feedback())
+
+        cards = ["Lightning Bolt", "Llanowar Elves", "Counterspell", "Lightning Helix"]
+
+        async def card_autocomplete(
+            interaction: discord.Interaction, current: str
+        ) -> list[app_commands.Choice[str]]:
+            return [app_commands.Choice(name=c, value=c) for c in cards if current.lower() in c.lower()]
+
+        @tree.command(description="Look up a card")
+        @app_commands.autocomplete(name=card_autocomplete)
+        async def card(interaction: discord.Interaction, name: str) -> None:
+            await interaction.response.send_message(f"card: {name}")
+
+        @tree.command(description="Upload a file")
+        async def upload(interaction: discord.Interaction, file: discord.Attachment) -> None:
+            data = await file.read()
+            await interaction.response.send_message(
+                f"got {file.filename} ({len(data)} bytes): {data.decode()}",
+                file=discord.File(__import__("io").BytesIO(data[::-1]), "reversed.txt"),
+            )
+
+        @tree.command(description="DM a user")
+        async def poke(interaction: discord.Interaction, user: discord.User) -> None:
+            await interaction.response.defer(ephemeral=True)
+            try:
+                msg = await user.send("you got poked")
+            except discord.Forbidden as exc:
+                await interaction.followup.send(f"forbidden code={exc.code}", ephemeral=True)
+                return
+            await msg.add_reaction("👍")
+            await interaction.followup.send("poked", ephemeral=True)
+
+        await tree.sync()
+        await tree.sync(guild=discord.Object(GUILD_ID))
+
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        if payload.user_id == self.user.id:  # Discord echoes the bot's own reactions too
+            return
+        self.reactions_seen.append((payload.user_id, str(payload.emoji)))
+        self.reaction_event.set()
+
+
+class NoIdentifyDelayBot(ProofBot):
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        return None  # discord.py sleeps 5 s before IDENTIFYing every non-first shard
+
+
+@contextlib.asynccontextmanager
+async def running_bot(fake: FakeDiscord, cls: type[ProofBot] = ProofBot) -> AsyncIterator[ProofBot]:
+    bot = cls()
+    task = asyncio.create_task(bot.start("fake-token"))
+    try:
+        yield bot
+    finally:
+        await bot.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    old_base = discord.http.Route.BASE
+    fake = FakeDiscord()
+    await fake.start()
+    discord.http.Route.BASE = fake.api_base
+    fake.add_guild(GUILD_ID, "Proof Guild", owner_id=ADMIN_ID)
+    fake.add_channel(GUILD_ID, CHANNEL_ID, "general")
+    fake.add_role(GUILD_ID, ADMIN_ROLE_ID, "Admins", permissions=discord.Permissions(manage_guild=True).value)
+    fake.add_member(GUILD_ID, ADMIN_ID, "admin", roles=[ADMIN_ROLE_ID])
+    fake.add_member(GUILD_ID, ALICE_ID, "alice")
+    fake.add_member(GUILD_ID, BOB_ID, "bob")
+    fake.set_dms_closed(BOB_ID)
+    try:
+        yield fake
+    finally:
+        discord.http.Route.BASE = old_base
+        await fake.stop()
+
+
+@pytest.fixture
+async def bot(fake: FakeDiscord) -> AsyncIterator[ProofBot]:
+    async with running_bot(fake) as bot:
+        await fake.wait_for_ready(timeout=10)
+        yield bot
+
+
+async def test_login_sync_and_ephemeral_reply(fake: FakeDiscord, bot: ProofBot) -> None:
+    assert fake.count_calls("GET", r"^/users/@me$") == 1
+    assert fake.count_calls("GET", r"^/oauth2/applications/@me$") == 1
+    assert {c["name"] for c in fake.synced_commands()} >= {
+        "ping",
+        "slow",
+        "counter",
+        "pick",
+        "feedback",
+        "card",
+        "upload",
+        "poke",
+    }
+    assert [c["name"] for c in fake.synced_commands(GUILD_ID)] == []  # config is global but guild_only
+    res = await fake.slash(ALICE_ID, "ping", guild_id=GUILD_ID)
+    assert res.callback_type == 4 and res.ephemeral and res.content == "pong"
+    assert fake.messages(CHANNEL_ID) == []  # ephemeral messages are not part of the channel history
+    dm = await fake.slash(ALICE_ID, "ping")  # in DMs
+    assert dm.content == "pong" and dm.guild_id is None
+    assert not fake.unknown_routes
+
+
+async def test_subcommand_group_and_permissions(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(ADMIN_ID, "config set limit", guild_id=GUILD_ID, options={"amount": 7})
+    assert "limit=7 label=x" in res.content and not res.ephemeral
+    assert fake.messages(CHANNEL_ID)[-1]["embeds"][0]["title"] == "Config"
+    with pytest.raises(CommandNotAvailable, match="default_member_permissions"):
+        await fake.slash(ALICE_ID, "config set limit", guild_id=GUILD_ID, options={"amount": 7})
+    refused = await fake.slash(
+        ALICE_ID, "config set limit", guild_id=GUILD_ID, options={"amount": 7}, enforce_permissions=False
+    )
+    assert "limit=7" in refused.content  # the fake sent it anyway; this proof bot has no check of its own
+    with pytest.raises(CommandNotAvailable, match="max_value"):
+        await fake.slash(ADMIN_ID, "config set limit", guild_id=GUILD_ID, options={"amount": 1000})
+    with pytest.raises(CommandNotAvailable, match="not available in DMs"):
+        await fake.slash(ADMIN_ID, "config set limit", options={"amount": 3})
+
+
+async def test_defer_then_edit_and_followup(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(ALICE_ID, "slow", guild_id=GUILD_ID)
+    assert res.callback_type == 5
+    assert res.message is not None and res.message["content"] == "slow done"
+    followups = await res.wait_followup(1)
+    assert followups[0]["content"] == "extra follow-up" and followups[0]["flags"] & 64
+    assert "slow done" in res.content and "extra follow-up" in res.content
+
+
+async def test_button_click_edits_message(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(ALICE_ID, "counter", guild_id=GUILD_ID)
+    assert res.content == "count=0"
+    assert res.component("counter:inc")["label"] == "+1"
+    click = await fake.click(ALICE_ID, res.message, "counter:inc")
+    assert click.callback_type == 7 and click.message["id"] == res.message["id"]
+    assert fake.message(res.message["id"])["content"] == "count=1"
+    click2 = await fake.click(BOB_ID, int(res.message["id"]), "counter:inc")
+    assert click2.content == "count=2" and click2.component("counter:inc")["disabled"] is True
+    with pytest.raises(CommandNotAvailable, match="disabled"):
+        await fake.click(ALICE_ID, res.message, "counter:inc")
+
+
+async def test_select_modal_autocomplete(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(ALICE_ID, "pick")  # DM
+    sel = await fake.select(ALICE_ID, res.message, "pick:color", ["red", "blue"])
+    assert sel.content == "picked red,blue"
+    assert [m["content"] for m in fake.dms(ALICE_ID)] == ["choose", "picked red,blue"]
+
+    modal = await fake.slash(ALICE_ID, "feedback", guild_id=GUILD_ID)
+    assert modal.callback_type == 9 and modal.modal["title"] == "Feedback"
+    assert [c["custom_id"] for c in modal.components] == ["fb:text"]
+    done = await fake.submit_modal(ALICE_ID, modal, {"fb:text": "great bot"})
+    assert done.content == "thanks: great bot" and done.ephemeral
+
+    choices = await fake.autocomplete(
+        ALICE_ID, "card", focused="name", options={"name": "light"}, guild_id=GUILD_ID
+    )
+    assert [c["name"] for c in choices] == ["Lightning Bolt", "Lightning Helix"]
+
+
+async def test_attachment_option_and_upload(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(
+        ALICE_ID, "upload", guild_id=GUILD_ID, attachments={"file": ("deck.txt", b"4 Island")}
+    )
+    assert res.content == "got deck.txt (8 bytes): 4 Island"
+    att = res.message["attachments"][0]
+    assert att["filename"] == "reversed.txt" and fake.attachment_bytes(att) == b"dnalsI 4"
+    assert fake.count_calls("GET", r"^/attachments/") == 1  # the bot downloaded the option's file
+
+
+async def test_dm_closed_forbidden_reaction_and_429(fake: FakeDiscord, bot: ProofBot) -> None:
+    res = await fake.slash(ALICE_ID, "poke", guild_id=GUILD_ID, options={"user": BOB_ID})
+    assert res.content == "forbidden code=50007" and res.ephemeral
+    assert fake.dms(BOB_ID) == []
+
+    start = len(fake.rest_log)
+    fake.inject_error("POST", r"^/channels/\d+/messages$", status=429, retry_after=0.05)
+    fake.inject_error("POST", r"^/interactions/\d+/[^/]+/callback$", status=429, retry_after=0.05)
+    res = await fake.slash(ADMIN_ID, "poke", guild_id=GUILD_ID, options={"user": ALICE_ID})
+    assert res.content == "poked"
+    assert fake.count_calls("POST", r"^/channels/\d+/messages$", since=start) == 2  # 429, then the retry
+    assert fake.count_calls("POST", r"/callback$", since=start) == 2
+    assert sum(c.injected for c in fake.rest_log[start:]) == 2
+    dm = fake.dms(ALICE_ID)[-1]
+    assert dm["content"] == "you got poked"
+    await fake.wait_for(lambda: fake.reactions(dm["id"]).get("👍") == {fake.bot_user_id})
+
+    await fake.add_reaction(ALICE_ID, dm, "🔥")
+    await asyncio.wait_for(bot.reaction_event.wait(), 5)
+    assert bot.reactions_seen == [(ALICE_ID, "🔥")]
+    assert fake.reactions(dm["id"]) == {"👍": {fake.bot_user_id}, "🔥": {ALICE_ID}}
+
+
+async def test_resume_after_drop_and_new_process(fake: FakeDiscord) -> None:
+    async with running_bot(fake):
+        await fake.wait_for_ready(timeout=10)
+        gen = fake.generation
+        await fake.disconnect_gateway()  # network blip: the bot RESUMEs the same session
+        await fake.wait_for(lambda: any(t == "RESUMED" for _, d, _, t in fake.gateway_log if d == "out"))
+        assert (await fake.slash(ALICE_ID, "ping")).content == "pong"
+        assert fake.generation == gen
+    # a brand-new bot (new IDENTIFY) after the old one went away
+    async with running_bot(fake):
+        await fake.wait_for_ready(generation=gen + 1, timeout=10)
+        assert (await fake.slash(ALICE_ID, "ping", guild_id=GUILD_ID)).content == "pong"
+
+
+async def test_unknown_route_is_404_and_logged(fake: FakeDiscord, bot: ProofBot) -> None:
+    with pytest.raises(discord.NotFound):
+        await bot.http.request(
+            discord.http.Route("GET", "/channels/{channel_id}/pins", channel_id=CHANNEL_ID)
+        )
+    assert [c.path for c in fake.unknown_routes] == [f"/channels/{CHANNEL_ID}/pins"]
+
+
+async def test_two_shards_route_guild_events_by_guild_id() -> None:
+    other_guild = GUILD_ID + (1 << 22)  # (id >> 22) % 2 differs -> the other shard
+    old_base = discord.http.Route.BASE
+    async with FakeDiscord(shard_count=2) as fake:
+        discord.http.Route.BASE = fake.api_base
+        try:
+            for gid, cid in ((GUILD_ID, CHANNEL_ID), (other_guild, CHANNEL_ID + 10)):
+                fake.add_guild(gid)
+                fake.add_channel(gid, cid)
+                fake.add_member(gid, ALICE_ID, "alice")
+            async with running_bot(fake, NoIdentifyDelayBot) as bot:
+                await fake.wait_for_ready(timeout=10)
+                assert bot.shard_count == 2
+                assert {s.shard_id for s in fake._shard_sessions.values()} == {0, 1}
+                for gid in (GUILD_ID, other_guild):
+                    res = await fake.slash(ALICE_ID, "ping", guild_id=gid)
+                    assert res.content == "pong"
+                    assert bot.get_guild(gid).shard_id == (gid >> 22) % 2
+                assert (await fake.slash(ALICE_ID, "ping")).content == "pong"  # DM -> shard 0
+        finally:
+            discord.http.Route.BASE = old_base
+
+
+CHILD_BOT = textwrap.dedent(
+    """
+    import asyncio, os, discord
+    from discord.ext import commands
+    discord.http.Route.BASE = os.environ["FAKE_API_BASE"]
+    bot = commands.AutoShardedBot(command_prefix="!", intents=discord.Intents.default())
+    bot.run("child-token", log_handler=None)
+    """
+)
+
+
+async def test_kill_9_then_new_process_identifies(fake: FakeDiscord, tmp_path: Path) -> None:
+    script = tmp_path / "child_bot.py"
+    script.write_text(CHILD_BOT)
+    env = {**os.environ, "FAKE_API_BASE": fake.api_base}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await fake.wait_for_ready(generation=1, timeout=15)
+        assert fake.gateway_connected()
+    finally:
+        proc.send_signal(signal.SIGKILL)  # no clean websocket close, like a crashed/OOM-killed bot
+        await asyncio.wait_for(proc.wait(), 5)
+    await fake.wait_for(lambda: not fake.gateway_connected(), timeout=5)
+    async with running_bot(fake):
+        await fake.wait_for_ready(generation=2, timeout=10)
+        assert (await fake.slash(ALICE_ID, "ping")).content == "pong"
+
+
+def test_interaction_result_content_helpers() -> None:
+    res = InteractionResult(
+        interaction_id=1,
+        callback_type=9,
+        data=None,
+        ephemeral=False,
+        modal={
+            "title": "T",
+            "custom_id": "m",
+            "components": [{"type": 1, "components": [{"type": 4, "custom_id": "a", "label": "A"}]}],
+        },
+    )
+    assert res.content == "T" and [c["custom_id"] for c in res.components] == ["a"]
