@@ -42,7 +42,7 @@ async def _probe_postgres(url: str) -> str | None:
 
     try:
         connection = await asyncio.wait_for(asyncpg.connect(_asyncpg_dsn(url)), timeout=5)
-    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
+    except (TimeoutError, OSError, asyncpg.PostgresError) as error:
         return f"{type(error).__name__}: {error}"
     await connection.close()
     return None

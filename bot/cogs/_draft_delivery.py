@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from datetime import datetime
 
 import discord
 
@@ -25,6 +26,8 @@ class DraftMessenger:
     def __init__(self, bot) -> None:  # bot: MtgBot (untyped to avoid an import cycle)
         self.bot = bot
         self._reaction_tasks: dict[int, asyncio.Task] = {}
+        # Messages sent but not yet recorded: a reaction that beats the record waits for it.
+        self._recording: dict[int, asyncio.Future] = {}
 
     @property
     def scryfall(self) -> str:
@@ -50,9 +53,34 @@ class DraftMessenger:
         except discord.HTTPException:
             log.warning("could not DM pack %s to %s; the sweep will retry", prompt.pack_id, prompt.user_id, exc_info=True)
             return None
-        await drafts.record_delivery(self.bot.db, prompt, channel_id=message.channel.id, message_id=message.id)
+        recorded = asyncio.get_running_loop().create_future()
+        self._recording[message.id] = recorded
+        try:
+            replaced = await drafts.record_delivery(
+                self.bot.db, prompt, channel_id=message.channel.id, message_id=message.id
+            )
+        finally:
+            recorded.set_result(None)
+            self._recording.pop(message.id, None)
         self.start_reactions(message, prompt)
+        if replaced is not None:
+            await self._retire(*replaced)
         return message
+
+    async def _retire(self, channel_id: int, message_id: int) -> None:
+        """An older message showed the same pack: take its buttons away so only the new one is live."""
+        self.stop_reactions(message_id)
+        old = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await old.edit(content="This pack was sent again below.", embed=None, view=None)
+        except discord.HTTPException:
+            log.info("could not retire the old pack message %s", message_id)
+
+    async def wait_recorded(self, message_id: int) -> None:
+        """Let a just-sent pack message's delivery record land before a reaction on it is looked up."""
+        pending = self._recording.get(message_id)
+        if pending is not None:
+            await pending
 
     async def deliver_all(self, prompts: list[PackPrompt]) -> None:
         for prompt in prompts:
@@ -145,8 +173,8 @@ class DraftMessenger:
         for pod_id in await drafts.unannounced_complete_pods(self.bot.db):
             await self.finish(pod_id)
 
-    async def resend_undelivered(self, grace_seconds: float = 0) -> int:
-        prompts = await drafts.undelivered_prompts(self.bot.db, waiting_longer_than=grace_seconds)
+    async def resend_undelivered(self, waiting_since_before: datetime) -> int:
+        prompts = await drafts.undelivered_prompts(self.bot.db, waiting_since_before=waiting_since_before)
         await self.deliver_all(prompts)
         return len(prompts)
 

@@ -6,6 +6,7 @@ import io
 import json
 import logging
 from dataclasses import replace
+from datetime import timedelta
 
 import discord
 from discord import app_commands
@@ -18,6 +19,7 @@ from bot.cogs._draft_delivery import DraftMessenger
 from bot.cogs.cube import cube_autocomplete
 from bot.services import cubes, drafts, guild_config
 from bot.services.errors import Conflict, UserError
+from bot.store.types import utcnow
 from bot.ui import draft as ui
 from bot.ui.confirm import ask_confirmation
 
@@ -42,6 +44,7 @@ class DraftCog(commands.Cog):
         ui.PickButton.handler = self.handle_pick
         ui.PickSelect.handler = self.handle_pick
         self._swept_at_startup = False
+        self.started_at = utcnow()
 
     async def cog_load(self) -> None:
         self.sweep.change_interval(seconds=self.bot.settings.sweep_interval)
@@ -64,8 +67,10 @@ class DraftCog(commands.Cog):
     async def _pod_here(self, interaction: discord.Interaction, *, statuses=("lobby", "drafting")) -> drafts.PodView:
         """The pod of this channel, else the user's latest pod (in this server, if in one)."""
         if interaction.guild_id is not None and interaction.channel_id is not None:
-            pod = await drafts.find_channel_pod(self.db, interaction.guild_id, interaction.channel_id)
-            if pod is not None and pod.status in statuses:
+            pod = await drafts.find_channel_pod(
+                self.db, interaction.guild_id, interaction.channel_id, statuses=statuses
+            )
+            if pod is not None:
                 return pod
         pod = await drafts.find_user_pod(self.db, interaction.user.id, guild_id=interaction.guild_id, statuses=statuses)
         if pod is None:
@@ -328,7 +333,14 @@ class DraftCog(commands.Cog):
         index = ui.index_of_reaction(str(payload.emoji))
         if index is None:
             return
+        await self.messenger.wait_recorded(payload.message_id)
         ref = await drafts.delivery_for_message(self.db, payload.message_id)
+        if ref is None:
+            # Sent by another process (or just before a crash) and not recorded yet: if the player's
+            # current pack has no message on record, this message is the one showing it.
+            ref = await drafts.adopt_unrecorded_message(
+                self.db, payload.user_id, channel_id=payload.channel_id, message_id=payload.message_id
+            )
         if ref is None or ref.user_id != payload.user_id:
             return
         channel = self.bot.get_partial_messageable(payload.channel_id)
@@ -361,11 +373,14 @@ class DraftCog(commands.Cog):
     @tasks.loop(seconds=30)
     async def sweep(self) -> None:
         try:
-            # At startup every undelivered pack is re-sent; later only those stuck for a while, so a
-            # pack that is being sent right now by a pick handler is not sent twice.
-            grace = 0 if not self._swept_at_startup else UNDELIVERED_GRACE_SECONDS
-            self._swept_at_startup = True
-            sent = await self.messenger.resend_undelivered(grace)
+            # At startup, every pack that was waiting before this process started and has no message
+            # is re-sent; later, only packs stuck for a while, so a pack that a pick handler is
+            # sending right now is not sent twice.
+            if self._swept_at_startup:
+                cutoff = utcnow() - timedelta(seconds=UNDELIVERED_GRACE_SECONDS)
+            else:
+                cutoff, self._swept_at_startup = self.started_at, True
+            sent = await self.messenger.resend_undelivered(cutoff)
             if sent:
                 log.info("re-sent %d undelivered draft packs", sent)
             await self.messenger.run_timers()

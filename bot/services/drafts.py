@@ -326,12 +326,15 @@ async def get_pod(db: Database, pod_id: int) -> PodView:
         return _pod_view(await _load(session, pod_id))
 
 
-async def find_channel_pod(db: Database, guild_id: int, channel_id: int) -> PodView | None:
+async def find_channel_pod(
+    db: Database, guild_id: int, channel_id: int, *, statuses: tuple[str, ...] = ACTIVE
+) -> PodView | None:
+    """The newest pod of the channel in one of `statuses`."""
     async with db.read() as session:
         pod_id = (
             await session.execute(
                 select(DraftPod.id)
-                .where(DraftPod.guild_id == guild_id, DraftPod.channel_id == channel_id, DraftPod.status.in_(ACTIVE))
+                .where(DraftPod.guild_id == guild_id, DraftPod.channel_id == channel_id, DraftPod.status.in_(statuses))
                 .order_by(DraftPod.id.desc())
                 .limit(1)
             )
@@ -625,8 +628,12 @@ async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt 
         return _prompt(loaded, row.seat)
 
 
-async def record_delivery(db: Database, prompt: PackPrompt, *, channel_id: int, message_id: int) -> None:
-    """Remember that `message_id` shows `prompt` (idempotent: a re-send replaces the old message)."""
+async def record_delivery(
+    db: Database, prompt: PackPrompt, *, channel_id: int, message_id: int
+) -> tuple[int, int] | None:
+    """Remember that `message_id` shows `prompt`. A re-send replaces the old message, whose
+    (channel id, message id) is returned so its buttons can be taken away."""
+    replaced = None
     async with db.write() as session:
         existing = (
             await session.execute(
@@ -648,7 +655,8 @@ async def record_delivery(db: Database, prompt: PackPrompt, *, channel_id: int, 
                     message_id=message_id,
                 )
             )
-        else:
+        elif existing.message_id != message_id:
+            replaced = (existing.channel_id, existing.message_id)
             existing.channel_id, existing.message_id = channel_id, message_id
         seat = (
             await session.execute(
@@ -656,6 +664,7 @@ async def record_delivery(db: Database, prompt: PackPrompt, *, channel_id: int, 
             )
         ).scalar_one()
         seat.dm_closed = False
+    return replaced
 
 
 @dataclass(frozen=True)
@@ -691,11 +700,37 @@ async def delivery_for_message(db: Database, message_id: int) -> DeliveryRef | N
     )
 
 
-async def undelivered_prompts(
-    db: Database, *, waiting_longer_than: float = 0, now: datetime | None = None
-) -> list[PackPrompt]:
-    """Heads of running drafts that no message shows yet (e.g. the bot died before sending them)."""
-    cutoff = (now or utcnow()) - timedelta(seconds=waiting_longer_than)
+async def adopt_unrecorded_message(
+    db: Database, user_id: int, *, channel_id: int, message_id: int
+) -> DeliveryRef | None:
+    """Record `message_id` as showing the user's current pack if that pack has no message on record."""
+    pod = await find_user_pod(db, user_id)
+    if pod is None:
+        return None
+    prompt = await current_prompt(db, pod.id, user_id)
+    if prompt is None:
+        return None
+    async with db.read() as session:
+        known = await session.execute(
+            select(DraftDelivery.id).where(
+                DraftDelivery.pod_id == pod.id,
+                DraftDelivery.pack_id == prompt.pack_id,
+                DraftDelivery.pack_pick == prompt.pack_pick,
+            )
+        )
+        if known.first() is not None:
+            return None
+    await record_delivery(db, prompt, channel_id=channel_id, message_id=message_id)
+    return DeliveryRef(pod.id, prompt.pack_id, prompt.pack_pick, prompt.seat, user_id, prompt.cards)
+
+
+async def undelivered_prompts(db: Database, *, waiting_since_before: datetime | None = None) -> list[PackPrompt]:
+    """Heads of running drafts that no message shows yet (e.g. the bot died before sending them).
+
+    Only heads that reached their seat before `waiting_since_before` count, so a pack that a pick
+    handler is sending right now is not sent twice.
+    """
+    cutoff = waiting_since_before or utcnow()
     async with db.read() as session:
         pod_ids = (await session.execute(select(DraftPod.id).where(DraftPod.status == "drafting"))).scalars().all()
         prompts: list[PackPrompt] = []

@@ -45,7 +45,7 @@ class BotProcess:
     async def start(self, timeout: float = 60) -> None:
         generation = self.fake.generation
         self.starts += 1
-        log = open(self.log_path, "ab")  # noqa: SIM115 - the child process owns it
+        log = open(self.log_path, "ab")  # noqa: ASYNC230 - a local file, opened once per bot start
         log.write(f"\n===== start #{self.starts} =====\n".encode())
         log.flush()
         self.process = await asyncio.create_subprocess_exec(

@@ -153,7 +153,9 @@ async def test_deliveries_map_messages_and_find_gaps(db):
     pod = await new_pod(db, players=2)
     prompts = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts
     assert len(await drafts.undelivered_prompts(db)) == 2
-    await drafts.record_delivery(db, prompts[0], channel_id=55, message_id=777)
+    assert await drafts.undelivered_prompts(db, waiting_since_before=utcnow() - timedelta(minutes=1)) == []
+    assert await drafts.record_delivery(db, prompts[0], channel_id=55, message_id=776) is None
+    assert await drafts.record_delivery(db, prompts[0], channel_id=55, message_id=777) == (55, 776)
     assert [p.user_id for p in await drafts.undelivered_prompts(db)] == [prompts[1].user_id]
     ref = await drafts.delivery_for_message(db, 777)
     assert ref is not None and ref.cards == prompts[0].cards and ref.user_id == prompts[0].user_id

@@ -1,0 +1,1 @@
+"""Micro-benchmarks (run from the repo root, e.g. ``python -m benchmarks.bench_parse``)."""
