@@ -235,3 +235,60 @@ class GoldfishSubmission(Base):
     status: Mapped[str] = mapped_column(String(16), default="active")  # active, superseded, rejected
     reject_reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class BattlerGame(Base):
+    """A Treasure Battler game. The engine's whole state is one JSON document, saved per action
+    with an optimistic version check (a stale writer fails instead of overwriting)."""
+
+    __tablename__ = "battler_games"
+    __table_args__ = (Index("ix_battler_games_channel_status", "guild_id", "channel_id", "status"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    organizer_id: Mapped[int] = mapped_column(Snowflake)
+    lobby_message_id: Mapped[int | None] = mapped_column(Snowflake)
+    cube_name: Mapped[str] = mapped_column(String(100))
+    max_seats: Mapped[int]
+    # lobby -> running -> over, or cancelled
+    status: Mapped[str] = mapped_column(String(16), default="lobby")
+    settings: Mapped[dict] = mapped_column(JsonData)  # BattlerSettings as a dict
+    cube_cards: Mapped[list] = mapped_column(JsonData)  # card names, in cube order
+    seed: Mapped[int] = mapped_column(Snowflake)
+    state: Mapped[dict | None] = mapped_column(JsonData)  # BattlerState.to_dict() once running
+    version: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    announced: Mapped[bool] = mapped_column(default=False)
+
+
+class BattlerPlayer(Base):
+    """A player in a battler lobby (join order); seats come from the engine once the game starts."""
+
+    __tablename__ = "battler_players"
+    __table_args__ = (UniqueConstraint("game_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("battler_games.id", ondelete="CASCADE"), index=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class BattlerMessage(Base):
+    """A private DM (setup choice, draft-phase stash and pack) shown to a player for a game state
+    version, so buttons on it can be checked and missing DMs re-sent after a restart."""
+
+    __tablename__ = "battler_messages"
+    __table_args__ = (UniqueConstraint("game_id", "user_id", "kind", "version"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("battler_games.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(Snowflake)
+    kind: Mapped[str] = mapped_column(String(16))  # setup, draft
+    version: Mapped[int]
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    message_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    sent_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
