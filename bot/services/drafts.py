@@ -175,7 +175,7 @@ async def _load(session: AsyncSession, pod_id: int, *, lock: bool = False) -> _L
                 for p in packs
             ],
             picks_by_seat=[row.picks for row in seats],
-            sequence=pod.sequence,
+            sequence=sum(row.picks for row in seats),
         )
     return _Loaded(pod, seats, packs, state)
 
@@ -408,7 +408,7 @@ async def begin(db: Database, pod_id: int, *, user_id: int, is_organizer: bool, 
         config = engine.DraftConfig(max(players, engine.MIN_SEATS), pod.packs, pod.pack_size)
         if players < engine.MIN_SEATS:
             raise UserError(f"A draft needs at least {engine.MIN_SEATS} players; {players} joined so far.")
-        cube = [entry["name"] for entry in pod.card_info]
+        cube = [entry["name"] for entry in await cube_info(session, pod.id)]
         try:
             config.validate(len(cube))
         except engine.DraftError as error:
@@ -553,17 +553,14 @@ def _record_pick(
     row = loaded.by_seat(event.seat)
     row.picks += 1
     row.last_pick_at = now
-    pod.sequence = event.sequence
 
 
 async def _run_bot_seats(session: AsyncSession, loaded: _Loaded, now: datetime) -> tuple[int, bool]:
     """Bot seats pick at once whenever they have a pack; returns (bot picks made, draft complete)."""
     state = loaded.state
     assert state is not None
-    info = {entry["name"]: entry for entry in loaded.pod.card_info}
-    colours = {name: entry.get("colour") or "" for name, entry in info.items()}
-    ratings = {name: float(entry.get("rating") or 0) for name, entry in info.items()}
     bot_seats = [row.seat for row in loaded.seats if row.is_bot and row.seat is not None]
+    colours, ratings = await _pick_hints(session, loaded.pod.id) if bot_seats else ({}, {})
     picks = 0
     progressed = bool(bot_seats)
     while progressed and not state.is_complete():
@@ -586,6 +583,20 @@ async def _run_bot_seats(session: AsyncSession, loaded: _Loaded, now: datetime) 
             # Scoring opens in the same transaction as the last pick: a crash can't lose it.
             await goldfish.open_event_for_pod(session, loaded.pod)
     return picks, completed
+
+
+async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:
+    """The pod's cube with card metadata (a deferred column: picks don't load it)."""
+    return (await session.execute(select(DraftPod.card_info).where(DraftPod.id == pod_id))).scalar_one()
+
+
+async def _pick_hints(session: AsyncSession, pod_id: int) -> tuple[dict[str, str], dict[str, float]]:
+    """Colours and ratings for auto_pick."""
+    info = await cube_info(session, pod_id)
+    return (
+        {entry["name"]: entry.get("colour") or "" for entry in info},
+        {entry["name"]: float(entry.get("rating") or 0) for entry in info},
+    )
 
 
 async def _pool_cards(session: AsyncSession, pod_id: int, seat: int) -> list[str]:
@@ -782,7 +793,7 @@ async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
         if seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         cards = await _pool_cards(session, pod_id, seat)
-        return PoolView(pod_id, user_id, cards, {entry["name"]: entry for entry in pod.card_info})
+        return PoolView(pod_id, user_id, cards, {entry["name"]: entry for entry in await cube_info(session, pod_id)})
 
 
 async def all_pools(db: Database, pod_id: int) -> dict[int, list[str]]:
@@ -905,13 +916,8 @@ async def _sweep_pod(session: AsyncSession, loaded: _Loaded, now: datetime, acti
         waited = now - row.waiting_since
         if waited >= timer:
             pool = await _pool_cards(session, loaded.pod.id, row.seat)
-            info = {entry["name"]: entry for entry in loaded.pod.card_info}
-            card = engine.auto_pick(
-                head.cards,
-                pool,
-                colours={n: e.get("colour") or "" for n, e in info.items()},
-                ratings={n: float(e.get("rating") or 0) for n, e in info.items()},
-            )
+            colours, ratings = await _pick_hints(session, loaded.pod.id)
+            card = engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings)
             row.timeouts += 1
             result = await _apply_pick(
                 session, loaded, row.seat, head.pack_id, head.picks_made, head.cards.index(card), "timeout", now

@@ -109,9 +109,9 @@ class DraftPod(Base):
     turns: Mapped[int | None]  # set: a Goldfish Draft, scored after the draft
     pick_mode: Mapped[str] = mapped_column(String(16))
     seed: Mapped[int] = mapped_column(Snowflake)
-    sequence: Mapped[int] = mapped_column(default=0)  # picks made so far
     # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
-    card_info: Mapped[list] = mapped_column(JsonData)
+    # Deferred: a pick does not need the whole cube, only bot picks and pools do (`cube_info()`).
+    card_info: Mapped[list] = mapped_column(JsonData, deferred=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -1,0 +1,231 @@
+"""Draft picks through the service layer: 100 concurrent 8-seat pods on SQLite and PostgreSQL.
+
+    python -m benchmarks.bench_draft                 # SQLite, plus PostgreSQL if reachable
+    python -m benchmarks.bench_draft --pods 100 --picks-per-pod 48 --rate 500
+
+For each backend it measures, in one run on the same database:
+  * a bare one-row INSERT write transaction (the floor any write costs there),
+  * one pick on an idle database (service time), and the ratio pick / bare insert,
+  * saturation: every pod picking as fast as it can at once (closed loop): picks/s,
+  * latency at an offered load of --rate picks/s spread over the pods (open loop; default 500/s,
+    10x the 50 requests/s Discord allows a bot): p50 / p99, including queueing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from sqlalchemy import text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.cards.model import Card  # noqa: E402
+from bot.services import drafts  # noqa: E402
+from bot.services.cubes import CubeDetail  # noqa: E402
+from bot.store.db import Database  # noqa: E402
+from bot.store.migrate import upgrade  # noqa: E402
+
+SEATS = 8
+DISCORD_LIMIT = 50  # requests per second Discord allows a bot (global)
+
+
+def cube(size: int = SEATS * 30) -> CubeDetail:
+    cards = tuple(Card(name=f"Card {i:03d}", colour="WUBRG"[i % 5], rating=float(i % 9)) for i in range(size))
+    return CubeDetail(name="bench", size=size, source="upload", source_ref=None, cards=cards)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Pod:
+    """A pod's pending prompts, so a driver always knows who can pick."""
+
+    def __init__(self, pod_id: int, prompts: list[drafts.PackPrompt], rng: random.Random):
+        self.pod_id, self.rng = pod_id, rng
+        self.pending = {p.user_id: p for p in prompts}
+        self.done = False
+
+    async def pick(self, db: Database) -> float:
+        prompt = self.pending.pop(self.rng.choice(sorted(self.pending)))
+        start = time.perf_counter()
+        result = await drafts.pick(
+            db, self.pod_id, prompt.user_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+            card_index=self.rng.randrange(len(prompt.cards)), source="button",
+        )
+        elapsed = time.perf_counter() - start
+        for nxt in [result.next_for_picker, *result.others]:
+            if nxt is not None:
+                self.pending[nxt.user_id] = nxt
+        self.done = result.completed or not self.pending
+        return elapsed
+
+
+async def make_pods(db: Database, count: int, channel_base: int) -> list[Pod]:
+    pods, detail = [], cube()
+    for index in range(count):
+        pod = await drafts.create_pod(
+            db, guild_id=1, channel_id=channel_base + index, organizer_id=1, cube=detail, seed=index
+        )
+        for seat in range(SEATS):
+            await drafts.join(db, pod.id, 10_000 + seat)
+        begun = await drafts.begin(db, pod.id, user_id=1, is_organizer=True)
+        pods.append(Pod(pod.id, begun.prompts, random.Random(index)))
+    return pods
+
+
+async def bare_insert_times(db: Database, n: int) -> list[float]:
+    async with db.write() as session:
+        await session.execute(text("CREATE TABLE IF NOT EXISTS bench_insert (id integer primary key, v integer)"))
+    times = []
+    for i in range(n):
+        start = time.perf_counter()
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO bench_insert (id, v) VALUES (:i, :i)"), {"i": i})
+        times.append(time.perf_counter() - start)
+    return times
+
+
+async def idle_pick_times(db: Database, n: int) -> list[float]:
+    (pod,) = await make_pods(db, 1, 9_000_000)
+    times = []
+    while len(times) < n and not pod.done:
+        times.append(await pod.pick(db))
+    return times
+
+
+async def saturation(db: Database, pods: list[Pod], picks_per_pod: int) -> tuple[int, float, list[float]]:
+    latencies: list[float] = []
+
+    async def drive(pod: Pod) -> None:
+        for _ in range(picks_per_pod):
+            if pod.done:
+                return
+            latencies.append(await pod.pick(db))
+
+    start = time.perf_counter()
+    await asyncio.gather(*(drive(pod) for pod in pods))
+    return len(latencies), time.perf_counter() - start, latencies
+
+
+async def offered_load(db: Database, pods: list[Pod], rate: float, total: int) -> tuple[list[float], float]:
+    """Start one pick every 1/rate seconds (round-robin over the pods); latency includes queueing."""
+    latencies: list[float] = []
+    busy: set[int] = set()
+    tasks = []
+    interval = 1 / rate
+    start = time.perf_counter()
+    lagging = 0
+
+    async def one(pod: Pod) -> None:
+        try:
+            latencies.append(await pod.pick(db))
+        finally:
+            busy.discard(pod.pod_id)
+
+    index = 0
+    for n in range(total):
+        due = start + n * interval
+        delay = due - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)  # pacing the load generator, not synchronising a test
+        else:
+            lagging += 1
+        for _ in range(len(pods)):
+            pod = pods[index % len(pods)]
+            index += 1
+            if not pod.done and pod.pod_id not in busy and pod.pending:
+                busy.add(pod.pod_id)  # one pick in flight per pod, as one Discord user would
+                tasks.append(asyncio.create_task(one(pod)))
+                break
+    await asyncio.gather(*tasks)
+    return latencies, lagging / max(total, 1)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.2f} ms"
+
+
+async def run_backend(name: str, url: str, args) -> dict:
+    db = Database(url)
+    try:
+        await upgrade(db)
+        inserts = await bare_insert_times(db, args.samples)
+        idle = await idle_pick_times(db, min(args.samples, SEATS * 30))
+        pods = await make_pods(db, args.pods, 1_000)
+        count, elapsed, sat_lat = await saturation(db, pods, args.picks_per_pod)
+        load_pods = await make_pods(db, args.pods, 2_000_000)
+        load_lat, lag = await offered_load(db, load_pods, args.rate, args.load_picks)
+    finally:
+        await db.dispose()
+    insert_p50, pick_p50 = statistics.median(inserts), statistics.median(idle)
+    throughput = count / elapsed
+    print(f"\n== {name} ==")
+    print(f"bare 1-row insert txn : p50 {ms(insert_p50)}  p99 {ms(percentile(inserts, 0.99))}")
+    print(f"one pick, idle db     : p50 {ms(pick_p50)}  p99 {ms(percentile(idle, 0.99))}"
+          f"   ratio pick/insert = {pick_p50 / insert_p50:.1f}x")
+    print(f"saturation            : {args.pods} pods, {count} picks in {elapsed:.2f} s = {throughput:,.0f} picks/s"
+          f" ({throughput / DISCORD_LIMIT:.0f}x Discord's {DISCORD_LIMIT}/s);"
+          f" p50 {ms(statistics.median(sat_lat))}  p99 {ms(percentile(sat_lat, 0.99))} (queueing included)")
+    print(f"offered {args.rate:,.0f} picks/s      : {len(load_lat)} picks  p50 {ms(statistics.median(load_lat))}"
+          f"  p99 {ms(percentile(load_lat, 0.99))}" + (f"  (generator lagged on {lag:.0%})" if lag > 0.05 else ""))
+    return {"throughput": throughput, "p99_load": percentile(load_lat, 0.99)}
+
+
+async def scratch_postgres(admin_url: str):
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    dsn = make_url(admin_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    try:
+        connection = await asyncio.wait_for(asyncpg.connect(dsn), 5)
+    except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+        print(f"\n(PostgreSQL skipped: {admin_url} not reachable: {error})")
+        return None, None
+    await connection.execute(f'CREATE DATABASE "{name}"')
+    await connection.close()
+
+    async def drop() -> None:
+        conn = await asyncpg.connect(dsn)
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.close()
+
+    return make_url(admin_url).set(database=name).render_as_string(hide_password=False), drop
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pods", type=int, default=100)
+    parser.add_argument("--picks-per-pod", type=int, default=48, help="picks each pod makes in the saturation run")
+    parser.add_argument("--rate", type=float, default=500.0, help="offered picks/s in the latency run")
+    parser.add_argument("--load-picks", type=int, default=2500)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument(
+        "--postgres", default=os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+    )
+    parser.add_argument("--sqlite-only", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        await run_backend("SQLite (file, WAL)", f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", args)
+    if not args.sqlite_only:
+        url, drop = await scratch_postgres(args.postgres)
+        if url is not None:
+            try:
+                await run_backend("PostgreSQL", url, args)
+            finally:
+                await drop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
