@@ -1,0 +1,127 @@
+"""Discord REST calls per pick, end to end: the real bot process against the loopback fake Discord.
+
+    python -m benchmarks.bench_rest_calls [--players 8] [--packs 2] [--pack-size 15]
+
+Runs one full draft in `buttons` mode and one in `reactions` mode (a random player among those
+with a pack picks next, by clicking the first button / reacting 🇦) and prints the REST calls the bot made per pick, by kind. Button
+mode's aim is at most 1.5 calls per pick (reactions excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.e2e.conftest import WORLD, build_world  # noqa: E402
+from tests.e2e.draft_helpers import join_all, start_lobby  # noqa: E402
+from tests.e2e.harness import BotProcess  # noqa: E402
+from tests.fake_discord import FakeDiscord  # noqa: E402
+
+REACTION_PUT = re.compile(r"/reactions/.+/@me$")
+
+
+def kind(call) -> str:
+    if call.method == "PUT" and REACTION_PUT.search(call.path):
+        return "add reaction"
+    if "/callback" in call.path:
+        return "interaction callback"
+    if call.method == "POST" and call.path.endswith("/messages"):
+        if call.path == f"/channels/{WORLD.channel}/messages":
+            return "channel post (once per draft)"
+        return "final pool DM (once per player)" if call.files else "pack DM"
+    if call.method == "PATCH":
+        return "edit message"
+    if call.path == "/users/@me/channels":
+        return "open DM channel"
+    return f"{call.method} {call.route}"
+
+
+async def run_draft(mode: str, players: list[int], packs: int, pack_size: int) -> None:
+    fake = FakeDiscord()
+    await fake.start()
+    build_world(fake)
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = BotProcess(fake, f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", Path(tmp))
+        await bot.start()
+        try:
+            pod_id, lobby = await start_lobby(
+                fake, WORLD, packs=packs, pack_size=pack_size, seats=len(players), pick_mode=mode
+            )
+            await join_all(fake, lobby, pod_id, players[:-1])
+            since = len(fake.rest_log)
+            await fake.click(players[-1], lobby, f"draft:lobby:{pod_id}:join")  # fills the lobby: begins
+            total = len(players) * packs * pack_size
+            picks = 0
+            rng = random.Random(1)
+            started = time.perf_counter()
+            while picks < total:
+                ready = await fake.wait_for(lambda: _ready(fake, players, mode), timeout=30, what="a pack")
+                player, message = rng.choice(ready)  # whoever happens to look at Discord next
+                if mode == "buttons":
+                    button = next(c for c in _components(message) if c.get("custom_id", "").startswith("dp:"))
+                    await fake.click(player, message, button["custom_id"])
+                else:
+                    await fake.add_reaction(player, message, "🇦")
+                    await fake.wait_for(lambda m=message: "you took" in str(fake.message(m["id"]).get("embeds")))
+                picks += 1
+            elapsed = time.perf_counter() - started
+            await fake.wait_for(lambda: any("is complete" in m.get("content", "") for m in fake.messages(WORLD.channel)))
+            calls = [c for c in fake.rest_log[since:]]
+        finally:
+            await bot.stop()
+            await fake.stop()
+    by_kind = Counter(kind(c) for c in calls)
+    once = sum(n for k, n in by_kind.items() if "once" in k) + by_kind.get("open DM channel", 0)
+    per_pick = len(calls) - by_kind.get("add reaction", 0) - once
+    print(f"\n== {mode} mode: {total} picks by {len(players)} players in {elapsed:.1f} s ==")
+    print(f"  all REST calls per pick                          : {len(calls) / total:.2f}")
+    print(f"  excluding reactions                              : {(len(calls) - by_kind.get('add reaction', 0)) / total:.2f}")
+    print(f"  excluding reactions and once-per-draft/player    : {per_pick / total:.2f}")
+    for name, count in sorted(by_kind.items(), key=lambda item: -item[1]):
+        print(f"  {name:<49}: {count} ({count / total:.2f}/pick)")
+
+
+def _components(message: dict) -> list[dict]:
+    from tests.fake_discord.models import flatten_components
+
+    return flatten_components(message.get("components"))
+
+
+def _ready(fake: FakeDiscord, players: list[int], mode: str) -> list[tuple[int, dict]]:
+    out = []
+    for player in players:
+        for message in reversed(fake.dms(player)):
+            embeds = str(message.get("embeds"))
+            if "Pack" not in embeds:
+                continue
+            if mode == "buttons" and not _components(message):
+                continue
+            if mode == "reactions" and "you took" in embeds:
+                continue
+            out.append((player, message))
+            break
+    return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=8)
+    parser.add_argument("--packs", type=int, default=2)
+    parser.add_argument("--pack-size", type=int, default=15)
+    args = parser.parse_args()
+    players = WORLD.players[: args.players]
+    for mode in ("buttons", "reactions"):
+        await run_draft(mode, players, args.packs, args.pack_size)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
