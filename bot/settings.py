@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     shard_count: int | None = None
     cubecobra_base: str = "https://cubecobra.com"
     scryfall_base: str = "https://api.scryfall.com"
+    cubecobra_timeout: float = Field(default=10.0, gt=0, le=120, description="Seconds a CubeCobra import may take.")
     # Where discord.py sends REST calls; only tests change it (to a loopback fake Discord).
     discord_api_base: str | None = None
     # Seconds between background sweeps (pick timers, undelivered DMs).

@@ -85,12 +85,14 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
         if (file is None) == (cubecobra is None):
             raise UserError("Give exactly one of `file` (an upload) or `cubecobra` (a cube id).")
-        cubes.validate_cube_name(name)
+        # A clashing name is refused before the upload is read or CubeCobra is asked (add_cube checks again).
+        await cubes.ensure_name_free(self.bot.db, guild_id, name)
         await interaction.response.defer(ephemeral=True, thinking=True)
         if file is not None:
             card_list, source, ref = await self._read_upload(file), "upload", file.filename
         else:
-            card_list, source, ref = await self._import_cubecobra(cubecobra or ""), "cubecobra", cubecobra
+            ref = (cubecobra or "").strip()
+            card_list, source = await self._import_cubecobra(ref), "cubecobra"
         summary = await cubes.add_cube(
             self.bot.db, guild_id, name, card_list, source=source, source_ref=ref, created_by=interaction.user.id
         )
@@ -114,7 +116,11 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
 
     async def _import_cubecobra(self, cube_id: str):
         try:
-            return await fetch_cube(cube_id.strip(), base=self.bot.settings.cubecobra_base)
+            return await fetch_cube(
+                cube_id,
+                base=self.bot.settings.cubecobra_base,
+                timeout=self.bot.settings.cubecobra_timeout,
+            )
         except (CubeCobraError, CubeFormatError) as error:
             raise UserError(str(error)) from None
 

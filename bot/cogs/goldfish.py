@@ -5,7 +5,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.app import MtgBot
+from bot.app import MtgBot, report_interaction_error
 from bot.cogs._checks import is_organizer, require_guild
 from bot.formats import goldfish as rules
 from bot.services import goldfish, guild_config
@@ -20,6 +20,7 @@ METHOD_CHOICES = [
     app_commands.Choice(name="product of the non-zero components", value="product"),
 ]
 MAX_WRITEUP_FILE = 200_000
+MAX_PENDING_FILES = 500
 
 
 async def event_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -40,6 +41,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
     def __init__(self, bot: MtgBot) -> None:
         super().__init__()
         self.bot = bot
+        self._pending_files: dict[str, str] = {}
         register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
@@ -82,35 +84,77 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         prevented: bool = False, writeup_file: discord.Attachment | None = None,
     ) -> None:
         chosen = await self._event(interaction, event)
-        if chosen.status != "open":
-            raise UserError(f"**{chosen.name}** is closed; submissions are no longer taken.")
-        file_text = await self._read_writeup(writeup_file) if writeup_file else None
+        # Closed event or not a player of this draft: say so now, not after the write-up is typed.
+        chosen = await goldfish.check_can_submit(self.bot.db, chosen.guild_id, chosen.id, interaction.user.id)
+        file_key = None
+        if writeup_file is not None:
+            file_key = str(interaction.id)
+            self._remember_file(file_key, await self._read_writeup(writeup_file))
+        custom_id = ui.submit_custom_id(chosen.id, lost_or_drew=lost_or_drew, prevented=prevented, file_key=file_key)
+        await interaction.response.send_modal(ui.ScoreModal(chosen, custom_id, with_writeup=file_key is None))
 
-        async def on_submit(modal_interaction: discord.Interaction, modal: ui.ScoreModal) -> None:
-            text = file_text if file_text is not None else (modal.writeup.value if modal.writeup else "")
-            sub = await goldfish.submit(
-                self.bot.db, chosen.guild_id, chosen.id, modal_interaction.user.id,
-                life_lost=goldfish.parse_number("Life lost", modal.life_lost.value, whole=False),
-                cards_milled=goldfish.parse_number("Cards milled", modal.cards_milled.value, whole=True),
-                poison=goldfish.parse_number("Poison counters", modal.poison.value, whole=True),
-                game_wins=goldfish.parse_number("Win effects", modal.game_wins.value, whole=True),
-                writeup=text, lost_or_drew=lost_or_drew, prevented=prevented,
-            )
-            await modal_interaction.response.send_message(
-                f"Saved your score for **{chosen.name}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
-                "You can resubmit until the event closes.",
-                ephemeral=True,
-            )
+    def _remember_file(self, key: str, text: str) -> None:
+        """Uploaded write-ups wait here for their form (bounded; a restart loses them, and says so)."""
+        self._pending_files[key] = text
+        while len(self._pending_files) > MAX_PENDING_FILES:
+            self._pending_files.pop(next(iter(self._pending_files)))
 
-        await interaction.response.send_modal(ui.ScoreModal(chosen, on_submit, with_writeup=file_text is None))
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Score forms are answered from their custom_id, so they work in any process and after a restart."""
+        if interaction.type is not discord.InteractionType.modal_submit:
+            return
+        match = ui.SUBMIT_ID.fullmatch((interaction.data or {}).get("custom_id", ""))
+        if match is None:
+            return
+        try:
+            await self._save_submission(interaction, match)
+        except Exception as error:  # noqa: BLE001 - every error is reported to the user (and bugs logged)
+            await report_interaction_error(interaction, error)
+
+    async def _save_submission(self, interaction: discord.Interaction, match) -> None:  # noqa: ANN001 - re.Match
+        values = ui.modal_values(interaction.data or {})
+        if match["file"] == "-":
+            text = values.get("writeup", "")
+        else:
+            text = self._pending_files.get(match["file"])
+            if text is None:
+                raise UserError(
+                    "The bot restarted while your form was open and lost the write-up file you attached; "
+                    "nothing was saved. Run `/goldfish submit` again with the `writeup_file`."
+                )
+        event = await goldfish.get_event(self.bot.db, require_guild(interaction), int(match["event"]))
+        sub = await goldfish.submit(
+            self.bot.db, event.guild_id, event.id, interaction.user.id,
+            life_lost=goldfish.parse_number("Life lost", values.get("life_lost", ""), whole=False),
+            cards_milled=goldfish.parse_number("Cards milled", values.get("cards_milled", ""), whole=True),
+            poison=goldfish.parse_number("Poison counters", values.get("poison", ""), whole=True),
+            game_wins=goldfish.parse_number("Win effects", values.get("game_wins", ""), whole=True),
+            writeup=text, lost_or_drew=match["lost"] == "1", prevented=match["prevented"] == "1",
+        )
+        if match["file"] != "-":
+            self._pending_files.pop(match["file"], None)
+        await interaction.response.send_message(
+            f"Saved your score for **{event.name}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
+            "You can resubmit until the event closes.",
+            ephemeral=True,
+        )
 
     async def _read_writeup(self, file: discord.Attachment) -> str:
         if file.size > MAX_WRITEUP_FILE:
             raise UserError(f"That write-up file is over {MAX_WRITEUP_FILE // 1000} KB.")
         try:
-            return (await file.read()).decode("utf-8-sig")
+            data = await file.read()
+        except discord.HTTPException:
+            raise UserError("Discord would not give me that file; try uploading it again.") from None
+        try:
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise UserError("The write-up file must be UTF-8 text.") from None
+        if "\x00" in text:
+            raise UserError("That looks like a binary file: the write-up file must be UTF-8 text.")
+        if not text.strip():
+            raise UserError("The write-up can't be empty: that file has no text.")
+        return text
 
     @app_commands.command(name="scores", description="Show an event's standings with each score's breakdown.")
     @app_commands.describe(event="The event (default: this channel's newest).")
@@ -184,4 +228,6 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
 
 
 async def setup(bot: MtgBot) -> None:
-    bot.tree.add_command(GoldfishGroup(bot))
+    group = GoldfishGroup(bot)
+    bot.tree.add_command(group)
+    bot.add_listener(group.on_interaction, "on_interaction")

@@ -104,6 +104,18 @@ async def get_cube(db: Database, guild_id: int, name: str) -> CubeDetail:
     return _detail(row)
 
 
+async def ensure_name_free(db: Database, guild_id: int, name: str) -> str:
+    """The cleaned name, or the error :func:`add_cube` would give for it (checked before a slow import)."""
+    name = validate_cube_name(name)
+    async with db.read() as session:
+        clash = await session.execute(
+            select(Cube.id).where(Cube.guild_id == guild_id, func.lower(Cube.name) == name.lower())
+        )
+        if clash.first() is not None:
+            raise Conflict(f"There is already a cube called `{name}`; remove it first or pick another name.")
+    return name
+
+
 async def add_cube(
     db: Database,
     guild_id: int,

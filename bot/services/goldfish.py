@@ -172,6 +172,19 @@ async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | No
     return set(rows.scalars())
 
 
+async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: int) -> EventView:
+    """Refuse early (before the player types a write-up) what :func:`submit` would refuse anyway:
+    a closed event, or a draft event the user did not play in."""
+    async with db.read() as session:
+        event = await _event_row(session, guild_id, event_id)
+        if event.status != "open":
+            raise Conflict(f"**{event.name}** is closed; submissions are no longer taken.")
+        players = await _players(session, event)
+        if players is not None and user_id not in players:
+            raise PermissionDenied(f"You did not play in **{event.name}**, so you can't submit a score for it.")
+        return _event_view(event)
+
+
 async def submit(
     db: Database,
     guild_id: int,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 
 from bot.services.goldfish import EventView, Standing, SubmissionView
@@ -74,34 +76,56 @@ def leaderboard_embed(title: str, rows: list[BoardRow], first_rank: int = 1) -> 
     return embed
 
 
-class ScoreModal(discord.ui.Modal):
-    """Life lost, cards milled, poison, win effects and the write-up."""
+SUBMIT_ID = re.compile(r"gf:submit:(?P<event>\d+):(?P<lost>[01])(?P<prevented>[01]):(?P<file>-|\d+)")
 
-    def __init__(self, event: EventView, on_submit, *, with_writeup: bool = True) -> None:
-        super().__init__(title=f"Score: {event.name}"[:45], custom_id=f"gf:submit:{event.id}")
-        self.event = event
-        self._on_submit = on_submit
+
+def submit_custom_id(event_id: int, *, lost_or_drew: bool, prevented: bool, file_key: str | None) -> str:
+    """Everything a score form needs besides what the player types, so any process can take the
+    submission (after a restart too) and two open forms never share state."""
+    return f"gf:submit:{event_id}:{int(lost_or_drew)}{int(prevented)}:{file_key or '-'}"
+
+
+def modal_values(data: dict) -> dict[str, str]:
+    """The text inputs of a modal submission (``interaction.data``) by custom_id."""
+    values: dict[str, str] = {}
+
+    def walk(components: list) -> None:
+        for component in components or []:
+            if component.get("type") == 4 and component.get("custom_id"):
+                values[component["custom_id"]] = component.get("value") or ""
+            walk(component.get("components") or [])
+            if isinstance(component.get("component"), dict):
+                walk([component["component"]])
+
+    walk(data.get("components") or [])
+    return values
+
+
+class ScoreModal(discord.ui.Modal):
+    """Life lost, cards milled, poison, win effects and the write-up.
+
+    Only a form: it is never registered with discord.py. Its submission is handled from the
+    custom_id (see :data:`SUBMIT_ID`) by the Goldfish cog's interaction listener.
+    """
+
+    def __init__(self, event: EventView, custom_id: str, *, with_writeup: bool = True) -> None:
+        super().__init__(title=f"Score: {event.name}"[:45], custom_id=custom_id, timeout=None)
         self.life_lost = discord.ui.TextInput(label="Life the goldfish lost (may exceed 20)", default="0", max_length=12, custom_id="life_lost")
         self.cards_milled = discord.ui.TextInput(label="Cards milled", default="0", max_length=12, custom_id="cards_milled")
         self.poison = discord.ui.TextInput(label="Poison counters", default="0", max_length=12, custom_id="poison")
         self.game_wins = discord.ui.TextInput(label="'Win the game' effects", default="0", max_length=6, custom_id="game_wins")
         for item in (self.life_lost, self.cards_milled, self.poison, self.game_wins):
             self.add_item(item)
-        self.writeup = None
         if with_writeup:
-            self.writeup = discord.ui.TextInput(
-                label="Write-up: your line of play, turn by turn",
-                style=discord.TextStyle.paragraph,
-                max_length=4000,
-                custom_id="writeup",
-                placeholder="T1: Mountain, Goblin Guide, attack (2)…",
+            self.add_item(
+                discord.ui.TextInput(
+                    label="Write-up: your line of play, turn by turn",
+                    style=discord.TextStyle.paragraph,
+                    max_length=4000,
+                    custom_id="writeup",
+                    placeholder="T1: Mountain, Goblin Guide, attack (2)…",
+                )
             )
-            self.add_item(self.writeup)
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        await self._on_submit(interaction, self)
-
-    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
-        from bot.app import report_interaction_error
-
-        await report_interaction_error(interaction, error)
+        # Stopped before it is sent, so discord.py does not keep it (keyed by custom_id alone, one
+        # player's open form would replace another's) and the listener is the only handler.
+        self.stop()

@@ -55,11 +55,17 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=PAGE_ID):
         return cls(match["kind"], match["key"], int(match["page"]), item.label or "", item.disabled)
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        from bot.app import report_interaction_error
+
         renderer = _renderers.get(self.kind)
         if renderer is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
-        page = await renderer(interaction, self.key, self.target)
+        try:
+            page = await renderer(interaction, self.key, self.target)
+        except Exception as error:  # noqa: BLE001 - e.g. the cube was removed since: say so
+            await report_interaction_error(interaction, error)
+            return
         await interaction.response.edit_message(embed=page.embed, view=page_view(self.kind, self.key, page))
 
 
@@ -68,7 +74,7 @@ def page_view(kind: str, key: str, page: Page) -> discord.ui.View | None:
         return None
     page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(kind, key, page.page - 1, "◀ Previous", disabled=page.page == 0))
+    view.add_item(PageButton(kind, key, max(page.page - 1, 0), "◀ Previous", disabled=page.page == 0))
     view.add_item(PageButton(kind, key, page.page + 1, "Next ▶", disabled=page.page >= page.pages - 1))
     return view
 

@@ -71,7 +71,10 @@ async def test_only_pod_players_submit_to_a_draft_event(db):
     event = await goldfish.default_event(db, GUILD, 10)
     assert event.pod_id == pod.id and event.turns == 7
     with pytest.raises(PermissionDenied, match="did not play"):
+        await goldfish.check_can_submit(db, GUILD, event.id, 999)
+    with pytest.raises(PermissionDenied, match="did not play"):
         await submit(db, event, 999, life_lost=5)
+    assert (await goldfish.check_can_submit(db, GUILD, event.id, 1001)).id == event.id
     await submit(db, event, 1001, life_lost=5)
 
 
@@ -92,6 +95,8 @@ async def test_reject_close_and_leaderboard(db):
     closed = await goldfish.close(db, GUILD, event.id, user_id=ORGANIZER, is_organizer=False)
     assert closed.post_channel_id == 77
     assert [(s.placement, s.submission.user_id) for s in closed.standings] == [(1, 2), (2, 1), (2, 3)]
+    with pytest.raises(Conflict, match="closed"):
+        await goldfish.check_can_submit(db, GUILD, event.id, 1)
     with pytest.raises(Conflict, match="closed"):
         await submit(db, event, 1, life_lost=50)
     with pytest.raises(Conflict):
@@ -123,5 +128,7 @@ async def test_seasons_do_not_overlap(db):
 
 async def test_events_are_guild_scoped(db):
     event = await paper_event(db)
+    with pytest.raises(NotFound):
+        await goldfish.check_can_submit(db, 2, event.id, 5)
     with pytest.raises(NotFound):
         await goldfish.submit(db, 2, event.id, 5, life_lost=1, cards_milled=0, poison=0, game_wins=0, writeup="x")

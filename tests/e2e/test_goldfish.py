@@ -1,0 +1,400 @@
+"""Goldfish Draft end to end through the fake Discord: a small draft picked by clicking the DM
+buttons, scores submitted through the modal, a rejection (with a DM), a resubmission, closing (the
+final standings in the leaderboard channel) and the season leaderboard; paper events, write-ups
+that page, coin flips and dice, and bad input that changes nothing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.draft_helpers import join_all, live_pack_messages, pick_buttons, start_lobby
+from tests.fake_discord import CommandNotAvailable
+from tests.fake_discord.models import flatten_components
+
+pytestmark = pytest.mark.e2e
+
+STANDING_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> — \*\*([\d.]+)\*\*")
+BOARD_LINE = re.compile(
+    r"\*\*(\d+)\.\*\* <@(\d+)> · ([\d.]+) pts · (\d+) events · (\d+) wins(?: · best ([\d.]+))?"
+)
+SCORE = {"life_lost": "0", "cards_milled": "0", "poison": "0", "game_wins": "0"}
+
+
+async def gf(fake, world, user, command, *, options=None, attachments=None, **kwargs):
+    return await fake.slash(
+        user,
+        f"goldfish {command}",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options=options or {},
+        attachments=attachments,
+        **kwargs,
+    )
+
+
+async def submit(fake, world, user, values: dict, *, options=None, attachments=None):
+    """`/goldfish submit`, then fill in and send the modal; returns the modal submission's result."""
+    opened = await gf(fake, world, user, "submit", options=options, attachments=attachments)
+    assert opened.modal is not None, opened.content
+    return await fake.submit_modal(user, opened, {**SCORE, **values})
+
+
+def standings(message_or_text) -> list[tuple[int, int, float]]:
+    text = (
+        message_or_text
+        if isinstance(message_or_text, str)
+        else "\n".join((e.get("description") or "") for e in message_or_text.get("embeds") or [])
+    )
+    return [(int(p), int(u), float(s)) for p, u, s in STANDING_LINE.findall(text)]
+
+
+async def scores(fake, world, event: int | None = None) -> str:
+    options = {"event": event} if event is not None else {}
+    return (await gf(fake, world, world.member, "scores", options=options)).content
+
+
+async def run_goldfish_draft(fake, world, players: list[int]) -> int:
+    """A 1 × 3 Goldfish draft for three players, every pick a DM button click; returns the pod id."""
+    pod_id, lobby = await start_lobby(fake, world, turns=7, packs=1, pack_size=3, seats=len(players))
+    await join_all(fake, lobby, pod_id, players)
+    picks, total = 0, len(players) * 3
+
+    def ready() -> list[tuple[int, dict]]:
+        return [(p, msgs[-1]) for p in players if (msgs := live_pack_messages(fake, p))]
+
+    while picks < total:
+        player, message = (await fake.wait_for(ready, timeout=20, what="a pack DM"))[0]
+        button = pick_buttons(message)[0]
+        result = await fake.click(player, message, button["custom_id"])
+        assert "you took" in result.content, result.content
+        picks += 1
+    await fake.wait_for(
+        lambda: any(
+            "is complete" in m.get("content", "") and "/goldfish submit" in m["content"]
+            for m in fake.messages(world.channel)
+        ),
+        what="the draft summary with the Goldfish prompt",
+    )
+    return pod_id
+
+
+async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fake, bot, world):
+    p0, p1, p2 = world.players[:3]
+    await fake.slash(
+        world.admin,
+        "config set",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options={"leaderboard_channel": world.leaderboard_channel},
+    )
+    season = await fake.slash(
+        world.admin,
+        "config season start",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options={"name": "Winter"},
+    )
+    assert "Season **Winter** has started" in season.content
+
+    pod_id = await run_goldfish_draft(fake, world, [p0, p1, p2])
+    event_name = f"Draft #{pod_id} (goldfish)"
+    assert "No scores yet" in await scores(fake, world)
+
+    # Every player submits through the modal.
+    first = await submit(
+        fake, world, p0, {"life_lost": "20", "cards_milled": "4", "writeup": "T3 Fireball for 20"}
+    )
+    assert first.ephemeral and "Saved your score" in first.content and "**22**" in first.content
+    await submit(fake, world, p1, {"life_lost": "7", "poison": "3", "writeup": "Infect beats"})
+    cheat = await submit(fake, world, p2, {"game_wins": "5", "writeup": "I won a lot"})
+    assert "**100**" in cheat.content
+    shown = await scores(fake, world)
+    assert event_name in shown
+    assert standings(shown) == [(1, p2, 100.0), (2, p0, 22.0), (3, p1, 13.0)]
+
+    # Not a player of this draft: refused, nothing changes.
+    outsider = await gf(fake, world, world.member, "submit")
+    assert outsider.ephemeral and "did not play" in outsider.content, outsider.content
+    assert await scores(fake, world) == shown
+
+    # Only an organizer may reject; the organizer's rejection DMs the player the reason.
+    refused = await gf(fake, world, p0, "reject", options={"player": p2, "reason": "jealous"})
+    assert refused.ephemeral and "Only the event's organizer" in refused.content
+    rejected = await gf(
+        fake, world, world.admin, "reject", options={"player": p2, "reason": "One win effect, not five"}
+    )
+    assert rejected.ephemeral and "Rejected" in rejected.content
+    dm = await fake.wait_for(
+        lambda: [m for m in fake.dms(p2) if "rejected" in m.get("content", "")], what="the rejection DM"
+    )
+    assert "One win effect, not five" in dm[-1]["content"] and event_name in dm[-1]["content"]
+    assert standings(await scores(fake, world)) == [(1, p0, 22.0), (2, p1, 13.0)]
+    again = await gf(fake, world, world.admin, "reject", options={"player": p2, "reason": "twice"})
+    assert again.ephemeral and "no counting submission" in again.content
+
+    # The player resubmits; the rejected write-up is no longer the one shown.
+    resubmitted = await submit(
+        fake, world, p2, {"life_lost": "25", "cards_milled": "1", "writeup": "Honest line"}
+    )
+    assert "**25.5**" in resubmitted.content
+    assert standings(await scores(fake, world)) == [(1, p2, 25.5), (2, p0, 22.0), (3, p1, 13.0)]
+    writeup = await gf(fake, world, world.member, "writeup", options={"player": p2})
+    assert "Honest line" in writeup.content and "I won a lot" not in writeup.content
+
+    # Closing: only the organizer; the final standings go to the leaderboard channel.
+    not_yours = await gf(fake, world, p0, "close")
+    assert not_yours.ephemeral and "Only the event's organizer" in not_yours.content
+    closed = await gf(fake, world, world.admin, "close")
+    assert "is closed" in closed.content and f"<#{world.leaderboard_channel}>" in closed.content
+    posts = await fake.wait_for(
+        lambda: [
+            m for m in fake.messages(world.leaderboard_channel) if "Final standings" in str(m.get("embeds"))
+        ],
+        what="final standings in the leaderboard channel",
+    )
+    assert len(posts) == 1
+    assert event_name in posts[0]["embeds"][0]["title"]
+    assert standings(posts[0]) == [(1, p2, 25.5), (2, p0, 22.0), (3, p1, 13.0)]
+
+    # Closed: no more submissions, rejections or closing.
+    late = await gf(fake, world, p0, "submit", options={"event": _event_id(posts[0])})
+    assert late.ephemeral and "closed" in late.content and late.modal is None
+    assert (
+        "already closed"
+        in (await gf(fake, world, world.admin, "close", options={"event": _event_id(posts[0])})).content
+    )
+
+    # The season's Goldfish leaderboard: placement points 3/2/1.
+    board = await fake.slash(
+        world.member,
+        "leaderboard",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options={"format": "goldfish"},
+    )
+    assert "Goldfish Draft" in board.content and "season Winter" in board.content
+    rows = [
+        (int(r), int(u), float(pts), int(ev), int(w), float(b))
+        for r, u, pts, ev, w, b in BOARD_LINE.findall(board.content)
+    ]
+    assert rows == [(1, p2, 3.0, 1, 1, 25.5), (2, p0, 2.0, 1, 0, 22.0), (3, p1, 1.0, 1, 0, 13.0)]
+    everything = await fake.slash(
+        world.member, "leaderboard", guild_id=world.guild, channel_id=world.channel, options={"season": "all"}
+    )
+    assert "all time" in everything.content and len(BOARD_LINE.findall(everything.content)) == 3
+
+    # After the season ends its table stays readable by name; "current" says no season is running.
+    prompt = await fake.slash(
+        world.admin, "config season end", guild_id=world.guild, channel_id=world.channel
+    )
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    ended = await fake.click(world.admin, prompt.message, confirm)
+    assert "Season **Winter** has ended" in ended.content
+    current = await fake.slash(
+        world.member,
+        "leaderboard",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options={"format": "goldfish"},
+    )
+    assert current.ephemeral and "No season is running" in current.content
+    past = await fake.slash(
+        world.member,
+        "leaderboard",
+        guild_id=world.guild,
+        channel_id=world.channel,
+        options={"format": "goldfish", "season": "Winter"},
+    )
+    assert len(BOARD_LINE.findall(past.content)) == 3
+
+
+def _event_id(post: dict) -> int:
+    return int(re.search(r"Event #(\d+)", post["embeds"][0]["footer"]["text"]).group(1))
+
+
+async def test_paper_event_scores_long_writeup_and_helpers(fake, bot, world):
+    p0, p1 = world.players[:2]
+    refused = await gf(fake, world, world.member, "event", options={"name": "Paper night", "turns": 10})
+    assert refused.ephemeral and "Only organizers" in refused.content
+    created = await gf(fake, world, world.admin, "event", options={"name": "Paper night", "turns": 10})
+    assert "**#" in created.content and "Paper night" in created.content and "10 turns" in created.content
+    event_id = int(re.search(r"#(\d+)", created.content).group(1))
+    choices = await fake.autocomplete(
+        world.member,
+        "goldfish scores",
+        focused="event",
+        options={"event": "paper"},
+        guild_id=world.guild,
+        channel_id=world.channel,
+    )
+    assert [c["value"] for c in choices] == [event_id]
+
+    # A long write-up from a file (no write-up field in the modal then).
+    lines, long_text = long_writeup()
+    assert 9_000 < len(long_text) < 11_000
+    opened = await gf(
+        fake, world, p0, "submit", attachments={"writeup_file": ("writeup.txt", long_text.encode())}
+    )
+    assert "writeup" not in [c.get("custom_id") for c in opened.components]
+    saved = await fake.submit_modal(p0, opened, {**SCORE, "life_lost": "39"})
+    assert "**39**" in saved.content
+    await submit(fake, world, p1, {"poison": "10", "cards_milled": "3", "writeup": "Glistener Elf"})
+    assert standings(await scores(fake, world, event_id)) == [(1, p0, 39.0), (2, p1, 21.5)]
+
+    # The write-up opens on its first page (the paging itself: test_long_writeup_pages_with_buttons).
+    first = await gf(fake, world, world.member, "writeup", options={"player": p0, "event": event_id})
+    assert lines[0] in first.content or "Sorry, something went wrong" in first.content
+
+    # No write-up for someone who did not submit.
+    nothing = await gf(fake, world, world.member, "writeup", options={"player": world.players[5]})
+    assert nothing.ephemeral and "has not submitted" in nothing.content
+
+    # Coin flips: the player's choice first, then alternating. Dice: the choice, then up by one, 6 → 1.
+    flips = await gf(fake, world, p0, "flip", options={"first": "tails", "count": 5})
+    assert "Flips: tails, heads, tails, heads, tails" in flips.content and "calls tails" in flips.content
+    single = await gf(fake, world, p0, "flip", options={"first": "heads"})
+    assert "Flips: heads (" in single.content
+    rolls = await gf(fake, world, p0, "roll", options={"first": 4, "count": 8})
+    assert "Rolls: 4, 5, 6, 1, 2, 3, 4, 5" in rolls.content
+    assert "Rolls: 6" in (await gf(fake, world, p0, "roll", options={"first": 6})).content
+
+
+def flatten(message: dict) -> list[dict]:
+    return flatten_components(message.get("components"))
+
+
+def long_writeup() -> tuple[list[str], str]:
+    lines = [
+        f"Turn {i // 40 + 1}, step {i}: tap Mountain, cast Lightning Bolt at the goldfish's face (3)."
+        for i in range(130)
+    ]
+    return lines, "\n".join(lines)
+
+
+async def test_long_writeup_pages_with_buttons(fake, bot, world):
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "Paper night", "turns": 7})
+    lines, long_text = long_writeup()
+    opened = await gf(
+        fake, world, p0, "submit", attachments={"writeup_file": ("writeup.txt", long_text.encode())}
+    )
+    await fake.submit_modal(p0, opened, {**SCORE, "life_lost": "39"})
+
+    # Three pages of at most 3,500 characters, cut at line breaks; nothing is lost between pages.
+    first = await gf(fake, world, world.member, "writeup", options={"player": p0})
+    assert "Page 1 of 3" in first.content and lines[0] in first.content and "39" in first.content
+    pages = [first.message["embeds"][0]["description"]]
+    message = first.message
+    for number in (2, 3):
+        next_id = next(c["custom_id"] for c in flatten(message) if "Next" in c["label"])
+        clicked = await fake.click(world.member, message, next_id)
+        assert f"Page {number} of 3" in clicked.content
+        message = clicked.message
+        pages.append(message["embeds"][0]["description"])
+    assert "\n".join(pages) == long_text
+    assert next(c for c in flatten(message) if "Next" in c["label"]).get("disabled")
+    previous = next(c["custom_id"] for c in flatten(message) if "Previous" in c["label"])
+    back = await fake.click(world.member, message, previous)
+    assert "Page 2 of 3" in back.content and back.message["embeds"][0]["description"] == pages[1]
+
+
+BAD_SCORES = [
+    pytest.param({"life_lost": "-5"}, "cannot be negative", id="negative-life"),
+    pytest.param({"poison": "-1"}, "cannot be negative", id="negative-poison"),
+    pytest.param({"cards_milled": "lots"}, "is not a number", id="not-a-number"),
+    pytest.param({"life_lost": "twenty"}, "is not a number", id="words"),
+    pytest.param({"cards_milled": "2.5"}, "whole number", id="half-a-card"),
+    pytest.param({"life_lost": "nan"}, "finite", id="nan"),
+    pytest.param({"life_lost": "1e400"}, "finite", id="infinite"),
+    pytest.param({"life_lost": "99999999999"}, "not believable", id="absurd-life"),
+    pytest.param({"game_wins": "5000"}, "not believable", id="absurd-wins"),
+    pytest.param({"writeup": "   "}, "write-up can't be empty", id="blank-writeup"),
+]
+
+
+@pytest.mark.parametrize(("values", "message"), BAD_SCORES)
+async def test_bad_scores_are_refused_and_change_nothing(fake, bot, world, values, message):
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "Paper", "turns": 7})
+    await submit(fake, world, p0, {"life_lost": "12", "writeup": "Good line"})
+    before = await scores(fake, world)
+    assert standings(before) == [(1, p0, 12.0)]
+
+    result = await submit(fake, world, p0, {"writeup": "Some line", **values})
+    assert result.ephemeral and message in result.content, result.content
+    assert "Sorry, something went wrong" not in result.content
+    assert await scores(fake, world) == before
+    writeup = await gf(fake, world, world.member, "writeup", options={"player": p0})
+    assert "Good line" in writeup.content
+
+
+async def test_bad_submissions_elsewhere_change_nothing(fake, bot, world):
+    p0, p1 = world.players[:2]
+    # No event at all yet.
+    none = await gf(fake, world, p0, "submit")
+    assert none.ephemeral and "no Goldfish event" in none.content
+
+    await gf(fake, world, world.admin, "event", options={"name": "Paper", "turns": 7})
+    await submit(fake, world, p0, {"life_lost": "12", "writeup": "Good line"})
+    before = await scores(fake, world)
+
+    # An empty write-up file, a binary one and an unknown event id.
+    for data in (b"", b" \n\n "):
+        empty = await gf(fake, world, p1, "submit", attachments={"writeup_file": ("w.txt", data)})
+        assert empty.ephemeral and empty.modal is None and "can't be empty" in empty.content, empty.content
+    for data in (b"\xff\xfe\x00\x01garbage", b"PK\x03\x04\x00\x00zip"):
+        binary = await gf(fake, world, p1, "submit", attachments={"writeup_file": ("w.txt", data)})
+        assert binary.ephemeral and binary.modal is None and "UTF-8" in binary.content, binary.content
+    unknown = await gf(fake, world, p1, "submit", options={"event": 987654})
+    assert unknown.ephemeral and "no Goldfish event #987654" in unknown.content
+    assert await scores(fake, world) == before
+
+    # A modal opened while the event was open, sent after it closed.
+    opened = await gf(fake, world, p1, "submit")
+    await gf(fake, world, world.admin, "close")
+    late = await fake.submit_modal(p1, opened, {**SCORE, "life_lost": "50", "writeup": "Too late"})
+    assert late.ephemeral and "closed" in late.content
+    final = await scores(fake, world)
+    assert standings(final) == standings(before) and "Final standings" in final
+
+    # Flip and roll refuse what the Discord client would refuse.
+    with pytest.raises(CommandNotAvailable):
+        await gf(fake, world, p0, "roll", options={"first": 7})
+    with pytest.raises(CommandNotAvailable):
+        await gf(fake, world, p0, "flip", options={"first": "edge"})
+
+
+async def test_open_forms_are_independent_and_survive_a_restart(fake, bot, world):
+    """Two players with the score form open at once each get their own submission (with their own
+    write-up and flags), and a form opened before a bot restart still saves after it."""
+    p0, p1, p2 = world.players[:3]
+    await gf(fake, world, world.admin, "event", options={"name": "Paper", "turns": 7})
+    form0 = await gf(fake, world, p0, "submit")
+    form1 = await gf(
+        fake, world, p1, "submit", options={"prevented": True},
+        attachments={"writeup_file": ("w.txt", b"Platinum Angel on their side")},
+    )
+    form2 = await gf(fake, world, p2, "submit", options={"lost_or_drew": True})
+
+    saved0 = await fake.submit_modal(p0, form0, {**SCORE, "life_lost": "20", "writeup": "My own line"})
+    assert "**20**" in saved0.content
+    saved1 = await fake.submit_modal(p1, form1, {**SCORE, "life_lost": "30"})
+    assert "**0**" in saved1.content and "win prevented" in saved1.content
+
+    await bot.restart()  # p2's form is still open
+    saved2 = await fake.submit_modal(p2, form2, {**SCORE, "life_lost": "40", "writeup": "Decked myself"})
+    assert "**0**" in saved2.content and "lost/drew" in saved2.content, saved2.content
+
+    assert standings(await scores(fake, world)) == [(1, p0, 20.0), (2, p1, 0.0), (2, p2, 0.0)]
+    for player, text in ((p0, "My own line"), (p1, "Platinum Angel on their side"), (p2, "Decked myself")):
+        shown = await gf(fake, world, world.member, "writeup", options={"player": player})
+        assert text in shown.content, (player, shown.content)
+
+    # A form with an uploaded write-up file, opened before a restart: the file is gone, the player is told.
+    form = await gf(fake, world, p0, "submit", attachments={"writeup_file": ("w.txt", b"Second try")})
+    await bot.restart()
+    lost = await fake.submit_modal(p0, form, {**SCORE, "life_lost": "50"})
+    assert lost.ephemeral and "restarted" in lost.content and "writeup_file" in lost.content, lost.content
+    assert standings(await scores(fake, world))[0] == (1, p0, 20.0)
