@@ -1,0 +1,185 @@
+"""Acting as Treasure Battler players through the fake Discord, next to a local engine replay.
+
+`Table` keeps a `mirror`: a BattlerState built from the stored seed and seating, to which the test
+applies every action it makes through Discord. After each phase the stored state (read from the
+bot's database) and `/battler status` must match the mirror exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from bot.formats import battler as engine
+from bot.store.db import Database
+from bot.store.models import BattlerGame, EventResult
+from bot.ui import battler as ui
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import flatten_components
+
+
+def custom_ids(message: dict) -> list[str]:
+    return [c.get("custom_id") or "" for c in flatten_components(message.get("components"))]
+
+
+def component(message: dict, prefix: str) -> dict:
+    found = [c for c in flatten_components(message.get("components")) if (c.get("custom_id") or "").startswith(prefix)]
+    assert found, f"no component {prefix!r} in {custom_ids(message)}"
+    return found[0]
+
+
+def embed_text(message: dict) -> str:
+    parts = []
+    for e in message.get("embeds") or []:
+        parts += [e.get("title", ""), e.get("description", "")]
+        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
+    return "\n".join(parts)
+
+
+class Table:
+    def __init__(self, fake: FakeDiscord, world, database_url: str) -> None:
+        self.fake, self.world = fake, world
+        self.db = Database(database_url)
+        self.game_id = 0
+        self.mirror: engine.BattlerState | None = None
+
+    async def close(self) -> None:
+        await self.db.dispose()
+
+    # --- lobby ---------------------------------------------------------------------------
+
+    async def start(self, **options) -> dict:
+        result = await self.fake.slash(
+            self.world.admin, "battler start", guild_id=self.world.guild, channel_id=self.world.channel, options=options
+        )
+        assert result.message is not None, result.content
+        self.game_id = int(re.search(r"#(\d+)", result.content).group(1))
+        return result.message
+
+    async def lobby(self, lobby: dict, user: int, action: str):
+        return await self.fake.click(user, lobby, f"btl:{self.game_id}:{action}")
+
+    async def stored(self) -> tuple[BattlerGame, dict]:
+        async with self.db.read() as session:
+            row = (await session.execute(select(BattlerGame).where(BattlerGame.id == self.game_id))).scalar_one()
+            state = dict(row.state or {})
+            state.pop("bot", None)
+            return row, state
+
+    async def build_mirror(self) -> None:
+        row, state = await self.stored()
+        users = [p["user_id"] for p in state["players"]]
+        self.mirror = engine.new_game(
+            row.cube_cards, users, seed=row.seed, settings=engine.BattlerSettings(**row.settings)
+        )
+        assert self.mirror.to_dict() == state
+
+    async def results(self) -> dict[int, int]:
+        async with self.db.read() as session:
+            rows = (
+                await session.execute(select(EventResult).where(EventResult.event_id == self.game_id))
+            ).scalars().all()
+            return {r.user_id: r.placement for r in rows}
+
+    # --- checks ----------------------------------------------------------------------------
+
+    def user(self, seat: int) -> int:
+        return self.mirror.players[seat].user_id
+
+    def seat(self, user: int) -> int:
+        return engine.seat_of(self.mirror, user)
+
+    async def check(self) -> None:
+        """Stored state == mirror, and /battler status shows exactly the mirror's public state."""
+        _, state = await self.stored()
+        assert state == self.mirror.to_dict()
+        status = await self.fake.slash(self.world.member, "battler status", guild_id=self.world.guild,
+                                       channel_id=self.world.channel)
+        embed = status.message["embeds"][0]
+        assert embed["description"] == "\n".join(ui.status_lines(self.mirror))
+        packyard = next(f for f in embed["fields"] if f["name"].startswith("Packyard"))
+        assert packyard["name"] == f"Packyard ({len(self.mirror.packyard)})"
+        assert packyard["value"] == ui.packyard_text(self.mirror)
+
+    # --- private DMs -------------------------------------------------------------------------
+
+    def prompt_messages(self, user: int) -> list[dict]:
+        prefix = (f"bt:{self.game_id}:", f"bts:{self.game_id}:")
+        return [m for m in self.fake.dms(user) if any(c.startswith(prefix) for c in custom_ids(m))]
+
+    async def wait_prompt(self, user: int, title: str) -> dict:
+        def found():
+            msgs = [m for m in self.prompt_messages(user) if title in embed_text(m)]
+            return msgs[-1] if msgs else None
+
+        return await self.fake.wait_for(found, what=f"{title!r} DM for {user}")
+
+    async def choose_basics(self, user: int, combo: int, message: dict | None = None) -> dict:
+        message = message or await self.wait_prompt(user, "Setup")
+        select_id = component(message, f"bts:{self.game_id}:")["custom_id"]
+        shown = await self.fake.select(user, message, select_id, [str(combo)])
+        assert "Selected" in shown.content, shown.content
+        confirm = component(shown.message, f"bt:{self.game_id}:")["custom_id"]
+        assert confirm.endswith(f":basics:{combo}")
+        done = await self.fake.click(user, shown.message, confirm)
+        engine.choose_basics(self.mirror, self.seat(user), list(ui.BASIC_COMBOS[combo]))
+        return done.message
+
+    async def trade(self, user: int, message: dict, stash_index: int, pack_index: int):
+        first = await self.fake.select(user, message, component(message, f"bts:{self.game_id}:")["custom_id"],
+                                       [str(stash_index)])
+        pack_select = component(first.message, f"bts:{self.game_id}:")["custom_id"]
+        assert pack_select.split(":")[4] == "tpack", pack_select
+        p = self.mirror.players[self.seat(user)]
+        stash_card, pack_card = p.stash[stash_index], p.pack[pack_index]
+        result = await self.fake.select(user, first.message, pack_select, [str(pack_index)])
+        assert f"You gave **{stash_card}** and took **{pack_card}**" in result.content, result.content
+        engine.trade(self.mirror, p.seat, stash_card, pack_card)
+        return result
+
+    def _button(self, message: dict, action: str) -> dict:
+        return next(
+            c for c in flatten_components(message.get("components"))
+            if (c.get("custom_id") or "").startswith(f"bt:{self.game_id}:") and c["custom_id"].split(":")[4] == action
+        )
+
+    async def reroll(self, user: int, message: dict):
+        result = await self.fake.click(user, message, self._button(message, "reroll")["custom_id"])
+        assert "re-rolled" in result.content, result.content
+        engine.reroll(self.mirror, self.seat(user))
+        return result
+
+    async def buy(self, user: int, message: dict, basic: str):
+        buy = next(c for c in flatten_components(message["components"]) if c["custom_id"].endswith(":buy"))
+        result = await self.fake.select(user, message, buy["custom_id"], [basic])
+        engine.buy_basic(self.mirror, self.seat(user), basic)
+        return result
+
+    async def shift(self, user: int, message: dict, basics: list[str]):
+        modal = await self.fake.click(user, message, self._button(message, "shift")["custom_id"])
+        assert modal.modal is not None
+        result = await self.fake.submit_modal(user, modal, {"basics": " ".join(b.lower() for b in basics)})
+        engine.shift_basics(self.mirror, self.seat(user), basics)
+        return result
+
+    async def done(self, user: int, message: dict):
+        result = await self.fake.click(user, message, self._button(message, "done")["custom_id"])
+        engine.done(self.mirror, self.seat(user))
+        return result
+
+    # --- public -----------------------------------------------------------------------------
+
+    async def wait_channel(self, needle: str, since: int = 0) -> dict:
+        def found():
+            msgs = [m for m in self.fake.messages(self.world.channel)[since:] if needle in m.get("content", "")]
+            return msgs[-1] if msgs else None
+
+        return await self.fake.wait_for(found, what=f"channel message with {needle!r}")
+
+    async def report(self, user: int, result: str, treasures_left: int | None = None):
+        options = {"result": result}
+        if treasures_left is not None:
+            options["treasures_left"] = treasures_left
+        return await self.fake.slash(user, "battler report", guild_id=self.world.guild, channel_id=self.world.channel,
+                                     options=options)

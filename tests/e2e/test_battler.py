@@ -1,0 +1,256 @@
+"""A whole 4-player Treasure Battler game through the fake Discord, next to a local engine replay:
+lobby rules, basics chosen by DM, reports confirmed by button and by matching reports, a draw, a
+concession, a dispute decided by an organizer, trades, re-rolls, a basic-land shift and purchase,
+a stale DM, a kill -9 in the middle of a draft phase (the old DM buttons keep working), and the
+results on the leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.formats import battler as engine
+from tests.e2e.battler_helpers import Table, component, embed_text
+from tests.fake_discord.models import flatten_components
+
+pytestmark = pytest.mark.e2e
+SEED = 20_240_601
+
+
+async def test_four_player_game_from_lobby_to_winner(fake, bot, world):
+    table = Table(fake, world, bot.database_url)
+    try:
+        await _play(table, fake, bot, world)
+    finally:
+        await table.close()
+
+
+async def _confirm(fake, table, user: int, report_message: dict, action: str = "confirm"):
+    button = component(report_message, f"btr:{table.game_id}:")["custom_id"].rsplit(":", 1)[0] + f":{action}"
+    return await fake.click(user, report_message, button)
+
+
+async def _play(table: Table, fake, bot, world) -> None:
+    players = world.players[:4]
+    await fake.slash(world.admin, "config set", guild_id=world.guild, channel_id=world.channel,
+                     options={"leaderboard_channel": world.leaderboard_channel})
+
+    # --- lobby: organizers only begin, an even number of players is needed --------------------
+    lobby = await table.start(cube="battler", poison="flat2", seats=4, seed=SEED)
+    gid = table.game_id
+    refused = await table.lobby(lobby, world.member, "begin")
+    assert refused.ephemeral and "organizer" in refused.content
+    for player in players[:3]:
+        await table.lobby(lobby, player, "join")
+    odd = await table.lobby(lobby, world.admin, "begin")
+    assert odd.ephemeral and "even number" in odd.content
+    twice = await table.lobby(lobby, players[0], "join")
+    assert twice.ephemeral and "already in" in twice.content
+    await table.lobby(lobby, players[3], "join")
+    begun = await table.lobby(lobby, world.admin, "begin")
+    assert "has begun" in begun.content and not fake.message(lobby["id"])["components"]
+    await table.build_mirror()
+    mirror = table.mirror
+
+    # --- setup by DM: two basics each; a choice can be changed until everyone has chosen ---------
+    message = await table.choose_basics(players[0], 5)
+    await table.choose_basics(players[0], 7, message=message)
+    for index, player in enumerate(players[1:]):
+        await table.choose_basics(player, index * 4)
+    assert mirror.phase == "play"
+    play = await table.wait_channel("Stage 1, round 1: PLAY")
+    assert "Starting hand: **3 cards**" in play["content"]
+    for pr in mirror.pairings:
+        assert f"<@{table.user(pr.a)}> vs <@{table.user(pr.b)}>" in play["content"]
+    await table.check()
+
+    # --- play, stage 1 round 1: a confirmed win (with treasures spent) and a draw ----------------
+    pr1, pr2 = mirror.pairings
+    a, b, c, d = table.user(pr1.a), table.user(pr1.b), table.user(pr2.a), table.user(pr2.b)
+    outsider = await table.report(world.member, "won")
+    assert outsider.ephemeral and "not a player" in outsider.content
+    report = await table.report(a, "won", treasures_left=0)
+    assert f"<@{b}>, confirm" in report.content
+    await table.check()  # nothing applied before confirmation
+    own = await _confirm(fake, table, a, report.message)
+    assert own.ephemeral and "your opponent confirms" in own.content
+    confirmed = await _confirm(fake, table, b, report.message)
+    assert "confirmed" in confirmed.content
+    engine.report(mirror, pr1.a, "won", treasures={pr1.a: 0})
+    await table.report(c, "draw")
+    matched = await table.report(d, "draw")
+    assert "matches" in matched.content
+    engine.report(mirror, pr2.a, "draw")
+    await table.wait_channel("Stage 1, round 2: DRAFT")
+    await table.check()
+
+    # --- draft, stage 1 round 2 ---------------------------------------------------------------
+    dms = {p: await table.wait_prompt(p, "Stage 1, round 2") for p in players}
+    for dm in dms.values():
+        buy = next(x for x in flatten_components(dm["components"]) if x["custom_id"].endswith(":buy"))
+        assert buy.get("disabled") and "Buy basic: 3 💰" in embed_text(dm)  # 3 treasures needed, nobody has them
+    dms[a] = (await table.trade(a, dms[a], 0, 1)).message
+    dms[b] = (await table.reroll(b, dms[b])).message
+    current = mirror.players[table.seat(c)].basics
+    new_basics = ["Mountain", "Mountain"] if current != ["Mountain", "Mountain"] else ["Plains", "Plains"]
+    dms[c] = (await table.shift(c, dms[c], new_basics)).message
+    assert f"Your basics are now {', '.join(new_basics)} (paid 1 💰)" in embed_text(dms[c])
+    dms[a] = (await table.reroll(a, dms[a])).message  # a's last treasure
+    assert mirror.players[table.seat(a)].treasures == 0
+    assert table._button(dms[a], "reroll").get("disabled") and table._button(dms[a], "shift").get("disabled")
+
+    # A second DM (resend), used; the first one is now out of date.
+    stash = await fake.slash(d, "battler stash", guild_id=world.guild, channel_id=world.channel, options={"resend": True})
+    assert stash.ephemeral and all(card in stash.content for card in mirror.players[table.seat(d)].stash)
+    old = dms[d]
+    resent = await fake.wait_for(lambda: (m := table.prompt_messages(d)) and m[-1]["id"] != old["id"] and m[-1],
+                                 what="the re-sent DM")
+    dms[d] = (await table.trade(d, resent, 1, 0)).message
+    stale = await fake.click(d, old, table._button(old, "done")["custom_id"])
+    assert stale.ephemeral and "out of date, here is the current one" in stale.content
+    fresh = await fake.wait_for(
+        lambda: (m := table.prompt_messages(d)) and m[-1]["id"] not in (old["id"], resent["id"]) and m[-1],
+        what="a fresh DM after the stale click",
+    )
+    assert all(card in embed_text(fresh) for card in mirror.players[table.seat(d)].stash)
+    dms[d] = fresh
+    await table.check()
+
+    await bot.restart()  # kill -9 in the middle of the draft phase
+
+    # The DM buttons sent before the crash keep working.
+    dms[a] = (await table.trade(a, dms[a], 2, 3)).message
+    before = len(fake.messages(world.channel))
+    for player in players:
+        await table.done(player, dms[player])
+    assert mirror.phase == "play"
+    play = await table.wait_channel("Stage 1, round 2: PLAY", since=before)
+    roller = next((pr for pr in mirror.pairings if pr.d20_roll is not None), None)
+    assert roller is not None and f"rolled **{roller.d20_roll}**" in play["content"]
+    assert f"Even = <@{table.user(roller.even_seat)}>" in play["content"]
+    await table.check()
+
+    # --- play, stage 1 round 2: a concession and a dispute the organizer decides ----------------
+    pr1, pr2 = mirror.pairings
+    x, y, u, v = table.user(pr1.a), table.user(pr1.b), table.user(pr2.a), table.user(pr2.b)
+    report = await table.report(x, "conceded")
+    await _confirm(fake, table, y, report.message)
+    engine.report(mirror, pr1.a, "conceded")
+    report = await table.report(u, "won")
+    before = len(fake.messages(world.channel))
+    disputed = await _confirm(fake, table, v, report.message, "dispute")
+    assert "disputed" in disputed.content
+    ask = await table.wait_channel("is **disputed**", since=before)
+    assert f"<@{world.admin}>" in ask["content"]
+    decide = component(ask, f"btd:{gid}:")["custom_id"].rsplit(":", 1)[0]
+    not_allowed = await fake.click(world.member, ask, f"{decide}:b")
+    assert not_allowed.ephemeral and "organizer" in not_allowed.content
+    await fake.click(world.admin, ask, f"{decide}:b")
+    engine.report(mirror, pr2.b, "won")
+    await table.wait_channel("Stage 1, round 3: DRAFT", since=before)
+    await table.check()
+
+    # --- the rest of the game: lower seat wins each game; one basic land is bought ---------------
+    bought = double_clicked = False
+    for _ in range(60):
+        if mirror.phase == "over":
+            break
+        before = len(fake.messages(world.channel))
+        if mirror.phase == "draft":
+            title = f"Stage {mirror.stage}, round {mirror.round}"
+            for player in [p.user_id for p in mirror.players if p.status in ("alive", "ghost")]:
+                dm = await table.wait_prompt(player, title)
+                if not bought and engine.action_costs(mirror, table.seat(player))["buy_basic"] is not None:
+                    dm = (await table.buy(player, dm, "Forest")).message
+                    assert "Forest" in embed_text(dm)
+                    bought = True
+                if not double_clicked:  # two clicks on Done at once: one counts, the other is told so
+                    button = table._button(dm, "done")["custom_id"]
+                    answers = await asyncio.gather(fake.click(player, dm, button), fake.click(player, dm, button))
+                    texts = sorted((r.content for r in answers), key=lambda t: "Already done" in t)
+                    assert "Done: waiting" in texts[0] and "Already done" in texts[1], texts
+                    engine.done(mirror, table.seat(player))
+                    double_clicked = True
+                    continue
+                await table.done(player, dm)
+        else:
+            for pr in [p for p in mirror.pairings if p.result is None]:
+                report = await table.report(table.user(pr.a), "won")
+                await _confirm(fake, table, table.user(pr.b), report.message)
+                engine.report(mirror, pr.a, "won")
+        needle = {"draft": f"Stage {mirror.stage}, round {mirror.round}: DRAFT",
+                  "play": f"Stage {mirror.stage}, round {mirror.round}: PLAY", "over": "wins Treasure Battler"}
+        await table.wait_channel(needle[mirror.phase], since=before)
+        await table.check()
+    assert mirror.phase == "over" and bought and double_clicked
+
+    # --- the end: winner, standings to the leaderboard channel and the leaderboard table ---------
+    winner = table.user(mirror.winner)
+    win = await table.wait_channel("wins Treasure Battler")
+    assert f"<@{winner}>" in win["content"]
+    final = await fake.wait_for(
+        lambda: [m for m in fake.messages(world.leaderboard_channel) if "final standings" in m.get("content", "")],
+        what="final standings in the leaderboard channel",
+    )
+    assert f"1. <@{winner}>" in final[-1]["content"]
+    expected, place = {}, 1
+    for group in engine.standings(mirror):
+        for seat in group:
+            expected[table.user(seat)] = place
+        place += len(group)
+    assert await table.results() == expected
+    late = await table.report(winner, "won")
+    assert late.ephemeral and "no Treasure Battler game" in late.content
+
+
+async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, world):
+    table = Table(fake, world, bot.database_url)
+    try:
+        choices = await fake.autocomplete(world.admin, "battler start", focused="cube", options={"cube": "batt"},
+                                          guild_id=world.guild, channel_id=world.channel)
+        assert "battler" in [c["value"] for c in choices]
+        first, closed = world.players[:2]
+        fake.set_dms_closed(closed)
+        lobby = await table.start(cube="battler", seats=2)
+        for player in (first, closed):
+            await table.lobby(lobby, player, "join")
+        await table.lobby(lobby, world.admin, "begin")
+        await table.wait_channel(f"<@{closed}>, I can't DM you")
+        await table.build_mirror()
+        await table.choose_basics(first, 1)
+
+        # The closed player opens their DMs; the bot crashes and comes back: the missing DM is re-sent.
+        fake.set_dms_closed(closed, False)
+        await bot.restart()
+        await table.choose_basics(closed, 2)
+        await table.wait_channel("Stage 1, round 1: PLAY")
+        await table.check()
+        assert len(table.prompt_messages(first)) == 1  # the delivered DM was not sent twice
+
+        rules = await fake.slash(first, "battler rules", guild_id=world.guild, channel_id=world.channel)
+        assert rules.ephemeral and "1, 1, 2, 3, 5" in rules.content
+        assert "    5 |     3 |    7 |   15 |               2 |               5" in rules.content
+
+        # /battler end: organizers only, asks first; no winner and nothing on the leaderboard.
+        refused = await fake.slash(first, "battler end", guild_id=world.guild, channel_id=world.channel)
+        assert refused.ephemeral and "organizer" in refused.content
+        prompt = await fake.slash(world.admin, "battler end", guild_id=world.guild, channel_id=world.channel)
+        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        ended = await fake.click(world.admin, prompt.message, confirm)
+        assert "was ended" in ended.content
+        await table.wait_channel("without a winner")
+        status = await fake.slash(world.member, "battler status", guild_id=world.guild, channel_id=world.channel)
+        assert "cancelled" in status.content
+        assert await table.results() == {}
+        late = await table.report(first, "won")
+        assert late.ephemeral and "no Treasure Battler game" in late.content
+
+        # A new lobby can open in the channel and be cancelled from its Cancel button.
+        lobby = await table.start(cube="battler")
+        cancel = await table.lobby(lobby, world.admin, "cancel")
+        confirm = next(c["custom_id"] for c in cancel.components if c.get("label") == "Confirm")
+        await fake.click(world.admin, cancel.message, confirm)
+        await fake.wait_for(lambda: not fake.message(lobby["id"])["components"], what="lobby closed")
+    finally:
+        await table.close()

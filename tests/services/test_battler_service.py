@@ -1,0 +1,364 @@
+"""Treasure Battler service against real SQLite and PostgreSQL databases."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from sqlalchemy import func, select, update
+
+from bot.cards.model import Card
+from bot.formats import battler as engine
+from bot.services import battler
+from bot.services.cubes import CubeDetail
+from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.store.models import BattlerGame, BattlerMessage, EventResult
+
+GUILD, CHANNEL, ORGANIZER, DM_CHANNEL = 1, 10, 100, 77
+_message_ids = itertools.count(5_000)
+
+
+def make_cube(size: int = 120) -> CubeDetail:
+    cards = tuple(Card(name=f"Card {i:03d}") for i in range(size))
+    return CubeDetail(name="test", size=size, source="upload", source_ref=None, cards=cards)
+
+
+async def new_lobby(db, players: int, **options) -> battler.GameView:
+    options.setdefault("max_seats", 8)
+    game = await battler.create_game(
+        db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=make_cube(), seed=4242, **options
+    )
+    for user in range(1, players + 1):
+        game = await battler.join(db, game.id, 1000 + user)
+    return game
+
+
+async def deliver(db, prompts) -> dict[int, battler.PrivatePrompt]:
+    """Pretend the cog DMed the prompts (records the messages like the messenger does)."""
+    for prompt in prompts:
+        await battler.record_message(db, prompt, channel_id=DM_CHANNEL, message_id=next(_message_ids))
+    return {p.user_id: p for p in prompts}
+
+
+async def act(db, prompt: battler.PrivatePrompt, action: str, **kwargs) -> battler.ActionResult:
+    return await battler.private_action(
+        db, prompt.game_id, prompt.user_id, action, seat=prompt.seat, version=prompt.version,
+        channel_id=DM_CHANNEL, message_id=next(_message_ids), **kwargs,
+    )
+
+
+async def started_game(db, players: int = 4, **options) -> tuple[battler.GameView, dict[int, battler.PrivatePrompt]]:
+    game = await new_lobby(db, players, **options)
+    result = await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=False)
+    return result.game, await deliver(db, result.prompts)
+
+
+async def setup_all(db, prompts: dict[int, battler.PrivatePrompt]) -> battler.ActionResult:
+    result = None
+    for prompt in prompts.values():
+        result = await act(db, prompt, "basics", basics=["Island", "Swamp"])
+    assert result is not None and result.game.state.phase == "play"
+    return result
+
+
+async def stored(db, game_id: int) -> tuple[int, dict]:
+    async with db.read() as session:
+        row = (await session.execute(select(BattlerGame).where(BattlerGame.id == game_id))).scalar_one()
+        return row.version, row.state
+
+
+async def test_lobby_rules(db):
+    game = await new_lobby(db, 2, max_seats=4)
+    with pytest.raises(Conflict, match="already in"):
+        await battler.join(db, game.id, 1001)
+    await battler.join(db, game.id, 1003)
+    game = await battler.join(db, game.id, 1004)
+    assert game.is_full
+    with pytest.raises(Conflict, match="full"):
+        await battler.join(db, game.id, 1005)
+    game = await battler.leave(db, game.id, 1004)
+    assert game.player_ids == (1001, 1002, 1003)
+    with pytest.raises(Conflict, match="not in"):
+        await battler.leave(db, game.id, 1004)
+    with pytest.raises(Conflict, match="already running"):
+        await battler.create_game(db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=5, cube=make_cube())
+    with pytest.raises(UserError, match="even"):
+        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(), max_seats=5)
+    with pytest.raises(UserError, match="at least 40"):
+        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(30))
+    with pytest.raises(UserError, match="progression"):
+        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(), progression="x")
+
+
+async def test_begin_needs_an_even_count_of_at_least_two_and_an_organizer(db):
+    game = await new_lobby(db, 1)
+    with pytest.raises(UserError, match="even number"):
+        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=False)
+    await battler.join(db, game.id, 1002)
+    await battler.join(db, game.id, 1003)
+    with pytest.raises(UserError, match="even number of players .* 3 joined"):
+        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
+    with pytest.raises(PermissionDenied):
+        await battler.begin(db, game.id, user_id=1001, is_organizer=False)
+    await battler.join(db, game.id, 1004)
+    result = await battler.begin(db, game.id, user_id=1001, is_organizer=True)  # a server organizer
+    assert result.game.status == "running"
+    assert [p.kind for p in result.prompts] == ["setup"] * 4
+    # Seats are the lobby shuffled with the game's seed; the stored state is the engine's new game.
+    order = [1001, 1002, 1003, 1004]
+    random.Random(4242).shuffle(order)
+    expected = engine.new_game(make_cube().names, order, seed=4242)
+    version, state = await stored(db, game.id)
+    assert version == 1
+    assert engine.BattlerState.from_dict(state) == expected
+    with pytest.raises(Conflict, match="already begun"):
+        await battler.join(db, game.id, 1005)
+    with pytest.raises(Conflict, match="already begun"):
+        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
+
+
+async def test_setup_reports_confirmations_and_disputes_persist(db):
+    game, prompts = await started_game(db)
+    first = next(iter(prompts.values()))
+    result = await act(db, first, "basics", basics=["Forest", "Forest"])
+    assert result.actor_prompt is not None and result.actor_prompt.basics == ("Forest", "Forest")
+    # The old setup message is now stale; the re-rendered one is current (and may change the choice).
+    with pytest.raises(battler.StaleMessage):
+        await act(db, first, "basics", basics=["Island", "Island"])
+    await act(db, result.actor_prompt, "basics", basics=["Plains", "Island"])
+    others = [p for uid, p in prompts.items() if uid != first.user_id]
+    for prompt in others:
+        result = await act(db, prompt, "basics", basics=["Island", "Swamp"])
+    state = result.game.state
+    assert state.phase == "play" and [pr.method for pr in state.pairings] == ["across", "across"]
+    assert result.prompts == []  # PLAY has no private prompt
+
+    pr1, pr2 = state.pairings
+    a_user, b_user = state.players[pr1.a].user_id, state.players[pr1.b].user_id
+    pending = await battler.report(db, game.id, a_user, "won", treasures_left=0)
+    assert pending.report is not None and pending.report.claim == "a"
+    # Nothing is applied until confirmed.
+    _, saved = await stored(db, game.id)
+    assert engine.BattlerState.from_dict(saved).pairings[0].result is None
+    with pytest.raises(UserError, match="your opponent confirms"):
+        await battler.confirm_report(db, game.id, pending.report.id, user_id=a_user, is_organizer=False)
+    with pytest.raises(PermissionDenied):
+        await battler.confirm_report(db, game.id, pending.report.id, user_id=999, is_organizer=False)
+    confirmed = await battler.confirm_report(db, game.id, pending.report.id, user_id=b_user, is_organizer=False)
+    assert confirmed.game.state.pairings[0].result == "a"
+    assert confirmed.game.state.players[pr1.a].treasures == 0
+    with pytest.raises(Conflict, match="no longer open"):
+        await battler.confirm_report(db, game.id, pending.report.id, user_id=b_user, is_organizer=False)
+
+    # Second pairing: contradicting reports become a dispute; only an organizer decides it.
+    c_user, d_user = state.players[pr2.a].user_id, state.players[pr2.b].user_id
+    await battler.report(db, game.id, c_user, "won")
+    disputed = await battler.report(db, game.id, d_user, "won")
+    assert disputed.dispute is not None and disputed.dispute.counter_claim == "b"
+    with pytest.raises(UserError, match="disputed"):
+        await battler.report(db, game.id, c_user, "lost")
+    with pytest.raises(PermissionDenied):
+        await battler.decide_report(db, game.id, disputed.dispute.id, "b", user_id=c_user, is_organizer=False)
+    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "b", user_id=ORGANIZER, is_organizer=False)
+    assert decided.game.state.phase == "draft"
+    assert {p.kind for p in decided.prompts} == {"draft"} and len(decided.prompts) == 4
+    _, saved = await stored(db, game.id)
+    loaded = engine.BattlerState.from_dict(saved)
+    assert loaded.players[pr1.b].poison == 1 and loaded.players[pr2.a].poison == 1
+    assert loaded.history[-1]["result"] == "b"
+
+
+async def test_matching_reports_confirm_and_a_concession_costs_the_treasure(db):
+    game, prompts = await started_game(db, players=2)
+    await setup_all(db, prompts)
+    state = (await battler.get_game(db, game.id)).state
+    a, b = state.players
+    await battler.report(db, game.id, a.user_id, "conceded", treasures_left=1)
+    result = await battler.report(db, game.id, b.user_id, "won", treasures_left=3)
+    assert result.applied is not None
+    after = result.game.state
+    assert after.phase == "draft"
+    # a conceded: no income (1 treasure stays 1); b: 3 capped nothing, +1 income = 4.
+    assert after.players[0].treasures == 1 and after.players[1].treasures == 4
+    assert after.players[0].poison == 1
+
+
+async def test_draft_actions_persist_refusals_and_stale_messages(db):
+    game, prompts = await started_game(db)
+    setup = await setup_all(db, prompts)
+    state = setup.game.state
+    for pr in state.pairings:
+        rep = await battler.report(db, game.id, state.players[pr.a].user_id, "won")
+        result = await battler.confirm_report(
+            db, game.id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=False
+        )
+    with pytest.raises(UserError, match="DRAFT phase"):
+        await battler.report(db, game.id, state.players[0].user_id, "won")
+    drafts = await deliver(db, result.prompts)
+    prompt = drafts[state.players[0].user_id]
+    assert prompt.costs == {"trade": 0, "reroll": 1, "shift_basics": 1, "buy_basic": None}
+
+    traded = await act(db, prompt, "trade", stash_index=0, pack_index=2)
+    p1 = traded.actor_prompt
+    assert p1.stash[0] == prompt.pack[2] and p1.pack[2] == prompt.stash[0]
+    with pytest.raises(battler.StaleMessage):  # the message it was rendered on is out of date
+        await act(db, prompt, "trade", stash_index=0, pack_index=2)
+    with pytest.raises(UserError, match="costs 3 treasures; you have 2"):
+        await act(db, p1, "buy", basic_type="Island")
+    with pytest.raises(UserError, match="same set"):
+        await act(db, p1, "shift", basics=["Swamp", "Island"])
+    p2 = (await act(db, p1, "shift", basics=["Mountain", "Swamp"])).actor_prompt
+    assert p2.basics == ("Mountain", "Swamp") and p2.treasures == 1
+    p3 = (await act(db, p2, "reroll")).actor_prompt
+    assert p3.treasures == 0 and p3.pack != p2.pack
+    with pytest.raises(UserError, match="costs 1 treasure; you have 0"):
+        await act(db, p3, "reroll")
+    other = drafts[state.players[1].user_id]
+    with pytest.raises(PermissionDenied):
+        await battler.private_action(db, game.id, other.user_id, "done", seat=p3.seat, version=p3.version)
+    with pytest.raises(PermissionDenied):
+        await battler.private_action(db, game.id, 4242, "done", seat=p3.seat, version=p3.version)
+    done = (await act(db, p3, "done")).actor_prompt
+    assert done.done and done.costs["trade"] is None
+
+    # Everything above is in the database, exactly as the engine computes it.
+    _, saved = await stored(db, game.id)
+    loaded = engine.BattlerState.from_dict(saved)
+    me = loaded.players[prompt.seat]
+    assert (tuple(me.stash), tuple(me.pack), tuple(me.basics), me.treasures, me.done) == (
+        done.stash, done.pack, done.basics, 0, True
+    )
+    assert loaded.packyard[-5:] == list(p2.pack)  # the re-rolled pack went to the packyard
+
+    with pytest.raises(PermissionDenied):
+        await battler.force_end_draft(db, game.id, user_id=1001, is_organizer=False)
+    forced = await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=False)
+    assert forced.game.state.phase == "play" and forced.phase_changed
+    with pytest.raises(battler.StaleMessage):  # draft messages are stale once the phase is over
+        await act(db, drafts[state.players[1].user_id], "done")
+    with pytest.raises(UserError, match="PLAY phase"):
+        await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=True)
+    with pytest.raises(PermissionDenied):
+        await battler.report(db, game.id, 999, "won")
+
+
+async def test_a_lost_race_raises_conflict_and_changes_nothing(db, monkeypatch):
+    game, prompts = await started_game(db)
+    prompt = next(iter(prompts.values()))
+    before = await stored(db, game.id)
+    real_load = battler._load
+
+    async def load_then_someone_else_commits(session, game_id):
+        loaded = await real_load(session, game_id)
+        # Another writer commits between our read and our write.
+        await session.execute(update(BattlerGame).where(BattlerGame.id == game_id).values(version=BattlerGame.version + 1))
+        return loaded
+
+    monkeypatch.setattr(battler, "_load", load_then_someone_else_commits)
+    with pytest.raises(Conflict, match="try again"):
+        await act(db, prompt, "basics", basics=["Island", "Island"])
+    monkeypatch.setattr(battler, "_load", real_load)
+    assert await stored(db, game.id) == before
+    async with db.read() as session:
+        count = (await session.execute(select(func.count()).select_from(BattlerMessage))).scalar_one()
+    assert count == 4  # only the four setup DMs; the failed action recorded nothing
+    result = await act(db, prompt, "basics", basics=["Island", "Island"])  # the retry works
+    assert result.actor_prompt.basics == ("Island", "Island")
+
+
+async def test_undelivered_prompts_are_found_again(db):
+    game = await new_lobby(db, 2)
+    result = await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
+    from bot.store.types import utcnow
+
+    missing = await battler.undelivered_prompts(db, phase_started_before=utcnow())
+    assert {p.user_id for p in missing} == {1001, 1002}
+    await deliver(db, result.prompts[:1])
+    missing = await battler.undelivered_prompts(db, phase_started_before=utcnow())
+    assert [p.user_id for p in missing] == [result.prompts[1].user_id]
+
+
+async def play_out(db, game_id: int, prompts: dict[int, battler.PrivatePrompt]) -> battler.ActionResult:
+    """Lowest seat wins every game; everyone is done drafting at once. Returns the last result."""
+    result = None
+    for _ in range(200):
+        game = await battler.get_game(db, game_id)
+        state = game.state
+        if state.phase == "over":
+            return result
+        if state.phase == "play":
+            pr = next(p for p in state.pairings if p.result is None)
+            rep = await battler.report(db, game_id, state.players[pr.a].user_id, "won")
+            result = await battler.confirm_report(
+                db, game_id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=False
+            )
+            prompts.update(await deliver(db, result.prompts))
+        else:
+            for p in state.players:
+                if p.status in ("alive", "ghost") and not p.done:
+                    result = await act(db, prompts[p.user_id], "done")
+                    if result.actor_prompt is not None:
+                        prompts[p.user_id] = result.actor_prompt
+                    prompts.update(await deliver(db, result.prompts))
+    raise AssertionError("the game did not end")
+
+
+async def test_a_game_to_the_end_writes_the_leaderboard_with_the_engine_standings(db):
+    game, prompts = await started_game(db, players=4, progression="flat2")
+    await setup_all(db, prompts)
+    result = await play_out(db, game.id, prompts)
+    assert result.finished
+    final = await battler.final_result(db, game.id)
+    state = final.game.state
+    assert final.game.status == "over" and state.winner is not None
+    assert final.post_channel_id == CHANNEL
+    expected = {}
+    place = 1
+    for group in engine.standings(state):
+        for seat in group:
+            expected[state.players[seat].user_id] = place
+        place += len(group)
+    async with db.read() as session:
+        rows = (await session.execute(select(EventResult).where(EventResult.format == "battler"))).scalars().all()
+    assert {r.user_id: r.placement for r in rows} == expected
+    assert {r.user_id: r.points for r in rows} == {u: float(4 - p + 1) for u, p in expected.items()}
+    assert expected[state.players[state.winner].user_id] == 1
+    assert any(p.status == "out" for p in state.players)
+    # Exactly one announcement claim; no more actions on a finished game.
+    assert await battler.claim_announcement(db, game.id)
+    assert not await battler.claim_announcement(db, game.id)
+    with pytest.raises(UserError, match="over"):
+        await battler.report(db, game.id, state.players[state.winner].user_id, "won")
+
+
+async def test_eliminated_players_are_refused_and_end_records_nothing(db):
+    game, prompts = await started_game(db, players=4, progression="flat2")
+    await setup_all(db, prompts)
+    # Play until the first player is out for good.
+    for _ in range(100):
+        state = (await battler.get_game(db, game.id)).state
+        out = [p for p in state.players if p.status == "out"]
+        if out and state.phase == "play":
+            break
+        if state.phase == "play":
+            pr = next(p for p in state.pairings if p.result is None)
+            rep = await battler.report(db, game.id, state.players[pr.a].user_id, "won")
+            res = await battler.confirm_report(
+                db, game.id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=True
+            )
+            prompts.update(await deliver(db, res.prompts))
+        else:
+            res = await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=True)
+    else:
+        raise AssertionError("nobody was eliminated")
+    with pytest.raises(UserError, match="eliminated"):
+        await battler.report(db, game.id, out[0].user_id, "won")
+    with pytest.raises(PermissionDenied):
+        await battler.cancel(db, game.id, user_id=out[0].user_id, is_organizer=False)
+    ended = await battler.cancel(db, game.id, user_id=ORGANIZER, is_organizer=False)
+    assert ended.status == "cancelled"
+    async with db.read() as session:
+        assert (await session.execute(select(func.count()).select_from(EventResult))).scalar_one() == 0
+    with pytest.raises(UserError, match="ended"):
+        await battler.report(db, game.id, state.players[0].user_id, "won")
