@@ -50,11 +50,13 @@ class MtgBot(commands.AutoShardedBot):
         for module in pkgutil.iter_modules(bot.cogs.__path__):
             if not module.name.startswith("_"):
                 await self.load_extension(f"{bot.cogs.__name__}.{module.name}")
-        if self._syncs_commands():
+        if self.owns_shard_zero:
             await self._sync_commands()
 
-    def _syncs_commands(self) -> bool:
-        # With several processes, shard 0's process owns the (global) command list.
+    @property
+    def owns_shard_zero(self) -> bool:
+        """With several processes, shard 0's process syncs the (global) command list and runs the
+        background sweeps; it is also the one that receives DMs."""
         shard_ids = self.settings.parsed_shard_ids
         return shard_ids is None or 0 in shard_ids
 

@@ -76,6 +76,22 @@ class DraftMessenger:
         except discord.HTTPException:
             log.info("could not retire the old pack message %s", message_id)
 
+    async def close_pack_message(self, result: PickResult, text: str) -> None:
+        """The bot picked from the pack a player was shown (time-out, seat handed to a bot): replace
+        that message's pack and buttons with `text`, so no stale pack looks pickable."""
+        if result.pack_id is None or result.pack_pick is None:
+            return
+        found = await drafts.delivery_message(self.bot.db, result.pod_id, result.pack_id, result.pack_pick)
+        if found is None:
+            return
+        channel_id, message_id = found
+        self.stop_reactions(message_id)
+        message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await message.edit(content=text, embed=None, view=None)
+        except discord.HTTPException:
+            log.info("could not close the pack message %s", message_id)
+
     async def wait_recorded(self, message_id: int) -> None:
         """Let a just-sent pack message's delivery record land before a reaction on it is looked up."""
         pending = self._recording.get(message_id)
@@ -183,6 +199,11 @@ class DraftMessenger:
         for prompt in actions.reminders:
             await self._remind(prompt)
         for result, to_bot in actions.auto_picks:
+            await self.close_pack_message(
+                result,
+                f"⌛ Draft #{result.pod_id} · Pack {result.round + 1}, pick {result.pick_number}: "
+                f"time ran out, I picked **{result.card}** for you.",
+            )
             await self._tell_timeout(result, to_bot)
             await self.after_pick(result, skip_picker=False)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 import discord
 from discord import app_commands
@@ -12,16 +11,15 @@ from discord.ext import commands, tasks
 from bot.app import MtgBot, report_interaction_error
 from bot.cogs._battler_delivery import USERS, BattlerMessenger
 from bot.cogs._checks import is_organizer, require_guild
+from bot.cogs._sweep import ResendCutoff
 from bot.cogs.cube import cube_autocomplete
 from bot.services import battler, cubes, guild_config
 from bot.services.battler import GameView, StaleMessage
 from bot.services.errors import UserError
-from bot.store.types import utcnow
 from bot.ui import battler as ui
 from bot.ui.confirm import ask_confirmation
 
 log = logging.getLogger(__name__)
-UNDELIVERED_GRACE_SECONDS = 60
 
 POISON_CHOICES = [
     app_commands.Choice(name="fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)", value="fibonacci"),
@@ -40,8 +38,7 @@ class BattlerCog(commands.Cog):
         ui.ActionSelect.handler = self.handle_select
         ui.ReportButton.handler = self.handle_report_button
         ui.DecideButton.handler = self.handle_decide
-        self.started_at = utcnow()
-        self._swept_at_startup = False
+        self.resend_cutoff = ResendCutoff()
 
     async def cog_load(self) -> None:
         self.sweep.change_interval(seconds=self.bot.settings.sweep_interval)
@@ -364,11 +361,9 @@ class BattlerCog(commands.Cog):
     @tasks.loop(seconds=30)
     async def sweep(self) -> None:
         try:
-            if self._swept_at_startup:
-                cutoff = utcnow() - timedelta(seconds=UNDELIVERED_GRACE_SECONDS)
-            else:
-                cutoff, self._swept_at_startup = self.started_at, True
-            sent = await self.messenger.resend_undelivered(cutoff)
+            if not self.bot.owns_shard_zero:
+                return  # one process sweeps (the one that gets the DMs), so nothing is sent twice
+            sent = await self.messenger.resend_undelivered(self.resend_cutoff.next())
             if sent:
                 log.info("re-sent %d undelivered battler DMs", sent)
             await self.messenger.finish_unannounced()

@@ -6,7 +6,6 @@ import io
 import json
 import logging
 from dataclasses import replace
-from datetime import timedelta
 
 import discord
 from discord import app_commands
@@ -16,15 +15,14 @@ from bot.app import MtgBot, report_interaction_error
 from bot.cards.export import FORMATS, export
 from bot.cogs._checks import is_organizer, require_guild
 from bot.cogs._draft_delivery import DraftMessenger
+from bot.cogs._sweep import ResendCutoff
 from bot.cogs.cube import cube_autocomplete
 from bot.services import cubes, drafts, guild_config
 from bot.services.errors import Conflict, UserError
-from bot.store.types import utcnow
 from bot.ui import draft as ui
 from bot.ui.confirm import ask_confirmation
 
 log = logging.getLogger(__name__)
-UNDELIVERED_GRACE_SECONDS = 60
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
 TURN_CHOICES = [
@@ -43,8 +41,7 @@ class DraftCog(commands.Cog):
         ui.LobbyButton.handler = self.handle_lobby
         ui.PickButton.handler = self.handle_pick
         ui.PickSelect.handler = self.handle_pick
-        self._swept_at_startup = False
-        self.started_at = utcnow()
+        self.resend_cutoff = ResendCutoff()
 
     async def cog_load(self) -> None:
         self.sweep.change_interval(seconds=self.bot.settings.sweep_interval)
@@ -214,6 +211,9 @@ class DraftCog(commands.Cog):
         await interaction.response.send_message(
             f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({result.bot_picks} picks made so far)."
         )
+        await self.messenger.close_pack_message(
+            result, f"🤖 The organizer handed your seat in draft #{pod.id} to a bot; it picks for you from now on."
+        )
         await self.messenger.after_pick(result, skip_picker=True)
 
     @draft.command(name="export", description="Get your pool as a file (plain text, Arena, MTGO .dek, Cockatrice).")
@@ -266,7 +266,17 @@ class DraftCog(commands.Cog):
                 await self._edit_lobby(pod)
             return
         # The lobby is full: begin at once, on the organizer's behalf.
-        result = await drafts.begin(self.db, pod_id, user_id=pod.organizer_id, is_organizer=True)
+        try:
+            result = await drafts.begin(self.db, pod_id, user_id=pod.organizer_id, is_organizer=True)
+        except UserError as error:
+            # The join stands (the lobby shows it); say why the draft could not begin by itself.
+            note = f"⚠️ The lobby is full but the draft can't begin: {error}"
+            if respond:
+                await interaction.response.edit_message(embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod))
+            else:
+                await interaction.response.send_message(f"You joined draft #{pod.id}. {note}", ephemeral=True)
+                await self._edit_lobby(pod, note)
+            return
         if respond:
             await interaction.response.edit_message(embed=ui.lobby_embed(result.pod), view=None)
         else:
@@ -324,6 +334,8 @@ class DraftCog(commands.Cog):
         else:
             embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, base, upcoming is not None)
             await interaction.response.edit_message(embed=embed, view=None)
+        if not in_dm:  # picked through /draft pick: a DM copy of that pack must not look pickable
+            await self.messenger.close_pack_message(result, f"You picked from this pack in the server: **{result.card}**.")
         await self.messenger.after_pick(result, skip_picker=reuse)
 
     @commands.Cog.listener()
@@ -373,14 +385,9 @@ class DraftCog(commands.Cog):
     @tasks.loop(seconds=30)
     async def sweep(self) -> None:
         try:
-            # At startup, every pack that was waiting before this process started and has no message
-            # is re-sent; later, only packs stuck for a while, so a pack that a pick handler is
-            # sending right now is not sent twice.
-            if self._swept_at_startup:
-                cutoff = utcnow() - timedelta(seconds=UNDELIVERED_GRACE_SECONDS)
-            else:
-                cutoff, self._swept_at_startup = self.started_at, True
-            sent = await self.messenger.resend_undelivered(cutoff)
+            if not self.bot.owns_shard_zero:
+                return  # one process sweeps (the one that gets the DMs), so nothing is sent twice
+            sent = await self.messenger.resend_undelivered(self.resend_cutoff.next())
             if sent:
                 log.info("re-sent %d undelivered draft packs", sent)
             await self.messenger.run_timers()

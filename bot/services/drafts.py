@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from bot.services.cubes import CubeDetail
 
 ACTIVE = ("lobby", "drafting")
-TIMEOUTS_BEFORE_BOT = 3
+TIMEOUTS_BEFORE_BOT = 3  # in a row: a pick by the player resets the count
+MACHINE_SOURCES = ("timeout", "bot")
 MIN_PICK_TIMER = 60
 MAX_PICK_TIMER = 7 * 24 * 3600
 
@@ -117,6 +118,10 @@ class PickResult:
     others: list[PackPrompt]  # other humans whose head changed: DM them
     completed: bool
     bot_picks: int = 0
+    # The pack state the pick was made from (for a bot hand-over: the seat's head at that moment),
+    # so the message showing it can be updated.
+    pack_id: int | None = None
+    pack_pick: int | None = None
 
 
 @dataclass(frozen=True)
@@ -513,6 +518,8 @@ async def _apply_pick(
     except engine.DraftError as error:
         raise Conflict(str(error)) from None
     _record_pick(session, loaded, event, pack_pick, source, now)
+    if source not in MACHINE_SOURCES:
+        loaded.by_seat(seat).timeouts = 0  # "repeated" time-outs means in a row
     bot_picks, completed = await _run_bot_seats(session, loaded, now)
     changed = _finish_transaction(loaded, heads_before, now) | {seat}
     row = loaded.by_seat(seat)
@@ -528,6 +535,8 @@ async def _apply_pick(
         others=others,
         completed=completed,
         bot_picks=bot_picks,
+        pack_id=pack_id,
+        pack_pick=pack_pick,
     )
 
 
@@ -678,6 +687,21 @@ async def record_delivery(
     return replaced
 
 
+async def delivery_message(db: Database, pod_id: int, pack_id: int, pack_pick: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message that showed that pack state, if one did."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+                    DraftDelivery.pod_id == pod_id,
+                    DraftDelivery.pack_id == pack_id,
+                    DraftDelivery.pack_pick == pack_pick,
+                )
+            )
+        ).first()
+    return None if row is None else (row[0], row[1])
+
+
 @dataclass(frozen=True)
 class DeliveryRef:
     pod_id: int
@@ -730,8 +754,12 @@ async def adopt_unrecorded_message(
             )
         )
         if known.first() is not None:
-            return None
-    await record_delivery(db, prompt, channel_id=channel_id, message_id=message_id)
+            # Recorded meanwhile (the reaction beat the sender's own record): it may be this message.
+            return await delivery_for_message(db, message_id)
+    try:
+        await record_delivery(db, prompt, channel_id=channel_id, message_id=message_id)
+    except IntegrityError:  # the sender recorded it at the same moment
+        return await delivery_for_message(db, message_id)
     return DeliveryRef(pod.id, prompt.pack_id, prompt.pack_pick, prompt.seat, user_id, prompt.cards)
 
 
@@ -869,6 +897,7 @@ async def _hand_to_bot(session: AsyncSession, loaded: _Loaded, row: DraftSeat, n
     assert state is not None
     row.is_bot = True
     heads_before = _head_keys(state)
+    head = heads_before[row.seat] if row.seat is not None else None
     bot_picks, completed = await _run_bot_seats(session, loaded, now)
     changed = _finish_transaction(loaded, heads_before, now)
     return PickResult(
@@ -881,6 +910,8 @@ async def _hand_to_bot(session: AsyncSession, loaded: _Loaded, row: DraftSeat, n
         others=[p for s in sorted(changed) if (p := _prompt(loaded, s)) is not None],
         completed=completed,
         bot_picks=bot_picks,
+        pack_id=head[0] if head else None,
+        pack_pick=head[1] if head else None,
     )
 
 

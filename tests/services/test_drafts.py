@@ -12,7 +12,8 @@ from bot.cards.model import Card
 from bot.formats.draft import pass_direction
 from bot.services import drafts
 from bot.services.cubes import CubeDetail
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.store.db import Database
 from bot.store.types import utcnow
 
 GUILD, CHANNEL, ORGANIZER = 1, 10, 100
@@ -206,3 +207,235 @@ async def test_timers_remind_then_autopick_then_hand_to_bot(db):
     assert any(to_bot for _, to_bot in actions.auto_picks)
     final = await drafts.get_pod(db, pod.id)
     assert final.status == "complete" and all(seat.is_bot for seat in final.seats)
+
+
+# --- timers, with an injected clock --------------------------------------------------------------
+
+COLOURS = ["W", "U", "B", "R", "G", "WU", "C", ""]
+
+
+def varied_cube(size: int = 120) -> CubeDetail:
+    """Colours and ratings that make the auto-pick heuristic matter."""
+    cards = tuple(
+        Card(name=f"Card {i:03d}", colour=COLOURS[i % len(COLOURS)], rating=float((i * 7) % 11)) for i in range(size)
+    )
+    return CubeDetail(name="varied", size=size, source="upload", source_ref=None, cards=cards)
+
+
+def documented_auto_pick(pack: list[str], pool: list[str], cube: CubeDetail) -> str:
+    """The heuristic as documented, written out independently of the engine: stay in the pool's two
+    most common colours (ties in WUBRG order; colourless always fits), then highest rating, then the
+    earliest card of the pack."""
+    info = {card.name: card for card in cube.cards}
+
+    def colours(name: str) -> set[str]:
+        return {c for c in (info[name].colour or "").upper() if c in "WUBRG"}
+
+    counts = Counter(c for name in pool for c in colours(name))
+    main = set(sorted(counts, key=lambda c: (-counts[c], "WUBRG".index(c)))[:2])
+    fits = [n for n in pack if not main or not colours(n) or colours(n) & main]
+    candidates = fits or list(pack)
+    best = max(info[n].rating or 0 for n in candidates)
+    return next(n for n in pack if n in candidates and (info[n].rating or 0) == best)
+
+
+async def timed_pod(db, *, players: int = 2, timer: int = 600, cube: CubeDetail | None = None, **options):
+    cube = cube or varied_cube()
+    pod = await drafts.create_pod(
+        db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=cube, seed=99,
+        pick_timer_seconds=timer, **options,
+    )
+    for user in range(1, players + 1):
+        await drafts.join(db, pod.id, 1000 + user)
+    return pod, cube
+
+
+async def test_pick_timer_limits(db):
+    for seconds in (59, 7 * 24 * 3600 + 1):
+        with pytest.raises(UserError, match="between 1 minute and 7 days"):
+            await drafts.create_pod(
+                db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=make_cube(90),
+                pick_timer_seconds=seconds,
+            )
+
+
+async def test_sweep_ignores_untimed_lobby_and_cancelled_pods(db):
+    start = utcnow()
+    untimed = await new_pod(db, players=2)
+    await drafts.begin(db, untimed.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    timed = await drafts.create_pod(
+        db, guild_id=GUILD, channel_id=11, organizer_id=ORGANIZER, cube=make_cube(90), pick_timer_seconds=60
+    )
+    await drafts.join(db, timed.id, 1001)
+    await drafts.join(db, timed.id, 1002)
+    actions = await drafts.sweep_timers(db, now=start + timedelta(days=30))
+    assert not actions.reminders and not actions.auto_picks  # one has no timer, the other is a lobby
+    await drafts.begin(db, timed.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    await drafts.cancel(db, timed.id, user_id=ORGANIZER, is_organizer=True)
+    actions = await drafts.sweep_timers(db, now=start + timedelta(days=30))
+    assert not actions.reminders and not actions.auto_picks
+    assert await drafts.count_picks(db, timed.id) == 0
+
+
+async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
+    pod, cube = await timed_pod(db, packs=1, pack_size=15)
+    start = utcnow()
+    prompts = {p.user_id: p for p in (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)).prompts}
+    colour_of = {card.name: card.colour for card in cube.cards}
+    # Both players pick three times by hand, preferring blue cards, so their pools have a main colour.
+    clock = start
+    for _ in range(3):
+        for user in (1001, 1002):
+            prompt = prompts[user]
+            index = next((i for i, c in enumerate(prompt.cards) if "U" in (colour_of[c] or "")), 0)
+            clock += timedelta(seconds=1)
+            result = await drafts.pick(
+                db, pod.id, user, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=index,
+                source="button", now=clock,
+            )
+            for nxt in [result.next_for_picker, *result.others]:
+                if nxt is not None:
+                    prompts[nxt.user_id] = nxt
+    heads = {user: await drafts.current_prompt(db, pod.id, user) for user in (1001, 1002)}
+    pools = {user: (await drafts.pool(db, pod.id, user)).cards for user in (1001, 1002)}
+    actions = await drafts.sweep_timers(db, now=clock + timedelta(seconds=600))
+    assert len(actions.auto_picks) == 2
+    for result, to_bot in actions.auto_picks:
+        head = heads[result.user_id]
+        assert not to_bot
+        assert result.card == documented_auto_pick(list(head.cards), pools[result.user_id], cube)
+        assert (result.pack_id, result.pack_pick) == (head.pack_id, head.pack_pick)
+    log = await drafts.pick_log(db, pod.id)
+    assert [p["source"] for p in log["picks"]][-2:] == ["timeout", "timeout"]
+
+
+async def test_timers_count_from_the_pack_arrival_and_survive_a_restart(db):
+    pod, _ = await timed_pod(db, packs=1, pack_size=10)
+    start = utcnow()
+    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    fast, slow = begun.prompts[0], begun.prompts[1]
+    # The fast player picks at 500 s: their queue is empty until the slow one passes a pack.
+    await pick_first_card_at(db, fast, start + timedelta(seconds=500))
+    # A restart: a new process, a new connection pool; all that counts is in the database.
+    await db.dispose()
+    restarted = Database(db.url)
+    try:
+        assert not (await drafts.sweep_timers(restarted, now=start + timedelta(seconds=599))).auto_picks
+        late = await drafts.sweep_timers(restarted, now=start + timedelta(seconds=600))
+        assert [r.user_id for r, _ in late.auto_picks] == [slow.user_id]
+        # Both heads changed at 600 s (the slow seat's pack reached the fast one and vice versa):
+        # the next reminders come at 900 s, the next time-outs at 1200 s.
+        assert not (await drafts.sweep_timers(restarted, now=start + timedelta(seconds=899))).reminders
+        reminded = await drafts.sweep_timers(restarted, now=start + timedelta(seconds=900))
+        assert sorted(p.user_id for p in reminded.reminders) == sorted([fast.user_id, slow.user_id])
+        assert not (await drafts.sweep_timers(restarted, now=start + timedelta(seconds=1199))).auto_picks
+        both = await drafts.sweep_timers(restarted, now=start + timedelta(seconds=1200))
+        assert sorted(r.user_id for r, _ in both.auto_picks) == sorted([fast.user_id, slow.user_id])
+        seats = {s.user_id: s for s in (await drafts.get_pod(restarted, pod.id)).seats}
+        assert seats[fast.user_id].timeouts == 1 and seats[slow.user_id].timeouts == 2
+    finally:
+        await restarted.dispose()
+
+
+async def pick_first_card_at(db, prompt: drafts.PackPrompt, now):
+    return await drafts.pick(
+        db, prompt.pod_id, prompt.user_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+        card_index=0, source="button", now=now,
+    )
+
+
+async def test_repeated_timeouts_hand_the_seat_to_a_bot(db):
+    pod, _ = await timed_pod(db, players=3, packs=1, pack_size=6)
+    start = utcnow()
+    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    idle = begun.prompts[0].user_id
+    others = {p.user_id: p for p in begun.prompts[1:]}
+    clock = start
+    handed, timeouts = None, 0
+    for _ in range(drafts.TIMEOUTS_BEFORE_BOT):
+        # The two active players pick whatever they have at once; the idle one never does.
+        while others:
+            prompt = others.pop(min(others))
+            result = await pick_first_card_at(db, prompt, clock)
+            for nxt in [result.next_for_picker, *result.others]:
+                if nxt is not None and nxt.user_id != idle:
+                    others[nxt.user_id] = nxt
+        clock += timedelta(seconds=600)
+        actions = await drafts.sweep_timers(db, now=clock)
+        mine = [(r, to_bot) for r, to_bot in actions.auto_picks if r.user_id == idle]
+        assert len(mine) == 1
+        timeouts += 1
+        for result, _ in actions.auto_picks:
+            for nxt in [result.next_for_picker, *result.others]:
+                if nxt is not None and nxt.user_id != idle:
+                    others[nxt.user_id] = nxt
+        if mine[0][1]:
+            handed = mine[0][0]
+            break
+        assert mine[0][0].next_for_picker is None or mine[0][0].next_for_picker.user_id == idle
+    assert handed is not None and timeouts == drafts.TIMEOUTS_BEFORE_BOT
+    assert handed.next_for_picker is None  # the bot picks from now on; nothing is sent to the player
+    seat = next(s for s in (await drafts.get_pod(db, pod.id)).seats if s.user_id == idle)
+    assert seat.is_bot and seat.timeouts == drafts.TIMEOUTS_BEFORE_BOT
+    with pytest.raises(Conflict, match="bot has taken over"):
+        prompt = begun.prompts[0]
+        await drafts.pick(db, pod.id, idle, pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
+    # Bots are never reminded or timed out; the others finish the draft.
+    while others:
+        prompt = others.pop(min(others))
+        result = await pick_first_card_at(db, prompt, clock)
+        for nxt in [result.next_for_picker, *result.others]:
+            if nxt is not None:
+                others[nxt.user_id] = nxt
+    later = await drafts.sweep_timers(db, now=clock + timedelta(days=1))
+    assert all(r.user_id != idle for r, _ in later.auto_picks) and all(p.user_id != idle for p in later.reminders)
+    assert (await drafts.get_pod(db, pod.id)).status == "complete"
+    assert sorted(map(len, (await drafts.all_pools(db, pod.id)).values())) == [6, 6, 6]
+
+
+async def test_replacing_a_seat_names_the_pack_it_was_shown(db):
+    pod = await new_pod(db, players=2)
+    prompts = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts
+    await drafts.record_delivery(db, prompts[1], channel_id=55, message_id=900)
+    result = await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=ORGANIZER, is_organizer=True)
+    assert (result.pack_id, result.pack_pick) == (prompts[1].pack_id, prompts[1].pack_pick)
+    assert await drafts.delivery_message(db, pod.id, result.pack_id, result.pack_pick) == (55, 900)
+    assert await drafts.delivery_message(db, pod.id, prompts[0].pack_id, 0) is None
+    with pytest.raises(Conflict, match="already plays"):
+        await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=ORGANIZER, is_organizer=True)
+    with pytest.raises(NotFound):
+        await drafts.replace_with_bot(db, pod.id, 4242, user_id=ORGANIZER, is_organizer=True)
+
+
+async def test_a_reaction_that_beats_its_record_is_still_matched(db):
+    pod = await new_pod(db, players=2)
+    prompt = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts[0]
+    # The sender recorded the message between the reaction handler's lookup and its adoption attempt.
+    await drafts.record_delivery(db, prompt, channel_id=55, message_id=800)
+    ref = await drafts.adopt_unrecorded_message(db, prompt.user_id, channel_id=55, message_id=800)
+    assert ref is not None and ref.cards == prompt.cards and ref.pack_id == prompt.pack_id
+    # Another message for a pack that already has one is not adopted.
+    assert await drafts.adopt_unrecorded_message(db, prompt.user_id, channel_id=55, message_id=801) is None
+
+
+async def test_a_pick_by_the_player_resets_the_timeout_count(db):
+    """Only time-outs in a row hand a seat to a bot."""
+    pod = await new_pod(db, players=2, pick_timer_seconds=600)
+    start = utcnow()
+    await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    now = start
+    for _ in range(2):  # two time-outs for both seats
+        now += timedelta(seconds=601)
+        await drafts.sweep_timers(db, now=now)
+    seats = (await drafts.get_pod(db, pod.id)).seats
+    assert [s.timeouts for s in seats] == [2, 2]
+    human = seats[0].user_id
+    prompt = await drafts.current_prompt(db, pod.id, human)
+    await drafts.pick(db, pod.id, human, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=0,
+                      source="button", now=now)
+    now += timedelta(seconds=601)
+    await drafts.sweep_timers(db, now=now)
+    seats = {s.user_id: s for s in (await drafts.get_pod(db, pod.id)).seats}
+    assert not seats[human].is_bot and seats[human].timeouts <= 1
+    (other,) = seats.keys() - {human}
+    assert seats[other].is_bot  # three in a row

@@ -1,0 +1,173 @@
+"""Pick timers through the real bot and its background sweep.
+
+The shortest pick timer is one minute. Instead of waiting, a test moves the seats' `waiting_since`
+back in the bot's own database (which is exactly what the passing of time looks like to the bot:
+every deadline is computed from the database), and the sweep, run every 0.2 s here, acts on it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from bot.formats.draft import auto_pick
+from bot.store.db import Database
+from bot.store.models import DraftPick, DraftPod, DraftSeat
+from tests.e2e.draft_helpers import card_of, live_pack_messages, pick_buttons
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def bot_env() -> dict[str, str]:
+    return {"SWEEP_INTERVAL": "0.2"}
+
+
+async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None = None) -> int:
+    """Pretend `seconds` passed for the seats of `pod_id` that wait for a pack; returns how many."""
+    db = Database(bot.database_url)
+    try:
+        async with db.write() as session:
+            query = select(DraftSeat).where(DraftSeat.pod_id == pod_id, DraftSeat.waiting_since.is_not(None))
+            if users is not None:
+                query = query.where(DraftSeat.user_id.in_(users))
+            rows = (await session.execute(query)).scalars().all()
+            for row in rows:
+                row.waiting_since -= timedelta(seconds=seconds)
+            return len(rows)
+    finally:
+        await db.dispose()
+
+
+async def pod_status(bot, pod_id: int) -> str:
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            return (await session.execute(select(DraftPod.status).where(DraftPod.id == pod_id))).scalar_one()
+    finally:
+        await db.dispose()
+
+
+async def seat_rows(bot, pod_id: int) -> dict[int, DraftSeat]:
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            rows = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+            return {row.user_id: row for row in rows}
+    finally:
+        await db.dispose()
+
+
+def dm_texts(fake, user: int) -> list[str]:
+    return [m.get("content") or "" for m in fake.dms(user)]
+
+
+async def expected_auto_pick(bot, pod_id: int, user: int, cards: list[str]) -> str:
+    """What the documented heuristic picks for `user` from `cards` (their pool's two main colours,
+    then the highest rating, then the earliest card)."""
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            info = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == pod_id))).scalar_one()
+            seat = (
+                await session.execute(select(DraftSeat.seat).where(DraftSeat.pod_id == pod_id, DraftSeat.user_id == user))
+            ).scalar_one()
+            pool = (
+                await session.execute(
+                    select(DraftPick.card)
+                    .where(DraftPick.pod_id == pod_id, DraftPick.seat == seat)
+                    .order_by(DraftPick.sequence)
+                )
+            ).scalars().all()
+    finally:
+        await db.dispose()
+    colours = {e["name"]: e.get("colour") or "" for e in info}
+    ratings = {e["name"]: float(e.get("rating") or 0) for e in info}
+    return auto_pick(cards, list(pool), colours=colours, ratings=ratings)
+
+
+async def start_timed_pod(fake, world, players: list[int], **options) -> int:
+    options = {"cube": "goldfish", "seats": len(players), "pick_timer": 1, "pick_mode": "buttons", **options}
+    result = await fake.slash(world.admin, "draft start", guild_id=world.guild, channel_id=world.channel, options=options)
+    assert "pick timer 1 min" in result.content or "pick timer" in result.content, result.content
+    pod_id = int(re.search(r"#(\d+)", result.content).group(1))
+    for player in players:
+        await fake.click(player, result.message, f"draft:lobby:{pod_id}:join")
+    await fake.wait_for(lambda: all(live_pack_messages(fake, p) for p in players), what="first packs")
+    return pod_id
+
+
+def buttons_cards(message: dict) -> list[str]:
+    return [card_of(b) for b in pick_buttons(message)]
+
+
+async def test_reminder_autopick_restart_and_hand_to_bot(fake, bot, world):
+    p0, p1 = world.players[:2]
+    pod_id = await start_timed_pod(fake, world, [p0, p1], packs=1, pack_size=8)
+
+    # Half the minute: both are reminded, once.
+    assert await age_waits(bot, pod_id, 31) == 2
+    for player in (p0, p1):
+        await fake.wait_for(lambda p=player: any("Half your pick time" in t for t in dm_texts(fake, p)),
+                            what=f"reminder for {player}")
+    # p0 picks in time; p1 does not.
+    pack = live_pack_messages(fake, p0)[-1]
+    await fake.click(p0, pack, pick_buttons(pack)[0]["custom_id"])
+
+    # A kill -9 and a restart lose no timer: the deadline is in the database.
+    await bot.restart()
+    timeouts = 0
+    while timeouts < 3:
+        pack = await fake.wait_for(lambda: live_pack_messages(fake, p1), what="a pack for p1")
+        assert len(pack) == 1, "only the current pack is pickable"
+        shown = buttons_cards(pack[0])
+        expected = await expected_auto_pick(bot, pod_id, p1, shown)
+        notes_before = len(dm_texts(fake, p1))
+        await age_waits(bot, pod_id, 61, users=[p1])
+        note = await fake.wait_for(
+            lambda b=notes_before: [t for t in dm_texts(fake, p1)[b:] if "Time ran out" in t], what="time-out note"
+        )
+        timeouts += 1
+        assert f"I picked **{expected}** for you" in note[0]
+        closed = fake.message(pack[0]["id"])  # the timed-out pack message no longer offers picks
+        assert not pick_buttons(closed) and f"I picked **{expected}**" in closed["content"]
+        assert ("a bot now plays your seat" in note[0]) == (timeouts == 3)
+        assert sum("Half your pick time" in t for t in dm_texts(fake, p1)) == 1  # the aged wait skipped half time
+        if timeouts < 3:  # p0 keeps passing packs to p1
+            await fake.wait_for(lambda: live_pack_messages(fake, p0), what="a pack for p0")
+            pack = live_pack_messages(fake, p0)[-1]
+            await fake.click(p0, pack, pick_buttons(pack)[0]["custom_id"])
+
+    await fake.wait_for(
+        lambda: any(f"<@{p1}> timed out repeatedly" in t for t in dm_texts(fake, world.admin)),
+        what="the organizer is told",
+    )
+    assert (await seat_rows(bot, pod_id))[p1].is_bot
+    # p0 finishes alone.
+    while (await pod_status(bot, pod_id)) != "complete":
+        pack = await fake.wait_for(lambda: live_pack_messages(fake, p0), what="a pack for p0")
+        await fake.click(p0, pack[-1], pick_buttons(pack[-1])[0]["custom_id"])
+    sources = [(e.user_id, e.source) for e in await picks_of(bot, pod_id)]
+    assert sources.count((p1, "timeout")) == 3 and (p1, "bot") in sources and (p1, "button") not in sources
+
+
+async def picks_of(bot, pod_id: int) -> list[DraftPick]:
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            rows = await session.execute(
+                select(DraftPick, DraftSeat.user_id)
+                .join(DraftSeat, (DraftSeat.pod_id == DraftPick.pod_id) & (DraftSeat.seat == DraftPick.seat))
+                .where(DraftPick.pod_id == pod_id)
+                .order_by(DraftPick.sequence)
+            )
+            out = []
+            for pick, user_id in rows:
+                pick.user_id = user_id
+                out.append(pick)
+            return out
+    finally:
+        await db.dispose()
