@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import discord
 
+from bot.services import guild_config
 from bot.services.errors import PermissionDenied, UserError
 from bot.services.guild_config import GuildConfig
+from bot.store.db import Database
 
 
 def require_guild(interaction: discord.Interaction) -> int:
@@ -27,3 +29,10 @@ def require_organizer(interaction: discord.Interaction, config: GuildConfig) -> 
     if not is_organizer(interaction, config):
         role = f"the <@&{config.organizer_role_id}> role or " if config.organizer_role_id else ""
         raise PermissionDenied(f"Only organizers can do that: you need {role}the Manage Server permission.")
+
+
+async def interaction_is_organizer(db: Database, interaction: discord.Interaction) -> bool:
+    """`is_organizer` with this server's settings; False in DMs."""
+    if interaction.guild_id is None:
+        return False
+    return is_organizer(interaction, await guild_config.get_config(db, interaction.guild_id))

@@ -10,10 +10,10 @@ from discord.ext import commands, tasks
 
 from bot.app import MtgBot, report_interaction_error
 from bot.cogs._battler_delivery import USERS, BattlerMessenger
-from bot.cogs._checks import is_organizer, require_guild
-from bot.cogs._sweep import ResendCutoff
+from bot.cogs._checks import interaction_is_organizer, require_guild
+from bot.cogs._sweep import ResendCutoff, edit_channel_message
 from bot.cogs.cube import cube_autocomplete
-from bot.services import battler, cubes, guild_config
+from bot.services import battler, cubes
 from bot.services.battler import GameView, StaleMessage
 from bot.services.errors import UserError
 from bot.ui import battler as ui
@@ -52,9 +52,7 @@ class BattlerCog(commands.Cog):
         return self.bot.db
 
     async def _organizer(self, interaction: discord.Interaction) -> bool:
-        if interaction.guild_id is None:
-            return False
-        return is_organizer(interaction, await guild_config.get_config(self.db, interaction.guild_id))
+        return await interaction_is_organizer(self.db, interaction)
 
     async def _game(self, interaction: discord.Interaction, statuses=battler.ACTIVE) -> GameView:
         game = await battler.find_game(
@@ -66,15 +64,10 @@ class BattlerCog(commands.Cog):
         return game
 
     async def _edit_lobby(self, game: GameView, note: str | None = None) -> None:
-        if game.lobby_message_id is None:
-            return
-        message = self.bot.get_partial_messageable(game.channel_id, guild_id=game.guild_id).get_partial_message(
-            game.lobby_message_id
+        await edit_channel_message(
+            self.bot, game.channel_id, game.guild_id, game.lobby_message_id,
+            embed=ui.lobby_embed(game, note), view=ui.lobby_view(game),
         )
-        try:
-            await message.edit(embed=ui.lobby_embed(game, note), view=ui.lobby_view(game))
-        except discord.HTTPException:
-            log.warning("could not update the lobby of battler game %s", game.id, exc_info=True)
 
     # --- commands --------------------------------------------------------------------------
 

@@ -13,9 +13,9 @@ from discord.ext import commands, tasks
 
 from bot.app import MtgBot, report_interaction_error
 from bot.cards.export import FORMATS, export
-from bot.cogs._checks import is_organizer, require_guild
+from bot.cogs._checks import interaction_is_organizer, is_organizer, require_guild
 from bot.cogs._draft_delivery import DraftMessenger
-from bot.cogs._sweep import ResendCutoff
+from bot.cogs._sweep import ResendCutoff, edit_channel_message
 from bot.cogs.cube import cube_autocomplete
 from bot.services import cubes, drafts, guild_config
 from bot.services.errors import Conflict, UserError
@@ -57,9 +57,7 @@ class DraftCog(commands.Cog):
     # --- helpers ---------------------------------------------------------------------------
 
     async def _organizer(self, interaction: discord.Interaction) -> bool:
-        if interaction.guild_id is None:
-            return False
-        return is_organizer(interaction, await guild_config.get_config(self.db, interaction.guild_id))
+        return await interaction_is_organizer(self.db, interaction)
 
     async def _pod_here(self, interaction: discord.Interaction, *, statuses=("lobby", "drafting")) -> drafts.PodView:
         """The pod of this channel, else the user's latest pod (in this server, if in one)."""
@@ -75,15 +73,10 @@ class DraftCog(commands.Cog):
         return pod
 
     async def _edit_lobby(self, pod: drafts.PodView, note: str | None = None) -> None:
-        if pod.lobby_message_id is None:
-            return
-        message = self.bot.get_partial_messageable(pod.channel_id, guild_id=pod.guild_id).get_partial_message(
-            pod.lobby_message_id
+        await edit_channel_message(
+            self.bot, pod.channel_id, pod.guild_id, pod.lobby_message_id,
+            embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod),
         )
-        try:
-            await message.edit(embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod))
-        except discord.HTTPException:
-            log.warning("could not update the lobby of draft %s", pod.id, exc_info=True)
 
     # --- commands --------------------------------------------------------------------------
 

@@ -6,9 +6,9 @@ import discord
 from discord import app_commands
 
 from bot.app import MtgBot, report_interaction_error
-from bot.cogs._checks import is_organizer, require_guild
+from bot.cogs._checks import interaction_is_organizer, require_guild
 from bot.formats import goldfish as rules
-from bot.services import goldfish, guild_config
+from bot.services import goldfish
 from bot.services.errors import UserError
 from bot.ui import goldfish as ui
 from bot.ui.paginate import Page, register_renderer, send_paginated
@@ -51,7 +51,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         return await goldfish.default_event(self.bot.db, guild_id, interaction.channel_id, status=status)
 
     async def _is_organizer(self, interaction: discord.Interaction) -> bool:
-        return is_organizer(interaction, await guild_config.get_config(self.bot.db, require_guild(interaction)))
+        return await interaction_is_organizer(self.bot.db, interaction)
 
     @app_commands.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
     @app_commands.describe(name="The event's name.", turns="Game length.", method="How the components combine (default: sum).")
