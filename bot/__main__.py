@@ -8,6 +8,7 @@ import sys
 
 import discord
 import pydantic
+import yarl
 
 from bot.settings import Settings, SettingsError
 
@@ -30,6 +31,8 @@ async def _run(settings: Settings, token: str) -> None:
 
     if settings.discord_api_base:
         discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
+    if settings.discord_gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
     db = Database(settings.database_url)
     try:
         await upgrade(db)

@@ -20,13 +20,23 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class BotProcess:
-    def __init__(self, fake: FakeDiscord, database_url: str, workdir: Path, env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        database_url: str,
+        workdir: Path,
+        env: dict[str, str] | None = None,
+        *,
+        shard: int | None = None,
+    ):
+        """`shard`: run only that shard of the fake's `shard_count` (one process per shard)."""
         self.fake = fake
+        self.shard = shard
         self.database_url = database_url
         self.workdir = workdir
         self.extra_env = env or {}
         self.process: asyncio.subprocess.Process | None = None
-        self.log_path = workdir / "bot.log"
+        self.log_path = workdir / ("bot.log" if shard is None else f"bot-shard{shard}.log")
         self.starts = 0
 
     def _env(self) -> dict[str, str]:
@@ -39,11 +49,19 @@ class BotProcess:
             PYTHONPATH=str(REPO_ROOT),
             PYTHONUNBUFFERED="1",
         )
+        if self.shard is not None:
+            env.update(
+                SHARD_COUNT=str(self.fake.shard_count),
+                SHARD_IDS=str(self.shard),
+                # With a fixed shard count discord.py skips GET /gateway/bot and dials Discord directly.
+                DISCORD_GATEWAY_URL=self.fake.gateway_url,
+            )
         env.update(self.extra_env)
         return env
 
     async def start(self, timeout: float = 60) -> None:
         generation = self.fake.generation
+        identifies = self.fake.shard_identifies[self.shard] if self.shard is not None else 0
         self.starts += 1
         log = open(self.log_path, "ab")  # noqa: ASYNC230 - a local file, opened once per bot start
         log.write(f"\n===== start #{self.starts} =====\n".encode())
@@ -52,7 +70,11 @@ class BotProcess:
             sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log
         )
         log.close()
-        ready = asyncio.ensure_future(self.fake.wait_for_ready(generation=generation + 1, timeout=timeout))
+        if self.shard is None:
+            waiting = self.fake.wait_for_ready(generation=generation + 1, timeout=timeout)
+        else:
+            waiting = self.fake.wait_for_shard(self.shard, identifies=identifies + 1, timeout=timeout)
+        ready = asyncio.ensure_future(waiting)
         exited = asyncio.ensure_future(self.process.wait())
         done, _ = await asyncio.wait({ready, exited}, return_when=asyncio.FIRST_COMPLETED)
         if exited in done:

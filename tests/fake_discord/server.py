@@ -255,6 +255,7 @@ class FakeDiscord:
         self._sessions: dict[str, _Session] = {}
         self._shard_sessions: dict[int, _Session] = {}
         self._identified_shards: set[int] = set()
+        self.shard_identifies: collections.Counter[int] = collections.Counter()  # shard id -> IDENTIFYs done
         self._injections: list[dict[str, Any]] = []
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -376,6 +377,15 @@ class FakeDiscord:
         live = {s: (sess.conn is not None) for s, sess in self._shard_sessions.items()}
         lines.append(f"shard sessions (shard -> connected): {live}; generation={self.generation}")
         return "\n".join(lines)
+
+    async def wait_for_shard(self, shard_id: int, *, identifies: int, timeout: float = 30) -> None:
+        """Wait until shard `shard_id` has IDENTIFYed (and got READY + GUILD_CREATEs) `identifies`
+        times: for bots whose shards run in separate processes that restart one at a time."""
+        await self.wait_for(
+            lambda: self.shard_identifies[shard_id] >= identifies,
+            timeout=timeout,
+            what=f"shard {shard_id} READY (#{identifies})",
+        )
 
     async def wait_for_ready(self, *, generation: int | None = None, timeout: float = 30) -> None:
         target = 1 if generation is None else generation
@@ -866,6 +876,7 @@ class FakeDiscord:
                 session.dispatch("GUILD_CREATE", self._guild_create_payload(gid, session.intents))
 
         def identified() -> None:
+            self.shard_identifies[shard_id] += 1
             self._identified_shards.add(shard_id)
             if len(self._identified_shards) >= self.shard_count:
                 self._identified_shards.clear()
