@@ -155,13 +155,19 @@ class _Loaded:
 
 
 async def _load(session: AsyncSession, pod_id: int, *, lock: bool = False) -> _Loaded:
-    query = select(DraftPod).where(DraftPod.id == pod_id)
+    # The pod and its seats in one statement (each statement is a round trip, which dominates a pick).
+    query = (
+        select(DraftPod, DraftSeat)
+        .outerjoin(DraftSeat, DraftSeat.pod_id == DraftPod.id)
+        .where(DraftPod.id == pod_id)
+    )
     if lock:
-        query = query.with_for_update()  # serialises picks of one pod on PostgreSQL
-    pod = (await session.execute(query)).scalar_one_or_none()
-    if pod is None:
+        query = query.with_for_update(of=DraftPod)  # serialises picks of one pod on PostgreSQL
+    rows = (await session.execute(query)).all()
+    if not rows:
         raise NotFound(f"There is no draft #{pod_id}.")
-    seat_rows = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+    pod = rows[0][0]
+    seat_rows = [seat for _, seat in rows if seat is not None]
     seats = sorted(seat_rows, key=lambda r: (r.seat if r.seat is not None else 1_000, r.joined_at, r.id))
     packs: list[DraftPack] = []
     state = None
