@@ -19,7 +19,7 @@ from bot.formats import draft as engine
 from bot.services import goldfish
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
-from bot.store.models import DraftDelivery, DraftPack, DraftPick, DraftPod, DraftSeat
+from bot.store.models import DraftDelivery, DraftPick, DraftPod, DraftSeat
 from bot.store.types import utcnow
 
 if TYPE_CHECKING:
@@ -141,11 +141,59 @@ class TimerActions:
 
 
 @dataclass
+class SeatClock:
+    """The per-seat part of a running draft that changes with picks (kept in the pod's state)."""
+
+    waiting_since: datetime | None = None  # when the seat's current pack became its head
+    reminded: bool = False  # reminded about that pack (pick timers)
+    last_pick_at: datetime | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "waiting_since": _iso(self.waiting_since),
+            "reminded": self.reminded,
+            "last_pick_at": _iso(self.last_pick_at),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> SeatClock:
+        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _parse_iso(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def state_to_json(state: engine.DraftState, clocks: list[SeatClock]) -> dict:
+    """A running draft as one document: what every pick reads and writes, in one row."""
+    return {
+        "packs": [{"cards": list(p.cards), "picks_made": p.picks_made, "arrived": p.arrived} for p in state.packs],
+        "picks_by_seat": list(state.picks_by_seat),
+        "seats": [clock.to_json() for clock in clocks],
+    }
+
+
+def state_from_json(data: dict, config: engine.DraftConfig) -> tuple[engine.DraftState, list[SeatClock]]:
+    seats = config.seats
+    packs = [
+        engine.PackState(i, i // seats, i % seats, list(p["cards"]), p["picks_made"], p["arrived"])
+        for i, p in enumerate(data["packs"])
+    ]
+    picks = list(data["picks_by_seat"])
+    state = engine.DraftState(config=config, packs=packs, picks_by_seat=picks, sequence=sum(picks))
+    return state, [SeatClock.from_json(clock) for clock in data["seats"]]
+
+
+@dataclass
 class _Loaded:
     pod: DraftPod
     seats: list[DraftSeat]  # by seat number once drafting, join order in the lobby
-    packs: list[DraftPack]
     state: engine.DraftState | None
+    clocks: list[SeatClock] = field(default_factory=list)  # by seat number, once drafting
 
     def seat_row(self, user_id: int) -> DraftSeat | None:
         return next((row for row in self.seats if row.user_id == user_id), None)
@@ -153,9 +201,13 @@ class _Loaded:
     def by_seat(self, seat: int) -> DraftSeat:
         return self.seats[seat]
 
+    def save_state(self) -> None:
+        assert self.state is not None
+        self.pod.state = state_to_json(self.state, self.clocks)  # a new object: SQLAlchemy writes it
+
 
 async def _load(session: AsyncSession, pod_id: int, *, lock: bool = False) -> _Loaded:
-    # The pod and its seats in one statement (each statement is a round trip, which dominates a pick).
+    """A pod, its seats and its state in one statement: a pick is bound by round trips, not by Python."""
     query = (
         select(DraftPod, DraftSeat)
         .outerjoin(DraftSeat, DraftSeat.pod_id == DraftPod.id)
@@ -169,47 +221,33 @@ async def _load(session: AsyncSession, pod_id: int, *, lock: bool = False) -> _L
     pod = rows[0][0]
     seat_rows = [seat for _, seat in rows if seat is not None]
     seats = sorted(seat_rows, key=lambda r: (r.seat if r.seat is not None else 1_000, r.joined_at, r.id))
-    packs: list[DraftPack] = []
-    state = None
-    if pod.status in ("drafting", "complete"):
-        packs = list(
-            (
-                await session.execute(
-                    select(DraftPack).where(DraftPack.pod_id == pod_id).order_by(DraftPack.pack_id)
-                )
-            ).scalars()
-        )
-        state = engine.DraftState(
-            config=engine.DraftConfig(len(seats), pod.packs, pod.pack_size),
-            packs=[
-                engine.PackState(p.pack_id, p.round, p.origin, list(p.cards), p.picks_made, p.arrived)
-                for p in packs
-            ],
-            picks_by_seat=[row.picks for row in seats],
-            sequence=sum(row.picks for row in seats),
-        )
-    return _Loaded(pod, seats, packs, state)
+    if pod.state is None:
+        return _Loaded(pod, seats, None)
+    state, clocks = state_from_json(pod.state, engine.DraftConfig(len(seats), pod.packs, pod.pack_size))
+    return _Loaded(pod, seats, state, clocks)
 
 
 def _pod_view(loaded: _Loaded) -> PodView:
     state = loaded.state
     seats = []
     for row in loaded.seats:
-        queued, has_head = 0, False
+        queued, has_head, picks, clock = 0, False, 0, SeatClock()
         if state is not None and row.seat is not None:
             queued = len(state.queue(row.seat))
             has_head = state.head(row.seat) is not None
+            picks = state.picks_by_seat[row.seat]
+            clock = loaded.clocks[row.seat]
         seats.append(
             SeatView(
                 user_id=row.user_id,
                 seat=row.seat,
-                picks=row.picks,
+                picks=picks,
                 is_bot=row.is_bot,
                 dm_closed=row.dm_closed,
                 queued=queued,
                 has_head=has_head,
-                waiting_since=row.waiting_since,
-                last_pick_at=row.last_pick_at,
+                waiting_since=clock.waiting_since,
+                last_pick_at=clock.last_pick_at,
                 timeouts=row.timeouts,
             )
         )
@@ -429,25 +467,10 @@ async def begin(db: Database, pod_id: int, *, user_id: int, is_organizer: bool, 
         rng.shuffle(order)
         for seat, row in enumerate(order):
             row.seat = seat
-            row.waiting_since = now
-        dealt = engine.generate_packs(cube, config, pod.seed)
-        state = engine.DraftState.new(config, dealt)
-        pack_rows = [
-            DraftPack(
-                pod_id=pod.id,
-                pack_id=pack.pack_id,
-                round=pack.round,
-                origin=pack.origin,
-                cards=list(pack.cards),
-                picks_made=0,
-                arrived=0,
-            )
-            for pack in state.packs
-        ]
-        session.add_all(pack_rows)
+        state = engine.DraftState.new(config, engine.generate_packs(cube, config, pod.seed))
         pod.status = "drafting"
         pod.started_at = now
-        loaded = _Loaded(pod, order, pack_rows, state)
+        loaded = _Loaded(pod, order, state, [SeatClock(waiting_since=now) for _ in order])
         heads_before = _head_keys(state)
         _, completed = await _run_bot_seats(session, loaded, now)
         _finish_transaction(loaded, heads_before, now)
@@ -524,12 +547,11 @@ async def _apply_pick(
     except engine.DraftError as error:
         raise Conflict(str(error)) from None
     _record_pick(session, loaded, event, pack_pick, source, now)
-    if source not in MACHINE_SOURCES:
-        loaded.by_seat(seat).timeouts = 0  # "repeated" time-outs means in a row
-    bot_picks, completed = await _run_bot_seats(session, loaded, now)
-    changed = _finish_transaction(loaded, heads_before, now) | {seat}
     row = loaded.by_seat(seat)
-    row.waiting_since = now if state.head(seat) is not None else None
+    if source not in MACHINE_SOURCES and row.timeouts:
+        row.timeouts = 0  # "repeated" time-outs means in a row
+    bot_picks, completed = await _run_bot_seats(session, loaded, now)
+    changed = _finish_transaction(loaded, heads_before, now)  # the picker's head always changes
     others = [p for s in sorted(changed - {seat}) if (p := _prompt(loaded, s)) is not None]
     return PickResult(
         pod_id=loaded.pod.id,
@@ -565,9 +587,7 @@ def _record_pick(
             picked_at=now,
         )
     )
-    row = loaded.by_seat(event.seat)
-    row.picks += 1
-    row.last_pick_at = now
+    loaded.clocks[event.seat].last_pick_at = now
 
 
 async def _run_bot_seats(session: AsyncSession, loaded: _Loaded, now: datetime) -> tuple[int, bool]:
@@ -621,22 +641,17 @@ async def _pool_cards(session: AsyncSession, pod_id: int, seat: int) -> list[str
 
 
 def _finish_transaction(loaded: _Loaded, heads_before: list, now: datetime) -> set[int]:
-    """Write the engine's pack state back to the rows; return the seats whose head changed."""
+    """Restart the clocks of the seats whose head changed, save the state; return those seats."""
     state = loaded.state
     assert state is not None
-    for row, pack in zip(loaded.packs, state.packs, strict=True):
-        if row.picks_made != pack.picks_made:
-            row.cards = list(pack.cards)
-            row.picks_made = pack.picks_made
-        if row.arrived != pack.arrived:
-            row.arrived = pack.arrived
     changed = set()
     for seat, (before, after) in enumerate(zip(heads_before, _head_keys(state), strict=True)):
         if before != after:
             changed.add(seat)
-            row = loaded.by_seat(seat)
-            row.waiting_since = now if after is not None else None
-            row.reminded = False
+            clock = loaded.clocks[seat]
+            clock.waiting_since = now if after is not None else None
+            clock.reminded = False
+    loaded.save_state()
     return changed
 
 
@@ -723,9 +738,9 @@ async def delivery_for_message(db: Database, message_id: int) -> DeliveryRef | N
     async with db.read() as session:
         row = (
             await session.execute(
-                select(DraftDelivery, DraftSeat.user_id, DraftPack)
+                select(DraftDelivery, DraftSeat.user_id, DraftPod.state)
                 .join(DraftSeat, (DraftSeat.pod_id == DraftDelivery.pod_id) & (DraftSeat.seat == DraftDelivery.seat))
-                .join(DraftPack, (DraftPack.pod_id == DraftDelivery.pod_id) & (DraftPack.pack_id == DraftDelivery.pack_id))
+                .join(DraftPod, DraftPod.id == DraftDelivery.pod_id)
                 .where(DraftDelivery.message_id == message_id)
                 .order_by(DraftDelivery.id.desc())
                 .limit(1)
@@ -733,11 +748,12 @@ async def delivery_for_message(db: Database, message_id: int) -> DeliveryRef | N
         ).first()
     if row is None:
         return None
-    delivery, user_id, pack = row
-    current = pack.picks_made == delivery.pack_pick
+    delivery, user_id, state = row
+    pack = state["packs"][delivery.pack_id] if state else None
+    current = pack is not None and pack["picks_made"] == delivery.pack_pick
     return DeliveryRef(
         delivery.pod_id, delivery.pack_id, delivery.pack_pick, delivery.seat, user_id,
-        tuple(pack.cards) if current else None,
+        tuple(pack["cards"]) if current else None,
     )
 
 
@@ -788,7 +804,10 @@ async def undelivered_prompts(db: Database, *, waiting_since_before: datetime | 
                 )
             }
             for row in loaded.seats:
-                if row.seat is None or (row.waiting_since is not None and row.waiting_since > cutoff):
+                if row.seat is None:
+                    continue
+                waiting_since = loaded.clocks[row.seat].waiting_since
+                if waiting_since is not None and waiting_since > cutoff:
                     continue
                 prompt = _prompt(loaded, row.seat)
                 if prompt is not None and not prompt.dm_closed and (prompt.pack_id, prompt.pack_pick) not in delivered:
@@ -945,12 +964,13 @@ async def _sweep_pod(session: AsyncSession, loaded: _Loaded, now: datetime, acti
     state = loaded.state
     assert state is not None
     for row in list(loaded.seats):
-        if row.is_bot or row.seat is None or row.waiting_since is None or state.is_complete():
+        clock = loaded.clocks[row.seat] if row.seat is not None else None
+        if row.is_bot or clock is None or clock.waiting_since is None or state.is_complete():
             continue
         head = state.head(row.seat)
         if head is None:
             continue
-        waited = now - row.waiting_since
+        waited = now - clock.waiting_since
         if waited >= timer:
             pool = await _pool_cards(session, loaded.pod.id, row.seat)
             colours, ratings = await _pick_hints(session, loaded.pod.id)
@@ -970,8 +990,9 @@ async def _sweep_pod(session: AsyncSession, loaded: _Loaded, now: datetime, acti
                     bot_picks=result.bot_picks + bot_result.bot_picks,
                 )
             actions.auto_picks.append((result, to_bot))
-        elif waited >= timer / 2 and not row.reminded:
-            row.reminded = True
+        elif waited >= timer / 2 and not clock.reminded:
+            clock.reminded = True
+            loaded.save_state()
             if (prompt := _prompt(loaded, row.seat)) is not None:
                 actions.reminders.append(prompt)
 

@@ -30,7 +30,7 @@ def _prepare_sqlite_file(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
+def _install_sqlite_pragmas(engine: AsyncEngine, *, foreign_keys: bool) -> None:
     sync_engine = engine.sync_engine
 
     @event.listens_for(sync_engine, "connect")
@@ -39,7 +39,7 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
@@ -55,7 +55,9 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
 
 
 class Database:
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, sqlite_foreign_keys: bool = True) -> None:
+        """`sqlite_foreign_keys=False` is for migrations only: SQLite rebuilds a table to alter it,
+        and dropping the old copy with foreign keys on would cascade-delete its child rows."""
         self.url = url
         self.backend = "postgresql" if url.startswith("postgresql") else "sqlite"
         kwargs: dict = {"echo": echo}
@@ -66,7 +68,7 @@ class Database:
             kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         if self.backend == "sqlite":
-            _install_sqlite_pragmas(self.engine)
+            _install_sqlite_pragmas(self.engine, foreign_keys=sqlite_foreign_keys)
         write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._read = async_sessionmaker(self.engine, expire_on_commit=False)
         self._write = async_sessionmaker(write_engine, expire_on_commit=False)

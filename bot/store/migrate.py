@@ -34,13 +34,29 @@ def _run(connection: Connection, revision: str, downgrade: bool) -> None:
         command.upgrade(config, revision)
 
 
+async def _migrate(db: Database, revision: str, downgrade: bool) -> None:
+    if db.backend != "sqlite":
+        async with db.write() as session:
+            connection = await session.connection()
+            await connection.run_sync(_run, revision, downgrade)
+        return
+    # SQLite alters a table by rebuilding it; with foreign keys on, dropping the old copy would
+    # cascade-delete every child row. So migrate with them off, then check nothing dangles.
+    migrator = Database(db.url, sqlite_foreign_keys=False)
+    try:
+        async with migrator.write() as session:
+            connection = await session.connection()
+            await connection.run_sync(_run, revision, downgrade)
+            problems = (await session.execute(text("PRAGMA foreign_key_check"))).all()
+            if problems:
+                raise RuntimeError(f"migration to {revision} left rows with broken foreign keys: {problems[:5]}")
+    finally:
+        await migrator.dispose()
+
+
 async def upgrade(db: Database, revision: str = "head") -> None:
-    async with db.write() as session:
-        connection = await session.connection()
-        await connection.run_sync(_run, revision, False)
+    await _migrate(db, revision, False)
 
 
 async def downgrade(db: Database, revision: str = "base") -> None:
-    async with db.write() as session:
-        connection = await session.connection()
-        await connection.run_sync(_run, revision, True)
+    await _migrate(db, revision, True)

@@ -115,6 +115,10 @@ class DraftPod(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Once drafting, everything a pick reads and writes besides the pick row itself: every pack's
+    # remaining cards, picks made and arrival, picks per seat, and the seats' clocks
+    # (bot.services.drafts.state_to_json). One row, so a pick is one read and one write.
+    state: Mapped[dict | None] = mapped_column(JsonData)
     # Completion side effects (final pools by DM, channel summary) were sent; re-done after a crash if not.
     announced: Mapped[bool] = mapped_column(default=False)
 
@@ -129,27 +133,9 @@ class DraftSeat(Base):
     user_id: Mapped[int] = mapped_column(Snowflake, index=True)
     seat: Mapped[int | None]  # assigned (shuffled) when the draft begins
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    picks: Mapped[int] = mapped_column(default=0)
     is_bot: Mapped[bool] = mapped_column(default=False)  # a bot took the seat over
     dm_closed: Mapped[bool] = mapped_column(default=False)
     timeouts: Mapped[int] = mapped_column(default=0)
-    waiting_since: Mapped[datetime | None] = mapped_column(UTCDateTime)  # when the current head reached it
-    reminded: Mapped[bool] = mapped_column(default=False)
-    last_pick_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-
-
-class DraftPack(Base):
-    """One pack's current state (the engine's PackState), keyed by the pod and the pack id."""
-
-    __tablename__ = "draft_packs"
-
-    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"), primary_key=True)
-    pack_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
-    round: Mapped[int]
-    origin: Mapped[int]
-    cards: Mapped[list] = mapped_column(JsonData)  # remaining cards
-    picks_made: Mapped[int] = mapped_column(default=0)
-    arrived: Mapped[int] = mapped_column(default=0)
 
 
 class DraftPick(Base):

@@ -1,14 +1,15 @@
 """Pick timers through the real bot and its background sweep.
 
 The shortest pick timer is one minute. Instead of waiting, a test moves the seats' `waiting_since`
-back in the bot's own database (which is exactly what the passing of time looks like to the bot:
+clocks (in the pod's state document) back in the bot's own database (which is exactly what the passing of time looks like to the bot:
 every deadline is computed from the database), and the sweep, run every 0.2 s here, acts on it.
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -31,13 +32,18 @@ async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None
     db = Database(bot.database_url)
     try:
         async with db.write() as session:
-            query = select(DraftSeat).where(DraftSeat.pod_id == pod_id, DraftSeat.waiting_since.is_not(None))
-            if users is not None:
-                query = query.where(DraftSeat.user_id.in_(users))
-            rows = (await session.execute(query)).scalars().all()
-            for row in rows:
-                row.waiting_since -= timedelta(seconds=seconds)
-            return len(rows)
+            pod = (await session.execute(select(DraftPod).where(DraftPod.id == pod_id))).scalar_one()
+            seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+            chosen = {row.seat for row in seats if users is None or row.user_id in users}
+            state = copy.deepcopy(pod.state)
+            aged = 0
+            for seat, clock in enumerate(state["seats"]):
+                if seat in chosen and clock["waiting_since"] is not None:
+                    moved = datetime.fromisoformat(clock["waiting_since"]) - timedelta(seconds=seconds)
+                    clock["waiting_since"] = moved.isoformat()
+                    aged += 1
+            pod.state = state
+            return aged
     finally:
         await db.dispose()
 

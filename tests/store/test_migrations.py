@@ -67,7 +67,8 @@ async def test_upgrade_twice_is_a_no_op(db_url):
 
 
 async def test_upgrading_keeps_existing_rows(db_url):
-    """A server that ran an older version keeps its data: a pod from revision 0002 survives to head."""
+    """A server that ran an older version keeps its data: a pod from revision 0002, with its seats
+    and picks, survives to head (on SQLite, table rebuilds must not cascade-delete child rows)."""
     db = Database(db_url)
     try:
         await upgrade(db, "0002")
@@ -80,10 +81,79 @@ async def test_upgrading_keeps_existing_rows(db_url):
                 ),
                 {"now": datetime(2026, 1, 1, tzinfo=UTC)},
             )
+            pod_id = (await session.execute(text("SELECT id FROM draft_pods"))).scalar_one()
+            await session.execute(
+                text(
+                    "INSERT INTO draft_seats (pod_id, guild_id, user_id, seat, joined_at, picks, is_bot, dm_closed,"
+                    " timeouts, reminded) VALUES (:pod, 1, 5, 0, :now, 30, false, false, 0, false)"
+                ),
+                {"pod": pod_id, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+            )
+            await session.execute(
+                text(
+                    "INSERT INTO draft_picks (pod_id, guild_id, seat, round, pick_number, pack_id, pack_pick, card,"
+                    " sequence, source, picked_at) VALUES (:pod, 1, 0, 0, 1, 0, 0, 'Opt', 1, 'button', :now)"
+                ),
+                {"pod": pod_id, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+            )
         await upgrade(db)
         async with db.read() as session:
             row = (await session.execute(text("SELECT cube_name, announced, seed FROM draft_pods"))).one()
+            seats = (await session.execute(text("SELECT user_id FROM draft_seats"))).scalars().all()
+            picks = (await session.execute(text("SELECT card FROM draft_picks"))).scalars().all()
         assert (row.cube_name, bool(row.announced), row.seed) == ("goldfish", False, 42)
+        assert (list(seats), list(picks)) == ([5], ["Opt"])
         assert await _diff(db) == []
+    finally:
+        await db.dispose()
+
+
+async def test_running_draft_converts_to_the_state_document_and_back(db_url):
+    """0006 moves packs and seat clocks into draft_pods.state; a draft in progress survives both ways."""
+    from bot.services import drafts
+
+    db = Database(db_url)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    try:
+        await upgrade(db, "0005")
+        async with db.write() as session:
+            await session.execute(
+                text(
+                    "INSERT INTO draft_pods (id, guild_id, channel_id, organizer_id, cube_name, status, max_seats,"
+                    " packs, pack_size, pick_mode, seed, card_info, created_at, started_at, announced)"
+                    " VALUES (7, 1, 2, 3, 'c', 'drafting', 2, 1, 2, 'both', 42, '[]', :now, :now, false)"
+                ),
+                {"now": now},
+            )
+            for seat, (user, picks) in enumerate([(11, 1), (12, 0)]):
+                await session.execute(
+                    text(
+                        "INSERT INTO draft_seats (pod_id, guild_id, user_id, seat, joined_at, picks, is_bot,"
+                        " dm_closed, timeouts, waiting_since, reminded) VALUES"
+                        " (7, 1, :user, :seat, :now, :picks, false, false, 0, :now, false)"
+                    ),
+                    {"user": user, "seat": seat, "picks": picks, "now": now},
+                )
+            # Seat 0 took "a" from pack 0 (now at seat 1, behind seat 1's own pack 1).
+            for pack_id, cards, made, arrived in [(0, '["b"]', 1, 1), (1, '["c", "d"]', 0, 0)]:
+                await session.execute(
+                    text(
+                        "INSERT INTO draft_packs (pod_id, pack_id, round, origin, cards, picks_made, arrived)"
+                        f" VALUES (7, :pack, 0, :pack, '{cards}', :made, :arrived)"
+                    ),
+                    {"pack": pack_id, "made": made, "arrived": arrived},
+                )
+        await upgrade(db)
+        pod = await drafts.get_pod(db, 7)
+        assert [(s.user_id, s.picks, s.queued) for s in pod.seats] == [(11, 1, 0), (12, 0, 2)]
+        prompt = await drafts.current_prompt(db, 7, 12)
+        assert (prompt.pack_id, prompt.cards) == (1, ("c", "d"))
+        assert await _diff(db) == []
+
+        await downgrade(db, "0005")
+        async with db.read() as session:
+            rows = (await session.execute(text("SELECT pack_id, picks_made FROM draft_packs ORDER BY pack_id"))).all()
+            picks = (await session.execute(text("SELECT picks FROM draft_seats ORDER BY seat"))).scalars().all()
+        assert [tuple(r) for r in rows] == [(0, 1), (1, 0)] and list(picks) == [1, 0]
     finally:
         await db.dispose()
