@@ -14,8 +14,8 @@ import discord
 
 from bot.formats import battler as engine
 from bot.services.battler import GameView, PendingReport, PrivatePrompt, Standing
+from bot.ui.lobby import lobby_button, lobby_buttons
 
-LOBBY_ACTIONS = ("join", "leave", "begin", "cancel")
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "over": "OVER"}
 REPORT_RESULTS = {
@@ -88,16 +88,7 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"btl:(?P<
     handler = None  # async (interaction, game_id, action) -> None
 
     def __init__(self, game_id: int, action: str) -> None:
-        styles = {
-            "join": discord.ButtonStyle.success,
-            "leave": discord.ButtonStyle.secondary,
-            "begin": discord.ButtonStyle.primary,
-            "cancel": discord.ButtonStyle.danger,
-        }
-        super().__init__(
-            discord.ui.Button(label=action.title(), style=styles.get(action, discord.ButtonStyle.secondary),
-                              custom_id=f"btl:{game_id}:{action}")
-        )
+        super().__init__(lobby_button(action, f"btl:{game_id}:{action}"))
         self.game_id, self.action = game_id, action
 
     @classmethod
@@ -109,12 +100,7 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"btl:(?P<
 
 
 def lobby_view(game: GameView) -> discord.ui.View | None:
-    if game.status != "lobby":
-        return None
-    view = discord.ui.View(timeout=None)
-    for action in LOBBY_ACTIONS:
-        view.add_item(LobbyButton(game.id, action))
-    return view
+    return lobby_buttons(lambda action: LobbyButton(game.id, action), is_open=game.status == "lobby")
 
 
 # --- private DMs (setup choice, draft phase) -----------------------------------------------------

@@ -12,10 +12,10 @@ from bot.cards.scryfall import card_link_markdown
 from bot.services.drafts import PackPrompt, PodView, PoolView
 from bot.store.types import utcnow
 from bot.ui.formatting import format_duration
+from bot.ui.lobby import lobby_button, lobby_buttons
 
 MAX_REACTION_CARDS = 20
 MAX_BUTTON_CARDS = 25
-LOBBY_ACTIONS = ("join", "leave", "begin", "cancel")
 
 
 def letter(index: int) -> str:
@@ -75,15 +75,7 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"draft:lo
     handler = None  # set by the draft cog: async (interaction, pod_id, action) -> None
 
     def __init__(self, pod_id: int, action: str) -> None:
-        styles = {
-            "join": discord.ButtonStyle.success,
-            "leave": discord.ButtonStyle.secondary,
-            "begin": discord.ButtonStyle.primary,
-            "cancel": discord.ButtonStyle.danger,
-        }
-        super().__init__(
-            discord.ui.Button(label=action.title(), style=styles[action], custom_id=f"draft:lobby:{pod_id}:{action}")
-        )
+        super().__init__(lobby_button(action, f"draft:lobby:{pod_id}:{action}"))
         self.pod_id, self.action = pod_id, action
 
     @classmethod
@@ -95,12 +87,7 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"draft:lo
 
 
 def lobby_view(pod: PodView) -> discord.ui.View | None:
-    if pod.status != "lobby":
-        return None
-    view = discord.ui.View(timeout=None)
-    for action in LOBBY_ACTIONS:
-        view.add_item(LobbyButton(pod.id, action))
-    return view
+    return lobby_buttons(lambda action: LobbyButton(pod.id, action), is_open=pod.status == "lobby")
 
 
 # --- pack messages -----------------------------------------------------------------------------
