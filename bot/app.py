@@ -6,7 +6,6 @@ import logging
 import math
 import pkgutil
 import time
-import uuid
 
 import discord
 from discord import app_commands
@@ -14,9 +13,12 @@ from discord.ext import commands
 
 import bot.cogs
 from bot import __version__
-from bot.services.errors import UserError
+from bot.cogs._outbox import Outbox
+from bot.services import outbox
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.ui.dispatch import dispatch_modal, registered_components
+from bot.ui.errors import report_interaction_error
 from bot.ui.paginate import PageButton
 
 log = logging.getLogger("bot")
@@ -35,10 +37,13 @@ class MtgBot(commands.AutoShardedBot):
             shard_ids=settings.parsed_shard_ids,
             shard_count=settings.shard_count,
             help_command=None,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            # Nothing user-typed may ever ping anyone: messages that should ping opt in.
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.settings = settings
         self.db = db
+        self.outbox = Outbox(self)
+        db.listen(outbox.TOPIC, self.outbox.on_commit)
         self.started_monotonic = time.monotonic()
         self._announced_ready = False
         self.tree.on_error = self.on_app_command_error
@@ -46,10 +51,12 @@ class MtgBot(commands.AutoShardedBot):
     # --- startup -------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(PageButton)
         for module in pkgutil.iter_modules(bot.cogs.__path__):
             if not module.name.startswith("_"):
                 await self.load_extension(f"{bot.cogs.__name__}.{module.name}")
+        # Every Component the cogs' UI modules defined, so their buttons work after a restart.
+        self.add_dynamic_items(PageButton, *registered_components())
+        self.add_listener(dispatch_modal, "on_interaction")
         if self.owns_shard_zero:
             await self._sync_commands()
 
@@ -107,45 +114,3 @@ class MtgBot(commands.AutoShardedBot):
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
         await report_interaction_error(interaction, error)
-
-
-def user_message_for(error: BaseException) -> str | None:
-    """The message to show for a mistake the user made, or None for a bug."""
-    if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
-        original = getattr(error, "original", None) or error.__cause__
-        if original is not None and original is not error:
-            return user_message_for(original)
-    if isinstance(error, UserError):
-        return str(error)
-    if isinstance(error, app_commands.MissingPermissions):
-        perms = ", ".join(p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions)
-        return f"You need the {perms} permission to do that."
-    if isinstance(error, app_commands.NoPrivateMessage):
-        return "That command only works in a server, not in DMs."
-    if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} s."
-    if isinstance(error, app_commands.CheckFailure):
-        return str(error) or "You can't use that command here."
-    if isinstance(error, app_commands.TransformerError):
-        return f"{error.value!r} is not a valid value for that option."
-    return None
-
-
-async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
-    """User mistakes get their message; anything else is logged with an id the user can quote."""
-    message = user_message_for(error)
-    if message is None:
-        error_id = uuid.uuid4().hex[:8]
-        log.error("unexpected error %s in interaction %s", error_id, interaction.data, exc_info=error)
-        message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
-    await send_ephemeral(interaction, message)
-
-
-async def send_ephemeral(interaction: discord.Interaction, message: str) -> None:
-    try:
-        if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
-        else:
-            await interaction.response.send_message(message, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not tell the user about an error", exc_info=True)

@@ -19,8 +19,9 @@ left unescaped).
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
+
+from bot.text import escape
 
 __all__ = [
     "DEFAULT_SCRYFALL_BASE",
@@ -35,7 +36,6 @@ __all__ = [
 DEFAULT_SCRYFALL_BASE = "https://api.scryfall.com"
 DEFAULT_SCRYFALL_WEB = "https://scryfall.com"
 _IMAGE_VERSIONS = frozenset({"small", "normal", "large", "png", "art_crop", "border_crop"})
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_~|\[\]])")
 
 
 def _base(base: str) -> str:
@@ -73,8 +73,8 @@ def card_search_url(name: str, web: str = DEFAULT_SCRYFALL_WEB) -> str:
 
 
 def escape_markdown(text: str) -> str:
-    """Backslash-escape Discord markdown characters (including ``[`` and ``]``)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Backslash-escape Discord markdown characters (including ``[`` and ``]``) and defuse mentions."""
+    return escape(text)
 
 
 def card_link_markdown(name: str, base: str = DEFAULT_SCRYFALL_BASE) -> str:

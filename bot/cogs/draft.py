@@ -5,22 +5,20 @@ from __future__ import annotations
 import io
 import json
 import logging
-from dataclasses import replace
 
 import discord
 from discord import app_commands
-from discord.ext import commands, tasks
+from discord.ext import commands
 
-from bot.app import MtgBot, report_interaction_error
 from bot.cards.export import FORMATS, export
-from bot.cogs._checks import interaction_is_organizer, is_organizer, require_guild
-from bot.cogs._draft_delivery import DraftMessenger
-from bot.cogs._sweep import ResendCutoff, edit_channel_message
+from bot.cogs._draft_outbox import DraftMessages
+from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
-from bot.services import cubes, drafts, guild_config
-from bot.services.errors import Conflict, UserError
+from bot.services import cubes, drafts, guild_config, outbox
+from bot.services.errors import UserError
+from bot.services.tables import Actor
 from bot.ui import draft as ui
-from bot.ui.confirm import ask_confirmation
+from bot.ui.dispatch import actor_of
 
 log = logging.getLogger(__name__)
 
@@ -32,55 +30,55 @@ TURN_CHOICES = [
 PICK_MODE_CHOICES = [
     app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in guild_config.PICK_MODES.items()
 ]
+S = drafts.STATUSES
+RUNNING = (S.running,)
 
 
-class DraftCog(commands.Cog):
-    def __init__(self, bot: MtgBot) -> None:
-        self.bot = bot
-        self.messenger = DraftMessenger(bot)
-        ui.LobbyButton.handler = self.handle_lobby
-        ui.PickButton.handler = self.handle_pick
-        ui.PickSelect.handler = self.handle_pick
-        self.resend_cutoff = ResendCutoff()
+class DraftCog(TableCog):
+    spec = drafts.SPEC
+    lobby_button = ui.LobbyButton
 
-    async def cog_load(self) -> None:
-        self.sweep.change_interval(seconds=self.bot.settings.sweep_interval)
-        self.sweep.start()
-
-    async def cog_unload(self) -> None:
-        self.sweep.cancel()
+    def __init__(self, bot) -> None:
+        super().__init__(bot)
+        self.messages = DraftMessages(bot)
 
     @property
-    def db(self):
-        return self.bot.db
+    def scryfall(self) -> str:
+        return self.bot.settings.scryfall_base
 
-    # --- helpers ---------------------------------------------------------------------------
+    def lobby_embed(self, table: drafts.PodView, note: str | None = None) -> discord.Embed:
+        return ui.lobby_embed(table, note)
 
-    async def _organizer(self, interaction: discord.Interaction) -> bool:
-        return await interaction_is_organizer(self.db, interaction)
+    def cancel_question(self, table: drafts.PodView) -> str:
+        return f"Cancel draft #{table.id}? Picks so far are kept in its log."
 
-    async def _pod_here(self, interaction: discord.Interaction, *, statuses=("lobby", "drafting")) -> drafts.PodView:
-        """The pod of this channel, else the user's latest pod (in this server, if in one)."""
-        if interaction.guild_id is not None and interaction.channel_id is not None:
-            pod = await drafts.find_channel_pod(
-                self.db, interaction.guild_id, interaction.channel_id, statuses=statuses
-            )
-            if pod is not None:
-                return pod
-        pod = await drafts.find_user_pod(self.db, interaction.user.id, guild_id=interaction.guild_id, statuses=statuses)
-        if pod is None:
-            raise UserError("There is no draft here for you. `/draft start` opens one.")
-        return pod
-
-    async def _edit_lobby(self, pod: drafts.PodView, note: str | None = None) -> None:
-        await edit_channel_message(
-            self.bot, pod.channel_id, pod.guild_id, pod.lobby_message_id,
-            embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod),
-        )
+    async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
+        """A full lobby begins at once, on the organizer's behalf."""
+        if not pod.is_full:
+            return False
+        try:
+            await drafts.begin(self.db, pod.id, Actor(pod.organizer_id, pod.guild_id))
+        except UserError as error:
+            # The join stands (the lobby shows it); say why the draft could not begin by itself.
+            note = f"⚠️ The lobby is full but the draft can't begin: {error}"
+            if by_button:
+                await interaction.response.edit_message(embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod))
+            else:
+                await interaction.response.send_message(f"You joined draft #{pod.id}. {note}", ephemeral=True)
+                await self.edit_lobby(pod, note)
+            return True
+        begun = await drafts.get_pod(self.db, pod.id)
+        if by_button:
+            await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
+        else:
+            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
+            await self.edit_lobby(begun)
+        return True
 
     # --- commands --------------------------------------------------------------------------
 
     draft = app_commands.Group(name="draft", description="Asynchronous draft pods, picked in DMs.")
+    add_lobby_commands(draft, "draft")
 
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
     @app_commands.describe(
@@ -106,114 +104,63 @@ class DraftCog(commands.Cog):
         turns: app_commands.Choice[int] | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
     ) -> None:
-        guild_id = require_guild(interaction)
-        config = await guild_config.get_config(self.db, guild_id)
-        if not is_organizer(interaction, config):
-            raise UserError("Only organizers can start a draft (Manage Server or the organizer role).")
-        cube_detail = await cubes.get_cube(self.db, guild_id, cube)
+        actor = actor_of(interaction)
+        config = await guild_config.get_config(self.db, interaction.guild_id)
         pod = await drafts.create_pod(
-            self.db,
-            guild_id=guild_id,
-            channel_id=interaction.channel_id,
-            organizer_id=interaction.user.id,
-            cube=cube_detail,
-            packs=packs,
-            pack_size=pack_size,
-            max_seats=seats,
-            pick_timer_seconds=pick_timer * 60 if pick_timer else None,
-            turns=turns.value if turns else None,
-            pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
+            self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
+            packs=packs, pack_size=pack_size, max_seats=seats, pick_timer_seconds=pick_timer * 60 if pick_timer else None,
+            turns=turns.value if turns else None, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
         )
-        await interaction.response.send_message(embed=ui.lobby_embed(pod), view=ui.lobby_view(pod))
-        message = await interaction.original_response()
-        await drafts.set_lobby_message(self.db, pod.id, message.id)
-
-    @draft.command(name="join", description="Join the draft lobby in this channel.")
-    @app_commands.guild_only()
-    async def join(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("lobby", "drafting"))
-        await self._join(interaction, pod.id, respond=False)
-
-    @draft.command(name="leave", description="Leave the draft lobby in this channel.")
-    @app_commands.guild_only()
-    async def leave(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("lobby", "drafting"))
-        updated = await drafts.leave(self.db, pod.id, interaction.user.id)
-        await interaction.response.send_message(f"You left draft #{pod.id}.", ephemeral=True)
-        await self._edit_lobby(updated)
-
-    @draft.command(name="begin", description="Begin the draft in this channel now (organizer).")
-    @app_commands.guild_only()
-    async def begin(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("lobby", "drafting"))
-        result = await drafts.begin(
-            self.db, pod.id, user_id=interaction.user.id, is_organizer=await self._organizer(interaction)
-        )
-        await interaction.response.send_message(f"Draft #{pod.id} has begun: check your DMs!")
-        await self._after_begin(result)
-
-    @draft.command(name="cancel", description="Cancel the draft in this channel (organizer; asks first).")
-    @app_commands.guild_only()
-    async def cancel(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction)
-        await self._cancel(interaction, pod)
+        await self.post_lobby(interaction, pod)
 
     @draft.command(name="status", description="Show the draft's round, picks, queues and who it is waiting on.")
     async def status(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("lobby", "drafting", "complete"))
+        pod = await self.table_here(interaction, (S.lobby, S.running, S.finished))
         picks = await drafts.count_picks(self.db, pod.id)
         await interaction.response.send_message(embed=ui.status_embed(pod, picks))
 
     @draft.command(name="pool", description="Show the cards you have picked so far (only you see it).")
     async def pool(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting", "complete"))
+        pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
-        await interaction.response.send_message(embed=ui.pool_embed(pool, self.bot.settings.scryfall_base), ephemeral=True)
+        await interaction.response.send_message(embed=ui.pool_embed(pool, self.scryfall), ephemeral=True)
 
     @draft.command(name="pick", description="Pick from your current pack here, if your DMs are closed.")
     async def pick(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting",))
+        pod = await self.table_here(interaction, RUNNING)
         prompt = await drafts.current_prompt(self.db, pod.id, interaction.user.id)
         if prompt is None:
             raise UserError("No pack is waiting for you right now; I'll tell you when one arrives.")
         await interaction.response.send_message(
-            embed=ui.pack_embed(prompt, self.bot.settings.scryfall_base),
-            view=ui.pack_view(prompt, in_dm=False),
-            ephemeral=True,
+            embed=ui.pack_embed(prompt, self.scryfall), view=ui.pack_view(prompt, in_dm=False), ephemeral=True
         )
 
     @draft.command(name="resend", description="DM me my current pack again (after opening your DMs).")
     async def resend(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting",))
-        prompt = await drafts.current_prompt(self.db, pod.id, interaction.user.id)
-        if prompt is None:
+        pod = await self.table_here(interaction, RUNNING)
+        held = await drafts.resend(self.db, pod.id, interaction.user.id)
+        if held is None:
             raise UserError("No pack is waiting for you right now.")
         await interaction.response.defer(ephemeral=True, thinking=True)
-        message = await self.messenger.deliver(replace(prompt, dm_closed=False))
-        text = "Sent: check your DMs." if message else "I still can't DM you: check your privacy settings."
+        [outcome] = await self.bot.outbox.send_batch([held], fresh=True)
+        text = "Sent: check your DMs." if outcome.message_id else "I still can't DM you: check your privacy settings."
         await interaction.followup.send(text, ephemeral=True)
 
     @draft.command(name="replace", description="Hand a player's seat to a bot that picks for them (organizer).")
     @app_commands.describe(player="The player whose seat a bot takes over.")
     @app_commands.guild_only()
     async def replace(self, interaction: discord.Interaction, player: discord.User) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting",))
-        result = await drafts.replace_with_bot(
-            self.db, pod.id, player.id, user_id=interaction.user.id, is_organizer=await self._organizer(interaction)
-        )
+        pod = await self.table_here(interaction, RUNNING)
+        result = await drafts.replace_with_bot(self.db, pod.id, player.id, actor_of(interaction))
         await interaction.response.send_message(
             f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({result.bot_picks} picks made so far)."
         )
-        await self.messenger.close_pack_message(
-            result, f"🤖 The organizer handed your seat in draft #{pod.id} to a bot; it picks for you from now on."
-        )
-        await self.messenger.after_pick(result, skip_picker=True)
 
     @draft.command(name="export", description="Get your pool as a file (plain text, Arena, MTGO .dek, Cockatrice).")
     @app_commands.describe(format="File format (default: plain text).")
     @app_commands.choices(format=EXPORT_CHOICES)
     async def export_(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting", "complete"))
+        pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}")
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
@@ -222,177 +169,95 @@ class DraftCog(commands.Cog):
     @draft.command(name="log", description="Download the draft's full pick log as JSON (organizer).")
     @app_commands.guild_only()
     async def log_(self, interaction: discord.Interaction) -> None:
-        pod = await self._pod_here(interaction, statuses=("drafting", "complete", "cancelled"))
-        if pod.organizer_id != interaction.user.id and not await self._organizer(interaction):
-            raise UserError("Only the draft's organizer can download its log.")
-        data = json.dumps(await drafts.pick_log(self.db, pod.id), indent=2)
+        pod = await self.table_here(interaction, (S.running, S.finished, S.cancelled))
+        data = json.dumps(await drafts.pick_log(self.db, pod.id, actor_of(interaction)), indent=2)
         file = discord.File(io.BytesIO(data.encode()), filename=f"draft-{pod.id}-log.json")
         await interaction.response.send_message(f"Pick log of draft #{pod.id}.", file=file, ephemeral=True)
 
-    # --- lobby buttons ---------------------------------------------------------------------
-
-    async def handle_lobby(self, interaction: discord.Interaction, pod_id: int, action: str) -> None:
-        try:
-            if action == "join":
-                await self._join(interaction, pod_id, respond=True)
-            elif action == "leave":
-                pod = await drafts.leave(self.db, pod_id, interaction.user.id)
-                await interaction.response.edit_message(embed=ui.lobby_embed(pod), view=ui.lobby_view(pod))
-            elif action == "begin":
-                result = await drafts.begin(
-                    self.db, pod_id, user_id=interaction.user.id, is_organizer=await self._organizer(interaction)
-                )
-                await interaction.response.edit_message(embed=ui.lobby_embed(result.pod), view=None)
-                await self._after_begin(result)
-            elif action == "cancel":
-                await self._cancel(interaction, await drafts.get_pod(self.db, pod_id))
-        except Exception as error:  # noqa: BLE001 - every error gets a proper answer
-            await report_interaction_error(interaction, error)
-
-    async def _join(self, interaction: discord.Interaction, pod_id: int, *, respond: bool) -> None:
-        pod = await drafts.join(self.db, pod_id, interaction.user.id)
-        if not pod.is_full:
-            if respond:
-                await interaction.response.edit_message(embed=ui.lobby_embed(pod), view=ui.lobby_view(pod))
-            else:
-                await interaction.response.send_message(f"You joined draft #{pod.id}.", ephemeral=True)
-                await self._edit_lobby(pod)
-            return
-        # The lobby is full: begin at once, on the organizer's behalf.
-        try:
-            result = await drafts.begin(self.db, pod_id, user_id=pod.organizer_id, is_organizer=True)
-        except UserError as error:
-            # The join stands (the lobby shows it); say why the draft could not begin by itself.
-            note = f"⚠️ The lobby is full but the draft can't begin: {error}"
-            if respond:
-                await interaction.response.edit_message(embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod))
-            else:
-                await interaction.response.send_message(f"You joined draft #{pod.id}. {note}", ephemeral=True)
-                await self._edit_lobby(pod, note)
-            return
-        if respond:
-            await interaction.response.edit_message(embed=ui.lobby_embed(result.pod), view=None)
-        else:
-            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
-            await self._edit_lobby(result.pod)
-        await self._after_begin(result)
-
-    async def _after_begin(self, result: drafts.BeginResult) -> None:
-        await self.messenger.deliver_all(result.prompts)
-        if result.completed:
-            await self.messenger.finish(result.pod.id)
-
-    async def _cancel(self, interaction: discord.Interaction, pod: drafts.PodView) -> None:
-        is_org = await self._organizer(interaction)
-        if pod.organizer_id != interaction.user.id and not is_org:
-            raise UserError("Only the draft's organizer (or a server organizer) can cancel it.")
-        confirmed = await ask_confirmation(interaction, f"Cancel draft #{pod.id}? Picks so far are kept in its log.")
-        if confirmed is None:
-            return
-        updated = await drafts.cancel(self.db, pod.id, user_id=interaction.user.id, is_organizer=is_org)
-        await confirmed.response.edit_message(content=f"Draft #{pod.id} was cancelled.", view=None)
-        await self._edit_lobby(updated, note="❌ Cancelled by the organizer.")
-
     # --- picks -----------------------------------------------------------------------------
 
-    async def handle_pick(
-        self, interaction: discord.Interaction, pod_id: int, pack_id: int, pack_pick: int, index: int, source: str
+    async def on_pick_button(self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, index: int) -> None:
+        await self._pick(interaction, pod, pack, pick, index, "button")
+
+    async def on_pick_select(
+        self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int, value: int
     ) -> None:
+        await self._pick(interaction, pod, pack, pick, value, "select")
+
+    async def _pick(self, interaction: discord.Interaction, pod_id: int, pack_id: int, pack_pick: int, index: int,
+                    source: str) -> None:
         in_dm = interaction.guild_id is None
-        try:
-            result = await drafts.pick(
-                self.db, pod_id, interaction.user.id, pack_id=pack_id, pack_pick=pack_pick, card_index=index, source=source
-            )
-        except Conflict as error:
-            await interaction.response.send_message(str(error), ephemeral=True)
-            return
-        except Exception as error:  # noqa: BLE001
-            await report_interaction_error(interaction, error)
-            return
-        base = self.bot.settings.scryfall_base
-        line = ui.picked_line(result.round, result.pick_number, result.card, base)
+        result = await drafts.pick(
+            self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
+            source=source, in_server=not in_dm,
+        )
+        line = ui.picked_line(result.round, result.pick_number, result.card, self.scryfall)
         upcoming = result.next_for_picker
-        if interaction.message is not None:
-            self.messenger.stop_reactions(interaction.message.id)
+        message = interaction.message
+        if message is not None:
+            self.messages.stop_reactions(message.id)
         # Buttons-only DMs (and ephemeral /draft pick) reuse the message for the next pack: one call per pick.
-        reuse = upcoming is not None and (not in_dm or upcoming.pick_mode == "buttons")
-        if reuse:
+        if upcoming is not None and (not in_dm or upcoming.pick_mode == "buttons"):
             await interaction.response.edit_message(
-                embed=ui.pack_embed(upcoming, base, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
+                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
             )
-            if in_dm and interaction.message is not None:
-                await drafts.record_delivery(
-                    self.db, upcoming, channel_id=interaction.channel_id, message_id=interaction.message.id
-                )
-        else:
-            embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, base, upcoming is not None)
-            await interaction.response.edit_message(embed=embed, view=None)
-        if not in_dm:  # picked through /draft pick: a DM copy of that pack must not look pickable
-            await self.messenger.close_pack_message(result, f"You picked from this pack in the server: **{result.card}**.")
-        await self.messenger.after_pick(result, skip_picker=reuse)
+            if in_dm and result.held is not None and message is not None:
+                shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
+                await outbox.settle(self.db, [shown])
+            return
+        embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
+        await interaction.response.edit_message(embed=embed, view=None)
+        if in_dm and result.held is not None:
+            self.bot.outbox.on_commit([result.held])  # the next pack, as a new DM
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         if payload.guild_id is not None or self.bot.user is None or payload.user_id == self.bot.user.id:
             return
-        index = ui.index_of_reaction(str(payload.emoji))
-        if index is None:
+        card_index = ui.index_of_reaction(str(payload.emoji))
+        if card_index is None:
             return
-        await self.messenger.wait_recorded(payload.message_id)
-        ref = await drafts.delivery_for_message(self.db, payload.message_id)
-        if ref is None:
-            # Sent by another process (or just before a crash) and not recorded yet: if the player's
-            # current pack has no message on record, this message is the one showing it.
-            ref = await drafts.adopt_unrecorded_message(
-                self.db, payload.user_id, channel_id=payload.channel_id, message_id=payload.message_id
-            )
+        ref = await self._reacted_pack(payload)
         if ref is None or ref.user_id != payload.user_id:
             return
         channel = self.bot.get_partial_messageable(payload.channel_id)
         if ref.cards is None:
             await channel.send("Already picked: that pack has moved on. Your current pack is in your newest message.")
             return
-        if index >= len(ref.cards):
+        if card_index >= len(ref.cards):
             return
         try:
             result = await drafts.pick(
-                self.db, ref.pod_id, payload.user_id, pack_id=ref.pack_id, pack_pick=ref.pack_pick,
-                card_index=index, source="reaction",
+                self.db, ref.pod_id, Actor(payload.user_id, None), pack_id=ref.pack_id, pack_pick=ref.pack_pick,
+                card_index=card_index, source="reaction",
             )
-        except (Conflict, UserError) as error:
+        except UserError as error:
             await channel.send(str(error))
             return
-        self.messenger.stop_reactions(payload.message_id)
-        embed = ui.picked_embed(
-            result.round, result.pick_number, result.card, ref.pod_id, self.bot.settings.scryfall_base,
-            result.next_for_picker is not None,
-        )
+        self.messages.stop_reactions(payload.message_id)
+        embed = ui.picked_embed(result.round, result.pick_number, result.card, ref.pod_id, self.scryfall,
+                                result.next_for_picker is not None)
         try:
             await channel.get_partial_message(payload.message_id).edit(embed=embed, view=None)
         except discord.HTTPException:
             log.warning("could not confirm a reaction pick on %s", payload.message_id, exc_info=True)
-        await self.messenger.after_pick(result, skip_picker=False)
+        if result.held is not None:
+            self.bot.outbox.on_commit([result.held])
 
-    # --- background sweep (timers, undelivered packs) -------------------------------------
-
-    @tasks.loop(seconds=30)
-    async def sweep(self) -> None:
-        try:
-            if not self.bot.owns_shard_zero:
-                return  # one process sweeps (the one that gets the DMs), so nothing is sent twice
-            sent = await self.messenger.resend_undelivered(self.resend_cutoff.next())
-            if sent:
-                log.info("re-sent %d undelivered draft packs", sent)
-            await self.messenger.run_timers()
-            await self.messenger.finish_unannounced()
-        except Exception:
-            log.exception("draft sweep failed; it will run again")
-
-    @sweep.before_loop
-    async def _wait_until_ready(self) -> None:
-        await self.bot.wait_until_ready()
+    async def _reacted_pack(self, payload: discord.RawReactionActionEvent) -> drafts.DeliveryRef | None:
+        """The pack state the reacted-to message shows. A message sent by another process (or just
+        before a crash) and not recorded yet is adopted if the player's current pack has none."""
+        await self.bot.outbox.wait_recorded(payload.message_id)
+        ref = await drafts.delivery_for_message(self.db, payload.message_id)
+        if ref is not None:
+            return ref
+        pod = await drafts.find_pod(self.db, guild_id=None, channel_id=None, user_id=payload.user_id, statuses=RUNNING)
+        if pod is None:
+            return None
+        return await drafts.adopt_unrecorded_message(
+            self.db, pod.id, payload.user_id, channel_id=payload.channel_id, message_id=payload.message_id
+        )
 
 
-async def setup(bot: MtgBot) -> None:
-    bot.add_dynamic_items(ui.LobbyButton, ui.PickButton, ui.PickSelect)
+async def setup(bot) -> None:
     await bot.add_cog(DraftCog(bot))

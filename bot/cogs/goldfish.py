@@ -5,12 +5,13 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.app import MtgBot, report_interaction_error
+from bot.app import MtgBot
 from bot.cogs._checks import interaction_is_organizer, require_guild
 from bot.formats import goldfish as rules
 from bot.services import goldfish
 from bot.services.errors import UserError
 from bot.ui import goldfish as ui
+from bot.ui.errors import report_interaction_error
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
 TURN_CHOICES = [app_commands.Choice(name="7 turns (Goldfish Cube)", value=7), app_commands.Choice(name="10 turns", value=10)]

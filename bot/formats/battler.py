@@ -110,7 +110,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+SCHEMA_VERSION = 1
+
 __all__ = [
+    "SCHEMA_VERSION",
+    "event_to_dict",
+    "event_from_dict",
     "BASIC_TYPES",
     "MAX_STAGE",
     "MAX_TREASURES",
@@ -329,12 +334,14 @@ class BattlerState:
     winner: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # finished pairings
 
-    # -- serialisation
+    # -- serialisation (schema version SCHEMA_VERSION)
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"v": SCHEMA_VERSION, **asdict(self)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> BattlerState:
+        if d.get("v") != SCHEMA_VERSION:
+            raise ValueError(f"unknown battler document version {d.get('v')!r}")
         data = dict(d)
         data["settings"] = BattlerSettings(**data["settings"])
         data["players"] = [Player(**_only(Player, p)) for p in data["players"]]
@@ -496,6 +503,27 @@ class PlayoffStarted(Event):
 @dataclass(frozen=True)
 class GameOver(Event):
     winner: int
+
+
+_EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """An event as JSON-compatible data (to announce it later, e.g. from the outbox)."""
+    return {"type": type(event).__name__, **asdict(event)}
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    if not _EVENT_TYPES:
+        _EVENT_TYPES.update({cls.__name__: cls for cls in Event.__subclasses__()})
+    values = {k: v for k, v in data.items() if k != "type"}
+    cls = _EVENT_TYPES[data["type"]]
+    if cls is PairingsMade:
+        values["pairings"] = tuple(Pairing(**pairing) for pairing in values["pairings"])
+    for key, value in values.items():
+        if isinstance(value, list):
+            values[key] = tuple(value)
+    return cls(**values)
 
 
 # --------------------------------------------------------------------------- pure rules

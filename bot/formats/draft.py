@@ -48,6 +48,10 @@ dataclass constructor from stored fields::
         sequence=...,          # picks made so far in the whole draft
     )
 
+As a document (:meth:`DraftState.to_dict` / :meth:`DraftState.from_dict`, schema version
+:data:`SCHEMA_VERSION`) it is ``{"v": 1, "packs": [{"cards", "picks_made", "arrived"}, …],
+"picks_by_seat": […]}``; the config comes from the pod's columns.
+
 Nothing else is needed: whether a later-round own pack is opened is derived from
 ``picks_by_seat`` (``picks_by_seat[origin] >= round * pack_size``), and holders are derived
 from ``origin``, ``round`` and ``picks_made``. Equivalently, :func:`replay` rebuilds the state
@@ -84,11 +88,15 @@ __all__ = [
     "DraftState",
     "replay",
     "auto_pick",
+    "SCHEMA_VERSION",
 ]
 
 MIN_SEATS, MAX_SEATS = 2, 16
 MIN_PACKS, MAX_PACKS = 1, 5
 MIN_PACK_SIZE, MAX_PACK_SIZE = 1, 30
+
+SCHEMA_VERSION = 1
+"""Version of :meth:`DraftState.to_dict`'s document."""
 
 LEFT = 1
 """Seat ``i`` passes to seat ``(i + 1) % n``."""
@@ -264,6 +272,35 @@ class DraftState:
     """Picks made so far, per seat."""
     sequence: int = 0
     """Picks made so far in the whole draft (= sequence number of the last pick)."""
+
+    # ----------------------------------------------------------------- document
+
+    def to_dict(self) -> dict:
+        return {
+            "v": SCHEMA_VERSION,
+            "packs": [{"cards": list(p.cards), "picks_made": p.picks_made, "arrived": p.arrived} for p in self.packs],
+            "picks_by_seat": list(self.picks_by_seat),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping, config: DraftConfig) -> DraftState:
+        if data.get("v") != SCHEMA_VERSION:
+            raise ValueError(f"unknown draft document version {data.get('v')!r}")
+        seats = config.seats
+        packs = [
+            PackState(i, i // seats, i % seats, list(p["cards"]), p["picks_made"], p["arrived"])
+            for i, p in enumerate(data["packs"])
+        ]
+        picks = list(data["picks_by_seat"])
+        return cls(config=config, packs=packs, picks_by_seat=picks, sequence=sum(picks))
+
+    @staticmethod
+    def pack_in_dict(data: Mapping, pack_id: int) -> tuple[int, tuple[str, ...]] | None:
+        """(picks made, remaining cards) of one pack, read from a document without decoding it all."""
+        packs = data.get("packs") or []
+        if not 0 <= pack_id < len(packs):
+            return None
+        return packs[pack_id]["picks_made"], tuple(packs[pack_id]["cards"])
 
     # ----------------------------------------------------------------- construction
 

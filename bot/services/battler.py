@@ -1,39 +1,38 @@
 """Treasure Battler games: lobby, setup, reports, draft actions, the end. One write transaction per action.
 
-The whole engine state (`bot.formats.battler.BattlerState`) is one JSON document on the game row,
-saved with an optimistic version check: every action loads the row, rebuilds the state, applies the
-engine and writes the state back with ``version = version + 1`` guarded by ``WHERE version = :old``.
-A lost race raises :class:`Conflict` and changes nothing.
-
-Bookkeeping the engine does not know about lives in the same document under the key ``"bot"``
-(``BattlerState.from_dict`` ignores unknown keys), so it is saved atomically with the state:
+The lobby is the shared table lifecycle (`bot.services.tables`, `SPEC` below). The engine's whole
+state (`bot.formats.battler.BattlerState`) is the game row's `state` document; what the engine does
+not know lives in its `bookkeeping` document, saved with it:
 
 * ``phase_version``: the game version at which the current phase began (older DM buttons are stale);
-* ``phase_started_at``: when it began (the startup sweep only re-sends DMs of phases begun earlier);
+* ``phase_started_at``: when it began;
 * ``seat_versions``: per seat, the version of the player's last private action;
 * ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed.
+
+Every action loads the row locked (the shared concurrency rule), applies the engine, writes both
+documents back with ``version + 1``, and queues what it owes in the outbox in the same
+transaction: public announcements, the new phase's private DMs, the organizer's dispute call, the
+final standings.
 
 A DM button carries the game version it was rendered for. It is current unless the phase began or
 the player acted after that version (another player's action does not make your DM stale; your own
 double click or an older copy of your DM does). Private DMs are recorded in ``battler_messages``
-per (game, user, kind, version), so DMs a crash kept from being sent are re-sent at startup.
+per (game, user, kind, version) when Discord accepts them.
 """
 
 from __future__ import annotations
 
 import copy
-import random
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import battler as engine
-from bot.services import leaderboard
-from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.services import deadlines, leaderboard, outbox, tables
+from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import BattlerGame, BattlerMessage, BattlerPlayer
@@ -42,12 +41,29 @@ from bot.store.types import utcnow
 if TYPE_CHECKING:
     from bot.services.cubes import CubeDetail
 
-ACTIVE = ("lobby", "running")
+STATUSES = tables.Statuses(running="running", finished="over")
+ACTIVE = STATUSES.active
+NOUN = "game"
 MIN_SEATS, MAX_SEATS = 2, 16
 SETUP, DRAFT = "setup", "draft"
 # What a player can say about their mini-game (engine outcomes + "we could not finish a replay").
 OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
+
+# Outbox kinds (rendered by bot.cogs._battler_outbox).
+PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
+ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
+DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Announcement + report)
+FINAL = "battler.final"  # the final standings (payload: game id)
+ENDED = "battler.ended"  # ended by an organizer without a winner
+DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices"
+RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
+# Events players hear about in the channel (the rest is private or bookkeeping).
+PUBLIC_EVENTS = (
+    engine.ResultReported, engine.ReplayRequired, engine.PlayerPoisoned, engine.PoisonSet, engine.TreasuresChanged,
+    engine.PackyardReshuffled, engine.PlayerDied, engine.BecameGhost, engine.PlayerOut, engine.PlayoffStarted,
+    engine.GameOver, engine.PhaseChanged, engine.PairingsMade,
+)
 
 
 class StaleMessage(Conflict):
@@ -96,12 +112,39 @@ class GameView:
     reports: tuple[PendingReport, ...] = ()
 
     def user_of(self, seat: int) -> int:
-        assert self.state is not None
-        return self.state.players[seat].user_id
+        return self.player_ids[seat]
 
     @property
     def is_full(self) -> bool:
         return len(self.player_ids) >= self.max_seats
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """What the channel hears about an action: the events, and who sits where (a snapshot, so it
+    can be rendered later, by the outbox, exactly as it was)."""
+
+    game_id: int
+    organizer_id: int
+    users: tuple[int, ...]
+    stage: int
+    round: int
+    progression: str
+    events: tuple[engine.Event, ...]
+
+    def user_of(self, seat: int) -> int:
+        return self.users[seat]
+
+    def to_payload(self) -> dict:
+        return {
+            "game_id": self.game_id, "organizer_id": self.organizer_id, "users": list(self.users), "stage": self.stage,
+            "round": self.round, "progression": self.progression, "events": [engine.event_to_dict(e) for e in self.events],
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict) -> Announcement:
+        events = tuple(engine.event_from_dict(e) for e in p["events"])
+        return cls(p["game_id"], p["organizer_id"], tuple(p["users"]), p["stage"], p["round"], p["progression"], events)
 
 
 @dataclass(frozen=True)
@@ -125,6 +168,15 @@ class PrivatePrompt:
     costs: dict[str, int | None]
     done: bool
 
+    def to_payload(self) -> dict:
+        data = dict(self.__dict__)
+        data.update(stash=list(self.stash), pack=list(self.pack), basics=list(self.basics))
+        return data
+
+    @classmethod
+    def from_payload(cls, p: dict) -> PrivatePrompt:
+        return cls(**{**p, "stash": tuple(p["stash"]), "pack": tuple(p["pack"]), "basics": tuple(p["basics"])})
+
 
 @dataclass(frozen=True)
 class Standing:
@@ -138,11 +190,11 @@ class ActionResult:
     game: GameView
     events: list[engine.Event] = field(default_factory=list)
     actor_prompt: PrivatePrompt | None = None  # the actor's message, re-rendered in place
-    prompts: list[PrivatePrompt] = field(default_factory=list)  # new DMs (a new phase)
-    report: PendingReport | None = None  # a report waiting for confirmation: post it
-    dispute: PendingReport | None = None  # a disputed report: ask the organizer
+    prompts: list[PrivatePrompt] = field(default_factory=list)  # new DMs (a new phase), queued
+    report: PendingReport | None = None  # a report waiting for confirmation: the cog posts it
+    dispute: PendingReport | None = None  # a disputed report: the organizer is asked (queued)
     applied: PendingReport | None = None  # the report that was just applied
-    finished: bool = False  # the game is over: announce it (see claim_announcement)
+    finished: bool = False  # the game is over (its standings are queued)
 
     @property
     def phase_changed(self) -> bool:
@@ -162,51 +214,40 @@ class FinalResult:
 @dataclass
 class _Loaded:
     row: BattlerGame
-    version: int
     players: list[BattlerPlayer]
     state: engine.BattlerState | None
-    extras: dict
+    extras: dict  # the bookkeeping document
+
+    @property
+    def version(self) -> int:
+        return self.row.version
 
     def reports(self) -> dict[str, dict]:
         return self.extras.setdefault("reports", {})
 
 
-async def _load(session: AsyncSession, game_id: int) -> _Loaded:
-    row = (await session.execute(select(BattlerGame).where(BattlerGame.id == game_id))).scalar_one_or_none()
-    if row is None:
-        raise NotFound(f"There is no Treasure Battler game #{game_id}.")
-    players = list(
-        (
-            await session.execute(
-                select(BattlerPlayer).where(BattlerPlayer.game_id == game_id).order_by(BattlerPlayer.joined_at, BattlerPlayer.id)
-            )
-        ).scalars()
-    )
+def _decode(loaded: tables.Loaded) -> _Loaded:
+    row = loaded.row
     state = engine.BattlerState.from_dict(row.state) if row.state else None
-    extras = copy.deepcopy((row.state or {}).get("bot") or {})
-    return _Loaded(row, row.version, players, state, extras)
+    return _Loaded(row, loaded.seats, state, copy.deepcopy(row.bookkeeping or {}))
 
 
-async def _save(session: AsyncSession, loaded: _Loaded, **values) -> int:
-    """Write state + extras (and `values`) if nobody changed the game since it was loaded."""
-    document = None
-    if loaded.state is not None:
-        document = loaded.state.to_dict()
-        document["bot"] = loaded.extras
-    new_version = loaded.version + 1
-    result = await session.execute(
-        update(BattlerGame)
-        .where(BattlerGame.id == loaded.row.id, BattlerGame.version == loaded.version)
-        .values(state=document, version=new_version, **values)
-        .execution_options(synchronize_session=False)
-    )
-    if result.rowcount != 1:
-        raise Conflict("Something changed in the game while you acted: try again.")
-    await session.refresh(loaded.row)
-    return new_version
+async def _load(session: AsyncSession, game_id: int, *, lock: bool = True) -> _Loaded:
+    return _decode(await tables.load_rows(session, BattlerGame, BattlerPlayer, game_id, noun=NOUN, lock=lock))
 
 
-def _view(loaded: _Loaded, version: int | None = None, status: str | None = None) -> GameView:
+def _save(loaded: _Loaded, **values) -> int:
+    """Write both documents (and `values`) back; the game's version moves on."""
+    row = loaded.row
+    row.state = None if loaded.state is None else loaded.state.to_dict()
+    row.bookkeeping = copy.deepcopy(loaded.extras)
+    row.version += 1
+    for key, value in values.items():
+        setattr(row, key, value)
+    return row.version
+
+
+def _view(loaded: _Loaded) -> GameView:
     row, state = loaded.row, loaded.state
     if state is not None:
         player_ids = tuple(p.user_id for p in state.players)
@@ -214,21 +255,20 @@ def _view(loaded: _Loaded, version: int | None = None, status: str | None = None
         player_ids = tuple(p.user_id for p in loaded.players)
     reports = tuple(_report_view(r) for r in sorted(loaded.reports().values(), key=lambda r: r["id"]))
     return GameView(
-        id=row.id,
-        guild_id=row.guild_id,
-        channel_id=row.channel_id,
-        organizer_id=row.organizer_id,
-        lobby_message_id=row.lobby_message_id,
-        cube_name=row.cube_name,
-        status=status or row.status,
-        max_seats=row.max_seats,
-        settings=engine.BattlerSettings(**row.settings),
-        seed=row.seed,
-        version=loaded.version if version is None else version,
-        player_ids=player_ids,
+        id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, organizer_id=row.organizer_id,
+        lobby_message_id=row.lobby_message_id, cube_name=row.cube_name, status=row.status, max_seats=row.max_seats,
+        settings=engine.BattlerSettings(**row.settings), seed=row.seed, version=row.version, player_ids=player_ids,
         state=None if state is None else engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())),
         reports=reports,
     )
+
+
+def _view_of(loaded: tables.Loaded) -> GameView:
+    return _view(_decode(loaded))
+
+
+def report_from_payload(r: dict) -> PendingReport:
+    return _report_view(r)
 
 
 def _report_view(r: dict) -> PendingReport:
@@ -250,10 +290,10 @@ def _engine_call(fn, *args, **kwargs):
 
 
 def _running(loaded: _Loaded) -> engine.BattlerState:
-    if loaded.row.status == "lobby":
+    if loaded.row.status == STATUSES.lobby:
         raise UserError("That game has not begun yet.")
-    if loaded.row.status != "running" or loaded.state is None:
-        raise UserError("That game is over." if loaded.row.status == "over" else "That game was ended.")
+    if loaded.row.status != STATUSES.running or loaded.state is None:
+        raise UserError("That game is over." if loaded.row.status == STATUSES.finished else "That game was ended.")
     return loaded.state
 
 
@@ -261,12 +301,7 @@ def _seat(state: engine.BattlerState, user_id: int) -> int:
     return _engine_call(engine.seat_of, state, user_id)
 
 
-def _check_can_manage(row: BattlerGame, user_id: int, is_organizer: bool) -> None:
-    if not is_organizer and row.organizer_id != user_id:
-        raise PermissionDenied("Only the game's organizer (or a server organizer) can do that.")
-
-
-def _prompt(loaded: _Loaded, seat: int, version: int) -> PrivatePrompt | None:
+def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
     """The player's private view now (None when the phase has no private choice for them)."""
     state = loaded.state
     assert state is not None
@@ -280,29 +315,61 @@ def _prompt(loaded: _Loaded, seat: int, version: int) -> PrivatePrompt | None:
     row = loaded.row
     return PrivatePrompt(
         game_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, user_id=p.user_id, seat=seat, kind=kind,
-        version=version, stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack),
+        version=loaded.version, stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack),
         basics=tuple(p.basics), treasures=p.treasures, poison=p.poison,
         costs=engine.action_costs(state, seat), done=p.done,
     )
 
 
-def _after_engine(loaded: _Loaded, events: list[engine.Event], new_version_hint: int) -> None:
-    """Bookkeeping for a new phase (called before saving; the new version is loaded.version + 1)."""
-    if any(isinstance(e, engine.PhaseChanged) for e in events):
-        loaded.extras["phase_version"] = new_version_hint
+def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
+    state = loaded.state
+    assert state is not None
+    users = tuple(p.user_id for p in state.players)
+    return Announcement(loaded.row.id, loaded.row.organizer_id, users, state.stage, state.round,
+                        state.settings.progression, tuple(events))
+
+
+def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
+    return outbox.Message(PROMPT, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
+
+
+def _channel_message(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
+    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
+
+
+async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], **values) -> list[PrivatePrompt]:
+    """Save an action's state and queue what it owes: its announcement, the new phase's DMs, and
+    at the end the standings (with the leaderboard rows, in this very transaction)."""
+    new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
+    if new_phase:
+        loaded.extras["phase_version"] = loaded.version + 1
         loaded.extras["phase_started_at"] = utcnow().isoformat()
         loaded.extras["reports"] = {}
+    if any(isinstance(e, engine.GameOver) for e in events):
+        values.update(status=STATUSES.finished, finished_at=utcnow())
+    _save(loaded, **values)
+    messages: list[outbox.Message] = []
+    public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
+    if public:
+        messages.append(_channel_message(loaded, ANNOUNCE, _announcement(loaded, public).to_payload()))
+    prompts = []
+    if new_phase:
+        prompts = [p for seat in range(len(loaded.state.players)) if (p := _prompt(loaded, seat)) is not None]
+        messages += [_prompt_message(p) for p in prompts]
+    if loaded.row.status == STATUSES.finished:
+        messages.append(await _finish(session, loaded))
+    await outbox.queue(session, *messages)
+    return prompts
 
 
-async def _finish_if_over(session: AsyncSession, loaded: _Loaded, events: list[engine.Event]) -> dict:
-    """Game over: results go to the leaderboard in this very transaction."""
-    if not any(isinstance(e, engine.GameOver) for e in events):
-        return {}
+async def _finish(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+    """Game over: results go to the leaderboard; the standings post is owed to its channel."""
+    row = loaded.row
     await leaderboard.record_results(
-        session, guild_id=loaded.row.guild_id, format="battler", event_id=loaded.row.id,
-        event_name=_event_name(loaded.row), results=_placements(loaded.state),
+        session, guild_id=row.guild_id, format="battler", event_id=row.id, event_name=_event_name(row),
+        results=_placements(loaded.state),
     )
-    return {"status": "over", "finished_at": utcnow()}
+    return await _finish_post(session, loaded)
 
 
 def _event_name(row: BattlerGame) -> str:
@@ -334,18 +401,41 @@ def standings_of(game: GameView) -> list[Standing]:
 # --- lobby -------------------------------------------------------------------------------------
 
 
+def _players_problem(count: int) -> str | None:
+    if count < MIN_SEATS or count % 2:
+        return f"Treasure Battler needs an even number of players (at least 2); {count} joined so far."
+    return None
+
+
+async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> ActionResult:
+    """The players are seated (shuffled with the game's seed): deal the setup packs, DM everyone."""
+    loaded = _decode(seated)
+    row = loaded.row
+    order = [p.user_id for p in seated.seats]
+    settings = engine.BattlerSettings(**row.settings)
+    loaded.state = _engine_call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=settings)
+    loaded.extras = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
+    _save(loaded)
+    prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
+    await outbox.queue(session, *(_prompt_message(p) for p in prompts))
+    return ActionResult(_view(loaded), prompts=prompts)
+
+
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    if was_running:
+        loaded = _decode(seated)
+        await outbox.queue(session, _channel_message(loaded, ENDED, {"game_id": loaded.row.id}))
+
+
+SPEC = tables.TableSpec(
+    kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
+    begin=_deal, players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+)
+
+
 async def create_game(
-    db: Database,
-    *,
-    guild_id: int,
-    channel_id: int,
-    organizer_id: int,
-    cube: CubeDetail,
-    progression: str = "fibonacci",
-    max_seats: int = 8,
-    interest: int | None = None,
-    streak: bool = False,
-    carousel: bool = False,
+    db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, progression: str = "fibonacci",
+    max_seats: int = 8, interest: int | None = None, streak: bool = False, carousel: bool = False,
     seed: int | None = None,
 ) -> GameView:
     if not MIN_SEATS <= max_seats <= MAX_SEATS or max_seats % 2:
@@ -357,133 +447,47 @@ async def create_game(
     if cube.size < need:
         raise UserError(f"Cube **{cube.name}** has {cube.size} cards; Treasure Battler needs at least {need}.")
     async with db.write() as session:
-        busy = await session.execute(
-            select(BattlerGame.id).where(
-                BattlerGame.guild_id == guild_id, BattlerGame.channel_id == channel_id, BattlerGame.status.in_(ACTIVE)
-            )
+        loaded = await tables.create(
+            session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
+            settings=_settings_dict(settings), cube_cards=list(cube.names),
         )
-        if (existing := busy.scalars().first()) is not None:
-            raise Conflict(f"Treasure Battler #{existing} is already running in this channel; finish or end it first.")
-        row = BattlerGame(
-            guild_id=guild_id, channel_id=channel_id, organizer_id=organizer_id, cube_name=cube.name,
-            max_seats=max_seats, status="lobby", settings=_settings_dict(settings),
-            cube_cards=list(cube.names), seed=seed if seed is not None else random.SystemRandom().getrandbits(62),
-            state=None, version=0,
-        )
-        session.add(row)
-        await session.flush()
-        return _view(_Loaded(row, 0, [], None, {}))
+        return _view_of(loaded)
 
 
 def _settings_dict(settings: engine.BattlerSettings) -> dict:
     return {
-        "progression": settings.progression,
-        "interest_threshold": settings.interest_threshold,
-        "win_streak": settings.win_streak,
-        "carousel": settings.carousel,
+        "progression": settings.progression, "interest_threshold": settings.interest_threshold,
+        "win_streak": settings.win_streak, "carousel": settings.carousel,
     }
 
 
-async def set_lobby_message(db: Database, game_id: int, message_id: int) -> None:
-    async with db.write() as session:
-        await session.execute(update(BattlerGame).where(BattlerGame.id == game_id).values(lobby_message_id=message_id))
-
-
 async def get_game(db: Database, game_id: int) -> GameView:
-    async with db.read() as session:
-        return _view(await _load(session, game_id))
+    return await tables.get(db, SPEC, game_id)
 
 
 async def find_game(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
 ) -> GameView | None:
     """The channel's newest game in `statuses`, else the user's newest one (in this server, if any)."""
-    async with db.read() as session:
-        game_id = None
-        if guild_id is not None and channel_id is not None:
-            game_id = (
-                await session.execute(
-                    select(BattlerGame.id)
-                    .where(BattlerGame.guild_id == guild_id, BattlerGame.channel_id == channel_id, BattlerGame.status.in_(statuses))
-                    .order_by(BattlerGame.id.desc())
-                    .limit(1)
-                )
-            ).scalar_one_or_none()
-        if game_id is None:
-            query = (
-                select(BattlerGame.id)
-                .join(BattlerPlayer, BattlerPlayer.game_id == BattlerGame.id)
-                .where(BattlerPlayer.user_id == user_id, BattlerGame.status.in_(statuses))
-            )
-            if guild_id is not None:
-                query = query.where(BattlerGame.guild_id == guild_id)
-            game_id = (await session.execute(query.order_by(BattlerGame.id.desc()).limit(1))).scalar_one_or_none()
-        return None if game_id is None else _view(await _load(session, game_id))
+    game_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+    return None if game_id is None else await get_game(db, game_id)
 
 
-async def join(db: Database, game_id: int, user_id: int) -> GameView:
-    try:
-        async with db.write() as session:
-            loaded = await _load(session, game_id)
-            if loaded.row.status != "lobby":
-                raise Conflict("That game has already begun; you can't join it now.")
-            if any(p.user_id == user_id for p in loaded.players):
-                raise Conflict("You are already in this game.")
-            if len(loaded.players) >= loaded.row.max_seats:
-                raise Conflict(f"That game is full ({loaded.row.max_seats} players).")
-            player = BattlerPlayer(game_id=game_id, guild_id=loaded.row.guild_id, user_id=user_id)
-            session.add(player)
-            await session.flush()
-            loaded.players.append(player)
-            return _view(loaded)
-    except IntegrityError:
-        raise Conflict("You are already in this game.") from None
+async def join(db: Database, game_id: int, actor: tables.Actor) -> GameView:
+    return await tables.join(db, SPEC, game_id, actor)
 
 
-async def leave(db: Database, game_id: int, user_id: int) -> GameView:
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        if loaded.row.status != "lobby":
-            raise Conflict("The game has begun: you can't leave it from the lobby.")
-        player = next((p for p in loaded.players if p.user_id == user_id), None)
-        if player is None:
-            raise Conflict("You are not in this game.")
-        await session.delete(player)
-        loaded.players.remove(player)
-        return _view(loaded)
+async def leave(db: Database, game_id: int, actor: tables.Actor) -> GameView:
+    return await tables.leave(db, SPEC, game_id, actor)
 
 
-async def begin(db: Database, game_id: int, *, user_id: int, is_organizer: bool) -> ActionResult:
-    """Seat the lobby (shuffled with the game's seed), deal the setup packs, DM everyone their choice."""
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        row = loaded.row
-        _check_can_manage(row, user_id, is_organizer)
-        if row.status != "lobby":
-            raise Conflict("That game has already begun." if row.status == "running" else "That game is over.")
-        count = len(loaded.players)
-        if count < MIN_SEATS or count % 2:
-            raise UserError(f"Treasure Battler needs an even number of players (at least 2); {count} joined so far.")
-        order = [p.user_id for p in loaded.players]
-        random.Random(row.seed).shuffle(order)
-        settings = engine.BattlerSettings(**row.settings)
-        loaded.state = _engine_call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=settings)
-        loaded.extras = {"phase_version": loaded.version + 1, "phase_started_at": utcnow().isoformat(), "reports": {}}
-        version = await _save(session, loaded, status="running", started_at=utcnow())
-        loaded.version = version
-        prompts = [p for seat in range(count) if (p := _prompt(loaded, seat, version)) is not None]
-        return ActionResult(_view(loaded, version), prompts=prompts)
+async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    return await tables.begin(db, SPEC, game_id, actor)
 
 
-async def cancel(db: Database, game_id: int, *, user_id: int, is_organizer: bool) -> GameView:
+async def cancel(db: Database, game_id: int, actor: tables.Actor) -> GameView:
     """Cancel a lobby, or end a running game without a winner (nothing goes to the leaderboard)."""
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        _check_can_manage(loaded.row, user_id, is_organizer)
-        if loaded.row.status not in ACTIVE:
-            raise Conflict(f"That game is already {loaded.row.status}.")
-        version = await _save(session, loaded, status="cancelled", finished_at=utcnow())
-        return _view(loaded, version)
+    return await tables.cancel(db, SPEC, game_id, actor)
 
 
 # --- private actions (setup and draft DMs) ------------------------------------------------------
@@ -499,38 +503,62 @@ async def _latest_message_version(session: AsyncSession, game_id: int, user_id: 
     ).scalar_one_or_none()
 
 
+def _changed_since(loaded: _Loaded, seat: int) -> int:
+    return max(loaded.extras.get("phase_version", 0), loaded.extras.get("seat_versions", {}).get(str(seat), 0))
+
+
 def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
     """A DM rendered at `version` is current unless the phase began, or the player acted, after it."""
-    changed = max(loaded.extras.get("phase_version", 0), loaded.extras.get("seat_versions", {}).get(str(seat), 0))
-    if version < changed or version > loaded.version:
+    if version < _changed_since(loaded, seat) or version > loaded.version:
         raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id)
 
 
 async def current_prompt(db: Database, game_id: int, user_id: int) -> PrivatePrompt | None:
     async with db.read() as session:
-        loaded = await _load(session, game_id)
-        if loaded.row.status != "running" or loaded.state is None:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None:
             return None
-        return _prompt(loaded, _seat(loaded.state, user_id), loaded.version)
+        return _prompt(loaded, _seat(loaded.state, user_id))
+
+
+async def resend(db: Database, game_id: int, user_id: int) -> outbox.Queued | None:
+    """Queue the player's current DM again (held: the caller sends it and reports the outcome)."""
+    prompt = await current_prompt(db, game_id, user_id)
+    if prompt is None:
+        return None
+    async with db.write() as session:
+        return (await outbox.queue(session, _prompt_message(prompt), hold=True))[0]
+
+
+async def still_wanted(db: Database, prompt: PrivatePrompt) -> bool:
+    """Is this DM still the player's current one, with no message showing it? (For sends made long
+    after their commit: after a crash, or a retry.)"""
+    async with db.read() as session:
+        loaded = await _load(session, prompt.game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None or _prompt(loaded, prompt.seat) is None:
+            return False
+        if not _changed_since(loaded, prompt.seat) <= prompt.version <= loaded.version:
+            return False
+        latest = await _latest_message_version(session, prompt.game_id, prompt.user_id, prompt.kind)
+        return latest is None or latest < _changed_since(loaded, prompt.seat)
 
 
 async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePrompt | None, int | None]:
     """The player's current prompt and the message already showing it (None if no DM shows it yet)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id)
-        if loaded.row.status != "running" or loaded.state is None:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None:
             return None, None
         seat = _seat(loaded.state, user_id)
-        prompt = _prompt(loaded, seat, loaded.version)
+        prompt = _prompt(loaded, seat)
         if prompt is None:
             return None, None
-        since = max(loaded.extras.get("phase_version", 0), loaded.extras.get("seat_versions", {}).get(str(seat), 0))
         message_id = (
             await session.execute(
                 select(BattlerMessage.message_id)
                 .where(
                     BattlerMessage.game_id == game_id, BattlerMessage.user_id == user_id,
-                    BattlerMessage.kind == prompt.kind, BattlerMessage.version >= since,
+                    BattlerMessage.kind == prompt.kind, BattlerMessage.version >= _changed_since(loaded, seat),
                 )
                 .order_by(BattlerMessage.version.desc(), BattlerMessage.id.desc())
                 .limit(1)
@@ -542,11 +570,11 @@ async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePro
 async def checked_prompt(db: Database, game_id: int, user_id: int, seat: int, version: int) -> PrivatePrompt:
     """The prompt a DM button belongs to, if it is still current (for UI-only steps like choosing a card)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id)
+        loaded = await _load(session, game_id, lock=False)
         state = _running(loaded)
         if _seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
-        prompt = _prompt(loaded, seat, version)
+        prompt = _prompt(loaded, seat)
         if prompt is None:
             raise StaleMessage(game_id, user_id)
         _check_current(loaded, seat, version)
@@ -576,16 +604,23 @@ async def private_action(
     async with db.write() as session:
         loaded = await _load(session, game_id)
         state = _running(loaded)
-        my_seat = _seat(state, user_id)
-        if my_seat != seat:
+        if _seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
         _check_current(loaded, seat, version)
         events = _engine_call(_apply_private, state, seat, action, basics, stash_index, pack_index, basic_type)
         loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
-        _after_engine(loaded, events, loaded.version + 1)
-        new_version = await _save(session, loaded, **await _finish_if_over(session, loaded, events))
-        loaded.version = new_version
-        return await _result_with_prompts(session, loaded, events, seat, channel_id, message_id)
+        prompts = await _commit(session, loaded, events)
+        result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
+        if not result.phase_changed:
+            result.actor_prompt = _prompt(loaded, seat)
+            if result.actor_prompt is not None and message_id is not None and channel_id is not None:
+                session.add(
+                    BattlerMessage(
+                        game_id=loaded.row.id, user_id=result.actor_prompt.user_id, kind=result.actor_prompt.kind,
+                        version=loaded.version, channel_id=channel_id, message_id=message_id,
+                    )
+                )
+        return result
 
 
 def _apply_private(state, seat, action, basics, stash_index, pack_index, basic_type) -> list[engine.Event]:
@@ -609,82 +644,79 @@ def _apply_private(state, seat, action, basics, stash_index, pack_index, basic_t
     raise engine.InvalidAction(f"Unknown action {action!r}.")
 
 
-async def _result_with_prompts(
-    session: AsyncSession, loaded: _Loaded, events, actor_seat: int | None, channel_id, message_id
-) -> ActionResult:
-    version = loaded.version
-    state = loaded.state
-    assert state is not None
-    result = ActionResult(_view(loaded, version), events=list(events), finished=state.phase == engine.OVER)
-    new_phase = result.phase_changed
-    if actor_seat is not None and not new_phase:
-        result.actor_prompt = _prompt(loaded, actor_seat, version)
-        if result.actor_prompt is not None and message_id is not None and channel_id is not None:
-            session.add(
-                BattlerMessage(
-                    game_id=loaded.row.id, user_id=result.actor_prompt.user_id, kind=result.actor_prompt.kind,
-                    version=version, channel_id=channel_id, message_id=message_id,
-                )
-            )
-    if new_phase:
-        result.prompts = [p for seat in range(len(state.players)) if (p := _prompt(loaded, seat, version)) is not None]
-    return result
-
-
-async def force_end_draft(db: Database, game_id: int, *, user_id: int, is_organizer: bool) -> ActionResult:
+async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
     async with db.write() as session:
         loaded = await _load(session, game_id)
-        _check_can_manage(loaded.row, user_id, is_organizer)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
         state = _running(loaded)
         events = _engine_call(engine.force_end_draft, state)
-        _after_engine(loaded, events, loaded.version + 1)
-        loaded.version = await _save(session, loaded, **await _finish_if_over(session, loaded, events))
-        return await _result_with_prompts(session, loaded, events, None, None, None)
+        prompts = await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
 
 
-async def record_message(db: Database, prompt: PrivatePrompt, *, channel_id: int, message_id: int) -> None:
-    """Remember that `message_id` shows `prompt` (a re-send of the same version replaces the record)."""
+# --- outbox hooks and recovery --------------------------------------------------------------------
+
+
+async def _record_message(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """Remember that `message_id` shows the prompt (a re-send of the same version replaces the record)."""
+    prompt = PrivatePrompt.from_payload(queued.payload)
+    existing = (
+        await session.execute(
+            select(BattlerMessage).where(
+                BattlerMessage.game_id == prompt.game_id, BattlerMessage.user_id == prompt.user_id,
+                BattlerMessage.kind == prompt.kind, BattlerMessage.version == prompt.version,
+            )
+        )
+    ).scalar_one_or_none()
+    if existing is None:
+        session.add(
+            BattlerMessage(game_id=prompt.game_id, user_id=prompt.user_id, kind=prompt.kind, version=prompt.version,
+                           channel_id=channel_id, message_id=message_id)
+        )
+    else:
+        existing.channel_id, existing.message_id, existing.sent_at = channel_id, message_id, utcnow()
+
+
+async def record_shown(db: Database, prompt: PrivatePrompt, *, channel_id: int, message_id: int) -> None:
+    """`message_id` shows `prompt` (a message whose outbox row is unknown: tests, tools)."""
     async with db.write() as session:
-        existing = (
-            await session.execute(
-                select(BattlerMessage).where(
-                    BattlerMessage.game_id == prompt.game_id, BattlerMessage.user_id == prompt.user_id,
-                    BattlerMessage.kind == prompt.kind, BattlerMessage.version == prompt.version,
-                )
-            )
-        ).scalar_one_or_none()
-        if existing is None:
-            session.add(
-                BattlerMessage(
-                    game_id=prompt.game_id, user_id=prompt.user_id, kind=prompt.kind, version=prompt.version,
-                    channel_id=channel_id, message_id=message_id,
-                )
-            )
-        else:
-            existing.channel_id, existing.message_id, existing.sent_at = channel_id, message_id, utcnow()
+        await _record_message(session, outbox.Queued(0, _prompt_message(prompt), 0, utcnow()), channel_id, message_id)
 
 
-async def undelivered_prompts(db: Database, *, phase_started_before: datetime) -> list[PrivatePrompt]:
-    """Private prompts of running games that no DM shows yet (e.g. the bot died before sending them)."""
-    prompts: list[PrivatePrompt] = []
-    async with db.read() as session:
-        game_ids = (await session.execute(select(BattlerGame.id).where(BattlerGame.status == "running"))).scalars().all()
-        for game_id in game_ids:
-            loaded = await _load(session, game_id)
-            if loaded.state is None:
-                continue
-            started = loaded.extras.get("phase_started_at")
-            if started and datetime.fromisoformat(started) > phase_started_before:
-                continue
-            phase_version = loaded.extras.get("phase_version", 0)
+async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
+    prompt = PrivatePrompt.from_payload(queued.payload)
+    notice = outbox.Message(DMS_CLOSED, {"user_id": prompt.user_id}, channel_id=prompt.channel_id, guild_id=prompt.guild_id)
+    await outbox.queue(session, notice)
+
+
+outbox.on_sent(PROMPT, _record_message)
+outbox.on_dm_closed(PROMPT, _dms_closed, retry_at_startup=True)
+
+
+@deadlines.handles(RECOVER)
+async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
+    """Queue the DMs of a running game's phase that no message shows, or a finished game's standings."""
+    async with db.write() as session:
+        loaded = await _load(session, int(due.key))
+        messages: list[outbox.Message] = []
+        if loaded.row.status == STATUSES.running and loaded.state is not None:
             for seat in range(len(loaded.state.players)):
-                prompt = _prompt(loaded, seat, loaded.version)
+                prompt = _prompt(loaded, seat)
                 if prompt is None:
                     continue
-                latest = await _latest_message_version(session, game_id, prompt.user_id, prompt.kind)
-                if latest is None or latest < phase_version:
-                    prompts.append(prompt)
-    return prompts
+                latest = await _latest_message_version(session, loaded.row.id, prompt.user_id, prompt.kind)
+                if latest is None or latest < loaded.extras.get("phase_version", 0):
+                    messages.append(_prompt_message(prompt))
+        elif loaded.row.status == STATUSES.finished:
+            messages.append(await _finish_post(session, loaded))
+        await outbox.queue(session, *messages)
+        await deadlines.disarm(session, RECOVER, due.key)
+
+
+async def _finish_post(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+    settings = await load_settings_row(session, loaded.row.guild_id)
+    channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else loaded.row.channel_id
+    return _channel_message(loaded, FINAL, {"game_id": loaded.row.id}, channel_id=channel)
 
 
 # --- reports (PLAY phase) ----------------------------------------------------------------------
@@ -739,7 +771,7 @@ def _dry_run(state: engine.BattlerState, report: dict) -> None:
 
 
 async def report(
-    db: Database, game_id: int, user_id: int, outcome: str, *, treasures_left: int | None = None
+    db: Database, game_id: int, actor: tables.Actor, outcome: str, *, treasures_left: int | None = None
 ) -> ActionResult:
     """A player reports their mini-game. The first report waits for the opponent; a matching report by
     the opponent confirms it (and is applied), a different one makes it a dispute for the organizer."""
@@ -747,8 +779,9 @@ async def report(
         raise UserError(f"Unknown result {outcome!r}; use one of {', '.join(OUTCOMES)}.")
     async with db.write() as session:
         loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
         state = _running(loaded)
-        seat = _seat(state, user_id)
+        seat = _seat(state, actor.user_id)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
         reports = loaded.reports()
@@ -767,8 +800,7 @@ async def report(
                 return await _apply_report(session, loaded, merged)
             merged.update(status="disputed", disputed_by=seat, counter_claim=claim)
             reports[str(existing["id"])] = merged
-            loaded.version = await _save(session, loaded)
-            return ActionResult(_view(loaded), dispute=_report_view(merged))
+            return await _disputed(session, loaded, merged)
         new = {
             "id": loaded.extras.get("next_report", 1), "a": pairing.a, "b": pairing.b, "reporter": seat, "claim": claim,
             "conceded_by": conceded_by, "treasures": treasures, "status": "pending",
@@ -778,7 +810,7 @@ async def report(
         if existing is not None:
             reports.pop(str(existing["id"]))
         reports[str(new["id"])] = new
-        loaded.version = await _save(session, loaded)
+        _save(loaded)
         return ActionResult(_view(loaded), report=_report_view(new))
 
 
@@ -787,11 +819,17 @@ async def _apply_report(session: AsyncSession, loaded: _Loaded, report_: dict) -
     assert state is not None
     events = _engine_call(_apply_claim, state, report_)
     loaded.reports().pop(str(report_["id"]), None)
-    _after_engine(loaded, events, loaded.version + 1)
-    loaded.version = await _save(session, loaded, **await _finish_if_over(session, loaded, events))
-    result = await _result_with_prompts(session, loaded, events, None, None, None)
-    result.applied = _report_view(report_)
-    return result
+    prompts = await _commit(session, loaded, events)
+    return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=_report_view(report_),
+                        finished=state.phase == engine.OVER)
+
+
+async def _disputed(session: AsyncSession, loaded: _Loaded, report_: dict) -> ActionResult:
+    """Save a disputed report and ask the game's organizer to decide it (in the game's channel)."""
+    _save(loaded)
+    payload = {**_announcement(loaded, []).to_payload(), "report": report_}
+    await outbox.queue(session, _channel_message(loaded, DISPUTE, payload))
+    return ActionResult(_view(loaded), dispute=_report_view(report_))
 
 
 def _pending(loaded: _Loaded, report_id: int) -> dict:
@@ -801,14 +839,15 @@ def _pending(loaded: _Loaded, report_id: int) -> dict:
     return found
 
 
-async def confirm_report(db: Database, game_id: int, report_id: int, *, user_id: int, is_organizer: bool) -> ActionResult:
+async def confirm_report(db: Database, game_id: int, report_id: int, actor: tables.Actor) -> ActionResult:
     """The opponent (or an organizer) confirms a pending report: it is applied to the game."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
         state = _running(loaded)
         pending = _pending(loaded, report_id)
-        seat = next((p.seat for p in state.players if p.user_id == user_id), None)
-        manager = is_organizer or loaded.row.organizer_id == user_id
+        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
+        manager = await tables.can_manage(session, loaded.row, actor)
         if seat == pending["reporter"] and not manager:
             raise UserError("You reported this game: your opponent confirms it.")
         if seat not in (pending["a"], pending["b"]) and not manager:
@@ -818,35 +857,35 @@ async def confirm_report(db: Database, game_id: int, report_id: int, *, user_id:
         return await _apply_report(session, loaded, pending)
 
 
-async def dispute_report(db: Database, game_id: int, report_id: int, *, user_id: int) -> ActionResult:
+async def dispute_report(db: Database, game_id: int, report_id: int, actor: tables.Actor) -> ActionResult:
     async with db.write() as session:
         loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
         state = _running(loaded)
         pending = _pending(loaded, report_id)
-        seat = next((p.seat for p in state.players if p.user_id == user_id), None)
+        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
         if seat not in (pending["a"], pending["b"]) or seat == pending["reporter"]:
             raise PermissionDenied("Only the reporter's opponent can dispute this report.")
         if pending["status"] == "disputed":
             raise Conflict("This report is already disputed: the organizer decides it.")
         pending.update(status="disputed", disputed_by=seat)
-        loaded.version = await _save(session, loaded)
-        return ActionResult(_view(loaded), dispute=_report_view(pending))
+        return await _disputed(session, loaded, pending)
 
 
 async def decide_report(
-    db: Database, game_id: int, report_id: int, decision: str, *, user_id: int, is_organizer: bool
+    db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor
 ) -> ActionResult:
     """An organizer decides a (disputed) report: seat a won, seat b won, a draw, or void (report again)."""
     if decision not in DECISIONS:
         raise UserError(f"Unknown decision {decision!r}.")
     async with db.write() as session:
         loaded = await _load(session, game_id)
-        _check_can_manage(loaded.row, user_id, is_organizer)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
         state = _running(loaded)
         pending = _pending(loaded, report_id)
         if decision == "void":
             loaded.reports().pop(str(report_id))
-            loaded.version = await _save(session, loaded)
+            _save(loaded)
             return ActionResult(_view(loaded))
         decided = {**pending, "claim": decision, "conceded_by": None}
         _dry_run(state, decided)
@@ -858,27 +897,7 @@ async def decide_report(
 
 async def final_result(db: Database, game_id: int) -> FinalResult:
     async with db.read() as session:
-        loaded = await _load(session, game_id)
-        settings = await load_settings_row(session, loaded.row.guild_id)
-        channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else loaded.row.channel_id
+        loaded = await _load(session, game_id, lock=False)
+        post = await _finish_post(session, loaded)
         game = _view(loaded)
-        return FinalResult(game, standings_of(game) if game.state else [], channel)
-
-
-async def claim_announcement(db: Database, game_id: int) -> bool:
-    """True for exactly one caller per finished game (so the results are posted once)."""
-    async with db.write() as session:
-        result = await session.execute(
-            update(BattlerGame)
-            .where(BattlerGame.id == game_id, BattlerGame.status == "over", BattlerGame.announced.is_(False))
-            .values(announced=True)
-        )
-        return result.rowcount == 1
-
-
-async def unannounced_games(db: Database) -> list[int]:
-    async with db.read() as session:
-        rows = await session.execute(
-            select(BattlerGame.id).where(BattlerGame.status == "over", BattlerGame.announced.is_(False))
-        )
-        return list(rows.scalars())
+        return FinalResult(game, standings_of(game) if game.state else [], post.channel_id)

@@ -6,13 +6,19 @@ Services open one short transaction per user action:
         ...
 
 `db.read()` opens a deferred (read) transaction. Sessions never stay open across a Discord call.
+
+A write use case can leave notices for after its commit (`notify_after_commit`): the outbox
+announces the messages it queued, so the process sends them at once, and the deadlines announce
+the earliest time they armed, so the sweeper wakes in time. Nothing is announced on rollback.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import logging
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from sqlalchemy import event
@@ -21,6 +27,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WRITE_OPTION = "bot_write_transaction"
+_NOTICES = "after_commit_notices"
+log = logging.getLogger(__name__)
+
+
+def notify_after_commit(session: AsyncSession, topic: str, *items: object) -> None:
+    """Hand `items` to the listener of `topic` once this write transaction has committed."""
+    session.info[_NOTICES][topic].extend(items)
 
 
 def _prepare_sqlite_file(url: str) -> None:
@@ -75,16 +88,31 @@ class Database:
         # SQLite has one writer at a time. Queueing writers here, in FIFO order, is far cheaper than
         # letting them spin in SQLite's busy handler (which sleeps up to 100 ms per retry).
         self._sqlite_write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+        self._listeners: dict[str, Callable[[list], None]] = {}
+
+    def listen(self, topic: str, listener: Callable[[list], None]) -> None:
+        """`listener(items)` runs after each commit that left notices of `topic` (it must not block)."""
+        self._listeners[topic] = listener
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: committed on success, rolled back on any exception."""
-        if self._sqlite_write_lock is None:
-            async with self._write() as session, session.begin():
+        lock = self._sqlite_write_lock or contextlib.nullcontext()
+        async with lock, self._write() as session:
+            session.info[_NOTICES] = defaultdict(list)
+            async with session.begin():
                 yield session
-            return
-        async with self._sqlite_write_lock, self._write() as session, session.begin():
-            yield session
+            notices = session.info.pop(_NOTICES)
+        self._announce(notices)
+
+    def _announce(self, notices: dict[str, list]) -> None:
+        for topic, items in notices.items():
+            listener = self._listeners.get(topic)
+            if listener is not None and items:
+                try:
+                    listener(items)
+                except Exception:  # the commit stands; the sweeper catches up with what was missed
+                    log.exception("after-commit listener for %s failed", topic)
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

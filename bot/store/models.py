@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, MetaData, String, Text, UniqueConstraint
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, synonym
 
 from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
 
@@ -88,51 +88,73 @@ class Cube(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class DraftPod(Base):
-    """A draft pod: its lobby, settings and lifecycle. Packs and picks hang off it."""
+class TableColumns:
+    """What every game with a lobby has (draft pods, battler games, and every later format).
 
-    __tablename__ = "draft_pods"
-    __table_args__ = (Index("ix_draft_pods_channel_status", "guild_id", "channel_id", "status"),)
+    `bot.services.tables` runs the lobby lifecycle over these columns; a format's spec names its
+    model. `state` is the rules engine's document (its codec in `bot.formats.<format>`),
+    `bookkeeping` the service's own (clocks, pending reports), both written with the row, which
+    every write use case loads with a row lock. `version` counts the writes: messages rendered for
+    an older version are stale.
+    """
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(Snowflake)
     channel_id: Mapped[int] = mapped_column(Snowflake)
     organizer_id: Mapped[int] = mapped_column(Snowflake)
     lobby_message_id: Mapped[int | None] = mapped_column(Snowflake)
-    cube_name: Mapped[str] = mapped_column(String(100))
-    # lobby -> drafting -> complete, or cancelled
+    # lobby -> running -> finished, or cancelled (each format names these states, see TableSpec)
     status: Mapped[str] = mapped_column(String(16), default="lobby")
     max_seats: Mapped[int]
+    seed: Mapped[int] = mapped_column(Snowflake)
+    state: Mapped[dict | None] = mapped_column(JsonData)
+    bookkeeping: Mapped[dict | None] = mapped_column(JsonData)
+    version: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    @declared_attr.directive
+    def __table_args__(cls) -> tuple:
+        return (Index(f"ix_{cls.__tablename__}_channel_status", "guild_id", "channel_id", "status"),)
+
+
+class SeatColumns:
+    """A player at a table: joined in the lobby (join order), seated when the game begins.
+
+    Each seat model names its foreign key to its table and exposes it as `table_id`.
+    """
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    seat: Mapped[int | None]  # assigned (shuffled with the table's seed) when the game begins
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class DraftPod(TableColumns, Base):
+    """A draft pod. `state` is `bot.formats.draft.DraftState` (every pack's cards, picks per seat);
+    `bookkeeping` holds the seats' pick clocks (`bot.services.drafts`)."""
+
+    __tablename__ = "draft_pods"
+
+    cube_name: Mapped[str] = mapped_column(String(100))
     packs: Mapped[int]
     pack_size: Mapped[int]
     pick_timer_seconds: Mapped[int | None]
     turns: Mapped[int | None]  # set: a Goldfish Draft, scored after the draft
     pick_mode: Mapped[str] = mapped_column(String(16))
-    seed: Mapped[int] = mapped_column(Snowflake)
     # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
     # Deferred: a pick does not need the whole cube, only bot picks and pools do (`cube_info()`).
     card_info: Mapped[list] = mapped_column(JsonData, deferred=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # Once drafting, everything a pick reads and writes besides the pick row itself: every pack's
-    # remaining cards, picks made and arrival, picks per seat, and the seats' clocks
-    # (bot.services.drafts.state_to_json). One row, so a pick is one read and one write.
-    state: Mapped[dict | None] = mapped_column(JsonData)
-    # Completion side effects (final pools by DM, channel summary) were sent; re-done after a crash if not.
-    announced: Mapped[bool] = mapped_column(default=False)
 
 
-class DraftSeat(Base):
+class DraftSeat(SeatColumns, Base):
     __tablename__ = "draft_seats"
     __table_args__ = (UniqueConstraint("pod_id", "user_id"), UniqueConstraint("pod_id", "seat"))
 
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"), index=True)
-    guild_id: Mapped[int] = mapped_column(Snowflake)
-    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    seat: Mapped[int | None]  # assigned (shuffled) when the draft begins
-    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    table_id = synonym("pod_id")
     is_bot: Mapped[bool] = mapped_column(default=False)  # a bot took the seat over
     dm_closed: Mapped[bool] = mapped_column(default=False)
     timeouts: Mapped[int] = mapped_column(default=0)
@@ -223,44 +245,25 @@ class GoldfishSubmission(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class BattlerGame(Base):
-    """A Treasure Battler game. The engine's whole state is one JSON document, saved per action
-    with an optimistic version check (a stale writer fails instead of overwriting)."""
+class BattlerGame(TableColumns, Base):
+    """A Treasure Battler game. `state` is `bot.formats.battler.BattlerState`; `bookkeeping` holds
+    what the engine does not know (pending reports, phase versions; `bot.services.battler`)."""
 
     __tablename__ = "battler_games"
-    __table_args__ = (Index("ix_battler_games_channel_status", "guild_id", "channel_id", "status"),)
 
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
-    guild_id: Mapped[int] = mapped_column(Snowflake)
-    channel_id: Mapped[int] = mapped_column(Snowflake)
-    organizer_id: Mapped[int] = mapped_column(Snowflake)
-    lobby_message_id: Mapped[int | None] = mapped_column(Snowflake)
     cube_name: Mapped[str] = mapped_column(String(100))
-    max_seats: Mapped[int]
-    # lobby -> running -> over, or cancelled
-    status: Mapped[str] = mapped_column(String(16), default="lobby")
     settings: Mapped[dict] = mapped_column(JsonData)  # BattlerSettings as a dict
     cube_cards: Mapped[list] = mapped_column(JsonData)  # card names, in cube order
-    seed: Mapped[int] = mapped_column(Snowflake)
-    state: Mapped[dict | None] = mapped_column(JsonData)  # BattlerState.to_dict() once running
-    version: Mapped[int] = mapped_column(default=0)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    announced: Mapped[bool] = mapped_column(default=False)
 
 
-class BattlerPlayer(Base):
-    """A player in a battler lobby (join order); seats come from the engine once the game starts."""
+class BattlerPlayer(SeatColumns, Base):
+    """A player in a battler game (join order in the lobby; the engine's seat once it runs)."""
 
     __tablename__ = "battler_players"
-    __table_args__ = (UniqueConstraint("game_id", "user_id"),)
+    __table_args__ = (UniqueConstraint("game_id", "user_id"), UniqueConstraint("game_id", "seat"))
 
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     game_id: Mapped[int] = mapped_column(ForeignKey("battler_games.id", ondelete="CASCADE"), index=True)
-    guild_id: Mapped[int] = mapped_column(Snowflake)
-    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    table_id = synonym("game_id")
 
 
 class BattlerMessage(Base):
@@ -278,3 +281,47 @@ class BattlerMessage(Base):
     channel_id: Mapped[int] = mapped_column(Snowflake)
     message_id: Mapped[int] = mapped_column(Snowflake, index=True)
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class OutboxMessage(Base):
+    """A message the bot owes, written in the same transaction as the change that causes it.
+
+    Sent after the commit by the process that queued it (`bot.outbox`), or by the sweeper once
+    `next_attempt_at` has passed: after a crash, or with backoff after a failure. `kind` names how
+    it is rendered; `payload` is what the renderer needs.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_due", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    guild_id: Mapped[int | None] = mapped_column(Snowflake)
+    channel_id: Mapped[int | None] = mapped_column(Snowflake)  # a channel post (or the channel of an edit)
+    user_id: Mapped[int | None] = mapped_column(Snowflake)  # a DM
+    payload: Mapped[dict] = mapped_column(JsonData)
+    status: Mapped[str] = mapped_column(String(12), default="pending")  # pending, sent, failed, skipped
+    attempts: Mapped[int] = mapped_column(default=0)
+    # pending: when the sweeper may (re)try it; otherwise when it was settled (for pruning)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    message_id: Mapped[int | None] = mapped_column(Snowflake)
+    error: Mapped[str | None] = mapped_column(String(300))
+
+
+class Deadline(Base):
+    """Work due at a time: pick timers now; clock flag falls, phase timers, lobby expiry later.
+
+    The sweeper asks only for rows due (indexed by `due_at`), so its cost follows the work that is
+    due, not the number of running games. One row per (kind, key): arming again moves it.
+    """
+
+    __tablename__ = "deadlines"
+    __table_args__ = (UniqueConstraint("kind", "key"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str] = mapped_column(String(100))
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    payload: Mapped[dict | None] = mapped_column(JsonData)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,8 +1,8 @@
 """How Treasure Battler looks in Discord: lobby, private DMs, announcements, status (no rules, no SQL).
 
-Every component is a `DynamicItem` whose custom_id carries what it needs (game id, seat, the state
-version it was rendered for, action), so buttons keep working after a restart; the cog sets the
-`handler` class attributes.
+Every component is a `Component` (bot.ui.dispatch) whose custom_id carries what it needs (game id,
+seat, the state version it was rendered for, action), parsed and bounded before the cog sees it, so
+buttons keep working after a restart and a forged one reaches nothing.
 """
 
 from __future__ import annotations
@@ -13,8 +13,11 @@ from itertools import combinations_with_replacement
 import discord
 
 from bot.formats import battler as engine
-from bot.services.battler import GameView, PendingReport, PrivatePrompt, Standing
-from bot.ui.lobby import lobby_button, lobby_buttons
+from bot.services.battler import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.ui import limits
+from bot.ui.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
+from bot.ui.lobby import lobby_button_type
+from bot.ui.lobby import lobby_view as generic_lobby_view
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "over": "OVER"}
@@ -26,6 +29,9 @@ REPORT_RESULTS = {
     "unfinishable": "we cannot finish a replayed draw",
 }
 MAX_CONTENT = 1900
+VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
+ACTIONS = ("basics", "reroll", "shift", "done", "untrade")
+SELECTS = ("combo", "tstash", "tpack", "buy")
 
 
 def mention(user_id: int) -> str:
@@ -53,16 +59,7 @@ def settings_text(settings: engine.BattlerSettings) -> str:
 
 
 def split_messages(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
-    chunks: list[str] = []
-    current = ""
-    for line in lines:
-        if current and len(current) + 1 + len(line) > limit:
-            chunks.append(current)
-            current = ""
-        current = f"{current}\n{line}" if current else line
-    if current:
-        chunks.append(current)
-    return chunks
+    return limits.chunk_lines(lines, limit)
 
 
 # --- lobby -------------------------------------------------------------------------------------
@@ -84,98 +81,65 @@ def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
     return embed
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"btl:(?P<game>\d+):(?P<action>[a-z]+)"):
-    handler = None  # async (interaction, game_id, action) -> None
-
-    def __init__(self, game_id: int, action: str) -> None:
-        super().__init__(lobby_button(action, f"btl:{game_id}:{action}"))
-        self.game_id, self.action = game_id, action
-
-    @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["game"]), match["action"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.game_id, self.action)
+LobbyButton = lobby_button_type("battler", "BattlerCog")
+# Lobbies posted before the shared lobby buttons carried `btl:<game>:<action>`.
+LegacyLobbyButton = lobby_button_type("battler", "BattlerCog", prefix="btl")
 
 
 def lobby_view(game: GameView) -> discord.ui.View | None:
-    return lobby_buttons(lambda action: LobbyButton(game.id, action), is_open=game.status == "lobby")
+    return generic_lobby_view(LobbyButton, game.id, is_open=game.status == "lobby")
 
 
 # --- private DMs (setup choice, draft phase) -----------------------------------------------------
 
 
+_DM_PARTS = (number("game"), index("seat", limit=64), index("version", limit=VERSION))
+
+
 class ActionButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"bt:(?P<game>\d+):(?P<seat>\d+):(?P<version>\d+):(?P<action>[a-z]+)(?::(?P<arg>\d+))?",
+    Component, prefix="bt", parts=(*_DM_PARTS, word("action", ACTIONS), index("arg", optional=True)),
+    route=("BattlerCog", "on_action"),
 ):
     """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade."""
 
-    handler = None  # async (interaction, game_id, seat, version, action, arg) -> None
-
-    def __init__(self, game_id: int, seat: int, version: int, action: str, arg: int | None = None, *,
-                 label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False) -> None:
-        suffix = f":{arg}" if arg is not None else ""
-        super().__init__(
-            discord.ui.Button(label=label or action.title(), style=style, disabled=disabled,
-                              custom_id=f"bt:{game_id}:{seat}:{version}:{action}{suffix}")
-        )
-        self.game_id, self.seat, self.version, self.action, self.arg = game_id, seat, version, action, arg
-
     @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        arg = int(match["arg"]) if match["arg"] is not None else None
-        return cls(int(match["game"]), int(match["seat"]), int(match["version"]), match["action"], arg, label=item.label or "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.game_id, self.seat, self.version, self.action, self.arg)
+    def make(cls, prompt: PrivatePrompt, action: str, arg: int | None = None, *, label: str = "",
+             style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False) -> ActionButton:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, action=action, arg=arg)
+        return cls(discord.ui.Button(label=label or action.title(), style=style, disabled=disabled, custom_id=custom_id))
 
 
 class ActionSelect(
-    discord.ui.DynamicItem[discord.ui.Select],
-    template=r"bts:(?P<game>\d+):(?P<seat>\d+):(?P<version>\d+):(?P<what>[a-z]+)(?::(?P<arg>\d+))?",
+    Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)),
+    route=("BattlerCog", "on_select"), value=Part("value", str),
 ):
     """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type)."""
 
-    handler = None  # async (interaction, game_id, seat, version, what, arg, value) -> None
-
-    def __init__(self, game_id: int, seat: int, version: int, what: str, arg: int | None = None, *,
-                 options: Sequence[discord.SelectOption] = (), placeholder: str = "", disabled: bool = False) -> None:
-        suffix = f":{arg}" if arg is not None else ""
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"bts:{game_id}:{seat}:{version}:{what}{suffix}", placeholder=placeholder or None,
-                options=list(options) or [discord.SelectOption(label="-")], disabled=disabled,
-            )
-        )
-        self.game_id, self.seat, self.version, self.what, self.arg = game_id, seat, version, what, arg
-
     @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        arg = int(match["arg"]) if match["arg"] is not None else None
-        return cls(int(match["game"]), int(match["seat"]), int(match["version"]), match["what"], arg, options=item.options)
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(
-            interaction, self.game_id, self.seat, self.version, self.what, self.arg, self.item.values[0]
+    def make(cls, prompt: PrivatePrompt, what: str, arg: int | None = None, *,
+             options: Sequence[discord.SelectOption] = (), placeholder: str = "", disabled: bool = False) -> ActionSelect:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, what=what, arg=arg)
+        select = discord.ui.Select(
+            custom_id=custom_id, placeholder=limits.clip(placeholder, 150) or None,
+            options=list(options) or [discord.SelectOption(label="-")], disabled=disabled,
         )
+        return cls(select)
 
 
-class ShiftModal(discord.ui.Modal):
+SHIFT_FORM: ModalRoute = modal_route("btm", _DM_PARTS, ("BattlerCog", "on_shift_form"))
+
+
+def shift_modal(prompt: PrivatePrompt) -> discord.ui.Modal:
     """Type the new basic lands (same count as now); one treasure for any number of changes."""
-
-    def __init__(self, prompt: PrivatePrompt, on_submit) -> None:  # noqa: ANN001
-        super().__init__(title="Shift basic lands (1 treasure)", custom_id=f"btm:{prompt.game_id}:{prompt.seat}:{prompt.version}")
-        self.prompt, self._on_submit = prompt, on_submit
-        self.basics = discord.ui.TextInput(
+    custom_id = SHIFT_FORM.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version)
+    modal = StatelessModal(title="Shift basic lands (1 treasure)", custom_id=custom_id)
+    modal.add_item(
+        discord.ui.TextInput(
             label=f"Your {len(prompt.basics)} basics after the shift", default=", ".join(prompt.basics),
             placeholder="e.g. Island, Island, Swamp", max_length=200, custom_id="basics",
         )
-        self.add_item(self.basics)
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        await self._on_submit(interaction, self.prompt, self.basics.value)
+    )
+    return modal
 
 
 def parse_basics(text: str) -> list[str]:
@@ -226,42 +190,42 @@ def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int |
 
 
 def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index: int | None = None) -> discord.ui.View | None:
-    g, s, v = prompt.game_id, prompt.seat, prompt.version
     view = discord.ui.View(timeout=None)
     if prompt.kind == "setup":
         options = [
             discord.SelectOption(label=" + ".join(pair), value=str(i), default=(i == combo))
             for i, pair in enumerate(BASIC_COMBOS)
         ]
-        view.add_item(ActionSelect(g, s, v, "combo", options=options, placeholder="Choose 2 basic lands"))
-        view.add_item(ActionButton(g, s, v, "basics", combo, label="Confirm", style=discord.ButtonStyle.success,
-                                   disabled=combo is None))
+        view.add_item(ActionSelect.make(prompt, "combo", options=options, placeholder="Choose 2 basic lands"))
+        view.add_item(ActionButton.make(prompt, "basics", combo, label="Confirm", style=discord.ButtonStyle.success,
+                                        disabled=combo is None))
         return view
     if prompt.done:
         return None
     costs = prompt.costs
     if stash_index is None:
-        options = [discord.SelectOption(label=f"{i + 1}. {c}"[:100], value=str(i)) for i, c in enumerate(prompt.stash)]
-        view.add_item(ActionSelect(g, s, v, "tstash", options=options, placeholder="Trade: choose a stash card to give"))
+        options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.stash)]
+        view.add_item(ActionSelect.make(prompt, "tstash", options=options, placeholder="Trade: choose a stash card to give"))
     else:
-        options = [discord.SelectOption(label=f"{chr(65 + i)}. {c}"[:100], value=str(i)) for i, c in enumerate(prompt.pack)]
+        options = [discord.SelectOption(label=limits.clip(f"{chr(65 + i)}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.pack)]
         card = prompt.stash[stash_index] if stash_index < len(prompt.stash) else "?"
-        view.add_item(ActionSelect(g, s, v, "tpack", stash_index, options=options,
-                                   placeholder=f"Trade {card} for…"[:150]))
+        view.add_item(ActionSelect.make(prompt, "tpack", stash_index, options=options, placeholder=f"Trade {card} for…"))
     buy = costs.get("buy_basic")
     view.add_item(
-        ActionSelect(
-            g, s, v, "buy", options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
+        ActionSelect.make(
+            prompt, "buy", options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
             placeholder=f"Buy a basic land ({cost_text(buy, len(prompt.basics) + 1)})", disabled=buy is None,
         )
     )
-    view.add_item(ActionButton(g, s, v, "reroll", label=f"Re-roll ({cost_text(costs.get('reroll'), 1)})",
-                               disabled=costs.get("reroll") is None))
-    view.add_item(ActionButton(g, s, v, "shift", label=f"Shift basics ({cost_text(costs.get('shift_basics'), 1)})",
-                               disabled=costs.get("shift_basics") is None or not prompt.basics))
+    view.add_item(ActionButton.make(prompt, "reroll", label=f"Re-roll ({cost_text(costs.get('reroll'), 1)})",
+                                    disabled=costs.get("reroll") is None))
+    view.add_item(ActionButton.make(prompt, "shift", label=f"Shift basics ({cost_text(costs.get('shift_basics'), 1)})",
+                                    disabled=costs.get("shift_basics") is None or not prompt.basics))
     if stash_index is not None:
-        view.add_item(ActionButton(g, s, v, "untrade", label="Cancel trade"))
-    view.add_item(ActionButton(g, s, v, "done", label="Done", style=discord.ButtonStyle.success))
+        view.add_item(ActionButton.make(prompt, "untrade", label="Cancel trade"))
+    view.add_item(ActionButton.make(prompt, "done", label="Done", style=discord.ButtonStyle.success))
     return view
 
 
@@ -282,16 +246,14 @@ def action_note(events: Sequence[engine.Event]) -> str | None:
 # --- announcements -------------------------------------------------------------------------------
 
 
-def pairing_lines(game: GameView) -> list[str]:
-    state = game.state
-    assert state is not None
+def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> list[str]:
     lines = [
-        f"⚔️ **Treasure Battler #{game.id} · Stage {state.stage}, round {state.round}: PLAY**",
-        f"Starting hand: **{engine.hand_size(state.stage)} cards** (stage + 2) · life 10 · "
-        f"a loss costs {engine.poison_for_loss(state.stage, state.settings.progression)} poison.",
+        f"⚔️ **Treasure Battler #{news.game_id} · Stage {news.stage}, round {news.round}: PLAY**",
+        f"Starting hand: **{engine.hand_size(news.stage)} cards** (stage + 2) · life 10 · "
+        f"a loss costs {engine.poison_for_loss(news.stage, news.progression)} poison.",
     ]
-    u = game.user_of
-    for pr in state.pairings:
+    u = news.user_of
+    for pr in pairings:
         line = f"• {mention(u(pr.a))} vs {mention(u(pr.b))}"
         if pr.playoff:
             line += " (play-off)"
@@ -311,11 +273,11 @@ def pairing_lines(game: GameView) -> list[str]:
     return lines
 
 
-def event_lines(game: GameView, events: Sequence[engine.Event]) -> list[str]:
+def event_lines(news: Announcement) -> list[str]:
     """Public lines for what happened (private events — cards gained, packs dealt — are left out)."""
-    u = game.user_of
+    u = news.user_of
     lines: list[str] = []
-    for e in events:
+    for e in news.events:
         if isinstance(e, engine.ResultReported):
             if e.result == "draw":
                 lines.append(f"🤝 {mention(u(e.a))} and {mention(u(e.b))} drew (a loss for both).")
@@ -347,18 +309,18 @@ def event_lines(game: GameView, events: Sequence[engine.Event]) -> list[str]:
         elif isinstance(e, engine.PlayoffStarted):
             lines.append(f"🥊 Play-off: {mention(u(e.a))} vs {mention(u(e.b))}; the winner comes back with 9 poison.")
         elif isinstance(e, engine.GameOver):
-            lines.append(f"🏆 **{mention(u(e.winner))} wins Treasure Battler #{game.id}!**")
+            lines.append(f"🏆 **{mention(u(e.winner))} wins Treasure Battler #{news.game_id}!**")
         elif isinstance(e, engine.PhaseChanged) and e.phase == "draft":
             lines.append(
                 f"🛒 **Stage {e.stage}, round {e.round}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
                 "then press Done."
             )
         elif isinstance(e, engine.PairingsMade):
-            lines.extend(pairing_lines(game))
+            lines.extend(pairing_lines(news, e.pairings))
     return lines
 
 
-def report_text(game: GameView, report: PendingReport) -> str:
+def report_text(game: GameView | Announcement, report: PendingReport) -> str:
     u = game.user_of
     reporter, other = report.reporter, report.b if report.reporter == report.a else report.a
     claim = claim_text(game, report, report.claim)
@@ -375,7 +337,7 @@ def report_text(game: GameView, report: PendingReport) -> str:
     )
 
 
-def claim_text(game: GameView, report: PendingReport, claim: str | None) -> str:
+def claim_text(game: GameView | Announcement, report: PendingReport, claim: str | None) -> str:
     u = game.user_of
     if claim == "draw":
         return "draw"
@@ -387,50 +349,37 @@ def claim_text(game: GameView, report: PendingReport, claim: str | None) -> str:
     return f"{mention(u(win))} beat {mention(u(lose))}{how}"
 
 
-class ReportButton(discord.ui.DynamicItem[discord.ui.Button], template=r"btr:(?P<game>\d+):(?P<report>\d+):(?P<action>[a-z]+)"):
-    handler = None  # async (interaction, game_id, report_id, action) -> None
-
-    def __init__(self, game_id: int, report_id: int, action: str) -> None:
+class ReportButton(
+    Component, prefix="btr", parts=(number("game"), number("report"), word("action", ("confirm", "dispute"))),
+    route=("BattlerCog", "on_report_button"),
+):
+    @classmethod
+    def make(cls, game_id: int, report_id: int, action: str) -> ReportButton:
         style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
-        super().__init__(discord.ui.Button(label=action.title(), style=style, custom_id=f"btr:{game_id}:{report_id}:{action}"))
-        self.game_id, self.report_id, self.action = game_id, report_id, action
+        custom_id = cls.custom_id_for(game=game_id, report=report_id, action=action)
+        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
 
+
+class DecideButton(
+    Component, prefix="btd", parts=(number("game"), number("report"), word("decision", ("a", "b", "draw", "void"))),
+    route=("BattlerCog", "on_decide_button"),
+):
     @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["game"]), int(match["report"]), match["action"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.game_id, self.report_id, self.action)
+    def make(cls, game_id: int, report_id: int, decision: str, label: str) -> DecideButton:
+        custom_id = cls.custom_id_for(game=game_id, report=report_id, decision=decision)
+        return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=custom_id))
 
 
-class DecideButton(discord.ui.DynamicItem[discord.ui.Button], template=r"btd:(?P<game>\d+):(?P<report>\d+):(?P<decision>[a-z]+)"):
-    handler = None  # async (interaction, game_id, report_id, decision) -> None
-
-    def __init__(self, game_id: int, report_id: int, decision: str, label: str = "") -> None:
-        super().__init__(
-            discord.ui.Button(label=label or decision.title(), style=discord.ButtonStyle.primary,
-                              custom_id=f"btd:{game_id}:{report_id}:{decision}")
-        )
-        self.game_id, self.report_id, self.decision = game_id, report_id, decision
-
-    @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["game"]), int(match["report"]), match["decision"], item.label or "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.game_id, self.report_id, self.decision)
-
-
-def report_view(game: GameView, report: PendingReport) -> discord.ui.View:
+def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     if report.status == "disputed":
-        view.add_item(DecideButton(game.id, report.id, "a", f"Seat {report.a + 1} won"))
-        view.add_item(DecideButton(game.id, report.id, "b", f"Seat {report.b + 1} won"))
-        view.add_item(DecideButton(game.id, report.id, "draw", "Draw"))
-        view.add_item(DecideButton(game.id, report.id, "void", "Void: report again"))
+        view.add_item(DecideButton.make(game_id, report.id, "a", f"Seat {report.a + 1} won"))
+        view.add_item(DecideButton.make(game_id, report.id, "b", f"Seat {report.b + 1} won"))
+        view.add_item(DecideButton.make(game_id, report.id, "draw", "Draw"))
+        view.add_item(DecideButton.make(game_id, report.id, "void", "Void: report again"))
         return view
-    view.add_item(ReportButton(game.id, report.id, "confirm"))
-    view.add_item(ReportButton(game.id, report.id, "dispute"))
+    view.add_item(ReportButton.make(game_id, report.id, "confirm"))
+    view.add_item(ReportButton.make(game_id, report.id, "dispute"))
     return view
 
 

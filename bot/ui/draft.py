@@ -11,8 +11,12 @@ import discord
 from bot.cards.scryfall import card_link_markdown
 from bot.services.drafts import PackPrompt, PodView, PoolView
 from bot.store.types import utcnow
+from bot.text import escape
+from bot.ui import limits
+from bot.ui.dispatch import Component, index, number
 from bot.ui.formatting import format_duration
-from bot.ui.lobby import lobby_button, lobby_buttons
+from bot.ui.lobby import lobby_button_type
+from bot.ui.lobby import lobby_view as generic_lobby_view
 
 MAX_REACTION_CARDS = 20
 MAX_BUTTON_CARDS = 25
@@ -69,37 +73,30 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     return embed
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"draft:lobby:(?P<pod>\d+):(?P<action>[a-z]+)"):
-    """Join / Leave / Begin / Cancel on a lobby; works after restarts (state comes from the database)."""
-
-    handler = None  # set by the draft cog: async (interaction, pod_id, action) -> None
-
-    def __init__(self, pod_id: int, action: str) -> None:
-        super().__init__(lobby_button(action, f"draft:lobby:{pod_id}:{action}"))
-        self.pod_id, self.action = pod_id, action
-
-    @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["pod"]), match["action"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.pod_id, self.action)
+LobbyButton = lobby_button_type("draft", "DraftCog")
 
 
 def lobby_view(pod: PodView) -> discord.ui.View | None:
-    return lobby_buttons(lambda action: LobbyButton(pod.id, action), is_open=pod.status == "lobby")
+    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == "lobby")
 
 
 # --- pack messages -----------------------------------------------------------------------------
 
 
+def _card_lines(prompt: PackPrompt, scryfall_base: str) -> tuple[list[str], list[str]]:
+    """Each card with its letter, linked to Scryfall; and the same lines without links."""
+    marks = [regional_indicator(i) if i < MAX_REACTION_CARDS else letter(i) for i in range(len(prompt.cards))]
+    linked = [f"{mark} {card_link_markdown(card, scryfall_base)}" for mark, card in zip(marks, prompt.cards, strict=True)]
+    plain = [f"{mark} {escape(card)}" for mark, card in zip(marks, prompt.cards, strict=True)]
+    return linked, plain
+
+
 def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | None = None) -> discord.Embed:
     title = f"Draft #{prompt.pod_id} · Pack {prompt.round + 1}, pick {prompt.pick_number}"
-    lines = [
-        f"{regional_indicator(i) if i < MAX_REACTION_CARDS else letter(i)} {card_link_markdown(card, scryfall_base)}"
-        for i, card in enumerate(prompt.cards)
-    ]
-    embed = discord.Embed(title=title, description="\n".join(lines), colour=discord.Colour.blue())
+    linked, plain = _card_lines(prompt, scryfall_base)
+    footer_budget = 300 + (len(picked_line) if picked_line else 0)
+    description = limits.fit_lines(linked, min(limits.DESCRIPTION, limits.EMBED_TOTAL - len(title) - footer_budget), plain)
+    embed = discord.Embed(title=title, description=description, colour=discord.Colour.blue())
     waiting = prompt.queued_behind
     how = {
         "both": "React with a letter or press a button.",
@@ -111,65 +108,37 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
         + (f"{waiting} more pack{'s' if waiting != 1 else ''} waiting after this one." if waiting else "")
     )
     if picked_line:
-        embed.add_field(name="Last pick", value=picked_line, inline=False)
-    return embed
+        embed.add_field(name="Last pick", value=limits.clip(picked_line, limits.FIELD_VALUE), inline=False)
+    return limits.fit_embed(embed)
 
 
 class PickButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"dp:(?P<pod>\d+):(?P<pack>\d+):(?P<pick>\d+):(?P<index>\d+)",
+    Component, prefix="dp", parts=(number("pod"), index("pack"), index("pick"), index("index")),
+    route=("DraftCog", "on_pick_button"),
 ):
     """One card of one pack state; a click on a stale one is answered "already picked"."""
 
-    handler = None  # async (interaction, pod_id, pack_id, pack_pick, index, source) -> None
-
-    def __init__(self, pod_id: int, pack_id: int, pack_pick: int, index: int, label: str = "") -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=label or letter(index),
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"dp:{pod_id}:{pack_id}:{pack_pick}:{index}",
-            )
-        )
-        self.pod_id, self.pack_id, self.pack_pick, self.index = pod_id, pack_id, pack_pick, index
-
     @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["pod"]), int(match["pack"]), int(match["pick"]), int(match["index"]), item.label or "")
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await type(self).handler(interaction, self.pod_id, self.pack_id, self.pack_pick, self.index, "button")
+    def make(cls, prompt: PackPrompt, card_index: int, label: str) -> PickButton:
+        custom_id = cls.custom_id_for(pod=prompt.pod_id, pack=prompt.pack_id, pick=prompt.pack_pick, index=card_index)
+        return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id))
 
 
 class PickSelect(
-    discord.ui.DynamicItem[discord.ui.Select],
-    template=r"dps:(?P<pod>\d+):(?P<pack>\d+):(?P<pick>\d+):(?P<part>\d+)",
+    Component, prefix="dps", parts=(number("pod"), index("pack"), index("pick"), index("part")),
+    route=("DraftCog", "on_pick_select"), value=index("value"),
 ):
     """A select menu for packs too big for buttons."""
 
-    handler = None
-
-    def __init__(self, pod_id: int, pack_id: int, pack_pick: int, part: int, options: Sequence[discord.SelectOption] = ()) -> None:
-        super().__init__(
-            discord.ui.Select(
-                custom_id=f"dps:{pod_id}:{pack_id}:{pack_pick}:{part}",
-                placeholder=f"Pick a card ({part * 25 + 1}–{part * 25 + len(options)})" if options else "Pick a card",
-                options=list(options) or [discord.SelectOption(label="-")],
-            )
-        )
-        self.pod_id, self.pack_id, self.pack_pick = pod_id, pack_id, pack_pick
-
     @classmethod
-    async def from_custom_id(cls, interaction, item, match):  # noqa: ANN001
-        return cls(int(match["pod"]), int(match["pack"]), int(match["pick"]), int(match["part"]), item.options)
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        index = int(self.item.values[0])
-        await type(self).handler(interaction, self.pod_id, self.pack_id, self.pack_pick, index, "select")
+    def make(cls, prompt: PackPrompt, part: int, options: Sequence[discord.SelectOption]) -> PickSelect:
+        custom_id = cls.custom_id_for(pod=prompt.pod_id, pack=prompt.pack_id, pick=prompt.pack_pick, part=part)
+        placeholder = f"Pick a card ({part * 25 + 1}–{part * 25 + len(options)})"
+        return cls(discord.ui.Select(custom_id=custom_id, placeholder=placeholder, options=list(options)))
 
 
 def _button_label(index: int, card: str) -> str:
-    return f"{letter(index)} · {card}"[:80]
+    return limits.clip(f"{letter(index)} · {card}", limits.BUTTON_LABEL)
 
 
 def pack_view(prompt: PackPrompt, *, in_dm: bool = True) -> discord.ui.View | None:
@@ -177,15 +146,15 @@ def pack_view(prompt: PackPrompt, *, in_dm: bool = True) -> discord.ui.View | No
         return None
     view = discord.ui.View(timeout=None)
     if len(prompt.cards) <= MAX_BUTTON_CARDS:
-        for index, card in enumerate(prompt.cards):
-            view.add_item(PickButton(prompt.pod_id, prompt.pack_id, prompt.pack_pick, index, _button_label(index, card)))
+        for card_index, card in enumerate(prompt.cards):
+            view.add_item(PickButton.make(prompt, card_index, _button_label(card_index, card)))
         return view
     for part in range(0, len(prompt.cards), 25):
         options = [
-            discord.SelectOption(label=_button_label(i, card)[:100], value=str(i))
+            discord.SelectOption(label=limits.clip(_button_label(i, card), limits.SELECT_LABEL), value=str(i))
             for i, card in enumerate(prompt.cards[part : part + 25], start=part)
         ]
-        view.add_item(PickSelect(prompt.pod_id, prompt.pack_id, prompt.pack_pick, part // 25, options))
+        view.add_item(PickSelect.make(prompt, part // 25, options))
     return view
 
 
@@ -237,19 +206,25 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
 
 
 def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None) -> discord.Embed:
+    """The pool grouped by colour, one field per group; links are dropped (longest first) and names
+    shortened only as far as Discord's limits need."""
     groups: dict[str, list[str]] = defaultdict(list)
     for card in pool.cards:
-        info = pool.card_info.get(card, {})
-        groups[_group_name(info)].append(card)
-    embed = discord.Embed(title=title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)", colour=discord.Colour.teal())
-    for name in sorted(groups, key=_group_order):
-        text = "\n".join(card_link_markdown(card, scryfall_base) for card in groups[name])
-        if len(text) > 1024:
-            text = "\n".join(groups[name])[:1020] + "…"
-        embed.add_field(name=f"{name} ({len(groups[name])})", value=text, inline=True)
+        groups[_group_name(pool.card_info.get(card, {}))].append(card)
+    title = title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)"
+    embed = discord.Embed(title=title, colour=discord.Colour.teal())
+    names = sorted(groups, key=_group_order)
+    # Each group gets a share of the 6,000 characters in proportion to its size.
+    budget = limits.EMBED_TOTAL - len(title) - 40 * len(names) - 100
+    for name in names:
+        cards = groups[name]
+        share = min(limits.FIELD_VALUE, max(budget * len(cards) // max(len(pool.cards), 1), 20))
+        linked = [card_link_markdown(card, scryfall_base) for card in cards]
+        plain = [escape(card) for card in cards]
+        embed.add_field(name=f"{name} ({len(cards)})", value=limits.fit_lines(linked, share, plain), inline=True)
     if not pool.cards:
         embed.description = "No picks yet."
-    return embed
+    return limits.fit_embed(embed)
 
 
 _COLOUR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}

@@ -55,7 +55,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=PAGE_ID):
         return cls(match["kind"], match["key"], int(match["page"]), item.label or "", item.disabled)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        from bot.app import report_interaction_error
+        from bot.ui.errors import report_interaction_error
 
         renderer = _renderers.get(self.kind)
         if renderer is None:

@@ -58,7 +58,7 @@ class Table:
         return result.message
 
     async def lobby(self, lobby: dict, user: int, action: str):
-        return await self.fake.click(user, lobby, f"btl:{self.game_id}:{action}")
+        return await self.fake.click(user, lobby, ui.LobbyButton.custom_id_for(table=self.game_id, action=action))
 
     async def stored(self) -> tuple[BattlerGame, dict]:
         async with self.db.read() as session:

@@ -14,8 +14,15 @@ from sqlalchemy import update
 from bot.services import drafts
 from bot.store.db import Database
 from bot.store.models import DraftPod
-from tests.e2e.draft_helpers import card_of, download_log, embed_text, live_pack_messages, pick_buttons
-from tests.e2e.test_draft_timers import age_waits, pod_status
+from tests.e2e.draft_helpers import (
+    age_waits,
+    card_of,
+    download_log,
+    embed_text,
+    live_pack_messages,
+    pick_buttons,
+)
+from tests.e2e.test_draft_timers import pod_status
 from tests.fake_discord.models import flatten_components
 
 pytestmark = pytest.mark.e2e

@@ -7,9 +7,7 @@ every deadline is computed from the database), and the sweep, run every 0.2 s he
 
 from __future__ import annotations
 
-import copy
 import re
-from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +15,7 @@ from sqlalchemy import select
 from bot.formats.draft import auto_pick
 from bot.store.db import Database
 from bot.store.models import DraftPick, DraftPod, DraftSeat
-from tests.e2e.draft_helpers import card_of, live_pack_messages, pick_buttons
+from tests.e2e.draft_helpers import age_waits, card_of, live_pack_messages, pick_buttons
 
 pytestmark = pytest.mark.e2e
 
@@ -25,27 +23,6 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture
 def bot_env() -> dict[str, str]:
     return {"SWEEP_INTERVAL": "0.2"}
-
-
-async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None = None) -> int:
-    """Pretend `seconds` passed for the seats of `pod_id` that wait for a pack; returns how many."""
-    db = Database(bot.database_url)
-    try:
-        async with db.write() as session:
-            pod = (await session.execute(select(DraftPod).where(DraftPod.id == pod_id))).scalar_one()
-            seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
-            chosen = {row.seat for row in seats if users is None or row.user_id in users}
-            state = copy.deepcopy(pod.state)
-            aged = 0
-            for seat, clock in enumerate(state["seats"]):
-                if seat in chosen and clock["waiting_since"] is not None:
-                    moved = datetime.fromisoformat(clock["waiting_since"]) - timedelta(seconds=seconds)
-                    clock["waiting_since"] = moved.isoformat()
-                    aged += 1
-            pod.state = state
-            return aged
-    finally:
-        await db.dispose()
 
 
 async def pod_status(bot, pod_id: int) -> str:

@@ -6,16 +6,25 @@ import itertools
 import random
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from bot.cards.model import Card
 from bot.formats import battler as engine
 from bot.services import battler
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, PermissionDenied, UserError
-from bot.store.models import BattlerGame, BattlerMessage, EventResult
+from bot.services.tables import Actor
+from bot.store.models import BattlerGame, EventResult, OutboxMessage
 
 GUILD, CHANNEL, ORGANIZER, DM_CHANNEL = 1, 10, 100, 77
+
+
+def player(user_id: int) -> Actor:
+    return Actor(user_id, GUILD)
+
+
+def member(user_id: int, organizer: bool) -> Actor:
+    return Actor(user_id, GUILD, manage_guild=organizer)
 _message_ids = itertools.count(5_000)
 
 
@@ -26,18 +35,16 @@ def make_cube(size: int = 120) -> CubeDetail:
 
 async def new_lobby(db, players: int, **options) -> battler.GameView:
     options.setdefault("max_seats", 8)
-    game = await battler.create_game(
-        db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=make_cube(), seed=4242, **options
-    )
+    game = await battler.create_game(db, member(ORGANIZER, True), channel_id=CHANNEL, cube=make_cube(), seed=4242, **options)
     for user in range(1, players + 1):
-        game = await battler.join(db, game.id, 1000 + user)
+        game = await battler.join(db, game.id, player(1000 + user))
     return game
 
 
 async def deliver(db, prompts) -> dict[int, battler.PrivatePrompt]:
     """Pretend the cog DMed the prompts (records the messages like the messenger does)."""
     for prompt in prompts:
-        await battler.record_message(db, prompt, channel_id=DM_CHANNEL, message_id=next(_message_ids))
+        await battler.record_shown(db, prompt, channel_id=DM_CHANNEL, message_id=next(_message_ids))
     return {p.user_id: p for p in prompts}
 
 
@@ -50,7 +57,7 @@ async def act(db, prompt: battler.PrivatePrompt, action: str, **kwargs) -> battl
 
 async def started_game(db, players: int = 4, **options) -> tuple[battler.GameView, dict[int, battler.PrivatePrompt]]:
     game = await new_lobby(db, players, **options)
-    result = await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=False)
+    result = await battler.begin(db, game.id, member(ORGANIZER, False))
     return result.game, await deliver(db, result.prompts)
 
 
@@ -71,38 +78,38 @@ async def stored(db, game_id: int) -> tuple[int, dict]:
 async def test_lobby_rules(db):
     game = await new_lobby(db, 2, max_seats=4)
     with pytest.raises(Conflict, match="already in"):
-        await battler.join(db, game.id, 1001)
-    await battler.join(db, game.id, 1003)
-    game = await battler.join(db, game.id, 1004)
+        await battler.join(db, game.id, player(1001))
+    await battler.join(db, game.id, player(1003))
+    game = await battler.join(db, game.id, player(1004))
     assert game.is_full
     with pytest.raises(Conflict, match="full"):
-        await battler.join(db, game.id, 1005)
-    game = await battler.leave(db, game.id, 1004)
+        await battler.join(db, game.id, player(1005))
+    game = await battler.leave(db, game.id, player(1004))
     assert game.player_ids == (1001, 1002, 1003)
     with pytest.raises(Conflict, match="not in"):
-        await battler.leave(db, game.id, 1004)
+        await battler.leave(db, game.id, player(1004))
     with pytest.raises(Conflict, match="already running"):
-        await battler.create_game(db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=5, cube=make_cube())
+        await battler.create_game(db, member(5, True), channel_id=CHANNEL, cube=make_cube())
     with pytest.raises(UserError, match="even"):
-        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(), max_seats=5)
+        await battler.create_game(db, member(5, True), channel_id=11, cube=make_cube(), max_seats=5)
     with pytest.raises(UserError, match="at least 40"):
-        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(30))
+        await battler.create_game(db, member(5, True), channel_id=11, cube=make_cube(30))
     with pytest.raises(UserError, match="progression"):
-        await battler.create_game(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(), progression="x")
+        await battler.create_game(db, member(5, True), channel_id=11, cube=make_cube(), progression="x")
 
 
 async def test_begin_needs_an_even_count_of_at_least_two_and_an_organizer(db):
     game = await new_lobby(db, 1)
     with pytest.raises(UserError, match="even number"):
-        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=False)
-    await battler.join(db, game.id, 1002)
-    await battler.join(db, game.id, 1003)
+        await battler.begin(db, game.id, member(ORGANIZER, False))
+    await battler.join(db, game.id, player(1002))
+    await battler.join(db, game.id, player(1003))
     with pytest.raises(UserError, match="even number of players .* 3 joined"):
-        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
+        await battler.begin(db, game.id, member(ORGANIZER, True))
     with pytest.raises(PermissionDenied):
-        await battler.begin(db, game.id, user_id=1001, is_organizer=False)
-    await battler.join(db, game.id, 1004)
-    result = await battler.begin(db, game.id, user_id=1001, is_organizer=True)  # a server organizer
+        await battler.begin(db, game.id, member(1001, False))
+    await battler.join(db, game.id, player(1004))
+    result = await battler.begin(db, game.id, member(1001, True))  # a server organizer
     assert result.game.status == "running"
     assert [p.kind for p in result.prompts] == ["setup"] * 4
     # Seats are the lobby shuffled with the game's seed; the stored state is the engine's new game.
@@ -112,10 +119,10 @@ async def test_begin_needs_an_even_count_of_at_least_two_and_an_organizer(db):
     version, state = await stored(db, game.id)
     assert version == 1
     assert engine.BattlerState.from_dict(state) == expected
-    with pytest.raises(Conflict, match="already begun"):
-        await battler.join(db, game.id, 1005)
-    with pytest.raises(Conflict, match="already begun"):
-        await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
+    with pytest.raises(Conflict, match="already started"):
+        await battler.join(db, game.id, player(1005))
+    with pytest.raises(Conflict, match="already started"):
+        await battler.begin(db, game.id, member(ORGANIZER, True))
 
 
 async def test_setup_reports_confirmations_and_disputes_persist(db):
@@ -136,31 +143,31 @@ async def test_setup_reports_confirmations_and_disputes_persist(db):
 
     pr1, pr2 = state.pairings
     a_user, b_user = state.players[pr1.a].user_id, state.players[pr1.b].user_id
-    pending = await battler.report(db, game.id, a_user, "won", treasures_left=0)
+    pending = await battler.report(db, game.id, player(a_user), "won", treasures_left=0)
     assert pending.report is not None and pending.report.claim == "a"
     # Nothing is applied until confirmed.
     _, saved = await stored(db, game.id)
     assert engine.BattlerState.from_dict(saved).pairings[0].result is None
     with pytest.raises(UserError, match="your opponent confirms"):
-        await battler.confirm_report(db, game.id, pending.report.id, user_id=a_user, is_organizer=False)
+        await battler.confirm_report(db, game.id, pending.report.id, member(a_user, False))
     with pytest.raises(PermissionDenied):
-        await battler.confirm_report(db, game.id, pending.report.id, user_id=999, is_organizer=False)
-    confirmed = await battler.confirm_report(db, game.id, pending.report.id, user_id=b_user, is_organizer=False)
+        await battler.confirm_report(db, game.id, pending.report.id, member(999, False))
+    confirmed = await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
     assert confirmed.game.state.pairings[0].result == "a"
     assert confirmed.game.state.players[pr1.a].treasures == 0
     with pytest.raises(Conflict, match="no longer open"):
-        await battler.confirm_report(db, game.id, pending.report.id, user_id=b_user, is_organizer=False)
+        await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
 
     # Second pairing: contradicting reports become a dispute; only an organizer decides it.
     c_user, d_user = state.players[pr2.a].user_id, state.players[pr2.b].user_id
-    await battler.report(db, game.id, c_user, "won")
-    disputed = await battler.report(db, game.id, d_user, "won")
+    await battler.report(db, game.id, player(c_user), "won")
+    disputed = await battler.report(db, game.id, player(d_user), "won")
     assert disputed.dispute is not None and disputed.dispute.counter_claim == "b"
     with pytest.raises(UserError, match="disputed"):
-        await battler.report(db, game.id, c_user, "lost")
+        await battler.report(db, game.id, player(c_user), "lost")
     with pytest.raises(PermissionDenied):
-        await battler.decide_report(db, game.id, disputed.dispute.id, "b", user_id=c_user, is_organizer=False)
-    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "b", user_id=ORGANIZER, is_organizer=False)
+        await battler.decide_report(db, game.id, disputed.dispute.id, "b", member(c_user, False))
+    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "b", member(ORGANIZER, False))
     assert decided.game.state.phase == "draft"
     assert {p.kind for p in decided.prompts} == {"draft"} and len(decided.prompts) == 4
     _, saved = await stored(db, game.id)
@@ -174,8 +181,8 @@ async def test_matching_reports_confirm_and_a_concession_costs_the_treasure(db):
     await setup_all(db, prompts)
     state = (await battler.get_game(db, game.id)).state
     a, b = state.players
-    await battler.report(db, game.id, a.user_id, "conceded", treasures_left=1)
-    result = await battler.report(db, game.id, b.user_id, "won", treasures_left=3)
+    await battler.report(db, game.id, player(a.user_id), "conceded", treasures_left=1)
+    result = await battler.report(db, game.id, player(b.user_id), "won", treasures_left=3)
     assert result.applied is not None
     after = result.game.state
     assert after.phase == "draft"
@@ -189,12 +196,12 @@ async def test_draft_actions_persist_refusals_and_stale_messages(db):
     setup = await setup_all(db, prompts)
     state = setup.game.state
     for pr in state.pairings:
-        rep = await battler.report(db, game.id, state.players[pr.a].user_id, "won")
+        rep = await battler.report(db, game.id, player(state.players[pr.a].user_id), "won")
         result = await battler.confirm_report(
-            db, game.id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=False
+            db, game.id, rep.report.id, member(state.players[pr.b].user_id, False)
         )
     with pytest.raises(UserError, match="DRAFT phase"):
-        await battler.report(db, game.id, state.players[0].user_id, "won")
+        await battler.report(db, game.id, player(state.players[0].user_id), "won")
     drafts = await deliver(db, result.prompts)
     prompt = drafts[state.players[0].user_id]
     assert prompt.costs == {"trade": 0, "reroll": 1, "shift_basics": 1, "buy_basic": None}
@@ -232,51 +239,50 @@ async def test_draft_actions_persist_refusals_and_stale_messages(db):
     assert loaded.packyard[-5:] == list(p2.pack)  # the re-rolled pack went to the packyard
 
     with pytest.raises(PermissionDenied):
-        await battler.force_end_draft(db, game.id, user_id=1001, is_organizer=False)
-    forced = await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=False)
+        await battler.force_end_draft(db, game.id, member(1001, False))
+    forced = await battler.force_end_draft(db, game.id, member(ORGANIZER, False))
     assert forced.game.state.phase == "play" and forced.phase_changed
     with pytest.raises(battler.StaleMessage):  # draft messages are stale once the phase is over
         await act(db, drafts[state.players[1].user_id], "done")
     with pytest.raises(UserError, match="PLAY phase"):
-        await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=True)
+        await battler.force_end_draft(db, game.id, member(ORGANIZER, True))
     with pytest.raises(PermissionDenied):
-        await battler.report(db, game.id, 999, "won")
+        await battler.report(db, game.id, player(999), "won")
 
 
-async def test_a_lost_race_raises_conflict_and_changes_nothing(db, monkeypatch):
+async def test_a_double_click_acts_once(db):
+    """Both clicks of a double click run at once; the row lock makes the second see the first's result."""
+    import asyncio
+
     game, prompts = await started_game(db)
     prompt = next(iter(prompts.values()))
-    before = await stored(db, game.id)
-    real_load = battler._load
+    outcomes = await asyncio.gather(
+        act(db, prompt, "basics", basics=["Island", "Island"]), act(db, prompt, "basics", basics=["Swamp", "Swamp"]),
+        return_exceptions=True,
+    )
+    done = [o for o in outcomes if isinstance(o, battler.ActionResult)]
+    refused = [o for o in outcomes if isinstance(o, Exception)]
+    assert len(done) == 1 and len(refused) == 1 and isinstance(refused[0], battler.StaleMessage)
+    state = (await battler.get_game(db, game.id)).state
+    assert state.players[prompt.seat].basics == list(done[0].actor_prompt.basics)
+    version, _ = await stored(db, game.id)
+    assert version == game.version + 1  # one write
 
-    async def load_then_someone_else_commits(session, game_id):
-        loaded = await real_load(session, game_id)
-        # Another writer commits between our read and our write.
-        await session.execute(update(BattlerGame).where(BattlerGame.id == game_id).values(version=BattlerGame.version + 1))
-        return loaded
 
-    monkeypatch.setattr(battler, "_load", load_then_someone_else_commits)
-    with pytest.raises(Conflict, match="try again"):
-        await act(db, prompt, "basics", basics=["Island", "Island"])
-    monkeypatch.setattr(battler, "_load", real_load)
-    assert await stored(db, game.id) == before
+async def queued(db, kind: str) -> list[OutboxMessage]:
     async with db.read() as session:
-        count = (await session.execute(select(func.count()).select_from(BattlerMessage))).scalar_one()
-    assert count == 4  # only the four setup DMs; the failed action recorded nothing
-    result = await act(db, prompt, "basics", basics=["Island", "Island"])  # the retry works
-    assert result.actor_prompt.basics == ("Island", "Island")
+        rows = await session.execute(select(OutboxMessage).where(OutboxMessage.kind == kind).order_by(OutboxMessage.id))
+        return list(rows.scalars())
 
 
-async def test_undelivered_prompts_are_found_again(db):
+async def test_begin_queues_every_setup_dm_and_knows_which_are_shown(db):
     game = await new_lobby(db, 2)
-    result = await battler.begin(db, game.id, user_id=ORGANIZER, is_organizer=True)
-    from bot.store.types import utcnow
-
-    missing = await battler.undelivered_prompts(db, phase_started_before=utcnow())
-    assert {p.user_id for p in missing} == {1001, 1002}
-    await deliver(db, result.prompts[:1])
-    missing = await battler.undelivered_prompts(db, phase_started_before=utcnow())
-    assert [p.user_id for p in missing] == [result.prompts[1].user_id]
+    result = await battler.begin(db, game.id, member(ORGANIZER, True))
+    assert sorted(row.user_id for row in await queued(db, battler.PROMPT)) == [1001, 1002]
+    shown, waiting = result.prompts
+    await deliver(db, [shown])
+    assert not await battler.still_wanted(db, shown)  # a message shows it already
+    assert await battler.still_wanted(db, waiting)
 
 
 async def play_out(db, game_id: int, prompts: dict[int, battler.PrivatePrompt]) -> battler.ActionResult:
@@ -289,9 +295,9 @@ async def play_out(db, game_id: int, prompts: dict[int, battler.PrivatePrompt]) 
             return result
         if state.phase == "play":
             pr = next(p for p in state.pairings if p.result is None)
-            rep = await battler.report(db, game_id, state.players[pr.a].user_id, "won")
+            rep = await battler.report(db, game_id, player(state.players[pr.a].user_id), "won")
             result = await battler.confirm_report(
-                db, game_id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=False
+                db, game_id, rep.report.id, member(state.players[pr.b].user_id, False)
             )
             prompts.update(await deliver(db, result.prompts))
         else:
@@ -325,11 +331,11 @@ async def test_a_game_to_the_end_writes_the_leaderboard_with_the_engine_standing
     assert {r.user_id: r.points for r in rows} == {u: float(4 - p + 1) for u, p in expected.items()}
     assert expected[state.players[state.winner].user_id] == 1
     assert any(p.status == "out" for p in state.players)
-    # Exactly one announcement claim; no more actions on a finished game.
-    assert await battler.claim_announcement(db, game.id)
-    assert not await battler.claim_announcement(db, game.id)
+    # The standings post was queued once, with the results, to the game's channel.
+    finals = await queued(db, battler.FINAL)
+    assert [(row.channel_id, row.payload) for row in finals] == [(CHANNEL, {"game_id": game.id})]
     with pytest.raises(UserError, match="over"):
-        await battler.report(db, game.id, state.players[state.winner].user_id, "won")
+        await battler.report(db, game.id, player(state.players[state.winner].user_id), "won")
 
 
 async def test_eliminated_players_are_refused_and_end_records_nothing(db):
@@ -343,22 +349,22 @@ async def test_eliminated_players_are_refused_and_end_records_nothing(db):
             break
         if state.phase == "play":
             pr = next(p for p in state.pairings if p.result is None)
-            rep = await battler.report(db, game.id, state.players[pr.a].user_id, "won")
+            rep = await battler.report(db, game.id, player(state.players[pr.a].user_id), "won")
             res = await battler.confirm_report(
-                db, game.id, rep.report.id, user_id=state.players[pr.b].user_id, is_organizer=True
+                db, game.id, rep.report.id, member(state.players[pr.b].user_id, True)
             )
             prompts.update(await deliver(db, res.prompts))
         else:
-            res = await battler.force_end_draft(db, game.id, user_id=ORGANIZER, is_organizer=True)
+            res = await battler.force_end_draft(db, game.id, member(ORGANIZER, True))
     else:
         raise AssertionError("nobody was eliminated")
     with pytest.raises(UserError, match="eliminated"):
-        await battler.report(db, game.id, out[0].user_id, "won")
+        await battler.report(db, game.id, player(out[0].user_id), "won")
     with pytest.raises(PermissionDenied):
-        await battler.cancel(db, game.id, user_id=out[0].user_id, is_organizer=False)
-    ended = await battler.cancel(db, game.id, user_id=ORGANIZER, is_organizer=False)
+        await battler.cancel(db, game.id, member(out[0].user_id, False))
+    ended = await battler.cancel(db, game.id, member(ORGANIZER, False))
     assert ended.status == "cancelled"
     async with db.read() as session:
         assert (await session.execute(select(func.count()).select_from(EventResult))).scalar_one() == 0
     with pytest.raises(UserError, match="ended"):
-        await battler.report(db, game.id, state.players[0].user_id, "won")
+        await battler.report(db, game.id, player(state.players[0].user_id), "won")

@@ -13,10 +13,21 @@ from bot.formats.draft import pass_direction
 from bot.services import drafts
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.services.tables import Actor
 from bot.store.db import Database
 from bot.store.types import utcnow
 
 GUILD, CHANNEL, ORGANIZER = 1, 10, 100
+ADMIN = Actor(ORGANIZER, GUILD, manage_guild=True)  # an organizer of the server
+POD_ORGANIZER = Actor(ORGANIZER, GUILD)  # the pod's organizer, without server rights
+
+
+def player(user_id: int) -> Actor:
+    return Actor(user_id, GUILD)
+
+
+def in_dm(user_id: int) -> Actor:
+    return Actor(user_id, None)
 
 
 def make_cube(size: int) -> CubeDetail:
@@ -27,17 +38,15 @@ def make_cube(size: int) -> CubeDetail:
 
 async def new_pod(db, *, players: int, size: int = 240, **options) -> drafts.PodView:
     options.setdefault("max_seats", 8)
-    pod = await drafts.create_pod(
-        db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=make_cube(size), seed=1234, **options
-    )
+    pod = await drafts.create_pod(db, ADMIN, channel_id=CHANNEL, cube=make_cube(size), seed=1234, **options)
     for user in range(1, players + 1):
-        pod = await drafts.join(db, pod.id, 1000 + user)
+        pod = await drafts.join(db, pod.id, player(1000 + user))
     return pod
 
 
 async def pick_first_card(db, prompt: drafts.PackPrompt, index: int = 0, source: str = "button"):
     return await drafts.pick(
-        db, prompt.pod_id, prompt.user_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+        db, prompt.pod_id, in_dm(prompt.user_id), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
         card_index=index, source=source,
     )
 
@@ -45,47 +54,49 @@ async def pick_first_card(db, prompt: drafts.PackPrompt, index: int = 0, source:
 async def test_lobby_rules(db):
     pod = await new_pod(db, players=2, max_seats=3)
     with pytest.raises(Conflict, match="already in"):
-        await drafts.join(db, pod.id, 1001)
-    pod = await drafts.join(db, pod.id, 1003)
+        await drafts.join(db, pod.id, player(1001))
+    pod = await drafts.join(db, pod.id, player(1003))
     assert pod.is_full
     with pytest.raises(Conflict, match="full"):
-        await drafts.join(db, pod.id, 1004)
-    pod = await drafts.leave(db, pod.id, 1003)
+        await drafts.join(db, pod.id, player(1004))
+    pod = await drafts.leave(db, pod.id, player(1003))
     assert pod.player_ids == [1001, 1002]
     with pytest.raises(Conflict, match="not in"):
-        await drafts.leave(db, pod.id, 1003)
+        await drafts.leave(db, pod.id, player(1003))
     with pytest.raises(Conflict, match="already running"):
-        await drafts.create_pod(db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=5, cube=make_cube(90))
+        await drafts.create_pod(db, Actor(5, GUILD, manage_guild=True), channel_id=CHANNEL, cube=make_cube(90))
 
 
 async def test_only_the_organizer_begins(db):
     pod = await new_pod(db, players=2)
     with pytest.raises(PermissionDenied):
-        await drafts.begin(db, pod.id, user_id=1001, is_organizer=False)
-    result = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=False)
+        await drafts.begin(db, pod.id, player(1001))
+    with pytest.raises(PermissionDenied, match="another server"):
+        await drafts.begin(db, pod.id, Actor(ORGANIZER, GUILD + 1, manage_guild=True))
+    result = await drafts.begin(db, pod.id, POD_ORGANIZER)
     assert result.pod.status == "drafting"
     with pytest.raises(Conflict, match="already started"):
-        await drafts.join(db, pod.id, 1009)
+        await drafts.join(db, pod.id, player(1009))
     with pytest.raises(Conflict, match="already started"):
-        await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+        await drafts.begin(db, pod.id, ADMIN)
 
 
 async def test_needs_two_players_and_a_big_enough_cube(db):
     pod = await new_pod(db, players=1)
     with pytest.raises(UserError, match="at least 2 players"):
-        await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
-    await drafts.cancel(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+        await drafts.begin(db, pod.id, ADMIN)
+    await drafts.cancel(db, pod.id, ADMIN)
     pod = await new_pod(db, players=3, size=80)  # 3 × 2 × 15 = 90 needed
     with pytest.raises(UserError, match="90"):
-        await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+        await drafts.begin(db, pod.id, ADMIN)
     assert (await drafts.get_pod(db, pod.id)).status == "lobby"
     with pytest.raises(UserError):
-        await drafts.create_pod(db, guild_id=GUILD, channel_id=11, organizer_id=5, cube=make_cube(20))
+        await drafts.create_pod(db, Actor(5, GUILD, manage_guild=True), channel_id=11, cube=make_cube(20))
 
 
 async def test_begin_deals_a_pack_to_every_seat(db):
     pod = await new_pod(db, players=4)
-    result = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+    result = await drafts.begin(db, pod.id, ADMIN)
     assert sorted(p.user_id for p in result.prompts) == [1001, 1002, 1003, 1004]
     assert all(len(p.cards) == 15 and p.pick_number == 1 and p.round == 0 for p in result.prompts)
     assert sorted(s.seat for s in result.pod.seats) == [0, 1, 2, 3]
@@ -93,7 +104,7 @@ async def test_begin_deals_a_pack_to_every_seat(db):
 
 async def test_double_pick_counts_once(db):
     pod = await new_pod(db, players=2)
-    prompt = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts[0]
+    prompt = (await drafts.begin(db, pod.id, ADMIN)).prompts[0]
     first = await pick_first_card(db, prompt)
     with pytest.raises(Conflict, match="Already picked"):
         await pick_first_card(db, prompt, index=3)
@@ -103,14 +114,15 @@ async def test_double_pick_counts_once(db):
 
 async def test_strangers_and_bad_indexes_change_nothing(db):
     pod = await new_pod(db, players=2)
-    prompt = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts[0]
+    prompt = (await drafts.begin(db, pod.id, ADMIN)).prompts[0]
     with pytest.raises(PermissionDenied):
-        await drafts.pick(db, pod.id, 999, pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
+        await drafts.pick(db, pod.id, in_dm(999), pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
     with pytest.raises(UserError):
         await pick_first_card(db, prompt, index=15)
     other = next(s for s in (await drafts.get_pod(db, pod.id)).seats if s.user_id != prompt.user_id)
     with pytest.raises(Conflict):  # not the other seat's pack
-        await drafts.pick(db, pod.id, other.user_id, pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
+        await drafts.pick(db, pod.id, in_dm(other.user_id), pack_id=prompt.pack_id, pack_pick=0, card_index=0,
+                          source="button")
     assert await drafts.count_picks(db, pod.id) == 0
 
 
@@ -133,14 +145,14 @@ async def play_out(db, pod_id: int, first_prompts, rng: random.Random) -> list[d
 
 async def test_full_draft_pools_and_directions(db):
     pod = await new_pod(db, players=8)
-    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+    begun = await drafts.begin(db, pod.id, ADMIN)
     results = await play_out(db, pod.id, begun.prompts, random.Random(7))
     assert len(results) == 240 and results[-1].completed
     pools = await drafts.all_pools(db, pod.id)
     assert sorted(len(cards) for cards in pools.values()) == [30] * 8
     dealt = Counter(card for cards in pools.values() for card in cards)
     assert all(count == 1 for count in dealt.values()) and len(dealt) == 240
-    log = await drafts.pick_log(db, pod.id)
+    log = await drafts.pick_log(db, pod.id, ADMIN)
     by_pack: dict[int, list[int]] = {}
     for entry in log["picks"]:
         by_pack.setdefault(entry["pack"], []).append(entry["seat"])
@@ -150,27 +162,43 @@ async def test_full_draft_pools_and_directions(db):
     assert (await drafts.get_pod(db, pod.id)).status == "complete"
 
 
-async def test_deliveries_map_messages_and_find_gaps(db):
+async def queued_packs(db) -> list[tuple[int, str]]:
+    """(user, status) of every pack DM queued in the outbox, in order."""
+    from sqlalchemy import select
+
+    from bot.store.models import OutboxMessage
+
+    async with db.read() as session:
+        rows = await session.execute(
+            select(OutboxMessage.user_id, OutboxMessage.status)
+            .where(OutboxMessage.kind == drafts.PACK).order_by(OutboxMessage.id)
+        )
+        return [tuple(row) for row in rows]
+
+
+async def test_begin_queues_every_first_pack_and_deliveries_map_messages(db):
     pod = await new_pod(db, players=2)
-    prompts = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts
-    assert len(await drafts.undelivered_prompts(db)) == 2
-    assert await drafts.undelivered_prompts(db, waiting_since_before=utcnow() - timedelta(minutes=1)) == []
-    assert await drafts.record_delivery(db, prompts[0], channel_id=55, message_id=776) is None
-    assert await drafts.record_delivery(db, prompts[0], channel_id=55, message_id=777) == (55, 776)
-    assert [p.user_id for p in await drafts.undelivered_prompts(db)] == [prompts[1].user_id]
+    prompts = (await drafts.begin(db, pod.id, ADMIN)).prompts
+    assert sorted(await queued_packs(db)) == sorted((p.user_id, "pending") for p in prompts)
+    await drafts.record_shown(db, prompts[0], channel_id=55, message_id=776)
+    await drafts.record_shown(db, prompts[0], channel_id=55, message_id=777)  # sent again: replaces the record
+    assert await drafts.delivery_message(db, pod.id, prompts[0].pack_id, 0) == (55, 777)
+    assert await drafts.delivery_for_message(db, 776) is None
     ref = await drafts.delivery_for_message(db, 777)
     assert ref is not None and ref.cards == prompts[0].cards and ref.user_id == prompts[0].user_id
+    assert await drafts.is_shown(db, prompts[0]) and not await drafts.is_shown(db, prompts[1])
     await pick_first_card(db, prompts[0])
     stale = await drafts.delivery_for_message(db, 777)
     assert stale is not None and stale.cards is None
+    assert not await drafts.still_current(db, prompts[0]) and await drafts.still_current(db, prompts[1])
 
 
 async def test_replaced_seat_picks_by_itself(db):
     pod = await new_pod(db, players=2)
-    prompts = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts
+    prompts = (await drafts.begin(db, pod.id, ADMIN)).prompts
     with pytest.raises(PermissionDenied):
-        await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=prompts[0].user_id, is_organizer=False)
-    result = await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=ORGANIZER, is_organizer=False)
+        await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, player(prompts[0].user_id))
+    result = await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, POD_ORGANIZER)
     assert result.bot_picks == 1
     pending = {prompts[0].user_id: prompts[0]}
     rng = random.Random(3)
@@ -190,7 +218,7 @@ async def test_replaced_seat_picks_by_itself(db):
 async def test_timers_remind_then_autopick_then_hand_to_bot(db):
     pod = await new_pod(db, players=2, pick_timer_seconds=600)
     start = utcnow()
-    await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    await drafts.begin(db, pod.id, ADMIN, now=start)
     early = await drafts.sweep_timers(db, now=start + timedelta(seconds=100))
     assert not early.reminders and not early.auto_picks
     half = await drafts.sweep_timers(db, now=start + timedelta(seconds=301))
@@ -241,37 +269,29 @@ def documented_auto_pick(pack: list[str], pool: list[str], cube: CubeDetail) -> 
 
 async def timed_pod(db, *, players: int = 2, timer: int = 600, cube: CubeDetail | None = None, **options):
     cube = cube or varied_cube()
-    pod = await drafts.create_pod(
-        db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=cube, seed=99,
-        pick_timer_seconds=timer, **options,
-    )
+    pod = await drafts.create_pod(db, ADMIN, channel_id=CHANNEL, cube=cube, seed=99, pick_timer_seconds=timer, **options)
     for user in range(1, players + 1):
-        await drafts.join(db, pod.id, 1000 + user)
+        await drafts.join(db, pod.id, player(1000 + user))
     return pod, cube
 
 
 async def test_pick_timer_limits(db):
     for seconds in (59, 7 * 24 * 3600 + 1):
         with pytest.raises(UserError, match="between 1 minute and 7 days"):
-            await drafts.create_pod(
-                db, guild_id=GUILD, channel_id=CHANNEL, organizer_id=ORGANIZER, cube=make_cube(90),
-                pick_timer_seconds=seconds,
-            )
+            await drafts.create_pod(db, ADMIN, channel_id=CHANNEL, cube=make_cube(90), pick_timer_seconds=seconds)
 
 
 async def test_sweep_ignores_untimed_lobby_and_cancelled_pods(db):
     start = utcnow()
     untimed = await new_pod(db, players=2)
-    await drafts.begin(db, untimed.id, user_id=ORGANIZER, is_organizer=True, now=start)
-    timed = await drafts.create_pod(
-        db, guild_id=GUILD, channel_id=11, organizer_id=ORGANIZER, cube=make_cube(90), pick_timer_seconds=60
-    )
-    await drafts.join(db, timed.id, 1001)
-    await drafts.join(db, timed.id, 1002)
+    await drafts.begin(db, untimed.id, ADMIN, now=start)
+    timed = await drafts.create_pod(db, ADMIN, channel_id=11, cube=make_cube(90), pick_timer_seconds=60)
+    await drafts.join(db, timed.id, player(1001))
+    await drafts.join(db, timed.id, player(1002))
     actions = await drafts.sweep_timers(db, now=start + timedelta(days=30))
     assert not actions.reminders and not actions.auto_picks  # one has no timer, the other is a lobby
-    await drafts.begin(db, timed.id, user_id=ORGANIZER, is_organizer=True, now=start)
-    await drafts.cancel(db, timed.id, user_id=ORGANIZER, is_organizer=True)
+    await drafts.begin(db, timed.id, ADMIN, now=start)
+    await drafts.cancel(db, timed.id, ADMIN)
     actions = await drafts.sweep_timers(db, now=start + timedelta(days=30))
     assert not actions.reminders and not actions.auto_picks
     assert await drafts.count_picks(db, timed.id) == 0
@@ -280,7 +300,7 @@ async def test_sweep_ignores_untimed_lobby_and_cancelled_pods(db):
 async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
     pod, cube = await timed_pod(db, packs=1, pack_size=15)
     start = utcnow()
-    prompts = {p.user_id: p for p in (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)).prompts}
+    prompts = {p.user_id: p for p in (await drafts.begin(db, pod.id, ADMIN, now=start)).prompts}
     colour_of = {card.name: card.colour for card in cube.cards}
     # Both players pick three times by hand, preferring blue cards, so their pools have a main colour.
     clock = start
@@ -290,7 +310,7 @@ async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
             index = next((i for i, c in enumerate(prompt.cards) if "U" in (colour_of[c] or "")), 0)
             clock += timedelta(seconds=1)
             result = await drafts.pick(
-                db, pod.id, user, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=index,
+                db, pod.id, in_dm(user), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=index,
                 source="button", now=clock,
             )
             for nxt in [result.next_for_picker, *result.others]:
@@ -305,14 +325,14 @@ async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
         assert not to_bot
         assert result.card == documented_auto_pick(list(head.cards), pools[result.user_id], cube)
         assert (result.pack_id, result.pack_pick) == (head.pack_id, head.pack_pick)
-    log = await drafts.pick_log(db, pod.id)
+    log = await drafts.pick_log(db, pod.id, ADMIN)
     assert [p["source"] for p in log["picks"]][-2:] == ["timeout", "timeout"]
 
 
 async def test_timers_count_from_the_pack_arrival_and_survive_a_restart(db):
     pod, _ = await timed_pod(db, packs=1, pack_size=10)
     start = utcnow()
-    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    begun = await drafts.begin(db, pod.id, ADMIN, now=start)
     fast, slow = begun.prompts[0], begun.prompts[1]
     # The fast player picks at 500 s: their queue is empty until the slow one passes a pack.
     await pick_first_card_at(db, fast, start + timedelta(seconds=500))
@@ -339,7 +359,7 @@ async def test_timers_count_from_the_pack_arrival_and_survive_a_restart(db):
 
 async def pick_first_card_at(db, prompt: drafts.PackPrompt, now):
     return await drafts.pick(
-        db, prompt.pod_id, prompt.user_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+        db, prompt.pod_id, in_dm(prompt.user_id), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
         card_index=0, source="button", now=now,
     )
 
@@ -347,7 +367,7 @@ async def pick_first_card_at(db, prompt: drafts.PackPrompt, now):
 async def test_repeated_timeouts_hand_the_seat_to_a_bot(db):
     pod, _ = await timed_pod(db, players=3, packs=1, pack_size=6)
     start = utcnow()
-    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    begun = await drafts.begin(db, pod.id, ADMIN, now=start)
     idle = begun.prompts[0].user_id
     others = {p.user_id: p for p in begun.prompts[1:]}
     clock = start
@@ -379,7 +399,7 @@ async def test_repeated_timeouts_hand_the_seat_to_a_bot(db):
     assert seat.is_bot and seat.timeouts == drafts.TIMEOUTS_BEFORE_BOT
     with pytest.raises(Conflict, match="bot has taken over"):
         prompt = begun.prompts[0]
-        await drafts.pick(db, pod.id, idle, pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
+        await drafts.pick(db, pod.id, in_dm(idle), pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
     # Bots are never reminded or timed out; the others finish the draft.
     while others:
         prompt = others.pop(min(others))
@@ -395,34 +415,34 @@ async def test_repeated_timeouts_hand_the_seat_to_a_bot(db):
 
 async def test_replacing_a_seat_names_the_pack_it_was_shown(db):
     pod = await new_pod(db, players=2)
-    prompts = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts
-    await drafts.record_delivery(db, prompts[1], channel_id=55, message_id=900)
-    result = await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=ORGANIZER, is_organizer=True)
+    prompts = (await drafts.begin(db, pod.id, ADMIN)).prompts
+    await drafts.record_shown(db, prompts[1], channel_id=55, message_id=900)
+    result = await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, ADMIN)
     assert (result.pack_id, result.pack_pick) == (prompts[1].pack_id, prompts[1].pack_pick)
     assert await drafts.delivery_message(db, pod.id, result.pack_id, result.pack_pick) == (55, 900)
     assert await drafts.delivery_message(db, pod.id, prompts[0].pack_id, 0) is None
     with pytest.raises(Conflict, match="already plays"):
-        await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, user_id=ORGANIZER, is_organizer=True)
+        await drafts.replace_with_bot(db, pod.id, prompts[1].user_id, ADMIN)
     with pytest.raises(NotFound):
-        await drafts.replace_with_bot(db, pod.id, 4242, user_id=ORGANIZER, is_organizer=True)
+        await drafts.replace_with_bot(db, pod.id, 4242, ADMIN)
 
 
 async def test_a_reaction_that_beats_its_record_is_still_matched(db):
     pod = await new_pod(db, players=2)
-    prompt = (await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)).prompts[0]
+    prompt = (await drafts.begin(db, pod.id, ADMIN)).prompts[0]
     # The sender recorded the message between the reaction handler's lookup and its adoption attempt.
-    await drafts.record_delivery(db, prompt, channel_id=55, message_id=800)
-    ref = await drafts.adopt_unrecorded_message(db, prompt.user_id, channel_id=55, message_id=800)
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=800)
+    ref = await drafts.adopt_unrecorded_message(db, pod.id, prompt.user_id, channel_id=55, message_id=800)
     assert ref is not None and ref.cards == prompt.cards and ref.pack_id == prompt.pack_id
     # Another message for a pack that already has one is not adopted.
-    assert await drafts.adopt_unrecorded_message(db, prompt.user_id, channel_id=55, message_id=801) is None
+    assert await drafts.adopt_unrecorded_message(db, pod.id, prompt.user_id, channel_id=55, message_id=801) is None
 
 
 async def test_a_pick_by_the_player_resets_the_timeout_count(db):
     """Only time-outs in a row hand a seat to a bot."""
     pod = await new_pod(db, players=2, pick_timer_seconds=600)
     start = utcnow()
-    await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True, now=start)
+    await drafts.begin(db, pod.id, ADMIN, now=start)
     now = start
     for _ in range(2):  # two time-outs for both seats
         now += timedelta(seconds=601)
@@ -431,7 +451,7 @@ async def test_a_pick_by_the_player_resets_the_timeout_count(db):
     assert [s.timeouts for s in seats] == [2, 2]
     human = seats[0].user_id
     prompt = await drafts.current_prompt(db, pod.id, human)
-    await drafts.pick(db, pod.id, human, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=0,
+    await drafts.pick(db, pod.id, in_dm(human), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, card_index=0,
                       source="button", now=now)
     now += timedelta(seconds=601)
     await drafts.sweep_timers(db, now=now)

@@ -8,7 +8,7 @@ import pytest
 
 from bot.services import drafts, goldfish, guild_config, leaderboard
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
-from tests.services.test_drafts import ORGANIZER, new_pod, play_out
+from tests.services.test_drafts import ADMIN, ORGANIZER, new_pod, play_out
 
 GUILD = 1
 
@@ -66,7 +66,7 @@ async def test_bad_numbers_are_refused_and_change_nothing(db, counts, message):
 
 async def test_only_pod_players_submit_to_a_draft_event(db):
     pod = await new_pod(db, players=2, turns=7)
-    begun = await drafts.begin(db, pod.id, user_id=ORGANIZER, is_organizer=True)
+    begun = await drafts.begin(db, pod.id, ADMIN)
     await play_out(db, pod.id, begun.prompts, random.Random(1))
     event = await goldfish.default_event(db, GUILD, 10)
     assert event.pod_id == pod.id and event.turns == 7

@@ -98,11 +98,14 @@ async def test_upgrading_keeps_existing_rows(db_url):
             )
         await upgrade(db)
         async with db.read() as session:
-            row = (await session.execute(text("SELECT cube_name, announced, seed FROM draft_pods"))).one()
+            row = (await session.execute(text("SELECT cube_name, seed FROM draft_pods"))).one()
             seats = (await session.execute(text("SELECT user_id FROM draft_seats"))).scalars().all()
             picks = (await session.execute(text("SELECT card FROM draft_picks"))).scalars().all()
-        assert (row.cube_name, bool(row.announced), row.seed) == ("goldfish", False, 42)
+            owed = (await session.execute(text("SELECT kind, key FROM deadlines"))).all()
+        assert (row.cube_name, row.seed) == ("goldfish", 42)
         assert (list(seats), list(picks)) == ([5], ["Opt"])
+        # It was never announced: the upgrade leaves that to the new sweeper (0007).
+        assert [tuple(r) for r in owed] == [("draft.recover", str(pod_id))]
         assert await _diff(db) == []
     finally:
         await db.dispose()

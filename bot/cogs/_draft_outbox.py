@@ -1,0 +1,150 @@
+"""How a draft's owed messages look in Discord (outbox renderers), and the background reactions
+on pack messages.
+
+The service queues each message with the change that causes it (`bot.services.drafts.deliveries`);
+the shared outbox sends it after the commit, or the sweeper after a crash. A renderer called for a
+row the sweeper took (`fresh` False) first checks that the pack is still waiting for its player and
+shown by no other message; otherwise the row is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+
+import discord
+
+from bot.cards.export import export
+from bot.cogs._outbox import Outgoing
+from bot.services import drafts
+from bot.services.outbox import Queued
+from bot.text import escape
+from bot.ui import limits
+from bot.ui.draft import pack_embed, pack_view, pool_embed, regional_indicator, uses_reactions
+
+log = logging.getLogger(__name__)
+
+
+class DraftMessages:
+    def __init__(self, bot) -> None:  # bot: MtgBot
+        self.bot = bot
+        self._reaction_tasks: dict[int, asyncio.Task] = {}
+        renderers = {
+            drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
+            drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
+            drafts.FINAL_POOL: self.final_pool, drafts.SUMMARY: self.summary,
+        }
+        for kind, renderer in renderers.items():
+            bot.outbox.register(kind, renderer)
+
+    @property
+    def scryfall(self) -> str:
+        return self.bot.settings.scryfall_base
+
+    # --- packs -------------------------------------------------------------------------------------
+
+    async def pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        prompt = drafts.prompt_of(queued)
+        if not fresh and not queued.payload.get("resend"):
+            if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
+                return None
+        return Outgoing(
+            embeds=[pack_embed(prompt, self.scryfall)], view=pack_view(prompt),
+            after_send=lambda message: self.start_reactions(message, prompt),
+        )
+
+    async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
+        """An older message showed the same pack: take its buttons away so only the new one is live."""
+        channel_id, message_id = queued.payload["channel_id"], queued.payload["message_id"]
+        self.stop_reactions(message_id)
+        return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id))
+
+    async def close_pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        """The pack a player was shown was picked from elsewhere: say so in place of its buttons."""
+        p = queued.payload
+        found = await drafts.delivery_message(self.bot.db, p["pod_id"], p["pack_id"], p["pack_pick"])
+        if found is None:
+            return None
+        self.stop_reactions(found[1])
+        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found)
+
+    async def dms_closed(self, queued: Queued, fresh: bool) -> Outgoing:
+        user_id = queued.payload["user_id"]
+        return Outgoing(
+            content=f"<@{user_id}>, I can't DM you your draft pack. Turn on **Direct Messages** from server "
+            "members (Server menu → Privacy Settings), then run `/draft resend`. Meanwhile, pick here with `/draft pick`.",
+            allowed_mentions=limits.ping(user_id),
+        )
+
+    # --- timers --------------------------------------------------------------------------------------
+
+    async def reminder(self, queued: Queued, fresh: bool) -> Outgoing:
+        return Outgoing(content=f"⏰ Half your pick time is gone in draft #{queued.payload['pod_id']}: "
+                                "your pack is waiting above.")
+
+    async def timed_out(self, queued: Queued, fresh: bool) -> Outgoing:
+        p = queued.payload
+        if p.get("to_organizer"):
+            return Outgoing(content=f"Draft #{p['pod_id']}: <@{p['player_id']}> timed out repeatedly; a bot took their seat.")
+        note = f"⌛ Time ran out in draft #{p['pod_id']}: I picked **{escape(p['card'])}** for you."
+        if p.get("to_bot"):
+            note += " After repeated timeouts a bot now plays your seat; ask the organizer if you want it back."
+        return Outgoing(content=limits.clip(note, limits.CONTENT))
+
+    # --- the end --------------------------------------------------------------------------------------
+
+    async def final_pool(self, queued: Queued, fresh: bool) -> Outgoing:
+        pod_id, user_id = queued.payload["pod_id"], queued.message.user_id
+        pool = await drafts.pool(self.bot.db, pod_id, user_id)
+        extension, text = export(pool.cards, "text")
+        return Outgoing(
+            embeds=[pool_embed(pool, self.scryfall, f"Draft #{pod_id} is complete: your pool")],
+            files=[discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}")],
+        )
+
+    async def summary(self, queued: Queued, fresh: bool) -> Outgoing:
+        pod_id = queued.payload["pod_id"]
+        pod = await drafts.get_pod(self.bot.db, pod_id)
+        pools = await drafts.all_pools(self.bot.db, pod_id)
+        lines = [
+            f"🏁 **Draft #{pod_id} is complete.** Everyone got their pool by DM (`/draft export` for other formats).",
+            *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
+              for uid, cards in pools.items()),
+        ]
+        if pod.turns:
+            lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
+        return Outgoing(content=limits.fit_lines(lines, limits.CONTENT))
+
+    # --- reactions on pack messages ------------------------------------------------------------------
+
+    def start_reactions(self, message: discord.Message | discord.PartialMessage, prompt: drafts.PackPrompt) -> None:
+        """Add 🇦… in the background: the buttons are usable at once, and a reaction the player adds
+        before the bot does counts just the same."""
+        if not uses_reactions(prompt):
+            return
+        task = asyncio.create_task(self._add_reactions(message, len(prompt.cards)), name=f"reactions-{message.id}")
+        self._reaction_tasks[message.id] = task
+        task.add_done_callback(lambda _t, mid=message.id: self._reaction_tasks.pop(mid, None))
+
+    async def _add_reactions(self, message, count: int) -> None:
+        try:
+            for card_index in range(count):
+                await message.add_reaction(regional_indicator(card_index))
+        except discord.HTTPException:
+            log.info("stopped adding reactions to %s", message.id, exc_info=True)
+
+    def stop_reactions(self, message_id: int) -> None:
+        task = self._reaction_tasks.pop(message_id, None)
+        if task is not None:
+            task.cancel()
+
+
+def _closing_text(p: dict) -> str:
+    card = escape(p.get("card") or "")
+    if p["reason"] == "timeout":
+        return (f"⌛ Draft #{p['pod_id']} · Pack {p['round'] + 1}, pick {p['pick_number']}: "
+                f"time ran out, I picked **{card}** for you.")
+    if p["reason"] == "server":
+        return f"You picked from this pack in the server: **{card}**."
+    return f"🤖 The organizer handed your seat in draft #{p['pod_id']} to a bot; it picks for you from now on."

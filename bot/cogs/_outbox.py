@@ -1,0 +1,164 @@
+"""Sending what the outbox holds (`bot.services.outbox`): the Discord half of it.
+
+Each kind registers a renderer, `async (queued, fresh) -> Outgoing | None`, that builds the message
+from the row's payload (and, where it must, from the database); None means the message is no longer
+wanted (its state moved on) and the row is skipped. `fresh` is True when the row is sent right after
+the commit that queued it, so renderers may skip re-checking that it is still current.
+
+Rows queued by this process are sent as soon as their transaction commits (`on_commit`); the
+sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
+arrive in order. Results are settled in one transaction per batch: a closed DM (50007) runs the
+kind's fallback, a permanent failure (4xx other than 429) is logged once and never retried, and
+anything transient is retried with backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import aiohttp
+import discord
+
+from bot.services import outbox
+from bot.services.outbox import Outcome, Queued
+from bot.ui import limits
+
+log = logging.getLogger(__name__)
+DISCORD_CANNOT_DM = 50007
+
+
+@dataclass
+class Outgoing:
+    """A rendered message: sent to the row's DM or channel, or an edit of an existing message."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+    view: discord.ui.View | None = None
+    files: list[discord.File] = field(default_factory=list)
+    allowed_mentions: discord.AllowedMentions | None = None  # None: the client's default (no pings)
+    edit: tuple[int, int] | None = None  # (channel id, message id) to edit instead of sending
+    continued: list[str] = field(default_factory=list)  # more text, sent as messages right after
+    after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
+
+
+Renderer = Callable[[Queued, bool], Awaitable[Outgoing | None]]
+
+
+class Outbox:
+    def __init__(self, bot) -> None:  # bot: MtgBot (untyped: the bot module imports this one)
+        self.bot = bot
+        self._renderers: dict[str, Renderer] = {}
+        self._tasks: set[asyncio.Task] = set()
+        # Messages sent but not recorded yet: a reaction on one waits for its record.
+        self._recording: dict[int, asyncio.Future] = {}
+
+    def register(self, kind: str, renderer: Renderer) -> None:
+        self._renderers[kind] = renderer
+
+    # --- entry points ---------------------------------------------------------------------------
+
+    def on_commit(self, queued: list[Queued]) -> None:
+        """Send what a transaction queued, now, in the background (the caller does not wait)."""
+        task = asyncio.get_running_loop().create_task(self.send_batch(queued, fresh=True), name="outbox-send")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def send_batch(self, queued: list[Queued], *, fresh: bool) -> list[Outcome]:
+        outcomes = [await self._send(item, fresh) for item in queued]
+        # A fresh row that failed for now keeps its first lease: the sweeper retries it when that
+        # ends (no write needed here); rows the sweeper took get their backoff recorded.
+        await self._settle([o for o in outcomes if not (fresh and o.retry)])
+        return outcomes
+
+    async def sweep(self, *, created_before: datetime | None = None) -> int:
+        """Send the rows that are due (at startup also everything queued before the process began)."""
+        due = await outbox.take_due(self.bot.db, created_before=created_before)
+        if due:
+            await self.send_batch(due, fresh=False)
+        return len(due)
+
+    async def wait_recorded(self, message_id: int) -> None:
+        """Let a just-sent message's record land before a reaction on it is looked up."""
+        pending = self._recording.get(message_id)
+        if pending is not None:
+            await pending
+
+    async def drain(self) -> None:
+        """Wait for the background sends (shutdown, tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # --- one message -------------------------------------------------------------------------------
+
+    async def _send(self, queued: Queued, fresh: bool) -> Outcome:
+        renderer = self._renderers.get(queued.kind)
+        if renderer is None:
+            log.error("no renderer for outbox kind %s (row %s)", queued.kind, queued.id)
+            return Outcome(queued, error=f"no renderer for {queued.kind}")
+        try:
+            outgoing = await renderer(queued, fresh)
+            if outgoing is None:
+                return Outcome(queued, skipped=True, error="no longer wanted")
+            message = await self._deliver(queued, outgoing)
+        except discord.Forbidden as error:
+            if error.code == DISCORD_CANNOT_DM:
+                return Outcome(queued, dm_closed=True, error="the user's DMs are closed")
+            return self._permanent(queued, error)
+        except discord.HTTPException as error:
+            if error.status == 429 or error.status >= 500:
+                return Outcome(queued, retry=True, error=f"{error.status} {error.text}"[:300])
+            return self._permanent(queued, error)
+        except (aiohttp.ClientError, OSError, TimeoutError) as error:
+            return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
+        except Exception as error:  # a renderer's bug or a database outage: retried with backoff
+            log.exception("could not render or send outbox row %s (%s)", queued.id, queued.kind)
+            return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
+        self._recording[message.id] = asyncio.get_running_loop().create_future()
+        if outgoing.after_send is not None:
+            outgoing.after_send(message)
+        return Outcome(queued, channel_id=message.channel.id, message_id=message.id)
+
+    def _permanent(self, queued: Queued, error: discord.HTTPException) -> Outcome:
+        log.warning("outbox row %s (%s) failed for good: %s %s", queued.id, queued.kind, error.status, error.text)
+        return Outcome(queued, error=f"{error.status} {error.text}"[:300])
+
+    async def _deliver(self, queued: Queued, outgoing: Outgoing) -> discord.Message | discord.PartialMessage:
+        kwargs: dict = {"content": outgoing.content, "embeds": limits.fit_embeds(outgoing.embeds)}
+        if outgoing.view is not None:
+            kwargs["view"] = outgoing.view
+        if outgoing.allowed_mentions is not None:
+            kwargs["allowed_mentions"] = outgoing.allowed_mentions
+        if outgoing.edit is not None:
+            channel_id, message_id = outgoing.edit
+            message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+            if outgoing.view is None:
+                kwargs["view"] = None
+            if outgoing.files:
+                kwargs["attachments"] = outgoing.files
+            await message.edit(**kwargs)
+            return message
+        if outgoing.files:
+            kwargs["files"] = outgoing.files
+        message = queued.message
+        if message.user_id is not None:
+            channel = await self.bot.create_dm(discord.Object(id=message.user_id))
+        else:
+            channel = self.bot.get_partial_messageable(message.channel_id, guild_id=message.guild_id)
+        first = await channel.send(**kwargs)
+        for content in outgoing.continued:
+            await channel.send(content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none())
+        return first
+
+    async def _settle(self, outcomes: list[Outcome]) -> None:
+        try:
+            await outbox.settle(self.bot.db, outcomes)
+        except Exception:  # the rows stay pending: the sweeper sends them again after their lease
+            log.exception("could not record %d outbox results", len(outcomes))
+        finally:
+            for outcome in outcomes:
+                if outcome.message_id is not None and (done := self._recording.pop(outcome.message_id, None)):
+                    done.set_result(None)

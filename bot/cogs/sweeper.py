@@ -1,0 +1,91 @@
+"""The one background sweeper: outbox rows and deadlines that are due, for every format.
+
+It runs in the process that owns shard 0 (the one that receives DMs), so nothing is swept twice.
+Each pass asks the database only for work that is due (indexed queries), so a pass with nothing to
+do costs the same with ten or ten thousand running games. Between passes it sleeps until the next
+due time, at most `SWEEP_INTERVAL`, and wakes early when this process arms an earlier deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+
+from discord.ext import commands
+
+from bot.services import deadlines, outbox
+from bot.store.types import utcnow
+
+log = logging.getLogger(__name__)
+PRUNE_EVERY = timedelta(hours=1)
+MIN_SLEEP = 0.02  # seconds
+
+
+class SweeperCog(commands.Cog):
+    def __init__(self, bot) -> None:  # bot: MtgBot
+        self.bot = bot
+        self.started_at = utcnow()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._sleeping_until: datetime | None = None
+        self._pruned_at = self.started_at
+        bot.db.listen(deadlines.TOPIC, self._deadline_armed)
+
+    async def cog_load(self) -> None:
+        if self.bot.owns_shard_zero:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="sweeper")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def _deadline_armed(self, due_times: list[datetime]) -> None:
+        if self._sleeping_until is None or min(due_times) < self._sleeping_until:
+            self._wake.set()
+
+    async def _run(self) -> None:
+        await self.bot.wait_until_ready()
+        startup = True
+        while True:
+            try:
+                await self.sweep_once(startup=startup)
+                startup = False
+            except Exception:
+                log.exception("sweep failed; it runs again shortly")
+            await self._sleep()
+
+    async def sweep_once(self, *, startup: bool = False) -> tuple[int, int]:
+        """One pass; returns (outbox rows sent, deadlines run). At startup every row queued before
+        this process began is sent at once (none of them can be in flight here)."""
+        sent = await self.bot.outbox.sweep(created_before=self.started_at if startup else None)
+        ran = len(await deadlines.run_due(self.bot.db))
+        if sent or ran:
+            log.info("sweep: %d queued messages sent, %d deadlines run", sent, ran)
+        now = utcnow()
+        if now - self._pruned_at > PRUNE_EVERY:
+            self._pruned_at = now
+            await outbox.prune(self.bot.db, now=now)
+        return sent, ran
+
+    async def _sleep(self) -> None:
+        interval = self.bot.settings.sweep_interval
+        candidates = [t for t in (await deadlines.next_due_at(self.bot.db), await outbox.next_due_at(self.bot.db)) if t]
+        now = utcnow()
+        seconds = interval if not candidates else (min(candidates) - now).total_seconds()
+        seconds = min(max(seconds, MIN_SLEEP), interval)
+        self._sleeping_until = now + timedelta(seconds=seconds)
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+        except TimeoutError:
+            pass
+        finally:
+            self._sleeping_until = None
+
+
+async def setup(bot) -> None:
+    await bot.add_cog(SweeperCog(bot))

@@ -1,0 +1,115 @@
+"""Work due at a time, in one table indexed by due time: pick timers now; chess-clock flag falls,
+phase timers and lobby expiry as formats need them.
+
+A use case arms a deadline in its own transaction (`arm`, which moves an armed one) and disarms it
+when the work is no longer needed. The sweeper (`run_due`) asks only for rows that are due, so its
+cost follows the work that is due, not the number of running games; it leases each row before
+running its kind's handler, so a handler that crashes is retried after the lease, and a handler
+disarms or re-arms its row in the transaction that does the work.
+
+Handlers are registered per kind by the services that own them (`handles`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.store.db import Database, notify_after_commit
+from bot.store.models import Deadline
+from bot.store.types import utcnow
+
+log = logging.getLogger(__name__)
+TOPIC = "deadlines"
+LEASE = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class Due:
+    kind: str
+    key: str
+    due_at: datetime
+    payload: dict | None
+
+
+Handler = Callable[[Database, Due, datetime], Awaitable[object]]
+_handlers: dict[str, Handler] = {}
+
+
+def handles(kind: str) -> Callable[[Handler], Handler]:
+    """Register the handler of a kind (a decorator)."""
+
+    def register(handler: Handler) -> Handler:
+        _handlers[kind] = handler
+        return handler
+
+    return register
+
+
+async def arm(session: AsyncSession, kind: str, key: str | int, due_at: datetime, payload: dict | None = None) -> None:
+    """Make (kind, key) due at `due_at`, replacing an earlier arming."""
+    key = str(key)
+    moved = await session.execute(
+        update(Deadline)
+        .where(Deadline.kind == kind, Deadline.key == key)
+        .values(due_at=due_at, payload=payload)
+        .execution_options(synchronize_session=False)
+    )
+    if not moved.rowcount:
+        session.add(Deadline(kind=kind, key=key, due_at=due_at, payload=payload))
+    notify_after_commit(session, TOPIC, due_at)
+
+
+async def disarm(session: AsyncSession, kind: str, key: str | int) -> None:
+    await session.execute(delete(Deadline).where(Deadline.kind == kind, Deadline.key == str(key)))
+
+
+async def due_at(session: AsyncSession, kind: str, key: str | int) -> datetime | None:
+    query = select(Deadline.due_at).where(Deadline.kind == kind, Deadline.key == str(key))
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def next_due_at(db: Database) -> datetime | None:
+    async with db.read() as session:
+        return (await session.execute(select(Deadline.due_at).order_by(Deadline.due_at).limit(1))).scalar_one_or_none()
+
+
+async def _take_due(db: Database, now: datetime, limit: int, kinds: tuple[str, ...] | None) -> list[Due]:
+    due = Deadline.due_at <= now
+    if kinds is not None:
+        due = due & Deadline.kind.in_(kinds)
+    async with db.read() as session:  # nothing due is the common case: no write lock for it
+        if (await session.execute(select(Deadline.id).where(due).limit(1))).first() is None:
+            return []
+    async with db.write() as session:
+        rows = (
+            await session.execute(select(Deadline).where(due).order_by(Deadline.due_at).limit(limit))
+        ).scalars().all()
+        taken = [Due(row.kind, row.key, row.due_at, row.payload) for row in rows]
+        for row in rows:
+            row.due_at = now + LEASE  # the handler disarms or re-arms it; a crash retries after the lease
+        return taken
+
+
+async def run_due(
+    db: Database, *, now: datetime | None = None, limit: int = 200, kinds: tuple[str, ...] | None = None
+) -> list:
+    """Run the handler of every deadline that is due (of `kinds`, if given); returns what the
+    handlers returned, in order."""
+    now = now or utcnow()
+    results = []
+    for due in await _take_due(db, now, limit, kinds):
+        handler = _handlers.get(due.kind)
+        if handler is None:
+            log.error("no handler for deadline kind %s (key %s); it will be retried", due.kind, due.key)
+            continue
+        try:
+            results.append(await handler(db, due, now))
+        except Exception:
+            log.exception("deadline %s %s failed; it will be retried", due.kind, due.key)
+    return results

@@ -1,0 +1,57 @@
+"""Draft pods: lobby, picks, timers, deliveries and pools, one module per use case.
+
+- `state`: loading a pod (with its engine and bookkeeping documents) and the views cogs render;
+- `lobby`: the table spec, creation and the deal when the pod begins;
+- `picking`: picks by players, the timer and bot seats, and handing a seat to a bot;
+- `timers`: the pick timer's deadline handler;
+- `deliveries`: the messages a draft owes (outbox kinds) and which message shows which pack;
+- `pools`: what players picked, the pick log, card data.
+"""
+
+from bot.services.drafts.deliveries import (
+    CLOSE_PACK,
+    DMS_CLOSED,
+    FINAL_POOL,
+    PACK,
+    REMINDER,
+    RETIRE,
+    SUMMARY,
+    TIMED_OUT,
+    DeliveryRef,
+    adopt_unrecorded_message,
+    current_prompt,
+    delivery_for_message,
+    delivery_message,
+    is_shown,
+    prompt_of,
+    record_shown,
+    resend,
+    still_current,
+)
+from bot.services.drafts.lobby import (
+    MAX_PICK_TIMER,
+    MIN_PICK_TIMER,
+    SPEC,
+    BeginResult,
+    begin,
+    cancel,
+    create_pod,
+    find_pod,
+    get_pod,
+    join,
+    leave,
+    set_lobby_message,
+)
+from bot.services.drafts.picking import PickResult, pick, replace_with_bot
+from bot.services.drafts.pools import PoolView, all_pools, count_picks, pick_log, pool
+from bot.services.drafts.state import STATUSES, PackPrompt, PodView, SeatView
+from bot.services.drafts.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
+
+__all__ = [
+    "CLOSE_PACK", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
+    "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "PackPrompt",
+    "PickResult", "PodView", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel",
+    "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
+    "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",
+    "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
+]

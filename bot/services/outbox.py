@@ -1,0 +1,228 @@
+"""The messages the bot owes (the outbox), as rows written with the change that causes them.
+
+A use case queues a message in its own write transaction (`queue`): a pack DM in the pick that
+passed the pack, the final standings in the report that ended the game. After the commit, the
+process that queued it sends it at once (`bot.outbox.Outbox`, notified through
+`notify_after_commit`); the row is marked sent once Discord accepted it. If the process dies in
+between, or Discord fails, the sweeper sends it later (`due`): rows are leased for
+`IMMEDIATE_LEASE` to their sending process, then retried with backoff. Permanent failures (a 4xx
+other than 429) are marked failed once and never retried; a closed DM runs its kind's fallback.
+
+Kinds name how a row is rendered (`bot.outbox`) and, here, what its delivery changes in the
+database (`on_sent`, `on_dm_closed` hooks, run in the transaction that settles the row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.store.db import Database, notify_after_commit
+from bot.store.models import OutboxMessage
+from bot.store.types import utcnow
+
+PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
+TOPIC = "outbox"
+# The queuing process owns a fresh row this long; after that the sweeper may take it.
+IMMEDIATE_LEASE = timedelta(seconds=60)
+# A row the sweeper took is leased this long before another attempt (a crash mid-send).
+SWEEP_LEASE = timedelta(seconds=120)
+BACKOFF_SECONDS = (15, 30, 60, 120, 300, 600, 1800, 3600)
+MAX_ATTEMPTS = 10
+KEEP_SETTLED = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class Message:
+    """What to send: a DM (`user_id`) or a channel post (`channel_id`), rendered by `kind`."""
+
+    kind: str
+    payload: dict = field(default_factory=dict)
+    user_id: int | None = None
+    channel_id: int | None = None
+    guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Queued:
+    id: int
+    message: Message
+    attempts: int
+    created_at: datetime
+
+    @property
+    def kind(self) -> str:
+        return self.message.kind
+
+    @property
+    def payload(self) -> dict:
+        return self.message.payload
+
+
+# Hooks a kind runs in the transaction that settles its row: `on_sent(session, queued, channel_id,
+# message_id)` records which message shows it; `on_dm_closed(session, queued)` queues the fallback.
+SentHook = Callable[[AsyncSession, Queued, int, int], Awaitable[None]]
+ClosedHook = Callable[[AsyncSession, Queued], Awaitable[None]]
+_on_sent: dict[str, SentHook] = {}
+_on_dm_closed: dict[str, ClosedHook] = {}
+_parked_when_closed: set[str] = set()
+PARKED = timedelta(days=365)  # a parked row waits for the next start of the bot
+
+
+def on_sent(kind: str, hook: SentHook) -> None:
+    _on_sent[kind] = hook
+
+
+def on_dm_closed(kind: str, hook: ClosedHook, *, retry_at_startup: bool = False) -> None:
+    """`hook` runs when Discord refuses the DM (50007). With `retry_at_startup` the row is parked,
+    not failed: the next start of the bot tries it again (the player may have opened their DMs)."""
+    _on_dm_closed[kind] = hook
+    if retry_at_startup:
+        _parked_when_closed.add(kind)
+
+
+# --- queuing (inside a use case's transaction) -------------------------------------------------
+
+
+async def queue(session: AsyncSession, *messages: Message, hold: bool = False, now: datetime | None = None) -> list[Queued]:
+    """Add `messages` to the outbox in this transaction. They are sent after the commit, unless
+    `hold`: then the caller delivers them itself (e.g. in an interaction response, see `settle`)
+    or the sweeper does once the lease ends."""
+    if not messages:
+        return []
+    now = now or utcnow()
+    rows = [
+        {
+            "kind": m.kind, "guild_id": m.guild_id, "channel_id": m.channel_id, "user_id": m.user_id,
+            "payload": m.payload, "status": PENDING, "attempts": 0, "next_attempt_at": now + IMMEDIATE_LEASE,
+            "created_at": now,
+        }
+        for m in messages
+    ]
+    ids = (await session.execute(insert(OutboxMessage).returning(OutboxMessage.id), rows)).scalars().all()
+    queued = [Queued(i, m, 0, now) for i, m in zip(ids, messages, strict=True)]
+    if not hold:
+        notify_after_commit(session, TOPIC, *queued)
+    return queued
+
+
+# --- the sweeper's side ----------------------------------------------------------------------------
+
+
+def _queued(row: OutboxMessage) -> Queued:
+    message = Message(row.kind, row.payload, row.user_id, row.channel_id, row.guild_id)
+    return Queued(row.id, message, row.attempts, row.created_at)
+
+
+async def take_due(db: Database, *, now: datetime | None = None, created_before: datetime | None = None,
+                   limit: int = 100) -> list[Queued]:
+    """Lease the pending rows that are due (and, at startup, every row queued before the process
+    started: none of those can be in flight here) to the caller."""
+    now = now or utcnow()
+    due = OutboxMessage.next_attempt_at <= now
+    if created_before is not None:
+        due = or_(due, OutboxMessage.created_at < created_before)
+    pending_and_due = select(OutboxMessage.id).where(OutboxMessage.status == PENDING, due)
+    async with db.read() as session:  # nothing due is the common case: no write lock for it
+        if (await session.execute(pending_and_due.limit(1))).first() is None:
+            return []
+    async with db.write() as session:
+        rows = (
+            await session.execute(
+                select(OutboxMessage)
+                .where(OutboxMessage.status == PENDING, due)
+                .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
+                .limit(limit)
+            )
+        ).scalars().all()
+        for row in rows:
+            row.attempts += 1
+            row.next_attempt_at = now + SWEEP_LEASE
+        return [_queued(row) for row in rows]
+
+
+async def next_due_at(db: Database) -> datetime | None:
+    async with db.read() as session:
+        return (
+            await session.execute(
+                select(OutboxMessage.next_attempt_at)
+                .where(OutboxMessage.status == PENDING)
+                .order_by(OutboxMessage.next_attempt_at)
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+
+
+# --- settling rows after a send ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one send ended: sent (with the message that shows it), or failed."""
+
+    queued: Queued
+    channel_id: int | None = None
+    message_id: int | None = None
+    retry: bool = False  # a transient failure (5xx, network): try again later
+    dm_closed: bool = False  # Discord error 50007: the user accepts no DMs from the bot
+    skipped: bool = False  # no longer wanted (the state moved on)
+    error: str | None = None
+
+
+async def settle(db: Database, outcomes: Iterable[Outcome], *, now: datetime | None = None) -> None:
+    """Record how sends ended, in one transaction, running each kind's hooks."""
+    outcomes = list(outcomes)
+    if not outcomes:
+        return
+    now = now or utcnow()
+    async with db.write() as session:
+        for outcome in outcomes:
+            await _settle_one(session, outcome, now)
+
+
+async def settle_in(session: AsyncSession, outcome: Outcome, *, now: datetime | None = None) -> None:
+    """`settle` inside the caller's transaction (e.g. a held pack shown in an interaction response)."""
+    await _settle_one(session, outcome, now or utcnow())
+
+
+async def _settle_one(session: AsyncSession, outcome: Outcome, now: datetime) -> None:
+    queued = outcome.queued
+    values: dict = {"next_attempt_at": now}
+    if outcome.message_id is not None:
+        values.update(status=SENT, channel_id=outcome.channel_id, message_id=outcome.message_id)
+        if (hook := _on_sent.get(queued.kind)) is not None:
+            await hook(session, queued, outcome.channel_id, outcome.message_id)
+    elif outcome.skipped:
+        values.update(status=SKIPPED, error=outcome.error)
+    elif outcome.dm_closed and queued.kind in _parked_when_closed:
+        values.update(next_attempt_at=now + PARKED, error=outcome.error)
+        await _on_dm_closed[queued.kind](session, queued)
+    elif outcome.retry and queued.attempts + 1 < MAX_ATTEMPTS:
+        delay = BACKOFF_SECONDS[min(queued.attempts, len(BACKOFF_SECONDS) - 1)]
+        values.update(next_attempt_at=now + timedelta(seconds=delay), error=(outcome.error or "")[:300])
+    else:
+        values.update(status=FAILED, error=(outcome.error or "failed")[:300])
+        if outcome.dm_closed and (hook := _on_dm_closed.get(queued.kind)) is not None:
+            await hook(session, queued)
+    await session.execute(
+        update(OutboxMessage)
+        .where(OutboxMessage.id == queued.id, OutboxMessage.status == PENDING)
+        .values(attempts=max(queued.attempts, 1), **values)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def prune(db: Database, *, now: datetime | None = None) -> int:
+    """Forget rows settled more than `KEEP_SETTLED` ago."""
+    cutoff = (now or utcnow()) - KEEP_SETTLED
+    async with db.write() as session:
+        result = await session.execute(
+            delete(OutboxMessage).where(
+                OutboxMessage.status.in_((SENT, FAILED, SKIPPED)), OutboxMessage.next_attempt_at < cutoff
+            )
+        )
+        return result.rowcount or 0

@@ -1,0 +1,98 @@
+"""How an interaction's error reaches the user (and the log), in one place.
+
+User mistakes (`UserError` and discord.py's check failures) get their message, ephemerally. Anything
+else is a bug: it is logged with a short id the user can quote, and the log names the command or
+component, the ids involved and the option names, never what the user typed (write-ups, reasons).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import discord
+from discord import app_commands
+
+from bot.services.errors import UserError
+
+log = logging.getLogger("bot")
+UNAVAILABLE = "The database is not answering right now; nothing was changed. Please try again in a minute."
+
+
+def user_message_for(error: BaseException) -> str | None:
+    """The message to show for a mistake the user made (or an outage), or None for a bug."""
+    if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
+        original = getattr(error, "original", None) or error.__cause__
+        if original is not None and original is not error:
+            return user_message_for(original)
+    if isinstance(error, UserError):
+        return str(error)
+    if _is_database_outage(error):
+        return UNAVAILABLE
+    if isinstance(error, app_commands.MissingPermissions):
+        perms = ", ".join(p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions)
+        return f"You need the {perms} permission to do that."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "That command only works in a server, not in DMs."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return str(error) or "You can't use that command here."
+    if isinstance(error, app_commands.TransformerError):
+        return "That is not a valid value for that option."
+    return None
+
+
+def _is_database_outage(error: BaseException) -> bool:
+    """The database could not be reached or was locked: the user may simply try again."""
+    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    if isinstance(error, OperationalError | InterfaceError | PoolTimeout):
+        return True
+    return isinstance(error, DBAPIError) and error.connection_invalidated
+
+
+def describe(interaction: discord.Interaction) -> str:
+    """What the interaction was, without user-typed text: for the log."""
+    data = interaction.data or {}
+    parts = [f"type={interaction.type.name}", f"user={interaction.user.id}",
+             f"guild={interaction.guild_id}", f"channel={interaction.channel_id}"]
+    if interaction.command is not None:
+        parts.append(f"command=/{interaction.command.qualified_name}")
+        parts.append(f"options={_option_names(data.get('options') or [])}")
+    elif data.get("custom_id"):
+        parts.append(f"custom_id={str(data['custom_id'])[:100]!r}")
+    return " ".join(parts)
+
+
+def _option_names(options: list) -> list[str]:
+    names: list[str] = []
+    for option in options:
+        if option.get("type") in (1, 2):  # subcommand (group): its options are the interesting ones
+            names += _option_names(option.get("options") or [])
+        else:
+            names.append(str(option.get("name")))
+    return names
+
+
+async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """User mistakes get their message; anything else is logged with an id the user can quote."""
+    message = user_message_for(error)
+    if message is None:
+        error_id = uuid.uuid4().hex[:8]
+        log.error("unexpected error %s in interaction %s", error_id, describe(interaction), exc_info=error)
+        message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
+    elif message == UNAVAILABLE:
+        log.warning("database unavailable during interaction %s: %s", describe(interaction), error)
+    await send_ephemeral(interaction, message)
+
+
+async def send_ephemeral(interaction: discord.Interaction, message: str) -> None:
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not tell the user about an error", exc_info=True)
