@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.cards.model import Card  # noqa: E402
 from bot.services import drafts  # noqa: E402
 from bot.services.cubes import CubeDetail  # noqa: E402
+from bot.services.tables import Actor  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from bot.store.migrate import upgrade  # noqa: E402
 
@@ -60,7 +61,7 @@ class Pod:
         prompt = self.pending.pop(self.rng.choice(sorted(self.pending)))
         start = time.perf_counter()
         result = await drafts.pick(
-            db, self.pod_id, prompt.user_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+            db, self.pod_id, Actor(prompt.user_id, None), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
             card_index=self.rng.randrange(len(prompt.cards)), source="button",
         )
         elapsed = time.perf_counter() - start
@@ -74,12 +75,11 @@ class Pod:
 async def make_pods(db: Database, count: int, channel_base: int) -> list[Pod]:
     pods, detail = [], cube()
     for index in range(count):
-        pod = await drafts.create_pod(
-            db, guild_id=1, channel_id=channel_base + index, organizer_id=1, cube=detail, seed=index
-        )
+        organizer = Actor(1, 1, manage_guild=True)
+        pod = await drafts.create_pod(db, organizer, channel_id=channel_base + index, cube=detail, seed=index)
         for seat in range(SEATS):
-            await drafts.join(db, pod.id, 10_000 + seat)
-        begun = await drafts.begin(db, pod.id, user_id=1, is_organizer=True)
+            await drafts.join(db, pod.id, Actor(10_000 + seat, 1))
+        begun = await drafts.begin(db, pod.id, organizer)
         pods.append(Pod(pod.id, begun.prompts, random.Random(index)))
     return pods
 

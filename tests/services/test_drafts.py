@@ -459,3 +459,37 @@ async def test_a_pick_by_the_player_resets_the_timeout_count(db):
     assert not seats[human].is_bot and seats[human].timeouts <= 1
     (other,) = seats.keys() - {human}
     assert seats[other].is_bot  # three in a row
+
+
+async def stored_document_and_replay(db, pod_id: int) -> tuple[dict, dict]:
+    """The pod's stored engine document, and the one a replay of its pick rows gives."""
+    from bot.formats import draft as engine
+    from bot.services.drafts import pools
+    from bot.services.drafts.state import load_pod
+
+    async with db.read() as session:
+        pod = await load_pod(session, pod_id)
+        cube = [entry["name"] for entry in await pools.cube_info(session, pod_id)]
+        picks = [(p.seat, p.pack_id, p.card) for p in await pools.picks_in_order(session, pod_id)]
+    config = pod.config
+    replayed = engine.replay(config, engine.generate_packs(cube, config, pod.row.seed), picks)
+    return pod.row.state, replayed.to_dict()
+
+
+@pytest.mark.parametrize("picks", [0, 37, None])
+async def test_the_stored_document_equals_a_replay_of_the_pick_rows(db, picks):
+    """Every pick row is in the document and nothing else is: mid-draft (with bot seats) and at the end."""
+    pod = await new_pod(db, players=3, packs=2, pack_size=10)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await drafts.replace_with_bot(db, pod.id, begun.prompts[2].user_id, ADMIN)
+    pending = {p.user_id: p for p in begun.prompts[:2]}
+    rng, made = random.Random(5), 0
+    while pending and (picks is None or made < picks):
+        prompt = pending.pop(rng.choice(sorted(pending)))
+        result = await pick_first_card(db, prompt, index=rng.randrange(len(prompt.cards)))
+        made += 1
+        for nxt in [result.next_for_picker, *result.others]:
+            if nxt is not None:
+                pending[nxt.user_id] = nxt
+    stored, replayed = await stored_document_and_replay(db, pod.id)
+    assert stored == replayed
