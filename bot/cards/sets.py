@@ -47,7 +47,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from bot.cards.model import Card, is_basic_land
+from bot.cards.model import Card, basic_land_name, is_basic_land
 from bot.cards.parse import MAX_NAME_LENGTH, CubeFormatError, decode_upload, parse_cube_text
 from bot.text import clean_name, name_key
 
@@ -234,9 +234,10 @@ class _SetBuilder:
         if len(name) > MAX_NAME_LENGTH:
             return f"{where}: the card name is {len(name)} characters long (at most {MAX_NAME_LENGTH})."
         key = name_key(name)
-        if is_basic_land(name):
+        basic = basic_land_name(name)
+        if basic is not None:
             # Any rarity is accepted for a basic: Scryfall and CubeCobra call them common.
-            self.basics.setdefault(key, name)
+            self.basics.setdefault(key, basic)
             return None
         if rarity == _BASIC:
             return f"{where}: {name} is not a basic land, so it needs a rarity (C, U, R or M)."

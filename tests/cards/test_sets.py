@@ -74,7 +74,7 @@ def test_name_defaults_to_the_code() -> None:
 
 
 def test_basic_lands_are_kept_apart_whatever_their_rarity() -> None:
-    text = "C,Opt\nL,Snow-Covered Island\nC,Plains\nbasic,Wastes\n"
+    text = "C,Opt\nL,snow-covered  island\nC,Plains\nbasic,WASTES\n"
     card_set = parse_set_text(text, code="csp")
     assert rarities(card_set) == {"Opt": "common"}
     assert card_set.basics == ("Snow-Covered Island", "Plains", "Wastes")
