@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.cards.model import Card
+from bot.cards.parse import parse_cube_text
 from bot.cards.sets import CardSet
 from bot.formats import four_two_one as f
 from bot.formats.four_two_one import (
@@ -336,6 +337,20 @@ def test_unknown_cards_get_suggestions_and_later_sets_are_named() -> None:
     state = f.new_league([named], [1, 2], seed=1)
     assert f.suggest_card_names(state, "lightnig bolt")[:2] == ["Lightning Bolt", "Lightning Helix"]
     assert f.suggest_card_names(state, "qqqqqq") == []
+
+
+def test_a_pasted_decklist_read_by_the_cube_parser_builds_a_deck() -> None:
+    # What /421 build does with an attachment or modal text: bot.cards.parse reads the list.
+    state = league(2)
+    text = "Deck\n4 AAA Common 01\n4x aaa common 02\n// lands\n1 AAA Rare 01 (AAA) 12\n48 Island\n3 Swamp\n"
+    f.build_deck(state, 0, parse_cube_text(text).names())
+    assert state.decks[0].cards == {
+        "AAA Common 01": 4,
+        "AAA Common 02": 4,
+        "AAA Rare 01": 1,
+        "Island": 48,
+        "Swamp": 3,
+    }
 
 
 def test_names_compare_by_name_key_and_double_faced_cards_by_their_front() -> None:
