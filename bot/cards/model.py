@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["BASIC_LAND_NAMES", "Card", "CardList", "is_basic_land"]
+__all__ = ["BASIC_LAND_NAMES", "Card", "CardList", "basic_land_name", "is_basic_land"]
 
 _BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest", "Wastes")
 #: Every basic land name (lower case): the five basics, Wastes, and their Snow-Covered forms.
@@ -13,9 +13,20 @@ BASIC_LAND_NAMES: frozenset[str] = frozenset(
 )
 
 
+_CANONICAL_BASICS = {name.lower(): name for name in _BASICS} | {
+    f"snow-covered {name.lower()}": f"Snow-Covered {name}" for name in _BASICS
+}
+
+
 def is_basic_land(name: str) -> bool:
     """True for a basic land name (case-insensitive, surrounding/inner whitespace ignored)."""
     return " ".join(name.split()).lower() in BASIC_LAND_NAMES
+
+
+def basic_land_name(name: str) -> str | None:
+    """The printed spelling of a basic land name (``"snow-covered  ISLAND"`` -> ``"Snow-Covered
+    Island"``), or None when ``name`` is not a basic land."""
+    return _CANONICAL_BASICS.get(" ".join(name.split()).lower())
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_CARDS",
     "MAX_NAME_LENGTH",
     "CubeFormatError",
+    "decode_upload",
     "is_basic_land",
     "normalise_name",
     "parse_cube_bytes",
@@ -211,20 +212,21 @@ class _Collector:
 # entry points
 
 
-def parse_cube_bytes(data: bytes, filename: str | None = None) -> CardList:
-    """Parse an uploaded cube list, enforcing :data:`MAX_BYTES` and :data:`MAX_CARDS`.
+def decode_upload(data: bytes, what: str = "cube list") -> str:
+    """Check an uploaded card-list file and decode it as UTF-8 text.
 
-    Raises :class:`CubeFormatError` (with a user-facing message) for anything that is not a
-    readable cube list.
+    Enforces :data:`MAX_BYTES`, strips a UTF-8 BOM and refuses UTF-16, empty and binary files
+    with a :class:`CubeFormatError`; ``what`` names the kind of list in those messages. Shared by
+    every parser of uploaded lists (cubes here, 421 set lists in :mod:`bot.cards.sets`).
     """
     if isinstance(data, bytearray | memoryview):
         data = bytes(data)
     if not isinstance(data, bytes):
-        raise TypeError("parse_cube_bytes expects bytes")
+        raise TypeError("decode_upload expects bytes")
     size = len(data)
     if size > MAX_BYTES:
         raise CubeFormatError(
-            f"The file is too big ({_fmt_size(size)}); a cube list may be at most {_fmt_size(MAX_BYTES)}."
+            f"The file is too big ({_fmt_size(size)}); a {what} may be at most {_fmt_size(MAX_BYTES)}."
         )
     if data.startswith(_UTF8_BOM):
         data = data[len(_UTF8_BOM) :]
@@ -234,10 +236,9 @@ def parse_cube_bytes(data: bytes, filename: str | None = None) -> CardList:
         )
     if not data.strip():
         raise CubeFormatError("The file is empty; upload a list with one card name per line.")
+    not_text = f"That looks like a binary file, not a text list. Upload a .txt, .csv or .json {what}."
     if b"\x00" in data:
-        raise CubeFormatError(
-            "That looks like a binary file, not a text list. Upload a .txt, .csv or .json cube list."
-        )
+        raise CubeFormatError(not_text)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -247,10 +248,19 @@ def parse_cube_bytes(data: bytes, filename: str | None = None) -> CardList:
         ) from None
     unprintable = len(_UNPRINTABLE_RE.findall(text))
     if unprintable and unprintable > _UNPRINTABLE_RATIO * len(text):
-        raise CubeFormatError(
-            "That looks like a binary file, not a text list. Upload a .txt, .csv or .json cube list."
-        )
-    return parse_cube_text(text, filename=filename)
+        raise CubeFormatError(not_text)
+    return text
+
+
+def parse_cube_bytes(data: bytes, filename: str | None = None) -> CardList:
+    """Parse an uploaded cube list, enforcing :data:`MAX_BYTES` and :data:`MAX_CARDS`.
+
+    Raises :class:`CubeFormatError` (with a user-facing message) for anything that is not a
+    readable cube list.
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError("parse_cube_bytes expects bytes")
+    return parse_cube_text(decode_upload(data), filename=filename)
 
 
 def parse_cube_text(text: str, filename: str | None = None) -> CardList:
