@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from .models import RestCall, SnowflakeGenerator
+from .validation import add_error
 
 
 class ApiError(Exception):
@@ -23,7 +24,15 @@ class ApiError(Exception):
 
 
 def invalid_form(errors: dict[str, Any]) -> ApiError:
+    """Discord's 400 for a payload it refuses: ``{"code": 50035, "message": "Invalid Form Body", "errors": ...}``."""
     return ApiError(400, 50035, "Invalid Form Body", errors)
+
+
+def form_error(path: list[str | int], code: str, message: str) -> ApiError:
+    """``invalid_form`` with one error at ``path``."""
+    errors: dict[str, Any] = {}
+    add_error(errors, path, code, message)
+    return invalid_form(errors)
 
 
 class FakeBase:

@@ -98,16 +98,11 @@ class Driver(FakeBase):
         Like the Discord client, refuses (CommandNotAvailable) commands the user could not see: missing
         ``default_member_permissions`` (unless ``enforce_permissions=False``), wrong context (DM/guild),
         unknown options, missing required options, values outside choices/min/max."""
-        guild_id, channel_id = self._context(user_id, guild_id, channel_id)
-        path = command.strip().lstrip("/").split()
-        cmd = await self._find_command(path[0], guild_id, timeout)
-        self._check_command_allowed(cmd, user_id, guild_id, enforce_permissions)
-        opts = dict(options or {})
-        opts.update(attachments or {})
-        data = self._build_command_data(cmd, path[1:], opts, guild_id)
-        await self._wait_session(guild_id, timeout)
-        ix = self._send_interaction(2, user_id, guild_id, channel_id, data)
-        return await self._await_result(ix, timeout, f"/{command}", ack_only)
+        opts = {**(options or {}), **(attachments or {})}
+        guild_id, channel_id, data = await self._command_interaction_data(
+            user_id, command, guild_id, channel_id, opts, timeout, enforce_permissions
+        )
+        return await self._interact(2, user_id, guild_id, channel_id, data, timeout, f"/{command}", ack_only)
 
     async def autocomplete(
         self,
@@ -122,19 +117,38 @@ class Driver(FakeBase):
         enforce_permissions: bool = True,
     ) -> list[dict[str, Any]]:
         """Type into option ``focused`` (its current text is ``options[focused]``); returns the bot's choices."""
-        guild_id, channel_id = self._context(user_id, guild_id, channel_id)
-        path = command.strip().lstrip("/").split()
-        cmd = await self._find_command(path[0], guild_id, timeout)
-        self._check_command_allowed(cmd, user_id, guild_id, enforce_permissions)
-        data = self._build_command_data(cmd, path[1:], dict(options or {}), guild_id, focused=focused)
-        await self._wait_session(guild_id, timeout)
-        ix = self._send_interaction(4, user_id, guild_id, channel_id, data)
-        result = await self._await_result(ix, timeout, f"autocomplete /{command} [{focused}]")
+        guild_id, channel_id, data = await self._command_interaction_data(
+            user_id, command, guild_id, channel_id, dict(options or {}), timeout, enforce_permissions, focused
+        )
+        what = f"autocomplete /{command} [{focused}]"
+        result = await self._interact(4, user_id, guild_id, channel_id, data, timeout, what)
         if result.callback_type != 8:
             raise AssertionError(
                 f"autocomplete answered with callback type {result.callback_type}, expected 8"
             )
         return result.choices or []
+
+    async def _command_interaction_data(
+        self,
+        user_id: int,
+        command: str,
+        guild_id: int | None,
+        channel_id: int | None,
+        options: dict[str, Any],
+        timeout: float,
+        enforce_permissions: bool,
+        focused: str | None = None,
+    ) -> tuple[int | None, int, dict[str, Any]]:
+        """Where ``/command`` runs and its interaction data, refused like the Discord client would."""
+        guild_id, channel_id = self._context(user_id, guild_id, channel_id)
+        path = command.strip().lstrip("/").split()
+        cmd = await self._find_command(path[0], guild_id, timeout)
+        self._check_command_allowed(cmd, user_id, guild_id, enforce_permissions)
+        return (
+            guild_id,
+            channel_id,
+            self._build_command_data(cmd, path[1:], options, guild_id, focused=focused),
+        )
 
     # ---- components
 
@@ -189,9 +203,9 @@ class Driver(FakeBase):
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": 2}
         if comp.get("id") is not None:
             data["id"] = comp["id"]
-        await self._wait_session(gid, timeout)
-        ix = self._send_interaction(3, user_id, gid, cid, data, message=msg)
-        return await self._await_result(ix, timeout, f"click {custom_id!r}", ack_only)
+        return await self._interact(
+            3, user_id, gid, cid, data, timeout, f"click {custom_id!r}", ack_only, msg
+        )
 
     async def select(
         self,
@@ -221,9 +235,8 @@ class Driver(FakeBase):
             for v in values:
                 self._option_value({"type": type_for, "name": custom_id}, v, resolved, gid, ["select"])
             data["resolved"] = resolved
-        await self._wait_session(gid, timeout)
-        ix = self._send_interaction(3, user_id, gid, cid, data, message=msg)
-        return await self._await_result(ix, timeout, f"select {custom_id!r}={values}", ack_only)
+        what = f"select {custom_id!r}={values}"
+        return await self._interact(3, user_id, gid, cid, data, timeout, what, ack_only, msg)
 
     async def submit_modal(
         self,
@@ -288,23 +301,14 @@ class Driver(FakeBase):
         src = modal_from._ix.source_message_id
         message = self._messages.get(src) if src is not None else None
         gid, cid = modal_from.guild_id, modal_from.channel_id
-        await self._wait_session(gid, timeout)
-        ix = self._send_interaction(5, user_id, gid, cid, data, message=message)
-        return await self._await_result(ix, timeout, f"modal submit {modal['custom_id']!r}", ack_only)
+        what = f"modal submit {modal['custom_id']!r}"
+        return await self._interact(5, user_id, gid, cid, data, timeout, what, ack_only, message)
 
     # ---- reactions and plain messages from users
 
-    def _check_can_see(self, user_id: int, msg: dict[str, Any]) -> None:
-        ch = self._channels[int(msg["channel_id"])]
-        if ch["type"] == 1 and ch["_recipient"] != user_id:
-            raise CommandNotAvailable(f"user {user_id} cannot see DM channel {ch['id']}")
-        if ch.get("guild_id") and user_id not in self._guilds[int(ch["guild_id"])]["members"]:
-            raise CommandNotAvailable(f"user {user_id} is not a member of guild {ch['guild_id']}")
-
     async def add_reaction(self, user_id: int, message: dict[str, Any] | int, emoji: str) -> None:
         msg = self._resolve_message(message)
-        self._user(user_id)
-        self._check_can_see(user_id, msg)
+        self._context(user_id, None, int(msg["channel_id"]))  # the user must see the message
         self._react(int(msg["id"]), user_id, emoji, True)
 
     async def remove_reaction(self, user_id: int, message: dict[str, Any] | int, emoji: str) -> None:

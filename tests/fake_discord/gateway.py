@@ -83,11 +83,17 @@ class Gateway(FakeBase):
 
     # ------------------------------------------------------------------ gateway
 
+    def _shard_of(self, guild_id: int | None) -> int:
+        """Discord's routing: DMs go to shard 0, a guild's events to (guild_id >> 22) % shard_count."""
+        return 0 if guild_id is None else (guild_id >> 22) % self.shard_count
+
+    def _session_for(self, guild_id: int | None) -> _Session | None:
+        return self._shard_sessions.get(self._shard_of(guild_id))
+
     def _dispatch(
         self, event: str, data: Any, *, guild_id: int | None = None, intent: int | None = None
     ) -> bool:
-        shard = 0 if guild_id is None else (guild_id >> 22) % self.shard_count
-        session = self._shard_sessions.get(shard)
+        session = self._session_for(guild_id)
         if session is None:
             return False
         if intent is not None and not session.intents & intent:
@@ -208,7 +214,7 @@ class Gateway(FakeBase):
         conn.session = session
         self._sessions[session.session_id] = session
         self._shard_sessions[shard_id] = session
-        guild_ids = [gid for gid in self._guilds if (gid >> 22) % shard_count == shard_id]
+        guild_ids = [gid for gid in self._guilds if self._shard_of(gid) == shard_id]
         session.dispatch(
             "READY",
             {

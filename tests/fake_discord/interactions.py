@@ -9,11 +9,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import ApiError, FakeBase, invalid_form
+from .base import ApiError, FakeBase, form_error, invalid_form
 from .constants import DEFAULT_MEMBER_PERMISSIONS, EPHEMERAL, LOADING
 from .models import FakeDiscordTimeout, InteractionResult
 from .rest import Req
-from .validation import validate_choices, validate_message, validate_modal
+from .validation import validate_choices, validate_modal
 
 log = logging.getLogger("fake_discord")
 
@@ -46,6 +46,10 @@ class _Interaction:
         if self.callback_type in (5, 6):
             return self.edited_original or bool(self.followup_ids)
         return False
+
+
+def _callback_not_allowed(why: str = "") -> ApiError:
+    return ApiError(400, 40043, "Interaction callback type not allowed for this interaction" + why)
 
 
 class Interactions(FakeBase):
@@ -89,7 +93,7 @@ class Interactions(FakeBase):
             ix.ephemeral = bool(msg["flags"] & EPHEMERAL)
         elif ctype == 5:
             if ix.type not in (2, 3, 5):
-                raise ApiError(400, 40043, "Interaction callback type not allowed for this interaction")
+                raise _callback_not_allowed()
             flags = int(data.get("flags") or 0) & EPHEMERAL
             msg = self._create_message(
                 ix.channel_id,
@@ -104,11 +108,7 @@ class Interactions(FakeBase):
             ix.ephemeral = bool(flags)
         elif ctype in (6, 7):
             if ix.source_message_id is None:
-                raise ApiError(
-                    400,
-                    40043,
-                    "Interaction callback type not allowed for this interaction (no message to update)",
-                )
+                raise _callback_not_allowed(" (no message to update)")
             ix.original_message_id = ix.source_message_id
             ix.ephemeral = self._msg_meta[ix.source_message_id]["ephemeral"]
             if ctype == 7:
@@ -117,14 +117,14 @@ class Interactions(FakeBase):
                 msg = None
         elif ctype == 8:
             if ix.type != 4:
-                raise ApiError(400, 40043, "Interaction callback type not allowed for this interaction")
+                raise _callback_not_allowed()
             errors = validate_choices(data.get("choices"))
             if errors:
                 raise invalid_form(errors)
             ix.choices = data.get("choices") or []
         elif ctype == 9:
             if ix.type in (4, 5):
-                raise ApiError(400, 40043, "Interaction callback type not allowed for this interaction")
+                raise _callback_not_allowed()
             errors = validate_modal(data)
             if errors:
                 raise invalid_form(errors)
@@ -132,17 +132,8 @@ class Interactions(FakeBase):
         elif ctype == 1:
             pass
         else:
-            raise invalid_form(
-                {
-                    "type": {
-                        "_errors": [
-                            {
-                                "code": "BASE_TYPE_CHOICES",
-                                "message": f"Value must be one of (1, 4, 5, 6, 7, 8, 9); got {ctype!r}",
-                            }
-                        ]
-                    }
-                }
+            raise form_error(
+                ["type"], "BASE_TYPE_CHOICES", f"Value must be one of (1, 4, 5, 6, 7, 8, 9); got {ctype!r}"
             )
         ix.callback_type = ctype
         ix.callback_data = data
@@ -166,24 +157,6 @@ class Interactions(FakeBase):
             raise ApiError(404, 10008, "Unknown Message")
         return mid
 
-    async def _r_get_original(self, r: Req) -> tuple[int, Any]:
-        ix = self._ix_by_token(r)
-        return 200, self._messages[self._ix_message(ix, ix.original_message_id)]
-
-    async def _r_edit_original(self, r: Req) -> tuple[int, Any]:
-        ix = self._ix_by_token(r)
-        mid = self._ix_message(ix, ix.original_message_id)
-        msg = self._edit_message(mid, r.json or {}, r.files)
-        ix.edited_original = True
-        self._changed()
-        return 200, msg
-
-    async def _r_delete_original(self, r: Req) -> tuple[int, Any]:
-        ix = self._ix_by_token(r)
-        self._delete_message(self._ix_message(ix, ix.original_message_id))
-        ix.edited_original = True
-        return 204, None
-
     async def _r_followup(self, r: Req) -> tuple[int, Any]:
         ix = self._ix_by_token(r)
         if ix.callback_type is None:
@@ -192,11 +165,7 @@ class Interactions(FakeBase):
         orig = self._messages.get(ix.original_message_id) if ix.original_message_id else None
         if ix.callback_type == 5 and orig is not None and orig["flags"] & LOADING and not ix.followup_ids:
             # like Discord: the first follow-up after a "thinking" deferral replaces the loading message
-            errors, empty = validate_message(payload, has_files=bool(r.files))
-            if errors:
-                raise invalid_form(errors)
-            if empty:
-                raise ApiError(400, 50006, "Cannot send an empty message")
+            self._check_new_message(payload, r.files)
             payload.pop("flags", None)
             msg = self._edit_message(int(orig["id"]), payload, r.files)
             msg["edited_timestamp"] = None
@@ -209,7 +178,10 @@ class Interactions(FakeBase):
         return 204, None
 
     def _ix_owned_message(self, r: Req) -> tuple[_Interaction, int]:
+        """The interaction and the id of its message named in the path: ``@original`` or a message id."""
         ix = self._ix_by_token(r)
+        if "message_id" not in r.params:  # .../messages/@original
+            return ix, self._ix_message(ix, ix.original_message_id)
         mid = int(r.params["message_id"])
         if mid != ix.original_message_id and mid not in ix.followup_ids:
             raise ApiError(404, 10008, "Unknown Message")
@@ -226,8 +198,10 @@ class Interactions(FakeBase):
         return 200, msg
 
     async def _r_delete_webhook_message(self, r: Req) -> tuple[int, Any]:
-        _, mid = self._ix_owned_message(r)
+        ix, mid = self._ix_owned_message(r)
         self._delete_message(mid)
+        if mid == ix.original_message_id:
+            ix.edited_original = True  # deleting the deferred answer is a final answer too
         return 204, None
 
     def _channel_payload(self, channel_id: int, guild_id: int | None, user_id: int) -> dict[str, Any]:
@@ -297,8 +271,25 @@ class Interactions(FakeBase):
             )
         return ix
 
+    async def _interact(
+        self,
+        itype: int,
+        user_id: int,
+        guild_id: int | None,
+        channel_id: int,
+        data: dict[str, Any],
+        timeout: float,
+        what: str,
+        ack_only: bool = False,
+        message: dict[str, Any] | None = None,
+    ) -> InteractionResult:
+        """Send an interaction once the bot has a session for it, and wait for the bot's answer."""
+        await self._wait_session(guild_id, timeout)
+        ix = self._send_interaction(itype, user_id, guild_id, channel_id, data, message=message)
+        return await self._await_result(ix, timeout, what, ack_only)
+
     async def _wait_session(self, guild_id: int | None, timeout: float) -> None:
-        shard = 0 if guild_id is None else (guild_id >> 22) % self.shard_count
+        shard = self._shard_of(guild_id)
         await self.wait_for(
             lambda: shard in self._shard_sessions,
             timeout=timeout,

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .base import ApiError, FakeBase, invalid_form
+from .base import ApiError, FakeBase, form_error, invalid_form
 from .constants import (
     EPHEMERAL,
     INTENT_DIRECT_MESSAGE_REACTIONS,
@@ -138,6 +138,15 @@ class Messages(FakeBase):
             out.append(e)
         return out
 
+    @staticmethod
+    def _check_new_message(payload: dict[str, Any], files: dict[int, Any]) -> None:
+        """Discord's limits for a new message (content, embeds, components) and its 50006 for an empty one."""
+        errors, empty = validate_message(payload, has_files=bool(files))
+        if errors:
+            raise invalid_form(errors)
+        if empty:
+            raise ApiError(400, 50006, "Cannot send an empty message")
+
     def _create_message(
         self,
         channel_id: int,
@@ -153,11 +162,7 @@ class Messages(FakeBase):
         ch = self._channel(channel_id)
         payload = payload or {}
         if validate:
-            errors, empty = validate_message(payload, has_files=bool(files))
-            if errors:
-                raise invalid_form(errors)
-            if empty and not extra_flags & LOADING:
-                raise ApiError(400, 50006, "Cannot send an empty message")
+            self._check_new_message(payload, files)
         author_id = self.bot_user_id if author_id is None else author_id
         flags = (
             int(payload.get("flags") or 0) & (EPHEMERAL | (1 << 2) | (1 << 12) | (1 << 15))
@@ -202,14 +207,8 @@ class Messages(FakeBase):
             if referenced is not None:
                 msg["referenced_message"] = referenced
             elif ref.get("fail_if_not_exists", True):
-                raise invalid_form(
-                    {
-                        "message_reference": {
-                            "_errors": [
-                                {"code": "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "message": "Unknown message"}
-                            ]
-                        }
-                    }
+                raise form_error(
+                    ["message_reference"], "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "Unknown message"
                 )
         if ix is not None:
             msg["webhook_id"] = str(self.application_id)
@@ -258,7 +257,7 @@ class Messages(FakeBase):
         mid = int(msg["id"])
         gid = self._msg_meta[mid]["guild_id"]
         data = {k: v for k, v in msg.items() if k != "reactions" or v}
-        session = self._shard_sessions.get(0 if gid is None else (gid >> 22) % self.shard_count)
+        session = self._session_for(gid)
         if (
             session is not None
             and gid is not None
@@ -272,9 +271,17 @@ class Messages(FakeBase):
             author = int(msg["author"]["id"])
             if author in self._guilds[gid]["members"]:
                 data["member"] = self._member_obj(gid, author, with_user=False)
-        self._dispatch(
-            event, data, guild_id=gid, intent=INTENT_GUILD_MESSAGES if gid else INTENT_DIRECT_MESSAGES
-        )
+        self._dispatch_about_message(event, data, gid)
+
+    def _dispatch_about_message(self, event: str, data: dict[str, Any], gid: int | None) -> None:
+        """Dispatch a MESSAGE_* event under the intent Discord needs for it (guild or DM, reaction or not)."""
+        if gid is not None:
+            data.setdefault("guild_id", str(gid))
+        if event.startswith("MESSAGE_REACTION_"):
+            intent = INTENT_GUILD_MESSAGE_REACTIONS if gid else INTENT_DIRECT_MESSAGE_REACTIONS
+        else:
+            intent = INTENT_GUILD_MESSAGES if gid else INTENT_DIRECT_MESSAGES
+        self._dispatch(event, data, guild_id=gid, intent=intent)
 
     def _edit_message(
         self, mid: int, payload: dict[str, Any], files: dict[int, tuple[str, str | None, bytes]]
@@ -319,15 +326,7 @@ class Messages(FakeBase):
         self._channel_messages[cid] = [m for m in self._channel_messages[cid] if m != mid]
         gid = self._msg_meta[mid]["guild_id"]
         if not self._msg_meta[mid]["ephemeral"]:
-            data = {"id": str(mid), "channel_id": str(cid)}
-            if gid is not None:
-                data["guild_id"] = str(gid)
-            self._dispatch(
-                "MESSAGE_DELETE",
-                data,
-                guild_id=gid,
-                intent=INTENT_GUILD_MESSAGES if gid else INTENT_DIRECT_MESSAGES,
-            )
+            self._dispatch_about_message("MESSAGE_DELETE", {"id": str(mid), "channel_id": str(cid)}, gid)
         self._changed()
 
     def _sync_reactions_field(self, mid: int) -> None:
@@ -374,11 +373,6 @@ class Messages(FakeBase):
             data["burst_colors"] = []
             if gid is not None and user_id in self._guilds[gid]["members"]:
                 data["member"] = self._member_obj(gid, user_id)
-        self._dispatch(
-            "MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE",
-            data,
-            guild_id=gid,
-            intent=INTENT_GUILD_MESSAGE_REACTIONS if gid else INTENT_DIRECT_MESSAGE_REACTIONS,
-        )
+        self._dispatch_about_message("MESSAGE_REACTION_ADD" if add else "MESSAGE_REACTION_REMOVE", data, gid)
         self._changed()
         return True

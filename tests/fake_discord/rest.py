@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .base import ApiError, FakeBase, invalid_form
+from .base import ApiError, FakeBase, form_error
 from .constants import API_PREFIX, EPHEMERAL
 from .messages import emoji_key
 from .models import RestCall
@@ -103,13 +103,11 @@ class Rest(FakeBase):
         r("DELETE", "/guilds/{guild_id}/members/{user_id}/roles/{role_id}", self._r_remove_member_role)
         r("POST", "/interactions/{interaction_id}/{token}/callback", self._r_interaction_callback)
         wh = "/webhooks/{application_id}/{token}"
-        r("GET", wh + "/messages/@original", self._r_get_original)
-        r("PATCH", wh + "/messages/@original", self._r_edit_original)
-        r("DELETE", wh + "/messages/@original", self._r_delete_original)
         r("POST", wh, self._r_followup)
-        r("GET", wh + "/messages/{message_id}", self._r_get_webhook_message)
-        r("PATCH", wh + "/messages/{message_id}", self._r_edit_webhook_message)
-        r("DELETE", wh + "/messages/{message_id}", self._r_delete_webhook_message)
+        for message in ("/messages/@original", "/messages/{message_id}"):
+            r("GET", wh + message, self._r_get_webhook_message)
+            r("PATCH", wh + message, self._r_edit_webhook_message)
+            r("DELETE", wh + message, self._r_delete_webhook_message)
 
     def _add_route(
         self, method: str, template: str, handler: Callable[[Req], Awaitable[tuple[int, Any]]]
@@ -189,17 +187,7 @@ class Rest(FakeBase):
             body, files, parts = await self._read_body(request)
         except Exception as exc:  # malformed body: still log it
             body, files, parts = f"<unreadable body: {exc}>", {}, []
-        call = RestCall(
-            index=len(self.rest_log),
-            method=method,
-            path=path,
-            route=None,
-            query=dict(request.query),
-            json=body,
-            files=parts,
-            time=time.monotonic(),
-        )
-        self.rest_log.append(call)
+        call = self._log_call(method, path, query=dict(request.query), json=body, files=parts)
         handler = None
         params: dict[str, str] = {}
         for m, template, regex, h in self._routes:
@@ -273,47 +261,49 @@ class Rest(FakeBase):
         return _json_response(status, data)
 
     async def _not_api(self, request: web.Request) -> web.StreamResponse:
-        call = RestCall(
-            index=len(self.rest_log),
-            method=request.method,
-            path=request.path,
-            route=None,
-            query=dict(request.query),
-            json=None,
-            files=[],
-            status=404,
-            time=time.monotonic(),
-        )
-        self.rest_log.append(call)
+        call = self._log_call(request.method, request.path, query=dict(request.query), status=404)
         self.unknown_routes.append(call)
         log.error("fake Discord: request outside %s: %s %s", API_PREFIX, request.method, request.path)
         return _json_response(404, {"message": "404: Not Found", "code": 0})
 
     async def _cdn(self, request: web.Request) -> web.StreamResponse:
         att = self._attachments.get(int(request.match_info["attachment_id"]))
-        call = RestCall(
-            index=len(self.rest_log),
-            method="GET",
-            path=request.path,
-            route="CDN /attachments/{id}/{filename}",
-            query={},
-            json=None,
-            files=[],
-            status=200 if att else 404,
-            time=time.monotonic(),
+        self._log_call(
+            "GET", request.path, route="CDN /attachments/{id}/{filename}", status=200 if att else 404
         )
-        self.rest_log.append(call)
         self._changed()
         if att is None:
             return web.Response(status=404, text="not found")
         return web.Response(body=att[2], content_type=att[1] if "/" in att[1] else "application/octet-stream")
 
-    def count_calls(self, method: str | None = None, path: str | None = None, *, since: int = 0) -> int:
-        return sum(
-            1
-            for c in self.rest_log[since:]
-            if (method is None or c.method == method.upper()) and (path is None or re.search(path, c.path))
+    def _log_call(
+        self,
+        method: str,
+        path: str,
+        *,
+        route: str | None = None,
+        query: dict[str, str] | None = None,
+        json: Any = None,
+        files: list[dict[str, Any]] | None = None,
+        status: int = 0,
+    ) -> RestCall:
+        call = RestCall(
+            index=len(self.rest_log),
+            method=method,
+            path=path,
+            route=route,
+            query=query or {},
+            json=json,
+            files=files or [],
+            status=status,
+            time=time.monotonic(),
         )
+        self.rest_log.append(call)
+        return call
+
+    def count_calls(self, method: str | None = None, path: str | None = None, *, since: int = 0) -> int:
+        """How many REST calls (``path``: regex, re.search over the path below /api/v10) since log index ``since``."""
+        return len(self.calls(method, path, since=since))
 
     def calls(self, method: str | None = None, path: str | None = None, *, since: int = 0) -> list[RestCall]:
         return [
@@ -374,13 +364,7 @@ class Rest(FakeBase):
         try:
             uid = int((r.json or {})["recipient_id"])
         except (KeyError, TypeError, ValueError):
-            raise invalid_form(
-                {
-                    "recipient_id": {
-                        "_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]
-                    }
-                }
-            ) from None
+            raise form_error(["recipient_id"], "BASE_TYPE_REQUIRED", "This field is required") from None
         if uid not in self._users:
             raise ApiError(400, 50033, "Invalid Recipient(s)")
         return 200, self._public(self._dm_channel(uid))

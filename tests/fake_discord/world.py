@@ -125,19 +125,12 @@ class World(FakeBase):
         )
         role["tags"] = {"bot_id": str(self.bot_user_id)}
         g["roles"][bot_role_id] = role
-        g["members"][self.bot_user_id] = {
-            "roles": [bot_role_id],
-            "permissions": None,
-            "joined_at": iso_now(),
-            "nick": None,
-        }
+        g["members"][self.bot_user_id] = self._member_record([bot_role_id])
         if owner not in self._users:
             self.add_user(owner, "GuildOwner")
         if owner != self.bot_user_id:
-            g["members"].setdefault(
-                owner, {"roles": [], "permissions": None, "joined_at": iso_now(), "nick": None}
-            )
-        session = self._shard_sessions.get((guild_id >> 22) % self.shard_count)
+            g["members"].setdefault(owner, self._member_record())
+        session = self._session_for(guild_id)
         if session is not None:
             self._dispatch(
                 "GUILD_CREATE",
@@ -223,40 +216,33 @@ class World(FakeBase):
         g = self._guild(guild_id)
         self.add_user(user_id, name)
         existed = user_id in g["members"]
-        g["members"][user_id] = {
+        g["members"][user_id] = self._member_record(roles, permissions)
+        return self._member_changed(
+            guild_id, user_id, "GUILD_MEMBER_UPDATE" if existed else "GUILD_MEMBER_ADD"
+        )
+
+    def set_member_roles(self, guild_id: int, user_id: int, roles: Iterable[int]) -> None:
+        g = self._guild(guild_id)
+        g["members"][user_id]["roles"] = [int(r) for r in roles]
+        self._member_changed(guild_id, user_id, "GUILD_MEMBER_UPDATE")
+
+    @staticmethod
+    def _member_record(roles: Iterable[int] = (), permissions: int | None = None) -> dict[str, Any]:
+        """A member as the fake stores it (``permissions`` not None: fixed, overriding roles)."""
+        return {
             "roles": [int(r) for r in roles],
             "permissions": permissions,
             "joined_at": iso_now(),
             "nick": None,
         }
-        member = self._member_obj(guild_id, user_id)
-        if existed:
-            self._dispatch(
-                "GUILD_MEMBER_UPDATE",
-                {**member, "guild_id": str(guild_id)},
-                guild_id=guild_id,
-                intent=INTENT_GUILD_MEMBERS,
-            )
-        else:
-            self._dispatch(
-                "GUILD_MEMBER_ADD",
-                {**member, "guild_id": str(guild_id)},
-                guild_id=guild_id,
-                intent=INTENT_GUILD_MEMBERS,
-            )
-        self._changed()
-        return member
 
-    def set_member_roles(self, guild_id: int, user_id: int, roles: Iterable[int]) -> None:
-        g = self._guild(guild_id)
-        g["members"][user_id]["roles"] = [int(r) for r in roles]
+    def _member_changed(self, guild_id: int, user_id: int, event: str) -> dict[str, Any]:
+        member = self._member_obj(guild_id, user_id)
         self._dispatch(
-            "GUILD_MEMBER_UPDATE",
-            {**self._member_obj(guild_id, user_id), "guild_id": str(guild_id)},
-            guild_id=guild_id,
-            intent=INTENT_GUILD_MEMBERS,
+            event, {**member, "guild_id": str(guild_id)}, guild_id=guild_id, intent=INTENT_GUILD_MEMBERS
         )
         self._changed()
+        return member
 
     # ------------------------------------------------------------------ object builders
 
