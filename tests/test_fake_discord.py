@@ -10,7 +10,9 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import discord
 import pytest
 from discord import app_commands
@@ -133,6 +135,17 @@ class ProofBot(commands.AutoShardedBot):
             await msg.add_reaction("👍")
             await interaction.followup.send("poked", ephemeral=True)
 
+        @tree.command(description="Mentions a user, allowed in the follow-up only")
+        async def notify(interaction: discord.Interaction, user: discord.User) -> None:
+            none, only_user = discord.AllowedMentions.none(), discord.AllowedMentions(users=[user])
+            await interaction.response.send_message(f"{user.mention} (answer)", allowed_mentions=none)
+            await interaction.followup.send(f"{user.mention} (follow-up)", allowed_mentions=only_user)
+
+        @tree.command(description="Defers, then mentions a user in the edit")
+        async def slow_notify(interaction: discord.Interaction, user: discord.User) -> None:
+            await interaction.response.defer()
+            await interaction.edit_original_response(content=f"{user.mention} (edited in)")
+
         await tree.sync()
         await tree.sync(guild=discord.Object(GUILD_ID))
 
@@ -199,6 +212,8 @@ async def test_login_sync_and_ephemeral_reply(fake: FakeDiscord, bot: ProofBot) 
         "card",
         "upload",
         "poke",
+        "notify",
+        "slow_notify",
     }
     assert [c["name"] for c in fake.synced_commands(GUILD_ID)] == []  # config is global but guild_only
     res = await fake.slash(ALICE_ID, "ping", guild_id=GUILD_ID)
@@ -390,3 +405,205 @@ def test_interaction_result_content_helpers() -> None:
         },
     )
     assert res.content == "T" and [c["custom_id"] for c in res.components] == ["a"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Acting as the bot by hand: raw REST calls and a raw gateway client, for exact control over sessions.
+
+EVERYONE_PINGED = {ADMIN_ID, ALICE_ID, BOB_ID}  # the fixture's members but the bot (the owner is ADMIN)
+INVALID_FORM = {"code": 50035, "message": "Invalid Form Body"}
+INTENTS = (1 << 0) | (1 << 9) | (1 << 10) | (1 << 12) | (1 << 13)  # guilds, guild/DM messages + reactions
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+async def rest(
+    http: aiohttp.ClientSession, fake: FakeDiscord, method: str, path: str, body: Any = None, **query: Any
+) -> tuple[int, Any]:
+    """One REST call as the bot; returns (status, JSON body or None)."""
+    async with http.request(method, fake.api_base + path, json=body, params=query or None) as resp:
+        return resp.status, (await resp.json() if resp.status != 204 else None)
+
+
+async def post_message(
+    http: aiohttp.ClientSession, fake: FakeDiscord, body: dict[str, Any]
+) -> dict[str, Any]:
+    status, msg = await rest(http, fake, "POST", f"/channels/{CHANNEL_ID}/messages", body)
+    assert status == 200, msg
+    return msg
+
+
+class RawGateway:
+    """A bot's gateway connection reduced to frames: IDENTIFY or RESUME, then read dispatches one by one."""
+
+    def __init__(self, fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+        self.fake, self.http = fake, http
+        self.session_id = ""
+        self.seq = 0
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def _connect(self) -> None:
+        self.ws = await self.http.ws_connect(self.fake.gateway_url)
+        assert (await self.ws.receive_json(timeout=5))["op"] == 10  # HELLO
+
+    async def identify(self) -> None:
+        await self._connect()
+        await self.ws.send_json({"op": 2, "d": {"token": "raw", "intents": INTENTS, "properties": {}}})
+        ready = await self.next_event()
+        assert ready["t"] == "READY"
+        self.session_id = ready["d"]["session_id"]
+        assert (await self.next_event())["t"] == "GUILD_CREATE"
+
+    async def resume(self) -> None:
+        await self._connect()
+        await self.ws.send_json(
+            {"op": 6, "d": {"token": "raw", "session_id": self.session_id, "seq": self.seq}}
+        )
+
+    async def next_event(self, timeout: float = 5) -> dict[str, Any]:
+        while True:
+            frame = await self.ws.receive_json(timeout=timeout)
+            if frame["op"] == 0:
+                self.seq = frame["s"]
+                return frame
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self.fake.wait_for(lambda: not self.fake.gateway_connected(), what="the fake to see the close")
+
+
+@pytest.fixture
+async def gateway(fake: FakeDiscord, http: aiohttp.ClientSession) -> AsyncIterator[RawGateway]:
+    gw = RawGateway(fake, http)
+    await gw.identify()
+    yield gw
+    if gw.ws is not None:
+        await gw.ws.close()
+
+
+# ---------------------------------------------------------------------------------------------------
+# allowed_mentions
+
+
+async def test_no_allowed_mentions_parses_every_mention(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    msg = await post_message(http, fake, {"content": f"hi <@{ALICE_ID}> and <@!{BOB_ID}>"})
+    assert [u["id"] for u in msg["mentions"]] == [str(ALICE_ID), str(BOB_ID)]
+    assert fake.pinged_users(msg) == {ALICE_ID, BOB_ID}
+    assert fake.message(msg["id"])["mentions"] == msg["mentions"]
+
+
+async def test_empty_parse_pings_nobody(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    content = f"hi <@{ALICE_ID}> <@&{ADMIN_ROLE_ID}> @everyone"
+    msg = await post_message(http, fake, {"content": content, "allowed_mentions": {"parse": []}})
+    assert (msg["mentions"], msg["mention_roles"], msg["mention_everyone"]) == ([], [], False)
+    assert fake.pinged_users(msg) == set()
+
+
+async def test_explicit_users_pings_only_them(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    body = {
+        "content": f"<@{ALICE_ID}> <@{BOB_ID}> <@{ADMIN_ID}>",
+        "allowed_mentions": {"parse": [], "users": [str(ALICE_ID), str(ADMIN_ID + 99)]},
+    }
+    msg = await post_message(http, fake, body)
+    assert [u["id"] for u in msg["mentions"]] == [str(ALICE_ID)]  # a listed id the content lacks: nobody
+    assert fake.pinged_users(msg) == {ALICE_ID}
+
+
+async def test_everyone_needs_everyone_in_parse(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    allowed = await post_message(
+        http, fake, {"content": "@everyone draft starts", "allowed_mentions": {"parse": ["everyone"]}}
+    )
+    assert allowed["mention_everyone"] is True
+    assert fake.pinged_users(allowed) == EVERYONE_PINGED
+    default = await post_message(http, fake, {"content": "@here draft starts"})  # no allowed_mentions: parsed
+    assert default["mention_everyone"] is True and fake.pinged_users(default) == EVERYONE_PINGED
+    refused = await post_message(
+        http, fake, {"content": "@everyone draft starts", "allowed_mentions": {"parse": ["users", "roles"]}}
+    )
+    assert refused["mention_everyone"] is False
+    assert fake.pinged_users(refused) == set()
+
+
+async def test_role_mentions_and_parse_exclusivity(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(
+        http, fake, {"content": f"<@&{ADMIN_ROLE_ID}>", "allowed_mentions": {"roles": [str(ADMIN_ROLE_ID)]}}
+    )
+    assert msg["mention_roles"] == [str(ADMIN_ROLE_ID)] and fake.pinged_users(msg) == {ADMIN_ID}
+    status, body = await rest(
+        http,
+        fake,
+        "POST",
+        f"/channels/{CHANNEL_ID}/messages",
+        {"content": "x", "allowed_mentions": {"parse": ["users"], "users": [str(ALICE_ID)]}},
+    )
+    assert status == 400 and body["code"] == 50035
+    assert (
+        body["errors"]["allowed_mentions"]["_errors"][0]["code"] == "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE"
+    )
+
+
+async def test_replies_mention_the_replied_user_unless_told_not_to(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    question = await fake.user_message(ALICE_ID, "when is the draft?", channel_id=CHANNEL_ID)
+    ref = {"message_id": question["id"]}
+    reply = await post_message(http, fake, {"content": "tonight", "message_reference": ref})
+    assert fake.pinged_users(reply) == {ALICE_ID}
+    quiet = await post_message(
+        http, fake, {"content": "tonight", "message_reference": ref, "allowed_mentions": {"parse": []}}
+    )
+    assert fake.pinged_users(quiet) == set()
+    loud = {"parse": [], "replied_user": True}
+    pinged = await post_message(
+        http, fake, {"content": "tonight", "message_reference": ref, "allowed_mentions": loud}
+    )
+    assert [u["id"] for u in pinged["mentions"]] == [str(ALICE_ID)] and fake.pinged_users(pinged) == {
+        ALICE_ID
+    }
+
+
+async def test_edits_reparse_mentions_but_never_ping(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "results soon"})
+    path = f"/channels/{CHANNEL_ID}/messages/{msg['id']}"
+    status, edited = await rest(http, fake, "PATCH", path, {"content": f"<@{ALICE_ID}> won"})
+    assert status == 200 and [u["id"] for u in edited["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(msg) == set()  # an edit notifies nobody
+    # Discord keeps no allowed_mentions: each edit parses with its own
+    status, edited = await rest(
+        http, fake, "PATCH", path, {"content": f"<@{ALICE_ID}> won", "allowed_mentions": {"parse": []}}
+    )
+    assert status == 200 and edited["mentions"] == []
+
+
+async def test_dm_allowed_mentions(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    status, dm = await rest(http, fake, "POST", "/users/@me/channels", {"recipient_id": str(ALICE_ID)})
+    assert status == 200
+    path = f"/channels/{dm['id']}/messages"
+    status, loud = await rest(http, fake, "POST", path, {"content": f"your turn <@{ALICE_ID}>"})
+    assert status == 200 and fake.pinged_users(loud) == {ALICE_ID}
+    status, quiet = await rest(
+        http, fake, "POST", path, {"content": f"your turn <@{ALICE_ID}>", "allowed_mentions": {"parse": []}}
+    )
+    assert status == 200 and quiet["mentions"] == [] and fake.pinged_users(quiet) == set()
+    status, other = await rest(http, fake, "POST", path, {"content": f"<@{BOB_ID}> is up next"})
+    assert status == 200 and fake.pinged_users(other) == set()  # Bob cannot see Alice's DMs
+
+
+async def test_interaction_answers_and_followups_apply_allowed_mentions(
+    fake: FakeDiscord, bot: ProofBot
+) -> None:
+    res = await fake.slash(ADMIN_ID, "notify", guild_id=GUILD_ID, options={"user": ALICE_ID})
+    assert res.message["mentions"] == [] and fake.pinged_users(res.message) == set()
+    (followup,) = await res.wait_followup(1)
+    assert [u["id"] for u in followup["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(followup) == {ALICE_ID}
+    # a deferred answer is filled in by an edit: the mention is listed, but Discord pings nobody
+    slow = await fake.slash(ADMIN_ID, "slow_notify", guild_id=GUILD_ID, options={"user": ALICE_ID})
+    assert [u["id"] for u in slow.message["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(slow.message) == set()

@@ -7,6 +7,7 @@ API_PREFIX = "/api/v10"
 # permission bits
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
+MENTION_EVERYONE = 1 << 17  # also lets a role that is not mentionable be mentioned
 ALL_PERMISSIONS = (1 << 51) - 1
 DEFAULT_MEMBER_PERMISSIONS = (
     (1 << 0)  # create instant invite

@@ -356,6 +356,15 @@ class Driver(FakeBase):
     def is_deleted(self, message_id: int | str) -> bool:
         return self._msg_meta[int(message_id)]["deleted"]
 
+    def pinged_users(self, message: dict[str, Any] | int | str) -> set[int]:
+        """The user ids Discord notified for ``message`` when it was sent: the users it mentions, the
+        members of the roles it mentions, every member for @everyone / @here -- as far as the payload's
+        ``allowed_mentions`` (and the author's permissions) allowed.  Edits never ping; ephemerals neither."""
+        mid = int(message["id"]) if isinstance(message, dict) else int(message)
+        if mid not in self._msg_meta:
+            raise KeyError(f"fake Discord: no message {mid}")
+        return set(self._msg_meta[mid]["pinged"])
+
     def reactions(self, message_id: int | str) -> dict[str, set[int]]:
         return {k: set(v) for k, v in self._reactions.get(int(message_id), {}).items() if v}
 

@@ -17,6 +17,7 @@ from .constants import (
     INTENT_GUILD_MESSAGES,
     INTENT_MESSAGE_CONTENT,
     LOADING,
+    MENTION_EVERYONE,
 )
 from .models import iso_now, snowflake_time
 from .validation import validate_message
@@ -179,9 +180,9 @@ class Messages(FakeBase):
             "timestamp": snowflake_time(mid).isoformat(),
             "edited_timestamp": None,
             "tts": bool(payload.get("tts", False)),
-            "mention_everyone": "@everyone" in (payload.get("content") or ""),
-            "mentions": self._mentions(payload.get("content") or ""),
-            "mention_roles": sorted(set(re.findall(r"<@&(\d+)>", payload.get("content") or ""))),
+            "mention_everyone": False,  # the three mention fields: set below, once the reply is known
+            "mentions": [],
+            "mention_roles": [],
             "mention_channels": [],
             "attachments": attachments,
             "embeds": self._fix_embed_attachment_urls(payload.get("embeds") or [], attachments),
@@ -233,6 +234,7 @@ class Messages(FakeBase):
                     "name": ix.data.get("name", ""),
                     "user": self._user(ix.user_id),
                 }
+        msg.update(self._mention_fields(msg, payload.get("allowed_mentions")))
         self._messages[mid] = msg
         gid = self._channel_guild_id(channel_id)
         self._msg_meta[mid] = {
@@ -241,6 +243,8 @@ class Messages(FakeBase):
             "deleted": False,
             "visible_to": ix.user_id if (ix is not None and ephemeral) else None,
             "interaction_id": ix.id if ix is not None else None,
+            # who got a notification: fixed when the message is sent (edits never ping, ephemerals never do)
+            "pinged": set() if ephemeral else self._pinged(msg),
         }
         self._channel_messages[channel_id].append(mid)
         if not ephemeral:
@@ -249,9 +253,68 @@ class Messages(FakeBase):
         self._changed()
         return msg
 
-    def _mentions(self, content: str) -> list[dict[str, Any]]:
-        ids = dict.fromkeys(int(x) for x in re.findall(r"<@!?(\d+)>", content))
-        return [self._users[u] for u in ids if u in self._users]
+    def _mention_fields(self, msg: dict[str, Any], allowed: dict[str, Any] | None) -> dict[str, Any]:
+        """``mentions`` / ``mention_roles`` / ``mention_everyone`` as Discord fills them for ``msg``'s content.
+
+        Like Discord: with no ``allowed_mentions`` every mention in the content counts (and a reply
+        mentions the replied-to author); otherwise only the ``parse`` types, the listed ``users`` /
+        ``roles`` that the content mentions, and the replied-to author if ``replied_user``.  @everyone /
+        @here and roles that are not mentionable also need the author's MENTION_EVERYONE permission."""
+        content = msg["content"] or ""
+        if allowed is None:
+            parse, users, roles, replied_user = {"users", "roles", "everyone"}, set(), set(), True
+        else:
+            parse = set(allowed.get("parse") or [])
+            users = {int(u) for u in allowed.get("users") or []}
+            roles = {int(r) for r in allowed.get("roles") or []}
+            replied_user = bool(allowed.get("replied_user"))
+        gid = self._channel_guild_id(int(msg["channel_id"]))
+        author_id = int(msg["author"]["id"])
+        can_ping_all = gid is not None and bool(
+            author_id in self._guilds[gid]["members"]
+            and self.member_permissions(gid, author_id) & MENTION_EVERYONE
+        )
+        user_ids = [
+            u
+            for u in dict.fromkeys(int(x) for x in re.findall(r"<@!?(\d+)>", content))
+            if u in self._users and ("users" in parse or u in users)
+        ]
+        referenced = msg.get("referenced_message")
+        if referenced is not None and replied_user and int(referenced["author"]["id"]) not in user_ids:
+            user_ids.append(int(referenced["author"]["id"]))
+        guild_roles = self._guilds[gid]["roles"] if gid is not None else {}
+        role_ids = [
+            r
+            for r in dict.fromkeys(int(x) for x in re.findall(r"<@&(\d+)>", content))
+            if r in guild_roles
+            and ("roles" in parse or r in roles)
+            and (guild_roles[r]["mentionable"] or can_ping_all)
+        ]
+        everyone = can_ping_all and "everyone" in parse and ("@everyone" in content or "@here" in content)
+        return {
+            "mention_everyone": everyone,
+            "mentions": [self._users[u] for u in user_ids],
+            "mention_roles": sorted(str(r) for r in role_ids),
+        }
+
+    def _pinged(self, msg: dict[str, Any]) -> set[int]:
+        """Who Discord notifies for ``msg``: its mentioned users, the members of its mentioned roles, and
+        with ``mention_everyone`` every member (the fake has no presences, so @here is @everyone); only
+        users who can see the channel, never the author."""
+        ch = self._channels[int(msg["channel_id"])]
+        gid = self._channel_guild_id(int(msg["channel_id"]))
+        out = {int(u["id"]) for u in msg["mentions"]}
+        if gid is None:
+            out &= {ch["_recipient"], self.bot_user_id}
+        else:
+            members = self._guilds[gid]["members"]
+            out &= set(members)
+            roles = {int(r) for r in msg["mention_roles"]}
+            out |= {u for u, m in members.items() if roles & set(m["roles"])}
+            if msg["mention_everyone"]:
+                out |= set(members)
+        out.discard(int(msg["author"]["id"]))
+        return out
 
     def _dispatch_message_event(self, event: str, msg: dict[str, Any]) -> None:
         mid = int(msg["id"])
@@ -298,6 +361,9 @@ class Messages(FakeBase):
         for key in ("content", "components"):
             if key in payload:
                 msg[key] = payload[key] if payload[key] is not None else ("" if key == "content" else [])
+        if "content" in payload or "allowed_mentions" in payload:
+            # Discord does not keep allowed_mentions: an edit re-parses with the edit's own (or none)
+            msg.update(self._mention_fields(msg, payload.get("allowed_mentions")))
         if "attachments" in payload or files:
             msg["attachments"] = self._make_attachments(
                 payload.get("attachments"),
