@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 import discord
@@ -607,3 +608,113 @@ async def test_interaction_answers_and_followups_apply_allowed_mentions(
     slow = await fake.slash(ADMIN_ID, "slow_notify", guild_id=GUILD_ID, options={"user": ALICE_ID})
     assert [u["id"] for u in slow.message["mentions"]] == [str(ALICE_ID)]
     assert fake.pinged_users(slow.message) == set()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reactions while the bot is away
+
+
+def reactions_path(message: dict[str, Any], emoji: str) -> str:
+    return f"/channels/{message['channel_id']}/messages/{message['id']}/reactions/{quote(emoji)}"
+
+
+async def test_reactions_while_disconnected_are_stored_and_not_sent_to_a_new_session(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    msg = await post_message(http, fake, {"content": "react to join"})
+    assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
+    await gateway.close()
+
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.add_reaction(BOB_ID, msg, "👍")
+    await fake.remove_reaction(BOB_ID, msg, "👍")
+    assert fake.reactions(msg["id"]) == {"🔥": {ALICE_ID}}
+    status, users = await rest(http, fake, "GET", reactions_path(msg, "🔥"))
+    assert status == 200 and [u["id"] for u in users] == [str(ALICE_ID)]
+    status, stored = await rest(http, fake, "GET", f"/channels/{CHANNEL_ID}/messages/{msg['id']}")
+    assert [(r["emoji"]["name"], r["count"], r["me"]) for r in stored["reactions"]] == [("🔥", 1, False)]
+
+    fresh = RawGateway(fake, http)  # a new process: IDENTIFY, a new session
+    await fresh.identify()
+    assert fresh.session_id != gateway.session_id
+    await fake.add_reaction(ADMIN_ID, msg, "✅")  # the first event the new session gets is this one
+    event = await fresh.next_event()
+    assert (event["t"], event["d"]["emoji"]["name"], event["d"]["user_id"]) == (
+        "MESSAGE_REACTION_ADD",
+        "✅",
+        str(ADMIN_ID),
+    )
+    await fresh.ws.close()
+
+
+async def test_resumed_session_gets_what_it_missed(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    """The contrast: RESUME continues the *same* session, so Discord replays the events it missed."""
+    msg = await post_message(http, fake, {"content": "react to join"})
+    assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
+    await gateway.close()
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.remove_reaction(ALICE_ID, msg, "🔥")
+    await gateway.resume()
+    events = [(await gateway.next_event())["t"] for _ in range(3)]
+    assert events == ["MESSAGE_REACTION_ADD", "MESSAGE_REACTION_REMOVE", "RESUMED"]
+
+
+async def test_reactions_while_the_bot_process_is_dead(
+    fake: FakeDiscord, http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    msg = await post_message(http, fake, {"content": "react to join"})
+    script = tmp_path / "child_bot.py"
+    script.write_text(CHILD_BOT)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        env={**os.environ, "FAKE_API_BASE": fake.api_base},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await fake.wait_for_ready(generation=1, timeout=15)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(proc.wait(), 5)
+    await fake.wait_for(lambda: not fake.gateway_connected(), timeout=5)
+
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.add_reaction(BOB_ID, msg, "🔥")
+    await fake.remove_reaction(BOB_ID, msg, "🔥")
+    status, users = await rest(http, fake, "GET", reactions_path(msg, "🔥"))
+    assert status == 200 and [u["id"] for u in users] == [str(ALICE_ID)]
+
+    async with running_bot(fake) as bot:
+        await fake.wait_for_ready(generation=2, timeout=10)
+        await fake.add_reaction(ADMIN_ID, msg, "✅")
+        await asyncio.wait_for(bot.reaction_event.wait(), 5)
+        await asyncio.sleep(0.2)  # room for anything else that might (wrongly) still arrive
+        assert bot.reactions_seen == [(ADMIN_ID, "✅")]
+    assert fake.reactions(msg["id"]) == {"🔥": {ALICE_ID}, "✅": {ADMIN_ID}}
+
+
+async def test_get_reactions_limit_after_and_call_log(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "react to join"})
+    for user in (BOB_ID, ADMIN_ID, ALICE_ID):
+        await fake.add_reaction(user, msg, "🔥")
+    ordered = [str(u) for u in sorted((ADMIN_ID, ALICE_ID, BOB_ID))]
+    start = len(fake.rest_log)
+    path = reactions_path(msg, "🔥")
+    status, first = await rest(http, fake, "GET", path, limit=2)
+    assert status == 200 and [u["id"] for u in first] == ordered[:2]
+    status, rest_page = await rest(http, fake, "GET", path, limit=2, after=first[-1]["id"])
+    assert status == 200 and [u["id"] for u in rest_page] == ordered[2:]
+    status, everyone = await rest(http, fake, "GET", path)  # default limit 25
+    assert [u["id"] for u in everyone] == ordered
+    status, body = await rest(http, fake, "GET", path, limit=101)
+    assert status == 400 and {k: body[k] for k in INVALID_FORM} == INVALID_FORM and "limit" in body["errors"]
+    status, body = await rest(http, fake, "GET", path, limit=0)
+    assert status == 400 and "limit" in body["errors"]
+    calls = fake.calls("GET", r"/reactions/", since=start)
+    assert [c.status for c in calls] == [200, 200, 200, 400, 400]
+    assert calls[1].query == {"limit": "2", "after": first[-1]["id"]}
+    assert calls[0].route == "/channels/{channel_id}/messages/{message_id}/reactions/{emoji}"
+    assert fake.count_calls("GET", r"/reactions/", since=start) == 5

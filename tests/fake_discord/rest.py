@@ -52,6 +52,22 @@ def _json_response(status: int, data: Any, headers: dict[str, str] | None = None
     return web.Response(status=status, body=json.dumps(data).encode(), headers=hdrs)
 
 
+def _int_query(r: Req, name: str, default: int, low: int, high: int | None) -> int:
+    """An integer query parameter, refused like Discord refuses it (50035 with the parameter's error)."""
+    raw = r.query.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise form_error([name], "NUMBER_TYPE_COERCE", f'Value "{raw}" is not int.') from None
+    if value < low:
+        raise form_error([name], "NUMBER_TYPE_MIN", f"int value should be greater than or equal to {low}.")
+    if high is not None and value > high:
+        raise form_error([name], "NUMBER_TYPE_MAX", f"int value should be less than or equal to {high}.")
+    return value
+
+
 class Rest(FakeBase):
     def _init_rest(self) -> None:
         self.rest_log: list[RestCall] = []
@@ -504,9 +520,11 @@ class Rest(FakeBase):
 
     async def _r_get_reactions(self, r: Req) -> tuple[int, Any]:
         mid, _ = self._message_in_channel(r)
+        limit = _int_query(r, "limit", 25, 1, 100)
+        after = _int_query(r, "after", 0, 0, None)
+        if _int_query(r, "type", 0, 0, 1) == 1:
+            return 200, []  # burst (super) reactions: the fake has none
         users = self._reactions.get(mid, {}).get(emoji_key(r.params["emoji"]), {})
-        after = int(r.query.get("after", 0))
-        limit = int(r.query.get("limit", 25))
         return 200, [self._user(u) for u in sorted(users) if u > after][:limit]
 
     async def _r_clear_emoji(self, r: Req) -> tuple[int, Any]:
