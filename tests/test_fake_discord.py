@@ -718,3 +718,103 @@ async def test_get_reactions_limit_after_and_call_log(fake: FakeDiscord, http: a
     assert calls[1].query == {"limit": "2", "after": first[-1]["id"]}
     assert calls[0].route == "/channels/{channel_id}/messages/{message_id}/reactions/{emoji}"
     assert fake.count_calls("GET", r"/reactions/", since=start) == 5
+
+
+# ---------------------------------------------------------------------------------------------------
+# Discord's message limits on every path that carries message content
+
+TOO_LONG = {"content": "x" * 2001}
+
+
+def assert_invalid_form(status: int, body: Any, *path: str | int) -> None:
+    """A 400 shaped like Discord's, with an error at ``path`` inside ``errors``."""
+    assert status == 400, body
+    assert set(body) == {"code", "message", "errors"} and {k: body[k] for k in INVALID_FORM} == INVALID_FORM
+    node = body["errors"]
+    for key in path:
+        node = node[str(key)]
+    assert node["_errors"][0]["code"], body
+
+
+@pytest.mark.parametrize(
+    ("payload", "error_path"),
+    [
+        (TOO_LONG, ["content"]),
+        ({"embeds": [{"description": "d" * 4097}]}, ["embeds", 0, "description"]),
+        ({"embeds": [{"fields": [{"name": "n", "value": "v" * 1025}]}]}, ["embeds", 0, "fields", 0, "value"]),
+        ({"embeds": [{"fields": [{"name": "n", "value": "v"}] * 26}]}, ["embeds", 0, "fields"]),
+        ({"embeds": [{"description": "d" * 4000}, {"description": "d" * 2001}]}, ["embeds"]),
+        ({"embeds": [{"title": "t"}] * 11}, ["embeds"]),
+        (
+            {"components": [{"type": 1, "components": [{"type": 2, "label": "b", "style": 1}]}]},
+            ["components", 0, "components", 0, "custom_id"],
+        ),
+    ],
+)
+async def test_message_limits_on_send_and_dm(
+    fake: FakeDiscord, http: aiohttp.ClientSession, payload: dict[str, Any], error_path: list[str | int]
+) -> None:
+    status, dm = await rest(http, fake, "POST", "/users/@me/channels", {"recipient_id": str(ALICE_ID)})
+    for channel in (CHANNEL_ID, dm["id"]):
+        status, body = await rest(http, fake, "POST", f"/channels/{channel}/messages", payload)
+        assert_invalid_form(status, body, *error_path)
+    assert fake.messages(CHANNEL_ID) == [] and fake.dms(ALICE_ID) == []
+
+
+async def test_message_limits_on_edit(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "short"})
+    status, body = await rest(http, fake, "PATCH", f"/channels/{CHANNEL_ID}/messages/{msg['id']}", TOO_LONG)
+    assert_invalid_form(status, body, "content")
+    assert fake.message(msg["id"])["content"] == "short"
+
+
+async def next_interaction(gateway: RawGateway) -> dict[str, Any]:
+    while True:
+        event = await gateway.next_event()
+        if event["t"] == "INTERACTION_CREATE":
+            return event["d"]
+
+
+async def test_message_limits_on_interaction_paths(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    app = fake.application_id
+    commands = [{"name": "echo", "description": "Echo", "type": 1}]
+    assert (await rest(http, fake, "PUT", f"/applications/{app}/commands", commands))[0] == 200
+
+    async def callback(ix: dict[str, Any], body: dict[str, Any]) -> tuple[int, Any]:
+        return await rest(http, fake, "POST", f"/interactions/{ix['id']}/{ix['token']}/callback", body)
+
+    # callback type 4, then a follow-up, then edits of @original and of the follow-up by id
+    slash = asyncio.create_task(fake.slash(ALICE_ID, "echo", guild_id=GUILD_ID))
+    ix = await next_interaction(gateway)
+    assert_invalid_form(*await callback(ix, {"type": 4, "data": TOO_LONG}), "content")
+    button = {"type": 1, "components": [{"type": 2, "label": "Go", "style": 1, "custom_id": "go"}]}
+    assert (await callback(ix, {"type": 4, "data": {"content": "ok", "components": [button]}}))[0] == 200
+    answer = await asyncio.wait_for(slash, 5)
+    webhook = f"/webhooks/{app}/{ix['token']}"
+    assert_invalid_form(*await rest(http, fake, "POST", webhook, TOO_LONG, wait="true"), "content")
+    status, followup = await rest(http, fake, "POST", webhook, {"content": "more"}, wait="true")
+    assert status == 200
+    assert_invalid_form(
+        *await rest(http, fake, "PATCH", webhook + "/messages/@original", TOO_LONG), "content"
+    )
+    path = webhook + f"/messages/{followup['id']}"
+    assert_invalid_form(*await rest(http, fake, "PATCH", path, TOO_LONG), "content")
+    assert answer.message["content"] == "ok" and fake.message(followup["id"])["content"] == "more"
+
+    # callback type 7 (update the clicked message)
+    click = asyncio.create_task(fake.click(BOB_ID, answer.message, "go"))
+    ix = await next_interaction(gateway)
+    assert_invalid_form(*await callback(ix, {"type": 7, "data": TOO_LONG}), "content")
+    assert (await callback(ix, {"type": 7, "data": {"content": "updated"}}))[0] == 200
+    assert (await asyncio.wait_for(click, 5)).content == "updated"
+
+    # a "thinking" deferral: the first follow-up replaces the loading message
+    slash = asyncio.create_task(fake.slash(ALICE_ID, "echo", guild_id=GUILD_ID))
+    ix = await next_interaction(gateway)
+    assert (await callback(ix, {"type": 5}))[0] == 200
+    webhook = f"/webhooks/{app}/{ix['token']}"
+    assert_invalid_form(*await rest(http, fake, "POST", webhook, TOO_LONG), "content")
+    assert (await rest(http, fake, "POST", webhook, {"content": "done"}))[0] == 204
+    assert (await asyncio.wait_for(slash, 5)).content == "done"
