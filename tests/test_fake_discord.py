@@ -547,6 +547,15 @@ async def test_role_mentions_and_parse_exclusivity(fake: FakeDiscord, http: aioh
     assert (
         body["errors"]["allowed_mentions"]["_errors"][0]["code"] == "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE"
     )
+    status, body = await rest(
+        http,
+        fake,
+        "POST",
+        f"/channels/{CHANNEL_ID}/messages",
+        {"content": "x", "allowed_mentions": {"users": ["alice"]}},
+    )
+    assert status == 400
+    assert body["errors"]["allowed_mentions"]["users"]["0"]["_errors"][0]["code"] == "NUMBER_TYPE_COERCE"
 
 
 async def test_replies_mention_the_replied_user_unless_told_not_to(
@@ -618,12 +627,20 @@ def reactions_path(message: dict[str, Any], emoji: str) -> str:
     return f"/channels/{message['channel_id']}/messages/{message['id']}/reactions/{quote(emoji)}"
 
 
-async def test_reactions_while_disconnected_are_stored_and_not_sent_to_a_new_session(
-    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
-) -> None:
+async def post_then_disconnect(
+    http: aiohttp.ClientSession, fake: FakeDiscord, gateway: RawGateway
+) -> dict[str, Any]:
+    """The bot posts a message, sees it, and loses its connection."""
     msg = await post_message(http, fake, {"content": "react to join"})
     assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
     await gateway.close()
+    return msg
+
+
+async def test_reactions_while_disconnected_are_stored_and_not_sent_to_a_new_session(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    msg = await post_then_disconnect(http, fake, gateway)
 
     await fake.add_reaction(ALICE_ID, msg, "🔥")
     await fake.add_reaction(BOB_ID, msg, "👍")
@@ -651,9 +668,7 @@ async def test_resumed_session_gets_what_it_missed(
     fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
 ) -> None:
     """The contrast: RESUME continues the *same* session, so Discord replays the events it missed."""
-    msg = await post_message(http, fake, {"content": "react to join"})
-    assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
-    await gateway.close()
+    msg = await post_then_disconnect(http, fake, gateway)
     await fake.add_reaction(ALICE_ID, msg, "🔥")
     await fake.remove_reaction(ALICE_ID, msg, "🔥")
     await gateway.resume()

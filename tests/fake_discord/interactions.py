@@ -210,16 +210,20 @@ class Interactions(FakeBase):
             ch["permissions"] = str(self.member_permissions(guild_id, user_id))
         return ch
 
-    def _send_interaction(
+    async def _interact(
         self,
         itype: int,
         user_id: int,
         guild_id: int | None,
         channel_id: int,
         data: dict[str, Any],
-        *,
+        timeout: float,
+        what: str,
+        ack_only: bool = False,
         message: dict[str, Any] | None = None,
-    ) -> _Interaction:
+    ) -> InteractionResult:
+        """Send an interaction (as Discord would, on the bot's session for it) and wait for the bot's answer."""
+        await self._wait_session(guild_id, timeout)
         iid = self._snowflake()
         token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
         ix = _Interaction(
@@ -269,23 +273,6 @@ class Interactions(FakeBase):
                 "fake Discord: no bot session for this shard; is the bot connected?\n"
                 + self.describe_recent()
             )
-        return ix
-
-    async def _interact(
-        self,
-        itype: int,
-        user_id: int,
-        guild_id: int | None,
-        channel_id: int,
-        data: dict[str, Any],
-        timeout: float,
-        what: str,
-        ack_only: bool = False,
-        message: dict[str, Any] | None = None,
-    ) -> InteractionResult:
-        """Send an interaction once the bot has a session for it, and wait for the bot's answer."""
-        await self._wait_session(guild_id, timeout)
-        ix = self._send_interaction(itype, user_id, guild_id, channel_id, data, message=message)
         return await self._await_result(ix, timeout, what, ack_only)
 
     async def _wait_session(self, guild_id: int | None, timeout: float) -> None:

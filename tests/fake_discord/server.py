@@ -13,6 +13,9 @@ of :class:`FakeDiscord` (``slash``, ``click``, ``select``, ``submit_modal``, ``a
 * ``commands.py``     application commands: REST sync, and building a user's ``/command``
 * ``interactions.py`` interaction callbacks and webhooks; sending an interaction and awaiting its answer
 * ``driver.py``       the test-facing API (``slash``, ``click``, ``messages``, ``wait_for`` ...)
+
+``base.py`` has what they share (configuration, the change signal, ``ApiError``), ``constants.py``
+Discord's numbers, ``validation.py`` its payload limits and ``models.py`` the types tests see.
 """
 
 from __future__ import annotations

@@ -181,6 +181,14 @@ def validate_allowed_mentions(errors: Errors, allowed: Any) -> None:
             add_error(
                 errors, ["allowed_mentions", kind], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length."
             )
+        for i, snowflake in enumerate(ids):
+            if not str(snowflake).isdigit():
+                add_error(
+                    errors,
+                    ["allowed_mentions", kind, i],
+                    "NUMBER_TYPE_COERCE",
+                    f'Value "{snowflake}" is not snowflake.',
+                )
         if ids and kind in parse:
             add_error(
                 errors,
