@@ -10,7 +10,10 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
+import aiohttp
 import discord
 import pytest
 from discord import app_commands
@@ -133,6 +136,17 @@ class ProofBot(commands.AutoShardedBot):
             await msg.add_reaction("👍")
             await interaction.followup.send("poked", ephemeral=True)
 
+        @tree.command(description="Mentions a user, allowed in the follow-up only")
+        async def notify(interaction: discord.Interaction, user: discord.User) -> None:
+            none, only_user = discord.AllowedMentions.none(), discord.AllowedMentions(users=[user])
+            await interaction.response.send_message(f"{user.mention} (answer)", allowed_mentions=none)
+            await interaction.followup.send(f"{user.mention} (follow-up)", allowed_mentions=only_user)
+
+        @tree.command(description="Defers, then mentions a user in the edit")
+        async def slow_notify(interaction: discord.Interaction, user: discord.User) -> None:
+            await interaction.response.defer()
+            await interaction.edit_original_response(content=f"{user.mention} (edited in)")
+
         await tree.sync()
         await tree.sync(guild=discord.Object(GUILD_ID))
 
@@ -199,6 +213,8 @@ async def test_login_sync_and_ephemeral_reply(fake: FakeDiscord, bot: ProofBot) 
         "card",
         "upload",
         "poke",
+        "notify",
+        "slow_notify",
     }
     assert [c["name"] for c in fake.synced_commands(GUILD_ID)] == []  # config is global but guild_only
     res = await fake.slash(ALICE_ID, "ping", guild_id=GUILD_ID)
@@ -390,3 +406,430 @@ def test_interaction_result_content_helpers() -> None:
         },
     )
     assert res.content == "T" and [c["custom_id"] for c in res.components] == ["a"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Acting as the bot by hand: raw REST calls and a raw gateway client, for exact control over sessions.
+
+EVERYONE_PINGED = {ADMIN_ID, ALICE_ID, BOB_ID}  # the fixture's members but the bot (the owner is ADMIN)
+INVALID_FORM = {"code": 50035, "message": "Invalid Form Body"}
+INTENTS = (1 << 0) | (1 << 9) | (1 << 10) | (1 << 12) | (1 << 13)  # guilds, guild/DM messages + reactions
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+async def rest(
+    http: aiohttp.ClientSession, fake: FakeDiscord, method: str, path: str, body: Any = None, **query: Any
+) -> tuple[int, Any]:
+    """One REST call as the bot; returns (status, JSON body or None)."""
+    async with http.request(method, fake.api_base + path, json=body, params=query or None) as resp:
+        return resp.status, (await resp.json() if resp.status != 204 else None)
+
+
+async def post_message(
+    http: aiohttp.ClientSession, fake: FakeDiscord, body: dict[str, Any]
+) -> dict[str, Any]:
+    status, msg = await rest(http, fake, "POST", f"/channels/{CHANNEL_ID}/messages", body)
+    assert status == 200, msg
+    return msg
+
+
+class RawGateway:
+    """A bot's gateway connection reduced to frames: IDENTIFY or RESUME, then read dispatches one by one."""
+
+    def __init__(self, fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+        self.fake, self.http = fake, http
+        self.session_id = ""
+        self.seq = 0
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def _connect(self) -> None:
+        self.ws = await self.http.ws_connect(self.fake.gateway_url)
+        assert (await self.ws.receive_json(timeout=5))["op"] == 10  # HELLO
+
+    async def identify(self) -> None:
+        await self._connect()
+        await self.ws.send_json({"op": 2, "d": {"token": "raw", "intents": INTENTS, "properties": {}}})
+        ready = await self.next_event()
+        assert ready["t"] == "READY"
+        self.session_id = ready["d"]["session_id"]
+        assert (await self.next_event())["t"] == "GUILD_CREATE"
+
+    async def resume(self) -> None:
+        await self._connect()
+        await self.ws.send_json(
+            {"op": 6, "d": {"token": "raw", "session_id": self.session_id, "seq": self.seq}}
+        )
+
+    async def next_event(self, timeout: float = 5) -> dict[str, Any]:
+        while True:
+            frame = await self.ws.receive_json(timeout=timeout)
+            if frame["op"] == 0:
+                self.seq = frame["s"]
+                return frame
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self.fake.wait_for(lambda: not self.fake.gateway_connected(), what="the fake to see the close")
+
+
+@pytest.fixture
+async def gateway(fake: FakeDiscord, http: aiohttp.ClientSession) -> AsyncIterator[RawGateway]:
+    gw = RawGateway(fake, http)
+    await gw.identify()
+    yield gw
+    if gw.ws is not None:
+        await gw.ws.close()
+
+
+# ---------------------------------------------------------------------------------------------------
+# allowed_mentions
+
+
+async def test_no_allowed_mentions_parses_every_mention(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    msg = await post_message(http, fake, {"content": f"hi <@{ALICE_ID}> and <@!{BOB_ID}>"})
+    assert [u["id"] for u in msg["mentions"]] == [str(ALICE_ID), str(BOB_ID)]
+    assert fake.pinged_users(msg) == {ALICE_ID, BOB_ID}
+    assert fake.message(msg["id"])["mentions"] == msg["mentions"]
+
+
+async def test_empty_parse_pings_nobody(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    content = f"hi <@{ALICE_ID}> <@&{ADMIN_ROLE_ID}> @everyone"
+    msg = await post_message(http, fake, {"content": content, "allowed_mentions": {"parse": []}})
+    assert (msg["mentions"], msg["mention_roles"], msg["mention_everyone"]) == ([], [], False)
+    assert fake.pinged_users(msg) == set()
+
+
+async def test_explicit_users_pings_only_them(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    body = {
+        "content": f"<@{ALICE_ID}> <@{BOB_ID}> <@{ADMIN_ID}>",
+        "allowed_mentions": {"parse": [], "users": [str(ALICE_ID), str(ADMIN_ID + 99)]},
+    }
+    msg = await post_message(http, fake, body)
+    assert [u["id"] for u in msg["mentions"]] == [str(ALICE_ID)]  # a listed id the content lacks: nobody
+    assert fake.pinged_users(msg) == {ALICE_ID}
+
+
+async def test_everyone_needs_everyone_in_parse(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    allowed = await post_message(
+        http, fake, {"content": "@everyone draft starts", "allowed_mentions": {"parse": ["everyone"]}}
+    )
+    assert allowed["mention_everyone"] is True
+    assert fake.pinged_users(allowed) == EVERYONE_PINGED
+    default = await post_message(http, fake, {"content": "@here draft starts"})  # no allowed_mentions: parsed
+    assert default["mention_everyone"] is True and fake.pinged_users(default) == EVERYONE_PINGED
+    refused = await post_message(
+        http, fake, {"content": "@everyone draft starts", "allowed_mentions": {"parse": ["users", "roles"]}}
+    )
+    assert refused["mention_everyone"] is False
+    assert fake.pinged_users(refused) == set()
+
+
+async def test_role_mentions_and_parse_exclusivity(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(
+        http, fake, {"content": f"<@&{ADMIN_ROLE_ID}>", "allowed_mentions": {"roles": [str(ADMIN_ROLE_ID)]}}
+    )
+    assert msg["mention_roles"] == [str(ADMIN_ROLE_ID)] and fake.pinged_users(msg) == {ADMIN_ID}
+    status, body = await rest(
+        http,
+        fake,
+        "POST",
+        f"/channels/{CHANNEL_ID}/messages",
+        {"content": "x", "allowed_mentions": {"parse": ["users"], "users": [str(ALICE_ID)]}},
+    )
+    assert status == 400 and body["code"] == 50035
+    assert (
+        body["errors"]["allowed_mentions"]["_errors"][0]["code"] == "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE"
+    )
+    status, body = await rest(
+        http,
+        fake,
+        "POST",
+        f"/channels/{CHANNEL_ID}/messages",
+        {"content": "x", "allowed_mentions": {"users": ["alice"]}},
+    )
+    assert status == 400
+    assert body["errors"]["allowed_mentions"]["users"]["0"]["_errors"][0]["code"] == "NUMBER_TYPE_COERCE"
+
+
+async def test_replies_mention_the_replied_user_unless_told_not_to(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    question = await fake.user_message(ALICE_ID, "when is the draft?", channel_id=CHANNEL_ID)
+    ref = {"message_id": question["id"]}
+    reply = await post_message(http, fake, {"content": "tonight", "message_reference": ref})
+    assert fake.pinged_users(reply) == {ALICE_ID}
+    quiet = await post_message(
+        http, fake, {"content": "tonight", "message_reference": ref, "allowed_mentions": {"parse": []}}
+    )
+    assert fake.pinged_users(quiet) == set()
+    loud = {"parse": [], "replied_user": True}
+    pinged = await post_message(
+        http, fake, {"content": "tonight", "message_reference": ref, "allowed_mentions": loud}
+    )
+    assert [u["id"] for u in pinged["mentions"]] == [str(ALICE_ID)] and fake.pinged_users(pinged) == {
+        ALICE_ID
+    }
+
+
+async def test_edits_reparse_mentions_but_never_ping(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "results soon"})
+    path = f"/channels/{CHANNEL_ID}/messages/{msg['id']}"
+    status, edited = await rest(http, fake, "PATCH", path, {"content": f"<@{ALICE_ID}> won"})
+    assert status == 200 and [u["id"] for u in edited["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(msg) == set()  # an edit notifies nobody
+    # Discord keeps no allowed_mentions: each edit parses with its own
+    status, edited = await rest(
+        http, fake, "PATCH", path, {"content": f"<@{ALICE_ID}> won", "allowed_mentions": {"parse": []}}
+    )
+    assert status == 200 and edited["mentions"] == []
+
+
+async def test_dm_allowed_mentions(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    status, dm = await rest(http, fake, "POST", "/users/@me/channels", {"recipient_id": str(ALICE_ID)})
+    assert status == 200
+    path = f"/channels/{dm['id']}/messages"
+    status, loud = await rest(http, fake, "POST", path, {"content": f"your turn <@{ALICE_ID}>"})
+    assert status == 200 and fake.pinged_users(loud) == {ALICE_ID}
+    status, quiet = await rest(
+        http, fake, "POST", path, {"content": f"your turn <@{ALICE_ID}>", "allowed_mentions": {"parse": []}}
+    )
+    assert status == 200 and quiet["mentions"] == [] and fake.pinged_users(quiet) == set()
+    status, other = await rest(http, fake, "POST", path, {"content": f"<@{BOB_ID}> is up next"})
+    assert status == 200 and fake.pinged_users(other) == set()  # Bob cannot see Alice's DMs
+
+
+async def test_interaction_answers_and_followups_apply_allowed_mentions(
+    fake: FakeDiscord, bot: ProofBot
+) -> None:
+    res = await fake.slash(ADMIN_ID, "notify", guild_id=GUILD_ID, options={"user": ALICE_ID})
+    assert res.message["mentions"] == [] and fake.pinged_users(res.message) == set()
+    (followup,) = await res.wait_followup(1)
+    assert [u["id"] for u in followup["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(followup) == {ALICE_ID}
+    # a deferred answer is filled in by an edit: the mention is listed, but Discord pings nobody
+    slow = await fake.slash(ADMIN_ID, "slow_notify", guild_id=GUILD_ID, options={"user": ALICE_ID})
+    assert [u["id"] for u in slow.message["mentions"]] == [str(ALICE_ID)]
+    assert fake.pinged_users(slow.message) == set()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reactions while the bot is away
+
+
+def reactions_path(message: dict[str, Any], emoji: str) -> str:
+    return f"/channels/{message['channel_id']}/messages/{message['id']}/reactions/{quote(emoji)}"
+
+
+async def post_then_disconnect(
+    http: aiohttp.ClientSession, fake: FakeDiscord, gateway: RawGateway
+) -> dict[str, Any]:
+    """The bot posts a message, sees it, and loses its connection."""
+    msg = await post_message(http, fake, {"content": "react to join"})
+    assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
+    await gateway.close()
+    return msg
+
+
+async def test_reactions_while_disconnected_are_stored_and_not_sent_to_a_new_session(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    msg = await post_then_disconnect(http, fake, gateway)
+
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.add_reaction(BOB_ID, msg, "👍")
+    await fake.remove_reaction(BOB_ID, msg, "👍")
+    assert fake.reactions(msg["id"]) == {"🔥": {ALICE_ID}}
+    status, users = await rest(http, fake, "GET", reactions_path(msg, "🔥"))
+    assert status == 200 and [u["id"] for u in users] == [str(ALICE_ID)]
+    status, stored = await rest(http, fake, "GET", f"/channels/{CHANNEL_ID}/messages/{msg['id']}")
+    assert [(r["emoji"]["name"], r["count"], r["me"]) for r in stored["reactions"]] == [("🔥", 1, False)]
+
+    fresh = RawGateway(fake, http)  # a new process: IDENTIFY, a new session
+    await fresh.identify()
+    assert fresh.session_id != gateway.session_id
+    await fake.add_reaction(ADMIN_ID, msg, "✅")  # the first event the new session gets is this one
+    event = await fresh.next_event()
+    assert (event["t"], event["d"]["emoji"]["name"], event["d"]["user_id"]) == (
+        "MESSAGE_REACTION_ADD",
+        "✅",
+        str(ADMIN_ID),
+    )
+    await fresh.ws.close()
+
+
+async def test_resumed_session_gets_what_it_missed(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    """The contrast: RESUME continues the *same* session, so Discord replays the events it missed."""
+    msg = await post_then_disconnect(http, fake, gateway)
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.remove_reaction(ALICE_ID, msg, "🔥")
+    await gateway.resume()
+    events = [(await gateway.next_event())["t"] for _ in range(3)]
+    assert events == ["MESSAGE_REACTION_ADD", "MESSAGE_REACTION_REMOVE", "RESUMED"]
+
+
+async def test_reactions_while_the_bot_process_is_dead(
+    fake: FakeDiscord, http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    msg = await post_message(http, fake, {"content": "react to join"})
+    script = tmp_path / "child_bot.py"
+    script.write_text(CHILD_BOT)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        env={**os.environ, "FAKE_API_BASE": fake.api_base},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await fake.wait_for_ready(generation=1, timeout=15)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(proc.wait(), 5)
+    await fake.wait_for(lambda: not fake.gateway_connected(), timeout=5)
+
+    await fake.add_reaction(ALICE_ID, msg, "🔥")
+    await fake.add_reaction(BOB_ID, msg, "🔥")
+    await fake.remove_reaction(BOB_ID, msg, "🔥")
+    status, users = await rest(http, fake, "GET", reactions_path(msg, "🔥"))
+    assert status == 200 and [u["id"] for u in users] == [str(ALICE_ID)]
+
+    async with running_bot(fake) as bot:
+        await fake.wait_for_ready(generation=2, timeout=10)
+        await fake.add_reaction(ADMIN_ID, msg, "✅")
+        await asyncio.wait_for(bot.reaction_event.wait(), 5)
+        await asyncio.sleep(0.2)  # room for anything else that might (wrongly) still arrive
+        assert bot.reactions_seen == [(ADMIN_ID, "✅")]
+    assert fake.reactions(msg["id"]) == {"🔥": {ALICE_ID}, "✅": {ADMIN_ID}}
+
+
+async def test_get_reactions_limit_after_and_call_log(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "react to join"})
+    for user in (BOB_ID, ADMIN_ID, ALICE_ID):
+        await fake.add_reaction(user, msg, "🔥")
+    ordered = [str(u) for u in sorted((ADMIN_ID, ALICE_ID, BOB_ID))]
+    start = len(fake.rest_log)
+    path = reactions_path(msg, "🔥")
+    status, first = await rest(http, fake, "GET", path, limit=2)
+    assert status == 200 and [u["id"] for u in first] == ordered[:2]
+    status, rest_page = await rest(http, fake, "GET", path, limit=2, after=first[-1]["id"])
+    assert status == 200 and [u["id"] for u in rest_page] == ordered[2:]
+    status, everyone = await rest(http, fake, "GET", path)  # default limit 25
+    assert [u["id"] for u in everyone] == ordered
+    status, body = await rest(http, fake, "GET", path, limit=101)
+    assert status == 400 and {k: body[k] for k in INVALID_FORM} == INVALID_FORM and "limit" in body["errors"]
+    status, body = await rest(http, fake, "GET", path, limit=0)
+    assert status == 400 and "limit" in body["errors"]
+    calls = fake.calls("GET", r"/reactions/", since=start)
+    assert [c.status for c in calls] == [200, 200, 200, 400, 400]
+    assert calls[1].query == {"limit": "2", "after": first[-1]["id"]}
+    assert calls[0].route == "/channels/{channel_id}/messages/{message_id}/reactions/{emoji}"
+    assert fake.count_calls("GET", r"/reactions/", since=start) == 5
+
+
+# ---------------------------------------------------------------------------------------------------
+# Discord's message limits on every path that carries message content
+
+TOO_LONG = {"content": "x" * 2001}
+
+
+def assert_invalid_form(status: int, body: Any, *path: str | int) -> None:
+    """A 400 shaped like Discord's, with an error at ``path`` inside ``errors``."""
+    assert status == 400, body
+    assert set(body) == {"code", "message", "errors"} and {k: body[k] for k in INVALID_FORM} == INVALID_FORM
+    node = body["errors"]
+    for key in path:
+        node = node[str(key)]
+    assert node["_errors"][0]["code"], body
+
+
+@pytest.mark.parametrize(
+    ("payload", "error_path"),
+    [
+        (TOO_LONG, ["content"]),
+        ({"embeds": [{"description": "d" * 4097}]}, ["embeds", 0, "description"]),
+        ({"embeds": [{"fields": [{"name": "n", "value": "v" * 1025}]}]}, ["embeds", 0, "fields", 0, "value"]),
+        ({"embeds": [{"fields": [{"name": "n", "value": "v"}] * 26}]}, ["embeds", 0, "fields"]),
+        ({"embeds": [{"description": "d" * 4000}, {"description": "d" * 2001}]}, ["embeds"]),
+        ({"embeds": [{"title": "t"}] * 11}, ["embeds"]),
+        (
+            {"components": [{"type": 1, "components": [{"type": 2, "label": "b", "style": 1}]}]},
+            ["components", 0, "components", 0, "custom_id"],
+        ),
+    ],
+)
+async def test_message_limits_on_send_and_dm(
+    fake: FakeDiscord, http: aiohttp.ClientSession, payload: dict[str, Any], error_path: list[str | int]
+) -> None:
+    status, dm = await rest(http, fake, "POST", "/users/@me/channels", {"recipient_id": str(ALICE_ID)})
+    for channel in (CHANNEL_ID, dm["id"]):
+        status, body = await rest(http, fake, "POST", f"/channels/{channel}/messages", payload)
+        assert_invalid_form(status, body, *error_path)
+    assert fake.messages(CHANNEL_ID) == [] and fake.dms(ALICE_ID) == []
+
+
+async def test_message_limits_on_edit(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    msg = await post_message(http, fake, {"content": "short"})
+    status, body = await rest(http, fake, "PATCH", f"/channels/{CHANNEL_ID}/messages/{msg['id']}", TOO_LONG)
+    assert_invalid_form(status, body, "content")
+    assert fake.message(msg["id"])["content"] == "short"
+
+
+async def next_interaction(gateway: RawGateway) -> dict[str, Any]:
+    while True:
+        event = await gateway.next_event()
+        if event["t"] == "INTERACTION_CREATE":
+            return event["d"]
+
+
+async def test_message_limits_on_interaction_paths(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    app = fake.application_id
+    commands = [{"name": "echo", "description": "Echo", "type": 1}]
+    assert (await rest(http, fake, "PUT", f"/applications/{app}/commands", commands))[0] == 200
+
+    async def callback(ix: dict[str, Any], body: dict[str, Any]) -> tuple[int, Any]:
+        return await rest(http, fake, "POST", f"/interactions/{ix['id']}/{ix['token']}/callback", body)
+
+    # callback type 4, then a follow-up, then edits of @original and of the follow-up by id
+    slash = asyncio.create_task(fake.slash(ALICE_ID, "echo", guild_id=GUILD_ID))
+    ix = await next_interaction(gateway)
+    assert_invalid_form(*await callback(ix, {"type": 4, "data": TOO_LONG}), "content")
+    button = {"type": 1, "components": [{"type": 2, "label": "Go", "style": 1, "custom_id": "go"}]}
+    assert (await callback(ix, {"type": 4, "data": {"content": "ok", "components": [button]}}))[0] == 200
+    answer = await asyncio.wait_for(slash, 5)
+    webhook = f"/webhooks/{app}/{ix['token']}"
+    assert_invalid_form(*await rest(http, fake, "POST", webhook, TOO_LONG, wait="true"), "content")
+    status, followup = await rest(http, fake, "POST", webhook, {"content": "more"}, wait="true")
+    assert status == 200
+    assert_invalid_form(
+        *await rest(http, fake, "PATCH", webhook + "/messages/@original", TOO_LONG), "content"
+    )
+    path = webhook + f"/messages/{followup['id']}"
+    assert_invalid_form(*await rest(http, fake, "PATCH", path, TOO_LONG), "content")
+    assert answer.message["content"] == "ok" and fake.message(followup["id"])["content"] == "more"
+
+    # callback type 7 (update the clicked message)
+    click = asyncio.create_task(fake.click(BOB_ID, answer.message, "go"))
+    ix = await next_interaction(gateway)
+    assert_invalid_form(*await callback(ix, {"type": 7, "data": TOO_LONG}), "content")
+    assert (await callback(ix, {"type": 7, "data": {"content": "updated"}}))[0] == 200
+    assert (await asyncio.wait_for(click, 5)).content == "updated"
+
+    # a "thinking" deferral: the first follow-up replaces the loading message
+    slash = asyncio.create_task(fake.slash(ALICE_ID, "echo", guild_id=GUILD_ID))
+    ix = await next_interaction(gateway)
+    assert (await callback(ix, {"type": 5}))[0] == 200
+    webhook = f"/webhooks/{app}/{ix['token']}"
+    assert_invalid_form(*await rest(http, fake, "POST", webhook, TOO_LONG), "content")
+    assert (await rest(http, fake, "POST", webhook, {"content": "done"}))[0] == 204
+    assert (await asyncio.wait_for(slash, 5)).content == "done"

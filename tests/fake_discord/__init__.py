@@ -35,6 +35,12 @@ Behaviour worth knowing:
 * ``wait_for(predicate)`` re-checks only when the *fake's* state changes (REST call, gateway frame, test
   action).  Do not use it for state that only changes inside the bot (use the REST effect instead).
 * Unknown REST routes answer 404 and are logged at ERROR and collected in ``fake.unknown_routes``.
+* Mentions follow the payload's ``allowed_mentions`` like Discord (none given: everything in the content
+  counts); ``fake.pinged_users(message)`` is who got notified when it was sent (edits and ephemeral
+  messages never notify).
+* Like Discord, a new session (IDENTIFY) never gets the events it missed; a RESUMEd one gets them replayed.
+  Reactions made while the bot is away are stored all the same.
+* Payloads over Discord's limits get its 400 ``{"code": 50035, "message": "Invalid Form Body", "errors"}``.
 """
 
 from .models import CommandNotAvailable, FakeDiscordTimeout, InteractionResult, RestCall, SnowflakeGenerator

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord, _Interaction
+    from .interactions import _Interaction
+    from .server import FakeDiscord
 
 DISCORD_EPOCH_MS = 1420070400000
 

@@ -158,6 +158,46 @@ def _walk_components(
             seen.add(custom_id)
 
 
+def validate_allowed_mentions(errors: Errors, allowed: Any) -> None:
+    if allowed is None:
+        return
+    if not isinstance(allowed, dict):
+        add_error(
+            errors, ["allowed_mentions"], "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType"
+        )
+        return
+    parse = allowed.get("parse") or []
+    for i, kind in enumerate(parse):
+        if kind not in ("everyone", "roles", "users"):
+            add_error(
+                errors,
+                ["allowed_mentions", "parse", i],
+                "BASE_TYPE_CHOICES",
+                "Value must be one of ('everyone', 'roles', 'users').",
+            )
+    for kind in ("users", "roles"):
+        ids = allowed.get(kind) or []
+        if len(ids) > 100:
+            add_error(
+                errors, ["allowed_mentions", kind], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length."
+            )
+        for i, snowflake in enumerate(ids):
+            if not str(snowflake).isdigit():
+                add_error(
+                    errors,
+                    ["allowed_mentions", kind, i],
+                    "NUMBER_TYPE_COERCE",
+                    f'Value "{snowflake}" is not snowflake.',
+                )
+        if ids and kind in parse:
+            add_error(
+                errors,
+                ["allowed_mentions"],
+                "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.',
+            )
+
+
 def validate_message(
     payload: dict[str, Any], *, has_files: bool, partial: bool = False
 ) -> tuple[Errors, bool]:
@@ -170,6 +210,7 @@ def validate_message(
     validate_embeds(errors, payload.get("embeds"))
     v2 = bool((payload.get("flags") or 0) & (1 << 15))
     validate_components(errors, payload.get("components"), v2=v2)
+    validate_allowed_mentions(errors, payload.get("allowed_mentions"))
     empty = not partial and not (
         content
         or payload.get("embeds")
