@@ -38,6 +38,19 @@ How the code maps to FORMATS.md §3
       clock itself lives in its own document (:mod:`bot.formats.clock`), one per match, so
       a clock pass — several a minute per match — never rewrites the whole event.
 
+Public API (for the command layer)
+    Pure: ``match_points``, ``victory_points``, ``placement_multiplier``, ``rating_award``,
+    ``check_decklist(text | bytes) -> (cards, problems)``, ``deck_problems(cards)``.
+    Event: ``new_event(seed, Settings(...))``; operations returning ``list[Event]``:
+    ``update_settings(state, **changes)``, ``register(state, user_id, deck, scoring,
+    decklist)``, ``close_registration``, ``pair_next_round``, ``report_game(state, seat, *,
+    winner, value, game=None, match=None)``, ``confirm_game``, ``dispute_game``,
+    ``decide_game(state, match, game, *, winner, value, note)`` (organizer), ``flag_fell(state,
+    match, game, flagged)``, ``drop(state, seat)``, ``end_event``. Queries: ``seat_of``,
+    ``current_match``, ``game_plan``, ``value_needed``, ``game_points``, ``match_result``,
+    ``standings``, ``final_ranking``, ``new_match_clock``. Permissions (who is an organizer)
+    are the service's business: the engine trusts the caller for organizer operations.
+
 Rules decisions (where FORMATS.md is silent)
     * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
       Platinum Angel, reports 0: 10 MP either way), library 0..5,000 (the most cards a list
@@ -47,7 +60,8 @@ Rules decisions (where FORMATS.md is silent)
       deck's option needs); the **other** player confirms or disputes. A disputed game waits
       for the organizer (:func:`decide_game`), whose decision is final and may also override
       a confirmed game (until the event ends). If the opponent has dropped, a report is final
-      at once (nobody is left to confirm it).
+      at once (nobody is left to confirm it); a report waiting for a player who then drops
+      waits for the organizer.
     * Flag fall (:func:`flag_fell`, only when the event uses the clock): the game is marked lost
       by the flagged player; the number for the match points is still needed, so one of the
       two players reports it (the winner cannot be changed by a player) and the other
