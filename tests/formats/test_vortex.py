@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from bot.formats import vortex as v
 from bot.formats.vortex import (
@@ -808,3 +811,204 @@ def test_unknown_versions_are_refused_and_unknown_keys_ignored():
     with pytest.raises(UnsupportedVersion):
         VortexState.from_dict({k: val for k, val in d.items() if k != "v"})
     assert VortexState.from_dict({**d, "bot": {"message_ids": [1]}}) == state
+
+
+# --------------------------------------------------------------------------- properties
+
+# Fields of events that carry card names.
+CARD_FIELDS = ("card", "cards", "exiled", "pack", "lands")
+# Public events whose cards may legitimately still be in a hidden zone: revealed shoe cards
+# stay in the shoe, and a card returned to hand came from a public zone.
+REVEALING_EVENTS = (v.ShoeRevealed, v.CardReturnedToHand)
+
+
+@st.composite
+def tables(draw):
+    """A player count, a (possibly tiny) cube with some duplicates and often many basic lands
+    (so that mulligans happen), and a seed."""
+    n = draw(st.integers(v.MIN_PLAYERS, v.MAX_PLAYERS))
+    smallest = v.PACK_SIZE * (n + 1) - len(BASIC_TYPES) * n
+    size = draw(st.integers(smallest, smallest + 40))
+    lands = draw(st.lists(st.sampled_from([*BASIC_TYPES, "Snow-Covered Forest"]), max_size=size))
+    duplicates = draw(st.lists(st.just("Hidden Gem 000"), max_size=3))
+    extras = (lands + duplicates)[:size]
+    cube = cube_of(size - len(extras)) + extras
+    return n, cube, draw(st.integers(0, 2**32))
+
+
+def hidden_cards(state: VortexState) -> set[str]:
+    cards = set(state.shoe) | set(state.passed_pack)
+    for p in state.players:
+        cards |= set(p.pack) | set(p.hand)
+    return cards
+
+
+def public_cards(state: VortexState) -> Counter:
+    return sum((Counter(p.played) + Counter(p.exile) for p in state.players), Counter())
+
+
+def strings_in(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, item in value.items() for s in strings_in(k) + strings_in(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in strings_in(item)]
+    return []
+
+
+def event_cards(event: v.Event) -> list[str]:
+    cards: list[str] = []
+    for name in CARD_FIELDS:
+        value = getattr(event, name, None)
+        cards += [value] if isinstance(value, str) else list(value or ())
+    return cards
+
+
+def check_invariants(state: VortexState, cube: list[str], events: list[v.Event], reported: Counter) -> None:
+    assert v.card_census(state) == expected_cards(cube, state), "a card appeared or vanished"
+    assert all(len(p.pack) <= v.PACK_SIZE for p in state.players), "a pack over 7 after SBA"
+    assert len(state.passed_pack) <= v.PACK_SIZE
+    if state.draft is not None:
+        assert state.players[state.draft.seat].pack, "a pick offered from an empty pack"
+    for p in state.players:
+        assert p.life == v.STARTING_LIFE - p.penalties + reported[p.seat]
+    status = json.dumps(asdict(v.public_status(state)))
+    for text in strings_in(json.loads(status)):
+        for card in hidden_cards(state):
+            assert card not in text, f"public status shows hidden card {card!r}"
+    public_now = public_cards(state)
+    for e in events:
+        if e.private_to is None and not isinstance(e, REVEALING_EVENTS):
+            assert Counter(event_cards(e)) <= public_now, f"public event shows hidden cards: {e}"
+    assert VortexState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
+
+
+def choose_action(data, state: VortexState):
+    """(label, action) for a random action: usually a legal one, sometimes anything at all.
+
+    An action is a function of the state, so the same action can be applied to a reloaded twin."""
+    anyone = data.draw(st.integers(0, len(state.players) - 1))
+    if data.draw(st.integers(0, 9)) == 0:  # anything at all, mostly refused
+        kind = data.draw(st.sampled_from(["pick", "draw", "pass", "mulligan", "mill", "basics", "arrange"]))
+        arg = data.draw(st.integers(-1, 9))
+        return kind, {
+            "pick": lambda s: v.pick(s, anyone, arg),
+            "draw": lambda s: v.draw(s, anyone, arg),
+            "pass": lambda s: v.pass_turn(s, anyone),
+            "mulligan": lambda s: v.mulligan(s, anyone),
+            "mill": lambda s: v.mill(s, anyone, arg),
+            "basics": lambda s: v.choose_basics(s, anyone, ["Island"] * max(arg, 0)),
+            "arrange": lambda s: v.arrange_top(s, anyone, list(range(max(arg, 0))), []),
+        }[kind]
+    if state.draft is not None:
+        seat = state.draft.seat
+        index = data.draw(st.integers(0, len(state.players[seat].pack) - 1))
+        return "pick", lambda s: v.pick(s, seat, index)
+    if state.phase == "basics":
+        seat = next(p.seat for p in state.players if p.opening_basics is None)
+        lands = data.draw(st.lists(st.sampled_from(BASIC_TYPES), min_size=3, max_size=3))
+        return "basics", lambda s: v.choose_basics(s, seat, lands)
+    return play_action(data, state, anyone)
+
+
+PLAY_ACTIONS = [
+    "draw",
+    "draw",
+    "pass",
+    "pass",
+    "mulligan",
+    "mill",
+    "reveal",
+    "look",
+    "arrange",
+    "put_on_shoe",
+] + ["shuffle", "search", "into_pack", "shoe_into_pack", "play", "discard", "return", "life"]
+
+
+def play_action(data, state: VortexState, seat: int):
+    active = v.active_seat(state)
+    player = state.players[seat]
+    kind = data.draw(st.sampled_from(PLAY_ACTIONS))
+    count = data.draw(st.integers(1, 12))
+    cards = (
+        data.draw(st.lists(st.sampled_from(player.hand), min_size=1, max_size=3)) if player.hand else ["X"]
+    )
+    played = data.draw(st.sampled_from(player.played)) if player.played else "X"
+    in_shoe = data.draw(st.sampled_from(state.shoe)) if state.shoe else "X"
+    looked = state.look.count if state.look else count
+    order = data.draw(st.permutations(list(range(looked))))
+    split = data.draw(st.integers(0, looked))
+    position = data.draw(st.sampled_from(["top", "bottom"]))
+    destination = data.draw(st.sampled_from(["hand", "played"]))
+    actions = {
+        "draw": lambda s: v.draw(s, seat, count % 3 + 1),
+        "pass": lambda s: v.pass_turn(s, active),
+        "mulligan": lambda s: v.mulligan(s, active),
+        "mill": lambda s: v.mill(s, seat, count),
+        "reveal": lambda s: v.reveal_top(s, seat, count),
+        "look": lambda s: v.look_at_top(s, seat, count),
+        "arrange": lambda s: v.arrange_top(s, seat, order[:split], order[split:]),
+        "put_on_shoe": lambda s: v.put_on_shoe(s, seat, cards, position=position),
+        "shuffle": lambda s: v.shuffle_shoe(s, seat),
+        "search": lambda s: v.search_shoe(s, seat, in_shoe, to=destination),
+        "into_pack": lambda s: v.put_into_pack(s, seat, cards),
+        "shoe_into_pack": lambda s: v.put_shoe_cards_into_pack(s, seat, count),
+        "play": lambda s: v.play_card(s, seat, cards[0]),
+        "discard": lambda s: v.discard(s, seat, cards[0]),
+        "return": lambda s: v.return_to_hand(s, seat, played),
+        "life": lambda s: v.adjust_life(s, seat, -count),
+    }
+    return kind, actions[kind]
+
+
+def apply(state: VortexState, kind: str, action, reported: Counter) -> list[v.Event] | None:
+    """Run one action; a refusal must leave the state exactly as it was. `reported` sums the
+    life changes players reported, per seat."""
+    before = json.dumps(state.to_dict(), sort_keys=True)
+    try:
+        events = action(state)
+    except VortexError as refusal:
+        assert str(refusal).endswith("."), f"{kind}: refusal is not a sentence: {refusal}"
+        assert json.dumps(state.to_dict(), sort_keys=True) == before, f"refused {kind} changed the state"
+        return None
+    for e in events:
+        if isinstance(e, v.LifeChanged) and e.reason == "reported":
+            reported[e.seat] += e.delta
+    return events
+
+
+def note_coverage(state: VortexState, events: list[v.Event]) -> None:
+    """Let --hypothesis-show-statistics tell whether the rare rules were exercised."""
+    for e in events:
+        if isinstance(e, v.EmptyPackPenalty | v.MulliganTaken | v.PackOverflowDiscard):
+            event(type(e).__name__)
+    if not state.shoe and state.phase == "play":
+        event("played with an empty shoe")
+
+
+PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(tables(), st.data())
+def test_random_play_keeps_every_invariant_and_a_reloaded_twin_in_step(table, data):
+    """Random actions (legal ones mostly; refusals must change nothing), including shoe effects,
+    growing packs and empty shoes. After every step: every card is in exactly one zone, no
+    pack is over 7, no public view or public event names a hidden card, and the codec round
+    trips. A twin reloaded from JSON takes the same actions and stays identical (same events,
+    same random discards and shuffles)."""
+    n, cube, seed = table
+    state = v.new_game(cube, USERS[:n], seed=seed)
+    twin = VortexState.from_dict(json.loads(json.dumps(state.to_dict())))
+    reported: Counter = Counter()
+    check_invariants(state, cube, [], reported)
+    for _ in range(data.draw(st.integers(20, 120))):
+        kind, action = choose_action(data, state)
+        events = apply(state, kind, action, reported)
+        twin_events = apply(twin, kind, action, Counter())
+        assert twin_events == events and twin.to_dict() == state.to_dict()
+        if events is not None:
+            check_invariants(state, cube, events, reported)
+            note_coverage(state, events)
+    event(f"ended in phase {state.phase}")
