@@ -78,7 +78,16 @@ from bot.cards.model import is_basic_land
 from bot.text import clean_name, name_key
 
 __all__ = [
+    "BASICS",
     "BASIC_TYPES",
+    "BOTTOM",
+    "DRAW",
+    "MAIN",
+    "OPENING",
+    "OVER",
+    "PLAY",
+    "TOP",
+    "UPKEEP",
     "MAX_COUNT",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -172,9 +181,9 @@ OPENING_TURNS_PER_PLAYER = 4
 OPENING_BASICS = 3
 MAX_COUNT = 100  # upper bound for any "N cards" argument; real effects stay far below it
 
-# phases
+# phases (PublicStatus.phase)
 OPENING, BASICS, PLAY, OVER = "opening", "basics", "play", "over"
-# steps of a turn (the opening turns only have the draw step; "" when no turn runs)
+# steps of a turn (PublicStatus.step; opening turns only have the draw step; "" when no turn runs)
 UPKEEP, DRAW, MAIN, NO_STEP = "upkeep", "draw", "main", ""
 # where cards put on the shoe go
 TOP, BOTTOM = "top", "bottom"
@@ -561,9 +570,11 @@ def starting_shoe(cube: Sequence[str], players: int) -> list[str]:
 
 
 def new_game(cube: Sequence[str], user_ids: Sequence[int], *, seed: int | str) -> VortexState:
-    """Shuffle the shoe, deal 7 cards to each player and the passed pack, start opening turn 1.
+    """Shuffle the shoe and the turn order, deal 7 cards to each player and to the passed pack,
+    and start opening turn 1.
 
-    The first opening pick is already pending when this returns (see ``public_status``)."""
+    Returns the state only: the first opening pick is already pending, so send it from
+    ``private_view(state, public_status(state).picking_seat)``."""
     n = len(user_ids)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
         raise WrongPlayerCount(f"Vortex Based Magic is for {MIN_PLAYERS} to {MAX_PLAYERS} players.")
@@ -698,7 +709,7 @@ def pass_turn(state: VortexState, seat: int, *, turn: int | None = None) -> list
     if turn is not None and turn != state.turn:
         if turn < state.turn and _seat_of_turn(state, turn) == seat:
             raise AlreadyPassed("You have already passed that turn.")
-        raise NotYourTurn(f"That was for turn {turn}; it is now turn {state.turn}.")
+        raise NotYourTurn("That pass is not for the current turn.")
     if seat != active_seat(state):
         if _previous_turn_was(state, seat):
             raise AlreadyPassed("You have already passed: your turn is over.")
@@ -731,14 +742,20 @@ def _end_turn(state: VortexState, events: list[Event]) -> None:
 
 def _start_turn(state: VortexState, events: list[Event]) -> None:
     seat = _seat_of_turn(state, state.turn)
-    in_phase = state.turn if state.phase == OPENING else state.turn - state.opening_turns
-    events.append(TurnStarted(state.turn, in_phase, seat, state.phase))
+    events.append(TurnStarted(state.turn, _turn_in_phase(state), seat, state.phase))
     if state.phase == OPENING:
         state.step = DRAW
         state.draft = Draft(seat=seat, picks_total=1)
         _offer_pick(state, events)
     else:
         state.step = UPKEEP
+
+
+def _turn_in_phase(state: VortexState) -> int:
+    """What players call the turn: opening turn k, then normal turn k (0 before the first)."""
+    if state.phase == OPENING:
+        return state.turn
+    return max(state.turn - state.opening_turns, 0) if state.phase == PLAY else 0
 
 
 def _seat_of_turn(state: VortexState, turn: int) -> int:
@@ -962,7 +979,7 @@ def public_status(state: VortexState) -> PublicStatus:
         phase=state.phase,
         step=state.step,
         turn=state.turn,
-        turn_in_phase=state.turn if state.phase == OPENING else max(state.turn - state.opening_turns, 0),
+        turn_in_phase=_turn_in_phase(state),
         opening_turns=state.opening_turns,
         active_seat=active_seat(state),
         picking_seat=draft.seat if draft else None,

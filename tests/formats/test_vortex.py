@@ -236,6 +236,7 @@ def test_three_basics_of_the_players_choice_then_normal_turns_begin():
     while state.phase == "opening":
         v.pick(state, state.draft.seat, 0)
     a, b = state.turn_order
+    assert v.public_status(state).turn_in_phase == 0 and v.public_status(state).active_seat is None
     refused(state, WrongPhase, v.draw, a)
     refused(state, InvalidAction, v.choose_basics, a, ["Island", "Island"])
     refused(state, InvalidAction, v.choose_basics, a, ["Island", "Island", "Wastes"])
@@ -502,7 +503,7 @@ def test_a_stale_pass_token_is_refused():
     assert v.active_seat(state) == a
     # A's double click of turn `turn` arrives now: it must not end A's new turn.
     assert "already passed" in refused(state, AlreadyPassed, v.pass_turn, a, turn=turn)
-    assert "it is now turn" in refused(state, NotYourTurn, v.pass_turn, a, turn=turn + 1)
+    assert "not for the current turn" in refused(state, NotYourTurn, v.pass_turn, a, turn=turn + 1)
     v.pass_turn(state, a, turn=turn + 2)
 
 
