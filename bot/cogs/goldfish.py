@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 from discord import app_commands
 
@@ -29,6 +31,8 @@ MAX_WRITEUP_FILE = 200_000
 # Event names and reasons are user text: whatever they contain must never ping anyone.
 NO_PINGS = discord.AllowedMentions.none()
 DMS_CLOSED = 50007  # Discord's "Cannot send messages to this user"
+# Snowflakes have at most 19 digits (a forged key with more would overflow a BIGINT).
+WRITEUP_PAGE_KEY = re.compile(r"(?P<event>\d{1,18}):(?P<user>\d{1,19})")
 
 
 async def event_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -185,7 +189,11 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=False)
 
     async def render_writeup(self, interaction: discord.Interaction, key: str, page: int) -> Page:
-        event_id, user_id = map(int, key.split(":"))
+        """`key` is "<event id>:<player id>"."""
+        match = WRITEUP_PAGE_KEY.fullmatch(key)
+        if match is None:
+            raise NotFound("That write-up is no longer here.")
+        event_id, user_id = int(match["event"]), int(match["user"])
         guild_id = require_guild(interaction)
         event = await goldfish.get_event(self.bot.db, guild_id, event_id)
         sub = await goldfish.writeup(self.bot.db, guild_id, event_id, user_id)

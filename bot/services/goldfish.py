@@ -348,6 +348,8 @@ async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> S
     """The player's counting submission (or, if it was rejected, the newest one)."""
     async with db.read() as session:
         event = await _event_row(session, guild_id, event_id)
+        if not 0 < user_id <= _MAX_ID:
+            raise NotFound("That player has no write-up here.")
         rows = await session.execute(
             select(GoldfishSubmission)
             .where(GoldfishSubmission.event_id == event.id, GoldfishSubmission.user_id == user_id)
