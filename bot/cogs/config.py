@@ -10,6 +10,7 @@ from bot.cogs._checks import require_guild
 from bot.services import guild_config, leaderboard
 from bot.services.errors import UserError
 from bot.services.guild_config import PICK_MODES, GuildConfig
+from bot.text import escape
 from bot.ui.confirm import ask_confirmation
 from bot.ui.formatting import channel_mention, role_mention
 
@@ -25,7 +26,7 @@ def config_embed(config: GuildConfig, title: str = "Server settings") -> discord
     embed.add_field(name="Organizer role", value=role_mention(config.organizer_role_id), inline=False)
     embed.add_field(name="Leaderboard channel", value=channel_mention(config.leaderboard_channel_id), inline=False)
     embed.add_field(name="Default pick mode", value=config.default_pick_mode, inline=False)
-    embed.add_field(name="Season", value=config.active_season or "none running", inline=False)
+    embed.add_field(name="Season", value=escape(config.active_season) if config.active_season else "none running", inline=False)
     return embed
 
 
@@ -87,10 +88,10 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
     season = app_commands.Group(name="season", description="Seasons: leaderboards can be cut by season.")
 
     @season.command(name="start", description="Start a named season; finished events count towards it.")
-    @app_commands.describe(name="The season's name, e.g. 'Winter 2026'.")
+    @app_commands.describe(name="The season's name, e.g. 'Winter 2026' (up to 100 characters; any case or script).")
     async def season_start(self, interaction: discord.Interaction, name: str) -> None:
         started = await leaderboard.start_season(self.bot.db, require_guild(interaction), name)
-        await interaction.response.send_message(f"Season **{started.name}** has started.", ephemeral=True)
+        await interaction.response.send_message(f"Season **{escape(started.name)}** has started.", ephemeral=True)
 
     @season.command(name="end", description="End the running season (asks first).")
     async def season_end(self, interaction: discord.Interaction) -> None:
@@ -99,7 +100,7 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         if confirmed is None:
             return
         ended = await leaderboard.end_season(self.bot.db, guild_id)
-        await confirmed.response.edit_message(content=f"Season **{ended.name}** has ended.", view=None)
+        await confirmed.response.edit_message(content=f"Season **{escape(ended.name)}** has ended.", view=None)
 
     @app_commands.command(name="reset", description="Reset every server setting to its default (asks first).")
     async def reset(self, interaction: discord.Interaction) -> None:

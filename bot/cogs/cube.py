@@ -12,6 +12,7 @@ from bot.cards.scryfall import card_link_markdown
 from bot.cogs._checks import require_guild, require_organizer
 from bot.services import cubes, guild_config
 from bot.services.errors import UserError
+from bot.text import escape
 from bot.ui.confirm import ask_confirmation
 from bot.ui.paginate import Page, register_renderer, send_paginated, slice_page
 
@@ -35,13 +36,14 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         register_renderer("cube", self.render_page)
 
     async def render_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
-        cube = await cubes.get_cube(self.bot.db, require_guild(interaction), key)
+        """`key` is the cube's ref (its id), never its name: names can be too long for a custom_id."""
+        cube = await cubes.get_cube_by_ref(self.bot.db, require_guild(interaction), key)
         cards, page, pages = slice_page(cube.cards, page, CARDS_PER_PAGE)
         base = self.bot.settings.scryfall_base
         first = page * CARDS_PER_PAGE
         lines = [f"{first + i + 1}. {card_link_markdown(card.name, base)}" for i, card in enumerate(cards)]
         embed = discord.Embed(title=f"Cube: {cube.name}", description="\n".join(lines) or "(empty)")
-        source = cube.source if not cube.source_ref else f"{cube.source} ({cube.source_ref})"
+        source = cube.source if not cube.source_ref else f"{cube.source} ({escape(cube.source_ref)})"
         embed.add_field(name="Size", value=str(cube.size))
         embed.add_field(name="Source", value=source)
         if cube.description:
@@ -66,7 +68,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         self, interaction: discord.Interaction, name: str, page: app_commands.Range[int, 1, 500] = 1
     ) -> None:
         cube = await cubes.get_cube(self.bot.db, require_guild(interaction), name)
-        await send_paginated(interaction, "cube", cube.name, ephemeral=True, page=page - 1)
+        await send_paginated(interaction, "cube", cube.ref, ephemeral=True, page=page - 1)
 
     @app_commands.command(name="add", description="Add a cube from an uploaded list or a CubeCobra id (organizers).")
     @app_commands.describe(
@@ -98,7 +100,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         )
         singleton = "singleton" if card_list.is_singleton() else "not singleton"
         await interaction.followup.send(
-            f"Added cube **{summary.name}**: {summary.size} cards ({singleton}) from {source} `{ref}`.",
+            f"Added cube **{escape(summary.name)}**: {summary.size} cards ({singleton}) from {source} {escape(ref)}.",
             ephemeral=True,
         )
 
@@ -132,12 +134,12 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
         cube = await cubes.get_cube(self.bot.db, guild_id, name)
         if cube.source == "shipped":
-            raise UserError(f"`{cube.name}` is a shipped cube and can't be removed.")
-        confirmed = await ask_confirmation(interaction, f"Remove the cube **{cube.name}** ({cube.size} cards)?")
+            raise UserError(f"**{escape(cube.name)}** is a shipped cube and can't be removed.")
+        confirmed = await ask_confirmation(interaction, f"Remove the cube **{escape(cube.name)}** ({cube.size} cards)?")
         if confirmed is None:
             return
         await cubes.remove_cube(self.bot.db, guild_id, cube.name)
-        await confirmed.response.edit_message(content=f"Removed the cube **{cube.name}**.", view=None)
+        await confirmed.response.edit_message(content=f"Removed the cube **{escape(cube.name)}**.", view=None)
 
 
 async def setup(bot: MtgBot) -> None:

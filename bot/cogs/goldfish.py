@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 from discord import app_commands
 
@@ -9,7 +11,8 @@ from bot.app import MtgBot
 from bot.cogs._checks import interaction_is_organizer, require_guild
 from bot.formats import goldfish as rules
 from bot.services import goldfish
-from bot.services.errors import UserError
+from bot.services.errors import NotFound, UserError
+from bot.text import escape, name_key
 from bot.ui import goldfish as ui
 from bot.ui.errors import report_interaction_error
 from bot.ui.paginate import Page, register_renderer, send_paginated
@@ -20,8 +23,17 @@ METHOD_CHOICES = [
     app_commands.Choice(name="largest component", value="max"),
     app_commands.Choice(name="product of the non-zero components", value="product"),
 ]
+PLAY_ORDER_CHOICES = [
+    app_commands.Choice(name="players play first (standard)", value="first"),
+    app_commands.Choice(name="players play second", value="second"),
+    app_commands.Choice(name="each player flips for it", value="flip"),
+]
 MAX_WRITEUP_FILE = 200_000
-MAX_PENDING_FILES = 500
+# Event names and reasons are user text: whatever they contain must never ping anyone.
+NO_PINGS = discord.AllowedMentions.none()
+DMS_CLOSED = 50007  # Discord's "Cannot send messages to this user"
+# Snowflakes have at most 19 digits (a forged key with more would overflow a BIGINT).
+WRITEUP_PAGE_KEY = re.compile(r"(?P<event>\d{1,18}):(?P<user>\d{1,19})")
 
 
 async def event_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
@@ -29,11 +41,11 @@ async def event_autocomplete(interaction: discord.Interaction, current: str) -> 
     if interaction.guild_id is None:
         return []
     events = await goldfish.list_events(bot.db, interaction.guild_id, status=None)
-    needle = current.strip().lower()
+    needle = name_key(current)
     return [
         app_commands.Choice(name=f"#{e.id} {e.name} ({e.status})"[:100], value=e.id)
         for e in events
-        if needle in f"#{e.id} {e.name}".lower()
+        if needle in name_key(f"#{e.id} {e.name}")
     ][:25]
 
 
@@ -42,7 +54,6 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
     def __init__(self, bot: MtgBot) -> None:
         super().__init__()
         self.bot = bot
-        self._pending_files: dict[str, str] = {}
         register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
@@ -55,22 +66,41 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         return await interaction_is_organizer(self.bot.db, interaction)
 
     @app_commands.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
-    @app_commands.describe(name="The event's name.", turns="Game length.", method="How the components combine (default: sum).")
-    @app_commands.choices(turns=TURN_CHOICES, method=METHOD_CHOICES)
+    @app_commands.describe(
+        name="The event's name (up to 100 characters, unique in this server).",
+        turns="Game length.",
+        method="How the components combine (default: sum).",
+        play_order="Who plays first in every game of this event (default: the player).",
+    )
+    @app_commands.choices(turns=TURN_CHOICES, method=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES)
     async def event(
-        self, interaction: discord.Interaction, name: str, turns: app_commands.Choice[int],
-        method: app_commands.Choice[str] | None = None,
+        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], turns: app_commands.Choice[int],
+        method: app_commands.Choice[str] | None = None, play_order: app_commands.Choice[str] | None = None,
     ) -> None:
         if not await self._is_organizer(interaction):
             raise UserError("Only organizers can create events.")
         event = await goldfish.create_event(
             self.bot.db, guild_id=require_guild(interaction), channel_id=interaction.channel_id, name=name,
             turns=turns.value, organizer_id=interaction.user.id, method=method.value if method else "sum",
+            play_order=play_order.value if play_order else "first",
         )
         await interaction.response.send_message(
-            f"Goldfish event **#{event.id} {event.name}** is open ({event.turns} turns, {event.method} scoring). "
-            "Players: `/goldfish submit`."
+            f"Goldfish event **#{event.id} {escape(event.name)}** is open ({event.turns} turns, {event.method} "
+            f"scoring, {ui.PLAY_ORDER_TEXT[event.play_order]}). Players: `/goldfish rules`, then `/goldfish submit`.",
+            allowed_mentions=NO_PINGS,
         )
+
+    @app_commands.command(name="rules", description="The rules every Goldfish game follows (turns, play order, the goldfish).")
+    @app_commands.describe(event="The event whose rules to show (default: this channel's newest; none: the general rules).")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def show_rules(self, interaction: discord.Interaction, event: int | None = None) -> None:
+        try:
+            chosen = await self._event(interaction, event, status=None)
+        except NotFound:
+            if event is not None:
+                raise
+            chosen = None  # no event in this server yet: the general rules
+        await interaction.response.send_message(embed=ui.rules_embed(chosen), ephemeral=True)
 
     @app_commands.command(name="submit", description="Submit (or resubmit) your score and write-up.")
     @app_commands.describe(
@@ -89,16 +119,12 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         chosen = await goldfish.check_can_submit(self.bot.db, chosen.guild_id, chosen.id, interaction.user.id)
         file_key = None
         if writeup_file is not None:
+            # The upload waits in the database for the form, keyed by this command's id.
             file_key = str(interaction.id)
-            self._remember_file(file_key, await self._read_writeup(writeup_file))
+            text = await self._read_writeup(writeup_file)
+            await goldfish.hold_writeup(self.bot.db, chosen.guild_id, interaction.user.id, interaction.id, text)
         custom_id = ui.submit_custom_id(chosen.id, lost_or_drew=lost_or_drew, prevented=prevented, file_key=file_key)
         await interaction.response.send_modal(ui.ScoreModal(chosen, custom_id, with_writeup=file_key is None))
-
-    def _remember_file(self, key: str, text: str) -> None:
-        """Uploaded write-ups wait here for their form (bounded; a restart loses them, and says so)."""
-        self._pending_files[key] = text
-        while len(self._pending_files) > MAX_PENDING_FILES:
-            self._pending_files.pop(next(iter(self._pending_files)))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Score forms are answered from their custom_id, so they work in any process and after a restart."""
@@ -114,15 +140,6 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
 
     async def _save_submission(self, interaction: discord.Interaction, match) -> None:  # noqa: ANN001 - re.Match
         values = ui.modal_values(interaction.data or {})
-        if match["file"] == "-":
-            text = values.get("writeup", "")
-        else:
-            text = self._pending_files.get(match["file"])
-            if text is None:
-                raise UserError(
-                    "The bot restarted while your form was open and lost the write-up file you attached; "
-                    "nothing was saved. Run `/goldfish submit` again with the `writeup_file`."
-                )
         event = await goldfish.get_event(self.bot.db, require_guild(interaction), int(match["event"]))
         sub = await goldfish.submit(
             self.bot.db, event.guild_id, event.id, interaction.user.id,
@@ -130,14 +147,13 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             cards_milled=goldfish.parse_number("Cards milled", values.get("cards_milled", ""), whole=True),
             poison=goldfish.parse_number("Poison counters", values.get("poison", ""), whole=True),
             game_wins=goldfish.parse_number("Win effects", values.get("game_wins", ""), whole=True),
-            writeup=text, lost_or_drew=match["lost"] == "1", prevented=match["prevented"] == "1",
+            writeup=values.get("writeup", ""), writeup_key=None if match["file"] == "-" else int(match["file"]),
+            lost_or_drew=match["lost"] == "1", prevented=match["prevented"] == "1",
         )
-        if match["file"] != "-":
-            self._pending_files.pop(match["file"], None)
         await interaction.response.send_message(
-            f"Saved your score for **{event.name}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
+            f"Saved your score for **{escape(event.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
             "You can resubmit until the event closes.",
-            ephemeral=True,
+            ephemeral=True, allowed_mentions=NO_PINGS,
         )
 
     async def _read_writeup(self, file: discord.Attachment) -> str:
@@ -174,7 +190,11 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=False)
 
     async def render_writeup(self, interaction: discord.Interaction, key: str, page: int) -> Page:
-        event_id, user_id = map(int, key.split(":"))
+        """`key` is "<event id>:<player id>"."""
+        match = WRITEUP_PAGE_KEY.fullmatch(key)
+        if match is None:
+            raise NotFound("That write-up is no longer here.")
+        event_id, user_id = int(match["event"]), int(match["user"])
         guild_id = require_guild(interaction)
         event = await goldfish.get_event(self.bot.db, guild_id, event_id)
         sub = await goldfish.writeup(self.bot.db, guild_id, event_id, user_id)
@@ -183,23 +203,45 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         return Page(ui.writeup_embed(event, sub, page, pages), page, len(pages))
 
     @app_commands.command(name="reject", description="Reject a player's score; they are told why by DM (organizers).")
-    @app_commands.describe(player="Whose score to reject.", reason="Why (the player sees this).", event="The event.")
+    @app_commands.describe(
+        player="Whose score to reject.",
+        reason=f"Why: the player is told by DM (up to {goldfish.MAX_REJECT_REASON} characters).",
+        event="The event.",
+    )
     @app_commands.autocomplete(event=event_autocomplete)
-    async def reject(self, interaction: discord.Interaction, player: discord.User, reason: str, event: int | None = None) -> None:
+    async def reject(
+        self, interaction: discord.Interaction, player: discord.User,
+        reason: app_commands.Range[str, 1, goldfish.MAX_REJECT_REASON], event: int | None = None,
+    ) -> None:
         chosen = await self._event(interaction, event)
-        await goldfish.reject(
+        rejected = await goldfish.reject(
             self.bot.db, chosen.guild_id, chosen.id, player.id, reason=reason,
             user_id=interaction.user.id, is_organizer=await self._is_organizer(interaction),
         )
-        await interaction.response.send_message(f"Rejected {player.mention}'s score in **{chosen.name}**.", ephemeral=True)
+        await interaction.response.send_message(
+            f"Rejected {player.mention}'s score in **{escape(chosen.name)}**.", ephemeral=True, allowed_mentions=NO_PINGS
+        )
+        problem = await self._dm_rejection(player, chosen, rejected.reject_reason or reason)
+        if problem is not None:
+            await interaction.followup.send(
+                f"{player.mention} was not told by DM: {problem} They can read the reason with `/goldfish writeup`.",
+                ephemeral=True, allowed_mentions=NO_PINGS,
+            )
+
+    async def _dm_rejection(self, player: discord.User, event: goldfish.EventView, reason: str) -> str | None:
+        """DM the player why their score was rejected; None, or why the DM failed (in words)."""
         try:
             dm = await self.bot.create_dm(player)
             await dm.send(
-                f"Your score in **{chosen.name}** was rejected by the organizer: {reason}\n"
-                "You can submit again with `/goldfish submit` until the event closes."
+                f"Your score in **{escape(event.name)}** was rejected by the organizer: {escape(reason)}\n"
+                "You can submit again with `/goldfish submit` until the event closes.",
+                allowed_mentions=NO_PINGS,
             )
-        except discord.HTTPException:
-            await interaction.followup.send(f"(I couldn't DM {player.mention} about it.)", ephemeral=True)
+        except discord.HTTPException as error:
+            if error.code == DMS_CLOSED:
+                return "their DMs are closed to the bot (privacy settings)."
+            return f"Discord refused the message (HTTP {error.status}, error {error.code})."
+        return None
 
     @app_commands.command(name="close", description="Close an event: standings become final and go to the leaderboard.")
     @app_commands.describe(event="The event to close (default: this channel's newest open one).")
@@ -210,7 +252,10 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id,
             is_organizer=await self._is_organizer(interaction),
         )
-        await interaction.response.send_message(f"**{chosen.name}** is closed. Final standings are posted in <#{result.post_channel_id}>.")
+        await interaction.response.send_message(
+            f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>.",
+            allowed_mentions=NO_PINGS,
+        )
         channel = self.bot.get_partial_messageable(result.post_channel_id, guild_id=chosen.guild_id)
         await channel.send(embed=ui.standings_embed(result.event, result.standings, final=True),
                            allowed_mentions=discord.AllowedMentions.none())

@@ -43,6 +43,7 @@ __all__ = [
     "MAX_POISON",
     "MAX_TABLE_VALUE",
     "METHODS",
+    "PLAY_ORDERS",
     "TURNS_GOLDFISH_CUBE",
     "TURNS_ORDINARY",
     "GoldfishInputError",
@@ -52,11 +53,15 @@ __all__ = [
     "score",
     "validate_inputs",
     "validate_method",
+    "validate_play_order",
     "validate_table",
 ]
 
 DEFAULT_TABLE: Mapping[str, float] = {"life": 1.0, "mill": 0.5, "poison": 2.0, "win": 20.0}
 METHODS = ("sum", "max", "product")
+# Who plays first, agreed for a whole event (FORMATS.md §1): the player (the rule), the goldfish,
+# or a coin flip. The game ends before the first player's (turns + 1)th normal turn.
+PLAY_ORDERS = ("first", "second", "flip")
 TURNS_GOLDFISH_CUBE = 7
 TURNS_ORDINARY = 10
 
@@ -125,6 +130,12 @@ def validate_method(method: str) -> str:
     if method not in METHODS:
         raise GoldfishInputError(f"scoring method must be one of {', '.join(METHODS)}, not {method!r}")
     return method
+
+
+def validate_play_order(play_order: str) -> str:
+    if play_order not in PLAY_ORDERS:
+        raise GoldfishInputError(f"play order must be one of {', '.join(PLAY_ORDERS)}, not {play_order!r}")
+    return play_order
 
 
 def _combine(components: Mapping[str, float], method: str) -> float:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import goldfish as rules
@@ -13,11 +14,21 @@ from bot.services import leaderboard
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
-from bot.store.models import DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
+from bot.store.models import DraftPod, DraftSeat, GoldfishEvent, GoldfishPendingWriteup, GoldfishSubmission
 from bot.store.types import utcnow
+from bot.text import clean_name, escape, name_key
 
 MAX_WRITEUP_CHARS = 100_000
+MAX_EVENT_NAME = 100
+# A rejection reason is DMed to the player with the event's name: escaped, 500 characters stay
+# well inside a 2,000-character message.
+MAX_REJECT_REASON = 500
 ALLOWED_TURNS = (rules.TURNS_GOLDFISH_CUBE, rules.TURNS_ORDINARY)
+# An uploaded write-up waits this long for its score form, and each player has at most this many
+# waiting: an upload evicts only its own player's oldest.
+PENDING_WRITEUP_TTL = timedelta(hours=1)
+MAX_PENDING_WRITEUPS_PER_USER = 3
+_MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,7 @@ class EventView:
     pod_id: int | None
     organizer_id: int
     status: str
+    play_order: str = "first"
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,8 @@ class CloseResult:
 
 def _event_view(row: GoldfishEvent) -> EventView:
     return EventView(
-        row.id, row.guild_id, row.channel_id, row.name, row.turns, row.method, row.pod_id, row.organizer_id, row.status
+        row.id, row.guild_id, row.channel_id, row.name, row.turns, row.method, row.pod_id, row.organizer_id,
+        row.status, row.play_order,
     )
 
 
@@ -94,24 +107,48 @@ def validate_turns(turns: int) -> int:
 
 
 async def create_event(
-    db: Database, *, guild_id: int, channel_id: int, name: str, turns: int, organizer_id: int, method: str = "sum"
+    db: Database, *, guild_id: int, channel_id: int, name: str, turns: int, organizer_id: int, method: str = "sum",
+    play_order: str = "first",
 ) -> EventView:
     """A scoring event for a draft played elsewhere (paper, another site)."""
-    name = " ".join(name.split())
-    if not 1 <= len(name) <= 100:
-        raise UserError("An event name is 1–100 characters.")
+    name = clean_name(name)
+    if not 1 <= len(name) <= MAX_EVENT_NAME:
+        raise UserError(f"An event name is 1–{MAX_EVENT_NAME} characters.")
     validate_turns(turns)
     try:
         rules.validate_method(method)
+        rules.validate_play_order(play_order)
     except rules.GoldfishInputError as error:
         raise UserError(str(error)) from None
-    async with db.write() as session:
-        row = GoldfishEvent(
-            guild_id=guild_id, channel_id=channel_id, name=name, turns=turns, method=method, organizer_id=organizer_id
-        )
-        session.add(row)
-        await session.flush()
-        return _event_view(row)
+    clash = Conflict(f"There is already an event called **{escape(name)}** here; pick another name.")
+    try:
+        async with db.write() as session:
+            if await _event_name_taken(session, guild_id, name):
+                raise clash
+            row = GoldfishEvent(
+                guild_id=guild_id, channel_id=channel_id, name=name, name_key=name_key(name), turns=turns,
+                method=method, play_order=play_order, organizer_id=organizer_id,
+            )
+            session.add(row)
+            await session.flush()
+            return _event_view(row)
+    except IntegrityError:
+        raise clash from None  # two events of one name raced; the unique key let one through
+
+
+async def _event_name_taken(session: AsyncSession, guild_id: int, name: str) -> bool:
+    query = select(GoldfishEvent.id).where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.name_key == name_key(name))
+    return (await session.execute(query)).first() is not None
+
+
+async def _free_event_name(session: AsyncSession, guild_id: int, name: str) -> str:
+    """`name`, or "name (2)", "name (3)", … if an event already has it (event names are unique)."""
+    candidate, number = name[:MAX_EVENT_NAME], 1
+    while await _event_name_taken(session, guild_id, candidate):
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: MAX_EVENT_NAME - len(suffix)].rstrip() + suffix
+    return candidate
 
 
 async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEvent:
@@ -119,10 +156,13 @@ async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEv
     existing = (await session.execute(select(GoldfishEvent).where(GoldfishEvent.pod_id == pod.id))).scalar_one_or_none()
     if existing is not None:
         return existing
+    # A paper event may already be called "Draft #7 (…)": this one is then numbered.
+    name = await _free_event_name(session, pod.guild_id, clean_name(f"Draft #{pod.id} ({pod.cube_name})"))
     row = GoldfishEvent(
         guild_id=pod.guild_id,
         channel_id=pod.channel_id,
-        name=f"Draft #{pod.id} ({pod.cube_name})",
+        name=name,
+        name_key=name_key(name),
         turns=pod.turns or rules.TURNS_ORDINARY,
         pod_id=pod.id,
         organizer_id=pod.organizer_id,
@@ -133,7 +173,7 @@ async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEv
 
 
 async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:
-    row = await session.get(GoldfishEvent, event_id)
+    row = await session.get(GoldfishEvent, event_id) if 0 < event_id <= _MAX_ID else None
     if row is None or row.guild_id != guild_id:
         raise NotFound(f"There is no Goldfish event #{event_id} in this server.")
     return row
@@ -177,12 +217,60 @@ async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: 
     a closed event, or a draft event the user did not play in."""
     async with db.read() as session:
         event = await _event_row(session, guild_id, event_id)
-        if event.status != "open":
-            raise Conflict(f"**{event.name}** is closed; submissions are no longer taken.")
-        players = await _players(session, event)
-        if players is not None and user_id not in players:
-            raise PermissionDenied(f"You did not play in **{event.name}**, so you can't submit a score for it.")
+        _check_submitter(event, await _players(session, event), user_id)
         return _event_view(event)
+
+
+def _check_submitter(event: GoldfishEvent, players: set[int] | None, user_id: int) -> None:
+    if event.status != "open":
+        raise Conflict(f"**{escape(event.name)}** is closed; submissions are no longer taken.")
+    if players is not None and user_id not in players:
+        raise PermissionDenied(f"You did not play in **{escape(event.name)}**, so you can't submit a score for it.")
+
+
+def _check_writeup(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise UserError("The write-up can't be empty: describe your line of play, turn by turn.")
+    if len(text) > MAX_WRITEUP_CHARS:
+        raise UserError(f"That write-up is {len(text):,} characters; the limit is {MAX_WRITEUP_CHARS:,}.")
+    return text
+
+
+async def hold_writeup(db: Database, guild_id: int, user_id: int, key: int, text: str) -> None:
+    """Keep an uploaded write-up (checked now, before the form opens) until the score form `key`
+    is sent. The player's oldest waiting uploads beyond the limit are dropped, and long-expired
+    ones of anybody (kept a while past expiry, so their players hear why) are cleaned up."""
+    text = _check_writeup(text)
+    now = utcnow()
+    pending = GoldfishPendingWriteup
+    async with db.write() as session:
+        await session.execute(delete(pending).where(pending.expires_at < now - PENDING_WRITEUP_TTL))
+        session.add(pending(key=key, guild_id=guild_id, user_id=user_id, text=text, expires_at=now + PENDING_WRITEUP_TTL))
+        await session.flush()
+        beyond_limit = (
+            select(pending.key)
+            .where(pending.user_id == user_id)
+            .order_by(pending.expires_at.desc(), pending.key.desc())
+            .offset(MAX_PENDING_WRITEUPS_PER_USER)
+        )
+        await session.execute(delete(pending).where(pending.key.in_(beyond_limit.scalar_subquery())))
+
+
+async def _take_writeup(session: AsyncSession, guild_id: int, user_id: int, key: int) -> str:
+    """The uploaded write-up for the form `key`, deleted with the submission that uses it."""
+    row = await session.get(GoldfishPendingWriteup, key) if 0 < key <= _MAX_ID else None
+    minutes = int(PENDING_WRITEUP_TTL.total_seconds() // 60)
+    again = "Nothing was saved: run `/goldfish submit` again with the `writeup_file`."
+    if row is None or row.guild_id != guild_id or row.user_id != user_id:
+        raise NotFound(
+            f"The write-up file you attached is no longer held: uploads wait {minutes} minutes for their form, "
+            f"and only your {MAX_PENDING_WRITEUPS_PER_USER} newest are kept. {again}"
+        )
+    if row.expires_at <= utcnow():
+        raise UserError(f"The write-up file you attached expired: uploads wait {minutes} minutes for their form. {again}")
+    await session.delete(row)
+    return row.text
 
 
 async def submit(
@@ -195,22 +283,17 @@ async def submit(
     cards_milled: int,
     poison: int,
     game_wins: int,
-    writeup: str,
+    writeup: str = "",
+    writeup_key: int | None = None,
     lost_or_drew: bool = False,
     prevented: bool = False,
 ) -> SubmissionView:
-    writeup = writeup.strip()
-    if not writeup:
-        raise UserError("The write-up can't be empty: describe your line of play, turn by turn.")
-    if len(writeup) > MAX_WRITEUP_CHARS:
-        raise UserError(f"That write-up is {len(writeup):,} characters; the limit is {MAX_WRITEUP_CHARS:,}.")
+    """Save a score. The write-up is `writeup`, or the uploaded one held for the form `writeup_key`."""
+    if writeup_key is None:
+        writeup = _check_writeup(writeup)
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
-        if event.status != "open":
-            raise Conflict(f"**{event.name}** is closed; submissions are no longer taken.")
-        players = await _players(session, event)
-        if players is not None and user_id not in players:
-            raise PermissionDenied(f"You did not play in **{event.name}**, so you can't submit a score for it.")
+        _check_submitter(event, await _players(session, event), user_id)
         try:
             score = rules.score(
                 life_lost=life_lost, cards_milled=cards_milled, poison=poison, game_wins=game_wins,
@@ -218,6 +301,8 @@ async def submit(
             )
         except rules.GoldfishInputError as error:
             raise UserError(str(error)) from None
+        if writeup_key is not None:
+            writeup = await _take_writeup(session, guild_id, user_id, writeup_key)
         previous = await session.execute(
             select(GoldfishSubmission).where(
                 GoldfishSubmission.event_id == event.id,
@@ -263,6 +348,8 @@ async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> S
     """The player's counting submission (or, if it was rejected, the newest one)."""
     async with db.read() as session:
         event = await _event_row(session, guild_id, event_id)
+        if not 0 < user_id <= _MAX_ID:
+            raise NotFound("That player has no write-up here.")
         rows = await session.execute(
             select(GoldfishSubmission)
             .where(GoldfishSubmission.event_id == event.id, GoldfishSubmission.user_id == user_id)
@@ -270,7 +357,7 @@ async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> S
         )
         history = list(rows.scalars())
         if not history:
-            raise NotFound(f"<@{user_id}> has not submitted a score for **{event.name}**.")
+            raise NotFound(f"<@{user_id}> has not submitted a score for **{escape(event.name)}**.")
         chosen = next((row for row in history if row.status == "active"), history[0])
         return _submission_view(chosen, event.method)
 
@@ -294,6 +381,8 @@ async def reject(
     reason = reason.strip()
     if not reason:
         raise UserError("Give a reason: the player is told why.")
+    if len(reason) > MAX_REJECT_REASON:
+        raise UserError(f"That reason is {len(reason):,} characters; the limit is {MAX_REJECT_REASON}.")
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
         _require_manager(event, user_id, is_organizer)
@@ -303,7 +392,7 @@ async def reject(
         if not current:
             raise NotFound(f"<@{player_id}> has no counting submission to reject.")
         row = current[0]
-        row.status, row.reject_reason = "rejected", reason[:1000]
+        row.status, row.reject_reason = "rejected", reason
         return _submission_view(row, event.method)
 
 
@@ -313,7 +402,7 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         event = await _event_row(session, guild_id, event_id)
         _require_manager(event, user_id, is_organizer)
         if event.status != "open":
-            raise Conflict(f"**{event.name}** is already closed.")
+            raise Conflict(f"**{escape(event.name)}** is already closed.")
         rows = await _current(session, event)
         standings = _standings(rows, event.method)
         placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})

@@ -6,14 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.errors import Conflict, NotFound, UserError
 from bot.store.db import Database
 from bot.store.models import EventResult, Season
 from bot.store.types import utcnow
+from bot.text import clean_name, escape, name_key
 
 FORMATS = {"goldfish": "Goldfish Draft", "battler": "Treasure Battler"}
+CURRENT, ALL_TIME = "current", "all"  # the words /leaderboard takes besides a season's name
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,20 @@ class SeasonView:
     name: str
     started_at: datetime
     ended_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Period:
+    """What a leaderboard covers: one season, or all time (`season_id` None)."""
+
+    season_id: int | None
+    title: str  # "season Winter", "all time", "all time (no season running)"
+    key: str  # identifies it without its name (a page button's key): the season id, "all" or "none"
+
+
+ALL_TIME_PERIOD = Period(None, "all time", ALL_TIME)
+# What "current" means while no season runs.
+NO_SEASON_PERIOD = Period(None, "all time (no season running)", "none")
 
 
 def placement_points(placement: int, players: int) -> float:
@@ -87,20 +104,32 @@ async def record_results(
 
 
 async def start_season(db: Database, guild_id: int, name: str) -> SeasonView:
-    name = " ".join(name.split())
+    name = clean_name(name)
     if not 1 <= len(name) <= 100:
         raise UserError("A season name is 1–100 characters.")
-    async with db.write() as session:
-        current = await active_season(session, guild_id)
-        if current is not None:
-            raise Conflict(f"Season **{current.name}** is still running; end it first with `/config season end`.")
-        clash = await session.execute(select(Season.id).where(Season.guild_id == guild_id, Season.name == name))
-        if clash.first() is not None:
-            raise Conflict(f"There was already a season called **{name}**.")
-        season = Season(guild_id=guild_id, name=name, started_at=utcnow())
-        session.add(season)
-        await session.flush()
-        return SeasonView(season.id, season.name, season.started_at, None)
+    if name_key(name) in (CURRENT, ALL_TIME):
+        raise UserError(f"**{escape(name)}** means something else to `/leaderboard`; pick another season name.")
+    clash = Conflict(f"There was already a season called **{escape(name)}**.")
+    try:
+        async with db.write() as session:
+            current = await active_season(session, guild_id)
+            if current is not None:
+                raise Conflict(
+                    f"Season **{escape(current.name)}** is still running; end it first with `/config season end`."
+                )
+            if await _season_by_name(session, guild_id, name) is not None:
+                raise clash
+            season = Season(guild_id=guild_id, name=name, name_key=name_key(name), started_at=utcnow())
+            session.add(season)
+            await session.flush()
+            return SeasonView(season.id, season.name, season.started_at, None)
+    except IntegrityError:
+        raise clash from None  # two starts of one name raced; the unique key let one through
+
+
+async def _season_by_name(session: AsyncSession, guild_id: int, name: str) -> Season | None:
+    query = select(Season).where(Season.guild_id == guild_id, Season.name_key == name_key(name))
+    return (await session.execute(query)).scalar_one_or_none()
 
 
 async def end_season(db: Database, guild_id: int) -> SeasonView:
@@ -112,46 +141,75 @@ async def end_season(db: Database, guild_id: int) -> SeasonView:
         return SeasonView(current.id, current.name, current.started_at, current.ended_at)
 
 
-async def season_names(db: Database, guild_id: int) -> list[str]:
+async def season_names(db: Database, guild_id: int, typed: str = "", limit: int = 25) -> list[str]:
+    """Season names, newest first, that contain what was typed (compared by name key)."""
+    needle = name_key(typed)
     async with db.read() as session:
         rows = await session.execute(
             select(Season.name).where(Season.guild_id == guild_id).order_by(Season.started_at.desc())
         )
-        return list(rows.scalars())
+        return [name for name in rows.scalars() if needle in name_key(name)][:limit]
 
 
-async def standings(
-    db: Database, guild_id: int, *, format: str | None = None, season: str = "current"
-) -> tuple[str, list[BoardRow]]:
-    """(title of the period, rows ranked by points then wins). `season`: "current", "all" or a name."""
+async def find_period(db: Database, guild_id: int, season: str = CURRENT) -> Period:
+    """What `/leaderboard season:` asked for: "current" (or nothing) is the running season, else
+    all time; "all" is all time; anything else is a season's name."""
+    key = name_key(season)
+    if key == ALL_TIME:
+        return ALL_TIME_PERIOD
     async with db.read() as session:
-        query = select(
-            EventResult.user_id,
-            func.count(EventResult.id),
-            func.sum(case((EventResult.placement == 1, 1), else_=0)),
-            func.sum(EventResult.points),
-            func.max(EventResult.score),
-        ).where(EventResult.guild_id == guild_id)
-        if format is not None:
-            query = query.where(EventResult.format == format)
-        if season == "all":
-            period = "all time"
-        else:
-            if season == "current":
-                chosen = await active_season(session, guild_id)
-                if chosen is None:
-                    raise NotFound("No season is running: ask for `season: all`, or start one with `/config season start`.")
-            else:
-                chosen = (
-                    await session.execute(select(Season).where(Season.guild_id == guild_id, Season.name == season))
-                ).scalar_one_or_none()
-                if chosen is None:
-                    raise NotFound(f"There is no season called **{season}**.")
-            query = query.where(EventResult.season_id == chosen.id)
-            period = f"season {chosen.name}"
+        if key in (CURRENT, ""):
+            running = await active_season(session, guild_id)
+            return NO_SEASON_PERIOD if running is None else _season_period(running)
+        chosen = await _season_by_name(session, guild_id, season)
+    if chosen is None:
+        raise NotFound(f"There is no season called **{escape(clean_name(season))}**.")
+    return _season_period(chosen)
+
+
+async def period_by_key(db: Database, guild_id: int, key: str) -> Period:
+    """The period a :attr:`Period.key` names (a page button's key)."""
+    for fixed in (ALL_TIME_PERIOD, NO_SEASON_PERIOD):
+        if key == fixed.key:
+            return fixed
+    season = None
+    if key.isdigit() and int(key) < 2**63:
+        async with db.read() as session:
+            season = await session.get(Season, int(key))
+    if season is None or season.guild_id != guild_id:
+        raise NotFound("That season is no longer here. `/leaderboard` shows the current one.")
+    return _season_period(season)
+
+
+def _season_period(season: Season) -> Period:
+    return Period(season.id, f"season {season.name}", str(season.id))
+
+
+async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
+    """Rows for `period`, ranked by points, then wins, then best score."""
+    query = select(
+        EventResult.user_id,
+        func.count(EventResult.id),
+        func.sum(case((EventResult.placement == 1, 1), else_=0)),
+        func.sum(EventResult.points),
+        func.max(EventResult.score),
+    ).where(EventResult.guild_id == guild_id)
+    if format is not None:
+        query = query.where(EventResult.format == format)
+    if period.season_id is not None:
+        query = query.where(EventResult.season_id == period.season_id)
+    async with db.read() as session:
         rows = (await session.execute(query.group_by(EventResult.user_id))).all()
     ordered = sorted(rows, key=lambda r: (-(r[3] or 0), -(r[2] or 0), -(r[4] or 0), r[0]))
-    return period, [
+    return [
         BoardRow(rank, user_id, events, wins or 0, float(points or 0), best)
         for rank, (user_id, events, wins, points, best) in enumerate(ordered, start=1)
     ]
+
+
+async def standings(
+    db: Database, guild_id: int, *, format: str | None = None, season: str = CURRENT
+) -> tuple[str, list[BoardRow]]:
+    """(title of the period, rows ranked by points then wins). `season`: "current", "all" or a name."""
+    period = await find_period(db, guild_id, season)
+    return period.title, await board(db, guild_id, period, format=format)

@@ -38,11 +38,12 @@ class Season(Base):
     """A named stretch of time that leaderboards can be cut by."""
 
     __tablename__ = "seasons"
-    __table_args__ = (UniqueConstraint("guild_id", "name"),)
+    __table_args__ = (UniqueConstraint("guild_id", "name_key"),)
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    name: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(100))  # bot.text.clean_name
+    name_key: Mapped[str] = mapped_column(String(400))  # bot.text.name_key (may be longer than the name: ß -> ss)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
@@ -73,11 +74,12 @@ class Cube(Base):
     """A card pool uploaded to or imported by one server."""
 
     __tablename__ = "cubes"
-    __table_args__ = (UniqueConstraint("guild_id", "name"),)
+    __table_args__ = (UniqueConstraint("guild_id", "name_key"),)
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    name: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(100))  # bot.text.clean_name
+    name_key: Mapped[str] = mapped_column(String(400))  # bot.text.name_key (may be longer than the name: ß -> ss)
     source: Mapped[str] = mapped_column(String(32))
     source_ref: Mapped[str | None] = mapped_column(String(200))
     card_count: Mapped[int]
@@ -208,13 +210,17 @@ class GoldfishEvent(Base):
     """A Goldfish Draft scoring event: after a pod (pod_id) or for a paper draft (no pod)."""
 
     __tablename__ = "goldfish_events"
+    __table_args__ = (UniqueConstraint("guild_id", "name_key"),)
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
     guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
     channel_id: Mapped[int] = mapped_column(Snowflake)
-    name: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(100))  # bot.text.clean_name
+    name_key: Mapped[str] = mapped_column(String(400))  # bot.text.name_key (may be longer than the name: ß -> ss)
     turns: Mapped[int]
     method: Mapped[str] = mapped_column(String(16), default="sum")
+    # Who plays first, agreed for the whole event: first, second or flip (bot.formats.goldfish.PLAY_ORDERS).
+    play_order: Mapped[str] = mapped_column(String(16), default="first")
     pod_id: Mapped[int | None] = mapped_column(ForeignKey("draft_pods.id", ondelete="SET NULL"), unique=True)
     organizer_id: Mapped[int] = mapped_column(Snowflake)
     status: Mapped[str] = mapped_column(String(16), default="open")  # open, closed
@@ -325,3 +331,18 @@ class Deadline(Base):
     due_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     payload: Mapped[dict | None] = mapped_column(JsonData)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class GoldfishPendingWriteup(Base):
+    """A write-up file uploaded with /goldfish submit, waiting for its score form to be sent.
+
+    Deleted once the form saves it; expires after a while (expired rows are cleaned up lazily);
+    each user has only a few at a time, so nobody can crowd out another player's upload."""
+
+    __tablename__ = "goldfish_pending_writeups"
+
+    key: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)  # the command's interaction id
+    guild_id: Mapped[int] = mapped_column(Snowflake)
+    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
+    text: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)

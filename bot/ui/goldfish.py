@@ -6,10 +6,17 @@ import re
 
 import discord
 
+from bot.formats import goldfish as rules
 from bot.services.goldfish import EventView, Standing, SubmissionView
 from bot.services.leaderboard import BoardRow
+from bot.text import escape
 
 WRITEUP_PAGE_CHARS = 3500
+# Discord's limits for a modal's parts.
+MODAL_TITLE = 45
+LABEL = 45
+LABEL_DESCRIPTION = 100
+PLACEHOLDER = 100
 
 
 def _fmt(value: float) -> str:
@@ -61,7 +68,7 @@ def writeup_embed(event: EventView, sub: SubmissionView, page: int, pages: list[
     embed.add_field(name="Score", value=_fmt(sub.score))
     embed.add_field(name="Breakdown", value=breakdown_text(sub), inline=False)
     if sub.status == "rejected":
-        embed.add_field(name="Rejected", value=sub.reject_reason or "-", inline=False)
+        embed.add_field(name="Rejected", value=escape(sub.reject_reason or "-"), inline=False)
     return embed
 
 
@@ -101,29 +108,112 @@ def modal_values(data: dict) -> dict[str, str]:
     return values
 
 
+PLAY_ORDER_TEXT = {
+    "first": "players play first",
+    "second": "players play second",
+    "flip": "each player flips for who plays first",
+}
+
+
+def _ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def game_end_rule(turns: int, play_order: str) -> str:
+    """When the game ends, for an event's turns and agreed play order (FORMATS.md §1)."""
+    last = _ordinal(turns + 1)
+    if play_order == "second":
+        return f"You play second; stop at the start of the goldfish's {last} turn. Extra turns don't count."
+    if play_order == "flip":
+        return f"Flip for who plays first; stop before the first player's {last} normal turn. Extra turns don't count."
+    return f"You play first; stop before your {last} normal turn. Extra turns don't count."
+
+
+# What the goldfish does and what a restart costs, one line per form field (each ≤ 100 characters).
+GOLDFISH_LIBRARY = "The goldfish has an infinite library of basic lands; it draws and plays one each turn."
+GOLDFISH_CHOICES = "It takes no other action, and always chooses what minimises your score (basic type too)."
+RESTART_RULE = "Restarting the game resets your score to 0. All the rules: /goldfish rules"
+
+
+def rules_embed(event: EventView | None) -> discord.Embed:
+    """The game rules players must follow (FORMATS.md §1), for `event` or in general."""
+    if event is None:
+        title = "Goldfish Draft: the game rules"
+        length = (
+            f"A game lasts **{rules.TURNS_GOLDFISH_CUBE} turns** with the Goldfish Cube, "
+            f"**{rules.TURNS_ORDINARY}** with an ordinary card pool. You play first, and the game ends before the "
+            f"start of your {_ordinal(rules.TURNS_GOLDFISH_CUBE + 1)} **normal** turn (in a 7-turn game); extra "
+            "turns don't count towards the limit. An event may instead agree to play second (the game then ends "
+            "at the start of the goldfish's 8th turn) or to flip for it; everyone in one event does the same."
+        )
+    else:
+        title = f"Goldfish rules · {event.name}"[:256]
+        length = f"A game lasts **{event.turns} turns**. {game_end_rule(event.turns, event.play_order)}"
+    embed = discord.Embed(title=title, colour=discord.Colour.orange())
+    embed.description = "\n\n".join([
+        length,
+        "Your deck is stacked (in any order you like) and you may add any number of basic lands.",
+        "**The goldfish** has an infinite library of basic lands: each turn it draws and plays one, and takes "
+        "no other action. Whenever it must choose (including which basic land type it plays), it chooses what "
+        "minimises your score. It always calls tails.",
+        "**Restarting the game resets your score to zero.**",
+    ])
+    method = event.method if event else "sum"
+    embed.add_field(
+        name="Scoring",
+        value=(
+            "1 per point of life lost (life may go below 0) · ½ per card milled · 2 per poison counter · "
+            "20 per \"win the game\" effect that would have ended the game. "
+            f"This event combines them by **{method}**.\n"
+            "0 if you lose or draw, or if an effect (other than the goldfish's emblem) stops you winning at the "
+            "end; \"win the game\" effects score nothing while it does."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Write-ups",
+        value=(
+            "Describe your line turn by turn; everyone can read it and the organizer can reject a score. "
+            "An infinite loop counts once: name the step you performed only once. "
+            "`/goldfish flip` and `/goldfish roll` give the coin flips and dice to cite."
+        ),
+        inline=False,
+    )
+    return embed
+
+
 class ScoreModal(discord.ui.Modal):
-    """Life lost, cards milled, poison, win effects and the write-up.
+    """Life lost, cards milled, poison, win effects and the write-up; each field's help carries
+    one of the game's rules, so the form shows them all.
 
     Only a form: it is never registered with discord.py. Its submission is handled from the
     custom_id (see :data:`SUBMIT_ID`) by the Goldfish cog's interaction listener.
     """
 
     def __init__(self, event: EventView, custom_id: str, *, with_writeup: bool = True) -> None:
-        super().__init__(title=f"Score: {event.name}"[:45], custom_id=custom_id, timeout=None)
-        self.life_lost = discord.ui.TextInput(label="Life the goldfish lost (may exceed 20)", default="0", max_length=12, custom_id="life_lost")
-        self.cards_milled = discord.ui.TextInput(label="Cards milled", default="0", max_length=12, custom_id="cards_milled")
-        self.poison = discord.ui.TextInput(label="Poison counters", default="0", max_length=12, custom_id="poison")
-        self.game_wins = discord.ui.TextInput(label="'Win the game' effects", default="0", max_length=6, custom_id="game_wins")
-        for item in (self.life_lost, self.cards_milled, self.poison, self.game_wins):
-            self.add_item(item)
+        super().__init__(title=f"Score: {event.name}"[:MODAL_TITLE], custom_id=custom_id, timeout=None)
+        fields = [
+            ("Life the goldfish lost (may go below 0)", game_end_rule(event.turns, event.play_order), "life_lost", 12),
+            ("Cards milled", GOLDFISH_LIBRARY, "cards_milled", 12),
+            ("Poison counters", GOLDFISH_CHOICES, "poison", 12),
+            ("'Win the game' effects", RESTART_RULE, "game_wins", 6),
+        ]
+        for label, rule, field_id, length in fields:
+            number = discord.ui.TextInput(default="0", max_length=length, custom_id=field_id)
+            self.add_item(discord.ui.Label(text=label, description=rule, component=number))
         if with_writeup:
+            text = discord.ui.TextInput(
+                style=discord.TextStyle.paragraph,
+                max_length=4000,
+                custom_id="writeup",
+                placeholder="T1: Mountain, Goblin Guide, attack (2)…",
+            )
             self.add_item(
-                discord.ui.TextInput(
-                    label="Write-up: your line of play, turn by turn",
-                    style=discord.TextStyle.paragraph,
-                    max_length=4000,
-                    custom_id="writeup",
-                    placeholder="T1: Mountain, Goblin Guide, attack (2)…",
+                discord.ui.Label(
+                    text="Write-up: your line of play, turn by turn",
+                    description="Everyone can read it. An infinite loop counts once: name the step done once.",
+                    component=text,
                 )
             )
         # Stopped before it is sent, so discord.py does not keep it (keyed by custom_id alone, one

@@ -2,7 +2,9 @@
 
 A cog registers a renderer for a `kind`: `async (interaction, key, page) -> Page`. The buttons are
 `DynamicItem`s with kind, page and key in their custom_id, so any process can re-render any page
-straight from the database.
+straight from the database. A key identifies what is paged by ids (a cube id, a season id, an
+event and player id), never by text a user typed: a custom_id holds at most 100 characters. A
+renderer whose object is gone raises a UserError saying so, which the clicking user is shown.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 import discord
 
 PAGE_ID = r"pg:(?P<kind>[a-z_]+):(?P<page>\d+):(?P<key>.*)"
+CUSTOM_ID_LIMIT = 100
 
 
 @dataclass
@@ -40,13 +43,12 @@ def slice_page(items: Sequence, page: int, per_page: int) -> tuple[Sequence, int
 
 class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=PAGE_ID):
     def __init__(self, kind: str, key: str, target: int, label: str, disabled: bool = False) -> None:
+        custom_id = f"pg:{kind}:{target}:{key}"
+        if len(custom_id) > CUSTOM_ID_LIMIT:
+            # Cut, the button would page something else, or nothing: a key must be made of ids.
+            raise ValueError(f"page key too long for a custom_id: {custom_id[:120]!r}")
         super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pg:{kind}:{target}:{key}"[:100],
-                disabled=disabled,
-            )
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id, disabled=disabled)
         )
         self.kind, self.key, self.target = kind, key, target
 

@@ -63,7 +63,7 @@ async def test_upload_list_show_and_autocomplete(fake, bot, world):
         attachments={"file": ("club.txt", UPLOAD)},
     )
     assert added.ephemeral
-    assert "Added cube **Club Cube**: 45 cards (singleton) from upload `club.txt`" in added.content
+    assert "Added cube **Club Cube**: 45 cards (singleton) from upload club.txt" in added.content
 
     listed = await cube_list(fake, world)
     assert "Club Cube\n45 cards · upload" in listed
@@ -125,7 +125,7 @@ async def test_upload_list_show_and_autocomplete(fake, bot, world):
 
     # Showing a cube that does not exist.
     missing = await cube(fake, world, world.member, "show", options={"name": "Nope"})
-    assert missing.ephemeral and "No cube called `Nope`" in missing.content
+    assert missing.ephemeral and "No cube called **Nope**" in missing.content
 
 
 async def test_show_pages_with_buttons(fake, bot, world):
@@ -177,7 +177,7 @@ async def test_show_pages_with_buttons(fake, bot, world):
 async def test_cubecobra_import_json_and_cubelist_fallback(fake, bot, world, cubecobra):
     added = await cube(fake, world, world.admin, "add", options={"name": "Cobra", "cubecobra": "good"})
     assert added.ephemeral and f"**Cobra**: {len(GOOD_CARDS)} cards" in added.content
-    assert "from cubecobra `good`" in added.content
+    assert "from cubecobra good" in added.content
     assert cubecobra.requests == ["/cube/api/cubejson/good"]
 
     fallback = await cube(
@@ -217,7 +217,7 @@ async def test_remove_is_for_organizers_and_asks_first(fake, bot, world):
     shipped = await cube(fake, world, world.admin, "remove", options={"name": "goldfish"})
     assert shipped.ephemeral and "shipped cube" in shipped.content
     missing = await cube(fake, world, world.admin, "remove", options={"name": "Nope"})
-    assert missing.ephemeral and "No cube called `Nope`" in missing.content
+    assert missing.ephemeral and "No cube called **Nope**" in missing.content
 
     # Cancel changes nothing.
     prompt = await cube(fake, world, world.admin, "remove", options={"name": "doomed"})
@@ -330,9 +330,9 @@ async def test_duplicates_bad_names_and_non_organizers_change_nothing(fake, bot,
             world.admin,
             {"name": "Mine"},
             {"file": ("again.txt", b"Brainstorm\n")},
-            "already a cube called `Mine`",
+            "already a cube called **Mine**",
         ),
-        (world.admin, {"name": "MINE", "cubecobra": "good"}, None, "already a cube called `MINE`"),
+        (world.admin, {"name": "MINE", "cubecobra": "good"}, None, "already a cube called **MINE**"),
         (world.admin, {"name": "goldfish"}, {"file": ("g.txt", b"Opt\n")}, "name of a shipped cube"),
         (world.admin, {"name": "bad/name"}, {"file": ("g.txt", b"Opt\n")}, "A cube name is 1–50 characters"),
         (world.admin, {"name": "Both", "cubecobra": "good"}, {"file": ("g.txt", b"Opt\n")}, "exactly one of"),
@@ -348,3 +348,30 @@ async def test_duplicates_bad_names_and_non_organizers_change_nothing(fake, bot,
     assert cubecobra.requests == []  # names and permissions are checked before CubeCobra is asked
     shown = await cube(fake, world, world.member, "show", options={"name": "Mine"})
     assert "Ponder" in shown.content and "Brainstorm" not in shown.content
+
+
+async def test_non_ascii_names_and_pages_keyed_by_cube_id(fake, bot, world):
+    """`/cube add name:Äpfel` can then be shown, found and removed by any spelling of the name;
+    `äpfel` is the same name. Page buttons carry the cube's id, not its name, and a button of a
+    removed cube says so."""
+    added = await cube(fake, world, world.admin, "add", options={"name": "Äpfel"}, attachments={"file": ("a.txt", UPLOAD)})
+    assert "Added cube **Äpfel**" in added.content, added.content
+    shown = await cube(fake, world, world.member, "show", options={"name": "äpfel"})
+    assert "Cube: Äpfel" in shown.content and "Page 1 of 2" in shown.content, shown.content
+    decomposed = await cube(fake, world, world.member, "show", options={"name": "A\u0308PFEL"})
+    assert "Cube: Äpfel" in decomposed.content
+    duplicate = await cube(fake, world, world.admin, "add", options={"name": "äpfel"}, attachments={"file": ("b.txt", b"Opt\n")})
+    assert duplicate.ephemeral and "already a cube called **äpfel**" in duplicate.content
+    typed = await fake.autocomplete(
+        world.member, "cube show", focused="name", options={"name": "ÄPF"}, guild_id=world.guild, channel_id=world.channel
+    )
+    assert [c["value"] for c in typed] == ["Äpfel"]
+
+    next_id = _button(shown, "Next")
+    assert next_id.startswith("pg:cube:1:id:") and "pfel" not in next_id
+    prompt = await cube(fake, world, world.admin, "remove", options={"name": "ÄPFEL"})
+    done = await fake.click(world.admin, prompt.message, _button(prompt, "Confirm"))
+    assert "Removed the cube **Äpfel**" in done.content
+    gone = await fake.click(world.member, shown.message, next_id)
+    assert gone.ephemeral and "no longer here" in gone.content, gone.content
+    assert "Äpfel" not in await cube_list(fake, world)

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from bot.text import escape
 from tests.e2e.draft_helpers import join_all, live_pack_messages, pick_buttons, start_lobby
 from tests.fake_discord import CommandNotAvailable
 from tests.fake_discord.models import flatten_components
@@ -129,7 +130,7 @@ async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fak
     dm = await fake.wait_for(
         lambda: [m for m in fake.dms(p2) if "rejected" in m.get("content", "")], what="the rejection DM"
     )
-    assert "One win effect, not five" in dm[-1]["content"] and event_name in dm[-1]["content"]
+    assert "One win effect, not five" in dm[-1]["content"] and escape(event_name) in dm[-1]["content"]
     assert standings(await scores(fake, world)) == [(1, p0, 22.0), (2, p1, 13.0)]
     again = await gf(fake, world, world.admin, "reject", options={"player": p2, "reason": "twice"})
     assert again.ephemeral and "no counting submission" in again.content
@@ -185,7 +186,7 @@ async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fak
     )
     assert "all time" in everything.content and len(BOARD_LINE.findall(everything.content)) == 3
 
-    # After the season ends its table stays readable by name; "current" says no season is running.
+    # After the season ends its table stays readable by name; "current" is then all time, and says so.
     prompt = await fake.slash(
         world.admin, "config season end", guild_id=world.guild, channel_id=world.channel
     )
@@ -199,7 +200,8 @@ async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fak
         channel_id=world.channel,
         options={"format": "goldfish"},
     )
-    assert current.ephemeral and "No season is running" in current.content
+    assert not current.ephemeral and "all time (no season running)" in current.content
+    assert len(BOARD_LINE.findall(current.content)) == 3
     past = await fake.slash(
         world.member,
         "leaderboard",
@@ -392,9 +394,122 @@ async def test_open_forms_are_independent_and_survive_a_restart(fake, bot, world
         shown = await gf(fake, world, world.member, "writeup", options={"player": player})
         assert text in shown.content, (player, shown.content)
 
-    # A form with an uploaded write-up file, opened before a restart: the file is gone, the player is told.
+    # A form with an uploaded write-up file, opened before a restart: the file waited in the database.
     form = await gf(fake, world, p0, "submit", attachments={"writeup_file": ("w.txt", b"Second try")})
     await bot.restart()
-    lost = await fake.submit_modal(p0, form, {**SCORE, "life_lost": "50"})
-    assert lost.ephemeral and "restarted" in lost.content and "writeup_file" in lost.content, lost.content
-    assert standings(await scores(fake, world))[0] == (1, p0, 20.0)
+    saved = await fake.submit_modal(p0, form, {**SCORE, "life_lost": "50"})
+    assert "**50**" in saved.content, saved.content
+    assert standings(await scores(fake, world))[0] == (1, p0, 50.0)
+    shown = await gf(fake, world, world.member, "writeup", options={"player": p0})
+    assert "Second try" in shown.content
+
+
+def payloads_showing(fake, text: str) -> list[dict]:
+    """Every message the bot sent (channel or DM message, interaction answer or follow-up) whose
+    content shows `text`."""
+    found = []
+    for call in fake.calls("POST") + fake.calls("PATCH"):
+        body = call.json if isinstance(call.json, dict) else {}
+        data = body.get("data") if call.path.endswith("/callback") else body
+        if isinstance(data, dict) and text in (data.get("content") or ""):
+            found.append(data)
+    return found
+
+
+async def test_event_names_and_reasons_never_ping_and_show_as_typed(fake, bot, world):
+    """A mention, @everyone and markdown in an event name (or a rejection reason) are shown as
+    typed, and no message that shows them may ping anyone."""
+    p0, p1 = world.players[:2]
+    name = f"<@{p1}> @everyone **night**"
+    created = await gf(fake, world, world.admin, "event", options={"name": name, "turns": 7})
+    assert escape(name) in created.content, created.content
+    assert created.message["mentions"] == [] and not created.message["mention_everyone"]
+    await submit(fake, world, p0, {"life_lost": "12", "writeup": "line"})
+    reason = f"<@{p1}> says *no*"
+    rejected = await gf(fake, world, world.admin, "reject", options={"player": p0, "reason": reason})
+    assert "Rejected" in rejected.content, rejected.content
+    dm = await fake.wait_for(lambda: [m for m in fake.dms(p0) if "rejected" in m["content"]], what="the DM")
+    assert escape(name) in dm[-1]["content"] and escape(reason) in dm[-1]["content"]
+    assert dm[-1]["mentions"] == []
+    closed = await gf(fake, world, world.admin, "close")
+    assert "is closed" in closed.content and closed.message["mentions"] == []
+
+    shown = payloads_showing(fake, escape(name))
+    assert len(shown) >= 4  # created, saved, rejected (and its DM), closed
+    assert [p["content"][:40] for p in shown if p.get("allowed_mentions") != {"parse": []}] == []
+    assert f"<@{p1}>" not in "".join(p["content"] for p in shown)
+
+
+async def test_rejection_reasons_are_bounded_and_a_failed_dm_says_why(fake, bot, world):
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "*" * 100, "turns": 7})
+    # Discord's client refuses a reason over the option's 500 characters.
+    await submit(fake, world, p0, {"life_lost": "12", "writeup": "line"})
+    with pytest.raises(CommandNotAvailable, match="max_length 500"):
+        await gf(fake, world, world.admin, "reject", options={"player": p0, "reason": "x" * 3000})
+    # The longest reason, every character escaped, still fits one DM.
+    longest = "<@" * 250
+    rejected = await gf(fake, world, world.admin, "reject", options={"player": p0, "reason": longest})
+    assert rejected.ephemeral and "Rejected" in rejected.content
+    dm = await fake.wait_for(lambda: [m for m in fake.dms(p0) if "rejected" in m["content"]], what="the DM")
+    assert escape(longest) in dm[-1]["content"] and len(dm[-1]["content"]) <= 2000
+    assert not rejected.followups  # no "couldn't DM"
+
+    # Closed DMs: the organizer is told that, and where the player can read the reason.
+    await submit(fake, world, p0, {"life_lost": "13", "writeup": "line"})
+    fake.set_dms_closed(p0)
+    closed = await gf(fake, world, world.admin, "reject", options={"player": p0, "reason": "Two loops"})
+    text = (await closed.wait_followup())[-1]["content"]
+    assert "DMs are closed" in text and "/goldfish writeup" in text, text
+    # Any other failure is not blamed on the player's settings.
+    fake.set_dms_closed(p0, False)
+    await submit(fake, world, p0, {"life_lost": "14", "writeup": "line"})
+    fake.inject_error("POST", r"^/channels/\d+/messages$", status=403)
+    refused = await gf(fake, world, world.admin, "reject", options={"player": p0, "reason": "Three loops"})
+    text = (await refused.wait_followup())[-1]["content"]
+    assert "Discord refused the message (HTTP 403" in text and "DMs are closed" not in text, text
+
+
+async def test_goldfish_rules_in_the_command_and_the_form(fake, bot, world):
+    general = await gf(fake, world, world.member, "rules")
+    assert general.ephemeral and "7 turns" in general.content and "8th **normal** turn" in general.content
+    for rule in ("infinite library of basic lands", "minimises your score", "Restarting the game resets your score"):
+        assert rule in general.content, rule
+    await gf(
+        fake, world, world.admin, "event", options={"name": "Second", "turns": 10, "play_order": "second"}
+    )
+    for_event = await gf(fake, world, world.member, "rules")
+    assert "10 turns" in for_event.content and "start of the goldfish's 11th turn" in for_event.content
+
+    opened = await gf(fake, world, world.players[0], "submit")
+    labels = [c for c in opened.modal["components"] if c.get("type") == 18]
+    assert len(labels) == 5
+    help_text = " ".join(c.get("description") or "" for c in labels)
+    for rule in ("You play second", "11th turn", "infinite library of basic lands", "minimises your score",
+                 "Restarting the game resets your score to 0"):
+        assert rule in help_text, rule
+    assert all(len(c["label"]) <= 45 and len(c.get("description") or "") <= 100 for c in labels)
+
+
+async def test_an_expired_upload_says_it_expired(fake, bot, world):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from bot.store.db import Database
+    from bot.store.models import GoldfishPendingWriteup
+    from bot.store.types import utcnow
+
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "Paper", "turns": 7})
+    form = await gf(fake, world, p0, "submit", attachments={"writeup_file": ("w.txt", b"Slow typist")})
+    db = Database(bot.database_url)
+    try:
+        async with db.write() as session:
+            await session.execute(update(GoldfishPendingWriteup).values(expires_at=utcnow() - timedelta(seconds=1)))
+    finally:
+        await db.dispose()
+    late = await fake.submit_modal(p0, form, {**SCORE, "life_lost": "50"})
+    assert late.ephemeral and "expired" in late.content and "writeup_file" in late.content, late.content
+    assert "restarted" not in late.content
+    assert "No scores yet" in await scores(fake, world)

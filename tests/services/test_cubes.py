@@ -72,3 +72,46 @@ async def test_autocomplete_filters_by_substring(db):
     await cubes.add_cube(db, 1, "Pauper Cube", card_list(5), source="upload", source_ref=None, created_by=5)
     assert await cubes.cube_names(db, 1, "paup") == ["Pauper Cube"]
     assert "goldfish" in await cubes.cube_names(db, 1, "")
+
+
+async def test_unicode_names_are_one_name_in_any_case_or_form(db):
+    """SQL lower() is ASCII-only on SQLite: names compare by bot.text.name_key instead."""
+    await cubes.add_cube(db, 1, "  Äpfel  ", card_list(5), source="upload", source_ref=None, created_by=5)
+    for typed in ("Äpfel", "äpfel", "ÄPFEL", "A\u0308pfel", " äpfel "):
+        assert (await cubes.get_cube(db, 1, typed)).name == "Äpfel"
+    with pytest.raises(Conflict, match="already a cube"):
+        await cubes.add_cube(db, 1, "äpfel", card_list(5), source="upload", source_ref=None, created_by=5)
+    with pytest.raises(Conflict, match="already a cube"):
+        await cubes.ensure_name_free(db, 1, "a\u0308pfel")
+    await cubes.add_cube(db, 1, "Straße", card_list(5), source="upload", source_ref=None, created_by=5)
+    with pytest.raises(Conflict, match="already a cube"):
+        await cubes.add_cube(db, 1, "STRASSE", card_list(5), source="upload", source_ref=None, created_by=5)
+    # A full-width name is the shipped cube's name.
+    with pytest.raises(Conflict, match="shipped"):
+        await cubes.add_cube(db, 1, "ＧＯＬＤＦＩＳＨ", card_list(5), source="upload", source_ref=None, created_by=5)
+    assert (await cubes.get_cube(db, 1, "ＧＯＬＤＦＩＳＨ")).source == "shipped"
+    assert await cubes.cube_names(db, 1, "ÄPF") == ["Äpfel"]
+    assert await cubes.cube_names(db, 1, "strass") == ["Straße"]
+    assert [c.name for c in await cubes.list_cubes(db, 1) if c.source != "shipped"] == ["Straße", "Äpfel"]
+    await cubes.remove_cube(db, 1, "A\u0308PFEL")
+    with pytest.raises(NotFound):
+        await cubes.get_cube(db, 1, "Äpfel")
+
+
+async def test_cubes_are_found_by_ref_in_their_own_guild_only(db):
+    await cubes.add_cube(db, 1, "Äpfel", card_list(5), source="upload", source_ref=None, created_by=5)
+    own = await cubes.get_cube(db, 1, "äpfel")
+    assert own.ref == f"id:{own.id}"
+    assert (await cubes.get_cube_by_ref(db, 1, own.ref)).name == "Äpfel"
+    shipped = await cubes.get_cube(db, 1, "Goldfish")
+    assert shipped.ref == "shipped:goldfish"
+    assert (await cubes.get_cube_by_ref(db, 2, shipped.ref)).source == "shipped"
+    assert (await cubes.get_cube_by_ref(db, 1, "Äpfel")).id == own.id  # page buttons keyed by name (older)
+    for ref in ("id:abc", "id:" + "9" * 30, "shipped:nope", "id:"):
+        with pytest.raises(NotFound):
+            await cubes.get_cube_by_ref(db, 1, ref)
+    with pytest.raises(NotFound, match="no longer here"):
+        await cubes.get_cube_by_ref(db, 2, own.ref)  # another server's cube
+    await cubes.remove_cube(db, 1, "Äpfel")
+    with pytest.raises(NotFound, match="no longer here"):
+        await cubes.get_cube_by_ref(db, 1, own.ref)

@@ -108,8 +108,9 @@ async def test_reject_close_and_leaderboard(db):
         (1, 2, 1, 3.0, 25.0), (2, 1, 0, 2.0, 20.0), (3, 3, 0, 2.0, 20.0)
     ]
     await leaderboard.end_season(db, GUILD)
-    with pytest.raises(NotFound):
-        await leaderboard.standings(db, GUILD, season="current")
+    # No season running: "current" is all time, and the title says so.
+    period, rows = await leaderboard.standings(db, GUILD, season="current")
+    assert period == "all time (no season running)" and len(rows) == 3
     assert len((await leaderboard.standings(db, GUILD, season="all"))[1]) == 3
     assert len((await leaderboard.standings(db, GUILD, season="Autumn"))[1]) == 3
     assert (await leaderboard.standings(db, 2, season="all"))[1] == []  # other guilds see nothing
@@ -132,3 +133,126 @@ async def test_events_are_guild_scoped(db):
         await goldfish.check_can_submit(db, 2, event.id, 5)
     with pytest.raises(NotFound):
         await goldfish.submit(db, 2, event.id, 5, life_lost=1, cards_milled=0, poison=0, game_wins=0, writeup="x")
+
+
+async def test_event_names_are_unique_by_key_and_stored_cleaned(db):
+    first = await paper_event(db, name="  Straße   night ")
+    assert first.name == "Straße night" and first.play_order == "first"
+    for same in ("STRASSE NIGHT", "strasse night", "Straße night"):
+        with pytest.raises(Conflict, match="already an event"):
+            await paper_event(db, name=same)
+    for bad in ("", "   ", "x" * 101):
+        with pytest.raises(UserError, match="1–100"):
+            await paper_event(db, name=bad)
+    with pytest.raises(UserError, match="play order"):
+        await goldfish.create_event(
+            db, guild_id=GUILD, channel_id=10, name="Other", turns=7, organizer_id=ORGANIZER, play_order="last"
+        )
+    second = await goldfish.create_event(
+        db, guild_id=GUILD, channel_id=10, name="Second", turns=10, organizer_id=ORGANIZER, play_order="second"
+    )
+    assert (await goldfish.get_event(db, GUILD, second.id)).play_order == "second"
+    await goldfish.create_event(db, guild_id=2, channel_id=10, name="Straße night", turns=7, organizer_id=ORGANIZER)
+    assert [e.name for e in await goldfish.list_events(db, GUILD)] == ["Second", "Straße night"]
+
+
+async def test_a_draft_event_whose_name_is_taken_is_numbered(db):
+    pod = await new_pod(db, players=2, turns=7)
+    await paper_event(db, name=f"DRAFT #{pod.id} (TEST)")
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await play_out(db, pod.id, begun.prompts, random.Random(1))
+    event = await goldfish.default_event(db, GUILD, 10)
+    assert event.pod_id == pod.id and event.name == f"Draft #{pod.id} (test) (2)"
+
+
+async def test_forged_event_ids_are_not_found(db):
+    for event_id in (0, -1, 10**30):
+        with pytest.raises(NotFound):
+            await goldfish.get_event(db, GUILD, event_id)
+
+
+async def test_reject_reasons_are_bounded(db):
+    event = await paper_event(db)
+    await submit(db, event, 5, life_lost=3)
+    too_long = "x" * (goldfish.MAX_REJECT_REASON + 1)
+    with pytest.raises(UserError, match="the limit is 500"):
+        await goldfish.reject(db, GUILD, event.id, 5, reason=too_long, user_id=ORGANIZER, is_organizer=True)
+    assert (await goldfish.writeup(db, GUILD, event.id, 5)).status == "active"
+    longest = "y" * goldfish.MAX_REJECT_REASON
+    rejected = await goldfish.reject(db, GUILD, event.id, 5, reason=longest, user_id=ORGANIZER, is_organizer=True)
+    assert rejected.reject_reason == longest
+
+
+async def pending_keys(db) -> list[tuple[int, int]]:
+    from sqlalchemy import select
+
+    from bot.store.models import GoldfishPendingWriteup as Pending
+
+    async with db.read() as session:
+        rows = await session.execute(select(Pending.user_id, Pending.key).order_by(Pending.key))
+        return [tuple(row) for row in rows]
+
+
+async def submit_held(db, event, user, key, **counts):
+    values = {"life_lost": 1, "cards_milled": 0, "poison": 0, "game_wins": 0} | counts
+    return await goldfish.submit(db, GUILD, event.id, user, writeup_key=key, **values)
+
+
+async def test_uploaded_writeups_wait_in_the_database_and_are_used_once(db):
+    event = await paper_event(db)
+    await goldfish.hold_writeup(db, GUILD, 5, 111, "  T1: bolt  ")
+    saved = await submit_held(db, event, 5, 111)
+    assert saved.writeup == "T1: bolt"
+    assert await pending_keys(db) == []  # deleted with the submission that used it
+    with pytest.raises(NotFound, match="no longer held"):
+        await submit_held(db, event, 5, 111)
+    # Another player's upload, a forged key or another server: refused, nothing changes.
+    await goldfish.hold_writeup(db, GUILD, 6, 222, "mine")
+    for user, key, guild in ((5, 222, GUILD), (6, 10**30, GUILD), (6, 0, GUILD)):
+        with pytest.raises(NotFound, match="no longer held"):
+            await goldfish.submit(db, guild, event.id, user, writeup_key=key, life_lost=1, cards_milled=0,
+                                  poison=0, game_wins=0)
+    # A refused score keeps the upload (the player's form closed, but nothing was lost yet).
+    with pytest.raises(UserError, match="negative"):
+        await submit_held(db, event, 6, 222, life_lost=-1)
+    assert await pending_keys(db) == [(6, 222)]
+    with pytest.raises(UserError, match="can't be empty"):
+        await goldfish.hold_writeup(db, GUILD, 6, 333, " \n ")
+    with pytest.raises(UserError, match="the limit is"):
+        await goldfish.hold_writeup(db, GUILD, 6, 334, "x" * (goldfish.MAX_WRITEUP_CHARS + 1))
+    assert await pending_keys(db) == [(6, 222)]
+
+
+async def test_a_new_upload_evicts_only_its_own_players_oldest(db):
+    event = await paper_event(db)
+    await goldfish.hold_writeup(db, GUILD, 6, 50, "the other player's")
+    for key in range(100, 100 + goldfish.MAX_PENDING_WRITEUPS_PER_USER + 2):
+        await goldfish.hold_writeup(db, GUILD, 5, key, f"upload {key}")
+    newest = list(range(102, 100 + goldfish.MAX_PENDING_WRITEUPS_PER_USER + 2))
+    assert await pending_keys(db) == [(6, 50)] + [(5, key) for key in newest]
+    with pytest.raises(NotFound, match="only your 3 newest"):
+        await submit_held(db, event, 5, 100)
+    assert (await submit_held(db, event, 6, 50)).writeup == "the other player's"
+    assert (await submit_held(db, event, 5, newest[0])).writeup == f"upload {newest[0]}"
+
+
+async def test_expired_uploads_say_so_and_are_cleaned_up_lazily(db):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from bot.store.models import GoldfishPendingWriteup as Pending
+    from bot.store.types import utcnow
+
+    event = await paper_event(db)
+    await goldfish.hold_writeup(db, GUILD, 5, 100, "late")
+    await goldfish.hold_writeup(db, GUILD, 6, 200, "long gone")
+    async with db.write() as session:
+        await session.execute(update(Pending).where(Pending.key == 100).values(expires_at=utcnow() - timedelta(minutes=1)))
+        await session.execute(update(Pending).where(Pending.key == 200).values(expires_at=utcnow() - timedelta(hours=2)))
+    with pytest.raises(UserError, match="expired: uploads wait 60 minutes") as refused:
+        await submit_held(db, event, 5, 100)
+    assert "restarted" not in str(refused.value)
+    assert (await goldfish.scores(db, GUILD, event.id))[1] == []
+    await goldfish.hold_writeup(db, GUILD, 7, 300, "fresh")  # any upload cleans up long-expired ones
+    assert await pending_keys(db) == [(5, 100), (7, 300)]

@@ -55,7 +55,7 @@ async def test_write_transactions_take_the_lock_up_front(tmp_path):
 async def test_failed_write_rolls_back(db):
     with pytest.raises(RuntimeError):
         async with db.write() as session:
-            session.add(Season(guild_id=1, name="s1"))
+            session.add(Season(guild_id=1, name="s1", name_key="s1"))
             await session.flush()
             raise RuntimeError("boom")
     async with db.read() as session:

@@ -160,3 +160,62 @@ async def test_running_draft_converts_to_the_state_document_and_back(db_url):
         assert [tuple(r) for r in rows] == [(0, 1), (1, 0)] and list(picks) == [1, 0]
     finally:
         await db.dispose()
+
+
+async def test_names_get_unicode_keys_and_colliding_names_are_renamed(db_url):
+    """0007 stores names cleaned and keyed by bot.text.name_key, unique per guild. Names that
+    collide under that key (possible before: SQL lower() is ASCII-only on SQLite) keep the oldest
+    row's name and number the later ones; a cube hiding behind a shipped cube's name is renamed."""
+    db = Database(db_url)
+    now = {"now": datetime(2026, 1, 1, tzinfo=UTC)}
+    try:
+        await upgrade(db, "0006")
+        async with db.write() as session:
+            for guild, name in [(1, "Äpfel"), (1, "äpfel"), (1, " Club   Cube "), (1, "ＧＯＬＤＦＩＳＨ"), (2, "äpfel")]:
+                await session.execute(
+                    text(
+                        "INSERT INTO cubes (guild_id, name, source, card_count, cards, created_by, created_at)"
+                        " VALUES (:guild, :name, 'upload', 1, '[]', 5, :now)"
+                    ),
+                    {"guild": guild, "name": name, **now},
+                )
+            for name in ("Winter", "WINTER", "winter"):
+                await session.execute(
+                    text("INSERT INTO seasons (guild_id, name, started_at) VALUES (1, :name, :now)"),
+                    {"name": name, **now},
+                )
+            for name in ("Straße", "STRASSE", "x" * 100, "X" * 100):
+                await session.execute(
+                    text(
+                        "INSERT INTO goldfish_events (guild_id, channel_id, name, turns, method, organizer_id,"
+                        " status, created_at) VALUES (1, 2, :name, 7, 'sum', 3, 'open', :now)"
+                    ),
+                    {"name": name, **now},
+                )
+        await upgrade(db)
+        assert await _diff(db) == []
+
+        async def names(table: str) -> list[tuple]:
+            async with db.read() as session:
+                query = f"SELECT guild_id, name, name_key FROM {table} ORDER BY id"  # noqa: S608 - a constant
+                return [tuple(row) for row in (await session.execute(text(query))).all()]
+
+        assert await names("cubes") == [
+            (1, "Äpfel", "äpfel"), (1, "äpfel (2)", "äpfel (2)"), (1, "Club Cube", "club cube"),
+            (1, "GOLDFISH (2)", "goldfish (2)"), (2, "äpfel", "äpfel"),
+        ]
+        assert [name for _, name, _ in await names("seasons")] == ["Winter", "WINTER (2)", "winter (3)"]
+        events = [name for _, name, _ in await names("goldfish_events")]
+        assert events == ["Straße", "STRASSE (2)", "x" * 100, "X" * 96 + " (2)"]
+        async with db.read() as session:
+            orders = (await session.execute(text("SELECT DISTINCT play_order FROM goldfish_events"))).scalars().all()
+        assert list(orders) == ["first"]
+
+        await downgrade(db, "0006")
+        async with db.read() as session:
+            kept = (await session.execute(text("SELECT name FROM cubes ORDER BY id"))).scalars().all()
+        assert list(kept) == ["Äpfel", "äpfel (2)", "Club Cube", "GOLDFISH (2)", "äpfel"]
+        await upgrade(db)
+        assert await _diff(db) == []
+    finally:
+        await db.dispose()
