@@ -53,8 +53,10 @@ def settings_text(settings: engine.BattlerSettings) -> str:
         parts.append(f"interest at {settings.interest_threshold}+ treasures")
     if settings.win_streak:
         parts.append("win-streak bonus")
-    if settings.carousel:
-        parts.append("carousel (stored; not run by the engine yet)")
+    if settings.carousel != "off":
+        each = engine.CAROUSEL_PICKS[settings.carousel]
+        when = "every round" if settings.carousel == "round" else "every stage"
+        parts.append(f"carousel {when} ({each} card{'s' if each > 1 else ''} each, from the {settings.carousel_from})")
     return " · ".join(parts)
 
 
