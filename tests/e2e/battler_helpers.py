@@ -14,6 +14,7 @@ from sqlalchemy import select
 from bot.formats import battler as engine
 from bot.store.db import Database
 from bot.store.models import BattlerGame, EventResult
+from bot.text import escape
 from bot.ui import battler as ui
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import flatten_components
@@ -97,7 +98,7 @@ class Table:
         status = await self.fake.slash(self.world.member, "battler status", guild_id=self.world.guild,
                                        channel_id=self.world.channel)
         embed = status.message["embeds"][0]
-        assert embed["description"] == "\n".join(ui.status_lines(self.mirror))
+        assert embed["description"] == ui.status_description(self.mirror)
         packyard = next(f for f in embed["fields"] if f["name"].startswith("Packyard"))
         assert packyard["name"] == f"Packyard ({len(self.mirror.packyard)})"
         assert packyard["value"] == ui.packyard_text(self.mirror)
@@ -134,7 +135,7 @@ class Table:
         p = self.mirror.players[self.seat(user)]
         stash_card, pack_card = p.stash[stash_index], p.pack[pack_index]
         result = await self.fake.select(user, first.message, pack_select, [str(pack_index)])
-        assert f"You gave **{stash_card}** and took **{pack_card}**" in result.content, result.content
+        assert f"You gave **{escape(stash_card)}** and took **{escape(pack_card)}**" in result.content, result.content
         engine.trade(self.mirror, p.seat, stash_card, pack_card)
         return result
 

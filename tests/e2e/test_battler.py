@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from bot.formats import battler as engine
+from bot.text import escape
 from tests.e2e.battler_helpers import Table, component, embed_text
 from tests.fake_discord.models import flatten_components
 
@@ -102,7 +103,7 @@ async def _play(table: Table, fake, bot, world) -> None:
 
     # A second DM (resend), used; the first one is now out of date.
     stash = await fake.slash(d, "battler stash", guild_id=world.guild, channel_id=world.channel, options={"resend": True})
-    assert stash.ephemeral and all(card in stash.content for card in mirror.players[table.seat(d)].stash)
+    assert stash.ephemeral and all(escape(card) in stash.content for card in mirror.players[table.seat(d)].stash)
     old = dms[d]
     resent = await fake.wait_for(lambda: (m := table.prompt_messages(d)) and m[-1]["id"] != old["id"] and m[-1],
                                  what="the re-sent DM")
@@ -113,7 +114,7 @@ async def _play(table: Table, fake, bot, world) -> None:
         lambda: (m := table.prompt_messages(d)) and m[-1]["id"] not in (old["id"], resent["id"]) and m[-1],
         what="a fresh DM after the stale click",
     )
-    assert all(card in embed_text(fresh) for card in mirror.players[table.seat(d)].stash)
+    assert all(escape(card) in embed_text(fresh) for card in mirror.players[table.seat(d)].stash)
     dms[d] = fresh
     await table.check()
 
