@@ -197,21 +197,24 @@ def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int |
                  stash_index: int | None = None, page: int = 0, chosen: int | None = None) -> discord.Embed:
     """The player's private DM: setup, their draft phase or their carousel turn, within Discord's limits."""
     if prompt.kind == "setup":
-        embed = _setup_embed(prompt, combo)
+        embed, lines = _setup_embed(prompt, combo)
     elif prompt.kind == "carousel":
-        embed = _carousel_embed(prompt, page, chosen)
+        embed, lines = _carousel_embed(prompt, page, chosen)
     else:
-        embed = _draft_embed(prompt, stash_index)
+        embed, lines = _draft_embed(prompt, stash_index)
     if note:
         embed.add_field(name="Last action", value=limits.clip(note, limits.FIELD_VALUE), inline=False)
     footer = f"Seat {prompt.seat + 1} · state v{prompt.version}"
     if prompt.kind == "carousel" and chosen is None:
         footer += f" · page {page + 1}/{carousel_pages(prompt)}"
     embed.set_footer(text=footer)
+    # The card list gets what the rest of the message leaves of its 6,000 characters.
+    room = limits.EMBED_TOTAL - limits.embed_size(embed)
+    embed.description = limits.fit_lines(lines, min(limits.DESCRIPTION, room))
     return limits.fit_embed(embed)
 
 
-def _setup_embed(prompt: PrivatePrompt, combo: int | None) -> discord.Embed:
+def _setup_embed(prompt: PrivatePrompt, combo: int | None) -> tuple[discord.Embed, list[str]]:
     embed = discord.Embed(title=f"Treasure Battler #{prompt.game_id} · Setup", colour=discord.Colour.gold())
     lines = ["**Your first 5 cards**", *numbered(prompt.stash), ""]
     if combo is not None:
@@ -220,18 +223,16 @@ def _setup_embed(prompt: PrivatePrompt, combo: int | None) -> discord.Embed:
         lines.append(f"✅ You chose **{' + '.join(prompt.basics)}**. You can change them until everyone has chosen.")
     else:
         lines.append("Choose your **2 basic lands** below, then confirm.")
-    embed.description = limits.fit_lines(lines, limits.DESCRIPTION)
-    return embed
+    return embed, lines
 
 
-def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> discord.Embed:
+def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> tuple[discord.Embed, list[str]]:
     embed = discord.Embed(
         title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · your draft",
         colour=discord.Colour.blue(),
     )
     # The stash (up to 15 names) in the description, the pack (5) in a field: 200-character names fit.
     stash = [f"**Your stash ({len(prompt.stash)})**", *numbered(prompt.stash, arrow=stash_index)]
-    embed.description = limits.fit_lines(stash, limits.DESCRIPTION)
     embed.add_field(name="The pack", value=limits.fit_lines(numbered(prompt.pack, pack_mark) or ["-"], limits.FIELD_VALUE),
                     inline=False)
     _add_resources(embed, prompt)
@@ -246,7 +247,7 @@ def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> discord.Embe
     )
     if prompt.done:
         embed.add_field(name="\u200b", value="✅ Done: waiting for the other players.", inline=False)
-    return embed
+    return embed, stash
 
 
 def _add_resources(embed: discord.Embed, prompt: PrivatePrompt) -> None:
@@ -263,7 +264,7 @@ def _page_range(prompt: PrivatePrompt, page: int) -> range:
     return range(page * CAROUSEL_PAGE, min((page + 1) * CAROUSEL_PAGE, len(prompt.carousel)))
 
 
-def _carousel_embed(prompt: PrivatePrompt, page: int, chosen: int | None) -> discord.Embed:
+def _carousel_embed(prompt: PrivatePrompt, page: int, chosen: int | None) -> tuple[discord.Embed, list[str]]:
     embed = discord.Embed(
         title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · "
         f"carousel pick {prompt.pick}/{prompt.picks}",
@@ -286,9 +287,8 @@ def _carousel_embed(prompt: PrivatePrompt, page: int, chosen: int | None) -> dis
         shown = _page_range(prompt, page)
         cards = [f"{i + 1}. {escape(prompt.carousel[i])}" for i in shown]
         lines = [f"🎠 **Your carousel pick.** {how}", "", f"**The carousel ({len(prompt.carousel)} cards)**", *cards]
-    embed.description = limits.fit_lines(lines, limits.DESCRIPTION)
     _add_resources(embed, prompt)
-    return embed
+    return embed, lines
 
 
 def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index: int | None = None, page: int = 0,
