@@ -383,7 +383,7 @@ def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
     state = game.state
     phase = PHASE_NAMES.get(state.phase, state.phase) if state else "?"
     if state is not None and state.phase == engine.CAROUSEL:
-        news = f"The carousel goes on: see <#{game.channel_id}>."
+        news = f"🎠 Carousel: see <#{game.channel_id}>. When it is your pick, it comes in a new DM."
     else:
         news = f"The game moved on to the **{phase}** phase: see <#{game.channel_id}>."
     lines = [f"✅ {note}" if note else "✅ Done.", news]

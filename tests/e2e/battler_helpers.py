@@ -38,11 +38,15 @@ def embed_text(message: dict) -> str:
     return "\n".join(parts)
 
 
-def forge(fake: FakeDiscord, message: dict, custom_id: str) -> None:
-    """Put a button with `custom_id` on a message, as a modified client could send any custom_id."""
+async def forged_click(fake: FakeDiscord, user: int, message: dict, custom_id: str):
+    """Click `custom_id` on a message that has no such button, as a modified client can."""
     stored = fake.message(message["id"])
-    stored["components"] = [*stored.get("components", [])[:4],
-                            {"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+    shown = stored.get("components", [])
+    stored["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+    try:
+        return await fake.click(user, stored, custom_id)
+    finally:
+        stored["components"] = shown
 
 
 class Table:

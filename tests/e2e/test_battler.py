@@ -13,7 +13,7 @@ import pytest
 from bot.formats import battler as engine
 from bot.text import escape
 from bot.ui import battler as ui
-from tests.e2e.battler_helpers import Table, component, embed_text, forge
+from tests.e2e.battler_helpers import Table, component, embed_text, forged_click
 from tests.fake_discord.models import flatten_components
 
 pytestmark = pytest.mark.e2e
@@ -337,12 +337,11 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
     first = await table.wait_pick_prompt()
     # A player whose turn it is not is refused, even with a button for the current version.
     other = table.user(order[1])
-    forge(fake, dms[other], f"bt:{table.game_id}:{order[1]}:{await table.version()}:take:0")
-    refused = await fake.click(other, dms[other], f"bt:{table.game_id}:{order[1]}:{await table.version()}:take:0")
+    refused = await forged_click(fake, other, dms[other], f"bt:{table.game_id}:{order[1]}:{await table.version()}:take:0")
     assert refused.ephemeral and "not your turn" in refused.content
     # A card the carousel does not have is refused (a forged index).
-    forge(fake, first, f"bt:{table.game_id}:{order[0]}:{await table.version()}:take:999")
-    refused = await fake.click(table.user(order[0]), first, f"bt:{table.game_id}:{order[0]}:{await table.version()}:take:999")
+    custom_id = f"bt:{table.game_id}:{order[0]}:{await table.version()}:take:999"
+    refused = await forged_click(fake, table.user(order[0]), first, custom_id)
     assert refused.ephemeral and "one card of the carousel" in refused.content
     await table.check()
 
@@ -355,6 +354,10 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
         if seat != full:
             result = await table.take(user, message, (turn * 7) % len(mirror.carousel_cards))
         elif turn == 3:
+            for forged in ("swap:40", "page:2"):  # a card or a page the carousel does not have
+                custom_id = f"bt:{table.game_id}:{seat}:{await table.version()}:{forged}"
+                refused = await forged_click(fake, user, message, custom_id)
+                assert refused.ephemeral and "not valid" in refused.content
             result = await table.swap(user, message, 25, 2)  # on the second page
         elif turn == 4:
             result = await table.pass_pick(user, message)
@@ -364,8 +367,7 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
             message = result.message  # the same player again: their DM was re-rendered in place
             assert f"carousel pick {turn + 2}/12" in embed_text(message)
         elif turn == 0:  # a copy of the first picker's DM from before their pick is out of date
-            forge(fake, first, old_button)
-            stale = await fake.click(user, first, old_button)
+            stale = await forged_click(fake, user, first, old_button)
             assert stale.ephemeral and "out of date: the game is now in the CAROUSEL phase" in stale.content
         if turn < len(order) - 1:
             await table.check()
