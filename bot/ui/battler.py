@@ -81,13 +81,16 @@ def cards_text(cards: Sequence[str], limit: int = limits.FIELD_VALUE) -> str:
     """Escaped names joined by commas, as many whole names as fit, then how many there are."""
     if not cards:
         return "empty"
-    shown: list[str] = []
-    for card in cards:
-        more = f", … ({len(cards)})"
-        if len(", ".join([*shown, escape(card)])) + len(more) > limit:
-            return limits.clip(", ".join(shown), limit - len(more)) + more
-        shown.append(escape(card))
-    return ", ".join(shown)
+    names = [escape(card) for card in cards]
+    if len(", ".join(names)) <= limit:
+        return ", ".join(names)
+    more = f" … ({len(cards)})"
+    shown = names[0]
+    for name in names[1:]:
+        if len(shown) + 2 + len(name) + len(more) > limit:
+            break
+        shown += ", " + name
+    return limits.clip(shown, limit - len(more)) + more  # clipped only if the first name alone is too long
 
 
 def joined_lines(items: Sequence[str], separator: str = " · ", width: int = MAX_CONTENT) -> list[str]:

@@ -196,5 +196,11 @@ def test_cards_text_keeps_whole_names_and_says_how_many(seed):
     cards = random.Random(seed).sample(CUBE, 60)
     for limit in (100, 500, limits.FIELD_VALUE):
         text = ui.cards_text(cards, limit)
-        assert len(text) <= limit and text.endswith("… (60)")
-        assert text.startswith(escape(cards[0])) or limit < len(escape(cards[0])) + 10
+        assert len(text) <= limit and text.endswith(" … (60)")
+        shown = text.removesuffix(" … (60)")
+        if len(escape(cards[0])) + 7 <= limit:  # whole names only
+            assert all(name in map(escape, cards) for name in shown.split(", ")), shown
+        else:  # a first name longer than the room is clipped
+            assert shown == limits.clip(escape(cards[0]), limit - 7)
+    short = ["A", "B [x](y)"]
+    assert ui.cards_text(short) == "A, B \\[x\\]\\(y\\)" and ui.cards_text([]) == "empty"
