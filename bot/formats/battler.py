@@ -791,8 +791,11 @@ def _cap(state: BattlerState, players: Sequence[Player], events: list[Event]) ->
             events.append(TreasuresChanged(p.seat, -lost, p.treasures, "cap"))
 
 
-def _draft_need(n: int) -> int:
-    return n * (1 + PACK_SIZE)
+def _draft_need(state: BattlerState, n: int) -> int:
+    """Cards a draft deals from the packpile to `n` players: a pack each, and a random card each
+    unless a carousel replaces it."""
+    random_cards = 0 if state.settings.carousel != "off" else n
+    return n * PACK_SIZE + random_cards
 
 
 # --------------------------------------------------------------------------- setup
@@ -1191,7 +1194,7 @@ def _start_draft(state: BattlerState, events: list[Event]) -> None:
     state.phase = DRAFT
     events.append(PhaseChanged(DRAFT, state.stage, state.round))
     drafters = players_in_play(state)
-    if len(state.packpile) < _draft_need(len(drafters)):
+    if len(state.packpile) < _draft_need(state, len(drafters)):
         _reshuffle(state, events)
     for q in state.players:
         q.done = q not in drafters
@@ -1237,7 +1240,7 @@ def _after_draft(state: BattlerState, events: list[Event]) -> None:
     """The draft's last steps, after the carousel: the treasure cap, the reshuffle, the next PLAY."""
     drafters = players_in_play(state)
     _cap(state, drafters, events)
-    if state.round == ROUNDS_PER_STAGE or len(state.packpile) < _draft_need(len(drafters)):
+    if state.round == ROUNDS_PER_STAGE or len(state.packpile) < _draft_need(state, len(drafters)):
         _reshuffle(state, events)
     _start_play(state, events)
 

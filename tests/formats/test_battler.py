@@ -948,6 +948,18 @@ def test_a_short_packpile_is_refilled_from_the_packyard_before_fresh_cards_are_d
     assert all_cards(state) == Counter(cube_of(40))
 
 
+@pytest.mark.parametrize(("carousel", "reshuffled"), [("off", True), ("round", False)])
+def test_the_packpile_is_refilled_when_it_cannot_deal_the_next_draft(carousel, reshuffled):
+    """Exactly 2 packs are left: enough for the next draft with a carousel (no random cards), not without."""
+    state = make(2, settings_=carousel_settings(carousel, "packyard"), cube_size=80)
+    to_draft(state)  # round 2: not the stage's last
+    state.packyard += state.packpile[10:]
+    del state.packpile[10:]
+    events = finish_draft(state) + pick_all(state)
+    assert state.phase == "play"
+    assert bool(of_type(events, b.PackyardReshuffled)) == reshuffled
+
+
 def test_a_full_pool_swaps_or_passes_and_no_pool_passes_fifteen():
     state = make(2, settings_=carousel_settings())
     to_draft(state)
