@@ -8,7 +8,6 @@ outbox sends them after the commit, or the sweeper after a crash. A private DM t
 from __future__ import annotations
 
 from bot.cogs._outbox import Outgoing
-from bot.formats import battler as engine
 from bot.services import battler
 from bot.services.outbox import Queued
 from bot.ui import battler as ui
@@ -36,9 +35,9 @@ class BattlerMessages:
         chunks = ui.split_messages(ui.event_lines(news))
         if not chunks:
             return None
-        # A new phase is every player's turn to act: those announcements ping them.
-        calls = any(isinstance(e, engine.PairingsMade | engine.PhaseChanged) for e in news.events)
-        return Outgoing(content=chunks[0], continued=chunks[1:], allowed_mentions=limits.ping(*news.users) if calls else None)
+        # Only the players these events call to act are pinged (a new phase, their carousel pick).
+        return Outgoing(content=chunks[0], continued=chunks[1:],
+                        allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
     async def dispute(self, queued: Queued, fresh: bool) -> Outgoing:
         news = battler.Announcement.from_payload(queued.payload)

@@ -24,9 +24,20 @@ POISON_CHOICES = [
     app_commands.Choice(name="fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)", value="fibonacci"),
     app_commands.Choice(name="flat2: 2 per loss", value="flat2"),
 ]
+CAROUSEL_CHOICES = [
+    app_commands.Choice(name="off (default)", value="off"),
+    app_commands.Choice(name="round: after every draft, 1 card each", value="round"),
+    app_commands.Choice(name="stage: after a stage's last draft, 3 cards each in snake order", value="stage"),
+]
+CAROUSEL_FROM_CHOICES = [
+    app_commands.Choice(name="packpile: fresh cards, one per pick (default)", value="packpile"),
+    app_commands.Choice(name="packyard: the disposed cards", value="packyard"),
+]
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
-INDEXED_SELECTS = ("combo", "tstash", "tpack")
+INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")
+# DM steps that only change what the message shows (nothing is saved).
+VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 
 
 class BattlerCog(TableCog):
@@ -70,29 +81,32 @@ class BattlerCog(TableCog):
         seats="Most players, an even number (default 8).",
         interest="Optional rule: a player with at least this many treasures after a mini-game gets 1 more.",
         streak="Optional rule: 3 or more wins in a row earn 1 more treasure.",
-        carousel="Optional rule: carousel drafting (stored; the engine does not run it yet).",
+        carousel="Optional rule: a carousel of face-up cards, fewest poison picks first (replaces the random card).",
+        carousel_from="Where the carousel's cards come from (default: fresh from the packpile).",
         seed="Optional: a number that fixes every shuffle and die roll, to replay a game exactly.",
     )
     @app_commands.autocomplete(cube=cube_autocomplete)
-    @app_commands.choices(poison=POISON_CHOICES)
+    @app_commands.choices(poison=POISON_CHOICES, carousel=CAROUSEL_CHOICES, carousel_from=CAROUSEL_FROM_CHOICES)
     @app_commands.guild_only()
     async def start(
         self, interaction: discord.Interaction, cube: str, poison: app_commands.Choice[str] | None = None,
         seats: app_commands.Range[int, 2, 16] = 8, interest: app_commands.Range[int, 1, 5] | None = None,
-        streak: bool = False, carousel: bool = False, seed: app_commands.Range[int, 0, 2**53] | None = None,
+        streak: bool = False, carousel: app_commands.Choice[str] | None = None,
+        carousel_from: app_commands.Choice[str] | None = None, seed: app_commands.Range[int, 0, 2**53] | None = None,
     ) -> None:
         actor = actor_of(interaction)
         game = await battler.create_game(
             self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
             progression=poison.value if poison else "fibonacci", max_seats=seats, interest=interest, streak=streak,
-            carousel=carousel, seed=seed,
+            carousel=carousel.value if carousel else "off", carousel_from=carousel_from.value if carousel_from else "packpile",
+            seed=seed,
         )
         await self.post_lobby(interaction, game, f"Treasure Battler #{game.id} is open: join below.")
 
     @group.command(name="report", description="Report your mini-game; your opponent confirms it.")
     @app_commands.describe(
         result="How your game ended, from your side.",
-        treasures_left="Treasures you have left after the game (default: unchanged).",
+        treasures_left="Treasures left after the game, tokens made in it included; you keep at most 5 (default: unchanged).",
     )
     @app_commands.choices(result=RESULT_CHOICES)
     async def report(
@@ -141,30 +155,38 @@ class BattlerCog(TableCog):
         progression = poison.value if poison else (settings.progression if settings else "fibonacci")
         await interaction.response.send_message(ui.rules_text(progression, settings if not poison else None), ephemeral=True)
 
-    @group.command(name="force", description="End the current DRAFT phase for everyone now (organizer).")
+    @group.command(name="force", description="End the DRAFT phase (or the carousel: picks left made at random) now (organizer).")
     @app_commands.guild_only()
     async def force(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, (S.running,))
-        await battler.force_end_draft(self.db, game.id, actor_of(interaction))
-        await interaction.response.send_message("The draft phase was ended by an organizer.")
+        result = await battler.force_end_draft(self.db, game.id, actor_of(interaction))
+        carousel = any(isinstance(e, engine.CarouselPicked | engine.CarouselPassed) for e in result.events)
+        await interaction.response.send_message(
+            "The carousel was ended by an organizer: the picks left were made at random." if carousel
+            else "The draft phase was ended by an organizer."
+        )
 
     # --- private DMs -----------------------------------------------------------------------
 
     async def on_action(self, interaction: discord.Interaction, *, game: int, seat: int, version: int, action: str,
                         arg: int | None) -> None:
         try:
-            if action in ("shift", "untrade"):
+            if action in VIEW_STEPS:
                 prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
                 if action == "shift":
                     await interaction.response.send_modal(ui.shift_modal(prompt))
-                else:
-                    await interaction.response.edit_message(embed=ui.prompt_embed(prompt), view=ui.prompt_view(prompt))
+                    return
+                step = _view_step(prompt, action, arg)
+                await interaction.response.edit_message(embed=ui.prompt_embed(prompt, **step),
+                                                        view=ui.prompt_view(prompt, **step))
                 return
             kwargs: dict = {}
             if action == "basics":
                 if arg is None or not 0 <= arg < len(ui.BASIC_COMBOS):
                     raise UserError("Choose your two basic lands first.")
                 kwargs["basics"] = list(ui.BASIC_COMBOS[arg])
+            if action == "take":
+                kwargs["carousel_index"] = arg
             await self._private(interaction, game, seat, version, action, **kwargs)
         except StaleMessage as stale:
             await self._stale(interaction, stale)
@@ -176,6 +198,9 @@ class BattlerCog(TableCog):
                 chosen = _small_index(value)
                 if what == "tpack":
                     await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=chosen)
+                    return
+                if what == "give":
+                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=chosen)
                     return
                 prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
                 options = {"combo": chosen} if what == "combo" else {"stash_index": chosen}
@@ -205,18 +230,11 @@ class BattlerCog(TableCog):
             channel_id=interaction.channel_id, message_id=message.id if message else None, **kwargs,
         )
         prompt = result.actor_prompt
+        note = ui.action_note(result.events, seat)
         if prompt is not None:
-            note = ui.action_note(result.events)
             await interaction.response.edit_message(embed=ui.prompt_embed(prompt, note=note), view=ui.prompt_view(prompt))
             return
-        state = result.game.state
-        phase = ui.PHASE_NAMES.get(state.phase, state.phase) if state else "?"
-        embed = discord.Embed(
-            title=f"Treasure Battler #{game_id}",
-            description=f"✅ Done. The game moved on to the **{phase}** phase: see <#{result.game.channel_id}>.",
-            colour=discord.Colour.green(),
-        )
-        await interaction.response.edit_message(embed=embed, view=None)
+        await interaction.response.edit_message(embed=ui.moved_on_embed(result.game, note), view=None)
 
     async def _stale(self, interaction: discord.Interaction, error: StaleMessage) -> None:
         prompt, message_id = await battler.shown_in(self.db, error.game_id, error.user_id)
@@ -257,6 +275,16 @@ class BattlerCog(TableCog):
         await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         what = "voided: the players report again" if decision == "void" else "decided"
         await interaction.response.edit_message(content=f"⚖️ Report #{report} {what} by <@{interaction.user.id}>.", view=None)
+
+
+def _view_step(prompt: battler.PrivatePrompt, action: str, arg: int | None) -> dict:
+    """What a view-only DM step shows: a carousel card chosen (full pool), a page, or the start again."""
+    if action in ("swap", "page"):
+        limit = len(prompt.carousel) if action == "swap" else ui.carousel_pages(prompt)
+        if prompt.kind != "carousel" or arg is None or arg >= limit:
+            raise InvalidPayload()
+        return {"chosen": arg} if action == "swap" else {"page": arg}
+    return {}
 
 
 def _small_index(value: str) -> int:

@@ -19,7 +19,9 @@ Randomness
 Public API
     Constants: ``POISON_PROGRESSIONS``, ``BASIC_TYPES``, ``MAX_TREASURES`` (5),
     ``POISON_TO_DIE`` (10), ``POOL_MAX`` (15), ``PACK_SIZE`` (5), ``STARTING_BASICS`` (2),
-    ``MAX_STAGE`` (5), ``ROUNDS_PER_STAGE`` (3), ``MIN_CARDS_PER_PLAYER`` (20), ``OUTCOMES``.
+    ``MAX_STAGE`` (5), ``ROUNDS_PER_STAGE`` (3), ``MIN_CARDS_PER_PLAYER`` (20), ``OUTCOMES``,
+    ``CAROUSEL_MODES`` (off, round, stage), ``CAROUSEL_SOURCES`` (packpile, packyard),
+    ``CAROUSEL_PICKS`` (round: 1, stage: 3).
 
     Errors: ``BattlerError`` (a ``ValueError``) and its subclasses ``WrongPhase``,
     ``NotAPlayer``, ``PlayerEliminated``, ``NotEnoughTreasures``, ``InvalidAction``,
@@ -29,7 +31,7 @@ Public API
     ``from_dict``).
 
     Pure helpers: ``hand_size(stage)``, ``poison_for_loss(stage, progression)``,
-    ``next_round(stage, round)``, ``draft_income(pool_size, conceded)``,
+    ``next_round(stage, round)``, ``draft_income(pool_size, conceded, carousel=False)``,
     ``resource_overview(progression)``.
 
     Game operations (all return ``list[Event]``):
@@ -43,8 +45,9 @@ Public API
       reporter's point of view, one of ``"won"``, ``"lost"``, ``"draw"``, ``"conceded"``.
       ``treasures`` optionally maps seat -> treasures left after the mini-game (treasures are
       spent in games).  When the last pairing of the phase is reported the phase ends.
-    * ``report_treasures(state, seat, remaining)`` — PLAY: treasures the player has left
-      after the mini-game (default: unchanged).  Capped to 5 at the end of the phase.
+    * ``report_treasures(state, seat, remaining)`` — PLAY, before the game's result: treasures
+      the player has left after the mini-game, tokens made in it included (default: unchanged).
+      At most 5 are kept, at once (``report``'s ``treasures`` likewise).
     * ``cannot_finish(state, seat)`` — PLAY: for a pairing that must be replayed (a draw
       that would kill both live players): set both to 9 poison and close the pairing.  In a
       play-off it decides the play-off winner randomly.
@@ -52,6 +55,9 @@ Public API
       ``shift_basics(state, seat, new_basics)``, ``buy_basic(state, seat, basic_type)``,
       ``done(state, seat)`` — DRAFT actions; ``force_end_draft(state)`` ends the draft for
       everyone (organiser / timeout).
+    * ``carousel_pick(state, seat, card, give_back=None)``, ``carousel_pass(state, seat)`` —
+      CAROUSEL: the current picker takes a card (a full pool gives a stash card back for it) or,
+      with a full pool, passes; ``force_end_carousel(state)`` makes every pick left at random.
     * Events (frozen dataclasses, subclasses of ``Event``): ``PhaseChanged(phase, stage,
       round)``, ``BasicsChosen``, ``PairingsMade(pairings, method)``, ``ResultReported(a, b,
       result, conceded_by)``, ``ReplayRequired(a, b, reason)``, ``PoisonSet(seat, poison,
@@ -59,16 +65,24 @@ Public API
       reason)``, ``CardGained(seat, card)`` and ``PackDealt(seat, cards)`` (private: DM them),
       ``CardsTraded``, ``BasicsChanged``, ``PlayerDone``, ``PacksDisposed(cards)`` (public
       packyard), ``PackyardReshuffled``, ``PlayerDied(seat, death_order)``, ``BecameGhost``,
-      ``PlayerOut(seat)``, ``PlayoffStarted(a, b, survivor)``, ``GameOver(winner)``.
+      ``PlayerOut(seat)``, ``PlayoffStarted(a, b, survivor)``, ``GameOver(winner)``,
+      ``CarouselStarted(cards, order, picks_each, source, random_tiebreak)``,
+      ``CarouselTurn(seat, pick)``, ``CarouselPicked(seat, card, gave_back, forced)``,
+      ``CarouselPassed(seat, forced)``, ``CarouselEnded(leftover)`` (all public: the carousel
+      is face up).
     * Queries: ``action_costs(state, seat) -> dict[str, int | None]`` (``trade``, ``reroll``,
       ``shift_basics``, ``buy_basic``: the cost now, ``None`` if not possible now),
       ``seat_of(state, user_id)``, ``players_in_play(state)``, ``live_players(state)``,
-      ``open_pairing(state, seat)``, ``standings(state)``.
+      ``open_pairing(state, seat)``, ``standings(state)``, ``carousel_picks(state)`` (cards each
+      this draft's carousel deals, 0 for none), ``carousel_picker(state)``.
 
 Rules decisions (where FORMATS.md leaves room)
     * Setup "pack" goes straight into the stash (those are the player's first 5 cards).
-    * Poison, treasure cap (5), concession flags, win streaks are applied when *all* games of
-      the PLAY phase are reported, so simultaneous deaths are detected together.
+    * Poison, concession flags, win streaks are applied when *all* games of the PLAY phase are
+      reported, so simultaneous deaths are detected together.  The treasure cap (5) is applied
+      as soon as a player's treasures after their game are known (FORMATS.md: "keeping at most 5
+      treasures": 5 or fewer are all kept, 6 or more become 5), and again at the end of the phase
+      and of every draft.
     * Interest (``interest_threshold`` X: >= X treasures after the mini-game, measured after
       the cap) and win streak (3+ consecutive mini-game wins) each earn +1 treasure that is
       paid at the start of the next DRAFT together with the normal income, so a player at the
@@ -98,7 +112,26 @@ Rules decisions (where FORMATS.md leaves room)
     * Re-roll when the packpile holds fewer than 5 cards: the old pack goes to the packyard,
       then the packyard is shuffled into the packpile before the new pack is dealt.
       ``new_game`` requires at least 20 cards per player so dealing can never run dry.
-    * ``carousel`` is stored but is a documented no-op (the random card per draft is kept).
+    * Carousel (``settings.carousel``: ``round`` = every draft, 1 card each; ``stage`` = the
+      draft of the last round of each stage, 3 cards each; ``settings.carousel_from``):
+      - It runs after everyone is done drafting and the packs went to the packyard, before the
+        treasure cap and the end-of-stage reshuffle (the seed's order), as its own phase
+        (CAROUSEL) in which one player at a time picks.
+      - Order: fewest poison first; players with equal poison are ordered by a seeded shuffle
+        (``CarouselStarted.random_tiebreak`` says it mattered); with 3 picks each the order
+        snakes (1..n, n..1, 1..n).  Players in play pick (live players and the Ghost).
+      - ``packpile``: exactly as many fresh cards as there are picks are dealt face up (the
+        packyard is shuffled into the packpile first if it is short).  ``packyard``: the whole
+        packyard is the carousel.  Unpicked cards go (back) to the packyard.
+      - With a carousel the random card per draft is skipped, and with it the treasure a full
+        pool gets instead of that card.  The seed's alternative (everyone puts pool cards back
+        into the carousel) is not offered.
+      - A pool never passes 15 cards: a player whose pool is full picks by swapping (takes a
+        card and gives a stash card back into the carousel, where later pickers may take it) or
+        passes.  A smaller pool must take a card.
+      - An organizer may end the carousel: each pick left is made at random (seeded), full pools
+        pass.
+      - Settings stored with the old boolean load as ``round`` (``True``) or ``off``.
     * Augments are not implemented.
 """
 
@@ -110,7 +143,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-SCHEMA_VERSION = 1
+# Version 2 added the carousel (state fields `carousel_cards`, `carousel_order`, `carousel_turn`;
+# settings `carousel` as a mode and `carousel_from`). Version 1 documents load unchanged.
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -131,6 +167,14 @@ __all__ = [
     "BasicsChanged",
     "BasicsChosen",
     "BecameGhost",
+    "CAROUSEL_MODES",
+    "CAROUSEL_PICKS",
+    "CAROUSEL_SOURCES",
+    "CarouselEnded",
+    "CarouselPassed",
+    "CarouselPicked",
+    "CarouselStarted",
+    "CarouselTurn",
     "CardGained",
     "CardsTraded",
     "Event",
@@ -162,9 +206,14 @@ __all__ = [
     "action_costs",
     "buy_basic",
     "cannot_finish",
+    "carousel_pass",
+    "carousel_pick",
+    "carousel_picker",
+    "carousel_picks",
     "choose_basics",
     "done",
     "draft_income",
+    "force_end_carousel",
     "force_end_draft",
     "hand_size",
     "live_players",
@@ -203,8 +252,12 @@ MIN_CARDS_PER_PLAYER = 20
 WIN_STREAK_BONUS_AT = 3
 OUTCOMES = ("won", "lost", "draw", "conceded")
 
+CAROUSEL_MODES = ("off", "round", "stage")
+CAROUSEL_SOURCES = ("packpile", "packyard")
+CAROUSEL_PICKS = {"round": 1, "stage": 3}  # cards each player takes in one carousel
+
 # phases
-SETUP, PLAY, DRAFT, OVER = "setup", "play", "draft", "over"
+SETUP, PLAY, DRAFT, CAROUSEL, OVER = "setup", "play", "draft", "carousel", "over"
 # player status
 ALIVE, GHOST, PLAYOFF, OUT = "alive", "ghost", "playoff", "out"
 
@@ -248,9 +301,20 @@ class BattlerSettings:
     progression: str = "fibonacci"
     interest_threshold: int | None = None
     win_streak: bool = False
-    carousel: bool = False  # stored only; documented no-op
+    carousel: str = "off"  # off | round (1 card each, every draft) | stage (3 each, last round of a stage)
+    carousel_from: str = "packpile"  # packpile (fresh cards) | packyard (the disposed cards)
 
     def __post_init__(self) -> None:
+        if isinstance(self.carousel, bool):
+            # Stored before the carousel was run: `True` asked for one, so it gets the seed's first
+            # options (every round, fresh cards).
+            self.carousel = "round" if self.carousel else "off"
+        if self.carousel not in CAROUSEL_MODES:
+            raise BattlerError(f"Unknown carousel {self.carousel!r} (choose one of {', '.join(CAROUSEL_MODES)}).")
+        if self.carousel_from not in CAROUSEL_SOURCES:
+            raise BattlerError(
+                f"Unknown carousel source {self.carousel_from!r} (choose one of {', '.join(CAROUSEL_SOURCES)})."
+            )
         if self.progression not in POISON_PROGRESSIONS:
             raise BattlerError(
                 f"Unknown poison progression {self.progression!r} "
@@ -333,6 +397,9 @@ class BattlerState:
     deaths: int = 0  # number of distinct death moments so far
     winner: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # finished pairings
+    carousel_cards: list[str] = field(default_factory=list)  # face up on the table during a carousel
+    carousel_order: list[int] = field(default_factory=list)  # the seat of every pick, in order (snake)
+    carousel_turn: int = 0  # index in carousel_order of the pick being waited for
 
     # -- serialisation (schema version SCHEMA_VERSION)
     def to_dict(self) -> dict[str, Any]:
@@ -340,7 +407,7 @@ class BattlerState:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> BattlerState:
-        if d.get("v") != SCHEMA_VERSION:
+        if d.get("v") not in READABLE_VERSIONS:
             raise ValueError(f"unknown battler document version {d.get('v')!r}")
         data = dict(d)
         data["settings"] = BattlerSettings(**data["settings"])
@@ -349,6 +416,8 @@ class BattlerState:
         data["packpile"] = list(data["packpile"])
         data["packyard"] = list(data["packyard"])
         data["history"] = [dict(h) for h in data.get("history", [])]
+        data["carousel_cards"] = list(data.get("carousel_cards", []))
+        data["carousel_order"] = list(data.get("carousel_order", []))
         return cls(**_only(cls, data))
 
     # -- small helpers
@@ -505,6 +574,40 @@ class GameOver(Event):
     winner: int
 
 
+@dataclass(frozen=True)
+class CarouselStarted(Event):
+    cards: tuple[str, ...]  # face up: everyone sees them
+    order: tuple[int, ...]  # the seat of every pick, in order
+    picks_each: int
+    source: str  # packpile | packyard
+    random_tiebreak: bool  # players with equal poison were ordered at random
+
+
+@dataclass(frozen=True)
+class CarouselTurn(Event):
+    seat: int
+    pick: int  # 1-based position in the carousel's order
+
+
+@dataclass(frozen=True)
+class CarouselPicked(Event):
+    seat: int
+    card: str
+    gave_back: str | None  # a full pool gives a stash card back into the carousel
+    forced: bool = False  # picked at random because an organizer ended the carousel
+
+
+@dataclass(frozen=True)
+class CarouselPassed(Event):
+    seat: int
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class CarouselEnded(Event):
+    leftover: tuple[str, ...]  # unpicked cards, gone to the packyard
+
+
 _EVENT_TYPES: dict[str, type[Event]] = {}
 
 
@@ -548,11 +651,16 @@ def next_round(stage: int, round_: int) -> tuple[int, int]:
     return stage, round_
 
 
-def draft_income(pool_size: int, conceded: bool) -> tuple[int, int]:
-    """(random cards, treasures) a player receives at the start of a DRAFT phase."""
+def draft_income(pool_size: int, conceded: bool, carousel: bool = False) -> tuple[int, int]:
+    """(random cards, treasures) a player receives at the start of a DRAFT phase.
+
+    With a carousel the random card is skipped, and with it the treasure a full pool gets instead
+    (FORMATS.md puts both in the one step a carousel replaces)."""
+    income = 0 if conceded else 1
+    if carousel:
+        return 0, income
     cards = 1 if pool_size < POOL_MAX else 0
-    treasures = (0 if conceded else 1) + (1 - cards)
-    return cards, treasures
+    return cards, income + (1 - cards)
 
 
 def resource_overview(progression: str = "fibonacci") -> list[dict[str, int]]:
@@ -683,8 +791,11 @@ def _cap(state: BattlerState, players: Sequence[Player], events: list[Event]) ->
             events.append(TreasuresChanged(p.seat, -lost, p.treasures, "cap"))
 
 
-def _draft_need(n: int) -> int:
-    return n * (1 + PACK_SIZE)
+def _draft_need(state: BattlerState, n: int) -> int:
+    """Cards a draft deals from the packpile to `n` players: a pack each, and a random card each
+    unless a carousel replaces it."""
+    random_cards = 0 if state.settings.carousel != "off" else n
+    return n * PACK_SIZE + random_cards
 
 
 # --------------------------------------------------------------------------- setup
@@ -860,17 +971,22 @@ def _validate_treasures(state: BattlerState, treasures: Mapping[int, int] | None
 
 
 def _apply_treasures(state: BattlerState, treasures: dict[int, int], events: list[Event]) -> None:
+    """The treasures each player has left after their mini-game, tokens made in it included; they
+    keep at most 5 (FORMATS.md §2, PLAY step 5: 5 or fewer are all kept, 6 or more become 5)."""
     for s, t in treasures.items():
         q = state.players[s]
         if t != q.treasures:
             delta = t - q.treasures
             q.treasures = t
             events.append(TreasuresChanged(s, delta, t, "reported"))
+        _cap(state, [q], events)
 
 
 def report_treasures(state: BattlerState, seat: int, remaining: int) -> list[Event]:
-    """Treasures the player has left after their mini-game (spent or made in the game)."""
-    _player_in_pairing(state, seat)
+    """Treasures the player has left after their mini-game (spent or made in the game; at most 5 kept)."""
+    _, pr = _player_in_pairing(state, seat)
+    if pr.result is not None:
+        raise AlreadyDone("This game has already been reported.")
     t = _validate_treasures(state, {seat: remaining})
     events: list[Event] = []
     _apply_treasures(state, t, events)
@@ -1078,12 +1194,13 @@ def _start_draft(state: BattlerState, events: list[Event]) -> None:
     state.phase = DRAFT
     events.append(PhaseChanged(DRAFT, state.stage, state.round))
     drafters = players_in_play(state)
-    if len(state.packpile) < _draft_need(len(drafters)):
+    if len(state.packpile) < _draft_need(state, len(drafters)):
         _reshuffle(state, events)
     for q in state.players:
         q.done = q not in drafters
+    with_carousel = state.settings.carousel != "off"
     for q in drafters:
-        cards, treasures = draft_income(len(q.stash), q.conceded_last)
+        cards, treasures = draft_income(len(q.stash), q.conceded_last, with_carousel)
         q.conceded_last = False
         if treasures:
             q.treasures += treasures
@@ -1103,6 +1220,7 @@ def _start_draft(state: BattlerState, events: list[Event]) -> None:
 
 
 def _end_draft(state: BattlerState, events: list[Event]) -> None:
+    """Everyone is done: packs go to the packyard, then the carousel (if one is due), then the rest."""
     drafters = players_in_play(state)
     disposed: list[str] = []
     for q in drafters:
@@ -1111,10 +1229,147 @@ def _end_draft(state: BattlerState, events: list[Event]) -> None:
         q.done = False
     state.packyard.extend(disposed)
     events.append(PacksDisposed(tuple(disposed)))
+    picks_each = carousel_picks(state)
+    if picks_each:
+        _start_carousel(state, drafters, picks_each, events)
+    else:
+        _after_draft(state, events)
+
+
+def _after_draft(state: BattlerState, events: list[Event]) -> None:
+    """The draft's last steps, after the carousel: the treasure cap, the reshuffle, the next PLAY."""
+    drafters = players_in_play(state)
     _cap(state, drafters, events)
-    if state.round == ROUNDS_PER_STAGE or len(state.packpile) < _draft_need(len(drafters)):
+    if state.round == ROUNDS_PER_STAGE or len(state.packpile) < _draft_need(state, len(drafters)):
         _reshuffle(state, events)
     _start_play(state, events)
+
+
+# --------------------------------------------------------------------------- carousel
+
+
+def carousel_picks(state: BattlerState) -> int:
+    """Cards each player takes in this draft's carousel (0: no carousel this draft)."""
+    mode = state.settings.carousel
+    if mode == "stage" and state.round != ROUNDS_PER_STAGE:
+        return 0
+    return CAROUSEL_PICKS.get(mode, 0)
+
+
+def carousel_picker(state: BattlerState) -> int | None:
+    """The seat whose carousel pick the game waits for (None outside a carousel)."""
+    if state.phase != CAROUSEL:
+        return None
+    return state.carousel_order[state.carousel_turn]
+
+
+def _carousel_order(state: BattlerState, pickers: list[Player], picks_each: int) -> tuple[list[int], bool]:
+    """Fewest poison first (equal poison: a seeded random order), snaking back and forth."""
+    poisons = [q.poison for q in pickers]
+    tied = len(set(poisons)) < len(poisons)
+    ordered = list(pickers)
+    if tied:
+        _rng(state).shuffle(ordered)
+    ordered.sort(key=lambda q: q.poison)  # stable: the shuffle decides only among equals
+    seats = [q.seat for q in ordered]
+    order: list[int] = []
+    for lap in range(picks_each):
+        order += seats if lap % 2 == 0 else seats[::-1]
+    return order, tied
+
+
+def _start_carousel(state: BattlerState, pickers: list[Player], picks_each: int, events: list[Event]) -> None:
+    order, tied = _carousel_order(state, pickers, picks_each)
+    source = state.settings.carousel_from
+    if source == "packyard":
+        state.carousel_cards = list(state.packyard)
+        state.packyard.clear()
+    else:
+        # Exactly the cards to be drafted; the packyard is shuffled in first if the packpile is short.
+        if len(state.packpile) < len(order):
+            _reshuffle(state, events)
+        state.carousel_cards = _draw(state, len(order))
+    state.carousel_order, state.carousel_turn = order, 0
+    state.phase = CAROUSEL
+    events.append(PhaseChanged(CAROUSEL, state.stage, state.round))
+    events.append(CarouselStarted(tuple(state.carousel_cards), tuple(order), picks_each, source, tied))
+    events.append(CarouselTurn(order[0], 1))
+
+
+def _require_picker(state: BattlerState, seat: int) -> Player:
+    p = state.player(seat)
+    _require_phase(state, CAROUSEL)
+    if p.status not in (ALIVE, GHOST):
+        raise PlayerEliminated("You have been eliminated.")
+    if carousel_picker(state) != seat:
+        raise InvalidAction("It is not your turn to pick in the carousel.")
+    return p
+
+
+def carousel_pick(state: BattlerState, seat: int, card: str, give_back: str | None = None) -> list[Event]:
+    """Take `card` from the carousel. A full pool (15 cards) must give a stash card back for it,
+    which joins the carousel (later pickers may take it)."""
+    p = _require_picker(state, seat)
+    if card not in state.carousel_cards:
+        raise InvalidAction(f"{card!r} is not in the carousel.")
+    full = len(p.stash) >= POOL_MAX
+    if full and give_back is None:
+        raise InvalidAction(f"Your pool holds {POOL_MAX} cards: give a stash card back for it, or pass.")
+    if not full and give_back is not None:
+        raise InvalidAction(f"Only a full pool ({POOL_MAX} cards) gives a card back.")
+    if give_back is not None and give_back not in p.stash:
+        raise InvalidAction(f"{give_back!r} is not in your stash.")
+    state.carousel_cards.remove(card)
+    if give_back is None:
+        p.stash.append(card)
+    else:
+        p.stash[p.stash.index(give_back)] = card
+        state.carousel_cards.append(give_back)
+    events: list[Event] = [CarouselPicked(seat, card, give_back)]
+    _next_carousel_turn(state, events)
+    return events
+
+
+def carousel_pass(state: BattlerState, seat: int) -> list[Event]:
+    """A full pool may keep its cards instead of swapping one (a smaller pool always takes a card)."""
+    p = _require_picker(state, seat)
+    if len(p.stash) < POOL_MAX:
+        raise InvalidAction(f"Take a card: only a full pool ({POOL_MAX} cards) may pass.")
+    events: list[Event] = [CarouselPassed(seat)]
+    _next_carousel_turn(state, events)
+    return events
+
+
+def force_end_carousel(state: BattlerState) -> list[Event]:
+    """An organizer ends the carousel: every pick left is made at random (seeded); full pools pass."""
+    _require_phase(state, CAROUSEL)
+    events: list[Event] = []
+    rng = _rng(state)
+    while state.phase == CAROUSEL:
+        seat = state.carousel_order[state.carousel_turn]
+        p = state.players[seat]
+        if len(p.stash) >= POOL_MAX:
+            events.append(CarouselPassed(seat, forced=True))
+        else:
+            card = rng.choice(state.carousel_cards)
+            state.carousel_cards.remove(card)
+            p.stash.append(card)
+            events.append(CarouselPicked(seat, card, None, forced=True))
+        _next_carousel_turn(state, events, announce=False)
+    return events
+
+
+def _next_carousel_turn(state: BattlerState, events: list[Event], *, announce: bool = True) -> None:
+    state.carousel_turn += 1
+    if state.carousel_turn < len(state.carousel_order):
+        if announce:
+            events.append(CarouselTurn(state.carousel_order[state.carousel_turn], state.carousel_turn + 1))
+        return
+    leftover = tuple(state.carousel_cards)
+    state.packyard.extend(leftover)
+    state.carousel_cards, state.carousel_order, state.carousel_turn = [], [], 0
+    events.append(CarouselEnded(leftover))
+    _after_draft(state, events)
 
 
 def action_costs(state: BattlerState, seat: int) -> dict[str, int | None]:

@@ -6,13 +6,14 @@ not know lives in its `bookkeeping` document, saved with it:
 
 * ``phase_version``: the game version at which the current phase began (older DM buttons are stale);
 * ``phase_started_at``: when it began;
-* ``seat_versions``: per seat, the version of the player's last private action;
+* ``seat_versions``: per seat, the version of the player's last private action, or of the start of
+  their carousel turn (either makes their older DMs stale);
 * ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed.
 
 Every action loads the row locked (the shared concurrency rule), applies the engine, writes both
 documents back with ``version + 1``, and queues what it owes in the outbox in the same
-transaction: public announcements, the new phase's private DMs, the organizer's dispute call, the
-final standings.
+transaction: public announcements, the new phase's private DMs (in a carousel: the DM of the
+player whose turn it is, one at a time), the organizer's dispute call, the final standings.
 
 A DM button carries the game version it was rendered for. It is current unless the phase began or
 the player acted after that version (another player's action does not make your DM stale; your own
@@ -45,7 +46,7 @@ STATUSES = tables.Statuses(running="running", finished="over")
 ACTIVE = STATUSES.active
 NOUN = "game"
 MIN_SEATS, MAX_SEATS = 2, 16
-SETUP, DRAFT = "setup", "draft"
+SETUP, DRAFT, CAROUSEL = "setup", "draft", "carousel"  # the kinds of private DM
 # What a player can say about their mini-game (engine outcomes + "we could not finish a replay").
 OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
@@ -62,7 +63,8 @@ RECOVER = "battler.recover"  # deadline: queue what a game owes that no message 
 PUBLIC_EVENTS = (
     engine.ResultReported, engine.ReplayRequired, engine.PlayerPoisoned, engine.PoisonSet, engine.TreasuresChanged,
     engine.PackyardReshuffled, engine.PlayerDied, engine.BecameGhost, engine.PlayerOut, engine.PlayoffStarted,
-    engine.GameOver, engine.PhaseChanged, engine.PairingsMade,
+    engine.GameOver, engine.PhaseChanged, engine.PairingsMade, engine.CarouselStarted, engine.CarouselTurn,
+    engine.CarouselPicked, engine.CarouselPassed, engine.CarouselEnded,
 )
 
 
@@ -131,6 +133,7 @@ class Announcement:
     round: int
     progression: str
     events: tuple[engine.Event, ...]
+    ping: tuple[int, ...] = ()  # the users these events call to act (a new phase, their carousel turn)
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
@@ -139,24 +142,26 @@ class Announcement:
         return {
             "game_id": self.game_id, "organizer_id": self.organizer_id, "users": list(self.users), "stage": self.stage,
             "round": self.round, "progression": self.progression, "events": [engine.event_to_dict(e) for e in self.events],
+            "ping": list(self.ping),
         }
 
     @classmethod
     def from_payload(cls, p: dict) -> Announcement:
         events = tuple(engine.event_from_dict(e) for e in p["events"])
-        return cls(p["game_id"], p["organizer_id"], tuple(p["users"]), p["stage"], p["round"], p["progression"], events)
+        return cls(p["game_id"], p["organizer_id"], tuple(p["users"]), p["stage"], p["round"], p["progression"], events,
+                   tuple(p.get("ping", ())))
 
 
 @dataclass(frozen=True)
 class PrivatePrompt:
-    """What one player sees in their private DM: the setup choice or their draft phase."""
+    """What one player sees in their private DM: the setup choice, their draft phase or their carousel turn."""
 
     game_id: int
     guild_id: int
     channel_id: int
     user_id: int
     seat: int
-    kind: str  # setup | draft
+    kind: str  # setup | draft | carousel
     version: int
     stage: int
     round: int
@@ -167,15 +172,23 @@ class PrivatePrompt:
     poison: int
     costs: dict[str, int | None]
     done: bool
+    carousel: tuple[str, ...] = ()  # the carousel's cards (carousel turn)
+    pick: int = 0  # this pick's number in the carousel (1-based)
+    picks: int = 0  # the carousel's number of picks
+
+    @property
+    def pool_full(self) -> bool:
+        return len(self.stash) >= engine.POOL_MAX
 
     def to_payload(self) -> dict:
         data = dict(self.__dict__)
-        data.update(stash=list(self.stash), pack=list(self.pack), basics=list(self.basics))
+        data.update(stash=list(self.stash), pack=list(self.pack), basics=list(self.basics), carousel=list(self.carousel))
         return data
 
     @classmethod
     def from_payload(cls, p: dict) -> PrivatePrompt:
-        return cls(**{**p, "stash": tuple(p["stash"]), "pack": tuple(p["pack"]), "basics": tuple(p["basics"])})
+        lists = {key: tuple(p.get(key, ())) for key in ("stash", "pack", "basics", "carousel")}
+        return cls(**{**p, **lists})
 
 
 @dataclass(frozen=True)
@@ -306,10 +319,15 @@ def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
     state = loaded.state
     assert state is not None
     p = state.players[seat]
+    carousel: dict = {}
     if state.phase == engine.SETUP:
         kind = SETUP
     elif state.phase == engine.DRAFT and p.status in (engine.ALIVE, engine.GHOST):
         kind = DRAFT
+    elif engine.carousel_picker(state) == seat:
+        kind = CAROUSEL
+        carousel = {"carousel": tuple(state.carousel_cards), "pick": state.carousel_turn + 1,
+                    "picks": len(state.carousel_order)}
     else:
         return None
     row = loaded.row
@@ -317,7 +335,7 @@ def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
         game_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, user_id=p.user_id, seat=seat, kind=kind,
         version=loaded.version, stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack),
         basics=tuple(p.basics), treasures=p.treasures, poison=p.poison,
-        costs=engine.action_costs(state, seat), done=p.done,
+        costs=engine.action_costs(state, seat), done=p.done, **carousel,
     )
 
 
@@ -326,7 +344,21 @@ def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
     assert state is not None
     users = tuple(p.user_id for p in state.players)
     return Announcement(loaded.row.id, loaded.row.organizer_id, users, state.stage, state.round,
-                        state.settings.progression, tuple(events))
+                        state.settings.progression, tuple(events), _called(state, events))
+
+
+def _called(state: engine.BattlerState, events: list[engine.Event]) -> tuple[int, ...]:
+    """The users whose turn these events begin (pinged): the paired players of a new PLAY phase,
+    everyone drafting in a new DRAFT phase, the player whose carousel pick it is."""
+    seats: list[int] = []
+    for e in events:
+        if isinstance(e, engine.PairingsMade):
+            seats += [seat for pairing in e.pairings for seat in pairing.seats()]
+        elif isinstance(e, engine.PhaseChanged) and e.phase == engine.DRAFT:
+            seats += [p.seat for p in engine.players_in_play(state)]
+        elif isinstance(e, engine.CarouselTurn):
+            seats.append(e.seat)
+    return tuple(dict.fromkeys(state.players[seat].user_id for seat in seats))
 
 
 def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
@@ -337,14 +369,22 @@ def _channel_message(loaded: _Loaded, kind: str, payload: dict, channel_id: int 
     return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
 
 
-async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], **values) -> list[PrivatePrompt]:
-    """Save an action's state and queue what it owes: its announcement, the new phase's DMs, and
-    at the end the standings (with the leaderboard rows, in this very transaction)."""
+async def _commit(
+    session: AsyncSession, loaded: _Loaded, events: list[engine.Event], *, actor_seat: int | None = None, **values
+) -> list[PrivatePrompt]:
+    """Save an action's state and queue what it owes: its announcement, the new phase's DMs (or the
+    DM of the player whose carousel turn begins), and at the end the standings (with the
+    leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place."""
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
     if new_phase:
         loaded.extras["phase_version"] = loaded.version + 1
         loaded.extras["phase_started_at"] = utcnow().isoformat()
         loaded.extras["reports"] = {}
+        turns = []
+    else:
+        turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
+    for seat in turns:  # the player's older DMs are stale from now on
+        loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
     if any(isinstance(e, engine.GameOver) for e in events):
         values.update(status=STATUSES.finished, finished_at=utcnow())
     _save(loaded, **values)
@@ -352,10 +392,9 @@ async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Ev
     public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
     if public:
         messages.append(_channel_message(loaded, ANNOUNCE, _announcement(loaded, public).to_payload()))
-    prompts = []
-    if new_phase:
-        prompts = [p for seat in range(len(loaded.state.players)) if (p := _prompt(loaded, seat)) is not None]
-        messages += [_prompt_message(p) for p in prompts]
+    seats = range(len(loaded.state.players)) if new_phase else dict.fromkeys(turns)
+    prompts = [p for seat in seats if (p := _prompt(loaded, seat)) is not None]
+    messages += [_prompt_message(p) for p in prompts]
     if loaded.row.status == STATUSES.finished:
         messages.append(await _finish(session, loaded))
     await outbox.queue(session, *messages)
@@ -435,13 +474,14 @@ SPEC = tables.TableSpec(
 
 async def create_game(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, progression: str = "fibonacci",
-    max_seats: int = 8, interest: int | None = None, streak: bool = False, carousel: bool = False,
-    seed: int | None = None,
+    max_seats: int = 8, interest: int | None = None, streak: bool = False, carousel: str = "off",
+    carousel_from: str = "packpile", seed: int | None = None,
 ) -> GameView:
     if not MIN_SEATS <= max_seats <= MAX_SEATS or max_seats % 2:
         raise UserError(f"Seats must be an even number from {MIN_SEATS} to {MAX_SEATS}.")
     settings = _engine_call(
-        engine.BattlerSettings, progression=progression, interest_threshold=interest, win_streak=streak, carousel=carousel
+        engine.BattlerSettings, progression=progression, interest_threshold=interest, win_streak=streak,
+        carousel=carousel, carousel_from=carousel_from,
     )
     need = engine.MIN_CARDS_PER_PLAYER * MIN_SEATS
     if cube.size < need:
@@ -457,7 +497,7 @@ async def create_game(
 def _settings_dict(settings: engine.BattlerSettings) -> dict:
     return {
         "progression": settings.progression, "interest_threshold": settings.interest_threshold,
-        "win_streak": settings.win_streak, "carousel": settings.carousel,
+        "win_streak": settings.win_streak, "carousel": settings.carousel, "carousel_from": settings.carousel_from,
     }
 
 
@@ -595,8 +635,10 @@ async def private_action(
     stash_index: int | None = None,
     pack_index: int | None = None,
     basic_type: str | None = None,
+    carousel_index: int | None = None,
 ) -> ActionResult:
-    """A button in a setup/draft DM: basics (setup), trade, reroll, shift, buy, done.
+    """A button in a setup/draft/carousel DM: basics (setup), trade, reroll, shift, buy, done (draft),
+    take (carousel: `carousel_index`, and with a full pool `stash_index` given back), pass (carousel).
 
     `version` is the version the message was rendered for; `message_id` is that message, which the
     caller re-renders in place (recorded here, in the same transaction, for the new version).
@@ -607,9 +649,10 @@ async def private_action(
         if _seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
         _check_current(loaded, seat, version)
-        events = _engine_call(_apply_private, state, seat, action, basics, stash_index, pack_index, basic_type)
+        choice = _Choice(basics, stash_index, pack_index, basic_type, carousel_index)
+        events = _engine_call(_apply_private, state, seat, action, choice)
         loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
-        prompts = await _commit(session, loaded, events)
+        prompts = await _commit(session, loaded, events, actor_seat=seat)
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
         if not result.phase_changed:
             result.actor_prompt = _prompt(loaded, seat)
@@ -623,33 +666,58 @@ async def private_action(
         return result
 
 
-def _apply_private(state, seat, action, basics, stash_index, pack_index, basic_type) -> list[engine.Event]:
+@dataclass(frozen=True)
+class _Choice:
+    """What a private action chose (indexes are positions in the lists the DM showed)."""
+
+    basics: list[str] | None = None
+    stash_index: int | None = None
+    pack_index: int | None = None
+    basic_type: str | None = None
+    carousel_index: int | None = None
+
+
+def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _Choice) -> list[engine.Event]:
     if action == "basics":
-        return engine.choose_basics(state, seat, basics or [])
+        return engine.choose_basics(state, seat, choice.basics or [])
     if action == "trade":
         p = state.player(seat)
-        if stash_index is None or pack_index is None or not (
-            0 <= stash_index < len(p.stash) and 0 <= pack_index < len(p.pack)
-        ):
+        if not (_within(choice.stash_index, p.stash) and _within(choice.pack_index, p.pack)):
             raise engine.InvalidAction("Choose one card of your stash and one card of the pack.")
-        return engine.trade(state, seat, p.stash[stash_index], p.pack[pack_index])
+        return engine.trade(state, seat, p.stash[choice.stash_index], p.pack[choice.pack_index])
     if action == "reroll":
         return engine.reroll(state, seat)
     if action == "shift":
-        return engine.shift_basics(state, seat, basics or [])
+        return engine.shift_basics(state, seat, choice.basics or [])
     if action == "buy":
-        return engine.buy_basic(state, seat, basic_type or "")
+        return engine.buy_basic(state, seat, choice.basic_type or "")
     if action == "done":
         return engine.done(state, seat)
+    if action == "take":
+        p = state.player(seat)
+        if not _within(choice.carousel_index, state.carousel_cards):
+            raise engine.InvalidAction("Choose one card of the carousel.")
+        if choice.stash_index is not None and not _within(choice.stash_index, p.stash):
+            raise engine.InvalidAction("Choose one card of your stash to give back.")
+        give_back = p.stash[choice.stash_index] if choice.stash_index is not None else None
+        return engine.carousel_pick(state, seat, state.carousel_cards[choice.carousel_index], give_back)
+    if action == "pass":
+        return engine.carousel_pass(state, seat)
     raise engine.InvalidAction(f"Unknown action {action!r}.")
 
 
+def _within(index: int | None, items: list) -> bool:
+    return index is not None and 0 <= index < len(items)
+
+
 async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    """An organizer ends the DRAFT phase for everyone, or the carousel (each pick left made at random)."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
         await tables.require_manager(session, NOUN, loaded.row, actor)
         state = _running(loaded)
-        events = _engine_call(engine.force_end_draft, state)
+        force = engine.force_end_carousel if state.phase == engine.CAROUSEL else engine.force_end_draft
+        events = _engine_call(force, state)
         prompts = await _commit(session, loaded, events)
         return ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
 
@@ -705,7 +773,7 @@ async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
                 if prompt is None:
                     continue
                 latest = await _latest_message_version(session, loaded.row.id, prompt.user_id, prompt.kind)
-                if latest is None or latest < loaded.extras.get("phase_version", 0):
+                if latest is None or latest < _changed_since(loaded, seat):
                     messages.append(_prompt_message(prompt))
         elif loaded.row.status == STATUSES.finished:
             messages.append(await _finish_post(session, loaded))

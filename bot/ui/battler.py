@@ -14,13 +14,14 @@ import discord
 
 from bot.formats import battler as engine
 from bot.services.battler import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.text import escape
 from bot.ui import limits
 from bot.ui.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
 from bot.ui.lobby import lobby_button_type
 from bot.ui.lobby import lobby_view as generic_lobby_view
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
-PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "over": "OVER"}
+PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
 REPORT_RESULTS = {
     "won": "I won",
     "lost": "I lost",
@@ -30,8 +31,11 @@ REPORT_RESULTS = {
 }
 MAX_CONTENT = 1900
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
-ACTIONS = ("basics", "reroll", "shift", "done", "untrade")
-SELECTS = ("combo", "tstash", "tpack", "buy")
+# Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
+# gives back next), page (arg: page), back (from the give-back step), pass.
+ACTIONS = ("basics", "reroll", "shift", "done", "untrade", "take", "swap", "page", "back", "pass")
+SELECTS = ("combo", "tstash", "tpack", "buy", "give")  # give: arg = carousel card, value = stash card
+CAROUSEL_PAGE = 20  # card buttons per page: four rows of five, the fifth row for paging and Pass
 
 
 def mention(user_id: int) -> str:
@@ -53,13 +57,52 @@ def settings_text(settings: engine.BattlerSettings) -> str:
         parts.append(f"interest at {settings.interest_threshold}+ treasures")
     if settings.win_streak:
         parts.append("win-streak bonus")
-    if settings.carousel:
-        parts.append("carousel (stored; not run by the engine yet)")
+    if settings.carousel != "off":
+        each = engine.CAROUSEL_PICKS[settings.carousel]
+        when = "every round" if settings.carousel == "round" else "every stage"
+        parts.append(f"carousel {when} ({each} card{'s' if each > 1 else ''} each, from the {settings.carousel_from})")
     return " · ".join(parts)
 
 
 def split_messages(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
     return limits.chunk_lines(lines, limit)
+
+
+def numbered(cards: Sequence[str], mark=lambda i: f"{i + 1}.", arrow: int | None = None) -> list[str]:
+    """One escaped line per card: `1. name` (the marked one with an arrow)."""
+    return [f"{mark(i)} {'➡️ ' if i == arrow else ''}{escape(card)}" for i, card in enumerate(cards)]
+
+
+def pack_mark(i: int) -> str:
+    return f"{chr(65 + i)}."
+
+
+def cards_text(cards: Sequence[str], limit: int = limits.FIELD_VALUE) -> str:
+    """Escaped names joined by commas, as many whole names as fit, then how many there are."""
+    if not cards:
+        return "empty"
+    names = [escape(card) for card in cards]
+    if len(", ".join(names)) <= limit:
+        return ", ".join(names)
+    more = f" … ({len(cards)})"
+    shown = names[0]
+    for name in names[1:]:
+        if len(shown) + 2 + len(name) + len(more) > limit:
+            break
+        shown += ", " + name
+    return limits.clip(shown, limit - len(more)) + more  # clipped only if the first name alone is too long
+
+
+def joined_lines(items: Sequence[str], separator: str = " · ", width: int = MAX_CONTENT) -> list[str]:
+    """Items (already escaped) joined into as few lines of at most `width` characters as possible,
+    so a long list becomes a few lines (and messages) rather than one per item."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + len(separator) + len(item) <= width:
+            lines[-1] += separator + item
+        else:
+            lines.append(limits.clip(item, width))
+    return lines
 
 
 # --- lobby -------------------------------------------------------------------------------------
@@ -78,7 +121,7 @@ def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
         embed.add_field(name="Status", value=game.status, inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
-    return embed
+    return limits.fit_embed(embed)
 
 
 LobbyButton = lobby_button_type("battler", "BattlerCog")
@@ -100,20 +143,24 @@ class ActionButton(
     Component, prefix="bt", parts=(*_DM_PARTS, word("action", ACTIONS), index("arg", optional=True)),
     route=("BattlerCog", "on_action"),
 ):
-    """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade."""
+    """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade (setup, draft); take, swap,
+    page, back, pass (carousel; `arg` is a card of the carousel or a page)."""
 
     @classmethod
     def make(cls, prompt: PrivatePrompt, action: str, arg: int | None = None, *, label: str = "",
-             style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False) -> ActionButton:
+             style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False,
+             row: int | None = None) -> ActionButton:
         custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, action=action, arg=arg)
-        return cls(discord.ui.Button(label=label or action.title(), style=style, disabled=disabled, custom_id=custom_id))
+        label = limits.clip(label or action.title(), limits.BUTTON_LABEL)
+        return cls(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id, row=row))
 
 
 class ActionSelect(
     Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)),
     route=("BattlerCog", "on_select"), value=Part("value", str),
 ):
-    """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type)."""
+    """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type), give
+    (carousel, full pool: arg = the carousel card taken, value = the stash card given back)."""
 
     @classmethod
     def make(cls, prompt: PrivatePrompt, what: str, arg: int | None = None, *,
@@ -150,46 +197,105 @@ def parse_basics(text: str) -> list[str]:
 
 
 def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int | None = None,
-                 stash_index: int | None = None) -> discord.Embed:
+                 stash_index: int | None = None, page: int = 0, chosen: int | None = None) -> discord.Embed:
+    """The player's private DM: setup, their draft phase or their carousel turn, within Discord's limits."""
     if prompt.kind == "setup":
-        embed = discord.Embed(title=f"Treasure Battler #{prompt.game_id} · Setup", colour=discord.Colour.gold())
-        lines = ["**Your first 5 cards**", *(f"{i + 1}. {c}" for i, c in enumerate(prompt.stash)), ""]
-        if combo is not None:
-            lines.append(f"Selected: **{' + '.join(BASIC_COMBOS[combo])}**: press Confirm.")
-        elif prompt.done:
-            lines.append(f"✅ You chose **{' + '.join(prompt.basics)}**. You can change them until everyone has chosen.")
-        else:
-            lines.append("Choose your **2 basic lands** below, then confirm.")
-        embed.description = "\n".join(lines)
+        embed, lines = _setup_embed(prompt, combo)
+    elif prompt.kind == "carousel":
+        embed, lines = _carousel_embed(prompt, page, chosen)
     else:
-        embed = discord.Embed(
-            title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · your draft",
-            colour=discord.Colour.blue(),
-        )
-        stash = [f"{i + 1}. {'➡️ ' if i == stash_index else ''}{c}" for i, c in enumerate(prompt.stash)]
-        pack = [f"{chr(65 + i)}. {c}" for i, c in enumerate(prompt.pack)]
-        embed.description = "\n".join([f"**Your stash ({len(prompt.stash)})**", *stash, "", "**The pack**", *(pack or ["-"])])
-        embed.add_field(name="Basics", value=", ".join(prompt.basics) or "none")
-        embed.add_field(name="Treasures", value=treasures_text(prompt.treasures))
-        embed.add_field(name="Poison", value=str(prompt.poison))
-        c = prompt.costs
-        embed.add_field(
-            name="Costs",
-            value=(
-                f"Trade: free · Re-roll: {cost_text(c.get('reroll'), 1)} · Shift basics: {cost_text(c.get('shift_basics'), 1)}"
-                f" · Buy basic: {cost_text(c.get('buy_basic'), len(prompt.basics) + 1)}"
-            ),
-            inline=False,
-        )
-        if prompt.done:
-            embed.add_field(name="\u200b", value="✅ Done: waiting for the other players.", inline=False)
+        embed, lines = _draft_embed(prompt, stash_index)
     if note:
-        embed.add_field(name="Last action", value=note, inline=False)
-    embed.set_footer(text=f"Seat {prompt.seat + 1} · state v{prompt.version}")
-    return embed
+        embed.add_field(name="Last action", value=limits.clip(note, limits.FIELD_VALUE), inline=False)
+    footer = f"Seat {prompt.seat + 1} · state v{prompt.version}"
+    if prompt.kind == "carousel" and chosen is None:
+        footer += f" · page {page + 1}/{carousel_pages(prompt)}"
+    embed.set_footer(text=footer)
+    # The card list gets what the rest of the message leaves of its 6,000 characters.
+    room = limits.EMBED_TOTAL - limits.embed_size(embed)
+    embed.description = limits.fit_lines(lines, min(limits.DESCRIPTION, room))
+    return limits.fit_embed(embed)
 
 
-def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index: int | None = None) -> discord.ui.View | None:
+def _setup_embed(prompt: PrivatePrompt, combo: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(title=f"Treasure Battler #{prompt.game_id} · Setup", colour=discord.Colour.gold())
+    lines = ["**Your first 5 cards**", *numbered(prompt.stash), ""]
+    if combo is not None:
+        lines.append(f"Selected: **{' + '.join(BASIC_COMBOS[combo])}**: press Confirm.")
+    elif prompt.done:
+        lines.append(f"✅ You chose **{' + '.join(prompt.basics)}**. You can change them until everyone has chosen.")
+    else:
+        lines.append("Choose your **2 basic lands** below, then confirm.")
+    return embed, lines
+
+
+def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(
+        title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · your draft",
+        colour=discord.Colour.blue(),
+    )
+    # The stash (up to 15 names) in the description, the pack (5) in a field: 200-character names fit.
+    stash = [f"**Your stash ({len(prompt.stash)})**", *numbered(prompt.stash, arrow=stash_index)]
+    embed.add_field(name="The pack", value=limits.fit_lines(numbered(prompt.pack, pack_mark) or ["-"], limits.FIELD_VALUE),
+                    inline=False)
+    _add_resources(embed, prompt)
+    c = prompt.costs
+    embed.add_field(
+        name="Costs",
+        value=(
+            f"Trade: free · Re-roll: {cost_text(c.get('reroll'), 1)} · Shift basics: {cost_text(c.get('shift_basics'), 1)}"
+            f" · Buy basic: {cost_text(c.get('buy_basic'), len(prompt.basics) + 1)}"
+        ),
+        inline=False,
+    )
+    if prompt.done:
+        embed.add_field(name="\u200b", value="✅ Done: waiting for the other players.", inline=False)
+    return embed, stash
+
+
+def _add_resources(embed: discord.Embed, prompt: PrivatePrompt) -> None:
+    embed.add_field(name="Basics", value=", ".join(prompt.basics) or "none")
+    embed.add_field(name="Treasures", value=treasures_text(prompt.treasures))
+    embed.add_field(name="Poison", value=str(prompt.poison))
+
+
+def carousel_pages(prompt: PrivatePrompt) -> int:
+    return max(1, -(-len(prompt.carousel) // CAROUSEL_PAGE))
+
+
+def _page_range(prompt: PrivatePrompt, page: int) -> range:
+    return range(page * CAROUSEL_PAGE, min((page + 1) * CAROUSEL_PAGE, len(prompt.carousel)))
+
+
+def _carousel_embed(prompt: PrivatePrompt, page: int, chosen: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(
+        title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · "
+        f"carousel pick {prompt.pick}/{prompt.picks}",
+        colour=discord.Colour.purple(),
+    )
+    if chosen is not None:
+        lines = [
+            f"You take **{escape(prompt.carousel[chosen])}**. Your pool is full ({engine.POOL_MAX} cards): choose the "
+            "card you give back for it below (it joins the carousel), or go back.",
+            "",
+            f"**Your stash ({len(prompt.stash)})**",
+            *numbered(prompt.stash),
+        ]
+    else:
+        if prompt.pool_full:
+            how = (f"Your pool is full ({engine.POOL_MAX} cards): press a card to swap one of yours for it, "
+                   "or **Pass** to keep your pool.")
+        else:
+            how = f"Press the card you take (your pool: {len(prompt.stash)}/{engine.POOL_MAX} cards)."
+        shown = _page_range(prompt, page)
+        cards = [f"{i + 1}. {escape(prompt.carousel[i])}" for i in shown]
+        lines = [f"🎠 **Your carousel pick.** {how}", "", f"**The carousel ({len(prompt.carousel)} cards)**", *cards]
+    _add_resources(embed, prompt)
+    return embed, lines
+
+
+def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index: int | None = None, page: int = 0,
+                chosen: int | None = None) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     if prompt.kind == "setup":
         options = [
@@ -199,6 +305,9 @@ def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index:
         view.add_item(ActionSelect.make(prompt, "combo", options=options, placeholder="Choose 2 basic lands"))
         view.add_item(ActionButton.make(prompt, "basics", combo, label="Confirm", style=discord.ButtonStyle.success,
                                         disabled=combo is None))
+        return view
+    if prompt.kind == "carousel":
+        _carousel_items(view, prompt, page, chosen)
         return view
     if prompt.done:
         return None
@@ -229,18 +338,61 @@ def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index:
     return view
 
 
-def action_note(events: Sequence[engine.Event]) -> str | None:
-    """One line for the actor about what their DM action did."""
+def _carousel_items(view: discord.ui.View, prompt: PrivatePrompt, page: int, chosen: int | None) -> None:
+    """A button per card of the page (4 rows), then paging and Pass; or, after a full pool chose a
+    card, the stash to give back."""
+    last_row = 4
+    if chosen is not None:
+        options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.stash)]
+        placeholder = f"Give back one card for {prompt.carousel[chosen]}"
+        view.add_item(ActionSelect.make(prompt, "give", chosen, options=options, placeholder=placeholder))
+        view.add_item(ActionButton.make(prompt, "back", label="Back", row=last_row))
+    else:
+        action = "swap" if prompt.pool_full else "take"
+        for slot, i in enumerate(_page_range(prompt, page)):
+            label = limits.clip(f"{i + 1}. {prompt.carousel[i]}", limits.BUTTON_LABEL)
+            view.add_item(ActionButton.make(prompt, action, i, label=label, row=slot // 5))
+        if page > 0:
+            view.add_item(ActionButton.make(prompt, "page", page - 1, label="◀ Previous", row=last_row))
+        if page + 1 < carousel_pages(prompt):
+            view.add_item(ActionButton.make(prompt, "page", page + 1, label="Next ▶", row=last_row))
+    if prompt.pool_full:
+        view.add_item(ActionButton.make(prompt, "pass", label="Pass (keep my pool)", style=discord.ButtonStyle.danger,
+                                        row=last_row))
+
+
+def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str | None:
+    """One line for the actor (`seat`) about what their DM action did."""
     for e in events:
         if isinstance(e, engine.CardsTraded):
-            return f"You gave **{e.gave}** and took **{e.took}**."
+            return f"You gave **{escape(e.gave)}** and took **{escape(e.took)}**."
         if isinstance(e, engine.PackDealt):
             return "You re-rolled: a new pack is below."
         if isinstance(e, engine.BasicsChanged):
             return f"Your basics are now {', '.join(e.basics)} (paid {e.cost} 💰)."
         if isinstance(e, engine.BasicsChosen):
             return f"You chose {' + '.join(e.basics)}."
+        if isinstance(e, engine.CarouselPicked) and e.seat == seat:
+            gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
+            return f"You took **{escape(e.card)}**{gave}."
+        if isinstance(e, engine.CarouselPassed) and e.seat == seat:
+            return "You passed: your pool stays as it was."
     return None
+
+
+def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
+    """The actor's DM once it has nothing left to do there (their draft or carousel turn is over)."""
+    state = game.state
+    phase = PHASE_NAMES.get(state.phase, state.phase) if state else "?"
+    if state is not None and state.phase == engine.CAROUSEL:
+        news = f"🎠 Carousel: see <#{game.channel_id}>. When it is your pick, it comes in a new DM."
+    else:
+        news = f"The game moved on to the **{phase}** phase: see <#{game.channel_id}>."
+    lines = [f"✅ {note}" if note else "✅ Done.", news]
+    embed = discord.Embed(title=f"Treasure Battler #{game.id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
+                          colour=discord.Colour.green())
+    return embed
 
 
 # --- announcements -------------------------------------------------------------------------------
@@ -315,9 +467,41 @@ def event_lines(news: Announcement) -> list[str]:
                 f"🛒 **Stage {e.stage}, round {e.round}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
                 "then press Done."
             )
+        elif isinstance(e, engine.PhaseChanged) and e.phase == "carousel":
+            lines.append(f"🎠 **Stage {e.stage}, round {e.round}: CAROUSEL.**")
         elif isinstance(e, engine.PairingsMade):
             lines.extend(pairing_lines(news, e.pairings))
+        else:
+            lines.extend(carousel_event_lines(news, e))
     return lines
+
+
+def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
+    """The carousel is face up: everyone hears its cards, its order and every pick."""
+    u = news.user_of
+    forced = " (at random: an organizer ended the carousel)"
+    if isinstance(e, engine.CarouselStarted):
+        each = "1 card" if e.picks_each == 1 else f"{e.picks_each} cards, in snake order"
+        source = "fresh from the packpile" if e.source == "packpile" else "from the packyard"
+        lap = e.order[: len(e.order) // e.picks_each]
+        order = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
+        tie = " (equal poison: in random order)" if e.random_tiebreak else ""
+        return [
+            f"{len(e.cards)} cards {source}; each player takes {each}, fewest poison first.",
+            f"Order: {order}{tie}",
+            *joined_lines([escape(card) for card in e.cards]),
+        ]
+    if isinstance(e, engine.CarouselTurn):
+        return [f"👉 {mention(u(e.seat))}, your carousel pick (pick {e.pick}) is in your DMs."]
+    if isinstance(e, engine.CarouselPicked):
+        gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
+        return [f"🎠 {mention(u(e.seat))} took **{escape(e.card)}**{gave}{forced if e.forced else ''}."]
+    if isinstance(e, engine.CarouselPassed):
+        return [f"🎠 {mention(u(e.seat))} passed (their pool is full){forced if e.forced else ''}."]
+    if isinstance(e, engine.CarouselEnded):
+        left = f": {len(e.leftover)} cards left go to the packyard" if e.leftover else ""
+        return [f"🎠 The carousel is over{left}."]
+    return []
 
 
 def report_text(game: GameView | Announcement, report: PendingReport) -> str:
@@ -386,12 +570,14 @@ def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
 # --- status, stash, rules, results ---------------------------------------------------------------
 
 
-def player_flags(p: engine.Player, phase: str) -> str:
+def player_flags(p: engine.Player, state: engine.BattlerState) -> str:
     flags = {engine.GHOST: " · 👻 Ghost", engine.OUT: " · 🚪 eliminated", engine.PLAYOFF: " · 🥊 play-off"}.get(p.status, "")
-    if phase == "draft" and p.status in (engine.ALIVE, engine.GHOST):
+    if state.phase == "draft" and p.status in (engine.ALIVE, engine.GHOST):
         flags += " · done" if p.done else " · drafting"
-    if phase == "setup":
+    if state.phase == "setup":
         flags += " · basics chosen" if p.done else " · choosing basics"
+    if engine.carousel_picker(state) == p.seat:
+        flags += " · 🎠 picking"
     return flags
 
 
@@ -405,48 +591,72 @@ def status_lines(state: engine.BattlerState) -> list[str]:
         last = mention(state.players[p.last_opponent].user_id) if p.last_opponent is not None else "-"
         lines.append(
             f"**{p.seat + 1}.** {mention(p.user_id)} · ☠️ {p.poison} · {treasures_text(p.treasures)} · "
-            f"basics: {', '.join(p.basics) or '-'} · last opponent: {last}{player_flags(p, state.phase)}"
+            f"stash {len(p.stash)} · basics: {', '.join(p.basics) or '-'} · last opponent: {last}"
+            f"{player_flags(p, state)}"
         )
     if state.phase == "play":
         for pr in state.pairings:
             outcome = {"a": f"won by seat {pr.a + 1}", "b": f"won by seat {pr.b + 1}"}.get(pr.result or "", pr.result)
             lines.append(f"Game: seat {pr.a + 1} vs seat {pr.b + 1}: {outcome or 'to be reported'}")
+    if state.phase == "carousel":
+        lines.append(carousel_status_line(state))
     return lines
 
 
-def packyard_text(state: engine.BattlerState, limit: int = 1000) -> str:
-    text = ", ".join(state.packyard) or "empty"
-    return text if len(text) <= limit else text[: limit - 20].rsplit(", ", 1)[0] + f", … ({len(state.packyard)})"
+def carousel_status_line(state: engine.BattlerState) -> str:
+    order = state.carousel_order
+    lap = order[: len(dict.fromkeys(order))]  # one pass over the pickers (the rest snakes back and forth)
+    picker = engine.carousel_picker(state)
+    return (
+        f"🎠 Carousel pick {state.carousel_turn + 1} of {len(order)}: {mention(state.players[picker].user_id)} picks · "
+        f"order: {', '.join(mention(state.players[s].user_id) for s in lap)}"
+        f"{' (snake)' if len(order) > len(lap) else ''}"
+    )
+
+
+def status_description(state: engine.BattlerState) -> str:
+    return limits.fit_lines(status_lines(state), limits.DESCRIPTION)
+
+
+def packyard_text(state: engine.BattlerState, limit: int = limits.FIELD_VALUE) -> str:
+    return cards_text(state.packyard, limit)
 
 
 def status_embed(game: GameView) -> discord.Embed:
     embed = discord.Embed(title=f"Treasure Battler #{game.id} · {game.status}", colour=discord.Colour.gold())
-    if game.state is None:
+    state = game.state
+    if state is None:
         embed.description = f"In the lobby: {len(game.player_ids)}/{game.max_seats} players."
         return embed
-    embed.description = "\n".join(status_lines(game.state))
-    embed.add_field(name=f"Packyard ({len(game.state.packyard)})", value=packyard_text(game.state), inline=False)
+    embed.description = status_description(state)
+    if state.carousel_cards:
+        embed.add_field(name=f"Carousel ({len(state.carousel_cards)})", value=cards_text(state.carousel_cards),
+                        inline=False)
     if game.reports:
-        embed.add_field(
-            name="Open reports", value="\n".join(report_text(game, r) for r in game.reports)[:1024], inline=False
-        )
-    if game.state.winner is not None:
-        embed.add_field(name="Winner", value=mention(game.user_of(game.state.winner)), inline=False)
-    embed.set_footer(text=f"{settings_text(game.settings)} · seed {game.seed}"[:2048])
-    return embed
+        reports = [report_text(game, r) for r in game.reports]
+        embed.add_field(name="Open reports", value=limits.fit_lines(reports, limits.FIELD_VALUE), inline=False)
+    if state.winner is not None:
+        embed.add_field(name="Winner", value=mention(game.user_of(state.winner)), inline=False)
+    embed.set_footer(text=limits.clip(f"{settings_text(game.settings)} · seed {game.seed}", limits.FOOTER))
+    # The packyard is the longest list: it gets what is left of the message's 6,000 characters.
+    name = f"Packyard ({len(state.packyard)})"
+    room = min(limits.FIELD_VALUE, limits.EMBED_TOTAL - limits.embed_size(embed) - len(name))
+    embed.add_field(name=name, value=packyard_text(state, room), inline=False)
+    return limits.fit_embed(embed)
 
 
 def stash_embed(game: GameView, seat: int) -> discord.Embed:
     assert game.state is not None
     p = game.state.players[seat]
     embed = discord.Embed(title=f"Your stash · Treasure Battler #{game.id} ({len(p.stash)} cards)", colour=discord.Colour.teal())
-    embed.description = "\n".join(f"{i + 1}. {c}" for i, c in enumerate(p.stash)) or "empty"
+    embed.description = limits.fit_lines(numbered(p.stash), limits.DESCRIPTION) or "empty"
     if p.pack:
-        embed.add_field(name="Your pack", value="\n".join(p.pack), inline=False)
+        embed.add_field(name="Your pack", value=limits.fit_lines(numbered(p.pack, pack_mark), limits.FIELD_VALUE),
+                        inline=False)
     embed.add_field(name="Basics", value=", ".join(p.basics) or "none yet")
     embed.add_field(name="Treasures", value=treasures_text(p.treasures))
     embed.add_field(name="Poison", value=str(p.poison))
-    return embed
+    return limits.fit_embed(embed)
 
 
 def rules_text(progression: str, settings: engine.BattlerSettings | None = None) -> str:
@@ -461,8 +671,8 @@ def rules_text(progression: str, settings: engine.BattlerSettings | None = None)
     lines = [
         f"**Treasure Battler** · poison per loss by stage: **{prog}** ({progression}); 10 poison kills.",
         "PLAY: life 10, hand = stage + 2 from your stash, basics and treasures on the battlefield; a draw is a loss "
-        "for both; keep at most 5 treasures. DRAFT: trade (free), re-roll (1), shift basics (1), buy a basic "
-        "(1 + basics you have).",
+        "for both; afterwards your treasures left (tokens made in the game too) go back to your stash, at most 5. "
+        "DRAFT: trade (free), re-roll (1), shift basics (1), buy a basic (1 + basics you have).",
         "```",
         *table,
         "```",

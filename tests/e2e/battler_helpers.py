@@ -14,6 +14,7 @@ from sqlalchemy import select
 from bot.formats import battler as engine
 from bot.store.db import Database
 from bot.store.models import BattlerGame, EventResult
+from bot.text import escape
 from bot.ui import battler as ui
 from tests.fake_discord import FakeDiscord
 from tests.fake_discord.models import flatten_components
@@ -35,6 +36,17 @@ def embed_text(message: dict) -> str:
         parts += [e.get("title", ""), e.get("description", "")]
         parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
     return "\n".join(parts)
+
+
+async def forged_click(fake: FakeDiscord, user: int, message: dict, custom_id: str):
+    """Click `custom_id` on a message that has no such button, as a modified client can."""
+    stored = fake.message(message["id"])
+    shown = stored.get("components", [])
+    stored["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+    try:
+        return await fake.click(user, stored, custom_id)
+    finally:
+        stored["components"] = shown
 
 
 class Table:
@@ -59,6 +71,20 @@ class Table:
 
     async def lobby(self, lobby: dict, user: int, action: str):
         return await self.fake.click(user, lobby, ui.LobbyButton.custom_id_for(table=self.game_id, action=action))
+
+    async def edit_state(self, change) -> None:
+        """Apply `change` to the stored engine state and to the mirror (to reach a rare situation quickly;
+        the game's version stays, so the DMs already sent stay current)."""
+        async with self.db.write() as session:
+            row = (await session.execute(select(BattlerGame).where(BattlerGame.id == self.game_id))).scalar_one()
+            state = engine.BattlerState.from_dict(row.state)
+            change(state)
+            row.state = state.to_dict()
+        change(self.mirror)
+        assert (await self.stored())[1] == self.mirror.to_dict()
+
+    async def version(self) -> int:
+        return (await self.stored())[0].version
 
     async def stored(self) -> tuple[BattlerGame, dict]:
         async with self.db.read() as session:
@@ -97,10 +123,16 @@ class Table:
         status = await self.fake.slash(self.world.member, "battler status", guild_id=self.world.guild,
                                        channel_id=self.world.channel)
         embed = status.message["embeds"][0]
-        assert embed["description"] == "\n".join(ui.status_lines(self.mirror))
+        assert embed["description"] == ui.status_description(self.mirror)
         packyard = next(f for f in embed["fields"] if f["name"].startswith("Packyard"))
         assert packyard["name"] == f"Packyard ({len(self.mirror.packyard)})"
         assert packyard["value"] == ui.packyard_text(self.mirror)
+        carousel = [f for f in embed["fields"] if f["name"].startswith("Carousel")]
+        if self.mirror.carousel_cards:
+            assert carousel[0]["name"] == f"Carousel ({len(self.mirror.carousel_cards)})"
+            assert carousel[0]["value"] == ui.cards_text(self.mirror.carousel_cards)
+        else:
+            assert carousel == []
 
     # --- private DMs -------------------------------------------------------------------------
 
@@ -134,7 +166,7 @@ class Table:
         p = self.mirror.players[self.seat(user)]
         stash_card, pack_card = p.stash[stash_index], p.pack[pack_index]
         result = await self.fake.select(user, first.message, pack_select, [str(pack_index)])
-        assert f"You gave **{stash_card}** and took **{pack_card}**" in result.content, result.content
+        assert f"You gave **{escape(stash_card)}** and took **{escape(pack_card)}**" in result.content, result.content
         engine.trade(self.mirror, p.seat, stash_card, pack_card)
         return result
 
@@ -166,6 +198,53 @@ class Table:
     async def done(self, user: int, message: dict):
         result = await self.fake.click(user, message, self._button(message, "done")["custom_id"])
         engine.done(self.mirror, self.seat(user))
+        return result
+
+    # --- the carousel -------------------------------------------------------------------------
+
+    def picker(self) -> int:
+        return self.user(engine.carousel_picker(self.mirror))
+
+    async def wait_pick_prompt(self) -> dict:
+        """The DM of the player whose carousel pick it is (the mirror says who and which pick)."""
+        pick = self.mirror.carousel_turn + 1
+        return await self.wait_prompt(self.picker(), f"carousel pick {pick}/{len(self.mirror.carousel_order)}")
+
+    async def _card_button(self, user: int, message: dict, action: str, index: int) -> tuple[dict, str]:
+        """The card's button, pressing Next until its page shows."""
+        for _ in range(index // ui.CAROUSEL_PAGE + 1):
+            found = [c["custom_id"] for c in flatten_components(message.get("components"))
+                     if c.get("custom_id", "").endswith(f":{action}:{index}")]
+            if found:
+                return message, found[0]
+            nxt = next(c for c in flatten_components(message["components"]) if c.get("label") == "Next ▶")
+            message = (await self.fake.click(user, message, nxt["custom_id"])).message
+        raise AssertionError(f"no {action} button for card {index}")
+
+    async def take(self, user: int, message: dict, index: int):
+        """Take carousel card `index` (pool below 15)."""
+        message, button = await self._card_button(user, message, "take", index)
+        card = self.mirror.carousel_cards[index]
+        result = await self.fake.click(user, message, button)
+        assert f"You took **{escape(card)}**" in (result.content or embed_text(result.message)), result.content
+        engine.carousel_pick(self.mirror, self.seat(user), card)
+        return result
+
+    async def swap(self, user: int, message: dict, index: int, give: int):
+        """A full pool takes card `index` and gives stash card `give` back."""
+        message, button = await self._card_button(user, message, "swap", index)
+        chosen = await self.fake.click(user, message, button)
+        select = component(chosen.message, f"bts:{self.game_id}:")["custom_id"]
+        assert select.split(":")[4:] == ["give", str(index)], select
+        p = self.mirror.players[self.seat(user)]
+        card, given = self.mirror.carousel_cards[index], p.stash[give]
+        result = await self.fake.select(user, chosen.message, select, [str(give)])
+        engine.carousel_pick(self.mirror, p.seat, card, give_back=given)
+        return result
+
+    async def pass_pick(self, user: int, message: dict):
+        result = await self.fake.click(user, message, self._button(message, "pass")["custom_id"])
+        engine.carousel_pass(self.mirror, self.seat(user))
         return result
 
     # --- public -----------------------------------------------------------------------------

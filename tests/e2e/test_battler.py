@@ -11,7 +11,9 @@ import asyncio
 import pytest
 
 from bot.formats import battler as engine
-from tests.e2e.battler_helpers import Table, component, embed_text
+from bot.text import escape
+from bot.ui import battler as ui
+from tests.e2e.battler_helpers import Table, component, embed_text, forged_click
 from tests.fake_discord.models import flatten_components
 
 pytestmark = pytest.mark.e2e
@@ -102,7 +104,7 @@ async def _play(table: Table, fake, bot, world) -> None:
 
     # A second DM (resend), used; the first one is now out of date.
     stash = await fake.slash(d, "battler stash", guild_id=world.guild, channel_id=world.channel, options={"resend": True})
-    assert stash.ephemeral and all(card in stash.content for card in mirror.players[table.seat(d)].stash)
+    assert stash.ephemeral and all(escape(card) in stash.content for card in mirror.players[table.seat(d)].stash)
     old = dms[d]
     resent = await fake.wait_for(lambda: (m := table.prompt_messages(d)) and m[-1]["id"] != old["id"] and m[-1],
                                  what="the re-sent DM")
@@ -113,7 +115,7 @@ async def _play(table: Table, fake, bot, world) -> None:
         lambda: (m := table.prompt_messages(d)) and m[-1]["id"] not in (old["id"], resent["id"]) and m[-1],
         what="a fresh DM after the stale click",
     )
-    assert all(card in embed_text(fresh) for card in mirror.players[table.seat(d)].stash)
+    assert all(escape(card) in embed_text(fresh) for card in mirror.players[table.seat(d)].stash)
     dms[d] = fresh
     await table.check()
 
@@ -254,3 +256,185 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         await fake.wait_for(lambda: not fake.message(lobby["id"])["components"], what="lobby closed")
     finally:
         await table.close()
+
+
+async def _play_phase(fake, table: Table) -> None:
+    """Every open game: the lower seat wins, the opponent confirms (and the mirror follows)."""
+    for pr in [p for p in table.mirror.pairings if p.result is None]:
+        report = await table.report(table.user(pr.a), "won")
+        await _confirm(fake, table, table.user(pr.b), report.message)
+        engine.report(table.mirror, pr.a, "won")
+
+
+def _carousel_order_after_draft(mirror: engine.BattlerState) -> list[int]:
+    """The carousel's order once everyone is done (the engine, on a copy: it is seeded)."""
+    copy = engine.BattlerState.from_dict(mirror.to_dict())
+    for p in engine.players_in_play(copy):
+        if not p.done:
+            engine.done(copy, p.seat)
+    return copy.carousel_order
+
+
+async def test_a_stage_carousel_from_the_packyard_through_discord_matches_the_engine(fake, bot, world):
+    table = Table(fake, world, bot.database_url)
+    try:
+        await _stage_carousel(table, fake, bot, world)
+    finally:
+        await table.close()
+
+
+async def _stage_carousel(table: Table, fake, bot, world) -> None:
+    players = world.players[:4]
+    lobby = await table.start(cube="battler", seats=4, carousel="stage", carousel_from="packyard", seed=SEED + 1)
+    assert "carousel every stage (3 cards each, from the packyard)" in embed_text(lobby)
+    for player in players:
+        await table.lobby(lobby, player, "join")
+    await table.lobby(lobby, world.admin, "begin")
+    await table.build_mirror()
+    mirror = table.mirror
+    for index, player in enumerate(players):
+        await table.choose_basics(player, index)
+    await table.wait_channel("Stage 1, round 1: PLAY")
+
+    # Round 2: no carousel in a stage carousel (and no random card with any carousel).
+    await _play_phase(fake, table)
+    await table.wait_channel("Stage 1, round 2: DRAFT")
+    assert all(len(p.stash) == 5 for p in mirror.players)
+    dms = {p: await table.wait_prompt(p, "Stage 1, round 2") for p in players}
+    before = len(fake.messages(world.channel))
+    for player in players:
+        await table.done(player, dms[player])
+    assert mirror.phase == "play"
+    await table.wait_channel("Stage 1, round 2: PLAY", since=before)
+
+    # Round 3, the stage's last: its draft ends with the carousel. The last of the first lap gets a
+    # full pool (15 cards), so they swap and pass, and pick twice in a row where the order snakes.
+    await _play_phase(fake, table)
+    await table.wait_channel("Stage 1, round 3: DRAFT")
+    dms = {p: await table.wait_prompt(p, "Stage 1, round 3") for p in players}
+    full = _carousel_order_after_draft(mirror)[3]
+
+    def fill(state: engine.BattlerState) -> None:
+        missing = engine.POOL_MAX - len(state.players[full].stash)
+        state.players[full].stash += state.packpile[:missing]
+        del state.packpile[:missing]
+
+    await table.edit_state(fill)
+    before = len(fake.messages(world.channel))
+    for player in players:
+        await table.done(player, dms[player])
+    assert mirror.phase == "carousel" and len(mirror.carousel_cards) == 40  # the packyard: two rounds of packs
+    order = list(mirror.carousel_order)
+    assert order[4:8] == order[3::-1] and order[8:] == order[:4]  # snake
+    start = await table.wait_channel("CAROUSEL", since=before)
+    lap = ", ".join(f"{i + 1}. <@{table.user(seat)}>" for i, seat in enumerate(order[:4]))
+    assert f"Order: {lap}" in start["content"]
+    # The announcement pings only the first picker.
+    posted = [c for c in fake.calls("POST", rf"/channels/{world.channel}/messages$") if "CAROUSEL" in c.json.get("content", "")]
+    assert posted[-1].json["allowed_mentions"]["users"] == [table.user(order[0])]
+    await table.check()
+
+    first = await table.wait_pick_prompt()
+    # A player whose turn it is not is refused, even with a button for the current version.
+    other = table.user(order[1])
+    refused = await forged_click(fake, other, dms[other], f"bt:{table.game_id}:{order[1]}:{await table.version()}:take:0")
+    assert refused.ephemeral and "not your turn" in refused.content
+    # A card the carousel does not have is refused (a forged index).
+    custom_id = f"bt:{table.game_id}:{order[0]}:{await table.version()}:take:999"
+    refused = await forged_click(fake, table.user(order[0]), first, custom_id)
+    assert refused.ephemeral and "one card of the carousel" in refused.content
+    await table.check()
+
+    message = first
+    old_button = next(c for c in flatten_components(first["components"]) if ":take:" in c["custom_id"])["custom_id"]
+    for turn, seat in enumerate(order):
+        user = table.user(seat)
+        if turn and seat != order[turn - 1]:
+            message = await table.wait_pick_prompt()
+        if seat != full:
+            result = await table.take(user, message, (turn * 7) % len(mirror.carousel_cards))
+        elif turn == 3:
+            for forged in ("swap:40", "page:2"):  # a card or a page the carousel does not have
+                custom_id = f"bt:{table.game_id}:{seat}:{await table.version()}:{forged}"
+                refused = await forged_click(fake, user, message, custom_id)
+                assert refused.ephemeral and "not valid" in refused.content
+            result = await table.swap(user, message, 25, 2)  # on the second page
+        elif turn == 4:
+            result = await table.pass_pick(user, message)
+        else:
+            result = await table.swap(user, message, 0, 0)
+        if turn + 1 < len(order) and order[turn + 1] == seat:
+            message = result.message  # the same player again: their DM was re-rendered in place
+            assert f"carousel pick {turn + 2}/12" in embed_text(message)
+        elif turn == 0:  # a copy of the first picker's DM from before their pick is out of date
+            stale = await forged_click(fake, user, first, old_button)
+            assert stale.ephemeral and "out of date: the game is now in the CAROUSEL phase" in stale.content
+        if turn < len(order) - 1:
+            await table.check()
+    assert mirror.phase == "play" and len(mirror.players[full].stash) == engine.POOL_MAX
+    assert [len(p.stash) for p in mirror.players if p.seat != full] == [8, 8, 8]
+    await table.wait_channel("Stage 1, round 3: PLAY")
+    await table.check()
+
+
+TRAPS = ("@everyone ", "[Lightning Bolt](http://evil.example/phish) ", "**__~~||")
+
+
+def _long_name(i: int) -> str:
+    """200 characters of markdown, a masked link or a mass ping: the worst a cube may hold."""
+    start = f"{TRAPS[i % len(TRAPS)]}{i:03d} "
+    return start + "*_`>-" * ((200 - len(start)) // 5) + "x" * ((200 - len(start)) % 5)
+
+
+def _shown_literally(text: str) -> bool:
+    return "](http" not in text and "@everyone" not in text and "**__~~||" not in text
+
+
+async def test_sixteen_players_and_200_character_card_names_stay_within_discord_limits(fake, bot, world):
+    table = Table(fake, world, bot.database_url)
+    try:
+        await _sixteen_long_names(table, fake, world)
+    finally:
+        await table.close()
+
+
+async def _sixteen_long_names(table: Table, fake, world) -> None:
+    players = world.players
+    names = [_long_name(i) for i in range(engine.MIN_CARDS_PER_PLAYER * len(players))]
+    added = await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
+                             options={"name": "Long"}, attachments={"file": ("long.txt", "\n".join(names).encode())})
+    assert "320 cards" in added.content, added.content
+    lobby = await table.start(cube="Long", seats=16, carousel="round", seed=SEED + 2)
+    for player in players:
+        await table.lobby(lobby, player, "join")
+    await table.lobby(lobby, world.admin, "begin")
+    await table.build_mirror()
+    mirror = table.mirror
+    assert sorted(mirror.packpile + [c for p in mirror.players for c in p.stash]) == sorted(names)
+    for index, player in enumerate(players):
+        await table.choose_basics(player, index % len(ui.BASIC_COMBOS))
+    await table.wait_channel("Stage 1, round 1: PLAY")
+    await table.check()  # 16 players in the status
+
+    await _play_phase(fake, table)
+    await table.wait_channel("Stage 1, round 2: DRAFT")
+    dms = {p: await table.wait_prompt(p, "Stage 1, round 2") for p in players}
+    dms[players[0]] = (await table.trade(players[0], dms[players[0]], 4, 4)).message
+    stash = await fake.slash(players[0], "battler stash", guild_id=world.guild, channel_id=world.channel)
+    assert stash.ephemeral and all(escape(card)[:50] in stash.content for card in mirror.players[table.seat(players[0])].stash)
+    for player in players:
+        await table.done(player, dms[player])
+    assert mirror.phase == "carousel"
+    await table.wait_channel("CAROUSEL")
+    await table.check()
+    while mirror.phase == "carousel":
+        user = table.picker()
+        await table.take(user, await table.wait_pick_prompt(), 0)
+    await table.wait_channel("Stage 1, round 2: PLAY")
+    await table.check()
+
+    # Discord would have refused nothing, and no name was rendered as a link, a ping or formatting.
+    assert [str(c) for c in fake.rest_log if c.status >= 400] == []
+    sent = fake.messages(world.channel) + [m for p in players for m in fake.dms(p)]
+    for message in sent:
+        assert _shown_literally(message.get("content", "") + embed_text(message)), message

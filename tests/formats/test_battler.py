@@ -41,7 +41,7 @@ def make(n=4, *, seed=1, settings_=None, cube_size=None, basics=("Island", "Fore
 
 
 def all_cards(state: BattlerState) -> Counter:
-    c = Counter(state.packpile) + Counter(state.packyard)
+    c = Counter(state.packpile) + Counter(state.packyard) + Counter(state.carousel_cards)
     for p in state.players:
         c += Counter(p.stash) + Counter(p.pack)
     return c
@@ -274,16 +274,34 @@ def test_concession_forfeits_next_treasure():
     assert state.players[2].treasures == 2
 
 
-def test_treasures_capped_at_end_of_play_phase():
+def test_treasures_left_after_a_game_are_capped_at_five_as_soon_as_reported():
+    """FORMATS.md §2 PLAY 5: remaining treasure tokens, including ones made during the mini-game,
+    go back to the stash, keeping at most 5 (5 or fewer: all kept; 6 or more: 5)."""
     state = make(2)
-    b.report_treasures(state, 0, 8)  # e.g. made treasures in the mini-game
+    events = b.report_treasures(state, 0, 8)  # started with 1, made 7 in the mini-game
+    assert events == [b.TreasuresChanged(0, 7, 8, "reported"), b.TreasuresChanged(0, -3, 5, "cap")]
+    assert state.players[0].treasures == 5  # capped at once, not only when the phase ends
     events = b.report(state, 1, "won", treasures={1: 0})  # 1 spent theirs
-    caps = [e for e in of_type(events, b.TreasuresChanged) if e.reason == "cap"]
-    assert caps == [b.TreasuresChanged(0, -3, 5, "cap")]
+    assert not [e for e in of_type(events, b.TreasuresChanged) if e.reason == "cap"]
     # draft income comes on top of the capped value
     assert state.phase == "draft"
     assert state.players[0].treasures == 6
     assert state.players[1].treasures == 1
+
+
+@pytest.mark.parametrize(("left", "kept"), [(0, 0), (4, 4), (5, 5), (6, 5), (9, 5), (40, 5)])
+def test_treasures_left_cap_keeps_five_or_fewer_and_caps_six_or_more(left, kept):
+    state = make(2)
+    b.report(state, 0, "won", treasures={0: left, 1: left})
+    assert [p.treasures for p in state.players] == [kept + 1, kept + 1]  # + the next draft's income
+
+
+def test_treasures_cannot_be_reported_after_the_game_is_settled():
+    state = make(4)
+    b.report(state, 0, "won")
+    with pytest.raises(AlreadyDone):
+        b.report_treasures(state, 2, 9)
+    assert state.players[2].treasures == 1
 
 
 def test_treasures_capped_at_end_of_draft():
@@ -771,6 +789,259 @@ def test_hand_size_follows_stage_in_game():
     assert b.hand_size(state.stage) == 4
 
 
+# --------------------------------------------------------------------------- carousel
+
+
+def carousel_settings(mode="round", source="packpile") -> BattlerSettings:
+    return BattlerSettings(carousel=mode, carousel_from=source)
+
+
+def pick_all(state: BattlerState) -> list[b.Event]:
+    """Every pick left: the picker takes the carousel's last card (full pools pass)."""
+    events: list[b.Event] = []
+    while state.phase == "carousel":
+        seat = b.carousel_picker(state)
+        if len(state.players[seat].stash) >= b.POOL_MAX:
+            events += b.carousel_pass(state, seat)
+        else:
+            events += b.carousel_pick(state, seat, state.carousel_cards[-1])
+    return events
+
+
+def fill_pool(state: BattlerState, seat: int) -> None:
+    need = b.POOL_MAX - len(state.players[seat].stash)
+    state.players[seat].stash += state.packpile[:need]
+    del state.packpile[:need]
+
+
+def test_carousel_settings_and_the_old_boolean():
+    assert (BattlerSettings().carousel, BattlerSettings().carousel_from) == ("off", "packpile")
+    assert BattlerSettings(carousel=True).carousel == "round"
+    assert BattlerSettings(carousel=False).carousel == "off"
+    with pytest.raises(BattlerError, match="carousel"):
+        BattlerSettings(carousel="always")
+    with pytest.raises(BattlerError, match="source"):
+        BattlerSettings(carousel_from="graveyard")
+    # A version-1 document (the stored-only boolean, no carousel fields) loads as before.
+    old = make(2).to_dict()
+    old["v"] = 1
+    old["settings"] = {"progression": "fibonacci", "interest_threshold": None, "win_streak": False, "carousel": True}
+    for key in ("carousel_cards", "carousel_order", "carousel_turn"):
+        del old[key]
+    loaded = BattlerState.from_dict(json.loads(json.dumps(old)))
+    assert loaded.settings == carousel_settings("round")
+    assert (loaded.carousel_cards, loaded.carousel_order, loaded.carousel_turn) == ([], [], 0)
+    assert loaded.to_dict()["v"] == b.SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("mode", ["round", "stage"])
+def test_a_carousel_skips_the_random_card_and_the_full_pool_treasure(mode):
+    state = make(2, settings_=carousel_settings(mode), cube_size=80)
+    fill_pool(state, 1)
+    events = to_draft(state)
+    assert not of_type(events, b.CardGained)
+    assert [len(p.stash) for p in state.players] == [5, 15]
+    assert [p.treasures for p in state.players] == [2, 2]  # the income only
+    assert b.draft_income(15, False, carousel=True) == (0, 1)
+    assert b.draft_income(3, True, carousel=True) == (0, 0)
+
+
+def test_round_carousel_comes_after_the_packs_and_before_the_cap():
+    state = make(4, settings_=carousel_settings("round"), cube_size=200)
+    to_draft(state)  # 2 and 3 lost: poison 1
+    state.players[0].treasures = 9
+    packs = [c for p in state.players for c in p.pack]
+    fresh = state.packpile[:4]
+    events = finish_draft(state)
+    assert state.phase == "carousel" and state.packyard == packs
+    assert state.carousel_cards == fresh  # exactly one fresh card per pick
+    (started,) = of_type(events, b.CarouselStarted)
+    assert (started.cards, started.picks_each, started.source) == (tuple(fresh), 1, "packpile")
+    assert set(started.order[:2]) == {0, 1} and set(started.order[2:]) == {2, 3}  # fewest poison first
+    assert events.index(of_type(events, b.PacksDisposed)[0]) < events.index(started)
+    assert of_type(events, b.CarouselTurn) == [b.CarouselTurn(started.order[0], 1)]
+    assert state.players[0].treasures == 9  # the cap comes after the carousel
+    assert b.action_costs(state, 0) == dict.fromkeys(("trade", "reroll", "shift_basics", "buy_basic"))
+    with pytest.raises(WrongPhase):
+        b.done(state, 0)
+    for pick, seat in enumerate(started.order, start=1):
+        assert b.carousel_picker(state) == seat
+        card = state.carousel_cards[-1]
+        events = b.carousel_pick(state, seat, card)
+        assert state.players[seat].stash[-1] == card and len(state.players[seat].stash) == 6
+        assert events[0] == b.CarouselPicked(seat, card, None)
+        if pick < 4:
+            assert events[1:] == [b.CarouselTurn(started.order[pick], pick + 1)]
+    assert state.phase == "play" and state.carousel_cards == [] and b.carousel_picker(state) is None
+    kinds = [type(e) for e in events]
+    assert kinds.index(b.CarouselEnded) < kinds.index(b.TreasuresChanged) < kinds.index(b.PhaseChanged)
+    assert of_type(events, b.CarouselEnded) == [b.CarouselEnded(())]
+    assert state.players[0].treasures == 5
+    assert all_cards(state) == Counter(cube_of(200))
+
+
+def test_stage_carousel_three_each_in_snake_order_on_the_last_round_then_the_reshuffle():
+    state = make(4, settings_=carousel_settings("stage"), cube_size=200)
+    to_draft(state)  # stage 1 round 2
+    assert b.carousel_picks(state) == 0
+    events = finish_draft(state)
+    assert state.phase == "play" and not of_type(events, b.CarouselStarted)
+    to_draft(state)  # round 3, the last of the stage
+    assert b.carousel_picks(state) == 3
+    for seat, poison in enumerate([3, 0, 2, 1]):
+        state.players[seat].poison = poison
+    sizes = [len(p.stash) for p in state.players]
+    events = finish_draft(state)
+    (started,) = of_type(events, b.CarouselStarted)
+    assert started.order == (1, 3, 2, 0, 0, 2, 3, 1, 1, 3, 2, 0) and not started.random_tiebreak
+    assert len(state.carousel_cards) == 12
+    assert not of_type(events, b.PackyardReshuffled)  # the reshuffle waits for the carousel
+    events = pick_all(state)
+    assert [len(p.stash) for p in state.players] == [n + 3 for n in sizes]
+    kinds = [type(e) for e in events]
+    assert kinds.index(b.CarouselEnded) < kinds.index(b.PackyardReshuffled)
+    assert state.packyard == [] and state.phase == "play" and (state.stage, state.round) == (1, 3)
+    assert all_cards(state) == Counter(cube_of(200))
+
+
+def test_equal_poison_is_ordered_by_the_seeded_shuffle():
+    orders = set()
+    for seed in range(30):
+        runs = []
+        for _ in range(2):
+            state = make(4, seed=seed, settings_=carousel_settings())
+            to_draft(state)  # poison 0, 0, 1, 1
+            (started,) = of_type(finish_draft(state), b.CarouselStarted)
+            runs.append(started)
+        assert runs[0] == runs[1]  # the same seed, the same order
+        assert runs[0].random_tiebreak and set(runs[0].order[:2]) == {0, 1}
+        orders.add(runs[0].order)
+    assert len(orders) == 4  # each tie goes either way
+
+
+def test_carousel_from_the_packyard_and_the_leftovers_go_back():
+    state = make(2, settings_=carousel_settings("round", "packyard"))
+    to_draft(state)
+    b.reroll(state, 0)
+    yard = list(state.packyard) + [c for p in state.players for c in p.pack]
+    events = finish_draft(state)
+    assert state.carousel_cards == yard and state.packyard == []
+    assert of_type(events, b.CarouselStarted)[0].source == "packyard"
+    picked = [state.carousel_cards[3], state.carousel_cards[7]]
+    b.carousel_pick(state, b.carousel_picker(state), picked[0])
+    events = b.carousel_pick(state, b.carousel_picker(state), picked[1])
+    assert Counter(state.packyard) == Counter(yard) - Counter(picked)
+    assert len(of_type(events, b.CarouselEnded)[0].leftover) == len(yard) - 2
+
+
+def test_a_short_packpile_is_refilled_from_the_packyard_before_fresh_cards_are_dealt():
+    state = make(2, settings_=carousel_settings("round"), cube_size=40)
+    to_draft(state)
+    state.players[0].treasures = 5
+    for _ in range(4):
+        b.reroll(state, 0)
+    assert state.packpile == []
+    events = finish_draft(state)
+    kinds = [type(e) for e in events]
+    assert kinds.index(b.PackyardReshuffled) < kinds.index(b.CarouselStarted)
+    assert len(state.carousel_cards) == 2
+    assert all_cards(state) == Counter(cube_of(40))
+
+
+@pytest.mark.parametrize(("carousel", "reshuffled"), [("off", True), ("round", False)])
+def test_the_packpile_is_refilled_when_it_cannot_deal_the_next_draft(carousel, reshuffled):
+    """Exactly 2 packs are left: enough for the next draft with a carousel (no random cards), not without."""
+    state = make(2, settings_=carousel_settings(carousel, "packyard"), cube_size=80)
+    to_draft(state)  # round 2: not the stage's last
+    state.packyard += state.packpile[10:]
+    del state.packpile[10:]
+    events = finish_draft(state) + pick_all(state)
+    assert state.phase == "play"
+    assert bool(of_type(events, b.PackyardReshuffled)) == reshuffled
+
+
+def test_a_full_pool_swaps_or_passes_and_no_pool_passes_fifteen():
+    state = make(2, settings_=carousel_settings())
+    to_draft(state)
+    fill_pool(state, 0)
+    state.players[1].poison = 1  # seat 0 picks first
+    finish_draft(state)
+    full, small = state.players
+    card = state.carousel_cards[0]
+    before = state.to_dict()
+    with pytest.raises(InvalidAction, match="give a stash card back"):
+        b.carousel_pick(state, 0, card)
+    with pytest.raises(InvalidAction, match="not in your stash"):
+        b.carousel_pick(state, 0, card, give_back="no-such-card")
+    with pytest.raises(InvalidAction, match="not in the carousel"):
+        b.carousel_pick(state, 0, "no-such-card", give_back=full.stash[0])
+    with pytest.raises(InvalidAction, match="not your turn"):
+        b.carousel_pick(state, 1, card)
+    with pytest.raises(InvalidAction, match="not your turn"):
+        b.carousel_pass(state, 1)
+    assert state.to_dict() == before  # refusals change nothing
+    given = full.stash[3]
+    events = b.carousel_pick(state, 0, card, give_back=given)
+    assert events[0] == b.CarouselPicked(0, card, given)
+    assert full.stash[3] == card and len(full.stash) == 15 and given in state.carousel_cards
+    with pytest.raises(InvalidAction, match="only a full pool"):
+        b.carousel_pass(state, 1)
+    with pytest.raises(InvalidAction, match="Only a full pool"):
+        b.carousel_pick(state, 1, given, give_back=small.stash[0])
+    events = b.carousel_pick(state, 1, given)  # the card given back is in the carousel for others
+    assert small.stash[-1] == given and len(small.stash) == 6
+    assert len(of_type(events, b.CarouselEnded)[0].leftover) == 1
+    with pytest.raises(WrongPhase):
+        b.carousel_pick(state, 0, card)
+
+
+def test_a_full_pool_may_pass():
+    state = make(2, settings_=carousel_settings())
+    to_draft(state)
+    fill_pool(state, 1)
+    state.players[0].poison = 1  # seat 1 picks first
+    finish_draft(state)
+    assert b.carousel_pass(state, 1)[:2] == [b.CarouselPassed(1), b.CarouselTurn(0, 2)]
+    assert len(state.players[1].stash) == 15
+
+
+def test_an_organizer_ends_the_carousel_with_random_picks_and_full_pools_pass():
+    state = make(4, settings_=carousel_settings("stage"), cube_size=200)
+    to_draft(state)
+    finish_draft(state)
+    to_draft(state)  # stage 1 round 3
+    fill_pool(state, 0)
+    sizes = [len(p.stash) for p in state.players]
+    finish_draft(state)
+    first = b.carousel_picker(state)
+    if first == 0:
+        b.carousel_pass(state, 0)
+    else:
+        b.carousel_pick(state, first, state.carousel_cards[0])
+    copy = BattlerState.from_dict(state.to_dict())
+    events = b.force_end_carousel(state)
+    assert events == b.force_end_carousel(copy) and state == copy  # seeded: replays exactly
+    assert state.phase == "play" and not of_type(events, b.CarouselTurn)
+    assert {e.seat for e in of_type(events, b.CarouselPassed)} == {0}
+    assert all(e.forced for e in of_type(events, b.CarouselPicked) + of_type(events, b.CarouselPassed))
+    assert [len(p.stash) for p in state.players] == [15] + [n + 3 for n in sizes[1:]]
+    with pytest.raises(WrongPhase):
+        b.force_end_carousel(state)
+
+
+def test_round_trip_mid_carousel_and_its_events():
+    state = make(4, seed="carousel", settings_=carousel_settings("stage", "packyard"), cube_size=200)
+    for _ in range(2):
+        to_draft(state)
+        events = finish_draft(state)
+    b.carousel_pick(state, b.carousel_picker(state), state.carousel_cards[5])
+    clone = BattlerState.from_dict(json.loads(json.dumps(state.to_dict())))
+    assert clone == state
+    assert pick_all(clone) == pick_all(state) and clone == state
+    for event in events:
+        assert b.event_from_dict(json.loads(json.dumps(b.event_to_dict(event)))) == event
+
+
 # --------------------------------------------------------------------------- serialisation
 
 
@@ -818,15 +1089,14 @@ def _check_conservation(state: BattlerState, cube: list[str]) -> None:
     assert all_cards(state) == Counter(cube)
 
 
-def _play_random_game(n: int, rng: random.Random, progression: str, interest, streak) -> BattlerState:
+def _play_random_game(
+    n: int, rng: random.Random, progression: str, interest, streak, carousel="off", carousel_from="packpile"
+) -> BattlerState:
     # a cube with some duplicate names, minimal size
     cube = [f"c{i % (15 * n)}" for i in range(CUBE_SIZE_PER_PLAYER * n)]
-    state = b.new_game(
-        cube,
-        [1000 + i for i in range(n)],
-        seed=rng.randrange(10**9),
-        settings=BattlerSettings(progression=progression, interest_threshold=interest, win_streak=streak),
-    )
+    settings_ = BattlerSettings(progression=progression, interest_threshold=interest, win_streak=streak,
+                                carousel=carousel, carousel_from=carousel_from)
+    state = b.new_game(cube, [1000 + i for i in range(n)], seed=rng.randrange(10**9), settings=settings_)
     _check_conservation(state, cube)
     for seat in range(n):
         b.choose_basics(state, seat, [rng.choice(BASIC_TYPES), rng.choice(BASIC_TYPES)])
@@ -850,12 +1120,15 @@ def _play_random_game(n: int, rng: random.Random, progression: str, interest, st
             else:
                 outcomes = ["won", "lost", "conceded"] + (["draw"] if pr.replays < 3 else [])
                 events = b.report(state, seat, rng.choice(outcomes))
+        elif state.phase == "carousel":
+            events = _random_carousel_action(state, rng)
         else:
             assert state.phase == "draft"
             p = rng.choice([q for q in b.players_in_play(state) if not q.done])
             events = _random_draft_action(state, p, rng)
         _check_conservation(state, cube)
         _check_phase_end_caps(state, events)
+        _check_carousel_rules(state, events)
     assert state.winner is not None
     alive = [p for p in state.players if p.status == "alive"]
     assert [p.seat for p in alive] == [state.winner]
@@ -870,7 +1143,7 @@ def _check_phase_end_caps(state: BattlerState, events: list[b.Event]) -> None:
     At the end of a DRAFT the next PLAY starts with nothing added; at the end of a PLAY the
     next DRAFT adds income on top of the capped value, so subtract what it paid."""
     changes = [e for e in events if isinstance(e, b.PhaseChanged)]
-    if not changes:
+    if not changes or state.phase == "carousel":  # the draft's cap comes after its carousel
         return
     paid = Counter()
     started_draft = any(e.phase == "draft" for e in changes)
@@ -914,6 +1187,59 @@ def _random_draft_action(state: BattlerState, p: b.Player, rng: random.Random) -
     assert sum(q.treasures for q in state.players) == total_before - cost
     assert state.players[p.seat].treasures == before["players"][p.seat]["treasures"] - cost
     return events
+
+
+def _random_carousel_action(state: BattlerState, rng: random.Random) -> list[b.Event]:
+    seat = b.carousel_picker(state)
+    p = state.players[seat]
+    before = state.to_dict()
+    wrong = rng.choice([q.seat for q in b.players_in_play(state)])
+    if wrong != seat:  # anyone else is refused, and nothing changes
+        with pytest.raises(InvalidAction):
+            b.carousel_pick(state, wrong, state.carousel_cards[0])
+        assert state.to_dict() == before
+    roll = rng.random()
+    if roll < 0.03:
+        return b.force_end_carousel(state)
+    card = rng.choice(state.carousel_cards)
+    if len(p.stash) < b.POOL_MAX:
+        return b.carousel_pick(state, seat, card)
+    with pytest.raises(InvalidAction):
+        b.carousel_pick(state, seat, card)  # a full pool must give a card back
+    assert state.to_dict() == before
+    if roll < 0.5:
+        return b.carousel_pass(state, seat)
+    return b.carousel_pick(state, seat, card, give_back=rng.choice(p.stash))
+
+
+def _check_carousel_rules(state: BattlerState, events: list[b.Event]) -> None:
+    """Pools never pass 15; a carousel's order is fewest poison first, snaking; no random card
+    per draft while a carousel is on."""
+    assert all(len(p.stash) <= b.POOL_MAX for p in state.players)
+    if state.settings.carousel != "off":
+        assert not of_type(events, b.CardGained)
+    for started in of_type(events, b.CarouselStarted):
+        n = len(b.players_in_play(state))
+        assert len(started.order) == n * started.picks_each
+        first_lap = list(started.order[:n])
+        assert sorted(first_lap) == sorted(p.seat for p in b.players_in_play(state))
+        poisons = [state.players[s].poison for s in first_lap]
+        assert poisons == sorted(poisons)
+        for lap in range(started.picks_each):
+            expected = first_lap if lap % 2 == 0 else first_lap[::-1]
+            assert list(started.order[lap * n : (lap + 1) * n]) == expected
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.sampled_from([2, 4, 6]),
+    game_seed=st.integers(0, 2**32),
+    carousel=st.sampled_from(["round", "stage"]),
+    carousel_from=st.sampled_from(b.CAROUSEL_SOURCES),
+)
+def test_random_legal_games_with_a_carousel_keep_invariants_and_terminate(n, game_seed, carousel, carousel_from):
+    rng = random.Random(game_seed)
+    _play_random_game(n, rng, "fibonacci", None, False, carousel, carousel_from)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

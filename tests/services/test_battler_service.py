@@ -368,3 +368,156 @@ async def test_eliminated_players_are_refused_and_end_records_nothing(db):
         assert (await session.execute(select(func.count()).select_from(EventResult))).scalar_one() == 0
     with pytest.raises(UserError, match="ended"):
         await battler.report(db, game.id, player(state.players[0].user_id), "won")
+
+
+# --- the carousel and the treasure cap ------------------------------------------------------------
+
+
+async def edit_state(db, game_id: int, change) -> None:
+    """Change the stored engine state directly (to reach a rare situation quickly)."""
+    async with db.write() as session:
+        row = (await session.execute(select(BattlerGame).where(BattlerGame.id == game_id))).scalar_one()
+        state = engine.BattlerState.from_dict(row.state)
+        change(state)
+        row.state = state.to_dict()
+
+
+async def play_round(db, game_id: int) -> battler.ActionResult:
+    """Every open game of the PLAY phase: seat a wins, confirmed by seat b."""
+    state = (await battler.get_game(db, game_id)).state
+    result = None
+    for pr in state.pairings:
+        rep = await battler.report(db, game_id, player(state.players[pr.a].user_id), "won")
+        result = await battler.confirm_report(db, game_id, rep.report.id, member(state.players[pr.b].user_id, False))
+    return result
+
+
+async def to_carousel(db, players: int = 4, **options) -> tuple[battler.GameView, battler.ActionResult]:
+    """A game whose first draft is over: its carousel begins. Returns the result of the last Done."""
+    game, prompts = await started_game(db, players=players, **options)
+    await setup_all(db, prompts)
+    drafts = await deliver(db, (await play_round(db, game.id)).prompts)
+    result = None
+    for prompt in drafts.values():
+        result = await act(db, prompt, "done")
+    assert result.game.state.phase == "carousel"
+    return game, result
+
+
+async def announcements(db) -> list[battler.Announcement]:
+    return [battler.Announcement.from_payload(row.payload) for row in await queued(db, battler.ANNOUNCE)]
+
+
+async def test_create_game_carousel_options_and_old_settings(db):
+    game = await new_lobby(db, 2, carousel="stage", carousel_from="packyard")
+    assert (game.settings.carousel, game.settings.carousel_from) == ("stage", "packyard")
+    with pytest.raises(UserError, match="carousel"):
+        await battler.create_game(db, member(5, True), channel_id=11, cube=make_cube(), carousel="always")
+    with pytest.raises(UserError, match="source"):
+        await battler.create_game(db, member(5, True), channel_id=11, cube=make_cube(), carousel_from="binder")
+    async with db.write() as session:  # a lobby stored before the carousel ran: the boolean
+        row = (await session.execute(select(BattlerGame).where(BattlerGame.id == game.id))).scalar_one()
+        row.settings = {"progression": "fibonacci", "interest_threshold": None, "win_streak": False, "carousel": True}
+    assert (await battler.get_game(db, game.id)).settings == engine.BattlerSettings(carousel="round")
+
+
+async def test_a_carousel_dms_each_picker_in_turn_one_transaction_per_pick(db):
+    game, done = await to_carousel(db, carousel="round")
+    state = done.game.state
+    order = state.carousel_order
+    assert [p.kind for p in done.prompts] == ["carousel"] and done.prompts[0].seat == order[0]
+    assert done.prompts[0].carousel == tuple(state.carousel_cards) and done.prompts[0].picks == 4
+    start = [a for a in await announcements(db) if any(isinstance(e, engine.CarouselStarted) for e in a.events)]
+    assert len(start) == 1 and start[0].ping == (state.players[order[0]].user_id,)  # only the picker is pinged
+    prompt = (await deliver(db, done.prompts))[state.players[order[0]].user_id]
+    sizes = [len(p.stash) for p in state.players]
+
+    # Refused: another player (even with a forged current version), a card that is not there.
+    other = state.players[order[1]]
+    with pytest.raises(UserError, match="not your turn"):
+        await battler.private_action(db, game.id, other.user_id, "take", seat=other.seat, version=prompt.version,
+                                     carousel_index=0)
+    with pytest.raises(UserError, match="one card of the carousel"):
+        await act(db, prompt, "take", carousel_index=len(state.carousel_cards))
+    with pytest.raises(UserError, match="only a full pool"):
+        await act(db, prompt, "pass")
+
+    for pick, seat in enumerate(order):
+        version, _ = await stored(db, game.id)
+        card = prompt.carousel[1 if len(prompt.carousel) > 1 else 0]
+        result = await act(db, prompt, "take", carousel_index=prompt.carousel.index(card))
+        assert (await stored(db, game.id))[0] == version + 1  # one write per pick
+        assert result.game.state.players[seat].stash[-1] == card
+        with pytest.raises(battler.StaleMessage):  # the DM of a pick already made
+            await act(db, prompt, "take", carousel_index=0)
+        if pick < 3:
+            assert result.actor_prompt is None and [p.seat for p in result.prompts] == [order[pick + 1]]
+            prompt = (await deliver(db, result.prompts))[result.prompts[0].user_id]
+            assert prompt.pick == pick + 2
+    after = result.game.state
+    assert after.phase == "play" and [len(p.stash) for p in after.players] == [n + 1 for n in sizes]
+    assert result.prompts == []  # PLAY has no private prompt
+    turns = [a for a in await announcements(db) if any(isinstance(e, engine.CarouselTurn) for e in a.events)]
+    assert [a.ping for a in turns] == [(after.players[seat].user_id,) for seat in order]
+
+
+async def test_a_full_pool_gives_a_card_back_or_passes_and_an_organizer_ends_the_carousel(db):
+    game, prompts = await started_game(db, players=4, carousel="stage", carousel_from="packyard")
+    await setup_all(db, prompts)
+    await play_round(db, game.id)
+    await battler.force_end_draft(db, game.id, member(ORGANIZER, True))  # round 2: no carousel in a stage carousel
+    await play_round(db, game.id)  # round 3: its draft ends with the carousel
+    full = 2
+
+    def full_pool_picks_first(state: engine.BattlerState) -> None:
+        for p in state.players:
+            p.poison = 0 if p.seat == full else 1
+        missing = engine.POOL_MAX - len(state.players[full].stash)
+        state.players[full].stash += state.packpile[:missing]
+        del state.packpile[:missing]
+
+    await edit_state(db, game.id, full_pool_picks_first)
+    forced = await battler.force_end_draft(db, game.id, member(ORGANIZER, True))
+    state = forced.game.state
+    assert state.phase == "carousel" and state.carousel_order[0] == full and len(state.carousel_order) == 12
+    prompt = (await deliver(db, forced.prompts))[state.players[full].user_id]
+    assert prompt.pool_full and len(prompt.carousel) > 12  # the packyard: every disposed card
+
+    with pytest.raises(UserError, match="give a stash card back"):
+        await act(db, prompt, "take", carousel_index=0)
+    with pytest.raises(UserError, match="one card of your stash"):
+        await act(db, prompt, "take", carousel_index=0, stash_index=15)
+    given, taken = prompt.stash[3], prompt.carousel[0]
+    result = await act(db, prompt, "take", carousel_index=0, stash_index=3)
+    assert result.game.state.players[full].stash[3] == taken and given in result.game.state.carousel_cards
+    nxt = (await deliver(db, result.prompts))[result.prompts[0].user_id]
+    result = await act(db, nxt, "take", carousel_index=nxt.carousel.index(given))  # what was given back
+    assert result.game.state.players[nxt.seat].stash[-1] == given
+    for _ in range(5):  # turns 3 to 7: the others, snaking back (the last of a lap picks twice in a row)
+        nxt = result.actor_prompt or (await deliver(db, result.prompts))[result.prompts[0].user_id]
+        result = await act(db, nxt, "take", carousel_index=0)
+    mine = (await deliver(db, result.prompts))[state.players[full].user_id]
+    passed = await act(db, mine, "pass")
+    again = passed.actor_prompt  # the snake turns back to the same player: their DM is re-rendered in place
+    assert again is not None and again.pick == 9 and passed.prompts == []
+
+    ended = await battler.force_end_draft(db, game.id, member(ORGANIZER, False))
+    after = ended.game.state
+    assert after.phase == "play" and len(after.players[full].stash) == engine.POOL_MAX
+    assert all(len(p.stash) == len(state.players[p.seat].stash) + 3 for p in after.players if p.seat != full)
+    forced_picks = [e for e in ended.events if isinstance(e, engine.CarouselPicked | engine.CarouselPassed)]
+    assert len(forced_picks) == 4 and all(e.forced for e in forced_picks)
+    with pytest.raises(battler.StaleMessage):
+        await act(db, again, "pass")
+
+
+async def test_treasures_left_after_a_game_keep_at_most_five(db):
+    game, prompts = await started_game(db, players=2)
+    await setup_all(db, prompts)
+    a, b = (await battler.get_game(db, game.id)).state.players
+    await battler.report(db, game.id, player(a.user_id), "won", treasures_left=7)  # tokens made in the game
+    result = await battler.report(db, game.id, player(b.user_id), "lost", treasures_left=5)
+    after = result.game.state
+    assert after.phase == "draft"
+    assert [p.treasures for p in after.players] == [5 + 1, 5 + 1]  # capped, then the draft's income
+    assert engine.TreasuresChanged(a.seat, -2, 5, "cap") in result.events
