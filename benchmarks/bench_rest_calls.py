@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.conftest import WORLD, build_world  # noqa: E402
-from tests.e2e.draft_helpers import join_all, start_lobby  # noqa: E402
+from tests.e2e.drivers.draft import join_all, start_lobby  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 from tests.fake_discord import FakeDiscord  # noqa: E402
 

@@ -13,8 +13,8 @@ import pytest
 from bot.formats import battler as engine
 from bot.text import escape
 from bot.ui import battler as ui
-from tests.e2e.battler_helpers import Table, component, embed_text, forged_click
-from tests.fake_discord.models import flatten_components
+from tests.e2e.drivers.battler import Table
+from tests.e2e.drivers.common import component, embed_text, forged_click, parts_of
 
 pytestmark = pytest.mark.e2e
 SEED = 20_240_601
@@ -29,7 +29,9 @@ async def test_four_player_game_from_lobby_to_winner(fake, bot, world):
 
 
 async def _confirm(fake, table, user: int, report_message: dict, action: str = "confirm"):
-    button = component(report_message, f"btr:{table.game_id}:")["custom_id"].rsplit(":", 1)[0] + f":{action}"
+    report = component(report_message, ui.ReportButton, game=table.game_id)
+    button = ui.ReportButton.custom_id_for(game=table.game_id, report=parts_of(ui.ReportButton, report["custom_id"])["report"],
+                                           action=action)
     return await fake.click(user, report_message, button)
 
 
@@ -90,7 +92,7 @@ async def _play(table: Table, fake, bot, world) -> None:
     # --- draft, stage 1 round 2 ---------------------------------------------------------------
     dms = {p: await table.wait_prompt(p, "Stage 1, round 2") for p in players}
     for dm in dms.values():
-        buy = next(x for x in flatten_components(dm["components"]) if x["custom_id"].endswith(":buy"))
+        buy = component(dm, ui.ActionSelect, game=table.game_id, what="buy")
         assert buy.get("disabled") and "Buy basic: 3 💰" in embed_text(dm)  # 3 treasures needed, nobody has them
     dms[a] = (await table.trade(a, dms[a], 0, 1)).message
     dms[b] = (await table.reroll(b, dms[b])).message
@@ -145,10 +147,10 @@ async def _play(table: Table, fake, bot, world) -> None:
     assert "disputed" in disputed.content
     ask = await table.wait_channel("is **disputed**", since=before)
     assert f"<@{world.admin}>" in ask["content"]
-    decide = component(ask, f"btd:{gid}:")["custom_id"].rsplit(":", 1)[0]
-    not_allowed = await fake.click(world.member, ask, f"{decide}:b")
+    decide = component(ask, ui.DecideButton, game=gid, decision="b")["custom_id"]
+    not_allowed = await fake.click(world.member, ask, decide)
     assert not_allowed.ephemeral and "organizer" in not_allowed.content
-    await fake.click(world.admin, ask, f"{decide}:b")
+    await fake.click(world.admin, ask, decide)
     engine.report(mirror, pr2.b, "won")
     await table.wait_channel("Stage 1, round 3: DRAFT", since=before)
     await table.check()
@@ -337,16 +339,18 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
     first = await table.wait_pick_prompt()
     # A player whose turn it is not is refused, even with a button for the current version.
     other = table.user(order[1])
-    refused = await forged_click(fake, other, dms[other], f"bt:{table.game_id}:{order[1]}:{await table.version()}:take:0")
+    version = await table.version()
+    take = ui.ActionButton.custom_id_for(game=table.game_id, seat=order[1], version=version, action="take", arg=0)
+    refused = await forged_click(fake, other, dms[other], take)
     assert refused.ephemeral and "not your turn" in refused.content
     # A card the carousel does not have is refused (a forged index).
-    custom_id = f"bt:{table.game_id}:{order[0]}:{await table.version()}:take:999"
+    custom_id = ui.ActionButton.custom_id_for(game=table.game_id, seat=order[0], version=version, action="take", arg=999)
     refused = await forged_click(fake, table.user(order[0]), first, custom_id)
     assert refused.ephemeral and "one card of the carousel" in refused.content
     await table.check()
 
     message = first
-    old_button = next(c for c in flatten_components(first["components"]) if ":take:" in c["custom_id"])["custom_id"]
+    old_button = component(first, ui.ActionButton, game=table.game_id, action="take")["custom_id"]
     for turn, seat in enumerate(order):
         user = table.user(seat)
         if turn and seat != order[turn - 1]:
@@ -354,8 +358,9 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
         if seat != full:
             result = await table.take(user, message, (turn * 7) % len(mirror.carousel_cards))
         elif turn == 3:
-            for forged in ("swap:40", "page:2"):  # a card or a page the carousel does not have
-                custom_id = f"bt:{table.game_id}:{seat}:{await table.version()}:{forged}"
+            for action, arg in (("swap", 40), ("page", 2)):  # a card or a page the carousel does not have
+                custom_id = ui.ActionButton.custom_id_for(game=table.game_id, seat=seat, version=await table.version(),
+                                                          action=action, arg=arg)
                 refused = await forged_click(fake, user, message, custom_id)
                 assert refused.ephemeral and "not valid" in refused.content
             result = await table.swap(user, message, 25, 2)  # on the second page

@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 
 from bot.formats.draft import pass_direction
-from tests.e2e.draft_helpers import (
-    PICK_ID,
+from bot.ui import draft as ui
+from tests.e2e.drivers.common import parts_of
+from tests.e2e.drivers.draft import (
     card_of,
     download_log,
     join_all,
@@ -79,7 +80,7 @@ class Table:
         """The closed-DM player picks through `/draft pick` (ephemeral); False if no pack waits for them."""
         result = await self.fake.slash(self.closed, "draft pick", guild_id=self.world.guild, channel_id=self.world.channel)
         made = False
-        while (buttons := [c for c in result.components if PICK_ID.match(c.get("custom_id") or "")]) :
+        while buttons := [c for c in result.components if parts_of(ui.PickButton, c.get("custom_id") or "")]:
             button = self.rng.choice(buttons)
             result = await self.fake.click(self.closed, result.message, button["custom_id"])
             self.picks[self.closed].append(card_of(button))
@@ -107,8 +108,8 @@ async def test_full_draft_with_restart_double_click_stale_reaction_and_closed_dm
     pod_id, lobby = await start_lobby(fake, world, pack_size=PACK_SIZE, packs=PACKS, seats=SEATS)
 
     # Bad lobby input: joining twice; then the 8th join fills the lobby and begins the draft.
-    await fake.click(players[0], lobby, f"draft:lobby:{pod_id}:join")
-    twice = await fake.click(players[0], lobby, f"draft:lobby:{pod_id}:join")
+    await fake.click(players[0], lobby, ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
+    twice = await fake.click(players[0], lobby, ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
     assert twice.ephemeral and "already in" in twice.content
     await join_all(fake, lobby, pod_id, players[1:])
     assert not fake.message(lobby["id"])["components"]  # the lobby lost its buttons when the draft began

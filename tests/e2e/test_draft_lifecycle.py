@@ -14,7 +14,8 @@ from sqlalchemy import update
 from bot.services import drafts
 from bot.store.db import Database
 from bot.store.models import DraftPod
-from tests.e2e.draft_helpers import (
+from bot.ui import draft as ui
+from tests.e2e.drivers.draft import (
     age_waits,
     card_of,
     download_log,
@@ -41,7 +42,7 @@ def button_id(result, label: str) -> str:
 
 
 def lobby_id(pod_id: int, action: str) -> str:
-    return f"draft:lobby:{pod_id}:{action}"
+    return ui.LobbyButton.custom_id_for(table=pod_id, action=action)
 
 
 async def open_lobby(fake, world, user: int | None = None, **options):

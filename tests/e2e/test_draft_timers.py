@@ -15,7 +15,8 @@ from sqlalchemy import select
 from bot.formats.draft import auto_pick
 from bot.store.db import Database
 from bot.store.models import DraftPick, DraftPod, DraftSeat
-from tests.e2e.draft_helpers import age_waits, card_of, live_pack_messages, pick_buttons
+from bot.ui import draft as ui
+from tests.e2e.drivers.draft import age_waits, card_of, live_pack_messages, pick_buttons
 
 pytestmark = pytest.mark.e2e
 
@@ -78,7 +79,7 @@ async def start_timed_pod(fake, world, players: list[int], **options) -> int:
     assert "pick timer 1 min" in result.content or "pick timer" in result.content, result.content
     pod_id = int(re.search(r"#(\d+)", result.content).group(1))
     for player in players:
-        await fake.click(player, result.message, f"draft:lobby:{pod_id}:join")
+        await fake.click(player, result.message, ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
     await fake.wait_for(lambda: all(live_pack_messages(fake, p) for p in players), what="first packs")
     return pod_id
 

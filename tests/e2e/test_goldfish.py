@@ -10,7 +10,7 @@ import re
 import pytest
 
 from bot.text import escape
-from tests.e2e.draft_helpers import join_all, live_pack_messages, pick_buttons, start_lobby
+from tests.e2e.drivers.draft import join_all, live_pack_messages, pick_buttons, start_lobby
 from tests.fake_discord import CommandNotAvailable
 from tests.fake_discord.models import flatten_components
 

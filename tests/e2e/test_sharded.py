@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import create_scratch_database
 from tests.e2e.conftest import WORLD, build_world
-from tests.e2e.draft_helpers import download_log, join_all, live_pack_messages, pick_buttons, start_lobby
+from tests.e2e.drivers.draft import download_log, join_all, live_pack_messages, pick_buttons, start_lobby
 from tests.e2e.harness import BotProcess
 from tests.fake_discord import FakeDiscord
 

@@ -7,70 +7,27 @@ bot's database) and `/battler status` must match the mirror exactly.
 
 from __future__ import annotations
 
-import re
-
 from sqlalchemy import select
 
 from bot.formats import battler as engine
-from bot.store.db import Database
-from bot.store.models import BattlerGame, EventResult
+from bot.store.models import BattlerGame
 from bot.text import escape
 from bot.ui import battler as ui
-from tests.fake_discord import FakeDiscord
+from tests.e2e.drivers.common import component, components, embed_text, forged_click
+from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord.models import flatten_components
 
-
-def custom_ids(message: dict) -> list[str]:
-    return [c.get("custom_id") or "" for c in flatten_components(message.get("components"))]
+__all__ = ["BattlerDriver", "Table", "component", "embed_text", "forged_click"]
 
 
-def component(message: dict, prefix: str) -> dict:
-    found = [c for c in flatten_components(message.get("components")) if (c.get("custom_id") or "").startswith(prefix)]
-    assert found, f"no component {prefix!r} in {custom_ids(message)}"
-    return found[0]
+class BattlerDriver(TableDriver):
+    command = "battler"
+    lobby_button = ui.LobbyButton
+    mirror: engine.BattlerState | None = None
 
-
-def embed_text(message: dict) -> str:
-    parts = []
-    for e in message.get("embeds") or []:
-        parts += [e.get("title", ""), e.get("description", "")]
-        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
-    return "\n".join(parts)
-
-
-async def forged_click(fake: FakeDiscord, user: int, message: dict, custom_id: str):
-    """Click `custom_id` on a message that has no such button, as a modified client can."""
-    stored = fake.message(message["id"])
-    shown = stored.get("components", [])
-    stored["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
-    try:
-        return await fake.click(user, stored, custom_id)
-    finally:
-        stored["components"] = shown
-
-
-class Table:
-    def __init__(self, fake: FakeDiscord, world, database_url: str) -> None:
-        self.fake, self.world = fake, world
-        self.db = Database(database_url)
-        self.game_id = 0
-        self.mirror: engine.BattlerState | None = None
-
-    async def close(self) -> None:
-        await self.db.dispose()
-
-    # --- lobby ---------------------------------------------------------------------------
-
-    async def start(self, **options) -> dict:
-        result = await self.fake.slash(
-            self.world.admin, "battler start", guild_id=self.world.guild, channel_id=self.world.channel, options=options
-        )
-        assert result.message is not None, result.content
-        self.game_id = int(re.search(r"#(\d+)", result.content).group(1))
-        return result.message
-
-    async def lobby(self, lobby: dict, user: int, action: str):
-        return await self.fake.click(user, lobby, ui.LobbyButton.custom_id_for(table=self.game_id, action=action))
+    @property
+    def game_id(self) -> int:
+        return self.table_id
 
     async def edit_state(self, change) -> None:
         """Apply `change` to the stored engine state and to the mirror (to reach a rare situation quickly;
@@ -101,13 +58,6 @@ class Table:
         )
         assert self.mirror.to_dict() == state
 
-    async def results(self) -> dict[int, int]:
-        async with self.db.read() as session:
-            rows = (
-                await session.execute(select(EventResult).where(EventResult.event_id == self.game_id))
-            ).scalars().all()
-            return {r.user_id: r.placement for r in rows}
-
     # --- checks ----------------------------------------------------------------------------
 
     def user(self, seat: int) -> int:
@@ -137,8 +87,8 @@ class Table:
     # --- private DMs -------------------------------------------------------------------------
 
     def prompt_messages(self, user: int) -> list[dict]:
-        prefix = (f"bt:{self.game_id}:", f"bts:{self.game_id}:")
-        return [m for m in self.fake.dms(user) if any(c.startswith(prefix) for c in custom_ids(m))]
+        return [m for m in self.fake.dms(user)
+                if components(m, ui.ActionButton, game=self.game_id) or components(m, ui.ActionSelect, game=self.game_id)]
 
     async def wait_prompt(self, user: int, title: str) -> dict:
         def found():
@@ -149,20 +99,18 @@ class Table:
 
     async def choose_basics(self, user: int, combo: int, message: dict | None = None) -> dict:
         message = message or await self.wait_prompt(user, "Setup")
-        select_id = component(message, f"bts:{self.game_id}:")["custom_id"]
+        select_id = component(message, ui.ActionSelect, game=self.game_id, what="combo")["custom_id"]
         shown = await self.fake.select(user, message, select_id, [str(combo)])
         assert "Selected" in shown.content, shown.content
-        confirm = component(shown.message, f"bt:{self.game_id}:")["custom_id"]
-        assert confirm.endswith(f":basics:{combo}")
+        confirm = component(shown.message, ui.ActionButton, game=self.game_id, action="basics", arg=combo)["custom_id"]
         done = await self.fake.click(user, shown.message, confirm)
         engine.choose_basics(self.mirror, self.seat(user), list(ui.BASIC_COMBOS[combo]))
         return done.message
 
     async def trade(self, user: int, message: dict, stash_index: int, pack_index: int):
-        first = await self.fake.select(user, message, component(message, f"bts:{self.game_id}:")["custom_id"],
-                                       [str(stash_index)])
-        pack_select = component(first.message, f"bts:{self.game_id}:")["custom_id"]
-        assert pack_select.split(":")[4] == "tpack", pack_select
+        stash_select = component(message, ui.ActionSelect, game=self.game_id, what="tstash")["custom_id"]
+        first = await self.fake.select(user, message, stash_select, [str(stash_index)])
+        pack_select = component(first.message, ui.ActionSelect, game=self.game_id, what="tpack")["custom_id"]
         p = self.mirror.players[self.seat(user)]
         stash_card, pack_card = p.stash[stash_index], p.pack[pack_index]
         result = await self.fake.select(user, first.message, pack_select, [str(pack_index)])
@@ -171,10 +119,7 @@ class Table:
         return result
 
     def _button(self, message: dict, action: str) -> dict:
-        return next(
-            c for c in flatten_components(message.get("components"))
-            if (c.get("custom_id") or "").startswith(f"bt:{self.game_id}:") and c["custom_id"].split(":")[4] == action
-        )
+        return component(message, ui.ActionButton, game=self.game_id, action=action)
 
     async def reroll(self, user: int, message: dict):
         result = await self.fake.click(user, message, self._button(message, "reroll")["custom_id"])
@@ -213,8 +158,8 @@ class Table:
     async def _card_button(self, user: int, message: dict, action: str, index: int) -> tuple[dict, str]:
         """The card's button, pressing Next until its page shows."""
         for _ in range(index // ui.CAROUSEL_PAGE + 1):
-            found = [c["custom_id"] for c in flatten_components(message.get("components"))
-                     if c.get("custom_id", "").endswith(f":{action}:{index}")]
+            found = [c["custom_id"] for c in components(message, ui.ActionButton, game=self.game_id, action=action,
+                                                        arg=index)]
             if found:
                 return message, found[0]
             nxt = next(c for c in flatten_components(message["components"]) if c.get("label") == "Next ▶")
@@ -234,8 +179,7 @@ class Table:
         """A full pool takes card `index` and gives stash card `give` back."""
         message, button = await self._card_button(user, message, "swap", index)
         chosen = await self.fake.click(user, message, button)
-        select = component(chosen.message, f"bts:{self.game_id}:")["custom_id"]
-        assert select.split(":")[4:] == ["give", str(index)], select
+        select = component(chosen.message, ui.ActionSelect, game=self.game_id, what="give", arg=index)["custom_id"]
         p = self.mirror.players[self.seat(user)]
         card, given = self.mirror.carousel_cards[index], p.stash[give]
         result = await self.fake.select(user, chosen.message, select, [str(give)])
@@ -262,3 +206,6 @@ class Table:
             options["treasures_left"] = treasures_left
         return await self.fake.slash(user, "battler report", guild_id=self.world.guild, channel_id=self.world.channel,
                                      options=options)
+
+
+Table = BattlerDriver  # the name the battler tests grew up with

@@ -1,4 +1,4 @@
-"""Acting as draft players through the fake Discord."""
+"""Acting as draft players through the fake Discord (custom ids from `bot.ui.draft`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,22 @@ from sqlalchemy import select
 
 from bot.store.db import Database
 from bot.store.models import Deadline, DraftPod, DraftSeat, OutboxMessage
+from bot.ui import draft as ui
+from tests.e2e.drivers.common import components, embed_text
+from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord import FakeDiscord
-from tests.fake_discord.models import flatten_components
 
-PICK_ID = re.compile(r"^dp:(\d+):(\d+):(\d+):(\d+)$")
+__all__ = ["DraftDriver", "age_waits", "card_of", "download_log", "embed_text", "join_all", "live_pack_messages",
+           "pick_buttons", "start_lobby"]
+
+
+class DraftDriver(TableDriver):
+    command = "draft"
+    lobby_button = ui.LobbyButton
 
 
 def pick_buttons(message: dict) -> list[dict]:
-    return [c for c in flatten_components(message.get("components")) if PICK_ID.match(c.get("custom_id") or "")]
+    return components(message, ui.PickButton)
 
 
 def live_pack_messages(fake: FakeDiscord, user_id: int) -> list[dict]:
@@ -28,10 +36,6 @@ def live_pack_messages(fake: FakeDiscord, user_id: int) -> list[dict]:
 
 def card_of(button: dict) -> str:
     return button["label"].split(" · ", 1)[1]
-
-
-def embed_text(message: dict) -> str:
-    return "\n".join(f"{e.get('title', '')}\n{e.get('description', '')}" for e in message.get("embeds") or [])
 
 
 async def start_lobby(fake: FakeDiscord, world, **options) -> tuple[int, dict]:
@@ -45,7 +49,7 @@ async def start_lobby(fake: FakeDiscord, world, **options) -> tuple[int, dict]:
 
 async def join_all(fake: FakeDiscord, lobby: dict, pod_id: int, players: list[int]) -> None:
     for player in players:
-        await fake.click(player, lobby, f"draft:lobby:{pod_id}:join")
+        await fake.click(player, lobby, ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
 
 
 async def download_log(fake: FakeDiscord, world) -> dict:

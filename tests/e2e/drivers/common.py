@@ -1,0 +1,59 @@
+"""Reading what the bot sent: text, components, and finding a component by its ui class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.fake_discord import FakeDiscord
+from tests.fake_discord.models import flatten_components
+
+
+def embed_text(message: dict) -> str:
+    """Titles, descriptions and fields of a message's embeds, as one text."""
+    parts = []
+    for e in message.get("embeds") or []:
+        parts += [e.get("title", ""), e.get("description", "")]
+        parts += [f"{f.get('name')}\n{f.get('value')}" for f in e.get("fields") or []]
+    return "\n".join(parts)
+
+
+def message_text(message: dict) -> str:
+    return f"{message.get('content') or ''}\n{embed_text(message)}"
+
+
+def custom_ids(message: dict) -> list[str]:
+    return [c.get("custom_id") or "" for c in flatten_components(message.get("components"))]
+
+
+def parts_of(component_type, custom_id: str) -> dict[str, str] | None:
+    """The raw parts of `custom_id` if the ui class `component_type` answers it, else None."""
+    match = component_type.__discord_ui_compiled_template__.fullmatch(custom_id)
+    return None if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
+
+
+def components(message: dict, component_type, **parts: Any) -> list[dict]:
+    """The message's components of a ui class whose parts equal `parts` (compared as text)."""
+    wanted = {key: str(value) for key, value in parts.items()}
+    found = []
+    for c in flatten_components(message.get("components")):
+        got = parts_of(component_type, c.get("custom_id") or "")
+        if got is not None and all(got.get(k) == v for k, v in wanted.items()):
+            found.append(c)
+    return found
+
+
+def component(message: dict, component_type, **parts: Any) -> dict:
+    found = components(message, component_type, **parts)
+    assert found, f"no {component_type.__name__} {parts} in {custom_ids(message)}"
+    return found[0]
+
+
+async def forged_click(fake: FakeDiscord, user: int, message: dict, custom_id: str):
+    """Click `custom_id` on a message that has no such button, as a modified client can."""
+    stored = fake.message(message["id"])
+    shown = stored.get("components", [])
+    stored["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x", "custom_id": custom_id}]}]
+    try:
+        return await fake.click(user, stored, custom_id)
+    finally:
+        stored["components"] = shown
