@@ -14,6 +14,7 @@ from bot.cards.export import FORMATS, export
 from bot.cogs._draft_outbox import DraftMessages
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
+from bot.cogs.goldfish import METHOD_CHOICES, PLAY_ORDER_CHOICES, TURN_CHOICES
 from bot.services import cubes, drafts, guild_config, outbox
 from bot.services.errors import UserError
 from bot.services.tables import Actor
@@ -23,10 +24,6 @@ from bot.ui.dispatch import actor_of
 log = logging.getLogger(__name__)
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
-TURN_CHOICES = [
-    app_commands.Choice(name="7 turns (Goldfish Cube)", value=7),
-    app_commands.Choice(name="10 turns (ordinary card pool)", value=10),
-]
 PICK_MODE_CHOICES = [
     app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in guild_config.PICK_MODES.items()
 ]
@@ -87,11 +84,15 @@ class DraftCog(TableCog):
         pack_size="Cards per pack (default 15).",
         seats="Most players; the draft begins by itself when this many have joined (default 8).",
         pick_timer="Minutes each pick may take before the bot picks for the player (default: no timer).",
-        turns="Make it a Goldfish Draft: the game length players score after drafting.",
+        goldfish="Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
+        turns="Goldfish game length (default: 7 for the Goldfish Cube, 10 for any other pool).",
+        scoring="Goldfish scoring: how the damage components combine (default: sum).",
+        play_order="Goldfish games: who plays first (default: the player).",
         pick_mode="How players pick in DMs (default: the server's setting).",
     )
     @app_commands.autocomplete(cube=cube_autocomplete)
-    @app_commands.choices(turns=TURN_CHOICES, pick_mode=PICK_MODE_CHOICES)
+    @app_commands.choices(turns=TURN_CHOICES, scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
+                          pick_mode=PICK_MODE_CHOICES)
     @app_commands.guild_only()
     async def start(
         self,
@@ -101,15 +102,22 @@ class DraftCog(TableCog):
         pack_size: app_commands.Range[int, 1, 30] = 15,
         seats: app_commands.Range[int, 2, 16] = 8,
         pick_timer: app_commands.Range[int, 1, 10080] | None = None,
+        goldfish: bool = False,
         turns: app_commands.Choice[int] | None = None,
+        scoring: app_commands.Choice[str] | None = None,
+        play_order: app_commands.Choice[str] | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
     ) -> None:
         actor = actor_of(interaction)
         config = await guild_config.get_config(self.db, interaction.guild_id)
+        scored = None
+        if goldfish or turns or scoring or play_order:
+            scored = drafts.GoldfishOptions(turns.value if turns else None, scoring.value if scoring else "sum",
+                                            play_order.value if play_order else "first")
         pod = await drafts.create_pod(
             self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
             packs=packs, pack_size=pack_size, max_seats=seats, pick_timer_seconds=pick_timer * 60 if pick_timer else None,
-            turns=turns.value if turns else None, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
+            goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
         )
         await self.post_lobby(interaction, pod)
 

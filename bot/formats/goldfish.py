@@ -54,6 +54,7 @@ __all__ = [
     "validate_inputs",
     "validate_method",
     "validate_play_order",
+    "default_turns",
     "validate_table",
 ]
 
@@ -130,6 +131,11 @@ def validate_method(method: str) -> str:
     if method not in METHODS:
         raise GoldfishInputError(f"scoring method must be one of {', '.join(METHODS)}, not {method!r}")
     return method
+
+
+def default_turns(cube_is_the_goldfish_cube: bool) -> int:
+    """FORMATS.md §1: 7 turns for the Goldfish Cube, 10 for an ordinary card pool."""
+    return TURNS_GOLDFISH_CUBE if cube_is_the_goldfish_cube else TURNS_ORDINARY
 
 
 def validate_play_order(play_order: str) -> str:

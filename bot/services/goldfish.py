@@ -164,6 +164,8 @@ async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEv
         name=name,
         name_key=name_key(name),
         turns=pod.turns or rules.TURNS_ORDINARY,
+        method=pod.goldfish_method or "sum",
+        play_order=pod.goldfish_play_order or "first",
         pod_id=pod.id,
         organizer_id=pod.organizer_id,
     )

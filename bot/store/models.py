@@ -145,6 +145,8 @@ class DraftPod(TableColumns, Base):
     pack_size: Mapped[int]
     pick_timer_seconds: Mapped[int | None]
     turns: Mapped[int | None]  # set: a Goldfish Draft, scored after the draft
+    goldfish_method: Mapped[str | None] = mapped_column(String(16))  # its scoring (sum, max, product)
+    goldfish_play_order: Mapped[str | None] = mapped_column(String(16))  # first, second, flip
     pick_mode: Mapped[str] = mapped_column(String(16))
     # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
     # Deferred: a pick does not need the whole cube, only bot picks and pools do (`cube_info()`).

@@ -8,6 +8,7 @@ import pytest
 
 from bot.services import drafts, goldfish, guild_config, leaderboard
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.services.tables import Actor
 from tests.services.test_drafts import ADMIN, ORGANIZER, new_pod, play_out
 
 GUILD = 1
@@ -65,7 +66,7 @@ async def test_bad_numbers_are_refused_and_change_nothing(db, counts, message):
 
 
 async def test_only_pod_players_submit_to_a_draft_event(db):
-    pod = await new_pod(db, players=2, turns=7)
+    pod = await new_pod(db, players=2, goldfish=drafts.GoldfishOptions(turns=7))
     begun = await drafts.begin(db, pod.id, ADMIN)
     await play_out(db, pod.id, begun.prompts, random.Random(1))
     event = await goldfish.default_event(db, GUILD, 10)
@@ -157,7 +158,7 @@ async def test_event_names_are_unique_by_key_and_stored_cleaned(db):
 
 
 async def test_a_draft_event_whose_name_is_taken_is_numbered(db):
-    pod = await new_pod(db, players=2, turns=7)
+    pod = await new_pod(db, players=2, goldfish=drafts.GoldfishOptions(turns=7))
     await paper_event(db, name=f"DRAFT #{pod.id} (TEST)")
     begun = await drafts.begin(db, pod.id, ADMIN)
     await play_out(db, pod.id, begun.prompts, random.Random(1))
@@ -256,3 +257,35 @@ async def test_expired_uploads_say_so_and_are_cleaned_up_lazily(db):
     assert (await goldfish.scores(db, GUILD, event.id))[1] == []
     await goldfish.hold_writeup(db, GUILD, 7, 300, "fresh")  # any upload cleans up long-expired ones
     assert await pending_keys(db) == [(5, 100), (7, 300)]
+
+
+@pytest.mark.parametrize(
+    ("cube_source", "options", "expected"),
+    [
+        ("shipped", drafts.GoldfishOptions(), (7, "sum", "first")),  # the Goldfish Cube: 7 turns
+        ("upload", drafts.GoldfishOptions(), (10, "sum", "first")),  # any other pool: 10
+        ("upload", drafts.GoldfishOptions(turns=7, method="product", play_order="flip"), (7, "product", "flip")),
+    ],
+)
+async def test_a_goldfish_draft_opens_its_event_with_the_organizers_choices(db, cube_source, options, expected):
+    from dataclasses import replace
+
+    from tests.services.test_drafts import make_cube
+
+    cube = replace(make_cube(240), name="goldfish", source=cube_source)
+    pod = await drafts.create_pod(db, ADMIN, channel_id=10, cube=cube, seed=3, goldfish=options)
+    for user in (1001, 1002):
+        await drafts.join(db, pod.id, Actor(user, GUILD))
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await play_out(db, pod.id, begun.prompts, random.Random(2))
+    event = await goldfish.default_event(db, GUILD, 10)
+    assert (event.pod_id, event.turns, event.method, event.play_order) == (pod.id, *expected)
+
+
+async def test_goldfish_draft_options_are_checked(db):
+    from tests.services.test_drafts import make_cube
+
+    with pytest.raises(UserError, match="scoring|method"):
+        await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240), goldfish=drafts.GoldfishOptions(method="avg"))
+    with pytest.raises(UserError, match="turns"):
+        await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240), goldfish=drafts.GoldfishOptions(turns=8))

@@ -33,6 +33,7 @@ from bot.services.drafts.lobby import (
     MIN_PICK_TIMER,
     SPEC,
     BeginResult,
+    GoldfishOptions,
     begin,
     cancel,
     create_pod,
@@ -49,7 +50,7 @@ from bot.services.drafts.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_
 
 __all__ = [
     "CLOSE_PACK", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
-    "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "PackPrompt",
+    "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
     "PickResult", "PodView", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
+from bot.formats import goldfish as goldfish_rules
 from bot.services import deadlines, tables
 from bot.services.drafts.picking import TIMER, finish, run_bot_seats
 from bot.services.drafts.pools import cube_info
@@ -24,8 +25,10 @@ from bot.services.drafts.state import (
     view_of,
 )
 from bot.services.errors import UserError
+from bot.services.goldfish import validate_turns
 from bot.store.db import Database
 from bot.store.models import DraftPod, DraftSeat
+from bot.text import name_key
 
 if TYPE_CHECKING:
     from bot.services.cubes import CubeDetail
@@ -75,10 +78,30 @@ SPEC = tables.TableSpec(
 )
 
 
+@dataclass(frozen=True)
+class GoldfishOptions:
+    """Make the pod a Goldfish Draft: scoring opens when it ends (FORMATS.md §1). Unset turns
+    default from the cube: 7 for the shipped Goldfish Cube, 10 for any other pool."""
+
+    turns: int | None = None
+    method: str = "sum"
+    play_order: str = "first"
+
+    def columns(self, cube: CubeDetail) -> dict:
+        turns = self.turns or goldfish_rules.default_turns(cube.source == "shipped" and name_key(cube.name) == "goldfish")
+        try:
+            goldfish_rules.validate_method(self.method)
+            goldfish_rules.validate_play_order(self.play_order)
+        except goldfish_rules.GoldfishInputError as error:
+            raise UserError(str(error)) from None
+        validate_turns(turns)
+        return {"turns": turns, "goldfish_method": self.method, "goldfish_play_order": self.play_order}
+
+
 async def create_pod(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
-    max_seats: int = 8, pick_timer_seconds: int | None = None, turns: int | None = None, pick_mode: str = "both",
-    seed: int | None = None,
+    max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
+    pick_mode: str = "both", seed: int | None = None,
 ) -> PodView:
     config = engine.DraftConfig(max_seats, packs, pack_size)
     try:
@@ -91,8 +114,8 @@ async def create_pod(
     async with db.write() as session:
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
-            packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, turns=turns, pick_mode=pick_mode,
-            card_info=[_card_json(card) for card in cube.cards],
+            packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
+            card_info=[_card_json(card) for card in cube.cards], **(goldfish.columns(cube) if goldfish else {}),
         )
         return pod_view(decode(loaded))
 
