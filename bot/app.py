@@ -17,7 +17,7 @@ from bot.cogs._outbox import Outbox
 from bot.services import outbox
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.ui.dispatch import dispatch_modal, registered_components
+from bot.ui.dispatch import dispatch_modal, refuse_damaged_components, registered_components
 from bot.ui.errors import report_interaction_error
 from bot.ui.paginate import PageButton
 
@@ -57,6 +57,7 @@ class MtgBot(commands.AutoShardedBot):
         # Every Component the cogs' UI modules defined, so their buttons work after a restart.
         self.add_dynamic_items(PageButton, *registered_components())
         self.add_listener(dispatch_modal, "on_interaction")
+        self.add_listener(refuse_damaged_components, "on_interaction")
         if self.owns_shard_zero:
             await self._sync_commands()
 

@@ -6,15 +6,16 @@ import re
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.app import MtgBot
 from bot.cogs._checks import interaction_is_organizer, require_guild
+from bot.cogs._goldfish_outbox import GoldfishMessages, delivery_problem
 from bot.formats import goldfish as rules
 from bot.services import goldfish
 from bot.services.errors import NotFound, UserError
 from bot.text import escape, name_key
 from bot.ui import goldfish as ui
-from bot.ui.errors import report_interaction_error
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
 TURN_CHOICES = [app_commands.Choice(name="7 turns (Goldfish Cube)", value=7), app_commands.Choice(name="10 turns", value=10)]
@@ -31,7 +32,6 @@ PLAY_ORDER_CHOICES = [
 MAX_WRITEUP_FILE = 200_000
 # Event names and reasons are user text: whatever they contain must never ping anyone.
 NO_PINGS = discord.AllowedMentions.none()
-DMS_CLOSED = 50007  # Discord's "Cannot send messages to this user"
 # Snowflakes have at most 19 digits (a forged key with more would overflow a BIGINT).
 WRITEUP_PAGE_KEY = re.compile(r"(?P<event>\d{1,18}):(?P<user>\d{1,19})")
 
@@ -49,11 +49,14 @@ async def event_autocomplete(interaction: discord.Interaction, current: str) -> 
     ][:25]
 
 
-@app_commands.guild_only()
-class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish Draft scoring: submit, standings, write-ups."):
+class GoldfishCog(commands.Cog, name="GoldfishCog"):
+    group = app_commands.Group(
+        name="goldfish", description="Goldfish Draft scoring: submit, standings, write-ups.", guild_only=True
+    )
+
     def __init__(self, bot: MtgBot) -> None:
-        super().__init__()
         self.bot = bot
+        self.messages = GoldfishMessages(bot)
         register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
@@ -65,7 +68,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
     async def _is_organizer(self, interaction: discord.Interaction) -> bool:
         return await interaction_is_organizer(self.bot.db, interaction)
 
-    @app_commands.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
+    @group.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
     @app_commands.describe(
         name="The event's name (up to 100 characters, unique in this server).",
         turns="Game length.",
@@ -90,7 +93,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             allowed_mentions=NO_PINGS,
         )
 
-    @app_commands.command(name="rules", description="The rules every Goldfish game follows (turns, play order, the goldfish).")
+    @group.command(name="rules", description="The rules every Goldfish game follows (turns, play order, the goldfish).")
     @app_commands.describe(event="The event whose rules to show (default: this channel's newest; none: the general rules).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def show_rules(self, interaction: discord.Interaction, event: int | None = None) -> None:
@@ -102,7 +105,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             chosen = None  # no event in this server yet: the general rules
         await interaction.response.send_message(embed=ui.rules_embed(chosen), ephemeral=True)
 
-    @app_commands.command(name="submit", description="Submit (or resubmit) your score and write-up.")
+    @group.command(name="submit", description="Submit (or resubmit) your score and write-up.")
     @app_commands.describe(
         event="The event (default: this channel's newest open one).",
         lost_or_drew="You lost or drew the game (scores 0).",
@@ -120,38 +123,28 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         file_key = None
         if writeup_file is not None:
             # The upload waits in the database for the form, keyed by this command's id.
-            file_key = str(interaction.id)
+            file_key = interaction.id
             text = await self._read_writeup(writeup_file)
             await goldfish.hold_writeup(self.bot.db, chosen.guild_id, interaction.user.id, interaction.id, text)
         custom_id = ui.submit_custom_id(chosen.id, lost_or_drew=lost_or_drew, prevented=prevented, file_key=file_key)
         await interaction.response.send_modal(ui.ScoreModal(chosen, custom_id, with_writeup=file_key is None))
 
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Score forms are answered from their custom_id, so they work in any process and after a restart."""
-        if interaction.type is not discord.InteractionType.modal_submit:
-            return
-        match = ui.SUBMIT_ID.fullmatch((interaction.data or {}).get("custom_id", ""))
-        if match is None:
-            return
-        try:
-            await self._save_submission(interaction, match)
-        except Exception as error:  # noqa: BLE001 - every error is reported to the user (and bugs logged)
-            await report_interaction_error(interaction, error)
-
-    async def _save_submission(self, interaction: discord.Interaction, match) -> None:  # noqa: ANN001 - re.Match
-        values = ui.modal_values(interaction.data or {})
-        event = await goldfish.get_event(self.bot.db, require_guild(interaction), int(match["event"]))
+    async def on_score_form(
+        self, interaction: discord.Interaction, *, event: int, lost: str, prevented: str, file: int | None,
+        fields: dict[str, str],
+    ) -> None:
+        """A submitted score form (see `ui.SCORE_FORM`): any process takes it, after a restart too."""
+        chosen = await goldfish.get_event(self.bot.db, require_guild(interaction), event)
         sub = await goldfish.submit(
-            self.bot.db, event.guild_id, event.id, interaction.user.id,
-            life_lost=goldfish.parse_number("Life lost", values.get("life_lost", ""), whole=False),
-            cards_milled=goldfish.parse_number("Cards milled", values.get("cards_milled", ""), whole=True),
-            poison=goldfish.parse_number("Poison counters", values.get("poison", ""), whole=True),
-            game_wins=goldfish.parse_number("Win effects", values.get("game_wins", ""), whole=True),
-            writeup=values.get("writeup", ""), writeup_key=None if match["file"] == "-" else int(match["file"]),
-            lost_or_drew=match["lost"] == "1", prevented=match["prevented"] == "1",
+            self.bot.db, chosen.guild_id, chosen.id, interaction.user.id,
+            life_lost=goldfish.parse_number("Life lost", fields.get("life_lost", ""), whole=False),
+            cards_milled=goldfish.parse_number("Cards milled", fields.get("cards_milled", ""), whole=True),
+            poison=goldfish.parse_number("Poison counters", fields.get("poison", ""), whole=True),
+            game_wins=goldfish.parse_number("Win effects", fields.get("game_wins", ""), whole=True),
+            writeup=fields.get("writeup", ""), writeup_key=file, lost_or_drew=lost == "1", prevented=prevented == "1",
         )
         await interaction.response.send_message(
-            f"Saved your score for **{escape(event.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
+            f"Saved your score for **{escape(chosen.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
             "You can resubmit until the event closes.",
             ephemeral=True, allowed_mentions=NO_PINGS,
         )
@@ -173,7 +166,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             raise UserError("The write-up can't be empty: that file has no text.")
         return text
 
-    @app_commands.command(name="scores", description="Show an event's standings with each score's breakdown.")
+    @group.command(name="scores", description="Show an event's standings with each score's breakdown.")
     @app_commands.describe(event="The event (default: this channel's newest).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def scores(self, interaction: discord.Interaction, event: int | None = None) -> None:
@@ -181,7 +174,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
         await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"))
 
-    @app_commands.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
+    @group.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
     @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None) -> None:
@@ -202,7 +195,7 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         page = min(max(page, 0), len(pages) - 1)
         return Page(ui.writeup_embed(event, sub, page, pages), page, len(pages))
 
-    @app_commands.command(name="reject", description="Reject a player's score; they are told why by DM (organizers).")
+    @group.command(name="reject", description="Reject a player's score; they are told why by DM (organizers).")
     @app_commands.describe(
         player="Whose score to reject.",
         reason=f"Why: the player is told by DM (up to {goldfish.MAX_REJECT_REASON} characters).",
@@ -221,29 +214,14 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
         await interaction.response.send_message(
             f"Rejected {player.mention}'s score in **{escape(chosen.name)}**.", ephemeral=True, allowed_mentions=NO_PINGS
         )
-        problem = await self._dm_rejection(player, chosen, rejected.reject_reason or reason)
-        if problem is not None:
+        [sent] = await self.bot.outbox.send_batch([rejected.dm], fresh=True)
+        if (problem := delivery_problem(sent)) is not None:
             await interaction.followup.send(
                 f"{player.mention} was not told by DM: {problem} They can read the reason with `/goldfish writeup`.",
                 ephemeral=True, allowed_mentions=NO_PINGS,
             )
 
-    async def _dm_rejection(self, player: discord.User, event: goldfish.EventView, reason: str) -> str | None:
-        """DM the player why their score was rejected; None, or why the DM failed (in words)."""
-        try:
-            dm = await self.bot.create_dm(player)
-            await dm.send(
-                f"Your score in **{escape(event.name)}** was rejected by the organizer: {escape(reason)}\n"
-                "You can submit again with `/goldfish submit` until the event closes.",
-                allowed_mentions=NO_PINGS,
-            )
-        except discord.HTTPException as error:
-            if error.code == DMS_CLOSED:
-                return "their DMs are closed to the bot (privacy settings)."
-            return f"Discord refused the message (HTTP {error.status}, error {error.code})."
-        return None
-
-    @app_commands.command(name="close", description="Close an event: standings become final and go to the leaderboard.")
+    @group.command(name="close", description="Close an event: standings become final and go to the leaderboard.")
     @app_commands.describe(event="The event to close (default: this channel's newest open one).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
@@ -256,24 +234,19 @@ class GoldfishGroup(app_commands.Group, name="goldfish", description="Goldfish D
             f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>.",
             allowed_mentions=NO_PINGS,
         )
-        channel = self.bot.get_partial_messageable(result.post_channel_id, guild_id=chosen.guild_id)
-        await channel.send(embed=ui.standings_embed(result.event, result.standings, final=True),
-                           allowed_mentions=discord.AllowedMentions.none())
 
-    @app_commands.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")
+    @group.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")
     @app_commands.describe(first="The first flip's result.", count="How many flips (default 1).")
     @app_commands.choices(first=[app_commands.Choice(name=s, value=s) for s in rules.COIN_SIDES])
     async def flip(self, interaction: discord.Interaction, first: app_commands.Choice[str], count: app_commands.Range[int, 1, 50] = 1) -> None:
         results = rules.flip_sequence(first.value, count)
         await interaction.response.send_message(f"Flips: {', '.join(results)} (the goldfish always calls {rules.GOLDFISH_CALL}).")
 
-    @app_commands.command(name="roll", description="Die rolls for your write-up: you choose the first, later ones count up.")
+    @group.command(name="roll", description="Die rolls for your write-up: you choose the first, later ones count up.")
     @app_commands.describe(first="The first roll.", count="How many rolls (default 1).")
     async def roll(self, interaction: discord.Interaction, first: app_commands.Range[int, 1, 6], count: app_commands.Range[int, 1, 50] = 1) -> None:
         await interaction.response.send_message(f"Rolls: {', '.join(map(str, rules.roll_sequence(first, count)))}")
 
 
 async def setup(bot: MtgBot) -> None:
-    group = GoldfishGroup(bot)
-    bot.tree.add_command(group)
-    bot.add_listener(group.on_interaction, "on_interaction")
+    await bot.add_cog(GoldfishCog(bot))

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import goldfish as rules
-from bot.services import leaderboard
+from bot.services import leaderboard, outbox
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
@@ -29,6 +29,9 @@ ALLOWED_TURNS = (rules.TURNS_GOLDFISH_CUBE, rules.TURNS_ORDINARY)
 PENDING_WRITEUP_TTL = timedelta(hours=1)
 MAX_PENDING_WRITEUPS_PER_USER = 3
 _MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
+# What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
+FINAL = "goldfish_final"
+REJECTED = "goldfish_rejected"
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,12 @@ class CloseResult:
     event: EventView
     standings: list[Standing]
     post_channel_id: int
+
+
+@dataclass(frozen=True)
+class Rejection:
+    submission: SubmissionView
+    dm: outbox.Queued  # held: the organizer's command sends it and says whether it arrived
 
 
 def _event_view(row: GoldfishEvent) -> EventView:
@@ -346,6 +355,15 @@ async def scores(db: Database, guild_id: int, event_id: int) -> tuple[EventView,
         return _event_view(event), _standings(await _current(session, event), event.method)
 
 
+async def final_standings(db: Database, event_id: int) -> tuple[EventView, list[Standing]]:
+    """A closed event's standings, for its final post (the outbox row carries only the id)."""
+    async with db.read() as session:
+        event = await session.get(GoldfishEvent, event_id)
+        if event is None:
+            raise NotFound("That event no longer exists.")
+        return _event_view(event), _standings(await _current(session, event), event.method)
+
+
 async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> SubmissionView:
     """The player's counting submission (or, if it was rejected, the newest one)."""
     async with db.read() as session:
@@ -379,7 +397,9 @@ def _require_manager(event: GoldfishEvent, user_id: int, is_organizer: bool) -> 
 
 async def reject(
     db: Database, guild_id: int, event_id: int, player_id: int, *, reason: str, user_id: int, is_organizer: bool
-) -> SubmissionView:
+) -> Rejection:
+    """Reject the player's counting score; the DM telling them why is queued in the same
+    transaction (held for the caller to send, so it can report whether it arrived)."""
     reason = reason.strip()
     if not reason:
         raise UserError("Give a reason: the player is told why.")
@@ -395,7 +415,10 @@ async def reject(
             raise NotFound(f"<@{player_id}> has no counting submission to reject.")
         row = current[0]
         row.status, row.reject_reason = "rejected", reason
-        return _submission_view(row, event.method)
+        payload = {"event_id": event.id, "event_name": event.name, "reason": reason}
+        [dm] = await outbox.queue(session, outbox.Message(REJECTED, payload, user_id=player_id, guild_id=guild_id),
+                                  hold=True)
+        return Rejection(_submission_view(row, event.method), dm)
 
 
 async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_organizer: bool) -> CloseResult:
@@ -414,6 +437,8 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         event.status, event.closed_at = "closed", utcnow()
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
+        # Posted after the commit; after a crash the sweeper posts it, once.
+        await outbox.queue(session, outbox.Message(FINAL, {"event_id": event.id}, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
 
 

@@ -152,6 +152,23 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
         await call_cog(interaction, self.route, **args)
 
 
+def is_damaged(custom_id: str) -> bool:
+    """A custom_id with one of our prefixes that no component's pattern takes (a part missing or
+    one too many): discord.py would leave it unanswered, and Discord would show "This interaction
+    failed"."""
+    ours = any(custom_id == c.prefix or custom_id.startswith(c.prefix + ":") for c in _components)
+    taken = any(c.__discord_ui_compiled_template__.fullmatch(custom_id) for c in _components)
+    return ours and not taken
+
+
+async def refuse_damaged_components(interaction: discord.Interaction) -> None:
+    """Answer a damaged custom_id of ours with the usual refusal (an `on_interaction` listener)."""
+    if interaction.type is not discord.InteractionType.component:
+        return
+    if is_damaged(str((interaction.data or {}).get("custom_id", ""))) and not interaction.response.is_done():
+        await interaction.response.send_message(INVALID, ephemeral=True)
+
+
 async def call_cog(interaction: discord.Interaction, route: tuple[str, str], **args: Any) -> None:
     cog_name, method = route
     cog = interaction.client.get_cog(cog_name)  # type: ignore[attr-defined]

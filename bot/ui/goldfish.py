@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import discord
 
 from bot.formats import goldfish as rules
 from bot.services.goldfish import EventView, Standing, SubmissionView
 from bot.services.leaderboard import BoardRow
 from bot.text import escape
+from bot.ui.dispatch import ModalRoute, Part, StatelessModal, modal_route, number, word
 
 WRITEUP_PAGE_CHARS = 3500
 # Discord's limits for a modal's parts.
@@ -83,29 +82,23 @@ def leaderboard_embed(title: str, rows: list[BoardRow], first_rank: int = 1) -> 
     return embed
 
 
-SUBMIT_ID = re.compile(r"gf:submit:(?P<event>\d+):(?P<lost>[01])(?P<prevented>[01]):(?P<file>-|\d+)")
+def _upload_key(raw: str) -> int | None:
+    return None if raw == "-" else number("file").parse(raw)
 
 
-def submit_custom_id(event_id: int, *, lost_or_drew: bool, prevented: bool, file_key: str | None) -> str:
-    """Everything a score form needs besides what the player types, so any process can take the
-    submission (after a restart too) and two open forms never share state."""
-    return f"gf:submit:{event_id}:{int(lost_or_drew)}{int(prevented)}:{file_key or '-'}"
+# Everything a score form needs besides what the player types, so any process can take the
+# submission (after a restart too) and two open forms never share state. The upload key is the
+# /goldfish submit command's id, or "-" for a write-up typed in the form.
+SCORE_FORM: ModalRoute = modal_route(
+    "gfs", (number("event"), word("lost", ("0", "1")), word("prevented", ("0", "1")), Part("file", _upload_key)),
+    ("GoldfishCog", "on_score_form"),
+)
 
 
-def modal_values(data: dict) -> dict[str, str]:
-    """The text inputs of a modal submission (``interaction.data``) by custom_id."""
-    values: dict[str, str] = {}
-
-    def walk(components: list) -> None:
-        for component in components or []:
-            if component.get("type") == 4 and component.get("custom_id"):
-                values[component["custom_id"]] = component.get("value") or ""
-            walk(component.get("components") or [])
-            if isinstance(component.get("component"), dict):
-                walk([component["component"]])
-
-    walk(data.get("components") or [])
-    return values
+def submit_custom_id(event_id: int, *, lost_or_drew: bool, prevented: bool, file_key: int | None) -> str:
+    return SCORE_FORM.custom_id_for(
+        event=event_id, lost=int(lost_or_drew), prevented=int(prevented), file="-" if file_key is None else file_key
+    )
 
 
 PLAY_ORDER_TEXT = {
@@ -183,16 +176,15 @@ def rules_embed(event: EventView | None) -> discord.Embed:
     return embed
 
 
-class ScoreModal(discord.ui.Modal):
+class ScoreModal(StatelessModal):
     """Life lost, cards milled, poison, win effects and the write-up; each field's help carries
     one of the game's rules, so the form shows them all.
 
-    Only a form: it is never registered with discord.py. Its submission is handled from the
-    custom_id (see :data:`SUBMIT_ID`) by the Goldfish cog's interaction listener.
+    Its submission is answered from the custom_id by :data:`SCORE_FORM`.
     """
 
     def __init__(self, event: EventView, custom_id: str, *, with_writeup: bool = True) -> None:
-        super().__init__(title=f"Score: {event.name}"[:MODAL_TITLE], custom_id=custom_id, timeout=None)
+        super().__init__(title=f"Score: {event.name}"[:MODAL_TITLE], custom_id=custom_id)
         fields = [
             ("Life the goldfish lost (may go below 0)", game_end_rule(event.turns, event.play_order), "life_lost", 12),
             ("Cards milled", GOLDFISH_LIBRARY, "cards_milled", 12),

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from bot.text import escape
+from tests.e2e.drivers.common import eventually
 from tests.e2e.drivers.draft import join_all, live_pack_messages, pick_buttons, start_lobby
 from tests.fake_discord import CommandNotAvailable
 from tests.fake_discord.models import flatten_components
@@ -513,3 +514,70 @@ async def test_an_expired_upload_says_it_expired(fake, bot, world):
     assert late.ephemeral and "expired" in late.content and "writeup_file" in late.content, late.content
     assert "restarted" not in late.content
     assert "No scores yet" in await scores(fake, world)
+
+
+async def outbox_rows(bot, kind: str) -> list[tuple[str, int]]:
+    """(status, attempts) of the bot's owed messages of `kind`, from its own database."""
+    from sqlalchemy import select
+
+    from bot.store.db import Database
+    from bot.store.models import OutboxMessage
+
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            rows = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == kind))).scalars().all()
+            return [(row.status, row.attempts) for row in rows]
+    finally:
+        await db.dispose()
+
+
+def final_posts(fake, world) -> list[dict]:
+    """The bot's own posts (type 0, not answers to commands) of final standings."""
+    return [m for m in fake.messages(world.channel) if m["type"] == 0 and "Final standings" in str(m.get("embeds"))]
+
+
+async def test_final_standings_are_posted_once_after_a_crash_mid_post(fake, bot, world):
+    """The bot dies (SIGKILL) after closing the event is committed, while Discord holds the post:
+    after the restart the standings are posted, exactly once."""
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "Crash night", "turns": 7})
+    await submit(fake, world, p0, {"life_lost": "12", "writeup": "line"})
+    held = fake.hold_next("POST", rf"^/channels/{world.channel}/messages$")
+    closed = await gf(fake, world, world.admin, "close")
+    assert "is closed" in closed.content
+    await held.arrived.wait()
+    await bot.kill()
+    held.release()  # Discord never posted it
+    assert final_posts(fake, world) == [] and await outbox_rows(bot, "goldfish_final") == [("pending", 0)]
+
+    await bot.start()
+    posted = await fake.wait_for(lambda: final_posts(fake, world), what="the final standings after the restart")
+    assert standings(posted[0]) == [(1, p0, 12.0)]
+    async def recorded_sent():
+        return (rows := await outbox_rows(bot, "goldfish_final")) and rows[0][0] != "pending" and rows
+
+    assert [status for status, _ in await eventually(recorded_sent, what="the post recorded")] == ["sent"]
+    await bot.restart()  # a sent message is never sent again
+    assert (await gf(fake, world, world.member, "scores")).content
+    assert len(final_posts(fake, world)) == 1
+
+
+async def test_a_post_discord_refuses_for_good_is_tried_once(fake, bot, world):
+    """A 403 (say the bot lost its permission in the channel) is not retried, not even after a restart."""
+    p0 = world.players[0]
+    await gf(fake, world, world.admin, "event", options={"name": "No access", "turns": 7})
+    await submit(fake, world, p0, {"life_lost": "3", "writeup": "line"})
+    posts = rf"^/channels/{world.channel}/messages$"
+    before = fake.count_calls("POST", posts)
+    fake.inject_error("POST", posts, status=403)
+    await gf(fake, world, world.admin, "close")
+
+    async def settled():
+        return (rows := await outbox_rows(bot, "goldfish_final")) and rows[0][0] != "pending" and rows
+
+    assert await eventually(settled, what="the refused post recorded") == [("failed", 1)]
+    await bot.restart()
+    assert (await gf(fake, world, world.member, "scores")).content  # the bot is up and answering
+    assert await outbox_rows(bot, "goldfish_final") == [("failed", 1)]
+    assert fake.count_calls("POST", posts) - before == 1 and final_posts(fake, world) == []

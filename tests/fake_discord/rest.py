@@ -4,6 +4,7 @@ handlers for identity, users, channels, guilds, messages and reactions (applicat
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -66,6 +67,17 @@ def _int_query(r: Req, name: str, default: int, low: int, high: int | None) -> i
     if high is not None and value > high:
         raise form_error([name], "NUMBER_TYPE_MAX", f"int value should be less than or equal to {high}.")
     return value
+
+
+class HeldRequest:
+    """A request the fake holds (see `Rest.hold_next`)."""
+
+    def __init__(self) -> None:
+        self.arrived = asyncio.Event()
+        self.released = asyncio.Event()
+
+    def release(self) -> None:
+        self.released.set()
 
 
 class Rest(FakeBase):
@@ -196,6 +208,16 @@ class Rest(FakeBase):
             }
         )
 
+    def hold_next(self, method: str, path: str) -> HeldRequest:
+        """Hold the next call matching ``method`` and ``path`` (regex) before Discord acts on it, until
+        ``release()``; it then fails with a 500 and changes nothing. For a crash while a request is in
+        flight: kill the bot while it is held, then release it."""
+        held = HeldRequest()
+        self._injections.append(
+            {"method": method.upper(), "path": path, "status": 500, "times": 1, "retry_after": 0, "held": held}
+        )
+        return held
+
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         method = request.method.upper()
@@ -215,6 +237,9 @@ class Rest(FakeBase):
                 break
 
         inj = self._take_injection(method, path)
+        if inj is not None and (held := inj.get("held")) is not None:
+            held.arrived.set()
+            await held.released.wait()
         if inj is not None:
             call.injected = True
             call.status = inj["status"]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 
-from bot.services import drafts, goldfish, guild_config, leaderboard
+from bot.services import drafts, goldfish, guild_config, leaderboard, outbox
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
+from bot.store.types import utcnow
 from tests.services.test_drafts import ADMIN, ORGANIZER, new_pod, play_out
 
 GUILD = 1
@@ -89,13 +91,23 @@ async def test_reject_close_and_leaderboard(db):
     with pytest.raises(PermissionDenied):
         await goldfish.reject(db, GUILD, event.id, 2, reason="no", user_id=3, is_organizer=False)
     rejected = await goldfish.reject(db, GUILD, event.id, 2, reason="loop done twice", user_id=ORGANIZER, is_organizer=False)
-    assert rejected.status == "rejected"
+    assert rejected.submission.status == "rejected"
+    # The DM is owed in the same transaction (held for the organizer's command to send).
+    assert rejected.dm.message == outbox.Message(
+        goldfish.REJECTED, {"event_id": event.id, "event_name": event.name, "reason": "loop done twice"},
+        user_id=2, guild_id=GUILD,
+    )
     await submit(db, event, 2, life_lost=25)
     with pytest.raises(PermissionDenied):
         await goldfish.close(db, GUILD, event.id, user_id=1, is_organizer=False)
     closed = await goldfish.close(db, GUILD, event.id, user_id=ORGANIZER, is_organizer=False)
     assert closed.post_channel_id == 77
     assert [(s.placement, s.submission.user_id) for s in closed.standings] == [(1, 2), (2, 1), (2, 3)]
+    [final] = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
+               if q.message.kind == goldfish.FINAL]
+    assert (final.message.channel_id, final.message.payload) == (77, {"event_id": event.id})
+    shown, standings = await goldfish.final_standings(db, event.id)
+    assert shown.status == "closed" and standings == closed.standings
     with pytest.raises(Conflict, match="closed"):
         await goldfish.check_can_submit(db, GUILD, event.id, 1)
     with pytest.raises(Conflict, match="closed"):
@@ -181,7 +193,7 @@ async def test_reject_reasons_are_bounded(db):
     assert (await goldfish.writeup(db, GUILD, event.id, 5)).status == "active"
     longest = "y" * goldfish.MAX_REJECT_REASON
     rejected = await goldfish.reject(db, GUILD, event.id, 5, reason=longest, user_id=ORGANIZER, is_organizer=True)
-    assert rejected.reject_reason == longest
+    assert rejected.submission.reject_reason == longest
 
 
 async def pending_keys(db) -> list[tuple[int, int]]:

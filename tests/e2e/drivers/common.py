@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tests.fake_discord import FakeDiscord
@@ -57,3 +59,27 @@ async def forged_click(fake: FakeDiscord, user: int, message: dict, custom_id: s
         return await fake.click(user, stored, custom_id)
     finally:
         stored["components"] = shown
+
+
+async def forged_select(fake: FakeDiscord, user: int, message: dict, custom_id: str, value: str):
+    """Choose `value` in a select `custom_id` that the message does not have, as a modified client can."""
+    stored = fake.message(message["id"])
+    shown = stored.get("components", [])
+    select = {"type": 3, "custom_id": custom_id, "options": [{"label": "x", "value": value}]}
+    stored["components"] = [{"type": 1, "components": [select]}]
+    try:
+        return await fake.select(user, stored, custom_id, [value])
+    finally:
+        stored["components"] = shown
+
+
+async def eventually(check: Callable[[], Awaitable[Any]], *, timeout: float = 10, what: str = "a condition") -> Any:
+    """Ask `check` (e.g. a read of the bot's database, which the fake can't observe) until it gives
+    something truthy, and return that; fail after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (value := await check()):
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.02)  # polling the state, not standing in for it
+    return value
