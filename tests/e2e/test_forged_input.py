@@ -41,6 +41,12 @@ def lobby_text(fake, lobby: dict) -> str:
     return message_text(fake.message(lobby["id"]))
 
 
+def nothing_logged_as_error(bot) -> None:
+    """A forged input is the sender's problem, not a bug: no error or traceback in the bot's log."""
+    log = bot.log_text()
+    assert "Traceback" not in log and " ERROR " not in log, bot.log_tail()
+
+
 def refused(result, *words: str) -> None:
     assert result.ephemeral, result.content
     assert all(word in result.content for word in words), result.content
@@ -68,6 +74,7 @@ async def test_another_servers_lobby_cannot_be_joined_or_cancelled(fake, bot, wo
     await battler.lobby(game_lobby, player, "join")
     assert f"<@{player}>" in lobby_text(fake, game_lobby) and "(1/" in lobby_text(fake, game_lobby)
     await battler.close()
+    nothing_logged_as_error(bot)
 
 
 async def test_forged_ids_and_values_are_refused(fake, bot, world):
@@ -98,6 +105,7 @@ async def test_forged_ids_and_values_are_refused(fake, bot, world):
     assert "nobody yet" in lobby_text(fake, lobby)
     await fake.click(player, lobby, draft_ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
     assert "1/4" in lobby_text(fake, lobby)
+    nothing_logged_as_error(bot)
 
 
 async def test_forged_score_forms_change_nothing(fake, bot, world):
@@ -121,3 +129,4 @@ async def test_forged_score_forms_change_nothing(fake, bot, world):
     refused(result)
     scores = await fake.slash(world.member, "goldfish scores", guild_id=world.guild, channel_id=world.channel)
     assert "99" not in str(scores.message), scores.content
+    nothing_logged_as_error(bot)
