@@ -97,15 +97,8 @@ class PendingReport:
 
 
 @dataclass(frozen=True)
-class GameView:
-    id: int
-    guild_id: int
-    channel_id: int
-    organizer_id: int
-    lobby_message_id: int | None
+class GameView(tables.TableView):
     cube_name: str
-    status: str
-    max_seats: int
     settings: engine.BattlerSettings
     seed: int
     version: int
@@ -268,8 +261,7 @@ def _view(loaded: _Loaded) -> GameView:
         player_ids = tuple(p.user_id for p in loaded.players)
     reports = tuple(_report_view(r) for r in sorted(loaded.reports().values(), key=lambda r: r["id"]))
     return GameView(
-        id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, organizer_id=row.organizer_id,
-        lobby_message_id=row.lobby_message_id, cube_name=row.cube_name, status=row.status, max_seats=row.max_seats,
+        **tables.view_columns(row), cube_name=row.cube_name,
         settings=engine.BattlerSettings(**row.settings), seed=row.seed, version=row.version, player_ids=player_ids,
         state=None if state is None else engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())),
         reports=reports,

@@ -47,6 +47,24 @@ class Actor:
 
 
 @dataclass(frozen=True)
+class TableView:
+    """The shared columns of a table, as every format's view shows them (a format's view adds its own)."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    organizer_id: int
+    lobby_message_id: int | None
+    status: str
+    max_seats: int
+
+
+def view_columns(row: Any) -> dict[str, Any]:
+    """A table row's shared columns, for building its format's `TableView` subclass."""
+    return {name: getattr(row, name) for name in TableView.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
 class Statuses:
     """The words a format stores for the four stages of a table."""
 

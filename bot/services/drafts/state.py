@@ -40,15 +40,8 @@ class SeatView:
 
 
 @dataclass(frozen=True)
-class PodView:
-    id: int
-    guild_id: int
-    channel_id: int
-    organizer_id: int
-    lobby_message_id: int | None
+class PodView(tables.TableView):
     cube_name: str
-    status: str
-    max_seats: int
     packs: int
     pack_size: int
     pick_timer_seconds: int | None
@@ -192,8 +185,8 @@ def pod_view(pod: Pod) -> PodView:
         )
     r = pod.row
     return PodView(
-        r.id, r.guild_id, r.channel_id, r.organizer_id, r.lobby_message_id, r.cube_name, r.status, r.max_seats,
-        r.packs, r.pack_size, r.pick_timer_seconds, r.turns, r.pick_mode, tuple(seats),
+        **tables.view_columns(r), cube_name=r.cube_name, packs=r.packs, pack_size=r.pack_size,
+        pick_timer_seconds=r.pick_timer_seconds, turns=r.turns, pick_mode=r.pick_mode, seats=tuple(seats),
     )
 
 
