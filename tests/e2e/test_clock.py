@@ -13,7 +13,7 @@ from bot.services import clock as service
 from bot.store.models import Deadline
 from bot.ui import clock as ui
 from tests.e2e.drivers.clock import ClockDriver
-from tests.e2e.drivers.common import forged_click
+from tests.e2e.drivers.common import embed_text, forged_click
 
 pytestmark = pytest.mark.e2e
 HELPER_BOT = 900_000_000_000_000_900
@@ -56,7 +56,7 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
 
     # --- nobody else can press; Bob can't pass Alice's clock; forged buttons reach nothing ------------------
     row, _ = await clock.stored()
-    shown = embed_text_of(clock)
+    shown = embed_text(clock.message)
     outsider = await clock.press(world.member, "pass")
     assert outsider.ephemeral and "Only the two players" in outsider.content
     not_yours = await clock.press(b, "pass")
@@ -66,7 +66,7 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert bad_action.ephemeral and "not valid" in bad_action.content
     no_clock = await forged_click(fake, a, clock.message, ui.ClockButton.custom_id_for(clock=10**9, action="pass"))
     assert no_clock.ephemeral and "There is no clock" in no_clock.content
-    assert (await clock.stored())[0].version == row.version and embed_text_of(clock) == shown
+    assert (await clock.stored())[0].version == row.version and embed_text(clock.message) == shown
 
     # --- Alice passes (within her delay: still 1:00), Bob runs ----------------------------------------------
     await clock.press(a, "pass")
@@ -136,8 +136,3 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     row, _ = await clock.stored()
     assert row.status == "ended" and row.live is None
 
-
-def embed_text_of(clock: ClockDriver) -> str:
-    from tests.e2e.drivers.common import embed_text
-
-    return embed_text(clock.message)
