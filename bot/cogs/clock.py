@@ -70,6 +70,16 @@ class ClockCog(commands.Cog):
             ephemeral=True,
         )
 
+    @group.command(name="end", description="End your running or paused clock in this channel (asks first).")
+    @app_commands.guild_only()
+    async def end(self, interaction: discord.Interaction) -> None:
+        found = await service.find_live(
+            self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id, user_id=interaction.user.id
+        )
+        if found is None:
+            raise UserError("You have no running clock in this channel. `/clock start` starts one.")
+        await self._end(interaction, found.id, None)
+
     # --- the clock's buttons ---------------------------------------------------------------------
 
     async def on_button(self, interaction: discord.Interaction, *, clock: int, action: str) -> None:

@@ -271,6 +271,25 @@ async def check_player(db: Database, clock_id: int, actor: tables.Actor) -> Cloc
     return view
 
 
+async def find_live(db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int) -> ClockView | None:
+    """The user's newest clock in this channel that is not over (for `/clock end`), else None."""
+    if guild_id is None or channel_id is None:
+        return None
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(ChessClock)
+                .where(
+                    ChessClock.guild_id == guild_id, ChessClock.channel_id == channel_id, ChessClock.live.is_not(None),
+                    (ChessClock.player_a == user_id) | (ChessClock.player_b == user_id),
+                )
+                .order_by(ChessClock.id.desc())
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+        return None if row is None else _view(row)
+
+
 async def get(db: Database, clock_id: int) -> ClockView:
     async with db.read() as session:
         return _view(await _load(session, clock_id, lock=False))

@@ -136,3 +136,16 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     row, _ = await clock.stored()
     assert row.status == "ended" and row.live is None
 
+    # --- a paused clock left behind is ended with /clock end --------------------------------------------
+    none = await fake.slash(a, "clock end", guild_id=world.guild, channel_id=world.channel)
+    assert none.ephemeral and "no running clock" in none.content
+    await clock.start(a, b, minutes=5, increment=0)
+    await clock.press(b, "pause")
+    await clock.wait_shown("Paused")
+    prompt = await fake.slash(b, "clock end", guild_id=world.guild, channel_id=world.channel)
+    assert prompt.ephemeral and f"End chess clock #{clock.clock_id}" in prompt.content
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    await fake.click(b, prompt.message, confirm)
+    await clock.wait_shown("Ended after 0 passes")
+    assert not clock.message["components"]
+

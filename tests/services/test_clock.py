@@ -230,3 +230,17 @@ async def test_one_live_clock_per_pair_per_channel_and_bad_settings(db):
         await clock.start(db, Actor(ALICE, None), channel_id=CHANNEL, opponent_id=BOB, now=T0)
     await clock.end(db, first.id, player(ALICE), now=T0 + 5)
     assert (await new_clock(db)).id > first.id
+
+
+async def test_find_live_finds_a_players_clock_here_even_when_paused(db):
+    started = await new_clock(db)
+    await clock.pause(db, started.id, player(BOB), now=T0 + 5)
+    for user in (ALICE, BOB):
+        found = await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=user)
+        assert found is not None and found.id == started.id and found.status == "paused"
+    assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL) is None
+    assert await clock.find_live(db, guild_id=GUILD, channel_id=OTHER_CHANNEL, user_id=ALICE) is None
+    assert await clock.find_live(db, guild_id=OTHER_GUILD, channel_id=CHANNEL, user_id=ALICE) is None
+    ended = await clock.end(db, started.id, player(ALICE), now=T0 + 500)  # paused: no time passed
+    assert ended.clock.state.banks == [598, 600]
+    assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None
