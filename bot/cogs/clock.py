@@ -90,7 +90,7 @@ class ClockCog(commands.Cog):
             return
         result = await service.act(self.db, clock, actor, action, message_id=message_id)
         if result.flag_fell:
-            await interaction.response.send_message("Too late: your flag had already fallen.", ephemeral=True)
+            await interaction.response.send_message("Too late: the flag had already fallen.", ephemeral=True)
         else:
             await interaction.response.defer()  # the clock message is edited through the outbox
 

@@ -42,6 +42,10 @@ def duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def passes(n: int) -> str:
+    return f"{n} pass" if n == 1 else f"{n} passes"
+
+
 def timestamp(epoch: float, style: str = "R") -> str:
     return f"<t:{math.ceil(epoch)}:{style}>"
 
@@ -73,14 +77,14 @@ def side_line(clock: ClockView, side: int) -> str:
 def status_text(clock: ClockView) -> str:
     state = clock.state
     if state.status == engine.RUNNING:
-        return f"Running: {mention(clock.user_of(state.running))} to act · {state.moves} passes so far."
+        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far."
     if state.status == engine.PAUSED:
         return "Paused: either player presses Resume to go on."
     if state.status == engine.FLAGGED:
         loser = clock.user_of(state.flagged)
         return f"{mention(loser)} ran out of time and loses this game (an organizer can override)."
     if state.status == engine.ENDED:
-        return f"Ended after {state.moves} passes."
+        return f"Ended after {passes(state.moves)}."
     return "Not started."
 
 
@@ -130,7 +134,7 @@ def news_text(payload: dict) -> str:
         )
     else:
         text = (
-            f"⏹️ Chess clock #{clock_id} ended after {payload['moves']} passes: "
+            f"⏹️ Chess clock #{clock_id} ended after {passes(payload['moves'])}: "
             f"{mention(users[0])} {duration(left[0])} left, {mention(users[1])} {duration(left[1])} left."
         )
     return limits.clip(text, limits.CONTENT)

@@ -70,7 +70,7 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
 
     # --- Alice passes (within her delay: still 1:00), Bob runs ----------------------------------------------
     await clock.press(a, "pass")
-    await clock.wait_shown("▶️ " + at(b), f"⌛ {at(a)}: 1:00 left", "1 passes so far")
+    await clock.wait_shown("▶️ " + at(b), f"⌛ {at(a)}: 1:00 left", "1 pass so far")
     row, state = await clock.stored()
     assert state.running == 1 and state.moves == 1 and state.banks == [60, 60]
 
