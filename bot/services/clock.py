@@ -262,12 +262,15 @@ async def end(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> Act
 
 
 async def check_player(db: Database, clock_id: int, actor: tables.Actor) -> ClockView:
-    """The clock, if the actor is one of its players (before asking them to confirm an end)."""
+    """The clock, if the actor is one of its players and it is not over (before asking them to
+    confirm an end)."""
     async with db.read() as session:
         row = await _load(session, clock_id, lock=False)
         tables.check_same_server(NOUN, row, actor)
         view = _view(row)
     _engine_call(engine.side_of, view.state, actor.user_id)
+    if not view.live:
+        raise UserError(f"Clock #{clock_id} is already over.")
     return view
 
 

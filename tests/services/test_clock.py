@@ -244,3 +244,5 @@ async def test_find_live_finds_a_players_clock_here_even_when_paused(db):
     ended = await clock.end(db, started.id, player(ALICE), now=T0 + 500)  # paused: no time passed
     assert ended.clock.state.banks == [598, 600]
     assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None
+    with pytest.raises(UserError, match="already over"):
+        await clock.check_player(db, started.id, player(BOB))
