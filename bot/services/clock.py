@@ -1,0 +1,354 @@
+"""Chess clocks (`/clock`): start, pass, pause, resume, end, and the flag fall. One write
+transaction per action.
+
+A clock is one `ChessClock` row: the two players (side 0 is `player_a`), the engine's whole state
+(`bot.formats.clock.ClockState`) and a `version` that every write moves on. Every action loads the
+row locked (the shared concurrency rule), reads the real time once (`now`, epoch seconds; tests
+pass a fake one), applies the engine, saves the state, and in the same transaction:
+
+* arms the flag-fall deadline (`FLAG`, keyed by the clock id) at the running player's
+  `flag_due_at`, or disarms it when the clock stops (paused, ended, flag down); the sweeper runs it
+  on time, and at startup after a restart;
+* queues the clock message's edit (`SHOW`, rendered from the row as it is then: one edit per
+  action, so one per pass) and, for the end and a flag fall, an announcement (`NEWS`).
+
+The clock message itself is posted through the outbox (`POST`) by `start`; Discord's message id
+is recorded when Discord accepts it (or from the first button pressed on it).
+
+A flag fall runs `FLAG_FALL_LISTENERS` inside its transaction: a format that cares (Turnabout:
+the game is lost on time) registers one there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.formats import clock as engine
+from bot.services import deadlines, outbox, tables
+from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.store.db import Database
+from bot.store.models import ChessClock
+from bot.store.types import utcnow
+
+NOUN = "clock"
+LIVE = (engine.READY, engine.RUNNING, engine.PAUSED)  # a clock that is not over
+ACTIONS = ("pass", "pause", "resume", "end")
+
+# Outbox kinds (rendered by bot.cogs.clock) and the deadline kind.
+POST = "clock.post"  # the clock message with its buttons (payload: clock_id)
+SHOW = "clock.show"  # edit the clock message to the row's state (payload: clock_id, version)
+NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: see _news)
+FLAG = "clock_flag"  # deadline: the running player's flag falls
+
+ChessClockRow = ChessClock
+FlagFallListener = Callable[[AsyncSession, ChessClockRow], Awaitable[None]]
+# Called inside the flag fall's transaction, after the row is saved (status "flagged"); a listener
+# may write in the session. If one raises, the flag fall is rolled back and retried later.
+FLAG_FALL_LISTENERS: list[FlagFallListener] = []
+
+
+@dataclass(frozen=True)
+class ClockView:
+    id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    started_by: int
+    players: tuple[int, int]  # by side
+    status: str
+    version: int
+    state: engine.ClockState  # a private copy
+
+    def user_of(self, side: int) -> int:
+        return self.players[side]
+
+    @property
+    def live(self) -> bool:
+        return self.status in LIVE
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    clock: ClockView
+    events: tuple[engine.Event, ...]
+
+    @property
+    def flag_fell(self) -> bool:
+        return any(isinstance(e, engine.FlagFell) for e in self.events)
+
+
+def flagged_user(row: ChessClockRow) -> int | None:
+    """The user whose flag fell on this clock (for listeners), else None."""
+    side = row.state.get("flagged")
+    return None if side is None else (row.player_a, row.player_b)[side]
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
+def _when(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
+
+
+def _state(row: ChessClock) -> engine.ClockState:
+    return engine.ClockState.from_dict(row.state)
+
+
+def _view(row: ChessClock) -> ClockView:
+    return ClockView(
+        id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, message_id=row.message_id,
+        started_by=row.started_by, players=(row.player_a, row.player_b), status=row.status, version=row.version,
+        state=_state(row),
+    )
+
+
+def _engine_call(fn, *args):
+    """Run an engine operation; its refusals become UserErrors (a third user: PermissionDenied)."""
+    try:
+        return fn(*args)
+    except engine.NotAClockPlayer as error:
+        raise PermissionDenied(str(error)) from None
+    except engine.ClockError as error:
+        raise UserError(str(error)) from None
+
+
+async def _load(session: AsyncSession, clock_id: int, *, lock: bool = True) -> ChessClock:
+    if not 0 < clock_id <= tables.MAX_ID:
+        raise NotFound(f"There is no clock #{clock_id}.")
+    query = select(ChessClock).where(ChessClock.id == clock_id)
+    if lock:
+        query = query.with_for_update()
+    row = (await session.execute(query)).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"There is no clock #{clock_id}.")
+    return row
+
+
+def _save(row: ChessClock, state: engine.ClockState) -> None:
+    row.state = state.to_dict()
+    row.status = state.status
+    row.version += 1
+    if state.status not in LIVE:
+        row.live = None
+        row.finished_at = row.finished_at or utcnow()
+
+
+def _news(row: ChessClock, state: engine.ClockState, event: engine.Event, now: float) -> outbox.Message:
+    payload = {
+        "clock_id": row.id, "users": [row.player_a, row.player_b], "mode": state.mode,
+        "remaining": [engine.remaining(state, 0, now), engine.remaining(state, 1, now)], "moves": state.moves,
+    }
+    if isinstance(event, engine.FlagFell):
+        payload.update(what="flag", side=event.side, at=event.at)
+    else:
+        payload.update(what="ended")
+    return outbox.Message(NEWS, payload, channel_id=row.channel_id, guild_id=row.guild_id)
+
+
+async def _after(session: AsyncSession, row: ChessClock, state: engine.ClockState, events: list[engine.Event],
+                 now: float) -> None:
+    """What every change owes: the deadline moved, the message edit, the news, the listeners."""
+    due = engine.flag_due_at(state)
+    if due is None:
+        await deadlines.disarm(session, FLAG, row.id)
+    else:
+        await deadlines.arm(session, FLAG, row.id, _when(due))
+    messages = []
+    if row.message_id is not None:
+        messages.append(
+            outbox.Message(SHOW, {"clock_id": row.id, "version": row.version}, channel_id=row.channel_id,
+                           guild_id=row.guild_id)
+        )
+    messages += [_news(row, state, e, now) for e in events if isinstance(e, engine.FlagFell | engine.ClockEnded)]
+    await outbox.queue(session, *messages)
+    if any(isinstance(e, engine.FlagFell) for e in events):
+        await session.flush()
+        for listener in list(FLAG_FALL_LISTENERS):
+            await listener(session, row)
+
+
+# --- use cases -------------------------------------------------------------------------------------
+
+
+async def start(
+    db: Database, actor: tables.Actor, *, channel_id: int, opponent_id: int, minutes: float = engine.DEFAULT_MINUTES,
+    increment: float = engine.DEFAULT_INCREMENT, mode: str = "delay", first: int = 0, now: float | None = None,
+) -> ClockView:
+    """Start a clock between the actor (side 0) and `opponent_id` (side 1), running for side
+    `first`, and post its message. One live clock per pair of players per channel."""
+    if actor.guild_id is None:
+        raise UserError("That command only works in a server, not in DMs.")
+    if opponent_id == actor.user_id:
+        raise UserError("A chess clock is for two players: choose your opponent, not yourself.")
+    if first not in (0, 1):
+        raise UserError("Choose who plays first: you or your opponent.")
+    state = _engine_call(lambda: engine.new_clock(mode, minutes, increment, players=[actor.user_id, opponent_id]))
+    now = _now(now)
+    low, high = sorted((actor.user_id, opponent_id))
+    try:
+        async with db.write() as session:
+            busy = await session.execute(
+                select(ChessClock.id).where(
+                    ChessClock.channel_id == channel_id, ChessClock.player_low == low, ChessClock.player_high == high,
+                    ChessClock.live.is_not(None),
+                )
+            )
+            if (existing := busy.scalars().first()) is not None:
+                raise Conflict(f"You two already have a clock running in this channel (#{existing}); end it first.")
+            events = engine.start(state, first, now)
+            row = ChessClock(
+                guild_id=actor.guild_id, channel_id=channel_id, started_by=actor.user_id, player_a=actor.user_id,
+                player_b=opponent_id, player_low=low, player_high=high, live=1, status=state.status,
+                state=state.to_dict(), version=0,
+            )
+            session.add(row)
+            await session.flush()
+            await _after(session, row, state, events, now)
+            await outbox.queue(session, outbox.Message(POST, {"clock_id": row.id}, channel_id=channel_id,
+                                                       guild_id=actor.guild_id))
+            return _view(row)
+    except IntegrityError:
+        raise Conflict("You two already have a clock running in this channel; end it first.") from None
+
+
+async def act(
+    db: Database, clock_id: int, actor: tables.Actor, action: str, *, message_id: int | None = None,
+    now: float | None = None,
+) -> ActionResult:
+    """A player presses a button: `pass` (their own running clock), `pause`, `resume` or `end`.
+    Only the clock's two players may; anyone else is refused and nothing changes. `message_id`
+    (the message the button is on) is recorded if the clock's message is not known yet."""
+    if action not in ACTIONS:
+        raise UserError(f"Unknown clock action {action!r}.")
+    now = _now(now)
+    async with db.write() as session:
+        row = await _load(session, clock_id)
+        tables.check_same_server(NOUN, row, actor)
+        state = _state(row)
+        side = _engine_call(engine.side_of, state, actor.user_id)
+        if action == "pass":
+            events = _engine_call(engine.pass_clock, state, side, now)
+        else:
+            events = _engine_call(getattr(engine, action), state, now)
+        if row.message_id is None and message_id is not None:
+            row.message_id = message_id
+        _save(row, state)
+        await _after(session, row, state, events, now)
+        return ActionResult(_view(row), tuple(events))
+
+
+async def pass_clock(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:
+    return await act(db, clock_id, actor, "pass", **kwargs)
+
+
+async def pause(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:
+    return await act(db, clock_id, actor, "pause", **kwargs)
+
+
+async def resume(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:
+    return await act(db, clock_id, actor, "resume", **kwargs)
+
+
+async def end(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:
+    return await act(db, clock_id, actor, "end", **kwargs)
+
+
+async def check_player(db: Database, clock_id: int, actor: tables.Actor) -> ClockView:
+    """The clock, if the actor is one of its players and it is not over (before asking them to
+    confirm an end)."""
+    async with db.read() as session:
+        row = await _load(session, clock_id, lock=False)
+        tables.check_same_server(NOUN, row, actor)
+        view = _view(row)
+    _engine_call(engine.side_of, view.state, actor.user_id)
+    if not view.live:
+        raise UserError(f"Clock #{clock_id} is already over.")
+    return view
+
+
+async def find_live(db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int) -> ClockView | None:
+    """The user's newest clock in this channel that is not over (for `/clock end`), else None."""
+    if guild_id is None or channel_id is None:
+        return None
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(ChessClock)
+                .where(
+                    ChessClock.guild_id == guild_id, ChessClock.channel_id == channel_id, ChessClock.live.is_not(None),
+                    (ChessClock.player_a == user_id) | (ChessClock.player_b == user_id),
+                )
+                .order_by(ChessClock.id.desc())
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+        return None if row is None else _view(row)
+
+
+async def get(db: Database, clock_id: int) -> ClockView:
+    async with db.read() as session:
+        return _view(await _load(session, clock_id, lock=False))
+
+
+# --- the flag fall and the outbox hooks -------------------------------------------------------------
+
+
+@deadlines.handles(FLAG)
+async def _flag_due(db: Database, due: deadlines.Due, now: datetime) -> int | None:
+    """The running player's time is up: record the flag fall (and tell everyone), unless the clock
+    moved on since the deadline was armed (then the deadline follows it)."""
+    at = now.timestamp()
+    async with db.write() as session:
+        row = (
+            await session.execute(select(ChessClock).where(ChessClock.id == int(due.key)).with_for_update())
+        ).scalar_one_or_none()
+        if row is None:
+            await deadlines.disarm(session, FLAG, due.key)
+            return None
+        state = _state(row)
+        events = engine.check_flag(state, at)
+        if not events:
+            flag = engine.flag_due_at(state)
+            if flag is None:
+                await deadlines.disarm(session, FLAG, due.key)
+            else:
+                await deadlines.arm(session, FLAG, due.key, _when(flag))
+            return None
+        _save(row, state)
+        await _after(session, row, state, events, at)
+        return row.id
+
+
+async def _record_message(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """The clock's message was posted: remember it, so later changes edit it."""
+    await session.execute(
+        update(ChessClock)
+        .where(ChessClock.id == queued.payload["clock_id"], ChessClock.message_id.is_(None))
+        .values(message_id=message_id)
+        .execution_options(synchronize_session=False)
+    )
+
+
+outbox.on_sent(POST, _record_message)
+
+
+async def still_to_post(db: Database, clock_id: int) -> ClockView | None:
+    """The clock, if its message has not been shown yet (a retried post), else None."""
+    view = await get(db, clock_id)
+    return view if view.message_id is None else None
+
+
+async def still_to_show(db: Database, clock_id: int, version: int) -> ClockView | None:
+    """The clock for an edit queued at `version`, unless a newer change queued its own edit."""
+    view = await get(db, clock_id)
+    if view.message_id is None or view.version > version:
+        return None
+    return view
