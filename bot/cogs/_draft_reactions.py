@@ -120,7 +120,7 @@ class DraftReactions:
                     mine = max(mine, index + 1)
                 if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
                     observed |= 1 << index
-            done = await reactions.reconcile(self.db, target.message_id, observed)
+            done = await reactions.reconcile(self.db, target, observed)
             if done is not None:
                 await self.answer(done, target.channel_id, target.message_id)
             if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added

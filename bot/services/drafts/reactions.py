@@ -117,15 +117,20 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
         return await _pick(session, pod, row, user_id, (index,), now or utcnow())
 
 
-async def reconcile(db: Database, message_id: int, observed: int, *, now: datetime | None = None) -> Toggle | None:
-    """Compare the letters the player highlights on `message_id` now (`observed`, read from
-    Discord) with those the bot saw: one changed letter on the current pack is the pick; several
-    are asked about. The observed state is recorded either way."""
+async def reconcile(db: Database, target: PackMessage, observed: int, *, now: datetime | None = None) -> Toggle | None:
+    """Compare the letters the player highlights on `target` (`observed`, read from Discord after
+    `pending` listed it) with those the bot saw: one changed letter on the current pack is the
+    pick; several are asked about. The observed state is recorded either way, unless the message
+    moved on meanwhile (a live reaction was handled: the reading is stale, the record is newer)."""
     async with db.write() as session:
-        found = await _locked(session, message_id)
+        found = await _locked(session, target.message_id)
         if found is None:
             return None
         pod, row = found
+        head = pod.state.head(row.seat) if pod.state is not None and pod.row.status == STATUSES.running else None
+        shown = (row.pack_id, row.pack_pick)
+        if head is None or shown != (target.pack_id, target.pack_pick) or shown != (head.pack_id, head.picks_made):
+            return None
         changed = observed ^ row.highlights
         row.highlights = observed
         user_id = pod.by_seat(row.seat).user_id
