@@ -12,7 +12,9 @@ with those it saw: one change is the pick, several are asked about in the DM.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Iterator
 
 import discord
 
@@ -30,10 +32,29 @@ class DraftReactions:
         self.bot = bot
         self.messages = messages
         self._task: asyncio.Task | None = None
+        # Pack messages being turned to their next pack here: a reaction on one waits until the
+        # database knows what it shows, so it is judged against the pack the player saw.
+        self._settling: dict[int, asyncio.Future] = {}
 
     @property
     def db(self):
         return self.bot.db
+
+    @contextlib.contextmanager
+    def settling(self, message_id: int) -> Iterator[None]:
+        """Around showing the next pack on a message and recording it (see `_settling`)."""
+        future = asyncio.get_running_loop().create_future()
+        self._settling[message_id] = future
+        try:
+            yield
+        finally:
+            if self._settling.get(message_id) is future:
+                del self._settling[message_id]
+            future.set_result(None)
+
+    async def _settled(self, message_id: int) -> None:
+        while (future := self._settling.get(message_id)) is not None:
+            await future
 
     # --- events --------------------------------------------------------------------------------------
 
@@ -44,6 +65,7 @@ class DraftReactions:
         if index is None:
             return
         await self.bot.outbox.wait_recorded(payload.message_id)
+        await self._settled(payload.message_id)
         done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
         if done is None and added and await self._adopt(payload):
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
@@ -68,7 +90,8 @@ class DraftReactions:
             if done.outcome == reactions.PICKED:
                 result = done.result
                 if result.held is not None:
-                    self.bot.outbox.on_commit([result.held])  # the next pack, on this same message
+                    with self.settling(message_id):  # the next pack, on this same message
+                        await self.bot.outbox.send_batch([result.held], fresh=True)
                     return
                 embed = ui.picked_embed(result.round, result.pick_number, result.card, done.pod_id,
                                         self.bot.settings.scryfall_base, False)

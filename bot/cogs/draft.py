@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -212,12 +213,13 @@ class DraftCog(TableCog):
         message = interaction.message
         # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
         if upcoming is not None and (not in_dm or upcoming.pick_mode in ("buttons", "both")):
-            await interaction.response.edit_message(
-                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
-            )
-            if in_dm and result.held is not None and message is not None:
-                shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
-                await outbox.settle(self.db, [shown])
+            with self.reactions.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
+                await interaction.response.edit_message(
+                    embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
+                )
+                if in_dm and result.held is not None and message is not None:
+                    shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
+                    await outbox.settle(self.db, [shown])
             return
         embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
         await interaction.response.edit_message(embed=embed, view=None)
