@@ -14,8 +14,10 @@ shown by no other message; otherwise the row is skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
+from collections.abc import Iterator
 
 import discord
 
@@ -36,12 +38,16 @@ from bot.ui.draft import (
 )
 
 log = logging.getLogger(__name__)
+SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
 
 
 class DraftMessages:
     def __init__(self, bot) -> None:  # bot: MtgBot
         self.bot = bot
         self._reaction_tasks: dict[int, asyncio.Task] = {}
+        # Pack messages being turned to their next pack by this process: a reaction on one waits
+        # until the database knows what it shows, so it is judged against the pack the player saw.
+        self._settling: dict[int, asyncio.Future] = {}
         renderers = {
             drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
             drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
@@ -76,11 +82,45 @@ class DraftMessages:
         gets a short new message, for the notification."""
         picked = queued.payload.get("picked")
         line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        done = self._begin_settling(target.message_id)
+
+        def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
+            self._end_settling(target.message_id, done)
+            self.start_reactions(message, prompt, have=target.letters)
+
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line)], view=pack_view(prompt),
             edit=(target.channel_id, target.message_id), continued=[] if picked else [pack_ready_text(prompt)],
-            after_send=lambda message: self.start_reactions(message, prompt, have=target.letters),
+            after_send=after_send,
         )
+
+    @contextlib.contextmanager
+    def settling(self, message_id: int) -> Iterator[None]:
+        """Around showing the next pack on a message and recording it (see `_settling`)."""
+        done = self._begin_settling(message_id)
+        try:
+            yield
+        finally:
+            self._end_settling(message_id, done)
+
+    def _begin_settling(self, message_id: int) -> asyncio.Future:
+        done = asyncio.get_running_loop().create_future()
+        self._settling[message_id] = done
+        return done
+
+    def _end_settling(self, message_id: int, done: asyncio.Future) -> None:
+        if self._settling.get(message_id) is done:
+            del self._settling[message_id]
+        if not done.done():
+            done.set_result(None)
+
+    async def settled(self, message_id: int) -> None:
+        """Wait (boundedly: a failed edit never ends its wait) until `message_id` is not being changed."""
+        done = self._settling.get(message_id)
+        if done is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
+            self._end_settling(message_id, done)
 
     async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
 
 import discord
 
@@ -24,6 +23,7 @@ from bot.ui import draft as ui
 from bot.ui import limits
 
 log = logging.getLogger(__name__)
+STARTUP_SWEEP_WAIT = 60  # seconds the reconcile waits, at most, for the startup sweep
 RECONCILE_PER_SECOND = 20  # at most this many message reads per second at startup (Discord allows 50 in all)
 
 
@@ -32,29 +32,10 @@ class DraftReactions:
         self.bot = bot
         self.messages = messages
         self._task: asyncio.Task | None = None
-        # Pack messages being turned to their next pack here: a reaction on one waits until the
-        # database knows what it shows, so it is judged against the pack the player saw.
-        self._settling: dict[int, asyncio.Future] = {}
 
     @property
     def db(self):
         return self.bot.db
-
-    @contextlib.contextmanager
-    def settling(self, message_id: int) -> Iterator[None]:
-        """Around showing the next pack on a message and recording it (see `_settling`)."""
-        future = asyncio.get_running_loop().create_future()
-        self._settling[message_id] = future
-        try:
-            yield
-        finally:
-            if self._settling.get(message_id) is future:
-                del self._settling[message_id]
-            future.set_result(None)
-
-    async def _settled(self, message_id: int) -> None:
-        while (future := self._settling.get(message_id)) is not None:
-            await future
 
     # --- events --------------------------------------------------------------------------------------
 
@@ -65,7 +46,7 @@ class DraftReactions:
         if index is None:
             return
         await self.bot.outbox.wait_recorded(payload.message_id)
-        await self._settled(payload.message_id)
+        await self.messages.settled(payload.message_id)
         done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
         if done is None and added and await self._adopt(payload):
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
@@ -90,7 +71,7 @@ class DraftReactions:
             if done.outcome == reactions.PICKED:
                 result = done.result
                 if result.held is not None:
-                    with self.settling(message_id):  # the next pack, on this same message
+                    with self.messages.settling(message_id):  # the next pack, on this same message
                         await self.bot.outbox.send_batch([result.held], fresh=True)
                     return
                 embed = ui.picked_embed(result.round, result.pick_number, result.card, done.pod_id,
@@ -117,6 +98,12 @@ class DraftReactions:
 
     async def _reconcile_when_ready(self) -> None:
         await self.bot.wait_until_ready()
+        sweeper = self.bot.get_cog("SweeperCog")
+        if sweeper is not None:
+            # After the startup sweep: a pack shown just before a crash but not recorded is shown
+            # (and recorded) again first, so a reaction made on it is read too.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sweeper.startup_swept.wait(), STARTUP_SWEEP_WAIT)
         try:
             counted = await self.reconcile()
             log.info("reaction reconcile: %d pending pack messages read", counted)

@@ -213,7 +213,7 @@ class DraftCog(TableCog):
         message = interaction.message
         # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
         if upcoming is not None and (not in_dm or upcoming.pick_mode in ("buttons", "both")):
-            with self.reactions.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
+            with self.messages.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
                 await interaction.response.edit_message(
                     embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
                 )
