@@ -88,3 +88,15 @@ async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db
     assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
     assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
     assert {m.seat for m in await reactions.pending(db)} == {pc.seat}
+
+
+async def test_a_pack_sent_again_retires_the_old_pack_message(db):
+    pod_id, prompts = await reaction_pod(db)
+    a, first = sorted(prompts.items())[0]
+    old = await drafts.pack_message_of(db, pod_id, first.seat)
+    await drafts.record_shown(db, first, channel_id=CHANNEL, message_id=990)  # /draft resend: a new message
+    assert (await drafts.pack_message_of(db, pod_id, first.seat)).message_id == 990
+    assert (await drafts.pack_message(db, old.message_id)).pack_id is None
+    assert (await reactions.toggle(db, old.message_id, a, 0, True)).outcome == reactions.STALE
+    assert (await reactions.toggle(db, 990, a, 0, True)).outcome == reactions.PICKED
+    assert [m.message_id for m in await reactions.pending(db) if m.seat == first.seat] == []

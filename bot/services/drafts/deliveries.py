@@ -109,6 +109,9 @@ async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel
     elif existing.message_id != message_id:
         old = {"channel_id": existing.channel_id, "message_id": existing.message_id}
         await outbox.queue(session, outbox.Message(RETIRE, old, guild_id=prompt.guild_id))
+        await session.execute(  # a retired pack message shows no pack any more: its letters pick nothing
+            update(DraftPackMessage).where(DraftPackMessage.message_id == existing.message_id).values(pack_id=None, pack_pick=None)
+        )
         existing.channel_id, existing.message_id = channel_id, message_id
     if uses_reactions(prompt):
         await _show_on_pack_message(session, prompt, channel_id, message_id)
