@@ -95,10 +95,12 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
     description = limits.fit_lines(linked, min(limits.DESCRIPTION, limits.EMBED_TOTAL - len(title) - footer_budget), plain)
     embed = discord.Embed(title=title, description=description, colour=discord.Colour.blue())
     waiting = prompt.queued_behind
+    # Letters from a bigger pack stay on a reused pack message: name the ones that count.
+    letters = f" {regional_indicator(0)}–{regional_indicator(len(prompt.cards) - 1)}" if uses_reactions(prompt) else ""
     how = {
-        "both": "React with a letter or press a button.",
+        "both": f"React with a letter{letters} or press a button.",
         "buttons": "Press a button.",
-        "reactions": "React with a letter.",
+        "reactions": f"React with a letter{letters}.",
     }[prompt.pick_mode]
     embed.set_footer(
         text=f"{how} Passing {prompt.direction}. "
