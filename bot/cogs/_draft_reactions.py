@@ -45,8 +45,10 @@ class DraftReactions:
         index = ui.index_of_reaction(str(payload.emoji))
         if index is None:
             return
-        await self.bot.outbox.wait_recorded(payload.message_id)
+        # A message this process is turning to its next pack: wait until the edit is made and then
+        # until it is recorded, so the toggle is judged against the pack the player saw.
         await self.messages.settled(payload.message_id)
+        await self.bot.outbox.wait_recorded(payload.message_id)
         done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
         if done is None and added and await self._adopt(payload):
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
