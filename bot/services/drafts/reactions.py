@@ -158,8 +158,10 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     `event`: a reaction event (else a reconciliation, which ignores letters beyond the pack and
     stays silent about a pack that moved on)."""
     pod_id = pod.row.id
+    if pod.row.status != STATUSES.running:  # clicks after the draft ended (or was cancelled): no answer
+        return Toggle(UNCHANGED, pod_id, user_id)
     state, seat_row = pod.state, pod.by_seat(row.seat)
-    head = state.head(row.seat) if state is not None and pod.row.status == STATUSES.running else None
+    head = state.head(row.seat) if state is not None else None
     if head is None or seat_row.is_bot or (head.pack_id, head.picks_made) != (row.pack_id, row.pack_pick):
         return Toggle(STALE if event else UNCHANGED, pod_id, user_id)
     if event and letters[0] >= len(head.cards):
