@@ -18,6 +18,7 @@ import pytest
 from bot.ui import draft as ui
 from tests.e2e.drivers.common import embed_text
 from tests.e2e.drivers.draft import (
+    age_waits,
     cards_shown,
     download_log,
     live_reaction_packs,
@@ -28,6 +29,11 @@ from tests.e2e.drivers.draft import (
 from tests.e2e.test_draft_lifecycle import begin_pod, players_with_a_pack, wait_complete
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def bot_env() -> dict[str, str]:
+    return {"SWEEP_INTERVAL": "0.2"}  # the pick timer's sweep acts quickly once time is moved on
 
 REACTION_PUT = r"/reactions/.+/@me$"
 
@@ -213,3 +219,33 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     await bot.restart()
     await settle(fake, bot, pod_id, players)
     assert len(await picks_of(fake, world)) == before
+
+
+async def test_a_timed_out_pick_turns_the_same_message_to_the_next_pack(fake, bot, world):
+    """The timer picks for p1 (sweep every 0.2 s, time moved on in the database): with a pack
+    queued, p1's one message shows it (the "time ran out" note comes as a DM); without one, the
+    message says what the bot picked."""
+    p0, p1 = world.players[:2]
+    pod_id, _ = await begin_pod(fake, world, [p0, p1], bot=bot, packs=1, pack_size=4, pick_mode="reactions",
+                                pick_timer=1)
+    await settle(fake, bot, pod_id, [p0, p1])
+    m1 = live_reaction_packs(fake, p1)[0]
+    # p0's pick (confirmed once committed) passes p0's pack to p1, who now has two.
+    await pick_by_reaction(fake, p0, live_reaction_packs(fake, p0)[0], 0)
+
+    def timed_out_notes() -> int:
+        return sum("Time ran out" in (m.get("content") or "") for m in fake.dms(p1))
+
+    await age_waits(bot, pod_id, 61, users=[p1])
+    await fake.wait_for(lambda: timed_out_notes() == 1, what="first time-out")
+    await fake.wait_for(lambda: live_reaction_packs(fake, p1) == [fake.message(m1["id"])]
+                        and pack_title(fake.message(m1["id"])) == "Pack 1, pick 2", what="p1's next pack on the same message")
+    assert len(pack_messages(fake, p1)) == 1
+    # Again, with nothing queued behind: the message says what the bot picked.
+    await age_waits(bot, pod_id, 61, users=[p1])
+    await fake.wait_for(lambda: timed_out_notes() == 2, what="second time-out")
+    await fake.wait_for(lambda: "time ran out, I picked" in (fake.message(m1["id"]).get("content") or ""),
+                        what="the closing text")
+    assert not live_reaction_packs(fake, p1)
+    sources = [e["source"] for e in await picks_of(fake, world) if e["user_id"] == p1]
+    assert sources == ["timeout", "timeout"]
