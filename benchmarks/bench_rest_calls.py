@@ -101,9 +101,9 @@ async def run_draft(mode: str, players: list[int], packs: int, pack_size: int) -
 
 
 async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int]) -> tuple[int, int]:
-    """Restart the bot mid-draft (issue 16): it reads each pending pack message once. Returns the
+    """Restart the bot mid-draft (issue 16): it reads each player's pack message once. Returns the
     range of REST calls the restart made (left out of the per-pick figures)."""
-    pending = len(_ready(fake, players, "reactions"))
+    pending = len(players)  # every player's one pack message: showing a pack, or "waiting"
     begin = len(fake.rest_log)
     started = time.perf_counter()
     await bot.restart()
@@ -115,9 +115,9 @@ async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int]) -> tu
         await fake.wait_for(lambda: reads() >= pending, timeout=90, what="the startup reads")
     except AssertionError:
         print(f"   (only {reads()} of {pending} pending pack messages read within 90 s)")
-    print(f"\n   restart with {pending} pending pack messages: {reads()} message reads "
-          f"({reads() / max(pending, 1):.2f} per pending message), reconciled {time.perf_counter() - started:.1f} s "
-          "after the kill; at the paced 20 reads/s, 1,000 active 8-seat pods (≤ 8,000 pending) take ≤ 400 s")
+    print(f"\n   restart mid-draft: {reads()} message reads for {pending} players' pack messages "
+          f"({reads() / max(pending, 1):.2f} each), done {time.perf_counter() - started:.1f} s after the kill; "
+          "paced at 20 reads/s, 1,000 active 8-seat pods (8,000 pack messages) take ≤ 400 s")
     return begin, len(fake.rest_log)
 
 

@@ -4,9 +4,10 @@ A toggle of a letter (added or removed) on a player's pack message is a pick fro
 shows now (`bot.services.drafts.reactions`). The answer is one edit of that message: the next
 pack (through the outbox row the pick queued) or "you took …, waiting for the next pack".
 
-At startup the shard-0 process reads each pending pack message once (`fetch_message`, whose
-reactions carry counts and `me`) and lets the service compare the letters the player highlights
-with those it saw: one change is the pick, several are asked about in the DM.
+At startup the shard-0 process reads each running pod's pack messages once (one per human seat,
+`fetch_message`, whose reactions carry counts and `me`) and lets the service compare the letters
+the player highlights with those it saw: on a message showing a pack one change is the pick and
+several are asked about in the DM; on a waiting player's message the letters are only recorded.
 """
 
 from __future__ import annotations
@@ -108,12 +109,13 @@ class DraftReactions:
                 await asyncio.wait_for(sweeper.startup_swept.wait(), STARTUP_SWEEP_WAIT)
         try:
             counted = await self.reconcile()
-            log.info("reaction reconcile: %d pending pack messages read", counted)
+            log.info("reaction reconcile: %d pack messages read", counted)
         except Exception:
             log.exception("reaction reconcile failed")
 
     async def reconcile(self) -> int:
-        """Read every pending pack message once, paced, and count what changed while the bot was away."""
+        """Read each running pod's pack messages once (one per human seat), paced, and count what
+        changed while the bot was away."""
         pending = await reactions.pending(self.db)
         for number, target in enumerate(pending):
             if number:

@@ -204,7 +204,7 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     log = await picks_of(fake, world)
     assert sorted((e["user_id"], e["card"]) for e in log) == sorted([(p0, card), (p1, card1)])
     assert not [e for e in log if e["user_id"] == p2]  # not guessed
-    # At most one read per pending pack message.
+    # At most one read per player's pack message, and no per-letter reads.
     gets = [c for c in fake.rest_log[reads:] if c.method == "GET" and c.route and c.route.endswith("/messages/{message_id}")]
     assert len(gets) <= len(players)
     assert not [c for c in fake.rest_log[reads:] if c.method == "GET" and "/reactions/" in c.path]

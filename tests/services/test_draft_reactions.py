@@ -87,7 +87,7 @@ async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db
     # a's message no longer shows a current pack: a stale reading is ignored, its record kept.
     assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
     assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
-    assert {m.seat for m in await reactions.pending(db)} == {pc.seat}
+    assert {m.seat for m in await reactions.pending(db) if m.current} == {pc.seat}
 
 
 async def test_a_pack_sent_again_retires_the_old_pack_message(db):
@@ -99,4 +99,23 @@ async def test_a_pack_sent_again_retires_the_old_pack_message(db):
     assert (await drafts.pack_message(db, old.message_id)).pack_id is None
     assert (await reactions.toggle(db, old.message_id, a, 0, True)).outcome == reactions.STALE
     assert (await reactions.toggle(db, 990, a, 0, True)).outcome == reactions.PICKED
-    assert [m.message_id for m in await reactions.pending(db) if m.seat == first.seat] == []
+    assert [(m.message_id, m.current) for m in await reactions.pending(db) if m.seat == first.seat] == [(990, False)]
+
+
+async def test_reconcile_brings_a_waiting_message_up_to_date(db):
+    """A letter clicked on a message that showed no pack while the bot was away picks nothing, but
+    is recorded: clicking it again once a pack is shown is a pick, not an unchanged state."""
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, second) = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    await reactions.toggle(db, message.message_id, a, 0, True)  # a picks 🇦 and waits
+    (waiting,) = [m for m in await reactions.pending(db) if m.seat == first.seat]
+    assert not waiting.current
+    done = await reactions.reconcile(db, waiting, 0b101)  # 🇨 clicked on while the bot was away
+    assert done.outcome == reactions.UNCHANGED
+    assert (await drafts.pack_message(db, message.message_id)).highlights == 0b101
+    await pick_first_card(db, second, source="reaction")  # the next pack reaches a, on the same message
+    nxt = await drafts.current_prompt(db, pod_id, a)
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=message.message_id)
+    done = await reactions.toggle(db, message.message_id, a, 2, False)  # 🇨 off: the pick
+    assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[2]

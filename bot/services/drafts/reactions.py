@@ -39,11 +39,12 @@ class PackMessage:
     letters: int
     highlights: int
     user_id: int | None = None  # filled by `pending`
+    current: bool = False  # filled by `pending`: it showed the seat's current pack when listed
 
 
-def _view(row: DraftPackMessage, user_id: int | None = None) -> PackMessage:
+def _view(row: DraftPackMessage, user_id: int | None = None, current: bool = False) -> PackMessage:
     return PackMessage(row.pod_id, row.seat, row.channel_id, row.message_id, row.pack_id, row.pack_pick,
-                       row.letters, row.highlights, user_id)
+                       row.letters, row.highlights, user_id, current)
 
 
 @dataclass(frozen=True)
@@ -119,9 +120,11 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
 
 async def reconcile(db: Database, target: PackMessage, observed: int, *, now: datetime | None = None) -> Toggle | None:
     """Compare the letters the player highlights on `target` (`observed`, read from Discord after
-    `pending` listed it) with those the bot saw: one changed letter on the current pack is the
-    pick; several are asked about. The observed state is recorded either way, unless the message
-    moved on meanwhile (a live reaction was handled: the reading is stale, the record is newer)."""
+    `pending` listed it) with those the bot saw. On a message that shows the seat's current pack,
+    one changed letter is the pick and several are asked about; on a message that shows none
+    (the player is waiting) the observed letters are only recorded, so later toggles compare
+    with the truth. None: the message changed since it was listed (a live reaction was handled
+    meanwhile: the reading is older than the record, which is kept)."""
     async with db.write() as session:
         found = await _locked(session, target.message_id)
         if found is None:
@@ -129,11 +132,14 @@ async def reconcile(db: Database, target: PackMessage, observed: int, *, now: da
         pod, row = found
         head = pod.state.head(row.seat) if pod.state is not None and pod.row.status == STATUSES.running else None
         shown = (row.pack_id, row.pack_pick)
-        if head is None or shown != (target.pack_id, target.pack_pick) or shown != (head.pack_id, head.picks_made):
+        current = head is not None and shown == (head.pack_id, head.picks_made)
+        if shown != (target.pack_id, target.pack_pick) or current != target.current:
             return None
         changed = observed ^ row.highlights
         row.highlights = observed
         user_id = pod.by_seat(row.seat).user_id
+        if not current:
+            return Toggle(UNCHANGED, pod.row.id, user_id)
         letters = tuple(i for i in range(changed.bit_length()) if changed >> i & 1)
         return await _pick(session, pod, row, user_id, letters, now or utcnow(), event=False)
 
@@ -183,8 +189,9 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
 
 
 async def pending(db: Database) -> list[PackMessage]:
-    """Every running pod's newest reaction pack message per seat that shows the seat's current
-    pack: the messages a reaction may have reached while the bot was away."""
+    """The newest reaction pack message of every human seat of every running pod: those showing
+    the seat's current pack (`current`), which a reaction may have picked from while the bot was
+    away, and those of waiting players, whose highlights the bot only brings up to date."""
     newest = (
         select(func.max(DraftPackMessage.id))
         .group_by(DraftPackMessage.pod_id, DraftPackMessage.seat)
@@ -203,7 +210,8 @@ async def pending(db: Database) -> list[PackMessage]:
         ).all()
     out = []
     for row, state, user_id in rows:
-        pack = engine.DraftState.pack_in_dict(state, row.pack_id) if state else None
-        if pack is not None and pack[0] == row.pack_pick:
-            out.append(_view(row, user_id))
+        if not state:
+            continue
+        pack = engine.DraftState.pack_in_dict(state, row.pack_id)
+        out.append(_view(row, user_id, current=pack is not None and pack[0] == row.pack_pick))
     return out
