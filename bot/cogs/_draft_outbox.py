@@ -1,6 +1,10 @@
 """How a draft's owed messages look in Discord (outbox renderers), and the background reactions
 on pack messages.
 
+In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
+them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
+was waiting also sends a one-line message, for the notification.
+
 The service queues each message with the change that causes it (`bot.services.drafts.deliveries`);
 the shared outbox sends it after the commit, or the sweeper after a crash. A renderer called for a
 row the sweeper took (`fresh` False) first checks that the pack is still waiting for its player and
@@ -10,8 +14,10 @@ shown by no other message; otherwise the row is skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
+from collections.abc import Iterator
 
 import discord
 
@@ -21,15 +27,27 @@ from bot.services import drafts
 from bot.services.outbox import Queued
 from bot.text import escape
 from bot.ui import limits
-from bot.ui.draft import pack_embed, pack_view, pool_embed, regional_indicator, uses_reactions
+from bot.ui.draft import (
+    pack_embed,
+    pack_ready_text,
+    pack_view,
+    picked_line,
+    pool_embed,
+    regional_indicator,
+    uses_reactions,
+)
 
 log = logging.getLogger(__name__)
+SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
 
 
 class DraftMessages:
     def __init__(self, bot) -> None:  # bot: MtgBot
         self.bot = bot
         self._reaction_tasks: dict[int, asyncio.Task] = {}
+        # Pack messages being turned to their next pack by this process: a reaction on one waits
+        # until the database knows what it shows, so it is judged against the pack the player saw.
+        self._settling: dict[int, asyncio.Future] = {}
         renderers = {
             drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
             drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
@@ -49,10 +67,60 @@ class DraftMessages:
         if not fresh and not queued.payload.get("resend"):
             if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
                 return None
+        if uses_reactions(prompt) and not queued.payload.get("resend"):
+            target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
+            if target is not None:
+                return self._on_pack_message(queued, prompt, target)
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall)], view=pack_view(prompt),
             after_send=lambda message: self.start_reactions(message, prompt),
         )
+
+    def _on_pack_message(self, queued: Queued, prompt: drafts.PackPrompt, target: drafts.PackMessage) -> Outgoing:
+        """Show the pack on the player's reaction pack message, whose letters stay. After the
+        player's own pick the edit is the confirmation; a pack that reached a waiting player also
+        gets a short new message, for the notification."""
+        picked = queued.payload.get("picked")
+        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        done = self._begin_settling(target.message_id)
+
+        def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
+            self._end_settling(target.message_id, done)
+            self.start_reactions(message, prompt, have=target.letters)
+
+        return Outgoing(
+            embeds=[pack_embed(prompt, self.scryfall, picked_line=line)], view=pack_view(prompt),
+            edit=(target.channel_id, target.message_id), continued=[] if picked else [pack_ready_text(prompt)],
+            after_send=after_send,
+        )
+
+    @contextlib.contextmanager
+    def settling(self, message_id: int) -> Iterator[None]:
+        """Around showing the next pack on a message and recording it (see `_settling`)."""
+        done = self._begin_settling(message_id)
+        try:
+            yield
+        finally:
+            self._end_settling(message_id, done)
+
+    def _begin_settling(self, message_id: int) -> asyncio.Future:
+        done = asyncio.get_running_loop().create_future()
+        self._settling[message_id] = done
+        return done
+
+    def _end_settling(self, message_id: int, done: asyncio.Future) -> None:
+        if self._settling.get(message_id) is done:
+            del self._settling[message_id]
+        if not done.done():
+            done.set_result(None)
+
+    async def settled(self, message_id: int) -> None:
+        """Wait (boundedly: a failed edit never ends its wait) until `message_id` is not being changed."""
+        done = self._settling.get(message_id)
+        if done is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
+            self._end_settling(message_id, done)
 
     async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
@@ -61,12 +129,20 @@ class DraftMessages:
         return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id))
 
     async def close_pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
-        """The pack a player was shown was picked from elsewhere: say so in place of its buttons."""
+        """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
+        A reaction pack message that will show the player's next pack (queued with this) keeps
+        its letters and is left to that edit."""
         p = queued.payload
         found = await drafts.delivery_message(self.bot.db, p["pod_id"], p["pack_id"], p["pack_pick"])
         if found is None:
             return None
-        self.stop_reactions(found[1])
+        target = await drafts.pack_message(self.bot.db, found[1])
+        if target is None:
+            self.stop_reactions(found[1])
+        elif (target.pack_id, target.pack_pick) != (p["pack_id"], p["pack_pick"]) or (
+            p["reason"] == "timeout" and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
+        ):
+            return None
         return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found)
 
     async def dms_closed(self, queued: Queued, fresh: bool) -> Outgoing:
@@ -118,21 +194,28 @@ class DraftMessages:
 
     # --- reactions on pack messages ------------------------------------------------------------------
 
-    def start_reactions(self, message: discord.Message | discord.PartialMessage, prompt: drafts.PackPrompt) -> None:
-        """Add 🇦… in the background: the buttons are usable at once, and a reaction the player adds
-        before the bot does counts just the same."""
-        if not uses_reactions(prompt):
+    def start_reactions(self, message: discord.Message | discord.PartialMessage, prompt: drafts.PackPrompt,
+                        *, have: int = 0) -> None:
+        """Add the letters 🇦… the message lacks, in the background: the buttons are usable at
+        once, and a reaction the player adds before the bot does counts just the same."""
+        if not uses_reactions(prompt) or have >= len(prompt.cards) or message.id in self._reaction_tasks:
             return
-        task = asyncio.create_task(self._add_reactions(message, len(prompt.cards)), name=f"reactions-{message.id}")
+        task = asyncio.create_task(self._add_reactions(message, have, len(prompt.cards)), name=f"reactions-{message.id}")
         self._reaction_tasks[message.id] = task
         task.add_done_callback(lambda _t, mid=message.id: self._reaction_tasks.pop(mid, None))
 
-    async def _add_reactions(self, message, count: int) -> None:
+    async def _add_reactions(self, message, have: int, count: int) -> None:
         try:
-            for card_index in range(count):
+            for card_index in range(have, count):
                 await message.add_reaction(regional_indicator(card_index))
         except discord.HTTPException:
             log.info("stopped adding reactions to %s", message.id, exc_info=True)
+            return
+        await self.bot.outbox.wait_recorded(message.id)
+        try:
+            await drafts.set_letters(self.bot.db, message.id, count)
+        except Exception:  # the letters are there; a later pack only adds them again
+            log.warning("could not record the letters on %s", message.id, exc_info=True)
 
     def stop_reactions(self, message_id: int) -> None:
         task = self._reaction_tasks.pop(message_id, None)

@@ -41,7 +41,7 @@ class Outgoing:
     files: list[discord.File] = field(default_factory=list)
     allowed_mentions: discord.AllowedMentions | None = None  # None: the client's default (no pings)
     edit: tuple[int, int] | None = None  # (channel id, message id) to edit instead of sending
-    continued: list[str] = field(default_factory=list)  # more text, sent as messages right after
+    continued: list[str] = field(default_factory=list)  # more text, sent as messages right after (also after an edit)
     after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
 
 
@@ -140,6 +140,10 @@ class Outbox:
             if outgoing.files:
                 kwargs["attachments"] = outgoing.files
             await message.edit(**kwargs)
+            for content in outgoing.continued:  # e.g. a notification: edits notify nobody
+                await self.bot.get_partial_messageable(channel_id).send(
+                    content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none()
+                )
             return message
         if outgoing.files:
             kwargs["files"] = outgoing.files

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -12,6 +13,7 @@ from discord.ext import commands
 
 from bot.cards.export import FORMATS, export
 from bot.cogs._draft_outbox import DraftMessages
+from bot.cogs._draft_reactions import DraftReactions
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
 from bot.cogs.goldfish import METHOD_CHOICES, PLAY_ORDER_CHOICES, TURN_CHOICES
@@ -38,6 +40,13 @@ class DraftCog(TableCog):
     def __init__(self, bot) -> None:
         super().__init__(bot)
         self.messages = DraftMessages(bot)
+        self.reactions = DraftReactions(bot, self.messages)
+
+    async def cog_load(self) -> None:
+        self.reactions.start_reconciling()
+
+    async def cog_unload(self) -> None:
+        self.reactions.stop()
 
     @property
     def scryfall(self) -> str:
@@ -202,16 +211,15 @@ class DraftCog(TableCog):
         line = ui.picked_line(result.round, result.pick_number, result.card, self.scryfall)
         upcoming = result.next_for_picker
         message = interaction.message
-        if message is not None:
-            self.messages.stop_reactions(message.id)
-        # Buttons-only DMs (and ephemeral /draft pick) reuse the message for the next pack: one call per pick.
-        if upcoming is not None and (not in_dm or upcoming.pick_mode == "buttons"):
-            await interaction.response.edit_message(
-                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
-            )
-            if in_dm and result.held is not None and message is not None:
-                shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
-                await outbox.settle(self.db, [shown])
+        # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
+        if upcoming is not None and (not in_dm or upcoming.pick_mode in ("buttons", "both")):
+            with self.messages.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
+                await interaction.response.edit_message(
+                    embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
+                )
+                if in_dm and result.held is not None and message is not None:
+                    shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
+                    await outbox.settle(self.db, [shown])
             return
         embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
         await interaction.response.edit_message(embed=embed, view=None)
@@ -220,51 +228,12 @@ class DraftCog(TableCog):
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
-        if payload.guild_id is not None or self.bot.user is None or payload.user_id == self.bot.user.id:
-            return
-        card_index = ui.index_of_reaction(str(payload.emoji))
-        if card_index is None:
-            return
-        ref = await self._reacted_pack(payload)
-        if ref is None or ref.user_id != payload.user_id:
-            return
-        channel = self.bot.get_partial_messageable(payload.channel_id)
-        if ref.cards is None:
-            await channel.send("Already picked: that pack has moved on. Your current pack is in your newest message.")
-            return
-        if card_index >= len(ref.cards):
-            return
-        try:
-            result = await drafts.pick(
-                self.db, ref.pod_id, Actor(payload.user_id, None), pack_id=ref.pack_id, pack_pick=ref.pack_pick,
-                card_index=card_index, source="reaction",
-            )
-        except UserError as error:
-            await channel.send(str(error))
-            return
-        self.messages.stop_reactions(payload.message_id)
-        embed = ui.picked_embed(result.round, result.pick_number, result.card, ref.pod_id, self.scryfall,
-                                result.next_for_picker is not None)
-        try:
-            await channel.get_partial_message(payload.message_id).edit(embed=embed, view=None)
-        except discord.HTTPException:
-            log.warning("could not confirm a reaction pick on %s", payload.message_id, exc_info=True)
-        if result.held is not None:
-            self.bot.outbox.on_commit([result.held])
+        await self.reactions.on_toggle(payload, added=True)
 
-    async def _reacted_pack(self, payload: discord.RawReactionActionEvent) -> drafts.DeliveryRef | None:
-        """The pack state the reacted-to message shows. A message sent by another process (or just
-        before a crash) and not recorded yet is adopted if the player's current pack has none."""
-        await self.bot.outbox.wait_recorded(payload.message_id)
-        ref = await drafts.delivery_for_message(self.db, payload.message_id)
-        if ref is not None:
-            return ref
-        pod = await drafts.find_pod(self.db, guild_id=None, channel_id=None, user_id=payload.user_id, statuses=RUNNING)
-        if pod is None:
-            return None
-        return await drafts.adopt_unrecorded_message(
-            self.db, pod.id, payload.user_id, channel_id=payload.channel_id, message_id=payload.message_id
-        )
+    @commands.Cog.listener()
+    async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
+        """A highlight the player clicks off counts too: a bot can't remove their old one in a DM."""
+        await self.reactions.on_toggle(payload, added=False)
 
 
 async def setup(bot) -> None:

@@ -31,6 +31,8 @@ class SweeperCog(commands.Cog):
         self._task: asyncio.Task | None = None
         self._sleeping_until: datetime | None = None
         self._pruned_at = self.started_at
+        # Set once the startup pass has sent what earlier processes left queued (others may wait on it).
+        self.startup_swept = asyncio.Event()
         bot.db.listen(deadlines.TOPIC, self._deadline_armed)
 
     async def cog_load(self) -> None:
@@ -53,6 +55,8 @@ class SweeperCog(commands.Cog):
         while True:
             try:
                 await self.sweep_once(startup=startup)
+                if startup:
+                    self.startup_swept.set()
                 startup = False
             except Exception:
                 log.exception("sweep failed; it runs again shortly")

@@ -208,6 +208,31 @@ class DraftDelivery(Base):
     delivered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class DraftPackMessage(Base):
+    """A DM that shows a player's packs by reactions: one message, edited to show each next pack.
+
+    `pack_id`/`pack_pick` is the pack state it shows now (None: none yet); `letters` how many
+    letter reactions (🇦…) the bot has put on it; `highlights` the letters the player highlights
+    on it as the bot last saw them (bit i: letter i). A toggle of a letter (added or removed)
+    on the pack the message shows now is a pick; at startup, letters whose state differs from
+    `highlights` are the reactions made while the bot was away.
+    """
+
+    __tablename__ = "draft_pack_messages"
+    __table_args__ = (Index("ix_draft_pack_messages_pod_seat", "pod_id", "seat"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"))
+    seat: Mapped[int]
+    channel_id: Mapped[int] = mapped_column(Snowflake)
+    message_id: Mapped[int] = mapped_column(Snowflake, unique=True)
+    pack_id: Mapped[int | None]
+    pack_pick: Mapped[int | None]
+    letters: Mapped[int] = mapped_column(default=0)
+    highlights: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class GoldfishEvent(Base):
     """A Goldfish Draft scoring event: after a pod (pod_id) or for a paper draft (no pod)."""
 

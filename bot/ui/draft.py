@@ -9,7 +9,8 @@ from datetime import datetime
 import discord
 
 from bot.cards.scryfall import card_link_markdown
-from bot.services.drafts import PackPrompt, PodView, PoolView
+from bot.services.drafts import REACTION_CARDS, PackPrompt, PodView, PoolView
+from bot.services.drafts import uses_reactions as uses_reactions
 from bot.store.types import utcnow
 from bot.text import escape
 from bot.ui import limits
@@ -18,7 +19,7 @@ from bot.ui.formatting import format_duration
 from bot.ui.lobby import lobby_button_type
 from bot.ui.lobby import lobby_view as generic_lobby_view
 
-MAX_REACTION_CARDS = 20
+MAX_REACTION_CARDS = REACTION_CARDS
 MAX_BUTTON_CARDS = 25
 
 
@@ -35,10 +36,6 @@ def index_of_reaction(emoji: str) -> int | None:
     if len(emoji) == 1 and 0x1F1E6 <= ord(emoji) < 0x1F1E6 + MAX_REACTION_CARDS:
         return ord(emoji) - 0x1F1E6
     return None
-
-
-def uses_reactions(prompt: PackPrompt) -> bool:
-    return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= MAX_REACTION_CARDS
 
 
 def uses_components(prompt: PackPrompt, *, in_dm: bool = True) -> bool:
@@ -98,10 +95,12 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
     description = limits.fit_lines(linked, min(limits.DESCRIPTION, limits.EMBED_TOTAL - len(title) - footer_budget), plain)
     embed = discord.Embed(title=title, description=description, colour=discord.Colour.blue())
     waiting = prompt.queued_behind
+    # Letters from a bigger pack stay on a reused pack message: name the ones that count.
+    letters = f" {regional_indicator(0)}–{regional_indicator(len(prompt.cards) - 1)}" if uses_reactions(prompt) else ""
     how = {
-        "both": "React with a letter or press a button.",
+        "both": f"React with a letter{letters} or press a button.",
         "buttons": "Press a button.",
-        "reactions": "React with a letter.",
+        "reactions": f"React with a letter{letters}.",
     }[prompt.pick_mode]
     embed.set_footer(
         text=f"{how} Passing {prompt.direction}. "
@@ -160,6 +159,25 @@ def pack_view(prompt: PackPrompt, *, in_dm: bool = True) -> discord.ui.View | No
 
 def picked_line(round_index: int, pick_number: int, card: str, scryfall_base: str) -> str:
     return f"✅ Pack {round_index + 1}, pick {pick_number}: you took {card_link_markdown(card, scryfall_base)}."
+
+
+def pack_ready_text(prompt: PackPrompt) -> str:
+    """The short new message that notifies a player whose pack message (above) shows a new pack."""
+    how = "react with its letter" if prompt.pick_mode == "reactions" else "react with its letter or press its button"
+    return (f"📬 Draft #{prompt.pod_id}: your next pack (pack {prompt.round + 1}, pick {prompt.pick_number}) "
+            f"is in your pack message above: {how}.")
+
+
+def ask_which_text(pod_id: int, letters: Sequence[int]) -> str:
+    """After a restart, several letters changed on a pack: the bot asks instead of guessing."""
+    shown = ", ".join(regional_indicator(i) for i in letters)
+    return (f"🤔 Draft #{pod_id}: while I was restarting, the letters {shown} changed on your pack message above, "
+            "and I can't tell which came last. Click the letter you want once more (on or off, both count).")
+
+
+def no_card_text(index: int, cards: int) -> str:
+    return (f"There is no card {regional_indicator(index)} in this pack: react with "
+            f"{regional_indicator(0)}–{regional_indicator(cards - 1)}.")
 
 
 def picked_embed(round_index: int, pick_number: int, card: str, pod_id: int, scryfall_base: str, waiting: bool) -> discord.Embed:

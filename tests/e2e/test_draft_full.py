@@ -1,5 +1,5 @@
 """A whole 8-player, 2 × 15 draft through the fake Discord, with everything that goes wrong in real life:
-mixed reaction and button picks, a kill -9 restart in the middle, a double click, a reaction on a stale
+mixed reaction and button picks on each player's one pack message, a kill -9 restart in the middle, a double click, a reaction on a stale
 pack message, and a player whose DMs are closed."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from tests.e2e.drivers.draft import (
     live_pack_messages,
     pick_buttons,
     start_lobby,
+    toggle_letter,
 )
 
 pytestmark = pytest.mark.e2e
@@ -58,13 +59,15 @@ class Table:
         self.button_picks += 1
 
     async def pick_by_reaction(self, player: int, message: dict) -> None:
+        """Toggle a letter on the player's pack message (adds it, or clicks off an old highlight)."""
         buttons = pick_buttons(message)
         index = self.rng.randrange(len(buttons))
         dms_before = len(self.fake.dms(player))
-        await self.fake.add_reaction(player, message, chr(0x1F1E6 + index))
+        await toggle_letter(self.fake, player, message, index)
 
         def outcome():
-            if not pick_buttons(self.fake.message(message["id"])):
+            # The message shows the next pack (other buttons) or "you took …" (none).
+            if pick_buttons(self.fake.message(message["id"])) != buttons:
                 return "picked"
             if any("Already picked" in m.get("content", "") for m in self.fake.dms(player)[dms_before:]):
                 return "stale"

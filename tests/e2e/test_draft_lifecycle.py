@@ -18,10 +18,13 @@ from bot.ui import draft as ui
 from tests.e2e.drivers.draft import (
     age_waits,
     card_of,
+    cards_shown,
     download_log,
     embed_text,
     live_pack_messages,
+    live_reaction_packs,
     pick_buttons,
+    pick_by_reaction,
 )
 from tests.e2e.test_draft_timers import pod_status
 from tests.fake_discord.models import flatten_components
@@ -179,19 +182,6 @@ async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
 # --- playing ---------------------------------------------------------------------------------------
 
 
-def live_reaction_packs(fake, user: int) -> list[dict]:
-    """The user's pack messages that still wait for a reaction (a pick replaces the pack's embed)."""
-    return [
-        m for m in fake.dms(user)
-        if any((e.get("footer") or {}).get("text", "").startswith("React with a letter") for e in m.get("embeds") or [])
-    ]
-
-
-def cards_shown(message: dict) -> list[str]:
-    """The card names a pack message lists, in order ("🇦 [Name](link)" lines)."""
-    return re.findall(r"^\S+ \[(.+?)\]\(", message["embeds"][0]["description"], flags=re.M)
-
-
 class Players:
     """Acts as the human players of one pod, keeping the test's own record of who picked what."""
 
@@ -214,13 +204,8 @@ class Players:
             assert "you took" in result.content, result.content
             card = card_of(button)
         else:
-            cards = cards_shown(message)
-            index = self.rng.randrange(len(cards))
-            await self.fake.add_reaction(player, message, chr(0x1F1E6 + index))
-            await self.fake.wait_for(
-                lambda: "you took" in embed_text(self.fake.message(message["id"])), what=f"reaction pick by {player}"
-            )
-            card = cards[index]
+            index = self.rng.randrange(len(cards_shown(message)))
+            card = await pick_by_reaction(self.fake, player, message, index)
         self.picks[player].append(card)
         return card
 

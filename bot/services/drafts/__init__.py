@@ -5,6 +5,8 @@
 - `picking`: picks by players, the timer and bot seats, and handing a seat to a bot;
 - `timers`: the pick timer's deadline handler;
 - `deliveries`: the messages a draft owes (outbox kinds) and which message shows which pack;
+- `reactions`: picks by letter reaction on a player's one reused pack message, and reconciling
+  the reactions made while the bot was away;
 - `pools`: what players picked, the pick log, card data.
 """
 
@@ -13,6 +15,7 @@ from bot.services.drafts.deliveries import (
     DMS_CLOSED,
     FINAL_POOL,
     PACK,
+    REACTION_CARDS,
     REMINDER,
     RETIRE,
     SUMMARY,
@@ -27,6 +30,7 @@ from bot.services.drafts.deliveries import (
     record_shown,
     resend,
     still_current,
+    uses_reactions,
 )
 from bot.services.drafts.lobby import (
     MAX_PICK_TIMER,
@@ -45,13 +49,22 @@ from bot.services.drafts.lobby import (
 )
 from bot.services.drafts.picking import PickResult, pick, replace_with_bot
 from bot.services.drafts.pools import PoolView, all_pools, count_picks, pick_log, pool
+from bot.services.drafts.reactions import (
+    PackMessage,
+    Toggle,
+    has_pack,
+    pack_message,
+    pack_message_of,
+    set_letters,
+)
 from bot.services.drafts.state import STATUSES, PackPrompt, PodView, SeatView
 from bot.services.drafts.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
 
 __all__ = [
     "CLOSE_PACK", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
     "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
-    "PickResult", "PodView", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel",
+    "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "has_pack", "pack_message",
+    "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",

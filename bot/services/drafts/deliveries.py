@@ -20,7 +20,7 @@ from bot.services import deadlines, outbox
 from bot.services.drafts.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
 from bot.services.errors import PermissionDenied
 from bot.store.db import Database
-from bot.store.models import DraftDelivery, DraftPod, DraftSeat
+from bot.store.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
 from bot.store.types import utcnow
 
 PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPrompt)
@@ -32,6 +32,15 @@ TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot tak
 FINAL_POOL = "draft.final_pool"  # the pool by DM when the draft is over
 SUMMARY = "draft.summary"  # the channel's summary when the draft is over
 RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
+REACTION_CARDS = 20  # the most cards a pack message offers as letter reactions (🇦…🇹)
+# Keys a PACK row's payload may carry besides the prompt: "resend" (a new message, asked for),
+# "picked" (the picker's own next pack, after a reaction pick: {"card", "round", "pick_number"}).
+EXTRA_KEYS = ("resend", "picked")
+
+
+def uses_reactions(prompt: PackPrompt) -> bool:
+    """Is this pack shown with letter reactions (on the player's one reused pack message)?"""
+    return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
 
 
 def pack_message(prompt: PackPrompt, *, resend: bool = False) -> outbox.Message:
@@ -40,7 +49,7 @@ def pack_message(prompt: PackPrompt, *, resend: bool = False) -> outbox.Message:
 
 
 def prompt_of(queued: outbox.Queued) -> PackPrompt:
-    return PackPrompt.from_payload({k: v for k, v in queued.payload.items() if k != "resend"})
+    return PackPrompt.from_payload({k: v for k, v in queued.payload.items() if k not in EXTRA_KEYS})
 
 
 async def queue_packs(
@@ -100,10 +109,28 @@ async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel
     elif existing.message_id != message_id:
         old = {"channel_id": existing.channel_id, "message_id": existing.message_id}
         await outbox.queue(session, outbox.Message(RETIRE, old, guild_id=prompt.guild_id))
+        await session.execute(  # a retired pack message shows no pack any more: its letters pick nothing
+            update(DraftPackMessage).where(DraftPackMessage.message_id == existing.message_id).values(pack_id=None, pack_pick=None)
+        )
         existing.channel_id, existing.message_id = channel_id, message_id
+    if uses_reactions(prompt):
+        await _show_on_pack_message(session, prompt, channel_id, message_id)
     await session.execute(
         update(DraftSeat).where(DraftSeat.pod_id == prompt.pod_id, DraftSeat.seat == prompt.seat).values(dm_closed=False)
     )
+
+
+async def _show_on_pack_message(session: AsyncSession, prompt: PackPrompt, channel_id: int, message_id: int) -> None:
+    """Record that the reaction pack message `message_id` shows `prompt` now (the player's
+    highlights on it are kept: a bot cannot remove a player's reaction in a DM)."""
+    row = (
+        await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
+    ).scalar_one_or_none()
+    if row is None:
+        session.add(DraftPackMessage(pod_id=prompt.pod_id, seat=prompt.seat, channel_id=channel_id, message_id=message_id,
+                                     pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, letters=0, highlights=0))
+    else:
+        row.pack_id, row.pack_pick = prompt.pack_id, prompt.pack_pick
 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:

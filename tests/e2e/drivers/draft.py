@@ -16,8 +16,9 @@ from tests.e2e.drivers.common import components, embed_text
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord import FakeDiscord
 
-__all__ = ["DraftDriver", "age_waits", "card_of", "download_log", "embed_text", "join_all", "live_pack_messages",
-           "pick_buttons", "start_lobby"]
+__all__ = ["DraftDriver", "age_waits", "card_of", "cards_shown", "download_log", "embed_text", "join_all",
+           "live_pack_messages", "live_reaction_packs", "pack_title", "pick_buttons", "pick_by_reaction", "start_lobby",
+           "toggle_letter"]
 
 
 class DraftDriver(TableDriver):
@@ -36,6 +37,48 @@ def live_pack_messages(fake: FakeDiscord, user_id: int) -> list[dict]:
 
 def card_of(button: dict) -> str:
     return button["label"].split(" · ", 1)[1]
+
+
+def live_reaction_packs(fake: FakeDiscord, user_id: int) -> list[dict]:
+    """The user's pack messages that show a pack to pick from by reaction now (a pick turns the
+    one pack message into the next pack, or into "you took …" while the player waits)."""
+    return [
+        m for m in fake.dms(user_id)
+        if any((e.get("footer") or {}).get("text", "").startswith("React with a letter") for e in m.get("embeds") or [])
+    ]
+
+
+def cards_shown(message: dict) -> list[str]:
+    """The card names a pack message lists, in order ("🇦 [Name](link)" lines)."""
+    return re.findall(r"^\S+ \[(.+?)\]\(", message["embeds"][0]["description"], flags=re.M)
+
+
+def pack_title(message: dict) -> str:
+    """"Pack 1, pick 3" of a pack message."""
+    return re.search(r"Pack \d+, pick \d+", message["embeds"][0]["title"]).group(0)
+
+
+async def toggle_letter(fake: FakeDiscord, user_id: int, message: dict, index: int) -> bool:
+    """Click letter `index` on the message, as a player does: it adds the player's reaction, or
+    removes the one they left there before. Returns True if it added."""
+    emoji = ui.regional_indicator(index)
+    added = user_id not in fake.reactions(message["id"]).get(emoji, set())
+    if added:
+        await fake.add_reaction(user_id, message, emoji)
+    else:
+        await fake.remove_reaction(user_id, message, emoji)
+    return added
+
+
+async def pick_by_reaction(fake: FakeDiscord, user_id: int, message: dict, index: int) -> str:
+    """Pick card `index` by toggling its letter and wait for the bot's confirmation on the same
+    message; returns the card."""
+    message = fake.message(message["id"])
+    card, shown = cards_shown(message)[index], pack_title(message)
+    await toggle_letter(fake, user_id, message, index)
+    await fake.wait_for(lambda: f"{shown}: you took" in embed_text(fake.message(message["id"])),
+                        what=f"reaction pick by {user_id} from {shown}")
+    return card
 
 
 async def start_lobby(fake: FakeDiscord, world, **options) -> tuple[int, dict]:

@@ -1,0 +1,144 @@
+"""Picks by letter reaction in DMs, and the reactions made while the bot was away.
+
+A toggle of a letter (added or removed) on a player's pack message is a pick from the pack it
+shows now (`bot.services.drafts.reactions`). The answer is one edit of that message: the next
+pack (through the outbox row the pick queued) or "you took …, waiting for the next pack".
+
+At startup the shard-0 process reads each running pod's pack messages once (one per human seat,
+`fetch_message`, whose reactions carry counts and `me`) and lets the service compare the letters
+the player highlights with those it saw: on a message showing a pack one change is the pick and
+several are asked about in the DM; on a waiting player's message the letters are only recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import discord
+
+from bot.services import drafts
+from bot.services.drafts import reactions
+from bot.ui import draft as ui
+from bot.ui import limits
+
+log = logging.getLogger(__name__)
+STARTUP_SWEEP_WAIT = 60  # seconds the reconcile waits, at most, for the startup sweep
+RECONCILE_PER_SECOND = 20  # at most this many message reads per second at startup (Discord allows 50 in all)
+
+
+class DraftReactions:
+    def __init__(self, bot, messages) -> None:  # bot: MtgBot, messages: DraftMessages
+        self.bot = bot
+        self.messages = messages
+        self._task: asyncio.Task | None = None
+
+    @property
+    def db(self):
+        return self.bot.db
+
+    # --- events --------------------------------------------------------------------------------------
+
+    async def on_toggle(self, payload: discord.RawReactionActionEvent, added: bool) -> None:
+        if payload.guild_id is not None or self.bot.user is None or payload.user_id == self.bot.user.id:
+            return
+        index = ui.index_of_reaction(str(payload.emoji))
+        if index is None:
+            return
+        # A message this process is turning to its next pack: wait until the edit is made and then
+        # until it is recorded, so the toggle is judged against the pack the player saw.
+        await self.messages.settled(payload.message_id)
+        await self.bot.outbox.wait_recorded(payload.message_id)
+        done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
+        if done is None and added and await self._adopt(payload):
+            done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
+        if done is not None:
+            await self.answer(done, payload.channel_id, payload.message_id, index)
+
+    async def _adopt(self, payload: discord.RawReactionActionEvent) -> bool:
+        """A pack message sent by another process (or just before a crash) and not recorded yet is
+        adopted if the player's current pack has none."""
+        pod = await drafts.find_pod(self.db, guild_id=None, channel_id=None, user_id=payload.user_id,
+                                    statuses=(drafts.STATUSES.running,))
+        if pod is None:
+            return False
+        ref = await drafts.adopt_unrecorded_message(
+            self.db, pod.id, payload.user_id, channel_id=payload.channel_id, message_id=payload.message_id
+        )
+        return ref is not None
+
+    async def answer(self, done: reactions.Toggle, channel_id: int, message_id: int, index: int | None = None) -> None:
+        channel = self.bot.get_partial_messageable(channel_id)
+        try:
+            if done.outcome == reactions.PICKED:
+                result = done.result
+                if result.held is not None:
+                    with self.messages.settling(message_id):  # the next pack, on this same message
+                        await self.bot.outbox.send_batch([result.held], fresh=True)
+                    return
+                embed = ui.picked_embed(result.round, result.pick_number, result.card, done.pod_id,
+                                        self.bot.settings.scryfall_base, False)
+                await channel.get_partial_message(message_id).edit(embed=embed, view=None)
+            elif done.outcome == reactions.STALE:
+                await channel.send("Already picked: that pack has moved on. Your current pack is in your pack message.")
+            elif done.outcome == reactions.NO_CARD and index is not None:
+                await channel.send(ui.no_card_text(index, done.cards))
+            elif done.outcome == reactions.ASK:
+                await channel.send(limits.clip(ui.ask_which_text(done.pod_id, done.letters), limits.CONTENT))
+        except discord.HTTPException:
+            log.warning("could not answer a reaction on %s", message_id, exc_info=True)
+
+    # --- startup --------------------------------------------------------------------------------------
+
+    def start_reconciling(self) -> None:
+        if self.bot.owns_shard_zero:
+            self._task = asyncio.get_running_loop().create_task(self._reconcile_when_ready(), name="draft-reconcile")
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _reconcile_when_ready(self) -> None:
+        await self.bot.wait_until_ready()
+        sweeper = self.bot.get_cog("SweeperCog")
+        if sweeper is not None:
+            # After the startup sweep: a pack shown just before a crash but not recorded is shown
+            # (and recorded) again first, so a reaction made on it is read too.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sweeper.startup_swept.wait(), STARTUP_SWEEP_WAIT)
+        try:
+            counted = await self.reconcile()
+            log.info("reaction reconcile: %d pack messages read", counted)
+        except Exception:
+            log.exception("reaction reconcile failed")
+
+    async def reconcile(self) -> int:
+        """Read each running pod's pack messages once (one per human seat), paced, and count what
+        changed while the bot was away."""
+        pending = await reactions.pending(self.db)
+        for number, target in enumerate(pending):
+            if number:
+                await asyncio.sleep(1 / RECONCILE_PER_SECOND)  # pacing, not synchronisation
+            try:
+                message = await self.bot.get_partial_messageable(target.channel_id).fetch_message(target.message_id)
+            except discord.HTTPException:
+                log.info("could not read pack message %s", target.message_id, exc_info=True)
+                continue
+            observed, mine = 0, 0
+            for reaction in message.reactions:
+                index = ui.index_of_reaction(str(reaction.emoji))
+                if index is None:
+                    continue
+                if reaction.me:
+                    mine = max(mine, index + 1)
+                if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
+                    observed |= 1 << index
+            done = await reactions.reconcile(self.db, target, observed)
+            if done is not None:
+                await self.answer(done, target.channel_id, target.message_id)
+            if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
+                prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
+                if prompt is not None and mine < len(prompt.cards):
+                    self.messages.start_reactions(message, prompt, have=mine)
+        return len(pending)

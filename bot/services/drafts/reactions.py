@@ -1,0 +1,217 @@
+"""Picks by letter reaction on a player's one reused pack message, and reconciling the reactions
+made while the bot was away.
+
+A player in a reaction pod has one pack message (`DraftPackMessage`) while packs keep reaching
+them: it is edited to show each next pack, and the bot's letters (🇦…) stay on it. A bot cannot
+remove a player's reaction in a DM, so the player's old highlights stay too; a **toggle** of a
+letter (added or removed) on the pack the message shows now is the pick. The message records
+the highlights the bot has seen (one bit per letter), updated in the transaction of each toggle,
+so after a restart the letters whose state differs are exactly the reactions the bot missed:
+one such letter is the pick; several are asked about, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.formats import draft as engine
+from bot.services.drafts.picking import PickResult, apply_pick
+from bot.services.drafts.state import STATUSES, Pod, load_pod
+from bot.store.db import Database
+from bot.store.models import DraftPackMessage, DraftPod, DraftSeat, OutboxMessage
+from bot.store.types import utcnow
+
+PICKED, STALE, NO_CARD, UNCHANGED, ASK = "picked", "stale", "no_card", "unchanged", "ask"
+
+
+@dataclass(frozen=True)
+class PackMessage:
+    pod_id: int
+    seat: int
+    channel_id: int
+    message_id: int
+    pack_id: int | None
+    pack_pick: int | None
+    letters: int
+    highlights: int
+    user_id: int | None = None  # filled by `pending`
+    current: bool = False  # filled by `pending`: it showed the seat's current pack when listed
+
+
+def _view(row: DraftPackMessage, user_id: int | None = None, current: bool = False) -> PackMessage:
+    return PackMessage(row.pod_id, row.seat, row.channel_id, row.message_id, row.pack_id, row.pack_pick,
+                       row.letters, row.highlights, user_id, current)
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """What a toggle (or a reconciliation) did. `result` for PICKED; `letters` (card indexes) for
+    ASK; `cards` (how many the shown pack has) for NO_CARD."""
+
+    outcome: str
+    pod_id: int
+    user_id: int
+    result: PickResult | None = None
+    letters: tuple[int, ...] = ()
+    cards: int = 0
+
+
+async def pack_message_of(db: Database, pod_id: int, seat: int) -> PackMessage | None:
+    """The seat's newest reaction pack message in that pod, if it has one."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftPackMessage)
+                .where(DraftPackMessage.pod_id == pod_id, DraftPackMessage.seat == seat)
+                .order_by(DraftPackMessage.id.desc())
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+    return None if row is None else _view(row)
+
+
+async def pack_message(db: Database, message_id: int) -> PackMessage | None:
+    async with db.read() as session:
+        row = (
+            await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
+        ).scalar_one_or_none()
+    return None if row is None else _view(row)
+
+
+async def set_letters(db: Database, message_id: int, letters: int) -> None:
+    """The bot's letters 🇦… up to `letters` are on the message (never fewer than recorded)."""
+    async with db.write() as session:
+        await session.execute(
+            update(DraftPackMessage)
+            .where(DraftPackMessage.message_id == message_id, DraftPackMessage.letters < letters)
+            .values(letters=letters)
+        )
+
+
+async def has_pack(db: Database, pod_id: int, seat: int) -> bool:
+    """Does the seat have a pack to pick from now?"""
+    async with db.read() as session:
+        pod = await load_pod(session, pod_id)
+        return pod.row.status == STATUSES.running and pod.state is not None and pod.state.head(seat) is not None
+
+
+async def toggle(db: Database, message_id: int, user_id: int, index: int, added: bool, *,
+                 now: datetime | None = None) -> Toggle | None:
+    """The player added (or removed) letter `index` on `message_id`. None: not a pack message of
+    theirs. A toggle the bot has already seen (e.g. counted at startup) changes nothing."""
+    bit = 1 << index
+    async with db.write() as session:
+        found = await _locked(session, message_id)
+        if found is None:
+            return None
+        pod, row = found
+        if pod.by_seat(row.seat).user_id != user_id:
+            return None
+        seen = row.highlights | bit if added else row.highlights & ~bit
+        if seen == row.highlights:
+            return Toggle(UNCHANGED, pod.row.id, user_id)
+        row.highlights = seen
+        return await _pick(session, pod, row, user_id, (index,), now or utcnow())
+
+
+async def reconcile(db: Database, target: PackMessage, observed: int, *, now: datetime | None = None) -> Toggle | None:
+    """Compare the letters the player highlights on `target` (`observed`, read from Discord after
+    `pending` listed it) with those the bot saw. On a message that shows the seat's current pack,
+    one changed letter is the pick and several are asked about; on a message that shows none
+    (the player is waiting) the observed letters are only recorded, so later toggles compare
+    with the truth. None: the message changed since it was listed (a live reaction was handled
+    meanwhile: the reading is older than the record, which is kept)."""
+    async with db.write() as session:
+        found = await _locked(session, target.message_id)
+        if found is None:
+            return None
+        pod, row = found
+        head = pod.state.head(row.seat) if pod.state is not None and pod.row.status == STATUSES.running else None
+        shown = (row.pack_id, row.pack_pick)
+        current = head is not None and shown == (head.pack_id, head.picks_made)
+        if shown != (target.pack_id, target.pack_pick) or current != target.current:
+            return None
+        changed = observed ^ row.highlights
+        row.highlights = observed
+        user_id = pod.by_seat(row.seat).user_id
+        if not current:
+            return Toggle(UNCHANGED, pod.row.id, user_id)
+        letters = tuple(i for i in range(changed.bit_length()) if changed >> i & 1)
+        return await _pick(session, pod, row, user_id, letters, now or utcnow(), event=False)
+
+
+async def _locked(session: AsyncSession, message_id: int) -> tuple[Pod, DraftPackMessage] | None:
+    """The pod (locked: one pick at a time) and the pack message row."""
+    pod_id = (
+        await session.execute(select(DraftPackMessage.pod_id).where(DraftPackMessage.message_id == message_id))
+    ).scalar_one_or_none()
+    if pod_id is None:
+        return None
+    pod = await load_pod(session, pod_id, lock=True)
+    row = (
+        await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
+    ).scalar_one()
+    return pod, row
+
+
+async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id: int, letters: tuple[int, ...],
+                now: datetime, *, event: bool = True) -> Toggle:
+    """Pick the one toggled letter from the pack the message shows, if it is still the seat's.
+    `event`: a reaction event (else a reconciliation, which ignores letters beyond the pack and
+    stays silent about a pack that moved on)."""
+    pod_id = pod.row.id
+    if pod.row.status != STATUSES.running:  # clicks after the draft ended (or was cancelled): no answer
+        return Toggle(UNCHANGED, pod_id, user_id)
+    state, seat_row = pod.state, pod.by_seat(row.seat)
+    head = state.head(row.seat) if state is not None else None
+    if head is None or seat_row.is_bot or (head.pack_id, head.picks_made) != (row.pack_id, row.pack_pick):
+        return Toggle(STALE if event else UNCHANGED, pod_id, user_id)
+    if event and letters[0] >= len(head.cards):
+        return Toggle(NO_CARD, pod_id, user_id, cards=len(head.cards))
+    letters = tuple(i for i in letters if i < len(head.cards))
+    if not letters:
+        return Toggle(UNCHANGED, pod_id, user_id)
+    if len(letters) > 1:
+        return Toggle(ASK, pod_id, user_id, letters=letters)
+    result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, letters[0], "reaction", now)
+    if result.held is not None:
+        # The picker's next pack replaces this one on the same message, with what they took.
+        picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+        payload = {**result.held.payload, "picked": picked}
+        await session.execute(update(OutboxMessage).where(OutboxMessage.id == result.held.id).values(payload=payload))
+        held = replace(result.held, message=replace(result.held.message, payload=payload))
+        result = replace(result, held=held)
+    return Toggle(PICKED, pod_id, user_id, result=result)
+
+
+async def pending(db: Database) -> list[PackMessage]:
+    """The newest reaction pack message of every human seat of every running pod: those showing
+    the seat's current pack (`current`), which a reaction may have picked from while the bot was
+    away, and those of waiting players, whose highlights the bot only brings up to date."""
+    newest = (
+        select(func.max(DraftPackMessage.id))
+        .group_by(DraftPackMessage.pod_id, DraftPackMessage.seat)
+        .scalar_subquery()
+    )
+    async with db.read() as session:
+        rows = (
+            await session.execute(
+                select(DraftPackMessage, DraftPod.state, DraftSeat.user_id)
+                .join(DraftPod, DraftPod.id == DraftPackMessage.pod_id)
+                .join(DraftSeat, (DraftSeat.pod_id == DraftPackMessage.pod_id) & (DraftSeat.seat == DraftPackMessage.seat))
+                .where(DraftPod.status == STATUSES.running, DraftPackMessage.pack_id.is_not(None),
+                       DraftSeat.is_bot.is_(False), DraftPackMessage.id.in_(newest))
+                .order_by(DraftPackMessage.id)
+            )
+        ).all()
+    out = []
+    for row, state, user_id in rows:
+        if not state:
+            continue
+        pack = engine.DraftState.pack_in_dict(state, row.pack_id)
+        out.append(_view(row, user_id, current=pack is not None and pack[0] == row.pack_pick))
+    return out

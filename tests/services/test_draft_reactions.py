@@ -1,0 +1,121 @@
+"""Reaction picks on one reused pack message, and the startup reconciliation, against real SQLite
+and PostgreSQL databases."""
+
+from __future__ import annotations
+
+from bot.services import drafts
+from bot.services.drafts import reactions
+from tests.services.test_drafts import ADMIN, new_pod, pick_first_card
+
+CHANNEL = 55
+
+
+async def reaction_pod(db, players: int = 2, **options):
+    pod = await new_pod(db, players=players, pick_mode="reactions", packs=1, pack_size=5, **options)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    prompts = {p.user_id: p for p in begun.prompts}
+    for number, prompt in enumerate(begun.prompts):  # each player's pack message, as the outbox records it
+        await drafts.record_shown(db, prompt, channel_id=CHANNEL, message_id=900 + number)
+    return pod.id, prompts
+
+
+async def test_a_toggle_on_or_off_picks_once_and_the_next_pack_goes_on_the_same_message(db):
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, _) = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    assert (message.pack_id, message.pack_pick, message.highlights) == (first.pack_id, first.pack_pick, 0)
+
+    done = await reactions.toggle(db, message.message_id, a, 2, True)
+    assert done.outcome == reactions.PICKED and done.result.card == first.cards[2]
+    assert done.result.held is None  # a waits: nothing queued for them yet
+    # The same toggle again (a replayed event, or one the bot already counted) changes nothing.
+    assert (await reactions.toggle(db, message.message_id, a, 2, True)).outcome == reactions.UNCHANGED
+    # Clicking it off now refers to a pack the message no longer shows.
+    assert (await reactions.toggle(db, message.message_id, a, 2, False)).outcome == reactions.STALE
+    # Somebody else's reaction on a's message is not theirs to make.
+    assert await reactions.toggle(db, message.message_id, b, 0, True) is None
+
+    # b picks: the pack reaches a, whose message shows it next (recorded by the outbox's edit).
+    await pick_first_card(db, prompts[b], source="reaction")
+    nxt = await drafts.current_prompt(db, pod_id, a)
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=message.message_id)
+    shown = await drafts.pack_message(db, message.message_id)
+    assert (shown.pack_id, shown.pack_pick, shown.highlights) == (nxt.pack_id, nxt.pack_pick, 0)
+    # a clicks 🇨 on again (its highlight had been clicked off): that is a's pick from the new pack.
+    done = await reactions.toggle(db, message.message_id, a, 2, True)
+    assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[2]
+    # a waits again: clicking it off picks nothing.
+    assert (await reactions.toggle(db, message.message_id, a, 2, False)).outcome == reactions.STALE
+
+
+async def test_the_held_next_pack_is_marked_for_the_same_message(db):
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, second) = sorted(prompts.items())
+    await pick_first_card(db, second, source="reaction")  # b passes a pack to a: a now has two
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    done = await reactions.toggle(db, message.message_id, a, 0, True)
+    held = done.result.held
+    assert held is not None and held.payload["picked"] == {"card": first.cards[0], "round": 0, "pick_number": 1}
+    assert drafts.prompt_of(held).pack_pick == second.pack_pick + 1
+
+
+async def test_a_letter_beyond_the_pack_is_no_card(db):
+    pod_id, prompts = await reaction_pod(db)
+    a, first = sorted(prompts.items())[0]
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    done = await reactions.toggle(db, message.message_id, a, 7, True)
+    assert done.outcome == reactions.NO_CARD and done.cards == 5
+
+
+async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db):
+    pod_id, prompts = await reaction_pod(db, players=3)
+    (a, pa), (b, pb), (c, pc) = sorted(prompts.items())
+    pending = {m.seat: m for m in await reactions.pending(db)}
+    assert set(pending) == {pa.seat, pb.seat, pc.seat} and pending[pa.seat].user_id == a
+
+    # a highlighted 🇧 while the bot was away: the pick.
+    done = await reactions.reconcile(db, pending[pa.seat], 0b10)
+    assert done.outcome == reactions.PICKED and done.result.card == pa.cards[1]
+    # b highlighted 🇦 and 🇩: asked, nothing picked; the next click on 🇩 (off) is the pick.
+    done = await reactions.reconcile(db, pending[pb.seat], 0b1001)
+    assert done.outcome == reactions.ASK and done.letters == (0, 3)
+    assert (await drafts.current_prompt(db, pod_id, b)).pack_pick == pb.pack_pick
+    done = await reactions.toggle(db, pending[pb.seat].message_id, b, 3, False)
+    assert done.outcome == reactions.PICKED and done.result.card == pb.cards[3]
+    # c changed nothing: nothing happens; a second reading of the same state neither.
+    assert (await reactions.reconcile(db, pending[pc.seat], 0)).outcome == reactions.UNCHANGED
+    # a's message no longer shows a current pack: a stale reading is ignored, its record kept.
+    assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
+    assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
+    assert {m.seat for m in await reactions.pending(db) if m.current} == {pc.seat}
+
+
+async def test_a_pack_sent_again_retires_the_old_pack_message(db):
+    pod_id, prompts = await reaction_pod(db)
+    a, first = sorted(prompts.items())[0]
+    old = await drafts.pack_message_of(db, pod_id, first.seat)
+    await drafts.record_shown(db, first, channel_id=CHANNEL, message_id=990)  # /draft resend: a new message
+    assert (await drafts.pack_message_of(db, pod_id, first.seat)).message_id == 990
+    assert (await drafts.pack_message(db, old.message_id)).pack_id is None
+    assert (await reactions.toggle(db, old.message_id, a, 0, True)).outcome == reactions.STALE
+    assert (await reactions.toggle(db, 990, a, 0, True)).outcome == reactions.PICKED
+    assert [(m.message_id, m.current) for m in await reactions.pending(db) if m.seat == first.seat] == [(990, False)]
+
+
+async def test_reconcile_brings_a_waiting_message_up_to_date(db):
+    """A letter clicked on a message that showed no pack while the bot was away picks nothing, but
+    is recorded: clicking it again once a pack is shown is a pick, not an unchanged state."""
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, second) = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    await reactions.toggle(db, message.message_id, a, 0, True)  # a picks 🇦 and waits
+    (waiting,) = [m for m in await reactions.pending(db) if m.seat == first.seat]
+    assert not waiting.current
+    done = await reactions.reconcile(db, waiting, 0b101)  # 🇨 clicked on while the bot was away
+    assert done.outcome == reactions.UNCHANGED
+    assert (await drafts.pack_message(db, message.message_id)).highlights == 0b101
+    await pick_first_card(db, second, source="reaction")  # the next pack reaches a, on the same message
+    nxt = await drafts.current_prompt(db, pod_id, a)
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=message.message_id)
+    done = await reactions.toggle(db, message.message_id, a, 2, False)  # 🇨 off: the pick
+    assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[2]
