@@ -4,7 +4,7 @@ Reaction picks edit one message per player instead of sending one per pick; the 
 it shows and which letters the player highlights, so a restart can tell new reactions from old.
 
 Revision ID: 0014
-Revises: 0009
+Revises: 0013
 Create Date: 2026-11-22
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 import bot.store.types
 
 revision: str = '0014'
-down_revision: str | None = '0009'
+down_revision: str | None = '0013'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
