@@ -50,9 +50,10 @@ DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
 ENDED = "turnabout.cancelled"  # cancelled by an organizer: nothing recorded
 
-# Engine events that the channel hears about (GameReported is answered with its own message).
+# Engine events that the channel hears about (a report and its confirmation are the report message
+# itself, posted and then edited by the cog).
 PUBLIC_EVENTS = (
-    engine.RegistrationClosed, engine.RoundPaired, engine.GameConfirmed, engine.GameDisputed, engine.GameDecided,
+    engine.RegistrationClosed, engine.RoundPaired, engine.GameDisputed, engine.GameDecided,
     engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped,
 )
 

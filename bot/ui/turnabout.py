@@ -115,8 +115,6 @@ def event_lines(news: Announcement) -> list[str]:
                          "An organizer pairs round 1 with `/turnabout pair`.")
         elif kind == "RoundPaired":
             lines += _pairing_lines(news, e)
-        elif kind == "GameConfirmed":
-            lines.append(f"✅ Match {e['match']}, game {e['game']}: confirmed by {mention(u(e['by']))}.")
         elif kind == "GameDisputed":
             reason = f" ({escape(e['reason'])})" if e["reason"] else ""
             lines.append(
