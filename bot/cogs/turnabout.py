@@ -11,15 +11,17 @@ from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs._turnabout_outbox import TurnaboutMessages
 from bot.formats import turnabout as engine
 from bot.services import tables, turnabout
-from bot.services.errors import UserError
+from bot.services.errors import PermissionDenied, UserError
 from bot.services.turnabout import EventView
 from bot.text import escape
 from bot.ui import turnabout as ui
 from bot.ui.confirm import ask_confirmation
-from bot.ui.dispatch import actor_of
+from bot.ui.dispatch import InvalidPayload, actor_of
 from bot.ui.limits import ping
+from bot.ui.paginate import Page, register_renderer, send_paginated
 
 S = turnabout.STATUSES
+STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 CLOCK_CHOICES = [
     app_commands.Choice(name="off: no chess clock (default)", value="off"),
@@ -42,6 +44,8 @@ class TurnaboutCog(TableCog):
     def __init__(self, bot) -> None:
         super().__init__(bot)
         self.messages = TurnaboutMessages(bot)
+        register_renderer(STANDINGS_PAGES, self.standings_page)
+        register_renderer(RATING_PAGES, self.ratings_page)
 
     def lobby_embed(self, table: EventView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
@@ -183,7 +187,13 @@ class TurnaboutCog(TableCog):
     @group.command(name="standings", description="The event's standings: VP, record and tiebreakers.")
     async def standings(self, interaction: discord.Interaction) -> None:
         event = await self.table_here(interaction, S.all)
-        await interaction.response.send_message(embed=ui.standings_embed(event))
+        await send_paginated(interaction, STANDINGS_PAGES, str(event.id), ephemeral=False)
+
+    async def standings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
+        event = await turnabout.get_event(self.db, _key_id(key))
+        if interaction.guild_id is not None and event.guild_id != interaction.guild_id:
+            raise PermissionDenied("That event belongs to another server.")
+        return ui.standings_page(event, page)
 
     @group.command(name="drop", description="Leave the event: you are not paired again (asks first).")
     @app_commands.guild_only()
@@ -218,8 +228,12 @@ class TurnaboutCog(TableCog):
     @group.command(name="rating", description="This server's accumulated Turnabout ratings.")
     @app_commands.guild_only()
     async def rating(self, interaction: discord.Interaction) -> None:
-        rows = await turnabout.ratings(self.db, interaction.guild_id)
-        await interaction.response.send_message(embed=ui.ratings_embed("Turnabout ratings", rows))
+        await send_paginated(interaction, RATING_PAGES, str(interaction.guild_id), ephemeral=False)
+
+    async def ratings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
+        if _key_id(key) != interaction.guild_id:
+            raise PermissionDenied("Those ratings belong to another server.")
+        return ui.ratings_page(await turnabout.ratings(self.db, interaction.guild_id), page)
 
     # --- report buttons ----------------------------------------------------------------------
 
@@ -236,6 +250,13 @@ class TurnaboutCog(TableCog):
             await turnabout.dispute(self.db, event, match, game, actor)
             await interaction.response.edit_message(
                 content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+
+
+def _key_id(key: str) -> int:
+    """A page button's key: an event or server id (anything else was not made by us)."""
+    if not key.isascii() or not key.isdigit() or not 0 < int(key) <= tables.MAX_ID:
+        raise InvalidPayload()
+    return int(key)
 
 
 async def setup(bot) -> None:

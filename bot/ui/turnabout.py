@@ -13,6 +13,7 @@ from bot.text import escape
 from bot.ui import limits
 from bot.ui.dispatch import Component, index, number, word
 from bot.ui.lobby import lobby_button_type
+from bot.ui.paginate import Page, slice_page
 
 MAX_CONTENT = 1900
 MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
@@ -217,29 +218,36 @@ def standings_lines(state: engine.TurnaboutState) -> list[str]:
     return lines
 
 
-def standings_embed(event: EventView) -> discord.Embed:
+ROWS_PER_PAGE = 20
+
+
+def standings_page(event: EventView, page: int = 0) -> Page:
     state = event.state
     embed = discord.Embed(title=f"{event_name(event.id)} · standings", colour=discord.Colour.teal())
     if state is None:
         embed.description = "Registration is still open: no games yet."
-        return embed
+        return Page(embed, 0, 1)
+    shown, page, pages = slice_page(standings_lines(state), page, ROWS_PER_PAGE)
     done = sum(1 for m in state.round_matches() if m.finished)
-    embed.description = limits.fit_lines(standings_lines(state), limits.DESCRIPTION)
+    embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION)
     status = "ended" if event.status == "ended" else (
         f"round {state.round} of {state.settings.rounds} ({done}/{len(state.round_matches())} matches finished)"
         if state.round else "registration closed, round 1 not paired yet")
-    embed.set_footer(text=f"{status} · ranked by VP, opponents' average VP, head-to-head, a seeded coin flip")
-    return limits.fit_embed(embed)
+    embed.add_field(name="Status", value=status, inline=False)
+    embed.add_field(name="Tiebreakers", value="opponents' average VP, head-to-head, then a seeded coin flip",
+                    inline=False)
+    return Page(limits.fit_embed(embed), page, pages)
 
 
-def ratings_embed(title: str, ratings: Sequence[Rating]) -> discord.Embed:
-    embed = discord.Embed(title=title, colour=discord.Colour.teal())
+def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
+    embed = discord.Embed(title="Turnabout ratings", colour=discord.Colour.teal())
     lines = [f"{r.rank}. {mention(r.user_id)} — **{number_text(r.rating)}** ({r.events} event"
              f"{'s' if r.events != 1 else ''})" for r in ratings]
-    embed.description = limits.fit_lines(lines, limits.DESCRIPTION) if lines else "No finished Turnabout event yet."
-    embed.set_footer(text="Award per event = (match wins + ½ per draw + 1 for playing every round) × placement "
-                          "multiplier (⌈log₂ players⌉ + 2 − ⌈log₂ position⌉)")
-    return limits.fit_embed(embed)
+    shown, page, pages = slice_page(lines, page, ROWS_PER_PAGE)
+    embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION) if lines else "No finished Turnabout event yet."
+    embed.add_field(name="How", value="Award per event = (match wins + ½ per draw + 1 for playing every round) × "
+                                      "placement multiplier (⌈log₂ players⌉ + 2 − ⌈log₂ position⌉)", inline=False)
+    return Page(limits.fit_embed(embed), page, pages)
 
 
 def decklist_lines(payload: dict) -> list[str]:
