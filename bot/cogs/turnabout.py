@@ -168,14 +168,15 @@ class TurnaboutCog(TableCog):
         await interaction.response.send_message(f"Match {match}, game {game} decided.", ephemeral=True)
 
     @settle.autocomplete("match")
-    async def match_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+    async def match_autocomplete(self, interaction: discord.Interaction, current: str | int) -> list[app_commands.Choice[int]]:
         event = await turnabout.find_event(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                                            user_id=interaction.user.id, statuses=(S.running,))
         if event is None or event.state is None:
             return []
+        typed = str(current or "").strip()
         choices = []
         for m in reversed(event.state.matches):
-            if m.b is None or (current and not str(m.number).startswith(current.strip())):
+            if m.b is None or not str(m.number).startswith(typed):
                 continue
             a, b = (event.state.players[s].deck for s in (m.a, m.b))
             label = f"Match {m.number} (round {m.round}): {a} vs {b}" + ("" if m.finished else " · open")

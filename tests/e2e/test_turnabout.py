@@ -265,6 +265,9 @@ async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, los
     assert "disputed: an organizer decides" in disputed.content
     call = await t.wait_channel(f"Match {match}, game 2 is disputed by <@{winner}>")
     assert f"/turnabout settle match:{match} game:2" in call["content"]
+    choices = await fake.autocomplete(world.admin, "turnabout settle", focused="match", options={"match": match},
+                                      guild_id=world.guild, channel_id=world.channel)
+    assert any(c["value"] == match and c["name"].endswith("· open") for c in choices), choices
     refused = await t.slash(loser, "settle", match=match, game=2, winner=loser, number=value)
     assert refused.ephemeral and "organizer" in refused.content
     settled = await t.slash(world.admin, "settle", match=match, game=2, winner=winner, number=value, note="judge call")

@@ -262,3 +262,23 @@ async def test_record_flag_fall(db):
                                                     winner_id=winner)
     async with db.read() as session:
         assert (await session.get(TurnaboutEvent, event.id)).version == version
+
+
+async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db):
+    event = await registered(db, 4, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    event = await play_round(db, (await turnabout.pair(db, event.id, ORG)).event)
+    await turnabout.drop(db, event.id, player(1000))
+    before = (await turnabout.get_event(db, event.id)).version
+    with pytest.raises(UserError, match="at least 4 players still in; there are 3"):
+        await turnabout.pair(db, event.id, ORG)
+    assert (await turnabout.get_event(db, event.id)).version == before
+    with pytest.raises(PermissionDenied):
+        await turnabout.cancel(db, event.id, player(1001))
+    cancelled = await turnabout.cancel(db, event.id, ORG)
+    assert cancelled.status == "cancelled"
+    assert [m.payload for m in await queued(db, turnabout.ENDED)] == [{"event_id": event.id}]
+    async with db.read() as session:
+        assert (await session.execute(select(EventResult))).first() is None
+    with pytest.raises(UserError, match="cancelled"):
+        await turnabout.report(db, event.id, player(1001), result="won", value=3)
