@@ -33,8 +33,7 @@ RESULT_CHOICES = [
     app_commands.Choice(name="I lost", value="lost"),
     app_commands.Choice(name="draw", value="draw"),
 ]
-NUMBER_HELP = ("The winner's number for the losing deck's option: life (Dominaria), cards left in library "
-               "(Tolaria) or poison counters (Phyrexia).")
+NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in library or poison counters."
 
 
 class TurnaboutCog(TableCog):
@@ -100,8 +99,7 @@ class TurnaboutCog(TableCog):
     @app_commands.describe(
         deck="Your deck's name (unique in the event).",
         scoring="How your deck scores when it loses a game (default Dominaria).",
-        decklist="Optional plain-text list (`4 Card Name` per line): 60+ cards, no ante cards, no wishes. "
-                 "Your opponent sees it for game 1.",
+        decklist="Optional list, `4 Card Name` per line: 60+ cards, no ante cards, no wishes. Your opponent sees it.",
     )
     @app_commands.choices(scoring=SCORING_CHOICES)
     @app_commands.guild_only()
