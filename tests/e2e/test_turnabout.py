@@ -157,7 +157,8 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                 points = hand_mp(option, value)
                 mp[0 if winner == a else 1] += points
                 if round_number == 1 and index == 0 and game == 2:
-                    await _dispute(t, fake, world, m.number, winner, loser, option, value, points)
+                    claim = VALUES[scoring[winner]][1]  # the loser's false claim: the winner's deck lost then
+                    await _dispute(t, fake, world, m.number, winner, loser, claim, value, points)
                     continue
                 if round_number == 1 and index == 0 and game == 1:
                     await _bad_reports(t, fake, world, m.number, winner, loser, value)
@@ -257,10 +258,11 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     assert again.ephemeral and "already reported" in again.content
 
 
-async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, option: str, value: int,
+async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, claim: int, value: int,
                    points: int) -> None:
     """The loser claims the win; the winner disputes; an organizer settles it (the players cannot)."""
-    report = await t.report(loser, "won", VALUES[option][1])
+    report = await t.report(loser, "won", claim)
+    assert report.message is not None and not report.ephemeral, report.content
     disputed = await t.answer(winner, report.message, "dispute")
     assert "disputed: an organizer decides" in disputed.content
     call = await t.wait_channel(f"Match {match}, game 2 is disputed by <@{winner}>")
