@@ -73,7 +73,8 @@ def lobby_embed(event: EventView, note: str | None = None) -> discord.Embed:
         embed.set_footer(text="Register with /turnabout register deck scoring [decklist]; an organizer closes "
                               "registration with Begin (at least 4 players).")
     else:
-        lines = [registration_line(r, i) for i, r in enumerate(regs)] or ["-"]
+        seated = event.state is not None  # a lobby cancelled before it closed has no seats
+        lines = [registration_line(r, i if seated else None) for i, r in enumerate(regs)] or ["-"]
         embed.add_field(name=f"Players ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE), inline=False)
         embed.add_field(name="Status", value=event.status, inline=False)
     if note:
