@@ -1256,11 +1256,14 @@ def decide_game(
     ]
 
 
-def flag_fell(state: TurnaboutState, match: int, game: int, flagged: int) -> list[Event]:
+def flag_fell(
+    state: TurnaboutState, match: int, game: int, flagged: int, *, require_clock: bool = True
+) -> list[Event]:
     """The chess clock: ``flagged``'s time ran out, so they lost the game. The report still
-    needs the number for the match points (see the module docstring)."""
+    needs the number for the match points (see the module docstring). ``require_clock=False``:
+    the players ran a clock of their own in an event without the clock setting (``/clock``)."""
     _require_phase(state, RUNNING, "record a flag fall")
-    if not state.settings.clock:
+    if require_clock and not state.settings.clock:
         raise TurnaboutError("This event is not played with a chess clock.")
     m = state.match(match)
     if m.b is None or flagged not in m.seats():

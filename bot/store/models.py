@@ -316,6 +316,29 @@ class BattlerMessage(Base):
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class TurnaboutEvent(TableColumns, Base):
+    """A Turnabout event. The lobby is its registration; begin closes it. `state` is
+    `bot.formats.turnabout.TurnaboutState` (players, matches, games and reports) once registration
+    closes; `settings` the organizer's choices from /turnabout start (`turnabout.Settings` as a dict)."""
+
+    __tablename__ = "turnabout_events"
+
+    settings: Mapped[dict] = mapped_column(JsonData)
+
+
+class TurnaboutSeat(SeatColumns, Base):
+    """A registration: the player's deck name, scoring option and optional checked decklist."""
+
+    __tablename__ = "turnabout_seats"
+    __table_args__ = (UniqueConstraint("event_id", "user_id"), UniqueConstraint("event_id", "seat"))
+
+    event_id: Mapped[int] = mapped_column(ForeignKey("turnabout_events.id", ondelete="CASCADE"), index=True)
+    table_id = synonym("event_id")
+    deck: Mapped[str] = mapped_column(String(100))  # bot.text.clean_name
+    scoring: Mapped[str] = mapped_column(String(16))  # dominaria, tolaria, phyrexia
+    decklist: Mapped[list | None] = mapped_column(JsonData)  # [[count, name], ...] when a list was attached
+
+
 class OutboxMessage(Base):
     """A message the bot owes, written in the same transaction as the change that causes it.
 

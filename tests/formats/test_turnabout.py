@@ -650,6 +650,9 @@ def test_flag_fall_needs_a_timed_event():
     assert t.new_match_clock(state) is None
     with pytest.raises(TurnaboutError, match="not played with a chess clock"):
         t.flag_fell(state, m.number, 1, m.a)
+    # A clock the players ran themselves (/clock) counts when the caller says so.
+    [ev] = t.flag_fell(state, m.number, 1, m.a, require_clock=False)
+    assert ev == t.GameLostOnTime(m.number, 1, m.a, m.b, t.value_needed(state, m.number, 1, m.b))
 
 
 def test_flag_fall_reports_the_game_lost_and_the_organizer_may_override():

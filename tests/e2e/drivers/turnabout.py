@@ -1,0 +1,62 @@
+"""Acting as Turnabout players and organizers through the fake Discord (custom ids from `bot.ui.turnabout`).
+
+The event's stored state (read from the bot's database) tells the test who plays whom; every action
+goes through Discord: slash commands, the Confirm / Dispute buttons on report messages, and the
+confirmation prompts of drop and end.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from bot.formats import turnabout as engine
+from bot.store.models import TurnaboutEvent
+from bot.ui import turnabout as ui
+from tests.e2e.drivers.common import component
+from tests.e2e.drivers.table import TableDriver
+
+__all__ = ["TurnaboutDriver"]
+
+
+class TurnaboutDriver(TableDriver):
+    command = "turnabout"
+    lobby_button = ui.LobbyButton
+
+    @property
+    def event_id(self) -> int:
+        return self.table_id
+
+    async def state(self) -> engine.TurnaboutState:
+        async with self.db.read() as session:
+            row = (await session.execute(select(TurnaboutEvent).where(TurnaboutEvent.id == self.event_id))).scalar_one()
+            return engine.TurnaboutState.from_dict(row.state)
+
+    async def register(self, user: int, deck: str, scoring: str | None = None, decklist: bytes | None = None):
+        options: dict = {"deck": deck}
+        if scoring is not None:
+            options["scoring"] = scoring
+        return await self.fake.slash(user, "turnabout register", guild_id=self.world.guild,
+                                     channel_id=self.world.channel, options=options,
+                                     attachments={"decklist": ("deck.txt", decklist)} if decklist is not None else None)
+
+    async def report(self, user: int, result: str, number: int | None = None, game: int | None = None):
+        options: dict = {"result": result}
+        if number is not None:
+            options["number"] = number
+        if game is not None:
+            options["game"] = game
+        return await self.slash(user, "report", **options)
+
+    def report_button(self, message: dict, action: str) -> str:
+        return component(message, ui.ReportButton, event=self.event_id, action=action)["custom_id"]
+
+    async def answer(self, user: int, report_message: dict, action: str = "confirm"):
+        """Press Confirm (or Dispute) on a report message."""
+        return await self.fake.click(user, report_message, self.report_button(report_message, action))
+
+    async def confirmed_command(self, user: int, subcommand: str, button: str = "Confirm"):
+        """A command that asks first (drop, end, cancel): run it and press `button`."""
+        prompt = await self.slash(user, subcommand)
+        assert prompt.ephemeral and prompt.components, prompt.content
+        custom_id = next(c["custom_id"] for c in prompt.components if c.get("label") == button)
+        return prompt, await self.fake.click(user, prompt.message, custom_id)

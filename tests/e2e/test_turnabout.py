@@ -1,0 +1,277 @@
+"""A whole 8-player, 3-round Turnabout event through the fake Discord: registration with decklists
+checked (too short, banned cards), closing it, pairings without rematches, reports with all three
+scoring options confirmed by button, a disputed game settled by an organizer, standings, a kill -9
+in the middle of a round (the old report buttons keep working), a drop that makes an odd count and
+a bye, the end with the final ranking and rating awards on the leaderboard, and bad input and
+forged custom_ids that change nothing. Victory Points are checked against a hand computation of
+FORMATS.md §3, independent of the engine."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import select
+
+from bot.store.models import EventResult
+from bot.ui import turnabout as ui
+from tests.e2e.drivers.common import embed_text, forged_click
+from tests.e2e.drivers.turnabout import TurnaboutDriver
+
+pytestmark = pytest.mark.e2e
+OPTIONS = ("dominaria", "tolaria", "phyrexia")
+MEASURE = {"dominaria": "life", "tolaria": "library", "phyrexia": "poison"}
+# The winner's number reported per option, game 1 and game 2 (hand MP in the comments).
+VALUES = {"dominaria": (7, 12), "tolaria": (21, 40), "phyrexia": (3, 0)}  # 17, 22 · 21, 30 · 24, 30
+LEGAL_LIST = b"20 Mountain\n4 Lightning Bolt\n36 Goblin Guide\n"
+
+
+def hand_mp(option: str, value: int) -> int:
+    """FORMATS.md §3, by hand: the winner's match points by the losing deck's option, in [10, 30]."""
+    raw = {"dominaria": 10 + value, "tolaria": 10 + (value + 1) // 2, "phyrexia": 30 - 2 * value}[option]
+    return min(30, max(10, raw))
+
+
+VP_BANDS = [(0, 15), (3, 16), (6, 17), (9, 18), (12, 19), (15, 20), (18, 21), (22, 22), (26, 23), (30, 24),
+            (35, 25), (40, 26), (45, 27), (50, 28), (55, 29), (60, 30)]
+
+
+def hand_vp(mp_a: int, mp_b: int) -> tuple[int, int]:
+    top = next(vp for limit, vp in VP_BANDS if abs(mp_a - mp_b) <= limit)
+    return (top, 30 - top) if mp_a >= mp_b else (30 - top, top)
+
+
+def ceil_log2(n: int) -> int:
+    return 0 if n <= 1 else ceil_log2((n + 1) // 2) + 1
+
+
+async def test_eight_player_three_round_event(fake, bot, world):
+    table = TurnaboutDriver(fake, world, bot.database_url)
+    try:
+        await _run_event(table, fake, bot, world)
+    finally:
+        await table.close()
+
+
+async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
+    players = world.players[:8]
+    await fake.slash(world.admin, "config set", guild_id=world.guild, channel_id=world.channel,
+                     options={"leaderboard_channel": world.leaderboard_channel})
+
+    # --- registration (the lobby) -------------------------------------------------------------
+    refused = await t.slash(world.member, "start")
+    assert refused.ephemeral and "organizer" in refused.content
+    lobby = await t.start(rounds=3, clock="delay")
+    assert "3 Swiss rounds" in embed_text(lobby) and "chess clock 10 min per game, delay 3 s" in embed_text(lobby)
+    assert not any(c["custom_id"] == t.lobby_id("join") for row in lobby["components"] for c in row["components"])
+    join = await forged_click(fake, players[0], lobby, t.lobby_id("join"))
+    assert join.ephemeral and "/turnabout register" in join.content
+
+    short = await t.register(players[0], "Burn", "dominaria", b"59 Lightning Bolt\n")
+    assert short.ephemeral and "59 cards; it needs at least 60" in short.content
+    banned = await t.register(players[0], "Burn", "dominaria", b"54 Mountain\n4 Burning Wish\n2 Contract from Below\n")
+    assert banned.ephemeral and "Burning Wish (4 copies) is banned" in banned.content
+    assert "Contract from Below (2 copies) is banned: an ante card" in banned.content
+    decks = {user: f"Deck *{i}*" for i, user in enumerate(players)}  # markdown in names is shown as typed
+    scoring = {user: OPTIONS[i % 3] for i, user in enumerate(players)}
+    ok = await t.register(players[0], decks[players[0]], scoring[players[0]], LEGAL_LIST)
+    assert ok.ephemeral and "with a legal list of 60 cards" in ok.content
+    for user in players[1:3]:
+        await t.register(user, decks[user], scoring[user])
+    clash = await t.register(players[3], "deck *1*", "tolaria")
+    assert clash.ephemeral and "already registered a deck called" in clash.content
+    early = await t.slash(world.admin, "pair")
+    assert early.ephemeral and "Registration is still open" in early.content
+    few = await t.slash(world.admin, "begin")
+    assert few.ephemeral and "at least 4 registered players; 3 so far" in few.content
+    for user in players[3:]:
+        await t.register(user, decks[user], scoring[user])
+
+    def lobby_with_everyone() -> str | None:
+        text = embed_text(fake.message(lobby["id"]))
+        return text if "Registered (8)" in text else None
+
+    shown = await fake.wait_for(lobby_with_everyone, what="the lobby with 8 registrations")
+    assert "Deck \\*0\\* (Dominaria · list of 60)" in shown
+    not_org = await t.slash(players[0], "begin")
+    assert not_org.ephemeral and "organizer" in not_org.content
+    closed = await t.slash(world.admin, "begin")
+    assert "Registration for Turnabout" in closed.content and "is closed" in closed.content
+    await t.wait_channel("registration is closed with 8 players")
+    late = await t.register(world.member, "Late deck")
+    assert late.ephemeral
+
+    vp: dict[int, int] = {user: 0 for user in players}
+    wins: dict[int, int] = {user: 0 for user in players}
+    met: set[frozenset[int]] = set()
+    dropped: int | None = None
+
+    for round_number in (1, 2, 3):
+        if round_number == 3:
+            # --- a drop after round 2: 7 players, so round 3 has a bye -------------------------
+            state = await t.state()
+            dropped = state.players[0].user_id
+            prompt, done = await t.confirmed_command(dropped, "drop")
+            assert "You dropped" in done.content
+            assert (await t.state()).players[0].dropped
+        refused = await t.slash(players[1], "pair")
+        assert refused.ephemeral and "organizer" in refused.content
+        since = len(fake.messages(world.channel))
+        paired = await t.slash(world.admin, "pair")
+        assert paired.ephemeral and f"Round {round_number} of" in paired.content
+        announcement = await t.wait_channel(f"round {round_number} of 3", since)
+        state = await t.state()
+        matches = [m for m in state.round_matches() if m.b is not None]
+        users = {m.number: (state.players[m.a].user_id, state.players[m.b].user_id) for m in matches}
+        for number, (a, b) in users.items():
+            assert f"**Match {number}**: <@{a}> (Deck \\*" in announcement["content"] and f"vs <@{b}>" in announcement["content"]
+            pair = frozenset((a, b))
+            assert pair not in met, f"rematch in round {round_number}"
+            met.add(pair)
+        byes = [m for m in state.round_matches() if m.b is None]
+        if round_number == 3:
+            [bye] = byes
+            bye_user = state.players[bye.a].user_id
+            assert bye_user != dropped and len(matches) == 3
+            assert f"<@{bye_user}> has a bye: 30–0 VP" in announcement["content"]
+            vp[bye_user] += 30
+            wins[bye_user] += 1
+        else:
+            assert not byes and len(matches) == 4
+        if round_number == 1:  # the decklist reaches the player who plays it in game 1
+            owner_seat = next(p.seat for p in state.players if p.user_id == players[0])
+            m0 = next(m for m in matches if owner_seat in m.seats())
+            opponent = state.players[m0.other(owner_seat)].user_id
+            dm = await fake.wait_for(lambda who=opponent: [m for m in fake.dms(who) if "Goblin" in m.get("content", "")],
+                                     what="decklist DM")
+            assert "36 Goblin Guide" in dm[0]["content"] and "Deck \\*0\\*" in dm[0]["content"]
+
+        for index, m in enumerate(matches):
+            a, b = users[m.number]
+            mp = [0, 0]
+            for game in (1, 2):
+                winner, loser = (a, b) if game == 1 or index % 2 == 0 else (b, a)
+                losing_owner = winner if game == 1 else loser  # game 1: each plays the other's deck
+                option = scoring[losing_owner]
+                value = VALUES[option][game - 1]
+                points = hand_mp(option, value)
+                mp[0 if winner == a else 1] += points
+                if round_number == 1 and index == 0 and game == 2:
+                    claim = VALUES[scoring[winner]][1]  # the loser's false claim: the winner's deck lost then
+                    await _dispute(t, fake, world, m.number, winner, loser, claim, value, points)
+                    continue
+                if round_number == 1 and index == 0 and game == 1:
+                    await _bad_reports(t, fake, world, m.number, winner, loser, value)
+                    continue
+                if index == 1 and game == 1:  # the loser reports, the winner confirms
+                    report = await t.report(loser, "lost", value, game)
+                    reply = await t.answer(winner, report.message)
+                else:
+                    report = await t.report(winner, "won", value)
+                    assert f"<@{winner}> **won** with {value}" in report.content and f"**{points} MP**" in report.content
+                    if round_number == 2 and index == 2 and game == 1:
+                        await bot.restart()  # kill -9 with a report waiting: its buttons still work
+                    reply = await t.answer(loser, report.message)
+                assert reply.content.startswith(f"✅ Match {m.number}, game {game} confirmed"), reply.content
+            expected = hand_vp(*mp)
+            assert sum(expected) == 30
+            result = await t.wait_channel(f"🏁 Match {m.number}:")
+            assert f"<@{a}> {mp[0]} MP – {mp[1]} MP <@{b}>" in result["content"]
+            assert f"**{expected[0]}–{expected[1]} VP**" in result["content"]
+            vp[a] += expected[0]
+            vp[b] += expected[1]
+            if mp[0] != mp[1]:
+                wins[a if mp[0] > mp[1] else b] += 1
+        await t.wait_channel(f"Round {round_number} is complete")
+
+        # --- standings: every player's VP equals the hand computation -------------------------
+        standings = await t.slash(world.member, "standings")
+        text = embed_text(standings.message)
+        for user in players:
+            assert re.search(rf"<@{user}> — Deck \\\*\d\\\*: \*\*{vp[user]} VP\*\*", text), (user, vp[user], text)
+
+    # --- the end: organizers only, asks first ------------------------------------------------
+    refused = await t.slash(players[1], "end")
+    assert refused.ephemeral and "organizer" in refused.content
+    since = len(fake.messages(world.leaderboard_channel))
+    _, ended = await t.confirmed_command(world.admin, "end")
+    assert "has ended" in ended.content
+    final = await fake.wait_for(
+        lambda: [m for m in fake.messages(world.leaderboard_channel)[since:] if "final ranking" in m.get("content", "")],
+        what="final ranking")
+    async with t.db.read() as session:
+        rows = {r.user_id: r for r in (await session.execute(
+            select(EventResult).where(EventResult.format == "turnabout", EventResult.event_id == t.event_id))).scalars()}
+    assert set(rows) == set(players)
+    for user, row in rows.items():
+        completed = user != dropped
+        award = (wins[user] + (1 if completed else 0)) * (ceil_log2(8) + 2 - ceil_log2(row.placement))
+        assert row.score == award, (user, row.placement, wins[user], row.score)
+        assert row.points == 8 - row.placement + 1
+        assert f"{row.placement}. <@{user}>" in final[0]["content"]
+        assert f"Rating **{ui.number_text(award)}**" in final[0]["content"]
+    ranked = sorted(players, key=lambda u: rows[u].placement)
+    assert [vp[u] for u in ranked] == sorted(vp.values(), reverse=True)
+    assert "dropped: no bonus" in final[0]["content"]
+
+    rating = await fake.slash(world.member, "turnabout rating", guild_id=world.guild, channel_id=world.channel)
+    text = embed_text(rating.message)
+    for user, row in rows.items():
+        assert f"<@{user}> — **{ui.number_text(row.score)}** (1 event)" in text
+    after = await t.report(players[1], "won", 3)
+    assert after.ephemeral and "no Turnabout event" in after.content
+
+
+async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, value: int) -> None:
+    """Game 1 of the first match, with bad input on the way: each gets a clear ephemeral error and
+    changes nothing (the stored state is compared)."""
+    before = (await t.state()).to_dict()
+    outsider = await t.report(world.member, "won", 5)
+    assert outsider.ephemeral and "not registered" in outsider.content
+    missing = await t.report(winner, "won")
+    assert missing.ephemeral and "needs the winner's" in missing.content
+    negative = await t.report(winner, "won", -3)
+    assert negative.ephemeral and "cannot be negative" in negative.content
+    absurd = await t.report(winner, "won", 10**9)
+    assert absurd.ephemeral and "cannot be more than" in absurd.content
+    assert (await t.state()).to_dict() == before
+    # A report, then the same game again, the reporter confirming it, a third user confirming it.
+    report = await t.report(winner, "won", value, 1)
+    twice = await t.report(loser, "lost", value, 1)
+    assert twice.ephemeral and "already reported" in twice.content
+    own = await t.answer(winner, report.message)
+    assert own.ephemeral and "own report" in own.content
+    third = await t.answer(world.member, report.message)
+    assert third.ephemeral and "opponent or an organizer" in third.content
+    # Forged custom_ids: out of bounds, an unknown action, a game that does not exist, another match.
+    for custom_id in (ui.ReportButton.custom_id_for(event=10**30, match=1, game=1, action="confirm"),
+                      f"{ui.ReportButton.prefix}:{t.event_id}:{match}:1:approve",
+                      ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=7, action="confirm")):
+        forged = await forged_click(fake, loser, report.message, custom_id)
+        assert forged.ephemeral and "not valid" in forged.content, forged.content
+    elsewhere = await forged_click(fake, loser, report.message,
+                                   ui.ReportButton.custom_id_for(event=t.event_id, match=99, game=1, action="confirm"))
+    assert elsewhere.ephemeral and "no match 99" in elsewhere.content
+    reply = await t.answer(loser, report.message)
+    assert reply.content.startswith(f"✅ Match {match}, game 1 confirmed"), reply.content
+    again = await t.report(winner, "won", value, 1)
+    assert again.ephemeral and "already reported" in again.content
+
+
+async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, claim: int, value: int,
+                   points: int) -> None:
+    """The loser claims the win; the winner disputes; an organizer settles it (the players cannot)."""
+    report = await t.report(loser, "won", claim)
+    assert report.message is not None and not report.ephemeral, report.content
+    disputed = await t.answer(winner, report.message, "dispute")
+    assert "disputed: an organizer decides" in disputed.content
+    call = await t.wait_channel(f"Match {match}, game 2 is disputed by <@{winner}>")
+    assert f"/turnabout settle match:{match} game:2" in call["content"]
+    choices = await fake.autocomplete(world.admin, "turnabout settle", focused="match", options={"match": match},
+                                      guild_id=world.guild, channel_id=world.channel)
+    assert any(c["value"] == match and c["name"].endswith("· open") for c in choices), choices
+    refused = await t.slash(loser, "settle", match=match, game=2, winner=loser, number=value)
+    assert refused.ephemeral and "organizer" in refused.content
+    settled = await t.slash(world.admin, "settle", match=match, game=2, winner=winner, number=value, note="judge call")
+    assert settled.ephemeral and "decided" in settled.content
+    await t.wait_channel(f"Match {match}, game 2 decided by an organizer: <@{winner}> won it ({points} MP)")

@@ -1,0 +1,66 @@
+"""Turnabout rendering stays inside Discord's limits and shows user text literally, whatever the
+names and however many players."""
+
+from __future__ import annotations
+
+from bot.formats import turnabout as engine
+from bot.services.turnabout import Announcement, EventView, PendingGame, Rating, event_dict
+from bot.ui import limits
+from bot.ui import turnabout as ui
+
+NASTY = "@everyone **bold** [link](https://x.y) " + "é" * 60  # 100 characters of markdown, pings and accents
+
+
+def event_state(n: int) -> engine.TurnaboutState:
+    state = engine.new_event(3)
+    for i in range(n):
+        engine.register(state, 10_000 + i, f"{NASTY[:90]} {i}", engine.SCORING_OPTIONS[i % 3])
+    engine.close_registration(state)
+    return state
+
+
+def view_of(state: engine.TurnaboutState) -> EventView:
+    return EventView(1, 2, 3, 4, None, "running", 2000, state.settings, 1, (), state)
+
+
+def announcement(state: engine.TurnaboutState, events) -> Announcement:
+    return Announcement(1, 4, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
+                        tuple(p.scoring for p in state.players), state.settings.rounds,
+                        tuple(event_dict(e) for e in events))
+
+
+def test_pairings_of_a_big_event_split_into_messages_with_names_escaped():
+    state = event_state(101)
+    events = engine.pair_next_round(state)
+    chunks = ui.split_messages(ui.event_lines(announcement(state, events)))
+    assert len(chunks) > 1 and all(len(c) <= limits.CONTENT for c in chunks)
+    text = "\n".join(chunks)
+    assert "@everyone" not in text.replace("@\u200beveryone", "") and "\\*\\*bold\\*\\*" in text
+    assert text.count("**Match ") == 50 and "has a bye: 30–0 VP" in text
+
+
+def test_standings_and_ratings_are_paginated():
+    state = event_state(45)
+    first = ui.standings_page(view_of(state), 0)
+    assert first.pages == 3 and limits.embed_size(first.embed) <= limits.EMBED_TOTAL
+    last = ui.standings_page(view_of(state), 7)  # clamped
+    assert last.page == 2 and last.embed.description.startswith("41. ")
+    ratings = [Rating(i, 10_000 + i, 30 - i / 2, 1 + i % 2) for i in range(1, 31)]
+    page = ui.ratings_page(ratings, 1)
+    assert page.pages == 2 and page.embed.description.startswith("21. ") and "(2 events)" in page.embed.description
+    assert "No finished" in ui.ratings_page([], 0).embed.description
+
+
+def test_report_and_final_text():
+    pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
+    assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
+                                       "(**15 MP**). <@11>, confirm or dispute (an organizer can confirm too).")
+    state = event_state(4)
+    engine.pair_next_round(state)
+    for m in state.round_matches():
+        engine.decide_game(state, m.number, 1, winner=m.a, value=0)
+        engine.decide_game(state, m.number, 2, winner=None)
+    events = engine.end_event(state)
+    lines = ui.final_lines(announcement(state, events))
+    assert lines[1].startswith("1. <@") and "Rating **" in lines[1] and "× 4" in lines[1]
+    assert all(len(line) < limits.CONTENT for line in lines)
