@@ -13,7 +13,6 @@ several are asked about in the DM; on a waiting player's message the letters are
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 import discord
@@ -46,6 +45,9 @@ class DraftReactions:
         index = ui.index_of_reaction(str(payload.emoji))
         if index is None:
             return
+        # Just after a restart: first let the startup sweep show and record what the previous
+        # process left half-sent, or the toggle is judged against a pack the player never saw.
+        await self._startup_swept()
         # A message this process is turning to its next pack: wait until the edit is made and then
         # until it is recorded, so the toggle is judged against the pack the player saw.
         await self.messages.settled(payload.message_id)
@@ -99,14 +101,15 @@ class DraftReactions:
         if self._task is not None:
             self._task.cancel()
 
-    async def _reconcile_when_ready(self) -> None:
-        await self.bot.wait_until_ready()
+    async def _startup_swept(self) -> None:
         sweeper = self.bot.get_cog("SweeperCog")
         if sweeper is not None:
-            # After the startup sweep: a pack shown just before a crash but not recorded is shown
-            # (and recorded) again first, so a reaction made on it is read too.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(sweeper.startup_swept.wait(), STARTUP_SWEEP_WAIT)
+            await sweeper.wait_startup_swept(STARTUP_SWEEP_WAIT)
+
+    async def _reconcile_when_ready(self) -> None:
+        # After the startup sweep: a pack shown just before a crash but not recorded is shown
+        # (and recorded) again first, so a reaction made on it is read too.
+        await self._startup_swept()
         try:
             counted = await self.reconcile()
             log.info("reaction reconcile: %d pack messages read", counted)

@@ -50,7 +50,10 @@ class SweeperCog(commands.Cog):
             self._wake.set()
 
     async def _run(self) -> None:
-        await self.bot.wait_until_ready()
+        # No wait for the gateway's READY: sending needs only REST (logged in before cogs load),
+        # and READY comes seconds after connecting (discord.py waits for the guilds to stream
+        # in). Meanwhile DM reactions already arrive and must be judged against the messages a
+        # dead process left half-sent, which this first pass sends and records.
         startup = True
         while True:
             try:
@@ -61,6 +64,14 @@ class SweeperCog(commands.Cog):
             except Exception:
                 log.exception("sweep failed; it runs again shortly")
             await self._sleep()
+
+    async def wait_startup_swept(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) until the startup pass is done; returns at once in a
+        process that runs no sweeper (not shard 0)."""
+        if self._task is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.startup_swept.wait(), timeout)
 
     async def sweep_once(self, *, startup: bool = False) -> tuple[int, int]:
         """One pass; returns (outbox rows sent, deadlines run). At startup every row queued before
