@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.formats import vortex as engine
 from bot.services import leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, EngineRefusals, PermissionDenied, UserError
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import VortexGame, VortexSeat
@@ -233,14 +233,7 @@ def _view_of(loaded: tables.Loaded) -> GameView:
     return _view(_decode(loaded))
 
 
-def _engine_call(fn, *args, **kwargs):
-    """Run an engine operation; its refusals become UserErrors (non-players: PermissionDenied)."""
-    try:
-        return fn(*args, **kwargs)
-    except engine.NotAPlayer as error:
-        raise PermissionDenied(str(error)) from None
-    except engine.VortexError as error:
-        raise UserError(str(error)) from None
+_engine_call = EngineRefusals(engine.VortexError, engine.NotAPlayer)
 
 
 def _running(loaded: _Loaded) -> engine.VortexState:
@@ -463,14 +456,21 @@ async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult
 # --- turns: draw, pick, pass, mulligan ---------------------------------------------------------------
 
 
-async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) -> ActionResult:
-    """Draw `count` = that many replenish+pick steps; the first pick goes to the player's DMs."""
+async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args, notes=None) -> ActionResult:
+    """A player's command: one transaction that runs `operation(state, seat, *args)` on the game and
+    commits it (`notes(seat, events)`: lines of news the engine's events do not tell)."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
         state, seat = _player_seat(loaded, actor)
-        events = _engine_call(engine.draw, state, seat, count)
-        await _commit(session, loaded, events, notes=({"type": "Drawing", "seat": seat, "count": count},))
+        events = _engine_call(operation, state, seat, *args)
+        await _commit(session, loaded, events, notes=notes(seat, events) if notes else ())
         return ActionResult(_view(loaded), list(events))
+
+
+async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) -> ActionResult:
+    """Draw `count` = that many replenish+pick steps; the first pick goes to the player's DMs."""
+    return await _act(db, game_id, actor, engine.draw, count,
+                      notes=lambda seat, _: ({"type": "Drawing", "seat": seat, "count": count},))
 
 
 async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: int, index: int) -> ActionResult:
@@ -493,12 +493,7 @@ async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: in
 
 async def pass_turn(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
     """The active player's pass step: they swap packs with the passed pack; the next turn begins."""
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        state, seat = _player_seat(loaded, actor)
-        events = _engine_call(engine.pass_turn, state, seat)
-        await _commit(session, loaded, events)
-        return ActionResult(_view(loaded), list(events))
+    return await _act(db, game_id, actor, engine.pass_turn)
 
 
 def mulligan_problem(state: engine.VortexState, seat: int) -> str | None:
@@ -513,12 +508,7 @@ def mulligan_problem(state: engine.VortexState, seat: int) -> str | None:
 
 async def mulligan(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
     """In your upkeep with 5+ basics in your pack: reveal and exile it; replenish to 5 this turn."""
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        state, seat = _player_seat(loaded, actor)
-        events = _engine_call(engine.mulligan, state, seat)
-        await _commit(session, loaded, events)
-        return ActionResult(_view(loaded), list(events))
+    return await _act(db, game_id, actor, engine.mulligan)
 
 
 # --- the shoe ------------------------------------------------------------------------------------------
@@ -565,14 +555,13 @@ async def shoe(
 ) -> ActionResult:
     """A library effect, which affects the shoe: mill, look (the cards go to the player by DM), put a
     card from your hand on top or at the bottom, shuffle."""
-    async with db.write() as session:
-        loaded = await _load(session, game_id)
-        state, seat = _player_seat(loaded, actor)
-        events = _engine_call(_shoe_call, state, seat, action, count, card)
-        looked = next((e for e in events if isinstance(e, engine.ShoeLooked)), None)
-        notes = ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
-        await _commit(session, loaded, events, notes=notes)
-        return ActionResult(_view(loaded), list(events))
+    return await _act(db, game_id, actor, _shoe_call, action, count, card, notes=_looked)
+
+
+def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
+    """A look is news (who looked, how many cards), but its cards are the looker's alone."""
+    looked = next((e for e in events if isinstance(e, engine.ShoeLooked)), None)
+    return ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
 
 
 def _check_look(loaded: _Loaded, seat: int, look: int) -> LookPrompt:
