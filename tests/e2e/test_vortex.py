@@ -237,14 +237,20 @@ async def _second_turn(t: VortexDriver, fake) -> None:
 async def _mulligan_and_penalty(t: VortexDriver) -> None:
     """Turns of a draw and a pass until a player starts their turn with 5+ basic lands in their pack:
     they mulligan (asked first), and their next draw, from an empty pack and an empty shoe, costs a
-    life and the turn."""
-    mulliganed = penalized = False
+    life and the turn. A mulligan with fewer basic lands is refused."""
+    mulliganed = penalized = refused = False
     for _ in range(12):
         state = await t.check()
         user = t.active(state)
         pack = t.player(state, user).pack
         empty = not pack
-        if not mulliganed and sum(1 for card in pack if is_basic_land(card)) >= engine.MULLIGAN_BASICS:
+        basics = sum(1 for card in pack if is_basic_land(card))
+        if not refused and basics < engine.MULLIGAN_BASICS:
+            few = await t.slash(user, "mulligan")
+            assert few.ephemeral and f"5 or more basic lands in your pack; it has {basics}" in few.content
+            assert await t.state() == state
+            refused = True
+        if not mulliganed and basics >= engine.MULLIGAN_BASICS:
             _, done = await t.confirmed_command(user, "mulligan")
             assert "You mulliganed" in done.content
             news = await t.wait_channel(f"<@{user}> mulliganed: revealed and exiled their pack")
@@ -265,7 +271,7 @@ async def _mulligan_and_penalty(t: VortexDriver) -> None:
             await t.slash(user, "pass")
         if mulliganed and penalized:
             break
-    assert mulliganed and penalized
+    assert mulliganed and penalized and refused
     status = await t.slash(t.world.member, "status")
     assert "penalties 1" in embed_text(status.message)
 

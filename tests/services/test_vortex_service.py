@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from bot.cards.model import Card, is_basic_land
 from bot.formats import vortex as engine
-from bot.services import tables, vortex
+from bot.services import outbox, tables, vortex
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
@@ -506,3 +506,15 @@ async def test_cancelling_a_running_game_says_so_and_stops_its_buttons(db):
         await vortex.pick(db, game.id, picker.user_id, seat=picker.seat, offer=extras["offer"], index=0)
     pick_row = (await outbox_rows(db, 0, vortex.PICK))[0]
     assert not await vortex.still_wanted(db, vortex.PICK, pick_row.payload)
+
+
+async def test_a_closed_dm_is_said_in_the_channel_and_retried_at_the_next_start(db):
+    await started(db, 2)
+    [row] = await outbox_rows(db, 0, vortex.PICK)
+    queued = outbox.Queued(row.id, outbox.Message(row.kind, row.payload, row.user_id, row.channel_id, row.guild_id),
+                           0, row.created_at)
+    await outbox.settle(db, [outbox.Outcome(queued, dm_closed=True, error="closed")])
+    [notice] = await outbox_rows(db, row.id, vortex.DMS_CLOSED)
+    assert notice.channel_id == CHANNEL and notice.payload == {"user_id": row.user_id}
+    [parked] = await outbox_rows(db, 0, vortex.PICK)
+    assert parked.status == outbox.PENDING  # parked until the bot starts again (the player may open DMs)
