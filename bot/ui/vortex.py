@@ -326,7 +326,8 @@ def status_embed(game: GameView) -> discord.Embed:
     if status is None:
         embed.description = f"Status: {game.status}."
         return limits.fit_embed(embed)
-    embed.description = _now_text(game, status)
+    cancelled = game.status == "cancelled"
+    embed.description = "❌ Cancelled by an organizer (nothing recorded)." if cancelled else _now_text(game, status)
     if game.winner_id is not None:
         embed.description += f"\n🏆 Winner: {mention(game.winner_id)}"
     embed.add_field(name="Shoe", value=_s(status.shoe_size, "card"), inline=True)

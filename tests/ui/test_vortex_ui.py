@@ -74,6 +74,7 @@ def test_the_status_embed_counts_and_never_names_a_card():
     over = view_of(state, status="over", winner=USERS[2])
     engine.end_game(over.state, 2)
     assert "Winner: <@900000000000000202>" in ui.status_embed(over).description
+    assert "Cancelled" in ui.status_embed(view_of(played_state(), status="cancelled")).description
 
 
 def test_announcements_of_public_cards_are_escaped_and_split_within_limits():
