@@ -402,9 +402,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     row = loaded.row
     state = _engine_call(engine.new_game, list(row.cube_cards), [s.user_id for s in seated.seats], seed=row.seed)
     loaded.state, loaded.extras = state, {}
-    status = engine.public_status(state)
-    began = {"type": "GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe),
-             "seat": status.active_seat}
+    began = {"type": "GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
     await _commit(session, loaded, [], notes=(began,), offered=True)
     return ActionResult(_view(loaded))
 
