@@ -103,6 +103,7 @@ async def _opening(t: VortexDriver, fake, bot, players: list[int]) -> None:
     await t.wait_channel("each player chooses 3 basic lands")
     first = players[0]
     await t.choose_basics(first, ["Island", "Island", "Forest"], start_over=True)
+    await t.check()
     # The confirmed choice is final: a forged confirm of other lands is refused.
     old = fake.dms(first)[-1]
     forged = await forged_click(fake, first, old, ui.LandButton.custom_id_for(
@@ -112,7 +113,7 @@ async def _opening(t: VortexDriver, fake, bot, players: list[int]) -> None:
     assert damaged.ephemeral and "not valid" in damaged.content
     for user in players[1:]:
         await t.choose_basics(user, ["Forest", "Swamp", "Island"])
-    state = await t.check()
+        state = await t.check()
     assert state.phase == engine.PLAY and all(len(p.hand) == 7 for p in state.players)
     began = await t.wait_channel("play begins")
     assert fake.pinged_users(began) == {t.active(state)}
@@ -230,6 +231,7 @@ async def _second_turn(t: VortexDriver, fake) -> None:
     assert len(t.player(state, b).pack) == pack  # the empty shoe refills nothing
     await t.wait_channel(f"The shoe is empty: <@{b}>'s pack was not refilled")
     await t.pick(b)
+    await t.check()
     await t.slash(b, "pass")
     await t.check()
 
@@ -267,7 +269,9 @@ async def _mulligan_and_penalty(t: VortexDriver) -> None:
             penalized = True
         else:
             await t.slash(user, "draw")
+            await t.check()
             await t.pick(user)
+            await t.check()
             await t.slash(user, "pass")
         if mulliganed and penalized:
             break
