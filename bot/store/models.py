@@ -339,6 +339,27 @@ class TurnaboutSeat(SeatColumns, Base):
     decklist: Mapped[list | None] = mapped_column(JsonData)  # [[count, name], ...] when a list was attached
 
 
+class VortexGame(TableColumns, Base):
+    """A Vortex Based Magic game. `state` is `bot.formats.vortex.VortexState` (the shoe, every pack,
+    the passed pack, hands, turns); `bookkeeping` what the engine does not know (which pick offer and
+    which look the newest DM buttons belong to, the winner; `bot.services.vortex`)."""
+
+    __tablename__ = "vortex_games"
+
+    cube_name: Mapped[str] = mapped_column(String(100))
+    cube_cards: Mapped[list] = mapped_column(JsonData)  # card names, in cube order (the shoe adds the basics)
+
+
+class VortexSeat(SeatColumns, Base):
+    """A player in a Vortex game (join order in the lobby; the engine's seat once it runs)."""
+
+    __tablename__ = "vortex_seats"
+    __table_args__ = (UniqueConstraint("game_id", "user_id"), UniqueConstraint("game_id", "seat"))
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("vortex_games.id", ondelete="CASCADE"), index=True)
+    table_id = synonym("game_id")
+
+
 class OutboxMessage(Base):
     """A message the bot owes, written in the same transaction as the change that causes it.
 
