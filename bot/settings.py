@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     discord_gateway_url: str | None = None
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0
+    # Card pictures: where downloaded card images are kept, and how many MiB they may take on disk.
+    image_cache_dir: Path = Path("data") / "images"
+    image_cache_mb: int = Field(default=200, ge=10, le=100_000, description="Disk space for card images (MiB).")
 
     @field_validator("log_level")
     @classmethod
