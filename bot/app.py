@@ -15,6 +15,7 @@ import bot.cogs
 from bot import __version__
 from bot.cards.scryfall_api import ScryfallClient
 from bot.cogs._outbox import Outbox
+from bot.cogs._pictures import Pictures
 from bot.services import card_data, outbox
 from bot.settings import Settings
 from bot.store.db import Database
@@ -48,6 +49,7 @@ class MtgBot(commands.AutoShardedBot):
         # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
         self.scryfall = ScryfallClient(settings.scryfall_base)
         card_data.register(self.scryfall)
+        self.pictures = Pictures(self)
         self.started_monotonic = time.monotonic()
         self._announced_ready = False
         self.tree.on_error = self.on_app_command_error

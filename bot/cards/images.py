@@ -115,6 +115,8 @@ class ImageCache:
         image.save(encoded, "JPEG", quality=90)
         path = self.path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
+        before = self.disk_bytes()  # counted before this file is written
+        replaced = path.stat().st_size if path.exists() else 0
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
         try:
             with os.fdopen(handle, "wb") as out:
@@ -125,9 +127,8 @@ class ImageCache:
                 os.unlink(temporary)
             raise
         self._remember(self.key(url), image)
-        total = self.disk_bytes()
         with self._lock:
-            self._disk_bytes = total + len(encoded.getvalue())
+            self._disk_bytes = before - replaced + len(encoded.getvalue())
         if self._disk_bytes > self.max_bytes:
             self.evict()
         return image
