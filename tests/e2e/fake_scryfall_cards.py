@@ -67,7 +67,8 @@ def card_image(index: int, name: str, colours: str, type_line: str) -> bytes:
     draw.text((44, 50), name[:34], font=_font(22), fill=(20, 20, 20), anchor="lm")
     draw.rectangle(ART_BOX, fill=marker_colour(index))
     draw.rounded_rectangle((32, 380, 456, 418), radius=10, fill=(235, 235, 228))
-    draw.text((44, 399), type_line[:40], font=_font(19), fill=(20, 20, 20), anchor="lm")
+    # Pillow's built-in font has no dash "—": drawn as "-".
+    draw.text((44, 399), type_line.replace("—", "-")[:40], font=_font(19), fill=(20, 20, 20), anchor="lm")
     draw.rectangle((44, 428, 444, 620), fill=(245, 242, 232))
     draw.text((60, 446), f"Test card #{index}.\nIts art is its marker colour.", font=_font(18), fill=(40, 40, 40))
     out = io.BytesIO()
