@@ -95,6 +95,10 @@ class ImageCache:
         return found
 
     @property
+    def held_tiles(self) -> int:
+        return len(self._memory)
+
+    @property
     def memory_bytes(self) -> int:
         """What the decoded tiles kept in memory take (pixel data)."""
         with self._lock:
