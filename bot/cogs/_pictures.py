@@ -5,7 +5,8 @@ table could deal) and again when it begins, into the on-disk `ImageCache`. A mes
 cards asks for its picture when it is rendered: if every image is already on disk (or in memory)
 the picture is drawn (well under 100 ms, in a worker thread) and goes out in the same message;
 otherwise the message goes out as text, as before pictures, and the missing images are fetched
-for the next one. Nothing ever waits for Scryfall here, and nothing runs inside a transaction.
+for the next one. A card Scryfall doesn't know (a custom card) shows as its name on a plain card.
+Nothing ever waits for Scryfall here, and nothing runs inside a transaction.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PIL import Image
 from bot.cards.images import ImageCache
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
 from bot.services import card_data, guild_config
+from bot.ui.pictures import placeholder_tile
 
 log = logging.getLogger(__name__)
 MIB = 1024 * 1024
@@ -51,6 +53,7 @@ class Pictures:
         self._urls: dict[str, str] = {}  # card name -> image address (from the card table)
         self._downloads: dict[str, asyncio.Task] = {}  # image address -> its download
         self._failed: dict[str, float] = {}  # image address or prefetch key -> when it last failed
+        self._no_image: set[str] = set()  # card names Scryfall answered it does not know
         self._prefetches: dict[str, asyncio.Task] = {}
         self._semaphore: asyncio.Semaphore | None = None
 
@@ -69,13 +72,24 @@ class Pictures:
             return None
         urls = await self._image_urls(names)
         tiles = None
-        if len(urls) == len(set(names)):
-            tiles = await asyncio.to_thread(self.cache.tiles, [urls[name] for name in names])
+        if all(name in urls or name in self._no_image for name in names):
+            tiles = await asyncio.to_thread(self._tiles, names, urls)
         if tiles is None:
             self.prefetch_later(fetch_key, fetch_names if fetch_names is not None else list(names))
             return None
         data = await asyncio.to_thread(draw, tiles)
         return Picture(discord.File(io.BytesIO(data), filename=filename), filename)
+
+    def _tiles(self, names: Sequence[str], urls: dict[str, str]) -> list[Image.Image] | None:
+        """Every card's tile (a placeholder for a card Scryfall has no image of), or None if one
+        is not cached yet. Blocking: run in a worker thread."""
+        tiles = []
+        for name in names:
+            tile = self.cache.tile(urls[name]) if name in urls else placeholder_tile(name)
+            if tile is None:
+                return None
+            tiles.append(tile)
+        return tiles
 
     async def _image_urls(self, names: Sequence[str]) -> dict[str, str]:
         missing = [name for name in dict.fromkeys(names) if name not in self._urls]
@@ -112,18 +126,20 @@ class Pictures:
         are here."""
         names = list(dict.fromkeys(names))
         urls = await self._image_urls(names)
-        unknown = [name for name in names if name not in urls]
+        unknown = [name for name in names if name not in urls and name not in self._no_image]
         if unknown:
             resolution = await card_data.resolve(self.bot.db, self.bot.scryfall, unknown, suggest=False)
             if resolution.unreachable:
                 return False
             urls.update(await self._image_urls(unknown))
+            # Scryfall answered and has no image of these (custom cards, typos): not asked again.
+            self._no_image.update(name for name in unknown if name not in urls)
         todo = [url for url in dict.fromkeys(urls.values()) if not self.cache.has(url)]
         results = await gather_limited((self._download(url) for url in todo), DOWNLOADS)
         fetched = sum(1 for result in results if result is True)
         if todo:
             log.info("fetched %d of %d card images (%d names)", fetched, len(todo), len(names))
-        return fetched == len(todo) and len(urls) == len(names)
+        return fetched == len(todo)
 
     async def _download(self, url: str) -> bool:
         """One image, once at a time even when several prefetches want it."""

@@ -276,7 +276,7 @@ def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
             (name, [pictures.PoolCard(by_card[card], float(pool.card_info.get(card, {}).get("mana_value") or 0))
                     for card in cards])
             for name, cards in pool_groups(pool)
-        ])
+        ], spread={"Lands"})
 
     return draw
 

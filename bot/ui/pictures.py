@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
@@ -24,7 +24,7 @@ LABEL_HEIGHT = 36  # the strip above each card that carries its letter
 MAX_COLUMNS = 5
 POOL_TILE = (160, 223)
 POOL_PEEK = 0.16  # the share of a pool card left visible under the next one (its name)
-CURVE = ("0–1", "2", "3", "4", "5", "6+")
+CURVE = ("0-1", "2", "3", "4", "5", "6+")  # ASCII: the built-in font has no en dash
 
 
 @functools.cache
@@ -66,6 +66,26 @@ def pack_picture(tiles: Sequence[Image.Image], labels: Sequence[str]) -> bytes:
     return _png(canvas)
 
 
+@functools.lru_cache(maxsize=256)
+def placeholder_tile(name: str) -> Image.Image:
+    """A card Scryfall has no image of (a custom card, a typo): its name on a plain card."""
+    tile = Image.new("RGB", TILE, (30, 31, 34))
+    draw = ImageDraw.Draw(tile)
+    draw.rounded_rectangle((4, 4, TILE[0] - 5, TILE[1] - 5), radius=12, fill=(64, 66, 73), outline=(120, 124, 133), width=2)
+    font = _font(20)
+    lines, line = [], ""
+    for word in name.split():
+        candidate = f"{line} {word}".strip()
+        if line and draw.textlength(candidate, font=font) > TILE[0] - 28:
+            lines.append(line)
+            candidate = word
+        line = candidate
+    lines.append(line)
+    draw.multiline_text((TILE[0] // 2, TILE[1] // 2), "\n".join(lines[:8]), font=font, fill=LABEL_COLOUR,
+                        anchor="mm", align="center")
+    return tile
+
+
 def _badge(draw: ImageDraw.ImageDraw, label: str, centre_x: int, centre_y: int, font) -> None:
     half_height = LABEL_HEIGHT // 2 - 3
     half_width = max(half_height, int(draw.textlength(label, font=font)) // 2 + 10)
@@ -95,31 +115,34 @@ def curve_column(mana_value: float) -> int:
     return min(max(int(mana_value) - 1, 0), len(CURVE) - 1)
 
 
-def pool_picture(groups: Sequence[tuple[str, Sequence[PoolCard]]]) -> bytes:
-    """One band per group (colour), its cards in columns by mana value (0–1, 2, … 6+), each column
-    a pile in which every card shows its name bar."""
+def pool_picture(groups: Sequence[tuple[str, Sequence[PoolCard]]], *, spread: Collection[str] = ()) -> bytes:
+    """One band per group (colour), its cards in columns by mana value (0-1, 2, … 6+), each column
+    a pile in which every card shows its name bar. Groups named in `spread` (lands) have no curve:
+    their cards are dealt across the columns in order."""
     width, height = POOL_TILE
     peek = max(1, int(height * POOL_PEEK))
-    header = 34
+    title_height, labels_height = 32, 24
     bands = []
     for name, cards in groups:
         columns: list[list[PoolCard]] = [[] for _ in CURVE]
-        for card in cards:
-            columns[curve_column(card.mana_value)].append(card)
+        for index, card in enumerate(cards):
+            columns[index % len(CURVE) if name in spread else curve_column(card.mana_value)].append(card)
         tallest = max(len(column) for column in columns)
-        bands.append((name, len(cards), columns, header + height + peek * (tallest - 1) + GAP))
+        band_height = title_height + labels_height + height + peek * (tallest - 1) + GAP
+        bands.append((name, len(cards), columns, name not in spread, band_height))
     canvas_width = GAP + len(CURVE) * (width + GAP)
-    canvas = Image.new("RGB", (canvas_width, GAP + sum(band[3] for band in bands)), BACKGROUND)
+    canvas = Image.new("RGB", (canvas_width, GAP + sum(band[4] for band in bands)), BACKGROUND)
     draw = ImageDraw.Draw(canvas)
     font, small = _font(24), _font(18)
     top = GAP
-    for name, count, columns, band_height in bands:
-        draw.text((GAP, top + 4), f"{name} ({count})", font=font, fill=LABEL_COLOUR)
+    for name, count, columns, by_curve, band_height in bands:
+        draw.text((GAP, top), f"{name} ({count})", font=font, fill=LABEL_COLOUR)
         for index, column in enumerate(columns):
             left = GAP + index * (width + GAP)
-            if column:
-                draw.text((left + width - 4, top + 8), CURVE[index], font=small, fill=(181, 186, 193), anchor="ra")
+            if column and by_curve:
+                draw.text((left + 2, top + title_height), CURVE[index], font=small, fill=(181, 186, 193))
             for depth, card in enumerate(column):
-                canvas.paste(card.tile.resize(POOL_TILE, Image.Resampling.BILINEAR), (left, top + header + depth * peek))
+                tile = card.tile.resize(POOL_TILE, Image.Resampling.BILINEAR)
+                canvas.paste(tile, (left, top + title_height + labels_height + depth * peek))
         top += band_height
     return _png(canvas)

@@ -155,6 +155,9 @@ async def test_every_pack_dm_carries_a_picture_of_its_cards_in_letter_order(fake
     assert refused.ephemeral and "Card pictures" not in embed_text(refused.message or {})
 
     pod_id = await open_draft(fake, world, scryfall)
+    # /draft pick in the server (for closed DMs) shows the same picture.
+    server = await fake.slash(world.players[0], "draft pick", guild_id=world.guild, channel_id=world.channel)
+    assert server.ephemeral and picture_cards(fake, scryfall, server.message) == cards_shown(server.message)
     drafters = Drafters(fake, world, scryfall)
     await drafters.pick_until(SEATS * PACKS * PACK_SIZE, expect_picture=True)
     assert drafters.with_picture == SEATS * PACKS * PACK_SIZE and drafters.without_picture == 0
@@ -229,3 +232,27 @@ async def test_an_upload_while_scryfall_is_down_is_completed_later(fake, bot, wo
     shown = await fake.slash(world.member, "cube show", guild_id=world.guild, channel_id=world.channel,
                              options={"name": "Later"})
     assert "Lightning Bolt" in shown.content
+
+
+async def test_a_card_scryfall_does_not_know_shows_as_its_name(fake, bot, world, scryfall):
+    homebrew = "Homebrew Wonder"
+    cube = [*CUBE[:17], homebrew]  # exactly what 3 players × 1 pack of 6 deal
+    added = await upload(fake, world, "Brew", cube)
+    assert "Scryfall doesn't know 1 name" in added.content and homebrew in added.content
+    pod_id, lobby = await start_lobby(fake, world, cube="Brew", seats=SEATS, packs=1, pack_size=6, pick_mode="both")
+
+    async def fetched():
+        return len(set(scryfall.image_requests)) >= 17
+
+    await eventually(fetched, what="the draft's card images", timeout=30)
+    await join_all(fake, lobby, pod_id, world.players[:SEATS])
+    packs = await fake.wait_for(lambda: [m for p in world.players[:SEATS] for m in fake.dms(p) if pick_buttons(m)]
+                                if all(any(pick_buttons(m) for m in fake.dms(p)) for p in world.players[:SEATS])
+                                else None, what="everyone's first pack")
+    seen_homebrew = False
+    for message in packs:
+        shown = cards_shown(message)
+        expected = ["?" if card == homebrew else card for card in shown]  # no marker: a placeholder
+        assert picture_cards(fake, scryfall, message) == expected
+        seen_homebrew |= homebrew in shown
+    assert seen_homebrew
