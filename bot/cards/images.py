@@ -19,6 +19,7 @@ import io
 import os
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -29,6 +30,7 @@ __all__ = ["TILE", "ImageCache", "scale_to_tile"]
 TILE = (224, 312)  # width, height: Scryfall's "normal" (488×680) scaled by 0.46
 _SUFFIX = ".jpg"
 _EVICT_TO = 0.9  # after an eviction the directory holds at most this share of its bound
+_STALE_PART_SECONDS = 600
 
 
 def scale_to_tile(data: bytes) -> Image.Image:
@@ -106,9 +108,18 @@ class ImageCache:
 
     def disk_bytes(self) -> int:
         with self._lock:
-            if self._disk_bytes is None:
+            if self._disk_bytes is None:  # first use in this process: count, and sweep up after a crash
+                self._remove_stale_parts()
                 self._disk_bytes = sum(size for _path, size, _used in self._files())
             return self._disk_bytes
+
+    def _remove_stale_parts(self) -> None:
+        """Half-written files a killed process left (a live one renames its own within seconds)."""
+        cutoff = time.time() - _STALE_PART_SECONDS
+        for part in self.directory.glob("*/*.part"):
+            with contextlib.suppress(OSError):
+                if part.stat().st_mtime < cutoff:
+                    part.unlink()
 
     # --- writing --------------------------------------------------------------------------------------
 

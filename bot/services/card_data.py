@@ -91,43 +91,37 @@ async def known(db: Database, names: Iterable[str]) -> dict[str, CardData]:
         return await lookup(session, names)
 
 
+async def by_name(session: AsyncSession, names: Iterable[str]) -> dict[str, CardData]:
+    """The table's data for `names`, by each name as given (names it does not hold are left out)."""
+    names = list(names)
+    data = await lookup(session, names)
+    return {name: card for name in names if (card := data.get(name_key(name))) is not None}
+
+
 async def card_info(session: AsyncSession, names: Iterable[str]) -> dict[str, dict]:
     """Card facts in the shape a cube stores them (`colour`, `type_line`, `mana_value`, `rarity`),
     by name as given: what a pod falls back on for cards its cube had no data for."""
-    names = list(names)
-    data = await lookup(session, names)
-    info = {}
-    for name in names:
-        card = data.get(name_key(name))
-        if card is not None:
-            info[name] = {"name": name, "colour": card.colours or "C", "type_line": card.type_line,
-                          "mana_value": card.mana_value, "rarity": card.rarity}
-    return info
+    return {
+        name: {"name": name, "colour": card.colours or "C", "type_line": card.type_line,
+               "mana_value": card.mana_value, "rarity": card.rarity}
+        for name, card in (await by_name(session, names)).items()
+    }
 
 
 async def image_urls(db: Database, names: Iterable[str], version: str = "normal") -> dict[str, str]:
     """Each name's card image address, for the names the table holds with an image."""
-    names = list(names)
-    data = await known(db, names)
-    urls = {}
-    for name in names:
-        card = data.get(name_key(name))
-        if card is not None and (url := card.image_url(version)):
-            urls[name] = url
-    return urls
+    async with db.read() as session:
+        cards = await by_name(session, names)
+    return {name: url for name, card in cards.items() if (url := card.image_url(version))}
 
 
 async def export_names(db: Database, names: Iterable[str]) -> dict[str, str]:
     """The name deck files use for each card: Scryfall's, by its front face for a card whose
     faces are one card in a deck (double-faced, flip, adventure); split cards keep "A // B"."""
-    names = list(names)
-    data = await known(db, names)
-    out = {}
-    for name in names:
-        card = data.get(name_key(name))
-        if card is not None:
-            out[name] = card.name if card.layout in ("split", "aftermath") else card.front_name
-    return out
+    async with db.read() as session:
+        cards = await by_name(session, names)
+    return {name: card.name if card.layout in ("split", "aftermath") else card.front_name
+            for name, card in cards.items()}
 
 
 # --- asking Scryfall --------------------------------------------------------------------------------

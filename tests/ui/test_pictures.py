@@ -91,6 +91,18 @@ def test_the_cache_stores_tiles_and_keeps_its_bound(tmp_path) -> None:
     assert small.disk_bytes() <= small.max_bytes
 
 
+def test_half_written_files_of_a_killed_process_are_swept_up(tmp_path) -> None:
+    cache = ImageCache(tmp_path, max_bytes=10**9)
+    cache.put("https://img/1.jpg", card_image(1, "Opt", "U", "Instant"))
+    stale, fresh = tmp_path / "ab" / "x.part", tmp_path / "ab" / "y.part"
+    stale.parent.mkdir(exist_ok=True)
+    stale.write_bytes(b"half"), fresh.write_bytes(b"writing")
+    os.utime(stale, (1000, 1000))
+    again = ImageCache(tmp_path, max_bytes=10**9)
+    assert again.disk_bytes() == cache.disk_bytes()
+    assert not stale.exists() and fresh.exists()
+
+
 def test_the_memory_holds_at_most_its_tiles(tmp_path) -> None:
     cache = ImageCache(tmp_path, max_bytes=10**9, memory_tiles=3)
     for i in range(5):
