@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 COMPLETE = "cards.complete"  # deadline: complete a cube's card data once Scryfall answers (key: cube id)
 RETRY_DELAYS = (60, 300, 900, 3600, 6 * 3600)  # seconds; the last repeats
 MAX_FUZZY = 20  # unknown names asked of Scryfall's fuzzy search per upload (the rest: the table)
+MAX_SUGGESTED = 100  # unknown names given suggestions at all (a reply shows fewer)
 MAX_SUGGESTIONS = 3
 _LOOKUP_CHUNK = 500  # names per IN (...) query
 
@@ -164,11 +165,16 @@ async def resolve(db: Database, client: ScryfallClient, names: Iterable[str], *,
             await store(db, collection.found)
             cards.update({name_key(n): card for n, card in collection.found.items()})
             not_found = collection.not_found
-    unknown = [Unknown(n, await _suggestions(db, client, n) if suggest and i < MAX_FUZZY else ())
-               for i, n in enumerate(not_found)]
-    if suggest and len(not_found) > MAX_FUZZY:
-        unknown[MAX_FUZZY:] = [Unknown(u.name, await _local_suggestions(db, u.name)) for u in unknown[MAX_FUZZY:]]
+    unknown = [Unknown(n, await _suggest(db, client, n, i) if suggest else ()) for i, n in enumerate(not_found)]
     return Resolution(cards, unknown, unreachable)
+
+
+async def _suggest(db: Database, client: ScryfallClient, name: str, position: int) -> tuple[str, ...]:
+    """Scryfall's fuzzy search for the first unknown names, the table's for the next ones, and
+    nothing past what one reply can show anyway."""
+    if position < MAX_FUZZY:
+        return await _suggestions(db, client, name)
+    return await _local_suggestions(db, name) if position < MAX_SUGGESTED else ()
 
 
 async def _suggestions(db: Database, client: ScryfallClient, name: str) -> tuple[str, ...]:

@@ -161,6 +161,9 @@ async def test_every_pack_dm_carries_a_picture_of_its_cards_in_letter_order(fake
     drafters = Drafters(fake, world, scryfall)
     await drafters.pick_until(SEATS * PACKS * PACK_SIZE, expect_picture=True)
     assert drafters.with_picture == SEATS * PACKS * PACK_SIZE and drafters.without_picture == 0
+    # Every picture rode on its pack's message: no message of its own (one call per pack, as before).
+    for player in drafters.players:
+        assert all(m["embeds"] for m in fake.dms(player) if m["attachments"])
 
     # The final pool: a picture by colour and curve next to the text file.
     for player in drafters.players:

@@ -48,12 +48,14 @@ async def test_resolve_stores_the_cards_and_asks_once(db, scryfall):
 
 async def test_unknown_names_get_suggestions_from_scryfall_then_the_table(db, scryfall, monkeypatch):
     monkeypatch.setattr(card_data, "MAX_FUZZY", 1)
+    monkeypatch.setattr(card_data, "MAX_SUGGESTED", 3)
     await card_data.resolve(db, scryfall.client, ["Counterspell"])
-    result = await card_data.resolve(db, scryfall.client, ["Lightnig Bolt", "Counterspel", "Qwxyz"])
+    result = await card_data.resolve(db, scryfall.client, ["Lightnig Bolt", "Counterspel", "Qwxyz", "Counterspall"])
     assert [(u.name, u.suggestions) for u in result.unknown] == [
         ("Lightnig Bolt", ("Lightning Bolt",)),  # Scryfall's fuzzy search
         ("Counterspel", ("Counterspell",)),  # past MAX_FUZZY: the table's own names
         ("Qwxyz", ()),
+        ("Counterspall", ()),  # past MAX_SUGGESTED: more than a reply shows
     ]
     fuzzy = [r.path_qs for r in scryfall.requests if r.path_qs.startswith("/cards/named")]
     assert len(fuzzy) == 1
