@@ -50,6 +50,13 @@ class Settings(BaseSettings):
             raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return level
 
+    @field_validator("scryfall_base")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.strip().startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL such as https://api.scryfall.com, not {value!r}")
+        return value.strip()
+
     @field_validator("dev_guild_id", "shard_count", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:

@@ -83,3 +83,7 @@ def test_image_cache_settings(monkeypatch):
         monkeypatch.setenv("IMAGE_CACHE_MB", bad)
         with pytest.raises(ValueError):
             Settings()
+    monkeypatch.delenv("IMAGE_CACHE_MB")
+    monkeypatch.setenv("SCRYFALL_BASE", "api.scryfall.com")
+    with pytest.raises(ValueError, match="http"):
+        Settings()
