@@ -13,8 +13,10 @@ from discord.ext import commands
 
 import bot.cogs
 from bot import __version__
+from bot.cards.scryfall_api import ScryfallClient
 from bot.cogs._outbox import Outbox
-from bot.services import outbox
+from bot.cogs._pictures import Pictures
+from bot.services import card_data, outbox
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.ui.dispatch import dispatch_modal, refuse_damaged_components, registered_components
@@ -44,6 +46,10 @@ class MtgBot(commands.AutoShardedBot):
         self.db = db
         self.outbox = Outbox(self)
         db.listen(outbox.TOPIC, self.outbox.on_commit)
+        # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
+        self.scryfall = ScryfallClient(settings.scryfall_base)
+        card_data.register(self.scryfall)
+        self.pictures = Pictures(self)
         self.started_monotonic = time.monotonic()
         self._announced_ready = False
         self.tree.on_error = self.on_app_command_error
@@ -97,6 +103,10 @@ class MtgBot(commands.AutoShardedBot):
             self.command_count(),
             len(self.guilds),
         )
+
+    async def close(self) -> None:
+        await super().close()
+        await self.scryfall.close()
 
     # --- facts for /about ----------------------------------------------------------------
 

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     discord_gateway_url: str | None = None
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0
+    # Card pictures: where downloaded card images are kept, and how many MiB they may take on disk.
+    image_cache_dir: Path = Path("data") / "images"
+    image_cache_mb: int = Field(default=200, ge=10, le=100_000, description="Disk space for card images (MiB).")
 
     @field_validator("log_level")
     @classmethod
@@ -46,6 +49,13 @@ class Settings(BaseSettings):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return level
+
+    @field_validator("scryfall_base")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.strip().startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL such as https://api.scryfall.com, not {value!r}")
+        return value.strip()
 
     @field_validator("dev_guild_id", "shard_count", mode="before")
     @classmethod

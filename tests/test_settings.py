@@ -70,3 +70,20 @@ def test_bot_with_bad_settings_gives_one_line(tmp_path):
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "LOG_LEVEL" in result.stderr
+
+
+def test_image_cache_settings(monkeypatch):
+    settings = Settings()
+    assert (settings.image_cache_dir.as_posix(), settings.image_cache_mb) == ("data/images", 200)
+    monkeypatch.setenv("IMAGE_CACHE_MB", "50")
+    monkeypatch.setenv("IMAGE_CACHE_DIR", "/var/cache/mtg")
+    settings = Settings()
+    assert (settings.image_cache_dir.as_posix(), settings.image_cache_mb) == ("/var/cache/mtg", 50)
+    for bad in ("0", "5", "lots"):
+        monkeypatch.setenv("IMAGE_CACHE_MB", bad)
+        with pytest.raises(ValueError):
+            Settings()
+    monkeypatch.delenv("IMAGE_CACHE_MB")
+    monkeypatch.setenv("SCRYFALL_BASE", "api.scryfall.com")
+    with pytest.raises(ValueError, match="http"):
+        Settings()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 FORMATS = {
@@ -55,10 +55,15 @@ def to_cockatrice_cod(cards: Sequence[str], deck_name: str = "Draft pool") -> st
     return "\n".join(lines) + "\n"
 
 
-def export(cards: Sequence[str], fmt: str, *, deck_name: str = "Draft pool") -> tuple[str, str]:
-    """(file extension, file text) for `fmt`, one of FORMATS."""
+def export(
+    cards: Sequence[str], fmt: str, *, deck_name: str = "Draft pool", names: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(file extension, file text) for `fmt`, one of FORMATS. `names` maps a card to the name deck
+    files know it by (Scryfall's, see `bot.services.card_data.export_names`); others stay as they are."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
+    if names:
+        cards = [names.get(card, card) for card in cards]
     extension = FORMATS[fmt][0]
     if fmt == "text":
         return extension, to_text(cards)

@@ -18,21 +18,26 @@ import contextlib
 import io
 import logging
 from collections.abc import Iterator
+from functools import partial
 
 import discord
 
 from bot.cards.export import export
 from bot.cogs._outbox import Outgoing
-from bot.services import drafts
+from bot.cogs._pictures import Picture
+from bot.services import card_data, drafts
 from bot.services.outbox import Queued
 from bot.text import escape
 from bot.ui import limits
 from bot.ui.draft import (
     pack_embed,
+    pack_picture_name,
+    pack_picture_of,
     pack_ready_text,
     pack_view,
     picked_line,
     pool_embed,
+    pool_picture_of,
     regional_indicator,
     uses_reactions,
 )
@@ -67,19 +72,29 @@ class DraftMessages:
         if not fresh and not queued.payload.get("resend"):
             if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
                 return None
+        picture = await self.pack_picture(prompt)
         if uses_reactions(prompt) and not queued.payload.get("resend"):
             target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
             if target is not None:
-                return self._on_pack_message(queued, prompt, target)
+                return self._on_pack_message(queued, prompt, target, picture)
         return Outgoing(
-            embeds=[pack_embed(prompt, self.scryfall)], view=pack_view(prompt),
-            after_send=lambda message: self.start_reactions(message, prompt),
+            embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
+            files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
         )
 
-    def _on_pack_message(self, queued: Queued, prompt: drafts.PackPrompt, target: drafts.PackMessage) -> Outgoing:
-        """Show the pack on the player's reaction pack message, whose letters stay. After the
-        player's own pick the edit is the confirmation; a pack that reached a waiting player also
-        gets a short new message, for the notification."""
+    async def pack_picture(self, prompt: drafts.PackPrompt) -> Picture | None:
+        """The pack's picture if its images are here (else the pack goes as text, and the draft's
+        images are fetched for the next packs)."""
+        return await self.bot.pictures.render(
+            prompt.guild_id, prompt.cards, pack_picture_of(prompt), pack_picture_name(prompt),
+            fetch_key=f"draft:{prompt.pod_id}", fetch_names=partial(drafts.cards_to_show, self.bot.db, prompt.pod_id),
+        )
+
+    def _on_pack_message(self, queued: Queued, prompt: drafts.PackPrompt, target: drafts.PackMessage,
+                         picture: Picture | None) -> Outgoing:
+        """Show the pack on the player's reaction pack message, whose letters stay (and whose
+        picture is replaced). After the player's own pick the edit is the confirmation; a pack that
+        reached a waiting player also gets a short new message, for the notification."""
         picked = queued.payload.get("picked")
         line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
         done = self._begin_settling(target.message_id)
@@ -89,7 +104,8 @@ class DraftMessages:
             self.start_reactions(message, prompt, have=target.letters)
 
         return Outgoing(
-            embeds=[pack_embed(prompt, self.scryfall, picked_line=line)], view=pack_view(prompt),
+            embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
+            view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
             edit=(target.channel_id, target.message_id), continued=[] if picked else [pack_ready_text(prompt)],
             after_send=after_send,
         )
@@ -126,7 +142,7 @@ class DraftMessages:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
         channel_id, message_id = queued.payload["channel_id"], queued.payload["message_id"]
         self.stop_reactions(message_id)
-        return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id))
+        return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id), replace_attachments=True)
 
     async def close_pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
         """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
@@ -143,7 +159,7 @@ class DraftMessages:
             p["reason"] == "timeout" and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
         ):
             return None
-        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found)
+        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
 
     async def dms_closed(self, queued: Queued, fresh: bool) -> Outgoing:
         user_id = queued.payload["user_id"]
@@ -173,10 +189,21 @@ class DraftMessages:
     async def final_pool(self, queued: Queued, fresh: bool) -> Outgoing:
         pod_id, user_id = queued.payload["pod_id"], queued.message.user_id
         pool = await drafts.pool(self.bot.db, pod_id, user_id)
-        extension, text = export(pool.cards, "text")
+        extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
+        picture = await self.pool_picture(pool)
+        title = f"Draft #{pod_id} is complete: your pool"
         return Outgoing(
-            embeds=[pool_embed(pool, self.scryfall, f"Draft #{pod_id} is complete: your pool")],
-            files=[discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}")],
+            embeds=[pool_embed(pool, self.scryfall, title, picture=picture and picture.url)],
+            files=[discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}"),
+                   *([picture.file] if picture else [])],
+        )
+
+    async def pool_picture(self, pool: drafts.PoolView) -> Picture | None:
+        """The pool by colour and curve, if its images are here."""
+        return await self.bot.pictures.render(
+            pool.guild_id, pool.cards, pool_picture_of(pool),
+            f"draft-{pool.pod_id}-pool.png", fetch_key=f"draft:{pool.pod_id}",
+            fetch_names=partial(drafts.cards_to_show, self.bot.db, pool.pod_id),
         )
 
     async def summary(self, queued: Queued, fresh: bool) -> Outgoing:

@@ -81,7 +81,7 @@ class DraftReactions:
                     return
                 embed = ui.picked_embed(result.round, result.pick_number, result.card, done.pod_id,
                                         self.bot.settings.scryfall_base, False)
-                await channel.get_partial_message(message_id).edit(embed=embed, view=None)
+                await channel.get_partial_message(message_id).edit(embed=embed, view=None, attachments=[])
             elif done.outcome == reactions.STALE:
                 await channel.send("Already picked: that pack has moved on. Your current pack is in your pack message.")
             elif done.outcome == reactions.NO_CARD and index is not None:

@@ -41,6 +41,9 @@ class Outgoing:
     files: list[discord.File] = field(default_factory=list)
     allowed_mentions: discord.AllowedMentions | None = None  # None: the client's default (no pings)
     edit: tuple[int, int] | None = None  # (channel id, message id) to edit instead of sending
+    # An edit replaces the message's attachments with `files` (none: removes them), e.g. the
+    # picture of the pack the message showed before; otherwise an edit keeps them.
+    replace_attachments: bool = False
     continued: list[str] = field(default_factory=list)  # more text, sent as messages right after (also after an edit)
     after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
 
@@ -137,7 +140,7 @@ class Outbox:
             message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
             if outgoing.view is None:
                 kwargs["view"] = None
-            if outgoing.files:
+            if outgoing.files or outgoing.replace_attachments:
                 kwargs["attachments"] = outgoing.files
             await message.edit(**kwargs)
             for content in outgoing.continued:  # e.g. a notification: edits notify nobody

@@ -15,6 +15,7 @@ from bot.ui.confirm import ask_confirmation
 from bot.ui.formatting import channel_mention, role_mention
 
 PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in PICK_MODES.items()]
+ON_OFF = [app_commands.Choice(name="on", value="on"), app_commands.Choice(name="off", value="off")]
 UNSETTABLE = [
     app_commands.Choice(name="organizer role", value="organizer_role"),
     app_commands.Choice(name="leaderboard channel", value="leaderboard_channel"),
@@ -26,6 +27,7 @@ def config_embed(config: GuildConfig, title: str = "Server settings") -> discord
     embed.add_field(name="Organizer role", value=role_mention(config.organizer_role_id), inline=False)
     embed.add_field(name="Leaderboard channel", value=channel_mention(config.leaderboard_channel_id), inline=False)
     embed.add_field(name="Default pick mode", value=config.default_pick_mode, inline=False)
+    embed.add_field(name="Card pictures", value="on" if config.pictures else "off", inline=False)
     embed.add_field(name="Season", value=escape(config.active_season) if config.active_season else "none running", inline=False)
     return embed
 
@@ -53,17 +55,21 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         organizer_role="Members with this role can run events (besides Manage Server).",
         leaderboard_channel="Where final standings are posted when an event ends.",
         pick_mode="How players pick in DM drafts by default.",
+        pictures="Show pack DMs and draft pools as a picture of the cards (on by default).",
     )
-    @app_commands.choices(pick_mode=PICK_MODE_CHOICES)
+    @app_commands.choices(pick_mode=PICK_MODE_CHOICES, pictures=ON_OFF)
     async def set_(
         self,
         interaction: discord.Interaction,
         organizer_role: discord.Role | None = None,
         leaderboard_channel: discord.TextChannel | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
+        pictures: app_commands.Choice[str] | None = None,
     ) -> None:
-        if organizer_role is None and leaderboard_channel is None and pick_mode is None:
-            raise UserError("Give at least one setting to change (organizer_role, leaderboard_channel, pick_mode).")
+        if organizer_role is None and leaderboard_channel is None and pick_mode is None and pictures is None:
+            raise UserError(
+                "Give at least one setting to change (organizer_role, leaderboard_channel, pick_mode, pictures)."
+            )
         changes: dict = {}
         if organizer_role is not None:
             if organizer_role.is_default():
@@ -73,6 +79,8 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             changes["leaderboard_channel_id"] = leaderboard_channel.id
         if pick_mode is not None:
             changes["default_pick_mode"] = pick_mode.value
+        if pictures is not None:
+            changes["pictures"] = pictures.value == "on"
         config = await guild_config.update_config(self.bot.db, require_guild(interaction), **changes)
         await interaction.response.send_message(embed=config_embed(config, "Settings saved"), ephemeral=True)
 
@@ -106,7 +114,7 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
     async def reset(self, interaction: discord.Interaction) -> None:
         guild_id = require_guild(interaction)
         confirmed = await ask_confirmation(
-            interaction, "Reset the organizer role, leaderboard channel and pick mode to their defaults?"
+            interaction, "Reset the organizer role, leaderboard channel, pick mode and card pictures to their defaults?"
         )
         if confirmed is None:
             return

@@ -7,12 +7,14 @@ from discord import app_commands
 
 from bot.app import MtgBot
 from bot.cards.cubecobra import CubeCobraError, fetch_cube
+from bot.cards.model import CardList
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
 from bot.cards.scryfall import card_link_markdown
 from bot.cogs._checks import require_guild, require_organizer
-from bot.services import cubes, guild_config
+from bot.services import card_data, cubes, guild_config
 from bot.services.errors import UserError
 from bot.text import escape
+from bot.ui.cards import resolution_report
 from bot.ui.confirm import ask_confirmation
 from bot.ui.paginate import Page, register_renderer, send_paginated, slice_page
 
@@ -95,14 +97,16 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         else:
             ref = (cubecobra or "").strip()
             card_list, source = await self._import_cubecobra(ref), "cubecobra"
+        # Scryfall's data for the names (never fails: when Scryfall is down the sweeper completes it later).
+        resolution = await card_data.resolve(self.bot.db, self.bot.scryfall, card_list.names())
+        card_list = CardList(card_data.enrich(card_list.cards, resolution), card_list.source)
         summary = await cubes.add_cube(
-            self.bot.db, guild_id, name, card_list, source=source, source_ref=ref, created_by=interaction.user.id
+            self.bot.db, guild_id, name, card_list, source=source, source_ref=ref, created_by=interaction.user.id,
+            complete_later=resolution.unreachable,
         )
         singleton = "singleton" if card_list.is_singleton() else "not singleton"
-        await interaction.followup.send(
-            f"Added cube **{escape(summary.name)}**: {summary.size} cards ({singleton}) from {source} {escape(ref)}.",
-            ephemeral=True,
-        )
+        saved = f"Added cube **{escape(summary.name)}**: {summary.size} cards ({singleton}) from {source} {escape(ref)}."
+        await interaction.followup.send(resolution_report(saved, resolution), ephemeral=True)
 
     async def _read_upload(self, file: discord.Attachment):
         if file.size > MAX_BYTES:

@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import logging
+from functools import partial
 
 import discord
 from discord import app_commands
@@ -17,7 +18,7 @@ from bot.cogs._draft_reactions import DraftReactions
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
 from bot.cogs.goldfish import METHOD_CHOICES, PLAY_ORDER_CHOICES, TURN_CHOICES
-from bot.services import cubes, drafts, guild_config, outbox
+from bot.services import card_data, cubes, drafts, guild_config, outbox
 from bot.services.errors import UserError
 from bot.services.tables import Actor
 from bot.ui import draft as ui
@@ -74,6 +75,7 @@ class DraftCog(TableCog):
                 await self.edit_lobby(pod, note)
             return True
         begun = await drafts.get_pod(self.db, pod.id)
+        self.fetch_pictures(pod.id, await self.bot.pictures.enabled(pod.guild_id))
         if by_button:
             await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
         else:
@@ -129,6 +131,15 @@ class DraftCog(TableCog):
             goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
         )
         await self.post_lobby(interaction, pod)
+        self.fetch_pictures(pod.id, config.pictures)
+
+    def fetch_pictures(self, pod_id: int, enabled: bool = True) -> None:
+        """Fetch the images of every card the draft can show, in the background, before its packs go out."""
+        if enabled:
+            self.bot.pictures.prefetch_later(f"draft:{pod_id}", partial(drafts.cards_to_show, self.db, pod_id))
+
+    async def after_begin(self, result: drafts.BeginResult) -> None:
+        self.fetch_pictures(result.pod.id, await self.bot.pictures.enabled(result.pod.guild_id))
 
     @draft.command(name="status", description="Show the draft's round, picks, queues and who it is waiting on.")
     async def status(self, interaction: discord.Interaction) -> None:
@@ -140,7 +151,11 @@ class DraftCog(TableCog):
     async def pool(self, interaction: discord.Interaction) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
-        await interaction.response.send_message(embed=ui.pool_embed(pool, self.scryfall), ephemeral=True)
+        picture = await self.messages.pool_picture(pool)
+        await interaction.response.send_message(
+            embed=ui.pool_embed(pool, self.scryfall, picture=picture and picture.url), ephemeral=True,
+            files=[picture.file] if picture else [],
+        )
 
     @draft.command(name="pick", description="Pick from your current pack here, if your DMs are closed.")
     async def pick(self, interaction: discord.Interaction) -> None:
@@ -148,8 +163,10 @@ class DraftCog(TableCog):
         prompt = await drafts.current_prompt(self.db, pod.id, interaction.user.id)
         if prompt is None:
             raise UserError("No pack is waiting for you right now; I'll tell you when one arrives.")
+        picture = await self.messages.pack_picture(prompt)
         await interaction.response.send_message(
-            embed=ui.pack_embed(prompt, self.scryfall), view=ui.pack_view(prompt, in_dm=False), ephemeral=True
+            embed=ui.pack_embed(prompt, self.scryfall, picture=picture and picture.url),
+            view=ui.pack_view(prompt, in_dm=False), ephemeral=True, files=[picture.file] if picture else [],
         )
 
     @draft.command(name="resend", description="DM me my current pack again (after opening your DMs).")
@@ -179,7 +196,8 @@ class DraftCog(TableCog):
     async def export_(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
-        extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}")
+        names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
+        extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
         await interaction.response.send_message(f"Your {len(pool.cards)} picks from draft #{pod.id}.", file=file, ephemeral=True)
 
@@ -213,16 +231,18 @@ class DraftCog(TableCog):
         message = interaction.message
         # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
         if upcoming is not None and (not in_dm or upcoming.pick_mode in ("buttons", "both")):
+            picture = await self.messages.pack_picture(upcoming)  # the new picture replaces the old one
             with self.messages.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
                 await interaction.response.edit_message(
-                    embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line), view=ui.pack_view(upcoming, in_dm=in_dm)
+                    embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line, picture=picture and picture.url),
+                    view=ui.pack_view(upcoming, in_dm=in_dm), attachments=[picture.file] if picture else [],
                 )
                 if in_dm and result.held is not None and message is not None:
                     shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
                     await outbox.settle(self.db, [shown])
             return
         embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
-        await interaction.response.edit_message(embed=embed, view=None)
+        await interaction.response.edit_message(embed=embed, view=None, attachments=[])
         if in_dm and result.held is not None:
             self.bot.outbox.on_commit([result.held])  # the next pack, as a new DM
 

@@ -75,6 +75,7 @@ __all__ = [
     "LEFT",
     "RIGHT",
     "DraftError",
+    "cards_dealt",
     "NotYourPack",
     "CardNotInPack",
     "PackNotAtHead",
@@ -207,10 +208,22 @@ def generate_packs(cube: Sequence[str], config: DraftConfig, seed: int) -> list[
     cube order, config and seed. Unused cube cards are simply not dealt.
     """
     config.validate(len(cube))
-    deck = list(cube)
-    random.Random(seed).shuffle(deck)
+    deck = _shuffled(cube, seed)
     size = config.pack_size
     return [deck[i * size : (i + 1) * size] for i in range(config.total_packs)]
+
+
+def cards_dealt(cube: Sequence[str], config: DraftConfig, seed: int) -> list[str]:
+    """Every card :func:`generate_packs` deals to a table of ``config.seats`` seats **or fewer**
+    (a smaller table deals a prefix of the same shuffle), so a lobby knows which cards its draft
+    can show before its players are counted. A cube too small for the table gives all its cards."""
+    return _shuffled(cube, seed)[: config.total_packs * config.pack_size]
+
+
+def _shuffled(cube: Sequence[str], seed: int) -> list[str]:
+    deck = list(cube)
+    random.Random(seed).shuffle(deck)
+    return deck
 
 
 @dataclass

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.cards.model import Card, CardList
 from bot.cards.shipped import load_shipped_cubes
+from bot.services import card_data
 from bot.services.errors import Conflict, NotFound, UserError
 from bot.store.db import Database
 from bot.store.models import Cube
@@ -164,7 +165,10 @@ async def add_cube(
     source: str,
     source_ref: str | None,
     created_by: int,
+    complete_later: bool = False,
 ) -> CubeSummary:
+    """Save a cube. `complete_later`: its card data is incomplete (Scryfall was unreachable), so
+    the sweeper asks Scryfall again later (`card_data.COMPLETE`)."""
     name = validate_cube_name(name)
     if len(cards) == 0:
         raise UserError("That list has no cards.")
@@ -175,22 +179,24 @@ async def add_cube(
                 raise UserError(f"This server already has {MAX_CUBES_PER_GUILD} cubes; remove one first.")
             if await _name_is_taken(session, guild_id, name):
                 raise _name_taken(name)
-            session.add(
-                Cube(
-                    guild_id=guild_id,
-                    name=name,
-                    name_key=name_key(name),
-                    source=source,
-                    source_ref=source_ref,
-                    card_count=len(cards),
-                    cards=[_card_to_json(card) for card in cards.cards],
-                    created_by=created_by,
-                )
+            cube = Cube(
+                guild_id=guild_id,
+                name=name,
+                name_key=name_key(name),
+                source=source,
+                source_ref=source_ref,
+                card_count=len(cards),
+                cards=[_card_to_json(card) for card in cards.cards],
+                created_by=created_by,
             )
+            session.add(cube)
+            await session.flush()
+            if complete_later:
+                await card_data.arm_completion(session, cube.id)
     except IntegrityError:
         # Two uploads of the same name raced; the unique constraint let exactly one through.
         raise _name_taken(name) from None
-    return CubeSummary(name, len(cards), source, source_ref)
+    return CubeSummary(name, len(cards), source, source_ref, id=cube.id)
 
 
 async def remove_cube(db: Database, guild_id: int, name: str) -> None:

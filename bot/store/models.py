@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, MetaData, String, Text, UniqueConstraint, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, synonym
 
 from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
@@ -31,6 +31,8 @@ class GuildSettings(Base):
     organizer_role_id: Mapped[int | None] = mapped_column(Snowflake)
     leaderboard_channel_id: Mapped[int | None] = mapped_column(Snowflake)
     default_pick_mode: Mapped[str] = mapped_column(String(16), default="both")
+    # Pack DMs and pools carry a picture of the cards (/config set pictures).
+    pictures: Mapped[bool] = mapped_column(default=True, server_default=true())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
@@ -88,6 +90,29 @@ class Cube(Base):
     description: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[int] = mapped_column(Snowflake)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class CardRecord(Base):
+    """Scryfall's data for one card name, shared by every server (`bot.services.card_data`).
+
+    Keyed by the name as cubes list it (`bot.text.name_key`), so a name is asked for once; a card
+    listed under two spellings (its front face, its full name) has a row for each.
+    """
+
+    __tablename__ = "cards"
+
+    name_key: Mapped[str] = mapped_column(String(400), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))  # Scryfall's oracle name ("A // B" with two faces)
+    front_name: Mapped[str] = mapped_column(String(200))
+    colours: Mapped[str] = mapped_column(String(8))  # WUBRG letters, "" for colourless
+    colour_identity: Mapped[str] = mapped_column(String(8))
+    type_line: Mapped[str] = mapped_column(String(300))
+    mana_value: Mapped[float]
+    rarity: Mapped[str] = mapped_column(String(16))
+    set_code: Mapped[str] = mapped_column(String(16))
+    layout: Mapped[str] = mapped_column(String(32))
+    image_uris: Mapped[dict] = mapped_column(JsonData)  # {"small": url, "normal": url, ...}
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class TableColumns:

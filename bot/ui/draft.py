@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 
 import discord
+from PIL import Image
 
 from bot.cards.scryfall import card_link_markdown
 from bot.services.drafts import REACTION_CARDS, PackPrompt, PodView, PoolView
 from bot.services.drafts import uses_reactions as uses_reactions
 from bot.store.types import utcnow
 from bot.text import escape
-from bot.ui import limits
+from bot.ui import limits, pictures
 from bot.ui.dispatch import Component, index, number
 from bot.ui.formatting import format_duration
 from bot.ui.lobby import lobby_button_type
@@ -88,7 +90,10 @@ def _card_lines(prompt: PackPrompt, scryfall_base: str) -> tuple[list[str], list
     return linked, plain
 
 
-def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | None = None) -> discord.Embed:
+def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | None = None,
+               picture: str | None = None) -> discord.Embed:
+    """The pack's cards with their letters; `picture` (an `attachment://` address) shows the
+    cards' picture under them."""
     title = f"Draft #{prompt.pod_id} · Pack {prompt.round + 1}, pick {prompt.pick_number}"
     linked, plain = _card_lines(prompt, scryfall_base)
     footer_budget = 300 + (len(picked_line) if picked_line else 0)
@@ -108,7 +113,18 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
     )
     if picked_line:
         embed.add_field(name="Last pick", value=limits.clip(picked_line, limits.FIELD_VALUE), inline=False)
+    if picture:
+        embed.set_image(url=picture)
     return limits.fit_embed(embed)
+
+
+def pack_picture_of(prompt: PackPrompt) -> Callable[[list[Image.Image]], bytes]:
+    """Draws the pack's picture from its cards' tiles, each under its letter."""
+    return partial(pictures.pack_picture, labels=[letter(i) for i in range(len(prompt.cards))])
+
+
+def pack_picture_name(prompt: PackPrompt) -> str:
+    return f"draft-{prompt.pod_id}-pack-{prompt.pack_id}-{prompt.pack_pick}.png"
 
 
 class PickButton(
@@ -223,26 +239,46 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
     return embed
 
 
-def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None) -> discord.Embed:
-    """The pool grouped by colour, one field per group; links are dropped (longest first) and names
-    shortened only as far as Discord's limits need."""
+def pool_groups(pool: PoolView) -> list[tuple[str, list[str]]]:
+    """The pool by colour group (White … Multicolour, Colourless, Lands, Other), in that order."""
     groups: dict[str, list[str]] = defaultdict(list)
     for card in pool.cards:
         groups[_group_name(pool.card_info.get(card, {}))].append(card)
+    return [(name, groups[name]) for name in sorted(groups, key=_group_order)]
+
+
+def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, picture: str | None = None) -> discord.Embed:
+    """The pool grouped by colour, one field per group; links are dropped (longest first) and names
+    shortened only as far as Discord's limits need. `picture`: the pool's picture (`attachment://`)."""
     title = title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)"
     embed = discord.Embed(title=title, colour=discord.Colour.teal())
-    names = sorted(groups, key=_group_order)
+    groups = pool_groups(pool)
     # Each group gets a share of the 6,000 characters in proportion to its size.
-    budget = limits.EMBED_TOTAL - len(title) - 40 * len(names) - 100
-    for name in names:
-        cards = groups[name]
+    budget = limits.EMBED_TOTAL - len(title) - 40 * len(groups) - 100
+    for name, cards in groups:
         share = min(limits.FIELD_VALUE, max(budget * len(cards) // max(len(pool.cards), 1), 20))
         linked = [card_link_markdown(card, scryfall_base) for card in cards]
         plain = [escape(card) for card in cards]
         embed.add_field(name=f"{name} ({len(cards)})", value=limits.fit_lines(linked, share, plain), inline=True)
     if not pool.cards:
         embed.description = "No picks yet."
+    if picture:
+        embed.set_image(url=picture)
     return limits.fit_embed(embed)
+
+
+def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
+    """Draws the pool by colour and mana value from its cards' tiles (given in pool order)."""
+
+    def draw(tiles: list[Image.Image]) -> bytes:
+        by_card = dict(zip(pool.cards, tiles, strict=True))
+        return pictures.pool_picture([
+            (name, [pictures.PoolCard(by_card[card], float(pool.card_info.get(card, {}).get("mana_value") or 0))
+                    for card in cards])
+            for name, cards in pool_groups(pool)
+        ], spread={"Lands"})
+
+    return draw
 
 
 _COLOUR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
@@ -255,7 +291,7 @@ def _group_name(info: dict) -> str:
         return "Multicolour"
     if letters:
         return _COLOUR_NAMES[letters[0]]
-    type_line = info.get("type_line") or ""
+    type_line = (info.get("type_line") or "").split("//")[0]
     if "Land" in type_line:
         return "Lands"
     return "Colourless" if colour in ("C", "") and info else "Other"

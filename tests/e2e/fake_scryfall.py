@@ -16,6 +16,19 @@ for an unknown ``e:`` term (a warning, and cards from everywhere), ``loop`` send
 
 Every request is recorded (:attr:`FakeScryfall.requests`: path with query, headers, time).
 
+Card data and card images (pack pictures, see :class:`CardsAndImages` below):
+
+* ``POST /cards/collection`` — ``{"identifiers": [{"name": …}, …]}`` (at most 75, else Scryfall's
+  422): a ``list`` of the known cards and ``not_found`` for the rest. Names match like Scryfall's
+  (any case, accents and punctuation aside; a double-faced card by either face).
+* ``GET /cards/named?fuzzy=<name>`` — the closest known card, or 404.
+* ``GET /images/<n>.jpg`` — card n's generated image: a card-like JPEG whose art box is filled
+  with card n's :func:`marker_colour`, so a test reads back which card a picture shows
+  (:func:`marker_index`).
+
+Cards are known once added (:meth:`CardsAndImages.add_card`, :meth:`CardsAndImages.add_cards`);
+with :attr:`CardsAndImages.down` set every one of these answers 503.
+
 Extending: add a handler method and register it in :meth:`FakeScryfall.app` next to
 ``search`` (e.g. ``POST /cards/collection``, ``GET /cards/named?fuzzy=``, card images); build
 card objects with :func:`scryfall_card` so every endpoint answers with the same cards.
@@ -33,6 +46,10 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+
+from tests.e2e.fake_scryfall_cards import CardsAndImages, marker_colour, marker_index
+
+__all__ = ["CardsAndImages", "FakeScryfall", "FakeSet", "marker_colour", "marker_index", "serve_fake_scryfall"]
 
 HTML = "<!DOCTYPE html><html><head><title>Scryfall</title></head><body>Oops</body></html>"
 MISBEHAVING = frozenset({"hang", "down", "slow", "garbage", "html", "ignored", "loop", "away"})
@@ -116,7 +133,7 @@ class Recorded:
 
 
 @dataclass
-class FakeScryfall:
+class FakeScryfall(CardsAndImages):
     base: str = ""
     page_size: int = 175
     sets: dict[str, FakeSet] = field(default_factory=default_sets)
@@ -131,6 +148,7 @@ class FakeScryfall:
 
         app = web.Application(middlewares=[record])
         app.router.add_get("/cards/search", self.search)
+        self.add_card_routes(app.router)
         return app
 
     # ------------------------------------------------------------------ /cards/search

@@ -48,6 +48,9 @@ class BotProcess:
             LOG_LEVEL="DEBUG",
             PYTHONPATH=str(REPO_ROOT),
             PYTHONUNBUFFERED="1",
+            # Tests never reach the internet: unless a test serves the fake Scryfall, nothing answers
+            # here (port 9, discard), which the bot treats as Scryfall being down.
+            SCRYFALL_BASE="http://127.0.0.1:9",
         )
         if self.shard is not None:
             env.update(

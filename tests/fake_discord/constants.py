@@ -4,6 +4,10 @@ from __future__ import annotations
 
 API_PREFIX = "/api/v10"
 
+# uploads: files per message, and bytes per message (a bot's limit in a server without boosts)
+MAX_FILES = 10
+ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+
 # permission bits
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import ApiError, FakeBase, form_error, invalid_form
-from .constants import DEFAULT_MEMBER_PERMISSIONS, EPHEMERAL, LOADING
+from .constants import ATTACHMENT_SIZE_LIMIT, DEFAULT_MEMBER_PERMISSIONS, EPHEMERAL, LOADING
 from .models import FakeDiscordTimeout, InteractionResult
 from .rest import Req
 from .validation import validate_choices, validate_modal
@@ -249,7 +249,7 @@ class Interactions(FakeBase):
             "locale": "en-US",
             "entitlements": [],
             "entitlement_sku_ids": [],
-            "attachment_size_limit": 10 * 1024 * 1024,
+            "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
             "context": 0 if guild_id is not None else 1,
             "authorizing_integration_owners": {"0": str(guild_id)}
             if guild_id is not None

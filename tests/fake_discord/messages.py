@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from .base import ApiError, FakeBase, form_error, invalid_form
 from .constants import (
+    ATTACHMENT_SIZE_LIMIT,
     EPHEMERAL,
     INTENT_DIRECT_MESSAGE_REACTIONS,
     INTENT_DIRECT_MESSAGES,
@@ -17,6 +18,7 @@ from .constants import (
     INTENT_GUILD_MESSAGES,
     INTENT_MESSAGE_CONTENT,
     LOADING,
+    MAX_FILES,
     MENTION_EVERYONE,
 )
 from .models import iso_now, snowflake_time
@@ -140,6 +142,16 @@ class Messages(FakeBase):
         return out
 
     @staticmethod
+    def _check_files(files: dict[int, tuple[str, str | None, bytes]]) -> None:
+        """Discord's upload limits: at most 10 files a message, and 10 MiB in all (a bot in a
+        server without boosts); over that Discord answers 413 with code 40005."""
+        if len(files) > MAX_FILES:
+            raise invalid_form({"files": {"_errors": [
+                {"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {MAX_FILES} or fewer in length."}]}})
+        if sum(len(data) for _name, _type, data in files.values()) > ATTACHMENT_SIZE_LIMIT:
+            raise ApiError(413, 40005, "Request entity too large")
+
+    @staticmethod
     def _check_new_message(payload: dict[str, Any], files: dict[int, Any]) -> None:
         """Discord's limits for a new message (content, embeds, components) and its 50006 for an empty one."""
         errors, empty = validate_message(payload, has_files=bool(files))
@@ -162,6 +174,7 @@ class Messages(FakeBase):
     ) -> dict[str, Any]:
         ch = self._channel(channel_id)
         payload = payload or {}
+        self._check_files(files)
         if validate:
             self._check_new_message(payload, files)
         author_id = self.bot_user_id if author_id is None else author_id
@@ -353,6 +366,7 @@ class Messages(FakeBase):
         if msg is None or self._msg_meta[mid]["deleted"]:
             raise ApiError(404, 10008, "Unknown Message")
         payload = payload or {}
+        self._check_files(files)
         errors, _ = validate_message(
             {**payload, "flags": payload.get("flags", msg["flags"])}, has_files=bool(files), partial=True
         )

@@ -22,6 +22,7 @@ from bot.formats.draft import (
     PackState,
     PickEvent,
     auto_pick,
+    cards_dealt,
     direction_name,
     generate_packs,
     pass_direction,
@@ -584,3 +585,22 @@ def test_replay_reproduces_state(draft, data) -> None:
     for seat, pack_id, card in picks[cut:]:
         partial.pick(seat, pack_id, card)
     assert partial == state
+
+
+@given(
+    seats=st.integers(min_value=2, max_value=8),
+    fewer=st.integers(min_value=0, max_value=6),
+    packs=st.integers(min_value=1, max_value=3),
+    pack_size=st.integers(min_value=1, max_value=15),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_cards_dealt_covers_every_smaller_table(seats, fewer, packs, pack_size, seed):
+    """A lobby of `seats` knows every card its draft can show, however many players begin."""
+    cube = [f"Card {i}" for i in range(seats * packs * pack_size + 5)]
+    dealt = cards_dealt(cube, DraftConfig(seats, packs, pack_size), seed)
+    assert len(dealt) == seats * packs * pack_size
+    table = max(MIN_SEATS, seats - fewer)
+    packs_of_table = generate_packs(cube, DraftConfig(table, packs, pack_size), seed)
+    assert {card for pack in packs_of_table for card in pack} <= set(dealt)
+    if table == seats:
+        assert [card for pack in packs_of_table for card in pack] == dealt

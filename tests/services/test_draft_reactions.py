@@ -119,3 +119,20 @@ async def test_reconcile_brings_a_waiting_message_up_to_date(db):
     await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=message.message_id)
     done = await reactions.toggle(db, message.message_id, a, 2, False)  # 🇨 off: the pick
     assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[2]
+
+
+async def test_a_late_record_of_an_older_pack_never_moves_the_message_back(db):
+    """The first pack's send is recorded after the player already picked from it by button and the
+    message shows (and has recorded) the next pack: the late record must not win."""
+    pod = await new_pod(db, players=2, pick_mode="both", packs=1, pack_size=5)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    first_a, first_b = sorted(begun.prompts, key=lambda p: p.seat)
+    await pick_first_card(db, first_b)  # b's pack waits for a
+    result = await pick_first_card(db, first_a)  # by button: a's next pack shows on the same message at once
+    nxt = result.next_for_picker
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=700)
+    await drafts.record_shown(db, first_a, channel_id=CHANNEL, message_id=700)  # the batch's late record
+    shown = await drafts.pack_message(db, 700)
+    assert (shown.pack_id, shown.pack_pick) == (nxt.pack_id, nxt.pack_pick)
+    done = await reactions.toggle(db, 700, first_a.user_id, 1, True)
+    assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[1]

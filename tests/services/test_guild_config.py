@@ -39,3 +39,14 @@ async def test_unset_and_reset(db):
     assert (config.organizer_role_id, config.leaderboard_channel_id) == (None, 8)
     config = await guild_config.reset_config(db, 42)
     assert config.leaderboard_channel_id is None
+
+
+async def test_pictures_are_on_unless_turned_off(db):
+    assert await guild_config.pictures_enabled(db, 42) and await guild_config.pictures_enabled(db, None)
+    config = await guild_config.update_config(db, 42, pictures=False)
+    assert config.pictures is False and not await guild_config.pictures_enabled(db, 42)
+    assert await guild_config.pictures_enabled(db, 43)  # another server keeps its own
+    await guild_config.update_config(db, 42, default_pick_mode="buttons")  # a partial update keeps it off
+    assert not (await guild_config.get_config(db, 42)).pictures
+    await guild_config.reset_config(db, 42)
+    assert (await guild_config.get_config(db, 42)).pictures

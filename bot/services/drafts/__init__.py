@@ -48,7 +48,7 @@ from bot.services.drafts.lobby import (
     set_lobby_message,
 )
 from bot.services.drafts.picking import PickResult, pick, replace_with_bot
-from bot.services.drafts.pools import PoolView, all_pools, count_picks, pick_log, pool
+from bot.services.drafts.pools import PoolView, all_pools, cards_to_show, count_picks, pick_log, pool
 from bot.services.drafts.reactions import (
     PackMessage,
     Toggle,
@@ -64,7 +64,7 @@ __all__ = [
     "CLOSE_PACK", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
     "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
     "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "has_pack", "pack_message",
-    "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel",
+    "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",

@@ -122,15 +122,25 @@ async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel
 
 async def _show_on_pack_message(session: AsyncSession, prompt: PackPrompt, channel_id: int, message_id: int) -> None:
     """Record that the reaction pack message `message_id` shows `prompt` now (the player's
-    highlights on it are kept: a bot cannot remove a player's reaction in a DM)."""
+    highlights on it are kept: a bot cannot remove a player's reaction in a DM).
+
+    Sends are recorded after the fact, a batch at a time: the record of a message's first pack can
+    come after the player already picked from it by button and the message shows the next one
+    (recorded at once). A pack state that was picked from meanwhile never replaces the record."""
     row = (
         await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
     ).scalar_one_or_none()
     if row is None:
         session.add(DraftPackMessage(pod_id=prompt.pod_id, seat=prompt.seat, channel_id=channel_id, message_id=message_id,
                                      pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, letters=0, highlights=0))
-    else:
+    elif (row.pack_id, row.pack_pick) != (prompt.pack_id, prompt.pack_pick) and await _still_unpicked(session, prompt):
         row.pack_id, row.pack_pick = prompt.pack_id, prompt.pack_pick
+
+
+async def _still_unpicked(session: AsyncSession, prompt: PackPrompt) -> bool:
+    state = (await session.execute(select(DraftPod.state).where(DraftPod.id == prompt.pod_id))).scalar_one_or_none()
+    pack = engine.DraftState.pack_in_dict(state, prompt.pack_id) if state else None
+    return pack is not None and pack[0] == prompt.pack_pick
 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:

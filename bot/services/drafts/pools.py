@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services import tables
+from bot.formats import draft as engine
+from bot.services import card_data, tables
 from bot.services.drafts.state import NOUN, load_pod
 from bot.services.errors import NotFound, PermissionDenied
 from bot.store.db import Database
@@ -20,6 +21,7 @@ class PoolView:
     user_id: int
     cards: list[str]
     card_info: dict[str, dict]
+    guild_id: int | None = None
 
 
 async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:
@@ -27,12 +29,23 @@ async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:
     return (await session.execute(select(DraftPod.card_info).where(DraftPod.id == pod_id))).scalar_one()
 
 
+async def card_facts(session: AsyncSession, pod_id: int, needed: tuple[str, ...] = ("colour", "mana_value")) -> dict[str, dict]:
+    """The pod's cube by card name, its data completed from Scryfall's card table for cards the
+    cube says nothing `needed` about (Scryfall was down when the cube was saved, or the cube
+    predates card data). Cubes saved with their data cost no lookup."""
+    info = {entry["name"]: entry for entry in await cube_info(session, pod_id)}
+    lacking = [name for name, entry in info.items() if any(entry.get(key) is None for key in needed)]
+    for name, known in (await card_data.card_info(session, lacking)).items():
+        info[name] = {**known, **{key: value for key, value in info[name].items() if value is not None}}
+    return info
+
+
 async def pick_hints(session: AsyncSession, pod_id: int) -> tuple[dict[str, str], dict[str, float]]:
     """Colours and ratings for the engine's auto-pick."""
-    info = await cube_info(session, pod_id)
+    info = await card_facts(session, pod_id, needed=("colour",))
     return (
-        {entry["name"]: entry.get("colour") or "" for entry in info},
-        {entry["name"]: float(entry.get("rating") or 0) for entry in info},
+        {name: entry.get("colour") or "" for name, entry in info.items()},
+        {name: float(entry.get("rating") or 0) for name, entry in info.items()},
     )
 
 
@@ -44,7 +57,8 @@ async def pool_cards(session: AsyncSession, pod_id: int, seat: int) -> list[str]
 
 async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
     async with db.read() as session:
-        if await session.get(DraftPod, pod_id) is None:
+        row = await session.get(DraftPod, pod_id)
+        if row is None:
             raise NotFound(f"There is no draft #{pod_id}.")
         seat = (
             await session.execute(select(DraftSeat.seat).where(DraftSeat.pod_id == pod_id, DraftSeat.user_id == user_id))
@@ -52,7 +66,7 @@ async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
         if seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         cards = await pool_cards(session, pod_id, seat)
-        return PoolView(pod_id, user_id, cards, {entry["name"]: entry for entry in await cube_info(session, pod_id)})
+        return PoolView(pod_id, user_id, cards, await card_facts(session, pod_id), row.guild_id)
 
 
 async def all_pools(db: Database, pod_id: int) -> dict[int, list[str]]:
@@ -96,6 +110,16 @@ async def pick_log(db: Database, pod_id: int, actor: tables.Actor) -> dict:
                 for p in picks
             ],
         }
+
+
+async def cards_to_show(db: Database, pod_id: int) -> list[str]:
+    """Every card the pod can show in a pack or a pool: in the lobby, what a full table would deal
+    (the players are not counted yet); once dealt, what was dealt."""
+    async with db.read() as session:
+        pod = await load_pod(session, pod_id)
+        cube = [entry["name"] for entry in await cube_info(session, pod_id)]
+    seats = len(pod.seats) if pod.state is not None else pod.row.max_seats
+    return engine.cards_dealt(cube, engine.DraftConfig(seats, pod.row.packs, pod.row.pack_size), pod.row.seed)
 
 
 async def count_picks(db: Database, pod_id: int) -> int:

@@ -1,0 +1,261 @@
+"""Card data and pack pictures end to end: the real bot against the fake Discord and the loopback fake
+Scryfall (collection, fuzzy names and generated card images that each carry a marker colour).
+
+- an upload is resolved with Scryfall (unknown names listed with suggestions);
+- a draft with pictures on: every pack DM, new or edited (by a reaction or a button), carries one
+  picture whose grid holds exactly the pack's cards in letter order; pools get a picture too;
+- Scryfall down mid-draft (and the bot restarted with its image cache gone): packs arrive as text
+  and nothing is lost;
+- an upload while Scryfall is down is saved, and the sweeper completes its card data later.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import shutil
+
+import pytest
+from PIL import Image
+from sqlalchemy import select, update
+
+from bot.store.db import Database
+from bot.store.models import Cube, Deadline
+from bot.store.types import utcnow
+from bot.ui.pictures import grid_boxes
+from tests.e2e.drivers.common import embed_text, eventually
+from tests.e2e.drivers.draft import (
+    cards_shown,
+    download_log,
+    join_all,
+    pick_buttons,
+    start_lobby,
+    toggle_letter,
+)
+from tests.e2e.fake_scryfall import marker_index, serve_fake_scryfall
+
+pytestmark = pytest.mark.e2e
+
+CUBE = [f"Picture Card {i:02d}" for i in range(48)]
+COLOURS = "WUBRG"
+SEATS, PACKS, PACK_SIZE = 3, 2, 6
+
+
+@pytest.fixture
+async def scryfall():
+    async with serve_fake_scryfall() as fake_scryfall:
+        fake_scryfall.add_cards((name, COLOURS[i % 5]) for i, name in enumerate(CUBE))
+        fake_scryfall.add_cards(["Lightning Bolt", "Counterspell"])
+        yield fake_scryfall
+
+
+@pytest.fixture
+def bot_env(scryfall) -> dict[str, str]:
+    return {"SCRYFALL_BASE": scryfall.base, "SWEEP_INTERVAL": "1"}
+
+
+async def upload(fake, world, name: str, lines: list[str]):
+    return await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
+                            options={"name": name}, attachments={"file": (f"{name}.txt", "\n".join(lines).encode())})
+
+
+def picture_cards(fake, scryfall, message: dict) -> list[str] | None:
+    """The cards a pack message's picture shows, in grid order (None: the message has no picture)."""
+    attachments = message.get("attachments") or []
+    if not attachments:
+        return None
+    assert len(attachments) == 1, attachments
+    assert message["embeds"][0]["image"]["url"] == attachments[0]["url"]  # shown in the pack's embed
+    image = Image.open(io.BytesIO(fake.attachment_bytes(attachments[0]))).convert("RGB")
+    assert image.format is None or image.format == "PNG"
+    shown = []
+    for left, top, right, bottom in grid_boxes(len(cards_shown(message))):
+        index = marker_index(image.getpixel(((left + right) // 2, (top + bottom) // 2)))
+        shown.append(scryfall.name_of(index) if index is not None else "?")
+    return shown
+
+
+async def open_draft(fake, world, scryfall, *, wait_for_images: bool = True) -> int:
+    added = await upload(fake, world, "Pictures", CUBE)
+    assert f"Added cube **Pictures**: {len(CUBE)} cards" in added.content, added.content
+    assert "Scryfall" not in added.content  # every name known, Scryfall reached
+    pod_id, lobby = await start_lobby(fake, world, cube="Pictures", seats=SEATS, packs=PACKS, pack_size=PACK_SIZE,
+                                      pick_mode="both")
+    if wait_for_images:  # fetched as the lobby opened: every card a full table deals
+        async def fetched():
+            return len(set(scryfall.image_requests)) >= SEATS * PACKS * PACK_SIZE
+
+        await eventually(fetched, what="the draft's card images", timeout=30)
+    await join_all(fake, lobby, pod_id, world.players[:SEATS])
+    return pod_id
+
+
+class Drafters:
+    """Players picking whatever their pack message shows, by reaction or by button at random."""
+
+    def __init__(self, fake, world, scryfall) -> None:
+        self.fake, self.scryfall = fake, scryfall
+        self.players = world.players[:SEATS]
+        self.rng = random.Random(15)
+        self.picks = {p: [] for p in self.players}
+        self.with_picture = self.without_picture = 0
+
+    def ready(self) -> list[tuple[int, dict]]:
+        out = []
+        for player in self.players:
+            live = [m for m in self.fake.dms(player) if pick_buttons(m)]
+            if live:
+                out.append((player, live[-1]))
+        return out
+
+    async def pick_once(self, player: int, message: dict, *, expect_picture: bool | None) -> None:
+        shown = cards_shown(message)
+        in_picture = picture_cards(self.fake, self.scryfall, message)
+        if in_picture is None:
+            self.without_picture += 1
+        else:
+            assert in_picture == shown, (in_picture, shown)  # exactly the pack's cards, in letter order
+            self.with_picture += 1
+        if expect_picture is not None:
+            assert (in_picture is not None) == expect_picture, embed_text(message)
+        buttons = pick_buttons(message)
+        index = self.rng.randrange(len(buttons))
+        before = embed_text(message)
+        if self.rng.random() < 0.5:
+            await toggle_letter(self.fake, player, message, index)
+            await self.fake.wait_for(lambda: embed_text(self.fake.message(message["id"])) != before,
+                                     what=f"reaction pick by {player}")
+        else:
+            result = await self.fake.click(player, message, buttons[index]["custom_id"])
+            assert "you took" in result.content, result.content
+        self.picks[player].append(shown[index])
+
+    async def pick_until(self, total: int, *, expect_picture: bool | None) -> None:
+        while sum(map(len, self.picks.values())) < total:
+            ready = await self.fake.wait_for(self.ready, what="a pack to pick from", timeout=20)
+            player, message = self.rng.choice(ready)
+            await self.pick_once(player, self.fake.message(message["id"]), expect_picture=expect_picture)
+
+
+async def test_every_pack_dm_carries_a_picture_of_its_cards_in_letter_order(fake, bot, world, scryfall):
+    typos = await upload(fake, world, "Typos", ["Lightnig Bolt", "counterspell", "Qwertyuiop Zxcv"])
+    assert "Added cube **Typos**: 3 cards" in typos.content
+    assert "Scryfall doesn't know 2 names" in typos.content
+    assert "Lightnig Bolt — did you mean **Lightning Bolt**?" in typos.content
+    assert "Qwertyuiop Zxcv" in typos.content and "counterspell" not in typos.content
+    assert all(size <= 75 for size in scryfall.collection_batches)
+    assert all(r.headers["User-Agent"].startswith("mtg-async-bot") for r in scryfall.requests)
+
+    off = await fake.slash(world.admin, "config set", guild_id=world.guild, options={"pictures": "off"})
+    assert off.ephemeral and "Card pictures\noff" in embed_text(off.message)
+    on = await fake.slash(world.admin, "config set", guild_id=world.guild, options={"pictures": "on"})
+    assert "Card pictures\non" in embed_text(on.message)
+    refused = await fake.slash(world.member, "config set", guild_id=world.guild, options={"pictures": "off"},
+                               enforce_permissions=False)
+    assert refused.ephemeral and "Card pictures" not in embed_text(refused.message or {})
+
+    pod_id = await open_draft(fake, world, scryfall)
+    # /draft pick in the server (for closed DMs) shows the same picture.
+    server = await fake.slash(world.players[0], "draft pick", guild_id=world.guild, channel_id=world.channel)
+    assert server.ephemeral and picture_cards(fake, scryfall, server.message) == cards_shown(server.message)
+    drafters = Drafters(fake, world, scryfall)
+    await drafters.pick_until(SEATS * PACKS * PACK_SIZE, expect_picture=True)
+    assert drafters.with_picture == SEATS * PACKS * PACK_SIZE and drafters.without_picture == 0
+    # Every picture rode on its pack's message: no message of its own (one call per pack, as before).
+    for player in drafters.players:
+        assert all(m["embeds"] for m in fake.dms(player) if m["attachments"])
+
+    # The final pool: a picture by colour and curve next to the text file.
+    for player in drafters.players:
+        final = await fake.wait_for(
+            lambda p=player: next((m for m in fake.dms(p) if "is complete: your pool" in embed_text(m)), None),
+            what="the final pool")
+        files = sorted(a["filename"] for a in final["attachments"])
+        assert files == [f"draft-{pod_id}-pool.png", f"draft-{pod_id}-pool.txt"]
+        assert final["embeds"][0]["image"]["url"].endswith("pool.png")
+    pool = await fake.slash(drafters.players[0], "draft pool", guild_id=world.guild, channel_id=world.channel)
+    assert pool.ephemeral and pool.message["attachments"][0]["filename"] == f"draft-{pod_id}-pool.png"
+    log = await download_log(fake, world)
+    assert len(log["picks"]) == SEATS * PACKS * PACK_SIZE
+
+
+async def test_pictures_off_sends_packs_as_text(fake, bot, world, scryfall):
+    await fake.slash(world.admin, "config set", guild_id=world.guild, options={"pictures": "off"})
+    await open_draft(fake, world, scryfall, wait_for_images=False)
+    drafters = Drafters(fake, world, scryfall)
+    await drafters.pick_until(SEATS * 2, expect_picture=False)
+    assert scryfall.image_requests == []  # nothing fetched for a server without pictures
+
+
+async def test_scryfall_down_mid_draft_packs_arrive_as_text_and_nothing_is_lost(fake, bot, world, scryfall, tmp_path):
+    await open_draft(fake, world, scryfall)
+    drafters = Drafters(fake, world, scryfall)
+    await drafters.pick_until(SEATS * 2, expect_picture=True)
+    # Scryfall goes down, and the bot dies and comes back without its image cache.
+    scryfall.down = True
+    await bot.kill()
+    shutil.rmtree(tmp_path / "data" / "images")
+    await bot.start()
+    await drafters.pick_until(SEATS * PACKS * PACK_SIZE, expect_picture=None)
+    assert drafters.without_picture > 0  # packs shown after the restart came as text
+    log = await download_log(fake, world)
+    assert len(log["picks"]) == SEATS * PACKS * PACK_SIZE
+    by_user: dict[int, list[str]] = {}
+    for pick in log["picks"]:
+        by_user.setdefault(pick["user_id"], []).append(pick["card"])
+    assert by_user == drafters.picks  # every pick the players made, and only those
+    for player in drafters.players:
+        final = await fake.wait_for(
+            lambda p=player: next((m for m in fake.dms(p) if "is complete: your pool" in embed_text(m)), None),
+            what="the final pool")
+        assert [a["filename"].endswith(".txt") for a in final["attachments"]] == [True]  # text only, still sent
+
+
+async def test_an_upload_while_scryfall_is_down_is_completed_later(fake, bot, world, scryfall):
+    scryfall.down = True
+    added = await upload(fake, world, "Later", ["lightning bolt", "Counterspell", "Picture Card 01"])
+    assert "Added cube **Later**: 3 cards" in added.content
+    assert "Scryfall could not be reached" in added.content
+    scryfall.down = False
+    db = Database(bot.database_url)
+    try:
+        async with db.write() as session:  # the retry is due now (instead of in a minute)
+            await session.execute(update(Deadline).where(Deadline.kind == "cards.complete").values(due_at=utcnow()))
+
+        async def completed():
+            async with db.read() as session:
+                cube = (await session.execute(select(Cube).where(Cube.name == "Later"))).scalar_one()
+                return cube.cards if cube.cards[0]["name"] == "Lightning Bolt" else None
+
+        cards = await eventually(completed, what="the sweeper completing the cube's card data", timeout=20)
+    finally:
+        await db.dispose()
+    assert [(c["name"], c.get("colour")) for c in cards] == [
+        ("Lightning Bolt", "C"), ("Counterspell", "C"), ("Picture Card 01", "U")]
+    shown = await fake.slash(world.member, "cube show", guild_id=world.guild, channel_id=world.channel,
+                             options={"name": "Later"})
+    assert "Lightning Bolt" in shown.content
+
+
+async def test_a_card_scryfall_does_not_know_shows_as_its_name(fake, bot, world, scryfall):
+    homebrew = "Homebrew Wonder"
+    cube = [*CUBE[:17], homebrew]  # exactly what 3 players × 1 pack of 6 deal
+    added = await upload(fake, world, "Brew", cube)
+    assert "Scryfall doesn't know 1 name" in added.content and homebrew in added.content
+    pod_id, lobby = await start_lobby(fake, world, cube="Brew", seats=SEATS, packs=1, pack_size=6, pick_mode="both")
+
+    async def fetched():
+        return len(set(scryfall.image_requests)) >= 17
+
+    await eventually(fetched, what="the draft's card images", timeout=30)
+    await join_all(fake, lobby, pod_id, world.players[:SEATS])
+    packs = await fake.wait_for(lambda: [m for p in world.players[:SEATS] for m in fake.dms(p) if pick_buttons(m)]
+                                if all(any(pick_buttons(m) for m in fake.dms(p)) for p in world.players[:SEATS])
+                                else None, what="everyone's first pack")
+    seen_homebrew = False
+    for message in packs:
+        shown = cards_shown(message)
+        expected = ["?" if card == homebrew else card for card in shown]  # no marker: a placeholder
+        assert picture_cards(fake, scryfall, message) == expected
+        seen_homebrew |= homebrew in shown
+    assert seen_homebrew
