@@ -4,7 +4,7 @@ One table of Scryfall card data shared by every server (names, colours, types, i
 per-server switch for pack pictures (on by default, existing servers included).
 
 Revision ID: 0015
-Revises: 0010
+Revises: 0012
 Create Date: 2026-11-24 05:11:15.860521
 """
 
@@ -18,7 +18,7 @@ from sqlalchemy import Text  # autogenerate renders JSONB(astext_type=Text())
 from sqlalchemy.dialects import postgresql
 
 revision: str = '0015'
-down_revision: str | None = '0010'
+down_revision: str | None = '0012'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
