@@ -66,7 +66,7 @@ Public API — see ``__all__``; the command layer needs :func:`new_league`, :fun
 the operations :func:`build_deck`, :func:`alter_deck`, :func:`take_apart`, :func:`report`,
 :func:`choose`, :func:`end_league`, and the queries :func:`pending_actions`, :func:`require_turn`, :func:`standings`,
 :func:`pool_cards`, :func:`suggest_card_names`, :func:`claimable_decks`, :func:`unused_decks`,
-:func:`deck_status`, :func:`holder_of`, :func:`seat_of`, :func:`current_match`,
+:func:`deck_status`, :func:`deck_limit`, :func:`holder_of`, :func:`seat_of`, :func:`current_match`,
 :func:`total_copies`.
 """
 
@@ -133,6 +133,7 @@ __all__ = [
     "choose",
     "claimable_decks",
     "current_match",
+    "deck_limit",
     "deck_status",
     "default_schedule",
     "end_league",
@@ -611,6 +612,11 @@ def deck_status(state: LeagueState, deck_id: int) -> str:
     if holder is None:
         return "set aside"
     return "sitting out" if holder == state.bye else "in use"
+
+
+def deck_limit(state: LeagueState) -> int:
+    """How many decks may exist with the sets in the pool now (building beyond takes two apart)."""
+    return _deck_limit(state)
 
 
 def unused_decks(state: LeagueState) -> list[Deck]:

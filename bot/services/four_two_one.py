@@ -111,6 +111,7 @@ class Announcement:
     events: tuple[dict, ...]
     ping: tuple[int, ...] = ()
     take_apart: tuple[int, ...] = ()  # the decks one may take apart, when a take-apart is awaited
+    scores: tuple[int, ...] = ()  # by seat, after these events
     version: int = 0
 
     def user_of(self, seat: int) -> int:
@@ -122,7 +123,7 @@ class Announcement:
     @classmethod
     def from_payload(cls, p: dict) -> Announcement:
         return cls(p["league_id"], tuple(p["users"]), tuple(p["events"]), tuple(p.get("ping", ())),
-                   tuple(p.get("take_apart", ())), p.get("version", 0))
+                   tuple(p.get("take_apart", ())), tuple(p.get("scores", ())), p.get("version", 0))
 
 
 class DeckProblems(UserError):
@@ -250,7 +251,7 @@ def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
     take_apart = tuple(d.id for d in engine.unused_decks(state)) if step and step.kind == engine.TAKE_APART else ()
     return Announcement(
         loaded.row.id, tuple(p.user_id for p in state.players), tuple(event_dict(e) for e in events),
-        _called(state, events), take_apart, loaded.row.version,
+        _called(state, events), take_apart, tuple(p.score for p in state.players), loaded.row.version,
     )
 
 

@@ -96,6 +96,12 @@ async def ensure_key_free(db: Database, actor: tables.Actor, key: str) -> str:
     return key
 
 
+async def check_can_manage(db: Database, actor: tables.Actor) -> None:
+    """Only organizers add or remove set lists (checked before asking for a confirmation)."""
+    async with db.read() as session:
+        await tables.require_organizer(session, actor, _guild(actor), "manage set lists")
+
+
 def _guild(actor: tables.Actor) -> int:
     if actor.guild_id is None:
         raise UserError("Set lists belong to a server: use that command in one.")
