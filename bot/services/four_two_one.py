@@ -63,14 +63,7 @@ class SetInfo:
 
 
 @dataclass(frozen=True)
-class LeagueView:
-    id: int
-    guild_id: int
-    channel_id: int
-    organizer_id: int
-    lobby_message_id: int | None
-    status: str
-    max_seats: int
+class LeagueView(tables.TableView):
     version: int
     target_score: int
     sets: tuple[SetInfo, ...]
@@ -175,10 +168,8 @@ def _view(loaded: _Loaded) -> LeagueView:
     row, state = loaded.row, loaded.state
     players = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
     return LeagueView(
-        id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, organizer_id=row.organizer_id,
-        lobby_message_id=row.lobby_message_id, status=row.status, max_seats=row.max_seats, version=row.version,
-        target_score=row.target_score, sets=tuple(SetInfo(s["key"], s["name"], s["cards"]) for s in row.set_names),
-        players=players, state=state,
+        **tables.view_columns(row), version=row.version, target_score=row.target_score,
+        sets=tuple(SetInfo(s["key"], s["name"], s["cards"]) for s in row.set_names), players=players, state=state,
     )
 
 
