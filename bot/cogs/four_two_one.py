@@ -23,7 +23,7 @@ from bot.ui.dispatch import InvalidPayload, actor_of
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
 S = four_two_one.STATUSES
-SHOWN = (S.running, S.finished)  # what pool, decks and standings look at
+SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and standings look at
 POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
@@ -77,6 +77,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
         actor, keys = actor_of(interaction), set_lists.split_keys(sets)
         await four_two_one.check_can_start(self.db, actor, channel_id=interaction.channel_id)
         missing = await set_lists.missing_keys(self.db, interaction.guild_id, keys)
+        set_lists.require_importable(missing)
         if missing:  # Scryfall codes this server has no list for yet: import them, showing progress
             await interaction.response.defer(thinking=True)
             try:

@@ -70,6 +70,17 @@ def split_keys(text: str) -> list[str]:
     return keys
 
 
+_SCRYFALL_CODE = re.compile(r"^[a-z0-9]{2,8}$")
+
+
+def require_importable(keys: Sequence[str]) -> None:
+    """Keys the server has no set for must be Scryfall set codes (`/421 start` imports them)."""
+    for key in keys:
+        if not _SCRYFALL_CODE.match(key):
+            raise NotFound(f"There is no set called `{key}` here, and it is not a Scryfall set code (2–8 letters or "
+                           "digits). `/421 set list` shows this server's sets.")
+
+
 def _not_found(key: str) -> NotFound:
     return NotFound(f"There is no set called `{key}` here. `/421 set list` shows this server's sets.")
 

@@ -86,6 +86,10 @@ async def _run_league(t: FourTwoOneDriver, fake, bot, world) -> None:
     await _set_lists(t, fake, world)
     await _lobbies_that_refuse(t, fake, world)
     players = world.players[:3]
+    unknown = await t.slash(world.admin, "start", sets="alp my-set")
+    assert unknown.ephemeral and "no set called `my-set` here, and it is not a Scryfall set code" in unknown.content
+    refused = await t.slash(world.member, "start", sets="alp")
+    assert refused.ephemeral and "organizer" in refused.content
     since = len(fake.rest_log)
     lobby = await t.start(sets="alp, bet ala", target=21)  # `ala` is not stored yet: imported now
     progress = [c.json.get("content") or "" for c in fake.calls("PATCH", since=since) if isinstance(c.json, dict)]

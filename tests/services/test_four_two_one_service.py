@@ -123,6 +123,12 @@ async def test_set_lists_are_kept_per_server_by_a_key_in_any_case(db):
     assert await set_lists.list_sets(db, GUILD) == []
 
 
+def test_unknown_keys_must_be_scryfall_codes():
+    set_lists.require_importable(["ala", "m21"])
+    with pytest.raises(NotFound, match="not a Scryfall set code"):
+        set_lists.require_importable(["ala", "my-set"])
+
+
 def test_split_keys():
     assert set_lists.split_keys("ala, con;arb  ") == ["ala", "con", "arb"]
     with pytest.raises(UserError, match="named twice"):
