@@ -221,18 +221,11 @@ def event_dict(event: engine.Event) -> dict:
 
 
 def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int, ...]:
-    """The users these events call to act: the one who must act next and a new round's players."""
-    seats: list[int] = []
-    for e in events:
-        if isinstance(e, engine.ActionPending) and e is _last_pending(events):
-            seats.append(e.seat)
-        elif isinstance(e, engine.RoundStarted):
-            seats += [seat for _, a, b in e.matches for seat in (a, b)]
-    return tuple(dict.fromkeys(state.players[s].user_id for s in seats))
-
-
-def _last_pending(events: list[engine.Event]) -> engine.ActionPending | None:
-    return next((e for e in reversed(events) if isinstance(e, engine.ActionPending)), None)
+    """The users these events call to act: the one who must act next (the last step asked for;
+    earlier ones are done) and a new round's players."""
+    pending = [e.seat for e in events if isinstance(e, engine.ActionPending)][-1:]
+    playing = [seat for e in events if isinstance(e, engine.RoundStarted) for _, a, b in e.matches for seat in (a, b)]
+    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
 
 
 def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:

@@ -124,6 +124,12 @@ async def _set_lists(t: FourTwoOneDriver, fake, world) -> None:
     assert "Added the set `bet`: **Beta Block**, 84 cards" in imported.content
     unknown = await t.set_add(world.admin, code="zzz")
     assert "Scryfall knows no booster cards for the set code 'zzz'" in unknown.content
+    spare = await t.set_add(world.admin, name="tmp", file=("tmp.csv", b"Name,Rarity\nSpare Card,rare\n"))
+    assert "Added the set `tmp`: **TMP**, 1 cards (1 rare)" in spare.content, spare.content
+    not_org = await t.slash(world.member, "set remove", name="tmp")
+    assert not_org.ephemeral and "organizer" in not_org.content
+    _, removed = await t.confirmed_command(world.admin, "set remove", name="tmp")
+    assert "Removed the set `tmp`" in removed.content
     listing = await fake.slash(world.member, "421 set list", guild_id=world.guild, channel_id=world.channel)
     text = embed_text(listing.message)
     assert "`alp` — Alpha \\*Set\\*: 84 cards (uploaded list)" in text and "`bet` — Beta Block: 84 cards (Scryfall)" in text
@@ -303,10 +309,16 @@ async def _choose(t: FourTwoOneDriver, fake, world, state: engine.LeagueState, l
         used = await t.choose(loser, "C", own_deck)
         assert "was used in Match A" in used.content
         assert await t.stored() == before
+        offered = await fake.autocomplete(loser, "421 choose", focused="deck", options={"option": "C", "deck": ""},
+                                          guild_id=world.guild, channel_id=world.channel)
+        assert offered and bye_deck not in [c["value"] for c in offered]
+        assert await fake.autocomplete(winner, "421 choose", focused="deck", options={"option": "C", "deck": ""},
+                                       guild_id=world.guild, channel_id=world.channel) == []
         menu = await t.choose(loser, "C")
         options = component(menu.message, ui.ClaimDeckSelect, league=t.league_id)["options"]
         claimable = [int(o["value"]) for o in options]
         assert bye_deck not in claimable and own_deck not in claimable and claimable
+        assert [c["value"] for c in offered] == claimable
         custom_id = component(menu.message, ui.ClaimDeckSelect, league=t.league_id)["custom_id"]
         forged = await forged_select(fake, loser, menu.message, custom_id, "x1")
         assert forged.ephemeral and "not valid" in forged.content
