@@ -33,7 +33,7 @@ from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
 from bot.cards.sets import CardSet
 from bot.formats import four_two_one as engine
 from bot.services import leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import FourTwoOneLeague, FourTwoOneSeat
@@ -177,16 +177,13 @@ def _view_of(loaded: tables.Loaded) -> LeagueView:
     return _view(_decode(loaded))
 
 
-def _engine_call(fn, *args, **kwargs):
-    """Run an engine operation; its refusals become UserErrors (non-players: PermissionDenied)."""
-    try:
-        return fn(*args, **kwargs)
-    except engine.NotAPlayer as error:
-        raise PermissionDenied(str(error)) from None
-    except engine.DeckRejected as error:
-        raise DeckProblems(_deck_problems_text(error)) from None
-    except engine.FourTwoOneError as error:
-        raise UserError(str(error)) from None
+def _explain(error: Exception) -> UserError:
+    return DeckProblems(_deck_problems_text(error)) if isinstance(error, engine.DeckRejected) else UserError(str(error))
+
+
+# Engine operations; their refusals become UserErrors (a refused decklist: DeckProblems; non-players:
+# PermissionDenied).
+_engine_call = engine_refusals(engine.FourTwoOneError, engine.NotAPlayer, _explain)
 
 
 def _deck_problems_text(error: engine.DeckRejected) -> str:
