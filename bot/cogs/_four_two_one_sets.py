@@ -86,20 +86,27 @@ class SetListCommands:
         actor = actor_of(interaction)
         key = await set_lists.ensure_key_free(self.db, actor, name or code)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        if file is not None:
-            try:
-                card_set = parse_set_bytes(await read_upload(file, "set list"), code=key, name=title,
-                                           filename=file.filename)
-            except SetListError as error:
-                raise UserError(f"`{escape(file.filename)}`: {error.message}") from None
-            await set_lists.add_set(self.db, actor, key, card_set, source_ref=file.filename)
-        else:
-            card_set = await self.import_set(interaction, key, code)
+        try:
+            card_set = await self._add_set(interaction, key, file, code, title)
+        except UserError as error:  # shown in place of the progress
+            await interaction.edit_original_response(content=limits.clip(str(error), limits.CONTENT))
+            return
         counts = ", ".join(f"{n} {rarity}" for rarity, n in card_set.rarity_counts().items() if n)
         basics = f"; basic lands: {', '.join(card_set.basics)}" if card_set.basics else ""
         await interaction.edit_original_response(
             content=limits.clip(f"Added the set `{key}`: **{escape(card_set.name)}**, {len(card_set.cards)} cards "
                                 f"({counts}){basics}. Use it with `/421 start sets:{key}`.", limits.CONTENT))
+
+    async def _add_set(self, interaction: discord.Interaction, key: str, file: discord.Attachment | None,
+                       code: str | None, title: str | None) -> CardSet:
+        if file is None:
+            return await self.import_set(interaction, key, code)
+        try:
+            card_set = parse_set_bytes(await read_upload(file, "set list"), code=key, name=title, filename=file.filename)
+        except SetListError as error:
+            raise UserError(f"`{escape(file.filename)}`: {error.message}") from None
+        await set_lists.add_set(self.db, actor_of(interaction), key, card_set, source_ref=file.filename)
+        return card_set
 
     async def set_list(self, interaction: discord.Interaction) -> None:
         if interaction.guild_id is None:

@@ -80,15 +80,16 @@ class FourTwoOneCog(SetListCommands, TableCog):
         set_lists.require_importable(missing)
         if missing:  # Scryfall codes this server has no list for yet: import them, showing progress
             await interaction.response.defer(thinking=True)
-            try:
-                for code in missing:
-                    await self.import_set(interaction, code, code)
-            except UserError:
+        try:
+            for code in missing:
+                await self.import_set(interaction, code, code)
+            card_sets = await set_lists.get_sets(self.db, interaction.guild_id, keys)
+            league = await four_two_one.create_league(self.db, actor, channel_id=interaction.channel_id,
+                                                      sets=card_sets, target_score=target)
+        except UserError:
+            if missing:  # the public progress message goes; the error is shown to the organizer alone
                 await interaction.delete_original_response()
-                raise
-        card_sets = await set_lists.get_sets(self.db, interaction.guild_id, keys)
-        league = await four_two_one.create_league(self.db, actor, channel_id=interaction.channel_id, sets=card_sets,
-                                                  target_score=target)
+            raise
         await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
                                                    "`/421 join`.")
 

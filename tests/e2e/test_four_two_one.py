@@ -88,6 +88,9 @@ async def _run_league(t: FourTwoOneDriver, fake, bot, world) -> None:
     players = world.players[:3]
     unknown = await t.slash(world.admin, "start", sets="alp my-set")
     assert unknown.ephemeral and "no set called `my-set` here, and it is not a Scryfall set code" in unknown.content
+    failed = await t.settled(await t.slash(world.admin, "start", sets="alp zzz"))  # not on Scryfall either
+    assert "Could not import `zzz`: Scryfall knows no booster cards" in failed.content
+    assert failed.message is None and failed.followups[0]["flags"] & 64  # the progress went; the error is private
     refused = await t.slash(world.member, "start", sets="alp")
     assert refused.ephemeral and "organizer" in refused.content
     since = len(fake.rest_log)
