@@ -85,9 +85,14 @@ class TableCog(commands.Cog):
         )
 
     async def post_lobby(self, interaction: discord.Interaction, table: Any, content: str | None = None) -> None:
-        """Answer a start command with the lobby, and remember which message it is."""
-        await interaction.response.send_message(content, embed=self.lobby_embed(table), view=self.lobby_view(table))
-        message = await interaction.original_response()
+        """Answer a start command with the lobby (in its deferred response, if it was deferred), and
+        remember which message it is."""
+        embed, view = self.lobby_embed(table), self.lobby_view(table)
+        if interaction.response.is_done():
+            message = await interaction.edit_original_response(content=content, embed=embed, view=view)
+        else:
+            await interaction.response.send_message(content, embed=embed, view=view)
+            message = await interaction.original_response()
         await tables.set_lobby_message(self.db, self.spec, table.id, message.id)
 
     # --- the lobby's commands and buttons ---------------------------------------------------------

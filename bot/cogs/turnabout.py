@@ -6,9 +6,9 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.cards.parse import MAX_BYTES
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs._turnabout_outbox import TurnaboutMessages
+from bot.cogs._uploads import read_upload
 from bot.formats import turnabout as engine
 from bot.services import tables, turnabout
 from bot.services.errors import PermissionDenied, UserError
@@ -106,7 +106,7 @@ class TurnaboutCog(TableCog):
     async def register(self, interaction: discord.Interaction, deck: app_commands.Range[str, 1, engine.MAX_DECK_NAME],
                        scoring: app_commands.Choice[str] | None = None, decklist: discord.Attachment | None = None) -> None:
         event = await self.table_here(interaction, (S.lobby,))
-        data = await self._read_list(decklist) if decklist is not None else None
+        data = await read_upload(decklist, "decklist file") if decklist is not None else None
         updated, reg, again = await turnabout.register(self.db, event.id, actor_of(interaction), deck=deck,
                                                        scoring=scoring.value if scoring else engine.DEFAULT_OPTION,
                                                        decklist=data)
@@ -116,14 +116,6 @@ class TurnaboutCog(TableCog):
             f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** "
             f"({ui.option_name(reg.scoring)}){cards}.", ephemeral=True)
         await self.edit_lobby(updated)
-
-    async def _read_list(self, file: discord.Attachment) -> bytes:
-        if file.size > MAX_BYTES:
-            raise UserError(f"The decklist file is {file.size:,} bytes; the limit is {MAX_BYTES:,} bytes.")
-        try:
-            return await file.read()
-        except discord.HTTPException:
-            raise UserError("Discord would not give me that file; try uploading it again.") from None
 
     @group.command(name="pair", description="Pair the next round and post the pairings (organizer).")
     @app_commands.guild_only()

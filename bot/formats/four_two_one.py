@@ -64,9 +64,9 @@ How FORMATS.md §5 maps to the code
 
 Public API — see ``__all__``; the command layer needs :func:`new_league`, :func:`check_table`,
 the operations :func:`build_deck`, :func:`alter_deck`, :func:`take_apart`, :func:`report`,
-:func:`choose`, :func:`end_league`, and the queries :func:`pending_actions`, :func:`standings`,
+:func:`choose`, :func:`end_league`, and the queries :func:`pending_actions`, :func:`require_turn`, :func:`standings`,
 :func:`pool_cards`, :func:`suggest_card_names`, :func:`claimable_decks`, :func:`unused_decks`,
-:func:`deck_status`, :func:`holder_of`, :func:`seat_of`, :func:`current_match`,
+:func:`deck_status`, :func:`deck_limit`, :func:`holder_of`, :func:`seat_of`, :func:`current_match`,
 :func:`total_copies`.
 """
 
@@ -133,6 +133,7 @@ __all__ = [
     "choose",
     "claimable_decks",
     "current_match",
+    "deck_limit",
     "deck_status",
     "default_schedule",
     "end_league",
@@ -141,6 +142,7 @@ __all__ = [
     "pending_actions",
     "pool_cards",
     "report",
+    "require_turn",
     "seat_of",
     "standings",
     "suggest_card_names",
@@ -575,6 +577,14 @@ def pending_actions(state: LeagueState) -> list[PendingAction]:
     return actions
 
 
+def require_turn(state: LeagueState, seat: int, kind: str) -> None:
+    """Refuse, exactly as the action would, unless ``seat`` is due to ``kind`` (build, alter,
+    take_apart, choose) now: the command layer asks before showing a form for it."""
+    if kind not in _STEP_WORDS:
+        raise ValueError(f"unknown step {kind!r}")
+    _require_step(state, seat, kind)
+
+
 def seat_of(state: LeagueState, user_id: int) -> int:
     for player in state.players:
         if player.user_id == user_id:
@@ -602,6 +612,11 @@ def deck_status(state: LeagueState, deck_id: int) -> str:
     if holder is None:
         return "set aside"
     return "sitting out" if holder == state.bye else "in use"
+
+
+def deck_limit(state: LeagueState) -> int:
+    """How many decks may exist with the sets in the pool now (building beyond takes two apart)."""
+    return _deck_limit(state)
 
 
 def unused_decks(state: LeagueState) -> list[Deck]:

@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import battler as engine
 from bot.services import deadlines, leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import BattlerGame, BattlerMessage, BattlerPlayer
@@ -284,14 +284,8 @@ def _report_view(r: dict) -> PendingReport:
     )
 
 
-def _engine_call(fn, *args, **kwargs):
-    """Run an engine operation; its refusals become UserErrors (non-players: PermissionDenied)."""
-    try:
-        return fn(*args, **kwargs)
-    except engine.NotAPlayer as error:
-        raise PermissionDenied(str(error)) from None
-    except engine.BattlerError as error:
-        raise UserError(str(error)) from None
+# Engine operations; their refusals become UserErrors (non-players: PermissionDenied).
+_engine_call = engine_refusals(engine.BattlerError, engine.NotAPlayer)
 
 
 def _running(loaded: _Loaded) -> engine.BattlerState:

@@ -1,5 +1,10 @@
 """Errors a user caused. The bot shows their message, ephemerally, and changes nothing."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 
 class UserError(Exception):
     """A mistake the user can fix; `str(error)` is shown to them as is."""
@@ -17,18 +22,20 @@ class Conflict(UserError):
     """The action raced another one or was already done (a double click, a stale message)."""
 
 
-class EngineRefusals:
-    """Runs a rules engine's operation for a service: the engine's refusals (a `ValueError` subclass
-    whose message is meant for the user) become `UserError`s, and "you are not a player" becomes
-    `PermissionDenied`. One per engine: ``_engine_call = EngineRefusals(engine.VortexError, engine.NotAPlayer)``."""
+def engine_refusals(
+    refused: type[Exception], not_a_player: type[Exception],
+    explain: Callable[[Exception], UserError] = lambda error: UserError(str(error)),
+) -> Callable[..., Any]:
+    """How a service runs its format's engine: `call(fn, *args, **kwargs)` returns what `fn` does;
+    a refusal (`refused`, whose message is written for the user) becomes a UserError (`explain`
+    may choose a subclass), and a refusal for not being a player a PermissionDenied."""
 
-    def __init__(self, refusal: type[Exception], not_a_player: type[Exception]) -> None:
-        self.refusal, self.not_a_player = refusal, not_a_player
-
-    def __call__(self, fn, *args, **kwargs):
+    def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except self.not_a_player as error:
+        except not_a_player as error:
             raise PermissionDenied(str(error)) from None
-        except self.refusal as error:
-            raise UserError(str(error)) from None
+        except refused as error:
+            raise explain(error) from None
+
+    return call

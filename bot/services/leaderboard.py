@@ -15,7 +15,7 @@ from bot.store.models import EventResult, Season
 from bot.store.types import utcnow
 from bot.text import clean_name, escape, name_key
 
-FORMATS = {"goldfish": "Goldfish Draft", "battler": "Treasure Battler", "turnabout": "Turnabout",
+FORMATS = {"goldfish": "Goldfish Draft", "battler": "Treasure Battler", "turnabout": "Turnabout", "421": "421",
            "vortex": "Vortex Based Magic"}
 CURRENT, ALL_TIME = "current", "all"  # the words /leaderboard takes besides a season's name
 

@@ -113,6 +113,7 @@ class TableSpec:
     players_problem: Callable[[int], str | None]  # why this many players cannot begin, if they can't
     statuses: Statuses = field(default_factory=Statuses)
     on_cancel: CancelHook | None = None  # queue what a cancellation owes, drop its deadlines
+    full_text: Callable[[Any], str] | None = None  # why a full lobby (its row) takes nobody more
 
 
 # --- loading ---------------------------------------------------------------------------------------
@@ -217,10 +218,9 @@ def check_in_server(noun: str, row: Any, actor: Actor) -> None:
 # --- the lifecycle ------------------------------------------------------------------------------------
 
 
-async def create(
-    session: AsyncSession, spec: TableSpec, *, actor: Actor, channel_id: int, seed: int | None = None, **columns: Any
-) -> Loaded:
-    """Open a lobby in the actor's channel (organizers only; one active table per channel)."""
+async def check_can_create(session: AsyncSession, spec: TableSpec, *, actor: Actor, channel_id: int) -> None:
+    """What `create` refuses (not in a server, not an organizer, the channel busy), e.g. checked
+    before slow work that a refusal would waste."""
     if actor.guild_id is None:
         raise UserError("That command only works in a server, not in DMs.")
     await require_organizer(session, actor, actor.guild_id, f"start a {spec.noun}")
@@ -232,6 +232,14 @@ async def create(
     )
     if (existing := busy.scalars().first()) is not None:
         raise Conflict(f"{spec.title} #{existing} is already running in this channel; finish or cancel it first.")
+
+
+async def create(
+    session: AsyncSession, spec: TableSpec, *, actor: Actor, channel_id: int, seed: int | None = None, **columns: Any
+) -> Loaded:
+    """Open a lobby in the actor's channel (organizers only; one active table per channel)."""
+    await check_can_create(session, spec, actor=actor, channel_id=channel_id)
+    model = spec.model
     row = model(
         guild_id=actor.guild_id, channel_id=channel_id, organizer_id=actor.user_id, status=spec.statuses.lobby,
         seed=seed if seed is not None else random.SystemRandom().getrandbits(62), version=0, **columns,
@@ -259,7 +267,7 @@ async def join(db: Database, spec: TableSpec, table_id: int, actor: Actor) -> An
             if loaded.seat_of(actor.user_id) is not None:
                 raise Conflict(f"You are already in this {spec.noun}.")
             if len(loaded.seats) >= row.max_seats:
-                raise Conflict(f"That {spec.noun} is full ({row.max_seats} players).")
+                raise Conflict(spec.full_text(row) if spec.full_text else f"That {spec.noun} is full ({row.max_seats} players).")
             seat = spec.seat_model(table_id=row.id, guild_id=row.guild_id, user_id=actor.user_id)
             session.add(seat)
             await session.flush()

@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import turnabout as engine
 from bot.services import clock, leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import EventResult, TurnaboutEvent, TurnaboutSeat
@@ -211,14 +211,8 @@ def _view_of(loaded: tables.Loaded) -> EventView:
     return _view(_decode(loaded))
 
 
-def _engine_call(fn, *args, **kwargs):
-    """Run an engine operation; its refusals become UserErrors (non-players: PermissionDenied)."""
-    try:
-        return fn(*args, **kwargs)
-    except engine.NotAPlayer as error:
-        raise PermissionDenied(str(error)) from None
-    except engine.TurnaboutError as error:
-        raise UserError(str(error)) from None
+# Engine operations; their refusals become UserErrors (non-players: PermissionDenied).
+_engine_call = engine_refusals(engine.TurnaboutError, engine.NotAPlayer)
 
 
 def _running(loaded: _Loaded) -> engine.TurnaboutState:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.formats import vortex as engine
 from bot.services import leaderboard, outbox, tables
-from bot.services.errors import Conflict, EngineRefusals, PermissionDenied, UserError
+from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import VortexGame, VortexSeat
@@ -233,7 +233,7 @@ def _view_of(loaded: tables.Loaded) -> GameView:
     return _view(_decode(loaded))
 
 
-_engine_call = EngineRefusals(engine.VortexError, engine.NotAPlayer)
+_engine_call = engine_refusals(engine.VortexError, engine.NotAPlayer)
 
 
 def _running(loaded: _Loaded) -> engine.VortexState:

@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 
 from bot.services.errors import UserError
+from bot.ui import limits
 
 log = logging.getLogger("bot")
 UNAVAILABLE = "The database is not answering right now; nothing was changed. Please try again in a minute."
@@ -89,6 +90,7 @@ async def report_interaction_error(interaction: discord.Interaction, error: Base
 
 
 async def send_ephemeral(interaction: discord.Interaction, message: str) -> None:
+    message = limits.clip(message, limits.CONTENT)  # a long explanation must still reach the user
     try:
         if interaction.response.is_done():
             await interaction.followup.send(message, ephemeral=True)

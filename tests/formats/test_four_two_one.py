@@ -628,6 +628,36 @@ def test_with_one_set_deck_6_takes_apart_two_and_builds_deck_4() -> None:
     assert of_type(events, f.DeckBuilt)[0].deck_number == 4
 
 
+def test_two_players_with_one_set_keep_five_decks_at_most() -> None:
+    state = league(2, 1, target_score=100)
+    build_everyone(state)
+    assert f.deck_limit(state) == 5
+    for _ in range(3):
+        rebuild_after_loss(state, 0, 1)  # decks 3, 4, 5
+    assert len(state.decks) == 5
+    events = rebuild_after_loss(state, 0, 1)  # "deck 6": two unused decks are taken apart, deck 4 built
+    assert not of_type(events, f.SetAdded) and len(of_type(events, f.DecksTakenApart)) == 1
+    assert of_type(events, f.DeckBuilt)[0].deck_number == 4 and len(state.decks) == 4
+    assert copies_everywhere(state) == expected_copies(state)
+
+
+def test_the_deck_limit_follows_the_sets_in_the_pool() -> None:
+    assert f.deck_limit(league(2, 1)) == 5
+    for n_sets in (2, 3):
+        assert f.deck_limit(league(2, n_sets)) == 10  # the second set comes at deck 6, before the limit
+    assert f.deck_limit(league(2, 4)) == 15
+
+
+def test_require_turn_refuses_as_the_action_would() -> None:
+    state = league(2)
+    f.require_turn(state, 0, "build")
+    refused(state, lambda: f.require_turn(state, 1, "build"), NotYourTurn, "P0's turn to build a new deck")
+    refused(state, lambda: f.require_turn(state, 0, "alter"), NotYourTurn, "you are to build a new deck")
+    refused(state, lambda: f.require_turn(state, 7, "build"), NotAPlayer, "not a player")
+    with pytest.raises(ValueError, match="unknown step"):
+        f.require_turn(state, 0, "dance")
+
+
 def test_lorwyn_shadowmoor_adds_at_11_without_taking_apart_and_at_16_with() -> None:
     state = league(2, 4, target_score=1000)
     build_everyone(state)

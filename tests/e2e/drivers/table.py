@@ -61,3 +61,10 @@ class TableDriver:
             return msgs[-1] if msgs else None
 
         return await self.fake.wait_for(found, what=f"channel message with {needle!r}")
+
+    async def confirmed_command(self, user: int, subcommand: str, button: str = "Confirm", **options):
+        """A command that asks first (end, cancel, drop): run it and press `button`."""
+        prompt = await self.slash(user, subcommand, **options)
+        assert prompt.ephemeral and prompt.components, prompt.content
+        custom_id = next(c["custom_id"] for c in prompt.components if c.get("label") == button)
+        return prompt, await self.fake.click(user, prompt.message, custom_id)

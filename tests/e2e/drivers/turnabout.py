@@ -53,10 +53,3 @@ class TurnaboutDriver(TableDriver):
     async def answer(self, user: int, report_message: dict, action: str = "confirm"):
         """Press Confirm (or Dispute) on a report message."""
         return await self.fake.click(user, report_message, self.report_button(report_message, action))
-
-    async def confirmed_command(self, user: int, subcommand: str, button: str = "Confirm"):
-        """A command that asks first (drop, end, cancel): run it and press `button`."""
-        prompt = await self.slash(user, subcommand)
-        assert prompt.ephemeral and prompt.components, prompt.content
-        custom_id = next(c["custom_id"] for c in prompt.components if c.get("label") == button)
-        return prompt, await self.fake.click(user, prompt.message, custom_id)

@@ -1,0 +1,309 @@
+"""421 service against real SQLite and PostgreSQL databases: set lists per server, the lobby (a
+one-set league takes at most 3 players, any league at most 6), begin, building with every card
+problem reported, reports confirmed (or rejected) by the opponent, the loser's options, take-apart,
+the winner written to the leaderboard, the organizer's end and cancel, and permissions judged in the
+league's own server. Every refusal leaves the stored league exactly as it was."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sqlalchemy import select
+
+from bot.cards.model import Card
+from bot.cards.sets import CardSet
+from bot.formats import four_two_one as engine
+from bot.services import four_two_one as league_service
+from bot.services import guild_config, set_lists
+from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.services.tables import Actor
+from bot.store.models import EventResult, FourTwoOneLeague, OutboxMessage
+
+GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
+ORG = Actor(ORGANIZER, GUILD, manage_guild=True)
+BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+
+
+def player(user_id: int, guild: int = GUILD) -> Actor:
+    return Actor(user_id, guild)
+
+
+def card_set(code: str, commons: int = 60, uncommons: int = 10, rares: int = 6, mythics: int = 2) -> CardSet:
+    cards = [
+        Card(f"{code.upper()} {rarity.title()} {i:02d}", rarity)
+        for rarity, count in (("common", commons), ("uncommon", uncommons), ("rare", rares), ("mythic", mythics))
+        for i in range(1, count + 1)
+    ]
+    return CardSet(code=code, name=f"Set {code.upper()}", cards=tuple(cards), basics=BASICS, source="text")
+
+
+def decklist(state: engine.LeagueState, *, avoid: tuple[str, ...] = ()) -> str:
+    """60 available cards as `N Name` lines: up to 4 of each non-basic, then basics."""
+    deck: Counter[str] = Counter()
+    for name in sorted(state.pool, key=lambda n: (n in BASICS, n)):
+        room = engine.DECK_SIZE - sum(deck.values())
+        cap = state.pool[name] if name in BASICS else min(state.pool[name], 4)
+        if name not in avoid:
+            deck[name] += min(cap, room)
+    assert sum(deck.values()) == engine.DECK_SIZE
+    return "\n".join(f"{count} {name}" for name, count in deck.items() if count)
+
+
+async def stored(db, league_id: int) -> dict:
+    async with db.read() as session:
+        row = await session.get(FourTwoOneLeague, league_id)
+        return {"state": row.state, "bookkeeping": row.bookkeeping, "status": row.status, "version": row.version}
+
+
+async def queued(db, kind: str) -> list[OutboxMessage]:
+    async with db.read() as session:
+        rows = await session.execute(select(OutboxMessage).where(OutboxMessage.kind == kind).order_by(OutboxMessage.id))
+        return list(rows.scalars())
+
+
+async def refused(db, league_id: int, action, error: type[Exception], words: str) -> str:
+    before = await stored(db, league_id)
+    with pytest.raises(error, match=words) as caught:
+        await action()
+    assert await stored(db, league_id) == before
+    return str(caught.value)
+
+
+async def begun(db, n: int, sets: list[CardSet] | None = None, **options) -> league_service.LeagueView:
+    league = await league_service.create_league(db, ORG, channel_id=CHANNEL, sets=sets or [card_set("aaa"), card_set("bbb")],
+                                                seed=5, **options)
+    for i in range(n):
+        await league_service.tables.join(db, league_service.SPEC, league.id, player(1000 + i))
+        await league_service.remember_name(db, league.id, 1000 + i, f"Player *{i}*")
+    await league_service.tables.begin(db, league_service.SPEC, league.id, ORG)
+    return await league_service.get_league(db, league.id)
+
+
+async def build_all(db, league: league_service.LeagueView) -> league_service.LeagueView:
+    while league.state.phase == "building":
+        seat = league.state.step.seat
+        league = (await league_service.build(db, league.id, player(league.user_of(seat)), decklist(league.state))).league
+    return league
+
+
+def copies_conserved(state: engine.LeagueState) -> bool:
+    held = Counter(state.pool)
+    for deck in state.decks:
+        held.update(deck.cards)
+    return +held == +Counter(engine.total_copies(state))
+
+
+# --- set lists -------------------------------------------------------------------------------------
+
+
+async def test_set_lists_are_kept_per_server_by_a_key_in_any_case(db):
+    with pytest.raises(PermissionDenied):
+        await set_lists.add_set(db, player(5), "ala", card_set("x"), source_ref=None)
+    summary = await set_lists.add_set(db, ORG, "ALA", card_set("x"), source_ref="ala.txt")
+    assert (summary.key, summary.name, summary.card_count) == ("ala", "Set X", 78)
+    with pytest.raises(Conflict, match="already has a set called `ala`"):
+        await set_lists.ensure_key_free(db, ORG, "Ala")
+    with pytest.raises(Conflict):
+        await set_lists.add_set(db, ORG, "ala", card_set("y"), source_ref=None)
+    with pytest.raises(UserError, match="can't name a set"):
+        await set_lists.ensure_key_free(db, ORG, "no spaces please")
+    [loaded] = await set_lists.get_sets(db, GUILD, ["AlA"])
+    assert loaded.code == "ala" and len(loaded.cards) == 78 and loaded.basics == BASICS
+    assert await set_lists.missing_keys(db, GUILD, ["ala", "con"]) == ["con"]
+    with pytest.raises(NotFound, match="no set called `con`"):
+        await set_lists.get_sets(db, GUILD, ["ala", "con"])
+    assert await set_lists.list_sets(db, OTHER_GUILD) == []  # another server sees none of it
+    with pytest.raises(NotFound):  # an organizer elsewhere only reaches their own server's sets
+        await set_lists.remove_set(db, Actor(ORGANIZER, OTHER_GUILD, manage_guild=True), "ala")
+    with pytest.raises(PermissionDenied):
+        await set_lists.remove_set(db, player(5), "ala")
+    assert [s.key for s in await set_lists.set_keys(db, GUILD, "set x")] == ["ala"]
+    await set_lists.remove_set(db, ORG, "ALA")
+    assert await set_lists.list_sets(db, GUILD) == []
+
+
+def test_unknown_keys_must_be_scryfall_codes():
+    set_lists.require_importable(["ala", "m21"])
+    with pytest.raises(NotFound, match="not a Scryfall set code"):
+        set_lists.require_importable(["ala", "my-set"])
+
+
+def test_split_keys():
+    assert set_lists.split_keys("ala, con;arb  ") == ["ala", "con", "arb"]
+    with pytest.raises(UserError, match="named twice"):
+        set_lists.split_keys("ala ALA")
+    with pytest.raises(UserError, match="at least one set"):
+        set_lists.split_keys(" , ")
+    with pytest.raises(UserError, match="at most 12"):
+        set_lists.split_keys(" ".join(f"s{i}" for i in range(13)))
+
+
+# --- the lobby -------------------------------------------------------------------------------------
+
+
+async def test_one_set_leagues_take_three_players_and_others_six(db):
+    one = await league_service.create_league(db, ORG, channel_id=CHANNEL, sets=[card_set("aaa")])
+    assert one.max_seats == 3 and one.target_score == 21 and one.sets[0].key == "aaa"
+    for i in range(3):
+        await league_service.tables.join(db, league_service.SPEC, one.id, player(1000 + i))
+    with pytest.raises(Conflict, match="with only one set, 421 is for two or three players"):
+        await league_service.tables.join(db, league_service.SPEC, one.id, player(1003))
+    two = await league_service.create_league(db, ORG, channel_id=CHANNEL + 1, sets=[card_set("aaa"), card_set("bbb")])
+    for i in range(6):
+        await league_service.tables.join(db, league_service.SPEC, two.id, player(1000 + i))
+    with pytest.raises(Conflict, match="at most 6 players"):
+        await league_service.tables.join(db, league_service.SPEC, two.id, player(1006))
+    with pytest.raises(PermissionDenied):
+        await league_service.create_league(db, player(5), channel_id=CHANNEL + 2, sets=[card_set("aaa")])
+    with pytest.raises(Conflict, match="already running in this channel"):
+        await league_service.check_can_start(db, ORG, channel_id=CHANNEL)
+    with pytest.raises(UserError, match="target score"):
+        await league_service.create_league(db, ORG, channel_id=CHANNEL + 2, sets=[card_set("aaa")], target_score=0)
+    with pytest.raises(UserError, match="listed twice"):
+        await league_service.create_league(db, ORG, channel_id=CHANNEL + 2, sets=[card_set("aaa"), card_set("aaa")])
+
+
+async def test_begin_seats_the_players_and_the_first_builds(db):
+    league = await begun(db, 3)
+    state = league.state
+    assert league.status == "running" and [p.name for p in state.players] != []
+    assert sorted(p.name for p in state.players) == ["Player *0*", "Player *1*", "Player *2*"]
+    [announce] = await queued(db, league_service.ANNOUNCE)
+    news = league_service.Announcement.from_payload(announce.payload)
+    assert news.events[0]["type"] == "ActionPending" and news.events[0]["kind"] == "build"
+    assert news.ping == (league.user_of(0),)  # only the player who must act
+
+
+# --- decks ---------------------------------------------------------------------------------------------
+
+
+async def test_building_reports_every_problem_and_changes_nothing(db):
+    league = await begun(db, 2)
+    first, second = league.user_of(0), league.user_of(1)
+    await refused(db, league.id, lambda: league_service.build(db, league.id, player(second), decklist(league.state)),
+                  UserError, "turn to build a new deck")
+    await refused(db, league.id, lambda: league_service.build(db, league.id, player(999), decklist(league.state)),
+                  PermissionDenied, "not a player")
+    short = "4 AAA Common 01\n55 Island\n"
+    long = "4 AAA Common 01\n57 Island\n"
+    message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(first), short),
+                            league_service.DeckProblems, "59 cards")
+    assert "exactly 60" in message
+    await refused(db, league.id, lambda: league_service.build(db, league.id, player(first), long),
+                  league_service.DeckProblems, "61 cards")
+    typo = "4 AAA Comon 01\n4 Lightning Bolt\n52 Island\n"
+    message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(first), typo),
+                            league_service.DeckProblems, "not a card of this league")
+    assert "AAA Comon 01 is not a card of this league. Did you mean AAA Common 01" in message
+    assert "Lightning Bolt is not a card of this league" in message
+    later = "1 BBB Rare 01\n59 Island\n"
+    await refused(db, league.id, lambda: league_service.build(db, league.id, player(first), later),
+                  league_service.DeckProblems, "not in the pool yet")
+    await refused(db, league.id, lambda: league_service.build(db, league.id, player(first), b"\x00\x01binary"),
+                  UserError, "can't read that decklist")
+    built = await league_service.build(db, league.id, player(first), "4 AAA Common 01\n1 AAA Rare 01\n48 Island\n7 Swamp\n")
+    assert engine.DeckBuilt(0, 1, 1) in built.events
+    taken = "4 AAA Common 01\n56 Swamp\n"
+    message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(second), taken),
+                            league_service.DeckProblems, "none left in the pool")
+    assert "4 in deck 1 (Player \\*" in message  # which deck holds them, and whose
+    assert copies_conserved((await league_service.get_league(db, league.id)).state)
+
+
+async def test_a_long_list_of_problems_fits_one_message(db):
+    league = await begun(db, 2)
+    bad = "\n".join(f"1 Unknown card {'x' * 150} {i}" for i in range(60))
+    message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(league.user_of(0)), bad),
+                            league_service.DeckProblems, "Unknown card")
+    assert len(message) <= league_service.MAX_ERROR_CHARS and "more problems" in message
+
+
+# --- matches, options, take-apart, the winner ---------------------------------------------------------------
+
+
+async def test_a_report_waits_for_the_opponent_and_the_loser_chooses(db):
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    await refused(db, league.id, lambda: league_service.report(db, league.id, player(a), result="maybe"),
+                  UserError, "Report one of")
+    pending = await league_service.report(db, league.id, player(a), result="won")
+    claim = pending.claim
+    assert claim is not None and (claim.reporter, claim.opponent, claim.winner) == (a, b, a)
+    assert pending.league.state.matches[0].result is None  # nothing counts yet
+    await refused(db, league.id, lambda: league_service.report(db, league.id, player(b), result="won"),
+                  Conflict, "already has a report waiting")
+    await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(a)),
+                  UserError, "your opponent must")
+    await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(5)),
+                  PermissionDenied, "opponent or an organizer")
+    await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, Actor(b, OTHER_GUILD)),
+                  PermissionDenied, "another server")
+    await league_service.reject(db, league.id, claim.number, player(b))
+    await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(b)),
+                  Conflict, "no longer waiting")
+    again = await league_service.report(db, league.id, player(b), result="lost")
+    confirmed = await league_service.report(db, league.id, player(a), result="won")  # the same result: confirms
+    assert again.claim is not None and confirmed.claim is None
+    state = confirmed.league.state
+    assert [p.score for p in sorted(state.players, key=lambda p: p.user_id != a)] == [2, -1]
+    assert state.step.kind == "choose"
+    await refused(db, league.id, lambda: league_service.choose(db, league.id, player(a), "B"),
+                  UserError, "who lost Match A, chooses now")
+    await refused(db, league.id, lambda: league_service.choose(db, league.id, player(b), "C", 1),
+                  UserError, "was used in Match A")
+    chosen = await league_service.choose(db, league.id, player(b), "D")
+    assert chosen.league.state.step.kind == "build" and chosen.league.state.step.seat == match.a
+    news = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
+    assert news[-1].ping == (a,)  # the winner must build
+
+
+async def test_take_apart_set_addition_and_the_winner_on_the_leaderboard(db):
+    await guild_config.update_config(db, GUILD, leaderboard_channel_id=BOARD)
+    league = await build_all(db, await begun(db, 2, sets=[card_set("aaa"), card_set("bbb"), card_set("ccc")]))
+    state = league.state
+    winner_seat = state.matches[0].a
+    w, loser = league.user_of(winner_seat), league.user_of(1 - winner_seat)
+    for _ in range(11):  # the loser rebuilds each time: decks 3 … 12, taking apart at 11 and 12
+        pending = await league_service.report(db, league.id, player(w), result="won")
+        result = await league_service.confirm(db, league.id, pending.claim.number, player(loser))
+        if result.league.status == "finished":
+            break
+        result = await league_service.choose(db, league.id, player(loser), "B")
+        if result.league.state.step.kind == "take_apart":
+            unused = [d.id for d in engine.unused_decks(result.league.state)]
+            await refused(db, league.id, lambda u=unused: league_service.take_apart(db, league.id, player(loser), u[:1]),
+                          UserError, "two different decks")
+            result = await league_service.take_apart(db, league.id, player(loser), unused[:2])
+        await league_service.build(db, league.id, player(loser), decklist(result.league.state))
+        assert copies_conserved((await league_service.get_league(db, league.id)).state)
+    final = await league_service.get_league(db, league.id)
+    assert final.status == "finished" and final.state.winner == winner_seat
+    added = [e for m in await queued(db, league_service.ANNOUNCE)
+             for e in league_service.Announcement.from_payload(m.payload).events if e["type"] == "SetAdded"]
+    assert [(e["code"], e["deck_number"]) for e in added] == [("bbb", 6), ("ccc", 11)]
+    assert len(final.state.decks) == 10 and final.state.next_deck_id == 13
+    async with db.read() as session:
+        rows = {r.user_id: r for r in (await session.execute(select(EventResult))).scalars()}
+    assert rows[w].placement == 1 and rows[w].score == 22 and rows[w].format == "421"
+    assert rows[loser].placement == 2 and rows[loser].points == 1
+    [posted] = await queued(db, league_service.FINAL)
+    assert posted.channel_id == BOARD
+    with pytest.raises(UserError, match="over"):
+        await league_service.report(db, league.id, player(w), result="won")
+
+
+async def test_the_organizer_ends_or_cancels(db):
+    league = await build_all(db, await begun(db, 2))
+    a = league.user_of(0)
+    await refused(db, league.id, lambda: league_service.end(db, league.id, player(a)), PermissionDenied, "organizer")
+    ended = await league_service.end(db, league.id, ORG)
+    assert ended.league.status == "finished" and engine.LeagueEnded(None) in ended.events
+    async with db.read() as session:
+        assert len((await session.execute(select(EventResult))).scalars().all()) == 2
+    other = await league_service.create_league(db, ORG, channel_id=CHANNEL, sets=[card_set("aaa")])
+    with pytest.raises(UserError, match="cancel it instead"):
+        await league_service.end(db, other.id, ORG)
+    cancelled = await league_service.tables.cancel(db, league_service.SPEC, other.id, ORG)
+    assert cancelled.status == "cancelled"

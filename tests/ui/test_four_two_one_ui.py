@@ -1,0 +1,135 @@
+"""421 rendering stays inside Discord's limits and shows user text (card, set and player names)
+literally, whatever the names: announcements, the pool and deck pages, standings, the lobby, the
+forms and menus."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cards.model import Card
+from bot.cards.sets import CardSet
+from bot.formats import four_two_one as engine
+from bot.services.four_two_one import Announcement, Claim, LeagueView, SetInfo, event_dict
+from bot.ui import four_two_one as ui
+from bot.ui import limits
+from bot.ui.dispatch import InvalidPayload
+
+NASTY = "@everyone **bold** [link](https://x.y) <@123> " + "é" * 40
+BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+
+
+def long_set(code: str, n: int = 120) -> CardSet:
+    """Cards with 200-character names full of markdown."""
+    cards = [Card(f"{NASTY} {code} {i:03d} " + "x" * (200 - len(NASTY) - 10), "common") for i in range(n)]
+    return CardSet(code=code, name=f"{NASTY} set {code}", cards=tuple(cards), basics=BASICS)
+
+
+def league_state(players: int = 3) -> engine.LeagueState:
+    return engine.new_league([long_set("aaa"), long_set("bbb")], [100 + i for i in range(players)], seed=1,
+                             names=[f"{NASTY} {i}" for i in range(players)])
+
+
+def deck_of(state: engine.LeagueState) -> dict[str, int]:
+    names = sorted(n for n in state.pool if n not in BASICS and state.pool[n])[:10]
+    basic = max(BASICS, key=lambda b: state.pool[b])
+    return {**dict.fromkeys(names, 4), basic: 20}
+
+
+def view(state: engine.LeagueState | None, status: str = "running") -> LeagueView:
+    sets = (SetInfo("aaa", f"{NASTY} one", 120), SetInfo("bbb", f"{NASTY} two", 120))
+    players = tuple(p.user_id for p in state.players) if state else (100, 101)
+    return LeagueView(7, 1, 2, 3, None, status, 6, 4, 21, sets, players, state)
+
+
+def news(state: engine.LeagueState, events) -> Announcement:
+    return Announcement(7, tuple(p.user_id for p in state.players), tuple(event_dict(e) for e in events),
+                        scores=tuple(p.score for p in state.players))
+
+
+def built(state: engine.LeagueState) -> list[engine.Event]:
+    events: list[engine.Event] = []
+    while state.phase == "building":
+        events += engine.build_deck(state, state.step.seat, deck_of(state))
+    return events
+
+
+def test_announcements_escape_names_and_fit_messages():
+    state = league_state()
+    events = built(state)
+    events += engine.report(state, state.matches[0].a, "won")
+    events += engine.choose(state, state.matches[0].b, "B")
+    events += engine.build_deck(state, state.step.seat, deck_of(state))
+    chunks = ui.split_messages(ui.event_lines(news(state, events)))
+    assert all(len(c) <= limits.CONTENT for c in chunks)
+    text = "\n".join(chunks)
+    assert "round 1**" in text and "sits out this round" in text and "chose option B" in text
+    assert "built deck #4 (deck 4 of the league)" in text
+    added = [engine.SetAdded(0, "bbb", f"{NASTY} two", 6, (("Snow-Covered Island", 12),))]
+    line = ui.event_lines(news(state, added))[0]
+    assert "\\*\\*bold\\*\\*" in line and "@everyone" not in line.replace("@\u200beveryone", "")
+    assert "<@123>" not in line and "12 Snow\\-Covered Island" in line
+
+
+def test_the_pool_pages_long_names_within_limits():
+    state = league_state()
+    first = ui.pool_page(view(state), 0, None)
+    assert first.pages == 4  # the first set's 120 cards and the 5 basics, 40 a page
+    assert limits.embed_size(first.embed) <= limits.EMBED_TOTAL and len(first.embed.description) <= limits.DESCRIPTION
+    assert "\\*\\*bold\\*\\*" in first.embed.description
+    found = ui.pool_page(view(state), 0, "aaa 007")
+    assert found.pages == 1 and found.embed.description.startswith("`4/4` @")
+    assert "bbb" in found.embed.fields[1].value  # the set still to come, and when
+    assert "No available card" in ui.pool_page(view(state), 0, "nothing like this").embed.description
+    assert "has not begun" in ui.pool_page(view(None, "lobby"), 0, None).embed.description
+
+
+def test_deck_pages_show_each_list_and_who_uses_every_deck():
+    state = league_state()
+    built(state)
+    page = ui.decks_page(view(state), 2)
+    assert page.pages == 3 and "deck #3 (60 cards)" in page.embed.title
+    assert len(page.embed.description) <= limits.DESCRIPTION and limits.embed_size(page.embed) <= limits.EMBED_TOTAL
+    overview = page.embed.fields[1].value
+    bye = state.players[state.bye].user_id
+    assert f"<@{bye}>'s, sitting out: untouchable" in overview and overview.count("in use by") == 2
+    assert "No deck" in ui.decks_page(view(league_state()), 0).embed.description
+
+
+def test_standings_lobby_claim_and_final():
+    state = league_state()
+    built(state)
+    embed = ui.standings_embed(view(state))
+    assert "report Match A" in embed.fields[-2].value and limits.embed_size(embed) <= limits.EMBED_TOTAL
+    lobby = ui.lobby_embed(view(None, "lobby"))
+    assert "\\*\\*bold\\*\\*" in lobby.description and "2–6" in lobby.footer.text
+    claim = Claim(7, 3, 2, "A", 100, 101, None)
+    assert ui.claim_text(claim) == ("📝 421 league #7, round 2, Match A: <@100> reports a **draw**. <@101>, confirm or "
+                                    "reject it (an organizer can confirm too).")
+    events = engine.end_league(state)
+    lines = ui.final_lines(news(state, events))
+    assert lines[1] == "🏁 An organizer ended 421 league #7: nobody leads alone."
+
+
+def test_menus_forms_and_page_keys_refuse_forged_values():
+    assert ui.parse_pool_key(ui.pool_key(12, "bolt")) == (12, "bolt")
+    assert ui.parse_pool_key("12:") == (12, None)
+    for bad in ("x:bolt", "1" * 20 + ":", "12:" + "y" * 31):
+        with pytest.raises(InvalidPayload):
+            ui.parse_pool_key(bad)
+    with pytest.raises(InvalidPayload):
+        ui._deck_ids(["1"], 2)
+    with pytest.raises(InvalidPayload):
+        ui._deck_ids(["1", "x"], 2)
+    assert ui._deck_ids(["3", "5"], 2) == [3, 5]
+    state = league_state()
+    built(state)
+    engine.report(state, state.matches[0].a, "won")
+    loser = state.matches[0].b
+    engine.choose(state, loser, "A")
+    modal = ui.deck_modal(view(state), engine.ALTER, state.players[loser].user_id)
+    deck = state.deck(state.players[loser].deck).cards
+    assert modal.children[0].default == "\n".join(ui.deck_lines(deck))  # altering starts from the deck
+    assert modal.children[0].max_length == ui.FORM_LIMIT
+    assert ui.deck_modal(view(state), engine.BUILD, 1).children[0].default is None
+    select = ui.take_apart_view(7, [1, 2, 3], state).children[0]
+    assert select.item.min_values == 2 and all(len(o.label) <= limits.SELECT_LABEL for o in select.item.options)
