@@ -219,7 +219,7 @@ class DraftCog(TableCog):
                 )
                 if in_dm and result.held is not None and message is not None:
                     shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
-                    await outbox.settle(self.db, [shown])
+                    await self.bot.outbox.record([shown])  # the pick is made and shown: never "try again" now
             return
         embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
         await interaction.response.edit_message(embed=embed, view=None)
