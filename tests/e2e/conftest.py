@@ -42,6 +42,14 @@ def build_world(fake: FakeDiscord) -> None:
         fake.add_member(WORLD.guild, user, f"player{index}")
 
 
+@pytest.fixture(autouse=True)
+async def no_bot_left_behind():
+    """After each e2e test (and its fixtures): no bot process it started may still run."""
+    yield
+    left = await BotProcess.left_running()
+    assert not left, f"the test left {len(left)} bot process(es) running: {[p.log_path for p in left]}"
+
+
 @pytest.fixture
 def world() -> World:
     return WORLD
