@@ -50,6 +50,7 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.log_path = workdir / ("bot.log" if shard is None else f"bot-shard{shard}.log")
         self.starts = 0
+        self._log_offset = 0  # where the current start's lines begin in the log file
 
     def _env(self) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
@@ -69,11 +70,13 @@ class BotProcess:
         env.update(self.extra_env)
         return env
 
-    async def start(self, timeout: float = 60) -> None:
+    async def start(self, timeout: float = 60, *, until_ready: bool = True) -> None:
+        """Start the bot and wait until it is READY (`until_ready=False`: only until it runs)."""
         generation = self.fake.generation
         identifies = self.fake.shard_identifies[self.shard] if self.shard is not None else 0
         self.starts += 1
         log = open(self.log_path, "ab")  # noqa: ASYNC230 - a local file, opened once per bot start
+        self._log_offset = log.tell()
         log.write(f"\n===== start #{self.starts} =====\n".encode())
         log.flush()
         self.process = await asyncio.create_subprocess_exec(
@@ -82,6 +85,8 @@ class BotProcess:
         )
         log.close()
         BotProcess._started.add(self)
+        if not until_ready:
+            return
         if self.shard is None:
             waiting = self.fake.wait_for_ready(generation=generation + 1, timeout=timeout)
         else:
@@ -131,6 +136,14 @@ class BotProcess:
         if not self.log_path.exists():
             return "(no log)"
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def log_since_start(self) -> str:
+        """What the bot has logged since it was last started."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_offset)
+            return log.read().decode(errors="replace")
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
