@@ -8,6 +8,8 @@ At startup the shard-0 process reads each running pod's pack messages once (one 
 `fetch_message`, whose reactions carry counts and `me`) and lets the service compare the letters
 the player highlights with those it saw: on a message showing a pack one change is the pick and
 several are asked about in the DM; on a waiting player's message the letters are only recorded.
+The same reading serves a new gateway session: Discord replays nothing to a session that had to
+IDENTIFY again.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class DraftReactions:
         self.bot = bot
         self.messages = messages
         self._task: asyncio.Task | None = None
+        self._sessions = 0  # gateway sessions shard 0 has had in this process
 
     @property
     def db(self):
@@ -91,7 +94,16 @@ class DraftReactions:
         except discord.HTTPException:
             log.warning("could not answer a reaction on %s", message_id, exc_info=True)
 
-    # --- startup --------------------------------------------------------------------------------------
+    # --- startup and new gateway sessions ---------------------------------------------------------------
+
+    def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session (IDENTIFY, not RESUME): Discord replays nothing the old session
+        missed, so after the first one read the pack messages again, as at startup."""
+        if shard_id != 0 or not self.bot.owns_shard_zero:
+            return
+        self._sessions += 1
+        if self._sessions > 1 and (self._task is None or self._task.done()):
+            self._task = asyncio.get_running_loop().create_task(self._reconcile_when_ready(), name="draft-reconcile")
 
     def start_reconciling(self) -> None:
         if self.bot.owns_shard_zero:
@@ -128,20 +140,24 @@ class DraftReactions:
             except discord.HTTPException:
                 log.info("could not read pack message %s", target.message_id, exc_info=True)
                 continue
-            observed, mine = 0, 0
-            for reaction in message.reactions:
-                index = ui.index_of_reaction(str(reaction.emoji))
-                if index is None:
-                    continue
-                if reaction.me:
-                    mine = max(mine, index + 1)
-                if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
-                    observed |= 1 << index
-            done = await reactions.reconcile(self.db, target, observed)
-            if done is not None:
-                await self.answer(done, target.channel_id, target.message_id)
-            if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
-                prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
-                if prompt is not None and mine < len(prompt.cards):
-                    self.messages.start_reactions(message, prompt, have=mine)
+            await self._reconcile_one(target, message)
         return len(pending)
+
+    async def _reconcile_one(self, target: reactions.PackMessage, message: discord.Message) -> None:
+        """Compare the letters highlighted on `message` (read just now) with those on record."""
+        observed, mine = 0, 0
+        for reaction in message.reactions:
+            index = ui.index_of_reaction(str(reaction.emoji))
+            if index is None:
+                continue
+            if reaction.me:
+                mine = max(mine, index + 1)
+            if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
+                observed |= 1 << index
+        done = await reactions.reconcile(self.db, target, observed)
+        if done is not None:
+            await self.answer(done, target.channel_id, target.message_id)
+        if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
+            prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
+            if prompt is not None and mine < len(prompt.cards):
+                self.messages.start_reactions(message, prompt, have=mine)

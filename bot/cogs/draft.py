@@ -235,6 +235,11 @@ class DraftCog(TableCog):
         """A highlight the player clicks off counts too: a bot can't remove their old one in a DM."""
         await self.reactions.on_toggle(payload, added=False)
 
+    @commands.Cog.listener()
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session: reactions made while the bot was disconnected are read again."""
+        self.reactions.on_shard_connect(shard_id)
+
 
 async def setup(bot) -> None:
     await bot.add_cog(DraftCog(bot))

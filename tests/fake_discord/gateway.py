@@ -332,6 +332,12 @@ class Gateway(FakeBase):
         self._gateway_open.set()
         self._changed()
 
+    def events_dispatched(self, shard_id: int = 0) -> int:
+        """Events given to the shard's current session so far: delivered, or (while it is
+        disconnected) kept for a RESUME."""
+        session = self._shard_sessions.get(shard_id)
+        return 0 if session is None else session.seq
+
     def gateway_connected(self, shard_id: int = 0) -> bool:
         s = self._shard_sessions.get(shard_id)
         return s is not None and s.conn is not None and not s.conn.closed

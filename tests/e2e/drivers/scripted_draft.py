@@ -57,7 +57,7 @@ class ScriptedDraft:
         self.mirror: engine.DraftState | None = None
         self.user_of: dict[int, int] = {}
         self.picks: list[Pick] = []
-        self._titles: dict[int, str] = {}  # step -> "Pack 2, pick 1" of the message a letter was toggled on
+        self._titles: dict[Pick, str] = {}  # "Pack 2, pick 1" of the message a letter was toggled on
 
     async def close(self) -> None:
         await self.db.dispose()
@@ -99,13 +99,30 @@ class ScriptedDraft:
 
     def next_pick(self, how: str | None = None) -> Pick:
         """Decide the next pick (`how` forces button or reaction; the schedule draws the same either way)."""
-        ready = [seat for seat in range(self.options["seats"]) if self.mirror.head(seat) is not None]
-        seat = self.schedule.choice(ready)
+        seat = self.schedule.choice(self.ready_seats())
         drawn = self.schedule.choice(("button", "reaction"))
         head = self.mirror.head(seat)
         cards = tuple(head.cards)
         return Pick(len(self.picks), seat, self.user_of[seat], head.pack_id, head.picks_made, cards,
                     self.choose(cards), how or drawn)
+
+    def pick_for(self, seat: int, how: str) -> Pick:
+        """A pick of `seat`'s current pack, outside the schedule (e.g. two players at once)."""
+        head = self.mirror.head(seat)
+        cards = tuple(head.cards)
+        return Pick(len(self.picks), seat, self.user_of[seat], head.pack_id, head.picks_made, cards,
+                    self.choose(cards), how)
+
+    def ready_seats(self) -> list[int]:
+        return [seat for seat in range(self.options["seats"]) if self.mirror.head(seat) is not None]
+
+    async def apply_landed(self, *picks: Pick) -> None:
+        """Record picks the bot made meanwhile (each exactly once), in the order it made them."""
+        stored = {pick: await self.stored(pick) for pick in picks}
+        assert all(stored.values()), [p for p, row in stored.items() if row is None]
+        for pick in sorted(picks, key=lambda p: stored[p].sequence):
+            assert (stored[pick].seat, stored[pick].card, stored[pick].source) == (pick.seat, pick.card, pick.how)
+            self.apply(pick)
 
     def has_next_pack_after(self, pick: Pick) -> bool:
         """Will the picker have a pack right after this pick (their next pack DM is owed)?"""
@@ -142,7 +159,7 @@ class ScriptedDraft:
         if pick.how == "button":
             button = next(b for b in pick_buttons(message) if card_of(b) == pick.card)
             return self.fake.click(pick.user, message, button["custom_id"])
-        self._titles[pick.step] = pack_title(message)
+        self._titles[pick] = pack_title(message)
         await toggle_letter(self.fake, pick.user, message, pick.index)
         return None
 
@@ -151,7 +168,7 @@ class ScriptedDraft:
             result = await answer
             assert "you took" in (result.content or ""), result.content
         else:
-            shown = f"{self._titles[pick.step]}: you took"
+            shown = f"{self._titles[pick]}: you took"
             await self.fake.wait_for(lambda: shown in embed_text(self.fake.message(message["id"])), timeout=20,
                                      what=f"the letter pick of step {pick.step} confirmed")
 
