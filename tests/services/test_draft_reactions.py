@@ -105,6 +105,11 @@ async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db
     assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
     assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
     assert {m.seat for m in await reactions.pending(db) if m.current} == {pc.seat}
+    # One message alone (read again after a database outage): the same listing, narrowed.
+    assert await reactions.pending(db, message_id=pending[pc.seat].message_id) == [
+        m for m in await reactions.pending(db) if m.seat == pc.seat
+    ]
+    assert await reactions.pending(db, message_id=123_456_789) == []
 
 
 async def test_a_pack_sent_again_retires_the_old_pack_message(db):
