@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from discord.ext import commands
 
 from bot.services import deadlines, outbox
+from bot.store.outage import is_database_outage
 from bot.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -65,8 +66,8 @@ class SweeperCog(commands.Cog):
                 if startup:
                     self.startup_swept.set()
                 startup = False
-            except Exception:
-                log.exception("sweep failed; it runs again shortly")
+            except Exception as error:
+                _log_failure("sweep failed; it runs again shortly", error)
                 failed = True
             await self._sleep(failed)
 
@@ -95,8 +96,8 @@ class SweeperCog(commands.Cog):
         interval = self.bot.settings.sweep_interval
         try:
             candidates = [t for t in (await deadlines.next_due_at(self.bot.db), await outbox.next_due_at(self.bot.db)) if t]
-        except Exception:
-            log.warning("could not read when work is due next; sweeping again shortly", exc_info=True)
+        except Exception as error:
+            _log_failure("could not read when work is due next; sweeping again shortly", error)
             candidates, failed = [], True
         if failed:
             interval = min(interval, RETRY_AFTER_FAILURE)
@@ -111,6 +112,14 @@ class SweeperCog(commands.Cog):
             pass
         finally:
             self._sleeping_until = None
+
+
+def _log_failure(what: str, error: Exception) -> None:
+    """An outage is one line each time (it may last a while); anything else is a bug, with its traceback."""
+    if is_database_outage(error):
+        log.warning("%s (the database is unavailable: %s)", what, type(error).__name__)
+    else:
+        log.error(what, exc_info=error)
 
 
 async def setup(bot) -> None:
