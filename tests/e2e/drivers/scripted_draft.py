@@ -46,10 +46,11 @@ class Pick:
 
 
 class ScriptedDraft:
-    def __init__(self, fake, world, bot, *, seed: int, seats: int = 8, packs: int = 2, pack_size: int = 15):
+    def __init__(self, fake, world, bot, *, seed: int, seats: int = 8, packs: int = 2, pack_size: int = 15,
+                 **lobby_options):
         self.fake, self.world, self.bot, self.seed = fake, world, bot, seed
         self.players = world.players[:seats]
-        self.options = {"seats": seats, "packs": packs, "pack_size": pack_size, "pick_mode": "both"}
+        self.options = {"seats": seats, "packs": packs, "pack_size": pack_size, "pick_mode": "both", **lobby_options}
         self.schedule = random.Random(seed)
         self.db = Database(bot.database_url)
         self.pod_id = 0
@@ -68,7 +69,7 @@ class ScriptedDraft:
 
     @property
     def done(self) -> bool:
-        return len(self.picks) == self.total
+        return self.mirror.is_complete()
 
     # --- the lobby ---------------------------------------------------------------------------------
 
@@ -83,6 +84,10 @@ class ScriptedDraft:
 
     async def join_last(self) -> None:
         await self._join(self.players[-1])
+        await self.resync()
+
+    async def resync(self) -> None:
+        """Take the draft as the bot's database has it (after picks the bot made by itself)."""
         async with self.db.read() as session:
             pod = await load_pod(session, self.pod_id)
             self.mirror = pod.state.copy()
