@@ -43,15 +43,10 @@ async def test_a_database_outage_is_answered_in_time_changes_nothing_and_passes(
     on_sqlite = make_url(bot.database_url).get_backend_name() == "sqlite"
     draft = ScriptedDraft(fake, world, bot, seed=7, seats=3, packs=2, pack_size=5, pick_timer=1)
     try:
-        await draft.open_lobby()
-        await draft.join_last()
-        for _ in range(3):
-            await draft.pick(draft.next_pick())
+        await draft.begin(picks=3)
 
         # --- during the outage: answers in time, nothing changed ----------------------------------
-        first, second = draft.ready_seats()[:2]
-        by_button, by_letter = draft.pick_for(first, "button"), draft.pick_for(second, "reaction")
-        button_message, letter_message = await draft.pack_message(by_button), await draft.pack_message(by_letter)
+        (by_letter, letter_message), (by_button, button_message) = await draft.two_players_at_once()
         async with database_outage(bot.database_url):
             started = time.monotonic()
             refused = await (await draft.send(by_button, button_message))  # the fake fails answers after 3 s

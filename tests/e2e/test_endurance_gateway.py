@@ -38,15 +38,10 @@ async def outage(fake, *, invalidate: bool = False) -> int:
 async def test_a_draft_survives_a_resumed_and_a_lost_gateway_session(fake, bot, world):
     draft = ScriptedDraft(fake, world, bot, seed=41, seats=4, packs=1, pack_size=6)
     try:
-        await draft.open_lobby()
-        await draft.join_last()
-        for _ in range(4):
-            await draft.pick(draft.next_pick())
+        await draft.begin(picks=4)
 
         # A network outage, then RESUME: a letter and a click made meanwhile are replayed, each once.
-        first, second = draft.ready_seats()[:2]
-        by_letter, by_button = draft.pick_for(first, "reaction"), draft.pick_for(second, "button")
-        letter_message, button_message = await draft.pack_message(by_letter), await draft.pack_message(by_button)
+        (by_letter, letter_message), (by_button, button_message) = await draft.two_players_at_once()
         before = await outage(fake)
         await draft.send(by_letter, letter_message)
         click = asyncio.ensure_future(await draft.send(by_button, button_message))

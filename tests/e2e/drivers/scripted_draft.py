@@ -82,6 +82,13 @@ class ScriptedDraft:
         for player in self.players[:-1]:
             await self._join(player)
 
+    async def begin(self, picks: int = 0) -> None:
+        """Open the lobby, fill it (the draft begins) and make the first `picks` scripted picks."""
+        await self.open_lobby()
+        await self.join_last()
+        for _ in range(picks):
+            await self.pick(self.next_pick())
+
     async def join_last(self) -> None:
         await self._join(self.players[-1])
         await self.resync()
@@ -117,6 +124,13 @@ class ScriptedDraft:
         cards = tuple(head.cards)
         return Pick(len(self.picks), seat, self.user_of[seat], head.pack_id, head.picks_made, cards,
                     self.choose(cards), how)
+
+    async def two_players_at_once(self) -> tuple[tuple[Pick, dict], tuple[Pick, dict]]:
+        """Two players who hold a pack: the first to pick by letter, the second by button, each
+        with the DM that shows their pack."""
+        first, second = self.ready_seats()[:2]
+        by_letter, by_button = self.pick_for(first, "reaction"), self.pick_for(second, "button")
+        return (by_letter, await self.pack_message(by_letter)), (by_button, await self.pack_message(by_button))
 
     def ready_seats(self) -> list[int]:
         return [seat for seat in range(self.options["seats"]) if self.mirror.head(seat) is not None]
