@@ -45,7 +45,9 @@ async def test_kill_9_at_many_points_of_a_draft_changes_no_pick(fake, bot, world
     assert picks_of(log) == picks_of(reference)  # same seats, cards, packs, order and button/letter
     assert pools(log) == pools(reference)
     assert len({entry["card"] for entry in log["picks"]}) == len(log["picks"]) == 240
-    assert crashed.clicks_lost and crashed.landed_before_crash  # both cases did happen
+    # Picks made before the crash whose answer never came (at least the held answers and letters);
+    # whether a click killed on arrival was made first depends on timing, and both are handled.
+    assert crashed.landed_before_crash >= 5, (crashed.landed_before_crash, crashed.clicks_lost)
 
 
 def picks_of(log: dict) -> list[dict]:
