@@ -28,12 +28,13 @@ async def _run(settings: Settings, token: str) -> None:
     from bot.app import MtgBot
     from bot.store.db import Database
     from bot.store.migrate import upgrade
+    from bot.store.outage import BOT_WRITE_WAIT
 
     if settings.discord_api_base:
         discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
     if settings.discord_gateway_url:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, write_wait=BOT_WRITE_WAIT)
     try:
         await upgrade(db)
         async with MtgBot(settings, db) as client:

@@ -34,7 +34,8 @@ class Settings(BaseSettings):
     cubecobra_timeout: float = Field(default=10.0, gt=0, le=120, description="Seconds a CubeCobra import may take.")
     # Where discord.py sends REST calls; only tests change it (to a loopback fake Discord).
     discord_api_base: str | None = None
-    # Where shards connect when SHARD_COUNT is fixed (discord.py then skips GET /gateway/bot); tests only.
+    # Where shards connect when SHARD_COUNT is fixed (discord.py then skips GET /gateway/bot), and
+    # where a session that must IDENTIFY again reconnects; tests only.
     discord_gateway_url: str | None = None
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0

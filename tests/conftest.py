@@ -9,7 +9,9 @@ under CI=true, where they fail.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator
 
@@ -84,6 +86,34 @@ async def create_scratch_database(kind: str, tmp_path) -> AsyncIterator[str]:
         yield make_url(admin).set(database=name).render_as_string(hide_password=False)
     finally:
         await _admin_execute(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.asynccontextmanager
+async def database_outage(url: str) -> AsyncIterator[None]:
+    """The database at `url` is unavailable until the block ends. SQLite: another connection holds
+    the write lock (`BEGIN EXCLUSIVE`; in WAL mode readers still read). PostgreSQL: the database
+    refuses new connections and every open one (the bot's pool included) is ended."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        holder = sqlite3.connect(parsed.database, timeout=30, isolation_level=None, check_same_thread=False)
+        try:
+            await asyncio.to_thread(holder.execute, "BEGIN EXCLUSIVE")  # waits out a write in progress
+            try:
+                yield
+            finally:
+                await asyncio.to_thread(holder.execute, "ROLLBACK")
+        finally:
+            holder.close()
+        return
+    admin, name = postgres_admin_url(), parsed.database
+    await _admin_execute(admin, f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+    try:
+        await _admin_execute(
+            admin, f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        )
+        yield
+    finally:
+        await _admin_execute(admin, f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
 
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]

@@ -16,6 +16,7 @@ from urllib.parse import quote
 import aiohttp
 import discord
 import pytest
+import yarl
 from discord import app_commands
 from discord.ext import commands
 
@@ -326,6 +327,48 @@ async def test_resume_after_drop_and_new_process(fake: FakeDiscord) -> None:
     async with running_bot(fake):
         await fake.wait_for_ready(generation=gen + 1, timeout=10)
         assert (await fake.slash(ALICE_ID, "ping", guild_id=GUILD_ID)).content == "pong"
+
+
+async def test_a_held_gateway_outage_replays_to_a_resume_and_loses_events_to_a_new_session(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session that must IDENTIFY again dials discord.py's default gateway, not the one it resumed on.
+    monkeypatch.setattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    async with running_bot(fake, NoIdentifyDelayBot) as bot:
+        await fake.wait_for_ready(timeout=10)
+        dm = (await fake.slash(ADMIN_ID, "poke", guild_id=GUILD_ID, options={"user": ALICE_ID})) and fake.dms(ALICE_ID)[-1]
+        await fake.wait_for(lambda: fake.reactions(dm["id"]).get("👍"), what="the bot's reaction")
+
+        # A network outage: the bot's reconnect waits at the door; a reaction meanwhile is replayed on RESUME.
+        await fake.disconnect_gateway(hold=True)
+        await fake.wait_for(lambda: fake.gateway_waiting, what="the bot trying to reconnect")
+        await fake.add_reaction(ALICE_ID, dm, "🔥")
+        assert not bot.reaction_event.is_set()
+        fake.restore_gateway()
+        await asyncio.wait_for(bot.reaction_event.wait(), 5)
+        assert bot.reactions_seen == [(ALICE_ID, "🔥")] and fake.shard_identifies[0] == 1
+
+        # An invalidated session: the bot must IDENTIFY again, and never hears of the gap's reaction.
+        bot.reaction_event.clear()
+        await fake.disconnect_gateway(hold=True, invalidate=True)
+        await fake.wait_for(lambda: fake.gateway_waiting, what="the bot trying to reconnect")
+        await fake.add_reaction(ALICE_ID, dm, "⭐")
+        fake.restore_gateway()
+        await fake.wait_for(lambda: fake.shard_identifies[0] == 2, what="a second IDENTIFY")
+        await fake.add_reaction(ALICE_ID, dm, "✅")
+        await asyncio.wait_for(bot.reaction_event.wait(), 5)
+        assert bot.reactions_seen == [(ALICE_ID, "🔥"), (ALICE_ID, "✅")]
+        assert fake.reactions(dm["id"])["⭐"] == {ALICE_ID}  # Discord kept it; the bot can read it
+
+
+async def test_a_held_request_can_go_through_once_released(fake: FakeDiscord, bot: ProofBot) -> None:
+    held = fake.hold_next("POST", r"^/channels/\d+/messages$", fail=False)
+    poke = asyncio.create_task(fake.slash(ADMIN_ID, "poke", guild_id=GUILD_ID, options={"user": ALICE_ID}))
+    await asyncio.wait_for(held.arrived.wait(), 5)
+    assert fake.dms(ALICE_ID) == []  # Discord has not acted yet
+    held.release()
+    assert (await poke).content == "poked"
+    assert [m["content"] for m in fake.dms(ALICE_ID)] == ["you got poked"]
 
 
 async def test_unknown_route_is_404_and_logged(fake: FakeDiscord, bot: ProofBot) -> None:

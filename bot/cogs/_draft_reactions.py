@@ -8,6 +8,10 @@ At startup the shard-0 process reads each running pod's pack messages once (one 
 `fetch_message`, whose reactions carry counts and `me`) and lets the service compare the letters
 the player highlights with those it saw: on a message showing a pack one change is the pick and
 several are asked about in the DM; on a waiting player's message the letters are only recorded.
+The same reading serves two more cases where reaction events were missed: a new gateway session
+(Discord replays nothing to a session that had to IDENTIFY again), and a toggle the database could
+not take during an outage (the message is read again once the database answers, so every toggle
+made meanwhile counts once).
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import discord
 
 from bot.services import drafts
 from bot.services.drafts import reactions
+from bot.store.outage import is_database_outage, retry_while_unavailable
 from bot.ui import draft as ui
 from bot.ui import limits
 
 log = logging.getLogger(__name__)
 STARTUP_SWEEP_WAIT = 60  # seconds the reconcile waits, at most, for the startup sweep
 RECONCILE_PER_SECOND = 20  # at most this many message reads per second at startup (Discord allows 50 in all)
+REREAD_PATIENCE = 600  # seconds a toggle made during a database outage waits for the database
+BUSY_NOTICE = "⏳ The database is busy right now: I'll count your reaction as soon as it answers (no need to react again)."
 
 
 class DraftReactions:
@@ -32,6 +39,10 @@ class DraftReactions:
         self.bot = bot
         self.messages = messages
         self._task: asyncio.Task | None = None
+        self._sessions = 0  # gateway sessions shard 0 has had in this process
+        # Pack messages to read again once the database answers -> another toggle came meanwhile.
+        self._rereads: dict[int, bool] = {}
+        self._reread_tasks: set[asyncio.Task] = set()
 
     @property
     def db(self):
@@ -45,6 +56,9 @@ class DraftReactions:
         index = ui.index_of_reaction(str(payload.emoji))
         if index is None:
             return
+        if payload.message_id in self._rereads:  # waiting for the database: the next reading sees this too
+            self._rereads[payload.message_id] = True
+            return
         # Just after a restart: first let the startup sweep show and record what the previous
         # process left half-sent, or the toggle is judged against a pack the player never saw.
         await self._startup_swept()
@@ -52,9 +66,15 @@ class DraftReactions:
         # until it is recorded, so the toggle is judged against the pack the player saw.
         await self.messages.settled(payload.message_id)
         await self.bot.outbox.wait_recorded(payload.message_id)
-        done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
-        if done is None and added and await self._adopt(payload):
+        try:
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
+            if done is None and added and await self._adopt(payload):
+                done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
+        except Exception as error:
+            if not is_database_outage(error):
+                raise
+            self.read_again_later(payload.channel_id, payload.message_id)
+            return
         if done is not None:
             await self.answer(done, payload.channel_id, payload.message_id, index)
 
@@ -91,15 +111,60 @@ class DraftReactions:
         except discord.HTTPException:
             log.warning("could not answer a reaction on %s", message_id, exc_info=True)
 
-    # --- startup --------------------------------------------------------------------------------------
+    # --- toggles the database could not take -----------------------------------------------------------
+
+    def read_again_later(self, channel_id: int, message_id: int) -> None:
+        """Tell the player their toggle waits for the database, and read the message's letters
+        again once it answers (as at startup: one changed letter is the pick, several are asked
+        about). Toggles that arrive meanwhile only ask for one more reading."""
+        if message_id in self._rereads:
+            self._rereads[message_id] = True
+            return
+        self._rereads[message_id] = True
+        task = asyncio.get_running_loop().create_task(self._read_again(channel_id, message_id), name=f"reread-{message_id}")
+        self._reread_tasks.add(task)
+        task.add_done_callback(self._reread_tasks.discard)
+
+    async def _read_again(self, channel_id: int, message_id: int) -> None:
+        try:
+            await self.bot.get_partial_messageable(channel_id).send(BUSY_NOTICE)
+        except discord.HTTPException:
+            log.warning("could not tell %s that the database is busy", channel_id, exc_info=True)
+        try:
+            while self._rereads.get(message_id):
+                self._rereads[message_id] = False
+                await retry_while_unavailable(lambda: self._reread(channel_id, message_id), patience=REREAD_PATIENCE,
+                                              what=f"reading pack message {message_id} again")
+        except Exception:
+            log.exception("could not read pack message %s again after a database outage", message_id)
+        finally:
+            self._rereads.pop(message_id, None)  # no await since the last check: no toggle slips through
+
+    async def _reread(self, channel_id: int, message_id: int) -> None:
+        targets = await reactions.pending(self.db, message_id=message_id)
+        if targets:
+            message = await self.bot.get_partial_messageable(channel_id).fetch_message(message_id)
+            await self._reconcile_one(targets[0], message)
+
+    # --- startup and new gateway sessions ---------------------------------------------------------------
+
+    def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session (IDENTIFY, not RESUME): Discord replays nothing the old session
+        missed, so after the first one read the pack messages again, as at startup."""
+        if shard_id != 0 or not self.bot.owns_shard_zero:
+            return
+        self._sessions += 1
+        if self._sessions > 1 and (self._task is None or self._task.done()):
+            self._task = asyncio.get_running_loop().create_task(self._reconcile_when_ready(), name="draft-reconcile")
 
     def start_reconciling(self) -> None:
         if self.bot.owns_shard_zero:
             self._task = asyncio.get_running_loop().create_task(self._reconcile_when_ready(), name="draft-reconcile")
 
     def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        for task in [self._task, *self._reread_tasks]:
+            if task is not None:
+                task.cancel()
 
     async def _startup_swept(self) -> None:
         sweeper = self.bot.get_cog("SweeperCog")
@@ -128,20 +193,24 @@ class DraftReactions:
             except discord.HTTPException:
                 log.info("could not read pack message %s", target.message_id, exc_info=True)
                 continue
-            observed, mine = 0, 0
-            for reaction in message.reactions:
-                index = ui.index_of_reaction(str(reaction.emoji))
-                if index is None:
-                    continue
-                if reaction.me:
-                    mine = max(mine, index + 1)
-                if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
-                    observed |= 1 << index
-            done = await reactions.reconcile(self.db, target, observed)
-            if done is not None:
-                await self.answer(done, target.channel_id, target.message_id)
-            if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
-                prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
-                if prompt is not None and mine < len(prompt.cards):
-                    self.messages.start_reactions(message, prompt, have=mine)
+            await self._reconcile_one(target, message)
         return len(pending)
+
+    async def _reconcile_one(self, target: reactions.PackMessage, message: discord.Message) -> None:
+        """Compare the letters highlighted on `message` (read just now) with those on record."""
+        observed, mine = 0, 0
+        for reaction in message.reactions:
+            index = ui.index_of_reaction(str(reaction.emoji))
+            if index is None:
+                continue
+            if reaction.me:
+                mine = max(mine, index + 1)
+            if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
+                observed |= 1 << index
+        done = await reactions.reconcile(self.db, target, observed)
+        if done is not None:
+            await self.answer(done, target.channel_id, target.message_id)
+        if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
+            prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
+            if prompt is not None and mine < len(prompt.cards):
+                self.messages.start_reactions(message, prompt, have=mine)

@@ -9,7 +9,9 @@ Rows queued by this process are sent as soon as their transaction commits (`on_c
 sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
 arrive in order. Results are settled in one transaction per batch: a closed DM (50007) runs the
 kind's fallback, a permanent failure (4xx other than 429) is logged once and never retried, and
-anything transient is retried with backoff.
+anything transient is retried with backoff. A result that can't be recorded because the database is
+down is recorded when it is back (`SETTLE_PATIENCE`): what Discord showed is never sent twice for a
+short outage.
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ import discord
 
 from bot.services import outbox
 from bot.services.outbox import Outcome, Queued
+from bot.store.outage import retry_while_unavailable
 from bot.ui import limits
 
 log = logging.getLogger(__name__)
 DISCORD_CANNOT_DM = 50007
+# Seconds a send's result waits for the database to come back before the row is left to the sweeper
+# (which, after the row's lease, sends it again: a second message for a long outage).
+SETTLE_PATIENCE = 60.0
 
 
 @dataclass
@@ -160,9 +166,17 @@ class Outbox:
             await channel.send(content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none())
         return first
 
+    async def record(self, outcomes: list[Outcome]) -> None:
+        """Record how sends made elsewhere ended (e.g. a pack shown in an interaction response):
+        never raises, waits out a database outage like every send's result."""
+        await self._settle(outcomes)
+
     async def _settle(self, outcomes: list[Outcome]) -> None:
+        if not outcomes:
+            return
         try:
-            await outbox.settle(self.bot.db, outcomes)
+            await retry_while_unavailable(lambda: outbox.settle(self.bot.db, outcomes), patience=SETTLE_PATIENCE,
+                                          what=f"recording {len(outcomes)} sent messages")
         except Exception:  # the rows stay pending: the sweeper sends them again after their lease
             log.exception("could not record %d outbox results", len(outcomes))
         finally:

@@ -239,7 +239,7 @@ class DraftCog(TableCog):
                 )
                 if in_dm and result.held is not None and message is not None:
                     shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
-                    await outbox.settle(self.db, [shown])
+                    await self.bot.outbox.record([shown])  # the pick is made and shown: never "try again" now
             return
         embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
         await interaction.response.edit_message(embed=embed, view=None, attachments=[])
@@ -254,6 +254,11 @@ class DraftCog(TableCog):
     async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
         """A highlight the player clicks off counts too: a bot can't remove their old one in a DM."""
         await self.reactions.on_toggle(payload, added=False)
+
+    @commands.Cog.listener()
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session: reactions made while the bot was disconnected are read again."""
+        self.reactions.on_shard_connect(shard_id)
 
 
 async def setup(bot) -> None:

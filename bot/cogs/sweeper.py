@@ -4,6 +4,8 @@ It runs in the process that owns shard 0 (the one that receives DMs), so nothing
 Each pass asks the database only for work that is due (indexed queries), so a pass with nothing to
 do costs the same with ten or ten thousand running games. Between passes it sleeps until the next
 due time, at most `SWEEP_INTERVAL`, and wakes early when this process arms an earlier deadline.
+A pass that fails (the database is down) is tried again after `RETRY_AFTER_FAILURE`, so the
+sweeper catches up soon after an outage and never stops.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from datetime import datetime, timedelta
 from discord.ext import commands
 
 from bot.services import deadlines, outbox
+from bot.store.outage import is_database_outage
 from bot.store.types import utcnow
 
 log = logging.getLogger(__name__)
 PRUNE_EVERY = timedelta(hours=1)
 MIN_SLEEP = 0.02  # seconds
+RETRY_AFTER_FAILURE = 1.0  # seconds after a failed pass (at most SWEEP_INTERVAL)
 
 
 class SweeperCog(commands.Cog):
@@ -56,14 +60,16 @@ class SweeperCog(commands.Cog):
         # dead process left half-sent, which this first pass sends and records.
         startup = True
         while True:
+            failed = False
             try:
                 await self.sweep_once(startup=startup)
                 if startup:
                     self.startup_swept.set()
                 startup = False
-            except Exception:
-                log.exception("sweep failed; it runs again shortly")
-            await self._sleep()
+            except Exception as error:
+                _log_failure("sweep failed; it runs again shortly", error)
+                failed = True
+            await self._sleep(failed)
 
     async def wait_startup_swept(self, timeout: float) -> None:
         """Wait (at most `timeout` seconds) until the startup pass is done; returns at once in a
@@ -86,9 +92,15 @@ class SweeperCog(commands.Cog):
             await outbox.prune(self.bot.db, now=now)
         return sent, ran
 
-    async def _sleep(self) -> None:
+    async def _sleep(self, failed: bool = False) -> None:
         interval = self.bot.settings.sweep_interval
-        candidates = [t for t in (await deadlines.next_due_at(self.bot.db), await outbox.next_due_at(self.bot.db)) if t]
+        try:
+            candidates = [t for t in (await deadlines.next_due_at(self.bot.db), await outbox.next_due_at(self.bot.db)) if t]
+        except Exception as error:
+            _log_failure("could not read when work is due next; sweeping again shortly", error)
+            candidates, failed = [], True
+        if failed:
+            interval = min(interval, RETRY_AFTER_FAILURE)
         now = utcnow()
         seconds = interval if not candidates else (min(candidates) - now).total_seconds()
         seconds = min(max(seconds, MIN_SLEEP), interval)
@@ -100,6 +112,14 @@ class SweeperCog(commands.Cog):
             pass
         finally:
             self._sleeping_until = None
+
+
+def _log_failure(what: str, error: Exception) -> None:
+    """An outage is one line each time (it may last a while); anything else is a bug, with its traceback."""
+    if is_database_outage(error):
+        log.warning("%s (the database is unavailable: %s)", what, type(error).__name__)
+    else:
+        log.error(what, exc_info=error)
 
 
 async def setup(bot) -> None:

@@ -1,7 +1,7 @@
 """How an interaction's error reaches the user (and the log), in one place.
 
-User mistakes (`UserError` and discord.py's check failures) get their message, ephemerally. Anything
-else is a bug: it is logged with a short id the user can quote, and the log names the command or
+User mistakes (`UserError` and discord.py's check failures) get their message, ephemerally, and so
+does a database outage ("try again in a moment", see `bot.store.outage`). Anything else is a bug: it is logged with a short id the user can quote, and the log names the command or
 component, the ids involved and the option names, never what the user typed (write-ups, reasons).
 """
 
@@ -14,10 +14,12 @@ import discord
 from discord import app_commands
 
 from bot.services.errors import UserError
+from bot.store.outage import is_database_outage
 from bot.ui import limits
 
 log = logging.getLogger("bot")
-UNAVAILABLE = "The database is not answering right now; nothing was changed. Please try again in a minute."
+# Said within Discord's 3 seconds: the database's waits are bounded (`Database(write_wait=…)`).
+DATABASE_BUSY = "The database is busy right now, so nothing was changed. Please try again in a moment."
 
 
 def user_message_for(error: BaseException) -> str | None:
@@ -28,8 +30,8 @@ def user_message_for(error: BaseException) -> str | None:
             return user_message_for(original)
     if isinstance(error, UserError):
         return str(error)
-    if _is_database_outage(error):
-        return UNAVAILABLE
+    if is_database_outage(error):
+        return DATABASE_BUSY
     if isinstance(error, app_commands.MissingPermissions):
         perms = ", ".join(p.replace("_", " ").replace("guild", "server").title() for p in error.missing_permissions)
         return f"You need the {perms} permission to do that."
@@ -42,16 +44,6 @@ def user_message_for(error: BaseException) -> str | None:
     if isinstance(error, app_commands.TransformerError):
         return "That is not a valid value for that option."
     return None
-
-
-def _is_database_outage(error: BaseException) -> bool:
-    """The database could not be reached or was locked: the user may simply try again."""
-    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-    from sqlalchemy.exc import TimeoutError as PoolTimeout
-
-    if isinstance(error, OperationalError | InterfaceError | PoolTimeout):
-        return True
-    return isinstance(error, DBAPIError) and error.connection_invalidated
 
 
 def describe(interaction: discord.Interaction) -> str:
@@ -84,7 +76,7 @@ async def report_interaction_error(interaction: discord.Interaction, error: Base
         error_id = uuid.uuid4().hex[:8]
         log.error("unexpected error %s in interaction %s", error_id, describe(interaction), exc_info=error)
         message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
-    elif message == UNAVAILABLE:
+    elif message == DATABASE_BUSY:
         log.warning("database unavailable during interaction %s: %s", describe(interaction), error)
     await send_ephemeral(interaction, message)
 

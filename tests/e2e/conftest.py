@@ -3,7 +3,10 @@ and the real bot process connected to it, on a fresh SQLite file (or PostgreSQL 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -42,18 +45,52 @@ def build_world(fake: FakeDiscord) -> None:
         fake.add_member(WORLD.guild, user, f"player{index}")
 
 
+@pytest.fixture(autouse=True)
+async def no_bot_left_behind():
+    """After each e2e test (and its fixtures): no bot process it started may still run."""
+    yield
+    left = await BotProcess.left_running()
+    assert not left, f"the test left {len(left)} bot process(es) running: {[p.log_path for p in left]}"
+
+
 @pytest.fixture
 def world() -> World:
     return WORLD
 
 
+@contextlib.asynccontextmanager
+async def fake_discord(**options) -> AsyncIterator[FakeDiscord]:
+    """A fake Discord serving the test server (`WORLD`)."""
+    discord_fake = FakeDiscord(**options)
+    await discord_fake.start()
+    try:
+        build_world(discord_fake)
+        yield discord_fake
+    finally:
+        await discord_fake.stop()
+
+
+@contextlib.asynccontextmanager
+async def launched_bot(
+    fake: FakeDiscord, workdir: Path, env: dict[str, str] | None = None, *, backend: str = "sqlite"
+) -> AsyncIterator[BotProcess]:
+    """The bot process, started on a fresh database of `backend`, stopped (and its log shown) after."""
+    workdir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - a local directory, once
+    async for url in create_scratch_database(backend, workdir):
+        process = BotProcess(fake, url, workdir, env)
+        await process.start()
+        try:
+            yield process
+        finally:
+            await process.stop()
+            # Shown by pytest only when the test failed.
+            print(f"----- bot log ({process.log_path}) -----\n{process.log_tail(150)}")
+
+
 @pytest.fixture
 async def fake() -> FakeDiscord:
-    discord_fake = FakeDiscord()
-    await discord_fake.start()
-    build_world(discord_fake)
-    yield discord_fake
-    await discord_fake.stop()
+    async with fake_discord() as discord_fake:
+        yield discord_fake
 
 
 @pytest.fixture
@@ -64,12 +101,5 @@ def bot_env() -> dict[str, str]:
 
 @pytest.fixture
 async def bot(fake, tmp_path, bot_env) -> BotProcess:
-    async for url in create_scratch_database("sqlite", tmp_path):
-        process = BotProcess(fake, url, tmp_path, bot_env)
-        await process.start()
-        try:
-            yield process
-        finally:
-            await process.stop()
-            # Shown by pytest only when the test failed.
-            print(f"----- bot log ({process.log_path}) -----\n{process.log_tail(150)}")
+    async with launched_bot(fake, tmp_path, bot_env) as process:
+        yield process

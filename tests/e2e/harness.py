@@ -1,25 +1,37 @@
 """Runs the real bot (`python -m bot`, a separate process) against the fake Discord.
 
 The bot process can be killed with SIGKILL and started again on the same database, exactly as a
-crash and a restart would happen in production.
+crash and a restart would happen in production. No bot outlives its test: every process started
+is listed (`BotProcess.left_running`, checked after each e2e test), and on Linux the kernel kills
+it if the test process itself dies.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import signal
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 from tests.fake_discord import FakeDiscord
 
 # Well-formed (three base64url parts) but fake: the fake Discord accepts any token.
 TEST_TOKEN = "MTAxMDEwMTAxMDEwMTAxMDEw.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 REPO_ROOT = Path(__file__).resolve().parents[2]
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_the_tests() -> None:
+    """In the child before exec (Linux): SIGKILL it when the process that started it dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class BotProcess:
+    _started: ClassVar[set[BotProcess]] = set()
+
     def __init__(
         self,
         fake: FakeDiscord,
@@ -38,6 +50,7 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.log_path = workdir / ("bot.log" if shard is None else f"bot-shard{shard}.log")
         self.starts = 0
+        self._log_offset = 0  # where the current start's lines begin in the log file
 
     def _env(self) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
@@ -45,6 +58,8 @@ class BotProcess:
             DISCORD_TOKEN=TEST_TOKEN,
             DATABASE_URL=self.database_url,
             DISCORD_API_BASE=self.fake.api_base,
+            # Where a session that must IDENTIFY again reconnects (discord.py's default gateway).
+            DISCORD_GATEWAY_URL=self.fake.gateway_url,
             LOG_LEVEL="DEBUG",
             PYTHONPATH=str(REPO_ROOT),
             PYTHONUNBUFFERED="1",
@@ -53,26 +68,28 @@ class BotProcess:
             SCRYFALL_BASE="http://127.0.0.1:9",
         )
         if self.shard is not None:
-            env.update(
-                SHARD_COUNT=str(self.fake.shard_count),
-                SHARD_IDS=str(self.shard),
-                # With a fixed shard count discord.py skips GET /gateway/bot and dials Discord directly.
-                DISCORD_GATEWAY_URL=self.fake.gateway_url,
-            )
+            # With a fixed shard count discord.py skips GET /gateway/bot and dials DISCORD_GATEWAY_URL.
+            env.update(SHARD_COUNT=str(self.fake.shard_count), SHARD_IDS=str(self.shard))
         env.update(self.extra_env)
         return env
 
-    async def start(self, timeout: float = 60) -> None:
+    async def start(self, timeout: float = 60, *, until_ready: bool = True) -> None:
+        """Start the bot and wait until it is READY (`until_ready=False`: only until it runs)."""
         generation = self.fake.generation
         identifies = self.fake.shard_identifies[self.shard] if self.shard is not None else 0
         self.starts += 1
         log = open(self.log_path, "ab")  # noqa: ASYNC230 - a local file, opened once per bot start
+        self._log_offset = log.tell()
         log.write(f"\n===== start #{self.starts} =====\n".encode())
         log.flush()
         self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log
+            sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log,
+            preexec_fn=_die_with_the_tests if sys.platform == "linux" else None,
         )
         log.close()
+        BotProcess._started.add(self)
+        if not until_ready:
+            return
         if self.shard is None:
             waiting = self.fake.wait_for_ready(generation=generation + 1, timeout=timeout)
         else:
@@ -105,10 +122,31 @@ class BotProcess:
         except TimeoutError:
             await self.kill()
 
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    @classmethod
+    async def left_running(cls) -> list[BotProcess]:
+        """Kill every bot process started since the last call that still runs, and name them."""
+        left = [process for process in cls._started if process.running]
+        cls._started.clear()
+        for process in left:
+            await process.kill()
+        return left
+
     def log_tail(self, lines: int = 80) -> str:
         if not self.log_path.exists():
             return "(no log)"
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def log_since_start(self) -> str:
+        """What the bot has logged since it was last started."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_offset)
+            return log.read().decode(errors="replace")
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

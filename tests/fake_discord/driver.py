@@ -34,7 +34,10 @@ class Driver(FakeBase):
                 )
             ev = self._changed_event
             try:
-                await asyncio.wait_for(ev.wait(), remaining)
+                # Not asyncio.wait_for: on Python 3.11 it can swallow a cancellation that arrives as
+                # the event is set, and the waiter would sit out its whole timeout.
+                async with asyncio.timeout(remaining):
+                    await ev.wait()
             except TimeoutError:
                 pass
 

@@ -65,6 +65,9 @@ class Gateway(FakeBase):
         self._identified_shards: set[int] = set()
         self.shard_identifies: collections.Counter[int] = collections.Counter()  # shard id -> IDENTIFYs done
         self._background: set[asyncio.Task[Any]] = set()
+        self._gateway_open = asyncio.Event()  # cleared while `disconnect_gateway(hold=True)` lasts
+        self._gateway_open.set()
+        self.gateway_waiting = 0  # connection attempts held at the door right now
 
     async def wait_for_shard(self, shard_id: int, *, identifies: int, timeout: float = 30) -> None:
         """Wait until shard `shard_id` has IDENTIFYed (and got READY + GUILD_CREATEs) `identifies`
@@ -104,6 +107,13 @@ class Gateway(FakeBase):
         return True
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if not self._gateway_open.is_set():  # an outage: the bot's reconnect waits (it has a timeout)
+            self.gateway_waiting += 1
+            self._changed()
+            try:
+                await self._gateway_open.wait()
+            finally:
+                self.gateway_waiting -= 1
         ws = web.WebSocketResponse(max_msg_size=0, autoping=True)
         await ws.prepare(request)
         compressor = zlib.compressobj() if request.query.get("compress") == "zlib-stream" else None
@@ -299,11 +309,34 @@ class Gateway(FakeBase):
                 chunk["nonce"] = d["nonce"]
             session.dispatch("GUILD_MEMBERS_CHUNK", chunk)
 
-    async def disconnect_gateway(self, *, code: int = 4000, shard_id: int | None = None) -> None:
-        """Drop the bot's websocket(s) as if the network failed; the bot is expected to RESUME."""
+    async def disconnect_gateway(
+        self, *, code: int = 4000, shard_id: int | None = None, hold: bool = False, invalidate: bool = False
+    ) -> None:
+        """Drop the bot's websocket(s) as if the network failed; the bot is expected to RESUME.
+
+        `hold`: no new connection is let in until `restore_gateway()` (an outage of some length:
+        what happens meanwhile is stored in the session, and replayed to a RESUME, like Discord).
+        `invalidate`: the dropped sessions can't be resumed (Discord answers RESUME with op 9), so
+        the bot must IDENTIFY again, and a new session never gets the events the old one missed."""
+        if hold:
+            self._gateway_open.clear()
         for conn in list(self._conns):
             if shard_id is None or (conn.session is not None and conn.session.shard_id == shard_id):
+                if invalidate and conn.session is not None:
+                    conn.session.superseded = True
                 await self._close_conn(conn, code)
+        self._changed()
+
+    def restore_gateway(self) -> None:
+        """End a `disconnect_gateway(hold=True)`: the waiting connection attempts go on."""
+        self._gateway_open.set()
+        self._changed()
+
+    def events_dispatched(self, shard_id: int = 0) -> int:
+        """Events given to the shard's current session so far: delivered, or (while it is
+        disconnected) kept for a RESUME."""
+        session = self._shard_sessions.get(shard_id)
+        return 0 if session is None else session.seq
 
     def gateway_connected(self, shard_id: int = 0) -> bool:
         s = self._shard_sessions.get(shard_id)

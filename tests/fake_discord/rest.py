@@ -208,13 +208,15 @@ class Rest(FakeBase):
             }
         )
 
-    def hold_next(self, method: str, path: str) -> HeldRequest:
+    def hold_next(self, method: str, path: str, *, fail: bool = True) -> HeldRequest:
         """Hold the next call matching ``method`` and ``path`` (regex) before Discord acts on it, until
         ``release()``; it then fails with a 500 and changes nothing. For a crash while a request is in
-        flight: kill the bot while it is held, then release it."""
+        flight: kill the bot while it is held, then release it. ``fail=False``: once released the
+        call goes through as usual (to change something else while it is in flight)."""
         held = HeldRequest()
         self._injections.append(
-            {"method": method.upper(), "path": path, "status": 500, "times": 1, "retry_after": 0, "held": held}
+            {"method": method.upper(), "path": path, "status": 500, "times": 1, "retry_after": 0, "held": held,
+             "fail": fail}
         )
         return held
 
@@ -239,7 +241,10 @@ class Rest(FakeBase):
         inj = self._take_injection(method, path)
         if inj is not None and (held := inj.get("held")) is not None:
             held.arrived.set()
+            self._changed()
             await held.released.wait()
+            if not inj["fail"]:
+                inj = None
         if inj is not None:
             call.injected = True
             call.status = inj["status"]

@@ -108,6 +108,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         log.info("fake Discord listening on %s", self.base_url)
 
     async def stop(self) -> None:
+        self._gateway_open.set()  # let held connection attempts end with the server
         for conn in list(self._conns):
             await self._close_conn(conn, 1001)
         if self._runner is not None:

@@ -59,6 +59,23 @@ async def test_the_held_next_pack_is_marked_for_the_same_message(db):
     assert drafts.prompt_of(held).pack_pick == second.pack_pick + 1
 
 
+async def test_a_late_record_of_a_message_never_takes_it_back_to_a_picked_pack(db):
+    """A new pack message is picked from by button before the batch that sent it is recorded: the
+    pick's record (the next pack, on the same message) stands when the batch's record comes."""
+    pod = await new_pod(db, players=2, pick_mode="both", packs=1, pack_size=5)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    (a, first), (b, second) = sorted((p.user_id, p) for p in begun.prompts)
+    await pick_first_card(db, second, source="button")  # b passes a pack to a
+    result = await pick_first_card(db, first, source="button")  # a picks on message 901, not yet recorded
+    nxt = await drafts.current_prompt(db, pod.id, a)
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=901)  # the pick's answer, recorded
+    await drafts.record_shown(db, first, channel_id=CHANNEL, message_id=901)  # the first batch's record, late
+    shown = await drafts.pack_message(db, 901)
+    assert (shown.pack_id, shown.pack_pick) == (nxt.pack_id, nxt.pack_pick) != (first.pack_id, first.pack_pick)
+    assert result.card == first.cards[0]
+    assert (await drafts.delivery_message(db, pod.id, first.pack_id, first.pack_pick)) == (CHANNEL, 901)
+
+
 async def test_a_letter_beyond_the_pack_is_no_card(db):
     pod_id, prompts = await reaction_pod(db)
     a, first = sorted(prompts.items())[0]
@@ -88,6 +105,11 @@ async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db
     assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
     assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
     assert {m.seat for m in await reactions.pending(db) if m.current} == {pc.seat}
+    # One message alone (read again after a database outage): the same listing, narrowed.
+    assert await reactions.pending(db, message_id=pending[pc.seat].message_id) == [
+        m for m in await reactions.pending(db) if m.seat == pc.seat
+    ]
+    assert await reactions.pending(db, message_id=123_456_789) == []
 
 
 async def test_a_pack_sent_again_retires_the_old_pack_message(db):

@@ -20,7 +20,7 @@ from bot.services import deadlines, outbox
 from bot.services.drafts.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
 from bot.services.errors import PermissionDenied
 from bot.store.db import Database
-from bot.store.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
+from bot.store.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
 from bot.store.types import utcnow
 
 PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPrompt)
@@ -124,23 +124,31 @@ async def _show_on_pack_message(session: AsyncSession, prompt: PackPrompt, chann
     """Record that the reaction pack message `message_id` shows `prompt` now (the player's
     highlights on it are kept: a bot cannot remove a player's reaction in a DM).
 
-    Sends are recorded after the fact, a batch at a time: the record of a message's first pack can
-    come after the player already picked from it by button and the message shows the next one
-    (recorded at once). A pack state that was picked from meanwhile never replaces the record."""
-    row = (
+    A record that comes late changes nothing: if the pack was picked meanwhile (e.g. by a button on
+    this very message, before the batch that sent it was recorded), the message shows a later pack,
+    whose record may already be there; a message's record never goes back."""
+    picked = select(DraftPick.id).where(
+        DraftPick.pod_id == prompt.pod_id, DraftPick.pack_id == prompt.pack_id, DraftPick.pack_pick == prompt.pack_pick
+    )
+    if (await session.execute(picked.limit(1))).first() is not None:
+        return
+    row = await _pack_message_row(session, message_id)
+    if row is None:
+        try:
+            async with session.begin_nested():  # another process may record this message at the same moment
+                session.add(DraftPackMessage(pod_id=prompt.pod_id, seat=prompt.seat, channel_id=channel_id,
+                                             message_id=message_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                                             letters=0, highlights=0))
+            return
+        except IntegrityError:
+            row = await _pack_message_row(session, message_id)
+    row.pack_id, row.pack_pick = prompt.pack_id, prompt.pack_pick
+
+
+async def _pack_message_row(session: AsyncSession, message_id: int) -> DraftPackMessage | None:
+    return (
         await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
     ).scalar_one_or_none()
-    if row is None:
-        session.add(DraftPackMessage(pod_id=prompt.pod_id, seat=prompt.seat, channel_id=channel_id, message_id=message_id,
-                                     pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, letters=0, highlights=0))
-    elif (row.pack_id, row.pack_pick) != (prompt.pack_id, prompt.pack_pick) and await _still_unpicked(session, prompt):
-        row.pack_id, row.pack_pick = prompt.pack_id, prompt.pack_pick
-
-
-async def _still_unpicked(session: AsyncSession, prompt: PackPrompt) -> bool:
-    state = (await session.execute(select(DraftPod.state).where(DraftPod.id == prompt.pod_id))).scalar_one_or_none()
-    pack = engine.DraftState.pack_in_dict(state, prompt.pack_id) if state else None
-    return pack is not None and pack[0] == prompt.pack_pick
 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:

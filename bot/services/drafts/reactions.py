@@ -188,10 +188,11 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     return Toggle(PICKED, pod_id, user_id, result=result)
 
 
-async def pending(db: Database) -> list[PackMessage]:
+async def pending(db: Database, *, message_id: int | None = None) -> list[PackMessage]:
     """The newest reaction pack message of every human seat of every running pod: those showing
     the seat's current pack (`current`), which a reaction may have picked from while the bot was
-    away, and those of waiting players, whose highlights the bot only brings up to date."""
+    away, and those of waiting players, whose highlights the bot only brings up to date. With
+    `message_id`: that message only, if it is one of them."""
     newest = (
         select(func.max(DraftPackMessage.id))
         .group_by(DraftPackMessage.pod_id, DraftPackMessage.seat)
@@ -204,7 +205,8 @@ async def pending(db: Database) -> list[PackMessage]:
                 .join(DraftPod, DraftPod.id == DraftPackMessage.pod_id)
                 .join(DraftSeat, (DraftSeat.pod_id == DraftPackMessage.pod_id) & (DraftSeat.seat == DraftPackMessage.seat))
                 .where(DraftPod.status == STATUSES.running, DraftPackMessage.pack_id.is_not(None),
-                       DraftSeat.is_bot.is_(False), DraftPackMessage.id.in_(newest))
+                       DraftSeat.is_bot.is_(False), DraftPackMessage.id.in_(newest),
+                       *([DraftPackMessage.message_id == message_id] if message_id is not None else []))
                 .order_by(DraftPackMessage.id)
             )
         ).all()

@@ -1,0 +1,142 @@
+"""A database outage, on a real SQLite file and a real PostgreSQL server: every wait is bounded, the
+error says "outage" (not "bug"), nothing is written, and everything works again afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from sqlalchemy import exc, insert, select, text
+
+from bot.store.db import Database
+from bot.store.migrate import upgrade
+from bot.store.models import Season
+from bot.store.outage import DatabaseUnavailable, is_database_outage, retry_while_unavailable
+from tests.conftest import database_outage
+
+WAIT = 1.0  # seconds: the bound these tests give the database
+
+
+@pytest.fixture
+async def bounded(db_url):
+    """A migrated database (SQLite and PostgreSQL) opened the way the bot opens it: waits bounded."""
+    setup = Database(db_url)
+    await upgrade(setup)
+    await setup.dispose()
+    database = Database(db_url, write_wait=WAIT)
+    try:
+        yield database
+    finally:
+        await database.dispose()
+
+
+async def seasons(database: Database) -> int:
+    async with database.read() as session:
+        return len((await session.execute(select(Season))).scalars().all())
+
+
+async def add_season(database: Database, name: str) -> None:
+    async with database.write() as session:
+        session.add(Season(guild_id=1, name=name, name_key=name))
+
+
+async def test_an_outage_fails_within_the_bound_changes_nothing_and_passes(bounded):
+    await add_season(bounded, "before")
+    async with database_outage(bounded.url):
+        started = time.monotonic()
+        with pytest.raises(Exception) as raised:
+            await add_season(bounded, "during")
+        assert time.monotonic() - started < WAIT + 0.5
+        assert is_database_outage(raised.value), repr(raised.value)
+        if bounded.backend == "sqlite":
+            assert await seasons(bounded) == 1  # WAL: readers are not blocked by the writer holding the lock
+        else:
+            with pytest.raises(Exception) as refused:
+                await seasons(bounded)
+            assert is_database_outage(refused.value), repr(refused.value)
+    await add_season(bounded, "after")  # the pool recovers by itself (pre-ping replaces dead connections)
+    assert await seasons(bounded) == 2
+
+
+async def test_writers_queued_in_the_process_wait_at_most_half_the_bound(tmp_path):
+    """SQLite: this process's writers queue for the one write lock; the queue wait is bounded too."""
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'q.sqlite3'}", write_wait=WAIT)
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_writer() -> None:
+        async with database.write() as session:
+            await session.execute(text("select 1"))
+            holding.set()
+            await release.wait()
+
+    try:
+        task = asyncio.create_task(slow_writer())
+        await holding.wait()
+        started = time.monotonic()
+        with pytest.raises(DatabaseUnavailable):
+            async with database.write():
+                pass
+        assert WAIT / 2 - 0.05 < time.monotonic() - started < WAIT
+        release.set()
+        await task
+        async with database.write() as session:  # the turn came back: the lock was not leaked
+            await session.execute(text("select 1"))
+    finally:
+        await database.dispose()
+
+
+async def test_an_unreachable_postgresql_server_is_unavailable_not_a_bug():
+    """asyncpg raises ConnectionRefusedError unwrapped; the bot must still call it an outage."""
+    database = Database("postgresql+asyncpg://postgres@127.0.0.1:9/nowhere", write_wait=WAIT)
+    try:
+        for block in (database.read, database.write):
+            with pytest.raises(DatabaseUnavailable) as raised:
+                async with block() as session:
+                    await session.execute(text("select 1"))
+            assert is_database_outage(raised.value)
+    finally:
+        await database.dispose()
+
+
+async def test_data_and_sql_errors_are_bugs_not_outages(db):
+    await add_season(db, "one")
+    with pytest.raises(exc.IntegrityError) as duplicate:
+        async with db.write() as session:
+            await session.execute(insert(Season).values(guild_id=1, name="one", name_key="one"))
+    assert not is_database_outage(duplicate.value)
+    with pytest.raises(exc.DBAPIError) as missing:
+        async with db.read() as session:
+            await session.execute(text("select * from no_such_table"))
+    assert not is_database_outage(missing.value)
+    assert not is_database_outage(ValueError("database is locked"))
+
+
+async def test_retry_while_unavailable_waits_out_an_outage_only():
+    calls = []
+
+    async def flaky() -> str:
+        calls.append(time.monotonic())
+        if len(calls) < 3:
+            raise DatabaseUnavailable("down")
+        return "done"
+
+    assert await retry_while_unavailable(flaky, patience=5, what="testing") == "done"
+    assert len(calls) == 3 and calls[2] - calls[1] > calls[1] - calls[0]  # the pauses grow
+
+    async def broken() -> None:
+        calls.append(0)
+        raise ValueError("a bug")
+
+    calls.clear()
+    with pytest.raises(ValueError):
+        await retry_while_unavailable(broken, patience=5, what="testing")
+    assert calls == [0]  # a bug is not retried
+
+    async def down() -> None:
+        raise DatabaseUnavailable("still down")
+
+    started = time.monotonic()
+    with pytest.raises(DatabaseUnavailable):
+        await retry_while_unavailable(down, patience=0.5, what="testing")
+    assert time.monotonic() - started < 1.0

@@ -1,0 +1,23 @@
+"""What a user is told when an interaction fails: their mistake, a database outage, or a bug."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from discord import app_commands
+
+from bot.services.errors import UserError
+from bot.store.outage import DatabaseUnavailable
+from bot.ui.errors import DATABASE_BUSY, user_message_for
+
+
+def test_a_database_outage_asks_to_try_again_even_when_wrapped_by_discord_py():
+    assert user_message_for(DatabaseUnavailable("no turn to write in time")) == DATABASE_BUSY
+    wrapped = app_commands.CommandInvokeError(SimpleNamespace(name="draft pick"), DatabaseUnavailable("down"))
+    assert user_message_for(wrapped) == DATABASE_BUSY
+    assert "try again in a moment" in DATABASE_BUSY and "nothing was changed" in DATABASE_BUSY
+
+
+def test_mistakes_keep_their_message_and_bugs_get_none():
+    assert user_message_for(UserError("That card is not in the pack.")) == "That card is not in the pack."
+    assert user_message_for(RuntimeError("database is locked")) is None  # not from the database layer: a bug
