@@ -7,6 +7,11 @@ Services open one short transaction per user action:
 
 `db.read()` opens a deferred (read) transaction. Sessions never stay open across a Discord call.
 
+A hot write use case (a pick) is a job instead, run whole by the database's writer and committed
+together with the other jobs queued at the same moment (`bot.store.writer`):
+
+    result = await db.transact(job)     # async def job(session) -> result
+
 A write use case can leave notices for after its commit (`notify_after_commit`): the outbox
 announces the messages it queued, so the process sends them at once, and the deadlines announce
 the earliest time they armed, so the sweeper wakes in time. Nothing is announced on rollback.
@@ -18,17 +23,21 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from bot.store import writer
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WRITE_OPTION = "bot_write_transaction"
 _NOTICES = "after_commit_notices"
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def notify_after_commit(session: AsyncSession, topic: str, *items: object) -> None:
@@ -43,9 +52,7 @@ def _prepare_sqlite_file(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def _install_sqlite_pragmas(engine: AsyncEngine, *, foreign_keys: bool) -> None:
-    sync_engine = engine.sync_engine
-
+def _install_sqlite_pragmas(sync_engine: Engine, *, foreign_keys: bool) -> None:
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
         # Let SQLAlchemy, not the driver, decide when transactions begin (so BEGIN IMMEDIATE works).
@@ -81,14 +88,19 @@ class Database:
             kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         if self.backend == "sqlite":
-            _install_sqlite_pragmas(self.engine, foreign_keys=sqlite_foreign_keys)
-        write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
+            _install_sqlite_pragmas(self.engine.sync_engine, foreign_keys=sqlite_foreign_keys)
+        writer.count_writes(self.engine.sync_engine)
+        self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._read = async_sessionmaker(self.engine, expire_on_commit=False)
-        self._write = async_sessionmaker(write_engine, expire_on_commit=False)
+        self._write = async_sessionmaker(self._write_engine, expire_on_commit=False)
         # SQLite has one writer at a time. Queueing writers here, in FIFO order, is far cheaper than
         # letting them spin in SQLite's busy handler (which sleeps up to 100 ms per retry).
         self._sqlite_write_lock = asyncio.Lock() if self.backend == "sqlite" else None
         self._listeners: dict[str, Callable[[list], None]] = {}
+        self._group = writer.GroupCommit(self._run_batch, self._sqlite_write_lock)
+        self._writer: writer.WriterThread | None = None  # SQLite: started by the first job
+        self._writer_engine: writer.InlineEngine | None = None  # the writer thread's own connection
+        self._sqlite_foreign_keys = sqlite_foreign_keys
 
     def listen(self, topic: str, listener: Callable[[list], None]) -> None:
         """`listener(items)` runs after each commit that left notices of `topic` (it must not block)."""
@@ -114,10 +126,45 @@ class Database:
                 except Exception:  # the commit stands; the sweeper catches up with what was missed
                     log.exception("after-commit listener for %s failed", topic)
 
+    async def transact(self, job: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `job(session)` as a write transaction by the writer, grouped with the jobs queued at
+        the same moment (each in a savepoint: one that raises is rolled back alone), and return its
+        result once the commit holding its changes is done; its exception is raised here. Its
+        after-commit notices are announced then. The job uses only its session."""
+
+        async def with_notices(session: AsyncSession) -> tuple[T, dict[str, list]]:
+            session.info[_NOTICES] = defaultdict(list)
+            return await job(session), session.info[_NOTICES]
+
+        result, notices = await self._group.submit(with_notices)
+        self._announce(notices)
+        return result
+
+    async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
+        database = make_url(self.url).database or ""
+        if self.backend != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
+            # asyncpg needs no thread; an in-memory SQLite database lives in its one connection.
+            return await writer.run_batch(self._write_engine, jobs)
+        if self._writer is None:
+            self._writer = writer.WriterThread()
+            # A plain sqlite3 connection, opened and used by the writer's thread only.
+            engine = create_engine(make_url(self.url).set(drivername="sqlite+pysqlite"), pool_size=1, max_overflow=0,
+                                   connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+            _install_sqlite_pragmas(engine, foreign_keys=self._sqlite_foreign_keys)
+            writer.count_writes(engine)
+            self._writer_engine = writer.InlineEngine(engine.execution_options(**{_WRITE_OPTION: True}))
+        return await self._writer.run(writer.run_batch(self._writer_engine, jobs))
+
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         async with self._read() as session, session.begin():
             yield session
 
     async def dispose(self) -> None:
+        await self._group.idle()
+        if self._writer is not None:
+            assert self._writer_engine is not None
+            await self._writer.run(self._writer_engine.dispose())  # its connection belongs to that thread
+            await self._writer.stop()
+            self._writer = self._writer_engine = None
         await self.engine.dispose()

@@ -11,16 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
 from bot.services import deadlines, goldfish, outbox, tables
 from bot.services.drafts import deliveries
 from bot.services.drafts.pools import pick_hints, pool_cards
-from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, load_pod
+from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, Record, load_pod
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
-from bot.store.models import DraftPick, DraftSeat
+from bot.store.models import DraftPick
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
@@ -59,7 +60,8 @@ async def pick(
     `in_server`: picked with /draft pick, so the DM showing that pack loses its buttons.
     """
     now = now or utcnow()
-    async with db.write() as session:
+
+    async def use_case(session: AsyncSession) -> PickResult:
         pod = await load_pod(session, pod_id, lock=True)
         row = pod.seat_row(actor.user_id)
         tables.check_same_server(NOUN, pod.row, actor)
@@ -74,6 +76,8 @@ async def pick(
         if in_server:
             await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
         return result
+
+    return await db.transact(use_case)
 
 
 def _closing(pod: Pod, result: PickResult, reason: str, **details) -> list[outbox.Message]:
@@ -97,7 +101,7 @@ async def apply_pick(
         event = state.pick(seat, pack_id, pack.cards[card_index])
     except engine.DraftError as error:
         raise Conflict(str(error)) from None
-    record_pick(session, pod, event, pack_pick, source, now)
+    await record_pick(session, pod, event, pack_pick, source, now)
     row = pod.by_seat(seat)
     if source not in MACHINE_SOURCES and row.timeouts:
         row.timeouts = 0  # "repeated" time-outs means in a row
@@ -112,15 +116,17 @@ async def apply_pick(
     )
 
 
-def record_pick(session: AsyncSession, pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
+_INSERT_PICK = insert(DraftPick.__table__)
+
+
+async def record_pick(session: AsyncSession, pod: Pod, event: engine.PickEvent, pack_pick: int, source: str,
+                      now: datetime) -> None:
     row = pod.row
-    session.add(
-        DraftPick(
-            pod_id=row.id, guild_id=row.guild_id, seat=event.seat, round=event.round, pick_number=event.pick_number,
-            pack_id=event.pack_id, pack_pick=pack_pick, card=event.card, sequence=event.sequence, source=source,
-            picked_at=now,
-        )
-    )
+    await session.execute(_INSERT_PICK, {
+        "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
+        "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
+        "sequence": event.sequence, "source": source, "picked_at": now,
+    })
     pod.clocks[event.seat].last_pick_at = now
 
 
@@ -142,7 +148,7 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
             pool = await pool_cards(session, pod.row.id, seat)
             pack_pick = head.picks_made
             event = state.pick(seat, head.pack_id, engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings))
-            record_pick(session, pod, event, pack_pick, "bot", now)
+            await record_pick(session, pod, event, pack_pick, "bot", now)
             picks += 1
             progressed = True
     return picks
@@ -166,7 +172,7 @@ async def finish(
     if state.is_complete() and pod.row.status == STATUSES.running:
         await _complete(session, pod, now)
     await schedule_timer(session, pod)
-    pod.save()
+    await pod.save(session)
     return changed, prompts, held
 
 
@@ -232,7 +238,7 @@ async def replace_with_bot(
         return result
 
 
-async def hand_to_bot(session: AsyncSession, pod: Pod, row: DraftSeat, now: datetime) -> PickResult:
+async def hand_to_bot(session: AsyncSession, pod: Pod, row: Record, now: datetime) -> PickResult:
     state = pod.state
     assert state is not None
     row.is_bot = True

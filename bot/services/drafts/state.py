@@ -2,19 +2,29 @@
 
 The pod row carries two documents: `state`, the engine's (`DraftState.to_dict`, every pack and
 the picks per seat), and `bookkeeping`, this package's (each seat's pick clock, and when the pick
-timer's deadline is armed for). A pick reads the pod and its seats in one statement and writes the
-row back with its new pick row, so a pick is bound by round trips, not by Python.
+timer's deadline is armed for).
+
+A pick is the hottest write the bot has, so a pod is loaded and saved with SQLAlchemy Core, not the
+ORM: `load_pod` reads the pod and its seats in one statement (each document decoded once, not once
+per seat row) into plain `Record`s, and `Pod.save` writes the pod row back in one UPDATE, plus the
+seats whose columns changed. The ORM's identity map and unit of work cost several times what the
+statements themselves do here.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
 
+from sqlalchemy import Text, bindparam, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
 from bot.services import tables
+from bot.services.errors import NotFound
 from bot.store.models import DraftPod, DraftSeat
 
 STATUSES = tables.Statuses(running="drafting", finished="complete")
@@ -124,49 +134,122 @@ def _parse_iso(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
+class Record(SimpleNamespace):
+    """A row's columns as attributes, loaded with Core (see the module's docstring). A pod's has
+    every column of `DraftPod` but `card_info`, `created_at` and `started_at`."""
+
+
 @dataclass
 class Pod:
-    row: DraftPod
-    seats: list[DraftSeat]  # by seat number once drafting, join order in the lobby
+    row: Any  # a `Record` of the draft_pods row (a `DraftPod` in the lobby's views)
+    seats: list[Any]  # `Record`s of draft_seats: by seat number once drafting, join order in the lobby
     state: engine.DraftState | None
     clocks: list[SeatClock] = field(default_factory=list)  # by seat number, once drafting
     timer_due: datetime | None = None  # when the pick-timer deadline is armed for (None: not armed)
+    # The seats' changeable columns as loaded (`save` writes the seats whose columns changed).
+    loaded_seats: list[tuple] = field(default_factory=list)
 
-    def seat_row(self, user_id: int) -> DraftSeat | None:
+    def seat_row(self, user_id: int) -> Any | None:
         return next((row for row in self.seats if row.user_id == user_id), None)
 
-    def by_seat(self, seat: int) -> DraftSeat:
+    def by_seat(self, seat: int) -> Any:
         return self.seats[seat]
 
     @property
     def config(self) -> engine.DraftConfig:
         return engine.DraftConfig(len(self.seats), self.row.packs, self.row.pack_size)
 
-    def save(self) -> None:
-        """Write both documents back (new objects, so SQLAlchemy writes them) and count the write."""
+    async def save(self, session: AsyncSession) -> None:
+        """Write the pod row (both documents, status, one more `version`) and the seats that changed."""
         assert self.state is not None
-        self.row.state = self.state.to_dict()
-        self.row.bookkeeping = {
+        row = self.row
+        row.version += 1
+        row.state = self.state.to_dict()
+        row.bookkeeping = {
             "v": BOOKKEEPING_VERSION,
             "seats": [clock.to_dict() for clock in self.clocks],
             "timer_due": _iso(self.timer_due),
         }
-        self.row.version += 1
+        await session.execute(_SAVE_POD, {
+            "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": row.version,
+            "status": row.status, "finished_at": row.finished_at,
+        })
+        for index, seat in enumerate(self.seats):
+            now, before = _seat_marks(seat), self.loaded_seats[index]
+            if now != before:
+                changed = {key: value for key, value, old in zip(_SEAT_MARKS, now, before, strict=True) if value != old}
+                await session.execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(**changed))
+                self.loaded_seats[index] = now
+
+
+_PODS, _SEATS = DraftPod.__table__, DraftSeat.__table__
+_SEAT_MARKS = ("timeouts", "is_bot", "dm_closed")  # the seat columns a draft changes
+# Not loaded: the cube (only bot picks and pools need it, `pools.cube_info`), the two documents
+# (read as text, below), and times no draft use case reads (each costs a conversion per seat row).
+_POD_COLUMNS = [c for c in _PODS.c if c.key not in ("card_info", "state", "bookkeeping", "created_at", "started_at")]
+_POD_NAMES = [c.key for c in _POD_COLUMNS]
+_SEAT_NAMES = [c.key for c in _SEATS.c]
+_LOAD = (
+    select(
+        *_POD_COLUMNS,
+        # The documents as text, decoded once here: as JSON they would be decoded once per seat row
+        # (by asyncpg itself on PostgreSQL).
+        cast(_PODS.c.state, Text).label("state_text"),
+        cast(_PODS.c.bookkeeping, Text).label("bookkeeping_text"),
+        *(c.label(f"seat_{c.key}") for c in _SEATS.c),
+    )
+    .select_from(_PODS.outerjoin(_SEATS, _SEATS.c.pod_id == _PODS.c.id))
+    .where(_PODS.c.id == bindparam("pod_id"))
+    .order_by(_SEATS.c.seat.is_(None), _SEATS.c.seat, _SEATS.c.joined_at, _SEATS.c.id)  # as `tables.load_rows`
+)
+_LOAD_LOCKED = _LOAD.with_for_update(of=_PODS)
+_SAVE_POD = (
+    update(_PODS)
+    .where(_PODS.c.id == bindparam("pod_id"))
+    .values(state=bindparam("state"), bookkeeping=bindparam("bookkeeping"), version=bindparam("version"),
+            status=bindparam("status"), finished_at=bindparam("finished_at"))
+)
+
+
+def _seat_marks(seat: Any) -> tuple:
+    return seat.timeouts, seat.is_bot, seat.dm_closed  # _SEAT_MARKS
+
+
+def _document(text: str | dict | None) -> dict | None:
+    return json.loads(text) if isinstance(text, str) else text
 
 
 def decode(loaded: tables.Loaded) -> Pod:
-    row = loaded.row
-    if row.state is None:
-        return Pod(row, loaded.seats, None)
-    config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
-    bookkeeping = row.bookkeeping or {}
+    """A pod from rows loaded by the shared table lifecycle (views of lobbies, the deal)."""
+    return _pod(loaded.row, loaded.seats, loaded.row.state, loaded.row.bookkeeping)
+
+
+def _pod(row: Any, seats: list[Any], state: dict | None, bookkeeping: dict | None) -> Pod:
+    if state is None:
+        return Pod(row, seats, None, loaded_seats=[_seat_marks(seat) for seat in seats])
+    config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
+    bookkeeping = bookkeeping or {}
     clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
-    return Pod(row, loaded.seats, engine.DraftState.from_dict(row.state, config), clocks,
-               _parse_iso(bookkeeping.get("timer_due")))
+    return Pod(row, seats, engine.DraftState.from_dict(state, config), clocks,
+               _parse_iso(bookkeeping.get("timer_due")), [_seat_marks(seat) for seat in seats])
 
 
 async def load_pod(session: AsyncSession, pod_id: int, *, lock: bool = False) -> Pod:
-    return decode(await tables.load_rows(session, DraftPod, DraftSeat, pod_id, noun=NOUN, lock=lock))
+    """The pod and its seats, in one statement (`lock`: the pod row, until the transaction ends)."""
+    if not 0 < pod_id <= tables.MAX_ID:
+        raise NotFound(f"There is no {NOUN} #{pod_id}.")
+    rows = (await session.execute(_LOAD_LOCKED if lock else _LOAD, {"pod_id": pod_id})).all()
+    if not rows:
+        raise NotFound(f"There is no {NOUN} #{pod_id}.")
+    first = rows[0]._mapping
+    row = Record(**{name: first[name] for name in _POD_NAMES})
+    row.state, row.bookkeeping = _document(first["state_text"]), _document(first["bookkeeping_text"])
+    seats = [
+        Record(**{name: mapping[f"seat_{name}"] for name in _SEAT_NAMES})
+        for mapping in (r._mapping for r in rows)
+        if mapping["seat_id"] is not None
+    ]
+    return _pod(row, seats, row.state, row.bookkeeping)
 
 
 def pod_view(pod: Pod) -> PodView:

@@ -45,7 +45,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
         await schedule_timer(session, pod)
         if pod.timer_due is None:
             await deadlines.disarm(session, TIMER, due.key)
-        pod.save()
+        await pod.save(session)
     return actions
 
 
