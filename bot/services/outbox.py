@@ -18,11 +18,12 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.db import Database, notify_after_commit
 from bot.store.models import OutboxMessage
+from bot.store.prepared import Prepared
 from bot.store.types import utcnow
 
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
@@ -35,7 +36,9 @@ BACKOFF_SECONDS = (15, 30, 60, 120, 300, 600, 1800, 3600)
 MAX_ATTEMPTS = 10
 KEEP_SETTLED = timedelta(days=7)
 _ROWS = OutboxMessage.__table__
-_INSERT_ONE = insert(_ROWS).returning(_ROWS.c.id)
+_QUEUED_COLUMNS = ("kind", "guild_id", "channel_id", "user_id", "payload", "status", "attempts", "next_attempt_at",
+                   "created_at")
+_INSERT_ONE = Prepared(insert(_ROWS).values({c: bindparam(c) for c in _QUEUED_COLUMNS}).returning(_ROWS.c.id))
 _INSERT_MANY = insert(_ROWS).returning(_ROWS.c.id, sort_by_parameter_order=True)
 
 
@@ -112,7 +115,7 @@ async def queue(session: AsyncSession, *messages: Message, hold: bool = False, h
     ]
     # Core, not the ORM's bulk insert (several times the cost, on every pick that passes a pack).
     if len(rows) == 1:
-        ids = [(await session.execute(_INSERT_ONE, rows[0])).scalar_one()]
+        ids = [await _INSERT_ONE.scalar(session, rows[0])]
     else:
         ids = (await session.execute(_INSERT_MANY, rows)).scalars().all()
     queued = [Queued(i, m, 0, now) for i, m in zip(ids, everything, strict=True)]

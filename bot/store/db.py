@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.store import writer
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+POSTGRES_WRITER_LANES = 4
 _WRITE_OPTION = "bot_write_transaction"
 _NOTICES = "after_commit_notices"
 log = logging.getLogger(__name__)
@@ -97,7 +98,10 @@ class Database:
         # letting them spin in SQLite's busy handler (which sleeps up to 100 ms per retry).
         self._sqlite_write_lock = asyncio.Lock() if self.backend == "sqlite" else None
         self._listeners: dict[str, Callable[[list], None]] = {}
-        self._group = writer.GroupCommit(self._run_batch, self._sqlite_write_lock)
+        # SQLite has one writer; PostgreSQL several lanes, each with a connection of its own while it
+        # commits a batch, so one lane's round trips overlap the others' work.
+        lanes = 1 if self.backend == "sqlite" else POSTGRES_WRITER_LANES
+        self._lanes = [writer.GroupCommit(self._run_batch, self._sqlite_write_lock) for _ in range(lanes)]
         self._writer: writer.WriterThread | None = None  # SQLite: started by the first job
         self._writer_engine: writer.InlineEngine | None = None  # the writer thread's own connection
         self._sqlite_foreign_keys = sqlite_foreign_keys
@@ -126,17 +130,19 @@ class Database:
                 except Exception:  # the commit stands; the sweeper catches up with what was missed
                     log.exception("after-commit listener for %s failed", topic)
 
-    async def transact(self, job: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def transact(self, job: Callable[[AsyncSession], Awaitable[T]], *, key: int = 0) -> T:
         """Run `job(session)` as a write transaction by the writer, grouped with the jobs queued at
-        the same moment (each in a savepoint: one that raises is rolled back alone), and return its
-        result once the commit holding its changes is done; its exception is raised here. Its
-        after-commit notices are announced then. The job uses only its session."""
+        the same moment, and return its result once the commit holding its changes is done; its
+        exception is raised here (its changes rolled back, the others' kept). Its after-commit
+        notices are announced then. The job uses only its session, and may run more than once, so
+        it has no effects outside the database. `key` (e.g. the pod's id): jobs with the same key
+        always go to the same writer lane, so they never wait on each other's locks across lanes."""
 
         async def with_notices(session: AsyncSession) -> tuple[T, dict[str, list]]:
             session.info[_NOTICES] = defaultdict(list)
             return await job(session), session.info[_NOTICES]
 
-        result, notices = await self._group.submit(with_notices)
+        result, notices = await self._lanes[key % len(self._lanes)].submit(with_notices)
         self._announce(notices)
         return result
 
@@ -161,7 +167,8 @@ class Database:
             yield session
 
     async def dispose(self) -> None:
-        await self._group.idle()
+        for lane in self._lanes:
+            await lane.idle()
         if self._writer is not None:
             assert self._writer_engine is not None
             await self._writer.run(self._writer_engine.dispose())  # its connection belongs to that thread

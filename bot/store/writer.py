@@ -59,6 +59,13 @@ class InlineSession:
 
     def __init__(self, sync_session: Session) -> None:
         self.sync_session = sync_session
+        self._connection: Connection | None = None
+
+    def connection_now(self) -> Connection:
+        """The connection under this session's transaction (begun, or its savepoint taken, on first use)."""
+        if self._connection is None:
+            self._connection = self.sync_session.connection()
+        return self._connection
 
     @property
     def info(self) -> dict:

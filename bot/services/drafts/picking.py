@@ -11,17 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
 from bot.services import deadlines, goldfish, outbox, tables
 from bot.services.drafts import deliveries
 from bot.services.drafts.pools import pick_hints, pool_cards
-from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, Record, load_pod
+from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, SeatRow, load_pod
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
 from bot.store.models import DraftPick
+from bot.store.prepared import Prepared
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
@@ -77,7 +78,7 @@ async def pick(
             await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
         return result
 
-    return await db.transact(use_case)
+    return await db.transact(use_case, key=pod_id)
 
 
 def _closing(pod: Pod, result: PickResult, reason: str, **details) -> list[outbox.Message]:
@@ -116,13 +117,15 @@ async def apply_pick(
     )
 
 
-_INSERT_PICK = insert(DraftPick.__table__)
+_PICK_COLUMNS = ("pod_id", "guild_id", "seat", "round", "pick_number", "pack_id", "pack_pick", "card", "sequence",
+                 "source", "picked_at")
+_INSERT_PICK = Prepared(insert(DraftPick.__table__).values({c: bindparam(c) for c in _PICK_COLUMNS}))
 
 
 async def record_pick(session: AsyncSession, pod: Pod, event: engine.PickEvent, pack_pick: int, source: str,
                       now: datetime) -> None:
     row = pod.row
-    await session.execute(_INSERT_PICK, {
+    await _INSERT_PICK.run(session, {
         "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
         "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
         "sequence": event.sequence, "source": source, "picked_at": now,
@@ -238,7 +241,7 @@ async def replace_with_bot(
         return result
 
 
-async def hand_to_bot(session: AsyncSession, pod: Pod, row: Record, now: datetime) -> PickResult:
+async def hand_to_bot(session: AsyncSession, pod: Pod, row: SeatRow, now: datetime) -> PickResult:
     state = pod.state
     assert state is not None
     row.is_bot = True

@@ -6,7 +6,7 @@ timer's deadline is armed for).
 
 A pick is the hottest write the bot has, so a pod is loaded and saved with SQLAlchemy Core, not the
 ORM: `load_pod` reads the pod and its seats in one statement (each document decoded once, not once
-per seat row) into plain `Record`s, and `Pod.save` writes the pod row back in one UPDATE, plus the
+per seat row) into plain `PodRow`/`SeatRow`s, and `Pod.save` writes the pod row back in one UPDATE, plus the
 seats whose columns changed. The ORM's identity map and unit of work cost several times what the
 statements themselves do here.
 """
@@ -14,9 +14,8 @@ statements themselves do here.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, select, update
@@ -26,6 +25,7 @@ from bot.formats import draft as engine
 from bot.services import tables
 from bot.services.errors import NotFound
 from bot.store.models import DraftPod, DraftSeat
+from bot.store.prepared import Prepared
 
 STATUSES = tables.Statuses(running="drafting", finished="complete")
 NOUN = "draft"
@@ -134,15 +134,10 @@ def _parse_iso(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
-class Record(SimpleNamespace):
-    """A row's columns as attributes, loaded with Core (see the module's docstring). A pod's has
-    every column of `DraftPod` but `card_info`, `created_at` and `started_at`."""
-
-
 @dataclass
 class Pod:
-    row: Any  # a `Record` of the draft_pods row (a `DraftPod` in the lobby's views)
-    seats: list[Any]  # `Record`s of draft_seats: by seat number once drafting, join order in the lobby
+    row: Any  # a `PodRow` (a `DraftPod` in the lobby's views)
+    seats: list[Any]  # `SeatRow`s: by seat number once drafting, join order in the lobby
     state: engine.DraftState | None
     clocks: list[SeatClock] = field(default_factory=list)  # by seat number, once drafting
     timer_due: datetime | None = None  # when the pick-timer deadline is armed for (None: not armed)
@@ -170,7 +165,7 @@ class Pod:
             "seats": [clock.to_dict() for clock in self.clocks],
             "timer_due": _iso(self.timer_due),
         }
-        await session.execute(_SAVE_POD, {
+        await _SAVE_POD.run(session, {
             "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": row.version,
             "status": row.status, "finished_at": row.finished_at,
         })
@@ -189,7 +184,11 @@ _SEAT_MARKS = ("timeouts", "is_bot", "dm_closed")  # the seat columns a draft ch
 _POD_COLUMNS = [c for c in _PODS.c if c.key not in ("card_info", "state", "bookkeeping", "created_at", "started_at")]
 _POD_NAMES = [c.key for c in _POD_COLUMNS]
 _SEAT_NAMES = [c.key for c in _SEATS.c]
-_LOAD = (
+# A row's columns as attributes, loaded with Core (see the module's docstring). A pod's has every
+# column of `DraftPod` but `card_info`, `created_at` and `started_at`; its documents are decoded.
+PodRow = make_dataclass("PodRow", [*_POD_NAMES, "state", "bookkeeping"], slots=True)
+SeatRow = make_dataclass("SeatRow", _SEAT_NAMES, slots=True)
+_LOAD_QUERY = (
     select(
         *_POD_COLUMNS,
         # The documents as text, decoded once here: as JSON they would be decoded once per seat row
@@ -202,13 +201,16 @@ _LOAD = (
     .where(_PODS.c.id == bindparam("pod_id"))
     .order_by(_SEATS.c.seat.is_(None), _SEATS.c.seat, _SEATS.c.joined_at, _SEATS.c.id)  # as `tables.load_rows`
 )
-_LOAD_LOCKED = _LOAD.with_for_update(of=_PODS)
-_SAVE_POD = (
+_LOAD = Prepared(_LOAD_QUERY)
+_LOAD_LOCKED = Prepared(_LOAD_QUERY.with_for_update(of=_PODS))
+_SEAT_ID = len(_POD_NAMES) + 2 + _SEAT_NAMES.index("id")  # in a loaded row
+_SAVE_POD = Prepared(
     update(_PODS)
     .where(_PODS.c.id == bindparam("pod_id"))
     .values(state=bindparam("state"), bookkeeping=bindparam("bookkeeping"), version=bindparam("version"),
             status=bindparam("status"), finished_at=bindparam("finished_at"))
 )
+
 
 
 def _seat_marks(seat: Any) -> tuple:
@@ -238,17 +240,13 @@ async def load_pod(session: AsyncSession, pod_id: int, *, lock: bool = False) ->
     """The pod and its seats, in one statement (`lock`: the pod row, until the transaction ends)."""
     if not 0 < pod_id <= tables.MAX_ID:
         raise NotFound(f"There is no {NOUN} #{pod_id}.")
-    rows = (await session.execute(_LOAD_LOCKED if lock else _LOAD, {"pod_id": pod_id})).all()
+    rows = await (_LOAD_LOCKED if lock else _LOAD).rows(session, {"pod_id": pod_id})
     if not rows:
         raise NotFound(f"There is no {NOUN} #{pod_id}.")
-    first = rows[0]._mapping
-    row = Record(**{name: first[name] for name in _POD_NAMES})
-    row.state, row.bookkeeping = _document(first["state_text"]), _document(first["bookkeeping_text"])
-    seats = [
-        Record(**{name: mapping[f"seat_{name}"] for name in _SEAT_NAMES})
-        for mapping in (r._mapping for r in rows)
-        if mapping["seat_id"] is not None
-    ]
+    width = len(_POD_NAMES)
+    first = rows[0]
+    row = PodRow(*first[:width], _document(first[width]), _document(first[width + 1]))
+    seats = [SeatRow(*r[width + 2:]) for r in rows if r[_SEAT_ID] is not None]
     return _pod(row, seats, row.state, row.bookkeeping)
 
 
