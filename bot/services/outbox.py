@@ -188,14 +188,20 @@ class Outcome:
 
 
 async def settle(db: Database, outcomes: Iterable[Outcome], *, now: datetime | None = None) -> None:
-    """Record how sends ended, in one transaction, running each kind's hooks."""
+    """Record how sends ended, in one transaction, running each kind's hooks (which use only the
+    session they are given)."""
     outcomes = list(outcomes)
     if not outcomes:
         return
     now = now or utcnow()
-    async with db.write() as session:
+
+    async def use_case(session: AsyncSession) -> None:
         for outcome in outcomes:
             await _settle_one(session, outcome, now)
+
+    # By the writer, like the pick that queued the row: a button pick's next pack is settled right
+    # after the interaction shows it, so this runs as often as picks do.
+    await db.transact(use_case)
 
 
 async def settle_in(session: AsyncSession, outcome: Outcome, *, now: datetime | None = None) -> None:

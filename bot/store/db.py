@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
+import threading
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -34,6 +36,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.store import writer
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Set while a task is inside `Database.write()`: a job handed to the writer from there would wait
+# for SQLite's write lock, which that task holds.
+_IN_WRITE: contextvars.ContextVar[bool] = contextvars.ContextVar("in_write_transaction", default=False)
 POSTGRES_WRITER_LANES = 4
 _WRITE_OPTION = "bot_write_transaction"
 _NOTICES = "after_commit_notices"
@@ -114,11 +119,15 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: committed on success, rolled back on any exception."""
         lock = self._sqlite_write_lock or contextlib.nullcontext()
-        async with lock, self._write() as session:
-            session.info[_NOTICES] = defaultdict(list)
-            async with session.begin():
-                yield session
-            notices = session.info.pop(_NOTICES)
+        token = _IN_WRITE.set(True)
+        try:
+            async with lock, self._write() as session:
+                session.info[_NOTICES] = defaultdict(list)
+                async with session.begin():
+                    yield session
+                notices = session.info.pop(_NOTICES)
+        finally:
+            _IN_WRITE.reset(token)
         self._announce(notices)
 
     def _announce(self, notices: dict[str, list]) -> None:
@@ -137,6 +146,9 @@ class Database:
         notices are announced then. The job uses only its session, and may run more than once, so
         it has no effects outside the database. `key` (e.g. the pod's id): jobs with the same key
         always go to the same writer lane, so they never wait on each other's locks across lanes."""
+
+        if _IN_WRITE.get() or threading.current_thread().name == writer.THREAD_NAME:
+            raise RuntimeError("a job is handed to the writer from a use case, never from a transaction or a job")
 
         async def with_notices(session: AsyncSession) -> tuple[T, dict[str, list]]:
             session.info[_NOTICES] = defaultdict(list)

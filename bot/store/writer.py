@@ -47,6 +47,7 @@ from sqlalchemy.orm import Session
 
 T = TypeVar("T")
 Job = Callable[[AsyncSession], Awaitable[Any]]
+THREAD_NAME = "sqlite-writer"
 MAX_BATCH = 64  # jobs per transaction: bounds how long one batch holds the write lock
 MAX_RETRIES = 3  # runs of a job that keeps losing deadlocks
 RETRY_SQLSTATES = {"40P01", "40001"}  # deadlock detected, serialization failure
@@ -98,13 +99,42 @@ class InlineSession:
     async def refresh(self, instance, attribute_names=None) -> None:
         self.sync_session.refresh(instance, attribute_names)
 
+    async def merge(self, instance, **kwargs):
+        return self.sync_session.merge(instance, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # What AsyncSession offers synchronously (in_transaction, expire, expunge, no_autoflush, new,
+        # dirty, ...) is the sync Session's own. An async method missing above fails loudly: its
+        # result is not awaitable.
+        return getattr(self.sync_session, name)
+
     async def close(self) -> None:
         self.sync_session.close()
 
-    @contextlib.asynccontextmanager
-    async def begin(self) -> AsyncIterator[None]:
-        with self.sync_session.begin():
-            yield
+    async def commit(self) -> None:
+        self.sync_session.commit()
+
+    def begin(self) -> _SessionBegin:
+        return _SessionBegin(self.sync_session)
+
+
+class _SessionBegin:
+    """`await session.begin()` or `async with session.begin():`, as AsyncSession allows."""
+
+    def __init__(self, sync_session: Session) -> None:
+        self._transaction = sync_session.begin()
+
+    def __await__(self):
+        return self._started().__await__()
+
+    async def _started(self) -> _SessionBegin:
+        return self
+
+    async def __aenter__(self) -> _SessionBegin:
+        return self
+
+    async def __aexit__(self, error_type, error, traceback) -> None:
+        self._transaction.__exit__(error_type, error, traceback)
 
 
 class _InlineTransaction:
@@ -239,11 +269,13 @@ async def _run_together(connection: AsyncConnection, jobs: list[Job]) -> list[Ou
     outcomes = []
     for job in jobs:
         writes = info.get(WRITES, 0)
-        # rollback_only: the session never commits the batch, and closing it leaves it alone.
+        # rollback_only: the session joins the batch's transaction; its commit only flushes, and
+        # closing it leaves the batch alone.
         session = _session(connection, "rollback_only")
         try:
+            await session.begin()
             value = await job(session)
-            await session.flush()
+            await session.commit()
         except Exception as error:
             await session.close()
             if info.get(WRITES, 0) == writes and not isinstance(error, exc.DBAPIError):
@@ -275,7 +307,7 @@ async def _run_in_savepoint(connection: AsyncConnection, job: Job) -> Outcome:
 class WriterThread:
     """A thread with its own event loop, where SQLite batches run (see the module's docstring)."""
 
-    def __init__(self, name: str = "sqlite-writer") -> None:
+    def __init__(self, name: str = THREAD_NAME) -> None:
         self._ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread(target=self._main, name=name, daemon=True)

@@ -226,7 +226,8 @@ async def replace_with_bot(
 ) -> PickResult:
     """A bot takes over `player_id`'s seat and picks whatever reaches it from now on."""
     now = now or utcnow()
-    async with db.write() as session:
+
+    async def use_case(session: AsyncSession) -> PickResult:
         pod = await load_pod(session, pod_id, lock=True)
         await tables.require_manager(session, NOUN, pod.row, actor)
         if pod.row.status != STATUSES.running:
@@ -239,6 +240,8 @@ async def replace_with_bot(
         result = await hand_to_bot(session, pod, row, now)
         await outbox.queue(session, *_closing(pod, result, "bot"))
         return result
+
+    return await db.transact(use_case, key=pod_id)
 
 
 async def hand_to_bot(session: AsyncSession, pod: Pod, row: SeatRow, now: datetime) -> PickResult:

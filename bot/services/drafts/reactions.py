@@ -12,6 +12,7 @@ one such letter is the pick; several are asked about, never guessed.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -104,7 +105,9 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
     """The player added (or removed) letter `index` on `message_id`. None: not a pack message of
     theirs. A toggle the bot has already seen (e.g. counted at startup) changes nothing."""
     bit = 1 << index
-    async with db.write() as session:
+    now = now or utcnow()
+
+    async def use_case(session: AsyncSession) -> Toggle | None:
         found = await _locked(session, message_id)
         if found is None:
             return None
@@ -115,7 +118,9 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
         if seen == row.highlights:
             return Toggle(UNCHANGED, pod.row.id, user_id)
         row.highlights = seen
-        return await _pick(session, pod, row, user_id, (index,), now or utcnow())
+        return await _pick(session, pod, row, user_id, (index,), now)
+
+    return await db.transact(use_case, key=await _pod_of(db, message_id))
 
 
 async def reconcile(db: Database, target: PackMessage, observed: int, *, now: datetime | None = None) -> Toggle | None:
@@ -125,7 +130,9 @@ async def reconcile(db: Database, target: PackMessage, observed: int, *, now: da
     (the player is waiting) the observed letters are only recorded, so later toggles compare
     with the truth. None: the message changed since it was listed (a live reaction was handled
     meanwhile: the reading is older than the record, which is kept)."""
-    async with db.write() as session:
+    now = now or utcnow()
+
+    async def use_case(session: AsyncSession) -> Toggle | None:
         found = await _locked(session, target.message_id)
         if found is None:
             return None
@@ -141,7 +148,30 @@ async def reconcile(db: Database, target: PackMessage, observed: int, *, now: da
         if not current:
             return Toggle(UNCHANGED, pod.row.id, user_id)
         letters = tuple(i for i in range(changed.bit_length()) if changed >> i & 1)
-        return await _pick(session, pod, row, user_id, letters, now or utcnow(), event=False)
+        return await _pick(session, pod, row, user_id, letters, now, event=False)
+
+    return await db.transact(use_case, key=target.pod_id)
+
+
+# A pack message belongs to one pod for good: which one, for routing its toggles to that pod's
+# writer lane (`Database.transact`'s key) without a read per reaction.
+_POD_OF_MESSAGE: OrderedDict[int, int] = OrderedDict()
+_POD_OF_MESSAGE_SIZE = 10_000
+
+
+async def _pod_of(db: Database, message_id: int) -> int:
+    pod_id = _POD_OF_MESSAGE.get(message_id)
+    if pod_id is None:
+        async with db.read() as session:
+            pod_id = (
+                await session.execute(select(DraftPackMessage.pod_id).where(DraftPackMessage.message_id == message_id))
+            ).scalar_one_or_none()
+        if pod_id is None:
+            return 0  # no such pack message: the job finds that out itself
+        _POD_OF_MESSAGE[message_id] = pod_id
+        if len(_POD_OF_MESSAGE) > _POD_OF_MESSAGE_SIZE:
+            _POD_OF_MESSAGE.popitem(last=False)
+    return pod_id
 
 
 async def _locked(session: AsyncSession, message_id: int) -> tuple[Pod, DraftPackMessage] | None:

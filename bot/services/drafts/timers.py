@@ -34,9 +34,11 @@ class TimerActions:
 
 @deadlines.handles(TIMER)
 async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerActions:
-    actions = TimerActions()
-    async with db.write() as session:
-        pod = await load_pod(session, int(due.key), lock=True)
+    pod_id = int(due.key)
+
+    async def use_case(session: AsyncSession) -> TimerActions:
+        actions = TimerActions()  # made here: the job may run again (see `Database.transact`)
+        pod = await load_pod(session, pod_id, lock=True)
         if pod.row.status != STATUSES.running:
             await deadlines.disarm(session, TIMER, due.key)
             return actions
@@ -46,7 +48,9 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
         if pod.timer_due is None:
             await deadlines.disarm(session, TIMER, due.key)
         await pod.save(session)
-    return actions
+        return actions
+
+    return await db.transact(use_case, key=pod_id)
 
 
 async def sweep_timers(db: Database, *, now: datetime | None = None) -> TimerActions:
