@@ -158,6 +158,10 @@ class Database:
         self._announce(notices)
         return result
 
+    def writer_stats(self) -> writer.Stats:
+        """Batches and jobs the writer has run so far (all lanes)."""
+        return sum((lane.stats for lane in self._lanes), writer.Stats())
+
     async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
         database = make_url(self.url).database or ""
         if self.backend != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):

@@ -170,6 +170,9 @@ class _InlineConnection:
     def begin(self) -> _Begin:
         return _Begin(self.sync_connection)
 
+    async def invalidate(self) -> None:
+        self.sync_connection.invalidate()
+
     def session(self, join_transaction_mode: str) -> InlineSession:
         return InlineSession(Session(bind=self.sync_connection, join_transaction_mode=join_transaction_mode,
                                      expire_on_commit=False))
@@ -250,16 +253,41 @@ async def run_batch(engine: AsyncEngine | InlineEngine, jobs: list[Job]) -> list
     """Run `jobs` in one transaction and commit once. They run one after the other with no
     savepoints first (two statements fewer per job); if one fails after it wrote something, that
     transaction is rolled back and the batch runs again, each job in a savepoint of its own (jobs
-    are pure database work, so running one again is safe). Raises only if the transaction itself
-    fails (then no job's changes stand)."""
+    are pure database work, so running one again is safe). If the transaction fails as a whole
+    (its COMMIT: a deferred constraint, a lost connection), each job runs again alone, so only the
+    one that caused it fails. Raises only if a lone job's transaction fails."""
+    try:
+        return await _run_once(engine, jobs)
+    except Exception:
+        if len(jobs) == 1:
+            raise
+        log.warning("a group commit of %d jobs failed; each runs alone", len(jobs), exc_info=True)
+    return [await _alone(engine, job) for job in jobs]
+
+
+async def _alone(engine: AsyncEngine | InlineEngine, job: Job) -> Outcome:
+    try:
+        (outcome,) = await _run_once(engine, [job])
+    except Exception as error:
+        return Outcome(error=error, retry=_is_retryable(error))
+    return outcome
+
+
+async def _run_once(engine: AsyncEngine | InlineEngine, jobs: list[Job]) -> list[Outcome]:
     async with engine.connect() as connection:
-        outcomes = await _run_together(connection, jobs)
-        if outcomes is None:
-            outcomes = []
-            async with connection.begin():
-                for job in jobs:
-                    outcomes.append(await _run_in_savepoint(connection, job))
-        return outcomes
+        try:
+            outcomes = await _run_together(connection, jobs)
+            if outcomes is None:
+                outcomes = []
+                async with connection.begin():
+                    for job in jobs:
+                        outcomes.append(await _run_in_savepoint(connection, job))
+            return outcomes
+        except BaseException:
+            # Whatever state a failed COMMIT left the transaction in (SQLite keeps it open), it
+            # goes with the connection: the next batch gets a fresh one.
+            await connection.invalidate()
+            raise
 
 
 async def _run_together(connection: AsyncConnection, jobs: list[Job]) -> list[Outcome] | None:
@@ -334,6 +362,15 @@ class WriterThread:
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
 
 
+@dataclass
+class Stats:
+    batches: int = 0  # transactions the writer ran (batches run again after a failure count once)
+    jobs: int = 0  # jobs in them (a job run again after a deadlock counts again)
+
+    def __add__(self, other: Stats) -> Stats:
+        return Stats(self.batches + other.batches, self.jobs + other.jobs)
+
+
 class GroupCommit:
     """Queues jobs on the caller's event loop and hands them to `execute` in batches, one batch at
     a time, in FIFO order. `lock` (SQLite's write lock) is held while a batch runs."""
@@ -343,6 +380,7 @@ class GroupCommit:
         self._lock = lock
         self._queue: deque[tuple[Job, asyncio.Future, int]] = deque()
         self._draining: asyncio.Task | None = None
+        self.stats = Stats()
 
     async def submit(self, job: Job) -> Any:
         loop = asyncio.get_running_loop()
@@ -365,9 +403,10 @@ class GroupCommit:
     async def _run(self, batch: list[tuple[Job, asyncio.Future, int]]) -> None:
         try:
             async with self._lock or contextlib.nullcontext():
+                self.stats.batches += 1
+                self.stats.jobs += len(batch)
                 outcomes = await self._execute([job for job, _, _ in batch])
         except Exception as error:  # the transaction failed: no job's changes stand
-            log.warning("a group commit of %d jobs failed: %r", len(batch), error)
             outcomes = [Outcome(error=error, retry=_is_retryable(error)) for _ in batch]
         retries = []
         for (job, future, runs), outcome in zip(batch, outcomes, strict=True):
