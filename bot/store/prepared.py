@@ -31,7 +31,7 @@ from sqlalchemy.sql import Executable
 
 from bot.store import writer
 
-_DRIVER = "prepared_driver"  # session.info: the asyncpg connection under the session's transaction
+_DRIVER = "prepared_driver"  # session.info: the session's connection, and its asyncpg connection
 
 
 @dataclass(frozen=True)
@@ -73,10 +73,14 @@ class Prepared:
             except Exception as error:
                 raise _wrapped(compiled, args, error) from error
         else:
-            connection = await session.connection()
-            driver = session.info.get(_DRIVER)
-            if driver is None and connection.dialect.driver == "asyncpg":
-                driver = session.info[_DRIVER] = (await connection.get_raw_connection()).driver_connection
+            held = session.info.get(_DRIVER)
+            if held is None:
+                connection = await session.connection()
+                driver = None
+                if connection.dialect.driver == "asyncpg":
+                    driver = (await connection.get_raw_connection()).driver_connection
+                held = session.info[_DRIVER] = (connection, driver)
+            connection, driver = held
             if driver is None or not driver.is_in_transaction():
                 # aiosqlite (outside the writer), or an asyncpg transaction the adapter has not begun
                 # yet (it begins with its first statement): SQLAlchemy's own way.

@@ -1,9 +1,9 @@
 """Picks: by a player (button, select, reaction, /draft pick), by the timer, or by a bot seat.
 
 One pick is one write transaction: load the pod and its seats (locked), let the engine apply the
-pick, insert the pick row (its unique keys make a double click count once), let bot seats pick
-what reached them, restart the clocks of seats whose pack changed, queue their pack DMs in the
-outbox, move the pick-timer deadline if it must fire earlier, and write the pod back.
+pick, let bot seats pick what reached them, restart the clocks of seats whose pack changed, queue
+their pack DMs in the outbox, move the pick-timer deadline if it must fire earlier, and write the
+pod back with the new pick rows (their unique keys make a double click count once).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
@@ -21,8 +20,6 @@ from bot.services.drafts.pools import pick_hints, pool_cards
 from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, SeatRow, load_pod
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
-from bot.store.models import DraftPick
-from bot.store.prepared import Prepared
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
@@ -102,7 +99,7 @@ async def apply_pick(
         event = state.pick(seat, pack_id, pack.cards[card_index])
     except engine.DraftError as error:
         raise Conflict(str(error)) from None
-    await record_pick(session, pod, event, pack_pick, source, now)
+    record_pick(pod, event, pack_pick, source, now)
     row = pod.by_seat(seat)
     if source not in MACHINE_SOURCES and row.timeouts:
         row.timeouts = 0  # "repeated" time-outs means in a row
@@ -117,20 +114,21 @@ async def apply_pick(
     )
 
 
-_PICK_COLUMNS = ("pod_id", "guild_id", "seat", "round", "pick_number", "pack_id", "pack_pick", "card", "sequence",
-                 "source", "picked_at")
-_INSERT_PICK = Prepared(insert(DraftPick.__table__).values({c: bindparam(c) for c in _PICK_COLUMNS}))
-
-
-async def record_pick(session: AsyncSession, pod: Pod, event: engine.PickEvent, pack_pick: int, source: str,
-                      now: datetime) -> None:
+def record_pick(pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
+    """The pick row is written with the pod (`Pod.save`, or `Pod.write_picks` before a read of picks)."""
     row = pod.row
-    await _INSERT_PICK.run(session, {
+    pod.new_picks.append({
         "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
         "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
         "sequence": event.sequence, "source": source, "picked_at": now,
     })
     pod.clocks[event.seat].last_pick_at = now
+
+
+async def pool_of(session: AsyncSession, pod: Pod, seat: int) -> list[str]:
+    """The seat's picks so far, this transaction's included."""
+    await pod.write_picks(session)
+    return await pool_cards(session, pod.row.id, seat)
 
 
 async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
@@ -148,10 +146,10 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
             head = state.head(seat)
             if head is None:
                 continue
-            pool = await pool_cards(session, pod.row.id, seat)
+            pool = await pool_of(session, pod, seat)
             pack_pick = head.picks_made
             event = state.pick(seat, head.pack_id, engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings))
-            await record_pick(session, pod, event, pack_pick, "bot", now)
+            record_pick(pod, event, pack_pick, "bot", now)
             picks += 1
             progressed = True
     return picks

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, make_dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, select, update
+from sqlalchemy import Text, bindparam, cast, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
 from bot.services import tables
 from bot.services.errors import NotFound
-from bot.store.models import DraftPod, DraftSeat
+from bot.store.models import DraftPick, DraftPod, DraftSeat
 from bot.store.prepared import Prepared
 
 STATUSES = tables.Statuses(running="drafting", finished="complete")
@@ -143,6 +143,7 @@ class Pod:
     timer_due: datetime | None = None  # when the pick-timer deadline is armed for (None: not armed)
     # The seats' changeable columns as loaded (`save` writes the seats whose columns changed).
     loaded_seats: list[tuple] = field(default_factory=list)
+    new_picks: list[dict] = field(default_factory=list)  # pick rows not written yet (`save` writes them)
 
     def seat_row(self, user_id: int) -> Any | None:
         return next((row for row in self.seats if row.user_id == user_id), None)
@@ -154,8 +155,16 @@ class Pod:
     def config(self) -> engine.DraftConfig:
         return engine.DraftConfig(len(self.seats), self.row.packs, self.row.pack_size)
 
+    async def write_picks(self, session: AsyncSession) -> None:
+        """Write the pick rows made so far (before anything reads this pod's picks)."""
+        for pick in self.new_picks:
+            await _INSERT_PICK.run(session, pick)
+        self.new_picks.clear()
+
     async def save(self, session: AsyncSession) -> None:
-        """Write the pod row (both documents, status, one more `version`) and the seats that changed."""
+        """Write the pod row (both documents, status, one more `version`), its new pick rows and the
+        seats that changed. On PostgreSQL a lone new pick goes in the pod's UPDATE statement (one
+        round trip fewer per pick)."""
         assert self.state is not None
         row = self.row
         row.version += 1
@@ -165,10 +174,15 @@ class Pod:
             "seats": [clock.to_dict() for clock in self.clocks],
             "timer_due": _iso(self.timer_due),
         }
-        await _SAVE_POD.run(session, {
+        values = {
             "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": row.version,
             "status": row.status, "finished_at": row.finished_at,
-        })
+        }
+        if len(self.new_picks) == 1 and session.bind.dialect.name == "postgresql":
+            await _SAVE_POD_AND_PICK.run(session, values | {f"pick_{k}": v for k, v in self.new_picks.pop().items()})
+        else:
+            await self.write_picks(session)
+            await _SAVE_POD.run(session, values)
         for index, seat in enumerate(self.seats):
             now, before = _seat_marks(seat), self.loaded_seats[index]
             if now != before:
@@ -204,12 +218,21 @@ _LOAD_QUERY = (
 _LOAD = Prepared(_LOAD_QUERY)
 _LOAD_LOCKED = Prepared(_LOAD_QUERY.with_for_update(of=_PODS))
 _SEAT_ID = len(_POD_NAMES) + 2 + _SEAT_NAMES.index("id")  # in a loaded row
-_SAVE_POD = Prepared(
+_PICK_COLUMNS = ("pod_id", "guild_id", "seat", "round", "pick_number", "pack_id", "pack_pick", "card", "sequence",
+                 "source", "picked_at")
+_INSERT_PICK = Prepared(insert(DraftPick.__table__).values({c: bindparam(c) for c in _PICK_COLUMNS}))
+_SAVE_POD_QUERY = (
     update(_PODS)
     .where(_PODS.c.id == bindparam("pod_id"))
     .values(state=bindparam("state"), bookkeeping=bindparam("bookkeeping"), version=bindparam("version"),
             status=bindparam("status"), finished_at=bindparam("finished_at"))
 )
+_SAVE_POD = Prepared(_SAVE_POD_QUERY)
+# PostgreSQL: WITH new_pick AS (INSERT INTO draft_picks ...) UPDATE draft_pods ... (a data-changing
+# CTE runs whether or not the statement reads it).
+_SAVE_POD_AND_PICK = Prepared(_SAVE_POD_QUERY.add_cte(
+    insert(DraftPick.__table__).values({c: bindparam(f"pick_{c}") for c in _PICK_COLUMNS}).cte("new_pick")
+))
 
 
 

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.formats import draft as engine
 from bot.services import deadlines, outbox
 from bot.services.drafts import deliveries
-from bot.services.drafts.picking import TIMER, PickResult, apply_pick, hand_to_bot, schedule_timer
-from bot.services.drafts.pools import pick_hints, pool_cards
+from bot.services.drafts.picking import TIMER, PickResult, apply_pick, hand_to_bot, pool_of, schedule_timer
+from bot.services.drafts.pools import pick_hints
 from bot.services.drafts.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
 from bot.store.db import Database
 
@@ -85,7 +85,7 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
 
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
-    pool = await pool_cards(session, pod.row.id, row.seat)
+    pool = await pool_of(session, pod, row.seat)
     colours, ratings = await pick_hints(session, pod.row.id)
     card = engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings)
     row.timeouts += 1
