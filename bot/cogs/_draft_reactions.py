@@ -118,30 +118,38 @@ class DraftReactions:
 
     async def reconcile(self) -> int:
         """Read each running pod's pack messages once (one per human seat), paced, and count what
-        changed while the bot was away."""
-        pending = await reactions.pending(self.db)
-        for number, target in enumerate(pending):
-            if number:
-                await asyncio.sleep(1 / RECONCILE_PER_SECOND)  # pacing, not synchronisation
-            try:
-                message = await self.bot.get_partial_messageable(target.channel_id).fetch_message(target.message_id)
-            except discord.HTTPException:
-                log.info("could not read pack message %s", target.message_id, exc_info=True)
+        changed while the bot was away. Listed a page at a time: messages sent after the start
+        are this process's own, and not read."""
+        through = await reactions.last_pack_message(self.db)
+        read, after = 0, 0
+        while page := await reactions.pending(self.db, after=after, through=through):
+            for target in page:
+                if read:
+                    await asyncio.sleep(1 / RECONCILE_PER_SECOND)  # pacing, not synchronisation
+                read += 1
+                await self._reconcile_one(target)
+            after = page[-1].row_id
+        return read
+
+    async def _reconcile_one(self, target: reactions.PackMessage) -> None:
+        try:
+            message = await self.bot.get_partial_messageable(target.channel_id).fetch_message(target.message_id)
+        except discord.HTTPException:
+            log.info("could not read pack message %s", target.message_id, exc_info=True)
+            return
+        observed, mine = 0, 0
+        for reaction in message.reactions:
+            index = ui.index_of_reaction(str(reaction.emoji))
+            if index is None:
                 continue
-            observed, mine = 0, 0
-            for reaction in message.reactions:
-                index = ui.index_of_reaction(str(reaction.emoji))
-                if index is None:
-                    continue
-                if reaction.me:
-                    mine = max(mine, index + 1)
-                if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
-                    observed |= 1 << index
-            done = await reactions.reconcile(self.db, target, observed)
-            if done is not None:
-                await self.answer(done, target.channel_id, target.message_id)
-            if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
-                prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
-                if prompt is not None and mine < len(prompt.cards):
-                    self.messages.start_reactions(message, prompt, have=mine)
-        return len(pending)
+            if reaction.me:
+                mine = max(mine, index + 1)
+            if reaction.count - (1 if reaction.me else 0) > 0:  # only the player shares this DM
+                observed |= 1 << index
+        done = await reactions.reconcile(self.db, target, observed)
+        if done is not None:
+            await self.answer(done, target.channel_id, target.message_id)
+        if target.letters == 0 or mine < target.letters:  # letters lost in a crash while being added
+            prompt = await drafts.current_prompt(self.db, target.pod_id, target.user_id)
+            if prompt is not None and mine < len(prompt.cards):
+                self.messages.start_reactions(message, prompt, have=mine)

@@ -109,6 +109,13 @@ class Database:
         self._lanes = [writer.GroupCommit(self._run_batch, self._sqlite_write_lock) for _ in range(lanes)]
         self._writer: writer.WriterThread | None = None  # SQLite: started by the first job
         self._writer_engine: writer.InlineEngine | None = None  # the writer thread's own connection
+        # PostgreSQL: a connection per lane, kept between batches and not pinged before each one:
+        # a dead connection fails its batch, which is then replaced and runs again (`writer`).
+        self._lane_engine: AsyncEngine | None = None
+        if self.backend == "postgresql":
+            lane_engine = create_async_engine(url, echo=echo, pool_size=lanes, max_overflow=0)
+            writer.count_writes(lane_engine.sync_engine)
+            self._lane_engine = lane_engine.execution_options(**{_WRITE_OPTION: True})
         self._sqlite_foreign_keys = sqlite_foreign_keys
 
     def listen(self, topic: str, listener: Callable[[list], None]) -> None:
@@ -164,8 +171,10 @@ class Database:
 
     async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
         database = make_url(self.url).database or ""
-        if self.backend != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
-            # asyncpg needs no thread; an in-memory SQLite database lives in its one connection.
+        if self._lane_engine is not None:
+            return await writer.run_batch(self._lane_engine, jobs)
+        if database in ("", ":memory:") or database.startswith("file:"):
+            # An in-memory SQLite database lives in its one connection, which the writer can't share.
             return await writer.run_batch(self._write_engine, jobs)
         if self._writer is None:
             self._writer = writer.WriterThread()
@@ -185,6 +194,8 @@ class Database:
     async def dispose(self) -> None:
         for lane in self._lanes:
             await lane.idle()
+        if self._lane_engine is not None:
+            await self._lane_engine.dispose()
         if self._writer is not None:
             assert self._writer_engine is not None
             await self._writer.run(self._writer_engine.dispose())  # its connection belongs to that thread

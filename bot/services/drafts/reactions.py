@@ -20,6 +20,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
+from bot.services import tables
 from bot.services.drafts.picking import PickResult, apply_pick
 from bot.services.drafts.state import STATUSES, Pod, load_pod
 from bot.store.db import Database
@@ -41,11 +42,12 @@ class PackMessage:
     highlights: int
     user_id: int | None = None  # filled by `pending`
     current: bool = False  # filled by `pending`: it showed the seat's current pack when listed
+    row_id: int = 0  # filled by `pending`: where its page ends (`pending(after=…)`)
 
 
 def _view(row: DraftPackMessage, user_id: int | None = None, current: bool = False) -> PackMessage:
     return PackMessage(row.pod_id, row.seat, row.channel_id, row.message_id, row.pack_id, row.pack_pick,
-                       row.letters, row.highlights, user_id, current)
+                       row.letters, row.highlights, user_id, current, row.id)
 
 
 @dataclass(frozen=True)
@@ -218,10 +220,22 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     return Toggle(PICKED, pod_id, user_id, result=result)
 
 
-async def pending(db: Database) -> list[PackMessage]:
+PENDING_PAGE = 200  # pack messages listed at a time at startup (read at 20 a second: no need for more)
+
+
+async def last_pack_message(db: Database) -> int:
+    """The id of the newest pack message row (0: none): a start reconciles those up to it."""
+    async with db.read() as session:
+        return (await session.execute(select(func.max(DraftPackMessage.id)))).scalar_one() or 0
+
+
+async def pending(db: Database, *, after: int = 0, through: int | None = None,
+                  limit: int = PENDING_PAGE) -> list[PackMessage]:
     """The newest reaction pack message of every human seat of every running pod: those showing
     the seat's current pack (`current`), which a reaction may have picked from while the bot was
-    away, and those of waiting players, whose highlights the bot only brings up to date."""
+    away, and those of waiting players, whose highlights the bot only brings up to date. A page at
+    a time (`limit` of them, by row id, after `after` and up to `through`), each pod's document
+    decoded once, so the memory a start needs does not grow with the number of running pods."""
     newest = (
         select(func.max(DraftPackMessage.id))
         .group_by(DraftPackMessage.pod_id, DraftPackMessage.seat)
@@ -230,18 +244,31 @@ async def pending(db: Database) -> list[PackMessage]:
     async with db.read() as session:
         rows = (
             await session.execute(
-                select(DraftPackMessage, DraftPod.state, DraftSeat.user_id)
+                select(DraftPackMessage, DraftSeat.user_id)
                 .join(DraftPod, DraftPod.id == DraftPackMessage.pod_id)
                 .join(DraftSeat, (DraftSeat.pod_id == DraftPackMessage.pod_id) & (DraftSeat.seat == DraftPackMessage.seat))
                 .where(DraftPod.status == STATUSES.running, DraftPackMessage.pack_id.is_not(None),
-                       DraftSeat.is_bot.is_(False), DraftPackMessage.id.in_(newest))
+                       DraftSeat.is_bot.is_(False), DraftPackMessage.id > after, DraftPackMessage.id.in_(newest),
+                       DraftPackMessage.id <= (through if through is not None else tables.MAX_ID))
                 .order_by(DraftPackMessage.id)
+                .limit(limit)
             )
         ).all()
+        pod_ids = {row.pod_id for row, _ in rows}
+        states = dict((await session.execute(select(DraftPod.id, DraftPod.state).where(DraftPod.id.in_(pod_ids)))).all())
     out = []
-    for row, state, user_id in rows:
+    for row, user_id in rows:
+        state = states.get(row.pod_id)
         if not state:
             continue
         pack = engine.DraftState.pack_in_dict(state, row.pack_id)
         out.append(_view(row, user_id, current=pack is not None and pack[0] == row.pack_pick))
+    return out
+
+
+async def all_pending(db: Database) -> list[PackMessage]:
+    """Every page of `pending` (tests and tools; the bot reads them page by page)."""
+    out: list[PackMessage] = []
+    while page := await pending(db, after=out[-1].row_id if out else 0):
+        out.extend(page)
     return out
