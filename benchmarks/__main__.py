@@ -90,12 +90,22 @@ async def picks(args) -> list[Row]:
                 f"{f['throughput']:,.0f} picks/s; CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick"
                 f" (≈ {1 / f['cpu_per_pick']:,.0f}/s per idle core); {f['jobs_per_batch']:.0f} picks per commit",
                 "≥ 1,000 picks/s", judged(f["throughput"] >= 1000)),
+            Row(f"picks, {name}", "round trips per pick, a lone pick / at saturation", _trips(f)),
             Row(f"picks, {name}", f"p50 / p99 at an offered {f['rate']:,.0f} picks/s",
                 f"{ms(f['load_p50'])} / {ms(f['load_p99'])}"
                 + (f" (the load generator lagged on {f['lag']:.0%})" if f["lag"] > 0.05 else ""),
                 "p99 ≤ 50 ms" if backend == "sqlite" else "", judged(f["load_p99"] <= 0.05) if backend == "sqlite" else INFO),
         ]
     return rows
+
+
+def _trips(f: dict) -> str:
+    idle, busy = f["trips_idle"], f["trips_busy"]
+    if idle["socket_round_trips"] or busy["socket_round_trips"]:  # PostgreSQL
+        return f"{idle['socket_round_trips']:.1f} / {busy['socket_round_trips']:.1f} to the server"
+    return (f"{idle['writer_handovers']:.1f} / {busy['writer_handovers']:.2f} hand-overs to the writer thread"
+            f" (one there, one back per commit); {idle['aiosqlite_round_trips']:.0f} / "
+            f"{busy['aiosqlite_round_trips']:.0f} to aiosqlite's")
 
 
 async def sweeps(args) -> list[Row]:

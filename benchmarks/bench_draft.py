@@ -117,12 +117,55 @@ async def writer_insert_times(db: Database, n: int) -> list[float]:
     return times
 
 
-async def idle_pick_times(db: Database, n: int) -> list[float]:
-    (pod,) = await make_pods(db, 1, 9_000_000)
+async def idle_pick_times(db: Database, pod: Pod, n: int) -> list[float]:
     times = []
     while len(times) < n and not pod.done:
         times.append(await pod.pick(db))
     return times
+
+
+class Traffic:
+    """While active, counts the round trips the process makes to its database: writes to socket
+    transports (asyncpg sends all of a request's messages in one write, then waits for the
+    answer), calls aiosqlite hands to its driver thread, and (from the writer's counters) the
+    writer thread's hand-overs, one there and one back per batch."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.socket_writes = self.aiosqlite_calls = 0
+
+    def __enter__(self) -> Traffic:
+        from asyncio import selector_events
+
+        import aiosqlite.core
+
+        transport, connection = selector_events._SelectorSocketTransport, aiosqlite.core.Connection
+        self._patched = [(transport, "write", transport.write), (connection, "_execute", connection._execute)]
+        write, execute = transport.write, connection._execute
+
+        def counted_write(transport_self, data):
+            self.socket_writes += 1
+            return write(transport_self, data)
+
+        async def counted_execute(connection_self, fn, *args, **kwargs):
+            self.aiosqlite_calls += 1
+            return await execute(connection_self, fn, *args, **kwargs)
+
+        transport.write, connection._execute = counted_write, counted_execute
+        self._batches = self.db.writer_stats().batches
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, name, original in self._patched:
+            setattr(owner, name, original)
+        # PostgreSQL's batches run on the caller's event loop: no thread to hand over to.
+        threaded = self.db.backend == "sqlite"
+        self.writer_handovers = 2 * (self.db.writer_stats().batches - self._batches) if threaded else 0
+
+    def per_pick(self, picks: int) -> dict[str, float]:
+        picks = max(picks, 1)
+        return {"socket_round_trips": self.socket_writes / picks, "aiosqlite_round_trips": self.aiosqlite_calls / picks,
+                "writer_handovers": self.writer_handovers / picks}
 
 
 def cpu_seconds() -> float:
@@ -189,10 +232,13 @@ async def run_backend(name: str, url: str, args, *, quiet: bool = False) -> dict
         await upgrade(db)
         inserts = await bare_insert_times(db, args.samples)
         writer_inserts = await writer_insert_times(db, args.samples)
-        idle = await idle_pick_times(db, min(args.samples, SEATS * 30))
+        (lone,) = await make_pods(db, 1, 9_000_000)
+        with Traffic(db) as idle_traffic:
+            idle = await idle_pick_times(db, lone, min(args.samples, SEATS * 30))
         pods = await make_pods(db, args.pods, 1_000)
         before = db.writer_stats()
-        count, elapsed, sat_lat, cpu = await saturation(db, pods, args.picks_per_pod)
+        with Traffic(db) as busy_traffic:
+            count, elapsed, sat_lat, cpu = await saturation(db, pods, args.picks_per_pod)
         during = db.writer_stats()
         load_pods = await make_pods(db, args.pods, 2_000_000)
         load_lat, lag = await offered_load(db, load_pods, args.rate, args.load_picks)
@@ -201,10 +247,12 @@ async def run_backend(name: str, url: str, args, *, quiet: bool = False) -> dict
     figures = {
         "insert_p50": statistics.median(inserts), "writer_insert_p50": statistics.median(writer_inserts),
         "pick_p50": statistics.median(idle), "pick_p99": percentile(idle, 0.99),
-        "throughput": count / elapsed, "cpu_per_pick": cpu / count, "jobs_per_batch": (during.jobs - before.jobs) / max(during.batches - before.batches, 1),
+        "throughput": count / elapsed, "cpu_per_pick": cpu / count,
+        "jobs_per_batch": (during.jobs - before.jobs) / max(during.batches - before.batches, 1),
         "sat_p50": statistics.median(sat_lat), "sat_p99": percentile(sat_lat, 0.99),
         "load_p50": statistics.median(load_lat), "load_p99": percentile(load_lat, 0.99), "load_picks": len(load_lat),
         "lag": lag, "rate": args.rate, "pods": args.pods,
+        "trips_idle": idle_traffic.per_pick(len(idle)), "trips_busy": busy_traffic.per_pick(count),
     }
     if not quiet:
         _print_backend(name, figures, inserts, writer_inserts, count, elapsed)
@@ -222,6 +270,9 @@ def _print_backend(name: str, f: dict, inserts: list[float], writer_inserts: lis
     print(f"saturation            : {f['pods']} pods, {count} picks in {elapsed:.2f} s = {throughput:,.0f} picks/s"
           f" ({throughput / DISCORD_LIMIT:.0f}x Discord's {DISCORD_LIMIT}/s); p50 {ms(f['sat_p50'])}  p99 {ms(f['sat_p99'])}"
           f" (queueing included); CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick; {f['jobs_per_batch']:.1f} jobs per commit")
+    for label, trips in (("round trips, idle   ", f["trips_idle"]), ("round trips, busy   ", f["trips_busy"])):
+        print(f"{label}   : per pick {trips['socket_round_trips']:.2f} over sockets,"
+              f" {trips['aiosqlite_round_trips']:.2f} to aiosqlite's thread, {trips['writer_handovers']:.2f} to the writer's")
     print(f"offered {f['rate']:,.0f} picks/s      : {f['load_picks']} picks  p50 {ms(f['load_p50'])}"
           f"  p99 {ms(f['load_p99'])}" + (f"  (generator lagged on {f['lag']:.0%})" if f["lag"] > 0.05 else ""))
 
