@@ -117,6 +117,8 @@ class Database:
             writer.count_writes(lane_engine.sync_engine)
             self._lane_engine = lane_engine.execution_options(**{_WRITE_OPTION: True})
         self._sqlite_foreign_keys = sqlite_foreign_keys
+        database = make_url(url).database or ""
+        self._sqlite_file = self.backend == "sqlite" and database not in ("", ":memory:") and not database.startswith("file:")
 
     def listen(self, topic: str, listener: Callable[[list], None]) -> None:
         """`listener(items)` runs after each commit that left notices of `topic` (it must not block)."""
@@ -170,10 +172,9 @@ class Database:
         return sum((lane.stats for lane in self._lanes), writer.Stats())
 
     async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
-        database = make_url(self.url).database or ""
         if self._lane_engine is not None:
             return await writer.run_batch(self._lane_engine, jobs)
-        if database in ("", ":memory:") or database.startswith("file:"):
+        if not self._sqlite_file:
             # An in-memory SQLite database lives in its one connection, which the writer can't share.
             return await writer.run_batch(self._write_engine, jobs)
         if self._writer is None:

@@ -1,12 +1,12 @@
 """Group commit: write use cases run whole by one writer, several in one database transaction.
 
 A use case handed to `Database.transact` is a job, `async def job(session) -> result`. The writer
-takes every job queued at that moment (up to `MAX_BATCH`) and runs them one after the other in
-one transaction, each in a SAVEPOINT of its own, then commits once. A job that raises is rolled
-back to its savepoint, alone; the others commit. Only after the commit does any caller get its
-result (or its job's exception): nothing is answered before the change that caused it is on disk.
-Savepoints cost two statements per job, so a batch first runs without them, and only if a job
-fails after it wrote something runs again with them (`run_batch`).
+takes every job queued at that moment (up to `MAX_BATCH`) and runs them one after the other in one
+transaction, then commits once. Only after that commit does any caller get its result (or its
+job's exception): nothing is answered before the change that caused it is on disk. A job that
+raises is rolled back alone (`run_batch`): if it wrote nothing, there is nothing to undo; if it
+did, the batch runs again with a SAVEPOINT per job (two statements a job, which the common case
+saves); if the COMMIT itself fails, each job runs again alone.
 
 Why: a pick is a few small statements. Through aiosqlite every statement costs several round trips
 to the driver's thread, and every transaction its own BEGIN and COMMIT; run whole by the writer,
@@ -19,10 +19,10 @@ a batch of picks costs one hand-over to the writer and back, and one commit.
   statement: about 1.5 us in sqlite3, 30 us through a sync Session, 90 us through an
   AsyncSession). Batches and `Database.write()` share the one SQLite write lock, in FIFO order
   (a batch holds it while it runs).
-- **PostgreSQL**: asyncpg is asynchronous already; batches run on the caller's event loop, over
-  one pooled connection each. A job that loses a deadlock to another process (two shards locking
-  two pods in opposite orders) is rolled back to its savepoint, which frees its locks, and runs
-  again in the next batch.
+- **PostgreSQL**: asyncpg is asynchronous already; batches run on the caller's event loop, in
+  lanes (`Database.transact`'s `key`), each with a connection of its own. A job that loses a
+  deadlock (another lane or process locking the same rows in the opposite order) is rolled back,
+  which frees its locks, and runs again in the next batch.
 
 A job must use only its session (on SQLite it runs on the writer's thread, and must not wait on
 anything else), and may run more than once (see above), so it must not have side effects outside
