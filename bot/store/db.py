@@ -58,7 +58,10 @@ def _prepare_sqlite_file(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def _install_sqlite_pragmas(sync_engine: Engine, *, foreign_keys: bool) -> None:
+def _install_sqlite_pragmas(sync_engine: Engine, *, foreign_keys: bool, synchronous: str = "NORMAL") -> None:
+    """`synchronous`: NORMAL survives a crash of the process (WAL); FULL also a power cut (an fsync
+    per commit, which the writer's group commits share)."""
+
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
         # Let SQLAlchemy, not the driver, decide when transactions begin (so BEGIN IMMEDIATE works).
@@ -67,7 +70,7 @@ def _install_sqlite_pragmas(sync_engine: Engine, *, foreign_keys: bool) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")
@@ -182,7 +185,9 @@ class Database:
             # A plain sqlite3 connection, opened and used by the writer's thread only.
             engine = create_engine(make_url(self.url).set(drivername="sqlite+pysqlite"), pool_size=1, max_overflow=0,
                                    connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
-            _install_sqlite_pragmas(engine, foreign_keys=self._sqlite_foreign_keys)
+            # A pick is answered only after its commit: that commit is on disk (FULL), at one fsync
+            # per group of picks.
+            _install_sqlite_pragmas(engine, foreign_keys=self._sqlite_foreign_keys, synchronous="FULL")
             writer.count_writes(engine)
             self._writer_engine = writer.InlineEngine(engine.execution_options(**{_WRITE_OPTION: True}))
         return await self._writer.run(writer.run_batch(self._writer_engine, jobs))
