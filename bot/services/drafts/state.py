@@ -6,9 +6,9 @@ timer's deadline is armed for).
 
 A pick is the hottest write the bot has, so a pod is loaded and saved with SQLAlchemy Core, not the
 ORM: `load_pod` reads the pod and its seats in one statement (each document decoded once, not once
-per seat row) into plain `PodRow`/`SeatRow`s, and `Pod.save` writes the pod row back in one UPDATE, plus the
-seats whose columns changed. The ORM's identity map and unit of work cost several times what the
-statements themselves do here.
+per seat row) into plain `PodRow`s and `SeatRow`s, and `Pod.save` writes the pod row back in one
+UPDATE with the new pick rows, plus the seats whose columns changed. The ORM's identity map and unit
+of work cost several times what the statements themselves do here.
 """
 
 from __future__ import annotations
@@ -233,7 +233,6 @@ _SAVE_POD = Prepared(_SAVE_POD_QUERY)
 _SAVE_POD_AND_PICK = Prepared(_SAVE_POD_QUERY.add_cte(
     insert(DraftPick.__table__).values({c: bindparam(f"pick_{c}") for c in _PICK_COLUMNS}).cte("new_pick")
 ))
-
 
 
 def _seat_marks(seat: Any) -> tuple:
