@@ -4,11 +4,17 @@
     python -m benchmarks.bench_draft --pods 100 --picks-per-pod 48 --rate 500
 
 For each backend it measures, in one run on the same database:
-  * a bare one-row INSERT write transaction (the floor any write costs there),
-  * one pick on an idle database (service time), and the ratio pick / bare insert,
-  * saturation: every pod picking as fast as it can at once (closed loop): picks/s,
+  * a bare one-row INSERT write transaction (the floor any write costs there): through
+    `db.write()` (the way every other service writes) and through the writer (`db.transact`, the
+    way picks are written),
+  * one pick on an idle database (service time), and the ratio pick / bare insert for both,
+  * saturation: every pod picking as fast as it can at once (closed loop): picks/s, and the
+    process's CPU time per pick (what the machine's load cannot distort: 1 / that = the picks/s
+    one idle core sustains),
   * latency at an offered load of --rate picks/s spread over the pods (open loop; default 500/s,
     10x the 50 requests/s Discord allows a bot): p50 / p99, including queueing.
+
+`run(...)` returns the figures for the unified command (`python -m benchmarks`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import asyncio
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
@@ -85,6 +92,7 @@ async def make_pods(db: Database, count: int, channel_base: int) -> list[Pod]:
 
 
 async def bare_insert_times(db: Database, n: int) -> list[float]:
+    """A one-row INSERT transaction through `db.write()`."""
     async with db.write() as session:
         await session.execute(text("CREATE TABLE IF NOT EXISTS bench_insert (id integer primary key, v integer)"))
     times = []
@@ -96,15 +104,77 @@ async def bare_insert_times(db: Database, n: int) -> list[float]:
     return times
 
 
-async def idle_pick_times(db: Database, n: int) -> list[float]:
-    (pod,) = await make_pods(db, 1, 9_000_000)
+async def writer_insert_times(db: Database, n: int) -> list[float]:
+    """The same INSERT as a job of the writer (`db.transact`), the path picks take."""
+    times = []
+    for i in range(n):
+        async def job(session, i=i) -> None:
+            await session.execute(text("INSERT INTO bench_insert (id, v) VALUES (:i, :i)"), {"i": 1_000_000 + i})
+
+        start = time.perf_counter()
+        await db.transact(job)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+async def idle_pick_times(db: Database, pod: Pod, n: int) -> list[float]:
     times = []
     while len(times) < n and not pod.done:
         times.append(await pod.pick(db))
     return times
 
 
-async def saturation(db: Database, pods: list[Pod], picks_per_pod: int) -> tuple[int, float, list[float]]:
+class Traffic:
+    """While active, counts the round trips the process makes to its database: writes to socket
+    transports (asyncpg sends all of a request's messages in one write, then waits for the
+    answer), calls aiosqlite hands to its driver thread, and (from the writer's counters) the
+    writer thread's hand-overs, one there and one back per batch."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.socket_writes = self.aiosqlite_calls = 0
+
+    def __enter__(self) -> Traffic:
+        from asyncio import selector_events
+
+        import aiosqlite.core
+
+        transport, connection = selector_events._SelectorSocketTransport, aiosqlite.core.Connection
+        self._patched = [(transport, "write", transport.write), (connection, "_execute", connection._execute)]
+        write, execute = transport.write, connection._execute
+
+        def counted_write(transport_self, data):
+            self.socket_writes += 1
+            return write(transport_self, data)
+
+        async def counted_execute(connection_self, fn, *args, **kwargs):
+            self.aiosqlite_calls += 1
+            return await execute(connection_self, fn, *args, **kwargs)
+
+        transport.write, connection._execute = counted_write, counted_execute
+        self._batches = self.db.writer_stats().batches
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, name, original in self._patched:
+            setattr(owner, name, original)
+        # PostgreSQL's batches run on the caller's event loop: no thread to hand over to.
+        threaded = self.db.backend == "sqlite"
+        self.writer_handovers = 2 * (self.db.writer_stats().batches - self._batches) if threaded else 0
+
+    def per_pick(self, picks: int) -> dict[str, float]:
+        picks = max(picks, 1)
+        return {"socket_round_trips": self.socket_writes / picks, "aiosqlite_round_trips": self.aiosqlite_calls / picks,
+                "writer_handovers": self.writer_handovers / picks}
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def saturation(db: Database, pods: list[Pod], picks_per_pod: int) -> tuple[int, float, list[float], float]:
+    """(picks, seconds, latencies, process CPU seconds)."""
     latencies: list[float] = []
 
     async def drive(pod: Pod) -> None:
@@ -113,9 +183,9 @@ async def saturation(db: Database, pods: list[Pod], picks_per_pod: int) -> tuple
                 return
             latencies.append(await pod.pick(db))
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     await asyncio.gather(*(drive(pod) for pod in pods))
-    return len(latencies), time.perf_counter() - start, latencies
+    return len(latencies), time.perf_counter() - start, latencies, cpu_seconds() - cpu
 
 
 async def offered_load(db: Database, pods: list[Pod], rate: float, total: int) -> tuple[list[float], float]:
@@ -156,33 +226,59 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.2f} ms"
 
 
-async def run_backend(name: str, url: str, args) -> dict:
+async def run_backend(name: str, url: str, args, *, quiet: bool = False) -> dict:
     db = Database(url)
     try:
         await upgrade(db)
         inserts = await bare_insert_times(db, args.samples)
-        idle = await idle_pick_times(db, min(args.samples, SEATS * 30))
+        writer_inserts = await writer_insert_times(db, args.samples)
+        (lone,) = await make_pods(db, 1, 9_000_000)
+        with Traffic(db) as idle_traffic:
+            idle = await idle_pick_times(db, lone, min(args.samples, SEATS * 30))
         pods = await make_pods(db, args.pods, 1_000)
-        count, elapsed, sat_lat = await saturation(db, pods, args.picks_per_pod)
+        before = db.writer_stats()
+        with Traffic(db) as busy_traffic:
+            count, elapsed, sat_lat, cpu = await saturation(db, pods, args.picks_per_pod)
+        during = db.writer_stats()
         load_pods = await make_pods(db, args.pods, 2_000_000)
         load_lat, lag = await offered_load(db, load_pods, args.rate, args.load_picks)
     finally:
         await db.dispose()
-    insert_p50, pick_p50 = statistics.median(inserts), statistics.median(idle)
-    throughput = count / elapsed
+    figures = {
+        "insert_p50": statistics.median(inserts), "writer_insert_p50": statistics.median(writer_inserts),
+        "pick_p50": statistics.median(idle), "pick_p99": percentile(idle, 0.99),
+        "throughput": count / elapsed, "cpu_per_pick": cpu / count,
+        "jobs_per_batch": (during.jobs - before.jobs) / max(during.batches - before.batches, 1),
+        "sat_p50": statistics.median(sat_lat), "sat_p99": percentile(sat_lat, 0.99),
+        "load_p50": statistics.median(load_lat), "load_p99": percentile(load_lat, 0.99), "load_picks": len(load_lat),
+        "lag": lag, "rate": args.rate, "pods": args.pods,
+        "trips_idle": idle_traffic.per_pick(len(idle)), "trips_busy": busy_traffic.per_pick(count),
+    }
+    if not quiet:
+        _print_backend(name, figures, inserts, writer_inserts, count, elapsed)
+    return figures
+
+
+def _print_backend(name: str, f: dict, inserts: list[float], writer_inserts: list[float], count: int, elapsed: float) -> None:
     print(f"\n== {name} ==")
-    print(f"bare 1-row insert txn : p50 {ms(insert_p50)}  p99 {ms(percentile(inserts, 0.99))}")
-    print(f"one pick, idle db     : p50 {ms(pick_p50)}  p99 {ms(percentile(idle, 0.99))}"
-          f"   ratio pick/insert = {pick_p50 / insert_p50:.1f}x")
-    print(f"saturation            : {args.pods} pods, {count} picks in {elapsed:.2f} s = {throughput:,.0f} picks/s"
-          f" ({throughput / DISCORD_LIMIT:.0f}x Discord's {DISCORD_LIMIT}/s);"
-          f" p50 {ms(statistics.median(sat_lat))}  p99 {ms(percentile(sat_lat, 0.99))} (queueing included)")
-    print(f"offered {args.rate:,.0f} picks/s      : {len(load_lat)} picks  p50 {ms(statistics.median(load_lat))}"
-          f"  p99 {ms(percentile(load_lat, 0.99))}" + (f"  (generator lagged on {lag:.0%})" if lag > 0.05 else ""))
-    return {"throughput": throughput, "p99_load": percentile(load_lat, 0.99)}
+    print(f"bare 1-row insert txn : db.write() p50 {ms(f['insert_p50'])}  p99 {ms(percentile(inserts, 0.99))};"
+          f"  by the writer p50 {ms(f['writer_insert_p50'])}  p99 {ms(percentile(writer_inserts, 0.99))}")
+    print(f"one pick, idle db     : p50 {ms(f['pick_p50'])}  p99 {ms(f['pick_p99'])}"
+          f"   ratio pick/insert = {f['pick_p50'] / f['insert_p50']:.1f}x (db.write insert),"
+          f" {f['pick_p50'] / f['writer_insert_p50']:.1f}x (writer insert)")
+    throughput = f["throughput"]
+    print(f"saturation            : {f['pods']} pods, {count} picks in {elapsed:.2f} s = {throughput:,.0f} picks/s"
+          f" ({throughput / DISCORD_LIMIT:.0f}x Discord's {DISCORD_LIMIT}/s); p50 {ms(f['sat_p50'])}  p99 {ms(f['sat_p99'])}"
+          f" (queueing included); CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick; {f['jobs_per_batch']:.1f} jobs per commit")
+    for label, trips in (("round trips, idle   ", f["trips_idle"]), ("round trips, busy   ", f["trips_busy"])):
+        print(f"{label}   : per pick {trips['socket_round_trips']:.2f} over sockets,"
+              f" {trips['aiosqlite_round_trips']:.2f} to aiosqlite's thread, {trips['writer_handovers']:.2f} to the writer's")
+    print(f"offered {f['rate']:,.0f} picks/s      : {f['load_picks']} picks  p50 {ms(f['load_p50'])}"
+          f"  p99 {ms(f['load_p99'])}" + (f"  (generator lagged on {f['lag']:.0%})" if f["lag"] > 0.05 else ""))
 
 
-async def scratch_postgres(admin_url: str):
+async def scratch_postgres(admin_url: str, *, quiet: bool = False):
+    """(url of a new scratch database, async drop()), or (None, why it is unreachable)."""
     import asyncpg
     from sqlalchemy.engine import make_url
 
@@ -191,8 +287,10 @@ async def scratch_postgres(admin_url: str):
     try:
         connection = await asyncio.wait_for(asyncpg.connect(dsn), 5)
     except (OSError, TimeoutError, asyncpg.PostgresError) as error:
-        print(f"\n(PostgreSQL skipped: {admin_url} not reachable: {error})")
-        return None, None
+        why = f"PostgreSQL not reachable at {make_url(admin_url).render_as_string()}: {type(error).__name__}: {error}"
+        if not quiet:
+            print(f"\n({why}; skipped)")
+        return None, why
     await connection.execute(f'CREATE DATABASE "{name}"')
     await connection.close()
 
@@ -204,7 +302,7 @@ async def scratch_postgres(admin_url: str):
     return make_url(admin_url).set(database=name).render_as_string(hide_password=False), drop
 
 
-async def main() -> None:
+def options(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pods", type=int, default=100)
     parser.add_argument("--picks-per-pod", type=int, default=48, help="picks each pod makes in the saturation run")
@@ -215,16 +313,31 @@ async def main() -> None:
         "--postgres", default=os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
     )
     parser.add_argument("--sqlite-only", action="store_true")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+async def run(args: argparse.Namespace, *, quiet: bool = False) -> dict[str, dict | str]:
+    """{"sqlite": figures, "postgresql": figures, or a sentence saying why it was skipped}."""
+    results: dict[str, dict | str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        await run_backend("SQLite (file, WAL)", f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", args)
-    if not args.sqlite_only:
-        url, drop = await scratch_postgres(args.postgres)
-        if url is not None:
-            try:
-                await run_backend("PostgreSQL", url, args)
-            finally:
-                await drop()
+        results["sqlite"] = await run_backend("SQLite (file, WAL)", f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", args,
+                                              quiet=quiet)
+    if args.sqlite_only:
+        results["postgresql"] = "not asked for (--sqlite-only)"
+        return results
+    url, drop = await scratch_postgres(args.postgres, quiet=quiet)
+    if url is None:
+        results["postgresql"] = drop
+        return results
+    try:
+        results["postgresql"] = await run_backend("PostgreSQL", url, args, quiet=quiet)
+    finally:
+        await drop()
+    return results
+
+
+async def main() -> None:
+    await run(options())
 
 
 if __name__ == "__main__":

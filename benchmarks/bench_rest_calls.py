@@ -52,7 +52,7 @@ def kind(call) -> str:
     return f"{call.method} {call.route}"
 
 
-async def run_draft(mode: str, players: list[int], packs: int, pack_size: int) -> None:
+async def run_draft(mode: str, players: list[int], packs: int, pack_size: int, *, quiet: bool = False) -> dict:
     fake = FakeDiscord()
     await fake.start()
     build_world(fake)
@@ -80,7 +80,7 @@ async def run_draft(mode: str, players: list[int], packs: int, pack_size: int) -
                     await pick_by_reaction(fake, player, message, 0)
                 picks += 1
                 if mode == "reactions" and picks == total // 2:
-                    restart = await _restart(fake, bot, players)
+                    restart = await _restart(fake, bot, players, quiet=quiet)
             elapsed = time.perf_counter() - started
             await fake.wait_for(lambda: any("is complete" in m.get("content", "") for m in fake.messages(WORLD.channel)))
             calls = [c for i, c in enumerate(fake.rest_log) if i >= since and not restart[0] <= i < restart[1]]
@@ -90,19 +90,24 @@ async def run_draft(mode: str, players: list[int], packs: int, pack_size: int) -
     by_kind = Counter(kind(c) for c in calls)
     once = sum(n for k, n in by_kind.items() if "once" in k) + by_kind.get("open DM channel", 0)
     per_pick = len(calls) - by_kind.get("add reaction", 0) - once
+    limited = len(calls) - sum(n for k, n in by_kind.items() if k in NOT_RATE_LIMITED)
+    figures = {"mode": mode, "picks": total, "rate_limited": limited / total, "by_kind": dict(by_kind),
+               "restart_reads": restart[2] if len(restart) > 2 else None, "players": len(players)}
+    if quiet:
+        return figures
     print(f"\n== {mode} mode: {total} picks by {len(players)} players in {elapsed:.1f} s ==")
     print(f"  all REST calls per pick                          : {len(calls) / total:.2f}")
     print(f"  excluding reactions                              : {(len(calls) - by_kind.get('add reaction', 0)) / total:.2f}")
     print(f"  excluding reactions and once-per-draft/player    : {per_pick / total:.2f}")
-    limited = len(calls) - sum(n for k, n in by_kind.items() if k in NOT_RATE_LIMITED)
     print(f"  RATE-LIMITED calls per pick (all but callbacks)  : {limited / total:.2f}")
     for name, count in sorted(by_kind.items(), key=lambda item: -item[1]):
         print(f"  {name:<49}: {count} ({count / total:.2f}/pick)")
+    return figures
 
 
-async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int]) -> tuple[int, int]:
+async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int], *, quiet: bool = False) -> tuple[int, int, int]:
     """Restart the bot mid-draft (issue 16): it reads each player's pack message once. Returns the
-    range of REST calls the restart made (left out of the per-pick figures)."""
+    range of REST calls the restart made (left out of the per-pick figures) and the reads made."""
     pending = len(players)  # every player's one pack message: showing a pack, or "waiting"
     begin = len(fake.rest_log)
     started = time.perf_counter()
@@ -115,10 +120,11 @@ async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int]) -> tu
         await fake.wait_for(lambda: reads() >= pending, timeout=90, what="the startup reads")
     except AssertionError:
         print(f"   (only {reads()} of {pending} pending pack messages read within 90 s)")
-    print(f"\n   restart mid-draft: {reads()} message reads for {pending} players' pack messages "
-          f"({reads() / max(pending, 1):.2f} each), done {time.perf_counter() - started:.1f} s after the kill; "
-          "paced at 20 reads/s, 1,000 active 8-seat pods (8,000 pack messages) take ≤ 400 s")
-    return begin, len(fake.rest_log)
+    if not quiet:
+        print(f"\n   restart mid-draft: {reads()} message reads for {pending} players' pack messages "
+              f"({reads() / max(pending, 1):.2f} each), done {time.perf_counter() - started:.1f} s after the kill; "
+              "paced at 20 reads/s, 1,000 active 8-seat pods (8,000 pack messages) take ≤ 400 s")
+    return begin, len(fake.rest_log), reads()
 
 
 def _components(message: dict) -> list[dict]:
@@ -143,15 +149,19 @@ def _ready(fake: FakeDiscord, players: list[int], mode: str) -> list[tuple[int, 
     return out
 
 
+async def run(players: int = 8, packs: int = 2, pack_size: int = 15, *, quiet: bool = False) -> dict[str, dict]:
+    """{mode: figures} for a draft in each pick mode."""
+    chosen = WORLD.players[:players]
+    return {mode: await run_draft(mode, chosen, packs, pack_size, quiet=quiet) for mode in ("buttons", "reactions")}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--packs", type=int, default=2)
     parser.add_argument("--pack-size", type=int, default=15)
     args = parser.parse_args()
-    players = WORLD.players[: args.players]
-    for mode in ("buttons", "reactions"):
-        await run_draft(mode, players, args.packs, args.pack_size)
+    await run(args.players, args.packs, args.pack_size)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ async def timed(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-async def run_backend(name: str, url: str, counts: list[int], repeats: int) -> dict[int, float]:
+async def run_backend(name: str, url: str, counts: list[int], repeats: int, *, quiet: bool = False) -> dict[int, float]:
     db = Database(url)
     results: dict[int, float] = {}
     try:
@@ -102,31 +102,40 @@ async def run_backend(name: str, url: str, counts: list[int], repeats: int) -> d
             async with db.read() as session:
                 await session.execute(text("SELECT id FROM draft_pods WHERE id = 1"))
 
-        print(f"\n== {name} ==")
+        if not quiet:
+            print(f"\n== {name} ==")
         for count in sorted(counts):
             await fill(db, template, count - made, 100_000 + made)
             made = count
             sweep = await timed(lambda: one_sweep(db), repeats)
             floor = await timed(bare_select, repeats)
             results[count] = sweep
-            print(f"{count:>6} running pods, nothing due: one sweep {ms(sweep)}   "
-                  f"(a bare 1-row SELECT {ms(floor)}; ratio {sweep / floor:.1f}x)")
+            if not quiet:
+                print(f"{count:>6} running pods, nothing due: one sweep {ms(sweep)}   "
+                      f"(a bare 1-row SELECT {ms(floor)}; ratio {sweep / floor:.1f}x)")
     finally:
         await db.dispose()
     return results
 
 
-async def run(counts: list[int], *, repeats: int = 50, sqlite_only: bool = False, postgres: str | None = None) -> dict:
-    figures: dict[str, dict[int, float]] = {}
+async def run(counts: list[int], *, repeats: int = 50, sqlite_only: bool = False, postgres: str | None = None,
+              quiet: bool = False) -> dict[str, dict[int, float] | str]:
+    """{"sqlite": {pods: seconds per sweep}, "postgresql": the same, or why it was skipped}."""
+    figures: dict[str, dict[int, float] | str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        figures["sqlite"] = await run_backend("SQLite (file, WAL)", f"sqlite+aiosqlite:///{tmp}/sweep.sqlite3", counts, repeats)
-    if not sqlite_only and postgres:
-        url, drop = await scratch_postgres(postgres)
-        if url is not None:
-            try:
-                figures["postgresql"] = await run_backend("PostgreSQL", url, counts, repeats)
-            finally:
-                await drop()
+        figures["sqlite"] = await run_backend("SQLite (file, WAL)", f"sqlite+aiosqlite:///{tmp}/sweep.sqlite3", counts,
+                                              repeats, quiet=quiet)
+    if sqlite_only or not postgres:
+        figures["postgresql"] = "not asked for"
+        return figures
+    url, drop = await scratch_postgres(postgres, quiet=quiet)
+    if url is None:
+        figures["postgresql"] = drop
+        return figures
+    try:
+        figures["postgresql"] = await run_backend("PostgreSQL", url, counts, repeats, quiet=quiet)
+    finally:
+        await drop()
     return figures
 
 

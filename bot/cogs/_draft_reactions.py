@@ -183,18 +183,23 @@ class DraftReactions:
 
     async def reconcile(self) -> int:
         """Read each running pod's pack messages once (one per human seat), paced, and count what
-        changed while the bot was away."""
-        pending = await reactions.pending(self.db)
-        for number, target in enumerate(pending):
-            if number:
-                await asyncio.sleep(1 / RECONCILE_PER_SECOND)  # pacing, not synchronisation
-            try:
-                message = await self.bot.get_partial_messageable(target.channel_id).fetch_message(target.message_id)
-            except discord.HTTPException:
-                log.info("could not read pack message %s", target.message_id, exc_info=True)
-                continue
-            await self._reconcile_one(target, message)
-        return len(pending)
+        changed while the bot was away. Listed a page at a time: messages sent after the start
+        are this process's own, and not read."""
+        through = await reactions.last_pack_message(self.db)
+        read, after = 0, 0
+        while page := await reactions.pending(self.db, after=after, through=through):
+            for target in page:
+                if read:
+                    await asyncio.sleep(1 / RECONCILE_PER_SECOND)  # pacing, not synchronisation
+                read += 1
+                try:
+                    message = await self.bot.get_partial_messageable(target.channel_id).fetch_message(target.message_id)
+                except discord.HTTPException:
+                    log.info("could not read pack message %s", target.message_id, exc_info=True)
+                    continue
+                await self._reconcile_one(target, message)
+            after = page[-1].row_id
+        return read
 
     async def _reconcile_one(self, target: reactions.PackMessage, message: discord.Message) -> None:
         """Compare the letters highlighted on `message` (read just now) with those on record."""

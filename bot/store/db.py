@@ -11,6 +11,11 @@ The bot bounds every wait for the database (`write_wait`): when the database is 
 unreachable for longer, the transaction fails with an error `bot.store.outage.is_database_outage`
 recognises, so a user hears "try again" within Discord's 3-second interaction window.
 
+A hot write use case (a pick) is a job instead, run whole by the database's writer and committed
+together with the other jobs queued at the same moment (`bot.store.writer`):
+
+    result = await db.transact(job)     # async def job(session) -> result
+
 A write use case can leave notices for after its commit (`notify_after_commit`): the outbox
 announces the messages it queued, so the process sends them at once, and the deadlines announce
 the earliest time they armed, so the sweeper wakes in time. Nothing is announced on rollback.
@@ -20,21 +25,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
+import threading
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from bot.store import writer
 from bot.store.outage import DatabaseUnavailable
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+# Set while a task is inside `Database.write()`: a job handed to the writer from there would wait
+# for SQLite's write lock, which that task holds.
+_IN_WRITE: contextvars.ContextVar[bool] = contextvars.ContextVar("in_write_transaction", default=False)
+POSTGRES_WRITER_LANES = 4
 _WRITE_OPTION = "bot_write_transaction"
 _NOTICES = "after_commit_notices"
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def notify_after_commit(session: AsyncSession, topic: str, *items: object) -> None:
@@ -49,8 +63,11 @@ def _prepare_sqlite_file(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
-def _install_sqlite_pragmas(engine: AsyncEngine, *, foreign_keys: bool, busy_timeout_ms: int) -> None:
-    sync_engine = engine.sync_engine
+def _install_sqlite_pragmas(
+    sync_engine: Engine, *, foreign_keys: bool, busy_timeout_ms: int, synchronous: str = "NORMAL"
+) -> None:
+    """`synchronous`: NORMAL survives a crash of the process (WAL); FULL also a power cut (an fsync
+    per commit, which the writer's group commits share)."""
 
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
@@ -60,7 +77,7 @@ def _install_sqlite_pragmas(engine: AsyncEngine, *, foreign_keys: bool, busy_tim
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
         cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")
@@ -80,32 +97,54 @@ class Database:
         """`sqlite_foreign_keys=False` is for migrations only: SQLite rebuilds a table to alter it,
         and dropping the old copy with foreign keys on would cascade-delete its child rows.
 
-        `write_wait`: the most seconds a transaction waits for the database: on SQLite half of it
-        for this process's turn to write and half in SQLite's busy wait (another process holding
-        the file), on PostgreSQL for a connection (connecting, or from the pool). None (tools,
-        benchmarks, tests) waits as long as it takes."""
+        `write_wait`: the most seconds a transaction (or a writer's batch) waits for the database:
+        on SQLite half of it for this process's turn to write and half in SQLite's busy wait
+        (another process holding the file), on PostgreSQL for a connection (connecting, or from the
+        pool). None (tools, benchmarks, tests) waits as long as it takes."""
         self.url = url
         self.backend = "postgresql" if url.startswith("postgresql") else "sqlite"
         self.write_wait = write_wait
+        self._busy_timeout_ms = SQLITE_BUSY_TIMEOUT_MS if write_wait is None else int(write_wait * 500)
         kwargs: dict = {"echo": echo}
         if self.backend == "sqlite":
             _prepare_sqlite_file(url)
-            busy_timeout_ms = SQLITE_BUSY_TIMEOUT_MS if write_wait is None else int(write_wait * 500)
-            kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000}
+            kwargs["connect_args"] = {"timeout": self._busy_timeout_ms / 1000}
         else:
-            kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
-            if write_wait is not None:
-                kwargs.update(pool_timeout=write_wait, connect_args={"timeout": write_wait})
+            kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True, **self._postgres_waits())
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         if self.backend == "sqlite":
-            _install_sqlite_pragmas(self.engine, foreign_keys=sqlite_foreign_keys, busy_timeout_ms=busy_timeout_ms)
-        write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
+            _install_sqlite_pragmas(self.engine.sync_engine, foreign_keys=sqlite_foreign_keys,
+                                    busy_timeout_ms=self._busy_timeout_ms)
+        writer.count_writes(self.engine.sync_engine)
+        self._write_engine = self.engine.execution_options(**{_WRITE_OPTION: True})
         self._read = async_sessionmaker(self.engine, expire_on_commit=False)
-        self._write = async_sessionmaker(write_engine, expire_on_commit=False)
+        self._write = async_sessionmaker(self._write_engine, expire_on_commit=False)
         # SQLite has one writer at a time. Queueing writers here, in FIFO order, is far cheaper than
         # letting them spin in SQLite's busy handler (which sleeps up to 100 ms per retry).
         self._sqlite_write_lock = asyncio.Lock() if self.backend == "sqlite" else None
         self._listeners: dict[str, Callable[[list], None]] = {}
+        # SQLite has one writer; PostgreSQL several lanes, each with a connection of its own while it
+        # commits a batch, so one lane's round trips overlap the others' work.
+        lanes = 1 if self.backend == "sqlite" else POSTGRES_WRITER_LANES
+        turn = self._turn_to_write if self._sqlite_write_lock is not None else None
+        self._lanes = [writer.GroupCommit(self._run_batch, turn) for _ in range(lanes)]
+        self._writer: writer.WriterThread | None = None  # SQLite: started by the first job
+        self._writer_engine: writer.InlineEngine | None = None  # the writer thread's own connection
+        # PostgreSQL: a connection per lane, kept between batches and not pinged before each one:
+        # a dead connection fails its batch, which is then replaced and runs again (`writer`).
+        self._lane_engine: AsyncEngine | None = None
+        if self.backend == "postgresql":
+            lane_engine = create_async_engine(url, echo=echo, pool_size=lanes, max_overflow=0, **self._postgres_waits())
+            writer.count_writes(lane_engine.sync_engine)
+            self._lane_engine = lane_engine.execution_options(**{_WRITE_OPTION: True})
+        self._sqlite_foreign_keys = sqlite_foreign_keys
+        database = make_url(url).database or ""
+        self._sqlite_file = self.backend == "sqlite" and database not in ("", ":memory:") and not database.startswith("file:")
+
+    def _postgres_waits(self) -> dict:
+        if self.write_wait is None:
+            return {}
+        return {"pool_timeout": self.write_wait, "connect_args": {"timeout": self.write_wait}}
 
     def listen(self, topic: str, listener: Callable[[list], None]) -> None:
         """`listener(items)` runs after each commit that left notices of `topic` (it must not block)."""
@@ -114,11 +153,15 @@ class Database:
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction: committed on success, rolled back on any exception."""
-        async with self._unreachable_is_unavailable(), self._turn_to_write(), self._write() as session:
-            session.info[_NOTICES] = defaultdict(list)
-            async with session.begin():
-                yield session
-            notices = session.info.pop(_NOTICES)
+        token = _IN_WRITE.set(True)
+        try:
+            async with self._unreachable_is_unavailable(), self._turn_to_write(), self._write() as session:
+                session.info[_NOTICES] = defaultdict(list)
+                async with session.begin():
+                    yield session
+                notices = session.info.pop(_NOTICES)
+        finally:
+            _IN_WRITE.reset(token)
         self._announce(notices)
 
     @contextlib.asynccontextmanager
@@ -159,10 +202,62 @@ class Database:
                 except Exception:  # the commit stands; the sweeper catches up with what was missed
                     log.exception("after-commit listener for %s failed", topic)
 
+    async def transact(self, job: Callable[[AsyncSession], Awaitable[T]], *, key: int = 0) -> T:
+        """Run `job(session)` as a write transaction by the writer, grouped with the jobs queued at
+        the same moment, and return its result once the commit holding its changes is done; its
+        exception is raised here (its changes rolled back, the others' kept). Its after-commit
+        notices are announced then. The job uses only its session, and may run more than once, so
+        it has no effects outside the database. `key` (e.g. the pod's id): jobs with the same key
+        always go to the same writer lane, so they never wait on each other's locks across lanes."""
+
+        if _IN_WRITE.get() or threading.current_thread().name == writer.THREAD_NAME:
+            raise RuntimeError("a job is handed to the writer from a use case, never from a transaction or a job")
+
+        async def with_notices(session: AsyncSession) -> tuple[T, dict[str, list]]:
+            session.info[_NOTICES] = defaultdict(list)
+            return await job(session), session.info[_NOTICES]
+
+        async with self._unreachable_is_unavailable():
+            result, notices = await self._lanes[key % len(self._lanes)].submit(with_notices)
+        self._announce(notices)
+        return result
+
+    def writer_stats(self) -> writer.Stats:
+        """Batches and jobs the writer has run so far (all lanes)."""
+        return sum((lane.stats for lane in self._lanes), writer.Stats())
+
+    async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
+        if self._lane_engine is not None:
+            return await writer.run_batch(self._lane_engine, jobs)
+        if not self._sqlite_file:
+            # An in-memory SQLite database lives in its one connection, which the writer can't share.
+            return await writer.run_batch(self._write_engine, jobs)
+        if self._writer is None:
+            self._writer = writer.WriterThread()
+            # A plain sqlite3 connection, opened and used by the writer's thread only.
+            engine = create_engine(make_url(self.url).set(drivername="sqlite+pysqlite"), pool_size=1, max_overflow=0,
+                                   connect_args={"timeout": self._busy_timeout_ms / 1000})
+            # A pick is answered only after its commit: that commit is on disk (FULL), at one fsync
+            # per group of picks.
+            _install_sqlite_pragmas(engine, foreign_keys=self._sqlite_foreign_keys,
+                                    busy_timeout_ms=self._busy_timeout_ms, synchronous="FULL")
+            writer.count_writes(engine)
+            self._writer_engine = writer.InlineEngine(engine.execution_options(**{_WRITE_OPTION: True}))
+        return await self._writer.run(writer.run_batch(self._writer_engine, jobs))
+
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         async with self._unreachable_is_unavailable(), self._read() as session, session.begin():
             yield session
 
     async def dispose(self) -> None:
+        for lane in self._lanes:
+            await lane.idle()
+        if self._lane_engine is not None:
+            await self._lane_engine.dispose()
+        if self._writer is not None:
+            assert self._writer_engine is not None
+            await self._writer.run(self._writer_engine.dispose())  # its connection belongs to that thread
+            await self._writer.stop()
+            self._writer = self._writer_engine = None
         await self.engine.dispose()

@@ -87,7 +87,7 @@ async def test_a_letter_beyond_the_pack_is_no_card(db):
 async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db):
     pod_id, prompts = await reaction_pod(db, players=3)
     (a, pa), (b, pb), (c, pc) = sorted(prompts.items())
-    pending = {m.seat: m for m in await reactions.pending(db)}
+    pending = {m.seat: m for m in await reactions.all_pending(db)}
     assert set(pending) == {pa.seat, pb.seat, pc.seat} and pending[pa.seat].user_id == a
 
     # a highlighted 🇧 while the bot was away: the pick.
@@ -104,10 +104,10 @@ async def test_reconcile_counts_one_change_asks_for_several_and_never_repicks(db
     # a's message no longer shows a current pack: a stale reading is ignored, its record kept.
     assert await reactions.reconcile(db, pending[pa.seat], 0b111) is None
     assert (await drafts.pack_message(db, pending[pa.seat].message_id)).highlights == 0b10
-    assert {m.seat for m in await reactions.pending(db) if m.current} == {pc.seat}
+    assert {m.seat for m in await reactions.all_pending(db) if m.current} == {pc.seat}
     # One message alone (read again after a database outage): the same listing, narrowed.
     assert await reactions.pending(db, message_id=pending[pc.seat].message_id) == [
-        m for m in await reactions.pending(db) if m.seat == pc.seat
+        m for m in await reactions.all_pending(db) if m.seat == pc.seat
     ]
     assert await reactions.pending(db, message_id=123_456_789) == []
 
@@ -121,7 +121,7 @@ async def test_a_pack_sent_again_retires_the_old_pack_message(db):
     assert (await drafts.pack_message(db, old.message_id)).pack_id is None
     assert (await reactions.toggle(db, old.message_id, a, 0, True)).outcome == reactions.STALE
     assert (await reactions.toggle(db, 990, a, 0, True)).outcome == reactions.PICKED
-    assert [(m.message_id, m.current) for m in await reactions.pending(db) if m.seat == first.seat] == [(990, False)]
+    assert [(m.message_id, m.current) for m in await reactions.all_pending(db) if m.seat == first.seat] == [(990, False)]
 
 
 async def test_reconcile_brings_a_waiting_message_up_to_date(db):
@@ -131,7 +131,7 @@ async def test_reconcile_brings_a_waiting_message_up_to_date(db):
     (a, first), (b, second) = sorted(prompts.items())
     message = await drafts.pack_message_of(db, pod_id, first.seat)
     await reactions.toggle(db, message.message_id, a, 0, True)  # a picks 🇦 and waits
-    (waiting,) = [m for m in await reactions.pending(db) if m.seat == first.seat]
+    (waiting,) = [m for m in await reactions.all_pending(db) if m.seat == first.seat]
     assert not waiting.current
     done = await reactions.reconcile(db, waiting, 0b101)  # 🇨 clicked on while the bot was away
     assert done.outcome == reactions.UNCHANGED
@@ -158,3 +158,19 @@ async def test_a_late_record_of_an_older_pack_never_moves_the_message_back(db):
     assert (shown.pack_id, shown.pack_pick) == (nxt.pack_id, nxt.pack_pick)
     done = await reactions.toggle(db, 700, first_a.user_id, 1, True)
     assert done.outcome == reactions.PICKED and done.result.card == nxt.cards[1]
+
+
+async def test_a_start_lists_pack_messages_a_page_at_a_time_up_to_the_newest_at_start(db):
+    """Pages of `pending` cover every pending pack message once; one sent after the start (a row
+    newer than `last_pack_message` then) is this process's own and not listed."""
+    _, prompts = await reaction_pod(db, players=5)
+    through = await reactions.last_pack_message(db)
+    pages, after = [], 0
+    while page := await reactions.pending(db, after=after, through=through, limit=2):
+        pages.append([m.message_id for m in page])
+        after = page[-1].row_id
+    assert pages == [[900, 901], [902, 903], [904]]
+    newest = sorted(prompts.values(), key=lambda p: p.seat)[0]
+    await drafts.record_shown(db, newest, channel_id=CHANNEL, message_id=995)  # sent after the start
+    listed = [m.message_id for m in await reactions.pending(db, through=through)]
+    assert 995 not in listed and len(listed) == 4  # and the message it replaced is retired

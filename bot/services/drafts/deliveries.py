@@ -60,10 +60,9 @@ async def queue_packs(
     response; the rest are sent right after the commit. Returns every prompt, and the held row."""
     prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
     sendable = [p for p in prompts if not p.dm_closed]
-    held = [p for p in sendable if p.seat == hold_seat]
-    await outbox.queue(session, *(pack_message(p) for p in sendable if p.seat != hold_seat))
-    held_rows = await outbox.queue(session, *(pack_message(p) for p in held), hold=True)
-    return prompts, (held_rows[0] if held_rows else None)
+    held = [pack_message(p) for p in sendable if p.seat == hold_seat]
+    rows = await outbox.queue(session, *(pack_message(p) for p in sendable if p.seat != hold_seat), held=held)
+    return prompts, (rows[-1] if held else None)
 
 
 async def queue_completion(session: AsyncSession, pod: Pod) -> None:

@@ -17,10 +17,10 @@ from bot.services.drafts.state import (
     NOUN,
     STATUSES,
     PackPrompt,
-    Pod,
     PodView,
     SeatClock,
     decode,
+    load_pod,
     pod_view,
     view_of,
 )
@@ -60,7 +60,9 @@ async def _deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> 
     except engine.DraftError as error:
         raise UserError(str(error)) from None
     state = engine.DraftState.new(config, engine.generate_packs(cube, config, row.seed))
-    pod = Pod(row, loaded.seats, state, [SeatClock(waiting_since=now) for _ in loaded.seats])
+    await session.flush()  # the seating, which the pod is read back with
+    pod = await load_pod(session, row.id)
+    pod.state, pod.clocks = state, [SeatClock(waiting_since=now) for _ in pod.seats]
     heads_before: list = [None] * len(loaded.seats)  # every seat's first pack is new to it
     await run_bot_seats(session, pod, now)
     _, prompts, _ = await finish(session, pod, heads_before, now)

@@ -1,9 +1,9 @@
 """Picks: by a player (button, select, reaction, /draft pick), by the timer, or by a bot seat.
 
 One pick is one write transaction: load the pod and its seats (locked), let the engine apply the
-pick, insert the pick row (its unique keys make a double click count once), let bot seats pick
-what reached them, restart the clocks of seats whose pack changed, queue their pack DMs in the
-outbox, move the pick-timer deadline if it must fire earlier, and write the pod back.
+pick, let bot seats pick what reached them, restart the clocks of seats whose pack changed, queue
+their pack DMs in the outbox, move the pick-timer deadline if it must fire earlier, and write the
+pod back with the new pick rows (their unique keys make a double click count once).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from bot.formats import draft as engine
 from bot.services import deadlines, goldfish, outbox, tables
 from bot.services.drafts import deliveries
 from bot.services.drafts.pools import pick_hints, pool_cards
-from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, load_pod
+from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, SeatRow, load_pod
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
-from bot.store.models import DraftPick, DraftSeat
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
@@ -59,7 +58,8 @@ async def pick(
     `in_server`: picked with /draft pick, so the DM showing that pack loses its buttons.
     """
     now = now or utcnow()
-    async with db.write() as session:
+
+    async def use_case(session: AsyncSession) -> PickResult:
         pod = await load_pod(session, pod_id, lock=True)
         row = pod.seat_row(actor.user_id)
         tables.check_same_server(NOUN, pod.row, actor)
@@ -74,6 +74,8 @@ async def pick(
         if in_server:
             await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
         return result
+
+    return await db.transact(use_case, key=pod_id)
 
 
 def _closing(pod: Pod, result: PickResult, reason: str, **details) -> list[outbox.Message]:
@@ -97,7 +99,7 @@ async def apply_pick(
         event = state.pick(seat, pack_id, pack.cards[card_index])
     except engine.DraftError as error:
         raise Conflict(str(error)) from None
-    record_pick(session, pod, event, pack_pick, source, now)
+    record_pick(pod, event, pack_pick, source, now)
     row = pod.by_seat(seat)
     if source not in MACHINE_SOURCES and row.timeouts:
         row.timeouts = 0  # "repeated" time-outs means in a row
@@ -112,16 +114,21 @@ async def apply_pick(
     )
 
 
-def record_pick(session: AsyncSession, pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
+def record_pick(pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
+    """The pick row is written with the pod (`Pod.save`, or `Pod.write_picks` before a read of picks)."""
     row = pod.row
-    session.add(
-        DraftPick(
-            pod_id=row.id, guild_id=row.guild_id, seat=event.seat, round=event.round, pick_number=event.pick_number,
-            pack_id=event.pack_id, pack_pick=pack_pick, card=event.card, sequence=event.sequence, source=source,
-            picked_at=now,
-        )
-    )
+    pod.new_picks.append({
+        "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
+        "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
+        "sequence": event.sequence, "source": source, "picked_at": now,
+    })
     pod.clocks[event.seat].last_pick_at = now
+
+
+async def pool_of(session: AsyncSession, pod: Pod, seat: int) -> list[str]:
+    """The seat's picks so far, this transaction's included."""
+    await pod.write_picks(session)
+    return await pool_cards(session, pod.row.id, seat)
 
 
 async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
@@ -139,10 +146,10 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
             head = state.head(seat)
             if head is None:
                 continue
-            pool = await pool_cards(session, pod.row.id, seat)
+            pool = await pool_of(session, pod, seat)
             pack_pick = head.picks_made
             event = state.pick(seat, head.pack_id, engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings))
-            record_pick(session, pod, event, pack_pick, "bot", now)
+            record_pick(pod, event, pack_pick, "bot", now)
             picks += 1
             progressed = True
     return picks
@@ -166,7 +173,7 @@ async def finish(
     if state.is_complete() and pod.row.status == STATUSES.running:
         await _complete(session, pod, now)
     await schedule_timer(session, pod)
-    pod.save()
+    await pod.save(session)
     return changed, prompts, held
 
 
@@ -217,7 +224,8 @@ async def replace_with_bot(
 ) -> PickResult:
     """A bot takes over `player_id`'s seat and picks whatever reaches it from now on."""
     now = now or utcnow()
-    async with db.write() as session:
+
+    async def use_case(session: AsyncSession) -> PickResult:
         pod = await load_pod(session, pod_id, lock=True)
         await tables.require_manager(session, NOUN, pod.row, actor)
         if pod.row.status != STATUSES.running:
@@ -231,8 +239,10 @@ async def replace_with_bot(
         await outbox.queue(session, *_closing(pod, result, "bot"))
         return result
 
+    return await db.transact(use_case, key=pod_id)
 
-async def hand_to_bot(session: AsyncSession, pod: Pod, row: DraftSeat, now: datetime) -> PickResult:
+
+async def hand_to_bot(session: AsyncSession, pod: Pod, row: SeatRow, now: datetime) -> PickResult:
     state = pod.state
     assert state is not None
     row.is_bot = True

@@ -12,6 +12,7 @@ one such letter is the pick; several are asked about, never guessed.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -19,6 +20,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
+from bot.services import tables
 from bot.services.drafts.picking import PickResult, apply_pick
 from bot.services.drafts.state import STATUSES, Pod, load_pod
 from bot.store.db import Database
@@ -40,11 +42,12 @@ class PackMessage:
     highlights: int
     user_id: int | None = None  # filled by `pending`
     current: bool = False  # filled by `pending`: it showed the seat's current pack when listed
+    row_id: int = 0  # filled by `pending`: where its page ends (`pending(after=…)`)
 
 
 def _view(row: DraftPackMessage, user_id: int | None = None, current: bool = False) -> PackMessage:
     return PackMessage(row.pod_id, row.seat, row.channel_id, row.message_id, row.pack_id, row.pack_pick,
-                       row.letters, row.highlights, user_id, current)
+                       row.letters, row.highlights, user_id, current, row.id)
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,9 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
     """The player added (or removed) letter `index` on `message_id`. None: not a pack message of
     theirs. A toggle the bot has already seen (e.g. counted at startup) changes nothing."""
     bit = 1 << index
-    async with db.write() as session:
+    now = now or utcnow()
+
+    async def use_case(session: AsyncSession) -> Toggle | None:
         found = await _locked(session, message_id)
         if found is None:
             return None
@@ -115,7 +120,9 @@ async def toggle(db: Database, message_id: int, user_id: int, index: int, added:
         if seen == row.highlights:
             return Toggle(UNCHANGED, pod.row.id, user_id)
         row.highlights = seen
-        return await _pick(session, pod, row, user_id, (index,), now or utcnow())
+        return await _pick(session, pod, row, user_id, (index,), now)
+
+    return await db.transact(use_case, key=await _pod_of(db, message_id))
 
 
 async def reconcile(db: Database, target: PackMessage, observed: int, *, now: datetime | None = None) -> Toggle | None:
@@ -125,7 +132,9 @@ async def reconcile(db: Database, target: PackMessage, observed: int, *, now: da
     (the player is waiting) the observed letters are only recorded, so later toggles compare
     with the truth. None: the message changed since it was listed (a live reaction was handled
     meanwhile: the reading is older than the record, which is kept)."""
-    async with db.write() as session:
+    now = now or utcnow()
+
+    async def use_case(session: AsyncSession) -> Toggle | None:
         found = await _locked(session, target.message_id)
         if found is None:
             return None
@@ -141,7 +150,30 @@ async def reconcile(db: Database, target: PackMessage, observed: int, *, now: da
         if not current:
             return Toggle(UNCHANGED, pod.row.id, user_id)
         letters = tuple(i for i in range(changed.bit_length()) if changed >> i & 1)
-        return await _pick(session, pod, row, user_id, letters, now or utcnow(), event=False)
+        return await _pick(session, pod, row, user_id, letters, now, event=False)
+
+    return await db.transact(use_case, key=target.pod_id)
+
+
+# A pack message belongs to one pod for good: which one, for routing its toggles to that pod's
+# writer lane (`Database.transact`'s key) without a read per reaction.
+_POD_OF_MESSAGE: OrderedDict[int, int] = OrderedDict()
+_POD_OF_MESSAGE_SIZE = 10_000
+
+
+async def _pod_of(db: Database, message_id: int) -> int:
+    pod_id = _POD_OF_MESSAGE.get(message_id)
+    if pod_id is None:
+        async with db.read() as session:
+            pod_id = (
+                await session.execute(select(DraftPackMessage.pod_id).where(DraftPackMessage.message_id == message_id))
+            ).scalar_one_or_none()
+        if pod_id is None:
+            return 0  # no such pack message: the job finds that out itself
+        _POD_OF_MESSAGE[message_id] = pod_id
+        if len(_POD_OF_MESSAGE) > _POD_OF_MESSAGE_SIZE:
+            _POD_OF_MESSAGE.popitem(last=False)
+    return pod_id
 
 
 async def _locked(session: AsyncSession, message_id: int) -> tuple[Pod, DraftPackMessage] | None:
@@ -188,11 +220,23 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     return Toggle(PICKED, pod_id, user_id, result=result)
 
 
-async def pending(db: Database, *, message_id: int | None = None) -> list[PackMessage]:
+PENDING_PAGE = 200  # pack messages listed at a time at startup (read at 20 a second: no need for more)
+
+
+async def last_pack_message(db: Database) -> int:
+    """The id of the newest pack message row (0: none): a start reconciles those up to it."""
+    async with db.read() as session:
+        return (await session.execute(select(func.max(DraftPackMessage.id)))).scalar_one() or 0
+
+
+async def pending(db: Database, *, after: int = 0, through: int | None = None, limit: int = PENDING_PAGE,
+                  message_id: int | None = None) -> list[PackMessage]:
     """The newest reaction pack message of every human seat of every running pod: those showing
     the seat's current pack (`current`), which a reaction may have picked from while the bot was
-    away, and those of waiting players, whose highlights the bot only brings up to date. With
-    `message_id`: that message only, if it is one of them."""
+    away, and those of waiting players, whose highlights the bot only brings up to date. A page at
+    a time (`limit` of them, by row id, after `after` and up to `through`), each pod's document
+    decoded once, so the memory a start needs does not grow with the number of running pods.
+    With `message_id`: that message only, if it is one of them."""
     newest = (
         select(func.max(DraftPackMessage.id))
         .group_by(DraftPackMessage.pod_id, DraftPackMessage.seat)
@@ -201,19 +245,32 @@ async def pending(db: Database, *, message_id: int | None = None) -> list[PackMe
     async with db.read() as session:
         rows = (
             await session.execute(
-                select(DraftPackMessage, DraftPod.state, DraftSeat.user_id)
+                select(DraftPackMessage, DraftSeat.user_id)
                 .join(DraftPod, DraftPod.id == DraftPackMessage.pod_id)
                 .join(DraftSeat, (DraftSeat.pod_id == DraftPackMessage.pod_id) & (DraftSeat.seat == DraftPackMessage.seat))
                 .where(DraftPod.status == STATUSES.running, DraftPackMessage.pack_id.is_not(None),
-                       DraftSeat.is_bot.is_(False), DraftPackMessage.id.in_(newest),
+                       DraftSeat.is_bot.is_(False), DraftPackMessage.id > after, DraftPackMessage.id.in_(newest),
+                       DraftPackMessage.id <= (through if through is not None else tables.MAX_ID),
                        *([DraftPackMessage.message_id == message_id] if message_id is not None else []))
                 .order_by(DraftPackMessage.id)
+                .limit(limit)
             )
         ).all()
+        pod_ids = {row.pod_id for row, _ in rows}
+        states = dict((await session.execute(select(DraftPod.id, DraftPod.state).where(DraftPod.id.in_(pod_ids)))).all())
     out = []
-    for row, state, user_id in rows:
+    for row, user_id in rows:
+        state = states.get(row.pod_id)
         if not state:
             continue
         pack = engine.DraftState.pack_in_dict(state, row.pack_id)
         out.append(_view(row, user_id, current=pack is not None and pack[0] == row.pack_pick))
+    return out
+
+
+async def all_pending(db: Database) -> list[PackMessage]:
+    """Every page of `pending` (tests and tools; the bot reads them page by page)."""
+    out: list[PackMessage] = []
+    while page := await pending(db, after=out[-1].row_id if out else 0):
+        out.extend(page)
     return out

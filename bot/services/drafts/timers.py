@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.formats import draft as engine
 from bot.services import deadlines, outbox
 from bot.services.drafts import deliveries
-from bot.services.drafts.picking import TIMER, PickResult, apply_pick, hand_to_bot, schedule_timer
-from bot.services.drafts.pools import pick_hints, pool_cards
+from bot.services.drafts.picking import TIMER, PickResult, apply_pick, hand_to_bot, pool_of, schedule_timer
+from bot.services.drafts.pools import pick_hints
 from bot.services.drafts.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
 from bot.store.db import Database
 
@@ -34,9 +34,11 @@ class TimerActions:
 
 @deadlines.handles(TIMER)
 async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerActions:
-    actions = TimerActions()
-    async with db.write() as session:
-        pod = await load_pod(session, int(due.key), lock=True)
+    pod_id = int(due.key)
+
+    async def use_case(session: AsyncSession) -> TimerActions:
+        actions = TimerActions()  # made here: the job may run again (see `Database.transact`)
+        pod = await load_pod(session, pod_id, lock=True)
         if pod.row.status != STATUSES.running:
             await deadlines.disarm(session, TIMER, due.key)
             return actions
@@ -45,8 +47,10 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
         await schedule_timer(session, pod)
         if pod.timer_due is None:
             await deadlines.disarm(session, TIMER, due.key)
-        pod.save()
-    return actions
+        await pod.save(session)
+        return actions
+
+    return await db.transact(use_case, key=pod_id)
 
 
 async def sweep_timers(db: Database, *, now: datetime | None = None) -> TimerActions:
@@ -81,7 +85,7 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
 
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
-    pool = await pool_cards(session, pod.row.id, row.seat)
+    pool = await pool_of(session, pod, row.seat)
     colours, ratings = await pick_hints(session, pod.row.id)
     card = engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings)
     row.timeouts += 1
