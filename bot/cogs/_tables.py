@@ -15,9 +15,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._outbox import Outgoing
 from bot.cogs._sweep import edit_channel_message
 from bot.services import tables
 from bot.services.errors import UserError
+from bot.services.outbox import Queued
 from bot.ui.confirm import ask_confirmation
 from bot.ui.dispatch import Component, actor_of
 from bot.ui.lobby import lobby_view
@@ -31,6 +33,7 @@ class TableCog(commands.Cog):
 
     def __init__(self, bot) -> None:  # bot: MtgBot
         self.bot = bot
+        bot.outbox.register(tables.lobby_kind(self.spec.kind), self.redrawn_lobby)
 
     @property
     def db(self):
@@ -83,6 +86,14 @@ class TableCog(commands.Cog):
             self.bot, table.channel_id, table.guild_id, table.lobby_message_id,
             embed=self.lobby_embed(table, note), view=self.lobby_view(table),
         )
+
+    async def redrawn_lobby(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        """The outbox's renderer for a lobby message to redraw (e.g. when the table is over)."""
+        table = await tables.get(self.db, self.spec, queued.payload["table_id"])
+        if table.lobby_message_id is None:
+            return None
+        return Outgoing(embeds=[self.lobby_embed(table)], view=self.lobby_view(table),
+                        edit=(table.channel_id, table.lobby_message_id))
 
     async def post_lobby(self, interaction: discord.Interaction, table: Any, content: str | None = None) -> None:
         """Answer a start command with the lobby (in its deferred response, if it was deferred), and

@@ -371,9 +371,9 @@ async def _commit(
         turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
     for seat in turns:  # the player's older DMs are stale from now on
         loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
-    if any(isinstance(e, engine.GameOver) for e in events):
-        values.update(status=STATUSES.finished, finished_at=utcnow())
     _save(loaded, **values)
+    if any(isinstance(e, engine.GameOver) for e in events):
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     messages: list[outbox.Message] = []
     public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
     if public:

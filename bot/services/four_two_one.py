@@ -37,7 +37,6 @@ from bot.services.errors import Conflict, PermissionDenied, UserError, engine_re
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.store.types import utcnow
 
 KIND = "421"  # also the leaderboard's format key and the command group
 NOUN = "league"
@@ -248,7 +247,9 @@ async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Ev
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
     if over:
         claims = {}
-    _save(loaded, claims=claims, **({"status": STATUSES.finished, "finished_at": utcnow()} if over else {}))
+    _save(loaded, claims=claims)
+    if over:
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events).to_payload())] if events else []
     await outbox.queue(session, *messages)
     if over:

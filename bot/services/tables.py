@@ -28,6 +28,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.services import outbox
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
 from bot.store.models import GuildSettings
@@ -309,6 +310,20 @@ async def begin(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, n
             seat.seat = number
         row.status, row.started_at = spec.statuses.running, now
         return await spec.begin(session, Loaded(row, order), now)
+
+
+def lobby_kind(kind: str) -> str:
+    """The outbox kind that redraws a table's lobby message (rendered by the format's `TableCog`)."""
+    return f"{kind}.lobby"
+
+
+async def finish(session: AsyncSession, row: Any, *, kind: str, finished: str, now: datetime | None = None) -> None:
+    """A running table of format `kind` is over: its status is `finished`, and its lobby message
+    (which said it was running) is redrawn after the commit, through the outbox."""
+    row.status, row.finished_at = finished, now or utcnow()
+    if row.lobby_message_id is not None:
+        await outbox.queue(session, outbox.Message(lobby_kind(kind), {"table_id": row.id}, channel_id=row.channel_id,
+                                                   guild_id=row.guild_id))
 
 
 async def cancel(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, now: datetime | None = None) -> Any:

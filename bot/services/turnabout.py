@@ -557,7 +557,8 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         state = _running(loaded)
         events = _engine_call(engine.end_event, state)
         [ended] = [e for e in events if isinstance(e, engine.EventEnded)]
-        _save(loaded, status=STATUSES.finished, finished_at=utcnow())
+        _save(loaded)
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
         n = len(ended.placings)
         await leaderboard.record_results(

@@ -33,7 +33,6 @@ from bot.services.errors import Conflict, PermissionDenied, UserError, engine_re
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import VortexGame, VortexSeat
-from bot.store.types import utcnow
 from bot.text import clean_name, escape, name_key
 
 if TYPE_CHECKING:
@@ -674,8 +673,8 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         events = _engine_call(engine.end_game, state, winner)
         loaded.extras["winner"] = winner_id
         # The end is told by the FINAL post below, not as a line of news.
-        await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver), status=STATUSES.finished,
-                      finished_at=utcnow())
+        await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
         channel = row.channel_id
         if winner_id is not None:

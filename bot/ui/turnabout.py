@@ -63,7 +63,7 @@ def registration_line(reg, seat: int | None = None) -> str:
 
 
 def lobby_embed(event: EventView, note: str | None = None) -> discord.Embed:
-    embed = discord.Embed(title=f"{event_name(event.id)} · registration", colour=discord.Colour.teal())
+    embed = discord.Embed(title=f"{event_name(event.id)} · {event.status}", colour=discord.Colour.teal())
     embed.description = settings_text(event.settings)
     regs = event.registrations
     if event.status == "registration":

@@ -276,7 +276,8 @@ async def exported(fake, world, user: int, fmt: str) -> tuple[str, str]:
 async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     p0, p1, p2 = world.players[:3]
     fake.set_dms_closed(p2)
-    pod_id, _ = await begin_pod(fake, world, [p0, p1, p2], packs=2, pack_size=5, pick_mode="buttons")
+    pod_id, lobby = await begin_pod(fake, world, [p0, p1, p2], packs=2, pack_size=5, pick_mode="buttons")
+    assert "drafting" in embed_text(fake.message(lobby["id"]))
     await fake.wait_for(
         lambda: any(f"<@{p2}>" in m.get("content", "") and "/draft pick" in m["content"] for m in fake.messages(world.channel)),
         what="closed-DM notice",
@@ -338,6 +339,8 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     table.players.remove(p1)
     await table.play(20 - len(table.picks[p0]) - len(table.picks[p2]))  # p0's and p2's remaining picks
     await wait_complete(fake, world, pod_id)
+    # The lobby message, which said the draft was running, says it is over.
+    await fake.wait_for(lambda: "Status\ncomplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
 
     log = await download_log(fake, world)
     assert log["status"] == "complete" and len(log["picks"]) == 30

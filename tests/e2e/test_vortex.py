@@ -293,6 +293,9 @@ async def _end(t: VortexDriver, fake, world) -> None:
     final = await fake.wait_for(lambda: [m for m in fake.messages(world.leaderboard_channel)[since:]
                                          if "is over" in (m.get("content") or "")], what="the final post")
     assert f"<@{winner}> wins" in final[0]["content"] and not fake.pinged_users(final[0])
+    lobby = next(m for m in fake.messages(world.channel)
+                 if any(f.get("name") == "Turn order" for e in m.get("embeds") or [] for f in e.get("fields") or []))
+    await fake.wait_for(lambda: "Status\nover" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn as over")
     assert await t.results() == {p.user_id: 1 if p.user_id == winner else 2 for p in state.players}
     after = await t.slash(winner, "draw")
     assert after.ephemeral and "no Vortex game here" in after.content

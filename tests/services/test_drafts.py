@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select
 
 from bot.cards.model import Card
 from bot.formats.draft import pass_direction
@@ -15,6 +16,7 @@ from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.db import Database
+from bot.store.models import OutboxMessage
 from bot.store.types import utcnow
 
 GUILD, CHANNEL, ORGANIZER = 1, 10, 100
@@ -493,3 +495,17 @@ async def test_the_stored_document_equals_a_replay_of_the_pick_rows(db, picks):
                 pending[nxt.user_id] = nxt
     stored, replayed = await stored_document_and_replay(db, pod.id)
     assert stored == replayed
+
+
+@pytest.mark.parametrize("posted", [True, False])
+async def test_a_finished_draft_redraws_its_lobby_message_once(db, posted):
+    """The lobby message said the draft was running: when it ends, one outbox row redraws it (none
+    when no lobby message was ever recorded)."""
+    pod = await new_pod(db, players=2, size=60, packs=1, pack_size=3)
+    if posted:
+        await drafts.set_lobby_message(db, pod.id, 555)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await play_out(db, pod.id, begun.prompts, random.Random(3))
+    async with db.read() as session:
+        rows = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == "draft.lobby"))).scalars().all()
+    assert [(r.payload, r.channel_id) for r in rows] == ([({"table_id": pod.id}, CHANNEL)] if posted else [])

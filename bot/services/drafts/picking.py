@@ -178,7 +178,7 @@ async def finish(
 
 
 async def _complete(session: AsyncSession, pod: Pod, now: datetime) -> None:
-    pod.row.status, pod.row.finished_at = STATUSES.finished, now
+    await tables.finish(session, pod.row, kind=NOUN, finished=STATUSES.finished, now=now)
     if pod.row.turns:
         # Scoring opens in the same transaction as the last pick: a crash can't lose it.
         await goldfish.open_event_for_pod(session, pod.row)
