@@ -98,6 +98,7 @@ async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_
     calls = rate_limited(fake, since)
     kinds = Counter(
         "letter" if c.method == "PUT" and "/reactions/" in c.path
+        else "lobby redrawn (once per draft)" if c.method == "PATCH" and c.path.startswith(f"/channels/{world.channel}/")
         else "edit" if c.method == "PATCH"
         else "notice" if c.method == "POST" and c.json and "your next pack" in (c.json.get("content") or "")
         else "other"
