@@ -2,10 +2,12 @@
 
     python -m benchmarks.bench_rest_calls [--players 8] [--packs 2] [--pack-size 15]
 
-Runs one full draft in `buttons` mode and one in `reactions` mode (a random player among those
-with a pack picks next, by clicking the first button / toggling 🇦 on their one pack message) and
-prints the REST calls the bot made per pick, by kind. "Rate-limited" counts every call but the
-interaction callbacks (Discord exempts those from the bot's global limit of 50 requests/s).
+Runs one full draft in `buttons` mode (a random player among those with a pack picks next, by
+clicking the first button, one pick at a time) and one in `reactions` mode (every player at once,
+as people do: each toggles 🇦 on their one pack message as soon as it shows a new pack, after a
+random think time of 0 to 2 × `--think` seconds) and prints the REST calls the bot made per pick,
+by kind. The bot runs with its default `PICK_CONFIRM_GRACE` (2 s). "Rate-limited" counts every call
+but the interaction callbacks (Discord exempts those from the bot's global limit of 50 requests/s).
 Aims: buttons ≤ 0.5 rate-limited calls per pick, reactions ≤ 2.
 """
 
@@ -24,12 +26,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.conftest import WORLD, build_world  # noqa: E402
-from tests.e2e.drivers.draft import join_all, live_reaction_packs, pick_by_reaction, start_lobby  # noqa: E402
+from tests.e2e.drivers.common import embed_text  # noqa: E402
+from tests.e2e.drivers.draft import join_all, live_reaction_packs, pack_title, start_lobby, toggle_letter  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 from tests.fake_discord import FakeDiscord  # noqa: E402
 
 REACTION_PUT = re.compile(r"/reactions/.+/@me$")
 NOT_RATE_LIMITED = ("interaction callback",)
+BOT_ENV = {"PICK_CONFIRM_GRACE": "2"}  # the bot's default (the test harness sets 0)
 
 
 def kind(call) -> str:
@@ -45,6 +49,8 @@ def kind(call) -> str:
         if call.files:
             return "final pool DM (once per player)"
         return "pack DM" if call.json and call.json.get("embeds") else "'next pack is ready' notice"
+    if call.method == "PATCH" and call.path.startswith(f"/channels/{WORLD.channel}/"):
+        return "lobby redrawn (once per draft)"
     if call.method == "PATCH":
         return "edit message"
     if call.path == "/users/@me/channels":
@@ -52,12 +58,13 @@ def kind(call) -> str:
     return f"{call.method} {call.route}"
 
 
-async def run_draft(mode: str, players: list[int], packs: int, pack_size: int, *, quiet: bool = False) -> dict:
+async def run_draft(mode: str, players: list[int], packs: int, pack_size: int, *, think: float = 0.0,
+                    quiet: bool = False) -> dict:
     fake = FakeDiscord()
     await fake.start()
     build_world(fake)
     with tempfile.TemporaryDirectory() as tmp:
-        bot = BotProcess(fake, f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", Path(tmp))
+        bot = BotProcess(fake, f"sqlite+aiosqlite:///{tmp}/bench.sqlite3", Path(tmp), env=BOT_ENV)
         await bot.start()
         try:
             pod_id, lobby = await start_lobby(
@@ -67,23 +74,17 @@ async def run_draft(mode: str, players: list[int], packs: int, pack_size: int, *
             since = len(fake.rest_log)
             await fake.click(players[-1], lobby, f"draft:lobby:{pod_id}:join")  # fills the lobby: begins
             total = len(players) * packs * pack_size
-            picks, restart = 0, (0, 0)
-            rng = random.Random(1)
             started = time.perf_counter()
-            while picks < total:
-                ready = await fake.wait_for(lambda: _ready(fake, players, mode), timeout=30, what="a pack")
-                player, message = rng.choice(ready)  # whoever happens to look at Discord next
-                if mode == "buttons":
-                    button = next(c for c in _components(message) if c.get("custom_id", "").startswith("dp:"))
-                    await fake.click(player, message, button["custom_id"])
-                else:
-                    await pick_by_reaction(fake, player, message, 0)
-                picks += 1
-                if mode == "reactions" and picks == total // 2:
-                    restart = await _restart(fake, bot, players, quiet=quiet)
+            if mode == "buttons":
+                restart = await _one_at_a_time(fake, players, total)
+            else:
+                restart = await _all_at_once(fake, bot, players, total, think, quiet=quiet)
             elapsed = time.perf_counter() - started
             await fake.wait_for(lambda: any("is complete" in m.get("content", "") for m in fake.messages(WORLD.channel)))
             calls = [c for i, c in enumerate(fake.rest_log) if i >= since and not restart[0] <= i < restart[1]]
+        except BaseException:
+            print(f"the bot's log, last lines:\n{bot.log_tail(150)}", file=sys.stderr)
+            raise
         finally:
             await bot.stop()
             await fake.stop()
@@ -103,6 +104,63 @@ async def run_draft(mode: str, players: list[int], packs: int, pack_size: int, *
     for name, count in sorted(by_kind.items(), key=lambda item: -item[1]):
         print(f"  {name:<49}: {count} ({count / total:.2f}/pick)")
     return figures
+
+
+async def _one_at_a_time(fake: FakeDiscord, players: list[int], total: int) -> tuple[int, int]:
+    """Buttons: a random player among those with a pack picks next, waiting for the answer."""
+    rng = random.Random(1)
+    for _ in range(total):
+        ready = await fake.wait_for(lambda: _ready(fake, players, "buttons"), timeout=30, what="a pack")
+        player, message = rng.choice(ready)  # whoever happens to look at Discord next
+        button = next(c for c in _components(message) if c.get("custom_id", "").startswith("dp:"))
+        await fake.click(player, message, button["custom_id"])
+    return 0, 0
+
+
+async def _all_at_once(fake: FakeDiscord, bot: BotProcess, players: list[int], total: int, think: float,
+                       *, quiet: bool) -> tuple[int, int, int]:
+    """Reactions: every player picks as soon as their pack message shows a pack they have not
+    picked from, after a think time; half way through, everyone stops, the bot restarts, and they
+    go on."""
+    rng = random.Random(1)
+    each = total // len(players)
+    made: dict[int, list[tuple[str, str]]] = {p: [] for p in players}  # (message id, "Pack 1, pick 3") picked
+    halfway, go = asyncio.Event(), asyncio.Event()
+    go.set()
+
+    def fresh_pack(player: int) -> dict | None:
+        for message in live_reaction_packs(fake, player):
+            if not made[player] or made[player][-1] != (message["id"], pack_title(message)):
+                return message
+        return None
+
+    async def player_loop(player: int) -> None:
+        while len(made[player]) < each:
+            message = await fake.wait_for(lambda: fresh_pack(player), timeout=60, what=f"{player}'s next pack")
+            if think:
+                await asyncio.sleep(rng.uniform(0, 2 * think))  # a person reading the pack
+            if not go.is_set():  # the bot is restarting: look again afterwards
+                await go.wait()
+                continue
+            made[player].append((message["id"], pack_title(message)))
+            if sum(len(m) for m in made.values()) == total // 2:
+                go.clear()
+                halfway.set()
+            await toggle_letter(fake, player, message, 0)
+
+    def confirmed() -> bool:  # every pick so far shows as made ("… pick n: you took" on its message)
+        return all(f"{title}: you took" in embed_text(fake.message(mid)) for m in made.values() for mid, title in m[-1:])
+
+    async def restart_halfway() -> tuple[int, int, int]:
+        await halfway.wait()
+        await fake.wait_for(confirmed, timeout=60, what="the picks before the restart confirmed")
+        window = await _restart(fake, bot, players, quiet=quiet)
+        go.set()
+        return window
+
+    restarter = asyncio.create_task(restart_halfway())
+    await asyncio.gather(*(player_loop(p) for p in players))
+    return await restarter
 
 
 async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int], *, quiet: bool = False) -> tuple[int, int, int]:
@@ -149,10 +207,12 @@ def _ready(fake: FakeDiscord, players: list[int], mode: str) -> list[tuple[int, 
     return out
 
 
-async def run(players: int = 8, packs: int = 2, pack_size: int = 15, *, quiet: bool = False) -> dict[str, dict]:
+async def run(players: int = 8, packs: int = 2, pack_size: int = 15, *, think: float = 0.0,
+              quiet: bool = False) -> dict[str, dict]:
     """{mode: figures} for a draft in each pick mode."""
     chosen = WORLD.players[:players]
-    return {mode: await run_draft(mode, chosen, packs, pack_size, quiet=quiet) for mode in ("buttons", "reactions")}
+    return {mode: await run_draft(mode, chosen, packs, pack_size, think=think, quiet=quiet)
+            for mode in ("buttons", "reactions")}
 
 
 async def main() -> None:
@@ -160,8 +220,10 @@ async def main() -> None:
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--packs", type=int, default=2)
     parser.add_argument("--pack-size", type=int, default=15)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a player looks at a pack before reacting (reactions mode)")
     args = parser.parse_args()
-    await run(args.players, args.packs, args.pack_size)
+    await run(args.players, args.packs, args.pack_size, think=args.think)
 
 
 if __name__ == "__main__":

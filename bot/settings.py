@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     discord_gateway_url: str | None = None
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0
+    # Seconds a reaction pick that leaves the player waiting holds back its "you took …" edit: a
+    # pack that reaches the player meanwhile shows both in one edit, with no notification.
+    pick_confirm_grace: float = Field(default=2.0, ge=0, le=30, description="Seconds before a waiting pick is confirmed.")
     # Card pictures: where downloaded card images are kept, and how many MiB they may take on disk.
     image_cache_dir: Path = Path("data") / "images"
     image_cache_mb: int = Field(default=200, ge=10, le=100_000, description="Disk space for card images (MiB).")

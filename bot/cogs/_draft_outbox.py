@@ -3,7 +3,10 @@ on pack messages.
 
 In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
 them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
-was waiting also sends a one-line message, for the notification.
+was waiting also sends a one-line message, for the notification. A pick that leaves the player
+waiting is confirmed after `pick_confirm_grace` seconds (`drafts.CONFIRM`); a pack that reaches
+them within that moment takes the confirmation over: one edit shows both, and no notification is
+sent, since the player has just picked on that message.
 
 The service queues each message with the change that causes it (`bot.services.drafts.deliveries`);
 the shared outbox sends it after the commit, or the sweeper after a crash. A renderer called for a
@@ -23,6 +26,7 @@ from functools import partial
 import discord
 
 from bot.cards.export import export
+from bot.cogs._draft_confirm import HeldConfirmations
 from bot.cogs._outbox import Outgoing
 from bot.cogs._pictures import Picture
 from bot.services import card_data, drafts
@@ -53,10 +57,11 @@ class DraftMessages:
         # Pack messages being turned to their next pack by this process: a reaction on one waits
         # until the database knows what it shows, so it is judged against the pack the player saw.
         self._settling: dict[int, asyncio.Future] = {}
+        self.confirmations = HeldConfirmations(bot)
         renderers = {
             drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
             drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
-            drafts.FINAL_POOL: self.final_pool, drafts.SUMMARY: self.summary,
+            drafts.FINAL_POOL: self.final_pool, drafts.SUMMARY: self.summary, drafts.CONFIRM: self.confirmations.render,
         }
         for kind, renderer in renderers.items():
             bot.outbox.register(kind, renderer)
@@ -76,7 +81,8 @@ class DraftMessages:
         if uses_reactions(prompt) and not queued.payload.get("resend"):
             target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
             if target is not None:
-                return self._on_pack_message(queued, prompt, target, picture)
+                picked = queued.payload.get("picked") or await self.confirmations.take_over(prompt, target)
+                return self._on_pack_message(prompt, target, picture, picked)
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
             files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
@@ -90,12 +96,12 @@ class DraftMessages:
             fetch_key=f"draft:{prompt.pod_id}", fetch_names=partial(drafts.cards_to_show, self.bot.db, prompt.pod_id),
         )
 
-    def _on_pack_message(self, queued: Queued, prompt: drafts.PackPrompt, target: drafts.PackMessage,
-                         picture: Picture | None) -> Outgoing:
+    def _on_pack_message(self, prompt: drafts.PackPrompt, target: drafts.PackMessage, picture: Picture | None,
+                         picked: dict | None) -> Outgoing:
         """Show the pack on the player's reaction pack message, whose letters stay (and whose
-        picture is replaced). After the player's own pick the edit is the confirmation; a pack that
-        reached a waiting player also gets a short new message, for the notification."""
-        picked = queued.payload.get("picked")
+        picture is replaced). With the player's pick just before (`picked`) the edit is its
+        confirmation; a pack that reached a player who had been waiting also gets a short new
+        message, for the notification."""
         line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
         done = self._begin_settling(target.message_id)
 

@@ -2,7 +2,8 @@
 
 A toggle of a letter (added or removed) on a player's pack message is a pick from the pack it
 shows now (`bot.services.drafts.reactions`). The answer is one edit of that message: the next
-pack (through the outbox row the pick queued) or "you took …, waiting for the next pack".
+pack (through the outbox row the pick queued) or, after `pick_confirm_grace` seconds, "you took …,
+waiting for the next pack" (or the next pack, with that line, if it reaches the player sooner).
 
 At startup the shard-0 process reads each running pod's pack messages once (one per human seat,
 `fetch_message`, whose reactions carry counts and `me`) and lets the service compare the letters
@@ -99,9 +100,8 @@ class DraftReactions:
                     with self.messages.settling(message_id):  # the next pack, on this same message
                         await self.bot.outbox.send_batch([result.held], fresh=True)
                     return
-                embed = ui.picked_embed(result.round, result.pick_number, result.card, done.pod_id,
-                                        self.bot.settings.scryfall_base, False)
-                await channel.get_partial_message(message_id).edit(embed=embed, view=None, attachments=[])
+                # No next pack yet: "you took …" shortly, or with the next pack if it comes first.
+                self.messages.confirmations.after_grace(done.confirm)
             elif done.outcome == reactions.STALE:
                 await channel.send("Already picked: that pack has moved on. Your current pack is in your pack message.")
             elif done.outcome == reactions.NO_CARD and index is not None:

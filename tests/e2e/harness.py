@@ -66,6 +66,9 @@ class BotProcess:
             # Tests never reach the internet: unless a test serves the fake Scryfall, nothing answers
             # here (port 9, discard), which the bot treats as Scryfall being down.
             SCRYFALL_BASE="http://127.0.0.1:9",
+            # Tests drive one pick at a time and wait for its confirmation, so holding it back for a
+            # pack that can't come only slows them; tests of the grace itself set it.
+            PICK_CONFIRM_GRACE="0",
         )
         if self.shard is not None:
             # With a fixed shard count discord.py skips GET /gateway/bot and dials DISCORD_GATEWAY_URL.

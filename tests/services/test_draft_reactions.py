@@ -174,3 +174,70 @@ async def test_a_start_lists_pack_messages_a_page_at_a_time_up_to_the_newest_at_
     await drafts.record_shown(db, newest, channel_id=CHANNEL, message_id=995)  # sent after the start
     listed = [m.message_id for m in await reactions.pending(db, through=through)]
     assert 995 not in listed and len(listed) == 4  # and the message it replaced is retired
+
+
+async def status_of(db, row_id: int) -> str:
+    from sqlalchemy import select
+
+    from bot.store.models import OutboxMessage
+
+    async with db.read() as session:
+        return (await session.execute(select(OutboxMessage.status).where(OutboxMessage.id == row_id))).scalar_one()
+
+
+async def test_a_pick_that_leaves_the_player_waiting_holds_its_confirmation_for_one_taker(db):
+    """The held "you took …" is shown once: by its timer, or by the next pack if that comes first."""
+    pod_id, prompts = await reaction_pod(db, players=3)
+    (a, first), (b, second), _ = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    done = await reactions.toggle(db, message.message_id, a, 1, True)
+    confirm = done.confirm
+    assert done.result.held is None and confirm is not None and confirm.kind == drafts.CONFIRM
+    assert confirm.message.user_id == a and (confirm.payload["pack_id"], confirm.payload["pack_pick"]) == (
+        first.pack_id, first.pack_pick)
+    assert await status_of(db, confirm.id) == "pending"  # queued with the pick, in its transaction
+
+    # b's pick passes a pack to a within the grace: the pack takes the confirmation over.
+    await pick_first_card(db, second, source="reaction")
+    assert await drafts.merge_confirmation(db, pod_id, a, message.message_id) == {
+        "card": first.cards[1], "round": 0, "pick_number": 1}
+    assert await drafts.merge_confirmation(db, pod_id, a, message.message_id) is None  # taken once
+    assert not await drafts.claim_confirmation(db, confirm)  # the timer then shows nothing
+    assert await status_of(db, confirm.id) == "skipped"
+
+
+async def test_a_held_confirmation_is_shown_by_its_timer_unless_the_message_moved_on(db):
+    pod_id, prompts = await reaction_pod(db, players=3)
+    (a, first), *_ = sorted(prompts.items())
+    mine = await drafts.pack_message_of(db, pod_id, first.seat)
+    confirm = (await reactions.toggle(db, mine.message_id, a, 0, True)).confirm
+    assert await drafts.claim_confirmation(db, confirm)  # the grace ended first: shown
+    assert await status_of(db, confirm.id) == "sent"
+    assert not await drafts.claim_confirmation(db, confirm)  # never twice (another process, a sweep)
+    assert await drafts.merge_confirmation(db, pod_id, a, mine.message_id) is None  # the pack then notifies
+
+
+
+async def test_a_held_confirmation_never_covers_a_pack_shown_meanwhile(db):
+    """The player's next pack was shown (by another process) before the confirmation was claimed:
+    it would hide that pack, so it is dropped."""
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, second) = sorted(prompts.items())
+    theirs = await drafts.pack_message_of(db, pod_id, second.seat)
+    confirm = (await reactions.toggle(db, theirs.message_id, b, 0, True)).confirm
+    assert confirm is not None
+    await pick_first_card(db, first, source="reaction")  # a passes a pack to b
+    nxt = await drafts.current_prompt(db, pod_id, b)
+    await drafts.record_shown(db, nxt, channel_id=CHANNEL, message_id=theirs.message_id)
+    assert not await drafts.claim_confirmation(db, confirm)
+    assert await status_of(db, confirm.id) == "skipped"
+
+
+async def test_a_pick_with_a_pack_queued_holds_no_confirmation(db):
+    """The next pack, already there, is the confirmation (one edit): nothing is held."""
+    pod_id, prompts = await reaction_pod(db)
+    (a, first), (b, second) = sorted(prompts.items())
+    await pick_first_card(db, second, source="reaction")
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    done = await reactions.toggle(db, message.message_id, a, 0, True)
+    assert done.result.held is not None and done.confirm is None

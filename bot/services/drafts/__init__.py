@@ -50,9 +50,12 @@ from bot.services.drafts.lobby import (
 from bot.services.drafts.picking import PickResult, pick, replace_with_bot
 from bot.services.drafts.pools import PoolView, all_pools, cards_to_show, count_picks, pick_log, pool
 from bot.services.drafts.reactions import (
+    CONFIRM,
     PackMessage,
     Toggle,
+    claim_confirmation,
     has_pack,
+    merge_confirmation,
     pack_message,
     pack_message_of,
     set_letters,
@@ -61,9 +64,9 @@ from bot.services.drafts.state import STATUSES, PackPrompt, PodView, SeatView
 from bot.services.drafts.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
 
 __all__ = [
-    "CLOSE_PACK", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
+    "CLOSE_PACK", "CONFIRM", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
     "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
-    "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "has_pack", "pack_message",
+    "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "claim_confirmation", "has_pack", "merge_confirmation", "pack_message",
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",

@@ -8,6 +8,12 @@ letter (added or removed) on the pack the message shows now is the pick. The mes
 the highlights the bot has seen (one bit per letter), updated in the transaction of each toggle,
 so after a restart the letters whose state differs are exactly the reactions the bot missed:
 one such letter is the pick; several are asked about, never guessed.
+
+A pick that leaves the player waiting is confirmed on the message ("you took …, waiting") a
+moment later (`CONFIRM`, the bot's `pick_confirm_grace`): if the next pack reaches the player
+before that, the one edit that shows it carries the confirmation too, and no "next pack" notice
+is sent (the player is still looking at the message). The confirmation is an outbox row queued
+with the pick, so a crash in that moment only delays it to the next start.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import draft as engine
-from bot.services import tables
+from bot.services import outbox, tables
 from bot.services.drafts.picking import PickResult, apply_pick
 from bot.services.drafts.state import STATUSES, Pod, load_pod
 from bot.store.db import Database
@@ -28,6 +34,9 @@ from bot.store.models import DraftPackMessage, DraftPod, DraftSeat, OutboxMessag
 from bot.store.types import utcnow
 
 PICKED, STALE, NO_CARD, UNCHANGED, ASK = "picked", "stale", "no_card", "unchanged", "ask"
+# "You took …, waiting for the next pack" on a reaction pack message, held back for a moment (payload:
+# pod_id, seat, channel_id, message_id, pack_id and pack_pick picked from, card, round, pick_number).
+CONFIRM = "draft.confirm"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,7 @@ class Toggle:
     result: PickResult | None = None
     letters: tuple[int, ...] = ()
     cards: int = 0
+    confirm: outbox.Queued | None = None  # PICKED with no next pack yet: the held confirmation
 
 
 async def pack_message_of(db: Database, pod_id: int, seat: int) -> PackMessage | None:
@@ -217,7 +227,63 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
         await session.execute(update(OutboxMessage).where(OutboxMessage.id == result.held.id).values(payload=payload))
         held = replace(result.held, message=replace(result.held.message, payload=payload))
         result = replace(result, held=held)
-    return Toggle(PICKED, pod_id, user_id, result=result)
+        return Toggle(PICKED, pod_id, user_id, result=result)
+    confirm = outbox.Message(CONFIRM, {
+        "pod_id": pod_id, "seat": row.seat, "channel_id": row.channel_id, "message_id": row.message_id,
+        "pack_id": result.pack_id, "pack_pick": result.pack_pick, "card": result.card, "round": result.round,
+        "pick_number": result.pick_number,
+    }, user_id=user_id)
+    # Held: the caller sends it after the grace; the next start's sweep does if this process dies.
+    (queued,) = await outbox.queue(session, hold=True, held=[confirm], now=now)
+    return Toggle(PICKED, pod_id, user_id, result=result, confirm=queued)
+
+
+async def claim_confirmation(db: Database, queued: outbox.Queued) -> bool:
+    """Take the held confirmation to show it now: False if the next pack took it already (the
+    message shows that pack with the confirmation) or the message moved on to another pack."""
+    p = queued.payload
+
+    async def use_case(session: AsyncSession) -> bool:
+        shown = (await session.execute(
+            select(DraftPackMessage.pack_id, DraftPackMessage.pack_pick)
+            .where(DraftPackMessage.message_id == p["message_id"])
+        )).first()
+        still = shown is not None and tuple(shown) == (p["pack_id"], p["pack_pick"])
+        claimed = await session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == queued.id, OutboxMessage.status == outbox.PENDING)
+            .values(status=outbox.SENT if still else outbox.SKIPPED, next_attempt_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        return still and claimed.rowcount == 1
+
+    return await db.transact(use_case, key=p["pod_id"])
+
+
+async def merge_confirmation(db: Database, pod_id: int, user_id: int, message_id: int) -> dict | None:
+    """The next pack reached a player whose confirmation is still held: take it, to show it with
+    the pack ({"card", "round", "pick_number"}). None: it was shown already (or there is none)."""
+
+    async def use_case(session: AsyncSession) -> dict | None:
+        held = (await session.execute(
+            select(OutboxMessage.id, OutboxMessage.payload)
+            .where(OutboxMessage.status == outbox.PENDING, OutboxMessage.kind == CONFIRM,
+                   OutboxMessage.user_id == user_id)
+        )).all()
+        for row_id, payload in held:
+            if payload.get("message_id") != message_id:
+                continue
+            claimed = await session.execute(
+                update(OutboxMessage)
+                .where(OutboxMessage.id == row_id, OutboxMessage.status == outbox.PENDING)
+                .values(status=outbox.SKIPPED, error="shown with the next pack", next_attempt_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+            if claimed.rowcount == 1:
+                return {key: payload[key] for key in ("card", "round", "pick_number")}
+        return None
+
+    return await db.transact(use_case, key=pod_id)
 
 
 PENDING_PAGE = 200  # pack messages listed at a time at startup (read at 20 a second: no need for more)
