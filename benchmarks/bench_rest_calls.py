@@ -26,7 +26,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.conftest import WORLD, build_world  # noqa: E402
-from tests.e2e.drivers.common import embed_text  # noqa: E402
 from tests.e2e.drivers.draft import join_all, live_reaction_packs, pack_title, start_lobby, toggle_letter  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 from tests.fake_discord import FakeDiscord  # noqa: E402
@@ -136,7 +135,7 @@ async def _all_at_once(fake: FakeDiscord, bot: BotProcess, players: list[int], t
 
     async def player_loop(player: int) -> None:
         while len(made[player]) < each:
-            message = await fake.wait_for(lambda: fresh_pack(player), timeout=60, what=f"{player}'s next pack")
+            message = await fake.wait_for(lambda: fresh_pack(player), timeout=120, what=f"{player}'s next pack")
             if think:
                 await asyncio.sleep(rng.uniform(0, 2 * think))  # a person reading the pack
             if not go.is_set():  # the bot is restarting: look again afterwards
@@ -148,12 +147,21 @@ async def _all_at_once(fake: FakeDiscord, bot: BotProcess, players: list[int], t
                 halfway.set()
             await toggle_letter(fake, player, message, 0)
 
-    def confirmed() -> bool:  # every pick so far shows as made ("… pick n: you took" on its message)
-        return all(f"{title}: you took" in embed_text(fake.message(mid)) for m in made.values() for mid, title in m[-1:])
+    def confirmed() -> bool:  # every pick so far answered: its message no longer offers the pack picked from
+        return all(not _offers(fake.message(mid), title) for m in made.values() for mid, title in m[-1:])
 
     async def restart_halfway() -> tuple[int, int, int]:
         await halfway.wait()
-        await fake.wait_for(confirmed, timeout=60, what="the picks before the restart confirmed")
+        try:
+            await fake.wait_for(confirmed, timeout=60, what="the picks before the restart confirmed")
+        except AssertionError:
+            for player, picked in made.items():
+                mid, title = picked[-1]
+                shown = fake.message(mid)["embeds"][0]
+                print(f"  {player}: last pick {title}; its message: {shown.get('title')} / "
+                      f"{shown.get('description', '')[:60]!r} / {shown.get('fields')} / {shown.get('footer')}",
+                      file=sys.stderr)
+            raise
         window = await _restart(fake, bot, players, quiet=quiet)
         go.set()
         return window
@@ -183,6 +191,14 @@ async def _restart(fake: FakeDiscord, bot: BotProcess, players: list[int], *, qu
               f"({reads() / max(pending, 1):.2f} each), done {time.perf_counter() - started:.1f} s after the kill; "
               "paced at 20 reads/s, 1,000 active 8-seat pods (8,000 pack messages) take ≤ 400 s")
     return begin, len(fake.rest_log), reads()
+
+
+def _offers(message: dict, title: str) -> bool:
+    """Does the message still offer the pack "Pack 1, pick 3" to pick from by reaction?"""
+    embed = (message.get("embeds") or [{}])[0]
+    footer = (embed.get("footer") or {}).get("text", "")
+    shown = re.search(r"Pack \d+, pick \d+", embed.get("title", ""))
+    return shown is not None and shown.group(0) == title and footer.startswith("React with a letter")
 
 
 def _components(message: dict) -> list[dict]:

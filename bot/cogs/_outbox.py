@@ -17,7 +17,9 @@ short outage.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +37,7 @@ DISCORD_CANNOT_DM = 50007
 # Seconds a send's result waits for the database to come back before the row is left to the sweeper
 # (which, after the row's lease, sends it again: a second message for a long outage).
 SETTLE_PATIENCE = 60.0
+RECORD_WAIT = 10.0  # seconds a reaction waits, at most, for its message's latest send to be recorded
 
 
 @dataclass
@@ -63,7 +66,7 @@ class Outbox:
         self._renderers: dict[str, Renderer] = {}
         self._tasks: set[asyncio.Task] = set()
         # Messages sent but not recorded yet: a reaction on one waits for its record.
-        self._recording: dict[int, asyncio.Future] = {}
+        self._recording = RecordWaits()
 
     def register(self, kind: str, renderer: Renderer) -> None:
         self._renderers[kind] = renderer
@@ -92,9 +95,7 @@ class Outbox:
 
     async def wait_recorded(self, message_id: int) -> None:
         """Let a just-sent message's record land before a reaction on it is looked up."""
-        pending = self._recording.get(message_id)
-        if pending is not None:
-            await pending
+        await self._recording.wait(message_id, RECORD_WAIT)
 
     async def drain(self) -> None:
         """Wait for the background sends (shutdown, tests)."""
@@ -126,7 +127,7 @@ class Outbox:
         except Exception as error:  # a renderer's bug or a database outage: retried with backoff
             log.exception("could not render or send outbox row %s (%s)", queued.id, queued.kind)
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
-        self._recording[message.id] = asyncio.get_running_loop().create_future()
+        self._recording.sent(message.id)
         if outgoing.after_send is not None:
             outgoing.after_send(message)
         return Outcome(queued, channel_id=message.channel.id, message_id=message.id)
@@ -181,5 +182,35 @@ class Outbox:
             log.exception("could not record %d outbox results", len(outcomes))
         finally:
             for outcome in outcomes:
-                if outcome.message_id is not None and (done := self._recording.pop(outcome.message_id, None)):
-                    done.set_result(None)
+                if outcome.message_id is not None:
+                    self._recording.recorded(outcome.message_id)
+
+
+class RecordWaits:
+    """Waits for the records of sent messages. Two sends of one message can overlap (an edit while
+    the previous edit's record is being written): a wait ends when the last of them is recorded,
+    and never waits longer than its timeout, so a record that never lands holds nothing for good."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, asyncio.Future] = {}
+        self._sends: Counter[int] = Counter()
+
+    def sent(self, message_id: int) -> None:
+        if self._sends[message_id] == 0:
+            self._done[message_id] = asyncio.get_running_loop().create_future()
+        self._sends[message_id] += 1
+
+    def recorded(self, message_id: int) -> None:
+        if self._sends[message_id] == 0:  # sent elsewhere (an interaction response): nobody waits
+            del self._sends[message_id]
+            return
+        self._sends[message_id] -= 1
+        if self._sends[message_id] == 0:
+            del self._sends[message_id]
+            self._done.pop(message_id).set_result(None)
+
+    async def wait(self, message_id: int, timeout: float) -> None:
+        done = self._done.get(message_id)
+        if done is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done), timeout)
