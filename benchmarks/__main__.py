@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks [--postgres URL] [--sqlite-only]
 
-Runs, one after the other (about 3 minutes on 2 cores):
+Runs, one after the other (about 4 minutes on 2 cores):
   * REST calls per pick by pick mode, end to end (`bench_rest_calls`: the real bot, the fake Discord),
     and in reactions mode once more with players taking 0-4 s a pick;
   * picks on SQLite and PostgreSQL (`bench_draft`): pick ÷ bare insert, saturation, latency at an
@@ -49,7 +49,7 @@ MET, MISSED, INFO = "✅", "❌", ""
 # counted the same way on the same 2-core machine (issue 11 asks for fewer).
 BEFORE_PG_TRIPS = (9.7, 8.9)
 # A reaction draft at a person's pace (`bench_rest_calls --think`): a pick 0-4 s after the pack shows.
-HUMAN_THINK, HUMAN_PACKS, HUMAN_PACK_SIZE = 2.0, 2, 5
+HUMAN_THINK, HUMAN_PACKS, HUMAN_PACK_SIZE = 2.0, 2, 15
 NOTICE = "'next pack is ready' notice"
 
 
