@@ -57,7 +57,7 @@ class DraftMessages:
         # Pack messages being turned to their next pack by this process: a reaction on one waits
         # until the database knows what it shows, so it is judged against the pack the player saw.
         self._settling: dict[int, asyncio.Future] = {}
-        self.confirmations = HeldConfirmations(bot)
+        self.confirmations = HeldConfirmations(bot, self)
         renderers = {
             drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
             drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
@@ -103,10 +103,10 @@ class DraftMessages:
         confirmation; a pack that reached a player who had been waiting also gets a short new
         message, for the notification."""
         line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
-        done = self._begin_settling(target.message_id)
+        done = self.begin_settling(target.message_id)
 
         def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
-            self._end_settling(target.message_id, done)
+            self.end_settling(target.message_id, done)
             self.start_reactions(message, prompt, have=target.letters)
 
         return Outgoing(
@@ -119,18 +119,18 @@ class DraftMessages:
     @contextlib.contextmanager
     def settling(self, message_id: int) -> Iterator[None]:
         """Around showing the next pack on a message and recording it (see `_settling`)."""
-        done = self._begin_settling(message_id)
+        done = self.begin_settling(message_id)
         try:
             yield
         finally:
-            self._end_settling(message_id, done)
+            self.end_settling(message_id, done)
 
-    def _begin_settling(self, message_id: int) -> asyncio.Future:
+    def begin_settling(self, message_id: int) -> asyncio.Future:
         done = asyncio.get_running_loop().create_future()
         self._settling[message_id] = done
         return done
 
-    def _end_settling(self, message_id: int, done: asyncio.Future) -> None:
+    def end_settling(self, message_id: int, done: asyncio.Future) -> None:
         if self._settling.get(message_id) is done:
             del self._settling[message_id]
         if not done.done():
@@ -142,7 +142,7 @@ class DraftMessages:
         if done is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
-            self._end_settling(message_id, done)
+            self.end_settling(message_id, done)
 
     async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
