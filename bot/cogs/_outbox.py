@@ -12,6 +12,13 @@ kind's fallback, a permanent failure (4xx other than 429) is logged once and nev
 anything transient is retried with backoff. A result that can't be recorded because the database is
 down is recorded when it is back (`SETTLE_PATIENCE`): what Discord showed is never sent twice for a
 short outage.
+
+Exactly once: every message a row sends (and each of its `continued` messages) carries a nonce derived
+from the row (`nonce_of`), which discord.py sends with `enforce_nonce`. When the bot dies after Discord
+created a message and before the row was recorded as sent, the restart sends the row again, and
+Discord answers with the message it created then instead of a second one (for a few minutes: after a
+longer outage the row is sent again, a second copy). Whatever Discord answers is recorded. An edit
+sets the message to the row's content, so an edit made twice shows once.
 """
 
 from __future__ import annotations
@@ -38,6 +45,24 @@ DISCORD_CANNOT_DM = 50007
 # (which, after the row's lease, sends it again: a second message for a long outage).
 SETTLE_PATIENCE = 60.0
 RECORD_WAIT = 10.0  # seconds a reaction waits, at most, for its message's latest send to be recorded
+
+
+def nonce_of(queued: Queued, part: int = 0) -> str:
+    """The nonce of one message of an outbox row (`part` 0: the message, 1…: its `continued`
+    messages): the same at every attempt and in every process, and no other row's. The row's id and
+    the second it was queued (which tells apart rows of two databases that share an id), base 36,
+    at most 25 characters (Discord's bound)."""
+    return f"{_base36(queued.id)}.{_base36(part)}.{_base36(int(queued.created_at.timestamp()))}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+        if not number:
+            return text
 
 
 @dataclass
@@ -149,11 +174,9 @@ class Outbox:
                 kwargs["view"] = None
             if outgoing.files or outgoing.replace_attachments:
                 kwargs["attachments"] = outgoing.files
-            await message.edit(**kwargs)
-            for content in outgoing.continued:  # e.g. a notification: edits notify nobody
-                await self.bot.get_partial_messageable(channel_id).send(
-                    content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none()
-                )
+            await message.edit(**kwargs)  # the same content again after a crash: shown once
+            # e.g. a notification: edits notify nobody
+            await self._send_continued(queued, outgoing, self.bot.get_partial_messageable(channel_id))
             return message
         if outgoing.files:
             kwargs["files"] = outgoing.files
@@ -162,10 +185,15 @@ class Outbox:
             channel = await self.bot.create_dm(discord.Object(id=message.user_id))
         else:
             channel = self.bot.get_partial_messageable(message.channel_id, guild_id=message.guild_id)
-        first = await channel.send(**kwargs)
-        for content in outgoing.continued:
-            await channel.send(content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none())
+        first = await channel.send(**kwargs, nonce=nonce_of(queued))
+        await self._send_continued(queued, outgoing, channel)
         return first
+
+    @staticmethod
+    async def _send_continued(queued: Queued, outgoing: Outgoing, channel: discord.abc.Messageable) -> None:
+        mentions = outgoing.allowed_mentions or discord.AllowedMentions.none()
+        for part, content in enumerate(outgoing.continued, start=1):
+            await channel.send(content, allowed_mentions=mentions, nonce=nonce_of(queued, part))
 
     async def record(self, outcomes: list[Outcome]) -> None:
         """Record how sends made elsewhere ended (e.g. a pack shown in an interaction response):

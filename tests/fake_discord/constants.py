@@ -41,6 +41,10 @@ INTENT_DIRECT_MESSAGES = 1 << 12
 INTENT_DIRECT_MESSAGE_REACTIONS = 1 << 13
 INTENT_MESSAGE_CONTENT = 1 << 15
 
+# A message created with `enforce_nonce` returns the message the same author created in the same
+# channel with the same nonce this many seconds before, instead of a second one ("a few minutes").
+NONCE_WINDOW = 300.0
+
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 

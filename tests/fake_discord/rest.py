@@ -220,6 +220,14 @@ class Rest(FakeBase):
         )
         return held
 
+    def hold_answer(self, method: str, path: str) -> HeldRequest:
+        """Act on the next call matching ``method`` and ``path`` (regex) as usual, then hold its answer
+        until ``release()``: Discord did it, the caller has not heard. For a crash between Discord
+        accepting a request and the bot recording it: kill the bot while the answer is held."""
+        held = HeldRequest()
+        self._injections.append({"method": method.upper(), "path": path, "times": 1, "held": held, "answer": True})
+        return held
+
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         method = request.method.upper()
@@ -239,6 +247,9 @@ class Rest(FakeBase):
                 break
 
         inj = self._take_injection(method, path)
+        held_answer = None
+        if inj is not None and inj.get("answer"):
+            held_answer, inj = inj["held"], None
         if inj is not None and (held := inj.get("held")) is not None:
             held.arrived.set()
             self._changed()
@@ -304,6 +315,10 @@ class Rest(FakeBase):
             status, data = 500, {"message": f"fake Discord crashed: {e!r}", "code": 0}
         call.status, call.response = status, data
         self._changed()
+        if held_answer is not None:
+            held_answer.arrived.set()
+            self._changed()
+            await held_answer.released.wait()
         return _json_response(status, data)
 
     async def _not_api(self, request: web.Request) -> web.StreamResponse:
@@ -498,6 +513,9 @@ class Rest(FakeBase):
         payload["flags"] = (
             int(payload.get("flags") or 0) & ~EPHEMERAL
         )  # only interaction responses can be ephemeral
+        earlier = self._earlier_by_nonce(cid, self.bot_user_id, payload)
+        if earlier is not None:
+            return 200, earlier
         msg_type = 19 if payload.get("message_reference") else 0
         return 200, self._create_message(cid, payload, r.files, msg_type=msg_type)
 

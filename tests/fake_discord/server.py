@@ -35,6 +35,7 @@ from .constants import (
     DEFAULT_MEMBER_PERMISSIONS,
     DEFAULT_OWNER_ID,
     MANAGE_GUILD,
+    NONCE_WINDOW,
 )
 from .driver import Driver
 from .gateway import Gateway
@@ -63,6 +64,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         owner_id: int = DEFAULT_OWNER_ID,
         callback_deadline: float | None = 3.0,
         heartbeat_interval: int = 41250,
+        nonce_window: float = NONCE_WINDOW,
     ) -> None:
         self.bot_user_id = bot_user_id
         self.application_id = application_id if application_id is not None else bot_user_id
@@ -71,6 +73,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         self.owner_id = owner_id
         self.callback_deadline = callback_deadline
         self.heartbeat_interval = heartbeat_interval
+        self.nonce_window = nonce_window  # seconds `enforce_nonce` finds an earlier message (see messages.py)
         self.port = 0
         self.api_base = ""
         self.gateway_url = ""
