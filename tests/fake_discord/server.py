@@ -90,7 +90,8 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> None:
+    async def start(self, port: int = 0) -> None:
+        """Serve on 127.0.0.1:`port` (0: a free port, see `self.port`)."""
         self._changed_event = asyncio.Event()  # bind to the running loop
         app = web.Application(client_max_size=200 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
@@ -101,7 +102,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", port))
         self.port = sock.getsockname()[1]
         site = web.SockSite(self._runner, sock)
         await site.start()
