@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -930,3 +931,45 @@ async def test_a_held_answer_comes_after_discord_acted(fake: FakeDiscord, http: 
     assert [m["content"] for m in fake.messages(CHANNEL_ID)] == ["made"] and not posting.done()
     held.release()
     assert (await posting)["content"] == "made"
+
+
+# ---------------------------------------------------------------------------------------------------
+# the bot's permissions in a channel: roles and overwrites, as Discord and discord.py compute them
+
+
+async def test_channel_overwrites_limit_what_the_bot_may_post(fake: FakeDiscord, bot: ProofBot) -> None:
+    from tests.fake_discord.constants import ATTACH_FILES, EMBED_LINKS, SEND_MESSAGES, VIEW_CHANNEL
+
+    async def seen(event: str, change) -> None:  # the change, once discord.py has its gateway event
+        waiting = bot.wait_for(event, timeout=5)  # listening from this call on (not a coroutine function)
+        change()
+        await waiting
+
+    bot_role = fake.bot_role_id(GUILD_ID)
+    # No longer an administrator: @everyone's permissions
+    await seen("guild_role_update", lambda: fake.set_role_permissions(GUILD_ID, bot_role, 0))
+    await seen("guild_channel_update",
+               lambda: fake.set_permission_overwrite(CHANNEL_ID, bot_role, deny=EMBED_LINKS | ATTACH_FILES))
+    channel = bot.get_channel(CHANNEL_ID)
+    mine = channel.permissions_for(channel.guild.me)
+    assert mine.send_messages and not mine.embed_links and not mine.attach_files and not mine.administrator
+    sent = await channel.send("text", embed=discord.Embed(title="hidden"))
+    assert sent.embeds == [] and fake.messages(CHANNEL_ID)[-1]["embeds"] == []  # dropped, not refused
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("a file", file=discord.File(io.BytesIO(b"x"), "x.txt"))
+    assert refused.value.code == 50013
+    # The bot's own overwrite beats @everyone's; without Send Messages: Missing Permissions.
+    fake.set_permission_overwrite(CHANNEL_ID, GUILD_ID, deny=SEND_MESSAGES)
+    fake.set_permission_overwrite(CHANNEL_ID, fake.bot_user_id, allow=SEND_MESSAGES, member=True)
+    assert (await channel.send("still allowed")).content == "still allowed"
+    await seen("guild_channel_update",  # removed
+               lambda: fake.set_permission_overwrite(CHANNEL_ID, fake.bot_user_id, member=True))
+    assert not channel.permissions_for(channel.guild.me).send_messages
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("no")
+    assert refused.value.code == 50013
+    fake.set_permission_overwrite(CHANNEL_ID, bot_role, deny=VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as refused:
+        await sent.edit(content="edited")
+    assert refused.value.code == 50001 and fake.channel_permissions(CHANNEL_ID, fake.bot_user_id) == 0
+    assert fake.channel_permissions(CHANNEL_ID, ALICE_ID) & SEND_MESSAGES == 0  # @everyone's deny

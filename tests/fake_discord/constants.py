@@ -12,6 +12,10 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
 MENTION_EVERYONE = 1 << 17  # also lets a role that is not mentionable be mentioned
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+EMBED_LINKS = 1 << 14
+ATTACH_FILES = 1 << 15
 ALL_PERMISSIONS = (1 << 51) - 1
 DEFAULT_MEMBER_PERMISSIONS = (
     (1 << 0)  # create instant invite
