@@ -56,7 +56,7 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
 
     async def posting_problems(self, guild_id: int) -> list[str]:
         """Each channel the bot posts in (the leaderboard channel, running tables' channels) where it
-        lacks a permission it needs, naming the permissions."""
+        lacks a permission it needs, naming the one to grant."""
         problems = []
         for use in await channels.channels_in_use(self.bot.db, guild_id):
             problem = channel_problem(self.bot, guild_id, use.channel_id)
