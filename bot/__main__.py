@@ -6,11 +6,19 @@ import asyncio
 import logging
 import sys
 
+import aiohttp
 import discord
 import pydantic
 import yarl
 
 from bot.settings import Settings, SettingsError
+
+log = logging.getLogger("bot")
+# Discord not reachable (no network yet, a DNS failure, a refused connection, Discord's own 5xx):
+# worth waiting for. A bad token (`discord.LoginFailure`) is not: it ends the process at once.
+UNREACHABLE = (aiohttp.ClientConnectionError, OSError, TimeoutError, discord.DiscordServerError,
+               discord.GatewayNotFound)
+MAX_PAUSE = 300.0  # seconds between two tries to reach Discord, at most
 
 
 def _configure_logging(level: str) -> None:
@@ -22,6 +30,20 @@ def _configure_logging(level: str) -> None:
     # Their DEBUG output is one line per SQL call or websocket frame: too much even for debugging.
     for noisy in ("discord", "aiosqlite", "asyncio"):
         logging.getLogger(noisy).setLevel(max(logging.getLevelName(level), logging.INFO))
+    # Each try to reach Discord is one line (ours): discord.py's "logging in" is said once.
+    logging.getLogger("discord.client").addFilter(_Once("logging in using static token"))
+
+
+class _Once(logging.Filter):
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message, self.seen = message, False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage() != self.message:
+            return True
+        seen, self.seen = self.seen, True
+        return not seen
 
 
 async def _run(settings: Settings, token: str) -> None:
@@ -38,9 +60,36 @@ async def _run(settings: Settings, token: str) -> None:
     try:
         await upgrade(db)
         async with MtgBot(settings, db) as client:
-            await client.start(token)
+            await _until_reached(client, lambda: client.login(token), settings.discord_retry_pause, "logging in",
+                                 after_failure=_new_http_session)
+            await _until_reached(client, client.connect, settings.discord_retry_pause, "connecting")
     finally:
         await db.dispose()
+
+
+async def _until_reached(client, step, first_pause: float, what: str, *, after_failure=None) -> None:
+    """Run `step` (logging in, connecting) until Discord answers it: while it can't be reached,
+    try again after pauses doubling from `first_pause` up to `MAX_PAUSE`, one log line each time
+    (and `after_failure(client)` before the pause)."""
+    pause = first_pause
+    while True:
+        try:
+            return await step()
+        except UNREACHABLE as error:
+            if client.is_closed():
+                raise
+            log.warning("Discord cannot be reached while %s (%s: %s); trying again in %g s",
+                        what, type(error).__name__, str(error).splitlines()[0] if str(error) else "-", pause)
+        if after_failure is not None:
+            await after_failure(client)
+        await asyncio.sleep(pause)  # backing off from an outage, not synchronisation
+        pause = min(pause * 2, MAX_PAUSE)
+
+
+async def _new_http_session(client) -> None:
+    """A login opens a new HTTP session: close the failed one's, and its connector, first."""
+    await client.http.close()
+    client.http.connector = discord.utils.MISSING
 
 
 def main() -> int:

@@ -57,13 +57,15 @@ class MtgBot(commands.AutoShardedBot):
     # --- startup -------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        for module in pkgutil.iter_modules(bot.cogs.__path__):
-            if not module.name.startswith("_"):
-                await self.load_extension(f"{bot.cogs.__name__}.{module.name}")
-        # Every Component the cogs' UI modules defined, so their buttons work after a restart.
-        self.add_dynamic_items(PageButton, *registered_components())
-        self.add_listener(dispatch_modal, "on_interaction")
-        self.add_listener(refuse_damaged_components, "on_interaction")
+        # Runs again when a login is tried again (Discord unreachable at startup): loads things once.
+        if not self.extensions:
+            for module in pkgutil.iter_modules(bot.cogs.__path__):
+                if not module.name.startswith("_"):
+                    await self.load_extension(f"{bot.cogs.__name__}.{module.name}")
+            # Every Component the cogs' UI modules defined, so their buttons work after a restart.
+            self.add_dynamic_items(PageButton, *registered_components())
+            self.add_listener(dispatch_modal, "on_interaction")
+            self.add_listener(refuse_damaged_components, "on_interaction")
         if self.owns_shard_zero:
             await self._sync_commands()
 

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # Where shards connect when SHARD_COUNT is fixed (discord.py then skips GET /gateway/bot), and
     # where a session that must IDENTIFY again reconnects; tests only.
     discord_gateway_url: str | None = None
+    # Seconds before the first new try when Discord can't be reached at startup (doubling each time,
+    # up to 5 minutes); tests only shorten it.
+    discord_retry_pause: float = Field(default=1.0, gt=0, le=300)
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0
     # Seconds a reaction pick that leaves the player waiting holds back its "you took …" edit: a

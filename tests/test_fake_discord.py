@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -876,3 +877,99 @@ async def test_message_limits_on_interaction_paths(
     assert_invalid_form(*await rest(http, fake, "POST", webhook, TOO_LONG), "content")
     assert (await rest(http, fake, "POST", webhook, {"content": "done"}))[0] == 204
     assert (await asyncio.wait_for(slash, 5)).content == "done"
+
+
+# ---------------------------------------------------------------------------------------------------
+# enforce_nonce, and an answer held after Discord acted
+
+
+async def test_enforce_nonce_returns_the_earlier_message_without_a_second_create(
+    fake: FakeDiscord, http: aiohttp.ClientSession, gateway: RawGateway
+) -> None:
+    first = await post_message(http, fake, {"content": "once", "nonce": "n1", "enforce_nonce": True})
+    assert (await gateway.next_event())["t"] == "MESSAGE_CREATE"
+    again = await post_message(http, fake, {"content": "once, again", "nonce": "n1", "enforce_nonce": True})
+    assert again == first and fake.nonce_replays == [int(first["id"])]
+    # Without enforce_nonce, with another nonce, or in another channel: a new message each time.
+    status, dm = await rest(http, fake, "POST", "/users/@me/channels", {"recipient_id": str(ALICE_ID)})
+    others = [await post_message(http, fake, {"content": "same nonce", "nonce": "n1"}),
+              await post_message(http, fake, {"content": "other nonce", "nonce": "n2", "enforce_nonce": True})]
+    status, in_dm = await rest(http, fake, "POST", f"/channels/{dm['id']}/messages",
+                               {"content": "in a DM", "nonce": "n1", "enforce_nonce": True})
+    assert status == 200 and len({first["id"], in_dm["id"], *(m["id"] for m in others)}) == 4
+    events = [await gateway.next_event() for _ in range(3)]
+    assert [e["t"] for e in events] == ["MESSAGE_CREATE"] * 3  # none for the repeated nonce
+    assert [m["content"] for m in fake.messages(CHANNEL_ID)] == ["once", "same nonce", "other nonce"]
+
+
+async def test_enforce_nonce_window_deleted_message_and_length(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    first = await post_message(http, fake, {"content": "a", "nonce": "late", "enforce_nonce": True})
+    fake.nonce_window = 0.0  # the window has passed: a new message
+    second = await post_message(http, fake, {"content": "b", "nonce": "late", "enforce_nonce": True})
+    assert second["id"] != first["id"]
+    fake.nonce_window = 300.0
+    status, _ = await rest(http, fake, "DELETE", f"/channels/{CHANNEL_ID}/messages/{second['id']}")
+    status, body = await rest(http, fake, "POST", f"/channels/{CHANNEL_ID}/messages",
+                              {"content": "c", "nonce": "late", "enforce_nonce": True})
+    assert (status, body["code"]) == (404, 10008)
+    status, body = await rest(http, fake, "POST", f"/channels/{CHANNEL_ID}/messages", {"content": "d", "nonce": "x" * 26})
+    assert_invalid_form(status, body, "nonce")
+
+
+async def test_discord_py_sends_a_nonce_with_enforce_nonce(fake: FakeDiscord, bot: ProofBot) -> None:
+    channel = bot.get_partial_messageable(CHANNEL_ID)
+    first = await channel.send("hello", nonce="row-1")
+    again = await channel.send("hello", nonce="row-1")
+    assert again.id == first.id and len(fake.messages(CHANNEL_ID)) == 1
+    assert fake.calls("POST", rf"/channels/{CHANNEL_ID}/messages")[-1].json["enforce_nonce"] is True
+
+
+async def test_a_held_answer_comes_after_discord_acted(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    held = fake.hold_answer("POST", rf"^/channels/{CHANNEL_ID}/messages$")
+    posting = asyncio.create_task(post_message(http, fake, {"content": "made"}))
+    await asyncio.wait_for(held.arrived.wait(), 5)
+    assert [m["content"] for m in fake.messages(CHANNEL_ID)] == ["made"] and not posting.done()
+    held.release()
+    assert (await posting)["content"] == "made"
+
+
+# ---------------------------------------------------------------------------------------------------
+# the bot's permissions in a channel: roles and overwrites, as Discord and discord.py compute them
+
+
+async def test_channel_overwrites_limit_what_the_bot_may_post(fake: FakeDiscord, bot: ProofBot) -> None:
+    from tests.fake_discord.constants import ATTACH_FILES, EMBED_LINKS, SEND_MESSAGES, VIEW_CHANNEL
+
+    async def seen(event: str, change) -> None:  # the change, once discord.py has its gateway event
+        waiting = bot.wait_for(event, timeout=5)  # listening from this call on (not a coroutine function)
+        change()
+        await waiting
+
+    bot_role = fake.bot_role_id(GUILD_ID)
+    # No longer an administrator: @everyone's permissions
+    await seen("guild_role_update", lambda: fake.set_role_permissions(GUILD_ID, bot_role, 0))
+    await seen("guild_channel_update",
+               lambda: fake.set_permission_overwrite(CHANNEL_ID, bot_role, deny=EMBED_LINKS | ATTACH_FILES))
+    channel = bot.get_channel(CHANNEL_ID)
+    mine = channel.permissions_for(channel.guild.me)
+    assert mine.send_messages and not mine.embed_links and not mine.attach_files and not mine.administrator
+    sent = await channel.send("text", embed=discord.Embed(title="hidden"))
+    assert sent.embeds == [] and fake.messages(CHANNEL_ID)[-1]["embeds"] == []  # dropped, not refused
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("a file", file=discord.File(io.BytesIO(b"x"), "x.txt"))
+    assert refused.value.code == 50013
+    # The bot's own overwrite beats @everyone's; without Send Messages: Missing Permissions.
+    fake.set_permission_overwrite(CHANNEL_ID, GUILD_ID, deny=SEND_MESSAGES)
+    fake.set_permission_overwrite(CHANNEL_ID, fake.bot_user_id, allow=SEND_MESSAGES, member=True)
+    assert (await channel.send("still allowed")).content == "still allowed"
+    await seen("guild_channel_update",  # removed
+               lambda: fake.set_permission_overwrite(CHANNEL_ID, fake.bot_user_id, member=True))
+    assert not channel.permissions_for(channel.guild.me).send_messages
+    with pytest.raises(discord.Forbidden) as refused:
+        await channel.send("no")
+    assert refused.value.code == 50013
+    fake.set_permission_overwrite(CHANNEL_ID, bot_role, deny=VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as refused:
+        await sent.edit(content="edited")
+    assert refused.value.code == 50001 and fake.channel_permissions(CHANNEL_ID, fake.bot_user_id) == 0
+    assert fake.channel_permissions(CHANNEL_ID, ALICE_ID) & SEND_MESSAGES == 0  # @everyone's deny

@@ -1,7 +1,11 @@
 """Card images on disk, scaled once to the size pictures use, within a size bound.
 
 Scryfall's ``normal`` images (488×680 JPEG) are scaled to :data:`TILE` (half size) when they are
-stored, so rendering a pack only decodes small tiles. Files are named by a hash of the image's
+stored, so rendering a pack only decodes small tiles. An image that declares more than
+:data:`MAX_SIDE` pixels a side is refused before any pixel is decoded (a tiny PNG can declare
+13,000 × 13,000 pixels: 650 MiB once decoded), and the others are decoded reduced (a JPEG at 1/2,
+1/4 or 1/8 of its size, then whole-pixel averaging down to about the tile), so an image never
+costs more than a few MiB of memory. Files are named by a hash of the image's
 address and written atomically (a temporary file, then a rename), so several bot processes may
 share the directory. When the directory grows past its bound (``IMAGE_CACHE_MB``) the least
 recently used files go first. The last tiles read are also kept decoded in memory, up to
@@ -20,25 +24,48 @@ import os
 import tempfile
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 
 from PIL import Image
 
-__all__ = ["TILE", "ImageCache", "scale_to_tile"]
+__all__ = ["MAX_SIDE", "TILE", "ImageCache", "ImageTooLarge", "scale_to_tile"]
 
 TILE = (224, 312)  # width, height: Scryfall's "normal" (488×680) scaled by 0.46
+# The widest or tallest image decoded: Scryfall's largest ("png", 745×1,040) with room to spare.
+MAX_SIDE = 2_000
+# Pillow's own, looser bound (a warning past 89 million pixels, an error past twice that) says nothing
+# this one doesn't: its warning is not repeated in the log, its error is an `ImageTooLarge` too.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+_REDUCIBLE = frozenset({"L", "LA", "RGB", "RGBA", "CMYK", "YCbCr", "I", "F"})  # modes `Image.reduce` takes
 _SUFFIX = ".jpg"
 _EVICT_TO = 0.9  # after an eviction the directory holds at most this share of its bound
 _STALE_PART_SECONDS = 600
 
 
+class ImageTooLarge(ValueError):
+    """An image larger than :data:`MAX_SIDE` pixels a side: refused from its header, never decoded."""
+
+
 def scale_to_tile(data: bytes) -> Image.Image:
-    """Decode an image and scale it to :data:`TILE` (RGB). Raises ``OSError``/``ValueError`` for
-    bytes that are not an image."""
-    with Image.open(io.BytesIO(data)) as source:
+    """Decode an image and scale it to :data:`TILE` (RGB). Raises ``ImageTooLarge`` for an image
+    past :data:`MAX_SIDE` (before decoding it), ``OSError``/``ValueError`` for bytes that are not an
+    image."""
+    try:
+        opened = Image.open(io.BytesIO(data))  # reads the header only
+    except Image.DecompressionBombError as error:
+        raise ImageTooLarge(str(error)) from None
+    with opened as source:
+        width, height = source.size
+        if width > MAX_SIDE or height > MAX_SIDE:
+            raise ImageTooLarge(f"{width}×{height} pixels, more than {MAX_SIDE} a side")
         source.draft("RGB", TILE)  # a JPEG decodes at a reduced size straight away: much faster
-        image = source.convert("RGB")
+        image = source if source.mode in _REDUCIBLE else source.convert("RGB")
+        factor = min(image.width // TILE[0], image.height // TILE[1])
+        if factor >= 2:  # averaging whole blocks of pixels first: the fine resize then works on little
+            image = image.reduce(factor)
+        image = image.convert("RGB")
     if image.size != TILE:
         image = image.resize(TILE, Image.Resampling.LANCZOS)
     return image

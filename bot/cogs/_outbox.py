@@ -12,6 +12,17 @@ kind's fallback, a permanent failure (4xx other than 429) is logged once and nev
 anything transient is retried with backoff. A result that can't be recorded because the database is
 down is recorded when it is back (`SETTLE_PATIENCE`): what Discord showed is never sent twice for a
 short outage.
+
+Exactly once: every message a row sends (and each of its `continued` messages) carries a nonce derived
+from the row (`nonce_of`), which discord.py sends with `enforce_nonce`. When the bot dies after Discord
+created a message and before the row was recorded as sent, the restart sends the row again, and
+Discord answers with the message it created then instead of a second one (for a few minutes: after a
+longer outage the row is sent again, a second copy). Whatever Discord answers is recorded. An edit
+sets the message to the row's content, so an edit made twice shows once.
+
+A results post refused for a missing permission (403) is failed and logged once like any 4xx, and
+the organizer its row names is told once (`CANNOT_POST`): as a follow-up of the reply that ended the
+event when that interaction is still open in this process (`Replies`), else by DM.
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ from datetime import datetime
 import aiohttp
 import discord
 
+from bot.cogs._permissions import refused_text
+from bot.cogs._replies import Replies
 from bot.services import outbox
 from bot.services.outbox import Outcome, Queued
 from bot.store.outage import retry_while_unavailable
@@ -38,6 +51,24 @@ DISCORD_CANNOT_DM = 50007
 # (which, after the row's lease, sends it again: a second message for a long outage).
 SETTLE_PATIENCE = 60.0
 RECORD_WAIT = 10.0  # seconds a reaction waits, at most, for its message's latest send to be recorded
+
+
+def nonce_of(queued: Queued, part: int = 0) -> str:
+    """The nonce of one message of an outbox row (`part` 0: the message, 1…: its `continued`
+    messages): the same at every attempt and in every process, and no other row's. The row's id and
+    the second it was queued (which tells apart rows of two databases that share an id), base 36:
+    at most 25 characters, Discord's bound (13 for any id, 3 for the first 46,656 parts, 7 until 2100)."""
+    return f"{_base36(queued.id)}.{_base36(part)}.{_base36(int(queued.created_at.timestamp()))}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+        if not number:
+            return text
 
 
 @dataclass
@@ -55,6 +86,8 @@ class Outgoing:
     replace_attachments: bool = False
     continued: list[str] = field(default_factory=list)  # more text, sent as messages right after (also after an edit)
     after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
+    # A DM sent instead as an ephemeral follow-up of this interaction (by DM if that fails).
+    follow_up: discord.Interaction | None = None
 
 
 Renderer = Callable[[Queued, bool], Awaitable[Outgoing | None]]
@@ -67,6 +100,8 @@ class Outbox:
         self._tasks: set[asyncio.Task] = set()
         # Messages sent but not recorded yet: a reaction on one waits for its record.
         self._recording = RecordWaits()
+        self.replies = Replies()
+        self.register(outbox.CANNOT_POST, self._cannot_post)
 
     def register(self, kind: str, renderer: Renderer) -> None:
         self._renderers[kind] = renderer
@@ -117,7 +152,7 @@ class Outbox:
         except discord.Forbidden as error:
             if error.code == DISCORD_CANNOT_DM:
                 return Outcome(queued, dm_closed=True, error="the user's DMs are closed")
-            return self._permanent(queued, error)
+            return self._permanent(queued, error, forbidden=error.code)
         except discord.HTTPException as error:
             if error.status == 429 or error.status >= 500:
                 return Outcome(queued, retry=True, error=f"{error.status} {error.text}"[:300])
@@ -132,9 +167,17 @@ class Outbox:
             outgoing.after_send(message)
         return Outcome(queued, channel_id=message.channel.id, message_id=message.id)
 
-    def _permanent(self, queued: Queued, error: discord.HTTPException) -> Outcome:
+    def _permanent(self, queued: Queued, error: discord.HTTPException, *, forbidden: int | None = None) -> Outcome:
         log.warning("outbox row %s (%s) failed for good: %s %s", queued.id, queued.kind, error.status, error.text)
-        return Outcome(queued, error=f"{error.status} {error.text}"[:300])
+        return Outcome(queued, error=f"{error.status} {error.text}"[:300], forbidden=forbidden)
+
+    async def _cannot_post(self, queued: Queued, fresh: bool) -> Outgoing:
+        """A results post was refused for a missing permission: the organizer hears it once, in the
+        reply that ended the event if it is still open here, else by DM."""
+        p = queued.payload
+        text = refused_text(self.bot, p["guild_id"], p["channel_id"], p["what"], p["code"])
+        reply = await self.replies.open_for(p["guild_id"], queued.message.user_id)
+        return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
 
     async def _deliver(self, queued: Queued, outgoing: Outgoing) -> discord.Message | discord.PartialMessage:
         kwargs: dict = {"content": outgoing.content, "embeds": limits.fit_embeds(outgoing.embeds)}
@@ -149,23 +192,32 @@ class Outbox:
                 kwargs["view"] = None
             if outgoing.files or outgoing.replace_attachments:
                 kwargs["attachments"] = outgoing.files
-            await message.edit(**kwargs)
-            for content in outgoing.continued:  # e.g. a notification: edits notify nobody
-                await self.bot.get_partial_messageable(channel_id).send(
-                    content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none()
-                )
+            await message.edit(**kwargs)  # the same content again after a crash: shown once
+            # e.g. a notification: edits notify nobody
+            await self._send_continued(queued, outgoing, self.bot.get_partial_messageable(channel_id))
             return message
         if outgoing.files:
             kwargs["files"] = outgoing.files
+        if outgoing.follow_up is not None:
+            try:
+                return await outgoing.follow_up.followup.send(**kwargs, ephemeral=True, wait=True)
+            except discord.HTTPException as error:  # the reply is gone after all: by DM
+                log.info("outbox row %s: follow-up refused (%s %s), sending it by DM", queued.id, error.status,
+                         error.text)
         message = queued.message
         if message.user_id is not None:
             channel = await self.bot.create_dm(discord.Object(id=message.user_id))
         else:
             channel = self.bot.get_partial_messageable(message.channel_id, guild_id=message.guild_id)
-        first = await channel.send(**kwargs)
-        for content in outgoing.continued:
-            await channel.send(content, allowed_mentions=outgoing.allowed_mentions or discord.AllowedMentions.none())
+        first = await channel.send(**kwargs, nonce=nonce_of(queued))
+        await self._send_continued(queued, outgoing, channel)
         return first
+
+    @staticmethod
+    async def _send_continued(queued: Queued, outgoing: Outgoing, channel: discord.abc.Messageable) -> None:
+        mentions = outgoing.allowed_mentions or discord.AllowedMentions.none()
+        for part, content in enumerate(outgoing.continued, start=1):
+            await channel.send(content, allowed_mentions=mentions, nonce=nonce_of(queued, part))
 
     async def record(self, outcomes: list[Outcome]) -> None:
         """Record how sends made elsewhere ended (e.g. a pack shown in an interaction response):

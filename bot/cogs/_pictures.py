@@ -5,7 +5,8 @@ table could deal) and again when it begins, into the on-disk `ImageCache`. A mes
 cards asks for its picture when it is rendered: if every image is already on disk (or in memory)
 the picture is drawn (well under 100 ms, in a worker thread) and goes out in the same message;
 otherwise the message goes out as text, as before pictures, and the missing images are fetched
-for the next one. A card Scryfall doesn't know (a custom card) shows as its name on a plain card.
+for the next one. A card Scryfall doesn't know (a custom card), or whose image is refused for its
+size (`ImageTooLarge`), shows as its name on a plain card.
 Nothing ever waits for Scryfall here, and nothing runs inside a transaction.
 """
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import discord
 from PIL import Image
 
-from bot.cards.images import ImageCache
+from bot.cards.images import ImageCache, ImageTooLarge
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
 from bot.services import card_data, guild_config
 from bot.ui.pictures import placeholder_tile
@@ -54,6 +55,7 @@ class Pictures:
         self._downloads: dict[str, asyncio.Task] = {}  # image address -> its download
         self._failed: dict[str, float] = {}  # image address or prefetch key -> when it last failed
         self._no_image: set[str] = set()  # card names Scryfall answered it does not know
+        self._refused: set[str] = set()  # image addresses whose image is too large to decode
         self._prefetches: dict[str, asyncio.Task] = {}
         self._semaphore: asyncio.Semaphore | None = None
 
@@ -85,7 +87,8 @@ class Pictures:
         is not cached yet. Blocking: run in a worker thread."""
         tiles = []
         for name in names:
-            tile = self.cache.tile(urls[name]) if name in urls else placeholder_tile(name)
+            url = urls.get(name)
+            tile = self.cache.tile(url) if url is not None and url not in self._refused else placeholder_tile(name)
             if tile is None:
                 return None
             tiles.append(tile)
@@ -134,7 +137,7 @@ class Pictures:
             urls.update(await self._image_urls(unknown))
             # Scryfall answered and has no image of these (custom cards, typos): not asked again.
             self._no_image.update(name for name in unknown if name not in urls)
-        todo = [url for url in dict.fromkeys(urls.values()) if not self.cache.has(url)]
+        todo = [url for url in dict.fromkeys(urls.values()) if not self.cache.has(url) and url not in self._refused]
         results = await gather_limited((self._download(url) for url in todo), DOWNLOADS)
         fetched = sum(1 for result in results if result is True)
         if todo:
@@ -156,6 +159,10 @@ class Pictures:
         try:
             data = await self.bot.scryfall.image(url)
             await asyncio.to_thread(self.cache.put, url, data)
+        except ImageTooLarge as error:  # never decoded, and never asked for again: its name shows instead
+            self._refused.add(url)
+            log.warning("card image %s refused: %s", url, error)
+            return True
         except (ScryfallUnreachable, OSError, ValueError) as error:
             self._failed[url] = time.monotonic()
             log.info("could not fetch card image %s: %s", url, error)

@@ -7,10 +7,12 @@ from discord import app_commands
 
 from bot.app import MtgBot
 from bot.cogs._checks import require_guild
-from bot.services import guild_config, leaderboard
+from bot.cogs._permissions import channel_problem
+from bot.services import channels, guild_config, leaderboard
 from bot.services.errors import UserError
 from bot.services.guild_config import PICK_MODES, GuildConfig
 from bot.text import escape
+from bot.ui import limits
 from bot.ui.confirm import ask_confirmation
 from bot.ui.formatting import channel_mention, role_mention
 
@@ -22,13 +24,20 @@ UNSETTABLE = [
 ]
 
 
-def config_embed(config: GuildConfig, title: str = "Server settings") -> discord.Embed:
+ALL_GOOD = "None: I have what I need in every channel I post in."
+
+
+def config_embed(config: GuildConfig, title: str = "Server settings", problems: list[str] | None = None) -> discord.Embed:
+    """The settings, and (`problems`) the channels the bot posts in where it lacks a permission."""
     embed = discord.Embed(title=title, colour=discord.Colour.blurple())
     embed.add_field(name="Organizer role", value=role_mention(config.organizer_role_id), inline=False)
     embed.add_field(name="Leaderboard channel", value=channel_mention(config.leaderboard_channel_id), inline=False)
     embed.add_field(name="Default pick mode", value=config.default_pick_mode, inline=False)
     embed.add_field(name="Card pictures", value="on" if config.pictures else "off", inline=False)
     embed.add_field(name="Season", value=escape(config.active_season) if config.active_season else "none running", inline=False)
+    if problems is not None:
+        embed.add_field(name="Missing permissions", value=limits.fit_lines(problems, limits.FIELD_VALUE) or ALL_GOOD,
+                        inline=False)
     return embed
 
 
@@ -45,10 +54,22 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             raise app_commands.MissingPermissions(["manage_guild"])
         return True
 
-    @app_commands.command(name="show", description="Show this server's bot settings.")
+    async def posting_problems(self, guild_id: int) -> list[str]:
+        """Each channel the bot posts in (the leaderboard channel, running tables' channels) where it
+        lacks a permission it needs, naming the one to grant."""
+        problems = []
+        for use in await channels.channels_in_use(self.bot.db, guild_id):
+            problem = channel_problem(self.bot, guild_id, use.channel_id)
+            if problem is not None:
+                problems.append(f"<#{use.channel_id}> ({', '.join(use.uses)}): {problem}.")
+        return problems
+
+    @app_commands.command(name="show", description="Show this server's bot settings, and channels where I lack a permission.")
     async def show(self, interaction: discord.Interaction) -> None:
-        config = await guild_config.get_config(self.bot.db, require_guild(interaction))
-        await interaction.response.send_message(embed=config_embed(config), ephemeral=True)
+        guild_id = require_guild(interaction)
+        config = await guild_config.get_config(self.bot.db, guild_id)
+        problems = await self.posting_problems(guild_id)
+        await interaction.response.send_message(embed=config_embed(config, problems=problems), ephemeral=True)
 
     @app_commands.command(name="set", description="Change one or more server settings.")
     @app_commands.describe(
@@ -82,7 +103,8 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         if pictures is not None:
             changes["pictures"] = pictures.value == "on"
         config = await guild_config.update_config(self.bot.db, require_guild(interaction), **changes)
-        await interaction.response.send_message(embed=config_embed(config, "Settings saved"), ephemeral=True)
+        problems = await self.posting_problems(config.guild_id)
+        await interaction.response.send_message(embed=config_embed(config, "Settings saved", problems), ephemeral=True)
 
     @app_commands.command(name="unset", description="Clear a server setting.")
     @app_commands.describe(setting="The setting to clear.")

@@ -238,8 +238,9 @@ class FourTwoOneCog(SetListCommands, TableCog):
                                                         "leaderboard as they are; no more matches are played.")
         if confirmed is None:
             return
-        await four_two_one.end(self.db, league.id, actor_of(interaction))
-        await confirmed.response.edit_message(content=f"{league_name(league.id)} has ended.", view=None)
+        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+            await four_two_one.end(self.db, league.id, actor_of(interaction))
+            await confirmed.response.edit_message(content=f"{league_name(league.id)} has ended.", view=None)
 
     # --- pages ---------------------------------------------------------------------------------------------
 

@@ -226,14 +226,15 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     @app_commands.autocomplete(event=event_autocomplete)
     async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event)
-        result = await goldfish.close(
-            self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id,
-            is_organizer=await self._is_organizer(interaction),
-        )
-        await interaction.response.send_message(
-            f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>.",
-            allowed_mentions=NO_PINGS,
-        )
+        with self.bot.outbox.replies.answering(interaction):  # a refused results post is told here
+            result = await goldfish.close(
+                self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id,
+                is_organizer=await self._is_organizer(interaction),
+            )
+            await interaction.response.send_message(
+                f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>.",
+                allowed_mentions=NO_PINGS,
+            )
 
     @group.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")
     @app_commands.describe(first="The first flip's result.", count="How many flips (default 1).")

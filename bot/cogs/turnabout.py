@@ -213,8 +213,9 @@ class TurnaboutCog(TableCog):
                          "and recorded; no more rounds can be played.")
         if confirmed is None:
             return
-        await turnabout.end(self.db, event.id, actor_of(interaction))
-        await confirmed.response.edit_message(content=f"{turnabout.event_name(event.id)} has ended.", view=None)
+        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+            await turnabout.end(self.db, event.id, actor_of(interaction))
+            await confirmed.response.edit_message(content=f"{turnabout.event_name(event.id)} has ended.", view=None)
 
     @group.command(name="rating", description="This server's accumulated Turnabout ratings.")
     @app_commands.guild_only()

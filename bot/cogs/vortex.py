@@ -164,8 +164,9 @@ class VortexCog(TableCog):
         confirmed = await ask_confirmation(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.")
         if confirmed is None:
             return
-        await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
-        await confirmed.response.edit_message(content=f"Vortex #{game.id} has ended: {result}.", view=None)
+        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+            await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
+            await confirmed.response.edit_message(content=f"Vortex #{game.id} has ended: {result}.", view=None)
 
     # --- DM buttons ------------------------------------------------------------------------
 

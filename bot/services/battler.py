@@ -770,7 +770,10 @@ async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
 async def _finish_post(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
     settings = await load_settings_row(session, loaded.row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else loaded.row.channel_id
-    return _channel_message(loaded, FINAL, {"game_id": loaded.row.id}, channel_id=channel)
+    # Nobody ended it (the last player standing did): its organizer is told if it can't be posted.
+    payload = outbox.telling({"game_id": loaded.row.id}, loaded.row.organizer_id,
+                             f"the results of Treasure Battler #{loaded.row.id}")
+    return _channel_message(loaded, FINAL, payload, channel_id=channel)
 
 
 # --- reports (PLAY phase) ----------------------------------------------------------------------

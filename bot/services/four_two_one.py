@@ -240,8 +240,9 @@ def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None =
 
 
 async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event],
-                  claims: dict[str, dict] | None = None) -> None:
-    """Save an action's state, queue its announcement, and finish the league if it was won."""
+                  claims: dict[str, dict] | None = None, *, ended_by: int | None = None) -> None:
+    """Save an action's state, queue its announcement, and finish the league if it was won (or
+    ended by the organizer `ended_by`)."""
     state = loaded.state
     assert state is not None
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
@@ -253,11 +254,12 @@ async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Ev
     messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events).to_payload())] if events else []
     await outbox.queue(session, *messages)
     if over:
-        await _record_results(session, loaded, events)
+        await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
 
 
-async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[engine.Event]) -> None:
-    """The final standings to the leaderboard (and its channel), in the transaction that ends the league."""
+async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], ended_by: int) -> None:
+    """The final standings to the leaderboard (and its channel), in the transaction that ends the
+    league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
     placings = leaderboard.rank_by_score({p.user_id: float(p.score) for p in state.players})
@@ -266,7 +268,8 @@ async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[e
     settings = await load_settings_row(session, row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
     final = [e for e in events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
-    await outbox.queue(session, _channel(loaded, FINAL, _announcement(loaded, final).to_payload(), channel_id=channel))
+    payload = outbox.telling(_announcement(loaded, final).to_payload(), ended_by, f"the final standings of {league_name(row.id)}")
+    await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
 
 
 # --- the lobby --------------------------------------------------------------------------------------------
@@ -532,5 +535,5 @@ async def end(db: Database, league_id: int, actor: tables.Actor) -> Outcome:
             raise UserError("The league has not begun: cancel it instead (`/421 cancel`).")
         state = _running(loaded)
         events = _engine_call(engine.end_league, state)
-        await _commit(session, loaded, events)
+        await _commit(session, loaded, events, ended_by=actor.user_id)
         return Outcome(_view(loaded), events)

@@ -438,7 +438,8 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
         # Posted after the commit; after a crash the sweeper posts it, once.
-        await outbox.queue(session, outbox.Message(FINAL, {"event_id": event.id}, channel_id=channel, guild_id=guild_id))
+        payload = outbox.telling({"event_id": event.id}, user_id, f"the final standings of **{escape(event.name)}**")
+        await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
 
 

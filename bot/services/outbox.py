@@ -7,6 +7,9 @@ process that queued it sends it at once (`bot.outbox.Outbox`, notified through
 between, or Discord fails, the sweeper sends it later (`due`): rows are leased for
 `IMMEDIATE_LEASE` to their sending process, then retried with backoff. Permanent failures (a 4xx
 other than 429) are marked failed once and never retried; a closed DM runs its kind's fallback.
+A channel post Discord refuses for a missing permission (403) whose payload names someone to tell
+(`telling`, e.g. the organizer who ended the event whose results it posts) queues, once, a
+`CANNOT_POST` notice to them: in their reply if it is still open, else by DM.
 
 Kinds name how a row is rendered (`bot.outbox`) and, here, what its delivery changes in the
 database (`on_sent`, `on_dm_closed` hooks, run in the transaction that settles the row).
@@ -28,6 +31,10 @@ from bot.store.types import utcnow
 
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
 TOPIC = "outbox"
+# A DM (or reply) telling someone a channel post was refused for a missing permission; payload:
+# {"channel_id", "guild_id", "what", "code"}.
+CANNOT_POST = "outbox.cannot_post"
+TELL = "tell_if_refused"  # the payload key `telling` adds
 # The queuing process owns a fresh row this long; after that the sweeper may take it.
 IMMEDIATE_LEASE = timedelta(seconds=60)
 # A row the sweeper took is leased this long before another attempt (a crash mid-send).
@@ -92,6 +99,12 @@ def on_dm_closed(kind: str, hook: ClosedHook, *, retry_at_startup: bool = False)
 
 
 # --- queuing (inside a use case's transaction) -------------------------------------------------
+
+
+def telling(payload: dict, user_id: int, what: str) -> dict:
+    """`payload` of a channel post that `user_id` is told about if Discord refuses it for a missing
+    permission. `what` names the post in a sentence ("the results of Vortex #3"), user text escaped."""
+    return {**payload, TELL: {"user_id": user_id, "what": what}}
 
 
 async def queue(session: AsyncSession, *messages: Message, hold: bool = False, held: Sequence[Message] = (),
@@ -183,6 +196,7 @@ class Outcome:
     message_id: int | None = None
     retry: bool = False  # a transient failure (5xx, network): try again later
     dm_closed: bool = False  # Discord error 50007: the user accepts no DMs from the bot
+    forbidden: int | None = None  # another 403 (Discord's code: 50001 Missing Access, 50013 Missing Permissions)
     skipped: bool = False  # no longer wanted (the state moved on)
     error: str | None = None
 
@@ -228,12 +242,23 @@ async def _settle_one(session: AsyncSession, outcome: Outcome, now: datetime) ->
         values.update(status=FAILED, error=(outcome.error or "failed")[:300])
         if outcome.dm_closed and (hook := _on_dm_closed.get(queued.kind)) is not None:
             await hook(session, queued)
-    await session.execute(
+    settled = await session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id == queued.id, OutboxMessage.status == PENDING)
         .values(attempts=max(queued.attempts, 1), **values)
         .execution_options(synchronize_session=False)
     )
+    if outcome.forbidden is not None and settled.rowcount:  # this settles it: told once
+        await _tell_refused(session, queued, outcome.forbidden)
+
+
+async def _tell_refused(session: AsyncSession, queued: Queued, code: int) -> None:
+    """The channel post `queued` was refused for a missing permission: tell whom its payload names."""
+    tell, message = queued.payload.get(TELL), queued.message
+    if tell is None or message.channel_id is None:
+        return
+    payload = {"channel_id": message.channel_id, "guild_id": message.guild_id, "what": tell["what"], "code": code}
+    await queue(session, Message(CANNOT_POST, payload, user_id=tell["user_id"], guild_id=message.guild_id))
 
 
 async def prune(db: Database, *, now: datetime | None = None) -> int:

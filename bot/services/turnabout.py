@@ -570,7 +570,8 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         )
         settings = await load_settings_row(session, row.guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
-        payload = _announcement(loaded, list(events)).to_payload()
+        payload = outbox.telling(_announcement(loaded, list(events)).to_payload(), actor.user_id,
+                                 f"the final ranking of {event_name(row.id)}")
         await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
         return Outcome(_view(loaded), list(events))
 

@@ -676,7 +676,7 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        channel = row.channel_id
+        channel, payload = row.channel_id, {"game_id": row.id}
         if winner_id is not None:
             n = len(state.players)
             await leaderboard.record_results(
@@ -687,7 +687,8 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
             )
             settings = await load_settings_row(session, row.guild_id)
             channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else channel
-        await outbox.queue(session, _channel(loaded, FINAL, {"game_id": row.id}, channel_id=channel))
+            payload = outbox.telling(payload, actor.user_id, f"the result of Vortex #{row.id}")
+        await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
         return _view(loaded)
 
 

@@ -24,7 +24,8 @@ Card data and card images (pack pictures, see :class:`CardsAndImages` below):
 * ``GET /cards/named?fuzzy=<name>`` — the closest known card, or 404.
 * ``GET /images/<n>.jpg`` — card n's generated image: a card-like JPEG whose art box is filled
   with card n's :func:`marker_colour`, so a test reads back which card a picture shows
-  (:func:`marker_index`).
+  (:func:`marker_index`). :meth:`CardsAndImages.set_image` serves other bytes for a card, e.g.
+  :func:`huge_png` (20 KB, 13,000 × 13,000 pixels).
 
 Cards are known once added (:meth:`CardsAndImages.add_card`, :meth:`CardsAndImages.add_cards`);
 with :attr:`CardsAndImages.down` set every one of these answers 503.
@@ -47,9 +48,10 @@ from typing import Any
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from tests.e2e.fake_scryfall_cards import CardsAndImages, marker_colour, marker_index
+from tests.e2e.fake_scryfall_cards import CardsAndImages, huge_png, marker_colour, marker_index
 
-__all__ = ["CardsAndImages", "FakeScryfall", "FakeSet", "marker_colour", "marker_index", "serve_fake_scryfall"]
+__all__ = ["CardsAndImages", "FakeScryfall", "FakeSet", "huge_png", "marker_colour", "marker_index",
+           "serve_fake_scryfall"]
 
 HTML = "<!DOCTYPE html><html><head><title>Scryfall</title></head><body>Oops</body></html>"
 MISBEHAVING = frozenset({"hang", "down", "slow", "garbage", "html", "ignored", "loop", "away"})

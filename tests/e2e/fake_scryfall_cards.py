@@ -76,6 +76,14 @@ def card_image(index: int, name: str, colours: str, type_line: str) -> bytes:
     return out.getvalue()
 
 
+def huge_png(side: int = 13_000) -> bytes:
+    """A hostile image: a black 1-bit PNG of `side` × `side` pixels, about 20 KB at 13,000 (650 MiB
+    of RGB once decoded)."""
+    out = io.BytesIO()
+    Image.new("1", (side, side)).save(out, "PNG")
+    return out.getvalue()
+
+
 @dataclass
 class CardsAndImages:
     catalogue: list[dict[str, Any]] = field(default_factory=list)  # card objects, by index
@@ -113,6 +121,10 @@ class CardsAndImages:
             name, colours = (entry, "") if isinstance(entry, str) else entry
             if loose(name) not in self._by_name:
                 self.add_card(name, colours=colours)
+
+    def set_image(self, name: str, data: bytes) -> None:
+        """Serve `data` (any format: the bot reads what it gets) as the image of the known card `name`."""
+        self._images[self._by_name[loose(name)]] = data
 
     def index_of(self, name: str) -> int | None:
         return self._by_name.get(loose(name))
@@ -179,7 +191,8 @@ class CardsAndImages:
         if index not in self._images:
             card = self.catalogue[index]
             self._images[index] = card_image(index, card["name"], card["_colours"], card["type_line"])
-        return web.Response(body=self._images[index], content_type="image/jpeg")
+        data = self._images[index]
+        return web.Response(body=data, content_type="image/png" if data.startswith(b"\x89PNG") else "image/jpeg")
 
 
 def _error(status: int, code: str, details: str) -> web.Response:

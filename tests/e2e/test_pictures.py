@@ -6,7 +6,9 @@ Scryfall (collection, fuzzy names and generated card images that each carry a ma
   picture whose grid holds exactly the pack's cards in letter order; pools get a picture too;
 - Scryfall down mid-draft (and the bot restarted with its image cache gone): packs arrive as text
   and nothing is lost;
-- an upload while Scryfall is down is saved, and the sweeper completes its card data later.
+- an upload while Scryfall is down is saved, and the sweeper completes its card data later;
+- a card image of 13,000 × 13,000 pixels (a 20 KB PNG) is refused unread: the bot's peak memory
+  hardly moves and the card shows as its name in the picture.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from tests.e2e.drivers.draft import (
     start_lobby,
     toggle_letter,
 )
-from tests.e2e.fake_scryfall import marker_index, serve_fake_scryfall
+from tests.e2e.fake_scryfall import huge_png, marker_index, serve_fake_scryfall
+from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
 
@@ -259,3 +262,44 @@ async def test_a_card_scryfall_does_not_know_shows_as_its_name(fake, bot, world,
         assert picture_cards(fake, scryfall, message) == expected
         seen_homebrew |= homebrew in shown
     assert seen_homebrew
+
+
+def peak_memory_mib(pid: int) -> float:
+    """The process's peak resident memory (VmHWM), in MiB."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+
+
+def forget_peak_memory(pid: int) -> None:
+    """From now on the process's peak is measured afresh (Linux: clear_refs 5 resets VmHWM)."""
+    with open(f"/proc/{pid}/clear_refs", "w") as refs:
+        refs.write("5")
+
+
+async def test_a_huge_card_image_is_refused_unread_and_the_card_shows_as_its_name(fake, bot, world, scryfall):
+    giant = CUBE[3]
+    scryfall.set_image(giant, huge_png())  # 20 KB, 13,000 × 13,000 pixels
+    cube = CUBE[:18]  # exactly what 3 players × 1 pack of 6 deal
+    added = await upload(fake, world, "Giant", cube)
+    assert "Added cube **Giant**: 18 cards" in added.content
+    pid = bot.process.pid
+    forget_peak_memory(pid)
+    before = peak_memory_mib(pid)
+    pod_id, lobby = await start_lobby(fake, world, cube="Giant", seats=SEATS, packs=1, pack_size=6, pick_mode="both")
+
+    async def fetched():  # every image dealt with: 17 stored, the giant refused (it will not be asked again)
+        return "fetched 18 of 18 card images" in bot.log_text()
+
+    await eventually(fetched, what="the draft's card images", timeout=30)
+    await join_all(fake, lobby, pod_id, world.players[:SEATS])
+    packs = await fake.wait_for(lambda: [m for p in world.players[:SEATS] for m in fake.dms(p) if pick_buttons(m)]
+                                if all(any(pick_buttons(m) for m in fake.dms(p)) for p in world.players[:SEATS])
+                                else None, what="everyone's first pack")
+    assert giant in [card for message in packs for card in cards_shown(message)]
+    for message in packs:  # every pack has its picture; the giant is a placeholder with its name
+        assert picture_cards(fake, scryfall, message) == ["?" if c == giant else c for c in cards_shown(message)]
+    grown = peak_memory_mib(pid) - before
+    assert grown < 64, f"the bot's peak memory grew by {grown:.0f} MiB"  # 825 MiB before the bound
+    assert scryfall.image_requests.count(scryfall.index_of(giant)) == 1
+    assert bot.log_text().count("refused: 13000×13000 pixels") == 1
+    nothing_logged_as_error(bot)

@@ -42,6 +42,7 @@ class FakeBase:
     bot_permissions: int
     owner_id: int
     callback_deadline: float | None
+    nonce_window: float
     heartbeat_interval: int
     bot_user: dict[str, Any]
     base_url: str

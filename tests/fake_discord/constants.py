@@ -12,6 +12,10 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
 MENTION_EVERYONE = 1 << 17  # also lets a role that is not mentionable be mentioned
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+EMBED_LINKS = 1 << 14
+ATTACH_FILES = 1 << 15
 ALL_PERMISSIONS = (1 << 51) - 1
 DEFAULT_MEMBER_PERMISSIONS = (
     (1 << 0)  # create instant invite
@@ -40,6 +44,10 @@ INTENT_GUILD_MESSAGE_REACTIONS = 1 << 10
 INTENT_DIRECT_MESSAGES = 1 << 12
 INTENT_DIRECT_MESSAGE_REACTIONS = 1 << 13
 INTENT_MESSAGE_CONTENT = 1 << 15
+
+# A message created with `enforce_nonce` returns the message the same author created in the same
+# channel with the same nonce this many seconds before, instead of a second one ("a few minutes").
+NONCE_WINDOW = 300.0
 
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7

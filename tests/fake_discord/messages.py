@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import mimetypes
 import re
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -51,6 +52,9 @@ class Messages(FakeBase):
         self._channel_messages: dict[int, list[int]] = collections.defaultdict(list)
         self._reactions: dict[int, dict[str, dict[int, None]]] = {}
         self._attachments: dict[int, tuple[str, str, bytes]] = {}  # id -> (filename, content type, bytes)
+        # (author, channel, nonce) -> (message id, when it was created): for `enforce_nonce`
+        self._nonces: dict[tuple[int, int, str], tuple[int, float]] = {}
+        self.nonce_replays: list[int] = []  # ids of messages answered again for a repeated nonce
 
     def _make_attachments(
         self,
@@ -160,6 +164,24 @@ class Messages(FakeBase):
         if empty:
             raise ApiError(400, 50006, "Cannot send an empty message")
 
+    def _earlier_by_nonce(self, channel_id: int, author_id: int, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """Discord's `enforce_nonce`: the message this author created in this channel with this nonce
+        within `nonce_window` seconds (it comes back instead of a new one, and nothing is dispatched);
+        None when there is none (or the request does not enforce its nonce). One deleted since is
+        Discord's 404 Unknown Message."""
+        nonce = payload.get("nonce")
+        if nonce is None or not payload.get("enforce_nonce"):
+            return None
+        found = self._nonces.get((author_id, channel_id, str(nonce)))
+        if found is None or time.monotonic() - found[1] > self.nonce_window:
+            return None
+        mid = found[0]
+        if self._msg_meta[mid]["deleted"]:
+            raise ApiError(404, 10008, "Unknown Message")
+        self.nonce_replays.append(mid)
+        self._changed()
+        return self._messages[mid]
+
     def _create_message(
         self,
         channel_id: int,
@@ -205,7 +227,11 @@ class Messages(FakeBase):
             "reactions": [],
         }
         if payload.get("nonce") is not None:
-            msg["nonce"] = payload["nonce"]
+            msg["nonce"] = str(payload["nonce"])
+            key = (author_id, channel_id, msg["nonce"])
+            earlier = self._nonces.get(key)
+            if earlier is None or time.monotonic() - earlier[1] > self.nonce_window:
+                self._nonces[key] = (mid, time.monotonic())
         if payload.get("poll"):
             msg["poll"] = payload["poll"]
         ref = payload.get("message_reference")

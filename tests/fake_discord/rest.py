@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from .base import ApiError, FakeBase, form_error
-from .constants import API_PREFIX, EPHEMERAL
+from .constants import API_PREFIX, ATTACH_FILES, EMBED_LINKS, EPHEMERAL, SEND_MESSAGES, VIEW_CHANNEL
 from .messages import emoji_key
 from .models import RestCall
 
@@ -220,6 +220,14 @@ class Rest(FakeBase):
         )
         return held
 
+    def hold_answer(self, method: str, path: str) -> HeldRequest:
+        """Act on the next call matching ``method`` and ``path`` (regex) as usual, then hold its answer
+        until ``release()``: Discord did it, the caller has not heard. For a crash between Discord
+        accepting a request and the bot recording it: kill the bot while the answer is held."""
+        held = HeldRequest()
+        self._injections.append({"method": method.upper(), "path": path, "times": 1, "held": held, "answer": True})
+        return held
+
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         method = request.method.upper()
@@ -239,6 +247,9 @@ class Rest(FakeBase):
                 break
 
         inj = self._take_injection(method, path)
+        held_answer = None
+        if inj is not None and inj.get("answer"):
+            held_answer, inj = inj["held"], None
         if inj is not None and (held := inj.get("held")) is not None:
             held.arrived.set()
             self._changed()
@@ -304,6 +315,10 @@ class Rest(FakeBase):
             status, data = 500, {"message": f"fake Discord crashed: {e!r}", "code": 0}
         call.status, call.response = status, data
         self._changed()
+        if held_answer is not None:
+            held_answer.arrived.set()
+            self._changed()
+            await held_answer.released.wait()
         return _json_response(status, data)
 
     async def _not_api(self, request: web.Request) -> web.StreamResponse:
@@ -489,15 +504,34 @@ class Rest(FakeBase):
             raise ApiError(404, 10008, "Unknown Message")
         return mid, msg
 
+    def _require_bot_permissions(self, channel_id: int, payload: dict[str, Any], files: dict, *, send: bool) -> None:
+        """The bot's permissions in a guild channel, as Discord checks them: without View Channel
+        403 50001 Missing Access; a new message without Send Messages, or files without Attach
+        Files, 403 50013 Missing Permissions. Embeds without Embed Links are dropped from the message
+        (Discord does not refuse it: its embeds just don't show)."""
+        if self._channel_guild_id(channel_id) is None:
+            return
+        perms = self.channel_permissions(channel_id, self.bot_user_id)
+        if not perms & VIEW_CHANNEL:
+            raise ApiError(403, 50001, "Missing Access")
+        if (send and not perms & SEND_MESSAGES) or (files and not perms & ATTACH_FILES):
+            raise ApiError(403, 50013, "Missing Permissions")
+        if payload.get("embeds") and not perms & EMBED_LINKS:
+            payload["embeds"] = []
+
     async def _r_post_message(self, r: Req) -> tuple[int, Any]:
         cid = int(r.params["channel_id"])
         ch = self._channel(cid)
         if ch["type"] == 1 and ch["_recipient"] in self._dms_closed:
             raise ApiError(403, 50007, "Cannot send messages to this user")
         payload = dict(r.json or {})
+        self._require_bot_permissions(cid, payload, r.files, send=True)
         payload["flags"] = (
             int(payload.get("flags") or 0) & ~EPHEMERAL
         )  # only interaction responses can be ephemeral
+        earlier = self._earlier_by_nonce(cid, self.bot_user_id, payload)
+        if earlier is not None:
+            return 200, earlier
         msg_type = 19 if payload.get("message_reference") else 0
         return 200, self._create_message(cid, payload, r.files, msg_type=msg_type)
 
@@ -520,7 +554,9 @@ class Rest(FakeBase):
         mid, msg = self._message_in_channel(r)
         if int(msg["author"]["id"]) != self.bot_user_id:
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
-        edited = self._edit_message(mid, r.json or {}, r.files)
+        payload = dict(r.json or {})
+        self._require_bot_permissions(int(r.params["channel_id"]), payload, r.files, send=False)
+        edited = self._edit_message(mid, payload, r.files)
         for ix in self._interactions.values():  # defer() on a component, then message.edit() also answers it
             if ix.source_message_id == mid and ix.callback_type == 6 and not ix.final:
                 ix.edited_original = True

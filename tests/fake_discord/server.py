@@ -35,6 +35,7 @@ from .constants import (
     DEFAULT_MEMBER_PERMISSIONS,
     DEFAULT_OWNER_ID,
     MANAGE_GUILD,
+    NONCE_WINDOW,
 )
 from .driver import Driver
 from .gateway import Gateway
@@ -63,6 +64,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         owner_id: int = DEFAULT_OWNER_ID,
         callback_deadline: float | None = 3.0,
         heartbeat_interval: int = 41250,
+        nonce_window: float = NONCE_WINDOW,
     ) -> None:
         self.bot_user_id = bot_user_id
         self.application_id = application_id if application_id is not None else bot_user_id
@@ -71,6 +73,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         self.owner_id = owner_id
         self.callback_deadline = callback_deadline
         self.heartbeat_interval = heartbeat_interval
+        self.nonce_window = nonce_window  # seconds `enforce_nonce` finds an earlier message (see messages.py)
         self.port = 0
         self.api_base = ""
         self.gateway_url = ""
@@ -87,7 +90,8 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> None:
+    async def start(self, port: int = 0) -> None:
+        """Serve on 127.0.0.1:`port` (0: a free port, see `self.port`)."""
         self._changed_event = asyncio.Event()  # bind to the running loop
         app = web.Application(client_max_size=200 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
@@ -98,7 +102,7 @@ class FakeDiscord(Driver, Interactions, Commands, Rest, Messages, Gateway, World
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", port))
         self.port = sock.getsockname()[1]
         site = web.SockSite(self._runner, sock)
         await site.start()

@@ -207,6 +207,9 @@ def validate_message(
     if content is not None and not isinstance(content, str):
         add_error(errors, ["content"], "BASE_TYPE_BAD_STRING", "Must be a string.")
     _max_len(errors, ["content"], content, 2000)
+    nonce = payload.get("nonce")
+    if nonce is not None:
+        _max_len(errors, ["nonce"], str(nonce), 25)
     validate_embeds(errors, payload.get("embeds"))
     v2 = bool((payload.get("flags") or 0) & (1 << 15))
     validate_components(errors, payload.get("components"), v2=v2)

@@ -9,11 +9,18 @@ from .base import ApiError, FakeBase
 from .constants import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,
+    ATTACH_FILES,
     DEFAULT_MEMBER_PERMISSIONS,
+    EMBED_LINKS,
     INTENT_GUILD_MEMBERS,
     INTENT_GUILDS,
+    MENTION_EVERYONE,
+    SEND_MESSAGES,
+    VIEW_CHANNEL,
 )
 from .models import iso_now
+
+ROLE_OVERWRITE, MEMBER_OVERWRITE = 0, 1  # a permission overwrite's type
 
 
 class World(FakeBase):
@@ -203,6 +210,60 @@ class World(FakeBase):
         )
         self._changed()
         return role
+
+    def bot_role_id(self, guild_id: int) -> int:
+        """The bot's own (managed) role in the guild, which carries `bot_permissions`."""
+        roles = self._guild(guild_id)["roles"]
+        return next(r for r, role in roles.items() if (role.get("tags") or {}).get("bot_id") == str(self.bot_user_id))
+
+    def set_role_permissions(self, guild_id: int, role_id: int, permissions: int) -> dict[str, Any]:
+        """Change a role's permissions (e.g. the bot's role, see `bot_role_id`); GUILD_ROLE_UPDATE."""
+        role = self._guild(guild_id)["roles"][role_id]
+        role["permissions"] = str(permissions)
+        self._dispatch("GUILD_ROLE_UPDATE", {"guild_id": str(guild_id), "role": role}, guild_id=guild_id,
+                       intent=INTENT_GUILDS)
+        self._changed()
+        return role
+
+    def set_permission_overwrite(
+        self, channel_id: int, target_id: int, *, allow: int = 0, deny: int = 0, member: bool = False
+    ) -> dict[str, Any]:
+        """Set (or, with allow = deny = 0, remove) a channel's overwrite for a role (the guild's id is
+        @everyone) or a member; CHANNEL_UPDATE. Channel permissions follow Discord's order: the base
+        from roles, then @everyone's overwrite, the member's roles' (together), the member's own."""
+        ch = self._channels[channel_id]
+        overwrites = [o for o in ch["permission_overwrites"] if o["id"] != str(target_id)]
+        if allow or deny:
+            overwrites.append({"id": str(target_id), "type": MEMBER_OVERWRITE if member else ROLE_OVERWRITE,
+                               "allow": str(allow), "deny": str(deny)})
+        ch["permission_overwrites"] = overwrites
+        gid = int(ch["guild_id"])
+        self._dispatch("CHANNEL_UPDATE", ch, guild_id=gid, intent=INTENT_GUILDS)
+        self._changed()
+        return ch
+
+    def channel_permissions(self, channel_id: int, user_id: int) -> int:
+        """What `user_id` may do in the guild channel `channel_id` (Discord's computation)."""
+        ch = self._channels[channel_id]
+        gid = int(ch["guild_id"])
+        perms = self.member_permissions(gid, user_id)
+        if perms & ADMINISTRATOR or perms == ALL_PERMISSIONS:
+            return ALL_PERMISSIONS
+        overwrites = {(int(o["id"]), o["type"]): (int(o["allow"]), int(o["deny"])) for o in ch["permission_overwrites"]}
+        allow, deny = overwrites.get((gid, ROLE_OVERWRITE), (0, 0))
+        perms = (perms & ~deny) | allow
+        allow = deny = 0
+        for role in self._guild(gid)["members"][user_id]["roles"]:
+            role_allow, role_deny = overwrites.get((int(role), ROLE_OVERWRITE), (0, 0))
+            allow, deny = allow | role_allow, deny | role_deny
+        perms = (perms & ~deny) | allow
+        allow, deny = overwrites.get((user_id, MEMBER_OVERWRITE), (0, 0))
+        perms = (perms & ~deny) | allow
+        if not perms & VIEW_CHANNEL:
+            return 0
+        if not perms & SEND_MESSAGES:  # what only sending uses goes with it
+            perms &= ~(EMBED_LINKS | ATTACH_FILES | MENTION_EVERYONE)
+        return perms
 
     def add_member(
         self,

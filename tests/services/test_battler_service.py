@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from bot.cards.model import Card
 from bot.formats import battler as engine
-from bot.services import battler
+from bot.services import battler, outbox
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
@@ -331,9 +331,11 @@ async def test_a_game_to_the_end_writes_the_leaderboard_with_the_engine_standing
     assert {r.user_id: r.points for r in rows} == {u: float(4 - p + 1) for u, p in expected.items()}
     assert expected[state.players[state.winner].user_id] == 1
     assert any(p.status == "out" for p in state.players)
-    # The standings post was queued once, with the results, to the game's channel.
+    # The standings post was queued once, with the results, to the game's channel; nobody ended the
+    # game by hand, so its organizer is told if the post is refused.
     finals = await queued(db, battler.FINAL)
-    assert [(row.channel_id, row.payload) for row in finals] == [(CHANNEL, {"game_id": game.id})]
+    told = outbox.telling({"game_id": game.id}, game.organizer_id, f"the results of Treasure Battler #{game.id}")
+    assert [(row.channel_id, row.payload) for row in finals] == [(CHANNEL, told)]
     with pytest.raises(UserError, match="over"):
         await battler.report(db, game.id, player(state.players[state.winner].user_id), "won")
 

@@ -105,7 +105,8 @@ async def test_reject_close_and_leaderboard(db):
     assert [(s.placement, s.submission.user_id) for s in closed.standings] == [(1, 2), (2, 1), (2, 3)]
     [final] = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
                if q.message.kind == goldfish.FINAL]
-    assert (final.message.channel_id, final.message.payload) == (77, {"event_id": event.id})
+    told = outbox.telling({"event_id": event.id}, ORGANIZER, f"the final standings of **{event.name}**")
+    assert (final.message.channel_id, final.message.payload) == (77, told)  # who closed it hears a refusal
     shown, standings = await goldfish.final_standings(db, event.id)
     assert shown.status == "closed" and standings == closed.standings
     with pytest.raises(Conflict, match="closed"):

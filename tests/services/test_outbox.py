@@ -110,3 +110,22 @@ async def test_settled_rows_are_pruned_after_a_week(db):
     await outbox.settle(db, [outbox.Outcome(old, channel_id=1, message_id=2)], now=now)
     assert await outbox.prune(db, now=now + timedelta(days=6)) == 0
     assert await outbox.prune(db, now=now + timedelta(days=8)) == 1
+
+
+async def test_a_refused_channel_post_tells_whom_its_payload_names_once(db):
+    heard = []
+    db.listen(outbox.TOPIC, heard.append)
+    results = outbox.telling({"game_id": 3}, 77, "the result of Vortex #3")
+    refused, untold, dm = await queue(db, outbox.Message(KIND, results, channel_id=9, guild_id=4),
+                                      outbox.Message(KIND, {"game_id": 4}, channel_id=9, guild_id=4),
+                                      outbox.Message(KIND, results, user_id=5, guild_id=4))
+    heard.clear()
+    outcomes = [outbox.Outcome(q, error="403 Missing Permissions", forbidden=50013) for q in (refused, untold, dm)]
+    await outbox.settle(db, outcomes)
+    await outbox.settle(db, outcomes[:1])  # settled twice (two processes): told once all the same
+    assert [(await row(db, q.id)).status for q in (refused, untold, dm)] == [outbox.FAILED] * 3
+    async with db.read() as session:
+        told = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == outbox.CANNOT_POST))).scalars().all()
+    assert [(r.user_id, r.guild_id, r.payload) for r in told] == [
+        (77, 4, {"channel_id": 9, "guild_id": 4, "what": "the result of Vortex #3", "code": 50013})]
+    assert [[q.kind for q in batch] for batch in heard] == [[outbox.CANNOT_POST]]  # sent after the commit

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from bot.cards.images import TILE, ImageCache, scale_to_tile
+from bot.cards.images import MAX_SIDE, TILE, ImageCache, ImageTooLarge, scale_to_tile
 from bot.ui import pictures
-from tests.e2e.fake_scryfall_cards import card_image, marker_colour, marker_index
+from tests.e2e.fake_scryfall_cards import card_image, huge_png, marker_colour, marker_index
 
 
 def fake_tile(index: int) -> Image.Image:
@@ -118,3 +122,73 @@ def test_rendering_a_15_card_pack_takes_under_100_ms() -> None:
     for _ in range(5):
         pictures.pack_picture(tiles, labels)
     assert (time.perf_counter() - start) / 5 < 0.1
+
+
+# --- hostile images (issue 23): refused before decoding, or decoded reduced ---------------------------
+
+
+def encoded(image: Image.Image, kind: str) -> bytes:
+    out = io.BytesIO()
+    image.save(out, kind)
+    return out.getvalue()
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")  # the bot ignores it (pytest resets filters)
+def test_an_image_past_the_pixel_bound_is_refused_before_it_is_decoded(tmp_path) -> None:
+    data = huge_png()
+    assert len(data) < 25_000  # 20 KB on the wire, 13,000 × 13,000 pixels
+    with pytest.raises(ImageTooLarge, match="13000"):
+        scale_to_tile(data)
+    cache = ImageCache(tmp_path, max_bytes=10**9)
+    with pytest.raises(ImageTooLarge):
+        cache.put("https://img/huge.png", data)
+    assert not cache.has("https://img/huge.png") and cache.disk_bytes() == 0
+    with pytest.raises(ImageTooLarge):  # past Pillow's own bound too (it would refuse it in its own words)
+        scale_to_tile(huge_png(20_000))
+    with pytest.raises(ImageTooLarge):  # one side past the bound is enough
+        scale_to_tile(encoded(Image.new("L", (MAX_SIDE + 1, 10)), "PNG"))
+
+
+@pytest.mark.parametrize("kind", ["JPEG", "PNG"])
+@pytest.mark.parametrize("mode", ["RGB", "P", "1"])
+def test_a_large_image_within_the_bound_is_decoded_reduced_and_keeps_its_card(kind: str, mode: str) -> None:
+    card = Image.open(io.BytesIO(card_image(9, "Opt", "U", "Instant"))).resize((1490, 2000))  # Scryfall's png × 2
+    if mode != "RGB":
+        card = card.convert(mode) if mode == "1" else card.quantize(256)
+    if kind == "JPEG" and mode != "RGB":
+        card = card.convert("L") if mode == "1" else card.convert("RGB")
+    tile = scale_to_tile(encoded(card, kind))
+    assert tile.size == TILE and tile.mode == "RGB"
+    if mode != "1":  # a 1-bit image keeps no colour to read back
+        assert marker_index(tile.getpixel((TILE[0] // 2, TILE[1] // 2)), tolerance=8) == 9
+
+
+PEAK = """
+import resource, sys
+from bot.cards.images import ImageTooLarge, scale_to_tile
+images = [open(path, "rb").read() for path in sys.argv[1:]]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for data in images:
+    try:
+        scale_to_tile(data)
+    except ImageTooLarge:
+        pass
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def test_no_image_costs_more_than_a_few_mib_to_read(tmp_path) -> None:
+    """Peak memory of a fresh process reading the 13,000² PNG and the largest images allowed (an
+    RGBA PNG and a JPEG of 2,000 × 2,000): 825 MiB for the first before the bound."""
+    noise = Image.frombytes("RGB", (MAX_SIDE, MAX_SIDE), os.urandom(MAX_SIDE * MAX_SIDE * 3))
+    files = {"huge.png": huge_png(), "large.png": encoded(noise.convert("RGBA"), "PNG"),
+             "large.jpg": encoded(noise, "JPEG")}
+    paths = []
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", PEAK, *paths], capture_output=True, text=True, timeout=120,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+    grown_mib = int(run.stdout.strip()) / 1024  # ru_maxrss: KiB on Linux
+    assert grown_mib < 48, f"reading the images raised peak memory by {grown_mib:.0f} MiB"
