@@ -53,8 +53,9 @@ Public API (for the command layer)
 
 Rules decisions (where FORMATS.md is silent)
     * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
-      Platinum Angel, reports 0: 10 MP either way), library 0..5,000 (the most cards a list
-      may hold), poison 0..9 (a player with 10 has lost). Anything else is refused.
+      Platinum Angel, reports 0: 10 MP either way), library 0..10,000 (a library can grow past
+      any list), poison 0..1,000 (a winner with 10 or more, e.g. with Platinum Angel, scores the
+      clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
     * Reports: either player of the match reports a game (winner + the number the losing
       deck's option needs); the **other** player confirms or disputes. A disputed game waits
@@ -93,7 +94,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.cards.parse import MAX_BYTES, MAX_CARDS, CubeFormatError, parse_cube_text
+from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
 from bot.formats import clock as chess_clock
 from bot.formats import swiss
 from bot.text import clean_name, name_key
@@ -105,6 +106,7 @@ __all__ = [
     "MAX_LIBRARY",
     "MAX_LIFE",
     "MAX_POISON",
+    "MAX_DECKLIST_CARDS",
     "MIN_DECK_SIZE",
     "MIN_PLAYERS",
     "OPTION_MEASURE",
@@ -187,9 +189,12 @@ DEFAULT_OPTION = "dominaria"
 #: The keyword of :func:`match_points` each option needs: the winner's life, library or poison.
 OPTION_MEASURE: dict[str, str] = {"dominaria": "life", "tolaria": "library", "phyrexia": "poison"}
 MIN_MATCH_POINTS, MAX_MATCH_POINTS = 10, 30
+# Sane maxima for a reported number (anything from 0 up to them is accepted and scored, clamped to
+# [10, 30]): a winner's life can be huge, a library can grow past any list, and a winner can have
+# any number of poison counters (Platinum Angel keeps a player with 10 or more in the game).
 MAX_LIFE = 1_000_000
-MAX_LIBRARY = MAX_CARDS  # no list the bot reads holds more cards
-MAX_POISON = 9  # ten poison counters lose the game: a winner has at most nine
+MAX_LIBRARY = 10_000
+MAX_POISON = 1_000
 VP_PER_MATCH = 30
 MAX_MATCH_MP_DIFFERENCE = 2 * MAX_MATCH_POINTS  # two games of at most 30
 
@@ -217,6 +222,9 @@ MIN_PLAYERS = 4  # the seed: "no event should have fewer than four players"
 MAX_PLAYERS = 2000
 DEFAULT_ROUNDS, MAX_ROUNDS = 3, 20
 MIN_DECK_SIZE = 60
+# The most cards a registered list may hold: a list is shown to the opponent, so its size is bounded
+# (a bigger deck is legal; it registers without a list).
+MAX_DECKLIST_CARDS = 250
 MAX_DECK_NAME = 100
 PREP_MINUTES: dict[int, int] = {1: 5, 2: 3}  # game 1: studying the opponent's deck
 
@@ -422,6 +430,11 @@ def deck_problems(cards: Sequence[tuple[int, str]], *, sideboard: bool = False) 
     total = sum(count for count, _ in cards)
     if total < MIN_DECK_SIZE:
         problems.append(f"The deck has {total} cards; it needs at least {MIN_DECK_SIZE}.")
+    elif total > MAX_DECKLIST_CARDS:
+        problems.append(
+            f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
+            "(register a bigger deck without a list)."
+        )
     if sideboard:
         problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
     banned: Counter[str] = Counter()

@@ -3,6 +3,8 @@ ranking and ratings (no rules, no SQL). Deck and card names are user text: alway
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Sequence
 
 import discord
@@ -251,9 +253,25 @@ def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
     return Page(limits.fit_embed(embed), page, pages)
 
 
-def decklist_lines(payload: dict) -> list[str]:
+def _decklist_head(payload: dict) -> str:
     total = sum(count for count, _ in payload["cards"])
-    head = (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
+    return (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
             f"play {mention(payload['owner'])}'s deck **{escape(payload['deck'])}** "
-            f"({option_name(payload['scoring'])}, {total} cards):")
-    return [head, *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+            f"({option_name(payload['scoring'])}, {total} cards)")
+
+
+def decklist_lines(payload: dict) -> list[str]:
+    return [_decklist_head(payload) + ":", *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+
+
+def decklist_messages(payload: dict) -> tuple[str, discord.File | None]:
+    """The opponent's decklist DM: the list in the message when it fits in one, else one message
+    with the list attached as a text file (never a run of messages)."""
+    chunks = split_messages(decklist_lines(payload))
+    if len(chunks) == 1:
+        return chunks[0], None
+    text = "\n".join(f"{count} {name}" for count, name in payload["cards"]) + "\n"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", payload["deck"]).strip("-")[:60] or "deck"
+    lines = len(payload["cards"])
+    note = f"{_decklist_head(payload)}. The list ({lines} lines) is attached."
+    return note, discord.File(io.BytesIO(text.encode()), filename=f"{slug}.txt")

@@ -90,6 +90,13 @@ def snapshot(state) -> str:
         ("phyrexia", {"poison": 0}, 30),
         ("phyrexia", {"poison": 3}, 24),
         ("phyrexia", {"poison": 9}, 12),
+        # A winner with 10 or more poison (Platinum Angel): the raw value goes under 10, the clamp holds.
+        ("phyrexia", {"poison": 10}, 10),
+        ("phyrexia", {"poison": 11}, 10),
+        ("phyrexia", {"poison": 40}, 10),
+        ("phyrexia", {"poison": t.MAX_POISON}, 10),
+        ("dominaria", {"life": t.MAX_LIFE}, 30),
+        ("tolaria", {"library": t.MAX_LIBRARY}, 30),
     ],
 )
 def test_match_points_formulas(option, kwargs, expected):
@@ -115,7 +122,7 @@ def test_match_points_never_below_ten():
     for option, key, top in (
         ("dominaria", "life", 50),
         ("tolaria", "library", 100),
-        ("phyrexia", "poison", 9),
+        ("phyrexia", "poison", 60),
     ):
         assert min(t.match_points(option, **{key: v}) for v in range(top + 1)) >= 10
 
@@ -128,7 +135,7 @@ def test_match_points_never_below_ten():
         ("phyrexia", {"poison": -1}, "negative"),
         ("dominaria", {"life": t.MAX_LIFE + 1}, "more than"),
         ("tolaria", {"library": t.MAX_LIBRARY + 1}, "more than"),
-        ("phyrexia", {"poison": 10}, "more than 9"),
+        ("phyrexia", {"poison": t.MAX_POISON + 1}, f"more than {t.MAX_POISON:,}"),
         ("dominaria", {"life": 2.5}, "whole number"),
         ("dominaria", {"life": True}, "whole number"),
         ("dominaria", {}, "needs the winner's life"),
@@ -306,6 +313,19 @@ def test_every_problem_is_reported_at_once():
     assert problems[0] == "The deck has 42 cards; it needs at least 60."
     assert any(p.startswith("Burning Wish (10 copies)") for p in problems)
     assert any(p.startswith("Darkpact (2 copies) is banned: an ante card") for p in problems)
+
+
+def test_a_registered_list_holds_at_most_250_cards():
+    cards, problems = t.check_decklist(f"{t.MAX_DECKLIST_CARDS} Island\n")
+    assert problems == [] and cards == [(250, "Island")]
+    long_name = "Q" * 185
+    text = "".join(f"1 {long_name} {i}\n" for i in range(1000))
+    _, problems = t.check_decklist(text)
+    assert problems == [
+        "The list has 1,000 cards; a registered list may have at most 250 (register a bigger deck without a list)."
+    ]
+    with pytest.raises(DeckRejected, match="at most 250"):
+        t.register(t.new_event(1), 7, "Battle of Wits", decklist="251 Island\n")
 
 
 def test_duplicate_lines_merge_by_name_key():
@@ -497,10 +517,22 @@ def test_the_losing_decks_option_decides_the_match_points():
     [reported] = t.report_game(state, b, winner=a, value=20, game=1)
     assert max(reported.match_points) == 20  # Tolaria: 10 + 10 (Phyrexia would be 30 - 40 -> 10)
     t.confirm_game(state, a)
-    with pytest.raises(InvalidScore, match="more than 9"):
-        t.report_game(state, b, winner=a, value=20, game=2)  # 20 is a library, not a poison count
     [reported] = t.report_game(state, b, winner=a, game=2, value=3)
     assert max(reported.match_points) == 24  # Phyrexia: 30 - 6 (Tolaria would be 10 + 2 = 12)
+
+
+def test_a_phyrexia_winner_with_ten_or_more_poison_is_reported_and_clamped():
+    """Platinum Angel keeps a player with 10+ poison alive: the report is accepted and scores 10 MP
+    (30 − 2 × 12 = 6, clamped to 10). Only an absurd count is refused."""
+    state = make_event(4, options=("phyrexia",) * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    with pytest.raises(InvalidScore, match="more than"):
+        t.report_game(state, m.b, winner=m.a, value=t.MAX_POISON + 1, game=1)
+    [reported] = t.report_game(state, m.b, winner=m.a, value=12, game=1)
+    assert reported.value == 12 and max(reported.match_points) == 10
+    t.confirm_game(state, m.a)
+    assert t.game_points(state, m, m.games[0]) == (10, 0)
 
 
 def test_a_full_match_gives_its_mp_and_vp_split():

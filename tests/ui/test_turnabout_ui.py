@@ -64,3 +64,17 @@ def test_report_and_final_text():
     lines = ui.final_lines(announcement(state, events))
     assert lines[1].startswith("1. <@") and "Rating **" in lines[1] and "× 4" in lines[1]
     assert all(len(line) < limits.CONTENT for line in lines)
+
+
+def test_a_decklist_dm_is_one_message_and_a_long_list_is_attached():
+    payload = {"event_id": 1, "match": 2, "round": 1, "owner": 10, "deck": NASTY, "scoring": "tolaria",
+               "cards": [[4, "Lightning *Bolt*"], [56, "Mountain"]]}
+    content, file = ui.decklist_messages(payload)
+    assert file is None and "4 Lightning \\*Bolt\\*\n56 Mountain" in content and len(content) <= limits.CONTENT
+    long = {**payload, "cards": [[1, f"{'Q' * 185} {i}"] for i in range(250)]}
+    content, file = ui.decklist_messages(long)
+    assert file is not None and len(content) <= limits.CONTENT
+    assert "(250 lines) is attached" in content and "250 cards" in content and "Q" * 185 not in content
+    text = file.fp.read().decode()
+    assert text.splitlines()[0] == f"1 {'Q' * 185} 0" and len(text.splitlines()) == 250
+    assert file.filename.endswith(".txt") and file.filename.isascii()
