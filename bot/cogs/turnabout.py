@@ -99,7 +99,7 @@ class TurnaboutCog(TableCog):
     @app_commands.describe(
         deck="Your deck's name (unique in the event).",
         scoring="How your deck scores when it loses a game (default Dominaria).",
-        decklist="Optional list, `4 Card Name` per line: 60+ cards, no ante cards, no wishes. Your opponent sees it.",
+        decklist="Optional `4 Card Name` lines: 60-250 cards, no ante, nothing from outside the game; opponents see it",
     )
     @app_commands.choices(scoring=SCORING_CHOICES)
     @app_commands.guild_only()
@@ -107,14 +107,18 @@ class TurnaboutCog(TableCog):
                        scoring: app_commands.Choice[str] | None = None, decklist: discord.Attachment | None = None) -> None:
         event = await self.table_here(interaction, (S.lobby,))
         data = await read_upload(decklist, "decklist file") if decklist is not None else None
+        if data is not None:  # the cards' Oracle text may have to be asked of Scryfall first
+            await interaction.response.defer(ephemeral=True, thinking=True)
         updated, reg, again = await turnabout.register(self.db, event.id, actor_of(interaction), deck=deck,
                                                        scoring=scoring.value if scoring else engine.DEFAULT_OPTION,
-                                                       decklist=data)
+                                                       decklist=data, scryfall=self.bot.scryfall)
         cards = f" with a legal list of {reg.cards} cards" if reg.cards else ""
         verb = "Updated your registration" if again else "Registered"
-        await interaction.response.send_message(
-            f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** "
-            f"({ui.option_name(reg.scoring)}){cards}.", ephemeral=True)
+        text = f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** ({ui.option_name(reg.scoring)}){cards}."
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
         await self.edit_lobby(updated)
 
     @group.command(name="pair", description="Pair the next round and post the pairings (organizer).")

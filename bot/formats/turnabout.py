@@ -16,9 +16,12 @@ Players are identified by **seat** (index into ``state.players``); :func:`seat_o
 Discord user id to it. Matches by **number** (1, 2, … over the whole event).
 
 How the code maps to FORMATS.md §3
-    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards, any number of
-      copies, no sideboard, none of :data:`BANNED_CARDS` (:data:`ANTE_CARDS` and
-      :data:`OUTSIDE_GAME_FETCHERS`). Every problem is reported, not just the first.
+    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards (a registered list at
+      most :data:`MAX_DECKLIST_CARDS`), any number of copies, no sideboard, no ante cards and
+      no cards that fetch from outside the game: judged by the card's Oracle text where it is
+      known (:func:`oracle_ban`: ante, learn, "from outside the game"), else by the fixed lists
+      :data:`ANTE_CARDS` and :data:`OUTSIDE_GAME_FETCHERS`. Every problem is reported, not
+      just the first.
     * Registration (:func:`register`): one deck and its scoring option (Dominaria by
       default) per player; the organizer may restrict the options (``scoring_options``).
     * Match (:func:`pair_next_round`, :func:`game_plan`): two games. Game 1: each player plays
@@ -136,6 +139,7 @@ __all__ = [
     "NotEnoughPlayers",
     "NotInMatch",
     "NothingToConfirm",
+    "OracleText",
     "Placing",
     "Player",
     "PlayerDropped",
@@ -156,6 +160,7 @@ __all__ = [
     "confirm_game",
     "current_match",
     "deck_problems",
+    "decklist_names",
     "decide_game",
     "dispute_game",
     "drop",
@@ -168,6 +173,7 @@ __all__ = [
     "match_result",
     "new_event",
     "new_match_clock",
+    "oracle_ban",
     "pair_next_round",
     "placement_multiplier",
     "rating_award",
@@ -244,8 +250,8 @@ ANTE_CARDS: frozenset[str] = frozenset(
 )
 #: Cards that bring cards into the game from outside it (the seed: "Ring of Ma'Ruf,
 #: Research/Development, and the Wishes"), plus later ones whose text plainly does so.
-#: Not exhaustive: Learn (Strixhaven lessons) and other sideboard-fetchers are left to the
-#: organizer; add names here as they come up.
+#: Only the fallback for cards whose Oracle text is unknown (:func:`oracle_ban` judges the
+#: others, learn included); not exhaustive.
 OUTSIDE_GAME_FETCHERS: frozenset[str] = frozenset(
     {
         "Burning Wish",
@@ -424,8 +430,70 @@ def _banned_name(card: str) -> str | None:
     return _BANNED_KEYS.get(key) or _BANNED_KEYS.get(key.split(" // ")[0])
 
 
-def deck_problems(cards: Sequence[tuple[int, str]], *, sideboard: bool = False) -> list[str]:
-    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal."""
+@dataclass(frozen=True)
+class OracleText:
+    """What Scryfall says a card does: its official ``name`` ("A // B" for two faces) and its
+    Oracle ``text`` (reminder text included; the faces joined by a "//" line)."""
+
+    name: str
+    text: str
+
+
+ANTE = "an ante card"
+OUTSIDE = "it brings cards into the game from outside it"
+LEARN = "it has learn, which brings a Lesson card into the game from outside it"
+_REMINDER = re.compile(r"\([^()]*\)")
+_ANTE_WORD = re.compile(r"\bante\b", re.IGNORECASE)
+_LEARN_WORD = re.compile(r"\blearn\b", re.IGNORECASE)
+_FROM_OUTSIDE = re.compile(r"\bfrom\s+outside\s+the\s+game\b", re.IGNORECASE)
+
+
+def oracle_ban(card: OracleText) -> str | None:
+    """Why a card is banned by what its Oracle text says (None: it is allowed), FORMATS.md §3:
+
+    * an **ante** card: its rules text (reminder text aside) uses the word "ante";
+    * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
+      they own *from outside the game* and put it into their hand;
+    * any other text that brings a card in **from outside the game** (the wishes, Ring of Ma'rûf,
+      Research, Karn, the Great Creator, …), reminder text included.
+
+    The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
+    Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
+    itself (fetched, not fetching) is allowed."""
+    text = card.text
+    for own in sorted({card.name, *(part.strip() for part in card.name.split("//"))}, key=len, reverse=True):
+        if own:
+            text = text.replace(own, "CARDNAME")
+    rules = _REMINDER.sub(" ", text)
+    if _ANTE_WORD.search(rules):
+        return ANTE
+    if _LEARN_WORD.search(rules):
+        return LEARN
+    if _FROM_OUTSIDE.search(text):
+        return OUTSIDE
+    return None
+
+
+def _ban(name: str, oracle: Mapping[str, OracleText]) -> tuple[str, str] | None:
+    """(the name to show, why) if ``name`` is banned: by its Oracle text when it is known, else by
+    the fixed lists (:data:`ANTE_CARDS`, :data:`OUTSIDE_GAME_FETCHERS`)."""
+    known = oracle.get(_card_key(name))
+    if known is not None:
+        why = oracle_ban(known)
+        return None if why is None else (known.name, f"{why} (by its Oracle text)")
+    official = _banned_name(name)
+    if official is None:
+        return None
+    return official, ANTE if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
+
+
+def deck_problems(
+    cards: Sequence[tuple[int, str]], *, sideboard: bool = False, oracle: Mapping[str, OracleText] | None = None
+) -> list[str]:
+    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal.
+    ``oracle`` maps card names to their Oracle text where it is known (see :func:`oracle_ban`);
+    the others are judged by the fixed lists."""
+    known = {_card_key(name): text for name, text in (oracle or {}).items()}
     problems: list[str] = []
     total = sum(count for count, _ in cards)
     if total < MIN_DECK_SIZE:
@@ -437,15 +505,12 @@ def deck_problems(cards: Sequence[tuple[int, str]], *, sideboard: bool = False) 
         )
     if sideboard:
         problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
-    banned: Counter[str] = Counter()
+    banned: Counter[tuple[str, str]] = Counter()
     for count, name in cards:
-        official = _banned_name(name)
-        if official is not None:
-            banned[official] += count
-    for official, count in sorted(banned.items()):
-        why = (
-            "an ante card" if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
-        )
+        found = _ban(name, known)
+        if found is not None:
+            banned[found] += count
+    for (official, why), count in sorted(banned.items()):
         copies = f" ({count} copies)" if count > 1 else ""
         problems.append(f"{official}{copies} is banned: {why}.")
     return problems
@@ -474,10 +539,12 @@ def _split_sideboard(text: str) -> tuple[str, bool]:
     return "\n".join(main), has_sideboard
 
 
-def check_decklist(data: str | bytes) -> tuple[list[tuple[int, str]], list[str]]:
+def check_decklist(
+    data: str | bytes, *, oracle: Mapping[str, OracleText] | None = None
+) -> tuple[list[tuple[int, str]], list[str]]:
     """Read a plain-text decklist (``4 Card Name`` lines, as :mod:`bot.cards.parse` reads them)
-    and check it: (merged (count, name) lines, every problem). Unreadable input raises
-    :class:`DeckRejected`."""
+    and check it: (merged (count, name) lines, every problem). ``oracle``: the Oracle text of the
+    cards where it is known (:func:`deck_problems`). Unreadable input raises :class:`DeckRejected`."""
     if isinstance(data, bytes | bytearray):
         if len(data) > MAX_BYTES:
             raise DeckRejected([f"The file is too big; a decklist may be at most {MAX_BYTES // 1024} KiB."])
@@ -495,7 +562,17 @@ def check_decklist(data: str | bytes) -> tuple[list[tuple[int, str]], list[str]]
         entry = merged.setdefault(_card_key(card.name), [0, card.name])
         entry[0] += 1
     cards = [(count, name) for count, name in merged.values()]
-    return cards, deck_problems(cards, sideboard=sideboard)
+    return cards, deck_problems(cards, sideboard=sideboard, oracle=oracle)
+
+
+def decklist_names(data: str | bytes) -> list[str]:
+    """The card names of a decklist's main deck ([] if it cannot be read): what to look up before
+    checking it with :func:`check_decklist`."""
+    try:
+        cards, _ = check_decklist(data)
+    except DeckRejected:
+        return []
+    return [name for _, name in cards]
 
 
 # --------------------------------------------------------------------------- data
@@ -1075,9 +1152,12 @@ def register(
     deck: str,
     scoring: str = DEFAULT_OPTION,
     decklist: str | bytes | None = None,
+    *,
+    oracle: Mapping[str, OracleText] | None = None,
 ) -> list[Event]:
     """Register (or, while registration is open, re-register) a player's deck and option.
-    A decklist is checked against the deck rules; every problem is reported at once."""
+    A decklist is checked against the deck rules (``oracle``: the cards' Oracle text where it is
+    known); every problem is reported at once."""
     _require_phase(state, REGISTRATION, "register")
     name = clean_name(deck or "")
     if not name or len(name) > MAX_DECK_NAME:
@@ -1096,7 +1176,7 @@ def register(
         raise TurnaboutError(f"The event is full ({MAX_PLAYERS} players).")
     cards = None
     if decklist is not None:
-        cards, problems = check_decklist(decklist)
+        cards, problems = check_decklist(decklist, oracle=oracle)
         if problems:
             raise DeckRejected(problems)
     stored = [[count, card] for count, card in cards] if cards is not None else None

@@ -29,8 +29,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.scryfall_api import ScryfallClient
 from bot.formats import turnabout as engine
-from bot.services import clock, leaderboard, outbox, tables
+from bot.services import card_data, clock, leaderboard, outbox, tables
 from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
@@ -360,12 +361,21 @@ async def get_event(db: Database, event_id: int) -> EventView:
     return await tables.get(db, SPEC, event_id)
 
 
+async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
+    """The Oracle text of the list's cards where it is known: the card table, and Scryfall for the
+    names the table lacks (asked before the transaction, never inside it)."""
+    found = await card_data.oracle_texts(db, scryfall, engine.decklist_names(decklist))
+    return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
+
+
 async def register(
     db: Database, event_id: int, actor: tables.Actor, *, deck: str, scoring: str = engine.DEFAULT_OPTION,
-    decklist: str | bytes | None = None,
+    decklist: str | bytes | None = None, scryfall: ScryfallClient | None = None,
 ) -> tuple[EventView, Registration, bool]:
     """Register (or, while registration is open, re-register) a deck: (event, registration, updated).
-    A decklist is checked against the deck rules; every problem is reported at once."""
+    A decklist is checked against the deck rules, its cards judged by their Oracle text where the
+    card table (or Scryfall, with `scryfall`) knows it; every problem is reported at once."""
+    oracle = await _oracle(db, scryfall, decklist) if decklist is not None else None
     async with db.write() as session:
         loaded = await _load(session, event_id)
         row = loaded.row
@@ -376,10 +386,12 @@ async def register(
         # The engine checks the name, the option, name clashes and the list, on the registrations so far.
         scratch = _engine_call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
-            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist)
+            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
         except engine.DeckRejected as error:
+            shown = error.problems[:20]
+            more = len(error.problems) - len(shown)
             raise UserError("Your decklist is not legal for Turnabout:\n" + "\n".join(
-                f"• {problem}" for problem in error.problems[:20])) from None
+                [f"• {problem}" for problem in shown] + ([f"… and {more} more."] if more else []))) from None
         except engine.TurnaboutError as error:
             raise UserError(str(error)) from None
         cards = scratch.players[registered.seat].decklist

@@ -315,6 +315,77 @@ def test_every_problem_is_reported_at_once():
     assert any(p.startswith("Darkpact (2 copies) is banned: an ante card") for p in problems)
 
 
+EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card you own from outside the game and "
+             "put it into your hand, or discard a card to draw a card.)")
+ORACLE = {
+    "Burning Wish": "You may reveal a sorcery card you own from outside the game and put it into your hand. "
+                    "Exile Burning Wish.",
+    "Eyetwitch": EYETWITCH,
+    "Contract from Below": "Remove Contract from Below from your deck before playing if you're not playing for ante.\n"
+                           "Discard your hand, ante the top card of your library, then draw seven cards.",
+    "Jeweled Bird": "Remove Jeweled Bird from your deck before playing if you're not playing for ante.\n{T}: Ante "
+                    "Jeweled Bird. If you do, put all other cards you own from the ante into your graveyard, then "
+                    "draw a card.",
+    "Fae of Wishes // Granted": "Flying\n{1}{U}, Discard two cards: Return Fae of Wishes to its owner's hand.\n//\n"
+                                "You may reveal a noncreature card you own from outside the game and put it into "
+                                "your hand.",
+    "Mastermind's Acquisition": "Choose one —\n• Search your library for a card, put it into your hand, then "
+                                "shuffle.\n• Put a card you own from outside the game into your hand.",
+    "Lightning Bolt": "Lightning Bolt deals 3 damage to any target.",
+    "Environmental Sciences": "Search your library for a basic land card, reveal it, put it into your hand, then "
+                              "shuffle. You gain 2 life.",  # a Lesson: fetched, not fetching
+    "Swamp": "({T}: Add {B}.)",
+    "Learned Ante-Scholar": "When Learned Ante-Scholar enters, draw a card.",  # only its name says it
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("Burning Wish", t.OUTSIDE),
+        ("Eyetwitch", t.LEARN),
+        ("Contract from Below", t.ANTE),
+        ("Jeweled Bird", t.ANTE),
+        ("Fae of Wishes // Granted", t.OUTSIDE),
+        ("Mastermind's Acquisition", t.OUTSIDE),
+        ("Lightning Bolt", None),
+        ("Environmental Sciences", None),
+        ("Swamp", None),
+        ("Learned Ante-Scholar", None),
+    ],
+)
+def test_oracle_text_decides_the_bans(name, why):
+    assert t.oracle_ban(t.OracleText(name, ORACLE[name])) == why
+
+
+def test_learn_without_its_reminder_text_is_still_learn():
+    assert t.oracle_ban(t.OracleText("Eyetwitch", "Flying\nWhen Eyetwitch dies, learn.")) == t.LEARN
+
+
+def test_known_cards_are_judged_by_their_oracle_text_the_others_by_the_lists():
+    """Eyetwitch (learn) is on no list: refused by its Oracle text. Darkpact's text is unknown: the
+    ante list refuses it. A card listed by its front face finds its text under that name."""
+    oracle = {name: t.OracleText(name, text) for name, text in ORACLE.items()}
+    oracle["Fae of Wishes"] = oracle["Fae of Wishes // Granted"]
+    text = "4 Eyetwitch\n2 Burning Wish\n1 Darkpact\n1 Fae of Wishes\n4 Environmental Sciences\n48 Swamp\n"
+    _, problems = t.check_decklist(text, oracle=oracle)
+    assert problems == [
+        "Burning Wish (2 copies) is banned: it brings cards into the game from outside it (by its Oracle text).",
+        "Darkpact is banned: an ante card.",
+        "Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside it "
+        "(by its Oracle text).",
+        "Fae of Wishes // Granted is banned: it brings cards into the game from outside it (by its Oracle text).",
+    ]
+    _, without = t.check_decklist(text)  # no card data: only the lists, and learn passes
+    assert [p.split(" is banned")[0] for p in without] == ["Burning Wish (2 copies)", "Darkpact",
+                                                           "Fae of Wishes // Granted"]
+    assert t.decklist_names(text) == ["Eyetwitch", "Burning Wish", "Darkpact", "Fae of Wishes",
+                                      "Environmental Sciences", "Swamp"]
+    assert t.decklist_names(b"\xff\xfe") == []
+    with pytest.raises(DeckRejected, match="Eyetwitch"):
+        t.register(t.new_event(1), 7, "Lessons", decklist=text, oracle=oracle)
+
+
 def test_a_registered_list_holds_at_most_250_cards():
     cards, problems = t.check_decklist(f"{t.MAX_DECKLIST_CARDS} Island\n")
     assert problems == [] and cards == [(250, "Island")]

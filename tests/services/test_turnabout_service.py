@@ -8,11 +8,14 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from bot.cards.scryfall_api import ScryfallClient
+from bot.cards.sets import RequestSpacing
 from bot.formats import turnabout as engine
 from bot.services import guild_config, turnabout
 from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
-from bot.store.models import EventResult, OutboxMessage, TurnaboutEvent
+from bot.store.models import CardRecord, EventResult, OutboxMessage, TurnaboutEvent
+from tests.e2e.fake_scryfall import serve_fake_scryfall
 
 GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
@@ -120,6 +123,75 @@ async def test_registration_checks_and_closing(db):
         assert dm.user_id == state.players[engine.current_match(state, seat).other(seat)].user_id
     with pytest.raises(UserError, match="not finished"):
         await turnabout.pair(db, event.id, ORG)
+
+
+EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card you own from outside the game and "
+             "put it into your hand, or discard a card to draw a card.)")
+
+
+@pytest.fixture
+async def scryfall():
+    async with serve_fake_scryfall() as fake:
+        fake.add_card("Eyetwitch", oracle_text=EYETWITCH)
+        fake.add_card("Burning Wish", oracle_text="You may reveal a sorcery card you own from outside the game and "
+                                                  "put it into your hand. Exile Burning Wish.")
+        fake.add_card("Swamp", type_line="Basic Land — Swamp", oracle_text="({T}: Add {B}.)")
+        fake.add_card("Fae of Wishes // Granted", faces=("Fae of Wishes", "Granted"),
+                      oracle_text=("Flying", "You may reveal a noncreature card you own from outside the game and put "
+                                             "it into your hand."))
+        client = ScryfallClient(fake.base, spacing=RequestSpacing(interval=0.0))
+        fake.client = client
+        try:
+            yield fake
+        finally:
+            await client.close()
+
+
+async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(db, scryfall):
+    """Eyetwitch (learn) is on no list: its Oracle text, from Scryfall and kept in the card table,
+    refuses it. Darkpact is unknown to Scryfall: the ante list refuses it. Scryfall down and the
+    table without the text: the lists alone judge, and learn passes."""
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = b"4 Eyetwitch\n1 Darkpact\n1 Fae of Wishes\n54 Swamp\n"
+    with pytest.raises(UserError) as refused:
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing,
+                                 scryfall=scryfall.client)
+    text = str(refused.value)
+    assert "• Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside " \
+           "it (by its Oracle text)." in text
+    assert "• Darkpact is banned: an ante card." in text
+    assert "• Fae of Wishes // Granted is banned: it brings cards into the game from outside it (by its Oracle " \
+           "text)." in text
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+        assert "\n//\nYou may reveal" in (await session.get(CardRecord, "fae of wishes")).oracle_text
+    asked = len(scryfall.collection_batches)
+    # Known now: the table answers, Scryfall is not asked again (not even needed).
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing, scryfall=None)
+    assert len(scryfall.collection_batches) == asked
+
+    # A row stored before the Oracle text was kept is asked for again; with Scryfall down, the lists judge.
+    async with db.write() as session:
+        (await session.get(CardRecord, "eyetwitch")).oracle_text = None
+    scryfall.down = True
+    _, reg, _ = await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                         decklist=b"4 Eyetwitch\n56 Swamp\n")
+    assert reg.cards == 60
+    scryfall.down = False
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                 decklist=b"4 Eyetwitch\n56 Swamp\n")
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+
+
+async def test_a_list_over_250_cards_is_refused_and_says_so(db):
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = "".join(f"1 {'Q' * 185} {i}\n" for i in range(1000)).encode()
+    with pytest.raises(UserError, match="1,000 cards; a registered list may have at most 250"):
+        await turnabout.register(db, event.id, player(1000), deck="Big", decklist=listing)
+    assert (await turnabout.get_event(db, event.id)).registrations == ()
 
 
 async def test_reports_disputes_drop_bye_end_and_ratings(db):
