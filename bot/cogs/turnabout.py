@@ -24,7 +24,7 @@ S = turnabout.STATUSES
 STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 CLOCK_CHOICES = [
-    app_commands.Choice(name="off: no chess clock (default)", value="off"),
+    app_commands.Choice(name="off: no chess clock; a /clock decides no game (default)", value="off"),
     app_commands.Choice(name="delay: 10 min per game, 3 s delay per move", value="delay"),
     app_commands.Choice(name="bronstein: 10:03 per game, time spent refunded up to 3 s", value="bronstein"),
 ]
@@ -82,7 +82,7 @@ class TurnaboutCog(TableCog):
     @group.command(name="start", description="Open registration for a Turnabout event in this channel (organizers).")
     @app_commands.describe(
         rounds="Swiss rounds to play (default 3; no elimination finals).",
-        clock="The chess clock players start with /clock for each game (default off).",
+        clock="The chess clock of each game: /clock defaults to it, its flag fall loses the game (default off).",
         bye_vp="Victory Points a bye scores (default 30, a 30–0 win).",
     )
     @app_commands.choices(clock=CLOCK_CHOICES)

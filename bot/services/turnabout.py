@@ -15,8 +15,10 @@ rating awards to the leaderboard channel (written to the leaderboard in that ver
 Ratings across events are the leaderboard rows of format ``turnabout``: `points` are the shared
 placement points, `score` is the event's rating award (FORMATS.md §3), summed by `ratings`.
 
-`record_flag_fall` is the chess clock's entry point (`bot.services.clock` calls it in its own
-transaction): a flag fall in a Turnabout match reports that game as lost.
+The chess clock's entry points (`bot.services.clock` calls them in its own transactions):
+`clock_game` tells a clock started between two players of an open match which game it is for and
+the event's clock settings; `record_flag_fall` records exactly that game as lost on time when its
+clock's flag falls, and only in an event played with a clock.
 """
 
 from __future__ import annotations
@@ -616,53 +618,91 @@ async def ratings(db: Database, guild_id: int) -> list[Rating]:
     return [Rating(i, user_id, float(total or 0.0), count) for i, (user_id, total, count) in enumerate(ordered, 1)]
 
 
-# --- the chess clock's entry point -------------------------------------------------------------------
+# --- the chess clock's entry points ------------------------------------------------------------------
 
 
-async def record_flag_fall(session: AsyncSession, *, guild_id: int, channel_id: int, loser_id: int, winner_id: int) -> bool:
-    """Inside the caller's transaction: if `loser_id` and `winner_id` play an open match of this
-    server's running Turnabout event (the channel's event first), record its current game as lost
-    on time by `loser_id` — a report that still needs the winner's number and the opponent's
-    confirmation, and that an organizer may override — and queue the announcement.
-    Returns whether such a match was found and the flag fall recorded."""
+async def _running_events_of(session: AsyncSession, guild_id: int, channel_id: int, users: tuple[int, ...]) -> list[int]:
+    """This server's running events where every one of `users` is registered, the channel's first."""
     query = (
         select(TurnaboutEvent.id)
         .join(TurnaboutSeat, TurnaboutSeat.event_id == TurnaboutEvent.id)
         .where(TurnaboutEvent.guild_id == guild_id, TurnaboutEvent.status == STATUSES.running,
-               TurnaboutSeat.user_id.in_((loser_id, winner_id)))
+               TurnaboutSeat.user_id.in_(users))
         .group_by(TurnaboutEvent.id, TurnaboutEvent.channel_id)
-        .having(func.count(TurnaboutSeat.id) == 2)
+        .having(func.count(TurnaboutSeat.id) == len(set(users)))
         .order_by((TurnaboutEvent.channel_id == channel_id).desc(), TurnaboutEvent.id.desc())
     )
-    for event_id in (await session.execute(query)).scalars().all():
-        loaded = await _load(session, event_id)
+    return list((await session.execute(query)).scalars().all())
+
+
+def _open_match(state: engine.TurnaboutState, a: int, b: int) -> engine.Match | None:
+    """The current round's unfinished match of the users `a` and `b` against each other, if any."""
+    try:
+        seat_a, seat_b = engine.seat_of(state, a), engine.seat_of(state, b)
+    except engine.TurnaboutError:
+        return None
+    match = engine.current_match(state, seat_a)
+    if match is None or match.b is None or match.finished or seat_b not in match.seats():
+        return None
+    return match
+
+
+async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: int, b: int,
+                     game: int | None) -> clock.ClockGame | None:
+    """For `/clock start` between `a` and `b`: the game of their open match it is for — `game`, or
+    the first game without a result — with the event's clock settings (None when the event is
+    played without a clock). None when they play no open match here."""
+    for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
+        loaded = await _load(session, event_id, lock=False)
         state = loaded.state
-        if loaded.row.status != STATUSES.running or state is None:
+        if state is None or (match := _open_match(state, a, b)) is None:
             continue
-        try:
-            loser, winner = engine.seat_of(state, loser_id), engine.seat_of(state, winner_id)
-        except engine.TurnaboutError:
-            continue
-        match = engine.current_match(state, loser)
-        if match is None or match.b is None or match.finished or winner not in match.seats():
-            continue
-        game = next((g for g in match.games if g.status == engine.PENDING), None)
-        if game is None:
+        if game is not None:
+            chosen = match.games[game - 1]
+            if chosen.status != engine.PENDING:
+                raise UserError(f"Game {game} of match {match.number} already has a result ({chosen.status}): "
+                                "a clock cannot decide it.")
+        else:
+            chosen = next((g for g in match.games if g.status == engine.PENDING), None)
+            if chosen is None:
+                return None  # both games have a result: the clock is only informal
+        s = state.settings
+        event_clock = (s.clock_mode, s.clock_minutes, s.clock_increment) if s.clock else None
+        return clock.ClockGame(KIND, event_id, event_name(event_id), match.number, chosen.number, event_clock)
+    return None
+
+
+async def record_flag_fall(session: AsyncSession, *, event_id: int, match: int, game: int, loser_id: int) -> bool:
+    """Inside the caller's transaction: record `game` of `match` as lost on time by `loser_id` — a
+    report that still needs the winner's number and the opponent's confirmation, and that an
+    organizer may override — and queue the announcement. Only that game, only while it has no
+    result, and only in a running event played with a clock. Returns whether it was recorded."""
+    loaded = await _load(session, event_id)
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None:
+        return False
+    try:
+        loser = engine.seat_of(state, loser_id)
+        m = state.match(match)
+        if m.b is None or loser not in m.seats() or game not in (1, 2) or m.games[game - 1].status != engine.PENDING:
             return False
-        events = engine.flag_fell(state, match.number, game.number, loser, require_clock=False)
-        await _commit(session, loaded, events)
-        return True
-    return False
+        events = engine.flag_fell(state, match, game, loser)
+    except engine.TurnaboutError:
+        return False
+    await _commit(session, loaded, events)
+    return True
 
 
-async def _on_clock_flag_fall(session: AsyncSession, row: Any) -> None:
-    """A `/clock` between two players of an open match ran out: that game is lost on time."""
+async def _on_clock_flag_fall(session: AsyncSession, row: Any) -> bool:
+    """A `/clock` started for a game of an event with a clock ran out: that game is lost on time."""
+    game = clock.ClockGame.from_dict(row.game_ref)
     loser = clock.flagged_user(row)
-    if loser is None:
-        return
-    winner = row.player_b if loser == row.player_a else row.player_a
-    await record_flag_fall(session, guild_id=row.guild_id, channel_id=row.channel_id, loser_id=loser, winner_id=winner)
+    if game is None or game.format != KIND or not game.decides or loser is None:
+        return False
+    return await record_flag_fall(session, event_id=game.event_id, match=game.match, game=game.game, loser_id=loser)
 
 
 if _on_clock_flag_fall not in clock.FLAG_FALL_LISTENERS:
     clock.FLAG_FALL_LISTENERS.append(_on_clock_flag_fall)
+if clock_game not in clock.GAME_FINDERS:
+    clock.GAME_FINDERS.append(clock_game)

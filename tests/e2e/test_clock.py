@@ -51,8 +51,9 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert f"flag falls {ui.timestamp(engine.flag_due_at(state))}" in text and f"⌛ {at(b)}: 1:00 left" in text
     labels = [c["label"] for row in message["components"] for c in row["components"]]
     assert labels == ["Pass clock", "Pause", "Resume", "End"]
-    again = await clock.slash_start(b, opponent=a)
-    assert again.ephemeral and f"already have a clock running in this channel (#{clock.clock_id})" in again.content
+    again = await clock.slash_start(b, opponent=a)  # shows the running clock again, with its buttons
+    assert again.ephemeral and f"already have chess clock #{clock.clock_id} in this channel" in again.content
+    assert [c["label"] for c in again.components] == ["Pass clock", "Pause", "Resume", "End"]
 
     # --- nobody else can press; Bob can't pass Alice's clock; forged buttons reach nothing ------------------
     row, _ = await clock.stored()
