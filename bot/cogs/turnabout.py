@@ -130,9 +130,9 @@ class TurnaboutCog(TableCog):
             f"Round {result.event.state.round} of {turnabout.event_name(event.id)} is paired: the pairings follow.",
             ephemeral=True)
 
-    @group.command(name="report", description="Report one game of your match; your opponent confirms it.")
+    @group.command(name="report", description="Report one game of your match; your opponent confirms it (or reports it too).")
     @app_commands.describe(result="How the game ended, from your side.", number=NUMBER_HELP,
-                           game="Which game (default: the first one not reported yet).")
+                           game="Which game (default: the first one without a result).")
     @app_commands.choices(result=RESULT_CHOICES)
     @app_commands.guild_only()
     async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str],
@@ -140,9 +140,23 @@ class TurnaboutCog(TableCog):
         event = await self.table_here(interaction, S.active)
         outcome = await turnabout.report(self.db, event.id, actor_of(interaction), result=result.value, value=number,
                                          game=game)
-        if outcome.pending is not None:
-            await interaction.response.send_message(ui.report_text(outcome.pending), view=ui.report_view(outcome.pending),
-                                                    allowed_mentions=ping(outcome.pending.opponent))
+        pending = outcome.pending
+        if outcome.repeated:  # their own report still waits: shown again, with its buttons, to the opponent
+            assert pending is not None
+            await interaction.response.send_message(ui.report_text(pending, again=True), view=ui.report_view(pending),
+                                                    allowed_mentions=ping(pending.opponent))
+            note = ui.repeated_note(pending, differs=outcome.differs, game_given=game is not None)
+            if note:
+                await interaction.followup.send(note, ephemeral=True)
+        elif pending is not None:
+            await interaction.response.send_message(ui.report_text(pending), view=ui.report_view(pending),
+                                                    allowed_mentions=ping(pending.opponent))
+        elif outcome.confirmed:
+            await interaction.response.send_message(ui.confirmed_by_report_text(outcome, interaction.user.id))
+        elif outcome.disputed:
+            await interaction.response.send_message(
+                f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
+                "organizer decides it (they have been called).", ephemeral=True)
         else:
             await interaction.response.send_message("Reported. Your opponent has dropped, so the result is final.")
 
@@ -237,10 +251,9 @@ class TurnaboutCog(TableCog):
         actor = actor_of(interaction)
         if action == "confirm":
             result = await turnabout.confirm(self.db, event, match, game, actor)
-            finished = result.match_finished
-            tail = f" Match {match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP." if finished else ""
             await interaction.response.edit_message(
-                content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>.{tail}", view=None)
+                content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>.{ui.match_over_tail(result)}",
+                view=None)
         else:
             await turnabout.dispute(self.db, event, match, game, actor)
             await interaction.response.edit_message(

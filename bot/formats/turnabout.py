@@ -61,7 +61,10 @@ Rules decisions (where FORMATS.md is silent)
       clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
     * Reports: either player of the match reports a game (winner + the number the losing
-      deck's option needs); the **other** player confirms or disputes. A disputed game waits
+      deck's option needs); the **other** player confirms or disputes, with the buttons or by
+      reporting the game themselves (a matching report confirms, a different one disputes:
+      nothing waits on a message that may be lost). Repeating one's own waiting report
+      changes nothing (:class:`ReportWaiting`: the caller shows it again). A disputed game waits
       for the organizer (:func:`decide_game`), whose decision is final and may also override
       a confirmed game (until the event ends). If the opponent has dropped, a report is final
       at once (nobody is left to confirm it); a report waiting for a player who then drops
@@ -146,6 +149,7 @@ __all__ = [
     "PlayerRegistered",
     "PlayerWithdrew",
     "RegistrationClosed",
+    "ReportWaiting",
     "RoundFinished",
     "RoundPaired",
     "RoundUnfinished",
@@ -179,6 +183,8 @@ __all__ = [
     "rating_award",
     "register",
     "report_game",
+    "report_target",
+    "reported_points",
     "seat_of",
     "standings",
     "update_settings",
@@ -1007,6 +1013,11 @@ def game_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, i
     return _game_points(state, match, game, game.winner, game.value)
 
 
+def reported_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, int]:
+    """(MP to a, MP to b) the game's recorded result would give, final or still waiting."""
+    return _game_points(state, match, game, game.winner, game.value)
+
+
 def match_result(state: TurnaboutState, match: Match) -> MatchResult | None:
     """MP totals, VP split and winner once both games are final (a bye at once); else None."""
     if match.b is None:
@@ -1248,6 +1259,38 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
     return events
 
 
+class ReportWaiting(AlreadyReported):
+    """The player's own report of this game waits for their opponent (shown again, not replaced)."""
+
+    def __init__(self, match: int, game: int) -> None:
+        self.match, self.game = match, game
+        super().__init__(f"Your report of game {game} of match {match} is waiting for your opponent.")
+
+
+def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None) -> Game:
+    """The game a report by ``seat`` is about: ``game``, else the first game of the match that is
+    neither final nor disputed (one that waits for this player's report, or for their answer to
+    the opponent's report, or this player's own report still waiting)."""
+    m = _players_match(state, seat, match)
+    if game is not None:
+        g = _find_game(m, game, ())
+        assert g is not None
+        return g
+    g = next((g for g in m.games if g.status not in (FINAL, DISPUTED)), None)
+    if g is None:
+        if any(g.status == DISPUTED for g in m.games):
+            raise AlreadyReported(f"Match {m.number} has no game left to report: a disputed one waits for an organizer.")
+        raise AlreadyReported(f"Both games of match {m.number} are already reported.")
+    return g
+
+
+def _claim(seat: int, winner: int | None, value: int | None) -> str:
+    if winner is None:
+        return "a draw"
+    who = "they won" if winner == seat else "their opponent won"
+    return who + (f" with {value}" if value is not None else "")
+
+
 def report_game(
     state: TurnaboutState,
     seat: int,
@@ -1259,15 +1302,27 @@ def report_game(
 ) -> list[Event]:
     """A player reports a game: the ``winner``'s seat (None: a drawn game) and ``value``, the
     winner's life, library or poison as the losing deck's option needs. ``game`` defaults to
-    the first game not yet reported, ``match`` to the player's current match. The opponent
-    confirms (:func:`confirm_game`) or disputes (:func:`dispute_game`)."""
+    :func:`report_target`, ``match`` to the player's current match. The opponent confirms
+    (:func:`confirm_game`) or disputes (:func:`dispute_game`) — or reports the game themselves:
+    a report matching the waiting one (same winner, and the same number if they give one)
+    confirms it, a different one disputes it. The player's own waiting report is not replaced
+    (:class:`ReportWaiting`): no state waits on a message that may have been lost."""
     m = _players_match(state, seat, match)
-    g = _find_game(m, game, (PENDING, FLAGGED))
-    if g is None:
-        raise AlreadyReported(f"Both games of match {m.number} are already reported.")
+    g = report_target(state, seat, game=game, match=m.number)
+    _check_winner(m, winner)
+    if g.status == REPORTED:
+        if g.reported_by == seat:
+            raise ReportWaiting(m.number, g.number)
+        if winner is not None and value is not None:
+            _game_points(state, m, g, winner, value)  # validates the number before any change
+        if winner == g.winner and (winner is None or value is None or value == g.value):
+            return confirm_game(state, seat, game=g.number, match=m.number)
+        return dispute_game(state, seat, game=g.number, match=m.number,
+                            reason=f"their own report differs: {_claim(seat, winner, value)}")
+    if g.status == DISPUTED:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is disputed: an organizer decides it.")
     if g.status not in (PENDING, FLAGGED):
         raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
-    _check_winner(m, winner)
     if g.status == FLAGGED and winner != m.other(g.flagged):
         raise TurnaboutError(
             f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."

@@ -142,6 +142,18 @@ class Outcome:
     event: EventView
     events: list[engine.Event] = field(default_factory=list)
     pending: PendingGame | None = None  # a report that waits for confirmation
+    repeated: bool = False  # the player's own waiting report, unchanged (to show again)
+    differs: bool = False  # ... and what they reported this time is not what it says
+    game: int | None = None  # the game a report was about
+
+    @property
+    def confirmed(self) -> bool:
+        """A report answered (confirmed) by the opponent's own matching report."""
+        return any(isinstance(e, engine.GameConfirmed) for e in self.events)
+
+    @property
+    def disputed(self) -> bool:
+        return any(isinstance(e, engine.GameDisputed) for e in self.events)
 
     @property
     def match_finished(self) -> engine.MatchResult | None:
@@ -441,12 +453,30 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
     return None if result == "draw" else seat if result == "won" else match.other(seat)
 
 
+def _pending(loaded: _Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
+    """A report waiting for confirmation, as stored (to show it, the first time or again)."""
+    state = loaded.state
+    assert state is not None and game.reported_by is not None
+    reporter = game.reported_by
+    winner = game.winner
+    measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
+    points = engine.reported_points(state, match, game)
+    return PendingGame(
+        loaded.row.id, match.number, game.number, state.players[reporter].user_id,
+        state.players[match.other(reporter)].user_id, None if winner is None else state.players[winner].user_id,
+        game.value, measure, max(points),
+    )
+
+
 async def report(
     db: Database, event_id: int, actor: tables.Actor, *, result: str, value: int | None = None,
     game: int | None = None,
 ) -> Outcome:
     """A player reports a game of their current match: won / lost / draw, and the number the losing
-    deck's option needs (the winner's life, library or poison). The opponent confirms or disputes."""
+    deck's option needs (the winner's life, library or poison). The opponent confirms or disputes,
+    with the report's buttons or by reporting it too: a matching report confirms, a different one
+    disputes. Reporting again a report of one's own that waits changes nothing and returns it
+    (`Outcome.repeated`), so it can be shown again with its buttons (its first message may be lost)."""
     async with db.write() as session:
         loaded = await _load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -458,26 +488,24 @@ async def report(
         if match.b is None:
             raise UserError("You have a bye this round: there is no game to report.")
         winner = _winner_seat(match, seat, result)
-        target = game or next((g.number for g in match.games if g.status in (engine.PENDING, engine.FLAGGED)), None)
-        if target is None:
-            raise UserError(f"Both games of match {match.number} are already reported.")
-        if winner is not None and value is None:
-            measure = _engine_call(engine.value_needed, state, match.number, target, winner)
-            raise UserError(f"Game {target} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
+        target = _engine_call(engine.report_target, state, seat, game=game, match=match.number)
+        if target.status == engine.REPORTED and target.reported_by == seat:
+            claim = (winner, value if winner is not None else None)
+            differs = claim != (target.winner, target.value) and not (winner == target.winner and value is None)
+            return Outcome(_view(loaded), [], _pending(loaded, match, target), repeated=True, differs=differs,
+                           game=target.number)
+        if target.status in (engine.PENDING, engine.FLAGGED) and winner is not None and value is None:
+            measure = _engine_call(engine.value_needed, state, match.number, target.number, winner)
+            raise UserError(f"Game {target.number} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
                             f"by the losing deck's option.")
-        events = _engine_call(engine.report_game, state, seat, winner=winner, value=value, game=target,
+        events = _engine_call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
         await _commit(session, loaded, events)
-        reported = next(e for e in events if isinstance(e, engine.GameReported))
+        reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
-        if reported.needs_confirmation_by is not None:
-            measure = engine.value_needed(state, match.number, target, winner) if winner is not None else None
-            pending = PendingGame(
-                loaded.row.id, match.number, target, actor.user_id, state.players[reported.needs_confirmation_by].user_id,
-                None if winner is None else state.players[winner].user_id, reported.value, measure,
-                max(reported.match_points),
-            )
-        return Outcome(_view(loaded), list(events), pending)
+        if reported is not None and reported.needs_confirmation_by is not None:
+            pending = _pending(loaded, match, target)
+        return Outcome(_view(loaded), list(events), pending, game=target.number)
 
 
 _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the library", "poison": "poison counters"}

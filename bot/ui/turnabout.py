@@ -176,14 +176,43 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------
 
 
-def report_text(pending: PendingGame) -> str:
+def report_text(pending: PendingGame, *, again: bool = False) -> str:
+    """A report waiting for the opponent (`again`: shown again when its reporter repeats it)."""
     if pending.winner is None:
         claim = "a **draw** (no match points)"
     else:
         claim = (f"{mention(pending.winner)} **won** with {pending.value} {MEASURE[pending.measure]} "
                  f"(**{pending.match_points} MP**)")
-    return (f"📝 Match {pending.match}, game {pending.game}: {mention(pending.reporter)} reports {claim}. "
-            f"{mention(pending.opponent)}, confirm or dispute (an organizer can confirm too).")
+    verb = "reported" if again else "reports"
+    head = "📝 Still waiting: match" if again else "📝 Match"
+    return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
+            f"{mention(pending.opponent)}, confirm or dispute, or report the game yourself (an organizer can "
+            "confirm too).")
+
+
+def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
+    """For the reporter who repeated a waiting report: what stands, and how to report the next game."""
+    lines = []
+    if differs:
+        lines.append(f"Your earlier report of game {pending.game} stands (shown again above): if it is wrong, your "
+                     "opponent disputes it and an organizer settles it.")
+    if not game_given and pending.game == 1:
+        lines.append("To report game 2, run `/turnabout report` again with `game:2`.")
+    return " ".join(lines) or None
+
+
+def match_over_tail(outcome) -> str:
+    finished = outcome.match_finished
+    if finished is None:
+        return ""
+    return f" Match {finished.match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP."
+
+
+def confirmed_by_report_text(outcome, user_id: int) -> str:
+    """The opponent's own matching report confirmed the waiting one."""
+    confirmed = next(e for e in outcome.events if isinstance(e, engine.GameConfirmed))
+    return (f"✅ Match {confirmed.match}, game {confirmed.game} confirmed by {mention(user_id)}'s matching report."
+            f"{match_over_tail(outcome)}")
 
 
 class ReportButton(

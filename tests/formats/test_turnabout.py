@@ -657,23 +657,79 @@ def test_reporting_refusals_change_nothing():
     assert snapshot(state) == before
 
 
-def test_reporting_a_game_twice_is_refused():
+def test_a_report_repeated_by_its_reporter_changes_nothing():
+    """Its first message may have been lost: the caller shows the waiting report again."""
     state = make_event(4)
     t.pair_next_round(state)
     m = open_matches(state)[0]
     value = value_for(state, m, 1, m.a)
     t.report_game(state, m.a, winner=m.a, value=value, game=1)
     before = snapshot(state)
-    for seat in (m.a, m.b):  # neither player may report it again, confirmed or not
-        with pytest.raises(AlreadyReported, match="Game 1 of match"):
-            t.report_game(state, seat, winner=m.b, value=value, game=1)
+    for claim in ({"winner": m.a, "value": value}, {"winner": m.b, "value": value}, {"winner": None}):
+        for game in (1, None):
+            with pytest.raises(t.ReportWaiting, match=f"Your report of game 1 of match {m.number} is waiting") as e:
+                t.report_game(state, m.a, game=game, **claim)
+            assert (e.value.match, e.value.game) == (m.number, 1)
     assert snapshot(state) == before
-    t.confirm_game(state, m.b)
-    with pytest.raises(AlreadyReported):
+    # Game 2 is reported by naming it.
+    t.report_game(state, m.a, winner=m.a, value=value, game=2)
+    t.confirm_game(state, m.b, game=1)
+    with pytest.raises(AlreadyReported, match="already reported \\(final\\)"):
         t.report_game(state, m.b, winner=m.b, value=value, game=1)
-    play(state, m, 2, m.a)
+    t.confirm_game(state, m.b, game=2)
     with pytest.raises(AlreadyReported, match="Both games"):
         t.report_game(state, m.a, winner=m.a, value=value)
+
+
+def test_the_opponents_own_report_confirms_a_matching_report_and_disputes_a_different_one():
+    state = make_event(4)
+    t.pair_next_round(state)
+    m, other = open_matches(state)
+    v1 = value_for(state, m, 1, m.a)
+    t.report_game(state, m.a, winner=m.a, value=v1)
+    # The opponent reports the game waiting for them (the default), the same winner, no number: confirmed.
+    events = t.report_game(state, m.b, winner=m.a)
+    assert events == [t.GameConfirmed(m.number, 1, m.b)]
+    assert (m.games[0].status, m.games[0].winner, m.games[0].value) == (t.FINAL, m.a, v1)
+
+    v2 = value_for(state, m, 2, m.b)
+    t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    before = snapshot(state)
+    with pytest.raises(InvalidScore):  # a bad number is refused before anything changes
+        t.report_game(state, m.a, winner=m.b, value=-4)
+    assert snapshot(state) == before
+    [disputed] = t.report_game(state, m.a, winner=m.b, value=v2 + 1)
+    assert disputed == t.GameDisputed(m.number, 2, m.a, f"their own report differs: their opponent won with {v2 + 1}")
+    assert m.games[1].status == t.DISPUTED
+    with pytest.raises(AlreadyReported, match="disputed: an organizer decides it"):
+        t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    with pytest.raises(AlreadyReported, match="a disputed one waits for an organizer"):
+        t.report_game(state, m.b, winner=m.b, value=v2)
+
+    t.report_game(state, other.a, winner=other.a, value=value_for(state, other, 1, other.a))
+    [drawn] = t.report_game(state, other.b, winner=None)
+    assert drawn.reason == "their own report differs: a draw"
+    t.report_game(state, other.a, winner=None, game=2)
+    [confirmed, *_] = t.report_game(state, other.b, winner=None, game=2)
+    assert confirmed == t.GameConfirmed(other.number, 2, other.b)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 25)),
+       second=st.tuples(st.sampled_from(["a", "b", None]), st.one_of(st.none(), st.integers(0, 25))))
+def test_a_second_report_by_the_opponent_confirms_exactly_when_it_matches(first, second):
+    state = make_event(4, options=("dominaria",) * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    seat = {"a": m.a, "b": m.b, None: None}
+    w1, v1 = seat[first[0]], first[1]
+    w2, v2 = seat[second[0]], second[1]
+    t.report_game(state, m.a, winner=w1, value=v1 if w1 is not None else None, game=1)
+    t.report_game(state, m.b, winner=w2, value=v2 if w2 is not None else None, game=1)
+    g = m.games[0]
+    matches = w1 == w2 and (w1 is None or v2 is None or v1 == v2)
+    assert g.status == (t.FINAL if matches else t.DISPUTED)
+    assert (g.winner, g.value) == (w1, v1 if w1 is not None else None)  # the waiting report is never rewritten
 
 
 def test_confirming_or_disputing_your_own_report_is_refused():

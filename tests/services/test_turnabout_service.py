@@ -226,17 +226,28 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     assert out.pending is not None and out.pending.opponent == b and out.pending.winner == a
     measure = engine.OPTION_MEASURE[state.players[m.a].scoring]  # game 1: the loser played a's deck
     assert out.pending.measure == measure
-    with pytest.raises(UserError, match="already reported"):
-        await turnabout.report(db, event.id, player(b), result="lost", value=20, game=1)
+    # The reporter again (their reply may be lost): nothing changes, the waiting report comes back.
+    version = (await turnabout.get_event(db, event.id)).version
+    again = await turnabout.report(db, event.id, player(a), result="won", value=20)
+    assert again.repeated and not again.differs and again.pending == out.pending and again.game == 1
+    other = await turnabout.report(db, event.id, player(a), result="lost", value=3, game=1)
+    assert other.repeated and other.differs and other.pending == out.pending
+    assert (await turnabout.get_event(db, event.id)).version == version
     with pytest.raises(UserError, match="own report"):
         await turnabout.confirm(db, event.id, m.number, 1, player(a))
     with pytest.raises(PermissionDenied):
         await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
-    await turnabout.confirm(db, event.id, m.number, 1, player(b))
+    # The opponent reports the same result (no number needed): that confirms it.
+    matched = await turnabout.report(db, event.id, player(b), result="lost")
+    assert matched.confirmed and matched.pending is None and matched.game == 1
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
-    # Game 2 disputed; the organizer settles it; the match's result is announced.
+    # Game 2 disputed by the other player's own, different report; the organizer settles it.
     await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
-    await turnabout.dispute(db, event.id, m.number, 2, player(a), reason="I won that one")
+    conflicting = await turnabout.report(db, event.id, player(a), result="won", value=4)
+    assert conflicting.disputed and conflicting.game == 2
+    with pytest.raises(UserError, match="disputed: an organizer decides it"):
+        await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
     with pytest.raises(PermissionDenied):
         await turnabout.settle(db, event.id, player(a), match=m.number, game=2, winner_id=a, value=2)
     with pytest.raises(UserError, match="not playing in match"):

@@ -54,7 +54,14 @@ def test_standings_and_ratings_are_paginated():
 def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
-                                       "(**15 MP**). <@11>, confirm or dispute (an organizer can confirm too).")
+                                       "(**15 MP**). <@11>, confirm or dispute, or report the game yourself (an "
+                                       "organizer can confirm too).")
+    assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
+    assert ui.repeated_note(pending, differs=False, game_given=False) is None
+    assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)
+    first = PendingGame(1, 3, 1, 10, 11, None, None, None, 0)
+    assert ui.repeated_note(first, differs=False, game_given=False) == (
+        "To report game 2, run `/turnabout report` again with `game:2`.")
     state = event_state(4)
     engine.pair_next_round(state)
     for m in state.round_matches():
