@@ -13,7 +13,7 @@ from bot.services import clock as service
 from bot.store.models import Deadline
 from bot.ui import clock as ui
 from tests.e2e.drivers.clock import ClockDriver
-from tests.e2e.drivers.common import embed_text, forged_click
+from tests.e2e.drivers.common import driving, embed_text, forged_click
 
 pytestmark = pytest.mark.e2e
 HELPER_BOT = 900_000_000_000_000_900
@@ -25,11 +25,8 @@ def at(user: int) -> str:
 
 @pytest.fixture
 async def clock(fake, bot, world):
-    driver = ClockDriver(fake, world, bot.database_url)
-    try:
+    async with driving(ClockDriver, fake, world, bot) as driver:
         yield driver
-    finally:
-        await driver.close()
 
 
 async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fake, bot, world, clock):

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from bot.formats import turnabout as engine
 from bot.store.models import ChessClock
 from tests.e2e.drivers.clock import ClockDriver
-from tests.e2e.drivers.common import embed_text
+from tests.e2e.drivers.common import driving, embed_text
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 
 pytestmark = pytest.mark.e2e
@@ -29,20 +29,14 @@ CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 
 @pytest.fixture
 async def table(fake, bot, world):
-    driver = TurnaboutDriver(fake, world, bot.database_url)
-    try:
+    async with driving(TurnaboutDriver, fake, world, bot) as driver:
         yield driver
-    finally:
-        await driver.close()
 
 
 @pytest.fixture
 async def clock(fake, bot, world):
-    driver = ClockDriver(fake, world, bot.database_url)
-    try:
+    async with driving(ClockDriver, fake, world, bot) as driver:
         yield driver
-    finally:
-        await driver.close()
 
 
 async def _forget(answer: asyncio.Future) -> None:

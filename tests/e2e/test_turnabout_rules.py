@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.formats import turnabout as engine
+from tests.e2e.drivers.common import driving
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 from tests.e2e.fake_scryfall import serve_fake_scryfall
 
@@ -33,11 +34,8 @@ def bot_env(scryfall) -> dict[str, str]:
 
 @pytest.fixture
 async def table(fake, bot, world):
-    driver = TurnaboutDriver(fake, world, bot.database_url)
-    try:
+    async with driving(TurnaboutDriver, fake, world, bot) as driver:
         yield driver
-    finally:
-        await driver.close()
 
 
 async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, table, scryfall):

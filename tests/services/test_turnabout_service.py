@@ -10,14 +10,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
-from bot.cards.scryfall_api import ScryfallClient
-from bot.cards.sets import RequestSpacing
 from bot.formats import turnabout as engine
 from bot.services import clock, deadlines, guild_config, turnabout
 from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import CardRecord, EventResult, OutboxMessage, TurnaboutEvent
-from tests.e2e.fake_scryfall import serve_fake_scryfall
+from tests.e2e.fake_scryfall import fake_scryfall_with_client
 
 GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
@@ -133,7 +131,7 @@ EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card 
 
 @pytest.fixture
 async def scryfall():
-    async with serve_fake_scryfall() as fake:
+    async with fake_scryfall_with_client() as fake:
         fake.add_card("Eyetwitch", oracle_text=EYETWITCH)
         fake.add_card("Burning Wish", oracle_text="You may reveal a sorcery card you own from outside the game and "
                                                   "put it into your hand. Exile Burning Wish.")
@@ -141,12 +139,7 @@ async def scryfall():
         fake.add_card("Fae of Wishes // Granted", faces=("Fae of Wishes", "Granted"),
                       oracle_text=("Flying", "You may reveal a noncreature card you own from outside the game and put "
                                              "it into your hand."))
-        client = ScryfallClient(fake.base, spacing=RequestSpacing(interval=0.0))
-        fake.client = client
-        try:
-            yield fake
-        finally:
-            await client.close()
+        yield fake
 
 
 async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(db, scryfall):
