@@ -249,15 +249,23 @@ class TurnaboutCog(TableCog):
     async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
                                action: str) -> None:
         actor = actor_of(interaction)
-        if action == "confirm":
-            result = await turnabout.confirm(self.db, event, match, game, actor)
-            await interaction.response.edit_message(
-                content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>.{ui.match_over_tail(result)}",
-                view=None)
-        else:
-            await turnabout.dispute(self.db, event, match, game, actor)
-            await interaction.response.edit_message(
-                content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+        try:
+            if action == "confirm":
+                result = await turnabout.confirm(self.db, event, match, game, actor)
+                await interaction.response.edit_message(
+                    content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>."
+                            f"{ui.match_over_tail(result)}", view=None)
+            else:
+                await turnabout.dispute(self.db, event, match, game, actor)
+                await interaction.response.edit_message(
+                    content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+        except UserError:
+            # A copy of a report answered elsewhere (shown again, or confirmed by a matching report):
+            # the message says so and loses its buttons, instead of refusing every press.
+            status = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
+            if status is None:
+                raise
+            await interaction.response.edit_message(content=ui.answered_report_text(match, game, status), view=None)
 
 
 def _key_id(key: str) -> int:

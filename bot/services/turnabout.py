@@ -632,6 +632,20 @@ async def find_event(
     return None if event_id is None else await get_event(db, event_id)
 
 
+async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:
+    """For a report message's button that was refused: the game's status if its report no longer
+    waits (final or disputed: the message is out of date), else None (the refusal stands)."""
+    try:
+        event = await get_event(db, event_id)
+        m = event.state.match(match) if event.state is not None else None
+    except (UserError, engine.TurnaboutError):
+        return None
+    if m is None or event.guild_id != guild_id or m.b is None or game not in (1, 2):
+        return None
+    status = m.games[game - 1].status
+    return status if status in (engine.FINAL, engine.DISPUTED) else None
+
+
 async def ratings(db: Database, guild_id: int) -> list[Rating]:
     """The server's accumulated Turnabout ratings: every finished event's award, summed per player."""
     async with db.read() as session:

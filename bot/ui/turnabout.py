@@ -201,6 +201,12 @@ def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> s
     return " ".join(lines) or None
 
 
+def answered_report_text(match: int, game: int, status: str) -> str:
+    if status == engine.DISPUTED:
+        return f"⚠️ Match {match}, game {game} is disputed: an organizer decides it."
+    return f"✅ Match {match}, game {game} already has its result."
+
+
 def match_over_tail(outcome) -> str:
     finished = outcome.match_finished
     if finished is None:

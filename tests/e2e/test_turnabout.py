@@ -256,6 +256,8 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     assert elsewhere.ephemeral and "no match 99" in elsewhere.content
     reply = await t.answer(loser, report.message)
     assert reply.content.startswith(f"✅ Match {match}, game 1 confirmed"), reply.content
+    stale = await t.answer(loser, twice.message)  # the copy shown again: it says so and loses its buttons
+    assert stale.content == f"✅ Match {match}, game 1 already has its result." and not stale.components
     again = await t.report(winner, "won", value, 1)
     assert again.ephemeral and "already reported" in again.content
 
