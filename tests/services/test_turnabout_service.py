@@ -230,9 +230,13 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
         await turnabout.confirm(db, event.id, m.number, 1, player(a))
     with pytest.raises(PermissionDenied):
         await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) is None  # still waiting
     # The opponent reports the same result (no number needed): that confirms it.
     matched = await turnabout.report(db, event.id, player(b), result="lost")
     assert matched.confirmed and matched.pending is None and matched.game == 1
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) == engine.FINAL
+    assert await turnabout.answered_report(db, event.id, m.number, 1, OTHER_GUILD) is None
+    assert await turnabout.answered_report(db, event.id, 999, 1, GUILD) is None
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
     # Game 2 disputed by the other player's own, different report; the organizer settles it.
