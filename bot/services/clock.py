@@ -340,12 +340,13 @@ async def act(
         tables.check_same_server(NOUN, row, actor)
         state = _state(row)
         side = _engine_call(engine.side_of, state, actor.user_id)
-        if action in ("pass", "accept"):
-            events = _engine_call(getattr(engine, "pass_clock" if action == "pass" else action), state, side, now)
-        elif action in ("decline", "withdraw"):
-            events = _engine_call(getattr(engine, action), state, side)
-        else:
-            events = _engine_call(getattr(engine, action), state, now)
+        operations = {
+            "accept": (engine.accept, side, now), "decline": (engine.decline, side),
+            "withdraw": (engine.withdraw, side), "pass": (engine.pass_clock, side, now),
+            "pause": (engine.pause, now), "resume": (engine.resume, now), "end": (engine.end, now),
+        }
+        operation, *arguments = operations[action]
+        events = _engine_call(operation, state, *arguments)
         if row.message_id is None and message_id is not None:
             row.message_id = message_id
         _save(row, state)
