@@ -67,6 +67,18 @@ def loose_key(name: str) -> str:
     return " ".join(re.sub(r"[^\w/]+", " ", letters).split())
 
 
+MAX_ORACLE_TEXT = 8000  # characters kept (the longest cards have about 1,500)
+
+
+def _oracle_text(card: Mapping[str, Any], faces: Sequence[Mapping[str, Any]]) -> str | None:
+    """The card's Oracle text: its own, else its faces' joined by a "//" line; None if none is given."""
+    text = card.get("oracle_text")
+    if not isinstance(text, str):
+        parts = [face["oracle_text"] for face in faces if isinstance(face.get("oracle_text"), str)]
+        text = "\n//\n".join(parts) if parts else None
+    return None if text is None else text[:MAX_ORACLE_TEXT]
+
+
 def _colours(value: Any) -> str | None:
     if not isinstance(value, list):
         return None
@@ -81,7 +93,8 @@ class CardData:
     first face's. ``colours`` and ``colour_identity`` are WUBRG letters (``""``: colourless);
     a card with faces takes its colours, type and image from its front face, as a draft shows it.
     ``image_uris`` maps Scryfall's image versions (``small``, ``normal``, ``large``, ``png``…) to
-    addresses.
+    addresses. ``oracle_text`` is the card's rules text as Scryfall gives it (reminder text
+    included; the faces of a card with two joined by a ``//`` line); None when the answer had none.
     """
 
     name: str
@@ -94,6 +107,7 @@ class CardData:
     set_code: str
     layout: str = "normal"
     image_uris: Mapping[str, str] = field(default_factory=dict)
+    oracle_text: str | None = None
 
     @classmethod
     def from_scryfall(cls, card: Mapping[str, Any]) -> CardData:
@@ -120,6 +134,7 @@ class CardData:
             layout=str(card.get("layout") or "normal")[:32],
             image_uris={k: v for k, v in images.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(images, Mapping) else {},
+            oracle_text=_oracle_text(card, faces),
         )
 
     @property

@@ -34,8 +34,8 @@ class TurnaboutMessages:
                         allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
     async def decklist(self, queued: Queued, fresh: bool) -> Outgoing:
-        chunks = ui.split_messages(ui.decklist_lines(queued.payload))
-        return Outgoing(content=chunks[0], continued=chunks[1:])
+        content, file = ui.decklist_messages(queued.payload)  # a long list: one message, the list attached
+        return Outgoing(content=content, files=[file] if file is not None else [])
 
     async def final(self, queued: Queued, fresh: bool) -> Outgoing:
         chunks = ui.split_messages(ui.final_lines(turnabout.Announcement.from_payload(queued.payload)))

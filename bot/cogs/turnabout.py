@@ -24,7 +24,7 @@ S = turnabout.STATUSES
 STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 CLOCK_CHOICES = [
-    app_commands.Choice(name="off: no chess clock (default)", value="off"),
+    app_commands.Choice(name="off: no chess clock; a /clock decides no game (default)", value="off"),
     app_commands.Choice(name="delay: 10 min per game, 3 s delay per move", value="delay"),
     app_commands.Choice(name="bronstein: 10:03 per game, time spent refunded up to 3 s", value="bronstein"),
 ]
@@ -82,7 +82,7 @@ class TurnaboutCog(TableCog):
     @group.command(name="start", description="Open registration for a Turnabout event in this channel (organizers).")
     @app_commands.describe(
         rounds="Swiss rounds to play (default 3; no elimination finals).",
-        clock="The chess clock players start with /clock for each game (default off).",
+        clock="The chess clock of each game: /clock defaults to it, its flag fall loses the game (default off).",
         bye_vp="Victory Points a bye scores (default 30, a 30–0 win).",
     )
     @app_commands.choices(clock=CLOCK_CHOICES)
@@ -99,7 +99,7 @@ class TurnaboutCog(TableCog):
     @app_commands.describe(
         deck="Your deck's name (unique in the event).",
         scoring="How your deck scores when it loses a game (default Dominaria).",
-        decklist="Optional list, `4 Card Name` per line: 60+ cards, no ante cards, no wishes. Your opponent sees it.",
+        decklist="Optional `4 Card Name` lines: 60-250 cards, no ante, nothing from outside the game; opponents see it",
     )
     @app_commands.choices(scoring=SCORING_CHOICES)
     @app_commands.guild_only()
@@ -107,14 +107,18 @@ class TurnaboutCog(TableCog):
                        scoring: app_commands.Choice[str] | None = None, decklist: discord.Attachment | None = None) -> None:
         event = await self.table_here(interaction, (S.lobby,))
         data = await read_upload(decklist, "decklist file") if decklist is not None else None
+        if data is not None:  # the cards' Oracle text may have to be asked of Scryfall first
+            await interaction.response.defer(ephemeral=True, thinking=True)
         updated, reg, again = await turnabout.register(self.db, event.id, actor_of(interaction), deck=deck,
                                                        scoring=scoring.value if scoring else engine.DEFAULT_OPTION,
-                                                       decklist=data)
+                                                       decklist=data, scryfall=self.bot.scryfall)
         cards = f" with a legal list of {reg.cards} cards" if reg.cards else ""
         verb = "Updated your registration" if again else "Registered"
-        await interaction.response.send_message(
-            f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** "
-            f"({ui.option_name(reg.scoring)}){cards}.", ephemeral=True)
+        text = f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** ({ui.option_name(reg.scoring)}){cards}."
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
         await self.edit_lobby(updated)
 
     @group.command(name="pair", description="Pair the next round and post the pairings (organizer).")
@@ -126,9 +130,9 @@ class TurnaboutCog(TableCog):
             f"Round {result.event.state.round} of {turnabout.event_name(event.id)} is paired: the pairings follow.",
             ephemeral=True)
 
-    @group.command(name="report", description="Report one game of your match; your opponent confirms it.")
+    @group.command(name="report", description="Report one game of your match; your opponent confirms it (or reports it too).")
     @app_commands.describe(result="How the game ended, from your side.", number=NUMBER_HELP,
-                           game="Which game (default: the first one not reported yet).")
+                           game="Which game (default: the first one without a result).")
     @app_commands.choices(result=RESULT_CHOICES)
     @app_commands.guild_only()
     async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str],
@@ -136,9 +140,23 @@ class TurnaboutCog(TableCog):
         event = await self.table_here(interaction, S.active)
         outcome = await turnabout.report(self.db, event.id, actor_of(interaction), result=result.value, value=number,
                                          game=game)
-        if outcome.pending is not None:
-            await interaction.response.send_message(ui.report_text(outcome.pending), view=ui.report_view(outcome.pending),
-                                                    allowed_mentions=ping(outcome.pending.opponent))
+        pending = outcome.pending
+        if outcome.repeated:  # their own report still waits: shown again, with its buttons, to the opponent
+            assert pending is not None
+            await interaction.response.send_message(ui.report_text(pending, again=True), view=ui.report_view(pending),
+                                                    allowed_mentions=ping(pending.opponent))
+            note = ui.repeated_note(pending, differs=outcome.differs, game_given=game is not None)
+            if note:
+                await interaction.followup.send(note, ephemeral=True)
+        elif pending is not None:
+            await interaction.response.send_message(ui.report_text(pending), view=ui.report_view(pending),
+                                                    allowed_mentions=ping(pending.opponent))
+        elif outcome.confirmed:
+            await interaction.response.send_message(ui.confirmed_by_report_text(outcome, interaction.user.id))
+        elif outcome.disputed:
+            await interaction.response.send_message(
+                f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
+                "organizer decides it (they have been called).", ephemeral=True)
         else:
             await interaction.response.send_message("Reported. Your opponent has dropped, so the result is final.")
 
@@ -232,16 +250,23 @@ class TurnaboutCog(TableCog):
     async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
                                action: str) -> None:
         actor = actor_of(interaction)
-        if action == "confirm":
-            result = await turnabout.confirm(self.db, event, match, game, actor)
-            finished = result.match_finished
-            tail = f" Match {match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP." if finished else ""
-            await interaction.response.edit_message(
-                content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>.{tail}", view=None)
-        else:
-            await turnabout.dispute(self.db, event, match, game, actor)
-            await interaction.response.edit_message(
-                content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+        try:
+            if action == "confirm":
+                result = await turnabout.confirm(self.db, event, match, game, actor)
+                await interaction.response.edit_message(
+                    content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>."
+                            f"{ui.match_over_tail(result)}", view=None)
+            else:
+                await turnabout.dispute(self.db, event, match, game, actor)
+                await interaction.response.edit_message(
+                    content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+        except UserError:
+            # A copy of a report answered elsewhere (shown again, or confirmed by a matching report):
+            # the message says so and loses its buttons, instead of refusing every press.
+            status = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
+            if status is None:
+                raise
+            await interaction.response.edit_message(content=ui.answered_report_text(match, game, status), view=None)
 
 
 def _key_id(key: str) -> int:

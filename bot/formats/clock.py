@@ -25,6 +25,9 @@ Modes
     freezes the move (time paused neither counts nor uses up the delay).
 
 States (``ClockState.status``)
+    ``offered`` (:func:`offer`: one player offered it, it does not run) → :func:`accept` by the
+    *other* player → ``running``; or :func:`withdraw` by the offering player (``withdrawn``) or
+    :func:`decline` by the other (``declined``): a clock never runs without both players' consent.
     ``ready`` (new game, not started) → ``start`` → ``running`` ⇄ ``pause``/``resume``
     (``paused``) → ``end`` (``ended``) or a flag fall (``flagged``). A flag falls the moment
     the running player's remaining time reaches zero, exactly at :func:`flag_due_at`; it is
@@ -34,7 +37,8 @@ States (``ClockState.status``)
 
 Public API
     ``new_clock(mode="delay", minutes=10, increment=3, *, players=None) -> ClockState``;
-    operations returning ``list[Event]``: ``start(state, side, now)``, ``pass_clock(state,
+    operations returning ``list[Event]``: ``offer(state, side, first)``, ``accept(state, side,
+    now)``, ``withdraw(state, side)``, ``decline(state, side)``, ``start(state, side, now)``, ``pass_clock(state,
     side, now)``, ``pause(state, now)``, ``resume(state, now)``, ``end(state, now)``,
     ``check_flag(state, now)``, ``new_game(state)``; queries: ``remaining(state, side, now)``,
     ``flag_due_at(state)``, ``flag_fallen(state, now)``, ``side_of(state, user_id)``.
@@ -56,31 +60,39 @@ __all__ = [
     "MAX_MINUTES",
     "MODES",
     "SCHEMA_VERSION",
+    "ClockAccepted",
+    "ClockDeclined",
     "ClockEnded",
     "ClockError",
+    "ClockOffered",
     "ClockPassed",
     "ClockPaused",
     "ClockResumed",
     "ClockStarted",
     "ClockState",
+    "ClockWithdrawn",
     "Event",
     "FlagFell",
     "GameReset",
     "NotAClockPlayer",
     "NotYourClock",
     "WrongClockState",
+    "accept",
     "check_flag",
+    "decline",
     "end",
     "flag_due_at",
     "flag_fallen",
     "new_clock",
     "new_game",
+    "offer",
     "pass_clock",
     "pause",
     "remaining",
     "resume",
     "side_of",
     "start",
+    "withdraw",
 ]
 
 SCHEMA_VERSION = 1
@@ -91,6 +103,7 @@ MAX_MINUTES = 180
 MAX_INCREMENT = 60
 
 READY, RUNNING, PAUSED, ENDED, FLAGGED = "ready", "running", "paused", "ended", "flagged"
+OFFERED, WITHDRAWN, DECLINED = "offered", "withdrawn", "declined"
 
 
 # --------------------------------------------------------------------------- errors
@@ -132,6 +145,8 @@ class ClockState:
     flagged: int | None = None  # side whose flag fell
     flag_time: float | None = None  # when it fell (= flag_due_at at the time)
     history: list[dict[str, Any]] = field(default_factory=list)  # finished games
+    offered_by: int | None = None  # side that offered the clock (the other accepts it)
+    first: int = 0  # side whose clock runs first once an offered clock is accepted
 
     def to_dict(self) -> dict[str, Any]:
         return {"v": SCHEMA_VERSION, **asdict(self)}
@@ -153,6 +168,27 @@ class ClockState:
 @dataclass(frozen=True)
 class Event:
     pass
+
+
+@dataclass(frozen=True)
+class ClockOffered(Event):
+    side: int  # who offered it
+    first: int  # whose clock will run first
+
+
+@dataclass(frozen=True)
+class ClockAccepted(Event):
+    side: int  # who accepted it (then a ClockStarted follows)
+
+
+@dataclass(frozen=True)
+class ClockWithdrawn(Event):
+    side: int
+
+
+@dataclass(frozen=True)
+class ClockDeclined(Event):
+    side: int
 
 
 @dataclass(frozen=True)
@@ -258,6 +294,9 @@ def _require(state: ClockState, *statuses: str, action: str) -> None:
     if state.status in statuses:
         return
     why = {
+        OFFERED: "the clock has not been accepted yet",
+        WITHDRAWN: "the clock was withdrawn before it was accepted",
+        DECLINED: "the clock was declined",
         READY: "the clock has not been started",
         RUNNING: "the clock is running",
         PAUSED: "the clock is paused (resume it first)",
@@ -346,6 +385,50 @@ def remaining(state: ClockState, side: int, now: float) -> float:
 
 
 # --------------------------------------------------------------------------- operations
+
+
+def offer(state: ClockState, side: int, first: int) -> list[Event]:
+    """``side`` offers a new clock to the other player (it does not run, cannot flag); once
+    accepted, ``first``'s clock runs first."""
+    side, first = _side(side), _side(first)
+    _require(state, READY, action="offer the clock")
+    if state.game != 1 or state.history:
+        raise WrongClockState("Cannot offer the clock: it is already in use.")
+    state.status, state.offered_by, state.first = OFFERED, side, first
+    return [ClockOffered(side, first)]
+
+
+def _not_offerer(state: ClockState, side: int, action: str) -> None:
+    if side == state.offered_by:
+        raise NotYourClock(f"You offered this clock: only your opponent can {action} it.")
+
+
+def accept(state: ClockState, side: int, now: float) -> list[Event]:
+    """The player the clock was offered to accepts it: it starts at once."""
+    side = _side(side)
+    _require(state, OFFERED, action="accept the clock")
+    _not_offerer(state, side, "accept")
+    state.status = READY
+    return [ClockAccepted(side), *start(state, state.first, now)]
+
+
+def withdraw(state: ClockState, side: int) -> list[Event]:
+    """The offering player takes the offer back before it is accepted."""
+    side = _side(side)
+    _require(state, OFFERED, action="withdraw the clock")
+    if side != state.offered_by:
+        raise NotYourClock("Only the player who offered this clock can withdraw it; you can decline it.")
+    state.status = WITHDRAWN
+    return [ClockWithdrawn(side)]
+
+
+def decline(state: ClockState, side: int) -> list[Event]:
+    """The player the clock was offered to refuses it: it never runs."""
+    side = _side(side)
+    _require(state, OFFERED, action="decline the clock")
+    _not_offerer(state, side, "decline")
+    state.status = DECLINED
+    return [ClockDeclined(side)]
 
 
 def start(state: ClockState, side: int, now: float) -> list[Event]:

@@ -16,9 +16,12 @@ Players are identified by **seat** (index into ``state.players``); :func:`seat_o
 Discord user id to it. Matches by **number** (1, 2, … over the whole event).
 
 How the code maps to FORMATS.md §3
-    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards, any number of
-      copies, no sideboard, none of :data:`BANNED_CARDS` (:data:`ANTE_CARDS` and
-      :data:`OUTSIDE_GAME_FETCHERS`). Every problem is reported, not just the first.
+    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards (a registered list at
+      most :data:`MAX_DECKLIST_CARDS`), any number of copies, no sideboard, no ante cards and
+      no cards that fetch from outside the game: judged by the card's Oracle text where it is
+      known (:func:`oracle_ban`: ante, learn, "from outside the game"), else by the fixed lists
+      :data:`ANTE_CARDS` and :data:`OUTSIDE_GAME_FETCHERS`. Every problem is reported, not
+      just the first.
     * Registration (:func:`register`): one deck and its scoring option (Dominaria by
       default) per player; the organizer may restrict the options (``scoring_options``).
     * Match (:func:`pair_next_round`, :func:`game_plan`): two games. Game 1: each player plays
@@ -53,11 +56,15 @@ Public API (for the command layer)
 
 Rules decisions (where FORMATS.md is silent)
     * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
-      Platinum Angel, reports 0: 10 MP either way), library 0..5,000 (the most cards a list
-      may hold), poison 0..9 (a player with 10 has lost). Anything else is refused.
+      Platinum Angel, reports 0: 10 MP either way), library 0..10,000 (a library can grow past
+      any list), poison 0..1,000 (a winner with 10 or more, e.g. with Platinum Angel, scores the
+      clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
     * Reports: either player of the match reports a game (winner + the number the losing
-      deck's option needs); the **other** player confirms or disputes. A disputed game waits
+      deck's option needs); the **other** player confirms or disputes, with the buttons or by
+      reporting the game themselves (a matching report confirms, a different one disputes:
+      nothing waits on a message that may be lost). Repeating one's own waiting report
+      changes nothing (:class:`ReportWaiting`: the caller shows it again). A disputed game waits
       for the organizer (:func:`decide_game`), whose decision is final and may also override
       a confirmed game (until the event ends). If the opponent has dropped, a report is final
       at once (nobody is left to confirm it); a report waiting for a player who then drops
@@ -93,7 +100,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.cards.parse import MAX_BYTES, MAX_CARDS, CubeFormatError, parse_cube_text
+from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
 from bot.formats import clock as chess_clock
 from bot.formats import swiss
 from bot.text import clean_name, name_key
@@ -105,6 +112,7 @@ __all__ = [
     "MAX_LIBRARY",
     "MAX_LIFE",
     "MAX_POISON",
+    "MAX_DECKLIST_CARDS",
     "MIN_DECK_SIZE",
     "MIN_PLAYERS",
     "OPTION_MEASURE",
@@ -134,12 +142,14 @@ __all__ = [
     "NotEnoughPlayers",
     "NotInMatch",
     "NothingToConfirm",
+    "OracleText",
     "Placing",
     "Player",
     "PlayerDropped",
     "PlayerRegistered",
     "PlayerWithdrew",
     "RegistrationClosed",
+    "ReportWaiting",
     "RoundFinished",
     "RoundPaired",
     "RoundUnfinished",
@@ -154,6 +164,7 @@ __all__ = [
     "confirm_game",
     "current_match",
     "deck_problems",
+    "decklist_names",
     "decide_game",
     "dispute_game",
     "drop",
@@ -166,11 +177,14 @@ __all__ = [
     "match_result",
     "new_event",
     "new_match_clock",
+    "oracle_ban",
     "pair_next_round",
     "placement_multiplier",
     "rating_award",
     "register",
     "report_game",
+    "report_target",
+    "reported_points",
     "seat_of",
     "standings",
     "update_settings",
@@ -187,9 +201,12 @@ DEFAULT_OPTION = "dominaria"
 #: The keyword of :func:`match_points` each option needs: the winner's life, library or poison.
 OPTION_MEASURE: dict[str, str] = {"dominaria": "life", "tolaria": "library", "phyrexia": "poison"}
 MIN_MATCH_POINTS, MAX_MATCH_POINTS = 10, 30
+# Sane maxima for a reported number (anything from 0 up to them is accepted and scored, clamped to
+# [10, 30]): a winner's life can be huge, a library can grow past any list, and a winner can have
+# any number of poison counters (Platinum Angel keeps a player with 10 or more in the game).
 MAX_LIFE = 1_000_000
-MAX_LIBRARY = MAX_CARDS  # no list the bot reads holds more cards
-MAX_POISON = 9  # ten poison counters lose the game: a winner has at most nine
+MAX_LIBRARY = 10_000
+MAX_POISON = 1_000
 VP_PER_MATCH = 30
 MAX_MATCH_MP_DIFFERENCE = 2 * MAX_MATCH_POINTS  # two games of at most 30
 
@@ -217,6 +234,9 @@ MIN_PLAYERS = 4  # the seed: "no event should have fewer than four players"
 MAX_PLAYERS = 2000
 DEFAULT_ROUNDS, MAX_ROUNDS = 3, 20
 MIN_DECK_SIZE = 60
+# The most cards a registered list may hold: a list is shown to the opponent, so its size is bounded
+# (a bigger deck is legal; it registers without a list).
+MAX_DECKLIST_CARDS = 250
 MAX_DECK_NAME = 100
 PREP_MINUTES: dict[int, int] = {1: 5, 2: 3}  # game 1: studying the opponent's deck
 
@@ -236,8 +256,8 @@ ANTE_CARDS: frozenset[str] = frozenset(
 )
 #: Cards that bring cards into the game from outside it (the seed: "Ring of Ma'Ruf,
 #: Research/Development, and the Wishes"), plus later ones whose text plainly does so.
-#: Not exhaustive: Learn (Strixhaven lessons) and other sideboard-fetchers are left to the
-#: organizer; add names here as they come up.
+#: Only the fallback for cards whose Oracle text is unknown (:func:`oracle_ban` judges the
+#: others, learn included); not exhaustive.
 OUTSIDE_GAME_FETCHERS: frozenset[str] = frozenset(
     {
         "Burning Wish",
@@ -416,23 +436,87 @@ def _banned_name(card: str) -> str | None:
     return _BANNED_KEYS.get(key) or _BANNED_KEYS.get(key.split(" // ")[0])
 
 
-def deck_problems(cards: Sequence[tuple[int, str]], *, sideboard: bool = False) -> list[str]:
-    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal."""
+@dataclass(frozen=True)
+class OracleText:
+    """What Scryfall says a card does: its official ``name`` ("A // B" for two faces) and its
+    Oracle ``text`` (reminder text included; the faces joined by a "//" line)."""
+
+    name: str
+    text: str
+
+
+ANTE = "an ante card"
+OUTSIDE = "it brings cards into the game from outside it"
+LEARN = "it has learn, which brings a Lesson card into the game from outside it"
+_REMINDER = re.compile(r"\([^()]*\)")
+_ANTE_WORD = re.compile(r"\bante\b", re.IGNORECASE)
+_LEARN_WORD = re.compile(r"\blearn\b", re.IGNORECASE)
+_FROM_OUTSIDE = re.compile(r"\bfrom\s+outside\s+the\s+game\b", re.IGNORECASE)
+
+
+def oracle_ban(card: OracleText) -> str | None:
+    """Why a card is banned by what its Oracle text says (None: it is allowed), FORMATS.md §3:
+
+    * an **ante** card: its rules text (reminder text aside) uses the word "ante";
+    * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
+      they own *from outside the game* and put it into their hand;
+    * any other text that brings a card in **from outside the game** (the wishes, Ring of Ma'rûf,
+      Research, Karn, the Great Creator, …), reminder text included.
+
+    The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
+    Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
+    itself (fetched, not fetching) is allowed."""
+    text = card.text
+    for own in sorted({card.name, *(part.strip() for part in card.name.split("//"))}, key=len, reverse=True):
+        if own:
+            text = text.replace(own, "CARDNAME")
+    rules = _REMINDER.sub(" ", text)
+    if _ANTE_WORD.search(rules):
+        return ANTE
+    if _LEARN_WORD.search(rules):
+        return LEARN
+    if _FROM_OUTSIDE.search(text):
+        return OUTSIDE
+    return None
+
+
+def _ban(name: str, oracle: Mapping[str, OracleText]) -> tuple[str, str] | None:
+    """(the name to show, why) if ``name`` is banned: by its Oracle text when it is known, else by
+    the fixed lists (:data:`ANTE_CARDS`, :data:`OUTSIDE_GAME_FETCHERS`)."""
+    known = oracle.get(_card_key(name))
+    if known is not None:
+        why = oracle_ban(known)
+        return None if why is None else (known.name, f"{why} (by its Oracle text)")
+    official = _banned_name(name)
+    if official is None:
+        return None
+    return official, ANTE if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
+
+
+def deck_problems(
+    cards: Sequence[tuple[int, str]], *, sideboard: bool = False, oracle: Mapping[str, OracleText] | None = None
+) -> list[str]:
+    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal.
+    ``oracle`` maps card names to their Oracle text where it is known (see :func:`oracle_ban`);
+    the others are judged by the fixed lists."""
+    known = {_card_key(name): text for name, text in (oracle or {}).items()}
     problems: list[str] = []
     total = sum(count for count, _ in cards)
     if total < MIN_DECK_SIZE:
         problems.append(f"The deck has {total} cards; it needs at least {MIN_DECK_SIZE}.")
+    elif total > MAX_DECKLIST_CARDS:
+        problems.append(
+            f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
+            "(register a bigger deck without a list)."
+        )
     if sideboard:
         problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
-    banned: Counter[str] = Counter()
+    banned: Counter[tuple[str, str]] = Counter()
     for count, name in cards:
-        official = _banned_name(name)
-        if official is not None:
-            banned[official] += count
-    for official, count in sorted(banned.items()):
-        why = (
-            "an ante card" if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
-        )
+        found = _ban(name, known)
+        if found is not None:
+            banned[found] += count
+    for (official, why), count in sorted(banned.items()):
         copies = f" ({count} copies)" if count > 1 else ""
         problems.append(f"{official}{copies} is banned: {why}.")
     return problems
@@ -461,10 +545,12 @@ def _split_sideboard(text: str) -> tuple[str, bool]:
     return "\n".join(main), has_sideboard
 
 
-def check_decklist(data: str | bytes) -> tuple[list[tuple[int, str]], list[str]]:
+def check_decklist(
+    data: str | bytes, *, oracle: Mapping[str, OracleText] | None = None
+) -> tuple[list[tuple[int, str]], list[str]]:
     """Read a plain-text decklist (``4 Card Name`` lines, as :mod:`bot.cards.parse` reads them)
-    and check it: (merged (count, name) lines, every problem). Unreadable input raises
-    :class:`DeckRejected`."""
+    and check it: (merged (count, name) lines, every problem). ``oracle``: the Oracle text of the
+    cards where it is known (:func:`deck_problems`). Unreadable input raises :class:`DeckRejected`."""
     if isinstance(data, bytes | bytearray):
         if len(data) > MAX_BYTES:
             raise DeckRejected([f"The file is too big; a decklist may be at most {MAX_BYTES // 1024} KiB."])
@@ -482,7 +568,17 @@ def check_decklist(data: str | bytes) -> tuple[list[tuple[int, str]], list[str]]
         entry = merged.setdefault(_card_key(card.name), [0, card.name])
         entry[0] += 1
     cards = [(count, name) for count, name in merged.values()]
-    return cards, deck_problems(cards, sideboard=sideboard)
+    return cards, deck_problems(cards, sideboard=sideboard, oracle=oracle)
+
+
+def decklist_names(data: str | bytes) -> list[str]:
+    """The card names of a decklist's main deck ([] if it cannot be read): what to look up before
+    checking it with :func:`check_decklist`."""
+    try:
+        cards, _ = check_decklist(data)
+    except DeckRejected:
+        return []
+    return [name for _, name in cards]
 
 
 # --------------------------------------------------------------------------- data
@@ -917,6 +1013,11 @@ def game_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, i
     return _game_points(state, match, game, game.winner, game.value)
 
 
+def reported_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, int]:
+    """(MP to a, MP to b) the game's recorded result would give, final or still waiting."""
+    return _game_points(state, match, game, game.winner, game.value)
+
+
 def match_result(state: TurnaboutState, match: Match) -> MatchResult | None:
     """MP totals, VP split and winner once both games are final (a bye at once); else None."""
     if match.b is None:
@@ -1062,9 +1163,12 @@ def register(
     deck: str,
     scoring: str = DEFAULT_OPTION,
     decklist: str | bytes | None = None,
+    *,
+    oracle: Mapping[str, OracleText] | None = None,
 ) -> list[Event]:
     """Register (or, while registration is open, re-register) a player's deck and option.
-    A decklist is checked against the deck rules; every problem is reported at once."""
+    A decklist is checked against the deck rules (``oracle``: the cards' Oracle text where it is
+    known); every problem is reported at once."""
     _require_phase(state, REGISTRATION, "register")
     name = clean_name(deck or "")
     if not name or len(name) > MAX_DECK_NAME:
@@ -1083,7 +1187,7 @@ def register(
         raise TurnaboutError(f"The event is full ({MAX_PLAYERS} players).")
     cards = None
     if decklist is not None:
-        cards, problems = check_decklist(decklist)
+        cards, problems = check_decklist(decklist, oracle=oracle)
         if problems:
             raise DeckRejected(problems)
     stored = [[count, card] for count, card in cards] if cards is not None else None
@@ -1155,6 +1259,38 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
     return events
 
 
+class ReportWaiting(AlreadyReported):
+    """The player's own report of this game waits for their opponent (shown again, not replaced)."""
+
+    def __init__(self, match: int, game: int) -> None:
+        self.match, self.game = match, game
+        super().__init__(f"Your report of game {game} of match {match} is waiting for your opponent.")
+
+
+def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None) -> Game:
+    """The game a report by ``seat`` is about: ``game``, else the first game of the match that is
+    neither final nor disputed (one that waits for this player's report, or for their answer to
+    the opponent's report, or this player's own report still waiting)."""
+    m = _players_match(state, seat, match)
+    if game is not None:
+        g = _find_game(m, game, ())
+        assert g is not None
+        return g
+    g = next((g for g in m.games if g.status not in (FINAL, DISPUTED)), None)
+    if g is None:
+        if any(g.status == DISPUTED for g in m.games):
+            raise AlreadyReported(f"Match {m.number} has no game left to report: a disputed one waits for an organizer.")
+        raise AlreadyReported(f"Both games of match {m.number} are already reported.")
+    return g
+
+
+def _claim(seat: int, winner: int | None, value: int | None) -> str:
+    if winner is None:
+        return "a draw"
+    who = "they won" if winner == seat else "their opponent won"
+    return who + (f" with {value}" if value is not None else "")
+
+
 def report_game(
     state: TurnaboutState,
     seat: int,
@@ -1166,15 +1302,27 @@ def report_game(
 ) -> list[Event]:
     """A player reports a game: the ``winner``'s seat (None: a drawn game) and ``value``, the
     winner's life, library or poison as the losing deck's option needs. ``game`` defaults to
-    the first game not yet reported, ``match`` to the player's current match. The opponent
-    confirms (:func:`confirm_game`) or disputes (:func:`dispute_game`)."""
+    :func:`report_target`, ``match`` to the player's current match. The opponent confirms
+    (:func:`confirm_game`) or disputes (:func:`dispute_game`) — or reports the game themselves:
+    a report matching the waiting one (same winner, and the same number if they give one)
+    confirms it, a different one disputes it. The player's own waiting report is not replaced
+    (:class:`ReportWaiting`): no state waits on a message that may have been lost."""
     m = _players_match(state, seat, match)
-    g = _find_game(m, game, (PENDING, FLAGGED))
-    if g is None:
-        raise AlreadyReported(f"Both games of match {m.number} are already reported.")
+    g = report_target(state, seat, game=game, match=m.number)
+    _check_winner(m, winner)
+    if g.status == REPORTED:
+        if g.reported_by == seat:
+            raise ReportWaiting(m.number, g.number)
+        if winner is not None and value is not None:
+            _game_points(state, m, g, winner, value)  # validates the number before any change
+        if winner == g.winner and (winner is None or value is None or value == g.value):
+            return confirm_game(state, seat, game=g.number, match=m.number)
+        return dispute_game(state, seat, game=g.number, match=m.number,
+                            reason=f"their own report differs: {_claim(seat, winner, value)}")
+    if g.status == DISPUTED:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is disputed: an organizer decides it.")
     if g.status not in (PENDING, FLAGGED):
         raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
-    _check_winner(m, winner)
     if g.status == FLAGGED and winner != m.other(g.flagged):
         raise TurnaboutError(
             f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."

@@ -72,7 +72,7 @@ def _card_data(row: CardRecord) -> CardData:
     return CardData(
         name=row.name, front_name=row.front_name, colours=row.colours, colour_identity=row.colour_identity,
         type_line=row.type_line, mana_value=row.mana_value, rarity=row.rarity, set_code=row.set_code,
-        layout=row.layout, image_uris=dict(row.image_uris or {}),
+        layout=row.layout, image_uris=dict(row.image_uris or {}), oracle_text=row.oracle_text,
     )
 
 
@@ -147,11 +147,16 @@ async def store(db: Database, found: Mapping[str, CardData]) -> None:
         await session.execute(upsert, list(rows.values()))
 
 
-async def resolve(db: Database, client: ScryfallClient, names: Iterable[str], *, suggest: bool = True) -> Resolution:
+async def resolve(
+    db: Database, client: ScryfallClient, names: Iterable[str], *, suggest: bool = True, oracle: bool = False
+) -> Resolution:
     """Everything known about `names`: the table first, then Scryfall for the rest (stored).
+    `oracle`: a row stored without the Oracle text (before it was kept) is asked for again.
     Never raises for Scryfall: when it can't be reached the result says so."""
     wanted = list({name_key(n): n for n in names}.values())
     cards = await known(db, wanted)
+    if oracle:
+        cards = {key: card for key, card in cards.items() if card.oracle_text is not None}
     missing = [n for n in wanted if name_key(n) not in cards]
     unreachable = False
     not_found: list[str] = []
@@ -167,6 +172,19 @@ async def resolve(db: Database, client: ScryfallClient, names: Iterable[str], *,
             not_found = collection.not_found
     unknown = [Unknown(n, await _suggest(db, client, n, i) if suggest else ()) for i, n in enumerate(not_found)]
     return Resolution(cards, unknown, unreachable)
+
+
+async def oracle_texts(db: Database, client: ScryfallClient | None, names: Iterable[str]) -> dict[str, CardData]:
+    """The cards among `names` whose Oracle text is known, by name as given: the table's, and
+    Scryfall's (stored) for the others when a client is given. Names Scryfall does not know, or
+    cannot be asked about now, are left out. Never raises for Scryfall."""
+    names = list(names)
+    if client is None:
+        cards = await known(db, names)
+    else:
+        cards = (await resolve(db, client, names, suggest=False, oracle=True)).cards
+    return {name: card for name in names
+            if (card := cards.get(name_key(name))) is not None and card.oracle_text is not None}
 
 
 async def _suggest(db: Database, client: ScryfallClient, name: str, position: int) -> tuple[str, ...]:

@@ -15,8 +15,10 @@ rating awards to the leaderboard channel (written to the leaderboard in that ver
 Ratings across events are the leaderboard rows of format ``turnabout``: `points` are the shared
 placement points, `score` is the event's rating award (FORMATS.md §3), summed by `ratings`.
 
-`record_flag_fall` is the chess clock's entry point (`bot.services.clock` calls it in its own
-transaction): a flag fall in a Turnabout match reports that game as lost.
+The chess clock's entry points (`bot.services.clock` calls them in its own transactions):
+`clock_game` tells a clock started between two players of an open match which game it is for and
+the event's clock settings; `record_flag_fall` records exactly that game as lost on time when its
+clock's flag falls, and only in an event played with a clock.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.scryfall_api import ScryfallClient
 from bot.formats import turnabout as engine
-from bot.services import clock, leaderboard, outbox, tables
+from bot.services import card_data, clock, leaderboard, outbox, tables
 from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
@@ -139,6 +142,18 @@ class Outcome:
     event: EventView
     events: list[engine.Event] = field(default_factory=list)
     pending: PendingGame | None = None  # a report that waits for confirmation
+    repeated: bool = False  # the player's own waiting report, unchanged (to show again)
+    differs: bool = False  # ... and what they reported this time is not what it says
+    game: int | None = None  # the game a report was about
+
+    @property
+    def confirmed(self) -> bool:
+        """A report answered (confirmed) by the opponent's own matching report."""
+        return any(isinstance(e, engine.GameConfirmed) for e in self.events)
+
+    @property
+    def disputed(self) -> bool:
+        return any(isinstance(e, engine.GameDisputed) for e in self.events)
 
     @property
     def match_finished(self) -> engine.MatchResult | None:
@@ -360,12 +375,21 @@ async def get_event(db: Database, event_id: int) -> EventView:
     return await tables.get(db, SPEC, event_id)
 
 
+async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
+    """The Oracle text of the list's cards where it is known: the card table, and Scryfall for the
+    names the table lacks (asked before the transaction, never inside it)."""
+    found = await card_data.oracle_texts(db, scryfall, engine.decklist_names(decklist))
+    return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
+
+
 async def register(
     db: Database, event_id: int, actor: tables.Actor, *, deck: str, scoring: str = engine.DEFAULT_OPTION,
-    decklist: str | bytes | None = None,
+    decklist: str | bytes | None = None, scryfall: ScryfallClient | None = None,
 ) -> tuple[EventView, Registration, bool]:
     """Register (or, while registration is open, re-register) a deck: (event, registration, updated).
-    A decklist is checked against the deck rules; every problem is reported at once."""
+    A decklist is checked against the deck rules, its cards judged by their Oracle text where the
+    card table (or Scryfall, with `scryfall`) knows it; every problem is reported at once."""
+    oracle = await _oracle(db, scryfall, decklist) if decklist is not None else None
     async with db.write() as session:
         loaded = await _load(session, event_id)
         row = loaded.row
@@ -376,10 +400,12 @@ async def register(
         # The engine checks the name, the option, name clashes and the list, on the registrations so far.
         scratch = _engine_call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
-            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist)
+            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
         except engine.DeckRejected as error:
+            shown = error.problems[:20]
+            more = len(error.problems) - len(shown)
             raise UserError("Your decklist is not legal for Turnabout:\n" + "\n".join(
-                f"• {problem}" for problem in error.problems[:20])) from None
+                [f"• {problem}" for problem in shown] + ([f"… and {more} more."] if more else []))) from None
         except engine.TurnaboutError as error:
             raise UserError(str(error)) from None
         cards = scratch.players[registered.seat].decklist
@@ -427,12 +453,30 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
     return None if result == "draw" else seat if result == "won" else match.other(seat)
 
 
+def _pending(loaded: _Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
+    """A report waiting for confirmation, as stored (to show it, the first time or again)."""
+    state = loaded.state
+    assert state is not None and game.reported_by is not None
+    reporter = game.reported_by
+    winner = game.winner
+    measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
+    points = engine.reported_points(state, match, game)
+    return PendingGame(
+        loaded.row.id, match.number, game.number, state.players[reporter].user_id,
+        state.players[match.other(reporter)].user_id, None if winner is None else state.players[winner].user_id,
+        game.value, measure, max(points),
+    )
+
+
 async def report(
     db: Database, event_id: int, actor: tables.Actor, *, result: str, value: int | None = None,
     game: int | None = None,
 ) -> Outcome:
     """A player reports a game of their current match: won / lost / draw, and the number the losing
-    deck's option needs (the winner's life, library or poison). The opponent confirms or disputes."""
+    deck's option needs (the winner's life, library or poison). The opponent confirms or disputes,
+    with the report's buttons or by reporting it too: a matching report confirms, a different one
+    disputes. Reporting again a report of one's own that waits changes nothing and returns it
+    (`Outcome.repeated`), so it can be shown again with its buttons (its first message may be lost)."""
     async with db.write() as session:
         loaded = await _load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -444,26 +488,24 @@ async def report(
         if match.b is None:
             raise UserError("You have a bye this round: there is no game to report.")
         winner = _winner_seat(match, seat, result)
-        target = game or next((g.number for g in match.games if g.status in (engine.PENDING, engine.FLAGGED)), None)
-        if target is None:
-            raise UserError(f"Both games of match {match.number} are already reported.")
-        if winner is not None and value is None:
-            measure = _engine_call(engine.value_needed, state, match.number, target, winner)
-            raise UserError(f"Game {target} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
+        target = _engine_call(engine.report_target, state, seat, game=game, match=match.number)
+        if target.status == engine.REPORTED and target.reported_by == seat:
+            claim = (winner, value if winner is not None else None)
+            differs = claim != (target.winner, target.value) and not (winner == target.winner and value is None)
+            return Outcome(_view(loaded), [], _pending(loaded, match, target), repeated=True, differs=differs,
+                           game=target.number)
+        if target.status in (engine.PENDING, engine.FLAGGED) and winner is not None and value is None:
+            measure = _engine_call(engine.value_needed, state, match.number, target.number, winner)
+            raise UserError(f"Game {target.number} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
                             f"by the losing deck's option.")
-        events = _engine_call(engine.report_game, state, seat, winner=winner, value=value, game=target,
+        events = _engine_call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
         await _commit(session, loaded, events)
-        reported = next(e for e in events if isinstance(e, engine.GameReported))
+        reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
-        if reported.needs_confirmation_by is not None:
-            measure = engine.value_needed(state, match.number, target, winner) if winner is not None else None
-            pending = PendingGame(
-                loaded.row.id, match.number, target, actor.user_id, state.players[reported.needs_confirmation_by].user_id,
-                None if winner is None else state.players[winner].user_id, reported.value, measure,
-                max(reported.match_points),
-            )
-        return Outcome(_view(loaded), list(events), pending)
+        if reported is not None and reported.needs_confirmation_by is not None:
+            pending = _pending(loaded, match, target)
+        return Outcome(_view(loaded), list(events), pending, game=target.number)
 
 
 _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the library", "poison": "poison counters"}
@@ -591,6 +633,20 @@ async def find_event(
     return None if event_id is None else await get_event(db, event_id)
 
 
+async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:
+    """For a report message's button that was refused: the game's status if its report no longer
+    waits (final or disputed: the message is out of date), else None (the refusal stands)."""
+    try:
+        event = await get_event(db, event_id)
+        m = event.state.match(match) if event.state is not None else None
+    except (UserError, engine.TurnaboutError):
+        return None
+    if m is None or event.guild_id != guild_id or m.b is None or game not in (1, 2):
+        return None
+    status = m.games[game - 1].status
+    return status if status in (engine.FINAL, engine.DISPUTED) else None
+
+
 async def ratings(db: Database, guild_id: int) -> list[Rating]:
     """The server's accumulated Turnabout ratings: every finished event's award, summed per player."""
     async with db.read() as session:
@@ -605,53 +661,91 @@ async def ratings(db: Database, guild_id: int) -> list[Rating]:
     return [Rating(i, user_id, float(total or 0.0), count) for i, (user_id, total, count) in enumerate(ordered, 1)]
 
 
-# --- the chess clock's entry point -------------------------------------------------------------------
+# --- the chess clock's entry points ------------------------------------------------------------------
 
 
-async def record_flag_fall(session: AsyncSession, *, guild_id: int, channel_id: int, loser_id: int, winner_id: int) -> bool:
-    """Inside the caller's transaction: if `loser_id` and `winner_id` play an open match of this
-    server's running Turnabout event (the channel's event first), record its current game as lost
-    on time by `loser_id` — a report that still needs the winner's number and the opponent's
-    confirmation, and that an organizer may override — and queue the announcement.
-    Returns whether such a match was found and the flag fall recorded."""
+async def _running_events_of(session: AsyncSession, guild_id: int, channel_id: int, users: tuple[int, ...]) -> list[int]:
+    """This server's running events where every one of `users` is registered, the channel's first."""
     query = (
         select(TurnaboutEvent.id)
         .join(TurnaboutSeat, TurnaboutSeat.event_id == TurnaboutEvent.id)
         .where(TurnaboutEvent.guild_id == guild_id, TurnaboutEvent.status == STATUSES.running,
-               TurnaboutSeat.user_id.in_((loser_id, winner_id)))
+               TurnaboutSeat.user_id.in_(users))
         .group_by(TurnaboutEvent.id, TurnaboutEvent.channel_id)
-        .having(func.count(TurnaboutSeat.id) == 2)
+        .having(func.count(TurnaboutSeat.id) == len(set(users)))
         .order_by((TurnaboutEvent.channel_id == channel_id).desc(), TurnaboutEvent.id.desc())
     )
-    for event_id in (await session.execute(query)).scalars().all():
-        loaded = await _load(session, event_id)
+    return list((await session.execute(query)).scalars().all())
+
+
+def _open_match(state: engine.TurnaboutState, a: int, b: int) -> engine.Match | None:
+    """The current round's unfinished match of the users `a` and `b` against each other, if any."""
+    try:
+        seat_a, seat_b = engine.seat_of(state, a), engine.seat_of(state, b)
+    except engine.TurnaboutError:
+        return None
+    match = engine.current_match(state, seat_a)
+    if match is None or match.b is None or match.finished or seat_b not in match.seats():
+        return None
+    return match
+
+
+async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: int, b: int,
+                     game: int | None) -> clock.ClockGame | None:
+    """For `/clock start` between `a` and `b`: the game of their open match it is for — `game`, or
+    the first game without a result — with the event's clock settings (None when the event is
+    played without a clock). None when they play no open match here."""
+    for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
+        loaded = await _load(session, event_id, lock=False)
         state = loaded.state
-        if loaded.row.status != STATUSES.running or state is None:
+        if state is None or (match := _open_match(state, a, b)) is None:
             continue
-        try:
-            loser, winner = engine.seat_of(state, loser_id), engine.seat_of(state, winner_id)
-        except engine.TurnaboutError:
-            continue
-        match = engine.current_match(state, loser)
-        if match is None or match.b is None or match.finished or winner not in match.seats():
-            continue
-        game = next((g for g in match.games if g.status == engine.PENDING), None)
-        if game is None:
+        if game is not None:
+            chosen = match.games[game - 1]
+            if chosen.status != engine.PENDING:
+                raise UserError(f"Game {game} of match {match.number} already has a result ({chosen.status}): "
+                                "a clock cannot decide it.")
+        else:
+            chosen = next((g for g in match.games if g.status == engine.PENDING), None)
+            if chosen is None:
+                return None  # both games have a result: the clock is only informal
+        s = state.settings
+        event_clock = (s.clock_mode, s.clock_minutes, s.clock_increment) if s.clock else None
+        return clock.ClockGame(KIND, event_id, event_name(event_id), match.number, chosen.number, event_clock)
+    return None
+
+
+async def record_flag_fall(session: AsyncSession, *, event_id: int, match: int, game: int, loser_id: int) -> bool:
+    """Inside the caller's transaction: record `game` of `match` as lost on time by `loser_id` — a
+    report that still needs the winner's number and the opponent's confirmation, and that an
+    organizer may override — and queue the announcement. Only that game, only while it has no
+    result, and only in a running event played with a clock. Returns whether it was recorded."""
+    loaded = await _load(session, event_id)
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None:
+        return False
+    try:
+        loser = engine.seat_of(state, loser_id)
+        m = state.match(match)
+        if m.b is None or loser not in m.seats() or game not in (1, 2) or m.games[game - 1].status != engine.PENDING:
             return False
-        events = engine.flag_fell(state, match.number, game.number, loser, require_clock=False)
-        await _commit(session, loaded, events)
-        return True
-    return False
+        events = engine.flag_fell(state, match, game, loser)
+    except engine.TurnaboutError:
+        return False
+    await _commit(session, loaded, events)
+    return True
 
 
-async def _on_clock_flag_fall(session: AsyncSession, row: Any) -> None:
-    """A `/clock` between two players of an open match ran out: that game is lost on time."""
+async def _on_clock_flag_fall(session: AsyncSession, row: Any) -> bool:
+    """A `/clock` started for a game of an event with a clock ran out: that game is lost on time."""
+    game = clock.ClockGame.from_dict(row.game_ref)
     loser = clock.flagged_user(row)
-    if loser is None:
-        return
-    winner = row.player_b if loser == row.player_a else row.player_a
-    await record_flag_fall(session, guild_id=row.guild_id, channel_id=row.channel_id, loser_id=loser, winner_id=winner)
+    if game is None or game.format != KIND or not game.decides or loser is None:
+        return False
+    return await record_flag_fall(session, event_id=game.event_id, match=game.match, game=game.game, loser_id=loser)
 
 
 if _on_clock_flag_fall not in clock.FLAG_FALL_LISTENERS:
     clock.FLAG_FALL_LISTENERS.append(_on_clock_flag_fall)
+if clock_game not in clock.GAME_FINDERS:
+    clock.GAME_FINDERS.append(clock_game)

@@ -112,6 +112,8 @@ class CardRecord(Base):
     set_code: Mapped[str] = mapped_column(String(16))
     layout: Mapped[str] = mapped_column(String(32))
     image_uris: Mapped[dict] = mapped_column(JsonData)  # {"small": url, "normal": url, ...}
+    # The Oracle text (faces joined by a "//" line); NULL for rows stored before it was kept.
+    oracle_text: Mapped[str | None] = mapped_column(Text)
     fetched_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -519,5 +521,8 @@ class ChessClock(Base):
     status: Mapped[str] = mapped_column(String(16))  # the engine's: ready, running, paused, ended, flagged
     state: Mapped[dict] = mapped_column(JsonData)
     version: Mapped[int] = mapped_column(default=0)
+    # The format's game this clock was started for (`bot.services.clock.ClockGame` as a dict): what
+    # its flag fall decides, if anything. NULL: a clock outside any event.
+    game_ref: Mapped[dict | None] = mapped_column(JsonData)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

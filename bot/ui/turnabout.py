@@ -3,6 +3,8 @@ ranking and ratings (no rules, no SQL). Deck and card names are user text: alway
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Sequence
 
 import discord
@@ -174,14 +176,49 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------
 
 
-def report_text(pending: PendingGame) -> str:
+def report_text(pending: PendingGame, *, again: bool = False) -> str:
+    """A report waiting for the opponent (`again`: shown again when its reporter repeats it)."""
     if pending.winner is None:
         claim = "a **draw** (no match points)"
     else:
         claim = (f"{mention(pending.winner)} **won** with {pending.value} {MEASURE[pending.measure]} "
                  f"(**{pending.match_points} MP**)")
-    return (f"📝 Match {pending.match}, game {pending.game}: {mention(pending.reporter)} reports {claim}. "
-            f"{mention(pending.opponent)}, confirm or dispute (an organizer can confirm too).")
+    verb = "reported" if again else "reports"
+    head = "📝 Still waiting: match" if again else "📝 Match"
+    return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
+            f"{mention(pending.opponent)}, confirm or dispute, or report the game yourself (an organizer can "
+            "confirm too).")
+
+
+def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
+    """For the reporter who repeated a waiting report: what stands, and how to report the next game."""
+    lines = []
+    if differs:
+        lines.append(f"Your earlier report of game {pending.game} stands (shown again above): if it is wrong, your "
+                     "opponent disputes it and an organizer settles it.")
+    if not game_given and pending.game == 1:
+        lines.append("To report game 2, run `/turnabout report` again with `game:2`.")
+    return " ".join(lines) or None
+
+
+def answered_report_text(match: int, game: int, status: str) -> str:
+    if status == engine.DISPUTED:
+        return f"⚠️ Match {match}, game {game} is disputed: an organizer decides it."
+    return f"✅ Match {match}, game {game} already has its result."
+
+
+def match_over_tail(outcome) -> str:
+    finished = outcome.match_finished
+    if finished is None:
+        return ""
+    return f" Match {finished.match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP."
+
+
+def confirmed_by_report_text(outcome, user_id: int) -> str:
+    """The opponent's own matching report confirmed the waiting one."""
+    confirmed = next(e for e in outcome.events if isinstance(e, engine.GameConfirmed))
+    return (f"✅ Match {confirmed.match}, game {confirmed.game} confirmed by {mention(user_id)}'s matching report."
+            f"{match_over_tail(outcome)}")
 
 
 class ReportButton(
@@ -251,9 +288,25 @@ def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
     return Page(limits.fit_embed(embed), page, pages)
 
 
-def decklist_lines(payload: dict) -> list[str]:
+def _decklist_head(payload: dict) -> str:
     total = sum(count for count, _ in payload["cards"])
-    head = (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
+    return (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
             f"play {mention(payload['owner'])}'s deck **{escape(payload['deck'])}** "
-            f"({option_name(payload['scoring'])}, {total} cards):")
-    return [head, *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+            f"({option_name(payload['scoring'])}, {total} cards)")
+
+
+def decklist_lines(payload: dict) -> list[str]:
+    return [_decklist_head(payload) + ":", *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+
+
+def decklist_messages(payload: dict) -> tuple[str, discord.File | None]:
+    """The opponent's decklist DM: the list in the message when it fits in one, else one message
+    with the list attached as a text file (never a run of messages)."""
+    chunks = split_messages(decklist_lines(payload))
+    if len(chunks) == 1:
+        return chunks[0], None
+    text = "\n".join(f"{count} {name}" for count, name in payload["cards"]) + "\n"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", payload["deck"]).strip("-")[:60] or "deck"
+    lines = len(payload["cards"])
+    note = f"{_decklist_head(payload)}. The list ({lines} lines) is attached."
+    return note, discord.File(io.BytesIO(text.encode()), filename=f"{slug}.txt")

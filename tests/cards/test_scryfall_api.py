@@ -27,20 +27,25 @@ def test_card_data_reads_plain_and_double_faced_cards() -> None:
     bolt = CardData.from_scryfall({
         "name": "Lightning Bolt", "colors": ["R"], "color_identity": ["R"], "type_line": "Instant", "cmc": 1.0,
         "rarity": "common", "set": "m10", "layout": "normal", "image_uris": {"normal": "https://img/b.jpg"},
+        "oracle_text": "Lightning Bolt deals 3 damage to any target.",
     })
+    assert bolt.oracle_text == "Lightning Bolt deals 3 damage to any target."
     assert (bolt.colours, bolt.type_line, bolt.mana_value, bolt.image_url()) == ("R", "Instant", 1.0, "https://img/b.jpg")
     delver = CardData.from_scryfall({
         "name": "Delver of Secrets // Insectile Aberration", "layout": "transform", "cmc": 1, "color_identity": ["U"],
         "type_line": "Creature — Human Wizard // Creature — Human Insect", "rarity": "common", "set": "isd",
-        "card_faces": [{"name": "Delver of Secrets", "colors": ["U"], "image_uris": {"normal": "https://img/d.jpg"}},
-                       {"name": "Insectile Aberration", "colors": ["U"]}],
+        "card_faces": [{"name": "Delver of Secrets", "colors": ["U"], "image_uris": {"normal": "https://img/d.jpg"},
+                        "oracle_text": "At the beginning of your upkeep, look at the top card of your library."},
+                       {"name": "Insectile Aberration", "colors": ["U"], "oracle_text": "Flying"}],
     })
+    assert delver.oracle_text == "At the beginning of your upkeep, look at the top card of your library.\n//\nFlying"
     assert delver.colours == "U" and delver.front_name == "Delver of Secrets"
     assert delver.image_url() == "https://img/d.jpg" and delver.front_type == "Creature — Human Wizard"
     assert delver.display_name("delver of secrets") == "Delver of Secrets"
     assert delver.display_name("DELVER OF SECRETS // insectile aberration") == delver.name
     colourless = CardData.from_scryfall({"name": "Sol Ring", "colors": [], "cmc": 1, "type_line": "Artifact"})
     assert colourless.colours == "" and colourless.colour_identity == ""
+    assert colourless.oracle_text is None  # not given: unknown, not empty
     with pytest.raises(ValueError):
         CardData.from_scryfall({"colors": []})
 

@@ -50,8 +50,10 @@ from aiohttp.test_utils import TestServer
 
 from tests.e2e.fake_scryfall_cards import CardsAndImages, huge_png, marker_colour, marker_index
 
-__all__ = ["CardsAndImages", "FakeScryfall", "FakeSet", "huge_png", "marker_colour", "marker_index",
-           "serve_fake_scryfall"]
+__all__ = [
+    "CardsAndImages", "FakeScryfall", "FakeSet", "fake_scryfall_with_client", "huge_png", "marker_colour",
+    "marker_index", "serve_fake_scryfall",
+]
 
 HTML = "<!DOCTYPE html><html><head><title>Scryfall</title></head><body>Oops</body></html>"
 MISBEHAVING = frozenset({"hang", "down", "slow", "garbage", "html", "ignored", "loop", "away"})
@@ -232,3 +234,18 @@ async def serve_fake_scryfall(**kwargs: Any) -> AsyncIterator[FakeScryfall]:
     finally:
         state.never.set()  # release a hanging handler so the server closes at once
         await server.close()
+
+
+@asynccontextmanager
+async def fake_scryfall_with_client(**kwargs: Any) -> AsyncIterator[FakeScryfall]:
+    """:func:`serve_fake_scryfall` with ``.client``, the bot's Scryfall client pointed at it, its
+    requests not spaced out (for service tests that call the client directly)."""
+    from bot.cards.scryfall_api import ScryfallClient
+    from bot.cards.sets import RequestSpacing
+
+    async with serve_fake_scryfall(**kwargs) as fake:
+        fake.client = ScryfallClient(fake.base, spacing=RequestSpacing(interval=0.0))
+        try:
+            yield fake
+        finally:
+            await fake.client.close()

@@ -96,8 +96,10 @@ class CardsAndImages:
     # --- the catalogue ----------------------------------------------------------------------------
 
     def add_card(self, name: str, *, colours: str = "", type_line: str = "Creature — Test", cmc: float = 2.0,
-                 rarity: str = "common", faces: tuple[str, str] | None = None) -> dict[str, Any]:
-        """Make a card known (``faces``: a double-faced card whose name is "A // B")."""
+                 rarity: str = "common", faces: tuple[str, str] | None = None,
+                 oracle_text: str | tuple[str, str] = "") -> dict[str, Any]:
+        """Make a card known (``faces``: a double-faced card whose name is "A // B"). Its Oracle text
+        is served like Scryfall's: on the card, or per face (``oracle_text`` a pair) for two faces."""
         index = len(self.catalogue)
         card: dict[str, Any] = {
             "object": "card", "id": f"fake-{index}", "oracle_id": f"oracle-{index}", "name": name,
@@ -106,10 +108,12 @@ class CardsAndImages:
             "_index": index, "_colours": colours,
         }
         if faces:
-            card["card_faces"] = [{"object": "card_face", "name": face, "colors": list(colours), "type_line": type_line}
-                                  for face in faces]
+            texts = oracle_text if isinstance(oracle_text, tuple) else (oracle_text, "")
+            card["card_faces"] = [{"object": "card_face", "name": face, "colors": list(colours), "type_line": type_line,
+                                   "oracle_text": text} for face, text in zip(faces, texts, strict=True)]
         else:
             card["colors"] = list(colours)
+            card["oracle_text"] = oracle_text
         self.catalogue.append(card)
         for spelling in [name, *(faces or ())]:
             self._by_name.setdefault(loose(spelling), index)

@@ -13,7 +13,7 @@ from bot.services import clock as service
 from bot.store.models import Deadline
 from bot.ui import clock as ui
 from tests.e2e.drivers.clock import ClockDriver
-from tests.e2e.drivers.common import embed_text, forged_click
+from tests.e2e.drivers.common import driving, embed_text, forged_click
 
 pytestmark = pytest.mark.e2e
 HELPER_BOT = 900_000_000_000_000_900
@@ -25,11 +25,8 @@ def at(user: int) -> str:
 
 @pytest.fixture
 async def clock(fake, bot, world):
-    driver = ClockDriver(fake, world, bot.database_url)
-    try:
+    async with driving(ClockDriver, fake, world, bot) as driver:
         yield driver
-    finally:
-        await driver.close()
 
 
 async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fake, bot, world, clock):
@@ -51,8 +48,9 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert f"flag falls {ui.timestamp(engine.flag_due_at(state))}" in text and f"⌛ {at(b)}: 1:00 left" in text
     labels = [c["label"] for row in message["components"] for c in row["components"]]
     assert labels == ["Pass clock", "Pause", "Resume", "End"]
-    again = await clock.slash_start(b, opponent=a)
-    assert again.ephemeral and f"already have a clock running in this channel (#{clock.clock_id})" in again.content
+    again = await clock.slash_start(b, opponent=a)  # shows the running clock again, with its buttons
+    assert again.ephemeral and f"already have chess clock #{clock.clock_id} in this channel" in again.content
+    assert [c["label"] for c in again.components] == ["Pass clock", "Pause", "Resume", "End"]
 
     # --- nobody else can press; Bob can't pass Alice's clock; forged buttons reach nothing ------------------
     row, _ = await clock.stored()
@@ -149,3 +147,36 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     await clock.wait_shown("Ended after 0 passes")
     assert not clock.message["components"]
 
+
+
+async def test_an_offer_is_accepted_declined_or_withdrawn_only_by_the_right_player(fake, bot, world, clock):
+    a, b = world.players[6:8]
+    offer = await clock.offer(a, b, minutes=1, increment=0)
+    assert fake.pinged_users(offer) == {b}
+    assert offer["content"] == (f"{at(b)}, {at(a)} offers you a chess clock. Press **Accept** to start it, or "
+                                "**Decline**; it does not run until you accept.")
+    assert [c["label"] for row in offer["components"] for c in row["components"]] == ["Accept", "Decline", "Withdraw"]
+    for user, action, refusal in ((world.member, "accept", "Only the two players"),
+                                  (a, "accept", "only your opponent can accept"),
+                                  (a, "decline", "only your opponent can decline"),
+                                  (b, "withdraw", "you can decline it")):
+        refused = await clock.press(user, action)
+        assert refused.ephemeral and refusal in refused.content, (user, action, refused.content)
+    row, state = await clock.stored()
+    assert row.status == "offered" and row.version == 0 and state.banks == [60, 60]
+    async with clock.db.read() as session:  # it does not run: no flag-fall deadline
+        assert (await session.execute(select(Deadline).where(Deadline.kind == service.FLAG))).first() is None
+
+    # The opponent declines it with /clock end (nothing runs, so nothing to confirm).
+    declined = await fake.slash(b, "clock end", guild_id=world.guild, channel_id=world.channel)
+    assert declined.ephemeral and f"Chess clock #{clock.clock_id} declined" in declined.content
+    await clock.wait_shown(f"Declined by {at(b)}: it never ran.")
+    assert not clock.message["components"] and not clock.message.get("content")
+
+    # Offered again and withdrawn with its button.
+    await clock.offer(a, b)
+    await clock.press(a, "withdraw")
+    await clock.wait_shown(f"Withdrawn by {at(a)} before it was accepted")
+    assert not clock.message["components"]
+    late = await forged_click(fake, b, clock.message, clock.custom_id("accept"))
+    assert late.ephemeral and "withdrawn" in late.content

@@ -235,10 +235,12 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     absurd = await t.report(winner, "won", 10**9)
     assert absurd.ephemeral and "cannot be more than" in absurd.content
     assert (await t.state()).to_dict() == before
-    # A report, then the same game again, the reporter confirming it, a third user confirming it.
+    # A report, then the reporter again (shown again with its buttons, nothing changes), the reporter
+    # confirming it, a third user confirming it.
     report = await t.report(winner, "won", value, 1)
-    twice = await t.report(loser, "lost", value, 1)
-    assert twice.ephemeral and "already reported" in twice.content
+    twice = await t.report(winner, "won", value, 1)
+    assert not twice.ephemeral and twice.content.startswith(f"📝 Still waiting: match {match}, game 1"), twice.content
+    assert t.report_button(twice.message, "confirm") == t.report_button(report.message, "confirm")
     own = await t.answer(winner, report.message)
     assert own.ephemeral and "own report" in own.content
     third = await t.answer(world.member, report.message)
@@ -254,6 +256,8 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     assert elsewhere.ephemeral and "no match 99" in elsewhere.content
     reply = await t.answer(loser, report.message)
     assert reply.content.startswith(f"✅ Match {match}, game 1 confirmed"), reply.content
+    stale = await t.answer(loser, twice.message)  # the copy shown again: it says so and loses its buttons
+    assert stale.content == f"✅ Match {match}, game 1 already has its result." and not stale.components
     again = await t.report(winner, "won", value, 1)
     assert again.ephemeral and "already reported" in again.content
 

@@ -192,10 +192,11 @@ class Rest(FakeBase):
         return None
 
     def inject_error(
-        self, method: str, path: str, *, status: int = 429, times: int = 1, retry_after: float = 0.05
+        self, method: str, path: str, *, status: int = 429, times: int = 1, retry_after: float = 0.05, code: int = 0
     ) -> None:
         """Make the next ``times`` calls matching ``method`` ("*" = any) and ``path`` (regex, re.search over the
-        concrete path below /api/v10) fail with ``status`` (429 with Discord's rate-limit headers, else a JSON error).
+        concrete path below /api/v10) fail with ``status`` (429 with Discord's rate-limit headers, else a JSON error
+        with Discord's error ``code``, e.g. 404 with 10062 for an interaction callback Discord no longer knows).
 
         Note: discord.py retries 5xx after sleeping 1 + 2*try seconds, 429 after ``retry_after``."""
         self._injections.append(
@@ -205,6 +206,7 @@ class Rest(FakeBase):
                 "status": status,
                 "times": times,
                 "retry_after": retry_after,
+                "code": code,
             }
         )
 
@@ -274,8 +276,8 @@ class Rest(FakeBase):
                 }
             else:
                 call.response = {
-                    "message": f"{inj['status']}: Internal Server Error (injected by test)",
-                    "code": 0,
+                    "message": f"{inj['status']}: error injected by the test",
+                    "code": inj.get("code", 0),
                 }
                 headers = {}
             log.info("fake Discord: injected %s for %s %s", inj["status"], method, path)

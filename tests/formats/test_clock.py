@@ -210,6 +210,84 @@ def test_time_never_runs_backwards():
         c.pass_clock(state, 0, float("inf"))
 
 
+# --------------------------------------------------------------------------- an offered clock
+
+
+def offered(first=0) -> ClockState:
+    state = c.new_clock(players=[111, 222])
+    assert c.offer(state, 0, first) == [c.ClockOffered(0, first)]
+    return state
+
+
+def test_an_offered_clock_does_not_run_until_the_other_player_accepts():
+    state = offered(first=1)
+    assert state.status == c.OFFERED and c.flag_due_at(state) is None
+    assert c.check_flag(state, T0 + 10**6) == [] and not c.flag_fallen(state, T0 + 10**6)
+    assert c.remaining(state, 0, T0 + 10**6) == c.remaining(state, 1, T0 + 10**6) == 600
+    for refused in (lambda: c.pass_clock(state, 0, T0), lambda: c.pause(state, T0), lambda: c.end(state, T0),
+                    lambda: c.start(state, 0, T0)):
+        with pytest.raises(WrongClockState, match="not been accepted yet"):
+            refused()
+    with pytest.raises(NotYourClock, match="only your opponent can accept"):
+        c.accept(state, 0, T0)
+    with pytest.raises(NotYourClock, match="only your opponent can decline"):
+        c.decline(state, 0)
+    with pytest.raises(NotYourClock, match="Only the player who offered"):
+        c.withdraw(state, 1)
+    assert state.status == c.OFFERED
+    events = c.accept(state, 1, T0 + 50)
+    assert events == [c.ClockAccepted(1), c.ClockStarted(1, T0 + 50 + 603)]
+    assert state.status == c.RUNNING and state.running == 1 and c.flag_due_at(state) == T0 + 653
+    with pytest.raises(WrongClockState):
+        c.accept(state, 1, T0 + 60)
+
+
+def test_an_offer_can_be_withdrawn_or_declined_and_then_never_runs():
+    state = offered()
+    assert c.withdraw(state, 0) == [c.ClockWithdrawn(0)] and state.status == c.WITHDRAWN
+    with pytest.raises(WrongClockState, match="withdrawn"):
+        c.accept(state, 1, T0)
+    state = offered()
+    assert c.decline(state, 1) == [c.ClockDeclined(1)] and state.status == c.DECLINED
+    for refused in (lambda: c.accept(state, 1, T0), lambda: c.start(state, 0, T0), lambda: c.withdraw(state, 0)):
+        with pytest.raises(WrongClockState, match="declined"):
+            refused()
+    running = started()
+    with pytest.raises(WrongClockState):
+        c.offer(running, 0, 0)
+
+
+def test_an_offer_round_trips_and_old_documents_read_as_before():
+    state = offered(first=1)
+    assert ClockState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
+    old = {k: v for k, v in started().to_dict().items() if k not in ("offered_by", "first")}
+    assert ClockState.from_dict(old).offered_by is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["accept", "decline", "withdraw", "pass", "pause", "end", "check"]),
+                                st.integers(0, 1), st.floats(0, 10**6)), max_size=12))
+def test_an_offered_clock_never_flags_before_it_is_accepted(steps):
+    state = offered()
+    now = T0
+    for action, side, dt in steps:
+        now += dt
+        was = state.status
+        try:
+            if action in ("accept", "pass"):
+                {"accept": c.accept, "pass": c.pass_clock}[action](state, side, now)
+            elif action in ("decline", "withdraw"):
+                {"decline": c.decline, "withdraw": c.withdraw}[action](state, side)
+            else:
+                {"pause": c.pause, "end": c.end, "check": c.check_flag}[action](state, now)
+        except ClockError:
+            assert state.status == was  # a refusal changes nothing
+        if state.status in (c.OFFERED, c.WITHDRAWN, c.DECLINED):
+            assert state.flagged is None and state.banks == [600, 600] and c.flag_due_at(state) is None
+        if was == c.OFFERED and state.status == c.RUNNING:
+            assert action == "accept" and side == 1  # only the other player's consent starts it
+
+
 # --------------------------------------------------------------------------- codec
 
 

@@ -90,6 +90,13 @@ def snapshot(state) -> str:
         ("phyrexia", {"poison": 0}, 30),
         ("phyrexia", {"poison": 3}, 24),
         ("phyrexia", {"poison": 9}, 12),
+        # A winner with 10 or more poison (Platinum Angel): the raw value goes under 10, the clamp holds.
+        ("phyrexia", {"poison": 10}, 10),
+        ("phyrexia", {"poison": 11}, 10),
+        ("phyrexia", {"poison": 40}, 10),
+        ("phyrexia", {"poison": t.MAX_POISON}, 10),
+        ("dominaria", {"life": t.MAX_LIFE}, 30),
+        ("tolaria", {"library": t.MAX_LIBRARY}, 30),
     ],
 )
 def test_match_points_formulas(option, kwargs, expected):
@@ -115,7 +122,7 @@ def test_match_points_never_below_ten():
     for option, key, top in (
         ("dominaria", "life", 50),
         ("tolaria", "library", 100),
-        ("phyrexia", "poison", 9),
+        ("phyrexia", "poison", 60),
     ):
         assert min(t.match_points(option, **{key: v}) for v in range(top + 1)) >= 10
 
@@ -128,7 +135,7 @@ def test_match_points_never_below_ten():
         ("phyrexia", {"poison": -1}, "negative"),
         ("dominaria", {"life": t.MAX_LIFE + 1}, "more than"),
         ("tolaria", {"library": t.MAX_LIBRARY + 1}, "more than"),
-        ("phyrexia", {"poison": 10}, "more than 9"),
+        ("phyrexia", {"poison": t.MAX_POISON + 1}, f"more than {t.MAX_POISON:,}"),
         ("dominaria", {"life": 2.5}, "whole number"),
         ("dominaria", {"life": True}, "whole number"),
         ("dominaria", {}, "needs the winner's life"),
@@ -306,6 +313,90 @@ def test_every_problem_is_reported_at_once():
     assert problems[0] == "The deck has 42 cards; it needs at least 60."
     assert any(p.startswith("Burning Wish (10 copies)") for p in problems)
     assert any(p.startswith("Darkpact (2 copies) is banned: an ante card") for p in problems)
+
+
+EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card you own from outside the game and "
+             "put it into your hand, or discard a card to draw a card.)")
+ORACLE = {
+    "Burning Wish": "You may reveal a sorcery card you own from outside the game and put it into your hand. "
+                    "Exile Burning Wish.",
+    "Eyetwitch": EYETWITCH,
+    "Contract from Below": "Remove Contract from Below from your deck before playing if you're not playing for ante.\n"
+                           "Discard your hand, ante the top card of your library, then draw seven cards.",
+    "Jeweled Bird": "Remove Jeweled Bird from your deck before playing if you're not playing for ante.\n{T}: Ante "
+                    "Jeweled Bird. If you do, put all other cards you own from the ante into your graveyard, then "
+                    "draw a card.",
+    "Fae of Wishes // Granted": "Flying\n{1}{U}, Discard two cards: Return Fae of Wishes to its owner's hand.\n//\n"
+                                "You may reveal a noncreature card you own from outside the game and put it into "
+                                "your hand.",
+    "Mastermind's Acquisition": "Choose one —\n• Search your library for a card, put it into your hand, then "
+                                "shuffle.\n• Put a card you own from outside the game into your hand.",
+    "Lightning Bolt": "Lightning Bolt deals 3 damage to any target.",
+    "Environmental Sciences": "Search your library for a basic land card, reveal it, put it into your hand, then "
+                              "shuffle. You gain 2 life.",  # a Lesson: fetched, not fetching
+    "Swamp": "({T}: Add {B}.)",
+    "Learned Ante-Scholar": "When Learned Ante-Scholar enters, draw a card.",  # only its name says it
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("Burning Wish", t.OUTSIDE),
+        ("Eyetwitch", t.LEARN),
+        ("Contract from Below", t.ANTE),
+        ("Jeweled Bird", t.ANTE),
+        ("Fae of Wishes // Granted", t.OUTSIDE),
+        ("Mastermind's Acquisition", t.OUTSIDE),
+        ("Lightning Bolt", None),
+        ("Environmental Sciences", None),
+        ("Swamp", None),
+        ("Learned Ante-Scholar", None),
+    ],
+)
+def test_oracle_text_decides_the_bans(name, why):
+    assert t.oracle_ban(t.OracleText(name, ORACLE[name])) == why
+
+
+def test_learn_without_its_reminder_text_is_still_learn():
+    assert t.oracle_ban(t.OracleText("Eyetwitch", "Flying\nWhen Eyetwitch dies, learn.")) == t.LEARN
+
+
+def test_known_cards_are_judged_by_their_oracle_text_the_others_by_the_lists():
+    """Eyetwitch (learn) is on no list: refused by its Oracle text. Darkpact's text is unknown: the
+    ante list refuses it. A card listed by its front face finds its text under that name."""
+    oracle = {name: t.OracleText(name, text) for name, text in ORACLE.items()}
+    oracle["Fae of Wishes"] = oracle["Fae of Wishes // Granted"]
+    text = "4 Eyetwitch\n2 Burning Wish\n1 Darkpact\n1 Fae of Wishes\n4 Environmental Sciences\n48 Swamp\n"
+    _, problems = t.check_decklist(text, oracle=oracle)
+    assert problems == [
+        "Burning Wish (2 copies) is banned: it brings cards into the game from outside it (by its Oracle text).",
+        "Darkpact is banned: an ante card.",
+        "Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside it "
+        "(by its Oracle text).",
+        "Fae of Wishes // Granted is banned: it brings cards into the game from outside it (by its Oracle text).",
+    ]
+    _, without = t.check_decklist(text)  # no card data: only the lists, and learn passes
+    assert [p.split(" is banned")[0] for p in without] == ["Burning Wish (2 copies)", "Darkpact",
+                                                           "Fae of Wishes // Granted"]
+    assert t.decklist_names(text) == ["Eyetwitch", "Burning Wish", "Darkpact", "Fae of Wishes",
+                                      "Environmental Sciences", "Swamp"]
+    assert t.decklist_names(b"\xff\xfe") == []
+    with pytest.raises(DeckRejected, match="Eyetwitch"):
+        t.register(t.new_event(1), 7, "Lessons", decklist=text, oracle=oracle)
+
+
+def test_a_registered_list_holds_at_most_250_cards():
+    cards, problems = t.check_decklist(f"{t.MAX_DECKLIST_CARDS} Island\n")
+    assert problems == [] and cards == [(250, "Island")]
+    long_name = "Q" * 185
+    text = "".join(f"1 {long_name} {i}\n" for i in range(1000))
+    _, problems = t.check_decklist(text)
+    assert problems == [
+        "The list has 1,000 cards; a registered list may have at most 250 (register a bigger deck without a list)."
+    ]
+    with pytest.raises(DeckRejected, match="at most 250"):
+        t.register(t.new_event(1), 7, "Battle of Wits", decklist="251 Island\n")
 
 
 def test_duplicate_lines_merge_by_name_key():
@@ -497,10 +588,22 @@ def test_the_losing_decks_option_decides_the_match_points():
     [reported] = t.report_game(state, b, winner=a, value=20, game=1)
     assert max(reported.match_points) == 20  # Tolaria: 10 + 10 (Phyrexia would be 30 - 40 -> 10)
     t.confirm_game(state, a)
-    with pytest.raises(InvalidScore, match="more than 9"):
-        t.report_game(state, b, winner=a, value=20, game=2)  # 20 is a library, not a poison count
     [reported] = t.report_game(state, b, winner=a, game=2, value=3)
     assert max(reported.match_points) == 24  # Phyrexia: 30 - 6 (Tolaria would be 10 + 2 = 12)
+
+
+def test_a_phyrexia_winner_with_ten_or_more_poison_is_reported_and_clamped():
+    """Platinum Angel keeps a player with 10+ poison alive: the report is accepted and scores 10 MP
+    (30 − 2 × 12 = 6, clamped to 10). Only an absurd count is refused."""
+    state = make_event(4, options=("phyrexia",) * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    with pytest.raises(InvalidScore, match="more than"):
+        t.report_game(state, m.b, winner=m.a, value=t.MAX_POISON + 1, game=1)
+    [reported] = t.report_game(state, m.b, winner=m.a, value=12, game=1)
+    assert reported.value == 12 and max(reported.match_points) == 10
+    t.confirm_game(state, m.a)
+    assert t.game_points(state, m, m.games[0]) == (10, 0)
 
 
 def test_a_full_match_gives_its_mp_and_vp_split():
@@ -554,23 +657,79 @@ def test_reporting_refusals_change_nothing():
     assert snapshot(state) == before
 
 
-def test_reporting_a_game_twice_is_refused():
+def test_a_report_repeated_by_its_reporter_changes_nothing():
+    """Its first message may have been lost: the caller shows the waiting report again."""
     state = make_event(4)
     t.pair_next_round(state)
     m = open_matches(state)[0]
     value = value_for(state, m, 1, m.a)
     t.report_game(state, m.a, winner=m.a, value=value, game=1)
     before = snapshot(state)
-    for seat in (m.a, m.b):  # neither player may report it again, confirmed or not
-        with pytest.raises(AlreadyReported, match="Game 1 of match"):
-            t.report_game(state, seat, winner=m.b, value=value, game=1)
+    for claim in ({"winner": m.a, "value": value}, {"winner": m.b, "value": value}, {"winner": None}):
+        for game in (1, None):
+            with pytest.raises(t.ReportWaiting, match=f"Your report of game 1 of match {m.number} is waiting") as e:
+                t.report_game(state, m.a, game=game, **claim)
+            assert (e.value.match, e.value.game) == (m.number, 1)
     assert snapshot(state) == before
-    t.confirm_game(state, m.b)
-    with pytest.raises(AlreadyReported):
+    # Game 2 is reported by naming it.
+    t.report_game(state, m.a, winner=m.a, value=value, game=2)
+    t.confirm_game(state, m.b, game=1)
+    with pytest.raises(AlreadyReported, match="already reported \\(final\\)"):
         t.report_game(state, m.b, winner=m.b, value=value, game=1)
-    play(state, m, 2, m.a)
+    t.confirm_game(state, m.b, game=2)
     with pytest.raises(AlreadyReported, match="Both games"):
         t.report_game(state, m.a, winner=m.a, value=value)
+
+
+def test_the_opponents_own_report_confirms_a_matching_report_and_disputes_a_different_one():
+    state = make_event(4)
+    t.pair_next_round(state)
+    m, other = open_matches(state)
+    v1 = value_for(state, m, 1, m.a)
+    t.report_game(state, m.a, winner=m.a, value=v1)
+    # The opponent reports the game waiting for them (the default), the same winner, no number: confirmed.
+    events = t.report_game(state, m.b, winner=m.a)
+    assert events == [t.GameConfirmed(m.number, 1, m.b)]
+    assert (m.games[0].status, m.games[0].winner, m.games[0].value) == (t.FINAL, m.a, v1)
+
+    v2 = value_for(state, m, 2, m.b)
+    t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    before = snapshot(state)
+    with pytest.raises(InvalidScore):  # a bad number is refused before anything changes
+        t.report_game(state, m.a, winner=m.b, value=-4)
+    assert snapshot(state) == before
+    [disputed] = t.report_game(state, m.a, winner=m.b, value=v2 + 1)
+    assert disputed == t.GameDisputed(m.number, 2, m.a, f"their own report differs: their opponent won with {v2 + 1}")
+    assert m.games[1].status == t.DISPUTED
+    with pytest.raises(AlreadyReported, match="disputed: an organizer decides it"):
+        t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    with pytest.raises(AlreadyReported, match="a disputed one waits for an organizer"):
+        t.report_game(state, m.b, winner=m.b, value=v2)
+
+    t.report_game(state, other.a, winner=other.a, value=value_for(state, other, 1, other.a))
+    [drawn] = t.report_game(state, other.b, winner=None)
+    assert drawn.reason == "their own report differs: a draw"
+    t.report_game(state, other.a, winner=None, game=2)
+    [confirmed, *_] = t.report_game(state, other.b, winner=None, game=2)
+    assert confirmed == t.GameConfirmed(other.number, 2, other.b)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 25)),
+       second=st.tuples(st.sampled_from(["a", "b", None]), st.one_of(st.none(), st.integers(0, 25))))
+def test_a_second_report_by_the_opponent_confirms_exactly_when_it_matches(first, second):
+    state = make_event(4, options=("dominaria",) * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    seat = {"a": m.a, "b": m.b, None: None}
+    w1, v1 = seat[first[0]], first[1]
+    w2, v2 = seat[second[0]], second[1]
+    t.report_game(state, m.a, winner=w1, value=v1 if w1 is not None else None, game=1)
+    t.report_game(state, m.b, winner=w2, value=v2 if w2 is not None else None, game=1)
+    g = m.games[0]
+    matches = w1 == w2 and (w1 is None or v2 is None or v1 == v2)
+    assert g.status == (t.FINAL if matches else t.DISPUTED)
+    assert (g.winner, g.value) == (w1, v1 if w1 is not None else None)  # the waiting report is never rewritten
 
 
 def test_confirming_or_disputing_your_own_report_is_refused():

@@ -8,28 +8,21 @@ from datetime import timedelta
 import pytest
 
 from bot.cards.model import Card, CardList
-from bot.cards.scryfall_api import ScryfallClient
-from bot.cards.sets import RequestSpacing
 from bot.services import card_data, cubes, deadlines
 from bot.store.models import CardRecord
 from bot.store.types import utcnow
-from tests.e2e.fake_scryfall import serve_fake_scryfall
+from tests.e2e.fake_scryfall import fake_scryfall_with_client
 
 
 @pytest.fixture
 async def scryfall():
-    async with serve_fake_scryfall() as fake:
+    async with fake_scryfall_with_client() as fake:
         fake.add_card("Lightning Bolt", colours="R", type_line="Instant", cmc=1, rarity="common")
         fake.add_card("Counterspell", colours="U", type_line="Instant", cmc=2, rarity="uncommon")
         fake.add_card("Delver of Secrets // Insectile Aberration", colours="U", cmc=1,
                       faces=("Delver of Secrets", "Insectile Aberration"))
         fake.add_card("Sol Ring", type_line="Artifact", cmc=1, rarity="uncommon")
-        client = ScryfallClient(fake.base, spacing=RequestSpacing(interval=0.0))
-        fake.client = client
-        try:
-            yield fake
-        finally:
-            await client.close()
+        yield fake
 
 
 async def test_resolve_stores_the_cards_and_asks_once(db, scryfall):

@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from bot.formats import clock as engine
 from bot.services import clock, deadlines, outbox
-from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.services.errors import NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import ChessClock, OutboxMessage
 
@@ -27,9 +27,17 @@ def at(seconds: float) -> datetime:
     return datetime.fromtimestamp(T0 + seconds, UTC)
 
 
-async def new_clock(db, *, mode="delay", minutes=10, increment=3, first=0, channel=CHANNEL) -> clock.ClockView:
-    return await clock.start(db, player(ALICE), channel_id=channel, opponent_id=BOB, minutes=minutes,
-                             increment=increment, mode=mode, first=first, now=T0)
+async def offer(db, *, mode="delay", minutes=10, increment=3, first=0, channel=CHANNEL) -> clock.ClockView:
+    started = await clock.start(db, player(ALICE), channel_id=channel, opponent_id=BOB, minutes=minutes,
+                                increment=increment, mode=mode, first=first, now=T0 - 30)
+    assert started.new
+    return started.clock
+
+
+async def new_clock(db, **options) -> clock.ClockView:
+    """Alice offers a clock to Bob, who accepts it at T0: it runs from then."""
+    offered = await offer(db, **options)
+    return (await clock.accept(db, offered.id, player(BOB), now=T0)).clock
 
 
 async def flag_deadline(db, clock_id: int) -> float | None:
@@ -66,6 +74,10 @@ async def test_delay_mode_with_a_fake_clock(db):
     assert await flag_deadline(db, started.id) == pytest.approx(603)  # 3 s delay + 10:00
     await shown_as(db)
     assert (await clock.get(db, started.id)).message_id == 555
+    # Accepted before its message was recorded: the message gets the edit it missed.
+    assert await queued(db, clock.SHOW) == [{"clock_id": started.id, "version": 1}]
+    async with db.write() as session:
+        await session.execute(delete(OutboxMessage).where(OutboxMessage.kind == clock.SHOW))
 
     # Alice passes within her delay: nothing comes off her bank.
     passed = await clock.pass_clock(db, started.id, player(ALICE), now=T0 + 2)
@@ -211,8 +223,8 @@ async def test_only_the_two_players_press_and_refusals_change_nothing(db):
 
 async def test_one_live_clock_per_pair_per_channel_and_bad_settings(db):
     first = await new_clock(db)
-    with pytest.raises(Conflict, match=f"#{first.id}"):
-        await clock.start(db, player(BOB), channel_id=CHANNEL, opponent_id=ALICE, now=T0)  # the pair in any order
+    again = await clock.start(db, player(BOB), channel_id=CHANNEL, opponent_id=ALICE, minutes=1, now=T0)
+    assert not again.new and again.clock.id == first.id and again.clock.status == "running"  # the pair in any order
     await new_clock(db, channel=OTHER_CHANNEL)  # another channel
     await clock.start(db, player(ALICE), channel_id=CHANNEL, opponent_id=CAROL, now=T0)  # another pair
     bad = [
@@ -246,3 +258,53 @@ async def test_find_live_finds_a_players_clock_here_even_when_paused(db):
     assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None
     with pytest.raises(UserError, match="already over"):
         await clock.check_player(db, started.id, player(BOB))
+
+
+async def test_an_offered_clock_runs_only_once_the_opponent_accepts_it(db):
+    offered = await offer(db, minutes=1, increment=0, first=1)
+    assert offered.status == "offered" and offered.live and offered.game is None
+    assert await queued(db, clock.POST) == [{"clock_id": offered.id}]
+    assert await flag_deadline(db, offered.id) is None
+    assert await deadlines.run_due(db, now=at(10**6)) == []  # it cannot flag
+    before, messages = await clock.get(db, offered.id), await outbox_count(db)
+    refusals = [
+        (UserError, "only your opponent can accept", lambda: clock.accept(db, offered.id, player(ALICE), now=T0)),
+        (PermissionDenied, "Only the two players", lambda: clock.accept(db, offered.id, player(CAROL), now=T0)),
+        (UserError, "not been accepted yet", lambda: clock.pass_clock(db, offered.id, player(BOB), now=T0)),
+        (UserError, "not been accepted yet", lambda: clock.pause(db, offered.id, player(BOB), now=T0)),
+        (UserError, "can decline it", lambda: clock.act(db, offered.id, player(BOB), "withdraw", now=T0)),
+        (UserError, "only your opponent can decline", lambda: clock.act(db, offered.id, player(ALICE), "decline")),
+    ]
+    for error, message, call in refusals:
+        with pytest.raises(error, match=message):
+            await call()
+    with pytest.raises(UserError, match="withdraw or decline it instead"):
+        await clock.check_player(db, offered.id, player(ALICE))
+    assert (await clock.get(db, offered.id)).version == before.version and await outbox_count(db) == messages
+
+    # Running /clock start again (either player, any settings) finds the offer: nothing new.
+    again = await clock.start(db, player(BOB), channel_id=CHANNEL, opponent_id=ALICE, minutes=30, now=T0)
+    assert not again.new and again.clock.id == offered.id and again.clock.offered
+    found = await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=BOB)
+    assert found is not None and found.id == offered.id
+
+    accepted = await clock.accept(db, offered.id, player(BOB), now=T0 + 100, message_id=777)
+    assert accepted.clock.status == "running" and accepted.clock.state.running == 1
+    assert accepted.clock.message_id == 777
+    assert await flag_deadline(db, offered.id) == pytest.approx(160)  # a minute from the acceptance
+    assert await deadlines.run_due(db, now=at(161)) == [offered.id]
+
+
+async def test_an_offer_withdrawn_or_declined_never_runs_and_frees_the_pair(db):
+    offered = await offer(db)
+    withdrawn = await clock.act(db, offered.id, player(ALICE), "withdraw")
+    assert withdrawn.clock.status == "withdrawn" and not withdrawn.clock.live
+    assert await clock.still_to_post(db, offered.id) is None  # an offer taken back is never posted
+    with pytest.raises(UserError, match="withdrawn"):
+        await clock.accept(db, offered.id, player(BOB), now=T0)
+    second = await offer(db)
+    assert second.id != offered.id
+    declined = await clock.act(db, second.id, player(BOB), "decline", message_id=556)  # pressed on its message
+    assert declined.clock.status == "declined" and await flag_deadline(db, second.id) is None
+    assert await queued(db, clock.SHOW) == [{"clock_id": second.id, "version": declined.clock.version}]
+    assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None

@@ -5,14 +5,17 @@ flag-fall entry point."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import select
 
 from bot.formats import turnabout as engine
-from bot.services import guild_config, turnabout
+from bot.services import clock, deadlines, guild_config, turnabout
 from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
-from bot.store.models import EventResult, OutboxMessage, TurnaboutEvent
+from bot.store.models import CardRecord, EventResult, OutboxMessage, TurnaboutEvent
+from tests.e2e.fake_scryfall import fake_scryfall_with_client
 
 GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
@@ -122,6 +125,70 @@ async def test_registration_checks_and_closing(db):
         await turnabout.pair(db, event.id, ORG)
 
 
+EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card you own from outside the game and "
+             "put it into your hand, or discard a card to draw a card.)")
+
+
+@pytest.fixture
+async def scryfall():
+    async with fake_scryfall_with_client() as fake:
+        fake.add_card("Eyetwitch", oracle_text=EYETWITCH)
+        fake.add_card("Burning Wish", oracle_text="You may reveal a sorcery card you own from outside the game and "
+                                                  "put it into your hand. Exile Burning Wish.")
+        fake.add_card("Swamp", type_line="Basic Land — Swamp", oracle_text="({T}: Add {B}.)")
+        fake.add_card("Fae of Wishes // Granted", faces=("Fae of Wishes", "Granted"),
+                      oracle_text=("Flying", "You may reveal a noncreature card you own from outside the game and put "
+                                             "it into your hand."))
+        yield fake
+
+
+async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(db, scryfall):
+    """Eyetwitch (learn) is on no list: its Oracle text, from Scryfall and kept in the card table,
+    refuses it. Darkpact is unknown to Scryfall: the ante list refuses it. Scryfall down and the
+    table without the text: the lists alone judge, and learn passes."""
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = b"4 Eyetwitch\n1 Darkpact\n1 Fae of Wishes\n54 Swamp\n"
+    with pytest.raises(UserError) as refused:
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing,
+                                 scryfall=scryfall.client)
+    text = str(refused.value)
+    assert "• Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside " \
+           "it (by its Oracle text)." in text
+    assert "• Darkpact is banned: an ante card." in text
+    assert "• Fae of Wishes // Granted is banned: it brings cards into the game from outside it (by its Oracle " \
+           "text)." in text
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+        assert "\n//\nYou may reveal" in (await session.get(CardRecord, "fae of wishes")).oracle_text
+    asked = len(scryfall.collection_batches)
+    # Known now: the table answers, Scryfall is not asked again (not even needed).
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing, scryfall=None)
+    assert len(scryfall.collection_batches) == asked
+
+    # A row stored before the Oracle text was kept is asked for again; with Scryfall down, the lists judge.
+    async with db.write() as session:
+        (await session.get(CardRecord, "eyetwitch")).oracle_text = None
+    scryfall.down = True
+    _, reg, _ = await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                         decklist=b"4 Eyetwitch\n56 Swamp\n")
+    assert reg.cards == 60
+    scryfall.down = False
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                 decklist=b"4 Eyetwitch\n56 Swamp\n")
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+
+
+async def test_a_list_over_250_cards_is_refused_and_says_so(db):
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = "".join(f"1 {'Q' * 185} {i}\n" for i in range(1000)).encode()
+    with pytest.raises(UserError, match="1,000 cards; a registered list may have at most 250"):
+        await turnabout.register(db, event.id, player(1000), deck="Big", decklist=listing)
+    assert (await turnabout.get_event(db, event.id)).registrations == ()
+
+
 async def test_reports_disputes_drop_bye_end_and_ratings(db):
     await guild_config.update_config(db, GUILD, leaderboard_channel_id=BOARD)
     event = await registered(db, 5, rounds=2)
@@ -152,17 +219,32 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     assert out.pending is not None and out.pending.opponent == b and out.pending.winner == a
     measure = engine.OPTION_MEASURE[state.players[m.a].scoring]  # game 1: the loser played a's deck
     assert out.pending.measure == measure
-    with pytest.raises(UserError, match="already reported"):
-        await turnabout.report(db, event.id, player(b), result="lost", value=20, game=1)
+    # The reporter again (their reply may be lost): nothing changes, the waiting report comes back.
+    version = (await turnabout.get_event(db, event.id)).version
+    again = await turnabout.report(db, event.id, player(a), result="won", value=20)
+    assert again.repeated and not again.differs and again.pending == out.pending and again.game == 1
+    other = await turnabout.report(db, event.id, player(a), result="lost", value=3, game=1)
+    assert other.repeated and other.differs and other.pending == out.pending
+    assert (await turnabout.get_event(db, event.id)).version == version
     with pytest.raises(UserError, match="own report"):
         await turnabout.confirm(db, event.id, m.number, 1, player(a))
     with pytest.raises(PermissionDenied):
         await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
-    await turnabout.confirm(db, event.id, m.number, 1, player(b))
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) is None  # still waiting
+    # The opponent reports the same result (no number needed): that confirms it.
+    matched = await turnabout.report(db, event.id, player(b), result="lost")
+    assert matched.confirmed and matched.pending is None and matched.game == 1
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) == engine.FINAL
+    assert await turnabout.answered_report(db, event.id, m.number, 1, OTHER_GUILD) is None
+    assert await turnabout.answered_report(db, event.id, 999, 1, GUILD) is None
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
-    # Game 2 disputed; the organizer settles it; the match's result is announced.
+    # Game 2 disputed by the other player's own, different report; the organizer settles it.
     await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
-    await turnabout.dispute(db, event.id, m.number, 2, player(a), reason="I won that one")
+    conflicting = await turnabout.report(db, event.id, player(a), result="won", value=4)
+    assert conflicting.disputed and conflicting.game == 2
+    with pytest.raises(UserError, match="disputed: an organizer decides it"):
+        await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
     with pytest.raises(PermissionDenied):
         await turnabout.settle(db, event.id, player(a), match=m.number, game=2, winner_id=a, value=2)
     with pytest.raises(UserError, match="not playing in match"):
@@ -218,50 +300,104 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     assert await turnabout.ratings(db, OTHER_GUILD) == []
 
 
-async def test_record_flag_fall(db):
-    event = await registered(db, 4)
+async def test_record_flag_fall_records_exactly_the_game_it_is_given(db):
+    event = await registered(db, 4, clock="delay")
     await turnabout.begin(db, event.id, ORG)
-    async with db.write() as session:  # no round yet: no match
-        assert not await turnabout.record_flag_fall(session, guild_id=GUILD, channel_id=CHANNEL, loser_id=1000,
-                                                    winner_id=1001)
     event = (await turnabout.pair(db, event.id, ORG)).event
     m = event.state.round_matches()[0]
     loser, winner = user_of(event, m.a), user_of(event, m.b)
     other = user_of(event, event.state.round_matches()[1].a)
     async with db.write() as session:
-        assert not await turnabout.record_flag_fall(session, guild_id=GUILD, channel_id=CHANNEL, loser_id=loser,
-                                                    winner_id=other)
-        assert not await turnabout.record_flag_fall(session, guild_id=OTHER_GUILD, channel_id=CHANNEL,
-                                                    loser_id=loser, winner_id=winner)
-        assert await turnabout.record_flag_fall(session, guild_id=GUILD, channel_id=999, loser_id=loser,
-                                                winner_id=winner)
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=1, loser_id=other)
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=99, game=1, loser_id=loser)
+        # Game 2, though game 1 has no result yet: game 2 it is.
+        assert await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=2, loser_id=loser)
     event = await turnabout.get_event(db, event.id)
-    g1 = event.state.match(m.number).games[0]
-    assert (g1.status, g1.flagged, g1.winner) == (engine.FLAGGED, m.a, m.b)
+    g1, g2 = event.state.match(m.number).games
+    assert g1.status == engine.PENDING and (g2.status, g2.flagged, g2.winner) == (engine.FLAGGED, m.a, m.b)
     [flag_news] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
                    if any(e["type"] == "GameLostOnTime" for e in msg.payload["events"])]
-    assert flag_news.channel_id == CHANNEL
+    assert flag_news.channel_id == CHANNEL and flag_news.payload["events"][0]["game"] == 2
 
     # The loser cannot turn it into a win; the winner reports the number, the loser confirms.
     with pytest.raises(UserError, match="lost on time"):
-        await turnabout.report(db, event.id, player(loser), result="won", value=3, game=1)
-    out = await turnabout.report(db, event.id, player(winner), result="won", value=7, game=1)
+        await turnabout.report(db, event.id, player(loser), result="won", value=3, game=2)
+    out = await turnabout.report(db, event.id, player(winner), result="won", value=7, game=2)
     assert out.pending is not None and out.pending.opponent == loser
-    await turnabout.confirm(db, event.id, m.number, 1, player(loser))
-    # Game 2 next: a second flag fall records game 2; an organizer may override it.
-    async with db.write() as session:
-        assert await turnabout.record_flag_fall(session, guild_id=GUILD, channel_id=CHANNEL, loser_id=winner,
-                                                winner_id=loser)
-    settled = await turnabout.settle(db, event.id, ORG, match=m.number, game=2, winner_id=winner, value=4,
-                                     note="clock malfunction")
-    assert settled.match_finished is not None and settled.match_finished.winner == m.b
+    await turnabout.confirm(db, event.id, m.number, 2, player(loser))
     async with db.read() as session:
         version = (await session.get(TurnaboutEvent, event.id)).version
-    async with db.write() as session:  # the match is over: nothing to record
-        assert not await turnabout.record_flag_fall(session, guild_id=GUILD, channel_id=CHANNEL, loser_id=loser,
-                                                    winner_id=winner)
+    async with db.write() as session:  # a game with a result is never recorded again
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=2, loser_id=winner)
     async with db.read() as session:
         assert (await session.get(TurnaboutEvent, event.id)).version == version
+
+
+async def _clocked_match(db, clock_setting: str):
+    event = await registered(db, 4, clock=clock_setting)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    return event, m, user_of(event, m.a), user_of(event, m.b)
+
+
+T0 = 1_800_000_000.0
+
+
+def at(seconds: float) -> datetime:
+    return datetime.fromtimestamp(T0 + seconds, UTC)
+
+
+async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own_game(db):
+    """The clock is offered for the first game without a result, with the event's settings; it does
+    not run (nor flag) until the opponent accepts; its flag fall loses that game, and a clock started
+    for game 2 while game 1 has no result records game 2, never "the first unreported game"."""
+    event, m, a, b = await _clocked_match(db, "bronstein")
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    game = offered.clock.game
+    assert game == clock.ClockGame("turnabout", event.id, f"Turnabout #{event.id}", m.number, 1,
+                                   ("bronstein", 10, 3), decides=True)
+    assert (offered.clock.state.mode, offered.clock.state.base, offered.clock.state.increment) == ("bronstein", 603, 3)
+    assert await deadlines.run_due(db, now=at(10_000)) == []  # offered, not accepted: it never flags
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
+
+    # Withdrawn; offered again for game 2 explicitly (game 1 still has no result); accepted; it runs out.
+    await clock.act(db, offered.clock.id, player(a), "withdraw")
+    with pytest.raises(UserError, match="no open match"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=ORGANIZER, game=2, now=T0)
+    second = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=2, now=T0)
+    assert second.clock.game.game == 2 and second.clock.game.decides
+    await clock.accept(db, second.clock.id, player(b), now=T0 + 100)
+    assert await deadlines.run_due(db, now=at(100 + 604)) == [second.clock.id]
+    g1, g2 = (await turnabout.get_event(db, event.id)).state.match(m.number).games
+    assert g1.status == engine.PENDING and (g2.status, g2.flagged) == (engine.FLAGGED, m.a)
+    [news] = [q.payload for q in await queued(db, clock.NEWS)]
+    assert news["what"] == "flag" and news["recorded"] and news["game"]["game"] == 2
+
+    # Game 2 has a result now: a clock for it is refused; one with other settings decides nothing.
+    with pytest.raises(UserError, match="Game 2 of match .* already has a result"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=2, now=T0)
+    informal = await clock.start(db, player(b), channel_id=CHANNEL, opponent_id=a, minutes=1, increment=0, now=T0)
+    assert informal.clock.game.game == 1 and not informal.clock.game.decides
+    await clock.accept(db, informal.clock.id, player(a), now=T0 + 1000)
+    assert await deadlines.run_due(db, now=at(1000 + 61)) == [informal.clock.id]
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
+    news = [q.payload for q in await queued(db, clock.NEWS)][-1]
+    assert news["what"] == "flag" and not news["recorded"]
+
+
+async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
+    event, m, a, b = await _clocked_match(db, "off")
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, minutes=1, increment=0, now=T0)
+    assert offered.clock.game.event_clock is None and not offered.clock.game.decides
+    await clock.accept(db, offered.clock.id, player(b), now=T0)
+    assert await deadlines.run_due(db, now=at(61)) == [offered.clock.id]
+    assert all(g.status == engine.PENDING for g in (await turnabout.get_event(db, event.id)).state.match(m.number).games)
+    assert not [q for q in await queued(db, turnabout.ANNOUNCE)
+                if any(e["type"] == "GameLostOnTime" for e in q.payload["events"])]
+    # The defaults are the clock's own when the event has none.
+    default = await clock.start(db, player(a), channel_id=CHANNEL + 5, opponent_id=b, now=T0)
+    assert (default.clock.state.mode, default.clock.state.base) == ("delay", 600)
 
 
 async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db):
@@ -282,21 +418,3 @@ async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db
         assert (await session.execute(select(EventResult))).first() is None
     with pytest.raises(UserError, match="cancelled"):
         await turnabout.report(db, event.id, player(1001), result="won", value=3)
-
-
-async def test_a_clock_that_runs_out_in_a_match_loses_that_game_on_time(db):
-    """The clock's flag-fall deadline, run by the sweeper, records the game through Turnabout's listener."""
-    from datetime import UTC, datetime
-
-    from bot.services import clock, deadlines
-
-    event = await registered(db, 4)
-    await turnabout.begin(db, event.id, ORG)
-    event = (await turnabout.pair(db, event.id, ORG)).event
-    m = event.state.round_matches()[0]
-    a, b = user_of(event, m.a), user_of(event, m.b)
-    t0 = 1_800_000_000.0
-    started = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, minutes=0.05, increment=0, now=t0)
-    assert await deadlines.run_due(db, now=datetime.fromtimestamp(t0 + 4, UTC)) == [started.id]
-    g1 = (await turnabout.get_event(db, event.id)).state.match(m.number).games[0]
-    assert (g1.status, g1.flagged, g1.winner) == (engine.FLAGGED, m.a, m.b)

@@ -54,7 +54,14 @@ def test_standings_and_ratings_are_paginated():
 def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
-                                       "(**15 MP**). <@11>, confirm or dispute (an organizer can confirm too).")
+                                       "(**15 MP**). <@11>, confirm or dispute, or report the game yourself (an "
+                                       "organizer can confirm too).")
+    assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
+    assert ui.repeated_note(pending, differs=False, game_given=False) is None
+    assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)
+    first = PendingGame(1, 3, 1, 10, 11, None, None, None, 0)
+    assert ui.repeated_note(first, differs=False, game_given=False) == (
+        "To report game 2, run `/turnabout report` again with `game:2`.")
     state = event_state(4)
     engine.pair_next_round(state)
     for m in state.round_matches():
@@ -64,3 +71,17 @@ def test_report_and_final_text():
     lines = ui.final_lines(announcement(state, events))
     assert lines[1].startswith("1. <@") and "Rating **" in lines[1] and "× 4" in lines[1]
     assert all(len(line) < limits.CONTENT for line in lines)
+
+
+def test_a_decklist_dm_is_one_message_and_a_long_list_is_attached():
+    payload = {"event_id": 1, "match": 2, "round": 1, "owner": 10, "deck": NASTY, "scoring": "tolaria",
+               "cards": [[4, "Lightning *Bolt*"], [56, "Mountain"]]}
+    content, file = ui.decklist_messages(payload)
+    assert file is None and "4 Lightning \\*Bolt\\*\n56 Mountain" in content and len(content) <= limits.CONTENT
+    long = {**payload, "cards": [[1, f"{'Q' * 185} {i}"] for i in range(250)]}
+    content, file = ui.decklist_messages(long)
+    assert file is not None and len(content) <= limits.CONTENT
+    assert "(250 lines) is attached" in content and "250 cards" in content and "Q" * 185 not in content
+    text = file.fp.read().decode()
+    assert text.splitlines()[0] == f"1 {'Q' * 185} 0" and len(text.splitlines()) == 250
+    assert file.filename.endswith(".txt") and file.filename.isascii()

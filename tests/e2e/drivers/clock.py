@@ -33,20 +33,31 @@ class ClockDriver:
         return await self.fake.slash(user, "clock start", guild_id=self.world.guild, channel_id=self.world.channel,
                                      options=options)
 
-    async def start(self, user: int, opponent: int, **options) -> dict:
-        """`/clock start`: the answer is ephemeral, the clock message comes through the outbox."""
+    async def offer(self, user: int, opponent: int, **options) -> dict:
+        """`/clock start`: the answer is ephemeral, the offer's message comes through the outbox."""
         result = await self.slash_start(user, opponent=opponent, **options)
-        assert result.ephemeral and "started" in result.content, result.content
+        assert result.ephemeral and "offered" in result.content, result.content
         self.clock_id = int(re.search(r"#(\d+)", result.content).group(1))
-
-        def posted():
-            found = [m for m in self.fake.messages(self.world.channel)
-                     if components(m, ui.ClockButton, clock=self.clock_id)]
-            return found[0] if found else None
-
-        message = await self.fake.wait_for(posted, what=f"clock #{self.clock_id}'s message")
+        message = await self.wait_posted()
         self.message_id = int(message["id"])
         return message
+
+    async def wait_posted(self, clock_id: int | None = None) -> dict:
+        clock_id = clock_id or self.clock_id
+
+        def posted():
+            found = [m for m in self.fake.messages(self.world.channel) if components(m, ui.ClockButton, clock=clock_id)]
+            return found[0] if found else None
+
+        return await self.fake.wait_for(posted, what=f"clock #{clock_id}'s message")
+
+    async def start(self, user: int, opponent: int, **options) -> dict:
+        """`/clock start` and the opponent's Accept: the clock runs; returns its message once it shows that."""
+        await self.offer(user, opponent, **options)
+        accepted = await self.press(opponent, "accept")
+        assert not accepted.ephemeral or "accepted" in accepted.content, accepted.content
+        await self.wait_shown("▶️ ")
+        return self.message
 
     @property
     def message(self) -> dict:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from tests.fake_discord import FakeDiscord
@@ -83,3 +84,13 @@ async def eventually(check: Callable[[], Awaitable[Any]], *, timeout: float = 10
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await asyncio.sleep(0.02)  # polling the state, not standing in for it
     return value
+
+
+@contextlib.asynccontextmanager
+async def driving(driver_type, fake: FakeDiscord, world, bot) -> AsyncIterator[Any]:
+    """A format's driver on the bot's database for the length of the block (for fixtures)."""
+    driver = driver_type(fake, world, bot.database_url)
+    try:
+        yield driver
+    finally:
+        await driver.close()
