@@ -24,8 +24,9 @@ How FORMATS.md §5 maps to the code
 
     **Decks** — :func:`build_deck`, :func:`alter_deck`: exactly :data:`DECK_SIZE` (60) cards,
     only from the pool (altering may also keep the deck's own cards; what it drops returns to
-    the pool), at most ``max_copies_per_deck`` (4) of a card other than basic lands. Every deck
-    is public (``state.decks``). A deck keeps its ``id`` (the order it was built in) for life;
+    the pool). Neither FORMATS.md nor the seed limits copies of a card in a deck: the pool alone
+    bounds them (a card in two of the league's sets has 8 copies, and a deck may hold all 8).
+    Every deck is public (``state.decks``). A deck keeps its ``id`` (the order it was built in) for life;
     the rules' "deck N" is the count of decks in existence, given in :class:`DeckBuilt`.
 
     **Deck numbering and new sets** — :class:`SetAddition` / :func:`default_schedule`.
@@ -207,7 +208,7 @@ class CardProblem:
 
     ``kind``: ``"unknown"`` (no such card in the league; see ``suggestions``), ``"not_yet"``
     (its set is not in the pool yet), ``"unavailable"`` (fewer copies available than listed;
-    ``held_in`` says which decks hold the others), ``"too_many"`` (over the per-deck limit).
+    ``held_in`` says which decks hold the others).
     """
 
     card: str
@@ -268,7 +269,6 @@ class LeagueSettings:
     copies: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COPIES))
     basics_per_type: int = 48
     extra_basics_per_type: int = 12
-    max_copies_per_deck: int | None = 4
     first_deck_limit: int | None = None
     additions: list[SetAddition] | None = None
 
@@ -402,6 +402,7 @@ class LeagueState:
             raise UnknownStateVersion(f"421 league state version {version!r} is not {STATE_VERSION}.")
         d = {k: v for k, v in data.items() if k != "v"}
         settings = dict(d["settings"])
+        settings.pop("max_copies_per_deck", None)  # an older league's copy limit: 421 has none
         if settings.get("additions") is not None:
             settings["additions"] = [SetAddition(**a) for a in settings["additions"]]
         settings["copies"] = dict(settings["copies"])
@@ -736,7 +737,6 @@ def _resolve_settings(settings: LeagueSettings, n_players: int, n_sets: int) -> 
         copies=dict(settings.copies),
         basics_per_type=settings.basics_per_type,
         extra_basics_per_type=settings.extra_basics_per_type,
-        max_copies_per_deck=settings.max_copies_per_deck,
         first_deck_limit=first_limit,
         additions=additions,
     )
@@ -751,8 +751,6 @@ def _check_settings(settings: LeagueSettings, n_players: int, n_sets: int) -> No
         raise LeagueSetupError("Copies must be given, zero or more, for common, uncommon, rare and mythic.")
     if settings.basics_per_type < 0 or settings.extra_basics_per_type < 0:
         raise LeagueSetupError("The numbers of basic lands cannot be negative.")
-    if settings.max_copies_per_deck is not None and settings.max_copies_per_deck < 1:
-        raise LeagueSetupError("The most copies of a card in a deck must be at least 1.")
     additions = settings.additions or []
     if len(additions) != n_sets - 1:
         raise LeagueSetupError(
@@ -1243,10 +1241,6 @@ def _availability_problem(
 ) -> CardProblem | None:
     in_pool = state.pool.get(name, 0)
     own = own_deck.cards.get(name, 0) if own_deck is not None else 0
-    limit = state.settings.max_copies_per_deck
-    if limit is not None and count > limit and basic_land_name(name) is None:
-        message = f"{escape(name)}: {count} copies, but a deck may hold at most {limit} of a card other than basic lands."
-        return CardProblem(name, "too_many", count, in_pool + own, message=message)
     if count <= in_pool + own:
         return None
     held_in = tuple(

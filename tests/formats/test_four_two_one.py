@@ -369,18 +369,29 @@ def test_names_compare_by_name_key_and_double_faced_cards_by_their_front() -> No
     }
 
 
-def test_at_most_four_copies_of_a_card_other_than_basics() -> None:
+def test_no_limit_on_copies_of_a_card_but_the_pool() -> None:
+    """FORMATS.md §5 and the seed limit a deck's copies only by the pool: a card printed in two of
+    the league's sets has 8 copies, and one deck may take all 8 (and a 9th is refused as unavailable)."""
+    twice = (("Shared Common", "common"),)
+    sets = (card_set("aaa", extra=twice), card_set("bbb", extra=twice))
+    state = f.new_league(sets, [1, 2], seed=3, settings=LeagueSettings(
+        additions=[SetAddition(at_deck=1, deck_limit=10)]))  # both sets in the pool from the first deck
+    f.build_deck(state, 0, {"AAA Common 01": 4, "Island": 48, "Swamp": 8})
+    assert state.pool["Shared Common"] == 8
+    refused(state, lambda: f.build_deck(state, 1, {"Shared Common": 9, "Island": 51}), DeckRejected,
+            "Shared Common: you listed 9, only 8 available")
+    f.build_deck(state, 1, {"Shared Common": 8, "AAA Common 02": 4, "Forest": 48})
+    assert state.pool["Shared Common"] == 0 and state.deck(2).cards["Shared Common"] == 8
+
+
+def test_an_older_league_with_a_copy_limit_loads_without_it() -> None:
     state = league(2, copies={"common": 8, "uncommon": 2, "rare": 1, "mythic": 1})
-    refused(
-        state,
-        lambda: f.build_deck(state, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7}),
-        DeckRejected,
-        "AAA Common 01: 5 copies, but a deck may hold at most 4",
-    )
-    unlimited = league(
-        2, copies={"common": 8, "uncommon": 2, "rare": 1, "mythic": 1}, max_copies_per_deck=None
-    )
-    f.build_deck(unlimited, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7})
+    stored = state.to_dict()
+    stored["settings"]["max_copies_per_deck"] = 4  # what leagues saved before the limit went
+    loaded = LeagueState.from_dict(json.loads(json.dumps(stored)))
+    assert loaded == state
+    f.build_deck(loaded, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7})
+    assert loaded.deck(1).cards["AAA Common 01"] == 5
 
 
 def test_pool_cards_lists_available_and_total_copies() -> None:
