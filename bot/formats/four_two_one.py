@@ -37,8 +37,9 @@ How FORMATS.md §5 maps to the code
     takes apart two and builds deck 4); two or three sets → sets at decks 6 and 11, limit 10
     (with two sets deck 11 only takes apart); four or more sets → a set every 5 decks and limit
     ``5 × (sets − 1)`` (Lorwyn–Shadowmoor: 6, 11, 16 with limit 15). The Weatherlight saga's
-    score gates are ``min_score``. Only the builder acts while a build is pending, so the
-    builder is the first who may use a new set.
+    score gates are ``min_score``: :func:`saga_schedule` (blocks of three sets, each block after
+    the first eligible once a player has reached 10, 20, 30 … points). Only the builder acts
+    while a build is pending, so the builder is the first who may use a new set.
 
     **Matches** — :func:`report`: winner +2, loser −1, draw 0; the bye +2 when the round's
     last result is in. After a draw nobody chooses and both keep their decks (this bot's ruling).
@@ -124,6 +125,7 @@ __all__ = [
     "ScoreChanged",
     "SetAdded",
     "SetAddition",
+    "SAGA_BLOCK",
     "SetLike",
     "Step",
     "UnknownStateVersion",
@@ -137,6 +139,7 @@ __all__ = [
     "deck_limit",
     "deck_status",
     "default_schedule",
+    "saga_schedule",
     "end_league",
     "holder_of",
     "new_league",
@@ -258,6 +261,28 @@ def default_schedule(n_sets: int) -> tuple[int, list[SetAddition]]:
         return 5, []
     limit = 5 * max(2, n_sets - 1)
     return limit, [SetAddition(at_deck=1 + 5 * k, deck_limit=limit) for k in range(1, n_sets)]
+
+
+SAGA_BLOCK = 3  # sets per block in the Weatherlight saga (Mirage, Visions, Weatherlight; Tempest …)
+
+
+def saga_schedule(n_sets: int, points: int) -> tuple[int, list[SetAddition]]:
+    """The seed's Weatherlight saga (FORMATS.md §5 Variants), for any number of sets and any
+    score step: the sets come in blocks of three. In block ``b`` (from 0) the first set is
+    eligible once a player has reached ``b × points`` and joins at deck ``10b + 1`` (five more
+    decks), the second joins at deck ``10b + 6`` (five more), and the third at deck ``10b + 11``
+    with no new decks (its builder takes two apart). With 12 sets and 10 points: Visions at deck
+    6, Weatherlight at 11 (limit 10), Tempest at 11 once someone has 10 points (limit 15),
+    Stronghold at 16, Exodus at 21 (limit 20), Masques at 21 after 20 points, and so on."""
+    if n_sets <= 1:
+        return default_schedule(n_sets)
+    additions = []
+    for index in range(1, n_sets):
+        block, place = divmod(index, SAGA_BLOCK)
+        at_deck = 10 * block + 1 + 5 * place
+        limit = 10 * block + min(5 * (place + 1), 10)
+        additions.append(SetAddition(at_deck, limit, points * block if place == 0 else 0))
+    return additions[0].deck_limit, additions
 
 
 @dataclass

@@ -239,6 +239,48 @@ def test_default_schedules() -> None:
     assert f.default_schedule(4) == (15, [SetAddition(6, 15), SetAddition(11, 15), SetAddition(16, 15)])
 
 
+def test_the_saga_schedule_is_the_seeds_weatherlight_saga() -> None:
+    first, additions = f.saga_schedule(12, 10)
+    assert first == 10
+    assert [(a.at_deck, a.deck_limit, a.min_score) for a in additions] == [
+        (6, 10, 0),  # Visions: added by whoever would build deck 6
+        (11, 10, 0),  # Weatherlight: deck 11 is not built; two decks apart, then deck 9
+        (11, 15, 10),  # Tempest: eligible once a player reaches 10 points; then deck 11 is built
+        (16, 20, 0),  # Stronghold at deck 16
+        (21, 20, 0),  # Exodus: deck 21 is not built; two apart, deck 19
+        (21, 25, 20), (26, 30, 0), (31, 30, 0),  # Masques after 20 points (decks 21-25), Nemesis, Prophecy
+        (31, 35, 30), (36, 40, 0), (41, 40, 0),  # Invasion after 30 points, Planeshift, Apocalypse
+    ]
+    assert f.saga_schedule(12, 7)[1][2].min_score == 7  # any score step
+    assert f.saga_schedule(1, 10) == f.default_schedule(1)
+    assert f.saga_schedule(3, 10) == f.default_schedule(3)  # one block: the standard schedule
+
+
+SAGA = tuple(card_set(code)
+             for code in ("mir", "vis", "wth", "tmp", "sth", "exo", "mmq", "nem", "pcy"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(4, 9), st.integers(1, 12), st.integers(0, 2**32 - 1), st.integers(40, 200))
+def test_a_saga_league_opens_each_block_only_once_someone_has_its_points(
+    players: int, n_sets: int, points: int, walk_seed: int, steps: int
+) -> None:
+    first, additions = f.saga_schedule(n_sets, points)
+    state = f.new_league(SAGA[:n_sets], [1000 + i for i in range(players)], seed=walk_seed,
+                         settings=LeagueSettings(target_score=1000, first_deck_limit=first, additions=additions))
+    rnd = random.Random(walk_seed)
+    for _ in range(steps):
+        high_before = state.high_score
+        for added in of_type(random_step(state, rnd), f.SetAdded):
+            index = [s.code for s in state.sets].index(added.code)
+            block, place = divmod(index, f.SAGA_BLOCK)
+            assert added.deck_number >= additions[index - 1].at_deck
+            if place == 0:
+                assert high_before >= points * block  # the block's score gate was reached first
+        assert len(state.decks) <= f.deck_limit(state)
+        assert copies_everywhere(state) == expected_copies(state)
+
+
 def test_state_round_trips_through_json_and_refuses_other_versions() -> None:
     state = league(3, 3)
     build_everyone(state)
