@@ -87,12 +87,12 @@ class FourTwoOneCog(SetListCommands, TableCog):
                     new_sets: app_commands.Choice[str] | None = None,
                     block_points: app_commands.Range[int, 1, four_two_one.MAX_TARGET] | None = None) -> None:
         actor, keys = actor_of(interaction), set_lists.split_keys(sets)
+        await four_two_one.check_can_start(self.db, actor, channel_id=interaction.channel_id)
         schedule = new_sets.value if new_sets else "saga" if block_points else "decks"
         if schedule != "saga" and block_points is not None:
             raise UserError("`block_points` is for the Weatherlight saga: choose `new_sets: Weatherlight saga`, or "
                             "leave `block_points` out.")
         four_two_one.check_schedule(len(keys), target, schedule, block_points)
-        await four_two_one.check_can_start(self.db, actor, channel_id=interaction.channel_id)
         missing = await set_lists.missing_keys(self.db, interaction.guild_id, keys)
         set_lists.require_importable(missing)
         if missing:  # Scryfall codes this server has no list for yet: import them, showing progress

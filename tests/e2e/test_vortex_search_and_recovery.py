@@ -20,7 +20,7 @@ import pytest
 from bot.formats import vortex as engine
 from bot.text import escape
 from bot.ui import vortex as ui
-from tests.e2e.drivers.common import component, components, embed_text, forged_click
+from tests.e2e.drivers.common import component, components, embed_text, forged_click, forged_select
 from tests.e2e.drivers.vortex import VortexDriver
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
@@ -116,6 +116,10 @@ async def test_a_search_takes_what_the_effect_allows_from_the_shoe_by_dm_and_a_r
             refused = await t.slash(user, command, **options)
             assert refused.ephemeral and words in refused.content, refused.content
         await t.check()
+        menu = components(message, ui.SearchSelect)[0]
+        for value, words in (("99999", "Choose among the cards the shoe holds"), ("x1", "not valid")):
+            forged = await forged_select(fake, active, message, menu["custom_id"], value)
+            assert forged.ephemeral and words in forged.content, forged.content
         following = component(message, ui.SearchButton, action="page", page=1)["custom_id"]
         message = (await fake.click(active, message, following)).message
         assert "Page 2 of 2" in _footer(message)
