@@ -645,21 +645,29 @@ def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
     return ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
 
 
+def _current(loaded: _Loaded, prompt, seat: int, field: str, number: int, stale: str):
+    """`prompt` if it is the seat's and its `field` (the serial its DM buttons carry) is `number`."""
+    if prompt is None or prompt.seat != seat or getattr(prompt, field) != number:
+        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id, stale)
+    return prompt
+
+
+async def _checked(db: Database, game_id: int, user_id: int, seat: int, check, number: int):
+    """What a DM button's view-only press shows, if it is still current (`check(loaded, seat, number)`)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        _button_seat(loaded, user_id, seat)
+        return check(loaded, seat, number)
+
+
 def _check_look(loaded: _Loaded, seat: int, look: int) -> LookPrompt:
-    current = _look_prompt(loaded)
-    if current is None or current.seat != seat or current.look != look:
-        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id,
-                           "Those cards are no longer the top of the shoe as you saw them (the shoe changed): "
-                           "nothing was moved.")
-    return current
+    return _current(loaded, _look_prompt(loaded), seat, "look", look,
+                    "Those cards are no longer the top of the shoe as you saw them (the shoe changed): nothing was moved.")
 
 
 async def checked_look(db: Database, game_id: int, user_id: int, *, seat: int, look: int) -> LookPrompt:
     """The look a DM button belongs to, if it is still current (for the view-only toggles)."""
-    async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
-        _button_seat(loaded, user_id, seat)
-        return _check_look(loaded, seat, look)
+    return await _checked(db, game_id, user_id, seat, _check_look, look)
 
 
 async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int]) -> ActionResult:
@@ -682,18 +690,12 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
 
 
 def _check_search(loaded: _Loaded, seat: int, search: int) -> SearchPrompt:
-    current = _search_prompt(loaded)
-    if current is None or current.seat != seat or current.search != search:
-        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id, "That search is over.")
-    return current
+    return _current(loaded, _search_prompt(loaded), seat, "search", search, "That search is over.")
 
 
 async def checked_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> SearchPrompt:
     """The search a DM's page buttons belong to, if it is still open (to turn its pages)."""
-    async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
-        _button_seat(loaded, user_id, seat)
-        return _check_search(loaded, seat, search)
+    return await _checked(db, game_id, user_id, seat, _check_search, search)
 
 
 async def _search_step(db: Database, game_id: int, user_id: int, seat: int, search: int, operation,

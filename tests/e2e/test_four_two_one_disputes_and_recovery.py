@@ -12,18 +12,14 @@ the announcement that carried the menu."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 import pytest
 
 from bot.formats import four_two_one as engine
 from bot.ui import four_two_one as ui
-from tests.e2e.drivers.common import component, embed_text
+from tests.e2e.drivers.common import component, embed_text, lose_the_reply
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck
 
 pytestmark = pytest.mark.e2e
-CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 
 
 def set_file(code: str) -> bytes:
@@ -50,20 +46,6 @@ async def _build(t: FourTwoOneDriver, skip: int = 0) -> None:
     builder = state.players[state.step.seat].user_id
     done = await t.deck(builder, "build", as_text(legal_deck(state, skip=skip)))
     assert "is built" in done.content, done.content
-
-
-async def _lose_the_reply(t: FourTwoOneDriver, bot, interaction) -> None:
-    """Send an interaction and kill the bot while its answer is on its way to Discord: what it did
-    is saved, the answer never arrives. Then start the bot again."""
-    held = t.fake.hold_next("POST", CALLBACK)
-    answer = asyncio.ensure_future(interaction)
-    await asyncio.wait_for(held.arrived.wait(), 10)
-    await bot.kill()
-    held.release()
-    answer.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await answer
-    await bot.start()
 
 
 async def _both_report(t: FourTwoOneDriver, winner: int, loser: int) -> None:
@@ -138,7 +120,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         # The build form lost (the bot killed as it answers): the command shows it again.
         state = await t.state()
         builder = state.players[state.step.seat].user_id
-        await _lose_the_reply(t, bot, t.slash(builder, "build"))
+        await lose_the_reply(t.fake, bot, t.slash(builder, "build"))
         shown = await t.slash(builder, "build")
         assert shown.modal is not None
         built = await fake.submit_modal(builder, shown, {"list": as_text(legal_deck(state))})
@@ -150,7 +132,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
 
         # A report whose message was lost: the reporter's same report shows it again, publicly, with its
         # buttons (pinging the opponent); the opponent's own report shows it to them, to answer.
-        await _lose_the_reply(t, bot, t.report(winner, "won"))
+        await lose_the_reply(t.fake, bot, t.report(winner, "won"))
         assert (await t.row()).bookkeeping["claims"]["A"]["by"] == match.a  # saved before the answer
         again = await t.report(winner, "won")
         assert not again.ephemeral and "(still waiting)" in again.content and fake.pinged_users(again.message) == {loser}
@@ -168,7 +150,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
 
         # Option C's deck menu lost: the command shows it again.
         await _both_report(t, winner, loser)
-        await _lose_the_reply(t, bot, t.choose(loser, "C"))
+        await lose_the_reply(t.fake, bot, t.choose(loser, "C"))
         state = await t.state()
         assert state.step.kind == engine.CHOOSE  # a menu changes nothing by itself
         menu = await t.choose(loser, "C")
@@ -200,7 +182,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         menu = await t.slash(loser, "takeapart")
         select = component(menu.message, ui.TakeApartSelect, league=t.league_id)
         decks = [int(o["value"]) for o in select["options"][:2]]
-        await _lose_the_reply(t, bot, fake.select(loser, menu.message, select["custom_id"], [str(d) for d in decks]))
+        await lose_the_reply(t.fake, bot, fake.select(loser, menu.message, select["custom_id"], [str(d) for d in decks]))
         state = await t.state()
         assert state.step.kind == engine.BUILD and len(state.decks) == 3
         await t.wait_channel(f"<@{loser}> took apart decks #{decks[0]} and #{decks[1]}", since)

@@ -12,15 +12,19 @@ after the restart."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 import pytest
 
 from bot.formats import vortex as engine
 from bot.text import escape
 from bot.ui import vortex as ui
-from tests.e2e.drivers.common import component, components, embed_text, forged_click, forged_select
+from tests.e2e.drivers.common import (
+    component,
+    components,
+    embed_text,
+    forged_click,
+    forged_select,
+    lose_the_reply,
+)
 from tests.e2e.drivers.vortex import VortexDriver
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
@@ -28,7 +32,6 @@ pytestmark = pytest.mark.e2e
 SEED = 4_242
 RELICS = [f"Relic {i:03d}" for i in range(150)]  # 150 names: the search DM has two pages
 CUBE_FILE = "\n".join([*RELICS, "4 Island", "4 Forest"]).encode()
-CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 
 
 async def _game(t: VortexDriver, fake, world, players: list[int]) -> None:
@@ -48,20 +51,6 @@ async def _opening(t: VortexDriver) -> engine.VortexState:
     for p in state.players:
         await t.choose_basics(p.user_id, ["Island", "Forest", "Forest"])
     return await t.check()
-
-
-async def _lose_the_reply(fake, bot, interaction) -> None:
-    """Send an interaction and kill the bot while its answer is on its way to Discord: what it did
-    is saved, the answer never arrives. Then start the bot again."""
-    held = fake.hold_next("POST", CALLBACK)
-    answer = asyncio.ensure_future(interaction)
-    await asyncio.wait_for(held.arrived.wait(), 10)
-    await bot.kill()
-    held.release()
-    answer.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await answer
-    await bot.start()
 
 
 async def _lose_the_next_dm(fake, user: int, action) -> None:
@@ -172,7 +161,7 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
         picker = t.user_of(state, state.draft.seat)
         message = await t.wait_pick(picker, await t.offer())
         button = components(message, ui.PickButton, card=0)[0]["custom_id"]
-        await _lose_the_reply(fake, bot, fake.click(picker, message, button))
+        await lose_the_reply(fake, bot, fake.click(picker, message, button))
         state = await t.check()
         assert state.turn == 2 and len(t.player(state, picker).hand) == 1
         again = await fake.click(picker, message, button)
@@ -215,7 +204,7 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
         await t.slash(active, "draw", count=2)
         offer = await t.offer()
         message = await t.wait_pick(active, offer)
-        await _lose_the_reply(fake, bot, fake.click(active, message, components(message, ui.PickButton, card=0)[0]["custom_id"]))
+        await lose_the_reply(fake, bot, fake.click(active, message, components(message, ui.PickButton, card=0)[0]["custom_id"]))
         second = await fake.wait_for(lambda: _newest(t, active, ui.PickButton, offer=offer + 1), timeout=20,
                                      what="the second pick, sent after the restart")
         assert "pick 2 of 2" in embed_text(second)
