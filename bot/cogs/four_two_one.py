@@ -88,11 +88,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
                     block_points: app_commands.Range[int, 1, four_two_one.MAX_TARGET] | None = None) -> None:
         actor, keys = actor_of(interaction), set_lists.split_keys(sets)
         await four_two_one.check_can_start(self.db, actor, channel_id=interaction.channel_id)
-        schedule = new_sets.value if new_sets else "saga" if block_points else "decks"
-        if schedule != "saga" and block_points is not None:
-            raise UserError("`block_points` is for the Weatherlight saga: choose `new_sets: Weatherlight saga`, or "
-                            "leave `block_points` out.")
-        four_two_one.check_schedule(len(keys), target, schedule, block_points)
+        schedule = four_two_one.check_schedule(len(keys), target, new_sets.value if new_sets else None, block_points).kind
         missing = await set_lists.missing_keys(self.db, interaction.guild_id, keys)
         set_lists.require_importable(missing)
         if missing:  # Scryfall codes this server has no list for yet: import them, showing progress
@@ -263,11 +259,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     async def _choose(self, interaction: discord.Interaction, league_id: int, option: str, deck: int | None) -> None:
         outcome = await four_two_one.choose(self.db, league_id, actor_of(interaction), option, deck)
-        step = outcome.league.state.step
-        mine = step is not None and outcome.league.user_of(step.seat) == interaction.user.id
-        after = {engine.BUILD: " Now build your new deck with `/421 build`.", engine.ALTER: " Now send your altered "
-                 "list with `/421 alter`.", engine.TAKE_APART: " First take apart two unused decks (`/421 takeapart`)."}
-        text = f"You chose {ui.OPTION_RULES[option]}." + (after.get(step.kind, "") if mine else "")
+        text = ui.chosen_text(outcome.league, option, interaction.user.id)
         if interaction.message is not None and interaction.message.flags.ephemeral:
             await interaction.response.edit_message(content=text, view=None)
         else:

@@ -381,8 +381,13 @@ async def check_can_start(db: Database, actor: tables.Actor, *, channel_id: int)
         await tables.check_can_create(session, SPEC, actor=actor, channel_id=channel_id)
 
 
-def check_schedule(n_sets: int, target_score: int, kind: str, points: int | None) -> Schedule:
-    """The schedule an organizer asked for, or a UserError saying why it cannot be played."""
+def check_schedule(n_sets: int, target_score: int, kind: str | None, points: int | None) -> Schedule:
+    """The schedule an organizer asked for (`kind` None: the saga if `points` are given, else the
+    standard one), or a UserError saying why it cannot be played."""
+    kind = kind or ("saga" if points is not None else "decks")
+    if kind != "saga" and points is not None:
+        raise UserError("`block_points` is for the Weatherlight saga: choose `new_sets: Weatherlight saga`, or "
+                        "leave `block_points` out.")
     if kind not in SCHEDULES:
         raise UserError(f"Choose when new sets join: {' or '.join(SCHEDULES)}.")
     if points is not None and not 1 <= points <= MAX_TARGET:

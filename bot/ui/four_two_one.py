@@ -334,6 +334,18 @@ def deck_modal(league: LeagueView, kind: str, user_id: int) -> discord.ui.Modal:
     return modal
 
 
+_AFTER_CHOOSING = {engine.BUILD: " Now build your new deck with `/421 build`.",
+                   engine.ALTER: " Now send your altered list with `/421 alter`.",
+                   engine.TAKE_APART: " First take apart two unused decks (`/421 takeapart`)."}
+
+
+def chosen_text(league: LeagueView, option: str, user_id: int) -> str:
+    """The loser's option, and what they do next if it is their turn again."""
+    step = league.state.step if league.state else None
+    mine = step is not None and league.user_of(step.seat) == user_id
+    return f"You chose {OPTION_RULES[option]}." + (_AFTER_CHOOSING.get(step.kind, "") if mine else "")
+
+
 def deck_done_text(league: LeagueView, events: Sequence[engine.Event]) -> str:
     built = next((e for e in events if isinstance(e, engine.DeckBuilt | engine.DeckAltered)), None)
     if isinstance(built, engine.DeckBuilt):
