@@ -2,8 +2,8 @@
 
 The service queues them with the change that causes them (`bot.services.vortex`); the shared outbox
 sends them after the commit, or the sweeper after a crash. A DM the sweeper takes (`fresh` False) is
-sent only if the player still has to answer it (the pick, the look or the basic-land choice is
-still open).
+sent only if the player still has to answer it (the pick, the look, the search or the basic-land
+choice is still open).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ class VortexMessages:
     def __init__(self, bot) -> None:  # bot: MtgBot
         self.bot = bot
         renderers = {
-            vortex.PICK: self.pick, vortex.BASICS: self.basics, vortex.LOOK: self.look,
+            vortex.PICK: self.pick, vortex.BASICS: self.basics, vortex.LOOK: self.look, vortex.SEARCH: self.search,
             vortex.ANNOUNCE: self.announce, vortex.FINAL: self.final, vortex.ENDED: self.ended,
             vortex.DMS_CLOSED: self.dms_closed,
         }
@@ -46,6 +46,12 @@ class VortexMessages:
             return None
         prompt = vortex.LookPrompt.from_payload(queued.payload)
         return Outgoing(embeds=[ui.look_embed(prompt)], view=ui.look_view(prompt))
+
+    async def search(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        if not await self._wanted(queued, fresh):
+            return None
+        prompt = vortex.SearchPrompt.from_payload(queued.payload)
+        return Outgoing(embeds=[ui.search_embed(prompt)], view=ui.search_view(prompt))
 
     async def announce(self, queued: Queued, fresh: bool) -> Outgoing | None:
         news = vortex.Announcement.from_payload(queued.payload)

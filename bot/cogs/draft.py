@@ -17,7 +17,7 @@ from bot.cogs._draft_outbox import DraftMessages
 from bot.cogs._draft_reactions import DraftReactions
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
-from bot.cogs.goldfish import METHOD_CHOICES, PLAY_ORDER_CHOICES, TURN_CHOICES
+from bot.cogs.goldfish import METHOD_CHOICES, PLAY_ORDER_CHOICES, Turns
 from bot.services import card_data, cubes, drafts, guild_config, outbox
 from bot.services.errors import UserError
 from bot.services.tables import Actor
@@ -96,13 +96,13 @@ class DraftCog(TableCog):
         seats="Most players; the draft begins by itself when this many have joined (default 8).",
         pick_timer="Minutes each pick may take before the bot picks for the player (default: no timer).",
         goldfish="Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
-        turns="Goldfish game length (default: 7 for the Goldfish Cube, 10 for any other pool).",
+        turns="Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
         scoring="Goldfish scoring: how the damage components combine (default: sum).",
         play_order="Goldfish games: who plays first (default: the player).",
         pick_mode="How players pick in DMs (default: the server's setting).",
     )
     @app_commands.autocomplete(cube=cube_autocomplete)
-    @app_commands.choices(turns=TURN_CHOICES, scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
+    @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
                           pick_mode=PICK_MODE_CHOICES)
     @app_commands.guild_only()
     async def start(
@@ -114,7 +114,7 @@ class DraftCog(TableCog):
         seats: app_commands.Range[int, 2, 16] = 8,
         pick_timer: app_commands.Range[int, 1, 10080] | None = None,
         goldfish: bool = False,
-        turns: app_commands.Choice[int] | None = None,
+        turns: Turns | None = None,
         scoring: app_commands.Choice[str] | None = None,
         play_order: app_commands.Choice[str] | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
@@ -123,7 +123,7 @@ class DraftCog(TableCog):
         config = await guild_config.get_config(self.db, interaction.guild_id)
         scored = None
         if goldfish or turns or scoring or play_order:
-            scored = drafts.GoldfishOptions(turns.value if turns else None, scoring.value if scoring else "sum",
+            scored = drafts.GoldfishOptions(turns, scoring.value if scoring else "sum",
                                             play_order.value if play_order else "first")
         pod = await drafts.create_pod(
             self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),

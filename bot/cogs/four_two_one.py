@@ -27,6 +27,12 @@ SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and standings look 
 POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
+MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
+SCHEDULE_CHOICES = [
+    app_commands.Choice(name="standard: by deck count (a set at deck 6, 11, 16…)", value="decks"),
+    app_commands.Choice(name="Weatherlight saga: blocks of 3 sets, each new block after 10, 20, 30… points",
+                        value="saga"),
+]
 LIST_HELP = "Your 60 cards as a text file (`4 Card Name` lines); leave it out to paste them in a form."
 
 
@@ -69,13 +75,20 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     @group.command(name="start", description="Open a 421 league in this channel with its sets (organizers).")
     @app_commands.describe(sets="This server's set names or Scryfall codes, large set first: e.g. ala, con, arb.",
-                           target="The score that wins the league (default 21).")
+                           target="The score that wins the league (default 21).",
+                           new_sets="When the later sets join the pool (default: standard, by deck count).",
+                           block_points="Weatherlight saga: the points that open each new block (default 10: at 10, "
+                                        "20, 30…).")
+    @app_commands.choices(new_sets=SCHEDULE_CHOICES)
     @app_commands.autocomplete(sets=sets_autocomplete)
     @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction, sets: app_commands.Range[str, 1, 300],
-                    target: app_commands.Range[int, 1, four_two_one.MAX_TARGET] = four_two_one.DEFAULT_TARGET) -> None:
+                    target: app_commands.Range[int, 1, four_two_one.MAX_TARGET] = four_two_one.DEFAULT_TARGET,
+                    new_sets: app_commands.Choice[str] | None = None,
+                    block_points: app_commands.Range[int, 1, four_two_one.MAX_TARGET] | None = None) -> None:
         actor, keys = actor_of(interaction), set_lists.split_keys(sets)
         await four_two_one.check_can_start(self.db, actor, channel_id=interaction.channel_id)
+        schedule = four_two_one.check_schedule(len(keys), target, new_sets.value if new_sets else None, block_points).kind
         missing = await set_lists.missing_keys(self.db, interaction.guild_id, keys)
         set_lists.require_importable(missing)
         if missing:  # Scryfall codes this server has no list for yet: import them, showing progress
@@ -85,7 +98,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
                 await self.import_set(interaction, code, code)
             card_sets = await set_lists.get_sets(self.db, interaction.guild_id, keys)
             league = await four_two_one.create_league(self.db, actor, channel_id=interaction.channel_id,
-                                                      sets=card_sets, target_score=target)
+                                                      sets=card_sets, target_score=target, schedule=schedule,
+                                                      saga_points=block_points)
         except UserError:
             if missing:  # the public progress message goes; the error is shown to the organizer alone
                 await interaction.delete_original_response()
@@ -172,18 +186,45 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str]) -> None:
         league = await self.league_here(interaction)
         outcome = await four_two_one.report(self.db, league.id, actor_of(interaction), result=result.value)
-        if outcome.claim is None:
+        claim = outcome.claim
+        if claim is None:
             await interaction.response.send_message("✅ You both reported the same result: it counts.", ephemeral=True)
             return
-        await interaction.response.send_message(ui.claim_text(outcome.claim), view=ui.claim_view(outcome.claim),
-                                                allowed_mentions=limits.ping(outcome.claim.opponent))
+        if outcome.again and interaction.user.id == claim.opponent:
+            # Their own answer waits on a report of the other player's: shown to them, with its buttons.
+            await interaction.response.send_message(ui.waiting_for_you_text(claim), view=ui.claim_view(claim),
+                                                    ephemeral=True)
+            return
+        await interaction.response.send_message(ui.claim_text(claim, again=outcome.again), view=ui.claim_view(claim),
+                                                allowed_mentions=limits.ping(claim.opponent))
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
         await answer(self.db, league, claim, actor_of(interaction))
-        verdict = "✅ Confirmed" if action == "confirm" else "❌ Rejected (report again)"
-        content = limits.clip(f"{interaction.message.content}\n{verdict} by <@{interaction.user.id}>.", limits.CONTENT)
+        verdict = ui.verdict_text(action, interaction.user.id)
+        if interaction.message.flags.ephemeral:  # the report shown again to the opponent alone
+            await interaction.response.edit_message(content=verdict, view=None)
+            if action == "reject":  # the channel hears of the dispute (a result is announced anyway)
+                await interaction.followup.send(verdict, allowed_mentions=discord.AllowedMentions.none())
+            return
+        content = limits.clip(f"{interaction.message.content}\n{verdict}", limits.CONTENT)
         await interaction.response.edit_message(content=content, view=None)
+
+    @group.command(name="settle", description="Decide a disputed match of this round: its report was rejected "
+                                              "(organizers who do not play in it).")
+    @app_commands.describe(match="The disputed match.", winner="Who won the match (leave empty with draw:True).",
+                           draw="The match was a draw.")
+    @app_commands.choices(match=MATCH_CHOICES)
+    @app_commands.guild_only()
+    async def settle(self, interaction: discord.Interaction, match: app_commands.Choice[str],
+                     winner: discord.User | None = None, draw: bool = False) -> None:
+        if (winner is None) != draw:
+            raise UserError("Give either the winner or draw:True.")
+        league = await self.league_here(interaction)
+        await four_two_one.settle(self.db, league.id, actor_of(interaction), match=match.value,
+                                  winner_id=winner.id if winner else None)
+        await interaction.response.send_message(f"Match {match.value} is settled: the channel hears the result.",
+                                                ephemeral=True)
 
     @group.command(name="choose", description="You lost: choose option A, B, C or D (C asks which set-aside deck).")
     @app_commands.describe(option="What you do after losing.", deck="Option C: the set-aside deck to claim.")
@@ -218,11 +259,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     async def _choose(self, interaction: discord.Interaction, league_id: int, option: str, deck: int | None) -> None:
         outcome = await four_two_one.choose(self.db, league_id, actor_of(interaction), option, deck)
-        step = outcome.league.state.step
-        mine = step is not None and outcome.league.user_of(step.seat) == interaction.user.id
-        after = {engine.BUILD: " Now build your new deck with `/421 build`.", engine.ALTER: " Now send your altered "
-                 "list with `/421 alter`.", engine.TAKE_APART: " First take apart two unused decks (`/421 takeapart`)."}
-        text = f"You chose {ui.OPTION_RULES[option]}." + (after.get(step.kind, "") if mine else "")
+        text = ui.chosen_text(outcome.league, option, interaction.user.id)
         if interaction.message is not None and interaction.message.flags.ephemeral:
             await interaction.response.edit_message(content=text, view=None)
         else:

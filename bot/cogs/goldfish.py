@@ -18,7 +18,10 @@ from bot.text import escape, name_key
 from bot.ui import goldfish as ui
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
-TURN_CHOICES = [app_commands.Choice(name="7 turns (Goldfish Cube)", value=7), app_commands.Choice(name="10 turns", value=10)]
+# A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
+Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
+TURNS_HELP = (f"Game length, {rules.MIN_TURNS}–{rules.MAX_TURNS} turns: usually {rules.TURNS_GOLDFISH_CUBE} with the "
+              f"Goldfish Cube, {rules.TURNS_ORDINARY} with any other pool.")
 METHOD_CHOICES = [
     app_commands.Choice(name="sum of the components (standard)", value="sum"),
     app_commands.Choice(name="largest component", value="max"),
@@ -71,20 +74,20 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     @group.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
     @app_commands.describe(
         name="The event's name (up to 100 characters, unique in this server).",
-        turns="Game length.",
+        turns=TURNS_HELP,
         method="How the components combine (default: sum).",
         play_order="Who plays first in every game of this event (default: the player).",
     )
-    @app_commands.choices(turns=TURN_CHOICES, method=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES)
+    @app_commands.choices(method=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES)
     async def event(
-        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], turns: app_commands.Choice[int],
+        self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], turns: Turns,
         method: app_commands.Choice[str] | None = None, play_order: app_commands.Choice[str] | None = None,
     ) -> None:
         if not await self._is_organizer(interaction):
             raise UserError("Only organizers can create events.")
         event = await goldfish.create_event(
             self.bot.db, guild_id=require_guild(interaction), channel_id=interaction.channel_id, name=name,
-            turns=turns.value, organizer_id=interaction.user.id, method=method.value if method else "sum",
+            turns=turns, organizer_id=interaction.user.id, method=method.value if method else "sum",
             play_order=play_order.value if play_order else "first",
         )
         await interaction.response.send_message(
@@ -140,7 +143,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             life_lost=goldfish.parse_number("Life lost", fields.get("life_lost", ""), whole=False),
             cards_milled=goldfish.parse_number("Cards milled", fields.get("cards_milled", ""), whole=True),
             poison=goldfish.parse_number("Poison counters", fields.get("poison", ""), whole=True),
-            game_wins=goldfish.parse_number("Win effects", fields.get("game_wins", ""), whole=True),
+            game_wins=goldfish.parse_number("Win / lose effects", fields.get("game_wins", ""), whole=True),
             writeup=fields.get("writeup", ""), writeup_key=file, lost_or_drew=lost == "1", prevented=prevented == "1",
         )
         await interaction.response.send_message(

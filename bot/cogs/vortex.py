@@ -22,10 +22,21 @@ S = vortex.STATUSES
 SHOE_CHOICES = [
     app_commands.Choice(name="mill: the top cards go to your graveyard (public)", value="mill"),
     app_commands.Choice(name="look: only you see the top cards (DM); put some at the bottom", value="look"),
+    app_commands.Choice(name="reveal: everyone sees the top cards (they stay on top)", value="reveal"),
+    app_commands.Choice(name="search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
+                        value="search"),
     app_commands.Choice(name="top: put a card from your hand on top of the shoe", value="top"),
     app_commands.Choice(name="bottom: put a card from your hand at the bottom of the shoe", value="bottom"),
     app_commands.Choice(name="shuffle: shuffle the shoe", value="shuffle"),
 ]
+SEARCH_TO_CHOICES = [
+    app_commands.Choice(name="your hand (default)", value=engine.HAND),
+    app_commands.Choice(name="the battlefield (public)", value=engine.PLAYED),
+    app_commands.Choice(name="the top of the shoe, after the shuffle", value=engine.TOP),
+]
+SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards are in your DMs (only you see them).",
+             "reveal": "Revealed: the cards are in the channel.", "top": "Put on top of the shoe.",
+             "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
 
 
 class VortexCog(TableCog):
@@ -75,6 +86,12 @@ class VortexCog(TableCog):
     async def draw(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, engine.MAX_COUNT] = 1) -> None:
         game = await self._running(interaction)
         result = await vortex.draw(self.db, game.id, actor_of(interaction), count)
+        if result.resent:  # a pick of theirs was pending: nothing drawn, its DM again
+            prompt = vortex.PickPrompt.from_payload(result.resent[0].payload)
+            await self._send_again(interaction, result.resent, f"Make your pending pick first (pick "
+                                   f"{prompt.pick_number} of {prompt.picks_total}): nothing else was drawn. It is "
+                                   "on its way to your DMs again.")
+            return
         if result.first(engine.EmptyPackPenalty):
             text = "Your pack was empty: everything on the stack is countered, the turn ended and you lost 1 life."
         else:
@@ -106,20 +123,41 @@ class VortexCog(TableCog):
         await confirmed.response.edit_message(content="You mulliganed: your next draw refills an empty pack to 5.",
                                               view=None)
 
-    @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, top, bottom, shuffle.")
-    @app_commands.describe(action="What happens to the shoe.", count="How many cards (mill and look; default 1).",
-                           card="A card from your hand (top and bottom).")
-    @app_commands.choices(action=SHOE_CHOICES)
+    @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, reveal, search, "
+                                            "top, bottom, shuffle.")
+    @app_commands.describe(action="What happens to the shoe.",
+                           count="How many cards (mill, look, reveal; search: the most the effect lets you take). "
+                                 "Default 1.",
+                           card="A card from your hand (top and bottom).",
+                           to="Search: where the cards you find go (default: your hand).",
+                           reveal="Search: the effect reveals the cards you find (the channel sees them).")
+    @app_commands.choices(action=SHOE_CHOICES, to=SEARCH_TO_CHOICES)
     async def shoe(self, interaction: discord.Interaction, action: app_commands.Choice[str],
                    count: app_commands.Range[int, 1, engine.MAX_COUNT] | None = None,
-                   card: app_commands.Range[str, 1, 200] | None = None) -> None:
+                   card: app_commands.Range[str, 1, 200] | None = None,
+                   to: app_commands.Choice[str] | None = None, reveal: bool | None = None) -> None:
         game = await self._running(interaction)
-        result = await vortex.shoe(self.db, game.id, actor_of(interaction), action.value, count=count, card=card)
-        texts = {"mill": "Milled: the cards are in the channel.", "look": "The cards are in your DMs (only you see them).",
-                 "top": "Put on top of the shoe.", "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
-        milled = result.first(engine.Milled)
-        text = "The shoe is empty: nothing was milled." if milled and not milled.cards else texts[action.value]
+        result = await vortex.shoe(self.db, game.id, actor_of(interaction), action.value, count=count, card=card,
+                                   to=to.value if to else None, reveal=reveal)
+        if result.resent:  # their search was already open: nothing new, its DM again
+            await self._send_again(interaction, result.resent, "Your search of the shoe is still open (finish it "
+                                   "first): it is on its way to your DMs again.")
+            return
+        milled, began = result.first(engine.Milled), result.first(engine.SearchBegan)
+        if began:
+            text = (f"The shoe is in your DMs: take up to {began.count} card{'s' if began.count != 1 else ''} there "
+                    "(only you see it). Nothing else happens until you finish.")
+        else:
+            text = "The shoe is empty: nothing was milled." if milled and not milled.cards else SHOE_DONE[action.value]
         await interaction.response.send_message(text, ephemeral=True)
+
+    async def _send_again(self, interaction: discord.Interaction, held: list[outbox.Queued], text: str) -> None:
+        """Answer, then send a pending step's DM again (`held`), and say so if it still can't be sent."""
+        await interaction.response.send_message(text, ephemeral=True)
+        outcomes = await self.bot.outbox.send_batch(held, fresh=True)
+        if not all(o.message_id for o in outcomes):
+            await interaction.followup.send("I still can't DM you: check your privacy settings (Direct Messages from "
+                                            "server members), then `/vortex hand resend:True`.", ephemeral=True)
 
     @shoe.autocomplete("card")
     async def card_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -197,6 +235,25 @@ class VortexCog(TableCog):
         else:
             raise InvalidPayload()
         await interaction.response.edit_message(embed=ui.basics_embed(prompt, lands), view=ui.basics_view(prompt, lands))
+
+    async def on_search_select(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
+                               menu: int, names: list[int]) -> None:
+        prompt = await vortex.search_choose(self.db, game, interaction.user.id, seat=seat, search=search, names=names)
+        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
+
+    async def on_search_button(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
+                               action: str) -> None:
+        if action == "take":
+            result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search)
+            found = result.first(engine.CardsFound)
+            await interaction.response.edit_message(embed=ui.picked_embed(game, ui.found_text(found.cards, found.to)),
+                                                    view=None)
+            return
+        if action == "clear":
+            prompt = await vortex.search_clear(self.db, game, interaction.user.id, seat=seat, search=search)
+        else:
+            prompt = await vortex.checked_search(self.db, game, interaction.user.id, seat=seat, search=search)
+        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
 
     async def on_look(self, interaction: discord.Interaction, *, game: int, seat: int, look: int, bottom: int,
                       action: str, card: int | None) -> None:

@@ -24,8 +24,9 @@ How FORMATS.md §5 maps to the code
 
     **Decks** — :func:`build_deck`, :func:`alter_deck`: exactly :data:`DECK_SIZE` (60) cards,
     only from the pool (altering may also keep the deck's own cards; what it drops returns to
-    the pool), at most ``max_copies_per_deck`` (4) of a card other than basic lands. Every deck
-    is public (``state.decks``). A deck keeps its ``id`` (the order it was built in) for life;
+    the pool). Neither FORMATS.md nor the seed limits copies of a card in a deck: the pool alone
+    bounds them (a card in two of the league's sets has 8 copies, and a deck may hold all 8).
+    Every deck is public (``state.decks``). A deck keeps its ``id`` (the order it was built in) for life;
     the rules' "deck N" is the count of decks in existence, given in :class:`DeckBuilt`.
 
     **Deck numbering and new sets** — :class:`SetAddition` / :func:`default_schedule`.
@@ -36,8 +37,9 @@ How FORMATS.md §5 maps to the code
     takes apart two and builds deck 4); two or three sets → sets at decks 6 and 11, limit 10
     (with two sets deck 11 only takes apart); four or more sets → a set every 5 decks and limit
     ``5 × (sets − 1)`` (Lorwyn–Shadowmoor: 6, 11, 16 with limit 15). The Weatherlight saga's
-    score gates are ``min_score``. Only the builder acts while a build is pending, so the
-    builder is the first who may use a new set.
+    score gates are ``min_score``: :func:`saga_schedule` (blocks of three sets, each block after
+    the first eligible once a player has reached 10, 20, 30 … points). Only the builder acts
+    while a build is pending, so the builder is the first who may use a new set.
 
     **Matches** — :func:`report`: winner +2, loser −1, draw 0; the bye +2 when the round's
     last result is in. After a draw nobody chooses and both keep their decks (this bot's ruling).
@@ -123,6 +125,7 @@ __all__ = [
     "ScoreChanged",
     "SetAdded",
     "SetAddition",
+    "SAGA_BLOCK",
     "SetLike",
     "Step",
     "UnknownStateVersion",
@@ -136,6 +139,7 @@ __all__ = [
     "deck_limit",
     "deck_status",
     "default_schedule",
+    "saga_schedule",
     "end_league",
     "holder_of",
     "new_league",
@@ -207,7 +211,7 @@ class CardProblem:
 
     ``kind``: ``"unknown"`` (no such card in the league; see ``suggestions``), ``"not_yet"``
     (its set is not in the pool yet), ``"unavailable"`` (fewer copies available than listed;
-    ``held_in`` says which decks hold the others), ``"too_many"`` (over the per-deck limit).
+    ``held_in`` says which decks hold the others).
     """
 
     card: str
@@ -259,6 +263,28 @@ def default_schedule(n_sets: int) -> tuple[int, list[SetAddition]]:
     return limit, [SetAddition(at_deck=1 + 5 * k, deck_limit=limit) for k in range(1, n_sets)]
 
 
+SAGA_BLOCK = 3  # sets per block in the Weatherlight saga (Mirage, Visions, Weatherlight; Tempest …)
+
+
+def saga_schedule(n_sets: int, points: int) -> tuple[int, list[SetAddition]]:
+    """The seed's Weatherlight saga (FORMATS.md §5 Variants), for any number of sets and any
+    score step: the sets come in blocks of three. In block ``b`` (from 0) the first set is
+    eligible once a player has reached ``b × points`` and joins at deck ``10b + 1`` (five more
+    decks), the second joins at deck ``10b + 6`` (five more), and the third at deck ``10b + 11``
+    with no new decks (its builder takes two apart). With 12 sets and 10 points: Visions at deck
+    6, Weatherlight at 11 (limit 10), Tempest at 11 once someone has 10 points (limit 15),
+    Stronghold at 16, Exodus at 21 (limit 20), Masques at 21 after 20 points, and so on."""
+    if n_sets <= 1:
+        return default_schedule(n_sets)
+    additions = []
+    for index in range(1, n_sets):
+        block, place = divmod(index, SAGA_BLOCK)
+        at_deck = 10 * block + 1 + 5 * place
+        limit = 10 * block + min(5 * (place + 1), 10)
+        additions.append(SetAddition(at_deck, limit, points * block if place == 0 else 0))
+    return additions[0].deck_limit, additions
+
+
 @dataclass
 class LeagueSettings:
     """What an organizer may change (FORMATS.md "configurable"); ``None`` means the default
@@ -268,7 +294,6 @@ class LeagueSettings:
     copies: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COPIES))
     basics_per_type: int = 48
     extra_basics_per_type: int = 12
-    max_copies_per_deck: int | None = 4
     first_deck_limit: int | None = None
     additions: list[SetAddition] | None = None
 
@@ -402,6 +427,7 @@ class LeagueState:
             raise UnknownStateVersion(f"421 league state version {version!r} is not {STATE_VERSION}.")
         d = {k: v for k, v in data.items() if k != "v"}
         settings = dict(d["settings"])
+        settings.pop("max_copies_per_deck", None)  # an older league's copy limit: 421 has none
         if settings.get("additions") is not None:
             settings["additions"] = [SetAddition(**a) for a in settings["additions"]]
         settings["copies"] = dict(settings["copies"])
@@ -736,7 +762,6 @@ def _resolve_settings(settings: LeagueSettings, n_players: int, n_sets: int) -> 
         copies=dict(settings.copies),
         basics_per_type=settings.basics_per_type,
         extra_basics_per_type=settings.extra_basics_per_type,
-        max_copies_per_deck=settings.max_copies_per_deck,
         first_deck_limit=first_limit,
         additions=additions,
     )
@@ -751,8 +776,6 @@ def _check_settings(settings: LeagueSettings, n_players: int, n_sets: int) -> No
         raise LeagueSetupError("Copies must be given, zero or more, for common, uncommon, rare and mythic.")
     if settings.basics_per_type < 0 or settings.extra_basics_per_type < 0:
         raise LeagueSetupError("The numbers of basic lands cannot be negative.")
-    if settings.max_copies_per_deck is not None and settings.max_copies_per_deck < 1:
-        raise LeagueSetupError("The most copies of a card in a deck must be at least 1.")
     additions = settings.additions or []
     if len(additions) != n_sets - 1:
         raise LeagueSetupError(
@@ -1243,10 +1266,6 @@ def _availability_problem(
 ) -> CardProblem | None:
     in_pool = state.pool.get(name, 0)
     own = own_deck.cards.get(name, 0) if own_deck is not None else 0
-    limit = state.settings.max_copies_per_deck
-    if limit is not None and count > limit and basic_land_name(name) is None:
-        message = f"{escape(name)}: {count} copies, but a deck may hold at most {limit} of a card other than basic lands."
-        return CardProblem(name, "too_many", count, in_pool + own, message=message)
     if count <= in_pool + own:
         return None
     held_in = tuple(

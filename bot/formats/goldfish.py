@@ -44,6 +44,8 @@ __all__ = [
     "MAX_TABLE_VALUE",
     "METHODS",
     "PLAY_ORDERS",
+    "MAX_TURNS",
+    "MIN_TURNS",
     "TURNS_GOLDFISH_CUBE",
     "TURNS_ORDINARY",
     "GoldfishInputError",
@@ -54,6 +56,7 @@ __all__ = [
     "validate_inputs",
     "validate_method",
     "validate_play_order",
+    "validate_turns",
     "default_turns",
     "validate_table",
 ]
@@ -65,6 +68,8 @@ METHODS = ("sum", "max", "product")
 PLAY_ORDERS = ("first", "second", "flip")
 TURNS_GOLDFISH_CUBE = 7
 TURNS_ORDINARY = 10
+# FORMATS.md §1 makes the game length configurable; these bound what an organizer may choose.
+MIN_TURNS, MAX_TURNS = 1, 20
 
 MAX_LIFE_LOST = 1_000_000
 MAX_CARDS_MILLED = 1_000_000
@@ -136,6 +141,13 @@ def validate_method(method: str) -> str:
 def default_turns(cube_is_the_goldfish_cube: bool) -> int:
     """FORMATS.md §1: 7 turns for the Goldfish Cube, 10 for an ordinary card pool."""
     return TURNS_GOLDFISH_CUBE if cube_is_the_goldfish_cube else TURNS_ORDINARY
+
+
+def validate_turns(turns: int) -> int:
+    """A game length an organizer may choose: a whole number of turns from 1 to 20."""
+    if isinstance(turns, bool) or not isinstance(turns, int) or not MIN_TURNS <= turns <= MAX_TURNS:
+        raise GoldfishInputError(f"A Goldfish game is {MIN_TURNS} to {MAX_TURNS} turns, not {turns}.")
+    return turns
 
 
 def validate_play_order(play_order: str) -> str:

@@ -13,8 +13,9 @@ How FORMATS.md §4 maps to the code
     *Shoe* (all cards + one of each basic per player, shuffled, face down)
         ``VortexState.shoe`` (index 0 is the top), built by :func:`new_game`. Every non-draw
         library effect goes here: :func:`mill`, :func:`reveal_top`, :func:`look_at_top`,
-        :func:`arrange_top` (scry-like), :func:`put_on_shoe`, :func:`shuffle_shoe`,
-        :func:`search_shoe`.
+        :func:`arrange_top` (scry-like), :func:`put_on_shoe`, :func:`shuffle_shoe`, and a search
+        (a tutor): :func:`begin_search`, :func:`search_choose` / :func:`search_clear`,
+        :func:`finish_search`.
     *Packs* (7 each, hidden, countable; the passed pack dealt face down, owned by nobody)
         ``Player.pack`` and ``VortexState.passed_pack``, dealt by :func:`new_game`. A pack over
         7 cards randomly discards (state-based, :func:`_apply_state_based_actions`); packs grow
@@ -48,6 +49,14 @@ Rules decisions (where FORMATS.md is silent)
     * Only one draft runs at a time: a draw is part of resolving something, and packs refill
       from one shared shoe, so who replenishes first matters. While a pick is pending nobody
       may draw, pass, mulligan, or change the shoe or a pack.
+    * A search (a tutor) shows the searching player the whole shoe, by name and never in its
+      order (the shoe is face down and unordered to players, FORMATS.md §4); they take up to the
+      number of cards the effect allows (none is always allowed: a search may fail to find), to
+      their hand, onto the battlefield (the ``played`` zone) or on top of the shoe after the
+      shuffle, and the shoe is then shuffled. While a search is pending, as while a pick is,
+      nobody may draw, pass, mulligan, or change the shoe or a pack. The channel learns how many
+      cards were found and where they went; their names only if they went onto the battlefield
+      or the effect says to reveal them.
     * Any player may draw (instant-speed effects) or use shoe effects during anyone's turn of
       the ``play`` phase. Only the active player passes, and only in their upkeep mulligans.
       The active player's first draw of the turn made during upkeep is the draw step: it ends
@@ -82,10 +91,13 @@ __all__ = [
     "BASIC_TYPES",
     "BOTTOM",
     "DRAW",
+    "HAND",
     "MAIN",
     "OPENING",
     "OVER",
     "PLAY",
+    "PLAYED",
+    "SEARCH_DESTINATIONS",
     "TOP",
     "UPKEEP",
     "MAX_COUNT",
@@ -104,7 +116,7 @@ __all__ = [
     "CardNotFound",
     "CardPlayed",
     "CardReturnedToHand",
-    "CardSearched",
+    "CardsFound",
     "CardsPutIntoPack",
     "CardsPutIntoShoe",
     "Draft",
@@ -128,6 +140,10 @@ __all__ = [
     "PrivateView",
     "PublicStatus",
     "Replenished",
+    "Search",
+    "SearchBegan",
+    "SearchFinished",
+    "SearchPending",
     "SeatStatus",
     "ShoeLooked",
     "ShoeRevealed",
@@ -142,11 +158,13 @@ __all__ = [
     "active_seat",
     "adjust_life",
     "arrange_top",
+    "begin_search",
     "card_census",
     "choose_basics",
     "discard",
     "draw",
     "end_game",
+    "finish_search",
     "look_at_top",
     "mill",
     "mulligan",
@@ -161,7 +179,8 @@ __all__ = [
     "put_shoe_cards_into_pack",
     "return_to_hand",
     "reveal_top",
-    "search_shoe",
+    "search_choose",
+    "search_clear",
     "seat_of",
     "shuffle_shoe",
     "starting_shoe",
@@ -187,6 +206,10 @@ OPENING, BASICS, PLAY, OVER = "opening", "basics", "play", "over"
 UPKEEP, DRAW, MAIN, NO_STEP = "upkeep", "draw", "main", ""
 # where cards put on the shoe go
 TOP, BOTTOM = "top", "bottom"
+# where a search puts what it finds: the hand, the battlefield (the played zone), or the top of the
+# shoe after the shuffle
+HAND, PLAYED = "hand", "played"
+SEARCH_DESTINATIONS = (HAND, PLAYED, TOP)
 
 
 # --------------------------------------------------------------------------- errors
@@ -214,6 +237,10 @@ class NotYourTurn(VortexError):
 
 class PickPending(VortexError):
     """A draft is in progress: the picker must pick before anyone draws, passes or changes zones."""
+
+
+class SearchPending(VortexError):
+    """A search of the shoe is in progress: it must finish before anyone draws, passes or changes zones."""
 
 
 class AlreadyPassed(VortexError):
@@ -275,6 +302,22 @@ class Look:
 
 
 @dataclass
+class Search:
+    """``seat`` is searching the shoe: they may take up to ``count`` cards (``chosen`` so far, still
+    in the shoe until the search finishes) to ``to``; ``reveal`` when the effect reveals them."""
+
+    seat: int
+    count: int
+    to: str = HAND
+    reveal: bool = False
+    chosen: list[str] = field(default_factory=list)
+
+    @property
+    def room(self) -> int:
+        return self.count - len(self.chosen)
+
+
+@dataclass
 class VortexState:
     seed: int | str
     rng_counter: int
@@ -287,6 +330,7 @@ class VortexState:
     step: str = DRAW
     draft: Draft | None = None
     look: Look | None = None
+    search: Search | None = None
 
     # -- serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -306,6 +350,8 @@ class VortexState:
         data["passed_pack"] = list(d["passed_pack"])
         data["draft"] = Draft(**d["draft"]) if d.get("draft") else None
         data["look"] = Look(**d["look"]) if d.get("look") else None
+        search = d.get("search")
+        data["search"] = Search(**{**search, "chosen": list(search.get("chosen", []))}) if search else None
         return cls(**data)
 
     # -- small helpers
@@ -471,10 +517,34 @@ class ShoeShuffled(Event):
 
 
 @dataclass(frozen=True)
-class CardSearched(_PrivateEvent):
-    """``seat`` found ``card`` in the shoe and put it into their hand (the shoe is then shuffled)."""
+class SearchBegan(Event):
+    """``seat`` searches the shoe for up to ``count`` cards, to ``to`` (they see it by DM)."""
 
-    card: str
+    seat: int
+    count: int
+    to: str
+    reveal: bool
+    shoe_size: int
+
+
+@dataclass(frozen=True)
+class CardsFound(_PrivateEvent):
+    """What the searcher found (only they are told, unless :class:`SearchFinished` shows it)."""
+
+    cards: tuple[str, ...]
+    to: str
+
+
+@dataclass(frozen=True)
+class SearchFinished(Event):
+    """The search is over: ``found`` cards went to ``to``, then the shoe was shuffled (``shoe_size``
+    cards after all). ``cards`` names them only when public: onto the battlefield, or revealed."""
+
+    seat: int
+    found: int
+    to: str
+    cards: tuple[str, ...]
+    shoe_size: int
 
 
 @dataclass(frozen=True)
@@ -544,6 +614,7 @@ class PublicStatus:
     shoe_size: int
     passed_pack_size: int
     seats: tuple[SeatStatus, ...]
+    searching_seat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -559,6 +630,7 @@ class PrivateView:
     replenish_to: int
     can_mulligan: bool
     basics_to_choose: int
+    searching: bool = False  # searching the shoe (its DM shows it)
 
 
 # --------------------------------------------------------------------------- setup
@@ -880,23 +952,74 @@ def shuffle_shoe(state: VortexState, seat: int) -> list[Event]:
     return _finish(state, [ShoeShuffled(seat, len(state.shoe))])
 
 
-def search_shoe(state: VortexState, seat: int, card: str, *, to: str = "hand") -> list[Event]:
-    """Search the shoe for ``card``, put it into the hand (or ``to="played"``: onto the
-    battlefield), then shuffle the shoe."""
-    player = _require_zone_change(state, seat)
-    if to not in ("hand", "played"):
-        raise InvalidAction("A searched card goes to your hand or onto the battlefield.")
-    (found,) = _take_from(state.shoe, [card], "shoe", whose="the")
-    events: list[Event] = []
-    if to == "hand":
-        player.hand.append(found)
-        events.append(CardSearched(seat, found))
-    else:
-        player.played.append(found)
-        events.append(CardPlayed(seat, found, "from_shoe"))
+def begin_search(state: VortexState, seat: int, count: int, *, to: str = HAND, reveal: bool = False) -> list[Event]:
+    """``seat`` searches the shoe for up to ``count`` cards (a tutor): they see the shoe (DM it,
+    by name), choose with :func:`search_choose`, and :func:`finish_search` moves what they chose to
+    ``to`` (their hand, ``"played"``: the battlefield, or ``"top"`` of the shoe after the shuffle)
+    and shuffles the shoe."""
+    _require_zone_change(state, seat)
+    _check_count(count)
+    if to not in SEARCH_DESTINATIONS:
+        raise InvalidAction("Searched cards go to your hand, onto the battlefield or on top of the shoe.")
+    if not isinstance(reveal, bool):
+        raise InvalidAction("Say whether the effect reveals the cards found.")
+    state.search = Search(seat, count, to, reveal)
+    return _finish(state, [SearchBegan(seat, count, to, reveal, len(state.shoe))])
+
+
+def search_choose(state: VortexState, seat: int, cards: Sequence[str]) -> list[Event]:
+    """During ``seat``'s search: choose ``cards`` (names, compared with ``name_key``; one copy each
+    time a name is given) among those still in the shoe, within what the effect allows."""
+    search = _require_search(state, seat)
+    if isinstance(cards, str) or not cards:
+        raise InvalidAction("Name at least one card.")
+    if len(cards) > search.room:
+        left = f"{search.room} more" if search.room else "no more"
+        raise InvalidAction(f"This search takes up to {search.count} card{_plural(search.count)}: you can choose {left}.")
+    remaining = list(state.shoe)
+    for card in search.chosen:
+        remaining.remove(card)
+    taken = _take_from(remaining, cards, "shoe", whose="the")  # names as the shoe spells them
+    search.chosen.extend(taken)
+    return []
+
+
+def search_clear(state: VortexState, seat: int) -> list[Event]:
+    """During ``seat``'s search: start choosing again."""
+    _require_search(state, seat).chosen.clear()
+    return []
+
+
+def finish_search(state: VortexState, seat: int) -> list[Event]:
+    """End ``seat``'s search: the chosen cards (possibly none) leave the shoe for the search's
+    destination, and the shoe is shuffled (cards for its top go there after the shuffle)."""
+    search = _require_search(state, seat)
+    player = state.players[seat]
+    found = _take_from(state.shoe, search.chosen, "shoe", whose="the") if search.chosen else []
     _shuffle_shoe(state)
-    events.append(ShoeShuffled(seat, len(state.shoe)))
+    if search.to == HAND:
+        player.hand.extend(found)
+    elif search.to == PLAYED:
+        player.played.extend(found)
+    else:
+        state.shoe[:0] = found
+    state.search = None
+    shown = tuple(found) if search.reveal or search.to == PLAYED else ()
+    events: list[Event] = [CardsFound(seat, tuple(found), search.to),
+                           SearchFinished(seat, len(found), search.to, shown, len(state.shoe))]
     return _finish(state, events)
+
+
+def _require_search(state: VortexState, seat: int) -> Search:
+    state.player(seat)
+    search = state.search
+    if search is None or search.seat != seat:
+        raise InvalidAction("You are not searching the shoe.")
+    return search
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 # --------------------------------------------------------------------------- packs grow
@@ -965,7 +1088,7 @@ def end_game(state: VortexState, winner: int | None = None) -> list[Event]:
         raise WrongPhase("The game is over.")
     if winner is not None:
         state.player(winner)
-    state.phase, state.step, state.draft, state.look = OVER, NO_STEP, None, None
+    state.phase, state.step, state.draft, state.look, state.search = OVER, NO_STEP, None, None, None
     return [PhaseChanged(OVER), GameOver(winner)]
 
 
@@ -1002,6 +1125,7 @@ def public_status(state: VortexState) -> PublicStatus:
             )
             for p in state.players
         ),
+        searching_seat=state.search.seat if state.search else None,
     )
 
 
@@ -1019,6 +1143,7 @@ def private_view(state: VortexState, seat: int) -> PrivateView:
         replenish_to=_replenish_target(state, player),
         can_mulligan=_can_mulligan(state, player),
         basics_to_choose=OPENING_BASICS if state.phase == BASICS and player.opening_basics is None else 0,
+        searching=state.search is not None and state.search.seat == seat,
     )
 
 
@@ -1110,6 +1235,11 @@ def _require_phase(state: VortexState, *phases: str, opening: str | None = None)
 
 
 def _require_no_pending_pick(state: VortexState, seat: int) -> None:
+    """Nobody is mid-way through resolving a draw (a pick) or a search: those come first."""
+    if state.search is not None:
+        if state.search.seat == seat:
+            raise SearchPending("Finish your search of the shoe first (the shoe is in your DMs).")
+        raise SearchPending("Wait: another player is searching the shoe.")
     if state.draft is None:
         return
     if state.draft.seat == seat:

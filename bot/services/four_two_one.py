@@ -16,7 +16,11 @@ the leaderboard (format `421`: placement points, the league score as `score`).
 
 A match report waits for the opponent's confirmation (`report` -> `confirm` / `reject`); the
 waiting reports live in `bookkeeping["claims"]`, one per match, each with its own number so a
-button of an older report never confirms a newer one.
+button of an older report never confirms a newer one. Nobody confirms their own report (an
+organizer who plays neither); the opponent's matching report confirms it too, and a report repeated
+while it waits is shown again with its buttons (its first message may be lost). A rejected report
+stays as the match's dispute (`disputed_by`) until the players report again or an organizer who
+does not play in the match settles it (`settle`); the announcement then names that organizer.
 """
 
 from __future__ import annotations
@@ -37,12 +41,18 @@ from bot.services.errors import Conflict, PermissionDenied, UserError, engine_re
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import FourTwoOneLeague, FourTwoOneSeat
+from bot.text import escape
 
 KIND = "421"  # also the leaderboard's format key and the command group
 NOUN = "league"
 STATUSES = tables.Statuses()
 RESULTS = ("won", "lost", "draw")  # a report, from the reporter's side
 DEFAULT_TARGET, MAX_TARGET = 21, 1000
+# When the later sets join (FORMATS.md §5 and its Variants): "decks", the standard schedule by deck
+# count (sets at decks 6, 11, 16 …; Lorwyn–Shadowmoor with four sets), or "saga", the Weatherlight
+# saga's blocks of three sets, each block after the first once a player has `points` more points.
+SCHEDULES = ("decks", "saga")
+DEFAULT_SAGA_POINTS = 10
 MAX_ERROR_CHARS = 1900  # a refused decklist's explanation, within one Discord message
 
 # Outbox kinds (rendered by bot.cogs._four_two_one_outbox).
@@ -62,12 +72,42 @@ class SetInfo:
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """When the later sets join: `kind` (one of SCHEDULES), the saga's points per block, and the
+    engine's resolved schedule (the deck limit with the first set, then each addition)."""
+
+    kind: str
+    points: int | None
+    first_deck_limit: int
+    additions: tuple[engine.SetAddition, ...]
+
+    @classmethod
+    def of(cls, n_sets: int, kind: str = "decks", points: int | None = None) -> Schedule:
+        if kind == "saga":
+            points = points or DEFAULT_SAGA_POINTS
+            first, additions = engine.saga_schedule(n_sets, points)
+        else:
+            points = None
+            first, additions = engine.default_schedule(n_sets)
+        return cls(kind, points, first, tuple(additions))
+
+    def settings(self, target_score: int) -> engine.LeagueSettings:
+        return engine.LeagueSettings(target_score=target_score, first_deck_limit=self.first_deck_limit,
+                                     additions=list(self.additions))
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "points": self.points}
+
+
+@dataclass(frozen=True)
 class LeagueView(tables.TableView):
     version: int
     target_score: int
     sets: tuple[SetInfo, ...]
     players: tuple[int, ...]  # user ids: join order in the lobby, seat order once running
     state: engine.LeagueState | None  # once the league has begun
+    schedule: Schedule | None = None
+    disputes: tuple[str, ...] = ()  # this round's matches whose report was rejected (an organizer may settle)
 
     def user_of(self, seat: int) -> int:
         return self.players[seat]
@@ -91,6 +131,7 @@ class Outcome:
     league: LeagueView
     events: list[engine.Event] = field(default_factory=list)
     claim: Claim | None = None
+    again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
 
 
 @dataclass(frozen=True)
@@ -163,13 +204,28 @@ def _save(loaded: _Loaded, *, claims: dict[str, dict] | None = None, **values: A
         setattr(row, key, value)
 
 
+def _schedule(row: FourTwoOneLeague) -> Schedule:
+    """The league's schedule of set additions, as its organizer chose it at the start."""
+    chosen = (row.bookkeeping or {}).get("schedule") or {}
+    return Schedule.of(len(row.set_names), chosen.get("kind", "decks"), chosen.get("points"))
+
+
 def _view(loaded: _Loaded) -> LeagueView:
     row, state = loaded.row, loaded.state
     players = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
     return LeagueView(
         **tables.view_columns(row), version=row.version, target_score=row.target_score,
         sets=tuple(SetInfo(s["key"], s["name"], s["cards"]) for s in row.set_names), players=players, state=state,
+        schedule=_schedule(row), disputes=_disputes(loaded),
     )
+
+
+def _disputes(loaded: _Loaded) -> tuple[str, ...]:
+    state = loaded.state
+    if state is None:
+        return ()
+    return tuple(sorted(label for label, c in _claims(loaded.row).items()
+                        if c.get("disputed_by") is not None and c["round"] == state.round))
 
 
 def _view_of(loaded: tables.Loaded) -> LeagueView:
@@ -224,13 +280,17 @@ def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int,
     return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
 
 
-def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
+def _announcement(loaded: _Loaded, events: list[engine.Event], decided: dict | None = None) -> Announcement:
+    """The announcement of `events`; `decided` ({"by": organizer, "how": "confirmed" | "settled"})
+    names the organizer who decided a match result instead of the opponent."""
     state = loaded.state
     assert state is not None
     step = state.step
     take_apart = tuple(d.id for d in engine.unused_decks(state)) if step and step.kind == engine.TAKE_APART else ()
+    documents = [{**event_dict(e), **({"decided": decided} if decided and isinstance(e, engine.MatchReported) else {})}
+                 for e in events]
     return Announcement(
-        loaded.row.id, tuple(p.user_id for p in state.players), tuple(event_dict(e) for e in events),
+        loaded.row.id, tuple(p.user_id for p in state.players), tuple(documents),
         _called(state, events), take_apart, tuple(p.score for p in state.players), loaded.row.version,
     )
 
@@ -240,7 +300,8 @@ def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None =
 
 
 async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event],
-                  claims: dict[str, dict] | None = None, *, ended_by: int | None = None) -> None:
+                  claims: dict[str, dict] | None = None, decided: dict | None = None, *,
+                  ended_by: int | None = None) -> None:
     """Save an action's state, queue its announcement, and finish the league if it was won (or
     ended by the organizer `ended_by`)."""
     state = loaded.state
@@ -251,7 +312,7 @@ async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Ev
     _save(loaded, claims=claims)
     if over:
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events).to_payload())] if events else []
+    messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events, decided).to_payload())] if events else []
     await outbox.queue(session, *messages)
     if over:
         await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
@@ -296,7 +357,7 @@ async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) ->
     names = [seat.name or f"Player {number + 1}" for number, seat in enumerate(loaded.seats)]
     loaded.state = _engine_call(
         engine.new_league, [CardSet.from_dict(s) for s in lists], [s.user_id for s in loaded.seats],
-        seed=row.seed, names=names, settings=engine.LeagueSettings(target_score=row.target_score),
+        seed=row.seed, names=names, settings=_schedule(row).settings(row.target_score),
     )
     step = engine.pending_actions(loaded.state)[0]
     events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number)]
@@ -324,23 +385,45 @@ async def check_can_start(db: Database, actor: tables.Actor, *, channel_id: int)
         await tables.check_can_create(session, SPEC, actor=actor, channel_id=channel_id)
 
 
+def check_schedule(n_sets: int, target_score: int, kind: str | None, points: int | None) -> Schedule:
+    """The schedule an organizer asked for (`kind` None: the saga if `points` are given, else the
+    standard one), or a UserError saying why it cannot be played."""
+    kind = kind or ("saga" if points is not None else "decks")
+    if kind != "saga" and points is not None:
+        raise UserError("`block_points` is for the Weatherlight saga: choose `new_sets: Weatherlight saga`, or "
+                        "leave `block_points` out.")
+    if kind not in SCHEDULES:
+        raise UserError(f"Choose when new sets join: {' or '.join(SCHEDULES)}.")
+    if points is not None and not 1 <= points <= MAX_TARGET:
+        raise UserError(f"The points per block are 1 to {MAX_TARGET}.")
+    schedule = Schedule.of(n_sets, kind, points)
+    gate = max((a.min_score for a in schedule.additions), default=0)
+    if gate > target_score:
+        raise UserError(f"With {n_sets} sets the last block opens at {gate} points, above the target score "
+                        f"({target_score}): it could never join. Raise `target` or lower `block_points`.")
+    return schedule
+
+
 async def create_league(
     db: Database, actor: tables.Actor, *, channel_id: int, sets: list[CardSet], target_score: int = DEFAULT_TARGET,
-    seed: int | None = None,
+    seed: int | None = None, schedule: str = "decks", saga_points: int | None = None,
 ) -> LeagueView:
-    """Open a lobby in the channel (organizers) with `sets`, the first being the large set."""
+    """Open a lobby in the channel (organizers) with `sets`, the first being the large set, and the
+    schedule of their additions (`schedule`, `saga_points`: see SCHEDULES)."""
     if not 1 <= target_score <= MAX_TARGET:
         raise UserError(f"The target score is 1 to {MAX_TARGET}.")
     if not sets:
         raise UserError("A league needs at least one set.")
+    chosen = check_schedule(len(sets), target_score, schedule, saga_points)
     # The engine checks the sets (rarities, duplicates) as it would at the start.
-    _engine_call(engine.new_league, sets, [1, 2], seed=0, settings=engine.LeagueSettings(target_score=target_score))
+    _engine_call(engine.new_league, sets, [1, 2], seed=0, settings=chosen.settings(target_score))
     names = [{"key": s.code, "name": s.name, "cards": len(s.cards)} for s in sets]
     max_seats = engine.MAX_PLAYERS_ONE_SET if len(sets) == 1 else engine.MAX_PLAYERS
     async with db.write() as session:
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, max_seats=max_seats,
             target_score=target_score, set_names=names, set_lists=[s.to_dict() for s in sets],
+            bookkeeping={"schedule": chosen.to_json()},
         )
         return _view_of(loaded)
 
@@ -437,7 +520,9 @@ def _outcome_for(seat: int, winner: int | None) -> str:
 
 async def report(db: Database, league_id: int, actor: tables.Actor, *, result: str) -> Outcome:
     """A player reports their match (won / lost / draw, from their side); the opponent confirms.
-    The opponent reporting the same result confirms it."""
+    The opponent reporting the same result confirms it. While a report waits, the reporter's same
+    report and any report of the opponent's show it again (`again`), with its buttons; a rejected
+    report (a dispute) is replaced by the next one."""
     if result not in RESULTS:
         raise UserError(f"Report one of {', '.join(RESULTS)}.")
     async with db.write() as session:
@@ -456,8 +541,13 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
         if waiting is not None and waiting["round"] == state.round:
             if waiting["by"] == opponent and waiting["winner"] == winner:
                 return await _apply_claim(session, loaded, claims, waiting)
-            raise Conflict(f"Match {match.label} already has a report waiting: confirm or reject it with the "
-                           "buttons on it.")
+            if waiting.get("disputed_by") is None:
+                if waiting["by"] == seat and waiting["winner"] != winner:
+                    reported = _claim_of(loaded, waiting)
+                    raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
+                                   f"<@{reported.opponent}>. It can't be changed: they confirm or reject it (then "
+                                   "report again). Report the same result to show it again with its buttons.")
+                return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
         number = int((loaded.row.bookkeeping or {}).get("next_claim", 1))
         entry = {"number": number, "round": state.round, "match": match.label, "by": seat, "winner": winner}
         claims[match.label] = entry
@@ -466,50 +556,92 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
         return Outcome(_view(loaded), [], _claim_of(loaded, entry))
 
 
-async def _apply_claim(session: AsyncSession, loaded: _Loaded, claims: dict[str, dict], entry: dict) -> Outcome:
+def _claim_words(claim: Claim) -> str:
+    return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
+
+
+async def _apply_claim(session: AsyncSession, loaded: _Loaded, claims: dict[str, dict], entry: dict,
+                       decided: dict | None = None) -> Outcome:
     state = loaded.state
     assert state is not None
     events = _engine_call(engine.report, state, entry["by"], _outcome_for(entry["by"], entry["winner"]))
     claims.pop(entry["match"], None)
-    await _commit(session, loaded, events, claims)
+    await _commit(session, loaded, events, claims, decided)
     return Outcome(_view(loaded), events)
 
 
-async def _waiting_claim(session: AsyncSession, loaded: _Loaded, number: int, actor: tables.Actor) -> dict:
-    """The waiting report `number`, if the actor may answer it (the opponent, or an organizer)."""
+async def _waiting_claim(session: AsyncSession, loaded: _Loaded, number: int, actor: tables.Actor,
+                         action: str) -> tuple[dict, dict | None]:
+    """The waiting report `number`, if the actor may `action` it ("confirm" or "reject"): the
+    reporter's opponent, or an organizer who plays in neither seat of the match (never the reporter,
+    organizer or not). Also says who decided, when it is an organizer and not the opponent."""
     tables.check_same_server(NOUN, loaded.row, actor)
     state = _running(loaded)
     entry = next((c for c in _claims(loaded.row).values() if c["number"] == number), None)
-    if entry is None or entry["round"] != state.round:
+    if entry is None or entry["round"] != state.round or entry.get("disputed_by") is not None:
         raise Conflict("That report is no longer waiting: it was confirmed, rejected or replaced.")
     match = next(m for m in state.matches if m.label == entry["match"])
     seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-    if seat in match.seats() and seat != entry["by"]:
-        return entry
-    if await tables.can_manage(session, loaded.row, actor):
-        return entry
     if seat == entry["by"]:
-        raise UserError("You cannot confirm your own report; your opponent must.")
+        raise UserError(f"You cannot {action} your own report; your opponent must.")
+    if seat in match.seats():
+        return entry, None
+    if await tables.can_manage(session, loaded.row, actor):
+        return entry, {"by": actor.user_id, "how": "confirmed"}
     raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
 
 
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
-    """The opponent (or an organizer) confirms a waiting report: the result counts."""
+    """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
+    result counts."""
     async with db.write() as session:
         loaded = await _load(session, league_id)
-        entry = await _waiting_claim(session, loaded, number, actor)
-        return await _apply_claim(session, loaded, _claims(loaded.row), entry)
+        entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
+        return await _apply_claim(session, loaded, _claims(loaded.row), entry, decided)
 
 
 async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
-    """The opponent (or an organizer) rejects a waiting report: nothing counts; report again."""
+    """The opponent (or an organizer who does not play in the match) rejects a waiting report:
+    nothing counts, and the match is disputed until its players report again or an organizer
+    settles it."""
     async with db.write() as session:
         loaded = await _load(session, league_id)
-        entry = await _waiting_claim(session, loaded, number, actor)
+        entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
         claims = _claims(loaded.row)
-        claims.pop(entry["match"], None)
+        claims[entry["match"]] = {**entry, "disputed_by": actor.user_id}
         _save(loaded, claims=claims)
         return Outcome(_view(loaded))
+
+
+async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:
+    """Organizer: decide a disputed match (a rejected report) of this round: `winner_id` won, or a
+    draw (None). An organizer who plays in the match cannot; the announcement names the organizer."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        state = _running(loaded)
+        label = match.strip().upper()
+        m = next((x for x in state.matches if x.label == label), None)
+        if m is None:
+            labels = ", ".join(x.label for x in state.matches) or "none"
+            raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
+        claims = _claims(loaded.row)
+        entry = claims.get(label)
+        if m.result is not None or entry is None or entry["round"] != state.round or entry.get("disputed_by") is None:
+            raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
+                            "opponent confirms.")
+        if actor.user_id in (state.players[s].user_id for s in m.seats()):
+            raise UserError(f"You play in Match {label}: another organizer settles its dispute, or you both report "
+                            "again.")
+        winner = None
+        if winner_id is not None:
+            winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
+            if winner is None:
+                raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
+        events = _engine_call(engine.report, state, m.a, _outcome_for(m.a, winner))
+        claims.pop(label)
+        await _commit(session, loaded, events, claims, {"by": actor.user_id, "how": "settled"})
+        return Outcome(_view(loaded), events)
 
 
 async def choose(db: Database, league_id: int, actor: tables.Actor, option: str, deck_id: int | None = None) -> Outcome:

@@ -23,7 +23,6 @@ MAX_EVENT_NAME = 100
 # A rejection reason is DMed to the player with the event's name: escaped, 500 characters stay
 # well inside a 2,000-character message.
 MAX_REJECT_REASON = 500
-ALLOWED_TURNS = (rules.TURNS_GOLDFISH_CUBE, rules.TURNS_ORDINARY)
 # An uploaded write-up waits this long for its score form, and each player has at most this many
 # waiting: an upload evicts only its own player's oldest.
 PENDING_WRITEUP_TTL = timedelta(hours=1)
@@ -110,9 +109,11 @@ def _submission_view(row: GoldfishSubmission, method: str) -> SubmissionView:
 
 
 def validate_turns(turns: int) -> int:
-    if turns not in ALLOWED_TURNS:
-        raise UserError(f"A Goldfish game is {' or '.join(map(str, ALLOWED_TURNS))} turns, not {turns}.")
-    return turns
+    """1 to 20 turns (FORMATS.md §1: configurable; 7 for the Goldfish Cube, 10 otherwise by default)."""
+    try:
+        return rules.validate_turns(turns)
+    except rules.GoldfishInputError as error:
+        raise UserError(str(error)) from None
 
 
 async def create_event(

@@ -8,13 +8,19 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
 * ``offer``: how many picks have been offered so far. The pending pick's DM buttons carry its
   number; a button with another number belongs to a pick already made (or never current).
 * ``look``: the same for looks at the top of the shoe (their arrange buttons).
+* ``search``: the same for searches of the shoe (their DM's menus and buttons).
 * ``winner``: the user an organizer declared the winner at the end, if any.
 
 Every action loads the row locked (the shared concurrency rule), applies the engine (whose refusals
 become `UserError`s that change nothing), writes both documents back with ``version + 1`` and
 queues what it owes in the outbox in the same transaction: the public account of what happened (counts
 and public cards only: never a card of a hidden zone), the picker's pack by DM, the basic-land choice
-by DM when the opening turns are over, the looked-at cards by DM to the one who looked.
+by DM when the opening turns are over, the looked-at cards by DM to the one who looked, the shoe (by
+name, never in its order) by DM to the one who searches it.
+
+Nothing waits on a message that may be lost: every DM the player owes an answer to is sent again by
+`/vortex hand resend:True` (`resend`), and repeating the command of a pending step (`/vortex draw`
+with a pick pending, `/vortex shoe action:search` with a search pending) sends its DM again.
 
 Permissions: commands from a server act on that server's games only (`tables.check_same_server`);
 DM buttons are judged by seat (only the player the DM belongs to may use it). Ending a game is for
@@ -44,13 +50,14 @@ KIND = "vortex"
 NOUN = "game"
 STATUSES = tables.Statuses(running="running", finished="over")
 ACTIVE = STATUSES.active
-SHOE_ACTIONS = ("mill", "look", "top", "bottom", "shuffle")
+SHOE_ACTIONS = ("mill", "look", "reveal", "search", "top", "bottom", "shuffle")
 MAX_ARRANGE = 20  # looked-at cards a DM can put back on top or bottom one by one (buttons)
 
 # Outbox kinds (rendered by bot.cogs._vortex_outbox).
 PICK = "vortex.pick"  # DM: the pack to pick from (payload: PickPrompt)
 BASICS = "vortex.basics"  # DM: choose 3 basic lands after the opening turns (payload: BasicsPrompt)
 LOOK = "vortex.look"  # DM: the top cards of the shoe only that player saw (payload: LookPrompt)
+SEARCH = "vortex.search"  # DM: the shoe, by name, to the player searching it (payload: SearchPrompt)
 ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards only (payload: Announcement)
 FINAL = "vortex.final"  # the end: the winner, if any (payload: game id)
 ENDED = "vortex.ended"  # cancelled by an organizer while running (payload: game id)
@@ -58,10 +65,12 @@ DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you" (payload: user id)
 
 # Engine events the channel hears about. None of them names a card of a hidden zone: milled,
 # discarded and mulliganed cards are public once moved; the rest are counts.
+# Revealed cards (ShoeRevealed) and a search's cards when it shows them (onto the battlefield, or
+# revealed) are public by the rules.
 PUBLIC_EVENTS = (
     engine.PhaseChanged, engine.TurnStarted, engine.PackPassed, engine.Replenished, engine.EmptyPackPenalty,
     engine.PackOverflowDiscard, engine.MulliganTaken, engine.Milled, engine.TopArranged, engine.CardsPutIntoShoe,
-    engine.ShoeShuffled, engine.GameOver,
+    engine.ShoeShuffled, engine.ShoeRevealed, engine.SearchBegan, engine.SearchFinished, engine.GameOver,
 )
 
 
@@ -137,6 +146,37 @@ class LookPrompt(_Document):
 
 
 @dataclass(frozen=True)
+class SearchPrompt(_Document):
+    """A search of the shoe: the whole shoe by name (sorted, so its order never shows), up to `count`
+    cards to take to `to`, those `chosen` so far; `search` numbers the search."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    search: int
+    count: int
+    to: str
+    reveal: bool
+    shoe: tuple[str, ...]
+    chosen: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """The distinct names in the shoe, in the order the DM lists them (its menus' values index this)."""
+        return sorted(set(self.shoe), key=lambda card: (name_key(card), card))
+
+    def available(self, name: str) -> int:
+        """Copies of `name` in the shoe not chosen yet."""
+        return self.shoe.count(name) - self.chosen.count(name)
+
+    @property
+    def room(self) -> int:
+        return self.count - len(self.chosen)
+
+
+@dataclass(frozen=True)
 class Announcement(_Document):
     """What the channel hears about one action: public events as dicts (with their `type`), the
     players by seat, and who is pinged (the player whose turn of normal play begins)."""
@@ -182,6 +222,7 @@ class ActionResult:
     game: GameView
     events: list[engine.Event] = field(default_factory=list)
     held: outbox.Queued | None = None  # the actor's next pick, held for the caller to show in place
+    resent: list[outbox.Queued] = field(default_factory=list)  # a pending step's DM, queued again (held)
 
     def first(self, kind: type) -> Any:
         return next((e for e in self.events if isinstance(e, kind)), None)
@@ -305,8 +346,19 @@ def _look_prompt(loaded: _Loaded) -> LookPrompt | None:
                       cards=tuple(state.shoe[: look.count]))
 
 
+def _search_prompt(loaded: _Loaded) -> SearchPrompt | None:
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None or state.search is None:
+        return None
+    search = state.search
+    return SearchPrompt(**_where(loaded, search.seat), search=loaded.extras.get("search", 0), count=search.count,
+                        to=search.to, reveal=search.reveal, shoe=tuple(sorted(state.shoe, key=lambda c: (name_key(c), c))),
+                        chosen=tuple(search.chosen))
+
+
 def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
-    """Every DM the player owes an answer to now: their pick, their basic lands, their look."""
+    """Every DM the player owes an answer to now: their pick, their basic lands, their look, their
+    search."""
     state = loaded.state
     if state is None:
         return []
@@ -317,11 +369,12 @@ def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
         (PICK, p if (p := _pick_prompt(loaded)) and p.seat == seat else None),
         (BASICS, _basics_prompt(loaded, seat)),
         (LOOK, p if (p := _look_prompt(loaded)) and p.seat == seat else None),
+        (SEARCH, p if (p := _search_prompt(loaded)) and p.seat == seat else None),
     ]
     return [(kind, prompt) for kind, prompt in found if prompt is not None]
 
 
-def _dm(kind: str, prompt: PickPrompt | BasicsPrompt | LookPrompt) -> outbox.Message:
+def _dm(kind: str, prompt: PickPrompt | BasicsPrompt | LookPrompt | SearchPrompt) -> outbox.Message:
     return outbox.Message(kind, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
@@ -359,6 +412,9 @@ async def _commit(
         loaded.extras["offer"] = loaded.extras.get("offer", 0) + 1
     if any(isinstance(e, engine.ShoeLooked) for e in events):
         loaded.extras["look"] = loaded.extras.get("look", 0) + 1
+    began_search = any(isinstance(e, engine.SearchBegan) for e in events)
+    if began_search:
+        loaded.extras["search"] = loaded.extras.get("search", 0) + 1
     _save(loaded, **values)
     public = [*notes, *(event_dict(e) for e in events if isinstance(e, PUBLIC_EVENTS) and not isinstance(e, quiet))]
     messages: list[outbox.Message] = []
@@ -370,6 +426,8 @@ async def _commit(
         messages += [_dm(BASICS, p) for seat in range(len(state.players)) if (p := _basics_prompt(loaded, seat))]
     if any(isinstance(e, engine.ShoeLooked) for e in events) and (look := _look_prompt(loaded)) is not None:
         messages.append(_dm(LOOK, look))
+    if began_search and (search := _search_prompt(loaded)) is not None:
+        messages.append(_dm(SEARCH, search))
     held = None
     pick = _pick_prompt(loaded) if offered else None
     if pick is not None and pick.seat == hold_for:
@@ -453,20 +511,29 @@ async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult
 # --- turns: draw, pick, pass, mulligan ---------------------------------------------------------------
 
 
-async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args, notes=None) -> ActionResult:
+async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args, notes=None,
+               pending: str | None = None) -> ActionResult:
     """A player's command: one transaction that runs `operation(state, seat, *args)` on the game and
-    commits it (`notes(seat, events)`: lines of news the engine's events do not tell)."""
+    commits it (`notes(seat, events)`: lines of news the engine's events do not tell). If the actor
+    owes an answer of kind `pending` (the step this command starts: a pick, a search), nothing runs:
+    that step's DM is queued again instead (`resent`, held for the caller), as its first may be lost."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
         state, seat = _player_seat(loaded, actor)
+        owed = [prompt for kind, prompt in _prompts_of(loaded, actor.user_id) if kind == pending]
+        if owed:
+            resent = await outbox.queue(session, *(_dm(pending, prompt) for prompt in owed), hold=True)
+            return ActionResult(_view(loaded), resent=resent)
         events = _engine_call(operation, state, seat, *args)
         await _commit(session, loaded, events, notes=notes(seat, events) if notes else ())
         return ActionResult(_view(loaded), list(events))
 
 
 async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) -> ActionResult:
-    """Draw `count` = that many replenish+pick steps; the first pick goes to the player's DMs."""
-    return await _act(db, game_id, actor, engine.draw, count,
+    """Draw `count` = that many replenish+pick steps; the first pick goes to the player's DMs. With a
+    pick of the actor's pending, nothing is drawn: that pick's DM is queued again (`resent`, held
+    for the caller to send), since its first one may be lost."""
+    return await _act(db, game_id, actor, engine.draw, count, pending=PICK,
                       notes=lambda seat, _: ({"type": "Drawing", "seat": seat, "count": count},))
 
 
@@ -511,14 +578,21 @@ async def mulligan(db: Database, game_id: int, actor: tables.Actor) -> ActionRes
 # --- the shoe ------------------------------------------------------------------------------------------
 
 
-def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | None, card: str | None):
-    """The engine operation for `/vortex shoe` (mill and look take a count; top and bottom a card)."""
+SEARCH_WORDS = {engine.HAND: "your hand", engine.PLAYED: "the battlefield", engine.TOP: "the top of the shoe"}
+
+
+def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | None, card: str | None,
+               to: str | None = None, reveal: bool | None = None):
+    """The engine operation for `/vortex shoe` (mill, look, reveal and search take a count; top and
+    bottom a card; search also where the cards go and whether they are revealed)."""
     if action not in SHOE_ACTIONS:
         raise UserError(f"Unknown shoe action {action!r}; use one of {', '.join(SHOE_ACTIONS)}.")
+    if action != "search" and (to is not None or reveal is not None):
+        raise UserError("`to` and `reveal` are for search only.")
     if action in ("top", "bottom"):
         if count is not None or not card:
             raise UserError(f"Name the card from your hand to put on the {action} of the shoe with `card` "
-                            "(one card per command; `count` is for mill and look).")
+                            "(one card per command; `count` is for mill, look, reveal and search).")
         return engine.put_on_shoe(state, seat, [_hand_card(state, seat, card)], position=action)
     if card:
         raise UserError("`card` is for top and bottom only.")
@@ -526,8 +600,13 @@ def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | N
         if count is not None:
             raise UserError("Shuffling takes no `count`.")
         return engine.shuffle_shoe(state, seat)
-    operation = engine.mill if action == "mill" else engine.look_at_top
-    return operation(state, seat, 1 if count is None else count)
+    count = 1 if count is None else count
+    if action == "search":
+        if to is not None and to not in SEARCH_WORDS:
+            raise UserError("Searched cards go to your hand, the battlefield or the top of the shoe.")
+        return engine.begin_search(state, seat, count, to=to or engine.HAND, reveal=bool(reveal))
+    operation = {"mill": engine.mill, "look": engine.look_at_top, "reveal": engine.reveal_top}[action]
+    return operation(state, seat, count)
 
 
 def _hand_card(state: engine.VortexState, seat: int, typed: str) -> str:
@@ -548,11 +627,16 @@ def _hand_card(state: engine.VortexState, seat: int, typed: str) -> str:
 
 
 async def shoe(
-    db: Database, game_id: int, actor: tables.Actor, action: str, *, count: int | None = None, card: str | None = None
+    db: Database, game_id: int, actor: tables.Actor, action: str, *, count: int | None = None, card: str | None = None,
+    to: str | None = None, reveal: bool | None = None,
 ) -> ActionResult:
-    """A library effect, which affects the shoe: mill, look (the cards go to the player by DM), put a
-    card from your hand on top or at the bottom, shuffle."""
-    return await _act(db, game_id, actor, _shoe_call, action, count, card, notes=_looked)
+    """A library effect, which affects the shoe: mill, look (the cards go to the player by DM), reveal
+    the top cards to everyone, search (the shoe goes to the player by DM; they take up to `count`
+    cards `to` their hand, the battlefield or the top of the shoe, `reveal`ed or not, and it is
+    shuffled), put a card from your hand on top or at the bottom, shuffle. A search repeated while
+    the actor's own search is pending sends its DM again (`resent`), since the first may be lost."""
+    return await _act(db, game_id, actor, _shoe_call, action, count, card, to, reveal, notes=_looked,
+                      pending=SEARCH if action == "search" else None)
 
 
 def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
@@ -561,21 +645,29 @@ def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
     return ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
 
 
+def _current(loaded: _Loaded, prompt, seat: int, field: str, number: int, stale: str):
+    """`prompt` if it is the seat's and its `field` (the serial its DM buttons carry) is `number`."""
+    if prompt is None or prompt.seat != seat or getattr(prompt, field) != number:
+        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id, stale)
+    return prompt
+
+
+async def _checked(db: Database, game_id: int, user_id: int, seat: int, check, number: int):
+    """What a DM button's view-only press shows, if it is still current (`check(loaded, seat, number)`)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        _button_seat(loaded, user_id, seat)
+        return check(loaded, seat, number)
+
+
 def _check_look(loaded: _Loaded, seat: int, look: int) -> LookPrompt:
-    current = _look_prompt(loaded)
-    if current is None or current.seat != seat or current.look != look:
-        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id,
-                           "Those cards are no longer the top of the shoe as you saw them (the shoe changed): "
-                           "nothing was moved.")
-    return current
+    return _current(loaded, _look_prompt(loaded), seat, "look", look,
+                    "Those cards are no longer the top of the shoe as you saw them (the shoe changed): nothing was moved.")
 
 
 async def checked_look(db: Database, game_id: int, user_id: int, *, seat: int, look: int) -> LookPrompt:
     """The look a DM button belongs to, if it is still current (for the view-only toggles)."""
-    async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
-        _button_seat(loaded, user_id, seat)
-        return _check_look(loaded, seat, look)
+    return await _checked(db, game_id, user_id, seat, _check_look, look)
 
 
 async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int]) -> ActionResult:
@@ -590,6 +682,60 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
         order = range(len(prompt.cards))
         events = _engine_call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
                               [i for i in order if i in bottom])
+        await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), list(events))
+
+
+# --- a search of the shoe ---------------------------------------------------------------------------------
+
+
+def _check_search(loaded: _Loaded, seat: int, search: int) -> SearchPrompt:
+    return _current(loaded, _search_prompt(loaded), seat, "search", search, "That search is over.")
+
+
+async def checked_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> SearchPrompt:
+    """The search a DM's page buttons belong to, if it is still open (to turn its pages)."""
+    return await _checked(db, game_id, user_id, seat, _check_search, search)
+
+
+async def _search_step(db: Database, game_id: int, user_id: int, seat: int, search: int, operation,
+                       arguments=lambda prompt: ()) -> SearchPrompt:
+    """One change to an open search (`operation(state, seat, *arguments(prompt))`), in one transaction."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        prompt = _check_search(loaded, seat, search)
+        _engine_call(operation, state, seat, *arguments(prompt))
+        _save(loaded)
+        prompt = _search_prompt(loaded)
+        assert prompt is not None
+        return prompt
+
+
+async def search_choose(db: Database, game_id: int, user_id: int, *, seat: int, search: int,
+                        names: list[int]) -> SearchPrompt:
+    """The searcher chooses cards: `names` index the DM's list (`SearchPrompt.names`), one copy each."""
+    def chosen(prompt: SearchPrompt) -> tuple[list[str]]:
+        listed = prompt.names
+        if any(not 0 <= i < len(listed) for i in names):
+            raise UserError("Choose among the cards the shoe holds.")
+        return ([listed[i] for i in names],)
+
+    return await _search_step(db, game_id, user_id, seat, search, engine.search_choose, chosen)
+
+
+async def search_clear(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> SearchPrompt:
+    """The searcher starts choosing again."""
+    return await _search_step(db, game_id, user_id, seat, search, engine.search_clear)
+
+
+async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> ActionResult:
+    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        _check_search(loaded, seat, search)
+        events = _engine_call(engine.finish_search, state, seat)
         await _commit(session, loaded, events)
         return ActionResult(_view(loaded), list(events))
 
@@ -653,7 +799,7 @@ async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
                                                guild_id=p["guild_id"]))
 
 
-for _kind in (PICK, BASICS, LOOK):
+for _kind in (PICK, BASICS, LOOK, SEARCH):
     outbox.on_dm_closed(_kind, _dms_closed, retry_at_startup=True)
 
 

@@ -58,10 +58,30 @@ def sets_text(league: LeagueView) -> str:
 # --- the lobby ------------------------------------------------------------------------------------
 
 
+SCHEDULE_NAMES = {"decks": "standard", "saga": "Weatherlight saga"}
+
+
+def schedule_text(league: LeagueView) -> str:
+    """When each later set joins the pool (and the most decks there will be), as the league's
+    schedule says: "`con` at deck 6, `arb` at deck 11 once someone has 10 points"."""
+    schedule = league.schedule
+    if schedule is None:
+        return ""
+    if not schedule.additions:
+        return f"One set: at most {schedule.first_deck_limit} decks."
+    joins = [f"`{s.key}` at deck {a.at_deck}" + (f" once someone has {a.min_score} points" if a.min_score else "")
+             for s, a in zip(league.sets[1:], schedule.additions, strict=False)]
+    most = max(a.deck_limit for a in schedule.additions)
+    kind = SCHEDULE_NAMES.get(schedule.kind, schedule.kind)
+    blocks = (f", blocks of {engine.SAGA_BLOCK} sets, each new block after {schedule.points} more points"
+              if schedule.kind == "saga" else "")
+    return f"New sets ({kind}{blocks}): " + ", ".join(joins) + f"; at most {most} decks."
+
+
 def lobby_embed(league: LeagueView, note: str | None = None) -> discord.Embed:
     embed = discord.Embed(title=f"{league_name(league.id)} · {league.status}", colour=discord.Colour.dark_gold())
-    embed.description = limits.clip(f"Sets: {sets_text(league)}\nFirst to **{league.target_score}** points wins.",
-                                     limits.DESCRIPTION)
+    lines = [f"Sets: {sets_text(league)}", schedule_text(league), f"First to **{league.target_score}** points wins."]
+    embed.description = limits.clip("\n".join(line for line in lines if line), limits.DESCRIPTION)
     seated = league.state is not None
     lines = [f"{i + 1}. {mention(u)}" if seated else f"• {mention(u)}" for i, u in enumerate(league.players)]
     title = f"Players ({len(league.players)}/{league.max_seats})" + (" in seat order" if seated else "")
@@ -124,6 +144,8 @@ def event_lines(news: Announcement) -> list[str]:
             else:
                 loser = e["b"] if e["winner"] == e["a"] else e["a"]
                 lines.append(f"🏁 Match {e['label']}: {mention(u(e['winner']))} beat {mention(u(loser))}.")
+            if e.get("decided"):
+                lines[-1] += _decided_words(e["decided"])
         elif kind == "ScoreChanged":
             lines.append(_score_line(news, e))
         elif kind == "OptionChosen":
@@ -153,6 +175,12 @@ def event_lines(news: Announcement) -> list[str]:
     return lines
 
 
+def _decided_words(decided: dict) -> str:
+    if decided.get("how") == "settled":
+        return f" Settled by the organizer {mention(decided['by'])} after a dispute."
+    return f" Confirmed by the organizer {mention(decided['by'])}."
+
+
 def _end_line(news: Announcement, e: dict) -> str:
     name = league_name(news.league_id)
     if e["type"] == "LeagueWon":
@@ -174,10 +202,30 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------------
 
 
-def claim_text(claim: Claim) -> str:
-    what = "a **draw**" if claim.winner is None else f"that **{mention(claim.winner)} won**"
+def _claimed(claim: Claim) -> str:
+    return "a **draw**" if claim.winner is None else f"that **{mention(claim.winner)} won**"
+
+
+def claim_text(claim: Claim, *, again: bool = False) -> str:
+    """A report waiting for the opponent (`again`: shown once more, its first message may be lost)."""
+    still = " (still waiting)" if again else ""
     return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reports {what}. {mention(claim.opponent)}, confirm or reject it (an organizer can confirm too).")
+            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)}, confirm or reject it (an organizer who "
+            "does not play in it can confirm too).")
+
+
+def waiting_for_you_text(claim: Claim) -> str:
+    """The opponent reported while the other player's report waited for them: that report, to answer."""
+    return (f"Match {claim.match} already has a report waiting for you: {mention(claim.reporter)} reports "
+            f"{_claimed(claim)}. Confirm it, or reject it (the match is then disputed: you both report again, or an "
+            "organizer settles it).")
+
+
+def verdict_text(action: str, user_id: int) -> str:
+    if action == "confirm":
+        return f"✅ Confirmed by {mention(user_id)}."
+    return (f"❌ Rejected by {mention(user_id)}: the match is disputed. Report it again (`/421 report`), both of you, "
+            "or an organizer who does not play in it settles it (`/421 settle`).")
 
 
 class ClaimButton(
@@ -286,6 +334,18 @@ def deck_modal(league: LeagueView, kind: str, user_id: int) -> discord.ui.Modal:
     return modal
 
 
+_AFTER_CHOOSING = {engine.BUILD: " Now build your new deck with `/421 build`.",
+                   engine.ALTER: " Now send your altered list with `/421 alter`.",
+                   engine.TAKE_APART: " First take apart two unused decks (`/421 takeapart`)."}
+
+
+def chosen_text(league: LeagueView, option: str, user_id: int) -> str:
+    """The loser's option, and what they do next if it is their turn again."""
+    step = league.state.step if league.state else None
+    mine = step is not None and league.user_of(step.seat) == user_id
+    return f"You chose {OPTION_RULES[option]}." + (_AFTER_CHOOSING.get(step.kind, "") if mine else "")
+
+
 def deck_done_text(league: LeagueView, events: Sequence[engine.Event]) -> str:
     built = next((e for e in events if isinstance(e, engine.DeckBuilt | engine.DeckAltered)), None)
     if isinstance(built, engine.DeckBuilt):
@@ -377,6 +437,8 @@ def _waiting_lines(league: LeagueView) -> list[str]:
             engine.TAKE_APART: "takes apart two unused decks", engine.CHOOSE: f"chooses an option (lost Match {action.match})",
             engine.REPORT: f"report Match {action.match}",
         }[action.kind]
+        if action.kind == engine.REPORT and action.match in league.disputes:
+            what += " (disputed: report again, or an organizer settles it with `/421 settle`)"
         lines.append(f"{who} {what}")
     return lines or ["nobody: the league is over"]
 

@@ -26,7 +26,7 @@ def breakdown_text(sub: SubmissionView) -> str:
     parts = sub.breakdown
     text = (
         f"life {_fmt(sub.life_lost)} → {_fmt(parts['life'])}, milled {sub.cards_milled} → {_fmt(parts['mill'])}, "
-        f"poison {sub.poison} → {_fmt(parts['poison'])}, wins {sub.game_wins} → {_fmt(parts['win'])}"
+        f"poison {sub.poison} → {_fmt(parts['poison'])}, win/lose effects {sub.game_wins} → {_fmt(parts['win'])}"
     )
     if sub.lost_or_drew:
         text += " · lost/drew: 0"
@@ -126,7 +126,10 @@ def game_end_rule(turns: int, play_order: str) -> str:
 # What the goldfish does and what a restart costs, one line per form field (each ≤ 100 characters).
 GOLDFISH_LIBRARY = "The goldfish has an infinite library of basic lands; it draws and plays one each turn."
 GOLDFISH_CHOICES = "It takes no other action, and always chooses what minimises your score (basic type too)."
-RESTART_RULE = "Restarting the game resets your score to 0. All the rules: /goldfish rules"
+WIN_POINTS = f"{rules.DEFAULT_TABLE['win']:g}"
+# The win field's label and help: both kinds of game-ending effect, and the restart rule.
+WIN_LABEL = "Win / lose the game effects"
+WIN_RULE = f"{WIN_POINTS} each: you win, or the goldfish loses, the game. Restarting the game resets your score to 0."
 
 
 def rules_embed(event: EventView | None) -> discord.Embed:
@@ -138,7 +141,8 @@ def rules_embed(event: EventView | None) -> discord.Embed:
             f"**{rules.TURNS_ORDINARY}** with an ordinary card pool. You play first, and the game ends before the "
             f"start of your {_ordinal(rules.TURNS_GOLDFISH_CUBE + 1)} **normal** turn (in a 7-turn game); extra "
             "turns don't count towards the limit. An event may instead agree to play second (the game then ends "
-            "at the start of the goldfish's 8th turn) or to flip for it; everyone in one event does the same."
+            "at the start of the goldfish's 8th turn) or to flip for it; everyone in one event does the same. "
+            f"An organizer may set any length from {rules.MIN_TURNS} to {rules.MAX_TURNS} turns for an event."
         )
     else:
         title = f"Goldfish rules · {event.name}"[:256]
@@ -157,10 +161,11 @@ def rules_embed(event: EventView | None) -> discord.Embed:
         name="Scoring",
         value=(
             "1 per point of life lost (life may go below 0) · ½ per card milled · 2 per poison counter · "
-            "20 per \"win the game\" effect that would have ended the game. "
+            f"{WIN_POINTS} per effect that would have ended the game: each \"you win the game\" effect, and each "
+            "\"lose the game\" effect on the goldfish (\"target player loses the game\"). "
             f"This event combines them by **{method}**.\n"
-            "0 if you lose or draw, or if an effect (other than the goldfish's emblem) stops you winning at the "
-            "end; \"win the game\" effects score nothing while it does."
+            "0 if you lose or draw, or if an effect (other than the goldfish's emblem) stops you winning or the "
+            "goldfish losing at the end; win and lose effects score nothing while it does."
         ),
         inline=False,
     )
@@ -189,7 +194,7 @@ class ScoreModal(StatelessModal):
             ("Life the goldfish lost (may go below 0)", game_end_rule(event.turns, event.play_order), "life_lost", 12),
             ("Cards milled", GOLDFISH_LIBRARY, "cards_milled", 12),
             ("Poison counters", GOLDFISH_CHOICES, "poison", 12),
-            ("'Win the game' effects", RESTART_RULE, "game_wins", 6),
+            (WIN_LABEL, WIN_RULE, "game_wins", 6),
         ]
         for label, rule, field_id, length in fields:
             number = discord.ui.TextInput(default="0", max_length=length, custom_id=field_id)
@@ -204,7 +209,8 @@ class ScoreModal(StatelessModal):
             self.add_item(
                 discord.ui.Label(
                     text="Write-up: your line of play, turn by turn",
-                    description="Everyone can read it. An infinite loop counts once: name the step done once.",
+                    description="Everyone can read it. An infinite loop counts once: name the step done once. "
+                                "Rules: /goldfish rules",
                     component=text,
                 )
             )

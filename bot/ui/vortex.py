@@ -1,15 +1,20 @@
-"""How a Vortex game looks in Discord: the lobby, the pick / basic-land / look DMs, the channel's
-account of the game, the public status and the private hand (no rules, no SQL).
+"""How a Vortex game looks in Discord: the lobby, the pick / basic-land / look / search DMs, the
+channel's account of the game, the public status and the private hand (no rules, no SQL).
 
 Card names are user text (cubes are uploaded): always escaped where Discord renders markdown, clipped
 where it limits length. The channel only ever sees counts and public cards (milled, discarded,
-mulliganed): the announcement payloads hold nothing else, and the status embed is built from
-`engine.public_status`, which holds no card name at all.
+mulliganed, revealed, searched onto the battlefield or revealed by the search): the announcement
+payloads hold nothing else, and the status embed is built from `engine.public_status`, which holds no
+card name at all. A search DM shows the shoe by name, sorted, a page of up to 100 names at a time (four
+menus of 25: Discord's limits), never in the shoe's order.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 
@@ -22,6 +27,7 @@ from bot.services.vortex import (
     HandView,
     LookPrompt,
     PickPrompt,
+    SearchPrompt,
     event_name,
 )
 from bot.text import escape
@@ -34,6 +40,12 @@ MAX_CONTENT = 1900
 SERIAL = 2**31  # how many picks or looks a game can offer (far more than any game makes)
 LAND_ACTIONS = (*(land.lower() for land in engine.BASIC_TYPES), "clear", "confirm")
 LOOK_ACTIONS = ("toggle", "done")
+SEARCH_ACTIONS = ("page", "clear", "take")
+SEARCH_MENUS, SEARCH_MENU_SIZE = 4, 25  # per page: four menus of 25 names, and a row of buttons (Discord's five)
+SEARCH_PAGE = SEARCH_MENUS * SEARCH_MENU_SIZE
+MAX_SHOE_NAMES = 100_000  # far more distinct names than any shoe holds
+SEARCH_TO = {engine.HAND: "into your hand", engine.PLAYED: "onto the battlefield",
+             engine.TOP: "on top of the shoe, after the shuffle"}
 PHASE_NAMES = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "play",
                engine.OVER: "over"}
 STEP_NAMES = {engine.UPKEEP: "upkeep (mulligan window)", engine.DRAW: "draw step", engine.MAIN: "main"}
@@ -65,6 +77,29 @@ class LookButton(
     route=("VortexCog", "on_look"),
 ):
     """A look's DM: toggle card `card` between top and bottom (the set `bottom` is a bit mask), or done."""
+
+
+class SearchSelect(
+    Component, prefix="vortex:find", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
+                                            index("page", limit=MAX_SHOE_NAMES), index("menu", limit=SEARCH_MENUS)),
+    route=("VortexCog", "on_search_select"),
+):
+    """A search DM's menu: the cards chosen (their values index `SearchPrompt.names`), one copy each."""
+
+    async def handle(self, interaction: discord.Interaction, **args: Any) -> None:
+        values = getattr(self.item, "values", None) or []
+        if not values:
+            raise InvalidPayload()
+        names = [index("card", limit=MAX_SHOE_NAMES).read(value) for value in values]
+        await super().handle(interaction, names=names, **args)
+
+
+class SearchButton(
+    Component, prefix="vortex:seek", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
+                                            index("page", limit=MAX_SHOE_NAMES), word("action", SEARCH_ACTIONS)),
+    route=("VortexCog", "on_search_button"),
+):
+    """A search DM's buttons: turn to page `page`, start over, or take the chosen cards."""
 
 
 # --- the basic lands chosen so far, in a custom_id ---------------------------------------------------
@@ -234,6 +269,79 @@ def look_view(prompt: LookPrompt, bottom: frozenset[int] = frozenset()) -> disco
     return view
 
 
+# --- the search DM -----------------------------------------------------------------------------------------
+
+
+def search_pages(prompt: SearchPrompt) -> int:
+    return max(1, math.ceil(len(prompt.names) / SEARCH_PAGE))
+
+
+def _search_goal(prompt: SearchPrompt) -> str:
+    revealed = " (revealed to everyone)" if prompt.reveal and prompt.to != engine.PLAYED else ""
+    return f"up to {_s(prompt.count, 'card')} {SEARCH_TO.get(prompt.to, prompt.to)}{revealed}"
+
+
+def search_embed(prompt: SearchPrompt, page: int = 0) -> discord.Embed:
+    names = prompt.names
+    page = min(max(page, 0), search_pages(prompt) - 1)
+    shown = names[page * SEARCH_PAGE:(page + 1) * SEARCH_PAGE]
+    chosen = Counter(prompt.chosen)
+    picked = ", ".join(f"{escape(name)}{f' ×{n}' if n > 1 else ''}" for name, n in chosen.items()) or "none yet"
+    head = (f"Take {_search_goal(prompt)}: choose in the menus (one copy each time), then press **Take**. The shoe "
+            f"is shuffled afterwards. Finding nothing is allowed.\n**Chosen ({len(prompt.chosen)}/{prompt.count}):** "
+            f"{limits.clip(picked, 1000)}")
+    lines = [f"`{prompt.available(name)}×` {escape(name)}" for name in shown] or ["The shoe is empty."]
+    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · search the shoe (only you see this)",
+                          colour=discord.Colour.dark_teal())
+    embed.description = head + "\n\n" + limits.fit_lines(lines, limits.DESCRIPTION - len(head) - 2)
+    embed.set_footer(text=f"Page {page + 1} of {search_pages(prompt)} · the shoe holds {_s(len(prompt.shoe), 'card')}, "
+                          "listed by name, never in its order · copies not chosen yet.")
+    return limits.fit_embed(embed)
+
+
+def search_view(prompt: SearchPrompt, page: int = 0) -> discord.ui.View:
+    names = prompt.names
+    pages = search_pages(prompt)
+    page = min(max(page, 0), pages - 1)
+    view = discord.ui.View(timeout=None)
+    where = {"game": prompt.game_id, "seat": prompt.seat, "search": prompt.search}
+    first = page * SEARCH_PAGE
+    for menu in range(SEARCH_MENUS):
+        start = first + menu * SEARCH_MENU_SIZE
+        options = [discord.SelectOption(label=limits.clip(names[i], limits.SELECT_LABEL), value=str(i),
+                                        description=f"{prompt.available(names[i])} in the shoe")
+                   for i in range(start, min(start + SEARCH_MENU_SIZE, len(names))) if prompt.available(names[i])]
+        if not options or prompt.room <= 0:
+            continue
+        end = min(start + SEARCH_MENU_SIZE, len(names))
+        select = discord.ui.Select(custom_id=SearchSelect.custom_id_for(**where, page=page, menu=menu),
+                                   placeholder=f"Cards {start + 1}–{end} of {len(names)}: choose", min_values=1,
+                                   max_values=min(prompt.room, len(options)), options=options, row=menu)
+        view.add_item(SearchSelect(select))
+
+    def button(action: str, to_page: int, label: str, style: discord.ButtonStyle, disabled: bool = False) -> None:
+        custom_id = SearchButton.custom_id_for(**where, page=to_page, action=action)
+        view.add_item(SearchButton(discord.ui.Button(label=label, style=style, custom_id=custom_id, disabled=disabled,
+                                                     row=4)))
+
+    if pages > 1:
+        button("page", max(page - 1, 0), "◀ Previous", discord.ButtonStyle.secondary, page == 0)
+        button("page", min(page + 1, pages - 1), "Next ▶", discord.ButtonStyle.secondary, page == pages - 1)
+    button("clear", page, "Start over", discord.ButtonStyle.secondary, not prompt.chosen)
+    take = f"Take {_s(len(prompt.chosen), 'card')}" if prompt.chosen else "Find nothing"
+    button("take", page, take, discord.ButtonStyle.success)
+    return view
+
+
+def found_text(cards: Sequence[str], to: str) -> str:
+    if not cards:
+        return "You found nothing. The shoe was shuffled."
+    names = limits.clip(", ".join(map(card_text, cards)), 1500)
+    if to == engine.TOP:
+        return f"You found {names}. The shoe was shuffled, then they went on top of it."
+    return f"You found {names}: they went {SEARCH_TO.get(to, to)}. The shoe was shuffled."
+
+
 # --- the channel's account -------------------------------------------------------------------------------
 
 
@@ -283,6 +391,13 @@ def _line(news: Announcement, e: dict) -> str | None:
         return f"📤 {who} put {_s(e['count'], 'card')} from their hand {where} the shoe."
     if kind == "ShoeShuffled":
         return f"🔀 {who} shuffled the shoe ({_s(e['shoe_size'], 'card')})."
+    if kind == "SearchBegan":
+        where = {engine.HAND: "for their hand", engine.PLAYED: "for the battlefield",
+                 engine.TOP: "for the top of the shoe"}.get(e["to"], "")
+        return (f"🔎 {who} searches the shoe for up to {_s(e['count'], 'card')} {where}"
+                f"{' (revealed)' if e['reveal'] and e['to'] != engine.PLAYED else ''}; the shoe is in their DMs.")
+    if kind == "SearchFinished":
+        return _search_line(who, e)
     if kind == "PhaseChanged" and e["phase"] == engine.BASICS:
         return "🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs."
     if kind == "PhaseChanged" and e["phase"] == engine.PLAY:
@@ -290,8 +405,35 @@ def _line(news: Announcement, e: dict) -> str | None:
     return None
 
 
+def _search_line(who: str, e: dict) -> str:
+    shuffled = f"the shoe was shuffled ({_s(e['shoe_size'], 'card')})"
+    if not e["found"]:
+        return f"🔎 {who} found nothing; {shuffled}."
+    named = f": {', '.join(map(card_text, e['cards']))}" if e["cards"] else ""
+    if e["to"] == engine.TOP:
+        return f"🔎 {who} searched the shoe; {shuffled}, then {_s(e['found'], 'card')} went on top{named}."
+    where = "onto the battlefield" if e["to"] == engine.PLAYED else "into their hand"
+    return f"🔎 {who} put {_s(e['found'], 'card')} from the shoe {where}{named}; {shuffled}."
+
+
+def _revealed_lines(news: Announcement, e: dict) -> list[str]:
+    """Revealed cards, one line each (so that a long reveal splits over messages, never clipped)."""
+    who = mention(news.user_of(e["seat"]))
+    if not e["cards"]:
+        return [f"👁️ {who} revealed the top of the shoe: it is empty."]
+    head = (f"👁️ {who} revealed the top {_s(len(e['cards']), 'card')} of the shoe (top first; they stay "
+            "there, in this order):")
+    return [head, *numbered(e["cards"])]
+
+
 def event_lines(news: Announcement) -> list[str]:
-    return [line for e in news.events if (line := _line(news, e)) is not None]
+    lines: list[str] = []
+    for e in news.events:
+        if e["type"] == "ShoeRevealed":
+            lines += _revealed_lines(news, e)
+        elif (line := _line(news, e)) is not None:
+            lines.append(line)
+    return lines
 
 
 def split_messages(lines: Sequence[str]) -> list[str]:
@@ -315,6 +457,8 @@ def _now_text(game: GameView, status: engine.PublicStatus) -> str:
         text += f" · {mention(game.user_of(status.active_seat))}'s turn"
     if status.picking_seat is not None:
         text += f"\nPicking now: {mention(game.user_of(status.picking_seat))} ({_s(status.picks_left, 'pick')} left)"
+    if status.searching_seat is not None:
+        text += f"\nSearching the shoe now: {mention(game.user_of(status.searching_seat))}"
     return text
 
 
@@ -354,6 +498,8 @@ def hand_embed(view: HandView) -> discord.Embed:
         notes.append(f"You have a pick to make (pick {private.pick_number} of {private.picks_total}): see your DMs.")
     if private.basics_to_choose:
         notes.append("Choose your 3 basic lands in your DMs.")
+    if private.searching:
+        notes.append("You are searching the shoe: see your DMs (`/vortex shoe action:search` sends it again).")
     if private.can_mulligan:
         notes.append("You may mulligan now (`/vortex mulligan`): your pack has 5 or more basic lands.")
     if private.replenish_to != engine.PACK_SIZE:

@@ -273,7 +273,7 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
         assert twice.ephemeral and "already has a report waiting" in twice.content
         confirm_id = t.claim_button(claim.message, "confirm")
         rejected = await t.answer(winner, claim.message, "reject")
-        assert "Rejected (report again)" in rejected.content
+        assert "Rejected by" in rejected.content and "disputed" in rejected.content
         stale = await forged_click(fake, winner, claim.message, confirm_id)
         assert stale.ephemeral and "no longer waiting" in stale.content
         await t.report(loser, "lost")

@@ -474,21 +474,37 @@ async def test_rejection_reasons_are_bounded_and_a_failed_dm_says_why(fake, bot,
 async def test_goldfish_rules_in_the_command_and_the_form(fake, bot, world):
     general = await gf(fake, world, world.member, "rules")
     assert general.ephemeral and "7 turns" in general.content and "8th **normal** turn" in general.content
-    for rule in ("infinite library of basic lands", "minimises your score", "Restarting the game resets your score"):
+    for rule in ("infinite library of basic lands", "minimises your score", "Restarting the game resets your score",
+                 "from 1 to 20 turns",
+                 # FORMATS.md §1: 20 per effect that would have ended the game, of either kind.
+                 '20 per effect that would have ended the game: each "you win the game" effect, and each '
+                 '"lose the game" effect on the goldfish ("target player loses the game")'):
         assert rule in general.content, rule
+    # Any length from 1 to 20 turns; the Discord client refuses the rest.
+    for turns in (0, 21):
+        with pytest.raises(CommandNotAvailable):
+            await gf(fake, world, world.admin, "event", options={"name": f"Odd {turns}", "turns": turns})
+    created = await gf(fake, world, world.admin, "event", options={"name": "Short", "turns": 3})
+    assert "(3 turns," in created.content, created.content
+    assert "3 turns" in (await gf(fake, world, world.member, "rules")).content
     await gf(
         fake, world, world.admin, "event", options={"name": "Second", "turns": 10, "play_order": "second"}
     )
     for_event = await gf(fake, world, world.member, "rules")
     assert "10 turns" in for_event.content and "start of the goldfish's 11th turn" in for_event.content
+    assert '"lose the game" effect on the goldfish' in for_event.content
 
     opened = await gf(fake, world, world.players[0], "submit")
     labels = [c for c in opened.modal["components"] if c.get("type") == 18]
     assert len(labels) == 5
     help_text = " ".join(c.get("description") or "" for c in labels)
     for rule in ("You play second", "11th turn", "infinite library of basic lands", "minimises your score",
-                 "Restarting the game resets your score to 0"):
+                 "Restarting the game resets your score to 0", "20 each: you win, or the goldfish loses, the game"):
         assert rule in help_text, rule
+    assert "Win / lose the game effects" in [c["label"] for c in labels]
+    # A Goldfish Draft takes any length from 1 to 20 turns too.
+    _, lobby = await start_lobby(fake, world, turns=12)
+    assert "Goldfish Draft (12 turns)" in str(lobby), lobby
     assert all(len(c["label"]) <= 45 and len(c.get("description") or "") <= 100 for c in labels)
 
 

@@ -132,7 +132,7 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     shoe, refill = len(state.shoe), engine.PACK_SIZE - len(t.player(state, a).pack)
     drawn = await t.slash(a, "draw", count=2)
     assert drawn.ephemeral and "pick 1 of 2" in drawn.content
-    for command, words in (("draw", "pending pick"), ("mulligan", "upkeep"), ("pass", "pending pick")):
+    for command, words in (("mulligan", "upkeep"), ("pass", "pending pick")):
         refused = await t.slash(a, command)
         assert refused.ephemeral and words in refused.content, refused.content
     state = await t.check()
@@ -152,12 +152,16 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
         forged = await forged_click(fake, b, elsewhere, custom_id)
         assert forged.ephemeral and words in forged.content, (custom_id, forged.content)
     assert await t.state() == state
-    # /vortex hand resend:True sends the pending pick again; picking on one copy makes the other stale.
+    # /vortex draw again and /vortex hand resend:True each send the pending pick again (nothing more is
+    # drawn); picking on one copy makes the others stale.
+    again = await t.slash(a, "draw")
+    assert again.ephemeral and "Make your pending pick first (pick 1 of 2): nothing else was drawn" in again.content
+    assert await t.state() == state
     hand = await t.slash(a, "hand", resend=True)
     await hand.wait_followup()
     assert hand.ephemeral and "Sent: check your DMs" in hand.content and "pick 1 of 2" in hand.content
-    copies = await fake.wait_for(lambda: (m := t.dms_with(a, ui.PickButton, offer=offer)) and len(m) == 2 and m,
-                                 what="the re-sent pick")
+    copies = await fake.wait_for(lambda: (m := t.dms_with(a, ui.PickButton, offer=offer)) and len(m) == 3 and m,
+                                 what="the re-sent picks")
     picked = await t.pick(a, copies[-1])
     assert "pick 2 of 2" in embed_text(picked.message)  # the next pick, shown in place
     stale = components(first, ui.PickButton, offer=offer)[0]["custom_id"]

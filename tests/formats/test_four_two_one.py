@@ -239,6 +239,48 @@ def test_default_schedules() -> None:
     assert f.default_schedule(4) == (15, [SetAddition(6, 15), SetAddition(11, 15), SetAddition(16, 15)])
 
 
+def test_the_saga_schedule_is_the_seeds_weatherlight_saga() -> None:
+    first, additions = f.saga_schedule(12, 10)
+    assert first == 10
+    assert [(a.at_deck, a.deck_limit, a.min_score) for a in additions] == [
+        (6, 10, 0),  # Visions: added by whoever would build deck 6
+        (11, 10, 0),  # Weatherlight: deck 11 is not built; two decks apart, then deck 9
+        (11, 15, 10),  # Tempest: eligible once a player reaches 10 points; then deck 11 is built
+        (16, 20, 0),  # Stronghold at deck 16
+        (21, 20, 0),  # Exodus: deck 21 is not built; two apart, deck 19
+        (21, 25, 20), (26, 30, 0), (31, 30, 0),  # Masques after 20 points (decks 21-25), Nemesis, Prophecy
+        (31, 35, 30), (36, 40, 0), (41, 40, 0),  # Invasion after 30 points, Planeshift, Apocalypse
+    ]
+    assert f.saga_schedule(12, 7)[1][2].min_score == 7  # any score step
+    assert f.saga_schedule(1, 10) == f.default_schedule(1)
+    assert f.saga_schedule(3, 10) == f.default_schedule(3)  # one block: the standard schedule
+
+
+SAGA = tuple(card_set(code)
+             for code in ("mir", "vis", "wth", "tmp", "sth", "exo", "mmq", "nem", "pcy"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(4, 9), st.integers(1, 12), st.integers(0, 2**32 - 1), st.integers(40, 200))
+def test_a_saga_league_opens_each_block_only_once_someone_has_its_points(
+    players: int, n_sets: int, points: int, walk_seed: int, steps: int
+) -> None:
+    first, additions = f.saga_schedule(n_sets, points)
+    state = f.new_league(SAGA[:n_sets], [1000 + i for i in range(players)], seed=walk_seed,
+                         settings=LeagueSettings(target_score=1000, first_deck_limit=first, additions=additions))
+    rnd = random.Random(walk_seed)
+    for _ in range(steps):
+        high_before = state.high_score
+        for added in of_type(random_step(state, rnd), f.SetAdded):
+            index = [s.code for s in state.sets].index(added.code)
+            block, place = divmod(index, f.SAGA_BLOCK)
+            assert added.deck_number >= additions[index - 1].at_deck
+            if place == 0:
+                assert high_before >= points * block  # the block's score gate was reached first
+        assert len(state.decks) <= f.deck_limit(state)
+        assert copies_everywhere(state) == expected_copies(state)
+
+
 def test_state_round_trips_through_json_and_refuses_other_versions() -> None:
     state = league(3, 3)
     build_everyone(state)
@@ -369,18 +411,29 @@ def test_names_compare_by_name_key_and_double_faced_cards_by_their_front() -> No
     }
 
 
-def test_at_most_four_copies_of_a_card_other_than_basics() -> None:
+def test_no_limit_on_copies_of_a_card_but_the_pool() -> None:
+    """FORMATS.md §5 and the seed limit a deck's copies only by the pool: a card printed in two of
+    the league's sets has 8 copies, and one deck may take all 8 (and a 9th is refused as unavailable)."""
+    twice = (("Shared Common", "common"),)
+    sets = (card_set("aaa", extra=twice), card_set("bbb", extra=twice))
+    state = f.new_league(sets, [1, 2], seed=3, settings=LeagueSettings(
+        additions=[SetAddition(at_deck=1, deck_limit=10)]))  # both sets in the pool from the first deck
+    f.build_deck(state, 0, {"AAA Common 01": 4, "Island": 48, "Swamp": 8})
+    assert state.pool["Shared Common"] == 8
+    refused(state, lambda: f.build_deck(state, 1, {"Shared Common": 9, "Island": 51}), DeckRejected,
+            "Shared Common: you listed 9, only 8 available")
+    f.build_deck(state, 1, {"Shared Common": 8, "AAA Common 02": 4, "Forest": 48})
+    assert state.pool["Shared Common"] == 0 and state.deck(2).cards["Shared Common"] == 8
+
+
+def test_an_older_league_with_a_copy_limit_loads_without_it() -> None:
     state = league(2, copies={"common": 8, "uncommon": 2, "rare": 1, "mythic": 1})
-    refused(
-        state,
-        lambda: f.build_deck(state, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7}),
-        DeckRejected,
-        "AAA Common 01: 5 copies, but a deck may hold at most 4",
-    )
-    unlimited = league(
-        2, copies={"common": 8, "uncommon": 2, "rare": 1, "mythic": 1}, max_copies_per_deck=None
-    )
-    f.build_deck(unlimited, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7})
+    stored = state.to_dict()
+    stored["settings"]["max_copies_per_deck"] = 4  # what leagues saved before the limit went
+    loaded = LeagueState.from_dict(json.loads(json.dumps(stored)))
+    assert loaded == state
+    f.build_deck(loaded, 0, {"AAA Common 01": 5, "Island": 48, "Swamp": 7})
+    assert loaded.deck(1).cards["AAA Common 01"] == 5
 
 
 def test_pool_cards_lists_available_and_total_copies() -> None:

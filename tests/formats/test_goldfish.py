@@ -15,7 +15,9 @@ from bot.formats.goldfish import (
     MAX_GAME_WINS,
     MAX_LIFE_LOST,
     MAX_POISON,
+    MAX_TURNS,
     METHODS,
+    MIN_TURNS,
     TURNS_GOLDFISH_CUBE,
     TURNS_ORDINARY,
     GoldfishInputError,
@@ -25,6 +27,7 @@ from bot.formats.goldfish import (
     score,
     validate_inputs,
     validate_table,
+    validate_turns,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -36,6 +39,23 @@ def test_default_table_and_constants() -> None:
     assert METHODS == ("sum", "max", "product")
     assert (TURNS_GOLDFISH_CUBE, TURNS_ORDINARY) == (7, 10)
     assert GOLDFISH_CALL == "tails"
+
+
+@given(st.integers(min_value=-5, max_value=40))
+def test_any_game_length_from_1_to_20_turns(turns: int) -> None:
+    """FORMATS.md §1 makes the turn count configurable: an organizer may choose 1 to 20."""
+    assert (MIN_TURNS, MAX_TURNS) == (1, 20)
+    if 1 <= turns <= 20:
+        assert validate_turns(turns) == turns
+    else:
+        with pytest.raises(GoldfishInputError, match="1 to 20 turns"):
+            validate_turns(turns)
+
+
+@pytest.mark.parametrize("bad", [7.0, "7", True, None])
+def test_a_game_length_is_a_whole_number(bad: object) -> None:
+    with pytest.raises(GoldfishInputError):
+        validate_turns(bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -698,18 +698,100 @@ def test_shuffle_keeps_the_cards_and_is_seeded():
     assert state.shoe == twin.shoe
 
 
-def test_search_takes_a_card_from_the_shoe_and_shuffles():
+def test_search_takes_what_the_effect_allows_and_shuffles():
+    """A tutor: the searcher chooses up to `count` cards from the shoe (by name), they go to the hand,
+    and the shoe is shuffled; only the searcher learns which cards (the channel: how many)."""
+    state = in_play(3)
+    seat, other = v.active_seat(state), state.turn_order[1]
+    shoe = list(state.shoe)
+    events = v.begin_search(state, seat, 2)
+    assert events == [v.SearchBegan(seat, 2, "hand", False, len(shoe))] and events[0].private_to is None
+    assert state.search == v.Search(seat, 2) and state.shoe == shoe
+    assert v.public_status(state).searching_seat == seat and v.private_view(state, seat).searching
+    # While the search resolves nobody draws, passes or touches the shoe.
+    assert "Finish your search" in refused(state, v.SearchPending, v.draw, seat)
+    assert "another player is searching" in refused(state, v.SearchPending, v.mill, other, 1)
+    refused(state, v.SearchPending, v.pass_turn, seat)
+    refused(state, v.SearchPending, v.begin_search, other, 1)
+    refused(state, InvalidAction, v.search_choose, other, [shoe[0]])  # not their search
+    first, second = shoe[5], next(c for c in shoe if c != shoe[5])
+    assert v.search_choose(state, seat, [first.upper()]) == []  # any spelling; chosen as the shoe spells it
+    assert "not in the shoe" in refused(state, CardNotFound, v.search_choose, seat, ["Black Lotus"])
+    assert "choose 1 more" in refused(state, InvalidAction, v.search_choose, seat, [second, second])
+    v.search_choose(state, seat, [second])
+    assert state.search.chosen == [first, second] and state.shoe == shoe  # nothing moved yet
+    assert "choose no more" in refused(state, InvalidAction, v.search_choose, seat, [second])
+    hand = list(state.players[seat].hand)
+    events = v.finish_search(state, seat)
+    assert events[0] == v.CardsFound(seat, (first, second), "hand") and events[0].private_to == seat
+    assert events[1] == v.SearchFinished(seat, 2, "hand", (), len(shoe) - 2)  # the channel: how many, not which
+    assert state.players[seat].hand == [*hand, first, second] and state.search is None
+    assert Counter(state.shoe) == Counter(shoe) - Counter([first, second]) and state.shoe != shoe[:5] + shoe[6:]
+    refused(state, InvalidAction, v.finish_search, seat)
+
+
+def test_every_copy_of_a_name_can_be_found_but_no_more():
+    cube = cube_of(40) + ["Relentless Rats"] * 3
+    state = in_play(2, cube=cube)
+    seat = v.active_seat(state)
+    rats = state.shoe.count("Relentless Rats")
+    v.begin_search(state, seat, v.MAX_COUNT)
+    v.search_choose(state, seat, ["relentless rats"] * rats)
+    refused(state, CardNotFound, v.search_choose, seat, ["Relentless Rats"])
+    v.search_clear(state, seat)
+    assert state.search.chosen == []
+    v.search_choose(state, seat, ["Relentless Rats"])
+    v.finish_search(state, seat)
+    assert state.shoe.count("Relentless Rats") == rats - 1
+
+
+def test_a_search_may_find_nothing_and_still_shuffles():
     state = in_play(3)
     seat = v.active_seat(state)
-    wanted = state.shoe[5]
-    events = v.search_shoe(state, seat, wanted.lower())
-    assert events[0] == v.CardSearched(seat, wanted) and events[0].private_to == seat
-    assert isinstance(events[1], v.ShoeShuffled)
-    assert state.players[seat].hand[-1] == wanted
+    shoe = list(state.shoe)
+    v.begin_search(state, seat, 1)
+    events = v.finish_search(state, seat)
+    assert events == [v.CardsFound(seat, (), "hand"), v.SearchFinished(seat, 0, "hand", (), len(shoe))]
+    assert Counter(state.shoe) == Counter(shoe) and state.shoe != shoe
+
+
+@pytest.mark.parametrize(("to", "reveal", "public"), [("played", False, True), ("hand", True, True),
+                                                       ("top", False, False), ("top", True, True)])
+def test_a_search_puts_the_cards_where_the_effect_says(to, reveal, public):
+    state = in_play(3)
+    seat = v.active_seat(state)
     land = next(c for c in state.shoe if c in BASIC_TYPES)
-    events = v.search_shoe(state, seat, land, to="played")
-    assert events[0] == v.CardPlayed(seat, land, "from_shoe") and state.players[seat].played == [land]
-    assert "not in the shoe" in refused(state, CardNotFound, v.search_shoe, seat, "Black Lotus")
+    v.begin_search(state, seat, 1, to=to, reveal=reveal)
+    v.search_choose(state, seat, [land])
+    finished = v.finish_search(state, seat)[1]
+    assert finished.cards == ((land,) if public else ()) and finished.to == to
+    if to == "played":
+        assert state.players[seat].played == [land]
+    elif to == "top":
+        assert state.shoe[0] == land  # on top after the shuffle
+    else:
+        assert state.players[seat].hand[-1] == land
+
+
+def test_bad_searches_are_refused():
+    state = in_play(3)
+    seat = v.active_seat(state)
+    refused(state, InvalidAction, v.begin_search, seat, 1, to="graveyard")
+    refused(state, InvalidAction, v.begin_search, seat, 0)
+    refused(state, InvalidAction, v.begin_search, seat, 1, reveal="yes")
+    refused(state, InvalidAction, v.search_choose, seat, [state.shoe[0]])  # no search begun
+    v.draw(state, seat)
+    refused(state, PickPending, v.begin_search, seat, 1)
+
+
+def test_a_pending_search_survives_the_codec_and_ends_with_the_game():
+    state = in_play(3)
+    seat = v.active_seat(state)
+    v.begin_search(state, seat, 3, to="top", reveal=True)
+    v.search_choose(state, seat, [state.shoe[2]])
+    assert VortexState.from_dict(json.loads(json.dumps(state.to_dict()))) == state
+    v.end_game(state)
+    assert state.search is None
 
 
 # --------------------------------------------------------------------------- hand bookkeeping
@@ -820,7 +902,7 @@ def test_unknown_versions_are_refused_and_unknown_keys_ignored():
 CARD_FIELDS = ("card", "cards", "exiled", "pack", "lands")
 # Public events whose cards may legitimately still be in a hidden zone: revealed shoe cards
 # stay in the shoe, and a card returned to hand came from a public zone.
-REVEALING_EVENTS = (v.ShoeRevealed, v.CardReturnedToHand)
+REVEALING_EVENTS = (v.ShoeRevealed, v.CardReturnedToHand, v.SearchFinished)
 
 
 @st.composite
@@ -906,6 +988,14 @@ def choose_action(data, state: VortexState):
         seat = state.draft.seat
         index = data.draw(st.integers(0, len(state.players[seat].pack) - 1))
         return "pick", lambda s: v.pick(s, seat, index)
+    if state.search is not None:
+        seat = state.search.seat
+        if state.shoe and data.draw(st.integers(0, 2)):
+            names = data.draw(st.lists(st.sampled_from(state.shoe), min_size=1, max_size=2))
+            return "search_choose", lambda s: v.search_choose(s, seat, names)
+        if data.draw(st.integers(0, 5)) == 0:
+            return "search_clear", lambda s: v.search_clear(s, seat)
+        return "finish_search", lambda s: v.finish_search(s, seat)
     if state.phase == "basics":
         seat = next(p.seat for p in state.players if p.opening_basics is None)
         lands = data.draw(st.lists(st.sampled_from(BASIC_TYPES), min_size=3, max_size=3))
@@ -936,12 +1026,12 @@ def play_action(data, state: VortexState, seat: int):
         data.draw(st.lists(st.sampled_from(player.hand), min_size=1, max_size=3)) if player.hand else ["X"]
     )
     played = data.draw(st.sampled_from(player.played)) if player.played else "X"
-    in_shoe = data.draw(st.sampled_from(state.shoe)) if state.shoe else "X"
     looked = state.look.count if state.look else count
     order = data.draw(st.permutations(list(range(looked))))
     split = data.draw(st.integers(0, looked))
     position = data.draw(st.sampled_from(["top", "bottom"]))
-    destination = data.draw(st.sampled_from(["hand", "played"]))
+    destination = data.draw(st.sampled_from(v.SEARCH_DESTINATIONS))
+    reveal = data.draw(st.booleans())
     actions = {
         "draw": lambda s: v.draw(s, seat, count % 3 + 1),
         "pass": lambda s: v.pass_turn(s, active),
@@ -952,7 +1042,7 @@ def play_action(data, state: VortexState, seat: int):
         "arrange": lambda s: v.arrange_top(s, seat, order[:split], order[split:]),
         "put_on_shoe": lambda s: v.put_on_shoe(s, seat, cards, position=position),
         "shuffle": lambda s: v.shuffle_shoe(s, seat),
-        "search": lambda s: v.search_shoe(s, seat, in_shoe, to=destination),
+        "search": lambda s: v.begin_search(s, seat, count, to=destination, reveal=reveal),
         "into_pack": lambda s: v.put_into_pack(s, seat, cards),
         "shoe_into_pack": lambda s: v.put_shoe_cards_into_pack(s, seat, count),
         "play": lambda s: v.play_card(s, seat, cards[0]),
@@ -984,6 +1074,8 @@ def note_coverage(state: VortexState, events: list[v.Event]) -> None:
     for e in events:
         if isinstance(e, v.EmptyPackPenalty | v.MulliganTaken | v.PackOverflowDiscard):
             event(type(e).__name__)
+        if isinstance(e, v.SearchFinished):
+            event(f"a search found {'something' if e.found else 'nothing'}")
     if not state.shoe and state.phase == "play":
         event("played with an empty shoe")
 

@@ -232,8 +232,6 @@ async def test_a_report_waits_for_the_opponent_and_the_loser_chooses(db):
     claim = pending.claim
     assert claim is not None and (claim.reporter, claim.opponent, claim.winner) == (a, b, a)
     assert pending.league.state.matches[0].result is None  # nothing counts yet
-    await refused(db, league.id, lambda: league_service.report(db, league.id, player(b), result="won"),
-                  Conflict, "already has a report waiting")
     await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(a)),
                   UserError, "your opponent must")
     await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(5)),
@@ -243,9 +241,21 @@ async def test_a_report_waits_for_the_opponent_and_the_loser_chooses(db):
     await league_service.reject(db, league.id, claim.number, player(b))
     await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(b)),
                   Conflict, "no longer waiting")
-    again = await league_service.report(db, league.id, player(b), result="lost")
-    confirmed = await league_service.report(db, league.id, player(a), result="won")  # the same result: confirms
-    assert again.claim is not None and confirmed.claim is None
+    assert (await league_service.get_league(db, league.id)).disputes == ("A",)
+    again = await league_service.report(db, league.id, player(b), result="draw")  # replaces the disputed report
+    assert again.claim is not None and not again.again and again.claim.number != claim.number
+    await league_service.reject(db, league.id, again.claim.number, player(a))
+    # The opponent's report matching the disputed one counts: they agree after all.
+    confirmed = await league_service.report(db, league.id, player(a), result="draw")
+    assert confirmed.claim is None and engine.MatchReported("A", match.a, match.b, None) in confirmed.events
+    state = confirmed.league.state
+    assert [p.score for p in state.players] == [0, 0] and state.step is None
+    assert state.round == 2  # after a draw nobody chooses: the next round
+    match = state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    await league_service.report(db, league.id, player(a), result="won")
+    confirmed = await league_service.report(db, league.id, player(b), result="lost")  # the same result: confirms
+    assert confirmed.claim is None
     state = confirmed.league.state
     assert [p.score for p in sorted(state.players, key=lambda p: p.user_id != a)] == [2, -1]
     assert state.step.kind == "choose"
@@ -257,6 +267,112 @@ async def test_a_report_waits_for_the_opponent_and_the_loser_chooses(db):
     assert chosen.league.state.step.kind == "build" and chosen.league.state.step.seat == match.a
     news = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
     assert news[-1].ping == (a,)  # the winner must build
+
+
+async def test_a_report_repeated_while_it_waits_is_shown_again_with_its_buttons(db):
+    """Its first message may be lost (issue 23): the reporter's same report, or any report of the
+    opponent's, shows the waiting report again, and changes nothing."""
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    pending = await league_service.report(db, league.id, player(a), result="won")
+    before = await stored(db, league.id)
+    for user, result in ((a, "won"), (b, "draw"), (b, "won")):
+        shown = await league_service.report(db, league.id, player(user), result=result)
+        assert shown.again and shown.claim == pending.claim and not shown.events
+    assert await stored(db, league.id) == before
+    message = await refused(db, league.id, lambda: league_service.report(db, league.id, player(a), result="draw"),
+                            Conflict, "can't be changed")
+    assert f"that <@{a}> won" in message and "Report the same result to show it again" in message
+    confirmed = await league_service.confirm(db, league.id, pending.claim.number, player(b))
+    assert engine.MatchReported("A", match.a, match.b, match.a) in confirmed.events
+
+
+async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
+    """Issue 22: nobody confirms their own report, organizer or not; an organizer who does not play
+    in the match may confirm it, and the announcement names them."""
+    league = await league_service.create_league(db, ORG, channel_id=CHANNEL, sets=[card_set("aaa"), card_set("bbb")],
+                                                seed=5)
+    for actor in (ORG, player(1001)):
+        await league_service.tables.join(db, league_service.SPEC, league.id, actor)
+    await league_service.tables.begin(db, league_service.SPEC, league.id, ORG)
+    league = await build_all(db, await league_service.get_league(db, league.id))
+    pending = await league_service.report(db, league.id, ORG, result="won")
+    number = pending.claim.number
+    for answer, words in ((league_service.confirm, "cannot confirm your own report"),
+                          (league_service.reject, "cannot reject your own report")):
+        await refused(db, league.id, lambda a=answer: a(db, league.id, number, ORG), UserError, words)
+    other_organizer = Actor(300, GUILD, manage_guild=True)
+    confirmed = await league_service.confirm(db, league.id, number, other_organizer)
+    assert confirmed.league.state.matches[0].result is not None
+    [*_, announced] = await queued(db, league_service.ANNOUNCE)
+    reported = next(e for e in announced.payload["events"] if e["type"] == "MatchReported")
+    assert reported["decided"] == {"by": 300, "how": "confirmed"} and reported["winner"] == engine.seat_of(
+        confirmed.league.state, ORGANIZER)
+
+
+async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_settles(db):
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    pending = await league_service.report(db, league.id, player(a), result="won")
+    no_dispute = lambda: league_service.settle(db, league.id, ORG, match="A", winner_id=b)  # noqa: E731
+    await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # a report waits: not a dispute
+    await league_service.reject(db, league.id, pending.claim.number, player(b))
+    await refused(db, league.id, lambda: league_service.settle(db, league.id, player(5), match="A", winner_id=b),
+                  PermissionDenied, "organizer")
+    await refused(db, league.id, lambda: league_service.settle(db, league.id, ORG, match="B", winner_id=b),
+                  UserError, "no Match B in round 1")
+    await refused(db, league.id, lambda: league_service.settle(db, league.id, ORG, match="A", winner_id=5),
+                  UserError, "not playing in Match A")
+    playing_organizer = Actor(a, GUILD, manage_guild=True)
+    await refused(db, league.id, lambda: league_service.settle(db, league.id, playing_organizer, match="A", winner_id=a),
+                  UserError, "You play in Match A: another organizer settles")
+    await refused(db, league.id, lambda: league_service.settle(db, league.id, Actor(ORGANIZER, OTHER_GUILD,
+                  manage_guild=True), match="A", winner_id=b), PermissionDenied, "another server")
+    settled = await league_service.settle(db, league.id, ORG, match="a", winner_id=b)
+    state = settled.league.state
+    assert engine.MatchReported("A", match.a, match.b, match.b) in settled.events and settled.league.disputes == ()
+    assert (state.players[match.b].score, state.players[match.a].score) == (2, -1)
+    assert state.step.kind == "choose" and state.step.seat == match.a
+    [*_, announced] = await queued(db, league_service.ANNOUNCE)
+    reported = next(e for e in announced.payload["events"] if e["type"] == "MatchReported")
+    assert reported["decided"] == {"by": ORGANIZER, "how": "settled"}
+    await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # already decided
+
+
+async def test_a_disputed_match_may_be_reported_again_and_settled_as_a_draw(db):
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    pending = await league_service.report(db, league.id, player(a), result="won")
+    await league_service.reject(db, league.id, pending.claim.number, player(b))
+    again = await league_service.report(db, league.id, player(a), result="draw")  # a new report replaces the dispute
+    assert again.claim.number != pending.claim.number and not again.again
+    await league_service.reject(db, league.id, again.claim.number, player(b))
+    settled = await league_service.settle(db, league.id, ORG, match="A", winner_id=None)
+    assert engine.MatchReported("A", match.a, match.b, None) in settled.events
+
+
+async def test_the_weatherlight_saga_schedule_is_chosen_at_the_start(db):
+    """FORMATS.md §5 Variants: each block of three sets after the first joins only once a player has
+    reached the block's points; the organizer chooses it, and the points, when the league starts."""
+    sets = [card_set(code) for code in ("mir", "vis", "wth", "tmp")]
+    create = league_service.create_league
+    with pytest.raises(UserError, match="above the target score .21.: it could never join"):
+        await create(db, ORG, channel_id=CHANNEL, sets=sets, schedule="saga", saga_points=30)
+    with pytest.raises(UserError, match="when new sets join"):
+        await create(db, ORG, channel_id=CHANNEL, sets=sets, schedule="weekly")
+    with pytest.raises(UserError, match="points per block"):
+        await create(db, ORG, channel_id=CHANNEL, sets=sets, schedule="saga", saga_points=0)
+    league = await begun(db, 2, sets=sets, target_score=50, schedule="saga", saga_points=4)
+    assert (league.schedule.kind, league.schedule.points) == ("saga", 4)
+    settings = league.state.settings
+    assert settings.additions == [engine.SetAddition(6, 10), engine.SetAddition(11, 10), engine.SetAddition(11, 15, 4)]
+    assert settings.first_deck_limit == 10 and settings.target_score == 50
+    await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
+    standard = await begun(db, 2, sets=sets)
+    assert standard.schedule.kind == "decks" and standard.state.settings.additions == engine.default_schedule(4)[1]
 
 
 async def test_take_apart_set_addition_and_the_winner_on_the_leaderboard(db):

@@ -300,5 +300,23 @@ async def test_goldfish_draft_options_are_checked(db):
 
     with pytest.raises(UserError, match="scoring|method"):
         await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240), goldfish=drafts.GoldfishOptions(method="avg"))
-    with pytest.raises(UserError, match="turns"):
-        await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240), goldfish=drafts.GoldfishOptions(turns=8))
+    for turns in (-1, 21):
+        with pytest.raises(UserError, match="1 to 20 turns"):
+            await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240),
+                                    goldfish=drafts.GoldfishOptions(turns=turns))
+    pod = await drafts.create_pod(db, ADMIN, channel_id=10, cube=make_cube(240),
+                                  goldfish=drafts.GoldfishOptions(turns=12))
+    assert pod.turns == 12  # any length from 1 to 20, not only 7 or 10
+
+
+@pytest.mark.parametrize("turns", [1, 8, 20])
+async def test_a_paper_event_lasts_any_number_of_turns_from_1_to_20(db, turns):
+    event = await paper_event(db, name=f"Paper {turns}", turns=turns)
+    assert (await goldfish.get_event(db, GUILD, event.id)).turns == turns
+
+
+@pytest.mark.parametrize("turns", [0, 21, -3])
+async def test_a_paper_event_outside_1_to_20_turns_is_refused(db, turns):
+    with pytest.raises(UserError, match="1 to 20 turns"):
+        await paper_event(db, turns=turns)
+    assert await goldfish.list_events(db, GUILD, status=None) == []

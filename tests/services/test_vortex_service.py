@@ -267,8 +267,12 @@ async def test_a_draw_of_two_is_two_picks_the_second_held_for_the_clicked_messag
     assert [r.kind for r in rows] == [vortex.ANNOUNCE, vortex.PICK]
     assert [e["type"] for e in rows[0].payload["events"]] == ["Drawing", "Replenished"]
     assert rows[1].payload["pick_number"] == 1 and rows[1].payload["picks_total"] == 2
-    with pytest.raises(UserError, match="pending pick"):
-        await vortex.draw(db, game.id, player(user))
+    # Drawing again with the pick pending draws nothing: the pick's DM is queued again (it may be lost).
+    version = (await state_of(db, game.id))[0]
+    again = await vortex.draw(db, game.id, player(user))
+    [resent] = again.resent
+    assert resent.kind == vortex.PICK and resent.payload == rows[1].payload and not again.events
+    assert (await state_of(db, game.id))[0] == version and await outbox_rows(db, resent.id) == []
     other = next(u for u in PLAYERS[:3] if u != user)
     with pytest.raises(UserError, match="another player is picking"):
         await vortex.shoe(db, game.id, player(other), "mill", count=1)
@@ -438,6 +442,102 @@ async def test_an_empty_shoe_refills_nothing_and_an_empty_pack_costs_a_life_and_
     assert kinds[:3] == ["Drawing", "Replenished", "EmptyPackPenalty"] and "TurnStarted" in kinds
     assert news.payload["ping"] == [active_user(after)]
     await assert_channel_hides(db, game.id, since)
+
+
+async def test_reveal_shows_the_top_cards_to_the_channel_and_leaves_them(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    since = await last_row_id(db)
+    revealed = await vortex.shoe(db, game.id, player(user), "reveal", count=3)
+    assert revealed.game.state.shoe == state.shoe
+    [news] = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.payload["events"] == [
+        {"type": "ShoeRevealed", "seat": seat, "cards": state.shoe[:3]}]
+    with pytest.raises(UserError, match="`to` and `reveal` are for search only"):
+        await vortex.shoe(db, game.id, player(user), "reveal", count=1, reveal=True)
+
+
+async def test_a_search_shows_the_searcher_the_shoe_by_dm_takes_what_the_effect_allows_and_shuffles(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    other = next(p.user_id for p in state.players if p.user_id != user)
+    since = await last_row_id(db)
+    began = await vortex.shoe(db, game.id, player(user), "search", count=2)
+    assert began.first(engine.SearchBegan) == engine.SearchBegan(seat, 2, "hand", False, len(state.shoe))
+    news, dm = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.payload["events"][0]["type"] == "SearchBegan"
+    assert dm.kind == vortex.SEARCH and dm.user_id == user
+    prompt = vortex.SearchPrompt.from_payload(dm.payload)
+    # The whole shoe, sorted by name: its order never reaches the player.
+    assert list(prompt.shoe) == sorted(state.shoe, key=lambda c: (c.casefold(), c)) and prompt.chosen == ()
+    assert (prompt.count, prompt.to, prompt.reveal, prompt.room) == (2, "hand", False, 2)
+    assert await vortex.still_wanted(db, vortex.SEARCH, dm.payload)
+    # Nobody touches the shoe meanwhile; repeating the command sends the same DM again.
+    with pytest.raises(UserError, match="another player is searching"):
+        await vortex.shoe(db, game.id, player(other), "mill", count=1)
+    with pytest.raises(UserError, match="Finish your search"):
+        await vortex.pass_turn(db, game.id, player(user))
+    again = await vortex.shoe(db, game.id, player(user), "search", count=5, to="top")
+    [resent] = again.resent
+    assert resent.kind == vortex.SEARCH and resent.payload == dm.payload
+    [held] = await vortex.resend(db, game.id, user)
+    assert held.kind == vortex.SEARCH
+    number = prompt.search
+    with pytest.raises(PermissionDenied):
+        await vortex.search_choose(db, game.id, other, seat=seat, search=number, names=[0])
+    with pytest.raises(vortex.StaleMessage):
+        await vortex.search_choose(db, game.id, user, seat=seat, search=number + 1, names=[0])
+    with pytest.raises(UserError, match="among the cards"):
+        await vortex.search_choose(db, game.id, user, seat=seat, search=number, names=[len(prompt.names)])
+    wanted = [name for name in prompt.names if not is_basic_land(name)][:2]
+    chosen = await vortex.search_choose(db, game.id, user, seat=seat, search=number,
+                                        names=[prompt.names.index(wanted[0])])
+    assert chosen.chosen == (wanted[0],) and chosen.available(wanted[0]) == prompt.available(wanted[0]) - 1
+    assert not await vortex.still_wanted(db, vortex.SEARCH, dm.payload)  # the old DM is stale now
+    with pytest.raises(UserError, match="choose 1 more"):
+        await vortex.search_choose(db, game.id, user, seat=seat, search=number, names=[0, 1])
+    cleared = await vortex.search_clear(db, game.id, user, seat=seat, search=number)
+    assert cleared.chosen == ()
+    await vortex.search_choose(db, game.id, user, seat=seat, search=number,
+                               names=[prompt.names.index(name) for name in wanted])
+    since = await last_row_id(db)
+    hand = list(state.players[seat].hand)
+    done = await vortex.finish_search(db, game.id, user, seat=seat, search=number)
+    assert done.first(engine.CardsFound).cards == tuple(wanted)
+    after = done.game.state
+    assert after.players[seat].hand == hand + wanted and after.search is None and census_ok(after, make_cube())
+    assert Counter(after.shoe) == Counter(state.shoe) - Counter(wanted)
+    [news] = await outbox_rows(db, since)
+    assert news.payload["events"] == [{"type": "SearchFinished", "seat": seat, "found": 2, "to": "hand", "cards": [],
+                                       "shoe_size": len(after.shoe)}]
+    await assert_channel_hides(db, game.id, since)
+    with pytest.raises(vortex.StaleMessage, match="search is over"):
+        await vortex.finish_search(db, game.id, user, seat=seat, search=number)
+    assert await vortex.resend(db, game.id, user) == []
+
+
+async def test_a_search_for_the_battlefield_or_revealed_names_the_cards_in_the_channel(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    for to, reveal in (("played", None), ("top", True)):
+        began = await vortex.shoe(db, game.id, player(user), "search", count=1, to=to, reveal=reveal)
+        number = (await state_of(db, game.id))[2]["search"]
+        land = next(c for c in began.game.state.shoe if is_basic_land(c))
+        prompt = await vortex.checked_search(db, game.id, user, seat=seat, search=number)
+        await vortex.search_choose(db, game.id, user, seat=seat, search=number, names=[prompt.names.index(land)])
+        since = await last_row_id(db)
+        done = await vortex.finish_search(db, game.id, user, seat=seat, search=number)
+        [news] = await outbox_rows(db, since)
+        assert news.payload["events"][0]["cards"] == [land] and news.payload["events"][0]["to"] == to
+        if to == "top":
+            assert done.game.state.shoe[0] == land
+        else:
+            assert done.game.state.players[seat].played[-1] == land
+    with pytest.raises(UserError, match="`card` is for top and bottom only"):
+        await vortex.shoe(db, game.id, player(user), "search", card="Island")
 
 
 # --- hands, resends, stale DMs -------------------------------------------------------------------------------

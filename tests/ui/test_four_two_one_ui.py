@@ -104,7 +104,11 @@ def test_standings_lobby_claim_and_final():
     assert "\\*\\*bold\\*\\*" in lobby.description and "2–6" in lobby.footer.text
     claim = Claim(7, 3, 2, "A", 100, 101, None)
     assert ui.claim_text(claim) == ("📝 421 league #7, round 2, Match A: <@100> reports a **draw**. <@101>, confirm or "
-                                    "reject it (an organizer can confirm too).")
+                                    "reject it (an organizer who does not play in it can confirm too).")
+    assert "a **draw** (still waiting). <@101>, confirm" in ui.claim_text(claim, again=True)
+    assert ui.waiting_for_you_text(claim).startswith("Match A already has a report waiting for you: <@100> reports a "
+                                                     "**draw**. Confirm it, or reject it")
+    assert "the match is disputed" in ui.verdict_text("reject", 101) and "`/421 settle`" in ui.verdict_text("reject", 1)
     events = engine.end_league(state)
     lines = ui.final_lines(news(state, events))
     assert lines[1] == "🏁 An organizer ended 421 league #7: nobody leads alone."
@@ -133,3 +137,43 @@ def test_menus_forms_and_page_keys_refuse_forged_values():
     assert ui.deck_modal(view(state), engine.BUILD, 1).children[0].default is None
     select = ui.take_apart_view(7, [1, 2, 3], state).children[0]
     assert select.item.min_values == 2 and all(len(o.label) <= limits.SELECT_LABEL for o in select.item.options)
+
+
+def test_a_result_decided_by_an_organizer_says_so():
+    state = league_state()
+    built(state)
+    match = state.matches[0]
+    events = engine.report(state, match.a, "won")
+    documents = [{**event_dict(e), **({"decided": {"by": 555, "how": "settled"}} if isinstance(e, engine.MatchReported)
+                                      else {})} for e in events]
+    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(documents)))
+    assert lines[0] == (f"🏁 Match A: <@{state.players[match.a].user_id}> beat <@{state.players[match.b].user_id}>. "
+                        "Settled by the organizer <@555> after a dispute.")
+    confirmed = [{**d, "decided": {"by": 555, "how": "confirmed"}} if d["type"] == "MatchReported" else d for d in documents]
+    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(confirmed)))
+    assert lines[0].endswith("Confirmed by the organizer <@555>.")
+
+
+def test_the_lobby_and_standings_show_when_the_later_sets_join():
+    from dataclasses import replace
+
+    from bot.services.four_two_one import Schedule
+
+    sets = tuple(SetInfo(code, f"{NASTY} {code}", 100) for code in ("mir", "vis", "wth", "tmp", "sth"))
+    lobby = replace(view(None, "lobby"), sets=sets, schedule=Schedule.of(5, "saga", 10))
+    assert ui.schedule_text(lobby) == (
+        "New sets (Weatherlight saga, blocks of 3 sets, each new block after 10 more points): `vis` at deck 6, "
+        "`wth` at deck 11, `tmp` at deck 11 once someone has 10 points, `sth` at deck 16; at most 20 decks.")
+    assert ui.schedule_text(lobby) in ui.lobby_embed(lobby).description
+    standard = replace(lobby, schedule=Schedule.of(5))
+    assert ui.schedule_text(standard).startswith("New sets (standard): `vis` at deck 6, `wth` at deck 11, `tmp` at "
+                                                 "deck 16, `sth` at deck 21; at most 20 decks.")
+    one = replace(lobby, sets=sets[:1], schedule=Schedule.of(1))
+    assert ui.schedule_text(one) == "One set: at most 5 decks."
+    twelve = replace(lobby, sets=tuple(SetInfo(f"s{i:02d}", NASTY, 100) for i in range(12)), schedule=Schedule.of(12, "saga", 10))
+    assert len(ui.lobby_embed(twelve).description) <= limits.DESCRIPTION
+    state = league_state()
+    built(state)
+    waiting = ui.standings_embed(replace(view(state), disputes=("A",))).fields[-2].value
+    assert "report Match A (disputed: report again, or an organizer settles it with `/421 settle`)" in waiting
+    assert "disputed" not in ui.standings_embed(view(state)).fields[-2].value

@@ -4,6 +4,7 @@ the custom_id codecs round-trip and refuse what no message of ours carries."""
 
 from __future__ import annotations
 
+import discord
 import pytest
 
 from bot.formats import vortex as engine
@@ -14,8 +15,10 @@ from bot.services.vortex import (
     HandView,
     LookPrompt,
     PickPrompt,
+    SearchPrompt,
     event_dict,
 )
+from bot.text import escape
 from bot.ui import limits
 from bot.ui import vortex as ui
 from bot.ui.dispatch import InvalidPayload
@@ -135,3 +138,85 @@ def test_a_land_code_no_message_carries_is_refused(code):
 
 def test_arrange_marks_are_a_bit_mask():
     assert ui.bits(0) == frozenset() and ui.bits(0b101) == frozenset({0, 2})
+
+
+def search_prompt(shoe: list[str], count: int = 3, chosen: tuple[str, ...] = (), **options) -> SearchPrompt:
+    ordered = tuple(sorted(shoe, key=lambda c: (c.casefold(), c)))
+    return SearchPrompt(12, 1, 2, USERS[0], 0, 7, count, options.get("to", "hand"), options.get("reveal", False),
+                        ordered, chosen)
+
+
+def test_a_search_dm_pages_a_big_shoe_within_discords_limits():
+    """250 distinct 200-character names: pages of four menus of 25 names and a row of buttons; the
+    whole shoe is reachable, nothing breaks a limit, names show literally, and its order never shows."""
+    shoe = [long_name(i) for i in range(250)] + ["Island"] * 5
+    prompt = search_prompt(shoe, count=3, chosen=(long_name(7), "Island"))
+    pages = ui.search_pages(prompt)
+    assert pages == 3  # 251 names: 100 a page
+    offered: list[int] = []
+    for page in range(pages):
+        embed, view = ui.search_embed(prompt, page), ui.search_view(prompt, page)
+        assert_fits(embeds=[embed], view=view)
+        assert_literal(embed.description)
+        assert f"Page {page + 1} of 3" in embed.footer.text and "Chosen (2/3)" in embed.description
+        menus = [item.item for item in view.children if isinstance(item.item, discord.ui.Select)]
+        buttons = [item.item for item in view.children if isinstance(item.item, discord.ui.Button)]
+        assert len(menus) <= ui.SEARCH_MENUS and {b.row for b in buttons} == {4}
+        assert all(menu.max_values == 1 for menu in menus)  # one more card fits in this search
+        for menu in menus:
+            assert len(menu.options) <= 25 and all(len(o.label) <= limits.SELECT_LABEL for o in menu.options)
+            offered += [int(o.value) for o in menu.options]
+            assert all(len(c) <= 100 for c in (menu.custom_id, menu.placeholder))
+        labels = {b.label: b for b in buttons}
+        assert labels["◀ Previous"].disabled == (page == 0) and labels["Next ▶"].disabled == (page == pages - 1)
+        assert not labels["Start over"].disabled and "Take 2 cards" in labels
+    names = prompt.names
+    # Every name with a copy left is offered once, by its index; the Island (5 copies, 1 chosen) too.
+    assert sorted(offered) == [i for i, name in enumerate(names) if prompt.available(name)]
+    assert prompt.available("Island") == 4 and prompt.available(long_name(7)) == 0
+    assert names.index(long_name(7)) not in offered
+    assert ui.SearchSelect.custom_id_for(game=12, seat=0, search=7, page=2, menu=3) == "vortex:find:12:0:7:2:3"
+
+
+def test_a_full_search_offers_no_menu_and_an_empty_shoe_only_find_nothing():
+    full = search_prompt(["Island", "Forest"], count=1, chosen=("Forest",))
+    view = ui.search_view(full)
+    assert [item.item.label for item in view.children] == ["Start over", "Take 1 card"]
+    empty = ui.search_view(search_prompt([], count=2))
+    assert [(item.item.label, item.item.disabled) for item in empty.children] == [
+        ("Start over", True), ("Find nothing", False)]
+    assert "The shoe is empty." in ui.search_embed(search_prompt([], count=2)).description
+    assert "onto the battlefield" in ui.search_embed(search_prompt(["Island"], to="played")).description
+    assert ui.found_text([], "hand") == "You found nothing. The shoe was shuffled."
+    assert ui.found_text(["A *b*"], "top").startswith("You found A \\*b\\*. The shoe was shuffled, then")
+
+
+def test_reveals_and_searches_in_the_channel_name_only_public_cards():
+    state = played_state()
+    seat = engine.active_seat(state)
+    n = len(state.shoe)
+    revealed = engine.reveal_top(state, seat, 40)
+    news = Announcement(12, tuple(USERS), state.opening_turns, tuple(event_dict(e) for e in revealed))
+    lines = ui.event_lines(news)
+    assert len(lines) == n + 1 and lines[0].startswith(f"👁️ <@{USERS[seat]}> revealed the top {n} cards of the shoe")
+    chunks = ui.split_messages(lines)
+    assert len(chunks) > 1 and all(len(chunk) <= limits.CONTENT for chunk in chunks)
+    for card in state.shoe:  # every revealed card in full: a long reveal splits, it is never clipped
+        assert any(escape(card) in chunk for chunk in chunks)
+    began = engine.begin_search(state, seat, 2)
+    top = state.shoe[0]
+    engine.search_choose(state, seat, [top])
+    finished = engine.finish_search(state, seat)
+    news = Announcement(12, tuple(USERS), state.opening_turns,
+                        tuple(event_dict(e) for e in began + finished if e.private_to is None))
+    lines = ui.event_lines(news)
+    assert lines == [f"🔎 <@{USERS[seat]}> searches the shoe for up to 2 cards for their hand; the shoe is in their DMs.",
+                     f"🔎 <@{USERS[seat]}> put 1 card from the shoe into their hand; the shoe was shuffled "
+                     f"({len(state.shoe)} cards)."]
+    assert escape(top) not in " ".join(lines)
+    status = ui.status_embed(view_of(state))
+    assert "Searching" not in status.description
+    engine.begin_search(state, seat, 1)
+    assert f"Searching the shoe now: <@{USERS[seat]}>" in ui.status_embed(view_of(state)).description
+    hand = ui.hand_embed(HandView(view_of(state), engine.private_view(state, seat)))
+    assert "You are searching the shoe" in hand.description

@@ -94,3 +94,21 @@ async def driving(driver_type, fake: FakeDiscord, world, bot) -> AsyncIterator[A
         yield driver
     finally:
         await driver.close()
+
+
+CALLBACK = r"^/interactions/\d+/[^/]+/callback$"  # an interaction's answer, on its way to Discord
+
+
+async def lose_the_reply(fake: FakeDiscord, bot, interaction: Awaitable[Any]) -> None:
+    """Send an interaction and kill `bot` while its answer is on its way to Discord: what it did is
+    saved, the answer never arrives (as when the bot dies between saving and replying). Then start
+    the bot again."""
+    held = fake.hold_next("POST", CALLBACK)
+    answer = asyncio.ensure_future(interaction)
+    await asyncio.wait_for(held.arrived.wait(), 10)
+    await bot.kill()
+    held.release()
+    answer.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await answer
+    await bot.start()

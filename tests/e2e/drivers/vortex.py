@@ -27,6 +27,13 @@ class VortexDriver(TableDriver):
     command = "vortex"
     lobby_button = ui.LobbyButton
 
+    # Cards revealed to everyone (a reveal of the shoe's top): public although still in a hidden zone.
+    revealed: set[str]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.revealed = set()
+
     @property
     def game_id(self) -> int:
         return self.table_id
@@ -75,11 +82,11 @@ class VortexDriver(TableDriver):
 
     def assert_nothing_hidden_shown(self, state: engine.VortexState) -> None:
         """No channel message (content or embed) names a card of a hidden zone, raw or escaped (basic
-        land names are left out: which Island is where says nothing)."""
+        land names are left out: which Island is where says nothing; so are cards revealed to everyone)."""
         hidden = set(state.shoe) | set(state.passed_pack)
         for p in state.players:
             hidden |= set(p.pack) | set(p.hand)
-        hidden = {card for card in hidden if not is_basic_land(card)}
+        hidden = {card for card in hidden if not is_basic_land(card)} - self.revealed
         for message in self.fake.messages(self.world.channel):
             text = message_text(message)
             leaked = [card for card in hidden if card in text or escape(card) in text]
