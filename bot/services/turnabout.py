@@ -522,15 +522,15 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
             raise UserError(f"Match {match} has no game {game}.")
         g = m.games[game - 1]
         seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-        if seat in m.seats() and g.reported_by != seat:
+        if seat in m.seats():  # a player of the match, organizer or not, never confirms their own report
+            if g.reported_by == seat:
+                raise UserError("You cannot confirm your own report; your opponent must.")
             events = _engine_call(engine.confirm_game, state, seat, game=game, match=match)
         elif await tables.can_manage(session, loaded.row, actor):
             if g.status not in (engine.REPORTED, engine.DISPUTED):
                 raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}).")
             events = _engine_call(engine.decide_game, state, match, game, winner=g.winner, value=g.value,
                                   note="report confirmed by an organizer")
-        elif seat in m.seats():
-            raise UserError("You cannot confirm your own report; your opponent must.")
         else:
             raise PermissionDenied("Only the reporter's opponent or an organizer can confirm this report.")
         await _commit(session, loaded, events)

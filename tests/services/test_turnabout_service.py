@@ -418,3 +418,23 @@ async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db
         assert (await session.execute(select(EventResult))).first() is None
     with pytest.raises(UserError, match="cancelled"):
         await turnabout.report(db, event.id, player(1001), result="won", value=3)
+
+
+async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
+    """Issue 22 item 2, for Turnabout too: being an organizer does not let the reporter confirm."""
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=7)
+    playing_organizer = Actor(1000, GUILD, manage_guild=True)
+    for i in range(4):
+        actor = playing_organizer if i == 0 else player(1000 + i)
+        await turnabout.register(db, event.id, actor, deck=f"Deck {i}", scoring="dominaria")
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = next(m for m in event.state.round_matches() if 1000 in (user_of(event, m.a), user_of(event, m.b)))
+    opponent = user_of(event, m.b) if user_of(event, m.a) == 1000 else user_of(event, m.a)
+    await turnabout.report(db, event.id, playing_organizer, result="won", value=5, game=1)
+    with pytest.raises(UserError, match="own report"):
+        await turnabout.confirm(db, event.id, m.number, 1, playing_organizer)
+    game = (await turnabout.get_event(db, event.id)).state.match(m.number).games[0]
+    assert game.status == engine.REPORTED
+    await turnabout.confirm(db, event.id, m.number, 1, player(opponent))
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
