@@ -50,6 +50,8 @@ def kind(call) -> str:
         return "pack DM" if call.json and call.json.get("embeds") else "'next pack is ready' notice"
     if call.method == "PATCH" and call.path.startswith(f"/channels/{WORLD.channel}/"):
         return "lobby redrawn (once per draft)"
+    if call.method == "PATCH" and any("-pool." in f.get("filename", "") for f in call.files or []):
+        return "final pool on the pack message (once per player)"
     if call.method == "PATCH":
         return "edit message"
     if call.path == "/users/@me/channels":

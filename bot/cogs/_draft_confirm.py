@@ -1,11 +1,13 @@
 """The "you took …, waiting for the next pack" edit of a reaction pick, held back for a moment.
 
 A pick that leaves the player with no pack queues its confirmation (`drafts.CONFIRM`) with the
-pick and shows it after `pick_confirm_grace` seconds. A pack that reaches the player within that
-moment takes it over (`take_over`): the one edit that shows the pack says what they took, and no
-"next pack" notice goes out, since the player has just picked on that very message. Whichever
-comes first claims the row in the database, so two processes never both show it; after a crash
-the next start's sweep shows it (if the message still shows the pack picked from).
+pick and shows it after `pick_confirm_grace` seconds ("that was your last pick" after the player's
+last one). A pack that reaches the player within that moment takes it over (`take_over`): the one
+edit that shows the pack says what they took, and no "next pack" notice goes out, since the player
+has just picked on that very message; the end of the draft takes it over the same way (the pool,
+with what they took). Whichever comes first claims the row in the database, so two processes never
+both show it; after a crash the next start's sweep shows it (if the message still shows the pack
+picked from).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 from bot.cogs._outbox import Outgoing
 from bot.services import drafts
 from bot.services.outbox import Queued
-from bot.ui.draft import picked_embed
+from bot.ui.draft import LAST_PICK, WAITING, picked_embed
 
 
 class HeldConfirmations:
@@ -49,13 +51,14 @@ class HeldConfirmations:
                 self.messages.end_settling(message_id, settling)
         if not claimed:
             return None
-        embed = picked_embed(p["round"], p["pick_number"], p["card"], p["pod_id"], self.bot.settings.scryfall_base, False)
+        after = LAST_PICK if p.get("done") else WAITING
+        embed = picked_embed(p["round"], p["pick_number"], p["card"], p["pod_id"], self.bot.settings.scryfall_base, after)
         # A failed edit never ends its settling: waits on it are bounded (`DraftMessages.settled`).
         return Outgoing(embeds=[embed], edit=(p["channel_id"], message_id), replace_attachments=True,
                         after_send=lambda _message: self.messages.end_settling(message_id, settling))
 
-    async def take_over(self, prompt: drafts.PackPrompt, target: drafts.PackMessage) -> dict | None:
-        """The pick confirmation still held for the message the pack goes to ({"card", "round",
-        "pick_number"}), taken over by the pack's edit; None if there is none."""
-        await self.messages.settled(target.message_id)  # a confirmation being shown: let that edit land first
-        return await drafts.merge_confirmation(self.bot.db, prompt.pod_id, prompt.user_id, target.message_id)
+    async def take_over(self, pod_id: int, user_id: int, message_id: int) -> dict | None:
+        """The pick confirmation still held for the message a pack (or the final pool) goes to
+        ({"card", "round", "pick_number"}), taken over by that edit; None if there is none."""
+        await self.messages.settled(message_id)  # a confirmation being shown: let that edit land first
+        return await drafts.merge_confirmation(self.bot.db, pod_id, user_id, message_id)

@@ -3,7 +3,9 @@ on pack messages.
 
 In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
 them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
-was waiting also sends a one-line message, for the notification. A pick that leaves the player
+was waiting also sends a one-line message, for the notification. When the draft is over each
+player's pack message (in every mode: the last message that showed them a pack) turns into their
+pool, and the channel's summary pings the players. A pick that leaves the player
 waiting is confirmed after `pick_confirm_grace` seconds (`drafts.CONFIRM`); a pack that reaches
 them within that moment takes the confirmation over: one edit shows both, and no notification is
 sent, since the player has just picked on that message.
@@ -34,6 +36,8 @@ from bot.services.outbox import Queued
 from bot.text import escape
 from bot.ui import limits
 from bot.ui.draft import (
+    FINAL_POOL_FOOTER,
+    final_pool_title,
     pack_embed,
     pack_picture_name,
     pack_picture_of,
@@ -43,6 +47,7 @@ from bot.ui.draft import (
     pool_embed,
     pool_picture_of,
     regional_indicator,
+    rejoined_text,
     uses_reactions,
 )
 
@@ -78,12 +83,15 @@ class DraftMessages:
             if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
                 return None
         picture = await self.pack_picture(prompt)
+        rejoined = bool(queued.payload.get("rejoined"))
         if uses_reactions(prompt) and not queued.payload.get("resend"):
             target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
             if target is not None:
-                picked = queued.payload.get("picked") or await self.confirmations.take_over(prompt, target)
-                return self._on_pack_message(prompt, target, picture, picked)
+                picked = queued.payload.get("picked") or await self.confirmations.take_over(
+                    prompt.pod_id, prompt.user_id, target.message_id)
+                return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
+            content=rejoined_text(prompt.pod_id) if rejoined else None,
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
             files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
         )
@@ -97,11 +105,11 @@ class DraftMessages:
         )
 
     def _on_pack_message(self, prompt: drafts.PackPrompt, target: drafts.PackMessage, picture: Picture | None,
-                         picked: dict | None) -> Outgoing:
+                         picked: dict | None, *, rejoined: bool = False) -> Outgoing:
         """Show the pack on the player's reaction pack message, whose letters stay (and whose
         picture is replaced). With the player's pick just before (`picked`) the edit is its
-        confirmation; a pack that reached a player who had been waiting also gets a short new
-        message, for the notification."""
+        confirmation; a pack that reached a player who had been waiting (or who took their seat
+        back, `rejoined`) also gets a short new message, for the notification."""
         line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
         done = self.begin_settling(target.message_id)
 
@@ -112,7 +120,8 @@ class DraftMessages:
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
             view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
-            edit=(target.channel_id, target.message_id), continued=[] if picked else [pack_ready_text(prompt)],
+            edit=(target.channel_id, target.message_id),
+            continued=[] if picked else [pack_ready_text(prompt, rejoined=rejoined)],
             after_send=after_send,
         )
 
@@ -184,25 +193,47 @@ class DraftMessages:
     async def timed_out(self, queued: Queued, fresh: bool) -> Outgoing:
         p = queued.payload
         if p.get("to_organizer"):
-            return Outgoing(content=f"Draft #{p['pod_id']}: <@{p['player_id']}> timed out repeatedly; a bot took their seat.")
+            note = f"Draft #{p['pod_id']}: <@{p['player_id']}> timed out repeatedly; a bot took their seat."
+            if not p.get("completed"):
+                note += (" They can take it back with `/draft rejoin`, or you can give it back to them with "
+                         "`/draft rejoin player:` naming them.")
+            return Outgoing(content=note)
         note = f"⌛ Time ran out in draft #{p['pod_id']}: I picked **{escape(p['card'])}** for you."
         if p.get("to_bot"):
-            note += " After repeated timeouts a bot now plays your seat; ask the organizer if you want it back."
+            note += " After repeated time-outs a bot now plays your seat"
+            note += "." if p.get("completed") else (
+                ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool).")
         return Outgoing(content=limits.clip(note, limits.CONTENT))
 
     # --- the end --------------------------------------------------------------------------------------
 
     async def final_pool(self, queued: Queued, fresh: bool) -> Outgoing:
-        pod_id, user_id = queued.payload["pod_id"], queued.message.user_id
+        """The draft is over: the player's pack message (the last that showed them a pack) turns
+        into their pool, with what they took last if that pick's confirmation was still held; a
+        new DM if no message showed them a pack. The channel's summary pings them."""
+        p = queued.payload
+        pod_id, user_id = p["pod_id"], queued.message.user_id
+        target = await drafts.last_shown(self.bot.db, pod_id, p["seat"]) if "seat" in p else None
+        picked = p.get("picked")
+        if target is not None and picked is None:
+            picked = await self.confirmations.take_over(pod_id, user_id, target[1])
+        if target is not None:
+            self.stop_reactions(target[1])
+        embeds, files = await self.final_pool_content(pod_id, user_id, picked)
+        return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
+
+    async def final_pool_content(self, pod_id: int, user_id: int,
+                                 picked: dict | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+        """The final pool's embed (with the player's last pick, `picked`), its text file and picture."""
         pool = await drafts.pool(self.bot.db, pod_id, user_id)
         extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
         picture = await self.pool_picture(pool)
-        title = f"Draft #{pod_id} is complete: your pool"
-        return Outgoing(
-            embeds=[pool_embed(pool, self.scryfall, title, picture=picture and picture.url)],
-            files=[discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}"),
-                   *([picture.file] if picture else [])],
-        )
+        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        embed = pool_embed(pool, self.scryfall, final_pool_title(pod_id), picture=picture and picture.url,
+                           last_pick=line, footer=FINAL_POOL_FOOTER)
+        files = [discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}"),
+                 *([picture.file] if picture else [])]
+        return [embed], files
 
     async def pool_picture(self, pool: drafts.PoolView) -> Picture | None:
         """The pool by colour and curve, if its images are here."""
@@ -217,13 +248,15 @@ class DraftMessages:
         pod = await drafts.get_pod(self.bot.db, pod_id)
         pools = await drafts.all_pools(self.bot.db, pod_id)
         lines = [
-            f"🏁 **Draft #{pod_id} is complete.** Everyone got their pool by DM (`/draft export` for other formats).",
+            f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
+            "`/draft pool` shows it here too, `/draft export` as a deck file.",
             *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
               for uid, cards in pools.items()),
         ]
         if pod.turns:
             lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
-        return Outgoing(content=limits.fit_lines(lines, limits.CONTENT))
+        # The players are pinged: their pools are edits of their pack messages, which notify nobody.
+        return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
 
     # --- reactions on pack messages ------------------------------------------------------------------
 
@@ -263,4 +296,5 @@ def _closing_text(p: dict) -> str:
                 f"time ran out, I picked **{card}** for you.")
     if p["reason"] == "server":
         return f"You picked from this pack in the server: **{card}**."
-    return f"🤖 The organizer handed your seat in draft #{p['pod_id']} to a bot; it picks for you from now on."
+    return (f"🤖 The organizer handed your seat in draft #{p['pod_id']} to a bot; it picks for you from now on. "
+            "`/draft rejoin` takes it back (what it picks stays in your pool).")

@@ -102,8 +102,8 @@ class DraftReactions:
                     return
                 # No next pack yet: "you took …" shortly, or with the next pack if it comes first.
                 self.messages.confirmations.after_grace(done.confirm)
-            elif done.outcome == reactions.STALE:
-                await channel.send("Already picked: that pack has moved on. Your current pack is in your pack message.")
+            elif done.outcome == reactions.STALE:  # no pack on this message: where the player stands
+                await channel.send(limits.clip(done.note, limits.CONTENT))
             elif done.outcome == reactions.NO_CARD and index is not None:
                 await channel.send(ui.no_card_text(index, done.cards))
             elif done.outcome == reactions.ASK:

@@ -22,6 +22,7 @@ from bot.services import card_data, cubes, drafts, guild_config, outbox
 from bot.services.errors import UserError
 from bot.services.tables import Actor
 from bot.ui import draft as ui
+from bot.ui import limits
 from bot.ui.dispatch import actor_of
 
 log = logging.getLogger(__name__)
@@ -190,6 +191,20 @@ class DraftCog(TableCog):
             f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({result.bot_picks} picks made so far)."
         )
 
+    @draft.command(name="rejoin",
+                   description="Take back your seat from the bot that took it over (organizers: give a player's back).")
+    @app_commands.describe(player="Organizers: the player whose seat to give back (default: your own seat).")
+    async def rejoin(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        actor = actor_of(interaction)
+        result = await drafts.rejoin(self.db, pod.id, actor, player_id=player.id if player else None)
+        by = None if result.user_id == actor.user_id else actor.user_id
+        await interaction.response.send_message(
+            ui.rejoined_announcement(result, by=by),
+            # Handed back by an organizer: the player is told (they play again, and pick soon).
+            allowed_mentions=limits.ping(result.user_id) if by else discord.AllowedMentions.none(),
+        )
+
     @draft.command(name="export", description="Get your pool as a file (plain text, Arena, MTGO .dek, Cockatrice).")
     @app_commands.describe(format="File format (default: plain text).")
     @app_commands.choices(format=EXPORT_CHOICES)
@@ -222,29 +237,46 @@ class DraftCog(TableCog):
     async def _pick(self, interaction: discord.Interaction, pod_id: int, pack_id: int, pack_pick: int, index: int,
                     source: str) -> None:
         in_dm = interaction.guild_id is None
-        result = await drafts.pick(
-            self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
-            source=source, in_server=not in_dm,
-        )
+        message = interaction.message
+        # The DM picked on is changing from the pick to its answer: what else is sent to that
+        # message (another player's pick ending the draft turns it into the pool) waits for it.
+        dm = message.id if in_dm and message is not None else None
+        with self.messages.settling(dm) if dm is not None else contextlib.nullcontext():
+            result = await drafts.pick(
+                self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
+                source=source, in_server=not in_dm,
+            )
+            await self._answer_pick(interaction, result, dm)
+
+    async def _answer_pick(self, interaction: discord.Interaction, result: drafts.PickResult, dm: int | None) -> None:
+        """Turn the message picked on into the next pack, the picker's pool (their pick ended the
+        draft) or "you took …" and what comes next."""
         line = ui.picked_line(result.round, result.pick_number, result.card, self.scryfall)
         upcoming = result.next_for_picker
-        message = interaction.message
         # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
-        if upcoming is not None and (not in_dm or upcoming.pick_mode in ("buttons", "both")):
+        if upcoming is not None and (dm is None or upcoming.pick_mode in ("buttons", "both")):
             picture = await self.messages.pack_picture(upcoming)  # the new picture replaces the old one
-            with self.messages.settling(message.id) if in_dm and message is not None else contextlib.nullcontext():
-                await interaction.response.edit_message(
-                    embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line, picture=picture and picture.url),
-                    view=ui.pack_view(upcoming, in_dm=in_dm), attachments=[picture.file] if picture else [],
-                )
-                if in_dm and result.held is not None and message is not None:
-                    shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=message.id)
-                    await self.bot.outbox.record([shown])  # the pick is made and shown: never "try again" now
+            await interaction.response.edit_message(
+                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line, picture=picture and picture.url),
+                view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
+            )
+        elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
+            picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+            embeds, files = await self.messages.final_pool_content(result.pod_id, result.user_id, picked)
+            await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
+        else:
+            after = (ui.NEXT_MESSAGE if upcoming is not None else ui.DRAFT_OVER if result.completed
+                     else ui.LAST_PICK if result.done else ui.WAITING_NEW if result.pick_mode == "buttons"
+                     else ui.WAITING)
+            embed = ui.picked_embed(result.round, result.pick_number, result.card, result.pod_id, self.scryfall, after)
+            await interaction.response.edit_message(embed=embed, view=None, attachments=[])
+            if result.held is not None and (dm is not None or result.completed):
+                # The next pack as a new DM; or, after a pick in the server that ended the draft, the
+                # pool, on the picker's DM pack message.
+                self.bot.outbox.on_commit([result.held])
             return
-        embed = ui.picked_embed(result.round, result.pick_number, result.card, pod_id, self.scryfall, upcoming is not None)
-        await interaction.response.edit_message(embed=embed, view=None, attachments=[])
-        if in_dm and result.held is not None:
-            self.bot.outbox.on_commit([result.held])  # the next pack, as a new DM
+        if dm is not None and result.held is not None:  # the pick is made and shown: never "try again" now
+            await self.bot.outbox.record([outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=dm)])
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:

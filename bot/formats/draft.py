@@ -413,6 +413,26 @@ class DraftState:
         """Seats that have a head (the draft is waiting for their pick), ascending."""
         return [seat for seat, h in enumerate(self.heads()) if h is not None]
 
+    def next_pack_from(self, seat: int) -> int | None:
+        """The seat ``seat`` waits on: the nearest upstream seat (in the seat's current round's
+        direction) holding a pack of that round that still has a card left when it reaches
+        ``seat``. Every pack ``seat`` gets next passes through that seat's hands, so nothing
+        reaches ``seat`` before that seat picks from a pack of the round. None if ``seat`` has a
+        pack to pick from now, or has made all its picks."""
+        self._check_seat(seat)
+        rnd = self.current_round(seat)
+        if rnd >= self.config.packs or self.head(seat) is not None:
+            return None
+        n, direction = self.config.seats, pass_direction(rnd)
+        nearest: int | None = None
+        for p in self.packs:
+            if p.round != rnd or not p.cards:
+                continue
+            distance = ((seat - p.holder(n)) * direction) % n  # passes before it reaches `seat`
+            if 0 < distance < len(p.cards) and (nearest is None or distance < nearest):
+                nearest = distance
+        return None if nearest is None else (seat - direction * nearest) % n
+
     def is_complete(self) -> bool:
         """True once every pack is empty."""
         return all(not p.cards for p in self.packs)

@@ -11,7 +11,7 @@ import discord
 from PIL import Image
 
 from bot.cards.scryfall import card_link_markdown
-from bot.services.drafts import REACTION_CARDS, PackPrompt, PodView, PoolView
+from bot.services.drafts import REACTION_CARDS, PackPrompt, PodView, PoolView, RejoinResult, SeatWait
 from bot.services.drafts import uses_reactions as uses_reactions
 from bot.store.types import utcnow
 from bot.text import escape
@@ -177,11 +177,38 @@ def picked_line(round_index: int, pick_number: int, card: str, scryfall_base: st
     return f"✅ Pack {round_index + 1}, pick {pick_number}: you took {card_link_markdown(card, scryfall_base)}."
 
 
-def pack_ready_text(prompt: PackPrompt) -> str:
-    """The short new message that notifies a player whose pack message (above) shows a new pack."""
+def pack_ready_text(prompt: PackPrompt, *, rejoined: bool = False) -> str:
+    """The short new message that notifies a player whose pack message (above) shows a new pack
+    (`rejoined`: the first since they took their seat back from a bot)."""
     how = "react with its letter" if prompt.pick_mode == "reactions" else "react with its letter or press its button"
-    return (f"📬 Draft #{prompt.pod_id}: your next pack (pack {prompt.round + 1}, pick {prompt.pick_number}) "
+    which = "your seat is yours again, and your current pack" if rejoined else "your next pack"
+    return (f"📬 Draft #{prompt.pod_id}: {which} (pack {prompt.round + 1}, pick {prompt.pick_number}) "
             f"is in your pack message above: {how}.")
+
+
+def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str:
+    """In the channel: a player took their seat back from the bot (or organizer `by` gave it back)."""
+    who = f"<@{result.user_id}>"
+    said = (f"<@{by}> gave {who} their seat back in draft #{result.pod_id}" if by
+            else f"{who} took their seat back in draft #{result.pod_id}")
+    picks = result.bot_picks
+    if picks:
+        said += f"; the bot's {picks} pick{'s' if picks != 1 else ''} for them stay in their pool"
+    if result.prompt is not None:
+        after = ("They pick with `/draft pick` here (their DMs are closed)." if result.prompt.dm_closed
+                 else "Their current pack is in their DMs.")
+    elif result.wait.state == SeatWait.DONE:
+        after = "The bot made all their picks: their pool comes when the draft ends."
+    elif result.wait.on:
+        after = f"Their next pack comes to their DMs once <@{result.wait.on[0]}> picks."
+    else:
+        after = "Their next pack comes to their DMs when the others pass it."
+    return f"🔙 {said}. {after}"
+
+
+def rejoined_text(pod_id: int) -> str:
+    """Above the first pack DM of a player who took their seat back from a bot."""
+    return f"🔙 Draft #{pod_id}: your seat is yours again; what the bot picked for you stays in your pool."
 
 
 def ask_which_text(pod_id: int, letters: Sequence[int]) -> str:
@@ -196,13 +223,29 @@ def no_card_text(index: int, cards: int) -> str:
             f"{regional_indicator(0)}–{regional_indicator(cards - 1)}.")
 
 
-def picked_embed(round_index: int, pick_number: int, card: str, pod_id: int, scryfall_base: str, waiting: bool) -> discord.Embed:
+# What comes after a pick that left the message with no pack to show (`picked_embed`'s `after`).
+NEXT_MESSAGE, WAITING, WAITING_NEW, LAST_PICK, DRAFT_OVER = "next message", "waiting", "new", "last pick", "over"
+_AFTER_PICK = {
+    NEXT_MESSAGE: "Your next pack is in the next message.",
+    WAITING: "Waiting for the next pack to reach you…",  # this message shows it when it comes
+    WAITING_NEW: "Your next pack comes in a new message when it reaches you.",  # `buttons` mode
+    LAST_PICK: "That was your last pick. The others are still drafting: when they finish, this message turns into "
+               "your pool and the draft's channel is told. /draft pool shows your picks now.",
+    DRAFT_OVER: "That was the draft's last pick: the draft is complete. /draft pool shows your pool; /draft export "
+                "gives it as an Arena, MTGO (.dek) or Cockatrice file.",
+}
+
+
+def picked_embed(round_index: int, pick_number: int, card: str, pod_id: int, scryfall_base: str,
+                 after: str = WAITING) -> discord.Embed:
+    """"You took …" on the message picked from, and what comes next (`NEXT_MESSAGE`, `WAITING`,
+    `WAITING_NEW`, `LAST_PICK`, `DRAFT_OVER`)."""
     embed = discord.Embed(
         title=f"Draft #{pod_id} · Pack {round_index + 1}, pick {pick_number}",
         description=picked_line(round_index, pick_number, card, scryfall_base),
         colour=discord.Colour.green(),
     )
-    embed.set_footer(text="Your next pack is in the next message." if waiting else "Waiting for the next pack to reach you…")
+    embed.set_footer(text=_AFTER_PICK[after])
     return embed
 
 
@@ -247,14 +290,18 @@ def pool_groups(pool: PoolView) -> list[tuple[str, list[str]]]:
     return [(name, groups[name]) for name in sorted(groups, key=_group_order)]
 
 
-def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, picture: str | None = None) -> discord.Embed:
+def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, picture: str | None = None,
+               last_pick: str | None = None, footer: str | None = None) -> discord.Embed:
     """The pool grouped by colour, one field per group; links are dropped (longest first) and names
-    shortened only as far as Discord's limits need. `picture`: the pool's picture (`attachment://`)."""
+    shortened only as far as Discord's limits need. `picture`: the pool's picture (`attachment://`);
+    `last_pick`: the player's pick just before ("✅ … you took …")."""
     title = title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)"
     embed = discord.Embed(title=title, colour=discord.Colour.teal())
     groups = pool_groups(pool)
     # Each group gets a share of the 6,000 characters in proportion to its size.
-    budget = limits.EMBED_TOTAL - len(title) - 40 * len(groups) - 100
+    budget = limits.EMBED_TOTAL - len(title) - 40 * len(groups) - 100 - len(last_pick or "") - len(footer or "")
+    if last_pick:
+        embed.add_field(name="Last pick", value=limits.clip(last_pick, limits.FIELD_VALUE), inline=False)
     for name, cards in groups:
         share = min(limits.FIELD_VALUE, max(budget * len(cards) // max(len(pool.cards), 1), 20))
         linked = [card_link_markdown(card, scryfall_base) for card in cards]
@@ -264,7 +311,17 @@ def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, 
         embed.description = "No picks yet."
     if picture:
         embed.set_image(url=picture)
+    if footer:
+        embed.set_footer(text=footer)
     return limits.fit_embed(embed)
+
+
+def final_pool_title(pod_id: int) -> str:
+    return f"Draft #{pod_id} is complete: your pool"
+
+
+FINAL_POOL_FOOTER = ("The draft is over. /draft pool shows your pool again; /draft export gives it as "
+                     "an Arena, MTGO (.dek) or Cockatrice file.")
 
 
 def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:

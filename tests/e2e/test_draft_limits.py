@@ -54,6 +54,8 @@ async def test_a_draft_of_200_character_trap_names(fake, bot, world):
     shown = [*summary, *(m for p in players for m in fake.dms(p)), *(r.message for r in pools if r.message)]
     bad = [message_text(m) for m in shown if not shown_literally(message_text(m))]
     assert shown and not bad, bad[0][:3000]
-    assert all(m.get("mentions") == [] and not m.get("mention_everyone") for m in shown)
+    # The summary pings the players (their pools are edits of their pack messages); nothing else pings.
+    assert fake.pinged_users(summary[0]) == set(players)
+    assert all(m.get("mentions") == [] and not m.get("mention_everyone") for m in shown if m not in summary)
     # Discord refused nothing: every send and edit went through the first time.
     assert [c for c in fake.calls() if c.status == 400] == []

@@ -39,8 +39,9 @@ REACTION_PUT = r"/reactions/.+/@me$"
 
 
 def pack_messages(fake, user: int) -> list[dict]:
-    """Every DM the bot sent the user that ever showed a pack (the final pool has no letters)."""
-    return [m for m in fake.dms(user) if m.get("embeds") and "· Pack" in m["embeds"][0].get("title", "")]
+    """Every DM the bot sent the user that shows a pack, "you took …" or (at the end) their pool:
+    the notices are plain text."""
+    return [m for m in fake.dms(user) if m.get("embeds")]
 
 
 def notices(fake, user: int) -> list[dict]:
@@ -116,7 +117,9 @@ async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_
     assert old_highlights >= 3
     assert [len(pack_messages(fake, p)) for p in players] == [1] * len(players)  # one reused message each
     assert single_pick_costs and set(single_pick_costs) == {1}
-    assert kinds["edit"] == total + waits and kinds["notice"] == waits
+    # A pick is an edit, a wait an edit and a notice; at the end each pack message turns into the
+    # pool (for the player whose pick ended the draft, that pick's own edit).
+    assert kinds["edit"] == total + waits + len(players) - 1 and kinds["notice"] == waits
     assert kinds["letter"] == 0  # every letter was on the message before the first pick: none re-added
     assert not [c for c in calls if c.method == "DELETE"]
     log = await picks_of(fake, world)
@@ -134,8 +137,8 @@ async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(
     assert "Waiting for the next pack" in fake.message(message["id"])["embeds"][0]["footer"]["text"]
     # 🇦 stays highlighted (a bot cannot remove it); clicking it off now refers to no pack: refused.
     await toggle_letter(fake, p1, message, 0)
-    await fake.wait_for(lambda: any("Already picked" in (m.get("content") or "") for m in fake.dms(p1)),
-                        what="already picked")
+    waiting = f"Already picked: that pack has moved on. You have no pack right now: you are waiting on <@{p0}>."
+    await fake.wait_for(lambda: any(m.get("content") == waiting for m in fake.dms(p1)), what="already picked")
     assert len(await picks_of(fake, world)) == 1
     await toggle_letter(fake, p1, message, 0)  # on again: still no pack on the message
     await fake.wait_for(lambda: sum("Already picked" in (m.get("content") or "") for m in fake.dms(p1)) == 2,

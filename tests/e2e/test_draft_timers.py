@@ -155,3 +155,73 @@ async def picks_of(bot, pod_id: int) -> list[DraftPick]:
             return out
     finally:
         await db.dispose()
+
+
+async def time_out(fake, bot, pod_id: int, player: int) -> str:
+    """Let the player's pick time run out; returns the note they get."""
+    await fake.wait_for(lambda: live_pack_messages(fake, player), what=f"a pack for {player}")
+    before = len(dm_texts(fake, player))
+    await age_waits(bot, pod_id, 61, users=[player])
+    notes = await fake.wait_for(lambda: [t for t in dm_texts(fake, player)[before:] if "Time ran out" in t],
+                                what="time-out note")
+    return notes[0]
+
+
+async def pick_first(fake, player: int) -> dict:
+    pack = await fake.wait_for(lambda: live_pack_messages(fake, player), what=f"a pack for {player}")
+    result = await fake.click(player, pack[-1], pick_buttons(pack[-1])[0]["custom_id"])
+    assert "you took" in result.content or "your pool" in str(result.message.get("embeds")), result.content
+    return pack[-1]
+
+
+async def test_a_seat_a_bot_took_after_time_outs_is_taken_back(fake, bot, world):
+    p0, p1 = world.players[:2]
+    pod_id = await start_timed_pod(fake, world, [p0, p1], packs=1, pack_size=10)
+    # p1 lets three picks time out in a row (p0 keeps passing packs): a bot takes the seat.
+    for timeouts in range(1, 4):
+        note = await time_out(fake, bot, pod_id, p1)
+        if timeouts < 3:
+            await pick_first(fake, p0)
+    assert "a bot now plays your seat: `/draft rejoin` takes it back at once" in note and "organizer" not in note
+    told = await fake.wait_for(
+        lambda: [t for t in dm_texts(fake, world.admin) if f"<@{p1}> timed out repeatedly" in t], what="the organizer told"
+    )
+    assert "`/draft rejoin player:`" in told[0]
+    await pick_first(fake, p0)  # the bot picks what reaches the seat at once
+    assert (await seat_rows(bot, pod_id))[p1].is_bot
+
+    # p1 takes the seat back: announced in the channel, pinging nobody; the clock and count restart.
+    stranger = await fake.slash(world.players[2], "draft rejoin", guild_id=world.guild, channel_id=world.channel)
+    assert stranger.ephemeral and "not playing" in stranger.content
+    back = await fake.slash(p1, "draft rejoin", guild_id=world.guild, channel_id=world.channel)
+    assert not back.ephemeral and back.content.startswith(f"🔙 <@{p1}> took their seat back in draft #{pod_id}")
+    assert "stay in their pool" in back.content and f"once <@{p0}> picks" in back.content
+    assert fake.pinged_users(back.message) == set()
+    seat = (await seat_rows(bot, pod_id))[p1]
+    assert not seat.is_bot and seat.timeouts == 0
+    again = await fake.slash(p1, "draft rejoin", guild_id=world.guild, channel_id=world.channel)
+    assert again.ephemeral and "You already play your seat" in again.content
+    # The next pack reaches p1 as a pack DM, and p1 picks it; one more time-out is only the first again.
+    await pick_first(fake, p0)
+    await pick_first(fake, p1)
+    await pick_first(fake, p0)
+    note = await time_out(fake, bot, pod_id, p1)
+    assert "bot now plays" not in note
+    seat = (await seat_rows(bot, pod_id))[p1]
+    assert not seat.is_bot and seat.timeouts == 1
+
+    # The organizer hands the seat to a bot, then gives it back: only an organizer may.
+    await fake.slash(world.admin, "draft replace", guild_id=world.guild, channel_id=world.channel,
+                     options={"player": p1})
+    refused = await fake.slash(p0, "draft rejoin", guild_id=world.guild, channel_id=world.channel,
+                               options={"player": p1})
+    assert refused.ephemeral and "organizer" in refused.content
+    given = await fake.slash(world.admin, "draft rejoin", guild_id=world.guild, channel_id=world.channel,
+                             options={"player": p1})
+    assert given.content.startswith(f"🔙 <@{world.admin}> gave <@{p1}> their seat back")
+    assert fake.pinged_users(given.message) == {p1}  # they play again: told
+    while (await pod_status(bot, pod_id)) != "complete":
+        ready = await fake.wait_for(lambda: [p for p in (p0, p1) if live_pack_messages(fake, p)], what="a pack")
+        await pick_first(fake, ready[0])
+    sources = [e.source for e in await picks_of(bot, pod_id) if e.user_id == p1]
+    assert sources.count("timeout") == 4 and "bot" in sources and "button" in sources and len(sources) == 10

@@ -348,6 +348,31 @@ def test_newly_available_includes_receiver_that_was_idle() -> None:
     assert e.newly_available == [(1, 0), (0, 1)]
 
 
+def test_a_waiting_seat_waits_on_the_nearest_upstream_holder() -> None:
+    state = new_state(seats=4, packs=2, pack_size=3)  # pack 1 passes left: seat 3 passes to seat 0
+    assert state.next_pack_from(0) is None  # it has a pack
+    pick_first(state, 0)
+    assert state.head(0) is None and state.next_pack_from(0) == 3
+    pick_first(state, 3)  # pack 3 reaches seat 0
+    assert state.next_pack_from(0) is None
+    pick_first(state, 0)  # pack 3 moves on; seat 3 holds nothing that reaches seat 0 now
+    assert state.next_pack_from(0) == 2
+    pick_first(state, 2)  # pack 2 reaches seat 3, one pass from seat 0
+    assert state.next_pack_from(0) == 3
+
+
+def test_round_two_waits_the_other_way_and_a_finished_seat_waits_on_nobody() -> None:
+    state = new_state(seats=3, packs=2, pack_size=1)
+    pick_first(state, 0)  # round 1 over for seat 0: its own round-2 pack opens
+    pick_first(state, 0)  # seat 0 is done
+    assert state.head(0) is None and state.next_pack_from(0) is None
+    state = new_state(seats=3, packs=2, pack_size=2)
+    for seat in (0, 1, 2, 1, 2, 0):  # round 1: two cards each
+        pick_first(state, seat)
+    pick_first(state, 1)  # round 2 passes right: seat 1's pack goes to seat 0
+    assert state.head(1) is None and state.next_pack_from(1) == 2
+
+
 def test_sequence_and_total_picks() -> None:
     state = new_state(seats=3, packs=2, pack_size=4)
     assert state.total_picks() == 24
@@ -604,3 +629,30 @@ def test_cards_dealt_covers_every_smaller_table(seats, fewer, packs, pack_size, 
     assert {card for pack in packs_of_table for card in pack} <= set(dealt)
     if table == seats:
         assert [card for pack in packs_of_table for card in pack] == dealt
+
+
+@PROPERTY
+@given(drafts())
+def test_a_waiting_seat_gets_no_pack_before_the_seat_it_waits_on_picks(draft) -> None:
+    """Whoever a waiting seat is told it waits on must pick (from a pack of the waiting seat's
+    round) before anything reaches it; a seat with a pack, or done, waits on nobody."""
+    config, dealt, rng = draft
+    state = DraftState.new(config, dealt)
+    waits: dict[int, tuple[int, int]] = {}  # waiting seat -> (seat it waits on, its round)
+    while not state.is_complete():
+        for seat in range(config.seats):
+            done = state.picks_by_seat[seat] == config.picks_per_seat
+            upstream = state.next_pack_from(seat)
+            if state.head(seat) is not None or done:
+                assert upstream is None
+            else:
+                assert upstream is not None and upstream != seat
+                waits.setdefault(seat, (upstream, state.current_round(seat)))
+        seat = rng.choice(state.waiting_on())
+        head = state.head(seat)
+        event = state.pick(seat, head.pack_id, rng.choice(head.cards))
+        for waiting, (upstream, rnd) in list(waits.items()):
+            if event.seat == upstream and event.round == rnd:
+                del waits[waiting]  # the seat it waited on picked: judged afresh next time
+            else:
+                assert state.head(waiting) is None

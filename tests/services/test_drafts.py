@@ -399,7 +399,7 @@ async def test_repeated_timeouts_hand_the_seat_to_a_bot(db):
     assert handed.next_for_picker is None  # the bot picks from now on; nothing is sent to the player
     seat = next(s for s in (await drafts.get_pod(db, pod.id)).seats if s.user_id == idle)
     assert seat.is_bot and seat.timeouts == drafts.TIMEOUTS_BEFORE_BOT
-    with pytest.raises(Conflict, match="bot has taken over"):
+    with pytest.raises(Conflict, match="A bot plays your seat now: `/draft rejoin` takes it back"):
         prompt = begun.prompts[0]
         await drafts.pick(db, pod.id, in_dm(idle), pack_id=prompt.pack_id, pack_pick=0, card_index=0, source="button")
     # Bots are never reminded or timed out; the others finish the draft.

@@ -2,7 +2,7 @@
 
 - `state`: loading a pod (with its engine and bookkeeping documents) and the views cogs render;
 - `lobby`: the table spec, creation and the deal when the pod begins;
-- `picking`: picks by players, the timer and bot seats, and handing a seat to a bot;
+- `picking`: picks by players, the timer and bot seats, handing a seat to a bot and back;
 - `timers`: the pick timer's deadline handler;
 - `deliveries`: the messages a draft owes (outbox kinds) and which message shows which pack;
 - `reactions`: picks by letter reaction on a player's one reused pack message, and reconciling
@@ -26,6 +26,7 @@ from bot.services.drafts.deliveries import (
     delivery_for_message,
     delivery_message,
     is_shown,
+    last_shown,
     prompt_of,
     record_shown,
     resend,
@@ -47,7 +48,7 @@ from bot.services.drafts.lobby import (
     leave,
     set_lobby_message,
 )
-from bot.services.drafts.picking import PickResult, pick, replace_with_bot
+from bot.services.drafts.picking import PickResult, RejoinResult, pick, rejoin, replace_with_bot
 from bot.services.drafts.pools import PoolView, all_pools, cards_to_show, count_picks, pick_log, pool
 from bot.services.drafts.reactions import (
     CONFIRM,
@@ -60,7 +61,7 @@ from bot.services.drafts.reactions import (
     pack_message_of,
     set_letters,
 )
-from bot.services.drafts.state import STATUSES, PackPrompt, PodView, SeatView
+from bot.services.drafts.state import STATUSES, PackPrompt, PodView, SeatView, SeatWait
 from bot.services.drafts.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "claim_confirmation", "has_pack", "merge_confirmation", "pack_message",
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
-    "is_shown", "join", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "replace_with_bot", "resend",
+    "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
+    "RejoinResult", "replace_with_bot", "resend", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
 ]

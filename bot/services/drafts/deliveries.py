@@ -29,13 +29,16 @@ CLOSE_PACK = "draft.close_pack"  # a pack the bot picked from: the message loses
 DMS_CLOSED = "draft.dms_closed"  # in the pod's channel: "I can't DM you, pick with /draft pick"
 REMINDER = "draft.reminder"  # half the pick time is gone
 TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot takes the seat)
-FINAL_POOL = "draft.final_pool"  # the pool by DM when the draft is over
+# The pool when the draft is over (payload: pod_id, seat; "picked" as for PACK): the player's last
+# pack message turns into it (a new DM if they have none), and the channel's summary pings them.
+FINAL_POOL = "draft.final_pool"
 SUMMARY = "draft.summary"  # the channel's summary when the draft is over
 RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
 REACTION_CARDS = 20  # the most cards a pack message offers as letter reactions (🇦…🇹)
 # Keys a PACK row's payload may carry besides the prompt: "resend" (a new message, asked for),
-# "picked" (the picker's own next pack, after a reaction pick: {"card", "round", "pick_number"}).
-EXTRA_KEYS = ("resend", "picked")
+# "picked" (the picker's own next pack, after a reaction pick: {"card", "round", "pick_number"}),
+# "rejoined" (the first pack of a player who took their seat back from a bot).
+EXTRA_KEYS = ("resend", "picked", "rejoined")
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
@@ -43,8 +46,8 @@ def uses_reactions(prompt: PackPrompt) -> bool:
     return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
 
 
-def pack_message(prompt: PackPrompt, *, resend: bool = False) -> outbox.Message:
-    payload = prompt.to_payload() | ({"resend": True} if resend else {})
+def pack_message(prompt: PackPrompt, *, resend: bool = False, rejoined: bool = False) -> outbox.Message:
+    payload = prompt.to_payload() | ({"resend": True} if resend else {}) | ({"rejoined": True} if rejoined else {})
     return outbox.Message(PACK, payload, user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
@@ -65,21 +68,26 @@ async def queue_packs(
     return prompts, (rows[-1] if held else None)
 
 
-async def queue_completion(session: AsyncSession, pod: Pod) -> None:
-    """The draft is over: everyone's pool by DM, and a summary in the channel."""
+async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | None = None) -> outbox.Queued | None:
+    """The draft is over: every player's pool in their DMs (a player a bot replaced too: the seat's
+    picks are theirs), and a summary in the channel. The pool of `hold_seat` (the player whose pick
+    ended the draft) is held for the caller, who shows it in answer to that pick."""
     row = pod.row
     pools = [
-        outbox.Message(FINAL_POOL, {"pod_id": row.id}, user_id=seat.user_id, guild_id=row.guild_id)
+        outbox.Message(FINAL_POOL, {"pod_id": row.id, "seat": seat.seat}, user_id=seat.user_id, guild_id=row.guild_id)
         for seat in pod.seats
-        if not seat.is_bot and not seat.dm_closed
+        if not seat.dm_closed
     ]
     summary = outbox.Message(SUMMARY, {"pod_id": row.id}, channel_id=row.channel_id, guild_id=row.guild_id)
-    await outbox.queue(session, *pools, summary)
+    held = [m for m in pools if hold_seat is not None and m.payload["seat"] == hold_seat]
+    rows = await outbox.queue(session, *(m for m in pools if m not in held), summary, held=held)
+    return rows[-1] if held else None
 
 
 def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: str, **details) -> outbox.Message | None:
-    """Take the buttons off the message that shows a pack the bot (or a server pick) picked from."""
-    if pack_id is None or pack_pick is None:
+    """Take the buttons off the message that shows a pack the bot (or a server pick) picked from.
+    None when that pick ended the draft: the message turns into the player's pool instead."""
+    if pack_id is None or pack_pick is None or pod.row.status == STATUSES.finished:
         return None
     payload = {"pod_id": pod.row.id, "pack_id": pack_id, "pack_pick": pack_pick, "reason": reason, **details}
     return outbox.Message(CLOSE_PACK, payload, guild_id=pod.row.guild_id)
@@ -199,6 +207,21 @@ async def resend(db: Database, pod_id: int, user_id: int) -> outbox.Queued | Non
         return None
     async with db.write() as session:
         return (await outbox.queue(session, pack_message(prompt, resend=True), hold=True))[0]
+
+
+async def last_shown(db: Database, pod_id: int, seat: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message that showed the seat its newest pack, if one did:
+    the player's pack message (in a reaction draft, the one they have), which their pool replaces."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftDelivery.channel_id, DraftDelivery.message_id)
+                .where(DraftDelivery.pod_id == pod_id, DraftDelivery.seat == seat)
+                .order_by(DraftDelivery.id.desc())
+                .limit(1)
+            )
+        ).first()
+    return None if row is None else (row[0], row[1])
 
 
 async def delivery_message(db: Database, pod_id: int, pack_id: int, pack_pick: int) -> tuple[int, int] | None:

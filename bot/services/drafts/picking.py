@@ -16,8 +16,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.formats import draft as engine
 from bot.services import deadlines, goldfish, outbox, tables
 from bot.services.drafts import deliveries
-from bot.services.drafts.pools import pick_hints, pool_cards
-from bot.services.drafts.state import NOUN, STATUSES, PackPrompt, Pod, SeatRow, load_pod
+from bot.services.drafts.pools import bot_picks_of, pick_hints, pool_cards
+from bot.services.drafts.state import (
+    NOUN,
+    STATUSES,
+    PackPrompt,
+    Pod,
+    SeatRow,
+    SeatWait,
+    load_pod,
+    prompt_for,
+    seat_wait,
+)
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -40,8 +50,11 @@ class PickResult:
     # The pack state the pick was made from (for a bot hand-over: the seat's head at that moment).
     pack_id: int | None = None
     pack_pick: int | None = None
-    # The picker's next pack, queued but held for the caller to show (see deliveries.queue_packs).
+    # The picker's next message, queued but held for the caller to show: their next pack (see
+    # deliveries.queue_packs), or their pool when the pick ended the draft (`completed`).
     held: outbox.Queued | None = field(default=None, compare=False)
+    done: bool = False  # the picker has made all their picks (the draft may go on with the others)
+    pick_mode: str = "both"  # the pod's ("buttons": each pack that reaches a waiting player is a new DM)
 
 
 def head_keys(state: engine.DraftState) -> list[tuple[int, int] | None]:
@@ -69,7 +82,7 @@ async def pick(
         if row is None or row.seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         if row.is_bot:
-            raise Conflict("A bot has taken over your seat; ask the organizer if you want it back.")
+            raise Conflict(seat_wait(pod, row.seat).text)
         result = await apply_pick(session, pod, row.seat, pack_id, pack_pick, card_index, source, now)
         if in_server:
             await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
@@ -90,7 +103,7 @@ async def apply_pick(
     state = pod.state
     assert state is not None
     if not 0 <= pack_id < len(state.packs) or state.packs[pack_id].picks_made != pack_pick:
-        raise Conflict("Already picked: that pack has moved on. Your current pack is in your newest message.")
+        raise Conflict(seat_wait(pod, seat).refusal)
     pack = state.packs[pack_id]
     if not 0 <= card_index < len(pack.cards):
         raise UserError("That card is not in the pack.")
@@ -110,7 +123,8 @@ async def apply_pick(
         pod_id=pod.row.id, user_id=row.user_id, card=event.card, round=event.round, pick_number=event.pick_number,
         next_for_picker=next((p for p in prompts if p.seat == seat), None),
         others=[p for p in prompts if p.seat != seat], completed=state.is_complete(), bot_picks=bot_picks,
-        pack_id=pack_id, pack_pick=pack_pick, held=held,
+        pack_id=pack_id, pack_pick=pack_pick, held=held, done=state.picks_by_seat[seat] >= pod.config.picks_per_seat,
+        pick_mode=pod.row.pick_mode,
     )
 
 
@@ -159,7 +173,8 @@ async def finish(
     session: AsyncSession, pod: Pod, heads_before: list, now: datetime, *, hold_seat: int | None = None
 ) -> tuple[set[int], list[PackPrompt], outbox.Queued | None]:
     """End a transaction that changed the packs: restart the clocks of seats whose pack changed,
-    queue their DMs, complete the draft if it is over, keep the timer's deadline, save the pod."""
+    queue their DMs, complete the draft if it is over, keep the timer's deadline, save the pod.
+    What `hold_seat` is sent next (its pack, or its pool if the draft is over) is held for the caller."""
     state = pod.state
     assert state is not None
     changed = set()
@@ -171,18 +186,18 @@ async def finish(
             clock.reminded = False
     prompts, held = await deliveries.queue_packs(session, pod, changed, hold_seat=hold_seat)
     if state.is_complete() and pod.row.status == STATUSES.running:
-        await _complete(session, pod, now)
+        held = await _complete(session, pod, now, hold_seat) or held
     await schedule_timer(session, pod)
     await pod.save(session)
     return changed, prompts, held
 
 
-async def _complete(session: AsyncSession, pod: Pod, now: datetime) -> None:
+async def _complete(session: AsyncSession, pod: Pod, now: datetime, hold_seat: int | None) -> outbox.Queued | None:
     await tables.finish(session, pod.row, kind=NOUN, finished=STATUSES.finished, now=now)
     if pod.row.turns:
         # Scoring opens in the same transaction as the last pick: a crash can't lose it.
         await goldfish.open_event_for_pod(session, pod.row)
-    await deliveries.queue_completion(session, pod)
+    return await deliveries.queue_completion(session, pod, hold_seat=hold_seat)
 
 
 # --- the pick timer's deadline ------------------------------------------------------------------------
@@ -255,3 +270,62 @@ async def hand_to_bot(session: AsyncSession, pod: Pod, row: SeatRow, now: dateti
         others=prompts, completed=state.is_complete(), bot_picks=bot_picks,
         pack_id=head[0] if head else None, pack_pick=head[1] if head else None,
     )
+
+
+# --- a player takes their seat back ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RejoinResult:
+    pod_id: int
+    user_id: int
+    bot_picks: int  # what the bot picked for the seat: it stays in the player's pool
+    prompt: PackPrompt | None  # the pack the player picks from now (queued to their DMs), if any
+    wait: SeatWait  # where the player stands now
+
+
+async def rejoin(
+    db: Database, pod_id: int, actor: tables.Actor, *, player_id: int | None = None, now: datetime | None = None
+) -> RejoinResult:
+    """The player takes back, at once, the seat a bot plays for them (after repeated time-outs or
+    `/draft replace`); what the bot picked stays in their pool. By the player themselves, or for
+    `player_id` by the draft's organizer or a server organizer (judged in the draft's server)."""
+    now = now or utcnow()
+    user_id = actor.user_id if player_id is None else player_id
+    yours = user_id == actor.user_id
+
+    async def use_case(session: AsyncSession) -> RejoinResult:
+        pod = await load_pod(session, pod_id, lock=True)
+        tables.check_same_server(NOUN, pod.row, actor)
+        if not yours:
+            await tables.require_manager(session, NOUN, pod.row, actor)
+        if pod.row.status != STATUSES.running:
+            raise Conflict("Only a running draft's seats can be taken back.")
+        row = pod.seat_row(user_id)
+        if row is None or row.seat is None:
+            raise (PermissionDenied("You are not playing in that draft.") if yours
+                   else NotFound("That player is not in this draft."))
+        if not row.is_bot:
+            raise Conflict("You already play your seat." if yours else f"<@{user_id}> already plays their seat.")
+        return await give_seat_back(session, pod, row, now)
+
+    return await db.transact(use_case, key=pod_id)
+
+
+async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: datetime) -> RejoinResult:
+    """The seat's player plays it again: its pick clock and time-out count start afresh, and the
+    pack it has now, if any, is sent to them (a bot picks whatever reaches it at once, so the player
+    usually waits for the next one, which comes the usual way)."""
+    state = pod.state
+    assert state is not None and row.seat is not None
+    row.is_bot, row.timeouts = False, 0
+    clock = pod.clocks[row.seat]
+    clock.waiting_since = now if state.head(row.seat) is not None else None
+    clock.reminded = False
+    prompt = prompt_for(pod, row.seat)
+    if prompt is not None and not prompt.dm_closed:
+        await outbox.queue(session, deliveries.pack_message(prompt, rejoined=True))
+    await schedule_timer(session, pod)
+    await pod.save(session)
+    return RejoinResult(pod.row.id, row.user_id, await bot_picks_of(session, pod.row.id, row.seat), prompt,
+                        seat_wait(pod, row.seat))

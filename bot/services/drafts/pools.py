@@ -55,6 +55,12 @@ async def pool_cards(session: AsyncSession, pod_id: int, seat: int) -> list[str]
     return list((await session.execute(query.order_by(DraftPick.sequence))).scalars())
 
 
+async def bot_picks_of(session: AsyncSession, pod_id: int, seat: int) -> int:
+    """How many of the seat's picks a bot made (while it played the seat)."""
+    query = select(func.count()).where(DraftPick.pod_id == pod_id, DraftPick.seat == seat, DraftPick.source == "bot")
+    return (await session.execute(query)).scalar_one()
+
+
 async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
     async with db.read() as session:
         row = await session.get(DraftPod, pod_id)

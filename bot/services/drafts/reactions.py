@@ -28,14 +28,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.formats import draft as engine
 from bot.services import outbox, tables
 from bot.services.drafts.picking import PickResult, apply_pick
-from bot.services.drafts.state import STATUSES, Pod, load_pod
+from bot.services.drafts.state import STATUSES, Pod, load_pod, seat_wait
 from bot.store.db import Database
 from bot.store.models import DraftPackMessage, DraftPod, DraftSeat, OutboxMessage
 from bot.store.types import utcnow
 
 PICKED, STALE, NO_CARD, UNCHANGED, ASK = "picked", "stale", "no_card", "unchanged", "ask"
 # "You took …, waiting for the next pack" on a reaction pack message, held back for a moment (payload:
-# pod_id, seat, channel_id, message_id, pack_id and pack_pick picked from, card, round, pick_number).
+# pod_id, seat, channel_id, message_id, pack_id and pack_pick picked from, card, round, pick_number;
+# done: that was the player's last pick, the draft goes on with the others).
 CONFIRM = "draft.confirm"
 
 
@@ -62,7 +63,7 @@ def _view(row: DraftPackMessage, user_id: int | None = None, current: bool = Fal
 @dataclass(frozen=True)
 class Toggle:
     """What a toggle (or a reconciliation) did. `result` for PICKED; `letters` (card indexes) for
-    ASK; `cards` (how many the shown pack has) for NO_CARD."""
+    ASK; `cards` (how many the shown pack has) for NO_CARD; `note` (the answer) for STALE."""
 
     outcome: str
     pod_id: int
@@ -71,6 +72,7 @@ class Toggle:
     letters: tuple[int, ...] = ()
     cards: int = 0
     confirm: outbox.Queued | None = None  # PICKED with no next pack yet: the held confirmation
+    note: str = ""
 
 
 async def pack_message_of(db: Database, pod_id: int, seat: int) -> PackMessage | None:
@@ -206,12 +208,16 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     `event`: a reaction event (else a reconciliation, which ignores letters beyond the pack and
     stays silent about a pack that moved on)."""
     pod_id = pod.row.id
-    if pod.row.status != STATUSES.running:  # clicks after the draft ended (or was cancelled): no answer
-        return Toggle(UNCHANGED, pod_id, user_id)
+    if pod.row.status != STATUSES.running:
+        if event and pod.row.status == STATUSES.finished:  # a click after the draft ended: where the pool is
+            return Toggle(STALE, pod_id, user_id, note=seat_wait(pod, row.seat).refusal)
+        return Toggle(UNCHANGED, pod_id, user_id)  # after it was cancelled: no answer
     state, seat_row = pod.state, pod.by_seat(row.seat)
     head = state.head(row.seat) if state is not None else None
     if head is None or seat_row.is_bot or (head.pack_id, head.picks_made) != (row.pack_id, row.pack_pick):
-        return Toggle(STALE if event else UNCHANGED, pod_id, user_id)
+        if not event:
+            return Toggle(UNCHANGED, pod_id, user_id)
+        return Toggle(STALE, pod_id, user_id, note=seat_wait(pod, row.seat).refusal)
     if event and letters[0] >= len(head.cards):
         return Toggle(NO_CARD, pod_id, user_id, cards=len(head.cards))
     letters = tuple(i for i in letters if i < len(head.cards))
@@ -231,7 +237,7 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     confirm = outbox.Message(CONFIRM, {
         "pod_id": pod_id, "seat": row.seat, "channel_id": row.channel_id, "message_id": row.message_id,
         "pack_id": result.pack_id, "pack_pick": result.pack_pick, "card": result.card, "round": result.round,
-        "pick_number": result.pick_number,
+        "pick_number": result.pick_number, "done": result.done,
     }, user_id=user_id)
     # Held: the caller sends it after the grace; the next start's sweep does if this process dies.
     (queued,) = await outbox.queue(session, hold=True, held=[confirm], now=now)

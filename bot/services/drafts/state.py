@@ -107,6 +107,72 @@ class PackPrompt:
         return cls(**{**payload, "cards": tuple(payload["cards"])})
 
 
+@dataclass(frozen=True)
+class SeatWait:
+    """What a seat has to pick from now, for answering a click on a pack it can't pick from:
+    `PACK` (a pack, shown on its newest pack message), `WAITING` (none yet: it waits on the
+    players `on`, the first of them holding its next pack), `DONE` (all its picks made, the
+    draft goes on), `BOT` (a bot plays it) or `OVER` (the draft is complete)."""
+
+    PACK, WAITING, DONE, BOT, OVER = "pack", "waiting", "done", "bot", "over"
+    state: str
+    pod_id: int
+    on: tuple[int, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """Where the player stands (names without pinging: `<@id>` in a message that pings nobody)."""
+        if self.state == self.PACK:
+            return "Your current pack is in your newest pack message."
+        if self.state == self.WAITING:
+            if not self.on:
+                return "You have no pack right now: the next one reaches you when the others pass it."
+            chain = ", who is waiting on ".join(f"<@{user_id}>" for user_id in self.on)
+            return f"You have no pack right now: you are waiting on {chain}."
+        if self.state == self.DONE:
+            return ("You have made all your picks: the draft goes on with the others, and when it ends your pack "
+                    "message turns into your pool (`/draft pool` shows it now).")
+        if self.state == self.BOT:
+            return "A bot plays your seat now: `/draft rejoin` takes it back (what it picked stays in your pool)."
+        return (f"Draft #{self.pod_id} is over: your pool is in your pack message, and `/draft pool` shows it "
+                "(`/draft export` for deck files).")
+
+    @property
+    def refusal(self) -> str:
+        """The answer to a pick from a pack the seat can't pick from (any more)."""
+        if self.state in (self.BOT, self.OVER):
+            return self.text
+        return f"Already picked: that pack has moved on. {self.text}"
+
+
+MAX_WAITED_ON = 3  # players named in a wait (the one holding the next pack, then whom they wait on)
+
+
+def seat_wait(pod: Pod, seat: int) -> SeatWait:
+    pod_id, state = pod.row.id, pod.state
+    if pod.row.status != STATUSES.running or state is None:
+        return SeatWait(SeatWait.OVER, pod_id)
+    if pod.by_seat(seat).is_bot:
+        return SeatWait(SeatWait.BOT, pod_id)
+    if state.head(seat) is not None:
+        return SeatWait(SeatWait.PACK, pod_id)
+    if state.picks_by_seat[seat] >= pod.config.picks_per_seat:
+        return SeatWait(SeatWait.DONE, pod_id)
+    # The seat holding the next pack; if it can't pick from it yet (it waits for a pack itself, or
+    # a bot plays it, which always waits), whom it waits on, and so on.
+    on: list[int] = []
+    seen, current = {seat}, seat
+    while len(on) < MAX_WAITED_ON and (upstream := state.next_pack_from(current)) is not None and upstream not in seen:
+        seen.add(upstream)
+        row = pod.by_seat(upstream)
+        if not row.is_bot:
+            on.append(row.user_id)
+        if state.head(upstream) is not None:
+            break
+        current = upstream
+    return SeatWait(SeatWait.WAITING, pod_id, tuple(on))
+
+
 # --- the loaded pod --------------------------------------------------------------------------
 
 

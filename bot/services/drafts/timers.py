@@ -110,10 +110,11 @@ def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt
 def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
     details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
     closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, "timeout", **details)
-    note = {"pod_id": pod.row.id, **details, "to_bot": to_bot}
+    note = {"pod_id": pod.row.id, **details, "to_bot": to_bot, "completed": result.completed}
     messages = [m for m in (closing,) if m is not None]
     messages.append(outbox.Message(deliveries.TIMED_OUT, note, user_id=result.user_id))
     if to_bot:
-        organizer = {"pod_id": pod.row.id, "player_id": result.user_id, "to_organizer": True}
+        organizer = {"pod_id": pod.row.id, "player_id": result.user_id, "to_organizer": True,
+                     "completed": result.completed}
         messages.append(outbox.Message(deliveries.TIMED_OUT, organizer, user_id=pod.row.organizer_id))
     return messages
