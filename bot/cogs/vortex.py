@@ -15,7 +15,7 @@ from bot.services.errors import UserError
 from bot.services.vortex import GameView
 from bot.text import name_key
 from bot.ui import vortex as ui
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import InvalidPayload, actor_of
 
 S = vortex.STATUSES
@@ -97,14 +97,13 @@ class VortexCog(TableCog):
             raise UserError("You are not a player in this game.")
         if (problem := vortex.mulligan_problem(game.state, seat)) is not None:
             raise UserError(problem)
-        confirmed = await ask_confirmation(
+        async def mulligan() -> str:
+            await vortex.mulligan(self.db, game.id, actor_of(interaction))
+            return "You mulliganed: your next draw refills an empty pack to 5."
+
+        await confirm_then_act(
             interaction, "Mulligan? Your pack is revealed to everyone and exiled; until the end of the turn you "
-                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.")
-        if confirmed is None:
-            return
-        await vortex.mulligan(self.db, game.id, actor_of(interaction))
-        await confirmed.response.edit_message(content="You mulliganed: your next draw refills an empty pack to 5.",
-                                              view=None)
+                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db)
 
     @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, top, bottom, shuffle.")
     @app_commands.describe(action="What happens to the shoe.", count="How many cards (mill and look; default 1).",
@@ -161,11 +160,11 @@ class VortexCog(TableCog):
         if winner is not None and winner.id not in game.player_ids:
             raise UserError(f"{winner.mention} is not playing in this game.")
         result = "the result goes to the leaderboard" if winner else "nothing goes to the leaderboard"
-        confirmed = await ask_confirmation(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.")
-        if confirmed is None:
-            return
-        await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
-        await confirmed.response.edit_message(content=f"Vortex #{game.id} has ended: {result}.", view=None)
+        async def end() -> str:
+            await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
+            return f"Vortex #{game.id} has ended: {result}."
+
+        await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db)
 
     # --- DM buttons ------------------------------------------------------------------------
 

@@ -69,8 +69,9 @@ def _option_names(options: list) -> list[str]:
     return names
 
 
-async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
-    """User mistakes get their message; anything else is logged with an id the user can quote."""
+def error_text(interaction: discord.Interaction, error: BaseException) -> str:
+    """What to tell the user about `error`: a mistake's message, or (logged with an id the user can
+    quote) that something went wrong on our side."""
     message = user_message_for(error)
     if message is None:
         error_id = uuid.uuid4().hex[:8]
@@ -78,7 +79,12 @@ async def report_interaction_error(interaction: discord.Interaction, error: Base
         message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
     elif message == DATABASE_BUSY:
         log.warning("database unavailable during interaction %s: %s", describe(interaction), error)
-    await send_ephemeral(interaction, message)
+    return limits.clip(message, limits.CONTENT)
+
+
+async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """User mistakes get their message; anything else is logged with an id the user can quote."""
+    await send_ephemeral(interaction, error_text(interaction, error))
 
 
 async def send_ephemeral(interaction: discord.Interaction, message: str) -> None:

@@ -16,6 +16,9 @@ from .rest import Req
 from .validation import validate_choices, validate_modal
 
 log = logging.getLogger("fake_discord")
+# How long after the callback deadline an interaction with no callback at all counts as failed (a
+# callback that arrives later still gets 10062, like Discord's).
+UNANSWERED_GRACE = 0.5
 
 
 @dataclass(eq=False)
@@ -286,6 +289,21 @@ class Interactions(FakeBase):
     async def _await_result(
         self, ix: _Interaction, timeout: float, what: str, ack_only: bool = False
     ) -> InteractionResult:
+        if self.callback_deadline is not None and timeout > self.callback_deadline:
+            # Like Discord: an interaction nobody answers within the deadline has failed ("This
+            # interaction failed" for the user); say so now rather than after the test's timeout.
+            try:
+                await self.wait_for(
+                    lambda: ix.callback_type is not None or ix.error,
+                    timeout=self.callback_deadline + UNANSWERED_GRACE,
+                    what=f"any answer to {what} (interaction {ix.id})",
+                )
+            except FakeDiscordTimeout:
+                ix.error = (
+                    f"the bot never answered within {self.callback_deadline}s: the user sees "
+                    "'This interaction failed'"
+                )
+                log.error("fake Discord: %s: %s", what, ix.error)
         try:
             await self.wait_for(
                 lambda: ix.final or ix.error or (ack_only and ix.callback_type is not None),
