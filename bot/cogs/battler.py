@@ -13,9 +13,9 @@ from bot.cogs.cube import cube_autocomplete
 from bot.formats import battler as engine
 from bot.services import battler, cubes
 from bot.services.battler import GameView, StaleMessage
-from bot.services.errors import UserError
+from bot.services.errors import UserError, chosen
 from bot.ui import battler as ui
-from bot.ui.dispatch import InvalidPayload, actor_of
+from bot.ui.dispatch import InvalidPayload, actor_of, index
 from bot.ui.limits import ping
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ CAROUSEL_FROM_CHOICES = [
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
 INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")
+SELECT_INDEX = index("value", limit=100)  # a position in a list the DM showed (checked against the state)
 # DM steps that only change what the message shows (nothing is saved).
 VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 
@@ -182,9 +183,7 @@ class BattlerCog(TableCog):
                 return
             kwargs: dict = {}
             if action == "basics":
-                if arg is None or not 0 <= arg < len(ui.BASIC_COMBOS):
-                    raise UserError("Choose your two basic lands first.")
-                kwargs["basics"] = list(ui.BASIC_COMBOS[arg])
+                kwargs["basics"] = list(chosen(ui.BASIC_COMBOS, arg))
             if action == "take":
                 kwargs["carousel_index"] = arg
             await self._private(interaction, game, seat, version, action, **kwargs)
@@ -195,15 +194,16 @@ class BattlerCog(TableCog):
                         arg: int | None, value: str) -> None:
         try:
             if what in INDEXED_SELECTS:
-                chosen = _small_index(value)
+                picked = SELECT_INDEX.read(value)
                 if what == "tpack":
-                    await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=chosen)
+                    await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=picked)
                     return
                 if what == "give":
-                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=chosen)
+                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=picked)
                     return
                 prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
-                options = {"combo": chosen} if what == "combo" else {"stash_index": chosen}
+                chosen(ui.BASIC_COMBOS if what == "combo" else prompt.stash, picked)  # shown only if the state has it
+                options = {"combo": picked} if what == "combo" else {"stash_index": picked}
                 await interaction.response.edit_message(
                     embed=ui.prompt_embed(prompt, **options), view=ui.prompt_view(prompt, **options)
                 )
@@ -280,18 +280,11 @@ class BattlerCog(TableCog):
 def _view_step(prompt: battler.PrivatePrompt, action: str, arg: int | None) -> dict:
     """What a view-only DM step shows: a carousel card chosen (full pool), a page, or the start again."""
     if action in ("swap", "page"):
-        limit = len(prompt.carousel) if action == "swap" else ui.carousel_pages(prompt)
-        if prompt.kind != "carousel" or arg is None or arg >= limit:
+        if prompt.kind != "carousel":
             raise InvalidPayload()
+        chosen(prompt.carousel if action == "swap" else range(ui.carousel_pages(prompt)), arg)
         return {"chosen": arg} if action == "swap" else {"page": arg}
     return {}
-
-
-def _small_index(value: str) -> int:
-    """A select's value that must be a position in a list of at most 100 entries."""
-    if not value.isascii() or not value.isdigit() or len(value) > 3:
-        raise InvalidPayload()
-    return int(value)
 
 
 async def setup(bot) -> None:

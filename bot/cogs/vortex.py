@@ -11,7 +11,7 @@ from bot.cogs._vortex_outbox import VortexMessages
 from bot.cogs.cube import cube_autocomplete
 from bot.formats import vortex as engine
 from bot.services import cubes, outbox, tables, vortex
-from bot.services.errors import UserError
+from bot.services.errors import UserError, chosen
 from bot.services.vortex import GameView
 from bot.text import name_key
 from bot.ui import vortex as ui
@@ -206,8 +206,8 @@ class VortexCog(TableCog):
                 embed=ui.picked_embed(game, f"Put back: {done.on_top} on top, {done.on_bottom} at the bottom."), view=None)
             return
         prompt = await vortex.checked_look(self.db, game, interaction.user.id, seat=seat, look=look)
-        if card is None or card >= len(prompt.cards):
-            raise InvalidPayload()
+        for i in (card, *marked):  # positions among the cards looked at
+            chosen(prompt.cards, i)
         marked = marked ^ {card}
         await interaction.response.edit_message(embed=ui.look_embed(prompt, marked), view=ui.look_view(prompt, marked))
 

@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import battler as engine
 from bot.services import deadlines, leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.services.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import BattlerGame, BattlerMessage, BattlerPlayer
@@ -534,8 +534,11 @@ def _changed_since(loaded: _Loaded, seat: int) -> int:
 
 
 def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
-    """A DM rendered at `version` is current unless the phase began, or the player acted, after it."""
-    if version < _changed_since(loaded, seat) or version > loaded.version:
+    """A DM rendered at `version` is current unless the phase began, or the player acted, after it
+    (a version the game has not reached yet no message of ours carries)."""
+    if version > loaded.version:
+        raise InvalidPayload()
+    if version < _changed_since(loaded, seat):
         raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id)
 
 
@@ -668,9 +671,7 @@ def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _
         return engine.choose_basics(state, seat, choice.basics or [])
     if action == "trade":
         p = state.player(seat)
-        if not (_within(choice.stash_index, p.stash) and _within(choice.pack_index, p.pack)):
-            raise engine.InvalidAction("Choose one card of your stash and one card of the pack.")
-        return engine.trade(state, seat, p.stash[choice.stash_index], p.pack[choice.pack_index])
+        return engine.trade(state, seat, chosen(p.stash, choice.stash_index), chosen(p.pack, choice.pack_index))
     if action == "reroll":
         return engine.reroll(state, seat)
     if action == "shift":
@@ -681,19 +682,12 @@ def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _
         return engine.done(state, seat)
     if action == "take":
         p = state.player(seat)
-        if not _within(choice.carousel_index, state.carousel_cards):
-            raise engine.InvalidAction("Choose one card of the carousel.")
-        if choice.stash_index is not None and not _within(choice.stash_index, p.stash):
-            raise engine.InvalidAction("Choose one card of your stash to give back.")
-        give_back = p.stash[choice.stash_index] if choice.stash_index is not None else None
-        return engine.carousel_pick(state, seat, state.carousel_cards[choice.carousel_index], give_back)
+        card = chosen(state.carousel_cards, choice.carousel_index)
+        give_back = chosen(p.stash, choice.stash_index) if choice.stash_index is not None else None
+        return engine.carousel_pick(state, seat, card, give_back)
     if action == "pass":
         return engine.carousel_pass(state, seat)
     raise engine.InvalidAction(f"Unknown action {action!r}.")
-
-
-def _within(index: int | None, items: list) -> bool:
-    return index is not None and 0 <= index < len(items)
 
 
 async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:

@@ -12,7 +12,7 @@ from bot.cards.model import Card
 from bot.formats import battler as engine
 from bot.services import battler
 from bot.services.cubes import CubeDetail
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import BattlerGame, EventResult, OutboxMessage
 
@@ -437,7 +437,7 @@ async def test_a_carousel_dms_each_picker_in_turn_one_transaction_per_pick(db):
     with pytest.raises(UserError, match="not your turn"):
         await battler.private_action(db, game.id, other.user_id, "take", seat=other.seat, version=prompt.version,
                                      carousel_index=0)
-    with pytest.raises(UserError, match="one card of the carousel"):
+    with pytest.raises(InvalidPayload):  # a position the carousel does not have
         await act(db, prompt, "take", carousel_index=len(state.carousel_cards))
     with pytest.raises(UserError, match="only a full pool"):
         await act(db, prompt, "pass")
@@ -485,7 +485,7 @@ async def test_a_full_pool_gives_a_card_back_or_passes_and_an_organizer_ends_the
 
     with pytest.raises(UserError, match="give a stash card back"):
         await act(db, prompt, "take", carousel_index=0)
-    with pytest.raises(UserError, match="one card of your stash"):
+    with pytest.raises(InvalidPayload):  # a position the stash does not have
         await act(db, prompt, "take", carousel_index=0, stash_index=15)
     given, taken = prompt.stash[3], prompt.carousel[0]
     result = await act(db, prompt, "take", carousel_index=0, stash_index=3)
