@@ -82,8 +82,18 @@ def error_text(interaction: discord.Interaction, error: BaseException) -> str:
     return limits.clip(message, limits.CONTENT)
 
 
+def answer_was_lost(error: BaseException) -> bool:
+    """Discord no longer takes an answer to this interaction (10062 Unknown interaction: too late,
+    or lost on the way). Not our bug; the user sees no answer and may repeat what they did."""
+    original = getattr(error, "original", None) or error
+    return isinstance(original, discord.NotFound) and original.code == 10062
+
+
 async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
     """User mistakes get their message; anything else is logged with an id the user can quote."""
+    if answer_was_lost(error):
+        log.warning("the answer to interaction %s was lost (10062 Unknown interaction)", describe(interaction))
+        return
     await send_ephemeral(interaction, error_text(interaction, error))
 
 
