@@ -91,16 +91,14 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
         await t.wait_channel("PLAY")
         await t.check()
 
-        # PLAY: a's report is saved but its message never arrives: reported again, it is shown
-        # again, with its buttons; the opponent's form confirms it.
+        # PLAY: the winner's report is saved but its message never arrives: the loser's own report
+        # of the same result confirms it.
         pr = t.mirror.pairings[0]
-        winner = t.user(pr.a)
-        loser = t.user(pr.b)
+        winner, loser = t.user(pr.a), t.user(pr.b)
         fake.lose_next_reply(user_id=winner)
         assert (await t.report(winner, "won", treasures_left=1)).lost
-        report = await t.report(winner, "won", treasures_left=1)
-        assert f"<@{loser}>, confirm" in report.content and report.components
-        await t.answer(loser, report.message, treasures_left=3)
+        matched = await t.report(loser, "lost", treasures_left=3)
+        assert "matches" in matched.content, matched.content
         engine.report(t.mirror, pr.a, "won", treasures={pr.a: 1, pr.b: 3})
 
         # DRAFT: a's DM is gone: shown again by the command; then the carousel picker's DM too.
@@ -115,12 +113,16 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
         await t.wait_channel("Stage 1, round 2: PLAY")
         await t.check()
 
-        # A dispute whose call to the organizer is gone: a player's report shows it again, with the
-        # organizer's buttons; the opponent's matching report would have confirmed, and still could.
+        # Again a report whose message never arrives: reported again, it is shown again with its
+        # buttons. Then a dispute whose call to the organizer is gone: a player's report shows it
+        # again, with the organizer's buttons.
         pr = t.mirror.pairings[0]
         first, second = t.user(pr.a), t.user(pr.b)
-        await t.report(first, "won")
-        await t.report(second, "won")
+        fake.lose_next_reply(user_id=first)
+        assert (await t.report(first, "won")).lost
+        report = await t.report(first, "won")
+        assert f"<@{second}>, confirm" in report.content and report.components
+        await t.answer(second, report.message, "dispute")
         call = await t.wait_channel("is **disputed**")
         t.fake.delete_message(call)
         shown = await t.report(first, "won")
