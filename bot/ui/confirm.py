@@ -11,18 +11,27 @@
 
 from __future__ import annotations
 
+import itertools
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 
 from bot.store.db import Database
+from bot.ui.dispatch import Component, InvalidPayload, Part, number, word
 from bot.ui.errors import error_text
 
 # A prompt is the asker's own (ephemeral): it never pings, whatever names it shows.
 QUIET = discord.AllowedMentions.none()
 CANCELLED = "Cancelled: nothing was changed."
 NO_ANSWER = "No answer: nothing was changed."
+EXPIRED = "This question has expired (the bot restarted since): nothing was changed. Run the command again."
+# A prompt's buttons name this process: after a restart, a press on an old prompt is answered by
+# `PromptButton` (its action, in the old process's memory, is gone) instead of going unanswered.
+PROCESS = secrets.token_hex(4)
+_prompts = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,9 @@ class ConfirmView(discord.ui.View):
         self.user_id = user_id
         self.confirmed: bool | None = None
         self.interaction: discord.Interaction | None = None
+        prompt = next(_prompts)
+        for button, answer in ((self.confirm, "yes"), (self.cancel, "no")):
+            button.custom_id = PromptButton.custom_id_for(process=PROCESS, prompt=prompt, answer=answer)
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
         if interaction.user.id != self.user_id:
@@ -65,6 +77,23 @@ class ConfirmView(discord.ui.View):
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
     async def cancel(self, interaction: discord.Interaction, _button: discord.ui.Button) -> None:
         await self._finish(interaction, False)
+
+
+def _process_part(raw: str) -> str:
+    if len(raw) != len(PROCESS) or any(c not in "0123456789abcdef" for c in raw):
+        raise InvalidPayload()
+    return raw
+
+
+class PromptButton(
+    Component, prefix="confirm", parts=(Part("process", _process_part), number("prompt"), word("answer", ("yes", "no"))),
+):
+    """A prompt's button, as any process sees it: this process's live prompt answers its own
+    presses (`ConfirmView`); a press on a prompt of an earlier process is told it expired."""
+
+    async def handle(self, interaction: discord.Interaction, *, process: str, **_: Any) -> None:
+        if process != PROCESS:
+            await interaction.response.edit_message(content=EXPIRED, view=None, allowed_mentions=QUIET)
 
 
 async def confirm_then_act(

@@ -184,3 +184,19 @@ async def test_cube_421_sets_and_config_seasons(fake, bot, world):
     reset = await press(fake, world.admin, await ask(fake, world, world.admin, "config reset"))
     assert "Settings reset" in reset.content
     nothing_logged_as_error(bot)
+
+
+async def test_a_question_asked_before_a_restart_says_it_expired(fake, bot, world):
+    """The action a prompt would run lived in the old process: after a restart its buttons still
+    answer (the question expired, nothing changed), never "This interaction failed"."""
+    await run(fake, world, world.admin, "config season start", name="Summer")
+    prompt = await ask(fake, world, world.admin, "config season end")
+    await bot.restart()
+    for label in ("Confirm", "Cancel"):
+        stale = dict(prompt.message)  # both buttons, as the user still sees them
+        result = await fake.click(world.admin, stale, button(prompt, label))
+        assert result.callback_type == 7 and "expired" in result.content and result.components == [], result.content
+        fake.message(prompt.message["id"])["components"] = stale["components"]  # the other button, pressed too
+    ended = await press(fake, world.admin, await ask(fake, world, world.admin, "config season end"))
+    assert "Summer" in ended.content and "has ended" in ended.content
+    nothing_logged_as_error(bot)
