@@ -132,6 +132,7 @@ class SetListCommands:
         key = set_lists.validate_key(name)
         await set_lists.check_can_manage(self.db, actor)
         [card_set] = await set_lists.get_sets(self.db, interaction.guild_id or 0, [key])
+
         async def remove() -> str:
             await set_lists.remove_set(self.db, actor, key)
             return f"Removed the set `{key}`."

@@ -139,6 +139,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         cube = await cubes.get_cube(self.bot.db, guild_id, name)
         if cube.source == "shipped":
             raise UserError(f"**{escape(cube.name)}** is a shipped cube and can't be removed.")
+
         async def remove() -> str:
             await cubes.remove_cube(self.bot.db, guild_id, cube.name)
             return f"Removed the cube **{escape(cube.name)}**."

@@ -234,6 +234,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
         league = await self.league_here(interaction)
         async with self.db.read() as session:
             await tables.require_manager(session, four_two_one.NOUN, league, actor_of(interaction))
+
         async def end() -> str:
             await four_two_one.end(self.db, league.id, actor_of(interaction))
             return f"{league_name(league.id)} has ended."

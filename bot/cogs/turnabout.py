@@ -194,6 +194,7 @@ class TurnaboutCog(TableCog):
             raise UserError("Registration is still open: use `/turnabout leave` to withdraw.")
         if interaction.user.id not in event.player_ids:
             raise UserError("You are not registered in this event.")
+
         async def drop() -> str:
             await turnabout.drop(self.db, event.id, actor_of(interaction))
             return "You dropped from the event."
@@ -208,6 +209,7 @@ class TurnaboutCog(TableCog):
         event = await self.table_here(interaction, (S.running,))
         async with self.db.read() as session:
             await tables.require_manager(session, turnabout.NOUN, event, actor_of(interaction))
+
         async def end() -> str:
             await turnabout.end(self.db, event.id, actor_of(interaction))
             return f"{turnabout.event_name(event.id)} has ended."

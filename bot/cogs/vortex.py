@@ -97,6 +97,7 @@ class VortexCog(TableCog):
             raise UserError("You are not a player in this game.")
         if (problem := vortex.mulligan_problem(game.state, seat)) is not None:
             raise UserError(problem)
+
         async def mulligan() -> str:
             await vortex.mulligan(self.db, game.id, actor_of(interaction))
             return "You mulliganed: your next draw refills an empty pack to 5."
@@ -160,6 +161,7 @@ class VortexCog(TableCog):
         if winner is not None and winner.id not in game.player_ids:
             raise UserError(f"{winner.mention} is not playing in this game.")
         result = "the result goes to the leaderboard" if winner else "nothing goes to the leaderboard"
+
         async def end() -> str:
             await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
             return f"Vortex #{game.id} has ended: {result}."
