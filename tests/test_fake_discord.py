@@ -80,6 +80,10 @@ class ProofBot(commands.AutoShardedBot):
                     button.disabled = True
                 await interaction.response.edit_message(content=f"count={self.count}", view=self)
 
+            @discord.ui.button(label="mute", custom_id="counter:mute")
+            async def mute(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+                pass  # a bug: the press is never answered
+
         @tree.command(description="A counter button")
         async def counter(interaction: discord.Interaction) -> None:
             await interaction.response.send_message("count=0", view=Counter())
@@ -263,6 +267,16 @@ async def test_button_click_edits_message(fake: FakeDiscord, bot: ProofBot) -> N
     assert click2.content == "count=2" and click2.component("counter:inc")["disabled"] is True
     with pytest.raises(CommandNotAvailable, match="disabled"):
         await fake.click(ALICE_ID, res.message, "counter:inc")
+
+
+async def test_a_press_nobody_answers_fails_like_discord_says(fake: FakeDiscord, bot: ProofBot) -> None:
+    """No callback within the deadline: the user sees "This interaction failed", and the test
+    hears so at once (not after its own, longer, timeout)."""
+    res = await fake.slash(ALICE_ID, "counter", guild_id=GUILD_ID)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(AssertionError, match="never answered within 3.0s.*This interaction failed"):
+        await fake.click(ALICE_ID, res.message, "counter:mute", timeout=30)
+    assert asyncio.get_running_loop().time() - started < 10
 
 
 async def test_select_modal_autocomplete(fake: FakeDiscord, bot: ProofBot) -> None:

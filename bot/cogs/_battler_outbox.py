@@ -42,8 +42,7 @@ class BattlerMessages:
     async def dispute(self, queued: Queued, fresh: bool) -> Outgoing:
         news = battler.Announcement.from_payload(queued.payload)
         report = battler.report_from_payload(queued.payload["report"])
-        text = f"<@{news.organizer_id}>: " + ui.report_text(news, report)
-        return Outgoing(content=limits.clip(text, limits.CONTENT), view=ui.report_view(news.game_id, report),
+        return Outgoing(content=ui.dispute_text(news, report, news.organizer_id), view=ui.report_view(news.game_id, report),
                         allowed_mentions=limits.ping(news.organizer_id))
 
     async def final(self, queued: Queued, fresh: bool) -> Outgoing:

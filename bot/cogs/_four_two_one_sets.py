@@ -16,7 +16,7 @@ from bot.services.errors import PermissionDenied, UserError
 from bot.text import escape
 from bot.ui import four_two_one as ui
 from bot.ui import limits
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import InvalidPayload, actor_of
 from bot.ui.paginate import Page, send_paginated, slice_page
 
@@ -132,12 +132,13 @@ class SetListCommands:
         key = set_lists.validate_key(name)
         await set_lists.check_can_manage(self.db, actor)
         [card_set] = await set_lists.get_sets(self.db, interaction.guild_id or 0, [key])
-        confirmed = await ask_confirmation(interaction, f"Remove the set `{key}` ({escape(card_set.name)})? Leagues "
-                                                        "already using it keep their copy.")
-        if confirmed is None:
-            return
-        await set_lists.remove_set(self.db, actor, key)
-        await confirmed.response.edit_message(content=f"Removed the set `{key}`.", view=None)
+
+        async def remove() -> str:
+            await set_lists.remove_set(self.db, actor, key)
+            return f"Removed the set `{key}`."
+
+        await confirm_then_act(interaction, f"Remove the set `{key}` ({escape(card_set.name)})? Leagues already using "
+                                            "it keep their copy.", remove, db=self.db)
 
 
 def add_set_commands(group: app_commands.Group) -> None:

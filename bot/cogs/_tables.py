@@ -20,7 +20,7 @@ from bot.cogs._sweep import edit_channel_message
 from bot.services import tables
 from bot.services.errors import UserError
 from bot.services.outbox import Queued
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import Done, confirm_then_act
 from bot.ui.dispatch import Component, actor_of
 from bot.ui.lobby import lobby_view
 
@@ -150,14 +150,12 @@ class TableCog(commands.Cog):
 
     async def confirm_cancel(self, interaction: discord.Interaction, table: Any) -> None:
         """Ask first; only the table's organizer or an organizer of its server may cancel."""
-        async with self.db.read() as session:
-            await tables.require_manager(session, self.spec.noun, table, actor_of(interaction))
-        confirmed = await ask_confirmation(interaction, self.cancel_question(table))
-        if confirmed is None:
-            return
-        ended = await tables.cancel(self.db, self.spec, table.id, actor_of(interaction))
-        await confirmed.response.edit_message(content=self.cancelled_text(ended), view=None)
-        await self.edit_lobby(ended, note=self.cancelled_note(ended))
+
+        async def cancel() -> Done:
+            ended = await tables.cancel(self.db, self.spec, table.id, actor_of(interaction))
+            return Done(self.cancelled_text(ended), after=lambda: self.edit_lobby(ended, note=self.cancelled_note(ended)))
+
+        await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db)
 
 
 _LOBBY_COMMANDS = {

@@ -8,15 +8,15 @@ import discord
 from discord import app_commands
 
 from bot.cogs._battler_outbox import BattlerMessages
+from bot.cogs._battler_reports import BattlerReports
 from bot.cogs._tables import TableCog, add_lobby_commands
 from bot.cogs.cube import cube_autocomplete
 from bot.formats import battler as engine
 from bot.services import battler, cubes
 from bot.services.battler import GameView, StaleMessage
-from bot.services.errors import UserError
+from bot.services.errors import UserError, chosen
 from bot.ui import battler as ui
-from bot.ui.dispatch import InvalidPayload, actor_of
-from bot.ui.limits import ping
+from bot.ui.dispatch import InvalidPayload, actor_of, index
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,12 @@ CAROUSEL_FROM_CHOICES = [
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
 INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")
+SELECT_INDEX = index("value", limit=100)  # a position in a list the DM showed (checked against the state)
 # DM steps that only change what the message shows (nothing is saved).
 VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 
 
-class BattlerCog(TableCog):
+class BattlerCog(BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
 
@@ -103,28 +104,17 @@ class BattlerCog(TableCog):
         )
         await self.post_lobby(interaction, game, f"Treasure Battler #{game.id} is open: join below.")
 
-    @group.command(name="report", description="Report your mini-game; your opponent confirms it.")
+    @group.command(name="report", description="Report your mini-game and your treasures left; your opponent confirms it.")
     @app_commands.describe(
         result="How your game ended, from your side.",
-        treasures_left="Treasures left after the game, tokens made in it included; you keep at most 5 (default: unchanged).",
+        treasures_left="Your treasures left after the game, tokens made in it included; you keep at most 5.",
     )
     @app_commands.choices(result=RESULT_CHOICES)
-    async def report(
-        self, interaction: discord.Interaction, result: app_commands.Choice[str],
-        treasures_left: app_commands.Range[int, 0, 99] | None = None,
-    ) -> None:
+    async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str],
+                     treasures_left: app_commands.Range[int, 0, ui.MAX_TREASURES_LEFT]) -> None:
         game = await self.table_here(interaction, (S.running,))
         outcome = await battler.report(self.db, game.id, actor_of(interaction), result.value, treasures_left=treasures_left)
-        if outcome.report is not None:
-            opponent = outcome.game.user_of(outcome.report.b if outcome.report.reporter == outcome.report.a else outcome.report.a)
-            await interaction.response.send_message(
-                ui.report_text(outcome.game, outcome.report), view=ui.report_view(outcome.game.id, outcome.report),
-                allowed_mentions=ping(opponent),
-            )
-        elif outcome.dispute is not None:
-            await interaction.response.send_message("Your report differs from your opponent's: an organizer decides.")
-        else:
-            await interaction.response.send_message("Your report matches your opponent's: confirmed.")
+        await self.answer_report(interaction, outcome)
 
     @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, packyard.")
     async def status(self, interaction: discord.Interaction) -> None:
@@ -182,9 +172,7 @@ class BattlerCog(TableCog):
                 return
             kwargs: dict = {}
             if action == "basics":
-                if arg is None or not 0 <= arg < len(ui.BASIC_COMBOS):
-                    raise UserError("Choose your two basic lands first.")
-                kwargs["basics"] = list(ui.BASIC_COMBOS[arg])
+                kwargs["basics"] = list(chosen(ui.BASIC_COMBOS, arg))
             if action == "take":
                 kwargs["carousel_index"] = arg
             await self._private(interaction, game, seat, version, action, **kwargs)
@@ -195,15 +183,16 @@ class BattlerCog(TableCog):
                         arg: int | None, value: str) -> None:
         try:
             if what in INDEXED_SELECTS:
-                chosen = _small_index(value)
+                picked = SELECT_INDEX.read(value)
                 if what == "tpack":
-                    await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=chosen)
+                    await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=picked)
                     return
                 if what == "give":
-                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=chosen)
+                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=picked)
                     return
                 prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
-                options = {"combo": chosen} if what == "combo" else {"stash_index": chosen}
+                chosen(ui.BASIC_COMBOS if what == "combo" else prompt.stash, picked)  # shown only if the state has it
+                options = {"combo": picked} if what == "combo" else {"stash_index": picked}
                 await interaction.response.edit_message(
                     embed=ui.prompt_embed(prompt, **options), view=ui.prompt_view(prompt, **options)
                 )
@@ -245,8 +234,9 @@ class BattlerCog(TableCog):
                 f"That message is out of date: the game is now in the {phase} phase.", ephemeral=True
             )
         elif interaction.message is not None and message_id == interaction.message.id:
-            # A double click: the first click already updated this very message.
-            await interaction.response.send_message("Already done: this message shows your current state.", ephemeral=True)
+            # This very message shows the current state (a double click), or was to and the edit was
+            # lost: it is shown again, as it is now.
+            await interaction.response.edit_message(embed=ui.prompt_embed(prompt), view=ui.prompt_view(prompt))
         else:
             await interaction.response.send_message(
                 "That message is out of date, here is the current one (sent as a new DM).", ephemeral=True
@@ -254,44 +244,15 @@ class BattlerCog(TableCog):
             if (held := await battler.resend(self.db, error.game_id, error.user_id)) is not None:
                 await self.bot.outbox.send_batch([held], fresh=True)
 
-    # --- reports ---------------------------------------------------------------------------
-
-    async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
-        actor = actor_of(interaction)
-        if action == "confirm":
-            result = await battler.confirm_report(self.db, game, report, actor)
-            applied = result.applied
-            detail = f": {ui.claim_text(result.game, applied, applied.claim)}" if applied else ""
-            await interaction.response.edit_message(
-                content=f"✅ Report #{report} confirmed by <@{interaction.user.id}>{detail}.", view=None
-            )
-        else:
-            await battler.dispute_report(self.db, game, report, actor)
-            await interaction.response.edit_message(
-                content=f"⚠️ Report #{report} was disputed: an organizer decides below.", view=None
-            )
-
-    async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
-        await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
-        what = "voided: the players report again" if decision == "void" else "decided"
-        await interaction.response.edit_message(content=f"⚖️ Report #{report} {what} by <@{interaction.user.id}>.", view=None)
-
 
 def _view_step(prompt: battler.PrivatePrompt, action: str, arg: int | None) -> dict:
     """What a view-only DM step shows: a carousel card chosen (full pool), a page, or the start again."""
     if action in ("swap", "page"):
-        limit = len(prompt.carousel) if action == "swap" else ui.carousel_pages(prompt)
-        if prompt.kind != "carousel" or arg is None or arg >= limit:
+        if prompt.kind != "carousel":
             raise InvalidPayload()
+        chosen(prompt.carousel if action == "swap" else range(ui.carousel_pages(prompt)), arg)
         return {"chosen": arg} if action == "swap" else {"page": arg}
     return {}
-
-
-def _small_index(value: str) -> int:
-    """A select's value that must be a position in a list of at most 100 entries."""
-    if not value.isascii() or not value.isdigit() or len(value) > 3:
-        raise InvalidPayload()
-    return int(value)
 
 
 async def setup(bot) -> None:

@@ -19,7 +19,7 @@ from bot.formats import clock as engine
 from bot.services import clock as service
 from bot.services.errors import UserError
 from bot.ui import clock as ui
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import actor_of
 
 MODE_CHOICES = [
@@ -140,15 +140,12 @@ class ClockCog(commands.Cog):
 
     async def _end(self, interaction: discord.Interaction, clock_id: int, message_id: int | None) -> None:
         """Ask the player first; the end stops both clocks for this game."""
-        await service.check_player(self.db, clock_id, actor_of(interaction))
-        confirmed = await ask_confirmation(
-            interaction, f"End chess clock #{clock_id} now? Both clocks stop and the buttons go away."
-        )
-        if confirmed is None:
-            return
-        result = await service.end(self.db, clock_id, actor_of(confirmed), message_id=message_id)
-        text = "The flag had already fallen." if result.flag_fell else f"Chess clock #{clock_id} ended."
-        await confirmed.response.edit_message(content=text, view=None)
+        async def end() -> str:
+            result = await service.end(self.db, clock_id, actor_of(interaction), message_id=message_id)
+            return "The flag had already fallen." if result.flag_fell else f"Chess clock #{clock_id} ended."
+
+        await confirm_then_act(interaction, f"End chess clock #{clock_id} now? Both clocks stop and the buttons go away.",
+                               end, db=self.db)
 
 
 async def setup(bot) -> None:

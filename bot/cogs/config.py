@@ -13,7 +13,7 @@ from bot.services.errors import UserError
 from bot.services.guild_config import PICK_MODES, GuildConfig
 from bot.text import escape
 from bot.ui import limits
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import Done, confirm_then_act
 from bot.ui.formatting import channel_mention, role_mention
 
 PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in PICK_MODES.items()]
@@ -126,22 +126,24 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
     @season.command(name="end", description="End the running season (asks first).")
     async def season_end(self, interaction: discord.Interaction) -> None:
         guild_id = require_guild(interaction)
-        confirmed = await ask_confirmation(interaction, "End the running season? Its leaderboard stays readable.")
-        if confirmed is None:
-            return
-        ended = await leaderboard.end_season(self.bot.db, guild_id)
-        await confirmed.response.edit_message(content=f"Season **{escape(ended.name)}** has ended.", view=None)
+
+        async def end() -> str:
+            ended = await leaderboard.end_season(self.bot.db, guild_id)
+            return f"Season **{escape(ended.name)}** has ended."
+
+        await confirm_then_act(interaction, "End the running season? Its leaderboard stays readable.", end, db=self.bot.db)
 
     @app_commands.command(name="reset", description="Reset every server setting to its default (asks first).")
     async def reset(self, interaction: discord.Interaction) -> None:
         guild_id = require_guild(interaction)
-        confirmed = await ask_confirmation(
-            interaction, "Reset the organizer role, leaderboard channel, pick mode and card pictures to their defaults?"
+
+        async def reset() -> Done:
+            return Done(embed=config_embed(await guild_config.reset_config(self.bot.db, guild_id), "Settings reset"))
+
+        await confirm_then_act(
+            interaction, "Reset the organizer role, leaderboard channel, pick mode and card pictures to their defaults?",
+            reset, db=self.bot.db,
         )
-        if confirmed is None:
-            return
-        config = await guild_config.reset_config(self.bot.db, guild_id)
-        await confirmed.response.edit_message(content=None, embed=config_embed(config, "Settings reset"), view=None)
 
 
 async def setup(bot: MtgBot) -> None:

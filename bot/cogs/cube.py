@@ -15,7 +15,7 @@ from bot.services import card_data, cubes, guild_config
 from bot.services.errors import UserError
 from bot.text import escape
 from bot.ui.cards import resolution_report
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.paginate import Page, register_renderer, send_paginated, slice_page
 
 CARDS_PER_PAGE = 30
@@ -139,11 +139,13 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         cube = await cubes.get_cube(self.bot.db, guild_id, name)
         if cube.source == "shipped":
             raise UserError(f"**{escape(cube.name)}** is a shipped cube and can't be removed.")
-        confirmed = await ask_confirmation(interaction, f"Remove the cube **{escape(cube.name)}** ({cube.size} cards)?")
-        if confirmed is None:
-            return
-        await cubes.remove_cube(self.bot.db, guild_id, cube.name)
-        await confirmed.response.edit_message(content=f"Removed the cube **{escape(cube.name)}**.", view=None)
+
+        async def remove() -> str:
+            await cubes.remove_cube(self.bot.db, guild_id, cube.name)
+            return f"Removed the cube **{escape(cube.name)}**."
+
+        await confirm_then_act(interaction, f"Remove the cube **{escape(cube.name)}** ({cube.size} cards)?", remove,
+                               db=self.bot.db)
 
 
 async def setup(bot: MtgBot) -> None:

@@ -23,7 +23,7 @@ from bot.services.errors import UserError
 from bot.services.tables import Actor
 from bot.ui import draft as ui
 from bot.ui import limits
-from bot.ui.dispatch import actor_of
+from bot.ui.dispatch import InvalidPayload, actor_of
 
 log = logging.getLogger(__name__)
 
@@ -232,6 +232,8 @@ class DraftCog(TableCog):
     async def on_pick_select(
         self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int, value: int
     ) -> None:
+        if value // ui.SELECT_PART != part:  # each menu of a big pack offers its own 25 cards
+            raise InvalidPayload()
         await self._pick(interaction, pod, pack, pick, value, "select")
 
     async def _pick(self, interaction: discord.Interaction, pod_id: int, pack_id: int, pack_pick: int, index: int,

@@ -18,7 +18,7 @@ from bot.services.errors import PermissionDenied, UserError
 from bot.services.four_two_one import LeagueView, league_name
 from bot.ui import four_two_one as ui
 from bot.ui import limits
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import InvalidPayload, actor_of
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
@@ -271,13 +271,14 @@ class FourTwoOneCog(SetListCommands, TableCog):
         league = await self.league_here(interaction)
         async with self.db.read() as session:
             await tables.require_manager(session, four_two_one.NOUN, league, actor_of(interaction))
-        confirmed = await ask_confirmation(interaction, f"End {league_name(league.id)} now? The standings go to the "
-                                                        "leaderboard as they are; no more matches are played.")
-        if confirmed is None:
-            return
-        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+
+        async def end() -> str:
             await four_two_one.end(self.db, league.id, actor_of(interaction))
-            await confirmed.response.edit_message(content=f"{league_name(league.id)} has ended.", view=None)
+            return f"{league_name(league.id)} has ended."
+
+        await confirm_then_act(interaction, f"End {league_name(league.id)} now? The standings go to the leaderboard as "
+                                            "they are; no more matches are played.", end, db=self.db,
+                               around=self.bot.outbox.replies.answering)
 
     # --- pages ---------------------------------------------------------------------------------------------
 

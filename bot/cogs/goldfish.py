@@ -16,6 +16,7 @@ from bot.services import goldfish
 from bot.services.errors import NotFound, UserError
 from bot.text import escape, name_key
 from bot.ui import goldfish as ui
+from bot.ui.confirm import confirm_then_act
 from bot.ui.paginate import Page, register_renderer, send_paginated
 
 # A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
@@ -224,20 +225,24 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
                 ephemeral=True, allowed_mentions=NO_PINGS,
             )
 
-    @group.command(name="close", description="Close an event: standings become final and go to the leaderboard.")
+    @group.command(name="close", description="Close an event: standings become final and go to the leaderboard (asks first).")
     @app_commands.describe(event="The event to close (default: this channel's newest open one).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event)
-        with self.bot.outbox.replies.answering(interaction):  # a refused results post is told here
+        is_organizer = await self._is_organizer(interaction)
+
+        async def close() -> str:
             result = await goldfish.close(
-                self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id,
-                is_organizer=await self._is_organizer(interaction),
+                self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id, is_organizer=is_organizer
             )
-            await interaction.response.send_message(
-                f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>.",
-                allowed_mentions=NO_PINGS,
-            )
+            return f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>."
+
+        await confirm_then_act(
+            interaction, f"Close **{escape(chosen.name)}** now? Its standings become final and go to the leaderboard; "
+                         "no more scores can be submitted.", close, db=self.bot.db,
+            around=self.bot.outbox.replies.answering,
+        )
 
     @group.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")
     @app_commands.describe(first="The first flip's result.", count="How many flips (default 1).")

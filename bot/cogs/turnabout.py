@@ -15,7 +15,7 @@ from bot.services.errors import PermissionDenied, UserError
 from bot.services.turnabout import EventView
 from bot.text import escape
 from bot.ui import turnabout as ui
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import InvalidPayload, actor_of
 from bot.ui.limits import ping
 from bot.ui.paginate import Page, register_renderer, send_paginated
@@ -212,13 +212,14 @@ class TurnaboutCog(TableCog):
             raise UserError("Registration is still open: use `/turnabout leave` to withdraw.")
         if interaction.user.id not in event.player_ids:
             raise UserError("You are not registered in this event.")
-        confirmed = await ask_confirmation(
+
+        async def drop() -> str:
+            await turnabout.drop(self.db, event.id, actor_of(interaction))
+            return "You dropped from the event."
+
+        await confirm_then_act(
             interaction, f"Drop from {turnabout.event_name(event.id)}? You will not be paired again and lose the "
-                         "rating bonus for playing every round.")
-        if confirmed is None:
-            return
-        await turnabout.drop(self.db, event.id, actor_of(interaction))
-        await confirmed.response.edit_message(content="You dropped from the event.", view=None)
+                         "rating bonus for playing every round.", drop, db=self.db)
 
     @group.command(name="end", description="End the event: final ranking and rating awards to the leaderboard (organizer; asks first).")
     @app_commands.guild_only()
@@ -226,14 +227,15 @@ class TurnaboutCog(TableCog):
         event = await self.table_here(interaction, (S.running,))
         async with self.db.read() as session:
             await tables.require_manager(session, turnabout.NOUN, event, actor_of(interaction))
-        confirmed = await ask_confirmation(
-            interaction, f"End {turnabout.event_name(event.id)} now? The final ranking and rating awards are posted "
-                         "and recorded; no more rounds can be played.")
-        if confirmed is None:
-            return
-        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+
+        async def end() -> str:
             await turnabout.end(self.db, event.id, actor_of(interaction))
-            await confirmed.response.edit_message(content=f"{turnabout.event_name(event.id)} has ended.", view=None)
+            return f"{turnabout.event_name(event.id)} has ended."
+
+        await confirm_then_act(
+            interaction, f"End {turnabout.event_name(event.id)} now? The final ranking and rating awards are posted "
+                         "and recorded; no more rounds can be played.", end, db=self.db,
+            around=self.bot.outbox.replies.answering)
 
     @group.command(name="rating", description="This server's accumulated Turnabout ratings.")
     @app_commands.guild_only()

@@ -11,11 +11,11 @@ from bot.cogs._vortex_outbox import VortexMessages
 from bot.cogs.cube import cube_autocomplete
 from bot.formats import vortex as engine
 from bot.services import cubes, outbox, tables, vortex
-from bot.services.errors import UserError
+from bot.services.errors import UserError, chosen
 from bot.services.vortex import GameView
 from bot.text import name_key
 from bot.ui import vortex as ui
-from bot.ui.confirm import ask_confirmation
+from bot.ui.confirm import confirm_then_act
 from bot.ui.dispatch import InvalidPayload, actor_of
 
 S = vortex.STATUSES
@@ -114,14 +114,14 @@ class VortexCog(TableCog):
             raise UserError("You are not a player in this game.")
         if (problem := vortex.mulligan_problem(game.state, seat)) is not None:
             raise UserError(problem)
-        confirmed = await ask_confirmation(
+
+        async def mulligan() -> str:
+            await vortex.mulligan(self.db, game.id, actor_of(interaction))
+            return "You mulliganed: your next draw refills an empty pack to 5."
+
+        await confirm_then_act(
             interaction, "Mulligan? Your pack is revealed to everyone and exiled; until the end of the turn you "
-                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.")
-        if confirmed is None:
-            return
-        await vortex.mulligan(self.db, game.id, actor_of(interaction))
-        await confirmed.response.edit_message(content="You mulliganed: your next draw refills an empty pack to 5.",
-                                              view=None)
+                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db)
 
     @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, reveal, search, "
                                             "top, bottom, shuffle.")
@@ -199,12 +199,13 @@ class VortexCog(TableCog):
         if winner is not None and winner.id not in game.player_ids:
             raise UserError(f"{winner.mention} is not playing in this game.")
         result = "the result goes to the leaderboard" if winner else "nothing goes to the leaderboard"
-        confirmed = await ask_confirmation(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.")
-        if confirmed is None:
-            return
-        with self.bot.outbox.replies.answering(confirmed):  # a refused results post is told here
+
+        async def end() -> str:
             await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
-            await confirmed.response.edit_message(content=f"Vortex #{game.id} has ended: {result}.", view=None)
+            return f"Vortex #{game.id} has ended: {result}."
+
+        await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db,
+                               around=self.bot.outbox.replies.answering)
 
     # --- DM buttons ------------------------------------------------------------------------
 
@@ -265,8 +266,8 @@ class VortexCog(TableCog):
                 embed=ui.picked_embed(game, f"Put back: {done.on_top} on top, {done.on_bottom} at the bottom."), view=None)
             return
         prompt = await vortex.checked_look(self.db, game, interaction.user.id, seat=seat, look=look)
-        if card is None or card >= len(prompt.cards):
-            raise InvalidPayload()
+        for i in (card, *marked):  # positions among the cards looked at
+            chosen(prompt.cards, i)
         marked = marked ^ {card}
         await interaction.response.edit_message(embed=ui.look_embed(prompt, marked), view=ui.look_view(prompt, marked))
 

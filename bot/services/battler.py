@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.formats import battler as engine
 from bot.services import deadlines, leaderboard, outbox, tables
-from bot.services.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.services.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.services.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import BattlerGame, BattlerMessage, BattlerPlayer
@@ -200,6 +200,7 @@ class ActionResult:
     report: PendingReport | None = None  # a report waiting for confirmation: the cog posts it
     dispute: PendingReport | None = None  # a disputed report: the organizer is asked (queued)
     applied: PendingReport | None = None  # the report that was just applied
+    waiting: PendingReport | None = None  # a disputed report still waiting for the organizer: shown again
     finished: bool = False  # the game is over (its standings are queued)
 
     @property
@@ -534,8 +535,11 @@ def _changed_since(loaded: _Loaded, seat: int) -> int:
 
 
 def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
-    """A DM rendered at `version` is current unless the phase began, or the player acted, after it."""
-    if version < _changed_since(loaded, seat) or version > loaded.version:
+    """A DM rendered at `version` is current unless the phase began, or the player acted, after it
+    (a version the game has not reached yet no message of ours carries)."""
+    if version > loaded.version:
+        raise InvalidPayload()
+    if version < _changed_since(loaded, seat):
         raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id)
 
 
@@ -668,9 +672,7 @@ def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _
         return engine.choose_basics(state, seat, choice.basics or [])
     if action == "trade":
         p = state.player(seat)
-        if not (_within(choice.stash_index, p.stash) and _within(choice.pack_index, p.pack)):
-            raise engine.InvalidAction("Choose one card of your stash and one card of the pack.")
-        return engine.trade(state, seat, p.stash[choice.stash_index], p.pack[choice.pack_index])
+        return engine.trade(state, seat, chosen(p.stash, choice.stash_index), chosen(p.pack, choice.pack_index))
     if action == "reroll":
         return engine.reroll(state, seat)
     if action == "shift":
@@ -681,19 +683,12 @@ def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _
         return engine.done(state, seat)
     if action == "take":
         p = state.player(seat)
-        if not _within(choice.carousel_index, state.carousel_cards):
-            raise engine.InvalidAction("Choose one card of the carousel.")
-        if choice.stash_index is not None and not _within(choice.stash_index, p.stash):
-            raise engine.InvalidAction("Choose one card of your stash to give back.")
-        give_back = p.stash[choice.stash_index] if choice.stash_index is not None else None
-        return engine.carousel_pick(state, seat, state.carousel_cards[choice.carousel_index], give_back)
+        card = chosen(state.carousel_cards, choice.carousel_index)
+        give_back = chosen(p.stash, choice.stash_index) if choice.stash_index is not None else None
+        return engine.carousel_pick(state, seat, card, give_back)
     if action == "pass":
         return engine.carousel_pass(state, seat)
     raise engine.InvalidAction(f"Unknown action {action!r}.")
-
-
-def _within(index: int | None, items: list) -> bool:
-    return index is not None and 0 <= index < len(items)
 
 
 async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
@@ -845,11 +840,16 @@ async def report(
         existing = next((r for r in reports.values() if (r["a"], r["b"]) == pairing.seats()), None)
         treasures = [[seat, treasures_left]] if treasures_left is not None else []
         if existing is not None and existing["status"] == "disputed":
-            raise UserError("Your game is disputed: an organizer decides it.")
+            # Still the organizer's to decide: shown again (its message may be lost), with this
+            # player's count of treasures kept for the decision.
+            if treasures_left is not None:
+                _dry_run(state, _with_treasures(existing, seat, treasures_left))
+                reports[str(existing["id"])] = _with_treasures(existing, seat, treasures_left)
+                _save(loaded)
+            return ActionResult(_view(loaded), waiting=_report_view(reports[str(existing["id"])]))
         if existing is not None and existing["reporter"] != seat:
             # The opponent answers: same claim = confirmation, otherwise a dispute.
-            merged = dict(existing)
-            merged["treasures"] = [t for t in existing.get("treasures", []) if t[0] != seat] + treasures
+            merged = _with_treasures(existing, seat, treasures_left)
             if conceded_by is not None:
                 merged["conceded_by"] = conceded_by
             if claim == existing["claim"]:
@@ -889,6 +889,34 @@ async def _disputed(session: AsyncSession, loaded: _Loaded, report_: dict) -> Ac
     return ActionResult(_view(loaded), dispute=_report_view(report_))
 
 
+def _with_treasures(report_: dict, seat: int, treasures_left: int | None) -> dict:
+    """The report with `seat`'s treasures after the game (None: unknown, unchanged)."""
+    if treasures_left is None:
+        return dict(report_)
+    kept = [t for t in report_.get("treasures", []) if t[0] != seat]
+    return {**report_, "treasures": [*kept, [seat, treasures_left]]}
+
+
+def _answering_seat(state: engine.BattlerState, pending: dict, user_id: int) -> int | None:
+    """The seat of the reporter's opponent if `user_id` is them (theirs to confirm or dispute)."""
+    seat = next((p.seat for p in state.players if p.user_id == user_id), None)
+    return seat if seat in (pending["a"], pending["b"]) and seat != pending["reporter"] else None
+
+
+async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: int) -> int | None:
+    """The user's treasures before the game, if answering this waiting report is theirs (the
+    reporter's opponent): their Confirm or Dispute asks how many they have left after it. None
+    when it is not theirs (an organizer confirms without a count; anyone else is refused)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        state = _running(loaded)
+        pending = _pending(loaded, report_id)
+        seat = _answering_seat(state, pending, user_id)
+        if seat is None or pending["status"] != "pending":
+            return None
+        return state.players[seat].treasures
+
+
 def _pending(loaded: _Loaded, report_id: int) -> dict:
     found = loaded.reports().get(str(report_id))
     if found is None:
@@ -896,8 +924,13 @@ def _pending(loaded: _Loaded, report_id: int) -> dict:
     return found
 
 
-async def confirm_report(db: Database, game_id: int, report_id: int, actor: tables.Actor) -> ActionResult:
-    """The opponent (or an organizer) confirms a pending report: it is applied to the game."""
+async def confirm_report(
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+) -> ActionResult:
+    """The opponent (or an organizer) confirms a pending report: it is applied to the game. The
+    opponent says how many treasures they have left after the game (`treasures_left`, which their
+    Confirm asks them), as the reporter did in their report; without a count (an organizer
+    confirming for an absent opponent) the opponent's treasures stay as they were."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -911,22 +944,31 @@ async def confirm_report(db: Database, game_id: int, report_id: int, actor: tabl
             raise PermissionDenied("Only your opponent or an organizer can confirm this report.")
         if pending["status"] == "disputed" and not manager:
             raise UserError("This report is disputed: the organizer decides it.")
-        return await _apply_report(session, loaded, pending)
+        answering = _answering_seat(state, pending, actor.user_id)
+        if treasures_left is not None and answering is None:
+            raise UserError("Only the reporter's opponent tells their treasures when confirming.")
+        return await _apply_report(session, loaded, _with_treasures(pending, answering, treasures_left))
 
 
-async def dispute_report(db: Database, game_id: int, report_id: int, actor: tables.Actor) -> ActionResult:
+async def dispute_report(
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+) -> ActionResult:
+    """The opponent disputes a pending report (with their treasures after the game, for the
+    organizer's decision): the organizer decides it."""
     async with db.write() as session:
         loaded = await _load(session, game_id)
         tables.check_same_server(NOUN, loaded.row, actor)
         state = _running(loaded)
         pending = _pending(loaded, report_id)
-        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-        if seat not in (pending["a"], pending["b"]) or seat == pending["reporter"]:
+        seat = _answering_seat(state, pending, actor.user_id)
+        if seat is None:
             raise PermissionDenied("Only the reporter's opponent can dispute this report.")
         if pending["status"] == "disputed":
             raise Conflict("This report is already disputed: the organizer decides it.")
-        pending.update(status="disputed", disputed_by=seat)
-        return await _disputed(session, loaded, pending)
+        disputed = {**_with_treasures(pending, seat, treasures_left), "status": "disputed", "disputed_by": seat}
+        _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
+        loaded.reports()[str(report_id)] = disputed
+        return await _disputed(session, loaded, disputed)
 
 
 async def decide_report(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+INVALID = "This button or menu is not valid (it may come from an old or altered message); nothing was changed."
 
 
 class UserError(Exception):
@@ -20,6 +23,22 @@ class NotFound(UserError):
 
 class Conflict(UserError):
     """The action raced another one or was already done (a double click, a stale message)."""
+
+
+class InvalidPayload(UserError):
+    """A custom_id, select value or form that no message of ours carries (forged or damaged)."""
+
+    def __init__(self) -> None:
+        super().__init__(INVALID)
+
+
+def chosen(items: Sequence[T], index: int | None) -> T:
+    """The item a button, menu or form chose by its position in `items` (what the message showed,
+    as the state has it now). Every such index is taken through here: a position the state does
+    not have (an altered or impossible message) is refused, never an IndexError."""
+    if index is None or isinstance(index, bool) or not 0 <= index < len(items):
+        raise InvalidPayload()
+    return items[index]
 
 
 def engine_refusals(

@@ -19,6 +19,10 @@ together with the other jobs queued at the same moment (`bot.store.writer`):
 A write use case can leave notices for after its commit (`notify_after_commit`): the outbox
 announces the messages it queued, so the process sends them at once, and the deadlines announce
 the earliest time they armed, so the sweeper wakes in time. Nothing is announced on rollback.
+
+A use case can be rehearsed (`async with db.rehearsal(): await use_case(...)`): it runs exactly as
+it would, raising the same refusals, but each of its write transactions is rolled back at its end
+and announces nothing. A destructive command rehearses its action before it asks for confirmation.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Set while a task is inside `Database.write()`: a job handed to the writer from there would wait
 # for SQLite's write lock, which that task holds.
 _IN_WRITE: contextvars.ContextVar[bool] = contextvars.ContextVar("in_write_transaction", default=False)
+# Set inside `Database.rehearsal()`: every write transaction is rolled back instead of committed.
+_REHEARSING: contextvars.ContextVar[bool] = contextvars.ContextVar("rehearsing", default=False)
 POSTGRES_WRITER_LANES = 4
 _WRITE_OPTION = "bot_write_transaction"
 _NOTICES = "after_commit_notices"
@@ -88,6 +94,10 @@ def _install_sqlite_pragmas(
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             connection.exec_driver_sql("BEGIN")
+
+
+class _Rehearsed(Exception):
+    """Ends a rehearsed write transaction: rolled back, as if it had never been."""
 
 
 class Database:
@@ -157,12 +167,27 @@ class Database:
         try:
             async with self._unreachable_is_unavailable(), self._turn_to_write(), self._write() as session:
                 session.info[_NOTICES] = defaultdict(list)
-                async with session.begin():
-                    yield session
-                notices = session.info.pop(_NOTICES)
+                try:
+                    async with session.begin():
+                        yield session
+                        if _REHEARSING.get():
+                            raise _Rehearsed
+                    notices = session.info.pop(_NOTICES)
+                except _Rehearsed:
+                    notices = {}
         finally:
             _IN_WRITE.reset(token)
         self._announce(notices)
+
+    @contextlib.asynccontextmanager
+    async def rehearsal(self) -> AsyncIterator[None]:
+        """Inside, every write transaction (and writer job) runs and is then rolled back: a use case
+        raises what it would raise, and changes nothing, announces nothing."""
+        token = _REHEARSING.set(True)
+        try:
+            yield
+        finally:
+            _REHEARSING.reset(token)
 
     @contextlib.asynccontextmanager
     async def _turn_to_write(self) -> AsyncIterator[None]:
@@ -212,6 +237,10 @@ class Database:
 
         if _IN_WRITE.get() or threading.current_thread().name == writer.THREAD_NAME:
             raise RuntimeError("a job is handed to the writer from a use case, never from a transaction or a job")
+
+        if _REHEARSING.get():  # not grouped with real jobs: its transaction is rolled back
+            async with self.write() as session:
+                return await job(session)
 
         async def with_notices(session: AsyncSession) -> tuple[T, dict[str, list]]:
             session.info[_NOTICES] = defaultdict(list)

@@ -14,6 +14,7 @@ import discord
 
 from bot.formats import battler as engine
 from bot.services.battler import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.services.errors import UserError
 from bot.text import escape
 from bot.ui import limits
 from bot.ui.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
@@ -552,6 +553,37 @@ class DecideButton(
     def make(cls, game_id: int, report_id: int, decision: str, label: str) -> DecideButton:
         custom_id = cls.custom_id_for(game=game_id, report=report_id, decision=decision)
         return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=custom_id))
+
+
+TREASURES_FORM: ModalRoute = modal_route(
+    "btt", (number("game"), number("report"), word("action", ("confirm", "dispute"))), ("BattlerCog", "on_treasures_form")
+)
+MAX_TREASURES_LEFT = 99
+
+
+def treasures_modal(game_id: int, report_id: int, action: str, before: int) -> discord.ui.Modal:
+    """The reporter's opponent confirms (or disputes) with their own treasures after the game."""
+    custom_id = TREASURES_FORM.custom_id_for(game=game_id, report=report_id, action=action)
+    modal = StatelessModal(title=f"{action.title()} report #{report_id}", custom_id=custom_id)
+    modal.add_item(discord.ui.TextInput(
+        label="Your treasures left after the game", custom_id="treasures", min_length=1, max_length=2,
+        placeholder=f"Tokens made in it included; you keep at most {engine.MAX_TREASURES} (you had {before})",
+    ))
+    return modal
+
+
+def parse_treasures(text: str) -> int:
+    """What the form says (0–99), or a clear refusal."""
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or int(text) > MAX_TREASURES_LEFT:
+        raise UserError(f"Treasures left: a whole number from 0 to {MAX_TREASURES_LEFT} (you keep at most "
+                        f"{engine.MAX_TREASURES}); you typed {escape(limits.clip(text, 20))!r}.")
+    return int(text)
+
+
+def dispute_text(game: GameView | Announcement, report: PendingReport, organizer_id: int) -> str:
+    """The organizer's call to decide a disputed report (the same words wherever it is shown)."""
+    return limits.clip(f"<@{organizer_id}>: " + report_text(game, report), limits.CONTENT)
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:

@@ -24,28 +24,24 @@ from typing import Any, ClassVar
 
 import discord
 
-from bot.services.errors import UserError
+from bot.services.errors import INVALID, InvalidPayload, UserError
 from bot.services.tables import MAX_ID, Actor
 from bot.ui.errors import report_interaction_error
 
+__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "index", "number", "word"]
 log = logging.getLogger(__name__)
-INVALID = "This button or menu is not valid (it may come from an old or altered message); nothing was changed."
-
-
-class InvalidPayload(UserError):
-    """A custom_id or select value that no message of ours carries."""
-
-    def __init__(self) -> None:
-        super().__init__(INVALID)
 
 
 @dataclass(frozen=True)
 class Part:
-    """One `:`-separated part of a custom_id."""
+    """One `:`-separated part of a custom_id (or a select's value). `kind` says what it is: an
+    "index" is a position in something the state holds, which the handler checks against the state
+    (`bot.services.errors.chosen`); tests send every index part forged."""
 
     name: str
     parse: Callable[[str], Any]
     optional: bool = False
+    kind: str = "text"
 
     def read(self, raw: str | None) -> Any:
         if raw is None or raw == "":
@@ -67,12 +63,12 @@ def _bounded_int(raw: str, low: int, high: int) -> int:
 
 def number(name: str, *, optional: bool = False) -> Part:
     """A database id or snowflake (1 … 2⁶³−1)."""
-    return Part(name, lambda raw: _bounded_int(raw, 1, MAX_ID), optional)
+    return Part(name, lambda raw: _bounded_int(raw, 1, MAX_ID), optional, "number")
 
 
 def index(name: str, *, limit: int = 1000, optional: bool = False) -> Part:
     """A small non-negative number (a seat, a position in a pack); checked against the state later."""
-    return Part(name, lambda raw: _bounded_int(raw, 0, limit - 1), optional)
+    return Part(name, lambda raw: _bounded_int(raw, 0, limit - 1), optional, "index")
 
 
 def word(name: str, choices: tuple[str, ...] | frozenset[str], *, optional: bool = False) -> Part:
@@ -81,7 +77,7 @@ def word(name: str, choices: tuple[str, ...] | frozenset[str], *, optional: bool
             raise InvalidPayload()
         return raw
 
-    return Part(name, parse, optional)
+    return Part(name, parse, optional, "word")
 
 
 _components: list[type[Component]] = []
@@ -91,23 +87,29 @@ def registered_components() -> list[type[Component]]:
     return list(_components)
 
 
+def carries_index(parts: tuple[Part, ...], value: Part | None = None) -> bool:
+    """Does a component (its parts and select value) or a form carry a position in the state?"""
+    return any(part.kind == "index" for part in (*parts, *([value] if value else [])))
+
+
 class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
     """A persistent component whose custom_id carries its (parsed, bounded) parts."""
 
     prefix: ClassVar[str]
     parts: ClassVar[tuple[Part, ...]]
     route: ClassVar[tuple[str, str] | None]  # (cog name, method) or None: override `handle`
-    value_part: ClassVar[Part | None]  # a select's chosen value, parsed like a part
+    value_part: ClassVar[Part | None]  # a select's chosen value(s), parsed like a part
+    value_count: ClassVar[int]  # how many values the select takes: 1 gives `value`, more a list
 
     def __init_subclass__(
         cls, *, prefix: str, parts: tuple[Part, ...] = (), route: tuple[str, str] | None = None,
-        value: Part | None = None,
+        value: Part | None = None, values: int = 1,
     ) -> None:
         template = re.escape(prefix) + "".join(
             f"(?::(?P<{part.name}>[^:]*)){'?' if part.optional else ''}" for part in parts
         )
         super().__init_subclass__(template=template)
-        cls.prefix, cls.parts, cls.route, cls.value_part = prefix, tuple(parts), route, value
+        cls.prefix, cls.parts, cls.route, cls.value_part, cls.value_count = prefix, tuple(parts), route, value, values
         _components.append(cls)
 
     def __init__(self, item: discord.ui.Item, args: dict[str, Any] | None = None, problem: bool = False) -> None:
@@ -140,9 +142,10 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
             args = dict(self.args)
             if self.value_part is not None:
                 values = getattr(self.item, "values", None) or []
-                if len(values) != 1:
+                if len(values) != self.value_count:
                     raise InvalidPayload()
-                args["value"] = self.value_part.read(values[0])
+                parsed = [self.value_part.read(value) for value in values]
+                args["value"] = parsed[0] if self.value_count == 1 else parsed
             await self.handle(interaction, **args)
         except Exception as error:  # noqa: BLE001 - every error is answered here, once
             await report_interaction_error(interaction, error)
@@ -202,6 +205,10 @@ class ModalRoute:
 
 
 _modal_routes: list[ModalRoute] = []
+
+
+def registered_forms() -> list[ModalRoute]:
+    return list(_modal_routes)
 
 
 def modal_route(prefix: str, parts: tuple[Part, ...], route: tuple[str, str]) -> ModalRoute:

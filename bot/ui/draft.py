@@ -23,6 +23,7 @@ from bot.ui.lobby import lobby_view as generic_lobby_view
 
 MAX_REACTION_CARDS = REACTION_CARDS
 MAX_BUTTON_CARDS = 25
+SELECT_PART = 25  # cards per pick menu of a big pack (menu `part` offers cards part*25 …)
 
 
 def letter(index: int) -> str:

@@ -69,8 +69,9 @@ def _option_names(options: list) -> list[str]:
     return names
 
 
-async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
-    """User mistakes get their message; anything else is logged with an id the user can quote."""
+def error_text(interaction: discord.Interaction, error: BaseException) -> str:
+    """What to tell the user about `error`: a mistake's message, or (logged with an id the user can
+    quote) that something went wrong on our side."""
     message = user_message_for(error)
     if message is None:
         error_id = uuid.uuid4().hex[:8]
@@ -78,7 +79,22 @@ async def report_interaction_error(interaction: discord.Interaction, error: Base
         message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
     elif message == DATABASE_BUSY:
         log.warning("database unavailable during interaction %s: %s", describe(interaction), error)
-    await send_ephemeral(interaction, message)
+    return limits.clip(message, limits.CONTENT)
+
+
+def answer_was_lost(error: BaseException) -> bool:
+    """Discord no longer takes an answer to this interaction (10062 Unknown interaction: too late,
+    or lost on the way). Not our bug; the user sees no answer and may repeat what they did."""
+    original = getattr(error, "original", None) or error
+    return isinstance(original, discord.NotFound) and original.code == 10062
+
+
+async def report_interaction_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """User mistakes get their message; anything else is logged with an id the user can quote."""
+    if answer_was_lost(error):
+        log.warning("the answer to interaction %s was lost (10062 Unknown interaction)", describe(interaction))
+        return
+    await send_ephemeral(interaction, error_text(interaction, error))
 
 
 async def send_ephemeral(interaction: discord.Interaction, message: str) -> None:

@@ -258,13 +258,10 @@ def _deck_option(deck_id: int, state: engine.LeagueState | None) -> discord.Sele
                                 value=str(deck_id))
 
 
-def _deck_ids(values: Sequence[str], count: int) -> list[int]:
-    if len(values) != count:
-        raise InvalidPayload()
-    return [index("deck", limit=MAX_DECK_ID).read(value) for value in values]
-
-
-class TakeApartSelect(Component, prefix="421t", parts=(number("league"),), route=("FourTwoOneCog", "on_take_apart")):
+class TakeApartSelect(
+    Component, prefix="421t", parts=(number("league"),), value=index("deck", limit=MAX_DECK_ID), values=2,
+    route=("FourTwoOneCog", "on_take_apart"),
+):
     """Two decks nobody is using, chosen at once (a select with two values)."""
 
     @classmethod
@@ -275,9 +272,8 @@ class TakeApartSelect(Component, prefix="421t", parts=(number("league"),), route
         )
         return cls(select)
 
-    async def handle(self, interaction: discord.Interaction, **args: Any) -> None:
-        decks = _deck_ids(getattr(self.item, "values", None) or [], 2)
-        await super().handle(interaction, decks=decks, **args)
+    async def handle(self, interaction: discord.Interaction, *, value: list[int], **args: Any) -> None:
+        await super().handle(interaction, decks=value, **args)
 
 
 class ClaimDeckSelect(

@@ -36,6 +36,16 @@ async def gf(fake, world, user, command, *, options=None, attachments=None, **kw
     )
 
 
+async def close(fake, world, user, *, options=None):
+    """/goldfish close, and Confirm when it asks (a refusal comes at once, without a prompt)."""
+    prompt = await gf(fake, world, user, "close", options=options)
+    confirm = [c for c in prompt.components if c.get("label") == "Confirm"]
+    if not confirm:
+        return prompt
+    assert prompt.ephemeral and "Close **" in prompt.content, prompt.content
+    return await fake.click(user, prompt.message, confirm[0]["custom_id"])
+
+
 async def submit(fake, world, user, values: dict, *, options=None, attachments=None):
     """`/goldfish submit`, then fill in and send the modal; returns the modal submission's result."""
     opened = await gf(fake, world, user, "submit", options=options, attachments=attachments)
@@ -146,9 +156,9 @@ async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fak
     assert "Honest line" in writeup.content and "I won a lot" not in writeup.content
 
     # Closing: only the organizer; the final standings go to the leaderboard channel.
-    not_yours = await gf(fake, world, p0, "close")
+    not_yours = await close(fake, world, p0)
     assert not_yours.ephemeral and "Only the event's organizer" in not_yours.content
-    closed = await gf(fake, world, world.admin, "close")
+    closed = await close(fake, world, world.admin)
     assert "is closed" in closed.content and f"<#{world.leaderboard_channel}>" in closed.content
     posts = await fake.wait_for(
         lambda: [
@@ -165,7 +175,7 @@ async def test_goldfish_draft_scoring_rejection_close_and_season_leaderboard(fak
     assert late.ephemeral and "closed" in late.content and late.modal is None
     assert (
         "already closed"
-        in (await gf(fake, world, world.admin, "close", options={"event": _event_id(posts[0])})).content
+        in (await close(fake, world, world.admin, options={"event": _event_id(posts[0])})).content
     )
 
     # The season's Goldfish leaderboard: placement points 3/2/1.
@@ -356,7 +366,7 @@ async def test_bad_submissions_elsewhere_change_nothing(fake, bot, world):
 
     # A modal opened while the event was open, sent after it closed.
     opened = await gf(fake, world, p1, "submit")
-    await gf(fake, world, world.admin, "close")
+    await close(fake, world, world.admin)
     late = await fake.submit_modal(p1, opened, {**SCORE, "life_lost": "50", "writeup": "Too late"})
     assert late.ephemeral and "closed" in late.content
     final = await scores(fake, world)
@@ -432,7 +442,7 @@ async def test_event_names_and_reasons_never_ping_and_show_as_typed(fake, bot, w
     dm = await fake.wait_for(lambda: [m for m in fake.dms(p0) if "rejected" in m["content"]], what="the DM")
     assert escape(name) in dm[-1]["content"] and escape(reason) in dm[-1]["content"]
     assert dm[-1]["mentions"] == []
-    closed = await gf(fake, world, world.admin, "close")
+    closed = await close(fake, world, world.admin)
     assert "is closed" in closed.content and closed.message["mentions"] == []
 
     shown = payloads_showing(fake, escape(name))
@@ -560,7 +570,7 @@ async def test_final_standings_are_posted_once_after_a_crash_mid_post(fake, bot,
     await gf(fake, world, world.admin, "event", options={"name": "Crash night", "turns": 7})
     await submit(fake, world, p0, {"life_lost": "12", "writeup": "line"})
     held = fake.hold_next("POST", rf"^/channels/{world.channel}/messages$")
-    closed = await gf(fake, world, world.admin, "close")
+    closed = await close(fake, world, world.admin)
     assert "is closed" in closed.content
     await held.arrived.wait()
     await bot.kill()
@@ -587,7 +597,7 @@ async def test_a_post_discord_refuses_for_good_is_tried_once(fake, bot, world):
     posts = rf"^/channels/{world.channel}/messages$"
     before = fake.count_calls("POST", posts)
     fake.inject_error("POST", posts, status=403)
-    await gf(fake, world, world.admin, "close")
+    await close(fake, world, world.admin)
 
     async def settled():
         return (rows := await outbox_rows(bot, "goldfish_final")) and rows[0][0] != "pending" and rows

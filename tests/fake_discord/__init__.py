@@ -27,6 +27,10 @@ Behaviour worth knowing:
   wait raises ``FakeDiscordTimeout`` (an AssertionError) with the REST/gateway log tail.
   ``ack_only=True`` returns as soon as any callback arrived (e.g. a bare ``defer()``).
 * Interaction callbacks later than ``callback_deadline`` (3 s, like Discord) get 10062 Unknown interaction.
+* An interaction with no callback at all by then (plus half a second) has failed, as the user sees it
+  ("This interaction failed"): the driver call raises an AssertionError saying so, without waiting out its timeout.
+* ``lose_next_reply()``: the bot's next interaction answer is lost on its way (404 10062, for good); the
+  driver call returns at once with ``result.lost`` set: for "the reply never arrived" cases.
 * Ephemeral messages are not part of channel history: ``messages()``/``dms()`` skip them unless
   ``include_ephemeral=True``; they are reachable through the ``InteractionResult``.
 * Intents are honoured for what the fake dispatches (GUILD_CREATE needs GUILDS, reactions need

@@ -328,6 +328,10 @@ class Driver(FakeBase):
         await self._wait_session(gid, 10)
         return self._create_message(channel_id, {"content": content}, {}, author_id=user_id)
 
+    def delete_message(self, message: dict[str, Any] | int | str) -> None:
+        """The message is gone (someone deleted it): MESSAGE_DELETE goes out, as from Discord."""
+        self._delete_message(int(message["id"]) if isinstance(message, dict) else int(message))
+
     # ------------------------------------------------------------------ reading state
 
     def messages(self, channel_id: int, *, include_ephemeral: bool = False) -> list[dict[str, Any]]:

@@ -16,6 +16,9 @@ from .rest import Req
 from .validation import validate_choices, validate_modal
 
 log = logging.getLogger("fake_discord")
+# How long after the callback deadline an interaction with no callback at all counts as failed (a
+# callback that arrives later still gets 10062, like Discord's).
+UNANSWERED_GRACE = 0.5
 
 
 @dataclass(eq=False)
@@ -38,6 +41,7 @@ class _Interaction:
     modal: dict[str, Any] | None = None
     choices: list[dict[str, Any]] | None = None
     error: str | None = None
+    lost: bool = False  # its answer was lost on the way (see `lose_next_reply`)
 
     @property
     def final(self) -> bool:
@@ -56,6 +60,13 @@ class Interactions(FakeBase):
     def _init_interactions(self) -> None:
         self._interactions: dict[int, _Interaction] = {}
         self._interactions_by_token: dict[str, _Interaction] = {}
+        self._lose_next: list[int | None] = []
+
+    def lose_next_reply(self, *, user_id: int | None = None) -> None:
+        """The bot's next answer to an interaction (of `user_id`'s, or anyone's) is lost on its way:
+        Discord answers 404 10062 Unknown interaction, to that callback and every later one of the
+        interaction, and the user sees no answer. The driver call returns at once, `lost` set."""
+        self._lose_next.append(user_id)
 
     # ------------------------------------------------------------------ interactions: REST side
 
@@ -70,6 +81,12 @@ class Interactions(FakeBase):
     async def _r_interaction_callback(self, r: Req) -> tuple[int, Any]:
         ix = self._interactions.get(int(r.params["interaction_id"]))
         if ix is None or ix.token != r.params["token"]:
+            raise ApiError(404, 10062, "Unknown interaction")
+        if not ix.lost and ix.callback_type is None and self._lose_next and self._lose_next[0] in (None, ix.user_id):
+            self._lose_next.pop(0)
+            ix.lost = True
+            self._changed()
+        if ix.lost:
             raise ApiError(404, 10062, "Unknown interaction")
         age = time.monotonic() - ix.created
         if self.callback_deadline is not None and age > self.callback_deadline:
@@ -286,16 +303,31 @@ class Interactions(FakeBase):
     async def _await_result(
         self, ix: _Interaction, timeout: float, what: str, ack_only: bool = False
     ) -> InteractionResult:
+        if self.callback_deadline is not None and timeout > self.callback_deadline:
+            # Like Discord: an interaction nobody answers within the deadline has failed ("This
+            # interaction failed" for the user); say so now rather than after the test's timeout.
+            try:
+                await self.wait_for(
+                    lambda: ix.callback_type is not None or ix.error or ix.lost,
+                    timeout=self.callback_deadline + UNANSWERED_GRACE,
+                    what=f"any answer to {what} (interaction {ix.id})",
+                )
+            except FakeDiscordTimeout:
+                ix.error = (
+                    f"the bot never answered within {self.callback_deadline}s: the user sees "
+                    "'This interaction failed'"
+                )
+                log.error("fake Discord: %s: %s", what, ix.error)
         try:
             await self.wait_for(
-                lambda: ix.final or ix.error or (ack_only and ix.callback_type is not None),
+                lambda: ix.final or ix.error or ix.lost or (ack_only and ix.callback_type is not None),
                 timeout=timeout,
                 what=f"a final answer to {what} (interaction {ix.id})",
             )
         except FakeDiscordTimeout as exc:
             state = f"callback_type={ix.callback_type} edited_original={ix.edited_original} followups={len(ix.followup_ids)}"
             raise FakeDiscordTimeout(f"{exc}\ninteraction state: {state}") from None
-        if ix.error:
+        if ix.error and not ix.lost:
             raise AssertionError(f"fake Discord: {what}: {ix.error}\n{self.describe_recent()}")
         return InteractionResult(
             interaction_id=ix.id,
@@ -308,6 +340,7 @@ class Interactions(FakeBase):
             user_id=ix.user_id,
             channel_id=ix.channel_id,
             guild_id=ix.guild_id,
+            lost=ix.lost,
             _fake=self,
             _ix=ix,
         )

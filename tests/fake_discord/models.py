@@ -136,6 +136,7 @@ class InteractionResult:
     user_id: int = 0
     channel_id: int = 0
     guild_id: int | None = None
+    lost: bool = False  # the bot's answer was lost on its way (`FakeDiscord.lose_next_reply`)
     _fake: FakeDiscord | None = field(default=None, repr=False, compare=False)
     _ix: _Interaction | None = field(default=None, repr=False, compare=False)
 

@@ -12,7 +12,7 @@ from bot.cards.model import Card
 from bot.formats import battler as engine
 from bot.services import battler, outbox
 from bot.services.cubes import CubeDetail
-from bot.services.errors import Conflict, PermissionDenied, UserError
+from bot.services.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import BattlerGame, EventResult, OutboxMessage
 
@@ -163,8 +163,8 @@ async def test_setup_reports_confirmations_and_disputes_persist(db):
     await battler.report(db, game.id, player(c_user), "won")
     disputed = await battler.report(db, game.id, player(d_user), "won")
     assert disputed.dispute is not None and disputed.dispute.counter_claim == "b"
-    with pytest.raises(UserError, match="disputed"):
-        await battler.report(db, game.id, player(c_user), "lost")
+    again = await battler.report(db, game.id, player(c_user), "lost")  # still the organizer's: shown again
+    assert again.waiting is not None and again.waiting.id == disputed.dispute.id and again.applied is None
     with pytest.raises(PermissionDenied):
         await battler.decide_report(db, game.id, disputed.dispute.id, "b", member(c_user, False))
     decided = await battler.decide_report(db, game.id, disputed.dispute.id, "b", member(ORGANIZER, False))
@@ -439,7 +439,7 @@ async def test_a_carousel_dms_each_picker_in_turn_one_transaction_per_pick(db):
     with pytest.raises(UserError, match="not your turn"):
         await battler.private_action(db, game.id, other.user_id, "take", seat=other.seat, version=prompt.version,
                                      carousel_index=0)
-    with pytest.raises(UserError, match="one card of the carousel"):
+    with pytest.raises(InvalidPayload):  # a position the carousel does not have
         await act(db, prompt, "take", carousel_index=len(state.carousel_cards))
     with pytest.raises(UserError, match="only a full pool"):
         await act(db, prompt, "pass")
@@ -487,7 +487,7 @@ async def test_a_full_pool_gives_a_card_back_or_passes_and_an_organizer_ends_the
 
     with pytest.raises(UserError, match="give a stash card back"):
         await act(db, prompt, "take", carousel_index=0)
-    with pytest.raises(UserError, match="one card of your stash"):
+    with pytest.raises(InvalidPayload):  # a position the stash does not have
         await act(db, prompt, "take", carousel_index=0, stash_index=15)
     given, taken = prompt.stash[3], prompt.carousel[0]
     result = await act(db, prompt, "take", carousel_index=0, stash_index=3)
@@ -523,3 +523,74 @@ async def test_treasures_left_after_a_game_keep_at_most_five(db):
     assert after.phase == "draft"
     assert [p.treasures for p in after.players] == [5 + 1, 5 + 1]  # capped, then the draft's income
     assert engine.TreasuresChanged(a.seat, -2, 5, "cap") in result.events
+
+
+async def test_each_player_tells_their_own_treasures_whichever_way_the_game_is_confirmed(db):
+    """FORMATS.md §2 PLAY 5: each player keeps the treasures they have left (at most 5), said by that
+    player: the reporter in the report, the opponent in their confirmation, their matching report or
+    their dispute. An organizer confirming for an absent opponent leaves that opponent's as they were."""
+    game, prompts = await started_game(db)
+    result = await setup_all(db, prompts)
+    state = result.game.state
+    (p, q), (r, s) = [pr.seats() for pr in state.pairings]
+    user = {seat: state.players[seat].user_id for seat in range(4)}
+    before = {seat: state.players[seat].treasures for seat in range(4)}
+
+    # By button: the opponent's count comes with their confirmation (7 are capped to 5).
+    pending = await battler.report(db, game.id, player(user[p]), "won", treasures_left=0)
+    assert await battler.treasures_asked(db, game.id, pending.report.id, user[q]) == before[q]
+    assert await battler.treasures_asked(db, game.id, pending.report.id, user[p]) is None  # the reporter: no
+    assert await battler.treasures_asked(db, game.id, pending.report.id, ORGANIZER) is None
+    with pytest.raises(UserError, match="Only the reporter's opponent"):
+        await battler.confirm_report(db, game.id, pending.report.id, member(ORGANIZER, True), treasures_left=3)
+    confirmed = await battler.confirm_report(db, game.id, pending.report.id, player(user[q]), treasures_left=7)
+    assert left_after_game(confirmed, before, p, q) == (0, 5)
+
+    # A dispute carries the disputer's count to the organizer's decision.
+    pending = await battler.report(db, game.id, player(user[r]), "won", treasures_left=2)
+    await battler.dispute_report(db, game.id, pending.report.id, player(user[s]), treasures_left=4)
+    decided = await battler.decide_report(db, game.id, pending.report.id, "b", member(ORGANIZER, True))
+    assert left_after_game(decided, before, r, s) == (2, 4)  # (the DRAFT phase's income comes after)
+
+    # Next PLAY phase: a matching report carries the second count; an organizer's confirmation
+    # for an absent opponent has none (their treasures stay).
+    assert decided.game.state.phase == "draft"
+    await battler.force_end_draft(db, game.id, member(ORGANIZER, True))
+    state = (await battler.get_game(db, game.id)).state
+    (p, q), (r, s) = [pr.seats() for pr in state.pairings]
+    user = {seat: state.players[seat].user_id for seat in range(4)}
+    before = {seat: state.players[seat].treasures for seat in range(4)}
+    await battler.report(db, game.id, player(user[p]), "draw", treasures_left=1)
+    matched = await battler.report(db, game.id, player(user[q]), "draw", treasures_left=0)
+    assert matched.applied is not None and left_after_game(matched, before, p, q) == (1, 0)
+    count = (before[r] + 1) % 6  # a count that differs from the one before the game
+    pending = await battler.report(db, game.id, player(user[r]), "won", treasures_left=count)
+    done = await battler.confirm_report(db, game.id, pending.report.id, member(ORGANIZER, True))
+    assert left_after_game(done, before, r, s) == (count, before[s])  # the absent opponent's stay
+
+
+def left_after_game(result: battler.ActionResult, before: dict[int, int], *seats: int) -> tuple[int, ...]:
+    """The seats' treasures once their game was applied (before any DRAFT income): the events say."""
+    left = dict(before)
+    for event in result.events:
+        if isinstance(event, engine.TreasuresChanged) and event.reason in ("reported", "cap"):
+            left[event.seat] = event.total
+    return tuple(left[seat] for seat in seats)
+
+
+async def test_a_disputed_game_reported_again_is_shown_again_with_the_count(db):
+    """The organizer's call may be lost: a player's new report of a disputed game gives it back
+    (nothing decided), and keeps the count that player gives."""
+    game, prompts = await started_game(db, players=2)
+    result = await setup_all(db, prompts)
+    a, b = result.game.state.pairings[0].seats()
+    user = {seat: result.game.state.players[seat].user_id for seat in (a, b)}
+    await battler.report(db, game.id, player(user[a]), "won", treasures_left=1)
+    disputed = await battler.report(db, game.id, player(user[b]), "won", treasures_left=2)
+    assert disputed.dispute is not None
+    again = await battler.report(db, game.id, player(user[b]), "won", treasures_left=3)
+    assert again.waiting is not None and again.waiting.id == disputed.dispute.id and again.waiting.status == "disputed"
+    assert dict(again.waiting.treasures) == {a: 1, b: 3}
+    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "a", member(ORGANIZER, True))
+    before = {a: result.game.state.players[a].treasures, b: result.game.state.players[b].treasures}
+    assert left_after_game(decided, before, a, b) == (1, 3)

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from sqlalchemy import text
 
-from bot.store.db import Database
+from bot.store.db import Database, notify_after_commit
 from bot.store.models import Season
 
 
@@ -60,3 +60,37 @@ async def test_failed_write_rolls_back(db):
             raise RuntimeError("boom")
     async with db.read() as session:
         assert (await session.execute(text("select count(*) from seasons"))).scalar() == 0
+
+
+async def test_a_rehearsal_raises_what_the_use_case_would_and_changes_nothing(db):
+    """Writes and writer jobs inside a rehearsal run, then roll back; no after-commit notice is
+    announced; the same use case after the rehearsal commits as usual."""
+    announced: list = []
+    db.listen("test-topic", announced.extend)
+
+    async def use_case(name: str) -> None:
+        async with db.write() as session:
+            session.add(Season(guild_id=1, name=name, name_key=name))
+            await session.flush()
+            notify_after_commit(session, "test-topic", name)
+            if (await session.execute(text("select count(*) from seasons"))).scalar() > 1:
+                raise ValueError("only one season")
+
+    async def job(session) -> None:
+        session.add(Season(guild_id=2, name="job", name_key="job"))
+        notify_after_commit(session, "test-topic", "job")
+
+    async with db.rehearsal():
+        await use_case("s1")
+        await db.transact(job)
+    async with db.read() as session:
+        assert (await session.execute(text("select count(*) from seasons"))).scalar() == 0
+    assert announced == []
+
+    await use_case("s1")
+    assert announced == ["s1"]
+    with pytest.raises(ValueError, match="only one season"):
+        async with db.rehearsal():
+            await use_case("s2")
+    async with db.read() as session:
+        assert (await session.execute(text("select name from seasons"))).scalars().all() == ["s1"]

@@ -120,11 +120,11 @@ def test_menus_forms_and_page_keys_refuse_forged_values():
     for bad in ("x:bolt", "1" * 20 + ":", "12:" + "y" * 31):
         with pytest.raises(InvalidPayload):
             ui.parse_pool_key(bad)
-    with pytest.raises(InvalidPayload):
-        ui._deck_ids(["1"], 2)
-    with pytest.raises(InvalidPayload):
-        ui._deck_ids(["1", "x"], 2)
-    assert ui._deck_ids(["3", "5"], 2) == [3, 5]
+    decks = ui.TakeApartSelect.value_part  # two values, each a deck id (the count is checked by dispatch)
+    assert ui.TakeApartSelect.value_count == 2 and [decks.read(v) for v in ("3", "5")] == [3, 5]
+    for bad in ("x", "-1", "9" * 20):
+        with pytest.raises(InvalidPayload):
+            decks.read(bad)
     state = league_state()
     built(state)
     engine.report(state, state.matches[0].a, "won")

@@ -13,7 +13,7 @@ from bot.formats import battler as engine
 from bot.store.models import BattlerGame
 from bot.text import escape
 from bot.ui import battler as ui
-from tests.e2e.drivers.common import component, components, embed_text, forged_click
+from tests.e2e.drivers.common import component, components, embed_text, forged_click, parts_of
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord.models import flatten_components
 
@@ -200,12 +200,28 @@ class BattlerDriver(TableDriver):
 
         return await self.fake.wait_for(found, what=f"channel message with {needle!r}")
 
+    def treasures_of(self, user: int) -> int:
+        """The player's treasures now (what they say they have left when the test spent none)."""
+        seat = next((p.seat for p in self.mirror.players if p.user_id == user), None) if self.mirror else None
+        return self.mirror.players[seat].treasures if seat is not None else 0
+
     async def report(self, user: int, result: str, treasures_left: int | None = None):
-        options = {"result": result}
-        if treasures_left is not None:
-            options["treasures_left"] = treasures_left
+        """`/battler report`; `treasures_left` by default the player's treasures now."""
+        options = {"result": result, "treasures_left": self.treasures_of(user) if treasures_left is None else treasures_left}
         return await self.fake.slash(user, "battler report", guild_id=self.world.guild, channel_id=self.world.channel,
                                      options=options)
+
+    async def answer(self, user: int, report_message: dict, action: str = "confirm", treasures_left: int | None = None):
+        """Press Confirm or Dispute on a report; the form it opens for the reporter's opponent gets
+        their treasures left (by default, their treasures now)."""
+        report = component(report_message, ui.ReportButton, game=self.game_id)
+        number = parts_of(ui.ReportButton, report["custom_id"])["report"]
+        pressed = await self.fake.click(user, report_message, ui.ReportButton.custom_id_for(
+            game=self.game_id, report=number, action=action))
+        if pressed.modal is None:
+            return pressed
+        count = self.treasures_of(user) if treasures_left is None else treasures_left
+        return await self.fake.submit_modal(user, pressed, {"treasures": str(count)})
 
 
 Table = BattlerDriver  # the name the battler tests grew up with

@@ -1,0 +1,149 @@
+"""Treasure Battler through the fake Discord: each player says their own treasures after a game, and
+no game waits on a message that may not exist.
+
+* Treasures (FORMATS.md §2, PLAY 5): the reporter gives theirs in `/battler report`; the opponent's
+  Confirm or Dispute opens a form for theirs; both are kept (at most 5), exactly as the engine.
+* Lost messages: a press whose answer never arrives (Discord's 10062), a DM that is gone, the
+  organizer's call to decide a dispute that is gone. Each step waiting for a press is shown again:
+  the same button pressed again, `/battler stash resend:True`, or `/battler report` again (and the
+  opponent's own report still confirms).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.formats import battler as engine
+from bot.ui import battler as ui
+from tests.e2e.drivers.battler import BattlerDriver
+from tests.e2e.drivers.common import component, embed_text
+from tests.e2e.test_forged_input import nothing_logged_as_error
+
+pytestmark = pytest.mark.e2e
+
+
+async def begin(t: BattlerDriver, world, players: list[int], **options) -> None:
+    lobby = await t.start(cube="battler", seats=len(players), seed=99, **options)
+    await t.join_all(players, lobby)
+    await t.lobby(lobby, world.admin, "begin")
+    await t.build_mirror()
+
+
+async def test_each_player_says_their_treasures_after_the_game(fake, bot, world):
+    t = BattlerDriver(fake, world, bot.database_url)
+    try:
+        await begin(t, world, world.players[:4])
+        for index, player in enumerate(world.players[:4]):
+            await t.choose_basics(player, index)
+        (a, b), (c, d) = [(t.user(pr.a), t.user(pr.b)) for pr in t.mirror.pairings]
+        pr1, pr2 = t.mirror.pairings
+
+        # The opponent's Confirm asks their treasures (a form); a wrong count changes nothing.
+        report = await t.report(a, "won", treasures_left=0)
+        asked = await fake.click(b, report.message, component(report.message, ui.ReportButton, action="confirm")["custom_id"])
+        assert asked.modal is not None and "Confirm report" in asked.modal["title"], asked.content
+        wrong = await fake.submit_modal(b, asked, {"treasures": "x"})
+        assert wrong.ephemeral and "a whole number from 0 to 99" in wrong.content
+        await t.check()
+        organizer = await fake.click(world.admin, report.message,
+                                     component(report.message, ui.ReportButton, action="dispute")["custom_id"])
+        assert organizer.ephemeral and "Only the reporter's opponent" in organizer.content  # no form for them
+        confirmed = await t.answer(b, report.message, treasures_left=7)  # tokens made in the game: 5 kept
+        assert "confirmed by" in confirmed.content and not confirmed.components
+        engine.report(t.mirror, pr1.a, "won", treasures={pr1.a: 0, pr1.b: 7})
+
+        # A dispute carries the disputer's count to the organizer's decision.
+        report = await t.report(c, "won", treasures_left=2)
+        disputed = await t.answer(d, report.message, "dispute", treasures_left=4)
+        assert "disputed" in disputed.content
+        call = await t.wait_channel("is **disputed**")
+        decide = component(call, ui.DecideButton, decision="a")["custom_id"]
+        await fake.click(world.admin, call, decide)
+        engine.report(t.mirror, pr2.a, "won", treasures={pr2.a: 2, pr2.b: 4})
+        await t.wait_channel("DRAFT")
+        await t.check()
+        nothing_logged_as_error(bot)
+    finally:
+        await t.close()
+
+
+async def test_no_step_waits_on_a_lost_message(fake, bot, world):
+    a, b = world.players[:2]
+    t = BattlerDriver(fake, world, bot.database_url)
+    try:
+        await begin(t, world, [a, b], carousel="round")
+
+        # SETUP: a's Confirm is saved but its answer is lost; the same button, pressed again, shows
+        # the DM as it is now.
+        message = await t.wait_prompt(a, "Setup")
+        select = component(message, ui.ActionSelect, what="combo")["custom_id"]
+        shown = await fake.select(a, message, select, ["3"])
+        fake.lose_next_reply(user_id=a)
+        confirm = component(shown.message, ui.ActionButton, action="basics", arg=3)["custom_id"]
+        assert (await fake.click(a, shown.message, confirm)).lost
+        engine.choose_basics(t.mirror, t.seat(a), list(ui.BASIC_COMBOS[3]))
+        again = await fake.click(a, shown.message, confirm)
+        assert again.callback_type == 7 and "You chose" in embed_text(again.message), again.content
+        # b's setup DM is gone: the command shows it again.
+        t.fake.delete_message(await t.wait_prompt(b, "Setup"))
+        await resend(t, b)
+        await t.choose_basics(b, 5)
+        await t.wait_channel("PLAY")
+        await t.check()
+
+        # PLAY: the winner's report is saved but its message never arrives: the loser's own report
+        # of the same result confirms it.
+        pr = t.mirror.pairings[0]
+        winner, loser = t.user(pr.a), t.user(pr.b)
+        fake.lose_next_reply(user_id=winner)
+        assert (await t.report(winner, "won", treasures_left=1)).lost
+        matched = await t.report(loser, "lost", treasures_left=3)
+        assert "matches" in matched.content, matched.content
+        engine.report(t.mirror, pr.a, "won", treasures={pr.a: 1, pr.b: 3})
+
+        # DRAFT: a's DM is gone: shown again by the command; then the carousel picker's DM too.
+        for player in (a, b):
+            t.fake.delete_message(await t.wait_prompt(player, "your draft"))
+            await t.done(player, await resend(t, player, "your draft"))
+        await t.wait_channel("CAROUSEL")
+        for _ in range(len(t.mirror.carousel_order)):
+            picker = t.picker()
+            t.fake.delete_message(await t.wait_pick_prompt())
+            await t.take(picker, await resend(t, picker, "carousel pick"), 0)
+        await t.wait_channel("Stage 1, round 2: PLAY")
+        await t.check()
+
+        # Again a report whose message never arrives: reported again, it is shown again with its
+        # buttons. Then a dispute whose call to the organizer is gone: a player's report shows it
+        # again, with the organizer's buttons.
+        pr = t.mirror.pairings[0]
+        first, second = t.user(pr.a), t.user(pr.b)
+        fake.lose_next_reply(user_id=first)
+        assert (await t.report(first, "won")).lost
+        report = await t.report(first, "won")
+        assert f"<@{second}>, confirm" in report.content and report.components
+        await t.answer(second, report.message, "dispute")
+        call = await t.wait_channel("is **disputed**")
+        t.fake.delete_message(call)
+        shown = await t.report(first, "won")
+        assert "is **disputed**" in shown.content and not shown.ephemeral
+        assert fake.pinged_users(shown.message) == set()  # shown again, nobody pinged again
+        decide = component(shown.message, ui.DecideButton, decision="b")["custom_id"]
+        decided = await fake.click(world.admin, shown.message, decide)
+        assert "decided" in decided.content
+        engine.report(t.mirror, pr.b, "won")
+        await t.check()
+        assert "Traceback" not in bot.log_text()
+    finally:
+        await t.close()
+
+
+async def resend(t: BattlerDriver, user: int, title: str = "Setup") -> dict:
+    """`/battler stash resend:True`, and the DM it sends (the newest with `title`)."""
+    before = {m["id"] for m in t.prompt_messages(user)}
+    stash = await t.fake.slash(user, "battler stash", guild_id=t.world.guild, channel_id=t.world.channel,
+                               options={"resend": True})
+    assert stash.ephemeral and "Sent: check your DMs" in (await stash.wait_followup())[0]["content"]
+    return await t.fake.wait_for(
+        lambda: next((m for m in reversed(t.prompt_messages(user)) if m["id"] not in before and title in embed_text(m)),
+                     None), what=f"the re-sent {title!r} DM for {user}")
