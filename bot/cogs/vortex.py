@@ -239,11 +239,23 @@ class VortexCog(TableCog):
 
     async def on_search_select(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
                                menu: int, names: list[int]) -> None:
+        listed = await self._search_page(game, interaction.user.id, seat, search, page, menu)
+        for name in names:  # a menu's values are the names it lists
+            chosen(listed, listed.index(name) if name in listed else -1)
         prompt = await vortex.search_choose(self.db, game, interaction.user.id, seat=seat, search=search, names=names)
         await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
 
+    async def _search_page(self, game: int, user_id: int, seat: int, search: int, page: int,
+                           menu: int = 0) -> range:
+        """A search DM's page (and menu on it) as the search now has them, refused when forged; the
+        positions of the names that menu lists."""
+        prompt = await vortex.checked_search(self.db, game, user_id, seat=seat, search=search)
+        chosen(range(ui.search_pages(prompt)), page)
+        return chosen([ui.search_menu_names(prompt, page, m) for m in range(ui.SEARCH_MENUS)], menu)
+
     async def on_search_button(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
                                action: str) -> None:
+        await self._search_page(game, interaction.user.id, seat, search, page)
         if action == "take":
             result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search)
             found = result.first(engine.CardsFound)

@@ -276,6 +276,12 @@ def search_pages(prompt: SearchPrompt) -> int:
     return max(1, math.ceil(len(prompt.names) / SEARCH_PAGE))
 
 
+def search_menu_names(prompt: SearchPrompt, page: int, menu: int) -> range:
+    """The positions in `prompt.names` that menu `menu` of page `page` lists."""
+    start = page * SEARCH_PAGE + menu * SEARCH_MENU_SIZE
+    return range(start, min(start + SEARCH_MENU_SIZE, len(prompt.names)))
+
+
 def _search_goal(prompt: SearchPrompt) -> str:
     revealed = " (revealed to everyone)" if prompt.reveal and prompt.to != engine.PLAYED else ""
     return f"up to {_s(prompt.count, 'card')} {SEARCH_TO.get(prompt.to, prompt.to)}{revealed}"
@@ -305,15 +311,14 @@ def search_view(prompt: SearchPrompt, page: int = 0) -> discord.ui.View:
     page = min(max(page, 0), pages - 1)
     view = discord.ui.View(timeout=None)
     where = {"game": prompt.game_id, "seat": prompt.seat, "search": prompt.search}
-    first = page * SEARCH_PAGE
     for menu in range(SEARCH_MENUS):
-        start = first + menu * SEARCH_MENU_SIZE
+        listed = search_menu_names(prompt, page, menu)
         options = [discord.SelectOption(label=limits.clip(names[i], limits.SELECT_LABEL), value=str(i),
                                         description=f"{prompt.available(names[i])} in the shoe")
-                   for i in range(start, min(start + SEARCH_MENU_SIZE, len(names))) if prompt.available(names[i])]
+                   for i in listed if prompt.available(names[i])]
         if not options or prompt.room <= 0:
             continue
-        end = min(start + SEARCH_MENU_SIZE, len(names))
+        start, end = listed.start, listed.stop
         select = discord.ui.Select(custom_id=SearchSelect.custom_id_for(**where, page=page, menu=menu),
                                    placeholder=f"Cards {start + 1}–{end} of {len(names)}: choose", min_values=1,
                                    max_values=min(prompt.room, len(options)), options=options, row=menu)

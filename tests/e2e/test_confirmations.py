@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.drivers.battler import BattlerDriver
+from tests.e2e.drivers.clock import ClockDriver
 from tests.e2e.drivers.draft import start_lobby
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 from tests.e2e.drivers.vortex import VortexDriver
@@ -162,8 +163,11 @@ async def test_vortex_end_goldfish_close_and_clock_end(fake, bot, world):
     await race(fake, world, "goldfish close", "is closed", "already closed", "no Goldfish event here")
 
     a, b = world.players[:2]
-    started = await run(fake, world, a, "clock start", opponent=b)
-    assert started.ephemeral, started.content
+    clock = ClockDriver(fake, world, bot.database_url)
+    try:
+        await clock.start(a, b)  # offered and accepted: a running clock (an offer is withdrawn, not ended)
+    finally:
+        await clock.close()
     await race(fake, world, "clock end", "ended", "clock has ended", "no running clock", user=a)
     nothing_logged_as_error(bot)
 

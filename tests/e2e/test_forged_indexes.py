@@ -47,7 +47,8 @@ FORGED_IN = {
     "bt": "battler", "bts": "battler", "btm": "battler",
     "tar": "turnabout",
     "421t": "421", "421c": "421",
-    "vortex:pick": "vortex", "vortex:land": "vortex", "vortex:look": "vortex",
+    "vortex:pick": "vortex", "vortex:land": "vortex", "vortex:look": "vortex", "vortex:find": "vortex",
+    "vortex:seek": "vortex",
 }
 
 
@@ -55,6 +56,11 @@ def test_every_indexed_component_is_forged():
     indexed = {c.prefix for c in registered_components() if carries_index(c.parts, c.value_part)}
     indexed |= {form.prefix for form in registered_forms() if carries_index(form.parts)}
     assert indexed == set(FORGED_IN), f"forge the new component(s) here: {indexed - set(FORGED_IN)}"
+
+
+def prefix_of(custom_id: str) -> str:
+    """A custom_id's component prefix (Vortex's have two parts)."""
+    return ":".join(custom_id.split(":")[:2]) if custom_id.startswith("vortex:") else custom_id.split(":")[0]
 
 
 class Forger:
@@ -97,8 +103,7 @@ class Forger:
         self.forged.add(prefix)
 
     async def click(self, user: int, message: dict, custom_id: str, *words: str) -> None:
-        prefix = custom_id.split(":")[0] if not custom_id.startswith("vortex:") else ":".join(custom_id.split(":")[:2])
-        await self.refused(prefix, lambda: forged_click(self.fake, user, message, custom_id), *words)
+        await self.refused(prefix_of(custom_id), lambda: forged_click(self.fake, user, message, custom_id), *words)
 
     async def select(self, user: int, message: dict, custom_id: str, values: list[str], *words: str) -> None:
         async def send():
@@ -113,7 +118,7 @@ class Forger:
             finally:
                 stored["components"] = shown
 
-        await self.refused(custom_id.split(":")[0], send, *words)
+        await self.refused(prefix_of(custom_id), send, *words)
 
     async def form(self, user: int, opened, custom_id: str, values: dict, *words: str) -> None:
         async def send():
@@ -295,3 +300,19 @@ async def test_vortex_picks_lands_and_looks(fake, bot, world):
         await f.click(active, message, look(**at, bottom=0b100, action="done"), "2 cards")
         await f.click(active, message, look(**{**at, "look": at["look"] + 1000}, bottom=0, action="done"))
         await f.click(active, message, look(**{**at, "seat": 4}, bottom=0, action="done"))
+        await fake.click(active, message, look(**at, bottom=0, action="done"))  # the look ends: the shoe is free
+
+        # A search's DM: its page, menu and chosen names are positions in the shoe's list of names.
+        searched = await t.slash(active, "shoe", action="search", count=1)
+        assert searched.ephemeral, searched.content
+        message = await fake.wait_for(lambda: (m := t.dms_with(active, vortex_ui.SearchButton)) and m[-1],
+                                      what="search DM")
+        shown = parts_of(vortex_ui.SearchButton, components(message, vortex_ui.SearchButton, action="take")[0]["custom_id"])
+        at = {"game": t.game_id, "seat": seat, "search": int(shown["search"])}
+        seek, find = vortex_ui.SearchButton.custom_id_for, vortex_ui.SearchSelect.custom_id_for
+        await f.click(active, message, seek(**at, page=5, action="page"), "not valid")
+        await f.click(active, message, seek(**{**at, "search": at["search"] + 1000}, page=0, action="take"))
+        await f.click(active, message, seek(**{**at, "seat": 4}, page=0, action="take"))
+        await f.select(active, message, find(**at, page=0, menu=0), ["999"], "not valid")
+        await f.select(active, message, find(**at, page=0, menu=3), ["0"], "not valid")  # a menu the page lacks
+        await f.select(active, message, find(**at, page=7, menu=0), ["0"], "not valid")
