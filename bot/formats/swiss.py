@@ -407,10 +407,11 @@ def _result(found: _Matching, rank: dict[PlayerId, int], h: _History, window: in
 
 # --------------------------------------------------------------------------- look-ahead
 
-LOOKAHEAD_STEPS = 100_000
+LOOKAHEAD_STEPS = 60_000
 """The search steps the look-ahead may spend to find how far it can see, and as many again to
-find the best pairing for it (a count, not a clock, so that a pairing is reproducible; about a
-quarter of a second each)."""
+find the best pairing for it (a count, not a clock, so that a pairing is reproducible; a step is
+a few microseconds, so at most a few tenths of a second each). Events without drops use a few
+thousand at most."""
 
 FACTOR_CHECK = 24
 """The look-ahead checks for a k-factor when the check's graph has at most this many edges per
