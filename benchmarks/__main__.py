@@ -168,9 +168,16 @@ async def restart(args) -> list[Row]:
 
 async def swiss(args) -> list[Row]:
     f = await asyncio.to_thread(bench_swiss.run, 1000)
-    return [Row("Swiss pairing", f"{f['active']:.0f} of 1,000 players, round {f['earlier_rounds'] + 1:.0f}",
+    s = await asyncio.to_thread(bench_swiss.run_round_robins)
+    sizes = bench_swiss.ROUND_ROBINS
+    return [Row("Swiss pairing", f"{f['active']:.0f} of 1,000 players, round {f['earlier_rounds'] + 1:.0f} of "
+                                 f"{bench_swiss.SCHEDULE}",
                 f"{f['seconds'] * 1000:.0f} ms ({f['pairs']:.0f} pairs, {f['rematches']:.0f} rematches)", "< 1 s",
-                judged(f["seconds"] < bench_swiss.LIMIT_SECONDS))]
+                judged(f["seconds"] < bench_swiss.LIMIT_SECONDS)),
+            Row("Swiss pairing", f"look-ahead: {s['events']:.0f} events of {min(sizes)}-{max(sizes)} players over "
+                                 "N − 1 (even) or N (odd) rounds, slowest round",
+                f"{s['slowest'] * 1000:.0f} ms ({s['rounds']:.0f} rounds, {s['rematches']:.0f} rematches)",
+                "< 1 s, no rematch", judged(s["slowest"] < bench_swiss.LIMIT_SECONDS and not s["rematches"]))]
 
 
 async def cube_parse(args) -> list[Row]:

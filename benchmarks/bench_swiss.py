@@ -1,14 +1,19 @@
-"""Time Swiss pairing (:func:`bot.formats.swiss.pair_round`) for 1,000 players mid-event.
+"""Time Swiss pairing (:func:`bot.formats.swiss.pair_round`) for 1,000 players mid-event, and
+its look-ahead in small events played to the last rematch-free round.
 
 Run from the repository root::
 
     python -m benchmarks.bench_swiss
     python benchmarks/bench_swiss.py [--players N] [--rounds R] [--runs K]
 
-The event is realistic: ``--rounds`` earlier rounds (default 5) were paired by the engine
-itself, each match split its 30 Victory Points as Turnabout does, a few players dropped, and
-the round timed is the next one. Prints the best of several runs; exits non-zero if it takes a
-second or more. :func:`run` returns the figures for a unified benchmark command.
+The event is realistic: ``--rounds`` earlier rounds (default 5) of an event scheduled for
+``SCHEDULE`` rounds (20, the most Turnabout allows) were paired by the engine itself, each
+match split its 30 Victory Points as Turnabout does, a few players dropped, and the round timed
+is the next one. Prints the best of several runs; exits non-zero if it takes a second or more.
+Then :func:`run_round_robins`: events of 6 to 21 players over as many rounds as they can play
+without a rematch (N − 1 or N), every round paired with the look-ahead: the slowest round, and
+any rematch (there must be none). :func:`run` and :func:`run_round_robins` return the figures
+for a unified benchmark command.
 """
 
 from __future__ import annotations
@@ -22,11 +27,24 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repo root importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.formats.swiss import Result, pair_round  # noqa: E402
+from bot.formats.swiss import Result, max_rounds, pair_round  # noqa: E402
 
 SEED = "bench"
 BYE_VP = 30
 LIMIT_SECONDS = 1.0
+SCHEDULE = 20  # rounds scheduled in the big event (Turnabout's most)
+ROUND_ROBINS = (6, 7, 10, 12, 16, 20, 21)  # player counts of the small events
+
+
+def play(rng: random.Random, pairing, results: list[Result]) -> None:
+    """Add a paired round's results: random VP splits, 30 for a bye."""
+    for a, b in pairing.pairs:
+        winner_vp = rng.randint(15, 30)
+        results.append(
+            Result(a, b, winner_vp, 30 - winner_vp) if rng.random() < 0.5 else Result(a, b, 30 - winner_vp, winner_vp)
+        )
+    if pairing.bye is not None:
+        results.append(Result.bye(pairing.bye, BYE_VP))
 
 
 def make_event(
@@ -37,16 +55,7 @@ def make_event(
     active = list(range(players))
     results: list[Result] = []
     for round_number in range(1, rounds + 1):
-        pairing = pair_round(active, results, seed=SEED, round_number=round_number)
-        for a, b in pairing.pairs:
-            winner_vp = rng.randint(15, 30)
-            results.append(
-                Result(a, b, winner_vp, 30 - winner_vp)
-                if rng.random() < 0.5
-                else Result(a, b, 30 - winner_vp, winner_vp)
-            )
-        if pairing.bye is not None:
-            results.append(Result.bye(pairing.bye, BYE_VP))
+        play(rng, pair_round(active, results, seed=SEED, round_number=round_number, rounds=SCHEDULE), results)
         active = [p for p in active if rng.random() >= drop_rate]
     return active, results
 
@@ -58,7 +67,7 @@ def run(players: int = 1000, rounds: int = 5, runs: int = 3) -> dict[str, float]
     pairing = None
     for _ in range(runs):
         start = time.perf_counter()
-        pairing = pair_round(active, results, seed=SEED, round_number=rounds + 1)
+        pairing = pair_round(active, results, seed=SEED, round_number=rounds + 1, rounds=SCHEDULE)
         best = min(best, time.perf_counter() - start)
     assert pairing is not None
     return {
@@ -69,6 +78,25 @@ def run(players: int = 1000, rounds: int = 5, runs: int = 3) -> dict[str, float]
         "rematches": float(pairing.rematches),
         "seconds": best,
     }
+
+
+def run_round_robins(sizes: tuple[int, ...] = ROUND_ROBINS, events: int = 3) -> dict[str, float]:
+    """``events`` events of each size over ``max_rounds(size)`` rounds, paired with the look-ahead."""
+    slowest, rematches, rounds = 0.0, 0, 0
+    for players in sizes:
+        schedule = max_rounds(players)
+        for event in range(events):
+            rng = random.Random(f"{SEED}:{players}:{event}")
+            results: list[Result] = []
+            for round_number in range(1, schedule + 1):
+                start = time.perf_counter()
+                pairing = pair_round(range(players), results, seed=event, round_number=round_number, rounds=schedule)
+                slowest = max(slowest, time.perf_counter() - start)
+                rematches += pairing.rematches
+                rounds += 1
+                play(rng, pairing, results)
+    return {"events": float(len(sizes) * events), "rounds": float(rounds), "rematches": float(rematches),
+            "slowest": slowest}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{figures['earlier_rounds']:.0f} rounds, {figures['pairs']:.0f} pairs, "
         f"{figures['rematches']:.0f} rematches, best of {args.runs}: {figures['seconds'] * 1000:.0f} ms"
     )
-    return 0 if figures["seconds"] < LIMIT_SECONDS else 1
+    small = run_round_robins()
+    print(
+        f"swiss look-ahead: {small['events']:.0f} events of {min(ROUND_ROBINS)}-{max(ROUND_ROBINS)} players over "
+        f"N - 1 (even) or N (odd) rounds, {small['rounds']:.0f} rounds paired, {small['rematches']:.0f} rematches, "
+        f"slowest round {small['slowest'] * 1000:.0f} ms"
+    )
+    ok = figures["seconds"] < LIMIT_SECONDS and small["slowest"] < LIMIT_SECONDS and not small["rematches"]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

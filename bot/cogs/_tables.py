@@ -59,6 +59,10 @@ class TableCog(commands.Cog):
     def cancelled_note(self, table: Any) -> str:
         return "❌ Cancelled by the organizer."
 
+    async def begin_table(self, table_id: int, actor: tables.Actor, **options: Any) -> Any:
+        """Begin the table (a format's own `begin` command may take options and pass them here)."""
+        return await tables.begin(self.db, self.spec, table_id, actor)
+
     async def after_begin(self, result: Any) -> None:
         """Anything the format does once it has begun (its messages are already queued)."""
 
@@ -122,8 +126,12 @@ class TableCog(commands.Cog):
         await self.edit_lobby(left)
 
     async def begin_here(self, interaction: discord.Interaction) -> None:
+        await self.begin_with(interaction)
+
+    async def begin_with(self, interaction: discord.Interaction, **options: Any) -> None:
+        """Begin this channel's table, with the options of a format's own `begin` command."""
         table = await self.table_here(interaction)
-        result = await tables.begin(self.db, self.spec, table.id, actor_of(interaction))
+        result = await self.begin_table(table.id, actor_of(interaction), **options)
         await interaction.response.send_message(self.begun_text(table))
         await self.edit_lobby(await tables.get(self.db, self.spec, table.id))
         await self.after_begin(result)
@@ -141,7 +149,7 @@ class TableCog(commands.Cog):
             left = await tables.leave(self.db, self.spec, table, actor)
             await interaction.response.edit_message(embed=self.lobby_embed(left), view=self.lobby_view(left))
         elif action == "begin":
-            result = await tables.begin(self.db, self.spec, table, actor)
+            result = await self.begin_table(table, actor)
             begun = await tables.get(self.db, self.spec, table)
             await interaction.response.edit_message(content=self.begun_text(begun), embed=self.lobby_embed(begun), view=None)
             await self.after_begin(result)

@@ -77,7 +77,17 @@ class TurnaboutCog(TableCog):
     add_lobby_commands(group, "event", cancel_description="Cancel the event in this channel; nothing is recorded (organizer; asks first).")
     group.remove_command("join")
     group.get_command("leave").description = "Withdraw your registration while registration is open."
-    group.get_command("begin").description = "Close registration so rounds can be paired (organizer; at least 4 players)."
+    group.remove_command("begin")  # Turnabout's own, below: it may change the rounds as it closes registration
+
+    @group.command(name="begin", description="Close registration so rounds can be paired (organizer; at least 4 players).")
+    @app_commands.describe(rounds="Change the number of rounds as registration closes: at most N − 1 for N players, N if N is odd.")
+    @app_commands.guild_only()
+    async def begin(self, interaction: discord.Interaction,
+                    rounds: app_commands.Range[int, 1, engine.MAX_ROUNDS] | None = None) -> None:
+        await self.begin_with(interaction, rounds=rounds)
+
+    async def begin_table(self, table_id: int, actor: tables.Actor, **options) -> turnabout.Outcome:
+        return await turnabout.begin(self.db, table_id, actor, **options)
 
     @group.command(name="start", description="Open registration for a Turnabout event in this channel (organizers).")
     @app_commands.describe(

@@ -43,14 +43,48 @@ Pairing (:func:`pair_round`)
     all rematch-free pairs; only then are rematches added. Weights are integers: scores are
     counted in half points there, so finer scores are rounded for pairing (not for standings).
 
-    Same results, players, seed and round number -> same pairing.
+Look-ahead (``pair_round(..., rounds=R)``): never the same opponent twice in the event
+    Choosing each round for itself can leave a later round with no rematch-free pairing
+    although the event had one all along (6 players after 2 rounds: pairing the three equal
+    scores leaves two triangles for round 4, one event in three over 5 rounds). Given the
+    scheduled number of rounds, the pairing is the best one by the order above **among those
+    that leave every later round a rematch-free pairing** (and nobody a second bye while
+    someone has none). Think of the bye as one more player (an odd count): the players who
+    have not met form a graph, and R rounds are R disjoint perfect matchings of it.
+
+    * Big events have room: if every player (the bye included) has at least size/2 + rounds
+      left − 1 partners not yet met, any rematch-free pairing will do (Dirac: a graph whose
+      degrees are all at least half its size has a Hamiltonian cycle, so a perfect matching,
+      and each round takes one partner from each) — the sparse matching above, untouched.
+      With at most 20 rounds that is every event of 40 players or more.
+    * Smaller events are searched exactly (:class:`_Schedule`): can k more rounds be paired?
+      Tight players (as many partners left as rounds) must meet all of them, which rules out
+      other pairs (:func:`_narrowed`); an odd part can never be paired; below Dirac's bound
+      the rounds need a k-factor (:func:`_factor`, Tutte's reduction to a matching), tried
+      first as the k rounds; then a depth-first search over matchings, the most constrained
+      player first, the rounds' order fixed by one player's partners, failures remembered.
+      Candidates for this round come best first (:func:`_best_matchings`, Murty's k-best
+      matchings, dropping any part whose forced pairs leave too few edges), and the first
+      whose rest can still be paired is taken: the same Swiss order, among feasible ones.
+    * If no rematch-free way through every round left exists (drops change the count), it
+      looks as far as it can: the most rounds in a row from this one that can avoid a
+      rematch; if not even two, this round alone, with the fewest rematches as above.
+    * The search is bounded by ``LOOKAHEAD_STEPS`` (a count, so reproducible): out of steps,
+      it takes the first round of the way it found, else pairs this round alone. Events up to
+      the 20-round limit stay well inside it (a few thousand steps, tens of milliseconds).
+    :func:`max_rounds` is the most rounds a count of players allows: N − 1 (even) or N (odd);
+    :func:`min_players` the fewest players a number of rounds needs.
+
+    Same results, players, seed, round number and rounds -> same pairing.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import random
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Real
@@ -59,10 +93,13 @@ import rustworkx
 
 __all__ = [
     "CANDIDATE_WINDOW",
+    "LOOKAHEAD_STEPS",
     "PairingResult",
     "Result",
     "Standing",
     "SwissError",
+    "max_rounds",
+    "min_players",
     "pair_round",
     "standings",
 ]
@@ -206,19 +243,38 @@ def _standings(ids: list[PlayerId], h: _History, seed: int | str) -> list[Standi
 # --------------------------------------------------------------------------- pairing
 
 
+def max_rounds(players: int) -> int:
+    """The most rounds ``players`` can play with nobody meeting an opponent twice and nobody
+    getting a second bye: a round robin, N − 1 rounds for an even N, N for an odd N (each
+    player sits out once)."""
+    if players < 2:
+        return 0
+    return players - 1 if players % 2 == 0 else players
+
+
+def min_players(rounds: int) -> int:
+    """The fewest players who can play ``rounds`` rounds without a rematch (:func:`max_rounds`)."""
+    if rounds <= 1:
+        return 2
+    return rounds if rounds % 2 else rounds + 1
+
+
 def pair_round(
     active: Iterable[PlayerId],
     results: Iterable[Result],
     *,
     seed: int | str,
     round_number: int,
+    rounds: int | None = None,
 ) -> PairingResult:
     """Pair the ``active`` players (not dropped) for the next round; see the module docstring.
 
     ``results`` are all finished matches and byes of the event (dropped players' too: they
     still count for opponents' averages and for who has met whom). ``seed`` is the event's
     seed (also the coin-flip seed of :func:`standings`); ``round_number`` varies the order
-    within equal scores from round to round.
+    within equal scores from round to round. ``rounds``: the event's scheduled number of
+    rounds; the pairing then leaves rounds ``round_number + 1 .. rounds`` a way to be paired
+    without a rematch (see "Look-ahead" in the module docstring). None: this round only.
     """
     players = _unique(active)
     results = list(results)
@@ -235,6 +291,11 @@ def pair_round(
     order.sort(key=lambda p: -h.scores[p])  # stable: equal scores keep the seeded shuffle
 
     bye_penalty = _bye_penalties(order, rank, h) if len(order) % 2 else {}
+    later = 0 if rounds is None else rounds - round_number
+    if later > 0:
+        found = _look_ahead(order, h, bye_penalty, later)
+        if found is not None:
+            return _result(found, rank, h, None)
     lowest_bye = min(bye_penalty.values(), default=0)
     window = CANDIDATE_WINDOW
     while window < len(order) - 1:
@@ -257,17 +318,18 @@ def _bye_penalties(order: Sequence[PlayerId], rank: dict[PlayerId, int], h: _His
 
 
 _Matching = tuple[list[tuple[PlayerId, PlayerId]], PlayerId | None]
+_Edge = tuple[int, int, int]  # (node, node, weight): nodes index the score order; the bye is node n
 
 
-def _match(
+def _candidate_edges(
     order: Sequence[PlayerId],
     h: _History,
     bye_penalty: dict[PlayerId, int],
     *,
     window: int | None,
     rematches: bool,
-) -> _Matching | None:
-    """The best perfect matching of the candidate graph, or None if it has none."""
+) -> list[_Edge]:
+    """The candidate graph's edges, weighted by the lexicographic tiers of the module docstring."""
     n = len(order)
     reach = n if window is None else window
     halves = [round(2 * h.scores[p]) for p in order]  # integer weights, see the module docstring
@@ -289,24 +351,51 @@ def _match(
     most_meetings = max((e[3] for e in edges), default=0)
     base = most_meetings * rematch_unit + rematch_unit + 1
 
-    graph = rustworkx.PyGraph(multigraph=False)
-    graph.add_nodes_from(range(n + (1 if bye_penalty else 0)))
-    graph.add_edges_from([(i, j, base - meetings * rematch_unit - cost) for i, j, cost, meetings in edges])
+    weighted = [(i, j, base - meetings * rematch_unit - cost) for i, j, cost, meetings in edges]
     if bye_penalty:
-        graph.add_edges_from(
-            [(n, i, base - bye_penalty[p] * score_total) for i, p in enumerate(order) if p in bye_penalty]
-        )
+        weighted += [(i, n, base - bye_penalty[p] * score_total) for i, p in enumerate(order) if p in bye_penalty]
+    return weighted
+
+
+def _perfect_matching(
+    size: int, edges: Iterable[_Edge], forced: Sequence[tuple[int, int]] = ()
+) -> list[tuple[int, int]] | None:
+    """The heaviest perfect matching of ``size`` nodes by ``edges`` plus the ``forced`` pairs
+    (whose nodes ``edges`` leave out), as sorted node pairs; None if there is none."""
+    graph = rustworkx.PyGraph(multigraph=False)
+    graph.add_nodes_from(range(size))
+    graph.add_edges_from(list(edges))
     matching = rustworkx.max_weight_matching(graph, max_cardinality=True, weight_fn=lambda w: w)
-    if 2 * len(matching) != graph.num_nodes():
+    if 2 * (len(matching) + len(forced)) != size:
         return None
-    pairs: list[tuple[PlayerId, PlayerId]] = []
+    return sorted([*forced, *((min(u, v), max(u, v)) for u, v in matching)])
+
+
+def _players(order: Sequence[PlayerId], pairs: Iterable[tuple[int, int]]) -> _Matching:
+    """Node pairs -> (player pairs, bye)."""
+    n = len(order)
+    out: list[tuple[PlayerId, PlayerId]] = []
     bye = None
-    for u, v in matching:
-        if n in (u, v):
-            bye = order[u + v - n]
+    for u, v in pairs:
+        if v == n:
+            bye = order[u]
         else:
-            pairs.append((order[u], order[v]))
-    return pairs, bye
+            out.append((order[u], order[v]))
+    return out, bye
+
+
+def _match(
+    order: Sequence[PlayerId],
+    h: _History,
+    bye_penalty: dict[PlayerId, int],
+    *,
+    window: int | None,
+    rematches: bool,
+) -> _Matching | None:
+    """The best perfect matching of the candidate graph, or None if it has none."""
+    edges = _candidate_edges(order, h, bye_penalty, window=window, rematches=rematches)
+    pairs = _perfect_matching(len(order) + (1 if bye_penalty else 0), edges)
+    return None if pairs is None else _players(order, pairs)
 
 
 def _result(found: _Matching, rank: dict[PlayerId, int], h: _History, window: int | None) -> PairingResult:
@@ -314,3 +403,323 @@ def _result(found: _Matching, rank: dict[PlayerId, int], h: _History, window: in
     ordered = sorted((tuple(sorted(pair, key=rank.__getitem__)) for pair in pairs), key=lambda p: rank[p[0]])
     rematches = sum(1 for a, b in ordered if h.opponents.get(a, {}).get(b, 0))
     return PairingResult(tuple(ordered), bye, rematches, window)
+
+
+# --------------------------------------------------------------------------- look-ahead
+
+LOOKAHEAD_STEPS = 60_000
+"""The search steps the look-ahead may spend to find how far it can see, and as many again to
+find the best pairing for it (a count, not a clock, so that a pairing is reproducible; a step is
+a few microseconds, so at most a few tenths of a second each). Events without drops use a few
+thousand at most."""
+
+FACTOR_CHECK = 24
+"""The look-ahead checks for a k-factor when the check's graph has at most this many edges per
+player (about two spare edges per player in an event of a dozen)."""
+
+_Pairs = list[tuple[int, int]]
+
+
+class _OutOfSteps(Exception):
+    pass
+
+
+def _look_ahead(
+    order: Sequence[PlayerId], h: _History, bye_penalty: dict[PlayerId, int], later: int
+) -> _Matching | None:
+    """The best rematch-free pairing that leaves ``later`` more rounds a rematch-free pairing
+    each (or as many of them as possible), or None: no look-ahead is needed (every rematch-free
+    pairing keeps them possible), none sees past this round, or the search ran out of steps."""
+    n = len(order)
+    size = n + (1 if bye_penalty else 0)
+    if _fewest_partners(order, h, bye_penalty) - later >= size // 2:
+        return None  # Dirac: with every degree >= size/2 after each round, any pairing leaves one
+    edges = _candidate_edges(order, h, bye_penalty, window=None, rematches=False)
+    # Later byes, like this one, go to players with the fewest byes (so one each in turn): a way
+    # through needs no more rounds with a bye than there are such players. (Only after drops
+    # can there be fewer; it then looks no further than their byes.)
+    future = _adjacency(size, edges)
+    schedule = _Schedule(size)
+    fresh = True
+    for rounds in range(later + 1, 1, -1):  # every round left, else as many in a row as can be
+        try:
+            usable = _narrowed(future, rounds)
+            way = None if usable is None else schedule.fits(tuple(future), rounds)
+        except _OutOfSteps:
+            return None
+        if way is None:
+            continue
+        assert usable is not None
+        if fresh:  # the best pairing gets steps of its own, once
+            schedule.steps, fresh = LOOKAHEAD_STEPS, False
+        pairs = _best_that_fits(size, edges, future, usable, rounds, way, schedule)
+        if pairs is not None:
+            return _players(order, pairs)
+    return None  # not two rounds in a row: this round alone, with rematches if it must
+
+
+def _best_that_fits(
+    size: int, edges: list[_Edge], future: Sequence[int], usable: Sequence[int], rounds: int, way: _Pairs,
+    schedule: _Schedule,
+) -> _Pairs | None:
+    """The best pairing for this round after which ``rounds`` − 1 more can be paired in
+    ``future``, knowing ``way``, the first of ``rounds`` such rounds found (empty if none was
+    named); out of steps, ``way`` itself."""
+    # Only the pairs such rounds can use (see _narrowed) are candidates for this one.
+    candidates = [e for e in edges if usable[e[0]] >> e[1] & 1]
+    weight = {(u, v): w for u, v, w in candidates}
+    known = sorted((min(pair), max(pair)) for pair in way) or None
+    known_weight = sum(weight[pair] for pair in known) if known else 0
+
+    def admissible(forced: Sequence[tuple[int, int]]) -> bool:
+        # Would the rounds after a pairing with the ``forced`` pairs still find enough edges?
+        rest, need = list(future), [rounds] * size
+        for u, v in forced:
+            rest[u] &= ~(1 << v)
+            rest[v] &= ~(1 << u)
+            need[u] = need[v] = rounds - 1
+        checked, factor = schedule.factor(rest, need)
+        return factor is not None or not checked
+
+    try:
+        for total, pairs in _best_matchings(size, candidates, schedule, admissible):
+            if known is not None and total <= known_weight:
+                break  # the way found is at least as good
+            if schedule.fits(_without(future, pairs), rounds - 1) is not None:
+                return pairs
+    except _OutOfSteps:
+        pass
+    return known
+
+
+def _fewest_partners(order: Sequence[PlayerId], h: _History, bye_penalty: dict[PlayerId, int]) -> int:
+    """The fewest partners anyone (the bye included) has left for this round: players not met
+    yet, and the bye for a player who may have it."""
+    active = set(order)
+    left = [
+        len(order) - 1 - sum(1 for o in h.opponents.get(p, ()) if o in active) + (p in bye_penalty)
+        for p in order
+    ]
+    return min([*left, len(bye_penalty)] if bye_penalty else left)
+
+
+def _adjacency(size: int, edges: Iterable[_Edge]) -> list[int]:
+    adj = [0] * size
+    for u, v, _ in edges:
+        adj[u] |= 1 << v
+        adj[v] |= 1 << u
+    return adj
+
+
+def _without(adj: Sequence[int], pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    rest = list(adj)
+    for u, v in pairs:
+        rest[u] &= ~(1 << v)
+        rest[v] &= ~(1 << u)
+    return tuple(rest)
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _best_matchings(
+    size: int, edges: list[_Edge], schedule: _Schedule, admissible: Callable[[tuple[tuple[int, int], ...]], bool]
+) -> Iterator[tuple[int, _Pairs]]:
+    """(weight, pairs) of the perfect matchings of the graph that may be ``admissible``,
+    heaviest first: Murty's partition of the solutions (the best one's children force its first
+    k pairs and ban its next one), each part solved only when its bound, its parent's weight,
+    comes first, and dropped when its forced pairs are not admissible."""
+    weight = {(u, v): w for u, v, w in edges}
+    seq = itertools.count()
+    refused: set[tuple[tuple[int, int], ...]] = set()
+
+    def solve(forced: tuple[tuple[int, int], ...], banned: frozenset) -> _Pairs | None:
+        if any(forced[:k] in refused for k in range(1, len(forced) + 1)):
+            return None
+        if forced and not admissible(forced):
+            refused.add(forced)
+            return None
+        schedule.spend(len(edges))
+        taken = {x for pair in forced for x in pair}
+        rest = (e for e in edges if e[0] not in taken and e[1] not in taken and (e[0], e[1]) not in banned)
+        return _perfect_matching(size, rest, forced)
+
+    heap: list = [(0, 1, next(seq), (), frozenset(), None)]
+    while heap:
+        bound, todo, _, forced, banned, pairs = heapq.heappop(heap)
+        if todo:  # (todo 0 sorts first: of equal weights, a solved part before one to solve)
+            pairs = solve(forced, banned)
+            if pairs is not None:
+                heapq.heappush(heap, (-sum(weight[e] for e in pairs), 0, next(seq), forced, banned, pairs))
+            continue
+        yield -bound, pairs
+        # Any order of the free pairs partitions the rest; the bye's first, as the likeliest to be
+        # refused by admissible() (a refused prefix drops every part that forces it).
+        free = sorted((e for e in pairs if e not in forced), key=lambda e: e[1] != size - 1)
+        for k in range(len(free) - 1):  # all free pairs forced but a banned last one: nothing left
+            heapq.heappush(heap, (bound, 1, next(seq), forced + tuple(free[:k]), banned | {free[k]}, None))
+
+
+class _Schedule:
+    """Exact search: can ``k`` more rounds be paired without a rematch, i.e. does the graph of
+    the pairs that have not met (adjacency bitmasks, the bye a node of its own) hold ``k``
+    edge-disjoint perfect matchings? Failures are remembered for the whole pairing."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.steps = LOOKAHEAD_STEPS
+        self.failed: set[tuple[tuple[int, ...], int]] = set()
+
+    def spend(self, steps: int) -> None:
+        self.steps -= steps
+        if self.steps < 0:
+            raise _OutOfSteps
+
+    def factor(self, adj: Sequence[int], need: Sequence[int]) -> tuple[bool, tuple[int, ...] | None]:
+        """(checked, the subgraph or None): :func:`_factor`, when the edges to spare are few
+        enough that the check costs less than a search (with more, a factor is nearly certain)."""
+        size = sum((a.bit_count() - n) * a.bit_count() for a, n in zip(adj, need, strict=True))
+        if size > FACTOR_CHECK * self.size:
+            return False, None
+        self.spend(size)
+        return True, _factor(adj, need)
+
+    def fits(self, adj: tuple[int, ...], k: int) -> _Pairs | None:
+        """The first of ``k`` such matchings (empty if none needs naming: k = 0, or Dirac's
+        bound holds all the way), or None if there are no such k."""
+        if k == 0:
+            return []
+        key = (adj, k)
+        if key in self.failed:
+            return None
+        self.spend(1)
+        narrowed = _narrowed(adj, k)
+        if narrowed is None or _odd_component(narrowed):
+            self.failed.add(key)
+            return None
+        adj = narrowed
+        degrees = [a.bit_count() for a in adj]
+        low = min(degrees)
+        if low - (k - 1) >= self.size // 2:
+            return []  # Dirac: a Hamiltonian cycle, so a perfect matching, in every round left
+        if k > 1 and low < self.size // 2 and max(degrees) > k:
+            # The rounds need k edges at every node. Below Dirac's bound, check they are there;
+            # such a k-factor is nearly always k matchings itself: try it first.
+            checked, factor = self.factor(adj, [k] * self.size)
+            if checked and factor is None:
+                self.failed.add(key)
+                return None
+            way = None if factor is None else self.fits(factor, k)
+            if way is not None:
+                return way
+        # The k matchings are unordered: take first the one that pairs v (least choice) with its
+        # lowest partner u. Then v's partners in the others are above u: drop v's edges below u.
+        v = degrees.index(low)
+        above = adj[v]
+        for u in _bits(adj[v]):
+            above &= ~(1 << u)
+            if above.bit_count() < k - 1:
+                break
+            below = adj[v] & ~above & ~(1 << u)
+            for pairs in self._matchings(adj, (1 << self.size) - 1 & ~(1 << v) & ~(1 << u), [(v, u)]):
+                rest = list(_without(adj, pairs))
+                for w in _bits(below):
+                    rest[w] &= ~(1 << v)
+                rest[v] = above
+                if self.fits(tuple(rest), k - 1) is not None:
+                    return list(pairs)
+        self.failed.add(key)
+        return None
+
+    def _matchings(self, adj: tuple[int, ...], free: int, pairs: _Pairs) -> Iterator[_Pairs]:
+        """Perfect matchings extending ``pairs`` over the ``free`` nodes: the node with the fewest
+        choices first, its partners nearest in score order first."""
+        self.spend(1)
+        if not free:
+            yield pairs
+            return
+        best, choices = -1, self.size
+        for x in _bits(free):
+            count = (adj[x] & free).bit_count()
+            if count < choices:
+                best, choices = x, count
+                if count == 0:
+                    return
+        for y in sorted(_bits(adj[best] & free), key=lambda y: abs(y - best)):
+            pairs.append((best, y))
+            yield from self._matchings(adj, free & ~(1 << best) & ~(1 << y), pairs)
+            pairs.pop()
+
+
+def _narrowed(adj: Sequence[int], k: int) -> tuple[int, ...] | None:
+    """The edges ``k`` perfect matchings could still use, or None if they cannot exist. A node
+    with exactly ``k`` edges (tight) uses each of them; so a node joined to ``k`` tight nodes
+    uses only those edges, and one joined to more than ``k`` is impossible."""
+    adj = list(adj)
+    while True:
+        degrees = [a.bit_count() for a in adj]
+        if min(degrees) < k:
+            return None
+        tight = sum(1 << v for v, d in enumerate(degrees) if d == k)
+        changed = False
+        for u, a in enumerate(adj):
+            forced = a & tight
+            count = forced.bit_count()
+            if count > k:
+                return None
+            if count == k and a != forced:
+                adj[u] = forced
+                for w in _bits(a & ~forced):
+                    adj[w] &= ~(1 << u)
+                changed = True
+        if not changed:
+            return tuple(adj)
+
+
+def _factor(adj: Sequence[int], need: Sequence[int]) -> tuple[int, ...] | None:
+    """A spanning subgraph with ``need[v]`` edges at each node v, or None if there is none, by
+    Tutte's reduction to a perfect matching: a node of degree d becomes d ends, one per edge,
+    and d − need spares that can each take one end; an edge's two ends are joined. An edge is
+    in the subgraph when its two ends are matched together."""
+    graph = rustworkx.PyGraph(multigraph=False)
+    ends: dict[tuple[int, int], int] = {}
+    for v, a in enumerate(adj):
+        spares = a.bit_count() - need[v]
+        if spares < 0:
+            return None
+        mine = [ends.setdefault((v, u), graph.add_node(None)) for u in _bits(a)]
+        for _ in range(spares):
+            spare = graph.add_node(None)
+            graph.add_edges_from_no_data([(spare, end) for end in mine])
+    graph.add_edges_from_no_data([(end, ends[(u, v)]) for (v, u), end in ends.items() if v < u])
+    matching = rustworkx.max_weight_matching(graph, max_cardinality=True)
+    if 2 * len(matching) != graph.num_nodes():
+        return None
+    together = {frozenset(pair) for pair in matching}
+    kept = [0] * len(adj)
+    for (v, u), end in ends.items():
+        if v < u and frozenset((end, ends[(u, v)])) in together:
+            kept[v] |= 1 << u
+            kept[u] |= 1 << v
+    return tuple(kept)
+
+
+def _odd_component(adj: Sequence[int]) -> bool:
+    """Whether some connected component has an odd number of nodes (then nothing is perfect)."""
+    unseen = (1 << len(adj)) - 1
+    while unseen:
+        component = frontier = unseen & -unseen
+        while frontier:
+            reach = 0
+            for x in _bits(frontier):
+                reach |= adj[x]
+            frontier = reach & ~component
+            component |= frontier
+        if component.bit_count() % 2:
+            return True
+        unseen &= ~component
+    return False

@@ -85,7 +85,12 @@ Rules decisions (where FORMATS.md is silent)
     * Placement for the rating: the final ranking over **all** registered players (dropped ones
       too, by their score), N = the number of registered players.
     * Default 3 rounds (the organizer sets 1..20; may raise or lower it during the event, not
-      below the rounds already paired).
+      below the rounds already paired). Never more than the registered players can play without
+      a rematch (:func:`bot.formats.swiss.max_rounds`: N − 1 for an even N, N for an odd N,
+      each sitting out once): closing registration refuses it (:class:`TooManyRounds`).
+    * Pairing looks ahead to the last scheduled round: each round leaves the rounds after it a
+      way to be paired without a rematch (:func:`bot.formats.swiss.pair_round`). After drops
+      that may become impossible; then the fewest rematches, announced (``RoundPaired.rematches``).
     * "Other" scoring options the organizer might allow are not implemented: only the three
       named options have a formula.
 """
@@ -156,6 +161,7 @@ __all__ = [
     "Settings",
     "SettingsChanged",
     "StandingRow",
+    "TooManyRounds",
     "TurnaboutError",
     "TurnaboutState",
     "WrongPhase",
@@ -325,6 +331,18 @@ class RoundUnfinished(TurnaboutError):
 
 class NotEnoughPlayers(TurnaboutError):
     pass
+
+
+class TooManyRounds(InvalidSetting):
+    """More rounds than the players can play without a rematch (:func:`bot.formats.swiss.max_rounds`)."""
+
+    def __init__(self, players: int, rounds: int) -> None:
+        self.players, self.rounds, self.most = players, rounds, swiss.max_rounds(players)
+        self.needed = swiss.min_players(rounds)
+        super().__init__(
+            f"{players} players can play at most {self.most} rounds without anyone meeting the same "
+            f"opponent twice; this event is set to {rounds}."
+        )
 
 
 class DeckRejected(TurnaboutError):
@@ -906,6 +924,14 @@ def _validated(settings: Settings, *, rounds_paired: int = 0) -> Settings:
     return settings
 
 
+def _check_rounds(state: TurnaboutState, rounds: int) -> None:
+    """Refuse more rounds than the registered players can play without a rematch (fewer than
+    MIN_PLAYERS cannot be paired at all: pairing says so)."""
+    players = len(state.players)
+    if players >= MIN_PLAYERS and rounds > swiss.max_rounds(players):
+        raise TooManyRounds(players, rounds)
+
+
 def _game_points(
     state: TurnaboutState, match: Match, game: Game, winner: int | None, value: int | None
 ) -> tuple[int, int]:
@@ -1153,6 +1179,8 @@ def update_settings(state: TurnaboutState, **changes: Any) -> list[Event]:
     if "scoring_options" in changes:
         candidate.scoring_options = list(changes["scoring_options"])
     _validated(candidate, rounds_paired=state.round)
+    if state.phase != REGISTRATION:
+        _check_rounds(state, candidate.rounds)
     state.settings = candidate
     return [SettingsChanged(tuple(sorted(changes.items())))]
 
@@ -1205,8 +1233,10 @@ def register(
 
 
 def close_registration(state: TurnaboutState) -> list[Event]:
-    """Organizer: no more registrations; the event can be paired."""
+    """Organizer: no more registrations; the event can be paired (with no more rounds than
+    the players can play without a rematch)."""
     _require_phase(state, REGISTRATION, "close registration")
+    _check_rounds(state, state.settings.rounds)
     state.phase = RUNNING
     return [RegistrationClosed(len(state.players))]
 
@@ -1235,7 +1265,9 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
         )
 
     number = state.round + 1
-    pairing = swiss.pair_round(active, _swiss_results(state), seed=state.seed, round_number=number)
+    pairing = swiss.pair_round(
+        active, _swiss_results(state), seed=state.seed, round_number=number, rounds=state.settings.rounds
+    )
     state.round = number
     plans = []
     for a, b in pairing.pairs:

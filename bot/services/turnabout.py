@@ -24,8 +24,9 @@ clock's flag falls, and only in an event played with a clock.
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import func, select
@@ -325,11 +326,20 @@ def _registered_state(row: TurnaboutEvent, seats: list[TurnaboutSeat]) -> engine
     return state
 
 
-async def _close_registration(session: AsyncSession, seated: tables.Loaded, now: datetime) -> Outcome:
-    """Begin: the registrations (seated with the event's seed) become the engine's players."""
+async def _close_registration(
+    session: AsyncSession, seated: tables.Loaded, now: datetime, *, rounds: int | None = None
+) -> Outcome:
+    """Begin: the registrations (seated with the event's seed) become the engine's players;
+    `rounds`, if given, is the event's number of rounds from now on."""
     loaded = _decode(seated)
+    if rounds is not None:
+        loaded.row.settings = {**loaded.row.settings, "rounds": rounds}
     loaded.state = _engine_call(_registered_state, loaded.row, loaded.seats)
-    events = engine.close_registration(loaded.state)
+    try:
+        events = engine.close_registration(loaded.state)
+    except engine.TooManyRounds as error:
+        raise UserError(f"{error} Begin with `/turnabout begin rounds:{error.most}` (or fewer), or wait until "
+                        f"{error.needed} players have registered.") from None
     await _commit(session, loaded, events)
     return Outcome(_view(loaded), list(events))
 
@@ -425,8 +435,11 @@ async def leave(db: Database, event_id: int, actor: tables.Actor) -> EventView:
     return await tables.leave(db, SPEC, event_id, actor)
 
 
-async def begin(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
-    return await tables.begin(db, SPEC, event_id, actor)
+async def begin(db: Database, event_id: int, actor: tables.Actor, *, rounds: int | None = None) -> Outcome:
+    """Close registration (organizers); `rounds` changes the number of rounds as it closes. Never
+    more rounds than the players can play without a rematch (refused, saying the most)."""
+    spec = SPEC if rounds is None else replace(SPEC, begin=partial(_close_registration, rounds=rounds))
+    return await tables.begin(db, spec, event_id, actor)
 
 
 async def cancel(db: Database, event_id: int, actor: tables.Actor) -> EventView:

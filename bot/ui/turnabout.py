@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import discord
 
+from bot.formats import swiss
 from bot.formats import turnabout as engine
 from bot.services.turnabout import Announcement, EventView, PendingGame, Rating, event_name
 from bot.text import escape
@@ -58,6 +59,14 @@ def settings_text(settings: engine.Settings) -> str:
 # --- registration (the lobby) ---------------------------------------------------------------------
 
 
+def players_needed(rounds: int) -> str:
+    """How many players Begin needs: 4, or more when the rounds need more to avoid a rematch."""
+    needed = swiss.min_players(rounds)
+    if needed <= engine.MIN_PLAYERS:
+        return f"at least {engine.MIN_PLAYERS} players"
+    return f"at least {needed} players for {rounds} rounds without a rematch"
+
+
 def registration_line(reg, seat: int | None = None) -> str:
     cards = f" · list of {reg.cards}" if reg.cards else ""
     where = f"Seat {seat + 1}: " if seat is not None else "• "
@@ -73,7 +82,7 @@ def lobby_embed(event: EventView, note: str | None = None) -> discord.Embed:
         embed.add_field(name=f"Registered ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE),
                         inline=False)
         embed.set_footer(text="Register with /turnabout register deck scoring [decklist]; an organizer closes "
-                              "registration with Begin (at least 4 players).")
+                              f"registration with Begin ({players_needed(event.settings.rounds)}).")
     else:
         seated = event.state is not None  # a lobby cancelled before it closed has no seats
         lines = [registration_line(r, i if seated else None) for i, r in enumerate(regs)] or ["-"]
@@ -104,7 +113,8 @@ def _pairing_lines(news: Announcement, e: dict) -> list[str]:
     if e["bye"] is not None:
         lines.append(f"🛌 {mention(news.user_of(e['bye']))} has a bye: {e['bye_vp']}–0 VP.")
     if e["rematches"]:
-        lines.append(f"⚠️ {e['rematches']} rematch(es): no pairing without one was possible.")
+        rematches = "1 rematch" if e["rematches"] == 1 else f"{e['rematches']} rematches"
+        lines.append(f"⚠️ {rematches}: no pairing without one was possible.")
     lines.append("Report each game with `/turnabout report`; your opponent confirms.")
     return lines
 
@@ -115,7 +125,8 @@ def event_lines(news: Announcement) -> list[str]:
     for e in news.events:
         kind = e["type"]
         if kind == "RegistrationClosed":
-            lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {e['players']} players. "
+            lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {e['players']} players, "
+                         f"{news.rounds} round{'' if news.rounds == 1 else 's'}. "
                          "An organizer pairs round 1 with `/turnabout pair`.")
         elif kind == "RoundPaired":
             lines += _pairing_lines(news, e)

@@ -222,6 +222,46 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     assert after.ephemeral and "no Turnabout event" in after.content
 
 
+async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, world):
+    """Issue 22 item 9: rounds are set at start, before anyone registers; the lobby says how many
+    players they need. Six players can meet each other in at most 5 rounds: Begin (command or
+    button) refuses 7, changes nothing and says how to change it; `/turnabout begin rounds:5`
+    closes registration with 5 rounds."""
+    t = TurnaboutDriver(fake, world, bot.database_url)
+    try:
+        players = world.players[:6]
+        lobby = await t.start(rounds=7)
+        assert "7 Swiss rounds" in embed_text(lobby)
+        assert "(at least 7 players for 7 rounds without a rematch)" in lobby["embeds"][0]["footer"]["text"]
+        for i, user in enumerate(players):
+            await t.register(user, f"Deck {i}")
+        refusal = ("6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event "
+                   "is set to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have "
+                   "registered.")
+        refused = await t.slash(world.admin, "begin")
+        assert refused.ephemeral and refused.content == refusal
+        pressed = await t.lobby(lobby, world.admin, "begin")
+        assert pressed.ephemeral and pressed.content == refusal
+        too_many = await t.slash(world.admin, "begin", rounds=6)
+        assert too_many.ephemeral and "at most 5 rounds" in too_many.content
+        not_org = await t.slash(players[0], "begin", rounds=5)
+        assert not_org.ephemeral and "organizer" in not_org.content
+        state_row = await t.state_row()
+        assert state_row.status == "registration" and state_row.settings["rounds"] == 7 and state_row.state is None
+
+        closed = await t.slash(world.admin, "begin", rounds=5)
+        assert not closed.ephemeral and "is closed" in closed.content
+        await t.wait_channel("registration is closed with 6 players, 5 rounds.")
+        assert (await t.state()).settings.rounds == 5
+        await fake.wait_for(lambda: "5 Swiss rounds" in embed_text(fake.message(lobby["id"])),
+                            what="the lobby with 5 rounds")
+        paired = await t.slash(world.admin, "pair")
+        assert paired.ephemeral and "Round 1 of" in paired.content
+        await t.wait_channel("round 1 of 5")
+    finally:
+        await t.close()
+
+
 async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, value: int) -> None:
     """Game 1 of the first match, with bad input on the way: each gets a clear ephemeral error and
     changes nothing (the stored state is compared)."""

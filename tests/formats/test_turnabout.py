@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.formats import turnabout as t
+from bot.formats.swiss import max_rounds
 from bot.formats.turnabout import (
     AlreadyReported,
     DeckRejected,
@@ -565,6 +566,70 @@ def test_three_rounds_of_eight_never_rematch():
         play_round(state, rng)
 
 
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 8, 9])
+def test_no_more_rounds_than_a_round_robin(n):
+    """Closing registration refuses more rounds than n players can play without a rematch
+    (n − 1 for an even n, n for an odd n), changing nothing and saying the most; the most is
+    accepted. Once running, the rounds cannot be raised past it either."""
+    most = max_rounds(n)
+    state = make_event(n, close=False, rounds=most + 1)
+    before = snapshot(state)
+    with pytest.raises(t.TooManyRounds) as refused:
+        t.close_registration(state)
+    needed = n + 1 if n % 2 == 0 else n + 2  # the fewest players for most + 1 rounds
+    assert (refused.value.players, refused.value.most, refused.value.needed) == (n, most, needed)
+    assert str(refused.value) == (f"{n} players can play at most {most} rounds without anyone meeting the same "
+                                  f"opponent twice; this event is set to {most + 1}.")
+    assert snapshot(state) == before and state.phase == t.REGISTRATION
+    t.update_settings(state, rounds=most)
+    t.close_registration(state)
+    with pytest.raises(t.TooManyRounds):
+        t.update_settings(state, rounds=most + 1)
+    assert state.settings.rounds == most
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_five_or_six_players_over_five_rounds_meet_everyone_once(n):
+    """Issue 22 item 9 through the engine: the pairing looks ahead to the last scheduled round
+    (before, one such event in three ended in a rematch)."""
+    for seed in range(25):
+        state = make_event(n, seed=seed, rounds=5)
+        rng = random.Random(seed)
+        met, byes = set(), []
+        for _ in range(5):
+            [ev] = t.pair_next_round(state)
+            assert ev.rematches == 0
+            for m in state.round_matches():
+                if m.b is None:
+                    byes.append(m.a)
+                    continue
+                assert frozenset((m.a, m.b)) not in met
+                met.add(frozenset((m.a, m.b)))
+            play_round(state, rng)
+        assert len(met) == n * (n - 1) // 2 and sorted(byes) == (list(range(n)) if n % 2 else [])
+
+
+def test_after_a_drop_an_unavoidable_rematch_is_paired_and_counted():
+    """5 players over 5 rounds, one drops after round 3: every pairing of the last round's 4
+    players repeats a match, so it pairs them with the fewest rematches and says how many."""
+    state = make_event(5, seed=0, rounds=5)
+    rng = random.Random(0)
+    paired = []
+    for number in range(1, 6):
+        [ev] = t.pair_next_round(state)
+        paired.append(ev)
+        play_round(state, rng)
+        if number == 3:
+            t.drop(state, 0)
+    last = paired[-1]
+    assert [ev.rematches for ev in paired[:4]] == [0] * 4 and last.rematches == 1
+    met = [frozenset((m.a, m.b)) for m in state.matches if m.b is not None and m.round < 5]
+    assert sum(frozenset((plan.a, plan.b)) in met for plan in last.matches) == 1
+    active = [p.seat for p in state.players if not p.dropped]
+    every = [{frozenset((a, b)) for a, b in ((active[0], x), tuple(set(active[1:]) - {x}))} for x in active[1:]]
+    assert all(pairing & set(met) for pairing in every), "no pairing of the last round avoids a rematch"
+
+
 # --------------------------------------------------------------------------- reporting
 
 
@@ -971,7 +1036,7 @@ def _random_step(state: TurnaboutState, rng: random.Random) -> None:
 @given(seed=st.integers(0, 10**6), n=st.integers(4, 11), steps=st.integers(0, 120))
 def test_random_events_round_trip_and_keep_the_invariants(seed, n, steps):
     rng = random.Random(seed)
-    state = make_event(n, seed=seed, rounds=4, clock=rng.random() < 0.5)
+    state = make_event(n, seed=seed, rounds=min(4, max_rounds(n)), clock=rng.random() < 0.5)
     for _ in range(steps):
         _random_step(state, rng)
     assert TurnaboutState.from_dict(json.loads(json.dumps(state.to_dict()))) == state

@@ -189,6 +189,43 @@ async def test_a_list_over_250_cards_is_refused_and_says_so(db):
     assert (await turnabout.get_event(db, event.id)).registrations == ()
 
 
+async def test_begin_refuses_more_rounds_than_a_round_robin_and_can_change_them(db):
+    """Issue 22 item 9: 6 players can meet each other in at most 5 rounds. Begin refuses 7 (set
+    at start, before anyone registered), saying the most and how to change it, and changes
+    nothing; `rounds` on begin sets them as it closes registration; the event is then a round
+    robin, announced with its rounds."""
+    event = await registered(db, 6, rounds=7)
+    with pytest.raises(UserError) as refused:
+        await turnabout.begin(db, event.id, ORG)
+    assert str(refused.value) == (
+        "6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event is set "
+        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have registered.")
+    for rounds, error in [(6, "at most 5 rounds"), (0, "from 1 to 20"), (21, "from 1 to 20")]:
+        with pytest.raises(UserError, match=error):
+            await turnabout.begin(db, event.id, ORG, rounds=rounds)
+    with pytest.raises(PermissionDenied):
+        await turnabout.begin(db, event.id, player(1000), rounds=5)
+    still = await turnabout.get_event(db, event.id)
+    assert (still.status, still.settings.rounds, still.state) == ("registration", 7, None)
+    assert await queued(db, turnabout.ANNOUNCE) == []
+
+    begun = await turnabout.begin(db, event.id, ORG, rounds=5)
+    assert begun.event.status == "running" and begun.event.settings.rounds == begun.event.state.settings.rounds == 5
+    [closed] = await queued(db, turnabout.ANNOUNCE)
+    assert closed.payload["rounds"] == 5 and closed.payload["events"][0]["type"] == "RegistrationClosed"
+    met: set[frozenset[int]] = set()
+    event = begun.event
+    for _ in range(5):
+        event = (await turnabout.pair(db, event.id, ORG)).event
+        for m in event.state.round_matches():
+            assert frozenset((m.a, m.b)) not in met
+            met.add(frozenset((m.a, m.b)))
+        event = await play_round(db, event)
+    assert len(met) == 15  # everyone met everyone once
+    with pytest.raises(UserError, match="All 5 rounds have been played"):
+        await turnabout.pair(db, event.id, ORG)
+
+
 async def test_reports_disputes_drop_bye_end_and_ratings(db):
     await guild_config.update_config(db, GUILD, leaderboard_channel_id=BOARD)
     event = await registered(db, 5, rounds=2)

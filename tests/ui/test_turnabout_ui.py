@@ -3,6 +3,8 @@ names and however many players."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.formats import turnabout as engine
 from bot.services.turnabout import Announcement, EventView, PendingGame, Rating, event_dict
 from bot.ui import limits
@@ -85,3 +87,27 @@ def test_a_decklist_dm_is_one_message_and_a_long_list_is_attached():
     text = file.fp.read().decode()
     assert text.splitlines()[0] == f"1 {'Q' * 185} 0" and len(text.splitlines()) == 250
     assert file.filename.endswith(".txt") and file.filename.isascii()
+
+
+def test_the_lobby_says_how_many_players_the_rounds_need():
+    """Rounds are set before anyone registers: the lobby says how many players they need so that
+    nobody meets an opponent twice (Begin refuses fewer)."""
+    for rounds, needed in [(3, "at least 4 players)"), (4, "at least 5 players for 4 rounds without a rematch)"),
+                           (7, "at least 7 players for 7 rounds without a rematch)")]:
+        settings = engine.Settings(rounds=rounds)
+        lobby = ui.lobby_embed(EventView(1, 2, 3, 4, None, "registration", 2000, settings, 1, (), None))
+        assert lobby.footer.text.endswith(f"closes registration with Begin ({needed}.")
+
+
+def test_closing_and_rematches_are_announced_with_plurals_right():
+    state = event_state(4)
+    closed = ui.event_lines(announcement(state, [engine.RegistrationClosed(4)]))
+    assert "registration is closed with 4 players, 3 rounds." in closed[0]
+    state.settings.rounds = 1
+    assert "4 players, 1 round." in ui.event_lines(announcement(state, [engine.RegistrationClosed(4)]))[0]
+    [paired] = engine.pair_next_round(state)
+    for count, text in [(1, "⚠️ 1 rematch: no pairing without one was possible."),
+                        (2, "⚠️ 2 rematches: no pairing without one was possible.")]:
+        lines = ui.event_lines(announcement(state, [dataclasses.replace(paired, rematches=count)]))
+        assert text in lines
+    assert not any("rematch" in line for line in ui.event_lines(announcement(state, [paired])))

@@ -26,10 +26,13 @@ class TurnaboutDriver(TableDriver):
     def event_id(self) -> int:
         return self.table_id
 
-    async def state(self) -> engine.TurnaboutState:
+    async def state_row(self) -> TurnaboutEvent:
+        """The event's stored row (status, settings, state)."""
         async with self.db.read() as session:
-            row = (await session.execute(select(TurnaboutEvent).where(TurnaboutEvent.id == self.event_id))).scalar_one()
-            return engine.TurnaboutState.from_dict(row.state)
+            return (await session.execute(select(TurnaboutEvent).where(TurnaboutEvent.id == self.event_id))).scalar_one()
+
+    async def state(self) -> engine.TurnaboutState:
+        return engine.TurnaboutState.from_dict((await self.state_row()).state)
 
     async def register(self, user: int, deck: str, scoring: str | None = None, decklist: bytes | None = None):
         options: dict = {"deck": deck}
