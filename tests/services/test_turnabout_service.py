@@ -11,18 +11,10 @@ from sqlalchemy import select
 from bot.formats import turnabout as engine
 from bot.services import guild_config, turnabout
 from bot.services.errors import Conflict, PermissionDenied, UserError
-from bot.services.tables import Actor
 from bot.store.models import EventResult, OutboxMessage, TurnaboutEvent
+from tests.services.conftest import BOARD, CHANNEL, GUILD, ORG, ORGANIZER, OTHER_GUILD, player
 
-GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
-
-
-def player(user_id: int, guild: int = GUILD) -> Actor:
-    return Actor(user_id, guild)
-
-
-ORG = Actor(ORGANIZER, GUILD, manage_guild=True)
 
 
 async def registered(db, n: int, **options) -> turnabout.EventView:
