@@ -55,6 +55,9 @@ class BotProcess:
 
     def _env(self) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("DISCORD_", "DATABASE_"))}
+        # Let the bot keep its compiled bytecode (in the gitignored __pycache__ folders, as Python
+        # does by default): otherwise every start compiles all of bot/ again, ~0.3 s of CPU.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         env.update(
             DISCORD_TOKEN=TEST_TOKEN,
             DATABASE_URL=self.database_url,
