@@ -9,16 +9,21 @@ one bot process and one fake Discord where that can't change what a test sees:
   body, nor does any fixture that takes `bot`: it needs a bot running and talks to it only through
   the fake Discord. Every other test that takes `bot` gets its own process, exactly as before; a
   test that kills, restarts or stops the bot, or opens its database (`bot.database_url`), names it
-  and so always has its own. `@pytest.mark.own_bot` gives a test its own process anyway; a module
-  that overrides `fake`, `bot` or `world` never shares.
+  and so always has its own; so does a test that takes `tmp_path` (the bot's working directory).
+  `@pytest.mark.own_bot` gives a test its own process anyway; a module that overrides `fake`,
+  `bot` or `world` never shares.
 - Each sharing test gets a world of its own on the shared fake (`world`: a new server, channels,
   role and users whose ids no other test uses, see `World.numbered`), and the fake's REST and
   gateway logs, injected errors and held requests start empty (`FakeDiscord.forget_history`): the
-  test sees no message, table or call of another test.
+  test sees no message, table or call of another test, nor the calls the bot made at its start
+  (a test about the start names `bot` or is marked `own_bot`). Ids a test adds to the fake itself
+  (another server, say) should be `world`'s moved by less than 10⁶, so they are its own too; a
+  test that uses `WORLD` itself gets its own process.
 - Before the next sharing test the bot must be idle: nothing owed in its outbox, no deadline due
-  within 10 minutes that may talk to Discord, no REST call in flight (`SharedBots.prepare`). If it
-  isn't within a few seconds (or the process died) the process is retired and the test gets a new
-  one, on a new database. So does a test whose `bot_env` differs from the one the process started
+  within 10 minutes that may talk to Discord, no REST call in flight, its gateway session up
+  (`SharedBots.prepare`). If it isn't within a few seconds (or the process died) the process is
+  retired and the test gets a new one, on a new database. The fake's settings a test may change
+  (`callback_deadline`, …) and a held gateway are put back as a new fake has them. So does a test whose `bot_env` differs from the one the process started
   with (a module whose `bot_env` depends on a per-test server never shares in effect).
 - The `bot` a sharing test gets (`SharedBot`) refuses `kill`, `restart`, `start`, `stop` and any
   other use of the process (its database included) with an error that says to mark the test
@@ -187,9 +192,12 @@ class SharedBot:
         self._refuse(name)
 
 
+SHARING_STOPPERS = {"bot", "WORLD"}  # names a sharing test (or a fixture of it that takes `bot`) never uses
+
+
 def _names_bot(function) -> bool:
-    """Whether `bot` appears in the body of `function` (its parameters aside). A function whose
-    source can't be read counts as naming it."""
+    """Whether `bot` (or `WORLD`, which a shared fake doesn't serve) appears in the body of
+    `function`, its parameters aside. A function whose source can't be read counts as naming it."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
@@ -198,7 +206,9 @@ def _names_bot(function) -> bool:
     if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
         return True
     return any(
-        isinstance(node, ast.Name) and node.id == "bot" for statement in definition.body for node in ast.walk(statement)
+        isinstance(node, ast.Name) and node.id in SHARING_STOPPERS
+        for statement in definition.body
+        for node in ast.walk(statement)
     )
 
 
@@ -219,8 +229,8 @@ def _decide_sharing(item: pytest.Item) -> bool:
     here = definitions["shared_bots"][-1].baseid  # this conftest's
     if any(name in definitions and definitions[name][-1].baseid != here for name in ("fake", "bot", "world")):
         return False  # the module brings its own
-    if _names_bot(item.function):
-        return False
+    if _names_bot(item.function) or "tmp_path" in inspect.signature(item.function).parameters:
+        return False  # it uses the process, or maybe the bot's working directory (its tmp_path)
     for name, defs in definitions.items():
         fixture_def = defs[-1]
         if name != "bot" and "bot" in fixture_def.argnames and _names_bot(_fixture_function(fixture_def)):
@@ -233,6 +243,7 @@ def _fixture_function(fixture_def):
 
 
 QUIET_DEADLINES = {card_data.COMPLETE}  # deadline kinds whose work never talks to Discord
+FAKE_SETTINGS = ("callback_deadline", "heartbeat_interval", "bot_permissions", "owner_id")  # a test may change them
 
 
 class SharedBots:
@@ -247,6 +258,7 @@ class SharedBots:
         self._stack: contextlib.AsyncExitStack | None = None
         self._worlds = 0
         self._processes = 0
+        self._settings: dict[str, object] = {}
 
     def new_world(self) -> World:
         self._worlds += 1
@@ -261,6 +273,11 @@ class SharedBots:
         if self.fake is None:
             self.fake = FakeDiscord()
             await self.fake.start()
+            self._settings = {name: getattr(self.fake, name) for name in FAKE_SETTINGS}
+        for name, value in self._settings.items():  # as a new fake has them
+            setattr(self.fake, name, value)
+        if not self.fake._gateway_open.is_set():
+            self.fake.restore_gateway()
         build_world(self.fake, test_world)
         self.fake.forget_history()
         return self.fake
@@ -284,11 +301,14 @@ class SharedBots:
 
     async def _busy(self) -> str | None:
         """None once the bot owes no message, has no deadline due within 10 minutes that may talk to
-        Discord, and has no REST call in flight (waiting up to `settle_timeout`); else what it still
-        does."""
+        Discord, has no REST call in flight and its gateway session is up (waiting up to
+        `settle_timeout`); else what it still does."""
         assert self.fake is not None and self.process is not None
         fake_discord_, process = self.fake, self.process
         database = Database(process.database_url)
+
+        if not fake_discord_._gateway_open.is_set():
+            return "a test held its gateway closed"
 
         async def still_doing() -> str | None:
             async with database.read() as session:
@@ -301,8 +321,10 @@ class SharedBots:
                     )
                 )).scalars().all()
             in_flight = fake_discord_.requests_in_flight()
-            if owed or due or in_flight:
-                return f"messages owed {sorted(owed)}, deadlines due {sorted(due)}, {in_flight} REST call(s) in flight"
+            connected = fake_discord_.gateway_connected()
+            if owed or due or in_flight or not connected:
+                return (f"messages owed {sorted(owed)}, deadlines due {sorted(due)}, {in_flight} REST call(s) in "
+                        f"flight, gateway {'connected' if connected else 'not connected'}")
             return None
 
         loop = asyncio.get_running_loop()

@@ -1,6 +1,7 @@
 """The e2e tests of a module share a bot process where a test can't tell (tests/e2e/conftest.py):
 each sharing test has a world of its own and empty logs; a test that names `bot` has its own
-process; a busy process or another `bot_env` means a new process; a shared one can't be killed."""
+process; a busy process, a held gateway or another `bot_env` means a new process; a shared one
+can't be killed."""
 
 from __future__ import annotations
 
@@ -61,7 +62,18 @@ async def test_tests_sharing_a_bot_each_see_only_their_own_world(tmp_path):
         bots.settle_timeout = 0.5
         await bots.prepare(bots.new_world())
         assert not other.running and bots.process is None
-        assert await bots.bot_for({"SWEEP_INTERVAL": "5"}) is not other
+        third = await bots.bot_for({"SWEEP_INTERVAL": "5"})
+
+        # So is one whose gateway a test held closed; the fake's settings are put back.
+        fake.callback_deadline = None
+        await fake.disconnect_gateway(hold=True)
+        fourth_world = bots.new_world()
+        await bots.prepare(fourth_world)
+        assert not third.running and fake.callback_deadline == 3.0
+        await bots.bot_for({"SWEEP_INTERVAL": "5"})
+        about = await fake.slash(fourth_world.member, "about", guild_id=fourth_world.guild,
+                                 channel_id=fourth_world.channel)
+        assert "sqlite" in about.content
     finally:
         await bots.close()
     assert await BotProcess.left_running() == []
@@ -89,3 +101,7 @@ async def test_a_test_whose_fixture_names_the_bot_has_its_own(request, database_
 @pytest.mark.own_bot
 async def test_a_test_marked_own_bot_has_its_own(request, world, bot):
     assert not shares_bot(request.node) and world == WORLD
+
+
+async def test_a_test_that_takes_tmp_path_has_its_own(request, world, bot, tmp_path):
+    assert not shares_bot(request.node) and world == WORLD  # its tmp_path is the bot's working directory
