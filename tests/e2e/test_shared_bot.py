@@ -81,7 +81,7 @@ async def test_tests_sharing_a_bot_each_see_only_their_own_world(tmp_path):
 
 async def test_a_test_that_only_needs_a_bot_running_shares_it(request, fake, world, bot):
     assert shares_bot(request.node)
-    assert world != WORLD and world.guild in fake._guilds
+    assert world != World() and world.guild in fake._guilds  # World(): the world of a test of its own
 
 
 async def test_a_test_that_names_the_bot_has_its_own(request, world, bot):
