@@ -6,17 +6,19 @@ Without a reachable server the PostgreSQL variants are skipped (and the summary 
 under CI=true, where they fail.
 
 Migrating is done once per test session and per backend, into a template (`ScratchDatabases`): a test
-that needs a migrated database gets a copy of it (SQLite: a file copy; PostgreSQL: `CREATE DATABASE
-… TEMPLATE`). Only the migration tests (`tests/store/test_migrations.py`, on `db_url`) migrate from
-empty. A PostgreSQL template is named per session (`bot_template_<random>`), never accepts
-connections once migrated (so a copy never finds one open), and is dropped when the session ends,
-so test sessions of several engineers on one server never clash. Databases are dropped in the
-background (a DROP DATABASE waits ~1 s for the server's checkpoint), all before the session ends.
+that needs a migrated database (`db`, the e2e bot's) gets a copy of it (SQLite: a file copy;
+PostgreSQL: `CREATE DATABASE … TEMPLATE`). `db_url` alone is an empty database: the migration tests
+(`tests/store/test_migrations.py`) migrate from empty. A PostgreSQL template is named per session
+(`bot_template_<random>`), accepts no connection once migrated (a template must have none while it
+is copied), and is dropped when the session ends, so test sessions of several engineers on one
+server never clash. The next copy is made ahead and databases are dropped in the background (a
+DROP DATABASE waits ~1 s for the server's checkpoint), all before the session ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import contextlib
 import os
@@ -103,6 +105,9 @@ class ScratchDatabases:
     session, waits for every drop and drops the spare copy and the templates."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._templates: dict[tuple[str, str], concurrent.futures.Future[str]] = {}
@@ -116,6 +121,7 @@ class ScratchDatabases:
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(target=self._loop.run_forever, name="scratch-databases", daemon=True)
             self._thread.start()
+            atexit.register(self.close)  # for a script using these outside a test session
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
 
     def _template_future(self, kind: str, admin: str = "") -> concurrent.futures.Future[str]:
@@ -194,6 +200,8 @@ class ScratchDatabases:
         self._loop.close()
         if self._template_dir is not None:
             shutil.rmtree(self._template_dir, ignore_errors=True)
+        self._reset()
+        atexit.unregister(self.close)
         return errors
 
 
