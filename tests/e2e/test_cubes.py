@@ -15,10 +15,17 @@ UPLOAD_CARDS = [f"Upload Card {i:02d}" for i in range(1, 46)]  # 45 cards: two p
 UPLOAD = ("\n".join(UPLOAD_CARDS) + "\n").encode()
 
 
-@pytest.fixture
-async def cubecobra() -> FakeCubeCobra:
+@pytest.fixture(scope="module")
+async def cubecobra_server() -> FakeCubeCobra:
     async with serve_fake_cubecobra() as fake_cubecobra:
         yield fake_cubecobra
+
+
+@pytest.fixture
+def cubecobra(cubecobra_server: FakeCubeCobra) -> FakeCubeCobra:
+    """The module's fake CubeCobra (one address, so the tests can share a bot), with no requests seen."""
+    cubecobra_server.requests.clear()
+    return cubecobra_server
 
 
 @pytest.fixture

@@ -50,6 +50,8 @@ class FakeBase:
     gateway_url: str
     rest_log: list[RestCall]
     unknown_routes: list[RestCall]
+    gateway_log: list[tuple[float, str, int | None, str | None]]
+    _injections: list[dict[str, Any]]
     _snowflake: SnowflakeGenerator
     _changed_event: asyncio.Event
 

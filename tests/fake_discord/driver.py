@@ -41,6 +41,20 @@ class Driver(FakeBase):
             except TimeoutError:
                 pass
 
+    def requests_in_flight(self) -> int:
+        """REST calls that arrived and have not been answered yet."""
+        return sum(1 for call in self.rest_log if call.status == 0)
+
+    def forget_history(self) -> None:
+        """Start a new test on this fake (and its connected bot): empty the REST and gateway logs and
+        drop injected errors and held requests still waiting for a call. The world (guilds, users,
+        messages) and the synced commands stay."""
+        self.rest_log.clear()
+        self.unknown_routes.clear()
+        self.gateway_log.clear()
+        self._injections.clear()
+        self._changed()
+
     def describe_recent(self, n: int = 25) -> str:
         lines = ["--- last REST calls ---"]
         lines += [

@@ -8,19 +8,15 @@ import random
 import pytest
 from sqlalchemy import func, select
 
-from bot.cards.model import Card
 from bot.formats import battler as engine
 from bot.services import battler, outbox
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import BattlerGame, EventResult, OutboxMessage
+from tests.services.conftest import CHANNEL, GUILD, ORGANIZER, numbered_cube, player
 
-GUILD, CHANNEL, ORGANIZER, DM_CHANNEL = 1, 10, 100, 77
-
-
-def player(user_id: int) -> Actor:
-    return Actor(user_id, GUILD)
+DM_CHANNEL = 77
 
 
 def member(user_id: int, organizer: bool) -> Actor:
@@ -29,8 +25,7 @@ _message_ids = itertools.count(5_000)
 
 
 def make_cube(size: int = 120) -> CubeDetail:
-    cards = tuple(Card(name=f"Card {i:03d}") for i in range(size))
-    return CubeDetail(name="test", size=size, source="upload", source_ref=None, cards=cards)
+    return numbered_cube(size)
 
 
 async def new_lobby(db, players: int, **options) -> battler.GameView:

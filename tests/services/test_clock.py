@@ -13,14 +13,11 @@ from bot.services import clock, deadlines, outbox
 from bot.services.errors import NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import ChessClock, OutboxMessage
+from tests.services.conftest import CHANNEL, GUILD, OTHER_GUILD, player
 
-GUILD, OTHER_GUILD, CHANNEL, OTHER_CHANNEL = 1, 2, 10, 11
+OTHER_CHANNEL = 11
 ALICE, BOB, CAROL = 1001, 1002, 1003
 T0 = 1_800_000_000.0  # the fake clock's start, epoch seconds
-
-
-def player(user_id: int, guild_id: int = GUILD) -> Actor:
-    return Actor(user_id, guild_id)
 
 
 def at(seconds: float) -> datetime:

@@ -18,14 +18,10 @@ from bot.services.tables import Actor
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
 from bot.store.types import utcnow
+from tests.services.conftest import CHANNEL, GUILD, ORGANIZER, player
+from tests.services.conftest import ORG as ADMIN  # an organizer of the server
 
-GUILD, CHANNEL, ORGANIZER = 1, 10, 100
-ADMIN = Actor(ORGANIZER, GUILD, manage_guild=True)  # an organizer of the server
 POD_ORGANIZER = Actor(ORGANIZER, GUILD)  # the pod's organizer, without server rights
-
-
-def player(user_id: int) -> Actor:
-    return Actor(user_id, GUILD)
 
 
 def in_dm(user_id: int) -> Actor:

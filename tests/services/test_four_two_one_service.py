@@ -19,14 +19,9 @@ from bot.services import guild_config, set_lists
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import EventResult, FourTwoOneLeague, OutboxMessage
+from tests.services.conftest import BOARD, CHANNEL, GUILD, ORG, ORGANIZER, OTHER_GUILD, player
 
-GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
-ORG = Actor(ORGANIZER, GUILD, manage_guild=True)
 BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
-
-
-def player(user_id: int, guild: int = GUILD) -> Actor:
-    return Actor(user_id, guild)
 
 
 def card_set(code: str, commons: int = 60, uncommons: int = 10, rares: int = 6, mythics: int = 2) -> CardSet:

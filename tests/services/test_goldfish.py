@@ -11,9 +11,8 @@ from bot.services import drafts, goldfish, guild_config, leaderboard, outbox
 from bot.services.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.types import utcnow
+from tests.services.conftest import GUILD
 from tests.services.test_drafts import ADMIN, ORGANIZER, new_pod, play_out
-
-GUILD = 1
 
 
 async def paper_event(db, name="Friday paper draft", turns=7):

@@ -6,8 +6,7 @@ import pytest
 
 from bot.services import leaderboard
 from bot.services.errors import Conflict, NotFound, UserError
-
-GUILD = 1
+from tests.services.conftest import GUILD
 
 
 async def test_no_season_ever_started_is_all_time_not_an_error(db):

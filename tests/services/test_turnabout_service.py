@@ -16,16 +16,9 @@ from bot.services.errors import Conflict, PermissionDenied, UserError
 from bot.services.tables import Actor
 from bot.store.models import CardRecord, EventResult, OutboxMessage, TurnaboutEvent
 from tests.e2e.fake_scryfall import fake_scryfall_with_client
+from tests.services.conftest import BOARD, CHANNEL, GUILD, ORG, ORGANIZER, OTHER_GUILD, player
 
-GUILD, OTHER_GUILD, CHANNEL, BOARD, ORGANIZER = 1, 2, 10, 11, 100
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
-
-
-def player(user_id: int, guild: int = GUILD) -> Actor:
-    return Actor(user_id, guild)
-
-
-ORG = Actor(ORGANIZER, GUILD, manage_guild=True)
 
 
 async def registered(db, n: int, **options) -> turnabout.EventView:

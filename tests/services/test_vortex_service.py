@@ -12,30 +12,20 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
-from bot.cards.model import Card, is_basic_land
+from bot.cards.model import is_basic_land
 from bot.formats import vortex as engine
 from bot.services import outbox, tables, vortex
 from bot.services.cubes import CubeDetail
 from bot.services.errors import Conflict, PermissionDenied, UserError
-from bot.services.tables import Actor
 from bot.store.models import EventResult, GuildSettings, OutboxMessage, VortexGame
+from tests.services.conftest import BOARD, CHANNEL, GUILD, numbered_cube, organizer, player
 
-GUILD, CHANNEL, ORGANIZER, BOARD = 1, 10, 100, 11
 PLAYERS = [1001, 1002, 1003, 1004, 1005, 1006]
 SEED = 777
 
 
-def player(user_id: int, guild: int | None = GUILD) -> Actor:
-    return Actor(user_id, guild)
-
-
-def organizer(user_id: int = ORGANIZER) -> Actor:
-    return Actor(user_id, GUILD, manage_guild=True)
-
-
 def make_cube(size: int = 40) -> CubeDetail:
-    cards = tuple(Card(name=f"Secret *Gem* {i:03d}") for i in range(size))
-    return CubeDetail(name="gems", size=size, source="upload", source_ref=None, cards=cards)
+    return numbered_cube(size, name="gems", card_name="Secret *Gem* {:03d}")
 
 
 async def lobby(db, players: int = 3, **options) -> vortex.GameView:

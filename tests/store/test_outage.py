@@ -10,7 +10,6 @@ import pytest
 from sqlalchemy import exc, insert, select, text
 
 from bot.store.db import Database
-from bot.store.migrate import upgrade
 from bot.store.models import Season
 from bot.store.outage import DatabaseUnavailable, is_database_outage, retry_while_unavailable
 from tests.conftest import database_outage
@@ -19,12 +18,9 @@ WAIT = 1.0  # seconds: the bound these tests give the database
 
 
 @pytest.fixture
-async def bounded(db_url):
+async def bounded(db):
     """A migrated database (SQLite and PostgreSQL) opened the way the bot opens it: waits bounded."""
-    setup = Database(db_url)
-    await upgrade(setup)
-    await setup.dispose()
-    database = Database(db_url, write_wait=WAIT)
+    database = Database(db.url, write_wait=WAIT)
     try:
         yield database
     finally:
