@@ -28,11 +28,6 @@ POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
-SCHEDULE_CHOICES = [
-    app_commands.Choice(name="standard: by deck count (a set at deck 6, 11, 16…)", value="decks"),
-    app_commands.Choice(name="Weatherlight saga: blocks of 3 sets, each new block after 10, 20, 30… points",
-                        value="saga"),
-]
 LIST_HELP = "Your 60 cards as a text file (`4 Card Name` lines); leave it out to paste them in a form."
 
 
@@ -79,7 +74,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
                            new_sets="When the later sets join the pool (default: standard, by deck count).",
                            block_points="Weatherlight saga: the points that open each new block (default 10: at 10, "
                                         "20, 30…).")
-    @app_commands.choices(new_sets=SCHEDULE_CHOICES)
+    @app_commands.choices(new_sets=ui.SCHEDULE_CHOICES)
     @app_commands.autocomplete(sets=sets_autocomplete)
     @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction, sets: app_commands.Range[str, 1, 300],
