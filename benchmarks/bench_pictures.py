@@ -30,9 +30,9 @@ if __package__ in (None, ""):  # run as a script: make the repo root importable
 from PIL import Image, ImageFilter  # noqa: E402
 
 from bot.cards.images import TILE, ImageCache  # noqa: E402
+from bot.cards.pictures import pack_picture
 from bot.cards.scryfall_api import ScryfallClient, gather_limited  # noqa: E402
 from bot.cards.sets import RequestSpacing  # noqa: E402
-from bot.ui.pictures import pack_picture  # noqa: E402
 from tests.e2e.fake_scryfall import serve_fake_scryfall  # noqa: E402
 
 DRAFT_CARDS = 8 * 2 * 15

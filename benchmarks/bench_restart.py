@@ -32,15 +32,17 @@ from sqlalchemy import insert, select, update
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_sweep import SEATS, fill, template_pod  # noqa: E402
-from bot.cogs._draft_reactions import RECONCILE_PER_SECOND  # noqa: E402
-from bot.services import drafts, outbox  # noqa: E402
-from bot.services.drafts import reactions  # noqa: E402
-from bot.services.drafts.state import load_pod, prompt_for  # noqa: E402
+from bot.games.draft import service as drafts
+from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
+from bot.games.draft.reaction_picks import RECONCILE_PER_SECOND
+from bot.games.draft.service import reactions
+from bot.games.draft.service.state import load_pod, prompt_for
+from bot.games.draft.ui import regional_indicator
+from bot.kit import outbox
 from bot.store.db import Database  # noqa: E402
 from bot.store.migrate import upgrade  # noqa: E402
-from bot.store.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat, OutboxMessage  # noqa: E402
+from bot.store.models import OutboxMessage
 from bot.store.types import utcnow  # noqa: E402
-from bot.ui.draft import regional_indicator  # noqa: E402
 from tests.e2e.harness import BotProcess  # noqa: E402
 from tests.fake_discord import FakeDiscord  # noqa: E402
 from tests.fake_discord.messages import emoji_key  # noqa: E402

@@ -26,11 +26,13 @@ from sqlalchemy.orm import undefer
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import cube, ms, scratch_postgres  # noqa: E402
-from bot.services import deadlines, drafts, outbox  # noqa: E402
-from bot.services.tables import Actor  # noqa: E402
+from bot.games.draft import service as drafts
+from bot.games.draft.models import DraftPod, DraftSeat
+from bot.kit import deadlines, outbox
+from bot.kit.tables import Actor
 from bot.store.db import Database  # noqa: E402
 from bot.store.migrate import upgrade  # noqa: E402
-from bot.store.models import Deadline, DraftPod, DraftSeat, OutboxMessage  # noqa: E402
+from bot.store.models import Deadline, OutboxMessage
 from bot.store.types import utcnow  # noqa: E402
 
 SEATS = 8

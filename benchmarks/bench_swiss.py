@@ -1,4 +1,4 @@
-"""Time Swiss pairing (:func:`bot.formats.swiss.pair_round`) for 1,000 players mid-event, and
+"""Time Swiss pairing (:func:`bot.kit.swiss.pair_round`) for 1,000 players mid-event, and
 its look-ahead in small events played to the last rematch-free round.
 
 Run from the repository root::
@@ -27,7 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repo root importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.formats.swiss import Result, max_rounds, pair_round  # noqa: E402
+from bot.kit.swiss import Result, max_rounds, pair_round
 
 SEED = "bench"
 BYE_VP = 30

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import logging
 import math
-import pkgutil
 import time
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-import bot.cogs
+import bot.games
 from bot import __version__
 from bot.cards.scryfall_api import ScryfallClient
-from bot.cogs._outbox import Outbox
-from bot.cogs._pictures import Pictures
-from bot.services import card_data, outbox
+from bot.kit import card_data, outbox
+from bot.kit.delivery import Outbox
+from bot.kit.dispatch import dispatch_modal, refuse_damaged_components, registered_components
+from bot.kit.paginate import PageButton
+from bot.kit.pictures import Pictures
+from bot.kit.reporting import report_interaction_error
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.ui.dispatch import dispatch_modal, refuse_damaged_components, registered_components
-from bot.ui.errors import report_interaction_error
-from bot.ui.paginate import PageButton
 
 log = logging.getLogger("bot")
 
@@ -29,6 +28,16 @@ INTENTS = discord.Intents.none()
 INTENTS.guilds = True  # guild/channel/role cache for permission checks and channel posts
 INTENTS.guild_reactions = True  # reactions on lobby messages
 INTENTS.dm_reactions = True  # picks by reaction in DMs
+
+
+# What every server has beside the formats: the kit's cogs and the server's own commands.
+SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.config",
+                     "bot.server.cubes", "bot.server.leaderboard")
+
+
+def extensions() -> list[str]:
+    """The modules whose `setup` adds a cog: the shared ones, then every format package's `cog`."""
+    return [*SHARED_EXTENSIONS, *(module.__name__ for module in bot.games.modules("cog"))]
 
 
 class MtgBot(commands.AutoShardedBot):
@@ -59,9 +68,8 @@ class MtgBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         # Runs again when a login is tried again (Discord unreachable at startup): loads things once.
         if not self.extensions:
-            for module in pkgutil.iter_modules(bot.cogs.__path__):
-                if not module.name.startswith("_"):
-                    await self.load_extension(f"{bot.cogs.__name__}.{module.name}")
+            for extension in extensions():
+                await self.load_extension(extension)
             # Every Component the cogs' UI modules defined, so their buttons work after a restart.
             self.add_dynamic_items(PageButton, *registered_components())
             self.add_listener(dispatch_modal, "on_interaction")

@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bot.cards.images import ImageCache  # noqa: E402
+from bot.cards.pictures import pack_picture  # noqa: E402
 from bot.cards.scryfall_api import ScryfallClient  # noqa: E402
-from bot.ui.draft import letter  # noqa: E402
-from bot.ui.pictures import pack_picture  # noqa: E402
+from bot.games.draft.ui import letter  # noqa: E402
 from tests.e2e.fake_scryfall import serve_fake_scryfall  # noqa: E402
 
 PACK = [

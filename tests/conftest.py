@@ -36,6 +36,7 @@ from sqlalchemy.engine import make_url
 
 from bot.store.db import Database
 from bot.store.migrate import upgrade
+from tests.common import guild, organizer_fixture, players  # noqa: F401 - fixtures every test may take
 
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}

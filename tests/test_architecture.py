@@ -1,5 +1,7 @@
-"""The shape ARCHITECTURE.md asks for, checked: no import circle between the bot's modules (at
-import time), and thin cogs (none over 300 lines)."""
+"""The shape ARCHITECTURE.md asks for, checked: one package per format on one kit (a format's rules
+and service import no discord; no format imports another; the kit imports no format and nothing of
+the server's commands), no import circle between the bot's modules (at import time), and thin cogs
+(none over 300 lines)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,58 @@ def test_the_checker_finds_a_circle():
     assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
+def imports_of(path: Path) -> set[str]:
+    """Every module a file imports, anywhere in it (also inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def game_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["bot", "games"] and len(parts) > 2 else None
+
+
+def is_discord_free(path: Path) -> bool:
+    """A format's rules engine, its use cases and its tables: pure of Discord."""
+    relative = path.relative_to(BOT / "games").parts
+    stem = path.stem
+    return "service" in relative[1:-1] or stem in {"rules", "service", "models"} or stem.endswith(("_rules", "_service"))
+
+
+def test_rules_and_services_import_no_discord():
+    leaks = {str(p.relative_to(BOT)) for p in (BOT / "games").rglob("*.py") if is_discord_free(p)
+             and any(m == "discord" or m.startswith("discord.") for m in imports_of(p))}
+    assert leaks == set()
+    assert is_discord_free(BOT / "games" / "draft" / "service" / "picking.py")
+    assert not is_discord_free(BOT / "games" / "draft" / "ui.py")
+
+
+def test_no_format_imports_another():
+    crossing = {(str(p.relative_to(BOT)), m) for p in (BOT / "games").rglob("*.py")
+                for m in imports_of(p) if game_of(m) not in (None, game_of(module_name(p)))}
+    assert crossing == set()
+
+
+def test_the_kit_imports_no_format_and_no_server_command():
+    upward = {(str(p.relative_to(BOT)), m) for p in (BOT / "kit").rglob("*.py")
+              for m in imports_of(p) if m.startswith(("bot.games", "bot.server", "bot.app"))}
+    assert upward == set()
+
+
+def cog_modules() -> list[Path]:
+    """Every module that is a cog or part of one: a package's cog.py and *_cog.py, the kit's and
+    the server's cogs."""
+    named = [*BOT.glob("games/*/cog.py"), *BOT.glob("games/*/*_cog.py"), *BOT.glob("kit/clock/cog.py")]
+    return [*named, BOT / "kit" / "sweeper.py", *BOT.glob("server/*.py")]
+
+
 def test_cogs_stay_thin():
-    long = {p.name: n for p in (BOT / "cogs").glob("*.py") if (n := len(p.read_text().splitlines())) > MAX_COG_LINES}
+    long = {str(p.relative_to(BOT)): n for p in cog_modules() if (n := len(p.read_text().splitlines())) > MAX_COG_LINES}
     assert long == {}
+    assert len(cog_modules()) >= 12

@@ -59,7 +59,7 @@ def export(
     cards: Sequence[str], fmt: str, *, deck_name: str = "Draft pool", names: Mapping[str, str] | None = None
 ) -> tuple[str, str]:
     """(file extension, file text) for `fmt`, one of FORMATS. `names` maps a card to the name deck
-    files know it by (Scryfall's, see `bot.services.card_data.export_names`); others stay as they are."""
+    files know it by (Scryfall's, see `bot.kit.card_data.export_names`); others stay as they are."""
     if fmt not in FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
     if names:

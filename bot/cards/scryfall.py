@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from bot.text import escape
+from bot.kit.text import escape
 
 __all__ = [
     "DEFAULT_SCRYFALL_BASE",

@@ -31,7 +31,7 @@ import aiohttp
 from yarl import URL
 
 from bot.cards.sets import SCRYFALL_SPACING, RequestSpacing
-from bot.text import name_key
+from bot.kit.text import name_key
 
 __all__ = [
     "COLLECTION_BATCH",

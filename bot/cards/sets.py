@@ -1,7 +1,7 @@
 """Set lists for 421 (FORMATS.md §5): a set's cards with their rarities, and its basic lands.
 
 A 421 pool is built from whole sets: 4 of each common, 2 of each uncommon, 1 of each rare and
-mythic (the engine, :mod:`bot.formats.four_two_one`, does that arithmetic). This module only
+mythic (the engine, :mod:`bot.games.four_two_one.rules`, does that arithmetic). This module only
 gets the lists, from two sources:
 
 * **An uploaded file** (:func:`parse_set_bytes`, :func:`parse_set_text`), either
@@ -24,7 +24,7 @@ gets the lists, from two sources:
 
 Basic lands (``Plains`` … ``Forest``, ``Wastes`` and the ``Snow-Covered`` ones) are never
 4/2/1 cards: a set keeps them apart in :attr:`CardSet.basics`, which is what decides whether
-the set brings "extra basics" (see :mod:`bot.formats.four_two_one`).
+the set brings "extra basics" (see :mod:`bot.games.four_two_one.rules`).
 
 Every refusal is a :class:`SetListError` (a ``ValueError``) whose ``message`` is a sentence fit
 to show the user: :class:`SetFormatError`, :class:`InvalidSetCode`, and for Scryfall
@@ -49,7 +49,7 @@ from yarl import URL
 
 from bot.cards.model import Card, basic_land_name, is_basic_land
 from bot.cards.parse import MAX_NAME_LENGTH, CubeFormatError, decode_upload, parse_cube_text
-from bot.text import clean_name, name_key
+from bot.kit.text import clean_name, name_key
 
 __all__ = [
     "MAX_PAGE_BYTES",

@@ -3,7 +3,7 @@
 An outage is the database refusing or dropping connections (PostgreSQL stopped, restarting, or not
 accepting connections), or the SQLite file locked by another process for longer than the bot waits
 (`Database(write_wait=…)`). Nothing the user did is wrong then and trying again later works:
-interactions answer "try again in a moment" (`bot.ui.errors`), background work retries
+interactions answer "try again in a moment" (`bot.kit.reporting`), background work retries
 (`retry_while_unavailable`). Anything else (a constraint, a missing table, a bug) is not an outage.
 """
 

@@ -1,9 +1,9 @@
 """names compare by a Unicode key; Goldfish play order; uploaded write-ups wait in the database
 
-- cubes, seasons and goldfish_events get `name_key` (bot.text.name_key: NFKC + casefold), unique
+- cubes, seasons and goldfish_events get `name_key` (bot.kit.text.name_key: NFKC + casefold), unique
   per guild, replacing the unique (guild_id, name) of cubes and seasons. SQL `lower()` is
   ASCII-only on SQLite, so "Äpfel" and "äpfel" used to be two cubes that no lookup could find.
-  Existing names are stored cleaned (bot.text.clean_name) and their keys computed in Python.
+  Existing names are stored cleaned (bot.kit.text.clean_name) and their keys computed in Python.
   **Rows whose keys collide today are renamed**: the oldest row (lowest id) keeps its name, the
   later ones become "name (2)", "name (3)", … (cut to fit 100 characters). A guild cube whose key
   is a shipped cube's (which the shipped cube hid) is renamed the same way.
@@ -26,7 +26,7 @@ from alembic import op
 
 import bot.store.types
 from bot.cards.shipped import load_shipped_cubes
-from bot.text import clean_name, name_key
+from bot.kit.text import clean_name, name_key
 
 revision: str = "0008"
 down_revision: str | None = "0007"

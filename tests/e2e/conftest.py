@@ -48,7 +48,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.services import card_data
+from bot.kit import card_data
 from bot.store.db import Database
 from bot.store.models import Deadline, OutboxMessage
 from bot.store.types import utcnow

@@ -10,9 +10,9 @@ import asyncio
 
 import pytest
 
-from bot.formats import battler as engine
-from bot.text import escape
-from bot.ui import battler as ui
+from bot.games.battler import rules as engine
+from bot.games.battler import ui
+from bot.kit.text import escape
 from tests.e2e.drivers.battler import Table
 from tests.e2e.drivers.common import component, embed_text, forged_click
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.formats import battler as engine
-from bot.ui import battler as ui
+from bot.games.battler import rules as engine
+from bot.games.battler import ui
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, embed_text
 from tests.e2e.test_forged_input import nothing_logged_as_error

@@ -8,10 +8,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from bot.formats import clock as engine
-from bot.services import clock as service
+from bot.kit.clock import rules as engine
+from bot.kit.clock import service, ui
 from bot.store.models import Deadline
-from bot.ui import clock as ui
 from tests.e2e.drivers.clock import ClockDriver
 from tests.e2e.drivers.common import driving, embed_text, forged_click
 

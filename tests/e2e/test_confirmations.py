@@ -1,4 +1,4 @@
-"""Every destructive command asks in one way (`bot.ui.confirm.confirm_then_act`): it refuses at once,
+"""Every destructive command asks in one way (`bot.kit.confirm.confirm_then_act`): it refuses at once,
 without a prompt, what its action would refuse; its Confirm runs the action and answers the press
 itself, in the prompt: the result, or the refusal when the state changed meanwhile (buttons gone,
 never "This interaction failed", never a separate follow-up).

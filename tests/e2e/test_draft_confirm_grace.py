@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import drafts
+from bot.games.draft import service as drafts
 from bot.store.db import Database
 from tests.e2e.drivers.common import embed_text, eventually
 from tests.e2e.drivers.draft import cards_shown, live_reaction_packs, pack_title, toggle_letter

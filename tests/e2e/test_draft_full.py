@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from bot.formats.draft import pass_direction
-from bot.ui import draft as ui
+from bot.games.draft import ui
+from bot.games.draft.rules import pass_direction
 from tests.e2e.drivers.common import parts_of
 from tests.e2e.drivers.draft import (
     card_of,

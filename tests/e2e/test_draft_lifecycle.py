@@ -11,10 +11,10 @@ from collections import Counter
 import pytest
 from sqlalchemy import update
 
-from bot.services import drafts
+from bot.games.draft import service as drafts
+from bot.games.draft import ui
+from bot.games.draft.models import DraftPod
 from bot.store.db import Database
-from bot.store.models import DraftPod
-from bot.ui import draft as ui
 from tests.e2e.drivers.draft import (
     age_waits,
     card_of,

@@ -15,7 +15,7 @@ from collections import Counter
 
 import pytest
 
-from bot.ui import draft as ui
+from bot.games.draft import ui
 from tests.e2e.drivers.common import embed_text
 from tests.e2e.drivers.draft import (
     age_waits,

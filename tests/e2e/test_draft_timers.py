@@ -12,10 +12,10 @@ import re
 import pytest
 from sqlalchemy import select
 
-from bot.formats.draft import auto_pick
+from bot.games.draft import ui
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
+from bot.games.draft.rules import auto_pick
 from bot.store.db import Database
-from bot.store.models import DraftPick, DraftPod, DraftSeat
-from bot.ui import draft as ui
 from tests.e2e.drivers.draft import age_waits, card_of, live_pack_messages, pick_buttons
 
 pytestmark = pytest.mark.e2e

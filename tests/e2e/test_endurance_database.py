@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
-from bot.cogs._draft_reactions import BUSY_NOTICE
-from bot.store.models import DraftPick
-from bot.ui.errors import DATABASE_BUSY
+from bot.games.draft.models import DraftPick
+from bot.games.draft.reaction_picks import BUSY_NOTICE
+from bot.kit.reporting import DATABASE_BUSY
 from tests.conftest import BACKENDS, database_outage
 from tests.e2e.conftest import launched_bot
 from tests.e2e.drivers.common import eventually

@@ -14,7 +14,7 @@ import asyncio
 
 import pytest
 
-from bot.formats import battler as engine
+from bot.games.battler import rules as engine
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.draft import download_log
 from tests.e2e.drivers.scripted_draft import ScriptedDraft

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import pytest
 
-from bot.ui import draft as ui
+from bot.games.draft import ui
 from tests.e2e.conftest import fake_discord, launched_bot
 from tests.e2e.drivers.common import eventually
 from tests.e2e.drivers.draft import download_log

@@ -16,10 +16,10 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
-from bot.services import vortex
+from bot.games.vortex import service as vortex
+from bot.games.vortex import ui
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
-from bot.ui import vortex as ui
 from tests.e2e.drivers.common import components, eventually
 from tests.e2e.drivers.vortex import VortexDriver
 from tests.fake_discord.constants import NONCE_WINDOW

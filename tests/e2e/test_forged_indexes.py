@@ -4,7 +4,7 @@ the state does not have: a card past the pack's end, a seat nobody sits in, a ve
 not reached, a deck that does not exist. Each gets a clear ephemeral refusal, nothing changes (the
 whole database and every non-ephemeral message stay as they were), and the bot logs no error.
 
-The components come from `bot.ui.dispatch.registered_components()` and `registered_forms()`: a new
+The components come from `bot.kit.dispatch.registered_components()` and `registered_forms()`: a new
 one that carries an index fails `test_every_indexed_component_is_forged` until it is forged here."""
 
 from __future__ import annotations
@@ -17,17 +17,18 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-import bot.ui
-from bot.formats import battler as battler_engine
-from bot.formats import vortex as vortex_engine
+import bot.games
+import bot.kit
+from bot.games.battler import rules as battler_engine
+from bot.games.battler import ui as battler_ui
+from bot.games.draft import ui as draft_ui
+from bot.games.four_two_one import ui as fto_ui
+from bot.games.turnabout import ui as turnabout_ui
+from bot.games.vortex import rules as vortex_engine
+from bot.games.vortex import ui as vortex_ui
+from bot.kit.dispatch import INVALID, carries_index, registered_components, registered_forms
 from bot.store.db import Database
 from bot.store.models import Base, OutboxMessage
-from bot.ui import battler as battler_ui
-from bot.ui import draft as draft_ui
-from bot.ui import four_two_one as fto_ui
-from bot.ui import turnabout as turnabout_ui
-from bot.ui import vortex as vortex_ui
-from bot.ui.dispatch import INVALID, carries_index, registered_components, registered_forms
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, components, eventually, forged_click, parts_of
 from tests.e2e.drivers.draft import join_all, live_pack_messages, start_lobby
@@ -38,8 +39,10 @@ from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
 
-for _module in pkgutil.iter_modules(bot.ui.__path__):  # every component registers when its module loads
-    importlib.import_module(f"bot.ui.{_module.name}")
+# Every component registers when its module loads: every format's UI, and the kit's.
+bot.games.modules("ui")
+for _module in pkgutil.iter_modules(bot.kit.__path__):
+    importlib.import_module(f"bot.kit.{_module.name}")
 
 # The format whose test forges each indexed component (custom_id prefix) or form.
 FORGED_IN = {

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ui import battler as battler_ui
-from bot.ui import draft as draft_ui
-from bot.ui.dispatch import INVALID
-from bot.ui.goldfish import SCORE_FORM
+from bot.games.battler import ui as battler_ui
+from bot.games.draft import ui as draft_ui
+from bot.games.draft.goldfish_ui import SCORE_FORM
+from bot.kit.dispatch import INVALID
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import forged_click, forged_select, message_text
 from tests.e2e.drivers.draft import start_lobby

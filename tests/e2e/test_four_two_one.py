@@ -15,9 +15,9 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
-from bot.formats import four_two_one as engine
+from bot.games.four_two_one import rules as engine
+from bot.games.four_two_one import ui
 from bot.store.models import EventResult
-from bot.ui import four_two_one as ui
 from tests.e2e.drivers.common import component, embed_text, forged_click, forged_select
 from tests.e2e.drivers.four_two_one import BASICS, FourTwoOneDriver, as_text, legal_deck
 from tests.e2e.fake_scryfall import FakeScryfall, FakeSet, default_sets, serve_fake_scryfall

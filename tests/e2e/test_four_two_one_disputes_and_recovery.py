@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.formats import four_two_one as engine
-from bot.ui import four_two_one as ui
+from bot.games.four_two_one import rules as engine
+from bot.games.four_two_one import ui
 from tests.e2e.drivers.common import component, embed_text, lose_the_reply
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.text import escape
+from bot.kit.text import escape
 from tests.e2e.drivers.common import eventually
 from tests.e2e.drivers.draft import join_all, live_pack_messages, pick_buttons, start_lobby
 from tests.fake_discord import CommandNotAvailable
@@ -523,8 +523,8 @@ async def test_an_expired_upload_says_it_expired(fake, bot, world):
 
     from sqlalchemy import update
 
+    from bot.games.draft.models import GoldfishPendingWriteup
     from bot.store.db import Database
-    from bot.store.models import GoldfishPendingWriteup
     from bot.store.types import utcnow
 
     p0 = world.players[0]

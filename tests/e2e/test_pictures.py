@@ -21,10 +21,10 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, update
 
+from bot.cards.pictures import grid_boxes
 from bot.store.db import Database
 from bot.store.models import Cube, Deadline
 from bot.store.types import utcnow
-from bot.ui.pictures import grid_boxes
 from tests.e2e.drivers.common import embed_text, eventually
 from tests.e2e.drivers.draft import (
     cards_shown,

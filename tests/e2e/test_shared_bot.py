@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import outbox
+from bot.kit import outbox
 from bot.store.db import Database
 from tests.e2e.conftest import WORLD, SharedBot, SharedBotMisuse, SharedBots, World, shares_bot
 from tests.e2e.harness import BotProcess

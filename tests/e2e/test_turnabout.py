@@ -13,8 +13,8 @@ import re
 import pytest
 from sqlalchemy import select
 
+from bot.games.turnabout import ui
 from bot.store.models import EventResult
-from bot.ui import turnabout as ui
 from tests.e2e.drivers.common import embed_text, forged_click
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.formats import turnabout as engine
+from bot.games.turnabout import rules as engine
 from tests.e2e.drivers.common import driving
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 from tests.e2e.fake_scryfall import serve_fake_scryfall

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from bot.cards.model import is_basic_land
-from bot.formats import vortex as engine
-from bot.text import escape
-from bot.ui import vortex as ui
+from bot.games.vortex import rules as engine
+from bot.games.vortex import ui
+from bot.kit.text import escape
 from tests.e2e.drivers.common import components, embed_text, forged_click
 from tests.e2e.drivers.vortex import VortexDriver
 from tests.e2e.test_forged_input import nothing_logged_as_error

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.formats import vortex as engine
-from bot.text import escape
-from bot.ui import vortex as ui
+from bot.games.vortex import rules as engine
+from bot.games.vortex import ui
+from bot.kit.text import escape
 from tests.e2e.drivers.common import (
     component,
     components,

@@ -113,7 +113,7 @@ async def test_upgrading_keeps_existing_rows(db_url):
 
 async def test_running_draft_converts_to_the_state_document_and_back(db_url):
     """0006 moves packs and seat clocks into draft_pods.state; a draft in progress survives both ways."""
-    from bot.services import drafts
+    from bot.games.draft import service as drafts
 
     db = Database(db_url)
     now = datetime(2026, 1, 1, tzinfo=UTC)
@@ -163,7 +163,7 @@ async def test_running_draft_converts_to_the_state_document_and_back(db_url):
 
 
 async def test_names_get_unicode_keys_and_colliding_names_are_renamed(db_url):
-    """0007 stores names cleaned and keyed by bot.text.name_key, unique per guild. Names that
+    """0007 stores names cleaned and keyed by bot.kit.text.name_key, unique per guild. Names that
     collide under that key (possible before: SQL lower() is ASCII-only on SQLite) keep the oldest
     row's name and number the later ones; a cube hiding behind a shipped cube's name is renamed."""
     db = Database(db_url)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from bot.formats import battler as engine
-from bot.store.models import BattlerGame
-from bot.text import escape
-from bot.ui import battler as ui
+from bot.games.battler import rules as engine
+from bot.games.battler import ui
+from bot.games.battler.models import BattlerGame
+from bot.kit.text import escape
 from tests.e2e.drivers.common import component, components, embed_text, forged_click, parts_of
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord.models import flatten_components

@@ -1,4 +1,4 @@
-"""Acting as the two players on a chess clock through the fake Discord (custom ids from `bot.ui.clock`)."""
+"""Acting as the two players on a chess clock through the fake Discord (custom ids from `bot.kit.clock.ui`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from bot.formats import clock as engine
-from bot.services import clock as service
+from bot.kit.clock import rules as engine
+from bot.kit.clock import service, ui
+from bot.kit.clock.models import ChessClock
 from bot.store.db import Database
-from bot.store.models import ChessClock, Deadline
-from bot.ui import clock as ui
+from bot.store.models import Deadline
 from tests.e2e.drivers.common import components, embed_text
 from tests.fake_discord import FakeDiscord
 

@@ -1,4 +1,4 @@
-"""Acting as draft players through the fake Discord (custom ids from `bot.ui.draft`)."""
+"""Acting as draft players through the fake Discord (custom ids from `bot.games.draft.ui`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from bot.games.draft import ui
+from bot.games.draft.models import DraftPod, DraftSeat
 from bot.store.db import Database
-from bot.store.models import Deadline, DraftPod, DraftSeat, OutboxMessage
-from bot.ui import draft as ui
+from bot.store.models import Deadline, OutboxMessage
 from tests.e2e.drivers.common import components, embed_text
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord import FakeDiscord

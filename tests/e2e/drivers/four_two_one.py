@@ -1,4 +1,4 @@
-"""Acting as 421 players and organizers through the fake Discord (custom ids from `bot.ui.four_two_one`).
+"""Acting as 421 players and organizers through the fake Discord (custom ids from `bot.games.four_two_one.ui`).
 
 The league's stored state (read from the bot's database) tells the test who plays whom and what the
 pool holds; every action goes through Discord: slash commands (decklists attached or pasted in the
@@ -12,9 +12,9 @@ from collections import Counter
 
 from sqlalchemy import select
 
-from bot.formats import four_two_one as engine
-from bot.store.models import FourTwoOneLeague
-from bot.ui import four_two_one as ui
+from bot.games.four_two_one import rules as engine
+from bot.games.four_two_one import ui
+from bot.games.four_two_one.models import FourTwoOneLeague
 from tests.e2e.drivers.common import component
 from tests.e2e.drivers.table import TableDriver
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
-from bot.formats import draft as engine
-from bot.services.drafts.state import load_pod
+from bot.games.draft import rules as engine
+from bot.games.draft import ui
+from bot.games.draft.models import DraftPackMessage, DraftPick, DraftPod
+from bot.games.draft.service.state import load_pod
 from bot.store.db import Database
-from bot.store.models import DraftPackMessage, DraftPick, DraftPod
-from bot.ui import draft as ui
 from tests.e2e.drivers.common import embed_text, eventually
 from tests.e2e.drivers.draft import card_of, pack_title, pick_buttons, start_lobby, toggle_letter
 

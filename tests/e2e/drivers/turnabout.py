@@ -1,4 +1,4 @@
-"""Acting as Turnabout players and organizers through the fake Discord (custom ids from `bot.ui.turnabout`).
+"""Acting as Turnabout players and organizers through the fake Discord (custom ids from `bot.games.turnabout.ui`).
 
 The event's stored state (read from the bot's database) tells the test who plays whom; every action
 goes through Discord: slash commands, the Confirm / Dispute buttons on report messages, and the
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from bot.formats import turnabout as engine
-from bot.store.models import TurnaboutEvent
-from bot.ui import turnabout as ui
+from bot.games.turnabout import rules as engine
+from bot.games.turnabout import ui
+from bot.games.turnabout.models import TurnaboutEvent
 from tests.e2e.drivers.common import component
 from tests.e2e.drivers.table import TableDriver
 

@@ -13,10 +13,10 @@ from collections import Counter
 from sqlalchemy import select
 
 from bot.cards.model import is_basic_land
-from bot.formats import vortex as engine
-from bot.store.models import VortexGame
-from bot.text import escape
-from bot.ui import vortex as ui
+from bot.games.vortex import rules as engine
+from bot.games.vortex import ui
+from bot.games.vortex.models import VortexGame
+from bot.kit.text import escape
 from tests.e2e.drivers.common import components, embed_text, message_text
 from tests.e2e.drivers.table import TableDriver
 

@@ -1,0 +1,1002 @@
+"""Treasure Battler games: lobby, setup, reports, draft actions, the end. One write transaction per action.
+
+The lobby is the shared table lifecycle (`bot.kit.tables`, `SPEC` below). The engine's whole
+state (`bot.games.battler.rules.BattlerState`) is the game row's `state` document; what the engine does
+not know lives in its `bookkeeping` document, saved with it:
+
+* ``phase_version``: the game version at which the current phase began (older DM buttons are stale);
+* ``phase_started_at``: when it began;
+* ``seat_versions``: per seat, the version of the player's last private action, or of the start of
+  their carousel turn (either makes their older DMs stale);
+* ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed.
+
+Every action loads the row locked (the shared concurrency rule), applies the engine, writes both
+documents back with ``version + 1``, and queues what it owes in the outbox in the same
+transaction: public announcements, the new phase's private DMs (in a carousel: the DM of the
+player whose turn it is, one at a time), the organizer's dispute call, the final standings.
+
+A DM button carries the game version it was rendered for. It is current unless the phase began or
+the player acted after that version (another player's action does not make your DM stale; your own
+double click or an older copy of your DM does). Private DMs are recorded in ``battler_messages``
+per (game, user, kind, version) when Discord accepts them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.battler import rules as engine
+from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
+from bot.kit import deadlines, leaderboard, outbox, tables
+from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
+from bot.kit.guild_config import load_settings_row
+from bot.store.db import Database
+from bot.store.types import utcnow
+
+if TYPE_CHECKING:
+    from bot.kit.cubes import CubeDetail
+
+STATUSES = tables.Statuses(running="running", finished="over")
+ACTIVE = STATUSES.active
+NOUN = "game"
+MIN_SEATS, MAX_SEATS = 2, 16
+SETUP, DRAFT, CAROUSEL = "setup", "draft", "carousel"  # the kinds of private DM
+# What a player can say about their mini-game (engine outcomes + "we could not finish a replay").
+OUTCOMES = (*engine.OUTCOMES, "unfinishable")
+DECISIONS = ("a", "b", "draw", "void")
+
+# Outbox kinds (rendered by bot.games.battler.messages).
+PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
+ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
+DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Announcement + report)
+FINAL = "battler.final"  # the final standings (payload: game id)
+ENDED = "battler.ended"  # ended by an organizer without a winner
+DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices"
+RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
+# Events players hear about in the channel (the rest is private or bookkeeping).
+PUBLIC_EVENTS = (
+    engine.ResultReported, engine.ReplayRequired, engine.PlayerPoisoned, engine.PoisonSet, engine.TreasuresChanged,
+    engine.PackyardReshuffled, engine.PlayerDied, engine.BecameGhost, engine.PlayerOut, engine.PlayoffStarted,
+    engine.GameOver, engine.PhaseChanged, engine.PairingsMade, engine.CarouselStarted, engine.CarouselTurn,
+    engine.CarouselPicked, engine.CarouselPassed, engine.CarouselEnded,
+)
+
+
+class StaleMessage(Conflict):
+    """A DM button rendered for an older state of the player's view."""
+
+    def __init__(self, game_id: int, user_id: int) -> None:
+        super().__init__("That message is out of date; your current one is in your newest DM.")
+        self.game_id, self.user_id = game_id, user_id
+
+
+# --- views returned to the cogs --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PendingReport:
+    id: int
+    a: int  # pairing seats
+    b: int
+    reporter: int
+    claim: str  # "a" | "b" (that seat won) | "draw" | "unfinished"
+    conceded_by: int | None
+    treasures: tuple[tuple[int, int], ...]
+    status: str  # pending | disputed
+    disputed_by: int | None = None
+    counter_claim: str | None = None
+
+    def winner(self) -> int | None:
+        return {"a": self.a, "b": self.b}.get(self.claim)
+
+
+@dataclass(frozen=True)
+class GameView(tables.TableView):
+    cube_name: str
+    settings: engine.BattlerSettings
+    seed: int
+    version: int
+    player_ids: tuple[int, ...]  # join order in the lobby; seat order once running
+    state: engine.BattlerState | None  # a private copy
+    reports: tuple[PendingReport, ...] = ()
+
+    def user_of(self, seat: int) -> int:
+        return self.player_ids[seat]
+
+    @property
+    def is_full(self) -> bool:
+        return len(self.player_ids) >= self.max_seats
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """What the channel hears about an action: the events, and who sits where (a snapshot, so it
+    can be rendered later, by the outbox, exactly as it was)."""
+
+    game_id: int
+    organizer_id: int
+    users: tuple[int, ...]
+    stage: int
+    round: int
+    progression: str
+    events: tuple[engine.Event, ...]
+    ping: tuple[int, ...] = ()  # the users these events call to act (a new phase, their carousel turn)
+
+    def user_of(self, seat: int) -> int:
+        return self.users[seat]
+
+    def to_payload(self) -> dict:
+        return {
+            "game_id": self.game_id, "organizer_id": self.organizer_id, "users": list(self.users), "stage": self.stage,
+            "round": self.round, "progression": self.progression, "events": [engine.event_to_dict(e) for e in self.events],
+            "ping": list(self.ping),
+        }
+
+    @classmethod
+    def from_payload(cls, p: dict) -> Announcement:
+        events = tuple(engine.event_from_dict(e) for e in p["events"])
+        return cls(p["game_id"], p["organizer_id"], tuple(p["users"]), p["stage"], p["round"], p["progression"], events,
+                   tuple(p.get("ping", ())))
+
+
+@dataclass(frozen=True)
+class PrivatePrompt:
+    """What one player sees in their private DM: the setup choice, their draft phase or their carousel turn."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    kind: str  # setup | draft | carousel
+    version: int
+    stage: int
+    round: int
+    stash: tuple[str, ...]
+    pack: tuple[str, ...]
+    basics: tuple[str, ...]
+    treasures: int
+    poison: int
+    costs: dict[str, int | None]
+    done: bool
+    carousel: tuple[str, ...] = ()  # the carousel's cards (carousel turn)
+    pick: int = 0  # this pick's number in the carousel (1-based)
+    picks: int = 0  # the carousel's number of picks
+
+    @property
+    def pool_full(self) -> bool:
+        return len(self.stash) >= engine.POOL_MAX
+
+    def to_payload(self) -> dict:
+        data = dict(self.__dict__)
+        data.update(stash=list(self.stash), pack=list(self.pack), basics=list(self.basics), carousel=list(self.carousel))
+        return data
+
+    @classmethod
+    def from_payload(cls, p: dict) -> PrivatePrompt:
+        lists = {key: tuple(p.get(key, ())) for key in ("stash", "pack", "basics", "carousel")}
+        return cls(**{**p, **lists})
+
+
+@dataclass(frozen=True)
+class Standing:
+    placement: int
+    user_ids: tuple[int, ...]
+    points: float
+
+
+@dataclass
+class ActionResult:
+    game: GameView
+    events: list[engine.Event] = field(default_factory=list)
+    actor_prompt: PrivatePrompt | None = None  # the actor's message, re-rendered in place
+    prompts: list[PrivatePrompt] = field(default_factory=list)  # new DMs (a new phase), queued
+    report: PendingReport | None = None  # a report waiting for confirmation: the cog posts it
+    dispute: PendingReport | None = None  # a disputed report: the organizer is asked (queued)
+    applied: PendingReport | None = None  # the report that was just applied
+    waiting: PendingReport | None = None  # a disputed report still waiting for the organizer: shown again
+    finished: bool = False  # the game is over (its standings are queued)
+
+    @property
+    def phase_changed(self) -> bool:
+        return any(isinstance(e, engine.PhaseChanged) for e in self.events)
+
+
+@dataclass(frozen=True)
+class FinalResult:
+    game: GameView
+    standings: list[Standing]
+    post_channel_id: int
+
+
+# --- loading and saving ----------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    row: BattlerGame
+    players: list[BattlerPlayer]
+    state: engine.BattlerState | None
+    extras: dict  # the bookkeeping document
+
+    @property
+    def version(self) -> int:
+        return self.row.version
+
+    def reports(self) -> dict[str, dict]:
+        return self.extras.setdefault("reports", {})
+
+
+def _decode(loaded: tables.Loaded) -> _Loaded:
+    row = loaded.row
+    state = engine.BattlerState.from_dict(row.state) if row.state else None
+    return _Loaded(row, loaded.seats, state, copy.deepcopy(row.bookkeeping or {}))
+
+
+async def _load(session: AsyncSession, game_id: int, *, lock: bool = True) -> _Loaded:
+    return _decode(await tables.load_rows(session, BattlerGame, BattlerPlayer, game_id, noun=NOUN, lock=lock))
+
+
+def _save(loaded: _Loaded, **values) -> int:
+    """Write both documents (and `values`) back; the game's version moves on."""
+    row = loaded.row
+    row.state = None if loaded.state is None else loaded.state.to_dict()
+    row.bookkeeping = copy.deepcopy(loaded.extras)
+    row.version += 1
+    for key, value in values.items():
+        setattr(row, key, value)
+    return row.version
+
+
+def _view(loaded: _Loaded) -> GameView:
+    row, state = loaded.row, loaded.state
+    if state is not None:
+        player_ids = tuple(p.user_id for p in state.players)
+    else:
+        player_ids = tuple(p.user_id for p in loaded.players)
+    reports = tuple(_report_view(r) for r in sorted(loaded.reports().values(), key=lambda r: r["id"]))
+    return GameView(
+        **tables.view_columns(row), cube_name=row.cube_name,
+        settings=engine.BattlerSettings(**row.settings), seed=row.seed, version=row.version, player_ids=player_ids,
+        state=None if state is None else engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())),
+        reports=reports,
+    )
+
+
+def _view_of(loaded: tables.Loaded) -> GameView:
+    return _view(_decode(loaded))
+
+
+def report_from_payload(r: dict) -> PendingReport:
+    return _report_view(r)
+
+
+def _report_view(r: dict) -> PendingReport:
+    return PendingReport(
+        id=r["id"], a=r["a"], b=r["b"], reporter=r["reporter"], claim=r["claim"], conceded_by=r.get("conceded_by"),
+        treasures=tuple((int(s), int(t)) for s, t in r.get("treasures", [])), status=r["status"],
+        disputed_by=r.get("disputed_by"), counter_claim=r.get("counter_claim"),
+    )
+
+
+# Engine operations; their refusals become UserErrors (non-players: PermissionDenied).
+_engine_call = engine_refusals(engine.BattlerError, engine.NotAPlayer)
+
+
+def _running(loaded: _Loaded) -> engine.BattlerState:
+    if loaded.row.status == STATUSES.lobby:
+        raise UserError("That game has not begun yet.")
+    if loaded.row.status != STATUSES.running or loaded.state is None:
+        raise UserError("That game is over." if loaded.row.status == STATUSES.finished else "That game was ended.")
+    return loaded.state
+
+
+def _seat(state: engine.BattlerState, user_id: int) -> int:
+    return _engine_call(engine.seat_of, state, user_id)
+
+
+def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
+    """The player's private view now (None when the phase has no private choice for them)."""
+    state = loaded.state
+    assert state is not None
+    p = state.players[seat]
+    carousel: dict = {}
+    if state.phase == engine.SETUP:
+        kind = SETUP
+    elif state.phase == engine.DRAFT and p.status in (engine.ALIVE, engine.GHOST):
+        kind = DRAFT
+    elif engine.carousel_picker(state) == seat:
+        kind = CAROUSEL
+        carousel = {"carousel": tuple(state.carousel_cards), "pick": state.carousel_turn + 1,
+                    "picks": len(state.carousel_order)}
+    else:
+        return None
+    row = loaded.row
+    return PrivatePrompt(
+        game_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, user_id=p.user_id, seat=seat, kind=kind,
+        version=loaded.version, stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack),
+        basics=tuple(p.basics), treasures=p.treasures, poison=p.poison,
+        costs=engine.action_costs(state, seat), done=p.done, **carousel,
+    )
+
+
+def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
+    state = loaded.state
+    assert state is not None
+    users = tuple(p.user_id for p in state.players)
+    return Announcement(loaded.row.id, loaded.row.organizer_id, users, state.stage, state.round,
+                        state.settings.progression, tuple(events), _called(state, events))
+
+
+def _called(state: engine.BattlerState, events: list[engine.Event]) -> tuple[int, ...]:
+    """The users whose turn these events begin (pinged): the paired players of a new PLAY phase,
+    everyone drafting in a new DRAFT phase, the player whose carousel pick it is."""
+    seats: list[int] = []
+    for e in events:
+        if isinstance(e, engine.PairingsMade):
+            seats += [seat for pairing in e.pairings for seat in pairing.seats()]
+        elif isinstance(e, engine.PhaseChanged) and e.phase == engine.DRAFT:
+            seats += [p.seat for p in engine.players_in_play(state)]
+        elif isinstance(e, engine.CarouselTurn):
+            seats.append(e.seat)
+    return tuple(dict.fromkeys(state.players[seat].user_id for seat in seats))
+
+
+def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
+    return outbox.Message(PROMPT, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
+
+
+def _channel_message(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
+    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
+
+
+async def _commit(
+    session: AsyncSession, loaded: _Loaded, events: list[engine.Event], *, actor_seat: int | None = None, **values
+) -> list[PrivatePrompt]:
+    """Save an action's state and queue what it owes: its announcement, the new phase's DMs (or the
+    DM of the player whose carousel turn begins), and at the end the standings (with the
+    leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place."""
+    new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
+    if new_phase:
+        loaded.extras["phase_version"] = loaded.version + 1
+        loaded.extras["phase_started_at"] = utcnow().isoformat()
+        loaded.extras["reports"] = {}
+        turns = []
+    else:
+        turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
+    for seat in turns:  # the player's older DMs are stale from now on
+        loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
+    _save(loaded, **values)
+    if any(isinstance(e, engine.GameOver) for e in events):
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
+    messages: list[outbox.Message] = []
+    public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
+    if public:
+        messages.append(_channel_message(loaded, ANNOUNCE, _announcement(loaded, public).to_payload()))
+    seats = range(len(loaded.state.players)) if new_phase else dict.fromkeys(turns)
+    prompts = [p for seat in seats if (p := _prompt(loaded, seat)) is not None]
+    messages += [_prompt_message(p) for p in prompts]
+    if loaded.row.status == STATUSES.finished:
+        messages.append(await _finish(session, loaded))
+    await outbox.queue(session, *messages)
+    return prompts
+
+
+async def _finish(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+    """Game over: results go to the leaderboard; the standings post is owed to its channel."""
+    row = loaded.row
+    await leaderboard.record_results(
+        session, guild_id=row.guild_id, format="battler", event_id=row.id, event_name=_event_name(row),
+        results=_placements(loaded.state),
+    )
+    return await _finish_post(session, loaded)
+
+
+def _event_name(row: BattlerGame) -> str:
+    return f"Treasure Battler #{row.id} ({row.cube_name})"
+
+
+def _placements(state: engine.BattlerState) -> list[leaderboard.Placement]:
+    out: list[leaderboard.Placement] = []
+    place = 1
+    n = len(state.players)
+    for group in engine.standings(state):
+        for seat in group:
+            out.append(leaderboard.Placement(state.players[seat].user_id, place, leaderboard.placement_points(place, n)))
+        place += len(group)
+    return out
+
+
+def standings_of(game: GameView) -> list[Standing]:
+    """Engine standings as placements (winner, or everyone still in, first)."""
+    assert game.state is not None
+    by_place: dict[int, list[leaderboard.Placement]] = {}
+    for placement in _placements(game.state):
+        by_place.setdefault(placement.placement, []).append(placement)
+    return [
+        Standing(place, tuple(p.user_id for p in group), group[0].points) for place, group in sorted(by_place.items())
+    ]
+
+
+# --- lobby -------------------------------------------------------------------------------------
+
+
+def _players_problem(count: int) -> str | None:
+    if count < MIN_SEATS or count % 2:
+        return f"Treasure Battler needs an even number of players (at least 2); {count} joined so far."
+    return None
+
+
+async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> ActionResult:
+    """The players are seated (shuffled with the game's seed): deal the setup packs, DM everyone."""
+    loaded = _decode(seated)
+    row = loaded.row
+    order = [p.user_id for p in seated.seats]
+    settings = engine.BattlerSettings(**row.settings)
+    loaded.state = _engine_call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=settings)
+    loaded.extras = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
+    _save(loaded)
+    prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
+    await outbox.queue(session, *(_prompt_message(p) for p in prompts))
+    return ActionResult(_view(loaded), prompts=prompts)
+
+
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    if was_running:
+        loaded = _decode(seated)
+        await outbox.queue(session, _channel_message(loaded, ENDED, {"game_id": loaded.row.id}))
+
+
+SPEC = tables.TableSpec(
+    kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
+    begin=_deal, players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+)
+
+
+async def create_game(
+    db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, progression: str = "fibonacci",
+    max_seats: int = 8, interest: int | None = None, streak: bool = False, carousel: str = "off",
+    carousel_from: str = "packpile", seed: int | None = None,
+) -> GameView:
+    if not MIN_SEATS <= max_seats <= MAX_SEATS or max_seats % 2:
+        raise UserError(f"Seats must be an even number from {MIN_SEATS} to {MAX_SEATS}.")
+    settings = _engine_call(
+        engine.BattlerSettings, progression=progression, interest_threshold=interest, win_streak=streak,
+        carousel=carousel, carousel_from=carousel_from,
+    )
+    need = engine.MIN_CARDS_PER_PLAYER * MIN_SEATS
+    if cube.size < need:
+        raise UserError(f"Cube **{cube.name}** has {cube.size} cards; Treasure Battler needs at least {need}.")
+    async with db.write() as session:
+        loaded = await tables.create(
+            session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
+            settings=_settings_dict(settings), cube_cards=list(cube.names),
+        )
+        return _view_of(loaded)
+
+
+def _settings_dict(settings: engine.BattlerSettings) -> dict:
+    return {
+        "progression": settings.progression, "interest_threshold": settings.interest_threshold,
+        "win_streak": settings.win_streak, "carousel": settings.carousel, "carousel_from": settings.carousel_from,
+    }
+
+
+async def get_game(db: Database, game_id: int) -> GameView:
+    return await tables.get(db, SPEC, game_id)
+
+
+async def find_game(
+    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
+) -> GameView | None:
+    """The channel's newest game in `statuses`, else the user's newest one (in this server, if any)."""
+    game_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+    return None if game_id is None else await get_game(db, game_id)
+
+
+async def join(db: Database, game_id: int, actor: tables.Actor) -> GameView:
+    return await tables.join(db, SPEC, game_id, actor)
+
+
+async def leave(db: Database, game_id: int, actor: tables.Actor) -> GameView:
+    return await tables.leave(db, SPEC, game_id, actor)
+
+
+async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    return await tables.begin(db, SPEC, game_id, actor)
+
+
+async def cancel(db: Database, game_id: int, actor: tables.Actor) -> GameView:
+    """Cancel a lobby, or end a running game without a winner (nothing goes to the leaderboard)."""
+    return await tables.cancel(db, SPEC, game_id, actor)
+
+
+# --- private actions (setup and draft DMs) ------------------------------------------------------
+
+
+async def _latest_message_version(session: AsyncSession, game_id: int, user_id: int, kind: str) -> int | None:
+    return (
+        await session.execute(
+            select(func.max(BattlerMessage.version)).where(
+                BattlerMessage.game_id == game_id, BattlerMessage.user_id == user_id, BattlerMessage.kind == kind
+            )
+        )
+    ).scalar_one_or_none()
+
+
+def _changed_since(loaded: _Loaded, seat: int) -> int:
+    return max(loaded.extras.get("phase_version", 0), loaded.extras.get("seat_versions", {}).get(str(seat), 0))
+
+
+def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
+    """A DM rendered at `version` is current unless the phase began, or the player acted, after it
+    (a version the game has not reached yet no message of ours carries)."""
+    if version > loaded.version:
+        raise InvalidPayload()
+    if version < _changed_since(loaded, seat):
+        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id)
+
+
+async def current_prompt(db: Database, game_id: int, user_id: int) -> PrivatePrompt | None:
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None:
+            return None
+        return _prompt(loaded, _seat(loaded.state, user_id))
+
+
+async def resend(db: Database, game_id: int, user_id: int) -> outbox.Queued | None:
+    """Queue the player's current DM again (held: the caller sends it and reports the outcome)."""
+    prompt = await current_prompt(db, game_id, user_id)
+    if prompt is None:
+        return None
+    async with db.write() as session:
+        return (await outbox.queue(session, _prompt_message(prompt), hold=True))[0]
+
+
+async def still_wanted(db: Database, prompt: PrivatePrompt) -> bool:
+    """Is this DM still the player's current one, with no message showing it? (For sends made long
+    after their commit: after a crash, or a retry.)"""
+    async with db.read() as session:
+        loaded = await _load(session, prompt.game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None or _prompt(loaded, prompt.seat) is None:
+            return False
+        if not _changed_since(loaded, prompt.seat) <= prompt.version <= loaded.version:
+            return False
+        latest = await _latest_message_version(session, prompt.game_id, prompt.user_id, prompt.kind)
+        return latest is None or latest < _changed_since(loaded, prompt.seat)
+
+
+async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePrompt | None, int | None]:
+    """The player's current prompt and the message already showing it (None if no DM shows it yet)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.row.status != STATUSES.running or loaded.state is None:
+            return None, None
+        seat = _seat(loaded.state, user_id)
+        prompt = _prompt(loaded, seat)
+        if prompt is None:
+            return None, None
+        message_id = (
+            await session.execute(
+                select(BattlerMessage.message_id)
+                .where(
+                    BattlerMessage.game_id == game_id, BattlerMessage.user_id == user_id,
+                    BattlerMessage.kind == prompt.kind, BattlerMessage.version >= _changed_since(loaded, seat),
+                )
+                .order_by(BattlerMessage.version.desc(), BattlerMessage.id.desc())
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+        return prompt, message_id
+
+
+async def checked_prompt(db: Database, game_id: int, user_id: int, seat: int, version: int) -> PrivatePrompt:
+    """The prompt a DM button belongs to, if it is still current (for UI-only steps like choosing a card)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        state = _running(loaded)
+        if _seat(state, user_id) != seat:
+            raise PermissionDenied("That message is not yours.")
+        prompt = _prompt(loaded, seat)
+        if prompt is None:
+            raise StaleMessage(game_id, user_id)
+        _check_current(loaded, seat, version)
+        return prompt
+
+
+async def private_action(
+    db: Database,
+    game_id: int,
+    user_id: int,
+    action: str,
+    *,
+    seat: int,
+    version: int,
+    channel_id: int | None = None,
+    message_id: int | None = None,
+    basics: list[str] | None = None,
+    stash_index: int | None = None,
+    pack_index: int | None = None,
+    basic_type: str | None = None,
+    carousel_index: int | None = None,
+) -> ActionResult:
+    """A button in a setup/draft/carousel DM: basics (setup), trade, reroll, shift, buy, done (draft),
+    take (carousel: `carousel_index`, and with a full pool `stash_index` given back), pass (carousel).
+
+    `version` is the version the message was rendered for; `message_id` is that message, which the
+    caller re-renders in place (recorded here, in the same transaction, for the new version).
+    """
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _running(loaded)
+        if _seat(state, user_id) != seat:
+            raise PermissionDenied("That message is not yours.")
+        _check_current(loaded, seat, version)
+        choice = _Choice(basics, stash_index, pack_index, basic_type, carousel_index)
+        events = _engine_call(_apply_private, state, seat, action, choice)
+        loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
+        prompts = await _commit(session, loaded, events, actor_seat=seat)
+        result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
+        if not result.phase_changed:
+            result.actor_prompt = _prompt(loaded, seat)
+            if result.actor_prompt is not None and message_id is not None and channel_id is not None:
+                session.add(
+                    BattlerMessage(
+                        game_id=loaded.row.id, user_id=result.actor_prompt.user_id, kind=result.actor_prompt.kind,
+                        version=loaded.version, channel_id=channel_id, message_id=message_id,
+                    )
+                )
+        return result
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """What a private action chose (indexes are positions in the lists the DM showed)."""
+
+    basics: list[str] | None = None
+    stash_index: int | None = None
+    pack_index: int | None = None
+    basic_type: str | None = None
+    carousel_index: int | None = None
+
+
+def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _Choice) -> list[engine.Event]:
+    if action == "basics":
+        return engine.choose_basics(state, seat, choice.basics or [])
+    if action == "trade":
+        p = state.player(seat)
+        return engine.trade(state, seat, chosen(p.stash, choice.stash_index), chosen(p.pack, choice.pack_index))
+    if action == "reroll":
+        return engine.reroll(state, seat)
+    if action == "shift":
+        return engine.shift_basics(state, seat, choice.basics or [])
+    if action == "buy":
+        return engine.buy_basic(state, seat, choice.basic_type or "")
+    if action == "done":
+        return engine.done(state, seat)
+    if action == "take":
+        p = state.player(seat)
+        card = chosen(state.carousel_cards, choice.carousel_index)
+        give_back = chosen(p.stash, choice.stash_index) if choice.stash_index is not None else None
+        return engine.carousel_pick(state, seat, card, give_back)
+    if action == "pass":
+        return engine.carousel_pass(state, seat)
+    raise engine.InvalidAction(f"Unknown action {action!r}.")
+
+
+async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    """An organizer ends the DRAFT phase for everyone, or the carousel (each pick left made at random)."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        state = _running(loaded)
+        force = engine.force_end_carousel if state.phase == engine.CAROUSEL else engine.force_end_draft
+        events = _engine_call(force, state)
+        prompts = await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
+
+
+# --- outbox hooks and recovery --------------------------------------------------------------------
+
+
+async def _record_message(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """Remember that `message_id` shows the prompt (a re-send of the same version replaces the record)."""
+    prompt = PrivatePrompt.from_payload(queued.payload)
+    existing = (
+        await session.execute(
+            select(BattlerMessage).where(
+                BattlerMessage.game_id == prompt.game_id, BattlerMessage.user_id == prompt.user_id,
+                BattlerMessage.kind == prompt.kind, BattlerMessage.version == prompt.version,
+            )
+        )
+    ).scalar_one_or_none()
+    if existing is None:
+        session.add(
+            BattlerMessage(game_id=prompt.game_id, user_id=prompt.user_id, kind=prompt.kind, version=prompt.version,
+                           channel_id=channel_id, message_id=message_id)
+        )
+    else:
+        existing.channel_id, existing.message_id, existing.sent_at = channel_id, message_id, utcnow()
+
+
+async def record_shown(db: Database, prompt: PrivatePrompt, *, channel_id: int, message_id: int) -> None:
+    """`message_id` shows `prompt` (a message whose outbox row is unknown: tests, tools)."""
+    async with db.write() as session:
+        await _record_message(session, outbox.Queued(0, _prompt_message(prompt), 0, utcnow()), channel_id, message_id)
+
+
+async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
+    prompt = PrivatePrompt.from_payload(queued.payload)
+    notice = outbox.Message(DMS_CLOSED, {"user_id": prompt.user_id}, channel_id=prompt.channel_id, guild_id=prompt.guild_id)
+    await outbox.queue(session, notice)
+
+
+outbox.on_sent(PROMPT, _record_message)
+outbox.on_dm_closed(PROMPT, _dms_closed, retry_at_startup=True)
+
+
+@deadlines.handles(RECOVER)
+async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
+    """Queue the DMs of a running game's phase that no message shows, or a finished game's standings."""
+    async with db.write() as session:
+        loaded = await _load(session, int(due.key))
+        messages: list[outbox.Message] = []
+        if loaded.row.status == STATUSES.running and loaded.state is not None:
+            for seat in range(len(loaded.state.players)):
+                prompt = _prompt(loaded, seat)
+                if prompt is None:
+                    continue
+                latest = await _latest_message_version(session, loaded.row.id, prompt.user_id, prompt.kind)
+                if latest is None or latest < _changed_since(loaded, seat):
+                    messages.append(_prompt_message(prompt))
+        elif loaded.row.status == STATUSES.finished:
+            messages.append(await _finish_post(session, loaded))
+        await outbox.queue(session, *messages)
+        await deadlines.disarm(session, RECOVER, due.key)
+
+
+async def _finish_post(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+    settings = await load_settings_row(session, loaded.row.guild_id)
+    channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else loaded.row.channel_id
+    # Nobody ended it (the last player standing did): its organizer is told if it can't be posted.
+    payload = outbox.telling({"game_id": loaded.row.id}, loaded.row.organizer_id,
+                             f"the results of Treasure Battler #{loaded.row.id}")
+    return _channel_message(loaded, FINAL, payload, channel_id=channel)
+
+
+# --- reports (PLAY phase) ----------------------------------------------------------------------
+
+
+def _claim_of(pairing: engine.Pairing, seat: int, outcome: str) -> tuple[str, int | None]:
+    mine = "a" if seat == pairing.a else "b"
+    theirs = "b" if mine == "a" else "a"
+    return {
+        "won": (mine, None),
+        "lost": (theirs, None),
+        "conceded": (theirs, seat),
+        "draw": ("draw", None),
+        "unfinishable": ("unfinished", None),
+    }[outcome]
+
+
+def _open_pairing(state: engine.BattlerState, seat: int) -> engine.Pairing:
+    if state.phase != engine.PLAY:
+        raise UserError(f"You can't report now: the game is in the {state.phase.upper()} phase.")
+    pairing = next((pr for pr in state.pairings if seat in pr.seats()), None)
+    if pairing is None:
+        if state.players[seat].status in (engine.OUT, engine.PLAYOFF):
+            raise UserError("You have been eliminated.")
+        raise UserError("You have no game in this phase.")
+    if pairing.result is not None:
+        raise UserError("Your game in this phase has already been reported and confirmed.")
+    return pairing
+
+
+def _apply_claim(state: engine.BattlerState, report: dict) -> list[engine.Event]:
+    a, b = report["a"], report["b"]
+    pairing = next((pr for pr in state.pairings if pr.seats() == (a, b) and pr.result is None), None)
+    if pairing is None:
+        raise engine.InvalidAction("That game has already been settled.")
+    treasures = {int(s): int(t) for s, t in report.get("treasures", [])}
+    claim = report["claim"]
+    if claim == "unfinished":
+        events = engine.report_treasures(state, a, treasures[a]) if a in treasures else []
+        if b in treasures:
+            events += engine.report_treasures(state, b, treasures[b])
+        return events + engine.cannot_finish(state, a)
+    if claim == "draw":
+        return engine.report(state, a, "draw", treasures=treasures)
+    if report.get("conceded_by") is not None:
+        return engine.report(state, report["conceded_by"], "conceded", treasures=treasures)
+    return engine.report(state, a if claim == "a" else b, "won", treasures=treasures)
+
+
+def _dry_run(state: engine.BattlerState, report: dict) -> None:
+    _engine_call(_apply_claim, engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())), report)
+
+
+async def report(
+    db: Database, game_id: int, actor: tables.Actor, outcome: str, *, treasures_left: int | None = None
+) -> ActionResult:
+    """A player reports their mini-game. The first report waits for the opponent; a matching report by
+    the opponent confirms it (and is applied), a different one makes it a dispute for the organizer."""
+    if outcome not in OUTCOMES:
+        raise UserError(f"Unknown result {outcome!r}; use one of {', '.join(OUTCOMES)}.")
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        seat = _seat(state, actor.user_id)
+        pairing = _open_pairing(state, seat)
+        claim, conceded_by = _claim_of(pairing, seat, outcome)
+        reports = loaded.reports()
+        existing = next((r for r in reports.values() if (r["a"], r["b"]) == pairing.seats()), None)
+        treasures = [[seat, treasures_left]] if treasures_left is not None else []
+        if existing is not None and existing["status"] == "disputed":
+            # Still the organizer's to decide: shown again (its message may be lost), with this
+            # player's count of treasures kept for the decision.
+            if treasures_left is not None:
+                _dry_run(state, _with_treasures(existing, seat, treasures_left))
+                reports[str(existing["id"])] = _with_treasures(existing, seat, treasures_left)
+                _save(loaded)
+            return ActionResult(_view(loaded), waiting=_report_view(reports[str(existing["id"])]))
+        if existing is not None and existing["reporter"] != seat:
+            # The opponent answers: same claim = confirmation, otherwise a dispute.
+            merged = _with_treasures(existing, seat, treasures_left)
+            if conceded_by is not None:
+                merged["conceded_by"] = conceded_by
+            if claim == existing["claim"]:
+                _dry_run(state, merged)
+                return await _apply_report(session, loaded, merged)
+            merged.update(status="disputed", disputed_by=seat, counter_claim=claim)
+            reports[str(existing["id"])] = merged
+            return await _disputed(session, loaded, merged)
+        new = {
+            "id": loaded.extras.get("next_report", 1), "a": pairing.a, "b": pairing.b, "reporter": seat, "claim": claim,
+            "conceded_by": conceded_by, "treasures": treasures, "status": "pending",
+        }
+        _dry_run(state, new)
+        loaded.extras["next_report"] = new["id"] + 1
+        if existing is not None:
+            reports.pop(str(existing["id"]))
+        reports[str(new["id"])] = new
+        _save(loaded)
+        return ActionResult(_view(loaded), report=_report_view(new))
+
+
+async def _apply_report(session: AsyncSession, loaded: _Loaded, report_: dict) -> ActionResult:
+    state = loaded.state
+    assert state is not None
+    events = _engine_call(_apply_claim, state, report_)
+    loaded.reports().pop(str(report_["id"]), None)
+    prompts = await _commit(session, loaded, events)
+    return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=_report_view(report_),
+                        finished=state.phase == engine.OVER)
+
+
+async def _disputed(session: AsyncSession, loaded: _Loaded, report_: dict) -> ActionResult:
+    """Save a disputed report and ask the game's organizer to decide it (in the game's channel)."""
+    _save(loaded)
+    payload = {**_announcement(loaded, []).to_payload(), "report": report_}
+    await outbox.queue(session, _channel_message(loaded, DISPUTE, payload))
+    return ActionResult(_view(loaded), dispute=_report_view(report_))
+
+
+def _with_treasures(report_: dict, seat: int, treasures_left: int | None) -> dict:
+    """The report with `seat`'s treasures after the game (None: unknown, unchanged)."""
+    if treasures_left is None:
+        return dict(report_)
+    kept = [t for t in report_.get("treasures", []) if t[0] != seat]
+    return {**report_, "treasures": [*kept, [seat, treasures_left]]}
+
+
+def _answering_seat(state: engine.BattlerState, pending: dict, user_id: int) -> int | None:
+    """The seat of the reporter's opponent if `user_id` is them (theirs to confirm or dispute)."""
+    seat = next((p.seat for p in state.players if p.user_id == user_id), None)
+    return seat if seat in (pending["a"], pending["b"]) and seat != pending["reporter"] else None
+
+
+async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: int) -> int | None:
+    """The user's treasures before the game, if answering this waiting report is theirs (the
+    reporter's opponent): their Confirm or Dispute asks how many they have left after it. None
+    when it is not theirs (an organizer confirms without a count; anyone else is refused)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        state = _running(loaded)
+        pending = _pending(loaded, report_id)
+        seat = _answering_seat(state, pending, user_id)
+        if seat is None or pending["status"] != "pending":
+            return None
+        return state.players[seat].treasures
+
+
+def _pending(loaded: _Loaded, report_id: int) -> dict:
+    found = loaded.reports().get(str(report_id))
+    if found is None:
+        raise Conflict("That report is no longer open (it was confirmed, replaced or decided).")
+    return found
+
+
+async def confirm_report(
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+) -> ActionResult:
+    """The opponent (or an organizer) confirms a pending report: it is applied to the game. The
+    opponent says how many treasures they have left after the game (`treasures_left`, which their
+    Confirm asks them), as the reporter did in their report; without a count (an organizer
+    confirming for an absent opponent) the opponent's treasures stay as they were."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        pending = _pending(loaded, report_id)
+        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
+        manager = await tables.can_manage(session, loaded.row, actor)
+        if seat == pending["reporter"] and not manager:
+            raise UserError("You reported this game: your opponent confirms it.")
+        if seat not in (pending["a"], pending["b"]) and not manager:
+            raise PermissionDenied("Only your opponent or an organizer can confirm this report.")
+        if pending["status"] == "disputed" and not manager:
+            raise UserError("This report is disputed: the organizer decides it.")
+        answering = _answering_seat(state, pending, actor.user_id)
+        if treasures_left is not None and answering is None:
+            raise UserError("Only the reporter's opponent tells their treasures when confirming.")
+        return await _apply_report(session, loaded, _with_treasures(pending, answering, treasures_left))
+
+
+async def dispute_report(
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+) -> ActionResult:
+    """The opponent disputes a pending report (with their treasures after the game, for the
+    organizer's decision): the organizer decides it."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        pending = _pending(loaded, report_id)
+        seat = _answering_seat(state, pending, actor.user_id)
+        if seat is None:
+            raise PermissionDenied("Only the reporter's opponent can dispute this report.")
+        if pending["status"] == "disputed":
+            raise Conflict("This report is already disputed: the organizer decides it.")
+        disputed = {**_with_treasures(pending, seat, treasures_left), "status": "disputed", "disputed_by": seat}
+        _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
+        loaded.reports()[str(report_id)] = disputed
+        return await _disputed(session, loaded, disputed)
+
+
+async def decide_report(
+    db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor
+) -> ActionResult:
+    """An organizer decides a (disputed) report: seat a won, seat b won, a draw, or void (report again)."""
+    if decision not in DECISIONS:
+        raise UserError(f"Unknown decision {decision!r}.")
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        state = _running(loaded)
+        pending = _pending(loaded, report_id)
+        if decision == "void":
+            loaded.reports().pop(str(report_id))
+            _save(loaded)
+            return ActionResult(_view(loaded))
+        decided = {**pending, "claim": decision, "conceded_by": None}
+        _dry_run(state, decided)
+        return await _apply_report(session, loaded, decided)
+
+
+# --- the end -----------------------------------------------------------------------------------
+
+
+async def final_result(db: Database, game_id: int) -> FinalResult:
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        post = await _finish_post(session, loaded)
+        game = _view(loaded)
+        return FinalResult(game, standings_of(game) if game.state else [], post.channel_id)

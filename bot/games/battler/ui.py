@@ -1,0 +1,698 @@
+"""How Treasure Battler looks in Discord: lobby, private DMs, announcements, status (no rules, no SQL).
+
+Every component is a `Component` (bot.kit.dispatch) whose custom_id carries what it needs (game id,
+seat, the state version it was rendered for, action), parsed and bounded before the cog sees it, so
+buttons keep working after a restart and a forged one reaches nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations_with_replacement
+
+import discord
+
+from bot.games.battler import rules as engine
+from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.kit import limits
+from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
+from bot.kit.errors import UserError
+from bot.kit.formatting import cards_text, mention, numbered
+from bot.kit.lobby import lobby_button_type
+from bot.kit.lobby import lobby_view as generic_lobby_view
+from bot.kit.text import escape
+
+BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
+PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
+REPORT_RESULTS = {
+    "won": "I won",
+    "lost": "I lost",
+    "draw": "draw",
+    "conceded": "I conceded",
+    "unfinishable": "we cannot finish a replayed draw",
+}
+MAX_CONTENT = 1900
+VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
+# Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
+# gives back next), page (arg: page), back (from the give-back step), pass.
+ACTIONS = ("basics", "reroll", "shift", "done", "untrade", "take", "swap", "page", "back", "pass")
+SELECTS = ("combo", "tstash", "tpack", "buy", "give")  # give: arg = carousel card, value = stash card
+CAROUSEL_PAGE = 20  # card buttons per page: four rows of five, the fifth row for paging and Pass
+
+
+def treasures_text(n: int) -> str:
+    return f"{n} 💰"
+
+
+def cost_text(cost: int | None, fallback: int) -> str:
+    return "free" if cost == 0 else f"{cost if cost is not None else fallback} 💰"
+
+
+def settings_text(settings: engine.BattlerSettings) -> str:
+    prog = engine.POISON_PROGRESSIONS[settings.progression]
+    parts = [f"poison per loss by stage: {', '.join(map(str, prog))} ({settings.progression})"]
+    if settings.interest_threshold is not None:
+        parts.append(f"interest at {settings.interest_threshold}+ treasures")
+    if settings.win_streak:
+        parts.append("win-streak bonus")
+    if settings.carousel != "off":
+        each = engine.CAROUSEL_PICKS[settings.carousel]
+        when = "every round" if settings.carousel == "round" else "every stage"
+        parts.append(f"carousel {when} ({each} card{'s' if each > 1 else ''} each, from the {settings.carousel_from})")
+    return " · ".join(parts)
+
+
+def split_messages(lines: Sequence[str], limit: int = MAX_CONTENT) -> list[str]:
+    return limits.chunk_lines(lines, limit)
+
+
+def pack_mark(i: int) -> str:
+    return f"{chr(65 + i)}."
+
+
+def joined_lines(items: Sequence[str], separator: str = " · ", width: int = MAX_CONTENT) -> list[str]:
+    """Items (already escaped) joined into as few lines of at most `width` characters as possible,
+    so a long list becomes a few lines (and messages) rather than one per item."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + len(separator) + len(item) <= width:
+            lines[-1] += separator + item
+        else:
+            lines.append(limits.clip(item, width))
+    return lines
+
+
+# --- lobby -------------------------------------------------------------------------------------
+
+
+def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
+    embed = discord.Embed(title=f"Treasure Battler #{game.id} · cube {game.cube_name}", colour=discord.Colour.gold())
+    embed.description = f"Up to {game.max_seats} players (an even number) · {settings_text(game.settings)}"
+    if game.status == "lobby":
+        players = "\n".join(f"• {mention(u)}" for u in game.player_ids) or "nobody yet"
+        embed.add_field(name=f"Players ({len(game.player_ids)}/{game.max_seats})", value=players, inline=False)
+        embed.set_footer(text="Join, then an organizer presses Begin. Setup happens in DMs.")
+    else:
+        seating = "\n".join(f"Seat {i + 1}: {mention(u)}" for i, u in enumerate(game.player_ids)) or "-"
+        embed.add_field(name="Seating", value=seating, inline=False)
+        embed.add_field(name="Status", value=game.status, inline=False)
+    if note:
+        embed.add_field(name="\u200b", value=note, inline=False)
+    return limits.fit_embed(embed)
+
+
+LobbyButton = lobby_button_type("battler", "BattlerCog")
+# Lobbies posted before the shared lobby buttons carried `btl:<game>:<action>`.
+LegacyLobbyButton = lobby_button_type("battler", "BattlerCog", prefix="btl")
+
+
+def lobby_view(game: GameView) -> discord.ui.View | None:
+    return generic_lobby_view(LobbyButton, game.id, is_open=game.status == "lobby")
+
+
+# --- private DMs (setup choice, draft phase) -----------------------------------------------------
+
+
+_DM_PARTS = (number("game"), index("seat", limit=64), index("version", limit=VERSION))
+
+
+class ActionButton(
+    Component, prefix="bt", parts=(*_DM_PARTS, word("action", ACTIONS), index("arg", optional=True)),
+    route=("BattlerCog", "on_action"),
+):
+    """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade (setup, draft); take, swap,
+    page, back, pass (carousel; `arg` is a card of the carousel or a page)."""
+
+    @classmethod
+    def make(cls, prompt: PrivatePrompt, action: str, arg: int | None = None, *, label: str = "",
+             style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False,
+             row: int | None = None) -> ActionButton:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, action=action, arg=arg)
+        label = limits.clip(label or action.title(), limits.BUTTON_LABEL)
+        return cls(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id, row=row))
+
+
+class ActionSelect(
+    Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)),
+    route=("BattlerCog", "on_select"), value=Part("value", str),
+):
+    """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type), give
+    (carousel, full pool: arg = the carousel card taken, value = the stash card given back)."""
+
+    @classmethod
+    def make(cls, prompt: PrivatePrompt, what: str, arg: int | None = None, *,
+             options: Sequence[discord.SelectOption] = (), placeholder: str = "", disabled: bool = False) -> ActionSelect:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, what=what, arg=arg)
+        select = discord.ui.Select(
+            custom_id=custom_id, placeholder=limits.clip(placeholder, 150) or None,
+            options=list(options) or [discord.SelectOption(label="-")], disabled=disabled,
+        )
+        return cls(select)
+
+
+SHIFT_FORM: ModalRoute = modal_route("btm", _DM_PARTS, ("BattlerCog", "on_shift_form"))
+
+
+def shift_modal(prompt: PrivatePrompt) -> discord.ui.Modal:
+    """Type the new basic lands (same count as now); one treasure for any number of changes."""
+    custom_id = SHIFT_FORM.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version)
+    modal = StatelessModal(title="Shift basic lands (1 treasure)", custom_id=custom_id)
+    modal.add_item(
+        discord.ui.TextInput(
+            label=f"Your {len(prompt.basics)} basics after the shift", default=", ".join(prompt.basics),
+            placeholder="e.g. Island, Island, Swamp", max_length=200, custom_id="basics",
+        )
+    )
+    return modal
+
+
+def parse_basics(text: str) -> list[str]:
+    """'island, island swamp' -> ['Island', 'Island', 'Swamp']; unknown words are kept for the engine to refuse."""
+    by_name = {b.lower(): b for b in engine.BASIC_TYPES}
+    words = [w for w in text.replace(",", " ").split() if w]
+    return [by_name.get(w.lower(), w) for w in words]
+
+
+def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int | None = None,
+                 stash_index: int | None = None, page: int = 0, chosen: int | None = None) -> discord.Embed:
+    """The player's private DM: setup, their draft phase or their carousel turn, within Discord's limits."""
+    if prompt.kind == "setup":
+        embed, lines = _setup_embed(prompt, combo)
+    elif prompt.kind == "carousel":
+        embed, lines = _carousel_embed(prompt, page, chosen)
+    else:
+        embed, lines = _draft_embed(prompt, stash_index)
+    if note:
+        embed.add_field(name="Last action", value=limits.clip(note, limits.FIELD_VALUE), inline=False)
+    footer = f"Seat {prompt.seat + 1} · state v{prompt.version}"
+    if prompt.kind == "carousel" and chosen is None:
+        footer += f" · page {page + 1}/{carousel_pages(prompt)}"
+    embed.set_footer(text=footer)
+    # The card list gets what the rest of the message leaves of its 6,000 characters.
+    room = limits.EMBED_TOTAL - limits.embed_size(embed)
+    embed.description = limits.fit_lines(lines, min(limits.DESCRIPTION, room))
+    return limits.fit_embed(embed)
+
+
+def _setup_embed(prompt: PrivatePrompt, combo: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(title=f"Treasure Battler #{prompt.game_id} · Setup", colour=discord.Colour.gold())
+    lines = ["**Your first 5 cards**", *numbered(prompt.stash), ""]
+    if combo is not None:
+        lines.append(f"Selected: **{' + '.join(BASIC_COMBOS[combo])}**: press Confirm.")
+    elif prompt.done:
+        lines.append(f"✅ You chose **{' + '.join(prompt.basics)}**. You can change them until everyone has chosen.")
+    else:
+        lines.append("Choose your **2 basic lands** below, then confirm.")
+    return embed, lines
+
+
+def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(
+        title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · your draft",
+        colour=discord.Colour.blue(),
+    )
+    # The stash (up to 15 names) in the description, the pack (5) in a field: 200-character names fit.
+    stash = [f"**Your stash ({len(prompt.stash)})**", *numbered(prompt.stash, arrow=stash_index)]
+    embed.add_field(name="The pack", value=limits.fit_lines(numbered(prompt.pack, pack_mark) or ["-"], limits.FIELD_VALUE),
+                    inline=False)
+    _add_resources(embed, prompt)
+    c = prompt.costs
+    embed.add_field(
+        name="Costs",
+        value=(
+            f"Trade: free · Re-roll: {cost_text(c.get('reroll'), 1)} · Shift basics: {cost_text(c.get('shift_basics'), 1)}"
+            f" · Buy basic: {cost_text(c.get('buy_basic'), len(prompt.basics) + 1)}"
+        ),
+        inline=False,
+    )
+    if prompt.done:
+        embed.add_field(name="\u200b", value="✅ Done: waiting for the other players.", inline=False)
+    return embed, stash
+
+
+def _add_resources(embed: discord.Embed, prompt: PrivatePrompt) -> None:
+    embed.add_field(name="Basics", value=", ".join(prompt.basics) or "none")
+    embed.add_field(name="Treasures", value=treasures_text(prompt.treasures))
+    embed.add_field(name="Poison", value=str(prompt.poison))
+
+
+def carousel_pages(prompt: PrivatePrompt) -> int:
+    return max(1, -(-len(prompt.carousel) // CAROUSEL_PAGE))
+
+
+def _page_range(prompt: PrivatePrompt, page: int) -> range:
+    return range(page * CAROUSEL_PAGE, min((page + 1) * CAROUSEL_PAGE, len(prompt.carousel)))
+
+
+def _carousel_embed(prompt: PrivatePrompt, page: int, chosen: int | None) -> tuple[discord.Embed, list[str]]:
+    embed = discord.Embed(
+        title=f"Treasure Battler #{prompt.game_id} · Stage {prompt.stage}, round {prompt.round} · "
+        f"carousel pick {prompt.pick}/{prompt.picks}",
+        colour=discord.Colour.purple(),
+    )
+    if chosen is not None:
+        lines = [
+            f"You take **{escape(prompt.carousel[chosen])}**. Your pool is full ({engine.POOL_MAX} cards): choose the "
+            "card you give back for it below (it joins the carousel), or go back.",
+            "",
+            f"**Your stash ({len(prompt.stash)})**",
+            *numbered(prompt.stash),
+        ]
+    else:
+        if prompt.pool_full:
+            how = (f"Your pool is full ({engine.POOL_MAX} cards): press a card to swap one of yours for it, "
+                   "or **Pass** to keep your pool.")
+        else:
+            how = f"Press the card you take (your pool: {len(prompt.stash)}/{engine.POOL_MAX} cards)."
+        shown = _page_range(prompt, page)
+        cards = [f"{i + 1}. {escape(prompt.carousel[i])}" for i in shown]
+        lines = [f"🎠 **Your carousel pick.** {how}", "", f"**The carousel ({len(prompt.carousel)} cards)**", *cards]
+    _add_resources(embed, prompt)
+    return embed, lines
+
+
+def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index: int | None = None, page: int = 0,
+                chosen: int | None = None) -> discord.ui.View | None:
+    view = discord.ui.View(timeout=None)
+    if prompt.kind == "setup":
+        options = [
+            discord.SelectOption(label=" + ".join(pair), value=str(i), default=(i == combo))
+            for i, pair in enumerate(BASIC_COMBOS)
+        ]
+        view.add_item(ActionSelect.make(prompt, "combo", options=options, placeholder="Choose 2 basic lands"))
+        view.add_item(ActionButton.make(prompt, "basics", combo, label="Confirm", style=discord.ButtonStyle.success,
+                                        disabled=combo is None))
+        return view
+    if prompt.kind == "carousel":
+        _carousel_items(view, prompt, page, chosen)
+        return view
+    if prompt.done:
+        return None
+    costs = prompt.costs
+    if stash_index is None:
+        options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.stash)]
+        view.add_item(ActionSelect.make(prompt, "tstash", options=options, placeholder="Trade: choose a stash card to give"))
+    else:
+        options = [discord.SelectOption(label=limits.clip(f"{chr(65 + i)}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.pack)]
+        card = prompt.stash[stash_index] if stash_index < len(prompt.stash) else "?"
+        view.add_item(ActionSelect.make(prompt, "tpack", stash_index, options=options, placeholder=f"Trade {card} for…"))
+    buy = costs.get("buy_basic")
+    view.add_item(
+        ActionSelect.make(
+            prompt, "buy", options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
+            placeholder=f"Buy a basic land ({cost_text(buy, len(prompt.basics) + 1)})", disabled=buy is None,
+        )
+    )
+    view.add_item(ActionButton.make(prompt, "reroll", label=f"Re-roll ({cost_text(costs.get('reroll'), 1)})",
+                                    disabled=costs.get("reroll") is None))
+    view.add_item(ActionButton.make(prompt, "shift", label=f"Shift basics ({cost_text(costs.get('shift_basics'), 1)})",
+                                    disabled=costs.get("shift_basics") is None or not prompt.basics))
+    if stash_index is not None:
+        view.add_item(ActionButton.make(prompt, "untrade", label="Cancel trade"))
+    view.add_item(ActionButton.make(prompt, "done", label="Done", style=discord.ButtonStyle.success))
+    return view
+
+
+def _carousel_items(view: discord.ui.View, prompt: PrivatePrompt, page: int, chosen: int | None) -> None:
+    """A button per card of the page (4 rows), then paging and Pass; or, after a full pool chose a
+    card, the stash to give back."""
+    last_row = 4
+    if chosen is not None:
+        options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
+                   for i, c in enumerate(prompt.stash)]
+        placeholder = f"Give back one card for {prompt.carousel[chosen]}"
+        view.add_item(ActionSelect.make(prompt, "give", chosen, options=options, placeholder=placeholder))
+        view.add_item(ActionButton.make(prompt, "back", label="Back", row=last_row))
+    else:
+        action = "swap" if prompt.pool_full else "take"
+        for slot, i in enumerate(_page_range(prompt, page)):
+            label = limits.clip(f"{i + 1}. {prompt.carousel[i]}", limits.BUTTON_LABEL)
+            view.add_item(ActionButton.make(prompt, action, i, label=label, row=slot // 5))
+        if page > 0:
+            view.add_item(ActionButton.make(prompt, "page", page - 1, label="◀ Previous", row=last_row))
+        if page + 1 < carousel_pages(prompt):
+            view.add_item(ActionButton.make(prompt, "page", page + 1, label="Next ▶", row=last_row))
+    if prompt.pool_full:
+        view.add_item(ActionButton.make(prompt, "pass", label="Pass (keep my pool)", style=discord.ButtonStyle.danger,
+                                        row=last_row))
+
+
+def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str | None:
+    """One line for the actor (`seat`) about what their DM action did."""
+    for e in events:
+        if isinstance(e, engine.CardsTraded):
+            return f"You gave **{escape(e.gave)}** and took **{escape(e.took)}**."
+        if isinstance(e, engine.PackDealt):
+            return "You re-rolled: a new pack is below."
+        if isinstance(e, engine.BasicsChanged):
+            return f"Your basics are now {', '.join(e.basics)} (paid {e.cost} 💰)."
+        if isinstance(e, engine.BasicsChosen):
+            return f"You chose {' + '.join(e.basics)}."
+        if isinstance(e, engine.CarouselPicked) and e.seat == seat:
+            gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
+            return f"You took **{escape(e.card)}**{gave}."
+        if isinstance(e, engine.CarouselPassed) and e.seat == seat:
+            return "You passed: your pool stays as it was."
+    return None
+
+
+def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
+    """The actor's DM once it has nothing left to do there (their draft or carousel turn is over)."""
+    state = game.state
+    phase = PHASE_NAMES.get(state.phase, state.phase) if state else "?"
+    if state is not None and state.phase == engine.CAROUSEL:
+        news = f"🎠 Carousel: see <#{game.channel_id}>. When it is your pick, it comes in a new DM."
+    else:
+        news = f"The game moved on to the **{phase}** phase: see <#{game.channel_id}>."
+    lines = [f"✅ {note}" if note else "✅ Done.", news]
+    embed = discord.Embed(title=f"Treasure Battler #{game.id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
+                          colour=discord.Colour.green())
+    return embed
+
+
+# --- announcements -------------------------------------------------------------------------------
+
+
+def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> list[str]:
+    lines = [
+        f"⚔️ **Treasure Battler #{news.game_id} · Stage {news.stage}, round {news.round}: PLAY**",
+        f"Starting hand: **{engine.hand_size(news.stage)} cards** (stage + 2) · life 10 · "
+        f"a loss costs {engine.poison_for_loss(news.stage, news.progression)} poison.",
+    ]
+    u = news.user_of
+    for pr in pairings:
+        line = f"• {mention(u(pr.a))} vs {mention(u(pr.b))}"
+        if pr.playoff:
+            line += " (play-off)"
+        if pr.chooser is not None:
+            line += f": {mention(u(pr.chooser))} (more poison) chooses who goes first"
+        elif pr.first is not None:
+            line += f": {mention(u(pr.first))} goes first (random)"
+        lines.append(line)
+        if pr.d20_roll is not None and pr.roller is not None:
+            rule = "1 or 20: replay the last opponent" if pr.d20_roll in (1, 20) else (
+                "even" if pr.d20_roll % 2 == 0 else "odd")
+            lines.append(
+                f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
+                f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
+            )
+    lines.append("Report with `/battler report`; your opponent confirms.")
+    return lines
+
+
+def event_lines(news: Announcement) -> list[str]:
+    """Public lines for what happened (private events — cards gained, packs dealt — are left out)."""
+    u = news.user_of
+    lines: list[str] = []
+    for e in news.events:
+        if isinstance(e, engine.ResultReported):
+            if e.result == "draw":
+                lines.append(f"🤝 {mention(u(e.a))} and {mention(u(e.b))} drew (a loss for both).")
+            elif e.result == "unfinished":
+                lines.append(f"⏸️ {mention(u(e.a))} and {mention(u(e.b))} could not finish: both go to 9 poison.")
+            else:
+                win, lose = (e.a, e.b) if e.result == "a" else (e.b, e.a)
+                how = " (conceded)" if e.conceded_by is not None else ""
+                lines.append(f"✅ {mention(u(win))} beat {mention(u(lose))}{how}.")
+        elif isinstance(e, engine.ReplayRequired):
+            lines.append(
+                f"🔁 {mention(u(e.a))} and {mention(u(e.b))} must replay ({e.reason.replace('_', ' ')}): report again; "
+                "if you really can't finish, report `unfinishable`."
+            )
+        elif isinstance(e, engine.PlayerPoisoned):
+            lines.append(f"☠️ {mention(u(e.seat))} takes {e.amount} poison ({e.total}/10).")
+        elif isinstance(e, engine.PoisonSet):
+            lines.append(f"☠️ {mention(u(e.seat))} is set to {e.poison} poison.")
+        elif isinstance(e, engine.TreasuresChanged) and e.reason == "cap":
+            lines.append(f"💰 {mention(u(e.seat))} keeps {e.total} treasures ({-e.delta} over the cap).")
+        elif isinstance(e, engine.PackyardReshuffled):
+            lines.append(f"♻️ The packyard ({e.cards} cards) was shuffled into the packpile ({e.packpile} cards).")
+        elif isinstance(e, engine.PlayerDied):
+            lines.append(f"💀 {mention(u(e.seat))} reached 10 poison.")
+        elif isinstance(e, engine.BecameGhost):
+            lines.append(f"👻 {mention(u(e.seat))} is the Ghost: they keep playing until the next death.")
+        elif isinstance(e, engine.PlayerOut):
+            lines.append(f"🚪 {mention(u(e.seat))} is out.")
+        elif isinstance(e, engine.PlayoffStarted):
+            lines.append(f"🥊 Play-off: {mention(u(e.a))} vs {mention(u(e.b))}; the winner comes back with 9 poison.")
+        elif isinstance(e, engine.GameOver):
+            lines.append(f"🏆 **{mention(u(e.winner))} wins Treasure Battler #{news.game_id}!**")
+        elif isinstance(e, engine.PhaseChanged) and e.phase == "draft":
+            lines.append(
+                f"🛒 **Stage {e.stage}, round {e.round}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
+                "then press Done."
+            )
+        elif isinstance(e, engine.PhaseChanged) and e.phase == "carousel":
+            lines.append(f"🎠 **Stage {e.stage}, round {e.round}: CAROUSEL.**")
+        elif isinstance(e, engine.PairingsMade):
+            lines.extend(pairing_lines(news, e.pairings))
+        else:
+            lines.extend(carousel_event_lines(news, e))
+    return lines
+
+
+def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
+    """The carousel is face up: everyone hears its cards, its order and every pick."""
+    u = news.user_of
+    forced = " (at random: an organizer ended the carousel)"
+    if isinstance(e, engine.CarouselStarted):
+        each = "1 card" if e.picks_each == 1 else f"{e.picks_each} cards, in snake order"
+        source = "fresh from the packpile" if e.source == "packpile" else "from the packyard"
+        lap = e.order[: len(e.order) // e.picks_each]
+        order = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
+        tie = " (equal poison: in random order)" if e.random_tiebreak else ""
+        return [
+            f"{len(e.cards)} cards {source}; each player takes {each}, fewest poison first.",
+            f"Order: {order}{tie}",
+            *joined_lines([escape(card) for card in e.cards]),
+        ]
+    if isinstance(e, engine.CarouselTurn):
+        return [f"👉 {mention(u(e.seat))}, your carousel pick (pick {e.pick}) is in your DMs."]
+    if isinstance(e, engine.CarouselPicked):
+        gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
+        return [f"🎠 {mention(u(e.seat))} took **{escape(e.card)}**{gave}{forced if e.forced else ''}."]
+    if isinstance(e, engine.CarouselPassed):
+        return [f"🎠 {mention(u(e.seat))} passed (their pool is full){forced if e.forced else ''}."]
+    if isinstance(e, engine.CarouselEnded):
+        left = f": {len(e.leftover)} cards left go to the packyard" if e.leftover else ""
+        return [f"🎠 The carousel is over{left}."]
+    return []
+
+
+def report_text(game: GameView | Announcement, report: PendingReport) -> str:
+    u = game.user_of
+    reporter, other = report.reporter, report.b if report.reporter == report.a else report.a
+    claim = claim_text(game, report, report.claim)
+    if report.status == "disputed":
+        counter = f" (they say: {claim_text(game, report, report.counter_claim)})" if report.counter_claim else ""
+        return (
+            f"⚠️ Report #{report.id} is **disputed**: {mention(u(reporter))} says {claim}; "
+            f"{mention(u(report.disputed_by))} disagrees{counter}. An organizer decides below "
+            f"(seat {report.a + 1} = {mention(u(report.a))}, seat {report.b + 1} = {mention(u(report.b))})."
+        )
+    return (
+        f"📝 Report #{report.id}: {mention(u(reporter))} says **{claim}**. "
+        f"{mention(u(other))}, confirm or dispute (an organizer can confirm too)."
+    )
+
+
+def claim_text(game: GameView | Announcement, report: PendingReport, claim: str | None) -> str:
+    u = game.user_of
+    if claim == "draw":
+        return "draw"
+    if claim == "unfinished":
+        return "the replayed game cannot be finished"
+    win = report.a if claim == "a" else report.b
+    lose = report.b if claim == "a" else report.a
+    how = " (conceded)" if report.conceded_by is not None and claim == report.claim else ""
+    return f"{mention(u(win))} beat {mention(u(lose))}{how}"
+
+
+class ReportButton(
+    Component, prefix="btr", parts=(number("game"), number("report"), word("action", ("confirm", "dispute"))),
+    route=("BattlerCog", "on_report_button"),
+):
+    @classmethod
+    def make(cls, game_id: int, report_id: int, action: str) -> ReportButton:
+        style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
+        custom_id = cls.custom_id_for(game=game_id, report=report_id, action=action)
+        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
+
+
+class DecideButton(
+    Component, prefix="btd", parts=(number("game"), number("report"), word("decision", ("a", "b", "draw", "void"))),
+    route=("BattlerCog", "on_decide_button"),
+):
+    @classmethod
+    def make(cls, game_id: int, report_id: int, decision: str, label: str) -> DecideButton:
+        custom_id = cls.custom_id_for(game=game_id, report=report_id, decision=decision)
+        return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=custom_id))
+
+
+TREASURES_FORM: ModalRoute = modal_route(
+    "btt", (number("game"), number("report"), word("action", ("confirm", "dispute"))), ("BattlerCog", "on_treasures_form")
+)
+MAX_TREASURES_LEFT = 99
+
+
+def treasures_modal(game_id: int, report_id: int, action: str, before: int) -> discord.ui.Modal:
+    """The reporter's opponent confirms (or disputes) with their own treasures after the game."""
+    custom_id = TREASURES_FORM.custom_id_for(game=game_id, report=report_id, action=action)
+    modal = StatelessModal(title=f"{action.title()} report #{report_id}", custom_id=custom_id)
+    modal.add_item(discord.ui.TextInput(
+        label="Your treasures left after the game", custom_id="treasures", min_length=1, max_length=2,
+        placeholder=f"Tokens made in it included; you keep at most {engine.MAX_TREASURES} (you had {before})",
+    ))
+    return modal
+
+
+def parse_treasures(text: str) -> int:
+    """What the form says (0–99), or a clear refusal."""
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or int(text) > MAX_TREASURES_LEFT:
+        raise UserError(f"Treasures left: a whole number from 0 to {MAX_TREASURES_LEFT} (you keep at most "
+                        f"{engine.MAX_TREASURES}); you typed {escape(limits.clip(text, 20))!r}.")
+    return int(text)
+
+
+def dispute_text(game: GameView | Announcement, report: PendingReport, organizer_id: int) -> str:
+    """The organizer's call to decide a disputed report (the same words wherever it is shown)."""
+    return limits.clip(f"<@{organizer_id}>: " + report_text(game, report), limits.CONTENT)
+
+
+def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    if report.status == "disputed":
+        view.add_item(DecideButton.make(game_id, report.id, "a", f"Seat {report.a + 1} won"))
+        view.add_item(DecideButton.make(game_id, report.id, "b", f"Seat {report.b + 1} won"))
+        view.add_item(DecideButton.make(game_id, report.id, "draw", "Draw"))
+        view.add_item(DecideButton.make(game_id, report.id, "void", "Void: report again"))
+        return view
+    view.add_item(ReportButton.make(game_id, report.id, "confirm"))
+    view.add_item(ReportButton.make(game_id, report.id, "dispute"))
+    return view
+
+
+# --- status, stash, rules, results ---------------------------------------------------------------
+
+
+def player_flags(p: engine.Player, state: engine.BattlerState) -> str:
+    flags = {engine.GHOST: " · 👻 Ghost", engine.OUT: " · 🚪 eliminated", engine.PLAYOFF: " · 🥊 play-off"}.get(p.status, "")
+    if state.phase == "draft" and p.status in (engine.ALIVE, engine.GHOST):
+        flags += " · done" if p.done else " · drafting"
+    if state.phase == "setup":
+        flags += " · basics chosen" if p.done else " · choosing basics"
+    if engine.carousel_picker(state) == p.seat:
+        flags += " · 🎠 picking"
+    return flags
+
+
+def status_lines(state: engine.BattlerState) -> list[str]:
+    """The public status of a game (also used by tests to compare with an engine replay)."""
+    lines = [
+        f"Stage **{state.stage}**, round **{state.round}** · phase **{PHASE_NAMES.get(state.phase, state.phase)}** · "
+        f"packpile {len(state.packpile)} cards · packyard {len(state.packyard)} cards"
+    ]
+    for p in state.players:
+        last = mention(state.players[p.last_opponent].user_id) if p.last_opponent is not None else "-"
+        lines.append(
+            f"**{p.seat + 1}.** {mention(p.user_id)} · ☠️ {p.poison} · {treasures_text(p.treasures)} · "
+            f"stash {len(p.stash)} · basics: {', '.join(p.basics) or '-'} · last opponent: {last}"
+            f"{player_flags(p, state)}"
+        )
+    if state.phase == "play":
+        for pr in state.pairings:
+            outcome = {"a": f"won by seat {pr.a + 1}", "b": f"won by seat {pr.b + 1}"}.get(pr.result or "", pr.result)
+            lines.append(f"Game: seat {pr.a + 1} vs seat {pr.b + 1}: {outcome or 'to be reported'}")
+    if state.phase == "carousel":
+        lines.append(carousel_status_line(state))
+    return lines
+
+
+def carousel_status_line(state: engine.BattlerState) -> str:
+    order = state.carousel_order
+    lap = order[: len(dict.fromkeys(order))]  # one pass over the pickers (the rest snakes back and forth)
+    picker = engine.carousel_picker(state)
+    return (
+        f"🎠 Carousel pick {state.carousel_turn + 1} of {len(order)}: {mention(state.players[picker].user_id)} picks · "
+        f"order: {', '.join(mention(state.players[s].user_id) for s in lap)}"
+        f"{' (snake)' if len(order) > len(lap) else ''}"
+    )
+
+
+def status_description(state: engine.BattlerState) -> str:
+    return limits.fit_lines(status_lines(state), limits.DESCRIPTION)
+
+
+def packyard_text(state: engine.BattlerState, limit: int = limits.FIELD_VALUE) -> str:
+    return cards_text(state.packyard, limit)
+
+
+def status_embed(game: GameView) -> discord.Embed:
+    embed = discord.Embed(title=f"Treasure Battler #{game.id} · {game.status}", colour=discord.Colour.gold())
+    state = game.state
+    if state is None:
+        embed.description = f"In the lobby: {len(game.player_ids)}/{game.max_seats} players."
+        return embed
+    embed.description = status_description(state)
+    if state.carousel_cards:
+        embed.add_field(name=f"Carousel ({len(state.carousel_cards)})", value=cards_text(state.carousel_cards),
+                        inline=False)
+    if game.reports:
+        reports = [report_text(game, r) for r in game.reports]
+        embed.add_field(name="Open reports", value=limits.fit_lines(reports, limits.FIELD_VALUE), inline=False)
+    if state.winner is not None:
+        embed.add_field(name="Winner", value=mention(game.user_of(state.winner)), inline=False)
+    embed.set_footer(text=limits.clip(f"{settings_text(game.settings)} · seed {game.seed}", limits.FOOTER))
+    # The packyard is the longest list: it gets what is left of the message's 6,000 characters.
+    name = f"Packyard ({len(state.packyard)})"
+    room = min(limits.FIELD_VALUE, limits.EMBED_TOTAL - limits.embed_size(embed) - len(name))
+    embed.add_field(name=name, value=packyard_text(state, room), inline=False)
+    return limits.fit_embed(embed)
+
+
+def stash_embed(game: GameView, seat: int) -> discord.Embed:
+    assert game.state is not None
+    p = game.state.players[seat]
+    embed = discord.Embed(title=f"Your stash · Treasure Battler #{game.id} ({len(p.stash)} cards)", colour=discord.Colour.teal())
+    embed.description = limits.fit_lines(numbered(p.stash), limits.DESCRIPTION) or "empty"
+    if p.pack:
+        embed.add_field(name="Your pack", value=limits.fit_lines(numbered(p.pack, pack_mark), limits.FIELD_VALUE),
+                        inline=False)
+    embed.add_field(name="Basics", value=", ".join(p.basics) or "none yet")
+    embed.add_field(name="Treasures", value=treasures_text(p.treasures))
+    embed.add_field(name="Poison", value=str(p.poison))
+    return limits.fit_embed(embed)
+
+
+def rules_text(progression: str, settings: engine.BattlerSettings | None = None) -> str:
+    rows = engine.resource_overview(progression)
+    header = "stage | round | hand | pool | extra treasures | poison per loss"
+    table = [header, "-" * len(header)] + [
+        f"{r['stage']:>5} | {r['round']:>5} | {r['hand']:>4} | {r['pool']:>4} | {r['extra_treasures']:>15} | "
+        f"{r['poison_per_loss']:>15}"
+        for r in rows
+    ]
+    prog = ", ".join(map(str, engine.POISON_PROGRESSIONS[progression]))
+    lines = [
+        f"**Treasure Battler** · poison per loss by stage: **{prog}** ({progression}); 10 poison kills.",
+        "PLAY: life 10, hand = stage + 2 from your stash, basics and treasures on the battlefield; a draw is a loss "
+        "for both; afterwards your treasures left (tokens made in the game too) go back to your stash, at most 5. "
+        "DRAFT: trade (free), re-roll (1), shift basics (1), buy a basic (1 + basics you have).",
+        "```",
+        *table,
+        "```",
+    ]
+    if settings is not None:
+        lines.insert(1, f"This game: {settings_text(settings)}.")
+    return "\n".join(lines)
+
+
+def final_lines(game: GameView, standings: Sequence[Standing]) -> list[str]:
+    lines = [f"🏁 **Treasure Battler #{game.id}: final standings**"]
+    for s in standings:
+        who = ", ".join(mention(u) for u in s.user_ids)
+        lines.append(f"{s.placement}. {who} · {s.points:g} points")
+    return lines

@@ -1,0 +1,300 @@
+"""/draft: asynchronous draft pods picked in DMs (by button, select or reaction)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+from functools import partial
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cards.export import FORMATS, export
+from bot.games.draft import service as drafts
+from bot.games.draft import ui
+from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
+from bot.games.draft.messages import DraftMessages
+from bot.games.draft.reaction_picks import DraftReactions
+from bot.kit import card_data, cubes, guild_config, limits, outbox
+from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.dispatch import InvalidPayload, actor_of
+from bot.kit.errors import UserError
+from bot.kit.table_cog import TableCog, add_lobby_commands
+from bot.kit.tables import Actor
+
+log = logging.getLogger(__name__)
+
+EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
+PICK_MODE_CHOICES = [
+    app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in guild_config.PICK_MODES.items()
+]
+S = drafts.STATUSES
+RUNNING = (S.running,)
+
+
+class DraftCog(TableCog):
+    spec = drafts.SPEC
+    lobby_button = ui.LobbyButton
+
+    def __init__(self, bot) -> None:
+        super().__init__(bot)
+        self.messages = DraftMessages(bot)
+        self.reactions = DraftReactions(bot, self.messages)
+
+    async def cog_load(self) -> None:
+        self.reactions.start_reconciling()
+
+    async def cog_unload(self) -> None:
+        self.reactions.stop()
+
+    @property
+    def scryfall(self) -> str:
+        return self.bot.settings.scryfall_base
+
+    def lobby_embed(self, table: drafts.PodView, note: str | None = None) -> discord.Embed:
+        return ui.lobby_embed(table, note)
+
+    def cancel_question(self, table: drafts.PodView) -> str:
+        return f"Cancel draft #{table.id}? Picks so far are kept in its log."
+
+    async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
+        """A full lobby begins at once, on the organizer's behalf."""
+        if not pod.is_full:
+            return False
+        try:
+            await drafts.begin(self.db, pod.id, Actor(pod.organizer_id, pod.guild_id))
+        except UserError as error:
+            # The join stands (the lobby shows it); say why the draft could not begin by itself.
+            note = f"⚠️ The lobby is full but the draft can't begin: {error}"
+            if by_button:
+                await interaction.response.edit_message(embed=ui.lobby_embed(pod, note), view=ui.lobby_view(pod))
+            else:
+                await interaction.response.send_message(f"You joined draft #{pod.id}. {note}", ephemeral=True)
+                await self.edit_lobby(pod, note)
+            return True
+        begun = await drafts.get_pod(self.db, pod.id)
+        self.fetch_pictures(pod.id, await self.bot.pictures.enabled(pod.guild_id))
+        if by_button:
+            await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
+        else:
+            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
+            await self.edit_lobby(begun)
+        return True
+
+    # --- commands --------------------------------------------------------------------------
+
+    draft = app_commands.Group(name="draft", description="Asynchronous draft pods, picked in DMs.")
+    add_lobby_commands(draft, "draft")
+
+    @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
+    @app_commands.describe(
+        cube="The card pool to draft from.",
+        packs="Packs per player (default 2).",
+        pack_size="Cards per pack (default 15).",
+        seats="Most players; the draft begins by itself when this many have joined (default 8).",
+        pick_timer="Minutes each pick may take before the bot picks for the player (default: no timer).",
+        goldfish="Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
+        turns="Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
+        scoring="Goldfish scoring: how the damage components combine (default: sum).",
+        play_order="Goldfish games: who plays first (default: the player).",
+        pick_mode="How players pick in DMs (default: the server's setting).",
+    )
+    @app_commands.autocomplete(cube=cube_autocomplete)
+    @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
+                          pick_mode=PICK_MODE_CHOICES)
+    @app_commands.guild_only()
+    async def start(
+        self,
+        interaction: discord.Interaction,
+        cube: str,
+        packs: app_commands.Range[int, 1, 5] = 2,
+        pack_size: app_commands.Range[int, 1, 30] = 15,
+        seats: app_commands.Range[int, 2, 16] = 8,
+        pick_timer: app_commands.Range[int, 1, 10080] | None = None,
+        goldfish: bool = False,
+        turns: Turns | None = None,
+        scoring: app_commands.Choice[str] | None = None,
+        play_order: app_commands.Choice[str] | None = None,
+        pick_mode: app_commands.Choice[str] | None = None,
+    ) -> None:
+        actor = actor_of(interaction)
+        config = await guild_config.get_config(self.db, interaction.guild_id)
+        scored = None
+        if goldfish or turns or scoring or play_order:
+            scored = drafts.GoldfishOptions(turns, scoring.value if scoring else "sum",
+                                            play_order.value if play_order else "first")
+        pod = await drafts.create_pod(
+            self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
+            packs=packs, pack_size=pack_size, max_seats=seats, pick_timer_seconds=pick_timer * 60 if pick_timer else None,
+            goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
+        )
+        await self.post_lobby(interaction, pod)
+        self.fetch_pictures(pod.id, config.pictures)
+
+    def fetch_pictures(self, pod_id: int, enabled: bool = True) -> None:
+        """Fetch the images of every card the draft can show, in the background, before its packs go out."""
+        if enabled:
+            self.bot.pictures.prefetch_later(f"draft:{pod_id}", partial(drafts.cards_to_show, self.db, pod_id))
+
+    async def after_begin(self, result: drafts.BeginResult) -> None:
+        self.fetch_pictures(result.pod.id, await self.bot.pictures.enabled(result.pod.guild_id))
+
+    @draft.command(name="status", description="Show the draft's round, picks, queues and who it is waiting on.")
+    async def status(self, interaction: discord.Interaction) -> None:
+        pod = await self.table_here(interaction, (S.lobby, S.running, S.finished))
+        picks = await drafts.count_picks(self.db, pod.id)
+        await interaction.response.send_message(embed=ui.status_embed(pod, picks))
+
+    @draft.command(name="pool", description="Show the cards you have picked so far (only you see it).")
+    async def pool(self, interaction: discord.Interaction) -> None:
+        pod = await self.table_here(interaction, (S.running, S.finished))
+        pool = await drafts.pool(self.db, pod.id, interaction.user.id)
+        picture = await self.messages.pool_picture(pool)
+        await interaction.response.send_message(
+            embed=ui.pool_embed(pool, self.scryfall, picture=picture and picture.url), ephemeral=True,
+            files=[picture.file] if picture else [],
+        )
+
+    @draft.command(name="pick", description="Pick from your current pack here, if your DMs are closed.")
+    async def pick(self, interaction: discord.Interaction) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        prompt = await drafts.current_prompt(self.db, pod.id, interaction.user.id)
+        if prompt is None:
+            raise UserError("No pack is waiting for you right now; I'll tell you when one arrives.")
+        picture = await self.messages.pack_picture(prompt)
+        await interaction.response.send_message(
+            embed=ui.pack_embed(prompt, self.scryfall, picture=picture and picture.url),
+            view=ui.pack_view(prompt, in_dm=False), ephemeral=True, files=[picture.file] if picture else [],
+        )
+
+    @draft.command(name="resend", description="DM me my current pack again (after opening your DMs).")
+    async def resend(self, interaction: discord.Interaction) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        held = await drafts.resend(self.db, pod.id, interaction.user.id)
+        if held is None:
+            raise UserError("No pack is waiting for you right now.")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        [outcome] = await self.bot.outbox.send_batch([held], fresh=True)
+        text = "Sent: check your DMs." if outcome.message_id else "I still can't DM you: check your privacy settings."
+        await interaction.followup.send(text, ephemeral=True)
+
+    @draft.command(name="replace", description="Hand a player's seat to a bot that picks for them (organizer).")
+    @app_commands.describe(player="The player whose seat a bot takes over.")
+    @app_commands.guild_only()
+    async def replace(self, interaction: discord.Interaction, player: discord.User) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        result = await drafts.replace_with_bot(self.db, pod.id, player.id, actor_of(interaction))
+        await interaction.response.send_message(
+            f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({result.bot_picks} picks made so far)."
+        )
+
+    @draft.command(name="rejoin",
+                   description="Take back your seat from the bot that took it over (organizers: give a player's back).")
+    @app_commands.describe(player="Organizers: the player whose seat to give back (default: your own seat).")
+    async def rejoin(self, interaction: discord.Interaction, player: discord.User | None = None) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        actor = actor_of(interaction)
+        result = await drafts.rejoin(self.db, pod.id, actor, player_id=player.id if player else None)
+        by = None if result.user_id == actor.user_id else actor.user_id
+        await interaction.response.send_message(
+            ui.rejoined_announcement(result, by=by),
+            # Handed back by an organizer: the player is told (they play again, and pick soon).
+            allowed_mentions=limits.ping(result.user_id) if by else discord.AllowedMentions.none(),
+        )
+
+    @draft.command(name="export", description="Get your pool as a file (plain text, Arena, MTGO .dek, Cockatrice).")
+    @app_commands.describe(format="File format (default: plain text).")
+    @app_commands.choices(format=EXPORT_CHOICES)
+    async def export_(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
+        pod = await self.table_here(interaction, (S.running, S.finished))
+        pool = await drafts.pool(self.db, pod.id, interaction.user.id)
+        names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
+        extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
+        file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
+        await interaction.response.send_message(f"Your {len(pool.cards)} picks from draft #{pod.id}.", file=file, ephemeral=True)
+
+    @draft.command(name="log", description="Download the draft's full pick log as JSON (organizer).")
+    @app_commands.guild_only()
+    async def log_(self, interaction: discord.Interaction) -> None:
+        pod = await self.table_here(interaction, (S.running, S.finished, S.cancelled))
+        data = json.dumps(await drafts.pick_log(self.db, pod.id, actor_of(interaction)), indent=2)
+        file = discord.File(io.BytesIO(data.encode()), filename=f"draft-{pod.id}-log.json")
+        await interaction.response.send_message(f"Pick log of draft #{pod.id}.", file=file, ephemeral=True)
+
+    # --- picks -----------------------------------------------------------------------------
+
+    async def on_pick_button(self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, index: int) -> None:
+        await self._pick(interaction, pod, pack, pick, index, "button")
+
+    async def on_pick_select(
+        self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int, value: int
+    ) -> None:
+        if value // ui.SELECT_PART != part:  # each menu of a big pack offers its own 25 cards
+            raise InvalidPayload()
+        await self._pick(interaction, pod, pack, pick, value, "select")
+
+    async def _pick(self, interaction: discord.Interaction, pod_id: int, pack_id: int, pack_pick: int, index: int,
+                    source: str) -> None:
+        in_dm = interaction.guild_id is None
+        message = interaction.message
+        # The DM picked on is changing from the pick to its answer: what else is sent to that
+        # message (another player's pick ending the draft turns it into the pool) waits for it.
+        dm = message.id if in_dm and message is not None else None
+        with self.messages.settling(dm) if dm is not None else contextlib.nullcontext():
+            result = await drafts.pick(
+                self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
+                source=source, in_server=not in_dm,
+            )
+            await self._answer_pick(interaction, result, dm)
+
+    async def _answer_pick(self, interaction: discord.Interaction, result: drafts.PickResult, dm: int | None) -> None:
+        """Turn the message picked on into the next pack, the picker's pool (their pick ended the
+        draft) or "you took …" and what comes next."""
+        line = ui.picked_line(result.round, result.pick_number, result.card, self.scryfall)
+        upcoming = result.next_for_picker
+        # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
+        if upcoming is not None and (dm is None or upcoming.pick_mode in ("buttons", "both")):
+            picture = await self.messages.pack_picture(upcoming)  # the new picture replaces the old one
+            await interaction.response.edit_message(
+                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line, picture=picture and picture.url),
+                view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
+            )
+        elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
+            picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+            embeds, files = await self.messages.final_pool_content(result.pod_id, result.user_id, picked)
+            await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
+        else:
+            after = (ui.NEXT_MESSAGE if upcoming is not None else ui.DRAFT_OVER if result.completed
+                     else ui.LAST_PICK if result.done else ui.WAITING_NEW if result.pick_mode == "buttons"
+                     else ui.WAITING)
+            embed = ui.picked_embed(result.round, result.pick_number, result.card, result.pod_id, self.scryfall, after)
+            await interaction.response.edit_message(embed=embed, view=None, attachments=[])
+            if result.held is not None and (dm is not None or result.completed):
+                # The next pack as a new DM; or, after a pick in the server that ended the draft, the
+                # pool, on the picker's DM pack message.
+                self.bot.outbox.on_commit([result.held])
+            return
+        if dm is not None and result.held is not None:  # the pick is made and shown: never "try again" now
+            await self.bot.outbox.record([outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=dm)])
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        await self.reactions.on_toggle(payload, added=True)
+
+    @commands.Cog.listener()
+    async def on_raw_reaction_remove(self, payload: discord.RawReactionActionEvent) -> None:
+        """A highlight the player clicks off counts too: a bot can't remove their old one in a DM."""
+        await self.reactions.on_toggle(payload, added=False)
+
+    @commands.Cog.listener()
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session: reactions made while the bot was disconnected are read again."""
+        self.reactions.on_shard_connect(shard_id)
+
+
+async def setup(bot) -> None:
+    await bot.add_cog(DraftCog(bot))
+    await bot.add_cog(GoldfishCog(bot))

@@ -1,0 +1,471 @@
+"""Goldfish Draft scoring events: submissions (with history), rejections, standings, closing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import goldfish_rules as rules
+from bot.games.draft.models import (
+    DraftPod,
+    DraftSeat,
+    GoldfishEvent,
+    GoldfishPendingWriteup,
+    GoldfishSubmission,
+)
+from bot.kit import channels, leaderboard, outbox
+from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.kit.guild_config import load_settings_row
+from bot.kit.text import clean_name, escape, name_key
+from bot.store.db import Database
+from bot.store.types import utcnow
+
+MAX_WRITEUP_CHARS = 100_000
+MAX_EVENT_NAME = 100
+# A rejection reason is DMed to the player with the event's name: escaped, 500 characters stay
+# well inside a 2,000-character message.
+MAX_REJECT_REASON = 500
+# An uploaded write-up waits this long for its score form, and each player has at most this many
+# waiting: an upload evicts only its own player's oldest.
+PENDING_WRITEUP_TTL = timedelta(hours=1)
+MAX_PENDING_WRITEUPS_PER_USER = 3
+_MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
+# What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
+FINAL = "goldfish_final"
+REJECTED = "goldfish_rejected"
+
+
+@dataclass(frozen=True)
+class EventView:
+    id: int
+    guild_id: int
+    channel_id: int
+    name: str
+    turns: int
+    method: str
+    pod_id: int | None
+    organizer_id: int
+    status: str
+    play_order: str = "first"
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    id: int
+    event_id: int
+    user_id: int
+    life_lost: float
+    cards_milled: int
+    poison: int
+    game_wins: int
+    lost_or_drew: bool
+    prevented: bool
+    score: float
+    writeup: str
+    status: str
+    reject_reason: str | None
+    created_at: datetime
+    breakdown: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Standing:
+    placement: int
+    submission: SubmissionView
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    event: EventView
+    standings: list[Standing]
+    post_channel_id: int
+
+
+@dataclass(frozen=True)
+class Rejection:
+    submission: SubmissionView
+    dm: outbox.Queued  # held: the organizer's command sends it and says whether it arrived
+
+
+def _event_view(row: GoldfishEvent) -> EventView:
+    return EventView(
+        row.id, row.guild_id, row.channel_id, row.name, row.turns, row.method, row.pod_id, row.organizer_id,
+        row.status, row.play_order,
+    )
+
+
+def _submission_view(row: GoldfishSubmission, method: str) -> SubmissionView:
+    parts = rules.breakdown(
+        life_lost=row.life_lost,
+        cards_milled=row.cards_milled,
+        poison=row.poison,
+        game_wins=row.game_wins,
+        lost_or_drew=row.lost_or_drew,
+        prevented=row.prevented,
+        method=method,
+    )
+    return SubmissionView(
+        row.id, row.event_id, row.user_id, row.life_lost, row.cards_milled, row.poison, row.game_wins,
+        row.lost_or_drew, row.prevented, row.score, row.writeup, row.status, row.reject_reason, row.created_at, parts,
+    )
+
+
+def validate_turns(turns: int) -> int:
+    """1 to 20 turns (FORMATS.md §1: configurable; 7 for the Goldfish Cube, 10 otherwise by default)."""
+    try:
+        return rules.validate_turns(turns)
+    except rules.GoldfishInputError as error:
+        raise UserError(str(error)) from None
+
+
+async def create_event(
+    db: Database, *, guild_id: int, channel_id: int, name: str, turns: int, organizer_id: int, method: str = "sum",
+    play_order: str = "first",
+) -> EventView:
+    """A scoring event for a draft played elsewhere (paper, another site)."""
+    name = clean_name(name)
+    if not 1 <= len(name) <= MAX_EVENT_NAME:
+        raise UserError(f"An event name is 1–{MAX_EVENT_NAME} characters.")
+    validate_turns(turns)
+    try:
+        rules.validate_method(method)
+        rules.validate_play_order(play_order)
+    except rules.GoldfishInputError as error:
+        raise UserError(str(error)) from None
+    clash = Conflict(f"There is already an event called **{escape(name)}** here; pick another name.")
+    try:
+        async with db.write() as session:
+            if await _event_name_taken(session, guild_id, name):
+                raise clash
+            row = GoldfishEvent(
+                guild_id=guild_id, channel_id=channel_id, name=name, name_key=name_key(name), turns=turns,
+                method=method, play_order=play_order, organizer_id=organizer_id,
+            )
+            session.add(row)
+            await session.flush()
+            return _event_view(row)
+    except IntegrityError:
+        raise clash from None  # two events of one name raced; the unique key let one through
+
+
+async def _event_name_taken(session: AsyncSession, guild_id: int, name: str) -> bool:
+    query = select(GoldfishEvent.id).where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.name_key == name_key(name))
+    return (await session.execute(query)).first() is not None
+
+
+async def _free_event_name(session: AsyncSession, guild_id: int, name: str) -> str:
+    """`name`, or "name (2)", "name (3)", … if an event already has it (event names are unique)."""
+    candidate, number = name[:MAX_EVENT_NAME], 1
+    while await _event_name_taken(session, guild_id, candidate):
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: MAX_EVENT_NAME - len(suffix)].rstrip() + suffix
+    return candidate
+
+
+async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEvent:
+    """Called in the transaction that completes a Goldfish pod: scoring opens with the pod's players."""
+    existing = (await session.execute(select(GoldfishEvent).where(GoldfishEvent.pod_id == pod.id))).scalar_one_or_none()
+    if existing is not None:
+        return existing
+    # A paper event may already be called "Draft #7 (…)": this one is then numbered.
+    name = await _free_event_name(session, pod.guild_id, clean_name(f"Draft #{pod.id} ({pod.cube_name})"))
+    row = GoldfishEvent(
+        guild_id=pod.guild_id,
+        channel_id=pod.channel_id,
+        name=name,
+        name_key=name_key(name),
+        turns=pod.turns or rules.TURNS_ORDINARY,
+        method=pod.goldfish_method or "sum",
+        play_order=pod.goldfish_play_order or "first",
+        pod_id=pod.id,
+        organizer_id=pod.organizer_id,
+    )
+    session.add(row)
+    await session.flush()
+    return row
+
+
+async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:
+    row = await session.get(GoldfishEvent, event_id) if 0 < event_id <= _MAX_ID else None
+    if row is None or row.guild_id != guild_id:
+        raise NotFound(f"There is no Goldfish event #{event_id} in this server.")
+    return row
+
+
+async def get_event(db: Database, guild_id: int, event_id: int) -> EventView:
+    async with db.read() as session:
+        return _event_view(await _event_row(session, guild_id, event_id))
+
+
+async def list_events(db: Database, guild_id: int, *, status: str | None = "open", limit: int = 25) -> list[EventView]:
+    async with db.read() as session:
+        query = select(GoldfishEvent).where(GoldfishEvent.guild_id == guild_id)
+        if status is not None:
+            query = query.where(GoldfishEvent.status == status)
+        rows = await session.execute(query.order_by(GoldfishEvent.id.desc()).limit(limit))
+        return [_event_view(row) for row in rows.scalars()]
+
+
+async def default_event(db: Database, guild_id: int, channel_id: int | None, *, status: str | None = "open") -> EventView:
+    """The newest event of this channel, else of the server; a clear error if there is none."""
+    events = await list_events(db, guild_id, status=status, limit=50)
+    for event in events:
+        if event.channel_id == channel_id:
+            return event
+    if events:
+        return events[0]
+    raise NotFound("There is no Goldfish event here: a Goldfish draft opens one, or `/goldfish event` creates one.")
+
+
+async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | None:
+    """The players allowed to submit (a pod's seats), or None for an open paper event."""
+    if event.pod_id is None:
+        return None
+    rows = await session.execute(select(DraftSeat.user_id).where(DraftSeat.pod_id == event.pod_id))
+    return set(rows.scalars())
+
+
+async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: int) -> EventView:
+    """Refuse early (before the player types a write-up) what :func:`submit` would refuse anyway:
+    a closed event, or a draft event the user did not play in."""
+    async with db.read() as session:
+        event = await _event_row(session, guild_id, event_id)
+        _check_submitter(event, await _players(session, event), user_id)
+        return _event_view(event)
+
+
+def _check_submitter(event: GoldfishEvent, players: set[int] | None, user_id: int) -> None:
+    if event.status != "open":
+        raise Conflict(f"**{escape(event.name)}** is closed; submissions are no longer taken.")
+    if players is not None and user_id not in players:
+        raise PermissionDenied(f"You did not play in **{escape(event.name)}**, so you can't submit a score for it.")
+
+
+def _check_writeup(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise UserError("The write-up can't be empty: describe your line of play, turn by turn.")
+    if len(text) > MAX_WRITEUP_CHARS:
+        raise UserError(f"That write-up is {len(text):,} characters; the limit is {MAX_WRITEUP_CHARS:,}.")
+    return text
+
+
+async def hold_writeup(db: Database, guild_id: int, user_id: int, key: int, text: str) -> None:
+    """Keep an uploaded write-up (checked now, before the form opens) until the score form `key`
+    is sent. The player's oldest waiting uploads beyond the limit are dropped, and long-expired
+    ones of anybody (kept a while past expiry, so their players hear why) are cleaned up."""
+    text = _check_writeup(text)
+    now = utcnow()
+    pending = GoldfishPendingWriteup
+    async with db.write() as session:
+        await session.execute(delete(pending).where(pending.expires_at < now - PENDING_WRITEUP_TTL))
+        session.add(pending(key=key, guild_id=guild_id, user_id=user_id, text=text, expires_at=now + PENDING_WRITEUP_TTL))
+        await session.flush()
+        beyond_limit = (
+            select(pending.key)
+            .where(pending.user_id == user_id)
+            .order_by(pending.expires_at.desc(), pending.key.desc())
+            .offset(MAX_PENDING_WRITEUPS_PER_USER)
+        )
+        await session.execute(delete(pending).where(pending.key.in_(beyond_limit.scalar_subquery())))
+
+
+async def _take_writeup(session: AsyncSession, guild_id: int, user_id: int, key: int) -> str:
+    """The uploaded write-up for the form `key`, deleted with the submission that uses it."""
+    row = await session.get(GoldfishPendingWriteup, key) if 0 < key <= _MAX_ID else None
+    minutes = int(PENDING_WRITEUP_TTL.total_seconds() // 60)
+    again = "Nothing was saved: run `/goldfish submit` again with the `writeup_file`."
+    if row is None or row.guild_id != guild_id or row.user_id != user_id:
+        raise NotFound(
+            f"The write-up file you attached is no longer held: uploads wait {minutes} minutes for their form, "
+            f"and only your {MAX_PENDING_WRITEUPS_PER_USER} newest are kept. {again}"
+        )
+    if row.expires_at <= utcnow():
+        raise UserError(f"The write-up file you attached expired: uploads wait {minutes} minutes for their form. {again}")
+    await session.delete(row)
+    return row.text
+
+
+async def submit(
+    db: Database,
+    guild_id: int,
+    event_id: int,
+    user_id: int,
+    *,
+    life_lost: float,
+    cards_milled: int,
+    poison: int,
+    game_wins: int,
+    writeup: str = "",
+    writeup_key: int | None = None,
+    lost_or_drew: bool = False,
+    prevented: bool = False,
+) -> SubmissionView:
+    """Save a score. The write-up is `writeup`, or the uploaded one held for the form `writeup_key`."""
+    if writeup_key is None:
+        writeup = _check_writeup(writeup)
+    async with db.write() as session:
+        event = await _event_row(session, guild_id, event_id)
+        _check_submitter(event, await _players(session, event), user_id)
+        try:
+            score = rules.score(
+                life_lost=life_lost, cards_milled=cards_milled, poison=poison, game_wins=game_wins,
+                lost_or_drew=lost_or_drew, prevented=prevented, method=event.method,
+            )
+        except rules.GoldfishInputError as error:
+            raise UserError(str(error)) from None
+        if writeup_key is not None:
+            writeup = await _take_writeup(session, guild_id, user_id, writeup_key)
+        previous = await session.execute(
+            select(GoldfishSubmission).where(
+                GoldfishSubmission.event_id == event.id,
+                GoldfishSubmission.user_id == user_id,
+                GoldfishSubmission.status == "active",
+            )
+        )
+        for row in previous.scalars():
+            row.status = "superseded"
+        row = GoldfishSubmission(
+            event_id=event.id, guild_id=guild_id, user_id=user_id, life_lost=float(life_lost),
+            cards_milled=int(cards_milled), poison=int(poison), game_wins=int(game_wins),
+            lost_or_drew=lost_or_drew, prevented=prevented, score=score, writeup=writeup, status="active",
+            created_at=utcnow(),
+        )
+        session.add(row)
+        await session.flush()
+        return _submission_view(row, event.method)
+
+
+async def _current(session: AsyncSession, event: GoldfishEvent) -> list[GoldfishSubmission]:
+    rows = await session.execute(
+        select(GoldfishSubmission).where(
+            GoldfishSubmission.event_id == event.id, GoldfishSubmission.status == "active"
+        )
+    )
+    return list(rows.scalars())
+
+
+def _standings(rows: list[GoldfishSubmission], method: str) -> list[Standing]:
+    by_user = {row.user_id: row for row in rows}
+    placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
+    return [Standing(p.placement, _submission_view(by_user[p.user_id], method)) for p in placements]
+
+
+async def scores(db: Database, guild_id: int, event_id: int) -> tuple[EventView, list[Standing]]:
+    async with db.read() as session:
+        event = await _event_row(session, guild_id, event_id)
+        return _event_view(event), _standings(await _current(session, event), event.method)
+
+
+async def final_standings(db: Database, event_id: int) -> tuple[EventView, list[Standing]]:
+    """A closed event's standings, for its final post (the outbox row carries only the id)."""
+    async with db.read() as session:
+        event = await session.get(GoldfishEvent, event_id)
+        if event is None:
+            raise NotFound("That event no longer exists.")
+        return _event_view(event), _standings(await _current(session, event), event.method)
+
+
+async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> SubmissionView:
+    """The player's counting submission (or, if it was rejected, the newest one)."""
+    async with db.read() as session:
+        event = await _event_row(session, guild_id, event_id)
+        if not 0 < user_id <= _MAX_ID:
+            raise NotFound("That player has no write-up here.")
+        rows = await session.execute(
+            select(GoldfishSubmission)
+            .where(GoldfishSubmission.event_id == event.id, GoldfishSubmission.user_id == user_id)
+            .order_by(GoldfishSubmission.id.desc())
+        )
+        history = list(rows.scalars())
+        if not history:
+            raise NotFound(f"<@{user_id}> has not submitted a score for **{escape(event.name)}**.")
+        chosen = next((row for row in history if row.status == "active"), history[0])
+        return _submission_view(chosen, event.method)
+
+
+async def history_count(db: Database, event_id: int, user_id: int) -> int:
+    async with db.read() as session:
+        query = select(func.count()).where(
+            GoldfishSubmission.event_id == event_id, GoldfishSubmission.user_id == user_id
+        )
+        return (await session.execute(query)).scalar_one()
+
+
+def _require_manager(event: GoldfishEvent, user_id: int, is_organizer: bool) -> None:
+    if not is_organizer and event.organizer_id != user_id:
+        raise PermissionDenied("Only the event's organizer (or a server organizer) can do that.")
+
+
+async def reject(
+    db: Database, guild_id: int, event_id: int, player_id: int, *, reason: str, user_id: int, is_organizer: bool
+) -> Rejection:
+    """Reject the player's counting score; the DM telling them why is queued in the same
+    transaction (held for the caller to send, so it can report whether it arrived)."""
+    reason = reason.strip()
+    if not reason:
+        raise UserError("Give a reason: the player is told why.")
+    if len(reason) > MAX_REJECT_REASON:
+        raise UserError(f"That reason is {len(reason):,} characters; the limit is {MAX_REJECT_REASON}.")
+    async with db.write() as session:
+        event = await _event_row(session, guild_id, event_id)
+        _require_manager(event, user_id, is_organizer)
+        if event.status != "open":
+            raise Conflict("That event is closed; its results are final.")
+        current = [row for row in await _current(session, event) if row.user_id == player_id]
+        if not current:
+            raise NotFound(f"<@{player_id}> has no counting submission to reject.")
+        row = current[0]
+        row.status, row.reject_reason = "rejected", reason
+        payload = {"event_id": event.id, "event_name": event.name, "reason": reason}
+        [dm] = await outbox.queue(session, outbox.Message(REJECTED, payload, user_id=player_id, guild_id=guild_id),
+                                  hold=True)
+        return Rejection(_submission_view(row, event.method), dm)
+
+
+async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_organizer: bool) -> CloseResult:
+    """Close the event: its standings become final and go to the leaderboards."""
+    async with db.write() as session:
+        event = await _event_row(session, guild_id, event_id)
+        _require_manager(event, user_id, is_organizer)
+        if event.status != "open":
+            raise Conflict(f"**{escape(event.name)}** is already closed.")
+        rows = await _current(session, event)
+        standings = _standings(rows, event.method)
+        placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
+        await leaderboard.record_results(
+            session, guild_id=guild_id, format="goldfish", event_id=event.id, event_name=event.name, results=placements
+        )
+        event.status, event.closed_at = "closed", utcnow()
+        settings = await load_settings_row(session, guild_id)
+        channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
+        # Posted after the commit; after a crash the sweeper posts it, once.
+        payload = outbox.telling({"event_id": event.id}, user_id, f"the final standings of **{escape(event.name)}**")
+        await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
+        return CloseResult(_event_view(event), standings, channel)
+
+
+def parse_number(label: str, text: str, *, whole: bool) -> float:
+    """Turn what a player typed into a number, or a clear UserError."""
+    cleaned = text.strip().replace(",", ".") or "0"
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise UserError(f"{label}: {text.strip()[:30]!r} is not a number.") from None
+    if whole and not value.is_integer():
+        raise UserError(f"{label} must be a whole number (got {text.strip()}).")
+    return int(value) if whole else value
+
+
+@channels.register
+async def _scoring_channels(session: AsyncSession, guild_id: int) -> list[tuple[int, str]]:
+    """Open scoring events post in their channels (`/config show` checks the bot may)."""
+    rows = await session.execute(
+        select(GoldfishEvent.channel_id).where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.status == "open")
+    )
+    return [(channel_id, "Goldfish scoring") for (channel_id,) in rows]

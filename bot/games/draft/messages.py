@@ -1,0 +1,300 @@
+"""How a draft's owed messages look in Discord (outbox renderers), and the background reactions
+on pack messages.
+
+In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
+them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
+was waiting also sends a one-line message, for the notification. When the draft is over each
+player's pack message (in every mode: the last message that showed them a pack) turns into their
+pool, and the channel's summary pings the players. A pick that leaves the player
+waiting is confirmed after `pick_confirm_grace` seconds (`drafts.CONFIRM`); a pack that reaches
+them within that moment takes the confirmation over: one edit shows both, and no notification is
+sent, since the player has just picked on that message.
+
+The service queues each message with the change that causes it (`bot.games.draft.service.deliveries`);
+the shared outbox sends it after the commit, or the sweeper after a crash. A renderer called for a
+row the sweeper took (`fresh` False) first checks that the pack is still waiting for its player and
+shown by no other message; otherwise the row is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Iterator
+from functools import partial
+
+import discord
+
+from bot.cards.export import export
+from bot.games.draft import service as drafts
+from bot.games.draft.confirmations import HeldConfirmations
+from bot.games.draft.ui import (
+    FINAL_POOL_FOOTER,
+    final_pool_title,
+    pack_embed,
+    pack_picture_name,
+    pack_picture_of,
+    pack_ready_text,
+    pack_view,
+    picked_line,
+    pool_embed,
+    pool_picture_of,
+    regional_indicator,
+    rejoined_text,
+    uses_reactions,
+)
+from bot.kit import card_data, limits
+from bot.kit.delivery import Outgoing
+from bot.kit.outbox import Queued
+from bot.kit.pictures import Picture
+from bot.kit.text import escape
+
+log = logging.getLogger(__name__)
+SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
+
+
+class DraftMessages:
+    def __init__(self, bot) -> None:  # bot: MtgBot
+        self.bot = bot
+        self._reaction_tasks: dict[int, asyncio.Task] = {}
+        # Pack messages being turned to their next pack by this process: a reaction on one waits
+        # until the database knows what it shows, so it is judged against the pack the player saw.
+        self._settling: dict[int, asyncio.Future] = {}
+        self.confirmations = HeldConfirmations(bot, self)
+        renderers = {
+            drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
+            drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
+            drafts.FINAL_POOL: self.final_pool, drafts.SUMMARY: self.summary, drafts.CONFIRM: self.confirmations.render,
+        }
+        for kind, renderer in renderers.items():
+            bot.outbox.register(kind, renderer)
+
+    @property
+    def scryfall(self) -> str:
+        return self.bot.settings.scryfall_base
+
+    # --- packs -------------------------------------------------------------------------------------
+
+    async def pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        prompt = drafts.prompt_of(queued)
+        if not fresh and not queued.payload.get("resend"):
+            if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
+                return None
+        picture = await self.pack_picture(prompt)
+        rejoined = bool(queued.payload.get("rejoined"))
+        if uses_reactions(prompt) and not queued.payload.get("resend"):
+            target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
+            if target is not None:
+                picked = queued.payload.get("picked") or await self.confirmations.take_over(
+                    prompt.pod_id, prompt.user_id, target.message_id)
+                return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
+        return Outgoing(
+            content=rejoined_text(prompt.pod_id) if rejoined else None,
+            embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
+            files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
+        )
+
+    async def pack_picture(self, prompt: drafts.PackPrompt) -> Picture | None:
+        """The pack's picture if its images are here (else the pack goes as text, and the draft's
+        images are fetched for the next packs)."""
+        return await self.bot.pictures.render(
+            prompt.guild_id, prompt.cards, pack_picture_of(prompt), pack_picture_name(prompt),
+            fetch_key=f"draft:{prompt.pod_id}", fetch_names=partial(drafts.cards_to_show, self.bot.db, prompt.pod_id),
+        )
+
+    def _on_pack_message(self, prompt: drafts.PackPrompt, target: drafts.PackMessage, picture: Picture | None,
+                         picked: dict | None, *, rejoined: bool = False) -> Outgoing:
+        """Show the pack on the player's reaction pack message, whose letters stay (and whose
+        picture is replaced). With the player's pick just before (`picked`) the edit is its
+        confirmation; a pack that reached a player who had been waiting (or who took their seat
+        back, `rejoined`) also gets a short new message, for the notification."""
+        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        done = self.begin_settling(target.message_id)
+
+        def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
+            self.end_settling(target.message_id, done)
+            self.start_reactions(message, prompt, have=target.letters)
+
+        return Outgoing(
+            embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
+            view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
+            edit=(target.channel_id, target.message_id),
+            continued=[] if picked else [pack_ready_text(prompt, rejoined=rejoined)],
+            after_send=after_send,
+        )
+
+    @contextlib.contextmanager
+    def settling(self, message_id: int) -> Iterator[None]:
+        """Around showing the next pack on a message and recording it (see `_settling`)."""
+        done = self.begin_settling(message_id)
+        try:
+            yield
+        finally:
+            self.end_settling(message_id, done)
+
+    def begin_settling(self, message_id: int) -> asyncio.Future:
+        done = asyncio.get_running_loop().create_future()
+        self._settling[message_id] = done
+        return done
+
+    def end_settling(self, message_id: int, done: asyncio.Future) -> None:
+        if self._settling.get(message_id) is done:
+            del self._settling[message_id]
+        if not done.done():
+            done.set_result(None)
+
+    async def settled(self, message_id: int) -> None:
+        """Wait (boundedly: a failed edit never ends its wait) until `message_id` is not being changed."""
+        done = self._settling.get(message_id)
+        if done is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
+            self.end_settling(message_id, done)
+
+    async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
+        """An older message showed the same pack: take its buttons away so only the new one is live."""
+        channel_id, message_id = queued.payload["channel_id"], queued.payload["message_id"]
+        self.stop_reactions(message_id)
+        return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id), replace_attachments=True)
+
+    async def close_pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
+        A reaction pack message that will show the player's next pack (queued with this) keeps
+        its letters and is left to that edit."""
+        p = queued.payload
+        found = await drafts.delivery_message(self.bot.db, p["pod_id"], p["pack_id"], p["pack_pick"])
+        if found is None:
+            return None
+        target = await drafts.pack_message(self.bot.db, found[1])
+        if target is None:
+            self.stop_reactions(found[1])
+        elif (target.pack_id, target.pack_pick) != (p["pack_id"], p["pack_pick"]) or (
+            p["reason"] == "timeout" and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
+        ):
+            return None
+        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
+
+    async def dms_closed(self, queued: Queued, fresh: bool) -> Outgoing:
+        user_id = queued.payload["user_id"]
+        return Outgoing(
+            content=f"<@{user_id}>, I can't DM you your draft pack. Turn on **Direct Messages** from server "
+            "members (Server menu → Privacy Settings), then run `/draft resend`. Meanwhile, pick here with `/draft pick`.",
+            allowed_mentions=limits.ping(user_id),
+        )
+
+    # --- timers --------------------------------------------------------------------------------------
+
+    async def reminder(self, queued: Queued, fresh: bool) -> Outgoing:
+        return Outgoing(content=f"⏰ Half your pick time is gone in draft #{queued.payload['pod_id']}: "
+                                "your pack is waiting above.")
+
+    async def timed_out(self, queued: Queued, fresh: bool) -> Outgoing:
+        p = queued.payload
+        if p.get("to_organizer"):
+            note = f"Draft #{p['pod_id']}: <@{p['player_id']}> timed out repeatedly; a bot took their seat."
+            if not p.get("completed"):
+                note += (" They can take it back with `/draft rejoin`, or you can give it back to them with "
+                         "`/draft rejoin player:` naming them.")
+            return Outgoing(content=note)
+        note = f"⌛ Time ran out in draft #{p['pod_id']}: I picked **{escape(p['card'])}** for you."
+        if p.get("to_bot"):
+            note += " After repeated time-outs a bot now plays your seat"
+            note += "." if p.get("completed") else (
+                ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool).")
+        return Outgoing(content=limits.clip(note, limits.CONTENT))
+
+    # --- the end --------------------------------------------------------------------------------------
+
+    async def final_pool(self, queued: Queued, fresh: bool) -> Outgoing:
+        """The draft is over: the player's pack message (the last that showed them a pack) turns
+        into their pool, with what they took last if that pick's confirmation was still held; a
+        new DM if no message showed them a pack. The channel's summary pings them."""
+        p = queued.payload
+        pod_id, user_id = p["pod_id"], queued.message.user_id
+        target = await drafts.last_shown(self.bot.db, pod_id, p["seat"]) if "seat" in p else None
+        picked = p.get("picked")
+        if target is not None and picked is None:
+            picked = await self.confirmations.take_over(pod_id, user_id, target[1])
+        if target is not None:
+            self.stop_reactions(target[1])
+        embeds, files = await self.final_pool_content(pod_id, user_id, picked)
+        return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
+
+    async def final_pool_content(self, pod_id: int, user_id: int,
+                                 picked: dict | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+        """The final pool's embed (with the player's last pick, `picked`), its text file and picture."""
+        pool = await drafts.pool(self.bot.db, pod_id, user_id)
+        extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
+        picture = await self.pool_picture(pool)
+        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        embed = pool_embed(pool, self.scryfall, final_pool_title(pod_id), picture=picture and picture.url,
+                           last_pick=line, footer=FINAL_POOL_FOOTER)
+        files = [discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}"),
+                 *([picture.file] if picture else [])]
+        return [embed], files
+
+    async def pool_picture(self, pool: drafts.PoolView) -> Picture | None:
+        """The pool by colour and curve, if its images are here."""
+        return await self.bot.pictures.render(
+            pool.guild_id, pool.cards, pool_picture_of(pool),
+            f"draft-{pool.pod_id}-pool.png", fetch_key=f"draft:{pool.pod_id}",
+            fetch_names=partial(drafts.cards_to_show, self.bot.db, pool.pod_id),
+        )
+
+    async def summary(self, queued: Queued, fresh: bool) -> Outgoing:
+        pod_id = queued.payload["pod_id"]
+        pod = await drafts.get_pod(self.bot.db, pod_id)
+        pools = await drafts.all_pools(self.bot.db, pod_id)
+        lines = [
+            f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
+            "`/draft pool` shows it here too, `/draft export` as a deck file.",
+            *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
+              for uid, cards in pools.items()),
+        ]
+        if pod.turns:
+            lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
+        # The players are pinged: their pools are edits of their pack messages, which notify nobody.
+        return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
+
+    # --- reactions on pack messages ------------------------------------------------------------------
+
+    def start_reactions(self, message: discord.Message | discord.PartialMessage, prompt: drafts.PackPrompt,
+                        *, have: int = 0) -> None:
+        """Add the letters 🇦… the message lacks, in the background: the buttons are usable at
+        once, and a reaction the player adds before the bot does counts just the same."""
+        if not uses_reactions(prompt) or have >= len(prompt.cards) or message.id in self._reaction_tasks:
+            return
+        task = asyncio.create_task(self._add_reactions(message, have, len(prompt.cards)), name=f"reactions-{message.id}")
+        self._reaction_tasks[message.id] = task
+        task.add_done_callback(lambda _t, mid=message.id: self._reaction_tasks.pop(mid, None))
+
+    async def _add_reactions(self, message, have: int, count: int) -> None:
+        try:
+            for card_index in range(have, count):
+                await message.add_reaction(regional_indicator(card_index))
+        except discord.HTTPException:
+            log.info("stopped adding reactions to %s", message.id, exc_info=True)
+            return
+        await self.bot.outbox.wait_recorded(message.id)
+        try:
+            await drafts.set_letters(self.bot.db, message.id, count)
+        except Exception:  # the letters are there; a later pack only adds them again
+            log.warning("could not record the letters on %s", message.id, exc_info=True)
+
+    def stop_reactions(self, message_id: int) -> None:
+        task = self._reaction_tasks.pop(message_id, None)
+        if task is not None:
+            task.cancel()
+
+
+def _closing_text(p: dict) -> str:
+    card = escape(p.get("card") or "")
+    if p["reason"] == "timeout":
+        return (f"⌛ Draft #{p['pod_id']} · Pack {p['round'] + 1}, pick {p['pick_number']}: "
+                f"time ran out, I picked **{card}** for you.")
+    if p["reason"] == "server":
+        return f"You picked from this pack in the server: **{card}**."
+    return (f"🤖 The organizer handed your seat in draft #{p['pod_id']} to a bot; it picks for you from now on. "
+            "`/draft rejoin` takes it back (what it picks stays in your pool).")

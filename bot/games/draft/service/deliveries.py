@@ -1,0 +1,318 @@
+"""The messages a draft owes (queued in the outbox with the change that causes them), and which
+message shows which pack state.
+
+A pack state is shown by at most one live message (`DraftDelivery`): recorded when Discord accepted
+it (the outbox's `on_sent` hook), replaced when the pack is sent again (the older message is
+retired), and looked up when a player reacts to a message. A player whose DMs are closed is marked
+so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft pick`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import rules as engine
+from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.kit import deadlines, outbox
+from bot.kit.errors import PermissionDenied
+from bot.store.db import Database
+from bot.store.types import utcnow
+
+PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPrompt)
+RETIRE = "draft.retire"  # an older message of a pack sent again (payload: channel_id, message_id)
+CLOSE_PACK = "draft.close_pack"  # a pack the bot picked from: the message loses its buttons
+DMS_CLOSED = "draft.dms_closed"  # in the pod's channel: "I can't DM you, pick with /draft pick"
+REMINDER = "draft.reminder"  # half the pick time is gone
+TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot takes the seat)
+# The pool when the draft is over (payload: pod_id, seat; "picked" as for PACK): the player's last
+# pack message turns into it (a new DM if they have none), and the channel's summary pings them.
+FINAL_POOL = "draft.final_pool"
+SUMMARY = "draft.summary"  # the channel's summary when the draft is over
+RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
+REACTION_CARDS = 20  # the most cards a pack message offers as letter reactions (🇦…🇹)
+# Keys a PACK row's payload may carry besides the prompt: "resend" (a new message, asked for),
+# "picked" (the picker's own next pack, after a reaction pick: {"card", "round", "pick_number"}),
+# "rejoined" (the first pack of a player who took their seat back from a bot).
+EXTRA_KEYS = ("resend", "picked", "rejoined")
+
+
+def uses_reactions(prompt: PackPrompt) -> bool:
+    """Is this pack shown with letter reactions (on the player's one reused pack message)?"""
+    return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
+
+
+def pack_message(prompt: PackPrompt, *, resend: bool = False, rejoined: bool = False) -> outbox.Message:
+    payload = prompt.to_payload() | ({"resend": True} if resend else {}) | ({"rejoined": True} if rejoined else {})
+    return outbox.Message(PACK, payload, user_id=prompt.user_id, guild_id=prompt.guild_id)
+
+
+def prompt_of(queued: outbox.Queued) -> PackPrompt:
+    return PackPrompt.from_payload({k: v for k, v in queued.payload.items() if k not in EXTRA_KEYS})
+
+
+async def queue_packs(
+    session: AsyncSession, pod: Pod, seats: set[int] | list[int], *, hold_seat: int | None = None
+) -> tuple[list[PackPrompt], outbox.Queued | None]:
+    """Queue the current pack of every human seat in `seats` whose DMs are open. The pack of
+    `hold_seat` (the picker) is held for the caller, who usually shows it in its interaction
+    response; the rest are sent right after the commit. Returns every prompt, and the held row."""
+    prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
+    sendable = [p for p in prompts if not p.dm_closed]
+    held = [pack_message(p) for p in sendable if p.seat == hold_seat]
+    rows = await outbox.queue(session, *(pack_message(p) for p in sendable if p.seat != hold_seat), held=held)
+    return prompts, (rows[-1] if held else None)
+
+
+async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | None = None) -> outbox.Queued | None:
+    """The draft is over: every player's pool in their DMs (a player a bot replaced too: the seat's
+    picks are theirs), and a summary in the channel. The pool of `hold_seat` (the player whose pick
+    ended the draft) is held for the caller, who shows it in answer to that pick."""
+    row = pod.row
+    pools = [
+        outbox.Message(FINAL_POOL, {"pod_id": row.id, "seat": seat.seat}, user_id=seat.user_id, guild_id=row.guild_id)
+        for seat in pod.seats
+        if not seat.dm_closed
+    ]
+    summary = outbox.Message(SUMMARY, {"pod_id": row.id}, channel_id=row.channel_id, guild_id=row.guild_id)
+    held = [m for m in pools if hold_seat is not None and m.payload["seat"] == hold_seat]
+    rows = await outbox.queue(session, *(m for m in pools if m not in held), summary, held=held)
+    return rows[-1] if held else None
+
+
+def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: str, **details) -> outbox.Message | None:
+    """Take the buttons off the message that shows a pack the bot (or a server pick) picked from.
+    None when that pick ended the draft: the message turns into the player's pool instead."""
+    if pack_id is None or pack_pick is None or pod.row.status == STATUSES.finished:
+        return None
+    payload = {"pod_id": pod.row.id, "pack_id": pack_id, "pack_pick": pack_pick, "reason": reason, **details}
+    return outbox.Message(CLOSE_PACK, payload, guild_id=pod.row.guild_id)
+
+
+# --- outbox hooks -------------------------------------------------------------------------------------
+
+
+async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """`message_id` shows the pack state now; a message that showed it before is retired."""
+    prompt = prompt_of(queued)
+    existing = (
+        await session.execute(
+            select(DraftDelivery).where(
+                DraftDelivery.pod_id == prompt.pod_id,
+                DraftDelivery.pack_id == prompt.pack_id,
+                DraftDelivery.pack_pick == prompt.pack_pick,
+            )
+        )
+    ).scalar_one_or_none()
+    if existing is None:
+        session.add(
+            DraftDelivery(pod_id=prompt.pod_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick, seat=prompt.seat,
+                          channel_id=channel_id, message_id=message_id)
+        )
+    elif existing.message_id != message_id:
+        old = {"channel_id": existing.channel_id, "message_id": existing.message_id}
+        await outbox.queue(session, outbox.Message(RETIRE, old, guild_id=prompt.guild_id))
+        await session.execute(  # a retired pack message shows no pack any more: its letters pick nothing
+            update(DraftPackMessage).where(DraftPackMessage.message_id == existing.message_id).values(pack_id=None, pack_pick=None)
+        )
+        existing.channel_id, existing.message_id = channel_id, message_id
+    if uses_reactions(prompt):
+        await _show_on_pack_message(session, prompt, channel_id, message_id)
+    await session.execute(
+        update(DraftSeat).where(DraftSeat.pod_id == prompt.pod_id, DraftSeat.seat == prompt.seat).values(dm_closed=False)
+    )
+
+
+async def _show_on_pack_message(session: AsyncSession, prompt: PackPrompt, channel_id: int, message_id: int) -> None:
+    """Record that the reaction pack message `message_id` shows `prompt` now (the player's
+    highlights on it are kept: a bot cannot remove a player's reaction in a DM).
+
+    A record that comes late changes nothing: if the pack was picked meanwhile (e.g. by a button on
+    this very message, before the batch that sent it was recorded), the message shows a later pack,
+    whose record may already be there; a message's record never goes back."""
+    picked = select(DraftPick.id).where(
+        DraftPick.pod_id == prompt.pod_id, DraftPick.pack_id == prompt.pack_id, DraftPick.pack_pick == prompt.pack_pick
+    )
+    if (await session.execute(picked.limit(1))).first() is not None:
+        return
+    row = await _pack_message_row(session, message_id)
+    if row is None:
+        try:
+            async with session.begin_nested():  # another process may record this message at the same moment
+                session.add(DraftPackMessage(pod_id=prompt.pod_id, seat=prompt.seat, channel_id=channel_id,
+                                             message_id=message_id, pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                                             letters=0, highlights=0))
+            return
+        except IntegrityError:
+            row = await _pack_message_row(session, message_id)
+    row.pack_id, row.pack_pick = prompt.pack_id, prompt.pack_pick
+
+
+async def _pack_message_row(session: AsyncSession, message_id: int) -> DraftPackMessage | None:
+    return (
+        await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
+    ).scalar_one_or_none()
+
+
+async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
+    prompt = prompt_of(queued)
+    await session.execute(
+        update(DraftSeat).where(DraftSeat.pod_id == prompt.pod_id, DraftSeat.user_id == prompt.user_id).values(dm_closed=True)
+    )
+    notice = {"pod_id": prompt.pod_id, "user_id": prompt.user_id}
+    await outbox.queue(session, outbox.Message(DMS_CLOSED, notice, channel_id=prompt.channel_id, guild_id=prompt.guild_id))
+
+
+outbox.on_sent(PACK, _record_delivery)
+outbox.on_dm_closed(PACK, _dms_closed)
+
+
+# --- lookups ---------------------------------------------------------------------------------------------
+
+
+async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt | None:
+    async with db.read() as session:
+        pod = await load_pod(session, pod_id)
+        row = pod.seat_row(user_id)
+        if row is None or row.seat is None:
+            raise PermissionDenied("You are not playing in that draft.")
+        if pod.row.status != STATUSES.running:
+            return None
+        return prompt_for(pod, row.seat)
+
+
+async def still_current(db: Database, prompt: PackPrompt) -> bool:
+    """Is this pack state still the seat's head, with no message showing it yet? (For sends made
+    long after their commit: after a crash, or a retry.)"""
+    async with db.read() as session:
+        pod = await load_pod(session, prompt.pod_id)
+        if pod.row.status != STATUSES.running or prompt.seat >= len(pod.seats):
+            return False
+        now = prompt_for(pod, prompt.seat)
+        return now is not None and (now.pack_id, now.pack_pick) == (prompt.pack_id, prompt.pack_pick)
+
+
+async def is_shown(db: Database, prompt: PackPrompt) -> bool:
+    return await delivery_message(db, prompt.pod_id, prompt.pack_id, prompt.pack_pick) is not None
+
+
+async def resend(db: Database, pod_id: int, user_id: int) -> outbox.Queued | None:
+    """Queue the player's current pack again (held: the caller sends it and reports the outcome)."""
+    prompt = await current_prompt(db, pod_id, user_id)
+    if prompt is None:
+        return None
+    async with db.write() as session:
+        return (await outbox.queue(session, pack_message(prompt, resend=True), hold=True))[0]
+
+
+async def last_shown(db: Database, pod_id: int, seat: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message that showed the seat its newest pack, if one did:
+    the player's pack message (in a reaction draft, the one they have), which their pool replaces."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftDelivery.channel_id, DraftDelivery.message_id)
+                .where(DraftDelivery.pod_id == pod_id, DraftDelivery.seat == seat)
+                .order_by(DraftDelivery.id.desc())
+                .limit(1)
+            )
+        ).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def delivery_message(db: Database, pod_id: int, pack_id: int, pack_pick: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message that showed that pack state, if one did."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+                    DraftDelivery.pod_id == pod_id, DraftDelivery.pack_id == pack_id, DraftDelivery.pack_pick == pack_pick
+                )
+            )
+        ).first()
+    return None if row is None else (row[0], row[1])
+
+
+@dataclass(frozen=True)
+class DeliveryRef:
+    pod_id: int
+    pack_id: int
+    pack_pick: int
+    seat: int
+    user_id: int
+    cards: tuple[str, ...] | None  # the cards shown, if that pack state is still current (else None)
+
+
+async def delivery_for_message(db: Database, message_id: int) -> DeliveryRef | None:
+    """What a (reacted-to) message shows; `cards` is None when it is stale."""
+    async with db.read() as session:
+        row = (
+            await session.execute(
+                select(DraftDelivery, DraftSeat.user_id, DraftPod.state)
+                .join(DraftSeat, (DraftSeat.pod_id == DraftDelivery.pod_id) & (DraftSeat.seat == DraftDelivery.seat))
+                .join(DraftPod, DraftPod.id == DraftDelivery.pod_id)
+                .where(DraftDelivery.message_id == message_id)
+                .order_by(DraftDelivery.id.desc())
+                .limit(1)
+            )
+        ).first()
+    if row is None:
+        return None
+    delivery, user_id, state = row
+    pack = engine.DraftState.pack_in_dict(state, delivery.pack_id) if state else None
+    current = pack is not None and pack[0] == delivery.pack_pick
+    return DeliveryRef(delivery.pod_id, delivery.pack_id, delivery.pack_pick, delivery.seat, user_id,
+                       pack[1] if current else None)
+
+
+async def adopt_unrecorded_message(
+    db: Database, pod_id: int, user_id: int, *, channel_id: int, message_id: int
+) -> DeliveryRef | None:
+    """Record `message_id` as showing the user's current pack if no message is on record for it
+    (sent by a process that died, or another process, before it recorded the send)."""
+    prompt = await current_prompt(db, pod_id, user_id)
+    if prompt is None:
+        return None
+    if await delivery_message(db, pod_id, prompt.pack_id, prompt.pack_pick) is not None:
+        # Recorded meanwhile (the reaction beat the sender's own record): it may be this message.
+        return await delivery_for_message(db, message_id)
+    try:
+        await record_shown(db, prompt, channel_id=channel_id, message_id=message_id)
+    except IntegrityError:  # the sender recorded it at the same moment
+        return await delivery_for_message(db, message_id)
+    return DeliveryRef(pod_id, prompt.pack_id, prompt.pack_pick, prompt.seat, user_id, prompt.cards)
+
+
+async def record_shown(db: Database, prompt: PackPrompt, *, channel_id: int, message_id: int) -> None:
+    """`message_id` shows `prompt` (a message whose outbox row is unknown: adopted, or in tests)."""
+    async with db.write() as session:
+        await _record_delivery(session, outbox.Queued(0, pack_message(prompt), 0, utcnow()), channel_id, message_id)
+
+
+# --- recovery (work left by an upgrade from a version without the outbox) ------------------------------
+
+
+@deadlines.handles(RECOVER)
+async def _recover(db: Database, due: deadlines.Due, now) -> None:
+    """Queue the packs of a running pod that no message shows, or the posts of a finished pod."""
+    async with db.write() as session:
+        pod = await load_pod(session, int(due.key), lock=True)
+        if pod.row.status == STATUSES.running:
+            shown = {
+                (pack_id, pick)
+                for pack_id, pick in await session.execute(
+                    select(DraftDelivery.pack_id, DraftDelivery.pack_pick).where(DraftDelivery.pod_id == pod.row.id)
+                )
+            }
+            missing = [
+                seat for seat in range(len(pod.seats))
+                if (p := prompt_for(pod, seat)) is not None and (p.pack_id, p.pack_pick) not in shown
+            ]
+            await queue_packs(session, pod, missing)
+        elif pod.row.status == STATUSES.finished:
+            await queue_completion(session, pod)
+        await deadlines.disarm(session, RECOVER, due.key)

@@ -1,0 +1,163 @@
+"""A draft pod's lobby: its table spec, creation, and the deal when it begins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import goldfish_rules
+from bot.games.draft import rules as engine
+from bot.games.draft.goldfish_service import validate_turns
+from bot.games.draft.models import DraftPod, DraftSeat
+from bot.games.draft.service.picking import TIMER, finish, run_bot_seats
+from bot.games.draft.service.pools import cube_info
+from bot.games.draft.service.state import (
+    NOUN,
+    STATUSES,
+    PackPrompt,
+    PodView,
+    SeatClock,
+    decode,
+    load_pod,
+    pod_view,
+    view_of,
+)
+from bot.kit import deadlines, tables
+from bot.kit.errors import UserError
+from bot.kit.text import name_key
+from bot.store.db import Database
+
+if TYPE_CHECKING:
+    from bot.kit.cubes import CubeDetail
+
+MIN_PICK_TIMER = 60
+MAX_PICK_TIMER = 7 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class BeginResult:
+    pod: PodView
+    prompts: list[PackPrompt]
+    completed: bool = False
+
+
+def _players_problem(count: int) -> str | None:
+    if count < engine.MIN_SEATS:
+        return f"A draft needs at least {engine.MIN_SEATS} players; {count} joined so far."
+    return None
+
+
+async def _deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> BeginResult:
+    """The players are seated: deal the packs from the seeded cube and queue everyone's first pack."""
+    row = loaded.row
+    config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
+    cube = [entry["name"] for entry in await cube_info(session, row.id)]
+    try:
+        config.validate(len(cube))
+    except engine.DraftError as error:
+        raise UserError(str(error)) from None
+    state = engine.DraftState.new(config, engine.generate_packs(cube, config, row.seed))
+    await session.flush()  # the seating, which the pod is read back with
+    pod = await load_pod(session, row.id)
+    pod.state, pod.clocks = state, [SeatClock(waiting_since=now) for _ in pod.seats]
+    heads_before: list = [None] * len(loaded.seats)  # every seat's first pack is new to it
+    await run_bot_seats(session, pod, now)
+    _, prompts, _ = await finish(session, pod, heads_before, now)
+    return BeginResult(pod_view(pod), prompts, state.is_complete())
+
+
+async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
+    if was_running:
+        await deadlines.disarm(session, TIMER, loaded.row.id)
+
+
+SPEC = tables.TableSpec(
+    kind="draft", noun=NOUN, title="Draft", model=DraftPod, seat_model=DraftSeat, view=view_of, begin=_deal,
+    players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+)
+
+
+@dataclass(frozen=True)
+class GoldfishOptions:
+    """Make the pod a Goldfish Draft: scoring opens when it ends (FORMATS.md §1). Unset turns
+    default from the cube: 7 for the shipped Goldfish Cube, 10 for any other pool."""
+
+    turns: int | None = None
+    method: str = "sum"
+    play_order: str = "first"
+
+    def columns(self, cube: CubeDetail) -> dict:
+        turns = self.turns or goldfish_rules.default_turns(cube.source == "shipped" and name_key(cube.name) == "goldfish")
+        try:
+            goldfish_rules.validate_method(self.method)
+            goldfish_rules.validate_play_order(self.play_order)
+        except goldfish_rules.GoldfishInputError as error:
+            raise UserError(str(error)) from None
+        validate_turns(turns)
+        return {"turns": turns, "goldfish_method": self.method, "goldfish_play_order": self.play_order}
+
+
+async def create_pod(
+    db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
+    max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
+    pick_mode: str = "both", seed: int | None = None,
+) -> PodView:
+    config = engine.DraftConfig(max_seats, packs, pack_size)
+    try:
+        config.validate()
+        engine.DraftConfig(engine.MIN_SEATS, packs, pack_size).validate(cube.size)
+    except engine.DraftError as error:
+        raise UserError(str(error)) from None
+    if pick_timer_seconds is not None and not MIN_PICK_TIMER <= pick_timer_seconds <= MAX_PICK_TIMER:
+        raise UserError("A pick timer must be between 1 minute and 7 days.")
+    async with db.write() as session:
+        loaded = await tables.create(
+            session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
+            packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
+            card_info=[_card_json(card) for card in cube.cards], **(goldfish.columns(cube) if goldfish else {}),
+        )
+        return pod_view(decode(loaded))
+
+
+def _card_json(card) -> dict:
+    data = {"name": card.name}
+    for key in ("colour", "type_line", "mana_value", "rating", "rarity"):
+        value = getattr(card, key, None)
+        if value is not None:
+            data[key] = value
+    return data
+
+
+async def get_pod(db: Database, pod_id: int) -> PodView:
+    return await tables.get(db, SPEC, pod_id)
+
+
+async def join(db: Database, pod_id: int, actor: tables.Actor) -> PodView:
+    return await tables.join(db, SPEC, pod_id, actor)
+
+
+async def leave(db: Database, pod_id: int, actor: tables.Actor) -> PodView:
+    return await tables.leave(db, SPEC, pod_id, actor)
+
+
+async def begin(db: Database, pod_id: int, actor: tables.Actor, *, now: datetime | None = None) -> BeginResult:
+    return await tables.begin(db, SPEC, pod_id, actor, now=now)
+
+
+async def cancel(db: Database, pod_id: int, actor: tables.Actor) -> PodView:
+    return await tables.cancel(db, SPEC, pod_id, actor)
+
+
+async def set_lobby_message(db: Database, pod_id: int, message_id: int) -> None:
+    await tables.set_lobby_message(db, SPEC, pod_id, message_id)
+
+
+async def find_pod(
+    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] | None = None
+) -> PodView | None:
+    """This channel's newest pod in `statuses`, else the user's newest (in this server, if in one)."""
+    pod_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+    return None if pod_id is None else await get_pod(db, pod_id)

@@ -1,0 +1,381 @@
+"""A draft pod as the services see it: loaded with its seats and documents, and shown as views.
+
+The pod row carries two documents: `state`, the engine's (`DraftState.to_dict`, every pack and
+the picks per seat), and `bookkeeping`, this package's (each seat's pick clock, and when the pick
+timer's deadline is armed for).
+
+A pick is the hottest write the bot has, so a pod is loaded and saved with SQLAlchemy Core, not the
+ORM: `load_pod` reads the pod and its seats in one statement (each document decoded once, not once
+per seat row) into plain `PodRow`s and `SeatRow`s, and `Pod.save` writes the pod row back in one
+UPDATE with the new pick rows, plus the seats whose columns changed. The ORM's identity map and unit
+of work cost several times what the statements themselves do here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, make_dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Text, bindparam, cast, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import rules as engine
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
+from bot.kit import tables
+from bot.kit.errors import NotFound
+from bot.store.prepared import Prepared
+
+STATUSES = tables.Statuses(running="drafting", finished="complete")
+NOUN = "draft"
+BOOKKEEPING_VERSION = 1
+
+
+# --- views returned to the cogs --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatView:
+    user_id: int
+    seat: int | None
+    picks: int
+    is_bot: bool
+    dm_closed: bool
+    queued: int  # packs waiting for this seat (its head included)
+    has_head: bool
+    waiting_since: datetime | None
+    last_pick_at: datetime | None
+    timeouts: int
+
+
+@dataclass(frozen=True)
+class PodView(tables.TableView):
+    cube_name: str
+    packs: int
+    pack_size: int
+    pick_timer_seconds: int | None
+    turns: int | None
+    pick_mode: str
+    seats: tuple[SeatView, ...]  # join order in the lobby; seat order once drafting
+
+    @property
+    def player_ids(self) -> list[int]:
+        return [seat.user_id for seat in self.seats]
+
+    @property
+    def is_full(self) -> bool:
+        return len(self.seats) >= self.max_seats
+
+    def seat_of(self, user_id: int) -> SeatView | None:
+        return next((seat for seat in self.seats if seat.user_id == user_id), None)
+
+    def round_of(self, seat: SeatView) -> int:
+        return min(seat.picks // self.pack_size, self.packs - 1)
+
+    @property
+    def total_picks(self) -> int:
+        return len(self.seats) * self.packs * self.pack_size
+
+
+@dataclass(frozen=True)
+class PackPrompt:
+    """Show pack `pack_id`, as it is after `pack_pick` picks, to `user_id`."""
+
+    pod_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    pack_id: int
+    pack_pick: int
+    round: int
+    pick_number: int
+    pack_size: int
+    packs: int
+    cards: tuple[str, ...]
+    queued_behind: int
+    pick_mode: str
+    dm_closed: bool
+    direction: str
+
+    def to_payload(self) -> dict:
+        return {**self.__dict__, "cards": list(self.cards)}
+
+    @classmethod
+    def from_payload(cls, payload: dict) -> PackPrompt:
+        return cls(**{**payload, "cards": tuple(payload["cards"])})
+
+
+@dataclass(frozen=True)
+class SeatWait:
+    """What a seat has to pick from now, for answering a click on a pack it can't pick from:
+    `PACK` (a pack, shown on its newest pack message), `WAITING` (none yet: it waits on the
+    players `on`, the first of them holding its next pack), `DONE` (all its picks made, the
+    draft goes on), `BOT` (a bot plays it) or `OVER` (the draft is complete)."""
+
+    PACK, WAITING, DONE, BOT, OVER = "pack", "waiting", "done", "bot", "over"
+    state: str
+    pod_id: int
+    on: tuple[int, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """Where the player stands (names without pinging: `<@id>` in a message that pings nobody)."""
+        if self.state == self.PACK:
+            return "Your current pack is in your newest pack message."
+        if self.state == self.WAITING:
+            if not self.on:
+                return "You have no pack right now: the next one reaches you when the others pass it."
+            chain = ", who is waiting on ".join(f"<@{user_id}>" for user_id in self.on)
+            return f"You have no pack right now: you are waiting on {chain}."
+        if self.state == self.DONE:
+            return ("You have made all your picks: the draft goes on with the others, and when it ends your pack "
+                    "message turns into your pool (`/draft pool` shows it now).")
+        if self.state == self.BOT:
+            return "A bot plays your seat now: `/draft rejoin` takes it back (what it picked stays in your pool)."
+        return (f"Draft #{self.pod_id} is over: your pool is in your pack message, and `/draft pool` shows it "
+                "(`/draft export` for deck files).")
+
+    @property
+    def refusal(self) -> str:
+        """The answer to a pick from a pack the seat can't pick from (any more)."""
+        if self.state in (self.BOT, self.OVER):
+            return self.text
+        return f"Already picked: that pack has moved on. {self.text}"
+
+
+MAX_WAITED_ON = 3  # players named in a wait (the one holding the next pack, then whom they wait on)
+
+
+def seat_wait(pod: Pod, seat: int) -> SeatWait:
+    pod_id, state = pod.row.id, pod.state
+    if pod.row.status != STATUSES.running or state is None:
+        return SeatWait(SeatWait.OVER, pod_id)
+    if pod.by_seat(seat).is_bot:
+        return SeatWait(SeatWait.BOT, pod_id)
+    if state.head(seat) is not None:
+        return SeatWait(SeatWait.PACK, pod_id)
+    if state.picks_by_seat[seat] >= pod.config.picks_per_seat:
+        return SeatWait(SeatWait.DONE, pod_id)
+    # The seat holding the next pack; if it can't pick from it yet (it waits for a pack itself, or
+    # a bot plays it, which always waits), whom it waits on, and so on.
+    on: list[int] = []
+    seen, current = {seat}, seat
+    while len(on) < MAX_WAITED_ON and (upstream := state.next_pack_from(current)) is not None and upstream not in seen:
+        seen.add(upstream)
+        row = pod.by_seat(upstream)
+        if not row.is_bot:
+            on.append(row.user_id)
+        if state.head(upstream) is not None:
+            break
+        current = upstream
+    return SeatWait(SeatWait.WAITING, pod_id, tuple(on))
+
+
+# --- the loaded pod --------------------------------------------------------------------------
+
+
+@dataclass
+class SeatClock:
+    """The part of a seat that changes with picks, kept in the pod's bookkeeping document."""
+
+    waiting_since: datetime | None = None  # when the seat's current pack became its head
+    reminded: bool = False  # reminded about that pack (pick timers)
+    last_pick_at: datetime | None = None
+
+    def to_dict(self) -> dict:
+        return {"waiting_since": _iso(self.waiting_since), "reminded": self.reminded, "last_pick_at": _iso(self.last_pick_at)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SeatClock:
+        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")))
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _parse_iso(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+@dataclass
+class Pod:
+    row: Any  # a `PodRow` (a `DraftPod` in the lobby's views)
+    seats: list[Any]  # `SeatRow`s: by seat number once drafting, join order in the lobby
+    state: engine.DraftState | None
+    clocks: list[SeatClock] = field(default_factory=list)  # by seat number, once drafting
+    timer_due: datetime | None = None  # when the pick-timer deadline is armed for (None: not armed)
+    # The seats' changeable columns as loaded (`save` writes the seats whose columns changed).
+    loaded_seats: list[tuple] = field(default_factory=list)
+    new_picks: list[dict] = field(default_factory=list)  # pick rows not written yet (`save` writes them)
+
+    def seat_row(self, user_id: int) -> Any | None:
+        return next((row for row in self.seats if row.user_id == user_id), None)
+
+    def by_seat(self, seat: int) -> Any:
+        return self.seats[seat]
+
+    @property
+    def config(self) -> engine.DraftConfig:
+        return engine.DraftConfig(len(self.seats), self.row.packs, self.row.pack_size)
+
+    async def write_picks(self, session: AsyncSession) -> None:
+        """Write the pick rows made so far (before anything reads this pod's picks)."""
+        for pick in self.new_picks:
+            await _INSERT_PICK.run(session, pick)
+        self.new_picks.clear()
+
+    async def save(self, session: AsyncSession) -> None:
+        """Write the pod row (both documents, status, one more `version`), its new pick rows and the
+        seats that changed. On PostgreSQL a lone new pick goes in the pod's UPDATE statement (one
+        round trip fewer per pick)."""
+        assert self.state is not None
+        row = self.row
+        row.version += 1
+        row.state = self.state.to_dict()
+        row.bookkeeping = {
+            "v": BOOKKEEPING_VERSION,
+            "seats": [clock.to_dict() for clock in self.clocks],
+            "timer_due": _iso(self.timer_due),
+        }
+        values = {
+            "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": row.version,
+            "status": row.status, "finished_at": row.finished_at,
+        }
+        if len(self.new_picks) == 1 and session.bind.dialect.name == "postgresql":
+            await _SAVE_POD_AND_PICK.run(session, values | {f"pick_{k}": v for k, v in self.new_picks.pop().items()})
+        else:
+            await self.write_picks(session)
+            await _SAVE_POD.run(session, values)
+        for index, seat in enumerate(self.seats):
+            now, before = _seat_marks(seat), self.loaded_seats[index]
+            if now != before:
+                changed = {key: value for key, value, old in zip(_SEAT_MARKS, now, before, strict=True) if value != old}
+                await session.execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(**changed))
+                self.loaded_seats[index] = now
+
+
+_PODS, _SEATS = DraftPod.__table__, DraftSeat.__table__
+_SEAT_MARKS = ("timeouts", "is_bot", "dm_closed")  # the seat columns a draft changes
+# Not loaded: the cube (only bot picks and pools need it, `pools.cube_info`), the two documents
+# (read as text, below), and times no draft use case reads (each costs a conversion per seat row).
+_POD_COLUMNS = [c for c in _PODS.c if c.key not in ("card_info", "state", "bookkeeping", "created_at", "started_at")]
+_POD_NAMES = [c.key for c in _POD_COLUMNS]
+_SEAT_NAMES = [c.key for c in _SEATS.c]
+# A row's columns as attributes, loaded with Core (see the module's docstring). A pod's has every
+# column of `DraftPod` but `card_info`, `created_at` and `started_at`; its documents are decoded.
+PodRow = make_dataclass("PodRow", [*_POD_NAMES, "state", "bookkeeping"], slots=True)
+SeatRow = make_dataclass("SeatRow", _SEAT_NAMES, slots=True)
+_LOAD_QUERY = (
+    select(
+        *_POD_COLUMNS,
+        # The documents as text, decoded once here: as JSON they would be decoded once per seat row
+        # (by asyncpg itself on PostgreSQL).
+        cast(_PODS.c.state, Text).label("state_text"),
+        cast(_PODS.c.bookkeeping, Text).label("bookkeeping_text"),
+        *(c.label(f"seat_{c.key}") for c in _SEATS.c),
+    )
+    .select_from(_PODS.outerjoin(_SEATS, _SEATS.c.pod_id == _PODS.c.id))
+    .where(_PODS.c.id == bindparam("pod_id"))
+    .order_by(_SEATS.c.seat.is_(None), _SEATS.c.seat, _SEATS.c.joined_at, _SEATS.c.id)  # as `tables.load_rows`
+)
+_LOAD = Prepared(_LOAD_QUERY)
+_LOAD_LOCKED = Prepared(_LOAD_QUERY.with_for_update(of=_PODS))
+_SEAT_ID = len(_POD_NAMES) + 2 + _SEAT_NAMES.index("id")  # in a loaded row
+_PICK_COLUMNS = ("pod_id", "guild_id", "seat", "round", "pick_number", "pack_id", "pack_pick", "card", "sequence",
+                 "source", "picked_at")
+_INSERT_PICK = Prepared(insert(DraftPick.__table__).values({c: bindparam(c) for c in _PICK_COLUMNS}))
+_SAVE_POD_QUERY = (
+    update(_PODS)
+    .where(_PODS.c.id == bindparam("pod_id"))
+    .values(state=bindparam("state"), bookkeeping=bindparam("bookkeeping"), version=bindparam("version"),
+            status=bindparam("status"), finished_at=bindparam("finished_at"))
+)
+_SAVE_POD = Prepared(_SAVE_POD_QUERY)
+# PostgreSQL: WITH new_pick AS (INSERT INTO draft_picks ...) UPDATE draft_pods ... (a data-changing
+# CTE runs whether or not the statement reads it).
+_SAVE_POD_AND_PICK = Prepared(_SAVE_POD_QUERY.add_cte(
+    insert(DraftPick.__table__).values({c: bindparam(f"pick_{c}") for c in _PICK_COLUMNS}).cte("new_pick")
+))
+
+
+def _seat_marks(seat: Any) -> tuple:
+    return seat.timeouts, seat.is_bot, seat.dm_closed  # _SEAT_MARKS
+
+
+def _document(text: str | dict | None) -> dict | None:
+    return json.loads(text) if isinstance(text, str) else text
+
+
+def decode(loaded: tables.Loaded) -> Pod:
+    """A pod from rows loaded by the shared table lifecycle (views of lobbies, the deal)."""
+    return _pod(loaded.row, loaded.seats, loaded.row.state, loaded.row.bookkeeping)
+
+
+def _pod(row: Any, seats: list[Any], state: dict | None, bookkeeping: dict | None) -> Pod:
+    if state is None:
+        return Pod(row, seats, None, loaded_seats=[_seat_marks(seat) for seat in seats])
+    config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
+    bookkeeping = bookkeeping or {}
+    clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
+    return Pod(row, seats, engine.DraftState.from_dict(state, config), clocks,
+               _parse_iso(bookkeeping.get("timer_due")), [_seat_marks(seat) for seat in seats])
+
+
+async def load_pod(session: AsyncSession, pod_id: int, *, lock: bool = False) -> Pod:
+    """The pod and its seats, in one statement (`lock`: the pod row, until the transaction ends)."""
+    if not 0 < pod_id <= tables.MAX_ID:
+        raise NotFound(f"There is no {NOUN} #{pod_id}.")
+    rows = await (_LOAD_LOCKED if lock else _LOAD).rows(session, {"pod_id": pod_id})
+    if not rows:
+        raise NotFound(f"There is no {NOUN} #{pod_id}.")
+    width = len(_POD_NAMES)
+    first = rows[0]
+    row = PodRow(*first[:width], _document(first[width]), _document(first[width + 1]))
+    seats = [SeatRow(*r[width + 2:]) for r in rows if r[_SEAT_ID] is not None]
+    return _pod(row, seats, row.state, row.bookkeeping)
+
+
+def pod_view(pod: Pod) -> PodView:
+    state = pod.state
+    seats = []
+    for row in pod.seats:
+        queued, has_head, picks, clock = 0, False, 0, SeatClock()
+        if state is not None and row.seat is not None:
+            queued = len(state.queue(row.seat))
+            has_head = state.head(row.seat) is not None
+            picks = state.picks_by_seat[row.seat]
+            clock = pod.clocks[row.seat]
+        seats.append(
+            SeatView(row.user_id, row.seat, picks, row.is_bot, row.dm_closed, queued, has_head,
+                     clock.waiting_since, clock.last_pick_at, row.timeouts)
+        )
+    r = pod.row
+    return PodView(
+        **tables.view_columns(r), cube_name=r.cube_name, packs=r.packs, pack_size=r.pack_size,
+        pick_timer_seconds=r.pick_timer_seconds, turns=r.turns, pick_mode=r.pick_mode, seats=tuple(seats),
+    )
+
+
+def view_of(loaded: tables.Loaded) -> PodView:
+    return pod_view(decode(loaded))
+
+
+def prompt_for(pod: Pod, seat: int) -> PackPrompt | None:
+    """What the seat must pick from now (None: nothing, or a bot plays the seat)."""
+    state = pod.state
+    assert state is not None
+    head = state.head(seat)
+    row = pod.by_seat(seat)
+    if head is None or row.is_bot:
+        return None
+    r = pod.row
+    return PackPrompt(
+        pod_id=r.id, guild_id=r.guild_id, channel_id=r.channel_id, user_id=row.user_id, seat=seat,
+        pack_id=head.pack_id, pack_pick=head.picks_made, round=head.round,
+        pick_number=state.picks_by_seat[seat] - head.round * r.pack_size + 1, pack_size=r.pack_size, packs=r.packs,
+        cards=tuple(head.cards), queued_behind=len(state.queue(seat)) - 1, pick_mode=r.pick_mode,
+        dm_closed=row.dm_closed, direction=engine.direction_name(head.round),
+    )

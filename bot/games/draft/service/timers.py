@@ -1,0 +1,127 @@
+"""Pick timers, run by the shared sweeper from the pod's deadline (`picking.TIMER`).
+
+Half way through a seat's time the player is reminded (once per pack); when it runs out the bot
+picks for them (`engine.auto_pick`: their colours first, then the cube's rating, then pack order),
+and after `TIMEOUTS_BEFORE_BOT` time-outs in a row a bot takes the seat and the organizer is told.
+Clocks live in the pod's bookkeeping document, so they survive restarts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import rules as engine
+from bot.games.draft.service import deliveries
+from bot.games.draft.service.picking import (
+    TIMER,
+    PickResult,
+    apply_pick,
+    hand_to_bot,
+    pool_of,
+    schedule_timer,
+)
+from bot.games.draft.service.pools import pick_hints
+from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.kit import deadlines, outbox
+from bot.store.db import Database
+
+TIMEOUTS_BEFORE_BOT = 3  # in a row: a pick by the player resets the count
+
+
+@dataclass
+class TimerActions:
+    """What one pod's timer did (its messages are queued)."""
+
+    reminders: list[PackPrompt] = field(default_factory=list)
+    auto_picks: list[tuple[PickResult, bool]] = field(default_factory=list)  # (result, seat now a bot)
+
+
+@deadlines.handles(TIMER)
+async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerActions:
+    pod_id = int(due.key)
+
+    async def use_case(session: AsyncSession) -> TimerActions:
+        actions = TimerActions()  # made here: the job may run again (see `Database.transact`)
+        pod = await load_pod(session, pod_id, lock=True)
+        if pod.row.status != STATUSES.running:
+            await deadlines.disarm(session, TIMER, due.key)
+            return actions
+        await _sweep_pod(session, pod, now, actions)
+        pod.timer_due = None  # re-armed exactly (or disarmed) below
+        await schedule_timer(session, pod)
+        if pod.timer_due is None:
+            await deadlines.disarm(session, TIMER, due.key)
+        await pod.save(session)
+        return actions
+
+    return await db.transact(use_case, key=pod_id)
+
+
+async def sweep_timers(db: Database, *, now: datetime | None = None) -> TimerActions:
+    """Run every pick timer that is due at `now` (what the sweeper does, for drafts alone)."""
+    total = TimerActions()
+    for actions in await deadlines.run_due(db, now=now, kinds=(TIMER,)):
+        total.reminders += actions.reminders
+        total.auto_picks += actions.auto_picks
+    return total
+
+
+async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: TimerActions) -> None:
+    timer = timedelta(seconds=pod.row.pick_timer_seconds or 0)
+    state = pod.state
+    assert state is not None
+    for row in list(pod.seats):
+        clock = pod.clocks[row.seat] if row.seat is not None else None
+        if row.is_bot or clock is None or clock.waiting_since is None or state.is_complete():
+            continue
+        head = state.head(row.seat)
+        if head is None:
+            continue
+        waited = now - clock.waiting_since
+        if waited >= timer:
+            actions.auto_picks.append(await _time_out(session, pod, row, head, now))
+        elif waited >= timer / 2 and not clock.reminded:
+            clock.reminded = True
+            if (prompt := prompt_for(pod, row.seat)) is not None:
+                actions.reminders.append(prompt)
+                reminder = {"pod_id": prompt.pod_id}
+                await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder, user_id=prompt.user_id))
+
+
+async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
+    pool = await pool_of(session, pod, row.seat)
+    colours, ratings = await pick_hints(session, pod.row.id)
+    card = engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings)
+    row.timeouts += 1
+    result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, head.cards.index(card), "timeout", now)
+    to_bot = row.timeouts >= TIMEOUTS_BEFORE_BOT
+    if to_bot:
+        handed = await hand_to_bot(session, pod, row, now)
+        result = replace(
+            result, others=_merge(result.others, handed.others), next_for_picker=None, completed=handed.completed,
+            bot_picks=result.bot_picks + handed.bot_picks,
+        )
+    await outbox.queue(session, *_timeout_messages(pod, result, to_bot))
+    return result, to_bot
+
+
+def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt]:
+    merged = {p.seat: p for p in first}
+    merged.update({p.seat: p for p in second})
+    return [merged[s] for s in sorted(merged)]
+
+
+def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
+    details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+    closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, "timeout", **details)
+    note = {"pod_id": pod.row.id, **details, "to_bot": to_bot, "completed": result.completed}
+    messages = [m for m in (closing,) if m is not None]
+    messages.append(outbox.Message(deliveries.TIMED_OUT, note, user_id=result.user_id))
+    if to_bot:
+        organizer = {"pod_id": pod.row.id, "player_id": result.user_id, "to_organizer": True,
+                     "completed": result.completed}
+        messages.append(outbox.Message(deliveries.TIMED_OUT, organizer, user_id=pod.row.organizer_id))
+    return messages

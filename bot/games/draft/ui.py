@@ -1,0 +1,361 @@
+"""How draft pods look in Discord: the lobby, pack messages, status and pools (no rules, no SQL)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import partial
+
+import discord
+from PIL import Image
+
+from bot.cards import pictures
+from bot.cards.scryfall import card_link_markdown
+from bot.games.draft.service import REACTION_CARDS, PackPrompt, PodView, PoolView, RejoinResult, SeatWait
+from bot.games.draft.service import uses_reactions as uses_reactions
+from bot.kit import limits
+from bot.kit.dispatch import Component, index, number
+from bot.kit.formatting import format_duration
+from bot.kit.lobby import lobby_button_type
+from bot.kit.lobby import lobby_view as generic_lobby_view
+from bot.kit.text import escape
+from bot.store.types import utcnow
+
+MAX_REACTION_CARDS = REACTION_CARDS
+MAX_BUTTON_CARDS = 25
+SELECT_PART = 25  # cards per pick menu of a big pack (menu `part` offers cards part*25 …)
+
+
+def letter(index: int) -> str:
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index] if index < 26 else str(index + 1)
+
+
+def regional_indicator(index: int) -> str:
+    """🇦, 🇧, … — the reaction for card `index`."""
+    return chr(0x1F1E6 + index)
+
+
+def index_of_reaction(emoji: str) -> int | None:
+    if len(emoji) == 1 and 0x1F1E6 <= ord(emoji) < 0x1F1E6 + MAX_REACTION_CARDS:
+        return ord(emoji) - 0x1F1E6
+    return None
+
+
+def uses_components(prompt: PackPrompt, *, in_dm: bool = True) -> bool:
+    return not in_dm or prompt.pick_mode in ("both", "buttons") or len(prompt.cards) > MAX_REACTION_CARDS
+
+
+# --- lobby -------------------------------------------------------------------------------------
+
+
+def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
+    kind = f"Goldfish Draft ({pod.turns} turns)" if pod.turns else "Draft"
+    embed = discord.Embed(title=f"{kind} #{pod.id} · cube {pod.cube_name}", colour=discord.Colour.gold())
+    settings = [
+        f"{pod.packs} packs of {pod.pack_size}",
+        f"up to {pod.max_seats} players",
+        f"pick timer {format_duration(pod.pick_timer_seconds)}" if pod.pick_timer_seconds else "no pick timer",
+        f"picks by {pod.pick_mode}",
+    ]
+    embed.description = " · ".join(settings)
+    if pod.status == "lobby":
+        players = "\n".join(f"• <@{uid}>" for uid in pod.player_ids) or "nobody yet"
+        embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
+        embed.set_footer(text="Join, then the organizer presses Begin. Picks happen in DMs.")
+    else:
+        seating = "\n".join(
+            f"Seat {s.seat + 1}: <@{s.user_id}>{' (bot)' if s.is_bot else ''}" for s in pod.seats if s.seat is not None
+        )
+        embed.add_field(name="Seating (pack 1 passes left, pack 2 right)", value=seating or "-", inline=False)
+        embed.add_field(name="Status", value=pod.status, inline=False)
+    if note:
+        embed.add_field(name="\u200b", value=note, inline=False)
+    return embed
+
+
+LobbyButton = lobby_button_type("draft", "DraftCog")
+
+
+def lobby_view(pod: PodView) -> discord.ui.View | None:
+    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == "lobby")
+
+
+# --- pack messages -----------------------------------------------------------------------------
+
+
+def _card_lines(prompt: PackPrompt, scryfall_base: str) -> tuple[list[str], list[str]]:
+    """Each card with its letter, linked to Scryfall; and the same lines without links."""
+    marks = [regional_indicator(i) if i < MAX_REACTION_CARDS else letter(i) for i in range(len(prompt.cards))]
+    linked = [f"{mark} {card_link_markdown(card, scryfall_base)}" for mark, card in zip(marks, prompt.cards, strict=True)]
+    plain = [f"{mark} {escape(card)}" for mark, card in zip(marks, prompt.cards, strict=True)]
+    return linked, plain
+
+
+def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | None = None,
+               picture: str | None = None) -> discord.Embed:
+    """The pack's cards with their letters; `picture` (an `attachment://` address) shows the
+    cards' picture under them."""
+    title = f"Draft #{prompt.pod_id} · Pack {prompt.round + 1}, pick {prompt.pick_number}"
+    linked, plain = _card_lines(prompt, scryfall_base)
+    footer_budget = 300 + (len(picked_line) if picked_line else 0)
+    description = limits.fit_lines(linked, min(limits.DESCRIPTION, limits.EMBED_TOTAL - len(title) - footer_budget), plain)
+    embed = discord.Embed(title=title, description=description, colour=discord.Colour.blue())
+    waiting = prompt.queued_behind
+    # Letters from a bigger pack stay on a reused pack message: name the ones that count.
+    letters = f" {regional_indicator(0)}–{regional_indicator(len(prompt.cards) - 1)}" if uses_reactions(prompt) else ""
+    how = {
+        "both": f"React with a letter{letters} or press a button.",
+        "buttons": "Press a button.",
+        "reactions": f"React with a letter{letters}.",
+    }[prompt.pick_mode]
+    embed.set_footer(
+        text=f"{how} Passing {prompt.direction}. "
+        + (f"{waiting} more pack{'s' if waiting != 1 else ''} waiting after this one." if waiting else "")
+    )
+    if picked_line:
+        embed.add_field(name="Last pick", value=limits.clip(picked_line, limits.FIELD_VALUE), inline=False)
+    if picture:
+        embed.set_image(url=picture)
+    return limits.fit_embed(embed)
+
+
+def pack_picture_of(prompt: PackPrompt) -> Callable[[list[Image.Image]], bytes]:
+    """Draws the pack's picture from its cards' tiles, each under its letter."""
+    return partial(pictures.pack_picture, labels=[letter(i) for i in range(len(prompt.cards))])
+
+
+def pack_picture_name(prompt: PackPrompt) -> str:
+    return f"draft-{prompt.pod_id}-pack-{prompt.pack_id}-{prompt.pack_pick}.png"
+
+
+class PickButton(
+    Component, prefix="dp", parts=(number("pod"), index("pack"), index("pick"), index("index")),
+    route=("DraftCog", "on_pick_button"),
+):
+    """One card of one pack state; a click on a stale one is answered "already picked"."""
+
+    @classmethod
+    def make(cls, prompt: PackPrompt, card_index: int, label: str) -> PickButton:
+        custom_id = cls.custom_id_for(pod=prompt.pod_id, pack=prompt.pack_id, pick=prompt.pack_pick, index=card_index)
+        return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id))
+
+
+class PickSelect(
+    Component, prefix="dps", parts=(number("pod"), index("pack"), index("pick"), index("part")),
+    route=("DraftCog", "on_pick_select"), value=index("value"),
+):
+    """A select menu for packs too big for buttons."""
+
+    @classmethod
+    def make(cls, prompt: PackPrompt, part: int, options: Sequence[discord.SelectOption]) -> PickSelect:
+        custom_id = cls.custom_id_for(pod=prompt.pod_id, pack=prompt.pack_id, pick=prompt.pack_pick, part=part)
+        placeholder = f"Pick a card ({part * 25 + 1}–{part * 25 + len(options)})"
+        return cls(discord.ui.Select(custom_id=custom_id, placeholder=placeholder, options=list(options)))
+
+
+def _button_label(index: int, card: str) -> str:
+    return limits.clip(f"{letter(index)} · {card}", limits.BUTTON_LABEL)
+
+
+def pack_view(prompt: PackPrompt, *, in_dm: bool = True) -> discord.ui.View | None:
+    if not uses_components(prompt, in_dm=in_dm):
+        return None
+    view = discord.ui.View(timeout=None)
+    if len(prompt.cards) <= MAX_BUTTON_CARDS:
+        for card_index, card in enumerate(prompt.cards):
+            view.add_item(PickButton.make(prompt, card_index, _button_label(card_index, card)))
+        return view
+    for part in range(0, len(prompt.cards), 25):
+        options = [
+            discord.SelectOption(label=limits.clip(_button_label(i, card), limits.SELECT_LABEL), value=str(i))
+            for i, card in enumerate(prompt.cards[part : part + 25], start=part)
+        ]
+        view.add_item(PickSelect.make(prompt, part // 25, options))
+    return view
+
+
+def picked_line(round_index: int, pick_number: int, card: str, scryfall_base: str) -> str:
+    return f"✅ Pack {round_index + 1}, pick {pick_number}: you took {card_link_markdown(card, scryfall_base)}."
+
+
+def pack_ready_text(prompt: PackPrompt, *, rejoined: bool = False) -> str:
+    """The short new message that notifies a player whose pack message (above) shows a new pack
+    (`rejoined`: the first since they took their seat back from a bot)."""
+    how = "react with its letter" if prompt.pick_mode == "reactions" else "react with its letter or press its button"
+    which = "your seat is yours again, and your current pack" if rejoined else "your next pack"
+    return (f"📬 Draft #{prompt.pod_id}: {which} (pack {prompt.round + 1}, pick {prompt.pick_number}) "
+            f"is in your pack message above: {how}.")
+
+
+def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str:
+    """In the channel: a player took their seat back from the bot (or organizer `by` gave it back)."""
+    who = f"<@{result.user_id}>"
+    said = (f"<@{by}> gave {who} their seat back in draft #{result.pod_id}" if by
+            else f"{who} took their seat back in draft #{result.pod_id}")
+    picks = result.bot_picks
+    if picks:
+        said += f"; the bot's {picks} pick{'s' if picks != 1 else ''} for them stay in their pool"
+    if result.prompt is not None:
+        after = ("They pick with `/draft pick` here (their DMs are closed)." if result.prompt.dm_closed
+                 else "Their current pack is in their DMs.")
+    elif result.wait.state == SeatWait.DONE:
+        after = "The bot made all their picks: their pool comes when the draft ends."
+    elif result.wait.on:
+        after = f"Their next pack comes to their DMs once <@{result.wait.on[0]}> picks."
+    else:
+        after = "Their next pack comes to their DMs when the others pass it."
+    return f"🔙 {said}. {after}"
+
+
+def rejoined_text(pod_id: int) -> str:
+    """Above the first pack DM of a player who took their seat back from a bot."""
+    return f"🔙 Draft #{pod_id}: your seat is yours again; what the bot picked for you stays in your pool."
+
+
+def ask_which_text(pod_id: int, letters: Sequence[int]) -> str:
+    """After a restart, several letters changed on a pack: the bot asks instead of guessing."""
+    shown = ", ".join(regional_indicator(i) for i in letters)
+    return (f"🤔 Draft #{pod_id}: while I was restarting, the letters {shown} changed on your pack message above, "
+            "and I can't tell which came last. Click the letter you want once more (on or off, both count).")
+
+
+def no_card_text(index: int, cards: int) -> str:
+    return (f"There is no card {regional_indicator(index)} in this pack: react with "
+            f"{regional_indicator(0)}–{regional_indicator(cards - 1)}.")
+
+
+# What comes after a pick that left the message with no pack to show (`picked_embed`'s `after`).
+NEXT_MESSAGE, WAITING, WAITING_NEW, LAST_PICK, DRAFT_OVER = "next message", "waiting", "new", "last pick", "over"
+_AFTER_PICK = {
+    NEXT_MESSAGE: "Your next pack is in the next message.",
+    WAITING: "Waiting for the next pack to reach you…",  # this message shows it when it comes
+    WAITING_NEW: "Your next pack comes in a new message when it reaches you.",  # `buttons` mode
+    LAST_PICK: "That was your last pick. The others are still drafting: when they finish, this message turns into "
+               "your pool and the draft's channel is told. /draft pool shows your picks now.",
+    DRAFT_OVER: "That was the draft's last pick: the draft is complete. /draft pool shows your pool; /draft export "
+                "gives it as an Arena, MTGO (.dek) or Cockatrice file.",
+}
+
+
+def picked_embed(round_index: int, pick_number: int, card: str, pod_id: int, scryfall_base: str,
+                 after: str = WAITING) -> discord.Embed:
+    """"You took …" on the message picked from, and what comes next (`NEXT_MESSAGE`, `WAITING`,
+    `WAITING_NEW`, `LAST_PICK`, `DRAFT_OVER`)."""
+    embed = discord.Embed(
+        title=f"Draft #{pod_id} · Pack {round_index + 1}, pick {pick_number}",
+        description=picked_line(round_index, pick_number, card, scryfall_base),
+        colour=discord.Colour.green(),
+    )
+    embed.set_footer(text=_AFTER_PICK[after])
+    return embed
+
+
+# --- status and pools ----------------------------------------------------------------------------
+
+
+def _ago(moment: datetime | None, now: datetime) -> str:
+    return "-" if moment is None else f"{format_duration((now - moment).total_seconds())} ago"
+
+
+def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
+    now = utcnow()
+    embed = discord.Embed(title=f"Draft #{pod.id} · {pod.status}", colour=discord.Colour.gold())
+    if pod.status == "lobby":
+        embed.description = f"In the lobby: {len(pod.seats)}/{pod.max_seats} players."
+        return embed
+    lines = []
+    for seat in pod.seats:
+        round_text = f"pack {pod.round_of(seat) + 1}" if seat.picks < pod.packs * pod.pack_size else "done"
+        flags = " 🤖" if seat.is_bot else (" 📪 DMs closed" if seat.dm_closed else "")
+        lines.append(
+            f"**{(seat.seat or 0) + 1}.** <@{seat.user_id}>{flags} · {seat.picks} picks · {round_text} · "
+            f"{seat.queued} waiting · last pick {_ago(seat.last_pick_at, now)}"
+        )
+    embed.description = "\n".join(lines)
+    waiting = [s for s in pod.seats if s.has_head and not s.is_bot]
+    if pod.status == "drafting":
+        embed.add_field(
+            name="Waiting on",
+            value=", ".join(f"<@{s.user_id}> (for {_ago(s.waiting_since, now)[:-4]})" for s in waiting) or "nobody",
+            inline=False,
+        )
+    embed.set_footer(text=f"{picks_made}/{pod.total_picks} picks made")
+    return embed
+
+
+def pool_groups(pool: PoolView) -> list[tuple[str, list[str]]]:
+    """The pool by colour group (White … Multicolour, Colourless, Lands, Other), in that order."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for card in pool.cards:
+        groups[_group_name(pool.card_info.get(card, {}))].append(card)
+    return [(name, groups[name]) for name in sorted(groups, key=_group_order)]
+
+
+def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, picture: str | None = None,
+               last_pick: str | None = None, footer: str | None = None) -> discord.Embed:
+    """The pool grouped by colour, one field per group; links are dropped (longest first) and names
+    shortened only as far as Discord's limits need. `picture`: the pool's picture (`attachment://`);
+    `last_pick`: the player's pick just before ("✅ … you took …")."""
+    title = title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)"
+    embed = discord.Embed(title=title, colour=discord.Colour.teal())
+    groups = pool_groups(pool)
+    # Each group gets a share of the 6,000 characters in proportion to its size.
+    budget = limits.EMBED_TOTAL - len(title) - 40 * len(groups) - 100 - len(last_pick or "") - len(footer or "")
+    if last_pick:
+        embed.add_field(name="Last pick", value=limits.clip(last_pick, limits.FIELD_VALUE), inline=False)
+    for name, cards in groups:
+        share = min(limits.FIELD_VALUE, max(budget * len(cards) // max(len(pool.cards), 1), 20))
+        linked = [card_link_markdown(card, scryfall_base) for card in cards]
+        plain = [escape(card) for card in cards]
+        embed.add_field(name=f"{name} ({len(cards)})", value=limits.fit_lines(linked, share, plain), inline=True)
+    if not pool.cards:
+        embed.description = "No picks yet."
+    if picture:
+        embed.set_image(url=picture)
+    if footer:
+        embed.set_footer(text=footer)
+    return limits.fit_embed(embed)
+
+
+def final_pool_title(pod_id: int) -> str:
+    return f"Draft #{pod_id} is complete: your pool"
+
+
+FINAL_POOL_FOOTER = ("The draft is over. /draft pool shows your pool again; /draft export gives it as "
+                     "an Arena, MTGO (.dek) or Cockatrice file.")
+
+
+def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
+    """Draws the pool by colour and mana value from its cards' tiles (given in pool order)."""
+
+    def draw(tiles: list[Image.Image]) -> bytes:
+        by_card = dict(zip(pool.cards, tiles, strict=True))
+        return pictures.pool_picture([
+            (name, [pictures.PoolCard(by_card[card], float(pool.card_info.get(card, {}).get("mana_value") or 0))
+                    for card in cards])
+            for name, cards in pool_groups(pool)
+        ], spread={"Lands"})
+
+    return draw
+
+
+_COLOUR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
+
+
+def _group_name(info: dict) -> str:
+    colour = (info.get("colour") or "").upper()
+    letters = [c for c in colour if c in _COLOUR_NAMES]
+    if len(letters) > 1:
+        return "Multicolour"
+    if letters:
+        return _COLOUR_NAMES[letters[0]]
+    type_line = (info.get("type_line") or "").split("//")[0]
+    if "Land" in type_line:
+        return "Lands"
+    return "Colourless" if colour in ("C", "") and info else "Other"
+
+
+def _group_order(name: str) -> int:
+    order = ["White", "Blue", "Black", "Red", "Green", "Multicolour", "Colourless", "Lands", "Other"]
+    return order.index(name) if name in order else len(order)

@@ -1,0 +1,671 @@
+"""421 leagues (FORMATS.md §5): the lobby, decks built from the shared pool, reports confirmed by
+the opponent, the loser's options A–D, set additions, taking decks apart, the winner.
+
+The lobby is the shared table lifecycle (`bot.kit.tables`, `SPEC` below): an organizer opens
+it with the league's sets (copied from the server's set lists, `bot.games.four_two_one.set_lists`) and its
+target score; 2–6 players join, a one-set league at most 3 (FORMATS.md: "only two or three
+players"); begin seats them with the league's seed and hands the rest to the engine
+(`bot.games.four_two_one.rules`), whose document is the row's `state`.
+
+Every action is one write transaction: load the league row locked, apply the engine (whose
+refusals become `UserError`s that change nothing), save the document with `version + 1`, and
+queue in the outbox what the channel hears: each round's pairings and bye, the results, the
+options chosen, each set addition and take-apart, who must act next (the one player pinged), and
+the winner. A league that reaches its target finishes in the same transaction: its results go to
+the leaderboard (format `421`: placement points, the league score as `score`).
+
+A match report waits for the opponent's confirmation (`report` -> `confirm` / `reject`); the
+waiting reports live in `bookkeeping["claims"]`, one per match, each with its own number so a
+button of an older report never confirms a newer one. Nobody confirms their own report (an
+organizer who plays neither); the opponent's matching report confirms it too, and a report repeated
+while it waits is shown again with its buttons (its first message may be lost). A rejected report
+stays as the match's dispute (`disputed_by`) until the players report again or an organizer who
+does not play in the match settles it (`settle`); the announcement then names that organizer.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
+from bot.cards.sets import CardSet
+from bot.games.four_two_one import rules as engine
+from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
+from bot.kit import leaderboard, outbox, tables
+from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.guild_config import load_settings_row
+from bot.kit.text import escape
+from bot.store.db import Database
+
+KIND = "421"  # also the leaderboard's format key and the command group
+NOUN = "league"
+STATUSES = tables.Statuses()
+RESULTS = ("won", "lost", "draw")  # a report, from the reporter's side
+DEFAULT_TARGET, MAX_TARGET = 21, 1000
+# When the later sets join (FORMATS.md §5 and its Variants): "decks", the standard schedule by deck
+# count (sets at decks 6, 11, 16 …; Lorwyn–Shadowmoor with four sets), or "saga", the Weatherlight
+# saga's blocks of three sets, each block after the first once a player has `points` more points.
+SCHEDULES = ("decks", "saga")
+DEFAULT_SAGA_POINTS = 10
+MAX_ERROR_CHARS = 1900  # a refused decklist's explanation, within one Discord message
+
+# Outbox kinds (rendered by bot.games.four_two_one.messages).
+ANNOUNCE = "421.announce"  # what happened and who acts next (payload: Announcement)
+FINAL = "421.final"  # the final standings (payload: Announcement with LeagueWon or LeagueEnded)
+CANCELLED = "421.cancelled"
+
+
+# --- views returned to the cogs --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetInfo:
+    key: str
+    name: str
+    cards: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When the later sets join: `kind` (one of SCHEDULES), the saga's points per block, and the
+    engine's resolved schedule (the deck limit with the first set, then each addition)."""
+
+    kind: str
+    points: int | None
+    first_deck_limit: int
+    additions: tuple[engine.SetAddition, ...]
+
+    @classmethod
+    def of(cls, n_sets: int, kind: str = "decks", points: int | None = None) -> Schedule:
+        if kind == "saga":
+            points = points or DEFAULT_SAGA_POINTS
+            first, additions = engine.saga_schedule(n_sets, points)
+        else:
+            points = None
+            first, additions = engine.default_schedule(n_sets)
+        return cls(kind, points, first, tuple(additions))
+
+    def settings(self, target_score: int) -> engine.LeagueSettings:
+        return engine.LeagueSettings(target_score=target_score, first_deck_limit=self.first_deck_limit,
+                                     additions=list(self.additions))
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "points": self.points}
+
+
+@dataclass(frozen=True)
+class LeagueView(tables.TableView):
+    version: int
+    target_score: int
+    sets: tuple[SetInfo, ...]
+    players: tuple[int, ...]  # user ids: join order in the lobby, seat order once running
+    state: engine.LeagueState | None  # once the league has begun
+    schedule: Schedule | None = None
+    disputes: tuple[str, ...] = ()  # this round's matches whose report was rejected (an organizer may settle)
+
+    def user_of(self, seat: int) -> int:
+        return self.players[seat]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A match report waiting for the opponent (the cog posts it with Confirm / Reject)."""
+
+    league_id: int
+    number: int  # this report's own number (the buttons carry it)
+    round: int
+    match: str
+    reporter: int  # user ids
+    opponent: int
+    winner: int | None  # None: a draw
+
+
+@dataclass
+class Outcome:
+    league: LeagueView
+    events: list[engine.Event] = field(default_factory=list)
+    claim: Claim | None = None
+    again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """What the channel hears: the engine's events as plain dicts, a snapshot so a late send
+    shows what happened then, with who sits where and whom to ping."""
+
+    league_id: int
+    users: tuple[int, ...]
+    events: tuple[dict, ...]
+    ping: tuple[int, ...] = ()
+    take_apart: tuple[int, ...] = ()  # the decks one may take apart, when a take-apart is awaited
+    scores: tuple[int, ...] = ()  # by seat, after these events
+    version: int = 0
+
+    def user_of(self, seat: int) -> int:
+        return self.users[seat]
+
+    def to_payload(self) -> dict:
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+
+    @classmethod
+    def from_payload(cls, p: dict) -> Announcement:
+        return cls(p["league_id"], tuple(p["users"]), tuple(p["events"]), tuple(p.get("ping", ())),
+                   tuple(p.get("take_apart", ())), tuple(p.get("scores", ())), p.get("version", 0))
+
+
+class DeckProblems(UserError):
+    """A decklist the league refused; `str()` lists every problem (within one message)."""
+
+
+def league_name(league_id: int) -> str:
+    return f"421 league #{league_id}"
+
+
+# --- loading and saving ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    row: FourTwoOneLeague
+    seats: list[FourTwoOneSeat]
+    state: engine.LeagueState | None
+
+
+def _decode(loaded: tables.Loaded) -> _Loaded:
+    row = loaded.row
+    return _Loaded(row, loaded.seats, engine.LeagueState.from_dict(row.state) if row.state else None)
+
+
+async def _load(session: AsyncSession, league_id: int, *, lock: bool = True) -> _Loaded:
+    loaded = await tables.load_rows(session, FourTwoOneLeague, FourTwoOneSeat, league_id, noun=NOUN, lock=lock)
+    return _decode(loaded)
+
+
+def _claims(row: FourTwoOneLeague) -> dict[str, dict]:
+    return dict((row.bookkeeping or {}).get("claims", {}))
+
+
+def _save(loaded: _Loaded, *, claims: dict[str, dict] | None = None, **values: Any) -> None:
+    row = loaded.row
+    if loaded.state is not None:
+        row.state = loaded.state.to_dict()
+    if claims is not None:
+        bookkeeping = dict(row.bookkeeping or {})
+        bookkeeping["claims"] = claims
+        row.bookkeeping = bookkeeping  # a new dict: the JSON column sees the change
+    row.version += 1
+    for key, value in values.items():
+        setattr(row, key, value)
+
+
+def _schedule(row: FourTwoOneLeague) -> Schedule:
+    """The league's schedule of set additions, as its organizer chose it at the start."""
+    chosen = (row.bookkeeping or {}).get("schedule") or {}
+    return Schedule.of(len(row.set_names), chosen.get("kind", "decks"), chosen.get("points"))
+
+
+def _view(loaded: _Loaded) -> LeagueView:
+    row, state = loaded.row, loaded.state
+    players = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
+    return LeagueView(
+        **tables.view_columns(row), version=row.version, target_score=row.target_score,
+        sets=tuple(SetInfo(s["key"], s["name"], s["cards"]) for s in row.set_names), players=players, state=state,
+        schedule=_schedule(row), disputes=_disputes(loaded),
+    )
+
+
+def _disputes(loaded: _Loaded) -> tuple[str, ...]:
+    state = loaded.state
+    if state is None:
+        return ()
+    return tuple(sorted(label for label, c in _claims(loaded.row).items()
+                        if c.get("disputed_by") is not None and c["round"] == state.round))
+
+
+def _view_of(loaded: tables.Loaded) -> LeagueView:
+    return _view(_decode(loaded))
+
+
+def _explain(error: Exception) -> UserError:
+    return DeckProblems(_deck_problems_text(error)) if isinstance(error, engine.DeckRejected) else UserError(str(error))
+
+
+# Engine operations; their refusals become UserErrors (a refused decklist: DeckProblems; non-players:
+# PermissionDenied).
+_engine_call = engine_refusals(engine.FourTwoOneError, engine.NotAPlayer, _explain)
+
+
+def _deck_problems_text(error: engine.DeckRejected) -> str:
+    """Every problem of a refused decklist, as many as one message holds (the rest counted)."""
+    lines = ([error.size_problem] if error.size_problem else []) + [p.message for p in error.problems]
+    text = "That deck can't be used; nothing was changed:"
+    for shown, line in enumerate(lines):
+        more = f"\n- …and {len(lines) - shown} more problems" if shown < len(lines) - 1 else ""
+        entry = f"\n- {line[:400]}"
+        if len(text) + len(entry) + len(more) > MAX_ERROR_CHARS:
+            return text + f"\n- …and {len(lines) - shown} more problems"
+        text += entry
+    return text
+
+
+def _running(loaded: _Loaded) -> engine.LeagueState:
+    status = loaded.row.status
+    if status == STATUSES.lobby:
+        raise UserError("The league has not begun yet: an organizer begins it once everyone has joined.")
+    if status != STATUSES.running or loaded.state is None:
+        raise UserError("That league is over." if status == STATUSES.finished else "That league was cancelled.")
+    return loaded.state
+
+
+def _seat(state: engine.LeagueState, actor: tables.Actor) -> int:
+    return _engine_call(engine.seat_of, state, actor.user_id)
+
+
+def event_dict(event: engine.Event) -> dict:
+    """An engine event as a JSON document: its fields and its type."""
+    return {"type": type(event).__name__, **asdict(event)}
+
+
+def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int, ...]:
+    """The users these events call to act: the one who must act next (the last step asked for;
+    earlier ones are done) and a new round's players."""
+    pending = [e.seat for e in events if isinstance(e, engine.ActionPending)][-1:]
+    playing = [seat for e in events if isinstance(e, engine.RoundStarted) for _, a, b in e.matches for seat in (a, b)]
+    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
+
+
+def _announcement(loaded: _Loaded, events: list[engine.Event], decided: dict | None = None) -> Announcement:
+    """The announcement of `events`; `decided` ({"by": organizer, "how": "confirmed" | "settled"})
+    names the organizer who decided a match result instead of the opponent."""
+    state = loaded.state
+    assert state is not None
+    step = state.step
+    take_apart = tuple(d.id for d in engine.unused_decks(state)) if step and step.kind == engine.TAKE_APART else ()
+    documents = [{**event_dict(e), **({"decided": decided} if decided and isinstance(e, engine.MatchReported) else {})}
+                 for e in events]
+    return Announcement(
+        loaded.row.id, tuple(p.user_id for p in state.players), tuple(documents),
+        _called(state, events), take_apart, tuple(p.score for p in state.players), loaded.row.version,
+    )
+
+
+def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
+    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
+
+
+async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event],
+                  claims: dict[str, dict] | None = None, decided: dict | None = None, *,
+                  ended_by: int | None = None) -> None:
+    """Save an action's state, queue its announcement, and finish the league if it was won (or
+    ended by the organizer `ended_by`)."""
+    state = loaded.state
+    assert state is not None
+    over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
+    if over:
+        claims = {}
+    _save(loaded, claims=claims)
+    if over:
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
+    messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events, decided).to_payload())] if events else []
+    await outbox.queue(session, *messages)
+    if over:
+        await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
+
+
+async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], ended_by: int) -> None:
+    """The final standings to the leaderboard (and its channel), in the transaction that ends the
+    league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
+    state, row = loaded.state, loaded.row
+    assert state is not None
+    placings = leaderboard.rank_by_score({p.user_id: float(p.score) for p in state.players})
+    await leaderboard.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
+                                     event_name=league_name(row.id), results=placings)
+    settings = await load_settings_row(session, row.guild_id)
+    channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
+    final = [e for e in events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
+    payload = outbox.telling(_announcement(loaded, final).to_payload(), ended_by, f"the final standings of {league_name(row.id)}")
+    await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
+
+
+# --- the lobby --------------------------------------------------------------------------------------------
+
+
+def _players_problem(count: int) -> str | None:
+    if count < engine.MIN_PLAYERS:
+        return f"A 421 league needs at least {engine.MIN_PLAYERS} players; {count} so far."
+    return None
+
+
+def _full_text(row: FourTwoOneLeague) -> str:
+    if row.max_seats == engine.MAX_PLAYERS_ONE_SET:
+        return (f"That league is full: with only one set, 421 is for two or three players "
+                f"(only 5 decks exist). Start a league with a second set for up to {engine.MAX_PLAYERS}.")
+    return f"That league is full: 421 is for at most {row.max_seats} players."
+
+
+async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) -> Outcome:
+    """Begin: the seated players (shuffled with the league's seed) start building, seat 1 first."""
+    loaded = _decode(seated)
+    row = loaded.row
+    lists = (await session.execute(select(FourTwoOneLeague.set_lists).where(FourTwoOneLeague.id == row.id))).scalar_one()
+    names = [seat.name or f"Player {number + 1}" for number, seat in enumerate(loaded.seats)]
+    loaded.state = _engine_call(
+        engine.new_league, [CardSet.from_dict(s) for s in lists], [s.user_id for s in loaded.seats],
+        seed=row.seed, names=names, settings=_schedule(row).settings(row.target_score),
+    )
+    step = engine.pending_actions(loaded.state)[0]
+    events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number)]
+    await _commit(session, loaded, events)
+    return Outcome(_view(loaded), events)
+
+
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    row = seated.row
+    row.bookkeeping = {**(row.bookkeeping or {}), "claims": {}}
+    if was_running:
+        await outbox.queue(session, outbox.Message(CANCELLED, {"league_id": row.id}, channel_id=row.channel_id,
+                                                   guild_id=row.guild_id))
+
+
+SPEC = tables.TableSpec(
+    kind=KIND, noun=NOUN, title="421 league", model=FourTwoOneLeague, seat_model=FourTwoOneSeat, view=_view_of,
+    begin=_begin, players_problem=_players_problem, on_cancel=_cancelled, full_text=_full_text,
+)
+
+
+async def check_can_start(db: Database, actor: tables.Actor, *, channel_id: int) -> None:
+    """What `create_league` would refuse about who and where, before any set is imported."""
+    async with db.read() as session:
+        await tables.check_can_create(session, SPEC, actor=actor, channel_id=channel_id)
+
+
+def check_schedule(n_sets: int, target_score: int, kind: str | None, points: int | None) -> Schedule:
+    """The schedule an organizer asked for (`kind` None: the saga if `points` are given, else the
+    standard one), or a UserError saying why it cannot be played."""
+    kind = kind or ("saga" if points is not None else "decks")
+    if kind != "saga" and points is not None:
+        raise UserError("`block_points` is for the Weatherlight saga: choose `new_sets: Weatherlight saga`, or "
+                        "leave `block_points` out.")
+    if kind not in SCHEDULES:
+        raise UserError(f"Choose when new sets join: {' or '.join(SCHEDULES)}.")
+    if points is not None and not 1 <= points <= MAX_TARGET:
+        raise UserError(f"The points per block are 1 to {MAX_TARGET}.")
+    schedule = Schedule.of(n_sets, kind, points)
+    gate = max((a.min_score for a in schedule.additions), default=0)
+    if gate > target_score:
+        raise UserError(f"With {n_sets} sets the last block opens at {gate} points, above the target score "
+                        f"({target_score}): it could never join. Raise `target` or lower `block_points`.")
+    return schedule
+
+
+async def create_league(
+    db: Database, actor: tables.Actor, *, channel_id: int, sets: list[CardSet], target_score: int = DEFAULT_TARGET,
+    seed: int | None = None, schedule: str = "decks", saga_points: int | None = None,
+) -> LeagueView:
+    """Open a lobby in the channel (organizers) with `sets`, the first being the large set, and the
+    schedule of their additions (`schedule`, `saga_points`: see SCHEDULES)."""
+    if not 1 <= target_score <= MAX_TARGET:
+        raise UserError(f"The target score is 1 to {MAX_TARGET}.")
+    if not sets:
+        raise UserError("A league needs at least one set.")
+    chosen = check_schedule(len(sets), target_score, schedule, saga_points)
+    # The engine checks the sets (rarities, duplicates) as it would at the start.
+    _engine_call(engine.new_league, sets, [1, 2], seed=0, settings=chosen.settings(target_score))
+    names = [{"key": s.code, "name": s.name, "cards": len(s.cards)} for s in sets]
+    max_seats = engine.MAX_PLAYERS_ONE_SET if len(sets) == 1 else engine.MAX_PLAYERS
+    async with db.write() as session:
+        loaded = await tables.create(
+            session, SPEC, actor=actor, channel_id=channel_id, seed=seed, max_seats=max_seats,
+            target_score=target_score, set_names=names, set_lists=[s.to_dict() for s in sets],
+            bookkeeping={"schedule": chosen.to_json()},
+        )
+        return _view_of(loaded)
+
+
+async def remember_name(db: Database, league_id: int, user_id: int, name: str) -> None:
+    """The name a player joined with (the engine's messages use it; mentions are the UI's)."""
+    async with db.write() as session:
+        await session.execute(
+            update(FourTwoOneSeat)
+            .where(FourTwoOneSeat.league_id == league_id, FourTwoOneSeat.user_id == user_id,
+                   FourTwoOneSeat.seat.is_(None))
+            .values(name=name[:100])
+        )
+
+
+async def get_league(db: Database, league_id: int) -> LeagueView:
+    return await tables.get(db, SPEC, league_id)
+
+
+async def find_league(
+    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int,
+    statuses: tuple[str, ...] = STATUSES.active,
+) -> LeagueView | None:
+    league_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
+                                       statuses=statuses)
+    return None if league_id is None else await get_league(db, league_id)
+
+
+# --- decks ---------------------------------------------------------------------------------------------
+
+
+def read_decklist(data: str | bytes) -> list[str]:
+    """A decklist (``4 Card Name`` lines, an Arena or CubeCobra export, as `bot.cards.parse` reads
+    them) as one name per card."""
+    try:
+        text = data if isinstance(data, str) else decode_upload(data, what="decklist")
+        return parse_cube_text(text).names()
+    except CubeFormatError as error:
+        raise UserError(f"I can't read that decklist: {error}") from None
+
+
+async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args) -> Outcome:
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        events = _engine_call(operation, state, _seat(state, actor), *args)
+        await _commit(session, loaded, events)
+        return Outcome(_view(loaded), events)
+
+
+async def build(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
+    """The deck the actor is due to build: exactly 60 cards, all available in the pool."""
+    return await _deck_action(db, league_id, actor, engine.build_deck, read_decklist(decklist))
+
+
+async def alter(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
+    """Option A: the actor's deck becomes this list (what it drops returns to the pool)."""
+    return await _deck_action(db, league_id, actor, engine.alter_deck, read_decklist(decklist))
+
+
+async def take_apart(db: Database, league_id: int, actor: tables.Actor, deck_ids: list[int]) -> Outcome:
+    """Before building over the deck limit: two decks nobody is using go back to the pool."""
+    return await _deck_action(db, league_id, actor, engine.take_apart, deck_ids)
+
+
+async def check_step(db: Database, league_id: int, actor: tables.Actor, kind: str) -> LeagueView:
+    """Refuse (as the action itself would) unless the actor is the one due to `kind` (build or
+    alter) now: checked before a form is shown, so nobody types 60 cards for nothing."""
+    async with db.read() as session:
+        loaded = await _load(session, league_id, lock=False)
+    tables.check_same_server(NOUN, loaded.row, actor)
+    state = _running(loaded)
+    _engine_call(engine.require_turn, state, _seat(state, actor), kind)
+    return _view(loaded)
+
+
+# --- matches ------------------------------------------------------------------------------------------
+
+
+def _claim_of(loaded: _Loaded, entry: dict) -> Claim:
+    state = loaded.state
+    assert state is not None
+    match = next(m for m in state.matches if m.label == entry["match"])
+    opponent = match.b if entry["by"] == match.a else match.a
+    winner = entry["winner"]
+    return Claim(loaded.row.id, entry["number"], entry["round"], entry["match"], state.players[entry["by"]].user_id,
+                 state.players[opponent].user_id, None if winner is None else state.players[winner].user_id)
+
+
+def _outcome_for(seat: int, winner: int | None) -> str:
+    return "draw" if winner is None else ("won" if winner == seat else "lost")
+
+
+async def report(db: Database, league_id: int, actor: tables.Actor, *, result: str) -> Outcome:
+    """A player reports their match (won / lost / draw, from their side); the opponent confirms.
+    The opponent reporting the same result confirms it. While a report waits, the reporter's same
+    report and any report of the opponent's show it again (`again`), with its buttons; a rejected
+    report (a dispute) is replaced by the next one."""
+    if result not in RESULTS:
+        raise UserError(f"Report one of {', '.join(RESULTS)}.")
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        seat = _seat(state, actor)
+        # The engine judges the report (round begun, not sitting out, not reported yet) on a copy.
+        _engine_call(engine.report, copy.deepcopy(state), seat, result)
+        match = engine.current_match(state, seat)
+        assert match is not None
+        opponent = match.b if seat == match.a else match.a
+        winner = {"won": seat, "lost": opponent, "draw": None}[result]
+        claims = _claims(loaded.row)
+        waiting = claims.get(match.label)
+        if waiting is not None and waiting["round"] == state.round:
+            if waiting["by"] == opponent and waiting["winner"] == winner:
+                return await _apply_claim(session, loaded, claims, waiting)
+            if waiting.get("disputed_by") is None:
+                if waiting["by"] == seat and waiting["winner"] != winner:
+                    reported = _claim_of(loaded, waiting)
+                    raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
+                                   f"<@{reported.opponent}>. It can't be changed: they confirm or reject it (then "
+                                   "report again). Report the same result to show it again with its buttons.")
+                return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
+        number = int((loaded.row.bookkeeping or {}).get("next_claim", 1))
+        entry = {"number": number, "round": state.round, "match": match.label, "by": seat, "winner": winner}
+        claims[match.label] = entry
+        loaded.row.bookkeeping = {**(loaded.row.bookkeeping or {}), "next_claim": number + 1}
+        _save(loaded, claims=claims)
+        return Outcome(_view(loaded), [], _claim_of(loaded, entry))
+
+
+def _claim_words(claim: Claim) -> str:
+    return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
+
+
+async def _apply_claim(session: AsyncSession, loaded: _Loaded, claims: dict[str, dict], entry: dict,
+                       decided: dict | None = None) -> Outcome:
+    state = loaded.state
+    assert state is not None
+    events = _engine_call(engine.report, state, entry["by"], _outcome_for(entry["by"], entry["winner"]))
+    claims.pop(entry["match"], None)
+    await _commit(session, loaded, events, claims, decided)
+    return Outcome(_view(loaded), events)
+
+
+async def _waiting_claim(session: AsyncSession, loaded: _Loaded, number: int, actor: tables.Actor,
+                         action: str) -> tuple[dict, dict | None]:
+    """The waiting report `number`, if the actor may `action` it ("confirm" or "reject"): the
+    reporter's opponent, or an organizer who plays in neither seat of the match (never the reporter,
+    organizer or not). Also says who decided, when it is an organizer and not the opponent."""
+    tables.check_same_server(NOUN, loaded.row, actor)
+    state = _running(loaded)
+    entry = next((c for c in _claims(loaded.row).values() if c["number"] == number), None)
+    if entry is None or entry["round"] != state.round or entry.get("disputed_by") is not None:
+        raise Conflict("That report is no longer waiting: it was confirmed, rejected or replaced.")
+    match = next(m for m in state.matches if m.label == entry["match"])
+    seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
+    if seat == entry["by"]:
+        raise UserError(f"You cannot {action} your own report; your opponent must.")
+    if seat in match.seats():
+        return entry, None
+    if await tables.can_manage(session, loaded.row, actor):
+        return entry, {"by": actor.user_id, "how": "confirmed"}
+    raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
+
+
+async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+    """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
+    result counts."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
+        return await _apply_claim(session, loaded, _claims(loaded.row), entry, decided)
+
+
+async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+    """The opponent (or an organizer who does not play in the match) rejects a waiting report:
+    nothing counts, and the match is disputed until its players report again or an organizer
+    settles it."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
+        claims = _claims(loaded.row)
+        claims[entry["match"]] = {**entry, "disputed_by": actor.user_id}
+        _save(loaded, claims=claims)
+        return Outcome(_view(loaded))
+
+
+async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:
+    """Organizer: decide a disputed match (a rejected report) of this round: `winner_id` won, or a
+    draw (None). An organizer who plays in the match cannot; the announcement names the organizer."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        state = _running(loaded)
+        label = match.strip().upper()
+        m = next((x for x in state.matches if x.label == label), None)
+        if m is None:
+            labels = ", ".join(x.label for x in state.matches) or "none"
+            raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
+        claims = _claims(loaded.row)
+        entry = claims.get(label)
+        if m.result is not None or entry is None or entry["round"] != state.round or entry.get("disputed_by") is None:
+            raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
+                            "opponent confirms.")
+        if actor.user_id in (state.players[s].user_id for s in m.seats()):
+            raise UserError(f"You play in Match {label}: another organizer settles its dispute, or you both report "
+                            "again.")
+        winner = None
+        if winner_id is not None:
+            winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
+            if winner is None:
+                raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
+        events = _engine_call(engine.report, state, m.a, _outcome_for(m.a, winner))
+        claims.pop(label)
+        await _commit(session, loaded, events, claims, {"by": actor.user_id, "how": "settled"})
+        return Outcome(_view(loaded), events)
+
+
+async def choose(db: Database, league_id: int, actor: tables.Actor, option: str, deck_id: int | None = None) -> Outcome:
+    """The loser's option: A alter, B new deck, C claim set-aside deck `deck_id`, D the winner rebuilds."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        tables.check_same_server(NOUN, loaded.row, actor)
+        state = _running(loaded)
+        events = _engine_call(engine.choose, state, _seat(state, actor), option, deck_id=deck_id)
+        await _commit(session, loaded, events)
+        return Outcome(_view(loaded), events)
+
+
+# --- the end ---------------------------------------------------------------------------------------------
+
+
+async def end(db: Database, league_id: int, actor: tables.Actor) -> Outcome:
+    """Organizer: end the league now; the standings go to the leaderboard (the sole leader wins)."""
+    async with db.write() as session:
+        loaded = await _load(session, league_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        if loaded.row.status == STATUSES.lobby:
+            raise UserError("The league has not begun: cancel it instead (`/421 cancel`).")
+        state = _running(loaded)
+        events = _engine_call(engine.end_league, state)
+        await _commit(session, loaded, events, ended_by=actor.user_id)
+        return Outcome(_view(loaded), events)

@@ -1,0 +1,1496 @@
+"""Turnabout — pure rules engine (FORMATS.md §3; seed ``002_075980f05da0f0be.txt``).
+
+No I/O, no Discord, no SQL, no clock reads. A whole event is one :class:`TurnaboutState`
+(plain dataclasses) that round-trips through JSON-compatible dicts::
+
+    d = state.to_dict()                    # {"v": 1, ...}: store as one JSON column
+    state = TurnaboutState.from_dict(d)    # refuses unknown schema versions
+
+Every operation mutates the state in place and returns a list of frozen :class:`Event`
+objects for the caller to render. A refused operation raises a :class:`TurnaboutError`
+(a ``ValueError``) whose message is a sentence fit to show the user, and changes nothing:
+every check happens before the first change. Randomness (who plays first in game 1) comes
+only from ``random.Random(f"{seed}:{rng_counter}")``, the counter stored in the state.
+
+Players are identified by **seat** (index into ``state.players``); :func:`seat_of` maps a
+Discord user id to it. Matches by **number** (1, 2, … over the whole event).
+
+How the code maps to FORMATS.md §3
+    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards (a registered list at
+      most :data:`MAX_DECKLIST_CARDS`), any number of copies, no sideboard, no ante cards and
+      no cards that fetch from outside the game: judged by the card's Oracle text where it is
+      known (:func:`oracle_ban`: ante, learn, "from outside the game"), else by the fixed lists
+      :data:`ANTE_CARDS` and :data:`OUTSIDE_GAME_FETCHERS`. Every problem is reported, not
+      just the first.
+    * Registration (:func:`register`): one deck and its scoring option (Dominaria by
+      default) per player; the organizer may restrict the options (``scoring_options``).
+    * Match (:func:`pair_next_round`, :func:`game_plan`): two games. Game 1: each player plays
+      the **opponent's** deck (5 minutes' preparation); game 2: their own (3 minutes);
+      whoever played first in game 1 plays second in game 2. Who plays first in game 1 is a
+      seeded coin flip, recorded in the state.
+    * Match points (:func:`match_points`, :func:`game_points`): per game, to the winner, by the
+      **losing deck's** option — whoever played it. In game 1 the loser was playing the
+      winner's deck, so the winner's own option applies; in game 2 the loser's. Clamped to
+      [10, 30].
+    * Victory Points (:func:`victory_points`): 30 per match, split by the MP difference.
+    * Swiss (:mod:`bot.kit.swiss`) on Victory Points, never a rematch when avoidable;
+      ranking by score, opponents' average VP, head-to-head, seeded coin.
+    * Rating (:func:`placement_multiplier`, :func:`rating_award`, :func:`final_ranking`).
+    * Chess clock (:func:`new_match_clock`, :func:`flag_fell`): a flag fall reports the game
+      as lost by the flagged player; the organizer may override (:func:`decide_game`). The
+      clock itself lives in its own document (:mod:`bot.kit.clock.rules`), one per match, so
+      a clock pass — several a minute per match — never rewrites the whole event.
+
+Public API (for the command layer)
+    Pure: ``match_points``, ``victory_points``, ``placement_multiplier``, ``rating_award``,
+    ``check_decklist(text | bytes) -> (cards, problems)``, ``deck_problems(cards)``.
+    Event: ``new_event(seed, Settings(...))``; operations returning ``list[Event]``:
+    ``update_settings(state, **changes)``, ``register(state, user_id, deck, scoring,
+    decklist)``, ``close_registration``, ``pair_next_round``, ``report_game(state, seat, *,
+    winner, value, game=None, match=None)``, ``confirm_game``, ``dispute_game``,
+    ``decide_game(state, match, game, *, winner, value, note)`` (organizer), ``flag_fell(state,
+    match, game, flagged)``, ``drop(state, seat)``, ``end_event``. Queries: ``seat_of``,
+    ``current_match``, ``game_plan``, ``value_needed``, ``game_points``, ``match_result``,
+    ``standings``, ``final_ranking``, ``new_match_clock``. Permissions (who is an organizer)
+    are the service's business: the engine trusts the caller for organizer operations.
+
+Rules decisions (where FORMATS.md is silent)
+    * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
+      Platinum Angel, reports 0: 10 MP either way), library 0..10,000 (a library can grow past
+      any list), poison 0..1,000 (a winner with 10 or more, e.g. with Platinum Angel, scores the
+      clamped 10 MP). Anything else is refused.
+    * A game may be reported as a draw (``winner=None``): no match points to either player.
+    * Reports: either player of the match reports a game (winner + the number the losing
+      deck's option needs); the **other** player confirms or disputes, with the buttons or by
+      reporting the game themselves (a matching report confirms, a different one disputes:
+      nothing waits on a message that may be lost). Repeating one's own waiting report
+      changes nothing (:class:`ReportWaiting`: the caller shows it again). A disputed game waits
+      for the organizer (:func:`decide_game`), whose decision is final and may also override
+      a confirmed game (until the event ends). If the opponent has dropped, a report is final
+      at once (nobody is left to confirm it); a report waiting for a player who then drops
+      waits for the organizer.
+    * Flag fall (:func:`flag_fell`, only when the event uses the clock): the game is marked lost
+      by the flagged player; the number for the match points is still needed, so one of the
+      two players reports it (the winner cannot be changed by a player) and the other
+      confirms, as for any report.
+    * Bye: a bye scores ``bye_vp`` Victory Points (default 30, i.e. a 30–0 win). For the rating
+      it counts as a match **win** if ``bye_vp`` > 15, a draw at 15, a loss below (the same
+      reading as a VP split). A round with a bye counts as a round played.
+    * Drop: removes the player from later pairings; a match in progress must still be
+      finished (reported, or decided by the organizer). Dropping during registration
+      withdraws the registration. Nothing to drop from once the last round is over.
+    * Rating bonus ("played every scheduled round"): registration closes before round 1, so
+      a player who never dropped played every round held; the bonus is ``not dropped``. If the
+      organizer ends the event early, the rounds held are the rounds scheduled.
+    * Placement for the rating: the final ranking over **all** registered players (dropped ones
+      too, by their score), N = the number of registered players.
+    * Default 3 rounds (the organizer sets 1..20; may raise or lower it during the event, not
+      below the rounds already paired). Never more than the registered players can play without
+      a rematch (:func:`bot.kit.swiss.max_rounds`: N − 1 for an even N, N for an odd N,
+      each sitting out once): closing registration refuses it (:class:`TooManyRounds`).
+    * Pairing looks ahead to the last scheduled round: each round leaves the rounds after it a
+      way to be paired without a rematch (:func:`bot.kit.swiss.pair_round`). After drops
+      that may become impossible; then the fewest rematches, announced (``RoundPaired.rematches``).
+    * "Other" scoring options the organizer might allow are not implemented: only the three
+      named options have a formula.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
+from bot.kit import swiss
+from bot.kit.clock import rules as chess_clock
+from bot.kit.text import clean_name, name_key
+
+__all__ = [
+    "ANTE_CARDS",
+    "BANNED_CARDS",
+    "DEFAULT_ROUNDS",
+    "MAX_LIBRARY",
+    "MAX_LIFE",
+    "MAX_POISON",
+    "MAX_DECKLIST_CARDS",
+    "MIN_DECK_SIZE",
+    "MIN_PLAYERS",
+    "OPTION_MEASURE",
+    "OUTSIDE_GAME_FETCHERS",
+    "PREP_MINUTES",
+    "SCHEMA_VERSION",
+    "SCORING_OPTIONS",
+    "VP_TABLE",
+    "AlreadyReported",
+    "DeckRejected",
+    "Event",
+    "EventEnded",
+    "Game",
+    "GameConfirmed",
+    "GameDecided",
+    "GameDisputed",
+    "GameLostOnTime",
+    "GamePlan",
+    "GameReported",
+    "InvalidScore",
+    "InvalidSetting",
+    "Match",
+    "MatchFinished",
+    "MatchPlan",
+    "MatchResult",
+    "NotAPlayer",
+    "NotEnoughPlayers",
+    "NotInMatch",
+    "NothingToConfirm",
+    "OracleText",
+    "Placing",
+    "Player",
+    "PlayerDropped",
+    "PlayerRegistered",
+    "PlayerWithdrew",
+    "RegistrationClosed",
+    "ReportWaiting",
+    "RoundFinished",
+    "RoundPaired",
+    "RoundUnfinished",
+    "Settings",
+    "SettingsChanged",
+    "StandingRow",
+    "TooManyRounds",
+    "TurnaboutError",
+    "TurnaboutState",
+    "WrongPhase",
+    "check_decklist",
+    "close_registration",
+    "confirm_game",
+    "current_match",
+    "deck_problems",
+    "decklist_names",
+    "decide_game",
+    "dispute_game",
+    "drop",
+    "end_event",
+    "final_ranking",
+    "flag_fell",
+    "game_plan",
+    "game_points",
+    "match_points",
+    "match_result",
+    "new_event",
+    "new_match_clock",
+    "oracle_ban",
+    "pair_next_round",
+    "placement_multiplier",
+    "rating_award",
+    "register",
+    "report_game",
+    "report_target",
+    "reported_points",
+    "seat_of",
+    "standings",
+    "update_settings",
+    "value_needed",
+    "victory_points",
+]
+
+SCHEMA_VERSION = 1
+
+# --------------------------------------------------------------------------- constants
+
+SCORING_OPTIONS: tuple[str, ...] = ("dominaria", "tolaria", "phyrexia")
+DEFAULT_OPTION = "dominaria"
+#: The keyword of :func:`match_points` each option needs: the winner's life, library or poison.
+OPTION_MEASURE: dict[str, str] = {"dominaria": "life", "tolaria": "library", "phyrexia": "poison"}
+MIN_MATCH_POINTS, MAX_MATCH_POINTS = 10, 30
+# Sane maxima for a reported number (anything from 0 up to them is accepted and scored, clamped to
+# [10, 30]): a winner's life can be huge, a library can grow past any list, and a winner can have
+# any number of poison counters (Platinum Angel keeps a player with 10 or more in the game).
+MAX_LIFE = 1_000_000
+MAX_LIBRARY = 10_000
+MAX_POISON = 1_000
+VP_PER_MATCH = 30
+MAX_MATCH_MP_DIFFERENCE = 2 * MAX_MATCH_POINTS  # two games of at most 30
+
+#: (largest MP difference of the band, the winner's VP); the loser gets 30 minus that.
+VP_TABLE: tuple[tuple[int, int], ...] = (
+    (0, 15),
+    (3, 16),
+    (6, 17),
+    (9, 18),
+    (12, 19),
+    (15, 20),
+    (18, 21),
+    (22, 22),
+    (26, 23),
+    (30, 24),
+    (35, 25),
+    (40, 26),
+    (45, 27),
+    (50, 28),
+    (55, 29),
+    (60, 30),
+)
+
+MIN_PLAYERS = 4  # the seed: "no event should have fewer than four players"
+MAX_PLAYERS = 2000
+DEFAULT_ROUNDS, MAX_ROUNDS = 3, 20
+MIN_DECK_SIZE = 60
+# The most cards a registered list may hold: a list is shown to the opponent, so its size is bounded
+# (a bigger deck is legal; it registers without a list).
+MAX_DECKLIST_CARDS = 250
+MAX_DECK_NAME = 100
+PREP_MINUTES: dict[int, int] = {1: 5, 2: 3}  # game 1: studying the opponent's deck
+
+#: Every ante card ever printed (all nine; banned everywhere since ante was dropped).
+ANTE_CARDS: frozenset[str] = frozenset(
+    {
+        "Amulet of Quoz",
+        "Bronze Tablet",
+        "Contract from Below",
+        "Darkpact",
+        "Demonic Attorney",
+        "Jeweled Bird",
+        "Rebirth",
+        "Tempest Efreet",
+        "Timmerian Fiends",
+    }
+)
+#: Cards that bring cards into the game from outside it (the seed: "Ring of Ma'Ruf,
+#: Research/Development, and the Wishes"), plus later ones whose text plainly does so.
+#: Only the fallback for cards whose Oracle text is unknown (:func:`oracle_ban` judges the
+#: others, learn included); not exhaustive.
+OUTSIDE_GAME_FETCHERS: frozenset[str] = frozenset(
+    {
+        "Burning Wish",
+        "Cunning Wish",
+        "Death Wish",
+        "Glittering Wish",
+        "Golden Wish",
+        "Living Wish",
+        "Ring of Ma'Ruf",
+        "Research // Development",
+        "Mastermind's Acquisition",
+        "Spawnsire of Ulamog",
+        "Coax from the Blind Eternities",
+        "Karn, the Great Creator",
+        "Vivien, Arkbow Ranger",
+        "Fae of Wishes // Granted",
+    }
+)
+BANNED_CARDS: frozenset[str] = ANTE_CARDS | OUTSIDE_GAME_FETCHERS
+
+# event phases
+REGISTRATION, RUNNING, ENDED = "registration", "running", "ended"
+# game statuses
+PENDING, FLAGGED, REPORTED, DISPUTED, FINAL = "pending", "flagged", "reported", "disputed", "final"
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class TurnaboutError(ValueError):
+    """A refused action; the message is meant for the user."""
+
+
+class InvalidScore(TurnaboutError):
+    pass
+
+
+class InvalidSetting(TurnaboutError):
+    pass
+
+
+class WrongPhase(TurnaboutError):
+    pass
+
+
+class NotAPlayer(TurnaboutError):
+    pass
+
+
+class NotInMatch(TurnaboutError):
+    pass
+
+
+class AlreadyReported(TurnaboutError):
+    pass
+
+
+class NothingToConfirm(TurnaboutError):
+    pass
+
+
+class RoundUnfinished(TurnaboutError):
+    pass
+
+
+class NotEnoughPlayers(TurnaboutError):
+    pass
+
+
+class TooManyRounds(InvalidSetting):
+    """More rounds than the players can play without a rematch (:func:`bot.kit.swiss.max_rounds`)."""
+
+    def __init__(self, players: int, rounds: int) -> None:
+        self.players, self.rounds, self.most = players, rounds, swiss.max_rounds(players)
+        self.needed = swiss.min_players(rounds)
+        super().__init__(
+            f"{players} players can play at most {self.most} rounds without anyone meeting the same "
+            f"opponent twice; this event is set to {rounds}."
+        )
+
+
+class DeckRejected(TurnaboutError):
+    """A decklist broke the deck rules; ``problems`` lists every problem (one sentence each)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("The decklist is not legal for Turnabout: " + " ".join(self.problems))
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def _count(value: object, what: str, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidScore(f"The {what} must be a whole number.")
+    if value < 0:
+        raise InvalidScore(f"The {what} cannot be negative.")
+    if value > maximum:
+        raise InvalidScore(f"The {what} cannot be more than {maximum:,}.")
+    return value
+
+
+def match_points(
+    option: str, *, life: int | None = None, library: int | None = None, poison: int | None = None
+) -> int:
+    """Match points the winner of one game earns, by the **losing deck's** ``option``.
+
+    Dominaria: 10 + the winner's ``life``; Tolaria: 10 + ⌈the winner's ``library`` / 2⌉;
+    Phyrexia: 30 − 2 × the winner's ``poison``; clamped to [10, 30]. The value the option
+    needs must be given; every value given must be a whole number within
+    [0, MAX_LIFE / MAX_LIBRARY / MAX_POISON].
+    """
+    if option not in SCORING_OPTIONS:
+        raise InvalidScore(f"Unknown scoring option {option!r} (choose {', '.join(SCORING_OPTIONS)}).")
+    given = {"life": life, "library": library, "poison": poison}
+    limits = {"life": MAX_LIFE, "library": MAX_LIBRARY, "poison": MAX_POISON}
+    words = {
+        "life": "life total",
+        "library": "number of cards in the library",
+        "poison": "number of poison counters",
+    }
+    for key, value in given.items():
+        if value is not None:
+            _count(value, f"winner's {words[key]}", limits[key])
+    needed = OPTION_MEASURE[option]
+    value = given[needed]
+    if value is None:
+        raise InvalidScore(f"{option.title()} scoring needs the winner's {words[needed]}.")
+    raw = {"life": 10 + value, "library": 10 + math.ceil(value / 2), "poison": 30 - 2 * value}[needed]
+    return min(MAX_MATCH_POINTS, max(MIN_MATCH_POINTS, raw))
+
+
+def victory_points(mp_a: int, mp_b: int) -> tuple[int, int]:
+    """The 30 Victory Points of a match split by the MP difference (FORMATS.md's table)."""
+    for mp in (mp_a, mp_b):
+        _count(mp, "match point total", MAX_MATCH_MP_DIFFERENCE)
+    diff = abs(mp_a - mp_b)
+    winner_vp = next(vp for top, vp in VP_TABLE if diff <= top)
+    return (winner_vp, VP_PER_MATCH - winner_vp) if mp_a >= mp_b else (VP_PER_MATCH - winner_vp, winner_vp)
+
+
+def _ceil_log2(n: int) -> int:
+    return (n - 1).bit_length()  # exact for n >= 1, no floating point
+
+
+def placement_multiplier(players: int, position: int) -> int:
+    """⌈log₂ players⌉ + 2 − ⌈log₂ position⌉: 4 players → 4 for first, 16 → 6, 100 → 9;
+    5th of 16 → 3; 64th of 100 → 3. Never below 2, so every match win is worth something."""
+    if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        raise ValueError("The number of players must be a whole number of at least 1.")
+    if isinstance(position, bool) or not isinstance(position, int) or not 1 <= position <= players:
+        raise ValueError(f"The position must be between 1 and {players}.")
+    return _ceil_log2(players) + 2 - _ceil_log2(position)
+
+
+def rating_award(wins: int, draws: int, *, completed: bool, players: int, position: int) -> float:
+    """(match wins + ½ per draw + 1 if the player ``completed`` every round) × the placement
+    multiplier. A bye counts as the caller's record says (see :func:`final_ranking`)."""
+    for value, what in ((wins, "wins"), (draws, "draws")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"The number of {what} must be a whole number of at least 0.")
+    match_win_rating = wins + draws / 2 + (1 if completed else 0)
+    return match_win_rating * placement_multiplier(players, position)
+
+
+# --------------------------------------------------------------------------- decklists
+
+_SIDEBOARD_MARKERS = frozenset({"sideboard", "companion"})
+_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
+_SB_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*/{1,2}\s*")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+def _card_key(name: str) -> str:
+    """Compare card names: name_key, typographic apostrophes, ``A/B`` = ``A // B``."""
+    return _SPLIT.sub(" // ", name_key(name.translate(_APOSTROPHES)))
+
+
+_BANNED_KEYS: dict[str, str] = {_card_key(n): n for n in BANNED_CARDS}
+# A split/adventure card is often listed by its first face alone ("Fae of Wishes").
+_BANNED_KEYS.update({_card_key(n).split(" // ")[0]: n for n in BANNED_CARDS if "//" in n})
+_ANTE_KEYS = {_card_key(n) for n in ANTE_CARDS}
+
+
+def _banned_name(card: str) -> str | None:
+    key = _card_key(card)
+    return _BANNED_KEYS.get(key) or _BANNED_KEYS.get(key.split(" // ")[0])
+
+
+@dataclass(frozen=True)
+class OracleText:
+    """What Scryfall says a card does: its official ``name`` ("A // B" for two faces) and its
+    Oracle ``text`` (reminder text included; the faces joined by a "//" line)."""
+
+    name: str
+    text: str
+
+
+ANTE = "an ante card"
+OUTSIDE = "it brings cards into the game from outside it"
+LEARN = "it has learn, which brings a Lesson card into the game from outside it"
+_REMINDER = re.compile(r"\([^()]*\)")
+_ANTE_WORD = re.compile(r"\bante\b", re.IGNORECASE)
+_LEARN_WORD = re.compile(r"\blearn\b", re.IGNORECASE)
+_FROM_OUTSIDE = re.compile(r"\bfrom\s+outside\s+the\s+game\b", re.IGNORECASE)
+
+
+def oracle_ban(card: OracleText) -> str | None:
+    """Why a card is banned by what its Oracle text says (None: it is allowed), FORMATS.md §3:
+
+    * an **ante** card: its rules text (reminder text aside) uses the word "ante";
+    * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
+      they own *from outside the game* and put it into their hand;
+    * any other text that brings a card in **from outside the game** (the wishes, Ring of Ma'rûf,
+      Research, Karn, the Great Creator, …), reminder text included.
+
+    The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
+    Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
+    itself (fetched, not fetching) is allowed."""
+    text = card.text
+    for own in sorted({card.name, *(part.strip() for part in card.name.split("//"))}, key=len, reverse=True):
+        if own:
+            text = text.replace(own, "CARDNAME")
+    rules = _REMINDER.sub(" ", text)
+    if _ANTE_WORD.search(rules):
+        return ANTE
+    if _LEARN_WORD.search(rules):
+        return LEARN
+    if _FROM_OUTSIDE.search(text):
+        return OUTSIDE
+    return None
+
+
+def _ban(name: str, oracle: Mapping[str, OracleText]) -> tuple[str, str] | None:
+    """(the name to show, why) if ``name`` is banned: by its Oracle text when it is known, else by
+    the fixed lists (:data:`ANTE_CARDS`, :data:`OUTSIDE_GAME_FETCHERS`)."""
+    known = oracle.get(_card_key(name))
+    if known is not None:
+        why = oracle_ban(known)
+        return None if why is None else (known.name, f"{why} (by its Oracle text)")
+    official = _banned_name(name)
+    if official is None:
+        return None
+    return official, ANTE if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
+
+
+def deck_problems(
+    cards: Sequence[tuple[int, str]], *, sideboard: bool = False, oracle: Mapping[str, OracleText] | None = None
+) -> list[str]:
+    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal.
+    ``oracle`` maps card names to their Oracle text where it is known (see :func:`oracle_ban`);
+    the others are judged by the fixed lists."""
+    known = {_card_key(name): text for name, text in (oracle or {}).items()}
+    problems: list[str] = []
+    total = sum(count for count, _ in cards)
+    if total < MIN_DECK_SIZE:
+        problems.append(f"The deck has {total} cards; it needs at least {MIN_DECK_SIZE}.")
+    elif total > MAX_DECKLIST_CARDS:
+        problems.append(
+            f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
+            "(register a bigger deck without a list)."
+        )
+    if sideboard:
+        problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
+    banned: Counter[tuple[str, str]] = Counter()
+    for count, name in cards:
+        found = _ban(name, known)
+        if found is not None:
+            banned[found] += count
+    for (official, why), count in sorted(banned.items()):
+        copies = f" ({count} copies)" if count > 1 else ""
+        problems.append(f"{official}{copies} is banned: {why}.")
+    return problems
+
+
+def _split_sideboard(text: str) -> tuple[str, bool]:
+    """(main-deck text, whether a sideboard/companion section or SB: line was present)."""
+    main: list[str] = []
+    in_sideboard = has_sideboard = False
+    for line in text.splitlines():
+        marker = line.strip().rstrip(":").strip().lower()
+        if marker in _SIDEBOARD_MARKERS:
+            in_sideboard = has_sideboard = True
+            continue
+        if marker in _MAIN_MARKERS:
+            in_sideboard = False
+            continue
+        if _SB_PREFIX.match(line.strip()):
+            has_sideboard = True
+            continue
+        if in_sideboard:
+            if line.strip() and not line.strip().startswith(("#", "//")):
+                has_sideboard = True
+            continue
+        main.append(line)
+    return "\n".join(main), has_sideboard
+
+
+def check_decklist(
+    data: str | bytes, *, oracle: Mapping[str, OracleText] | None = None
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """Read a plain-text decklist (``4 Card Name`` lines, as :mod:`bot.cards.parse` reads them)
+    and check it: (merged (count, name) lines, every problem). ``oracle``: the Oracle text of the
+    cards where it is known (:func:`deck_problems`). Unreadable input raises :class:`DeckRejected`."""
+    if isinstance(data, bytes | bytearray):
+        if len(data) > MAX_BYTES:
+            raise DeckRejected([f"The file is too big; a decklist may be at most {MAX_BYTES // 1024} KiB."])
+        try:
+            data = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise DeckRejected(["The file is not UTF-8 text; save the list as plain text."]) from None
+    main_text, sideboard = _split_sideboard(data)
+    try:
+        parsed = parse_cube_text(main_text)
+    except CubeFormatError as exc:
+        raise DeckRejected([str(exc)]) from None
+    merged: dict[str, list] = {}
+    for card in parsed.cards:
+        entry = merged.setdefault(_card_key(card.name), [0, card.name])
+        entry[0] += 1
+    cards = [(count, name) for count, name in merged.values()]
+    return cards, deck_problems(cards, sideboard=sideboard, oracle=oracle)
+
+
+def decklist_names(data: str | bytes) -> list[str]:
+    """The card names of a decklist's main deck ([] if it cannot be read): what to look up before
+    checking it with :func:`check_decklist`."""
+    try:
+        cards, _ = check_decklist(data)
+    except DeckRejected:
+        return []
+    return [name for _, name in cards]
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class Settings:
+    rounds: int = DEFAULT_ROUNDS
+    bye_vp: int = VP_PER_MATCH  # a bye: 30–0 unless the organizer sets otherwise
+    scoring_options: list[str] = field(default_factory=lambda: list(SCORING_OPTIONS))
+    clock: bool = False
+    clock_mode: str = "delay"
+    clock_minutes: float = chess_clock.DEFAULT_MINUTES
+    clock_increment: float = chess_clock.DEFAULT_INCREMENT
+
+
+@dataclass
+class Player:
+    seat: int
+    user_id: int
+    deck: str
+    scoring: str
+    decklist: list[list] | None = None  # [[count, name], ...]; public to the opponent in game 1
+    dropped: bool = False
+    dropped_in_round: int | None = None  # rounds paired when the player dropped
+
+
+@dataclass
+class Game:
+    number: int  # 1: each plays the opponent's deck; 2: their own
+    first: int  # seat that plays first
+    status: str = PENDING  # pending | flagged | reported | disputed | final
+    winner: int | None = None  # seat; None in a final game = a draw
+    value: int | None = None  # the winner's life / library / poison, as the losing deck's option needs
+    reported_by: int | None = None  # seat of the player whose report awaits confirmation
+    flagged: int | None = None  # seat whose clock flag fell in this game
+    decided: bool = False  # the organizer's decision (final, not subject to confirmation)
+    note: str = ""  # dispute reason or decision note
+
+
+@dataclass
+class Match:
+    number: int  # 1, 2, … over the whole event
+    round: int
+    a: int
+    b: int | None  # None: a has a bye
+    games: list[Game] = field(default_factory=list)
+    bye_vp: int | None = None  # the VP the bye scored (the setting when it was given)
+
+    def seats(self) -> tuple[int, ...]:
+        return (self.a,) if self.b is None else (self.a, self.b)
+
+    def other(self, seat: int) -> int:
+        assert self.b is not None
+        return self.b if seat == self.a else self.a
+
+    @property
+    def finished(self) -> bool:
+        return self.b is None or all(g.status == FINAL for g in self.games)
+
+
+@dataclass
+class TurnaboutState:
+    seed: int | str
+    settings: Settings = field(default_factory=Settings)
+    rng_counter: int = 0
+    phase: str = REGISTRATION
+    players: list[Player] = field(default_factory=list)
+    matches: list[Match] = field(default_factory=list)
+    round: int = 0  # rounds paired so far
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"v": SCHEMA_VERSION, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TurnaboutState:
+        if data.get("v") != SCHEMA_VERSION:
+            raise ValueError(
+                f"Unknown Turnabout schema version {data.get('v')!r} (expected {SCHEMA_VERSION})."
+            )
+        settings = dict(data["settings"])
+        settings["scoring_options"] = list(settings["scoring_options"])
+        players = []
+        for p in data["players"]:
+            p = dict(p)
+            p["decklist"] = [list(line) for line in p["decklist"]] if p.get("decklist") is not None else None
+            players.append(Player(**p))
+        matches = []
+        for m in data["matches"]:
+            m = dict(m)
+            m["games"] = [Game(**g) for g in m["games"]]
+            matches.append(Match(**m))
+        return cls(
+            seed=data["seed"],
+            settings=Settings(**settings),
+            rng_counter=data["rng_counter"],
+            phase=data["phase"],
+            players=players,
+            matches=matches,
+            round=data["round"],
+        )
+
+    def player(self, seat: int) -> Player:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.players):
+            raise NotAPlayer(f"Seat {seat!r} is not a player in this event.")
+        return self.players[seat]
+
+    def match(self, number: int) -> Match:
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= len(self.matches):
+            raise NotInMatch(f"There is no match {number!r} in this event.")
+        return self.matches[number - 1]
+
+    def round_matches(self, round_: int | None = None) -> list[Match]:
+        r = self.round if round_ is None else round_
+        return [m for m in self.matches if m.round == r]
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Event:
+    pass
+
+
+@dataclass(frozen=True)
+class SettingsChanged(Event):
+    changes: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class PlayerRegistered(Event):
+    seat: int
+    user_id: int
+    deck: str
+    scoring: str
+    cards: int | None  # decklist size, if a list was given
+    updated: bool  # re-registration replaced an earlier one
+
+
+@dataclass(frozen=True)
+class PlayerWithdrew(Event):
+    user_id: int
+
+
+@dataclass(frozen=True)
+class RegistrationClosed(Event):
+    players: int
+
+
+@dataclass(frozen=True)
+class GamePlan:
+    number: int
+    first: int  # seat that plays first
+    decks: tuple[tuple[int, int], ...]  # (player seat, seat whose deck they play)
+    prep_minutes: int
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    match: int
+    a: int
+    b: int
+    games: tuple[GamePlan, GamePlan]
+
+
+@dataclass(frozen=True)
+class RoundPaired(Event):
+    round: int
+    matches: tuple[MatchPlan, ...]
+    bye: int | None
+    bye_vp: int | None
+    rematches: int
+
+
+@dataclass(frozen=True)
+class GameReported(Event):
+    match: int
+    game: int
+    by: int
+    winner: int | None
+    value: int | None
+    match_points: tuple[int, int]  # (a, b) this game would give
+    needs_confirmation_by: int | None  # seat that must confirm; None = final already
+
+
+@dataclass(frozen=True)
+class GameConfirmed(Event):
+    match: int
+    game: int
+    by: int
+
+
+@dataclass(frozen=True)
+class GameDisputed(Event):
+    match: int
+    game: int
+    by: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class GameDecided(Event):
+    match: int
+    game: int
+    winner: int | None
+    value: int | None
+    match_points: tuple[int, int]
+    note: str
+
+
+@dataclass(frozen=True)
+class GameLostOnTime(Event):
+    match: int
+    game: int
+    flagged: int
+    winner: int
+    value_needed: str  # "life", "library" or "poison": what the report must still give
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    match: int
+    a: int
+    b: int | None
+    match_points: tuple[int, int]
+    victory_points: tuple[int, int]
+    winner: int | None  # None: a draw
+
+
+@dataclass(frozen=True)
+class MatchFinished(Event):
+    result: MatchResult
+    corrected: bool  # an organizer's override changed a finished match
+
+
+@dataclass(frozen=True)
+class RoundFinished(Event):
+    round: int
+    last: bool  # the scheduled number of rounds has been played
+
+
+@dataclass(frozen=True)
+class PlayerDropped(Event):
+    seat: int
+    round: int
+    open_match: int | None  # a match of the current round the player must still finish
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    seat: int
+    user_id: int
+    deck: str
+    victory_points: int
+    opponents_average: float
+    wins: int
+    draws: int
+    losses: int
+    byes: int
+    dropped: bool
+
+
+@dataclass(frozen=True)
+class Placing:
+    position: int
+    seat: int
+    user_id: int
+    deck: str
+    victory_points: int
+    wins: int
+    draws: int
+    losses: int
+    completed: bool  # played every round: +1 match win for the rating
+    multiplier: int
+    award: float
+
+
+@dataclass(frozen=True)
+class EventEnded(Event):
+    placings: tuple[Placing, ...]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _rng(state: TurnaboutState) -> random.Random:
+    r = random.Random(f"{state.seed}:{state.rng_counter}")
+    state.rng_counter += 1
+    return r
+
+
+def _require_phase(state: TurnaboutState, phase: str, action: str) -> None:
+    if state.phase == phase:
+        return
+    why = {
+        REGISTRATION: "registration is still open (the organizer closes it first)",
+        RUNNING: "registration is closed",
+        ENDED: "the event has ended",
+    }[state.phase]
+    raise WrongPhase(f"Cannot {action}: {why}.")
+
+
+def _int_setting(value: object, what: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidSetting(f"{what} must be a whole number from {low} to {high}.")
+    return value
+
+
+def _validated(settings: Settings, *, rounds_paired: int = 0) -> Settings:
+    _int_setting(settings.rounds, "The number of rounds", max(1, rounds_paired), MAX_ROUNDS)
+    _int_setting(settings.bye_vp, "The Victory Points of a bye", 0, VP_PER_MATCH)
+    options = list(dict.fromkeys(settings.scoring_options))
+    unknown = [o for o in options if o not in SCORING_OPTIONS]
+    if unknown or not options:
+        raise InvalidSetting(f"Allowed scoring options are one or more of {', '.join(SCORING_OPTIONS)}.")
+    if not isinstance(settings.clock, bool):
+        raise InvalidSetting("The clock is either on or off.")
+    try:  # the clock module owns its limits
+        chess_clock.new_clock(settings.clock_mode, settings.clock_minutes, settings.clock_increment)
+    except chess_clock.ClockError as exc:
+        raise InvalidSetting(str(exc)) from None
+    settings.scoring_options = options
+    return settings
+
+
+def _check_rounds(state: TurnaboutState, rounds: int) -> None:
+    """Refuse more rounds than the registered players can play without a rematch (fewer than
+    MIN_PLAYERS cannot be paired at all: pairing says so)."""
+    players = len(state.players)
+    if players >= MIN_PLAYERS and rounds > swiss.max_rounds(players):
+        raise TooManyRounds(players, rounds)
+
+
+def _game_points(
+    state: TurnaboutState, match: Match, game: Game, winner: int | None, value: int | None
+) -> tuple[int, int]:
+    """(MP to a, MP to b) for a game result; validates ``value`` (raises InvalidScore)."""
+    if winner is None:
+        return (0, 0)
+    loser = match.other(winner)
+    # Game 1: the loser played the winner's deck; game 2: their own.
+    losing_deck_owner = winner if game.number == 1 else loser
+    option = state.players[losing_deck_owner].scoring
+    points = match_points(option, **{OPTION_MEASURE[option]: value})
+    return (points, 0) if winner == match.a else (0, points)
+
+
+def _losing_option(state: TurnaboutState, match: Match, game: Game, winner: int) -> str:
+    owner = winner if game.number == 1 else match.other(winner)
+    return state.players[owner].scoring
+
+
+def _check_winner(match: Match, winner: int | None) -> None:
+    if winner is not None and winner not in match.seats():
+        raise NotInMatch("The winner must be one of the two players of this match (or None for a draw).")
+
+
+def _find_game(match: Match, number: int | None, statuses: Sequence[str]) -> Game | None:
+    if number is not None:
+        if number not in (1, 2):
+            raise TurnaboutError("A Turnabout match has games 1 and 2 only.")
+        return match.games[number - 1]
+    return next((g for g in match.games if g.status in statuses), None)
+
+
+def _players_match(state: TurnaboutState, seat: int, number: int | None) -> Match:
+    """The match ``seat`` acts on: ``number`` if given (the seat must play in it), else the
+    seat's match of the current round."""
+    state.player(seat)
+    _require_phase(state, RUNNING, "report or confirm games")
+    if number is not None:
+        match = state.match(number)
+        if seat not in match.seats():
+            raise NotInMatch(f"You are not playing in match {number}.")
+    else:
+        match = current_match(state, seat)
+        if match is None:
+            raise NotInMatch("You have no match in the current round.")
+    if match.b is None:
+        raise NotInMatch("You have a bye this round: there is no game to report.")
+    return match
+
+
+def _after_final(state: TurnaboutState, match: Match, *, corrected: bool = False) -> list[Event]:
+    """Events once a game became final: the match's result, and the round's end."""
+    result = match_result(state, match)
+    if result is None:
+        return []
+    events: list[Event] = [MatchFinished(result, corrected)]
+    if not corrected and match.round == state.round and all(m.finished for m in state.round_matches()):
+        events.append(RoundFinished(state.round, state.round >= state.settings.rounds))
+    return events
+
+
+# --------------------------------------------------------------------------- queries
+
+
+def seat_of(state: TurnaboutState, user_id: int) -> int:
+    for p in state.players:
+        if p.user_id == user_id:
+            return p.seat
+    raise NotAPlayer("You are not registered in this event.")
+
+
+def current_match(state: TurnaboutState, seat: int) -> Match | None:
+    """The seat's match (or bye) of the current round, if any."""
+    return next((m for m in state.round_matches() if seat in m.seats()), None)
+
+
+def game_plan(match: Match) -> tuple[GamePlan, GamePlan]:
+    """Who plays first and which deck each player plays, game by game."""
+    assert match.b is not None
+    g1, g2 = match.games
+    return (
+        GamePlan(1, g1.first, ((match.a, match.b), (match.b, match.a)), PREP_MINUTES[1]),
+        GamePlan(2, g2.first, ((match.a, match.a), (match.b, match.b)), PREP_MINUTES[2]),
+    )
+
+
+def value_needed(state: TurnaboutState, match: int, game: int, winner: int) -> str:
+    """What a report of ``winner`` winning ``game`` must give: "life", "library" or "poison"
+    (the losing deck's option; for asking the right question before the report)."""
+    m = state.match(match)
+    if m.b is None:
+        raise NotInMatch(f"Match {match} is a bye: there is no game to report.")
+    g = _find_game(m, game, ())
+    assert g is not None
+    if winner is None:
+        raise TurnaboutError("A drawn game needs no number: nobody scores match points.")
+    _check_winner(m, winner)
+    return OPTION_MEASURE[_losing_option(state, m, g, winner)]
+
+
+def game_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, int]:
+    """(MP to a, MP to b) of a game; (0, 0) until it is final, and for a drawn game."""
+    if game.status != FINAL:
+        return (0, 0)
+    return _game_points(state, match, game, game.winner, game.value)
+
+
+def reported_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, int]:
+    """(MP to a, MP to b) the game's recorded result would give, final or still waiting."""
+    return _game_points(state, match, game, game.winner, game.value)
+
+
+def match_result(state: TurnaboutState, match: Match) -> MatchResult | None:
+    """MP totals, VP split and winner once both games are final (a bye at once); else None."""
+    if match.b is None:
+        vp = match.bye_vp if match.bye_vp is not None else state.settings.bye_vp
+        winner = match.a if vp > VP_PER_MATCH // 2 else None
+        return MatchResult(match.number, match.a, None, (0, 0), (vp, 0), winner)
+    if not match.finished:
+        return None
+    per_game = [game_points(state, match, g) for g in match.games]
+    mp = (sum(p[0] for p in per_game), sum(p[1] for p in per_game))
+    vp = victory_points(*mp)
+    winner = match.a if mp[0] > mp[1] else match.b if mp[1] > mp[0] else None
+    return MatchResult(match.number, match.a, match.b, mp, vp, winner)
+
+
+def _results(state: TurnaboutState) -> list[tuple[Match, MatchResult]]:
+    out = []
+    for m in state.matches:
+        r = match_result(state, m)
+        if r is not None:
+            out.append((m, r))
+    return out
+
+
+def _swiss_results(state: TurnaboutState) -> list[swiss.Result]:
+    return [
+        swiss.Result(r.a, r.b, r.victory_points[0], r.victory_points[1])
+        if r.b is not None
+        else swiss.Result.bye(r.a, r.victory_points[0])
+        for _, r in _results(state)
+    ]
+
+
+def _records(state: TurnaboutState) -> dict[int, Counter]:
+    """seat -> Counter(wins, draws, losses, byes) over finished matches."""
+    records = {p.seat: Counter() for p in state.players}
+    for m, r in _results(state):
+        if m.b is None:
+            records[m.a]["byes"] += 1
+            vp = r.victory_points[0]
+            records[m.a]["wins" if vp > 15 else "draws" if vp == 15 else "losses"] += 1
+            continue
+        for seat in m.seats():
+            records[seat]["draws" if r.winner is None else "wins" if r.winner == seat else "losses"] += 1
+    return records
+
+
+def standings(state: TurnaboutState) -> list[StandingRow]:
+    """Every registered player ranked by VP, opponents' average VP, head-to-head, coin flip."""
+    table = swiss.standings([p.seat for p in state.players], _swiss_results(state), seed=state.seed)
+    records = _records(state)
+    rows = []
+    for s in table:
+        p = state.players[s.player]
+        rec = records[p.seat]
+        rows.append(
+            StandingRow(
+                rank=s.rank,
+                seat=p.seat,
+                user_id=p.user_id,
+                deck=p.deck,
+                victory_points=int(s.score),
+                opponents_average=float(s.opponents_average),
+                wins=rec["wins"],
+                draws=rec["draws"],
+                losses=rec["losses"],
+                byes=rec["byes"],
+                dropped=p.dropped,
+            )
+        )
+    return rows
+
+
+def final_ranking(state: TurnaboutState) -> list[Placing]:
+    """The ranking with each player's rating award (see the module docstring for the rules)."""
+    rows = standings(state)
+    n = len(rows)
+    placings = []
+    for row in rows:
+        completed = not state.players[row.seat].dropped
+        placings.append(
+            Placing(
+                position=row.rank,
+                seat=row.seat,
+                user_id=row.user_id,
+                deck=row.deck,
+                victory_points=row.victory_points,
+                wins=row.wins,
+                draws=row.draws,
+                losses=row.losses,
+                completed=completed,
+                multiplier=placement_multiplier(n, row.rank),
+                award=rating_award(row.wins, row.draws, completed=completed, players=n, position=row.rank),
+            )
+        )
+    return placings
+
+
+def new_match_clock(
+    state: TurnaboutState, players: Sequence[int] | None = None
+) -> chess_clock.ClockState | None:
+    """A fresh chess clock for a match by the event's settings (None when the event is untimed).
+    ``players``: the two user ids, side 0 first."""
+    s = state.settings
+    if not s.clock:
+        return None
+    return chess_clock.new_clock(s.clock_mode, s.clock_minutes, s.clock_increment, players=players)
+
+
+# --------------------------------------------------------------------------- operations: setup
+
+
+def new_event(seed: int | str, settings: Settings | None = None) -> TurnaboutState:
+    """An event open for registration."""
+    return TurnaboutState(seed=seed, settings=_validated(settings or Settings()))
+
+
+def update_settings(state: TurnaboutState, **changes: Any) -> list[Event]:
+    """Organizer: change settings. Scoring options only during registration (and never
+    excluding an option a registered deck uses); rounds never below the rounds paired."""
+    if state.phase == ENDED:
+        raise WrongPhase("Cannot change the settings: the event has ended.")
+    unknown = set(changes) - set(Settings.__dataclass_fields__)
+    if unknown:
+        raise InvalidSetting(f"Unknown setting {sorted(unknown)[0]!r}.")
+    if "scoring_options" in changes:
+        if state.phase != REGISTRATION:
+            raise WrongPhase("Scoring options can only change while registration is open.")
+        in_use = {p.scoring for p in state.players} - set(changes["scoring_options"] or ())
+        if in_use:
+            raise InvalidSetting(f"A registered deck uses {sorted(in_use)[0].title()}: it must stay allowed.")
+    candidate = Settings(**{**asdict(state.settings), **changes})
+    if "scoring_options" in changes:
+        candidate.scoring_options = list(changes["scoring_options"])
+    _validated(candidate, rounds_paired=state.round)
+    if state.phase != REGISTRATION:
+        _check_rounds(state, candidate.rounds)
+    state.settings = candidate
+    return [SettingsChanged(tuple(sorted(changes.items())))]
+
+
+def register(
+    state: TurnaboutState,
+    user_id: int,
+    deck: str,
+    scoring: str = DEFAULT_OPTION,
+    decklist: str | bytes | None = None,
+    *,
+    oracle: Mapping[str, OracleText] | None = None,
+) -> list[Event]:
+    """Register (or, while registration is open, re-register) a player's deck and option.
+    A decklist is checked against the deck rules (``oracle``: the cards' Oracle text where it is
+    known); every problem is reported at once."""
+    _require_phase(state, REGISTRATION, "register")
+    name = clean_name(deck or "")
+    if not name or len(name) > MAX_DECK_NAME:
+        raise TurnaboutError(f"Give the deck a name of 1 to {MAX_DECK_NAME} characters.")
+    if scoring not in state.settings.scoring_options:
+        allowed = ", ".join(o.title() for o in state.settings.scoring_options)
+        raise TurnaboutError(
+            f"{str(scoring).title()} is not a scoring option in this event (choose {allowed})."
+        )
+    existing = next((p for p in state.players if p.user_id == user_id), None)
+    if any(p is not existing and name_key(p.deck) == name_key(name) for p in state.players):
+        raise TurnaboutError(
+            f"Another player has already registered a deck called {name!r}; pick another name."
+        )
+    if existing is None and len(state.players) >= MAX_PLAYERS:
+        raise TurnaboutError(f"The event is full ({MAX_PLAYERS} players).")
+    cards = None
+    if decklist is not None:
+        cards, problems = check_decklist(decklist, oracle=oracle)
+        if problems:
+            raise DeckRejected(problems)
+    stored = [[count, card] for count, card in cards] if cards is not None else None
+    if existing is None:
+        existing = Player(
+            seat=len(state.players), user_id=user_id, deck=name, scoring=scoring, decklist=stored
+        )
+        state.players.append(existing)
+        updated = False
+    else:
+        existing.deck, existing.scoring, existing.decklist = name, scoring, stored
+        updated = True
+    size = sum(c for c, _ in cards) if cards is not None else None
+    return [PlayerRegistered(existing.seat, user_id, name, scoring, size, updated)]
+
+
+def close_registration(state: TurnaboutState) -> list[Event]:
+    """Organizer: no more registrations; the event can be paired (with no more rounds than
+    the players can play without a rematch)."""
+    _require_phase(state, REGISTRATION, "close registration")
+    _check_rounds(state, state.settings.rounds)
+    state.phase = RUNNING
+    return [RegistrationClosed(len(state.players))]
+
+
+# --------------------------------------------------------------------------- operations: rounds
+
+
+def pair_next_round(state: TurnaboutState) -> list[Event]:
+    """Organizer: pair the next round (Swiss on VP, no rematch when avoidable, bye to the
+    lowest-ranked player without one). Game 1's first player is a seeded coin flip."""
+    if state.phase == REGISTRATION:
+        raise WrongPhase("Close registration before pairing the first round.")
+    _require_phase(state, RUNNING, "pair a round")
+    unfinished = [m.number for m in state.round_matches() if not m.finished]
+    if unfinished:
+        listed = ", ".join(str(n) for n in unfinished[:10])
+        raise RoundUnfinished(f"Round {state.round} is not finished yet (open matches: {listed}).")
+    if state.round >= state.settings.rounds:
+        raise WrongPhase(
+            f"All {state.settings.rounds} rounds have been played: end the event (or add a round)."
+        )
+    active = [p.seat for p in state.players if not p.dropped]
+    if len(active) < MIN_PLAYERS:
+        raise NotEnoughPlayers(
+            f"Pairing needs at least {MIN_PLAYERS} players still in; there are {len(active)}."
+        )
+
+    number = state.round + 1
+    pairing = swiss.pair_round(
+        active, _swiss_results(state), seed=state.seed, round_number=number, rounds=state.settings.rounds
+    )
+    state.round = number
+    plans = []
+    for a, b in pairing.pairs:
+        first = _rng(state).choice((a, b))
+        match = Match(
+            number=len(state.matches) + 1,
+            round=number,
+            a=a,
+            b=b,
+            games=[Game(1, first), Game(2, b if first == a else a)],
+        )
+        state.matches.append(match)
+        plans.append(MatchPlan(match.number, a, b, game_plan(match)))
+    bye_vp = None
+    if pairing.bye is not None:
+        bye_vp = state.settings.bye_vp
+        state.matches.append(Match(len(state.matches) + 1, number, pairing.bye, None, [], bye_vp))
+    events: list[Event] = [RoundPaired(number, tuple(plans), pairing.bye, bye_vp, pairing.rematches)]
+    if not plans:  # only a bye (cannot happen with 4+ players; kept for completeness)
+        events.append(RoundFinished(number, number >= state.settings.rounds))
+    return events
+
+
+class ReportWaiting(AlreadyReported):
+    """The player's own report of this game waits for their opponent (shown again, not replaced)."""
+
+    def __init__(self, match: int, game: int) -> None:
+        self.match, self.game = match, game
+        super().__init__(f"Your report of game {game} of match {match} is waiting for your opponent.")
+
+
+def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None) -> Game:
+    """The game a report by ``seat`` is about: ``game``, else the first game of the match that is
+    neither final nor disputed (one that waits for this player's report, or for their answer to
+    the opponent's report, or this player's own report still waiting)."""
+    m = _players_match(state, seat, match)
+    if game is not None:
+        g = _find_game(m, game, ())
+        assert g is not None
+        return g
+    g = next((g for g in m.games if g.status not in (FINAL, DISPUTED)), None)
+    if g is None:
+        if any(g.status == DISPUTED for g in m.games):
+            raise AlreadyReported(f"Match {m.number} has no game left to report: a disputed one waits for an organizer.")
+        raise AlreadyReported(f"Both games of match {m.number} are already reported.")
+    return g
+
+
+def _claim(seat: int, winner: int | None, value: int | None) -> str:
+    if winner is None:
+        return "a draw"
+    who = "they won" if winner == seat else "their opponent won"
+    return who + (f" with {value}" if value is not None else "")
+
+
+def report_game(
+    state: TurnaboutState,
+    seat: int,
+    *,
+    winner: int | None,
+    value: int | None = None,
+    game: int | None = None,
+    match: int | None = None,
+) -> list[Event]:
+    """A player reports a game: the ``winner``'s seat (None: a drawn game) and ``value``, the
+    winner's life, library or poison as the losing deck's option needs. ``game`` defaults to
+    :func:`report_target`, ``match`` to the player's current match. The opponent confirms
+    (:func:`confirm_game`) or disputes (:func:`dispute_game`) — or reports the game themselves:
+    a report matching the waiting one (same winner, and the same number if they give one)
+    confirms it, a different one disputes it. The player's own waiting report is not replaced
+    (:class:`ReportWaiting`): no state waits on a message that may have been lost."""
+    m = _players_match(state, seat, match)
+    g = report_target(state, seat, game=game, match=m.number)
+    _check_winner(m, winner)
+    if g.status == REPORTED:
+        if g.reported_by == seat:
+            raise ReportWaiting(m.number, g.number)
+        if winner is not None and value is not None:
+            _game_points(state, m, g, winner, value)  # validates the number before any change
+        if winner == g.winner and (winner is None or value is None or value == g.value):
+            return confirm_game(state, seat, game=g.number, match=m.number)
+        return dispute_game(state, seat, game=g.number, match=m.number,
+                            reason=f"their own report differs: {_claim(seat, winner, value)}")
+    if g.status == DISPUTED:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is disputed: an organizer decides it.")
+    if g.status not in (PENDING, FLAGGED):
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
+    if g.status == FLAGGED and winner != m.other(g.flagged):
+        raise TurnaboutError(
+            f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
+        )
+    points = _game_points(state, m, g, winner, value)  # validates value before any change
+    opponent = m.other(seat)
+    g.winner, g.value = winner, (value if winner is not None else None)
+    if state.players[opponent].dropped:
+        g.status, g.reported_by = FINAL, None
+        return [
+            GameReported(m.number, g.number, seat, winner, g.value, points, None),
+            *_after_final(state, m),
+        ]
+    g.status, g.reported_by = REPORTED, seat
+    return [GameReported(m.number, g.number, seat, winner, g.value, points, opponent)]
+
+
+def _reported_game(m: Match, seat: int, game: int | None, action: str) -> Game:
+    if game is not None:
+        g = _find_game(m, game, ())
+        assert g is not None
+        if g.status != REPORTED:
+            raise NothingToConfirm(f"Game {g.number} of match {m.number} has no report waiting ({g.status}).")
+    else:
+        waiting = [g for g in m.games if g.status == REPORTED]
+        g = next((g for g in waiting if g.reported_by != seat), waiting[0] if waiting else None)
+        if g is None:
+            raise NothingToConfirm(f"No report of match {m.number} is waiting to {action}.")
+    if g.reported_by == seat:
+        raise NothingToConfirm(f"You cannot {action} your own report; your opponent must.")
+    return g
+
+
+def confirm_game(
+    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None
+) -> list[Event]:
+    """The opponent of the reporter confirms: the game's result is final."""
+    m = _players_match(state, seat, match)
+    g = _reported_game(m, seat, game, "confirm")
+    g.status, g.reported_by = FINAL, None
+    return [GameConfirmed(m.number, g.number, seat), *_after_final(state, m)]
+
+
+def dispute_game(
+    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None, reason: str = ""
+) -> list[Event]:
+    """The opponent of the reporter disputes: the game waits for the organizer's decision."""
+    m = _players_match(state, seat, match)
+    g = _reported_game(m, seat, game, "dispute")
+    g.status, g.note = DISPUTED, clean_name(reason)[:300]
+    return [GameDisputed(m.number, g.number, seat, g.note)]
+
+
+def decide_game(
+    state: TurnaboutState,
+    match: int,
+    game: int,
+    *,
+    winner: int | None,
+    value: int | None = None,
+    note: str = "",
+) -> list[Event]:
+    """Organizer: settle or override a game (a dispute, a no-show, a flag fall). Final at once;
+    allowed on any game of a played match until the event ends."""
+    _require_phase(state, RUNNING, "decide a game")
+    m = state.match(match)
+    if m.b is None:
+        raise NotInMatch(f"Match {match} is a bye: there is no game to decide.")
+    g = _find_game(m, game, ())
+    assert g is not None
+    _check_winner(m, winner)
+    points = _game_points(state, m, g, winner, value)
+    was_finished = m.finished
+    g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)
+    g.reported_by, g.decided, g.note = None, True, clean_name(note)[:300]
+    return [
+        GameDecided(m.number, g.number, winner, g.value, points, g.note),
+        *_after_final(state, m, corrected=was_finished),
+    ]
+
+
+def flag_fell(
+    state: TurnaboutState, match: int, game: int, flagged: int, *, require_clock: bool = True
+) -> list[Event]:
+    """The chess clock: ``flagged``'s time ran out, so they lost the game. The report still
+    needs the number for the match points (see the module docstring). ``require_clock=False``:
+    the players ran a clock of their own in an event without the clock setting (``/clock``)."""
+    _require_phase(state, RUNNING, "record a flag fall")
+    if require_clock and not state.settings.clock:
+        raise TurnaboutError("This event is not played with a chess clock.")
+    m = state.match(match)
+    if m.b is None or flagged not in m.seats():
+        raise NotInMatch(f"That player is not playing in match {match}.")
+    g = _find_game(m, game, ())
+    assert g is not None
+    if g.status != PENDING:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} already has a result ({g.status}).")
+    winner = m.other(flagged)
+    g.status, g.flagged, g.winner = FLAGGED, flagged, winner
+    return [
+        GameLostOnTime(
+            m.number, g.number, flagged, winner, OPTION_MEASURE[_losing_option(state, m, g, winner)]
+        )
+    ]
+
+
+def drop(state: TurnaboutState, seat: int) -> list[Event]:
+    """A player leaves: during registration the registration is withdrawn; later the player
+    is no longer paired (a match in progress must still be finished)."""
+    p = state.player(seat)
+    if state.phase == REGISTRATION:
+        del state.players[seat]
+        for i, other in enumerate(state.players):
+            other.seat = i
+        return [PlayerWithdrew(p.user_id)]
+    _require_phase(state, RUNNING, "drop")
+    if p.dropped:
+        raise TurnaboutError("You have already dropped from this event.")
+    if state.round >= state.settings.rounds and all(m.finished for m in state.round_matches()):
+        raise WrongPhase("The last round is over: there is nothing left to drop from.")
+    p.dropped, p.dropped_in_round = True, state.round
+    open_match = current_match(state, seat)
+    still_open = open_match.number if open_match is not None and not open_match.finished else None
+    return [PlayerDropped(seat, state.round, still_open)]
+
+
+def end_event(state: TurnaboutState) -> list[Event]:
+    """Organizer: end the event; the final ranking and rating awards."""
+    _require_phase(state, RUNNING, "end the event")
+    if state.round == 0:
+        raise WrongPhase("No round has been played yet: there is nothing to rank.")
+    unfinished = [m.number for m in state.round_matches() if not m.finished]
+    if unfinished:
+        listed = ", ".join(str(n) for n in unfinished[:10])
+        raise RoundUnfinished(
+            f"Round {state.round} is not finished (open matches: {listed}); decide them first."
+        )
+    state.phase = ENDED
+    return [EventEnded(tuple(final_ranking(state)))]

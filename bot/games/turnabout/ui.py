@@ -1,0 +1,322 @@
+"""How a Turnabout event looks in Discord: registration lobby, pairings, reports, standings, the final
+ranking and ratings (no rules, no SQL). Deck and card names are user text: always escaped."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+
+import discord
+
+from bot.games.turnabout import rules as engine
+from bot.games.turnabout.service import Announcement, EventView, PendingGame, Rating, event_name
+from bot.kit import limits, swiss
+from bot.kit.dispatch import Component, index, number, word
+from bot.kit.lobby import lobby_button_type
+from bot.kit.paginate import Page, slice_page
+from bot.kit.text import escape
+
+MAX_CONTENT = 1900
+MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
+OPTION_RULES = {
+    "dominaria": "Dominaria: 10 + the winner's life",
+    "tolaria": "Tolaria: 10 + half the winner's library (rounded up)",
+    "phyrexia": "Phyrexia: 30 − 2 × the winner's poison",
+}
+
+LobbyButton = lobby_button_type("turnabout", "TurnaboutCog")
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def option_name(option: str) -> str:
+    return option.title()
+
+
+def number_text(value: float) -> str:
+    return f"{value:g}"
+
+
+def split_messages(lines: Sequence[str]) -> list[str]:
+    return limits.chunk_lines(lines, MAX_CONTENT)
+
+
+def settings_text(settings: engine.Settings) -> str:
+    parts = [f"{settings.rounds} Swiss rounds", f"a bye scores {settings.bye_vp}–0 VP"]
+    if settings.clock:
+        limit = number_text(settings.clock_increment)
+        how = "delay" if settings.clock_mode == "delay" else "Bronstein refund up to"
+        parts.append(f"chess clock {number_text(settings.clock_minutes)} min per game, {how} {limit} s (`/clock`)")
+    else:
+        parts.append("no chess clock")
+    return " · ".join(parts)
+
+
+# --- registration (the lobby) ---------------------------------------------------------------------
+
+
+def players_needed(rounds: int) -> str:
+    """How many players Begin needs: 4, or more when the rounds need more to avoid a rematch."""
+    needed = swiss.min_players(rounds)
+    if needed <= engine.MIN_PLAYERS:
+        return f"at least {engine.MIN_PLAYERS} players"
+    return f"at least {needed} players for {rounds} rounds without a rematch"
+
+
+def registration_line(reg, seat: int | None = None) -> str:
+    cards = f" · list of {reg.cards}" if reg.cards else ""
+    where = f"Seat {seat + 1}: " if seat is not None else "• "
+    return f"{where}{mention(reg.user_id)} — {escape(reg.deck)} ({option_name(reg.scoring)}{cards})"
+
+
+def lobby_embed(event: EventView, note: str | None = None) -> discord.Embed:
+    embed = discord.Embed(title=f"{event_name(event.id)} · {event.status}", colour=discord.Colour.teal())
+    embed.description = settings_text(event.settings)
+    regs = event.registrations
+    if event.status == "registration":
+        lines = [registration_line(r) for r in regs] or ["nobody yet"]
+        embed.add_field(name=f"Registered ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE),
+                        inline=False)
+        embed.set_footer(text="Register with /turnabout register deck scoring [decklist]; an organizer closes "
+                              f"registration with Begin ({players_needed(event.settings.rounds)}).")
+    else:
+        seated = event.state is not None  # a lobby cancelled before it closed has no seats
+        lines = [registration_line(r, i if seated else None) for i, r in enumerate(regs)] or ["-"]
+        embed.add_field(name=f"Players ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE), inline=False)
+        embed.add_field(name="Status", value=event.status, inline=False)
+    if note:
+        embed.add_field(name="\u200b", value=note, inline=False)
+    return limits.fit_embed(embed)
+
+
+# --- announcements -----------------------------------------------------------------------------------
+
+
+def player_text(news: Announcement, seat: int) -> str:
+    return f"{mention(news.user_of(seat))} ({escape(news.decks[seat])}, {option_name(news.scoring[seat])})"
+
+
+def _pairing_lines(news: Announcement, e: dict) -> list[str]:
+    lines = [f"📣 **{event_name(news.event_id)} · round {e['round']} of {news.rounds}**"]
+    for plan in e["matches"]:
+        g1, g2 = plan["games"]
+        lines.append(
+            f"**Match {plan['match']}**: {player_text(news, plan['a'])} vs {player_text(news, plan['b'])} — "
+            f"game 1: each plays the other's deck ({g1['prep_minutes']} min prep), "
+            f"{mention(news.user_of(g1['first']))} plays first; game 2: own decks ({g2['prep_minutes']} min prep), "
+            f"{mention(news.user_of(g2['first']))} plays first."
+        )
+    if e["bye"] is not None:
+        lines.append(f"🛌 {mention(news.user_of(e['bye']))} has a bye: {e['bye_vp']}–0 VP.")
+    if e["rematches"]:
+        rematches = "1 rematch" if e["rematches"] == 1 else f"{e['rematches']} rematches"
+        lines.append(f"⚠️ {rematches}: no pairing without one was possible.")
+    lines.append("Report each game with `/turnabout report`; your opponent confirms.")
+    return lines
+
+
+def event_lines(news: Announcement) -> list[str]:
+    u = news.user_of
+    lines: list[str] = []
+    for e in news.events:
+        kind = e["type"]
+        if kind == "RegistrationClosed":
+            lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {e['players']} players, "
+                         f"{news.rounds} round{'' if news.rounds == 1 else 's'}. "
+                         "An organizer pairs round 1 with `/turnabout pair`.")
+        elif kind == "RoundPaired":
+            lines += _pairing_lines(news, e)
+        elif kind == "GameDisputed":
+            reason = f" ({escape(e['reason'])})" if e["reason"] else ""
+            lines.append(
+                f"⚠️ Match {e['match']}, game {e['game']} is disputed by {mention(u(e['by']))}{reason}. "
+                f"{mention(news.organizer_id)}, decide it with `/turnabout settle match:{e['match']} game:{e['game']}`."
+            )
+        elif kind == "GameDecided":
+            result = (f"{mention(u(e['winner']))} won it ({max(e['match_points'])} MP)" if e["winner"] is not None
+                      else "a draw (no match points)")
+            note = f" Note: {escape(e['note'])}" if e["note"] else ""
+            lines.append(f"⚖️ Match {e['match']}, game {e['game']} decided by an organizer: {result}.{note}")
+        elif kind == "GameLostOnTime":
+            lines.append(
+                f"⏱️ {mention(u(e['flagged']))}'s flag fell: match {e['match']}, game {e['game']} is lost on time; "
+                f"{mention(u(e['winner']))} wins it. Report the winner's {MEASURE[e['value_needed']]} with "
+                "`/turnabout report`; the opponent confirms, and an organizer may override."
+            )
+        elif kind == "MatchFinished":
+            lines.append(match_result_line(news, e["result"], corrected=e["corrected"]))
+        elif kind == "RoundFinished":
+            after = ("That was the last round: an organizer ends the event with `/turnabout end`." if e["last"]
+                     else "An organizer pairs the next round with `/turnabout pair`.")
+            lines.append(f"🔔 Round {e['round']} is complete. {after}")
+        elif kind == "PlayerDropped":
+            still = (f" Their match {e['open_match']} must still be finished." if e["open_match"] is not None else "")
+            lines.append(f"🚪 {mention(u(e['seat']))} dropped from the event.{still}")
+    return lines
+
+
+def match_result_line(news: Announcement, r: dict, *, corrected: bool = False) -> str:
+    u = news.user_of
+    mp, vp = r["match_points"], r["victory_points"]
+    verdict = f"{mention(u(r['winner']))} wins" if r["winner"] is not None else "a draw"
+    fix = " (corrected by an organizer)" if corrected else ""
+    return (f"🏁 Match {r['match']}{fix}: {mention(u(r['a']))} {mp[0]} MP – {mp[1]} MP {mention(u(r['b']))}: "
+            f"{verdict}, **{vp[0]}–{vp[1]} VP**.")
+
+
+def final_lines(news: Announcement) -> list[str]:
+    ended = next(e for e in news.events if e["type"] == "EventEnded")
+    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({len(ended['placings'])} players)"]
+    for p in ended["placings"]:
+        record = f"{p['wins']}-{p['draws']}-{p['losses']}"
+        bonus = " + 1 bonus" if p["completed"] else " (dropped: no bonus)"
+        win_rating = p["wins"] + p["draws"] / 2 + (1 if p["completed"] else 0)
+        lines.append(
+            f"{p['position']}. {mention(p['user_id'])} — {escape(p['deck'])}: {p['victory_points']} VP, {record}. "
+            f"Rating **{number_text(p['award'])}** = ({p['wins']} wins + ½ × {p['draws']} draws{bonus} = "
+            f"{number_text(win_rating)}) × {p['multiplier']}"
+        )
+    lines.append("Results and ratings were added to the leaderboard (`/leaderboard`, `/turnabout rating`).")
+    return lines
+
+
+# --- reports -----------------------------------------------------------------------------------------
+
+
+def report_text(pending: PendingGame, *, again: bool = False) -> str:
+    """A report waiting for the opponent (`again`: shown again when its reporter repeats it)."""
+    if pending.winner is None:
+        claim = "a **draw** (no match points)"
+    else:
+        claim = (f"{mention(pending.winner)} **won** with {pending.value} {MEASURE[pending.measure]} "
+                 f"(**{pending.match_points} MP**)")
+    verb = "reported" if again else "reports"
+    head = "📝 Still waiting: match" if again else "📝 Match"
+    return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
+            f"{mention(pending.opponent)}, confirm or dispute, or report the game yourself (an organizer can "
+            "confirm too).")
+
+
+def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
+    """For the reporter who repeated a waiting report: what stands, and how to report the next game."""
+    lines = []
+    if differs:
+        lines.append(f"Your earlier report of game {pending.game} stands (shown again above): if it is wrong, your "
+                     "opponent disputes it and an organizer settles it.")
+    if not game_given and pending.game == 1:
+        lines.append("To report game 2, run `/turnabout report` again with `game:2`.")
+    return " ".join(lines) or None
+
+
+def answered_report_text(match: int, game: int, status: str) -> str:
+    if status == engine.DISPUTED:
+        return f"⚠️ Match {match}, game {game} is disputed: an organizer decides it."
+    return f"✅ Match {match}, game {game} already has its result."
+
+
+def match_over_tail(outcome) -> str:
+    finished = outcome.match_finished
+    if finished is None:
+        return ""
+    return f" Match {finished.match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP."
+
+
+def confirmed_by_report_text(outcome, user_id: int) -> str:
+    """The opponent's own matching report confirmed the waiting one."""
+    confirmed = next(e for e in outcome.events if isinstance(e, engine.GameConfirmed))
+    return (f"✅ Match {confirmed.match}, game {confirmed.game} confirmed by {mention(user_id)}'s matching report."
+            f"{match_over_tail(outcome)}")
+
+
+class ReportButton(
+    Component, prefix="tar",
+    parts=(number("event"), index("match", limit=100_000), index("game", limit=3),
+           word("action", ("confirm", "dispute"))),
+    route=("TurnaboutCog", "on_report_button"),
+):
+    @classmethod
+    def make(cls, event_id: int, match: int, game: int, action: str) -> ReportButton:
+        style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
+        custom_id = cls.custom_id_for(event=event_id, match=match, game=game, action=action)
+        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
+
+
+def report_view(pending: PendingGame) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for action in ("confirm", "dispute"):
+        view.add_item(ReportButton.make(pending.event_id, pending.match, pending.game, action))
+    return view
+
+
+# --- standings, ratings, decklists -----------------------------------------------------------------------
+
+
+def standings_lines(state: engine.TurnaboutState) -> list[str]:
+    lines = []
+    for row in engine.standings(state):
+        byes = f", {row.byes} bye" if row.byes else ""
+        dropped = " · dropped" if row.dropped else ""
+        lines.append(
+            f"{row.rank}. {mention(row.user_id)} — {escape(row.deck)}: **{row.victory_points} VP** · "
+            f"{row.wins}-{row.draws}-{row.losses}{byes} · opp. avg {row.opponents_average:.1f}{dropped}"
+        )
+    return lines
+
+
+ROWS_PER_PAGE = 20
+
+
+def standings_page(event: EventView, page: int = 0) -> Page:
+    state = event.state
+    embed = discord.Embed(title=f"{event_name(event.id)} · standings", colour=discord.Colour.teal())
+    if state is None:
+        embed.description = "Registration is still open: no games yet."
+        return Page(embed, 0, 1)
+    shown, page, pages = slice_page(standings_lines(state), page, ROWS_PER_PAGE)
+    done = sum(1 for m in state.round_matches() if m.finished)
+    embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION)
+    status = "ended" if event.status == "ended" else (
+        f"round {state.round} of {state.settings.rounds} ({done}/{len(state.round_matches())} matches finished)"
+        if state.round else "registration closed, round 1 not paired yet")
+    embed.add_field(name="Status", value=status, inline=False)
+    embed.add_field(name="Tiebreakers", value="opponents' average VP, head-to-head, then a seeded coin flip",
+                    inline=False)
+    return Page(limits.fit_embed(embed), page, pages)
+
+
+def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
+    embed = discord.Embed(title="Turnabout ratings", colour=discord.Colour.teal())
+    lines = [f"{r.rank}. {mention(r.user_id)} — **{number_text(r.rating)}** ({r.events} event"
+             f"{'s' if r.events != 1 else ''})" for r in ratings]
+    shown, page, pages = slice_page(lines, page, ROWS_PER_PAGE)
+    embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION) if lines else "No finished Turnabout event yet."
+    embed.add_field(name="How", value="Award per event = (match wins + ½ per draw + 1 for playing every round) × "
+                                      "placement multiplier (⌈log₂ players⌉ + 2 − ⌈log₂ position⌉)", inline=False)
+    return Page(limits.fit_embed(embed), page, pages)
+
+
+def _decklist_head(payload: dict) -> str:
+    total = sum(count for count, _ in payload["cards"])
+    return (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
+            f"play {mention(payload['owner'])}'s deck **{escape(payload['deck'])}** "
+            f"({option_name(payload['scoring'])}, {total} cards)")
+
+
+def decklist_lines(payload: dict) -> list[str]:
+    return [_decklist_head(payload) + ":", *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+
+
+def decklist_messages(payload: dict) -> tuple[str, discord.File | None]:
+    """The opponent's decklist DM: the list in the message when it fits in one, else one message
+    with the list attached as a text file (never a run of messages)."""
+    chunks = split_messages(decklist_lines(payload))
+    if len(chunks) == 1:
+        return chunks[0], None
+    text = "\n".join(f"{count} {name}" for count, name in payload["cards"]) + "\n"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", payload["deck"]).strip("-")[:60] or "deck"
+    lines = len(payload["cards"])
+    note = f"{_decklist_head(payload)}. The list ({lines} lines) is attached."
+    return note, discord.File(io.BytesIO(text.encode()), filename=f"{slug}.txt")

@@ -1,0 +1,289 @@
+"""/vortex: Vortex Based Magic — lobby, the opening hands drafted by DM, draws picked one at a time by
+DM, passes, mulligans, shoe effects, public status, private hand, and the end."""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.games.vortex import rules as engine
+from bot.games.vortex import service as vortex
+from bot.games.vortex import ui
+from bot.games.vortex.messages import VortexMessages
+from bot.games.vortex.service import GameView
+from bot.kit import cubes, outbox, tables
+from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.confirm import confirm_then_act
+from bot.kit.dispatch import InvalidPayload, actor_of
+from bot.kit.errors import UserError, chosen
+from bot.kit.table_cog import TableCog, add_lobby_commands
+from bot.kit.text import name_key
+
+S = vortex.STATUSES
+SHOE_CHOICES = [
+    app_commands.Choice(name="mill: the top cards go to your graveyard (public)", value="mill"),
+    app_commands.Choice(name="look: only you see the top cards (DM); put some at the bottom", value="look"),
+    app_commands.Choice(name="reveal: everyone sees the top cards (they stay on top)", value="reveal"),
+    app_commands.Choice(name="search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
+                        value="search"),
+    app_commands.Choice(name="top: put a card from your hand on top of the shoe", value="top"),
+    app_commands.Choice(name="bottom: put a card from your hand at the bottom of the shoe", value="bottom"),
+    app_commands.Choice(name="shuffle: shuffle the shoe", value="shuffle"),
+]
+SEARCH_TO_CHOICES = [
+    app_commands.Choice(name="your hand (default)", value=engine.HAND),
+    app_commands.Choice(name="the battlefield (public)", value=engine.PLAYED),
+    app_commands.Choice(name="the top of the shoe, after the shuffle", value=engine.TOP),
+]
+SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards are in your DMs (only you see them).",
+             "reveal": "Revealed: the cards are in the channel.", "top": "Put on top of the shoe.",
+             "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
+
+
+class VortexCog(TableCog):
+    spec = vortex.SPEC
+    lobby_button = ui.LobbyButton
+
+    def __init__(self, bot) -> None:
+        super().__init__(bot)
+        self.messages = VortexMessages(bot)
+
+    def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
+        return ui.lobby_embed(table, note)
+
+    def begun_text(self, table: GameView) -> str:
+        return f"Vortex #{table.id} has begun: the opening hands are drafted in DMs, one pick per turn."
+
+    def cancel_question(self, table: GameView) -> str:
+        if table.status == S.running:
+            return f"Cancel Vortex #{table.id} now? Nothing goes to the leaderboard (`/vortex end` can name a winner)."
+        return f"Cancel the Vortex #{table.id} lobby?"
+
+    def nothing_here_text(self) -> str:
+        return "There is no Vortex game here for you. `/vortex start` opens one."
+
+    async def _running(self, interaction: discord.Interaction) -> GameView:
+        return await self.table_here(interaction, (S.running,))
+
+    # --- commands --------------------------------------------------------------------------
+
+    group = app_commands.Group(name="vortex", description="Vortex Based Magic: every draw is a pick from a pack refilled from a shared shoe.")
+    add_lobby_commands(group, "game", cancel_description="Cancel the game in this channel; nothing is recorded (organizer; asks first).")
+
+    @group.command(name="start", description="Open a Vortex lobby in this channel for 2–5 players (organizers).")
+    @app_commands.describe(cube="The card pool; the shoe adds one of each basic land per player.",
+                           seed="Optional: a number that fixes every shuffle, to replay a game exactly.")
+    @app_commands.autocomplete(cube=cube_autocomplete)
+    @app_commands.guild_only()
+    async def start(self, interaction: discord.Interaction, cube: str,
+                    seed: app_commands.Range[int, 0, 2**53] | None = None) -> None:
+        actor = actor_of(interaction)
+        game = await vortex.create_game(self.db, actor, channel_id=interaction.channel_id,
+                                        cube=await cubes.get_cube(self.db, actor.guild_id, cube), seed=seed)
+        await self.post_lobby(interaction, game, f"Vortex #{game.id} is open: join below.")
+
+    @group.command(name="draw", description="Draw: each card is a refill of your pack to 7, then a pick by DM.")
+    @app_commands.describe(count="How many cards to draw (default 1); you pick them one at a time.")
+    async def draw(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, engine.MAX_COUNT] = 1) -> None:
+        game = await self._running(interaction)
+        result = await vortex.draw(self.db, game.id, actor_of(interaction), count)
+        if result.resent:  # a pick of theirs was pending: nothing drawn, its DM again
+            prompt = vortex.PickPrompt.from_payload(result.resent[0].payload)
+            await self._send_again(interaction, result.resent, f"Make your pending pick first (pick "
+                                   f"{prompt.pick_number} of {prompt.picks_total}): nothing else was drawn. It is "
+                                   "on its way to your DMs again.")
+            return
+        if result.first(engine.EmptyPackPenalty):
+            text = "Your pack was empty: everything on the stack is countered, the turn ended and you lost 1 life."
+        else:
+            text = f"Drawing {count}: your pick is in your DMs (pick 1 of {count})."
+        await interaction.response.send_message(text, ephemeral=True)
+
+    @group.command(name="pass", description="End your turn: swap your pack with the passed pack.")
+    async def pass_(self, interaction: discord.Interaction) -> None:
+        game = await self._running(interaction)
+        result = await vortex.pass_turn(self.db, game.id, actor_of(interaction))
+        passed = result.first(engine.PackPassed)
+        await interaction.response.send_message(
+            f"You passed: you left {passed.passed} cards as the passed pack and took {passed.received}.", ephemeral=True)
+
+    @group.command(name="mulligan", description="In your upkeep, with 5+ basic lands in your pack: exile it (asks first).")
+    async def mulligan(self, interaction: discord.Interaction) -> None:
+        game = await self._running(interaction)
+        seat = next((p.seat for p in game.state.players if p.user_id == interaction.user.id), None)
+        if seat is None:
+            raise UserError("You are not a player in this game.")
+        if (problem := vortex.mulligan_problem(game.state, seat)) is not None:
+            raise UserError(problem)
+
+        async def mulligan() -> str:
+            await vortex.mulligan(self.db, game.id, actor_of(interaction))
+            return "You mulliganed: your next draw refills an empty pack to 5."
+
+        await confirm_then_act(
+            interaction, "Mulligan? Your pack is revealed to everyone and exiled; until the end of the turn you "
+                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db)
+
+    @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, reveal, search, "
+                                            "top, bottom, shuffle.")
+    @app_commands.describe(action="What happens to the shoe.",
+                           count="How many cards (mill, look, reveal; search: the most the effect lets you take). "
+                                 "Default 1.",
+                           card="A card from your hand (top and bottom).",
+                           to="Search: where the cards you find go (default: your hand).",
+                           reveal="Search: the effect reveals the cards you find (the channel sees them).")
+    @app_commands.choices(action=SHOE_CHOICES, to=SEARCH_TO_CHOICES)
+    async def shoe(self, interaction: discord.Interaction, action: app_commands.Choice[str],
+                   count: app_commands.Range[int, 1, engine.MAX_COUNT] | None = None,
+                   card: app_commands.Range[str, 1, 200] | None = None,
+                   to: app_commands.Choice[str] | None = None, reveal: bool | None = None) -> None:
+        game = await self._running(interaction)
+        result = await vortex.shoe(self.db, game.id, actor_of(interaction), action.value, count=count, card=card,
+                                   to=to.value if to else None, reveal=reveal)
+        if result.resent:  # their search was already open: nothing new, its DM again
+            await self._send_again(interaction, result.resent, "Your search of the shoe is still open (finish it "
+                                   "first): it is on its way to your DMs again.")
+            return
+        milled, began = result.first(engine.Milled), result.first(engine.SearchBegan)
+        if began:
+            text = (f"The shoe is in your DMs: take up to {began.count} card{'s' if began.count != 1 else ''} there "
+                    "(only you see it). Nothing else happens until you finish.")
+        else:
+            text = "The shoe is empty: nothing was milled." if milled and not milled.cards else SHOE_DONE[action.value]
+        await interaction.response.send_message(text, ephemeral=True)
+
+    async def _send_again(self, interaction: discord.Interaction, held: list[outbox.Queued], text: str) -> None:
+        """Answer, then send a pending step's DM again (`held`), and say so if it still can't be sent."""
+        await interaction.response.send_message(text, ephemeral=True)
+        outcomes = await self.bot.outbox.send_batch(held, fresh=True)
+        if not all(o.message_id for o in outcomes):
+            await interaction.followup.send("I still can't DM you: check your privacy settings (Direct Messages from "
+                                            "server members), then `/vortex hand resend:True`.", ephemeral=True)
+
+    @shoe.autocomplete("card")
+    async def card_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        game = await vortex.find_game(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                                      user_id=interaction.user.id, statuses=(S.running,))
+        if game is None or game.state is None or interaction.user.id not in game.player_ids:
+            return []
+        hand = game.state.players[game.player_ids.index(interaction.user.id)].hand
+        typed = name_key(current or "")
+        names = dict.fromkeys(card for card in hand if typed in name_key(card))
+        # Choice values hold 100 characters: a longer name is matched by its start (see vortex.shoe).
+        return [app_commands.Choice(name=card[:100], value=card[:100]) for card in list(names)[:25]]
+
+    @group.command(name="status", description="The game in public: turn, who acts, pack and shoe sizes, life, penalties.")
+    async def status(self, interaction: discord.Interaction) -> None:
+        game = await self.table_here(interaction, S.all)
+        await interaction.response.send_message(embed=ui.status_embed(game))
+
+    @group.command(name="hand", description="Your hand (what you drafted) and your pack; only you see it.")
+    @app_commands.describe(resend="Also DM me again what waits for my answer (a pick, my basic lands, a look).")
+    async def hand(self, interaction: discord.Interaction, resend: bool = False) -> None:
+        game = await self.table_here(interaction, (S.running, S.finished))
+        shown = await vortex.hand(self.db, game.id, interaction.user.id)
+        await interaction.response.send_message(embed=ui.hand_embed(shown), ephemeral=True)
+        if resend:
+            held = await vortex.resend(self.db, game.id, interaction.user.id)
+            outcomes = await self.bot.outbox.send_batch(held, fresh=True)
+            text = ("Nothing waits for your answer." if not held else "Sent: check your DMs."
+                    if all(o.message_id for o in outcomes) else "I still can't DM you: check your privacy settings.")
+            await interaction.followup.send(text, ephemeral=True)
+
+    @group.command(name="end", description="End the game, naming the winner or not (organizer; asks first).")
+    @app_commands.describe(winner="Who won: recorded on the leaderboard. Leave empty to end without a result.")
+    @app_commands.guild_only()
+    async def end(self, interaction: discord.Interaction, winner: discord.User | None = None) -> None:
+        game = await self._running(interaction)
+        async with self.db.read() as session:
+            await tables.require_manager(session, vortex.NOUN, game, actor_of(interaction))
+        if winner is not None and winner.id not in game.player_ids:
+            raise UserError(f"{winner.mention} is not playing in this game.")
+        result = "the result goes to the leaderboard" if winner else "nothing goes to the leaderboard"
+
+        async def end() -> str:
+            await vortex.end(self.db, game.id, actor_of(interaction), winner_id=winner.id if winner else None)
+            return f"Vortex #{game.id} has ended: {result}."
+
+        await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db,
+                               around=self.bot.outbox.replies.answering)
+
+    # --- DM buttons ------------------------------------------------------------------------
+
+    async def on_pick(self, interaction: discord.Interaction, *, game: int, seat: int, offer: int, card: int) -> None:
+        result = await vortex.pick(self.db, game, interaction.user.id, seat=seat, offer=offer, index=card)
+        note = ui.took_text(result.first(engine.CardDrafted).card, penalty=bool(result.first(engine.EmptyPackPenalty)))
+        if result.held is None:
+            await interaction.response.edit_message(embed=ui.picked_embed(game, note), view=None)
+            return
+        upcoming = vortex.PickPrompt.from_payload(result.held.payload)  # the same draw's next pick, in place
+        await interaction.response.edit_message(embed=ui.pick_embed(upcoming, note), view=ui.pick_view(upcoming))
+        shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=interaction.message.id)
+        await outbox.settle(self.db, [shown])
+
+    async def on_land(self, interaction: discord.Interaction, *, game: int, seat: int, chosen: int, action: str) -> None:
+        lands = ui.decode_lands(chosen)
+        if action == "confirm":
+            if len(lands) != engine.OPENING_BASICS:
+                raise InvalidPayload()
+            await vortex.choose_basics(self.db, game, interaction.user.id, seat=seat, lands=ui.land_names(lands))
+            await interaction.response.edit_message(embed=ui.basics_done_embed(game, ui.land_names(lands)), view=None)
+            return
+        prompt = await vortex.checked_basics(self.db, game, interaction.user.id, seat=seat)
+        if action == "clear":
+            lands = []
+        elif len(lands) < engine.OPENING_BASICS:
+            lands.append(ui.LAND_ACTIONS.index(action))
+        else:
+            raise InvalidPayload()
+        await interaction.response.edit_message(embed=ui.basics_embed(prompt, lands), view=ui.basics_view(prompt, lands))
+
+    async def on_search_select(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
+                               menu: int, names: list[int]) -> None:
+        listed = await self._search_page(game, interaction.user.id, seat, search, page, menu)
+        for name in names:  # a menu's values are the names it lists
+            chosen(listed, listed.index(name) if name in listed else -1)
+        prompt = await vortex.search_choose(self.db, game, interaction.user.id, seat=seat, search=search, names=names)
+        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
+
+    async def _search_page(self, game: int, user_id: int, seat: int, search: int, page: int,
+                           menu: int = 0) -> range:
+        """A search DM's page (and menu on it) as the search now has them, refused when forged; the
+        positions of the names that menu lists."""
+        prompt = await vortex.checked_search(self.db, game, user_id, seat=seat, search=search)
+        chosen(range(ui.search_pages(prompt)), page)
+        return chosen([ui.search_menu_names(prompt, page, m) for m in range(ui.SEARCH_MENUS)], menu)
+
+    async def on_search_button(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
+                               action: str) -> None:
+        await self._search_page(game, interaction.user.id, seat, search, page)
+        if action == "take":
+            result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search)
+            found = result.first(engine.CardsFound)
+            await interaction.response.edit_message(embed=ui.picked_embed(game, ui.found_text(found.cards, found.to)),
+                                                    view=None)
+            return
+        if action == "clear":
+            prompt = await vortex.search_clear(self.db, game, interaction.user.id, seat=seat, search=search)
+        else:
+            prompt = await vortex.checked_search(self.db, game, interaction.user.id, seat=seat, search=search)
+        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
+
+    async def on_look(self, interaction: discord.Interaction, *, game: int, seat: int, look: int, bottom: int,
+                      action: str, card: int | None) -> None:
+        marked = ui.bits(bottom)
+        if action == "done":
+            result = await vortex.arrange(self.db, game, interaction.user.id, seat=seat, look=look, bottom=marked)
+            done = result.first(engine.TopArranged)
+            await interaction.response.edit_message(
+                embed=ui.picked_embed(game, f"Put back: {done.on_top} on top, {done.on_bottom} at the bottom."), view=None)
+            return
+        prompt = await vortex.checked_look(self.db, game, interaction.user.id, seat=seat, look=look)
+        for i in (card, *marked):  # positions among the cards looked at
+            chosen(prompt.cards, i)
+        marked = marked ^ {card}
+        await interaction.response.edit_message(embed=ui.look_embed(prompt, marked), view=ui.look_view(prompt, marked))
+
+
+async def setup(bot) -> None:
+    await bot.add_cog(VortexCog(bot))

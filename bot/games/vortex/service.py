@@ -1,0 +1,842 @@
+"""Vortex Based Magic games: lobby, the opening hands by DM, draws (one pick at a time by DM), passes,
+mulligans, shoe effects, the end. One write transaction per action.
+
+The lobby is the shared table lifecycle (`bot.kit.tables`, `SPEC` below); begin deals with the
+engine (`bot.games.vortex.rules`, seeded with the table's seed). The engine's whole state is the game
+row's `state` document; what it does not know lives in `bookkeeping`, saved with it:
+
+* ``offer``: how many picks have been offered so far. The pending pick's DM buttons carry its
+  number; a button with another number belongs to a pick already made (or never current).
+* ``look``: the same for looks at the top of the shoe (their arrange buttons).
+* ``search``: the same for searches of the shoe (their DM's menus and buttons).
+* ``winner``: the user an organizer declared the winner at the end, if any.
+
+Every action loads the row locked (the shared concurrency rule), applies the engine (whose refusals
+become `UserError`s that change nothing), writes both documents back with ``version + 1`` and
+queues what it owes in the outbox in the same transaction: the public account of what happened (counts
+and public cards only: never a card of a hidden zone), the picker's pack by DM, the basic-land choice
+by DM when the opening turns are over, the looked-at cards by DM to the one who looked, the shoe (by
+name, never in its order) by DM to the one who searches it.
+
+Nothing waits on a message that may be lost: every DM the player owes an answer to is sent again by
+`/vortex hand resend:True` (`resend`), and repeating the command of a pending step (`/vortex draw`
+with a pick pending, `/vortex shoe action:search` with a search pending) sends its DM again.
+
+Permissions: commands from a server act on that server's games only (`tables.check_same_server`);
+DM buttons are judged by seat (only the player the DM belongs to may use it). Ending a game is for
+the game's organizer or a server organizer, judged in the game's own server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from bot.games.vortex import rules as engine
+from bot.games.vortex.models import VortexGame, VortexSeat
+from bot.kit import leaderboard, outbox, tables
+from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.guild_config import load_settings_row
+from bot.kit.text import clean_name, escape, name_key
+from bot.store.db import Database
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from bot.kit.cubes import CubeDetail
+
+KIND = "vortex"
+NOUN = "game"
+STATUSES = tables.Statuses(running="running", finished="over")
+ACTIVE = STATUSES.active
+SHOE_ACTIONS = ("mill", "look", "reveal", "search", "top", "bottom", "shuffle")
+MAX_ARRANGE = 20  # looked-at cards a DM can put back on top or bottom one by one (buttons)
+
+# Outbox kinds (rendered by bot.games.vortex.messages).
+PICK = "vortex.pick"  # DM: the pack to pick from (payload: PickPrompt)
+BASICS = "vortex.basics"  # DM: choose 3 basic lands after the opening turns (payload: BasicsPrompt)
+LOOK = "vortex.look"  # DM: the top cards of the shoe only that player saw (payload: LookPrompt)
+SEARCH = "vortex.search"  # DM: the shoe, by name, to the player searching it (payload: SearchPrompt)
+ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards only (payload: Announcement)
+FINAL = "vortex.final"  # the end: the winner, if any (payload: game id)
+ENDED = "vortex.ended"  # cancelled by an organizer while running (payload: game id)
+DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you" (payload: user id)
+
+# Engine events the channel hears about. None of them names a card of a hidden zone: milled,
+# discarded and mulliganed cards are public once moved; the rest are counts.
+# Revealed cards (ShoeRevealed) and a search's cards when it shows them (onto the battlefield, or
+# revealed) are public by the rules.
+PUBLIC_EVENTS = (
+    engine.PhaseChanged, engine.TurnStarted, engine.PackPassed, engine.Replenished, engine.EmptyPackPenalty,
+    engine.PackOverflowDiscard, engine.MulliganTaken, engine.Milled, engine.TopArranged, engine.CardsPutIntoShoe,
+    engine.ShoeShuffled, engine.ShoeRevealed, engine.SearchBegan, engine.SearchFinished, engine.GameOver,
+)
+
+
+class StaleMessage(Conflict):
+    """A DM button of a pick, a look or a basic-land choice that is no longer current."""
+
+    def __init__(self, game_id: int, user_id: int, what: str) -> None:
+        super().__init__(what)
+        self.game_id, self.user_id = game_id, user_id
+
+
+# --- documents: views, prompts and announcements -------------------------------------------------
+
+
+class _Document:
+    """A frozen dataclass stored as a JSON payload (tuples become lists and back)."""
+
+    def to_payload(self) -> dict:
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+
+    @classmethod
+    def from_payload(cls, payload: dict):
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in payload.items() if k in names})
+
+
+@dataclass(frozen=True)
+class PickPrompt(_Document):
+    """A pick to make: the picker's pack, by DM. `offer` numbers it (its buttons carry the number)."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    offer: int
+    pack: tuple[str, ...]
+    pick_number: int  # within the draw (1-based)
+    picks_total: int
+    opening_turn: int  # k of `opening_turns` in the opening-hand phase; 0 in normal play
+    opening_turns: int
+    shoe_size: int
+    replenish_to: int  # 7, or 5 after a mulligan this turn
+
+
+@dataclass(frozen=True)
+class BasicsPrompt(_Document):
+    """After the opening turns: the player chooses 3 basic lands (their hand so far, to choose by)."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    hand: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LookPrompt(_Document):
+    """The top cards of the shoe that only this player saw (top first); `look` numbers the look."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    look: int
+    cards: tuple[str, ...]
+
+    @property
+    def can_arrange(self) -> bool:
+        return 0 < len(self.cards) <= MAX_ARRANGE
+
+
+@dataclass(frozen=True)
+class SearchPrompt(_Document):
+    """A search of the shoe: the whole shoe by name (sorted, so its order never shows), up to `count`
+    cards to take to `to`, those `chosen` so far; `search` numbers the search."""
+
+    game_id: int
+    guild_id: int
+    channel_id: int
+    user_id: int
+    seat: int
+    search: int
+    count: int
+    to: str
+    reveal: bool
+    shoe: tuple[str, ...]
+    chosen: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """The distinct names in the shoe, in the order the DM lists them (its menus' values index this)."""
+        return sorted(set(self.shoe), key=lambda card: (name_key(card), card))
+
+    def available(self, name: str) -> int:
+        """Copies of `name` in the shoe not chosen yet."""
+        return self.shoe.count(name) - self.chosen.count(name)
+
+    @property
+    def room(self) -> int:
+        return self.count - len(self.chosen)
+
+
+@dataclass(frozen=True)
+class Announcement(_Document):
+    """What the channel hears about one action: public events as dicts (with their `type`), the
+    players by seat, and who is pinged (the player whose turn of normal play begins)."""
+
+    game_id: int
+    users: tuple[int, ...]
+    opening_turns: int
+    events: tuple[dict, ...]
+    ping: tuple[int, ...] = ()
+
+    def user_of(self, seat: int) -> int:
+        return self.users[seat]
+
+
+@dataclass(frozen=True)
+class GameView(tables.TableView):
+    cube_name: str
+    cube_size: int
+    seed: int
+    version: int
+    player_ids: tuple[int, ...]  # join order in the lobby; seat order once running
+    state: engine.VortexState | None  # a private copy; show the public parts only (engine.public_status)
+    winner_id: int | None = None
+
+    def user_of(self, seat: int) -> int:
+        return self.player_ids[seat]
+
+    @property
+    def public(self) -> engine.PublicStatus | None:
+        return engine.public_status(self.state) if self.state is not None else None
+
+
+@dataclass(frozen=True)
+class HandView:
+    """What one player may see: their hand and their own pack (`/vortex hand`)."""
+
+    game: GameView
+    private: engine.PrivateView
+
+
+@dataclass
+class ActionResult:
+    game: GameView
+    events: list[engine.Event] = field(default_factory=list)
+    held: outbox.Queued | None = None  # the actor's next pick, held for the caller to show in place
+    resent: list[outbox.Queued] = field(default_factory=list)  # a pending step's DM, queued again (held)
+
+    def first(self, kind: type) -> Any:
+        return next((e for e in self.events if isinstance(e, kind)), None)
+
+
+# --- loading and saving ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    row: VortexGame
+    seats: list[VortexSeat]
+    state: engine.VortexState | None
+    extras: dict  # the bookkeeping document
+
+
+def _decode(loaded: tables.Loaded) -> _Loaded:
+    row = loaded.row
+    state = engine.VortexState.from_dict(row.state) if row.state else None
+    return _Loaded(row, loaded.seats, state, dict(row.bookkeeping or {}))
+
+
+async def _load(session: AsyncSession, game_id: int, *, lock: bool = True) -> _Loaded:
+    return _decode(await tables.load_rows(session, VortexGame, VortexSeat, game_id, noun=NOUN, lock=lock))
+
+
+def _save(loaded: _Loaded, **values: Any) -> None:
+    row = loaded.row
+    row.state = None if loaded.state is None else loaded.state.to_dict()
+    row.bookkeeping = dict(loaded.extras)
+    row.version += 1
+    for key, value in values.items():
+        setattr(row, key, value)
+
+
+def _view(loaded: _Loaded) -> GameView:
+    row, state = loaded.row, loaded.state
+    users = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
+    return GameView(
+        **tables.view_columns(row), cube_name=row.cube_name, cube_size=len(row.cube_cards), seed=row.seed,
+        version=row.version, player_ids=users,
+        state=None if state is None else engine.VortexState.from_dict(state.to_dict()),
+        winner_id=loaded.extras.get("winner"),
+    )
+
+
+def _view_of(loaded: tables.Loaded) -> GameView:
+    return _view(_decode(loaded))
+
+
+_engine_call = engine_refusals(engine.VortexError, engine.NotAPlayer)
+
+
+def _running(loaded: _Loaded) -> engine.VortexState:
+    status = loaded.row.status
+    if status == STATUSES.lobby:
+        raise UserError("That game has not begun yet: an organizer presses Begin in the lobby.")
+    if status != STATUSES.running or loaded.state is None:
+        raise UserError("That game is over." if status == STATUSES.finished else "That game was cancelled.")
+    return loaded.state
+
+
+def _seat(state: engine.VortexState, user_id: int) -> int:
+    return _engine_call(engine.seat_of, state, user_id)
+
+
+def _player_seat(loaded: _Loaded, actor: tables.Actor) -> tuple[engine.VortexState, int]:
+    """A command's checks: the game's own server (or a DM), running, and the actor plays in it."""
+    tables.check_same_server(NOUN, loaded.row, actor)
+    state = _running(loaded)
+    return state, _seat(state, actor.user_id)
+
+
+def _button_seat(loaded: _Loaded, user_id: int, seat: int) -> engine.VortexState:
+    """A DM button's checks: running, and the button is the clicking player's own."""
+    state = _running(loaded)
+    if _seat(state, user_id) != seat:
+        raise PermissionDenied("That message is not yours.")
+    return state
+
+
+# --- prompts (what a player's DM shows now) ---------------------------------------------------------
+
+
+def _where(loaded: _Loaded, seat: int) -> dict:
+    row = loaded.row
+    user_id = loaded.state.players[seat].user_id
+    return {"game_id": row.id, "guild_id": row.guild_id, "channel_id": row.channel_id, "user_id": user_id, "seat": seat}
+
+
+def _pick_prompt(loaded: _Loaded) -> PickPrompt | None:
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None or state.draft is None:
+        return None
+    draft = state.draft
+    view = engine.private_view(state, draft.seat)
+    return PickPrompt(
+        **_where(loaded, draft.seat), offer=loaded.extras.get("offer", 0), pack=view.pack,
+        pick_number=view.pick_number, picks_total=view.picks_total,
+        opening_turn=state.turn if state.phase == engine.OPENING else 0, opening_turns=state.opening_turns,
+        shoe_size=len(state.shoe), replenish_to=view.replenish_to,
+    )
+
+
+def _basics_prompt(loaded: _Loaded, seat: int) -> BasicsPrompt | None:
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None or state.phase != engine.BASICS:
+        return None
+    player = state.players[seat]
+    if player.opening_basics is not None:
+        return None
+    return BasicsPrompt(**_where(loaded, seat), hand=tuple(player.hand))
+
+
+def _look_prompt(loaded: _Loaded) -> LookPrompt | None:
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None or state.look is None:
+        return None
+    look = state.look
+    return LookPrompt(**_where(loaded, look.seat), look=loaded.extras.get("look", 0),
+                      cards=tuple(state.shoe[: look.count]))
+
+
+def _search_prompt(loaded: _Loaded) -> SearchPrompt | None:
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None or state.search is None:
+        return None
+    search = state.search
+    return SearchPrompt(**_where(loaded, search.seat), search=loaded.extras.get("search", 0), count=search.count,
+                        to=search.to, reveal=search.reveal, shoe=tuple(sorted(state.shoe, key=lambda c: (name_key(c), c))),
+                        chosen=tuple(search.chosen))
+
+
+def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
+    """Every DM the player owes an answer to now: their pick, their basic lands, their look, their
+    search."""
+    state = loaded.state
+    if state is None:
+        return []
+    seat = next((p.seat for p in state.players if p.user_id == user_id), None)
+    if seat is None:
+        return []
+    found: list[tuple[str, _Document | None]] = [
+        (PICK, p if (p := _pick_prompt(loaded)) and p.seat == seat else None),
+        (BASICS, _basics_prompt(loaded, seat)),
+        (LOOK, p if (p := _look_prompt(loaded)) and p.seat == seat else None),
+        (SEARCH, p if (p := _search_prompt(loaded)) and p.seat == seat else None),
+    ]
+    return [(kind, prompt) for kind, prompt in found if prompt is not None]
+
+
+def _dm(kind: str, prompt: PickPrompt | BasicsPrompt | LookPrompt | SearchPrompt) -> outbox.Message:
+    return outbox.Message(kind, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
+
+
+def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
+    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
+
+
+# --- committing an action --------------------------------------------------------------------------
+
+
+def event_dict(event: engine.Event) -> dict:
+    """An engine event as a JSON document: its fields and its type."""
+    return {"type": type(event).__name__, **asdict(event)}
+
+
+def _called(state: engine.VortexState, events: list[engine.Event]) -> tuple[int, ...]:
+    """Who is pinged: the player whose turn of normal play begins (nobody else, ever)."""
+    return tuple(
+        state.players[e.seat].user_id for e in events if isinstance(e, engine.TurnStarted) and e.phase == engine.PLAY
+    )
+
+
+async def _commit(
+    session: AsyncSession, loaded: _Loaded, events: list[engine.Event], *, notes: tuple[dict, ...] = (),
+    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, **values: Any,
+) -> outbox.Queued | None:
+    """Save an action and queue what it owes: the public account (`notes` first, then the public
+    events not `quiet`), a new pick's DM (held when it is `hold_for`'s: the caller shows it in place
+    of the message clicked and returns the row), the basic-land DMs once the opening turns are over,
+    and a look's DM."""
+    state = loaded.state
+    assert state is not None
+    offered = offered or any(isinstance(e, engine.PickOffered) for e in events)
+    if offered:
+        loaded.extras["offer"] = loaded.extras.get("offer", 0) + 1
+    if any(isinstance(e, engine.ShoeLooked) for e in events):
+        loaded.extras["look"] = loaded.extras.get("look", 0) + 1
+    began_search = any(isinstance(e, engine.SearchBegan) for e in events)
+    if began_search:
+        loaded.extras["search"] = loaded.extras.get("search", 0) + 1
+    _save(loaded, **values)
+    public = [*notes, *(event_dict(e) for e in events if isinstance(e, PUBLIC_EVENTS) and not isinstance(e, quiet))]
+    messages: list[outbox.Message] = []
+    if public:
+        news = Announcement(loaded.row.id, tuple(p.user_id for p in state.players), state.opening_turns,
+                            tuple(public), _called(state, events))
+        messages.append(_channel(loaded, ANNOUNCE, news.to_payload()))
+    if any(isinstance(e, engine.PhaseChanged) and e.phase == engine.BASICS for e in events):
+        messages += [_dm(BASICS, p) for seat in range(len(state.players)) if (p := _basics_prompt(loaded, seat))]
+    if any(isinstance(e, engine.ShoeLooked) for e in events) and (look := _look_prompt(loaded)) is not None:
+        messages.append(_dm(LOOK, look))
+    if began_search and (search := _search_prompt(loaded)) is not None:
+        messages.append(_dm(SEARCH, search))
+    held = None
+    pick = _pick_prompt(loaded) if offered else None
+    if pick is not None and pick.seat == hold_for:
+        [held] = await outbox.queue(session, _dm(PICK, pick), hold=True)
+    elif pick is not None:
+        messages.append(_dm(PICK, pick))
+    await outbox.queue(session, *messages)
+    return held
+
+
+# --- the lobby -------------------------------------------------------------------------------------
+
+
+def _players_problem(count: int) -> str | None:
+    if not engine.MIN_PLAYERS <= count <= engine.MAX_PLAYERS:
+        return f"Vortex Based Magic is for {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} players; {count} joined so far."
+    return None
+
+
+def smallest_cube(players: int) -> int:
+    """Cube cards needed to deal every player and the passed pack 7 (the shoe adds 5 basics per player)."""
+    return max(engine.PACK_SIZE * (players + 1) - len(engine.BASIC_TYPES) * players, 0)
+
+
+async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> ActionResult:
+    """The players are seated (shuffled with the game's seed): shuffle the shoe, deal the packs and
+    the passed pack, and offer the first opening pick by DM."""
+    loaded = _decode(seated)
+    row = loaded.row
+    state = _engine_call(engine.new_game, list(row.cube_cards), [s.user_id for s in seated.seats], seed=row.seed)
+    loaded.state, loaded.extras = state, {}
+    began = {"type": "GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
+    await _commit(session, loaded, [], notes=(began,), offered=True)
+    return ActionResult(_view(loaded))
+
+
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    if was_running:
+        loaded = _decode(seated)
+        await outbox.queue(session, _channel(loaded, ENDED, {"game_id": loaded.row.id}))
+
+
+SPEC = tables.TableSpec(
+    kind=KIND, noun=NOUN, title="Vortex", model=VortexGame, seat_model=VortexSeat, view=_view_of, begin=_deal,
+    players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+)
+
+
+async def create_game(
+    db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, seed: int | None = None
+) -> GameView:
+    """Open a lobby (organizers; 2–5 players). The cube must deal 7 cards to each seat and the passed pack."""
+    need = smallest_cube(engine.MIN_PLAYERS)
+    if cube.size < need:
+        raise UserError(f"Cube **{cube.name}** has {cube.size} cards; Vortex needs at least {need} "
+                        f"({smallest_cube(engine.MAX_PLAYERS)} for {engine.MAX_PLAYERS} players).")
+    async with db.write() as session:
+        loaded = await tables.create(
+            session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name,
+            max_seats=engine.MAX_PLAYERS, cube_cards=list(cube.names),
+        )
+        return _view_of(loaded)
+
+
+async def get_game(db: Database, game_id: int) -> GameView:
+    return await tables.get(db, SPEC, game_id)
+
+
+async def find_game(
+    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
+) -> GameView | None:
+    game_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
+                                     statuses=statuses)
+    return None if game_id is None else await get_game(db, game_id)
+
+
+async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    return await tables.begin(db, SPEC, game_id, actor)
+
+
+# --- turns: draw, pick, pass, mulligan ---------------------------------------------------------------
+
+
+async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args, notes=None,
+               pending: str | None = None) -> ActionResult:
+    """A player's command: one transaction that runs `operation(state, seat, *args)` on the game and
+    commits it (`notes(seat, events)`: lines of news the engine's events do not tell). If the actor
+    owes an answer of kind `pending` (the step this command starts: a pick, a search), nothing runs:
+    that step's DM is queued again instead (`resent`, held for the caller), as its first may be lost."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state, seat = _player_seat(loaded, actor)
+        owed = [prompt for kind, prompt in _prompts_of(loaded, actor.user_id) if kind == pending]
+        if owed:
+            resent = await outbox.queue(session, *(_dm(pending, prompt) for prompt in owed), hold=True)
+            return ActionResult(_view(loaded), resent=resent)
+        events = _engine_call(operation, state, seat, *args)
+        await _commit(session, loaded, events, notes=notes(seat, events) if notes else ())
+        return ActionResult(_view(loaded), list(events))
+
+
+async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) -> ActionResult:
+    """Draw `count` = that many replenish+pick steps; the first pick goes to the player's DMs. With a
+    pick of the actor's pending, nothing is drawn: that pick's DM is queued again (`resent`, held
+    for the caller to send), since its first one may be lost."""
+    return await _act(db, game_id, actor, engine.draw, count, pending=PICK,
+                      notes=lambda seat, _: ({"type": "Drawing", "seat": seat, "count": count},))
+
+
+async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: int, index: int) -> ActionResult:
+    """A pick button: card `index` of the pack offered as pick `offer`. The player's next pick of the
+    same draw is held for the caller to show in place of the clicked message."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        current = _pick_prompt(loaded)
+        if current is None or current.seat != seat or current.offer != offer:
+            mine = current is not None and current.seat == seat
+            raise StaleMessage(game_id, user_id, "That pick was already made." + (
+                f" Your current pick (pick {current.pick_number} of {current.picks_total}) is in your newest DM."
+                if mine else ""))
+        events = _engine_call(engine.pick, state, seat, index)
+        # The next replenish of the same draw is not news: the draw was announced when it began.
+        held = await _commit(session, loaded, events, quiet=(engine.Replenished,), hold_for=seat)
+        return ActionResult(_view(loaded), list(events), held=held)
+
+
+async def pass_turn(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    """The active player's pass step: they swap packs with the passed pack; the next turn begins."""
+    return await _act(db, game_id, actor, engine.pass_turn)
+
+
+def mulligan_problem(state: engine.VortexState, seat: int) -> str | None:
+    """Why `seat` cannot mulligan now (None: they can), without changing anything (asked before the
+    confirmation prompt)."""
+    try:
+        engine.mulligan(engine.VortexState.from_dict(state.to_dict()), seat)
+    except engine.VortexError as error:
+        return str(error)
+    return None
+
+
+async def mulligan(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
+    """In your upkeep with 5+ basics in your pack: reveal and exile it; replenish to 5 this turn."""
+    return await _act(db, game_id, actor, engine.mulligan)
+
+
+# --- the shoe ------------------------------------------------------------------------------------------
+
+
+SEARCH_WORDS = {engine.HAND: "your hand", engine.PLAYED: "the battlefield", engine.TOP: "the top of the shoe"}
+
+
+def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | None, card: str | None,
+               to: str | None = None, reveal: bool | None = None):
+    """The engine operation for `/vortex shoe` (mill, look, reveal and search take a count; top and
+    bottom a card; search also where the cards go and whether they are revealed)."""
+    if action not in SHOE_ACTIONS:
+        raise UserError(f"Unknown shoe action {action!r}; use one of {', '.join(SHOE_ACTIONS)}.")
+    if action != "search" and (to is not None or reveal is not None):
+        raise UserError("`to` and `reveal` are for search only.")
+    if action in ("top", "bottom"):
+        if count is not None or not card:
+            raise UserError(f"Name the card from your hand to put on the {action} of the shoe with `card` "
+                            "(one card per command; `count` is for mill, look, reveal and search).")
+        return engine.put_on_shoe(state, seat, [_hand_card(state, seat, card)], position=action)
+    if card:
+        raise UserError("`card` is for top and bottom only.")
+    if action == "shuffle":
+        if count is not None:
+            raise UserError("Shuffling takes no `count`.")
+        return engine.shuffle_shoe(state, seat)
+    count = 1 if count is None else count
+    if action == "search":
+        if to is not None and to not in SEARCH_WORDS:
+            raise UserError("Searched cards go to your hand, the battlefield or the top of the shoe.")
+        return engine.begin_search(state, seat, count, to=to or engine.HAND, reveal=bool(reveal))
+    operation = {"mill": engine.mill, "look": engine.look_at_top, "reveal": engine.reveal_top}[action]
+    return operation(state, seat, count)
+
+
+def _hand_card(state: engine.VortexState, seat: int, typed: str) -> str:
+    """The card of the player's hand that `typed` names: the same name in any spelling, or the only
+    card whose name starts with it (autocomplete can offer only the first 100 characters of a name)."""
+    hand = state.players[seat].hand
+    key = name_key(typed)
+    if not key:
+        raise UserError("Name a card from your hand.")
+    if any(name_key(card) == key for card in hand):
+        return typed
+    starting = {card for card in hand if name_key(card).startswith(key)}
+    if len(starting) == 1:
+        return starting.pop()
+    if starting:
+        raise UserError(f"Several cards in your hand start with **{escape(clean_name(typed))}**: give the whole name.")
+    raise UserError(f"**{escape(clean_name(typed))}** is not in your hand.")
+
+
+async def shoe(
+    db: Database, game_id: int, actor: tables.Actor, action: str, *, count: int | None = None, card: str | None = None,
+    to: str | None = None, reveal: bool | None = None,
+) -> ActionResult:
+    """A library effect, which affects the shoe: mill, look (the cards go to the player by DM), reveal
+    the top cards to everyone, search (the shoe goes to the player by DM; they take up to `count`
+    cards `to` their hand, the battlefield or the top of the shoe, `reveal`ed or not, and it is
+    shuffled), put a card from your hand on top or at the bottom, shuffle. A search repeated while
+    the actor's own search is pending sends its DM again (`resent`), since the first may be lost."""
+    return await _act(db, game_id, actor, _shoe_call, action, count, card, to, reveal, notes=_looked,
+                      pending=SEARCH if action == "search" else None)
+
+
+def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
+    """A look is news (who looked, how many cards), but its cards are the looker's alone."""
+    looked = next((e for e in events if isinstance(e, engine.ShoeLooked)), None)
+    return ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
+
+
+def _current(loaded: _Loaded, prompt, seat: int, field: str, number: int, stale: str):
+    """`prompt` if it is the seat's and its `field` (the serial its DM buttons carry) is `number`."""
+    if prompt is None or prompt.seat != seat or getattr(prompt, field) != number:
+        raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id, stale)
+    return prompt
+
+
+async def _checked(db: Database, game_id: int, user_id: int, seat: int, check, number: int):
+    """What a DM button's view-only press shows, if it is still current (`check(loaded, seat, number)`)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        _button_seat(loaded, user_id, seat)
+        return check(loaded, seat, number)
+
+
+def _check_look(loaded: _Loaded, seat: int, look: int) -> LookPrompt:
+    return _current(loaded, _look_prompt(loaded), seat, "look", look,
+                    "Those cards are no longer the top of the shoe as you saw them (the shoe changed): nothing was moved.")
+
+
+async def checked_look(db: Database, game_id: int, user_id: int, *, seat: int, look: int) -> LookPrompt:
+    """The look a DM button belongs to, if it is still current (for the view-only toggles)."""
+    return await _checked(db, game_id, user_id, seat, _check_look, look)
+
+
+async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int]) -> ActionResult:
+    """Put the looked-at cards back: those in `bottom` under the shoe, the rest on top (both in the
+    order seen)."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        _button_seat(loaded, user_id, seat)
+        prompt = _check_look(loaded, seat, look)
+        if not prompt.can_arrange or any(not 0 <= i < len(prompt.cards) for i in bottom):
+            raise UserError(f"Choose among the {len(prompt.cards)} cards you looked at.")
+        order = range(len(prompt.cards))
+        events = _engine_call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
+                              [i for i in order if i in bottom])
+        await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), list(events))
+
+
+# --- a search of the shoe ---------------------------------------------------------------------------------
+
+
+def _check_search(loaded: _Loaded, seat: int, search: int) -> SearchPrompt:
+    return _current(loaded, _search_prompt(loaded), seat, "search", search, "That search is over.")
+
+
+async def checked_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> SearchPrompt:
+    """The search a DM's page buttons belong to, if it is still open (to turn its pages)."""
+    return await _checked(db, game_id, user_id, seat, _check_search, search)
+
+
+async def _search_step(db: Database, game_id: int, user_id: int, seat: int, search: int, operation,
+                       arguments=lambda prompt: ()) -> SearchPrompt:
+    """One change to an open search (`operation(state, seat, *arguments(prompt))`), in one transaction."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        prompt = _check_search(loaded, seat, search)
+        _engine_call(operation, state, seat, *arguments(prompt))
+        _save(loaded)
+        prompt = _search_prompt(loaded)
+        assert prompt is not None
+        return prompt
+
+
+async def search_choose(db: Database, game_id: int, user_id: int, *, seat: int, search: int,
+                        names: list[int]) -> SearchPrompt:
+    """The searcher chooses cards: `names` index the DM's list (`SearchPrompt.names`), one copy each."""
+    def chosen(prompt: SearchPrompt) -> tuple[list[str]]:
+        listed = prompt.names
+        if any(not 0 <= i < len(listed) for i in names):
+            raise UserError("Choose among the cards the shoe holds.")
+        return ([listed[i] for i in names],)
+
+    return await _search_step(db, game_id, user_id, seat, search, engine.search_choose, chosen)
+
+
+async def search_clear(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> SearchPrompt:
+    """The searcher starts choosing again."""
+    return await _search_step(db, game_id, user_id, seat, search, engine.search_clear)
+
+
+async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> ActionResult:
+    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        _check_search(loaded, seat, search)
+        events = _engine_call(engine.finish_search, state, seat)
+        await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), list(events))
+
+
+# --- the opening hand's basic lands ------------------------------------------------------------------
+
+
+async def checked_basics(db: Database, game_id: int, user_id: int, *, seat: int) -> BasicsPrompt:
+    """The basic-land choice a DM button belongs to, if it is still open (for the view-only steps)."""
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        _button_seat(loaded, user_id, seat)
+        prompt = _basics_prompt(loaded, seat)
+        if prompt is None:
+            raise StaleMessage(game_id, user_id, "Your basic lands are already chosen.")
+        return prompt
+
+
+async def choose_basics(db: Database, game_id: int, user_id: int, *, seat: int, lands: list[str]) -> ActionResult:
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        state = _button_seat(loaded, user_id, seat)
+        if state.phase != engine.OPENING and _basics_prompt(loaded, seat) is None:  # (the engine explains the opening)
+            raise StaleMessage(game_id, user_id, "Your basic lands are already chosen.")
+        events = _engine_call(engine.choose_basics, state, seat, lands)
+        await _commit(session, loaded, events)
+        return ActionResult(_view(loaded), list(events))
+
+
+# --- what players see ----------------------------------------------------------------------------------
+
+
+async def hand(db: Database, game_id: int, user_id: int) -> HandView:
+    async with db.read() as session:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.state is None:
+            raise UserError("That game has not begun yet: there are no hands.")
+        return HandView(_view(loaded), engine.private_view(loaded.state, _seat(loaded.state, user_id)))
+
+
+async def resend(db: Database, game_id: int, user_id: int) -> list[outbox.Queued]:
+    """Queue the player's current DMs again (held: the caller sends them and reports the outcome)."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id, lock=False)
+        if loaded.row.status != STATUSES.running:
+            return []
+        return await outbox.queue(session, *(_dm(kind, p) for kind, p in _prompts_of(loaded, user_id)), hold=True)
+
+
+async def still_wanted(db: Database, kind: str, payload: dict) -> bool:
+    """Is this DM still one the player must answer? (For sends long after their commit: after a
+    crash, or a retry.)"""
+    async with db.read() as session:
+        loaded = await _load(session, payload["game_id"], lock=False)
+        return any(k == kind and p.to_payload() == payload for k, p in _prompts_of(loaded, payload["user_id"]))
+
+
+async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
+    p = queued.payload
+    await outbox.queue(session, outbox.Message(DMS_CLOSED, {"user_id": p["user_id"]}, channel_id=p["channel_id"],
+                                               guild_id=p["guild_id"]))
+
+
+for _kind in (PICK, BASICS, LOOK, SEARCH):
+    outbox.on_dm_closed(_kind, _dms_closed, retry_at_startup=True)
+
+
+# --- the end -----------------------------------------------------------------------------------------
+
+
+async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int | None = None) -> GameView:
+    """Organizer: end the game. With a winner the result goes to the leaderboard (the winner first, the
+    others sharing second place); without one nothing is recorded."""
+    async with db.write() as session:
+        loaded = await _load(session, game_id)
+        await tables.require_manager(session, NOUN, loaded.row, actor)
+        state = _running(loaded)
+        winner = None if winner_id is None else next((p.seat for p in state.players if p.user_id == winner_id), None)
+        if winner_id is not None and winner is None:
+            raise UserError(f"<@{winner_id}> is not playing in this game.")
+        events = _engine_call(engine.end_game, state, winner)
+        loaded.extras["winner"] = winner_id
+        # The end is told by the FINAL post below, not as a line of news.
+        await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
+        await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
+        row = loaded.row
+        channel, payload = row.channel_id, {"game_id": row.id}
+        if winner_id is not None:
+            n = len(state.players)
+            await leaderboard.record_results(
+                session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),
+                results=[leaderboard.Placement(p.user_id, 1 if p.seat == winner else 2,
+                                               leaderboard.placement_points(1 if p.seat == winner else 2, n))
+                         for p in state.players],
+            )
+            settings = await load_settings_row(session, row.guild_id)
+            channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else channel
+            payload = outbox.telling(payload, actor.user_id, f"the result of Vortex #{row.id}")
+        await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
+        return _view(loaded)
+
+
+def event_name(row: VortexGame | GameView) -> str:
+    return f"Vortex #{row.id} ({row.cube_name})"

@@ -1,0 +1,521 @@
+"""How a Vortex game looks in Discord: the lobby, the pick / basic-land / look / search DMs, the
+channel's account of the game, the public status and the private hand (no rules, no SQL).
+
+Card names are user text (cubes are uploaded): always escaped where Discord renders markdown, clipped
+where it limits length. The channel only ever sees counts and public cards (milled, discarded,
+mulliganed, revealed, searched onto the battlefield or revealed by the search): the announcement
+payloads hold nothing else, and the status embed is built from `engine.public_status`, which holds no
+card name at all. A search DM shows the shoe by name, sorted, a page of up to 100 names at a time (four
+menus of 25: Discord's limits), never in the shoe's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.games.vortex import rules as engine
+from bot.games.vortex.service import (
+    MAX_ARRANGE,
+    Announcement,
+    BasicsPrompt,
+    GameView,
+    HandView,
+    LookPrompt,
+    PickPrompt,
+    SearchPrompt,
+    event_name,
+)
+from bot.kit import limits
+from bot.kit.dispatch import Component, InvalidPayload, index, number, word
+from bot.kit.formatting import cards_text, mention, numbered
+from bot.kit.lobby import lobby_button_type
+from bot.kit.text import escape
+
+MAX_CONTENT = 1900
+SERIAL = 2**31  # how many picks or looks a game can offer (far more than any game makes)
+LAND_ACTIONS = (*(land.lower() for land in engine.BASIC_TYPES), "clear", "confirm")
+LOOK_ACTIONS = ("toggle", "done")
+SEARCH_ACTIONS = ("page", "clear", "take")
+SEARCH_MENUS, SEARCH_MENU_SIZE = 4, 25  # per page: four menus of 25 names, and a row of buttons (Discord's five)
+SEARCH_PAGE = SEARCH_MENUS * SEARCH_MENU_SIZE
+MAX_SHOE_NAMES = 100_000  # far more distinct names than any shoe holds
+SEARCH_TO = {engine.HAND: "into your hand", engine.PLAYED: "onto the battlefield",
+             engine.TOP: "on top of the shoe, after the shuffle"}
+PHASE_NAMES = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "play",
+               engine.OVER: "over"}
+STEP_NAMES = {engine.UPKEEP: "upkeep (mulligan window)", engine.DRAW: "draw step", engine.MAIN: "main"}
+
+LobbyButton = lobby_button_type("vortex", "VortexCog")
+_SEAT = index("seat", limit=engine.MAX_PLAYERS)
+
+
+class PickButton(
+    Component, prefix="vortex:pick", parts=(number("game"), _SEAT, index("offer", limit=SERIAL),
+                                            index("card", limit=engine.PACK_SIZE)),
+    route=("VortexCog", "on_pick"),
+):
+    """Take card `card` of the pack offered as pick number `offer`."""
+
+
+class LandButton(
+    Component, prefix="vortex:land", parts=(number("game"), _SEAT, index("chosen", limit=250),
+                                            word("action", LAND_ACTIONS)),
+    route=("VortexCog", "on_land"),
+):
+    """The basic-land choice: add a land, start over, confirm. `chosen` encodes the lands chosen so far."""
+
+
+class LookButton(
+    Component, prefix="vortex:look", parts=(number("game"), _SEAT, index("look", limit=SERIAL),
+                                            index("bottom", limit=2**MAX_ARRANGE), word("action", LOOK_ACTIONS),
+                                            index("card", limit=MAX_ARRANGE, optional=True)),
+    route=("VortexCog", "on_look"),
+):
+    """A look's DM: toggle card `card` between top and bottom (the set `bottom` is a bit mask), or done."""
+
+
+class SearchSelect(
+    Component, prefix="vortex:find", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
+                                            index("page", limit=MAX_SHOE_NAMES), index("menu", limit=SEARCH_MENUS)),
+    route=("VortexCog", "on_search_select"),
+):
+    """A search DM's menu: the cards chosen (their values index `SearchPrompt.names`), one copy each."""
+
+    async def handle(self, interaction: discord.Interaction, **args: Any) -> None:
+        values = getattr(self.item, "values", None) or []
+        if not values:
+            raise InvalidPayload()
+        names = [index("card", limit=MAX_SHOE_NAMES).read(value) for value in values]
+        await super().handle(interaction, names=names, **args)
+
+
+class SearchButton(
+    Component, prefix="vortex:seek", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
+                                            index("page", limit=MAX_SHOE_NAMES), word("action", SEARCH_ACTIONS)),
+    route=("VortexCog", "on_search_button"),
+):
+    """A search DM's buttons: turn to page `page`, start over, or take the chosen cards."""
+
+
+# --- the basic lands chosen so far, in a custom_id ---------------------------------------------------
+
+
+def encode_lands(chosen: Sequence[int]) -> int:
+    """Land indices (0–4, at most 3) as one number: base 5 behind a leading 1 (so order and length survive)."""
+    code = 1
+    for land in chosen:
+        code = code * 5 + land
+    return code
+
+
+def decode_lands(code: int) -> list[int]:
+    digits: list[int] = []
+    while code >= 5:
+        code, digit = divmod(code, 5)
+        digits.append(digit)
+    if code != 1 or len(digits) > engine.OPENING_BASICS:
+        raise InvalidPayload()
+    return digits[::-1]
+
+
+def land_names(chosen: Sequence[int]) -> list[str]:
+    return [engine.BASIC_TYPES[i] for i in chosen]
+
+
+def bits(mask: int) -> frozenset[int]:
+    return frozenset(i for i in range(MAX_ARRANGE) if mask >> i & 1)
+
+
+# --- the lobby -----------------------------------------------------------------------------------------
+
+
+def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
+    embed = discord.Embed(title=limits.clip(f"{event_name(game)} · {game.cube_size} cards", limits.TITLE),
+                          colour=discord.Colour.purple())
+    embed.description = ("Vortex Based Magic for 2–5 players: every draw is a pick from your hidden 7-card pack, "
+                         "refilled from one shared shoe (the cube plus one of each basic land per player).")
+    if game.status == "lobby":
+        players = "\n".join(f"• {mention(u)}" for u in game.player_ids) or "nobody yet"
+        embed.add_field(name=f"Players ({len(game.player_ids)}/{game.max_seats})", value=players, inline=False)
+        embed.set_footer(text="Join, then an organizer presses Begin. The opening hands are drafted in DMs.")
+    else:
+        order = game.state.turn_order if game.state else range(len(game.player_ids))
+        lines = [f"{i}. {mention(game.user_of(seat))}" for i, seat in enumerate(order, 1)] or ["-"]
+        embed.add_field(name="Turn order", value="\n".join(lines), inline=False)
+        embed.add_field(name="Status", value=game.status, inline=False)
+    if note:
+        embed.add_field(name="\u200b", value=note, inline=False)
+    return limits.fit_embed(embed)
+
+
+# --- the pick DM ---------------------------------------------------------------------------------------
+
+
+def pick_title(prompt: PickPrompt) -> str:
+    if prompt.opening_turn:
+        return f"Vortex #{prompt.game_id} · opening turn {prompt.opening_turn}/{prompt.opening_turns}: pick a card"
+    return f"Vortex #{prompt.game_id} · pick {prompt.pick_number} of {prompt.picks_total}"
+
+
+def pick_embed(prompt: PickPrompt, note: str | None = None) -> discord.Embed:
+    lines = numbered(prompt.pack)
+    embed = discord.Embed(title=pick_title(prompt), colour=discord.Colour.purple(),
+                          description=limits.fit_lines(lines, limits.DESCRIPTION - 200))
+    if note:
+        embed.description = f"{note}\n\n{embed.description}"
+    after = ("then your pack goes to the passed pack and the next player picks" if prompt.opening_turn
+             else "the card goes to your hand")
+    embed.set_footer(text=f"Your pack ({len(prompt.pack)} of {prompt.replenish_to} after the refill) · "
+                          f"shoe: {prompt.shoe_size} cards left · {after}.")
+    return limits.fit_embed(embed)
+
+
+def pick_view(prompt: PickPrompt) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for i, card in enumerate(prompt.pack):
+        custom_id = PickButton.custom_id_for(game=prompt.game_id, seat=prompt.seat, offer=prompt.offer, card=i)
+        label = limits.clip(f"{i + 1}. {card}", limits.BUTTON_LABEL)
+        view.add_item(PickButton(discord.ui.Button(label=label, style=discord.ButtonStyle.primary,
+                                                   custom_id=custom_id)))
+    return view
+
+
+def took_text(card: str, penalty: bool = False) -> str:
+    text = f"You took **{limits.clip(card_text(card), 300)}**."
+    return text + (" Your next pack was empty: you lost 1 life and the turn ended." if penalty else "")
+
+
+def picked_embed(game_id: int, note: str) -> discord.Embed:
+    """A DM once its question is answered (a pick made, cards put back): what happened, no buttons."""
+    return limits.fit_embed(discord.Embed(title=f"Vortex #{game_id}", description=note, colour=discord.Colour.purple()))
+
+
+def card_text(card: str) -> str:
+    return escape(card)
+
+
+# --- the basic-land DM -------------------------------------------------------------------------------
+
+
+def basics_embed(prompt: BasicsPrompt, chosen: Sequence[int] = ()) -> discord.Embed:
+    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · choose 3 basic lands", colour=discord.Colour.green())
+    left = engine.OPENING_BASICS - len(chosen)
+    so_far = ", ".join(land_names(chosen)) or "none yet"
+    embed.description = (f"The opening turns are over. Add {engine.OPENING_BASICS} basic lands from outside the game "
+                         f"to your hand (no mulligans now).\n**Chosen:** {so_far}"
+                         + (f" ({left} more)" if left else " — press Confirm."))
+    embed.add_field(name=f"Your hand ({len(prompt.hand)})", value=cards_text(prompt.hand), inline=False)
+    return limits.fit_embed(embed)
+
+
+def basics_view(prompt: BasicsPrompt, chosen: Sequence[int] = ()) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    code = encode_lands(chosen)
+    full = len(chosen) >= engine.OPENING_BASICS
+
+    def button(action: str, label: str, style: discord.ButtonStyle, disabled: bool, row: int) -> LandButton:
+        custom_id = LandButton.custom_id_for(game=prompt.game_id, seat=prompt.seat, chosen=code, action=action)
+        return LandButton(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id, row=row))
+
+    for land in engine.BASIC_TYPES:
+        view.add_item(button(land.lower(), land, discord.ButtonStyle.secondary, full, 0))
+    view.add_item(button("clear", "Start over", discord.ButtonStyle.secondary, not chosen, 1))
+    view.add_item(button("confirm", "Confirm", discord.ButtonStyle.success, not full, 1))
+    return view
+
+
+def basics_done_embed(game_id: int, lands: Sequence[str]) -> discord.Embed:
+    return picked_embed(game_id, f"You added {', '.join(lands)} to your hand. Play begins once everyone has chosen.")
+
+
+# --- the look DM -----------------------------------------------------------------------------------------
+
+
+def look_embed(prompt: LookPrompt, bottom: frozenset[int] = frozenset()) -> discord.Embed:
+    n = len(prompt.cards)
+    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · the top {n} card{'s' if n != 1 else ''} of the shoe",
+                          colour=discord.Colour.dark_teal())
+    lines = [f"{line}{'  ⬇️ to the bottom' if i in bottom else ''}" for i, line in enumerate(numbered(prompt.cards))]
+    embed.description = limits.fit_lines(lines or ["The shoe is empty."], limits.DESCRIPTION - 300)
+    if prompt.can_arrange:
+        embed.set_footer(text="Top card first. Only you see these. Mark the cards to put at the bottom, then "
+                              "press Put back (the rest stay on top in this order). Anything that changes the shoe "
+                              "ends this look.")
+    else:
+        embed.set_footer(text="Top card first. Only you see these; they stay where they are.")
+    return limits.fit_embed(embed)
+
+
+def look_view(prompt: LookPrompt, bottom: frozenset[int] = frozenset()) -> discord.ui.View | None:
+    if not prompt.can_arrange:
+        return None
+    view = discord.ui.View(timeout=None)
+    mask = sum(1 << i for i in bottom)
+
+    def button(action: str, label: str, style: discord.ButtonStyle, card: int | None = None) -> LookButton:
+        custom_id = LookButton.custom_id_for(game=prompt.game_id, seat=prompt.seat, look=prompt.look, bottom=mask,
+                                             action=action, card=card)
+        return LookButton(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+
+    for i in range(len(prompt.cards)):
+        style = discord.ButtonStyle.danger if i in bottom else discord.ButtonStyle.secondary
+        view.add_item(button("toggle", f"{i + 1} {'⬇️' if i in bottom else '⬆️'}", style, i))
+    view.add_item(button("done", "Put back", discord.ButtonStyle.success))
+    return view
+
+
+# --- the search DM -----------------------------------------------------------------------------------------
+
+
+def search_pages(prompt: SearchPrompt) -> int:
+    return max(1, math.ceil(len(prompt.names) / SEARCH_PAGE))
+
+
+def search_menu_names(prompt: SearchPrompt, page: int, menu: int) -> range:
+    """The positions in `prompt.names` that menu `menu` of page `page` lists."""
+    start = page * SEARCH_PAGE + menu * SEARCH_MENU_SIZE
+    return range(start, min(start + SEARCH_MENU_SIZE, len(prompt.names)))
+
+
+def _search_goal(prompt: SearchPrompt) -> str:
+    revealed = " (revealed to everyone)" if prompt.reveal and prompt.to != engine.PLAYED else ""
+    return f"up to {_s(prompt.count, 'card')} {SEARCH_TO.get(prompt.to, prompt.to)}{revealed}"
+
+
+def search_embed(prompt: SearchPrompt, page: int = 0) -> discord.Embed:
+    names = prompt.names
+    page = min(max(page, 0), search_pages(prompt) - 1)
+    shown = names[page * SEARCH_PAGE:(page + 1) * SEARCH_PAGE]
+    chosen = Counter(prompt.chosen)
+    picked = ", ".join(f"{escape(name)}{f' ×{n}' if n > 1 else ''}" for name, n in chosen.items()) or "none yet"
+    head = (f"Take {_search_goal(prompt)}: choose in the menus (one copy each time), then press **Take**. The shoe "
+            f"is shuffled afterwards. Finding nothing is allowed.\n**Chosen ({len(prompt.chosen)}/{prompt.count}):** "
+            f"{limits.clip(picked, 1000)}")
+    lines = [f"`{prompt.available(name)}×` {escape(name)}" for name in shown] or ["The shoe is empty."]
+    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · search the shoe (only you see this)",
+                          colour=discord.Colour.dark_teal())
+    embed.description = head + "\n\n" + limits.fit_lines(lines, limits.DESCRIPTION - len(head) - 2)
+    embed.set_footer(text=f"Page {page + 1} of {search_pages(prompt)} · the shoe holds {_s(len(prompt.shoe), 'card')}, "
+                          "listed by name, never in its order · copies not chosen yet.")
+    return limits.fit_embed(embed)
+
+
+def search_view(prompt: SearchPrompt, page: int = 0) -> discord.ui.View:
+    names = prompt.names
+    pages = search_pages(prompt)
+    page = min(max(page, 0), pages - 1)
+    view = discord.ui.View(timeout=None)
+    where = {"game": prompt.game_id, "seat": prompt.seat, "search": prompt.search}
+    for menu in range(SEARCH_MENUS):
+        listed = search_menu_names(prompt, page, menu)
+        options = [discord.SelectOption(label=limits.clip(names[i], limits.SELECT_LABEL), value=str(i),
+                                        description=f"{prompt.available(names[i])} in the shoe")
+                   for i in listed if prompt.available(names[i])]
+        if not options or prompt.room <= 0:
+            continue
+        start, end = listed.start, listed.stop
+        select = discord.ui.Select(custom_id=SearchSelect.custom_id_for(**where, page=page, menu=menu),
+                                   placeholder=f"Cards {start + 1}–{end} of {len(names)}: choose", min_values=1,
+                                   max_values=min(prompt.room, len(options)), options=options, row=menu)
+        view.add_item(SearchSelect(select))
+
+    def button(action: str, to_page: int, label: str, style: discord.ButtonStyle, disabled: bool = False) -> None:
+        custom_id = SearchButton.custom_id_for(**where, page=to_page, action=action)
+        view.add_item(SearchButton(discord.ui.Button(label=label, style=style, custom_id=custom_id, disabled=disabled,
+                                                     row=4)))
+
+    if pages > 1:
+        button("page", max(page - 1, 0), "◀ Previous", discord.ButtonStyle.secondary, page == 0)
+        button("page", min(page + 1, pages - 1), "Next ▶", discord.ButtonStyle.secondary, page == pages - 1)
+    button("clear", page, "Start over", discord.ButtonStyle.secondary, not prompt.chosen)
+    take = f"Take {_s(len(prompt.chosen), 'card')}" if prompt.chosen else "Find nothing"
+    button("take", page, take, discord.ButtonStyle.success)
+    return view
+
+
+def found_text(cards: Sequence[str], to: str) -> str:
+    if not cards:
+        return "You found nothing. The shoe was shuffled."
+    names = limits.clip(", ".join(map(card_text, cards)), 1500)
+    if to == engine.TOP:
+        return f"You found {names}. The shoe was shuffled, then they went on top of it."
+    return f"You found {names}: they went {SEARCH_TO.get(to, to)}. The shoe was shuffled."
+
+
+# --- the channel's account -------------------------------------------------------------------------------
+
+
+def _s(n: int, word_: str) -> str:
+    return f"{n} {word_}{'' if n == 1 else 's'}"
+
+
+def _line(news: Announcement, e: dict) -> str | None:
+    kind, who = e["type"], (mention(news.user_of(e["seat"])) if "seat" in e and e["seat"] is not None else "")
+    if kind == "GameBegan":
+        order = ", ".join(mention(news.user_of(s)) for s in e["turn_order"])
+        return (f"🌀 **Vortex #{news.game_id}** has begun. Turn order: {order}. Opening hands: "
+                f"{news.opening_turns // len(news.users)} turns each of one pick and a pass, by DM "
+                f"(shoe: {_s(e['shoe_size'], 'card')} after the deal).")
+    if kind == "TurnStarted":
+        if e["phase"] == engine.OPENING:
+            return f"Opening turn {e['turn_in_phase']}/{news.opening_turns}: {who} picks (DM)."
+        return f"▶️ **Turn {e['turn_in_phase']}**: {who}'s turn — upkeep (mulligan now, or `/vortex draw`)."
+    if kind == "PackPassed":
+        return f"🔁 {who} passed: left {_s(e['passed'], 'card')} as the passed pack and took {_s(e['received'], 'card')}."
+    if kind == "Drawing":
+        return f"🃏 {who} draws {e['count']}: {_s(e['count'], 'pick')} from their pack, by DM."
+    if kind == "Replenished":
+        if e["added"]:
+            return (f"📥 {who}'s pack was refilled with {_s(e['added'], 'card')} from the shoe "
+                    f"(pack {e['pack_size']}, shoe {e['shoe_size']}).")
+        if e["shoe_size"] == 0:
+            return f"📭 The shoe is empty: {who}'s pack was not refilled (pack {e['pack_size']})."
+        return None
+    if kind == "EmptyPackPenalty":
+        return (f"💥 {who} had to pick from an **empty pack**: everything on the stack is countered, the turn ends "
+                f"at once, and {who} loses 1 life (life {e['life']}).")
+    if kind == "PackOverflowDiscard":
+        return f"🗑️ {who}'s pack had more than 7 cards: **{card_text(e['card'])}** was discarded at random."
+    if kind == "MulliganTaken":
+        return (f"♻️ {who} mulliganed: revealed and exiled their pack ({', '.join(map(card_text, e['exiled']))}); "
+                f"they replenish to {engine.MULLIGAN_PACK_SIZE} this turn.")
+    if kind == "Milled":
+        cards = ", ".join(map(card_text, e["cards"])) or "nothing: the shoe is empty"
+        return f"🪦 {who} milled {_s(len(e['cards']), 'card')} from the shoe: {cards}."
+    if kind == "Looked":
+        return f"👀 {who} looked at the top {_s(e['count'], 'card')} of the shoe."
+    if kind == "TopArranged":
+        return f"👀 {who} put back {e['on_top']} on top and {e['on_bottom']} at the bottom of the shoe."
+    if kind == "CardsPutIntoShoe":
+        where = "on top of" if e["position"] == engine.TOP else "at the bottom of"
+        return f"📤 {who} put {_s(e['count'], 'card')} from their hand {where} the shoe."
+    if kind == "ShoeShuffled":
+        return f"🔀 {who} shuffled the shoe ({_s(e['shoe_size'], 'card')})."
+    if kind == "SearchBegan":
+        where = {engine.HAND: "for their hand", engine.PLAYED: "for the battlefield",
+                 engine.TOP: "for the top of the shoe"}.get(e["to"], "")
+        return (f"🔎 {who} searches the shoe for up to {_s(e['count'], 'card')} {where}"
+                f"{' (revealed)' if e['reveal'] and e['to'] != engine.PLAYED else ''}; the shoe is in their DMs.")
+    if kind == "SearchFinished":
+        return _search_line(who, e)
+    if kind == "PhaseChanged" and e["phase"] == engine.BASICS:
+        return "🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs."
+    if kind == "PhaseChanged" and e["phase"] == engine.PLAY:
+        return "⚔️ Every player has their opening hand: play begins."
+    return None
+
+
+def _search_line(who: str, e: dict) -> str:
+    shuffled = f"the shoe was shuffled ({_s(e['shoe_size'], 'card')})"
+    if not e["found"]:
+        return f"🔎 {who} found nothing; {shuffled}."
+    named = f": {', '.join(map(card_text, e['cards']))}" if e["cards"] else ""
+    if e["to"] == engine.TOP:
+        return f"🔎 {who} searched the shoe; {shuffled}, then {_s(e['found'], 'card')} went on top{named}."
+    where = "onto the battlefield" if e["to"] == engine.PLAYED else "into their hand"
+    return f"🔎 {who} put {_s(e['found'], 'card')} from the shoe {where}{named}; {shuffled}."
+
+
+def _revealed_lines(news: Announcement, e: dict) -> list[str]:
+    """Revealed cards, one line each (so that a long reveal splits over messages, never clipped)."""
+    who = mention(news.user_of(e["seat"]))
+    if not e["cards"]:
+        return [f"👁️ {who} revealed the top of the shoe: it is empty."]
+    head = (f"👁️ {who} revealed the top {_s(len(e['cards']), 'card')} of the shoe (top first; they stay "
+            "there, in this order):")
+    return [head, *numbered(e["cards"])]
+
+
+def event_lines(news: Announcement) -> list[str]:
+    lines: list[str] = []
+    for e in news.events:
+        if e["type"] == "ShoeRevealed":
+            lines += _revealed_lines(news, e)
+        elif (line := _line(news, e)) is not None:
+            lines.append(line)
+    return lines
+
+
+def split_messages(lines: Sequence[str]) -> list[str]:
+    return limits.chunk_lines(lines, MAX_CONTENT)
+
+
+# --- status and hand ---------------------------------------------------------------------------------------
+
+
+def _now_text(game: GameView, status: engine.PublicStatus) -> str:
+    if status.phase == engine.OPENING:
+        text = f"Opening turn {status.turn_in_phase}/{status.opening_turns}"
+    elif status.phase == engine.BASICS:
+        done = sum(1 for s in status.seats if s.basics_chosen)
+        return f"Choosing basic lands ({done}/{len(status.seats)} done)."
+    elif status.phase == engine.PLAY:
+        text = f"Turn {status.turn_in_phase} · {STEP_NAMES.get(status.step, status.step)}"
+    else:
+        return "The game is over."
+    if status.active_seat is not None:
+        text += f" · {mention(game.user_of(status.active_seat))}'s turn"
+    if status.picking_seat is not None:
+        text += f"\nPicking now: {mention(game.user_of(status.picking_seat))} ({_s(status.picks_left, 'pick')} left)"
+    if status.searching_seat is not None:
+        text += f"\nSearching the shoe now: {mention(game.user_of(status.searching_seat))}"
+    return text
+
+
+def status_embed(game: GameView) -> discord.Embed:
+    embed = discord.Embed(title=limits.clip(f"{event_name(game)} · {PHASE_NAMES.get(game.state.phase, '')}"
+                                            if game.state else event_name(game), limits.TITLE),
+                          colour=discord.Colour.purple())
+    status = game.public
+    if status is None:
+        embed.description = f"Status: {game.status}."
+        return limits.fit_embed(embed)
+    cancelled = game.status == "cancelled"
+    embed.description = "❌ Cancelled by an organizer (nothing recorded)." if cancelled else _now_text(game, status)
+    if game.winner_id is not None:
+        embed.description += f"\n🏆 Winner: {mention(game.winner_id)}"
+    embed.add_field(name="Shoe", value=_s(status.shoe_size, "card"), inline=True)
+    embed.add_field(name="Passed pack", value=_s(status.passed_pack_size, "card"), inline=True)
+    lines = []
+    for i, seat in enumerate(status.turn_order, 1):
+        s = status.seats[seat]
+        marks = (" ▶️" if seat == status.active_seat else "") + (" (mulliganed: refills to 5)" if s.short_pack else "")
+        lines.append(f"{i}. {mention(s.user_id)} — pack {s.pack_size} · hand {s.hand_size} · life {s.life} · "
+                     f"penalties {s.penalties}{marks}")
+    embed.add_field(name="Players (turn order)", value=limits.fit_lines(lines, limits.FIELD_VALUE), inline=False)
+    embed.set_footer(text="Packs and the shoe are hidden: only their sizes show here. Your own cards: /vortex hand.")
+    return limits.fit_embed(embed)
+
+
+def hand_embed(view: HandView) -> discord.Embed:
+    private = view.private
+    embed = discord.Embed(title=f"Vortex #{view.game.id} · your cards (only you see this)",
+                          colour=discord.Colour.purple())
+    embed.add_field(name=f"Hand ({len(private.hand)})", value=cards_text(private.hand), inline=False)
+    embed.add_field(name=f"Pack ({len(private.pack)})", value=cards_text(private.pack), inline=False)
+    notes = []
+    if private.picking:
+        notes.append(f"You have a pick to make (pick {private.pick_number} of {private.picks_total}): see your DMs.")
+    if private.basics_to_choose:
+        notes.append("Choose your 3 basic lands in your DMs.")
+    if private.searching:
+        notes.append("You are searching the shoe: see your DMs (`/vortex shoe action:search` sends it again).")
+    if private.can_mulligan:
+        notes.append("You may mulligan now (`/vortex mulligan`): your pack has 5 or more basic lands.")
+    if private.replenish_to != engine.PACK_SIZE:
+        notes.append(f"You replenish to {private.replenish_to} this turn.")
+    if notes:
+        embed.description = "\n".join(notes)
+    return limits.fit_embed(embed)
+
+
+def final_text(game: GameView) -> str:
+    if game.winner_id is None:
+        return f"🏁 {event_name(game)} has ended without a winner (nothing goes to the leaderboard)."
+    return limits.clip(f"🏆 {event_name(game)} is over: {mention(game.winner_id)} wins. The results were added to "
+                       "the leaderboard (`/leaderboard`).", limits.CONTENT)

@@ -1,0 +1,217 @@
+"""How a chess clock looks in Discord: one message with its buttons, and the announcements.
+
+The running player's time is a Discord relative timestamp (`<t:…:R>`) of the moment their flag
+falls, so it counts down on every screen without the bot editing the message; the message is
+edited once per action (a pass, a pause, a resume, the end, the flag fall). Everything shown is
+computed from the stored state alone (no clock read here), so a re-render shows the same thing.
+
+A new clock is an offer: its message pings the opponent, says the clock does not run until they
+accept it, and carries Accept, Decline and Withdraw. The game it was started for (an event's match)
+is on the message from the start, with whether its flag fall decides that game.
+"""
+
+from __future__ import annotations
+
+import math
+
+import discord
+
+from bot.kit import limits
+from bot.kit.clock import rules as engine
+from bot.kit.clock import service
+from bot.kit.clock.service import ClockGame, ClockView
+from bot.kit.dispatch import Component, number, word
+
+MODE_NAMES = {"delay": "Delay", "bronstein": "Bronstein"}
+LABELS = {"pass": "Pass clock", "pause": "Pause", "resume": "Resume", "end": "End", "accept": "Accept",
+          "decline": "Decline", "withdraw": "Withdraw"}
+STYLES = {
+    "pass": discord.ButtonStyle.primary, "pause": discord.ButtonStyle.secondary,
+    "resume": discord.ButtonStyle.success, "end": discord.ButtonStyle.danger,
+    "accept": discord.ButtonStyle.success, "decline": discord.ButtonStyle.secondary,
+    "withdraw": discord.ButtonStyle.secondary,
+}
+COLOURS = {
+    engine.OFFERED: discord.Colour.blurple(), engine.RUNNING: discord.Colour.green(),
+    engine.PAUSED: discord.Colour.gold(), engine.ENDED: discord.Colour.light_grey(),
+    engine.FLAGGED: discord.Colour.red(), engine.WITHDRAWN: discord.Colour.light_grey(),
+    engine.DECLINED: discord.Colour.light_grey(),
+}
+
+
+def mention(user_id: int) -> str:
+    return f"<@{user_id}>"
+
+
+def duration(seconds: float) -> str:
+    """`9:58`, `1:02:03` (whole seconds, rounded down, as a chess clock shows them)."""
+    whole = max(0, math.floor(seconds + 1e-9))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def passes(n: int) -> str:
+    return f"{n} pass" if n == 1 else f"{n} passes"
+
+
+def timestamp(epoch: float, style: str = "R") -> str:
+    return f"<t:{math.ceil(epoch)}:{style}>"
+
+
+def settings_text(state: engine.ClockState) -> str:
+    increment = f"{state.increment:g} s"
+    if state.mode == "bronstein":
+        how = f"Bronstein: time spent on a move is refunded up to {increment}"
+    else:
+        how = f"Delay: the first {increment} of each move are free"
+    return f"{how} · {duration(state.base)} each per game"
+
+
+def side_line(clock: ClockView, side: int) -> str:
+    state = clock.state
+    who = mention(clock.user_of(side))
+    left = engine.remaining(state, side, state.last_time or 0.0)
+    if state.status == engine.FLAGGED and state.flagged == side:
+        return f"🚩 {who}: flag fell {timestamp(state.flag_time or 0, 'T')}"
+    if state.running == side and state.status == engine.RUNNING:
+        due = engine.flag_due_at(state)
+        assert due is not None
+        return f"▶️ {who}: **running**, flag falls {timestamp(due)} ({duration(left)} when it started)"
+    if state.running == side and state.status == engine.PAUSED:
+        return f"⏸️ {who}: {duration(left)} left (paused during their move)"
+    return f"⌛ {who}: {duration(left)} left"
+
+
+def game_name(game: ClockGame) -> str:
+    return f"{game.event_name}, match {game.match}, game {game.game}"
+
+
+def game_text(game: ClockGame | None) -> str | None:
+    """What the clock decides: the event's game, or nothing (and why)."""
+    if game is None:
+        return None
+    if game.decides:
+        return f"For {game_name(game)}: a flag fall loses that game (an organizer can override)."
+    why = ("the event is played without a chess clock" if game.event_clock is None
+           else "these are not the event's clock settings")
+    return f"For {game_name(game)}, informally: a flag fall records nothing ({why})."
+
+
+def status_text(clock: ClockView) -> str:
+    state = clock.state
+    if state.status == engine.OFFERED:
+        return (f"Offered by {mention(clock.user_of(state.offered_by or 0))}: waiting for "
+                f"{mention(clock.user_of(1 - (state.offered_by or 0)))} to accept. The clock does not run until "
+                "then; once accepted, " + f"{mention(clock.user_of(state.first))}'s clock runs first.")
+    if state.status == engine.WITHDRAWN:
+        return f"Withdrawn by {mention(clock.user_of(state.offered_by or 0))} before it was accepted: it never ran."
+    if state.status == engine.DECLINED:
+        return f"Declined by {mention(clock.user_of(1 - (state.offered_by or 0)))}: it never ran."
+    if state.status == engine.RUNNING:
+        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far."
+    if state.status == engine.PAUSED:
+        return "Paused: either player presses Resume to go on."
+    if state.status == engine.FLAGGED:
+        loser = clock.user_of(state.flagged)
+        if clock.game is not None and clock.game.decides:
+            return f"{mention(loser)} ran out of time and loses {game_name(clock.game)} (an organizer can override)."
+        return f"{mention(loser)} ran out of time."
+    if state.status == engine.ENDED:
+        return f"Ended after {passes(state.moves)}."
+    return "Not started."
+
+
+def clock_embed(clock: ClockView) -> discord.Embed:
+    lines = [settings_text(clock.state)]
+    if (game := game_text(clock.game)) is not None:
+        lines.append(game)
+    lines += ["", side_line(clock, 0), side_line(clock, 1), "", status_text(clock)]
+    embed = discord.Embed(
+        title=f"⏱️ Chess clock #{clock.id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
+        colour=COLOURS.get(clock.state.status),
+    )
+    if clock.offered:
+        embed.set_footer(text="The opponent accepts or declines; the player who offered it may withdraw it.")
+    elif clock.live:
+        embed.set_footer(text="Only the two players can press. Pass the clock when you have finished acting.")
+    return embed
+
+
+def offer_text(clock: ClockView) -> str | None:
+    """The offer's line above the clock: it pings the opponent, who must act (None once answered)."""
+    if not clock.offered:
+        return None
+    offerer = clock.user_of(clock.state.offered_by or 0)
+    opponent = clock.user_of(1 - (clock.state.offered_by or 0))
+    what = f" for {game_name(clock.game)}" if clock.game is not None else ""
+    return (f"{mention(opponent)}, {mention(offerer)} offers you a chess clock{what}. Press **Accept** to start it, "
+            "or **Decline**; it does not run until you accept.")
+
+
+def offer_pinged(clock: ClockView) -> tuple[int, ...]:
+    return (clock.user_of(1 - (clock.state.offered_by or 0)),) if clock.offered else ()
+
+
+class ClockButton(
+    Component, prefix="clk", parts=(number("clock"), word("action", service.ACTIONS + service.OFFER_ACTIONS)),
+    route=("ClockCog", "on_button"),
+):
+    @classmethod
+    def make(cls, clock_id: int, action: str, *, disabled: bool = False) -> ClockButton:
+        custom_id = cls.custom_id_for(clock=clock_id, action=action)
+        return cls(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id, disabled=disabled))
+
+
+def clock_view(clock: ClockView, *, for_user: int | None = None) -> discord.ui.View | None:
+    """Pass clock, Pause, Resume, End (those that do nothing now are greyed out); none once over.
+    An offer: Accept, Decline and Withdraw, or (`for_user`, a copy shown to one player) only the
+    buttons that player may press."""
+    if not clock.live:
+        return None
+    if clock.offered:
+        view = discord.ui.View(timeout=None)
+        offerer = clock.user_of(clock.state.offered_by or 0)
+        for action in service.OFFER_ACTIONS:
+            if for_user is None or (action == "withdraw") == (for_user == offerer):
+                view.add_item(ClockButton.make(clock.id, action))
+        return view
+    status = clock.state.status
+    enabled = {"pass": status == engine.RUNNING, "pause": status == engine.RUNNING,
+               "resume": status == engine.PAUSED, "end": True}
+    view = discord.ui.View(timeout=None)
+    for action in service.ACTIONS:
+        view.add_item(ClockButton.make(clock.id, action, disabled=not enabled[action]))
+    return view
+
+
+def news_text(payload: dict) -> str:
+    """An announcement queued by the service (`bot.kit.clock.service.NEWS`)."""
+    users, left = payload["users"], payload["remaining"]
+    clock_id = payload["clock_id"]
+    if payload["what"] == "flag":
+        loser, winner = users[payload["side"]], users[1 - payload["side"]]
+        game = ClockGame.from_dict(payload.get("game"))
+        if game is None:
+            verdict = f"{mention(loser)} ran out of time"
+        elif payload.get("recorded"):
+            verdict = f"{mention(loser)} loses {game_name(game)} on time (an organizer can override)"
+        elif game.decides:
+            verdict = f"That game ({game_name(game)}) already has a result, so nothing is recorded"
+        else:
+            verdict = f"Nothing is recorded for {game_name(game)}: the clock was informal"
+        text = (
+            f"🚩 Chess clock #{clock_id}: {mention(loser)}'s flag fell at {timestamp(payload['at'], 'T')}. "
+            f"{verdict}; {mention(winner)} had {duration(left[1 - payload['side']])} left."
+        )
+    else:
+        text = (
+            f"⏹️ Chess clock #{clock_id} ended after {passes(payload['moves'])}: "
+            f"{mention(users[0])} {duration(left[0])} left, {mention(users[1])} {duration(left[1])} left."
+        )
+    return limits.clip(text, limits.CONTENT)
+
+
+def news_pings(payload: dict) -> tuple[int, ...]:
+    """A flag fall pings both players (they may have looked away); the end pings nobody."""
+    return tuple(payload["users"]) if payload["what"] == "flag" else ()

@@ -1,0 +1,267 @@
+"""Sending what the outbox holds (`bot.kit.outbox`): the Discord half of it.
+
+Each kind registers a renderer, `async (queued, fresh) -> Outgoing | None`, that builds the message
+from the row's payload (and, where it must, from the database); None means the message is no longer
+wanted (its state moved on) and the row is skipped. `fresh` is True when the row is sent right after
+the commit that queued it, so renderers may skip re-checking that it is still current.
+
+Rows queued by this process are sent as soon as their transaction commits (`on_commit`); the
+sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
+arrive in order. Results are settled in one transaction per batch: a closed DM (50007) runs the
+kind's fallback, a permanent failure (4xx other than 429) is logged once and never retried, and
+anything transient is retried with backoff. A result that can't be recorded because the database is
+down is recorded when it is back (`SETTLE_PATIENCE`): what Discord showed is never sent twice for a
+short outage.
+
+Exactly once: every message a row sends (and each of its `continued` messages) carries a nonce derived
+from the row (`nonce_of`), which discord.py sends with `enforce_nonce`. When the bot dies after Discord
+created a message and before the row was recorded as sent, the restart sends the row again, and
+Discord answers with the message it created then instead of a second one (for a few minutes: after a
+longer outage the row is sent again, a second copy). Whatever Discord answers is recorded. An edit
+sets the message to the row's content, so an edit made twice shows once.
+
+A results post refused for a missing permission (403) is failed and logged once like any 4xx, and
+the organizer its row names is told once (`CANNOT_POST`): as a follow-up of the reply that ended the
+event when that interaction is still open in this process (`Replies`), else by DM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import aiohttp
+import discord
+
+from bot.kit import limits, outbox
+from bot.kit.outbox import Outcome, Queued
+from bot.kit.permissions import refused_text
+from bot.kit.replies import Replies
+from bot.store.outage import retry_while_unavailable
+
+log = logging.getLogger(__name__)
+DISCORD_CANNOT_DM = 50007
+# Seconds a send's result waits for the database to come back before the row is left to the sweeper
+# (which, after the row's lease, sends it again: a second message for a long outage).
+SETTLE_PATIENCE = 60.0
+RECORD_WAIT = 10.0  # seconds a reaction waits, at most, for its message's latest send to be recorded
+
+
+def nonce_of(queued: Queued, part: int = 0) -> str:
+    """The nonce of one message of an outbox row (`part` 0: the message, 1…: its `continued`
+    messages): the same at every attempt and in every process, and no other row's. The row's id and
+    the second it was queued (which tells apart rows of two databases that share an id), base 36:
+    at most 25 characters, Discord's bound (13 for any id, 3 for the first 46,656 parts, 7 until 2100)."""
+    return f"{_base36(queued.id)}.{_base36(part)}.{_base36(int(queued.created_at.timestamp()))}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, digit = divmod(number, 36)
+        text = digits[digit] + text
+        if not number:
+            return text
+
+
+@dataclass
+class Outgoing:
+    """A rendered message: sent to the row's DM or channel, or an edit of an existing message."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+    view: discord.ui.View | None = None
+    files: list[discord.File] = field(default_factory=list)
+    allowed_mentions: discord.AllowedMentions | None = None  # None: the client's default (no pings)
+    edit: tuple[int, int] | None = None  # (channel id, message id) to edit instead of sending
+    # An edit replaces the message's attachments with `files` (none: removes them), e.g. the
+    # picture of the pack the message showed before; otherwise an edit keeps them.
+    replace_attachments: bool = False
+    continued: list[str] = field(default_factory=list)  # more text, sent as messages right after (also after an edit)
+    after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
+    # A DM sent instead as an ephemeral follow-up of this interaction (by DM if that fails).
+    follow_up: discord.Interaction | None = None
+
+
+Renderer = Callable[[Queued, bool], Awaitable[Outgoing | None]]
+
+
+class Outbox:
+    def __init__(self, bot) -> None:  # bot: MtgBot (untyped: the bot module imports this one)
+        self.bot = bot
+        self._renderers: dict[str, Renderer] = {}
+        self._tasks: set[asyncio.Task] = set()
+        # Messages sent but not recorded yet: a reaction on one waits for its record.
+        self._recording = RecordWaits()
+        self.replies = Replies()
+        self.register(outbox.CANNOT_POST, self._cannot_post)
+
+    def register(self, kind: str, renderer: Renderer) -> None:
+        self._renderers[kind] = renderer
+
+    # --- entry points ---------------------------------------------------------------------------
+
+    def on_commit(self, queued: list[Queued]) -> None:
+        """Send what a transaction queued, now, in the background (the caller does not wait)."""
+        task = asyncio.get_running_loop().create_task(self.send_batch(queued, fresh=True), name="outbox-send")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def send_batch(self, queued: list[Queued], *, fresh: bool) -> list[Outcome]:
+        outcomes = [await self._send(item, fresh) for item in queued]
+        # A fresh row that failed for now keeps its first lease: the sweeper retries it when that
+        # ends (no write needed here); rows the sweeper took get their backoff recorded.
+        await self._settle([o for o in outcomes if not (fresh and o.retry)])
+        return outcomes
+
+    async def sweep(self, *, created_before: datetime | None = None) -> int:
+        """Send the rows that are due (at startup also everything queued before the process began)."""
+        due = await outbox.take_due(self.bot.db, created_before=created_before)
+        if due:
+            await self.send_batch(due, fresh=False)
+        return len(due)
+
+    async def wait_recorded(self, message_id: int) -> None:
+        """Let a just-sent message's record land before a reaction on it is looked up."""
+        await self._recording.wait(message_id, RECORD_WAIT)
+
+    async def drain(self) -> None:
+        """Wait for the background sends (shutdown, tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # --- one message -------------------------------------------------------------------------------
+
+    async def _send(self, queued: Queued, fresh: bool) -> Outcome:
+        renderer = self._renderers.get(queued.kind)
+        if renderer is None:
+            log.error("no renderer for outbox kind %s (row %s)", queued.kind, queued.id)
+            return Outcome(queued, error=f"no renderer for {queued.kind}")
+        try:
+            outgoing = await renderer(queued, fresh)
+            if outgoing is None:
+                return Outcome(queued, skipped=True, error="no longer wanted")
+            message = await self._deliver(queued, outgoing)
+        except discord.Forbidden as error:
+            if error.code == DISCORD_CANNOT_DM:
+                return Outcome(queued, dm_closed=True, error="the user's DMs are closed")
+            return self._permanent(queued, error, forbidden=error.code)
+        except discord.HTTPException as error:
+            if error.status == 429 or error.status >= 500:
+                return Outcome(queued, retry=True, error=f"{error.status} {error.text}"[:300])
+            return self._permanent(queued, error)
+        except (aiohttp.ClientError, OSError, TimeoutError) as error:
+            return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
+        except Exception as error:  # a renderer's bug or a database outage: retried with backoff
+            log.exception("could not render or send outbox row %s (%s)", queued.id, queued.kind)
+            return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
+        self._recording.sent(message.id)
+        if outgoing.after_send is not None:
+            outgoing.after_send(message)
+        return Outcome(queued, channel_id=message.channel.id, message_id=message.id)
+
+    def _permanent(self, queued: Queued, error: discord.HTTPException, *, forbidden: int | None = None) -> Outcome:
+        log.warning("outbox row %s (%s) failed for good: %s %s", queued.id, queued.kind, error.status, error.text)
+        return Outcome(queued, error=f"{error.status} {error.text}"[:300], forbidden=forbidden)
+
+    async def _cannot_post(self, queued: Queued, fresh: bool) -> Outgoing:
+        """A results post was refused for a missing permission: the organizer hears it once, in the
+        reply that ended the event if it is still open here, else by DM."""
+        p = queued.payload
+        text = refused_text(self.bot, p["guild_id"], p["channel_id"], p["what"], p["code"])
+        reply = await self.replies.open_for(p["guild_id"], queued.message.user_id)
+        return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
+
+    async def _deliver(self, queued: Queued, outgoing: Outgoing) -> discord.Message | discord.PartialMessage:
+        kwargs: dict = {"content": outgoing.content, "embeds": limits.fit_embeds(outgoing.embeds)}
+        if outgoing.view is not None:
+            kwargs["view"] = outgoing.view
+        if outgoing.allowed_mentions is not None:
+            kwargs["allowed_mentions"] = outgoing.allowed_mentions
+        if outgoing.edit is not None:
+            channel_id, message_id = outgoing.edit
+            message = self.bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+            if outgoing.view is None:
+                kwargs["view"] = None
+            if outgoing.files or outgoing.replace_attachments:
+                kwargs["attachments"] = outgoing.files
+            await message.edit(**kwargs)  # the same content again after a crash: shown once
+            # e.g. a notification: edits notify nobody
+            await self._send_continued(queued, outgoing, self.bot.get_partial_messageable(channel_id))
+            return message
+        if outgoing.files:
+            kwargs["files"] = outgoing.files
+        if outgoing.follow_up is not None:
+            try:
+                return await outgoing.follow_up.followup.send(**kwargs, ephemeral=True, wait=True)
+            except discord.HTTPException as error:  # the reply is gone after all: by DM
+                log.info("outbox row %s: follow-up refused (%s %s), sending it by DM", queued.id, error.status,
+                         error.text)
+        message = queued.message
+        if message.user_id is not None:
+            channel = await self.bot.create_dm(discord.Object(id=message.user_id))
+        else:
+            channel = self.bot.get_partial_messageable(message.channel_id, guild_id=message.guild_id)
+        first = await channel.send(**kwargs, nonce=nonce_of(queued))
+        await self._send_continued(queued, outgoing, channel)
+        return first
+
+    @staticmethod
+    async def _send_continued(queued: Queued, outgoing: Outgoing, channel: discord.abc.Messageable) -> None:
+        mentions = outgoing.allowed_mentions or discord.AllowedMentions.none()
+        for part, content in enumerate(outgoing.continued, start=1):
+            await channel.send(content, allowed_mentions=mentions, nonce=nonce_of(queued, part))
+
+    async def record(self, outcomes: list[Outcome]) -> None:
+        """Record how sends made elsewhere ended (e.g. a pack shown in an interaction response):
+        never raises, waits out a database outage like every send's result."""
+        await self._settle(outcomes)
+
+    async def _settle(self, outcomes: list[Outcome]) -> None:
+        if not outcomes:
+            return
+        try:
+            await retry_while_unavailable(lambda: outbox.settle(self.bot.db, outcomes), patience=SETTLE_PATIENCE,
+                                          what=f"recording {len(outcomes)} sent messages")
+        except Exception:  # the rows stay pending: the sweeper sends them again after their lease
+            log.exception("could not record %d outbox results", len(outcomes))
+        finally:
+            for outcome in outcomes:
+                if outcome.message_id is not None:
+                    self._recording.recorded(outcome.message_id)
+
+
+class RecordWaits:
+    """Waits for the records of sent messages. Two sends of one message can overlap (an edit while
+    the previous edit's record is being written): a wait ends when the last of them is recorded,
+    and never waits longer than its timeout, so a record that never lands holds nothing for good."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, asyncio.Future] = {}
+        self._sends: Counter[int] = Counter()
+
+    def sent(self, message_id: int) -> None:
+        if self._sends[message_id] == 0:
+            self._done[message_id] = asyncio.get_running_loop().create_future()
+        self._sends[message_id] += 1
+
+    def recorded(self, message_id: int) -> None:
+        if self._sends[message_id] == 0:  # sent elsewhere (an interaction response): nobody waits
+            del self._sends[message_id]
+            return
+        self._sends[message_id] -= 1
+        if self._sends[message_id] == 0:
+            del self._sends[message_id]
+            self._done.pop(message_id).set_result(None)
+
+    async def wait(self, message_id: int, timeout: float) -> None:
+        done = self._done.get(message_id)
+        if done is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(done), timeout)

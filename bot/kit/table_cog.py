@@ -1,0 +1,185 @@
+"""The Discord side of every format's lobby, once: the join/leave/begin/cancel commands and
+buttons, finding "the table here", and editing the lobby message.
+
+A format's cog subclasses `TableCog`, names its `spec` and `lobby_button`, renders its lobby
+(`lobby_embed`) and says what begin and cancel look like; `add_lobby_commands` puts the four
+commands into its command group.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.kit import tables
+from bot.kit.channel_edits import edit_channel_message
+from bot.kit.confirm import Done, confirm_then_act
+from bot.kit.delivery import Outgoing
+from bot.kit.dispatch import Component, actor_of
+from bot.kit.errors import UserError
+from bot.kit.lobby import lobby_view
+from bot.kit.outbox import Queued
+
+log = logging.getLogger(__name__)
+
+
+class TableCog(commands.Cog):
+    spec: ClassVar[tables.TableSpec]
+    lobby_button: ClassVar[type[Component]]
+
+    def __init__(self, bot) -> None:  # bot: MtgBot
+        self.bot = bot
+        bot.outbox.register(tables.lobby_kind(self.spec.kind), self.redrawn_lobby)
+
+    @property
+    def db(self):
+        return self.bot.db
+
+    # --- what a format provides -----------------------------------------------------------------
+
+    def lobby_embed(self, table: Any, note: str | None = None) -> discord.Embed:
+        raise NotImplementedError
+
+    def begun_text(self, table: Any) -> str:
+        return f"{self.spec.title} #{table.id} has begun: check your DMs!"
+
+    def cancel_question(self, table: Any) -> str:
+        return f"Cancel {self.spec.noun} #{table.id}?"
+
+    def cancelled_text(self, table: Any) -> str:
+        return f"{self.spec.title} #{table.id} was cancelled."
+
+    def nothing_here_text(self) -> str:
+        return f"There is no {self.spec.noun} here for you. `/{self.spec.kind} start` opens one."
+
+    def cancelled_note(self, table: Any) -> str:
+        return "❌ Cancelled by the organizer."
+
+    async def begin_table(self, table_id: int, actor: tables.Actor, **options: Any) -> Any:
+        """Begin the table (a format's own `begin` command may take options and pass them here)."""
+        return await tables.begin(self.db, self.spec, table_id, actor)
+
+    async def after_begin(self, result: Any) -> None:
+        """Anything the format does once it has begun (its messages are already queued)."""
+
+    async def after_join(self, interaction: discord.Interaction, table: Any, *, by_button: bool) -> bool:
+        """A format may act on a join (e.g. begin a full draft); True if it answered the interaction."""
+        return False
+
+    # --- shared helpers ------------------------------------------------------------------------------
+
+    def lobby_view(self, table: Any) -> discord.ui.View | None:
+        return lobby_view(self.lobby_button, table.id, is_open=table.status == self.spec.statuses.lobby)
+
+    async def table_here(self, interaction: discord.Interaction, statuses: tuple[str, ...] | None = None) -> Any:
+        """This channel's table, else the user's latest (in this server, if in one)."""
+        table_id = await tables.find_here(
+            self.db, self.spec, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+            user_id=interaction.user.id, statuses=statuses,
+        )
+        if table_id is None:
+            raise UserError(self.nothing_here_text())
+        return await tables.get(self.db, self.spec, table_id)
+
+    async def edit_lobby(self, table: Any, note: str | None = None) -> None:
+        await edit_channel_message(
+            self.bot, table.channel_id, table.guild_id, table.lobby_message_id,
+            embed=self.lobby_embed(table, note), view=self.lobby_view(table),
+        )
+
+    async def redrawn_lobby(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        """The outbox's renderer for a lobby message to redraw (e.g. when the table is over)."""
+        table = await tables.get(self.db, self.spec, queued.payload["table_id"])
+        if table.lobby_message_id is None:
+            return None
+        return Outgoing(embeds=[self.lobby_embed(table)], view=self.lobby_view(table),
+                        edit=(table.channel_id, table.lobby_message_id))
+
+    async def post_lobby(self, interaction: discord.Interaction, table: Any, content: str | None = None) -> None:
+        """Answer a start command with the lobby (in its deferred response, if it was deferred), and
+        remember which message it is."""
+        embed, view = self.lobby_embed(table), self.lobby_view(table)
+        if interaction.response.is_done():
+            message = await interaction.edit_original_response(content=content, embed=embed, view=view)
+        else:
+            await interaction.response.send_message(content, embed=embed, view=view)
+            message = await interaction.original_response()
+        await tables.set_lobby_message(self.db, self.spec, table.id, message.id)
+
+    # --- the lobby's commands and buttons ---------------------------------------------------------
+
+    async def join_here(self, interaction: discord.Interaction) -> None:
+        table = await self.table_here(interaction)
+        joined = await tables.join(self.db, self.spec, table.id, actor_of(interaction))
+        if not await self.after_join(interaction, joined, by_button=False):
+            await interaction.response.send_message(f"You joined {self.spec.noun} #{table.id}.", ephemeral=True)
+            await self.edit_lobby(joined)
+
+    async def leave_here(self, interaction: discord.Interaction) -> None:
+        table = await self.table_here(interaction)
+        left = await tables.leave(self.db, self.spec, table.id, actor_of(interaction))
+        await interaction.response.send_message(f"You left {self.spec.noun} #{table.id}.", ephemeral=True)
+        await self.edit_lobby(left)
+
+    async def begin_here(self, interaction: discord.Interaction) -> None:
+        await self.begin_with(interaction)
+
+    async def begin_with(self, interaction: discord.Interaction, **options: Any) -> None:
+        """Begin this channel's table, with the options of a format's own `begin` command."""
+        table = await self.table_here(interaction)
+        result = await self.begin_table(table.id, actor_of(interaction), **options)
+        await interaction.response.send_message(self.begun_text(table))
+        await self.edit_lobby(await tables.get(self.db, self.spec, table.id))
+        await self.after_begin(result)
+
+    async def cancel_here(self, interaction: discord.Interaction) -> None:
+        await self.confirm_cancel(interaction, await self.table_here(interaction))
+
+    async def on_lobby_button(self, interaction: discord.Interaction, *, table: int, action: str) -> None:
+        actor = actor_of(interaction)
+        if action == "join":
+            joined = await tables.join(self.db, self.spec, table, actor)
+            if not await self.after_join(interaction, joined, by_button=True):
+                await interaction.response.edit_message(embed=self.lobby_embed(joined), view=self.lobby_view(joined))
+        elif action == "leave":
+            left = await tables.leave(self.db, self.spec, table, actor)
+            await interaction.response.edit_message(embed=self.lobby_embed(left), view=self.lobby_view(left))
+        elif action == "begin":
+            result = await self.begin_table(table, actor)
+            begun = await tables.get(self.db, self.spec, table)
+            await interaction.response.edit_message(content=self.begun_text(begun), embed=self.lobby_embed(begun), view=None)
+            await self.after_begin(result)
+        else:
+            await self.confirm_cancel(interaction, await tables.get(self.db, self.spec, table))
+
+    async def confirm_cancel(self, interaction: discord.Interaction, table: Any) -> None:
+        """Ask first; only the table's organizer or an organizer of its server may cancel."""
+
+        async def cancel() -> Done:
+            ended = await tables.cancel(self.db, self.spec, table.id, actor_of(interaction))
+            return Done(self.cancelled_text(ended), after=lambda: self.edit_lobby(ended, note=self.cancelled_note(ended)))
+
+        await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db)
+
+
+_LOBBY_COMMANDS = {
+    "join": ("Join the {noun} lobby in this channel.", TableCog.join_here),
+    "leave": ("Leave the {noun} lobby in this channel.", TableCog.leave_here),
+    "begin": ("Begin the {noun} in this channel now (organizer).", TableCog.begin_here),
+    "cancel": ("Cancel the {noun} in this channel (organizer; asks first).", TableCog.cancel_here),
+}
+
+
+def add_lobby_commands(
+    group: app_commands.Group, noun: str, *, cancel_name: str = "cancel", cancel_description: str | None = None
+) -> None:
+    """Add /<group> join, leave, begin and cancel (or `cancel_name`), answered by `TableCog` methods."""
+    for name, (description, callback) in _LOBBY_COMMANDS.items():
+        if name == "cancel":
+            name, description = cancel_name, cancel_description or description
+        command = app_commands.Command(name=name, description=description.format(noun=noun), callback=callback)
+        group.add_command(app_commands.guild_only()(command))

@@ -1,0 +1,1 @@
+"""What a server sees across formats: /about, /config, /cube and /leaderboard."""

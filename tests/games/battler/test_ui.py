@@ -1,0 +1,206 @@
+"""Treasure Battler's messages stay inside Discord's limits and show card names literally, with the
+longest names a cube may hold (200 characters, full of markdown) and 16 players."""
+
+from __future__ import annotations
+
+import random
+
+import discord
+import pytest
+
+from bot.games.battler import rules as engine
+from bot.games.battler import ui
+from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.kit import limits
+from bot.kit.text import escape
+from tests.fake_discord.validation import validate_components, validate_embeds
+
+PLAYERS = 16
+USERS = [900_000_000_000_000_200 + i for i in range(PLAYERS)]
+# A masked link, a mass ping and emphasis in every name; each name is 200 characters.
+TRAPS = ("[Lightning Bolt](http://evil.example/phish) ", "@everyone ", "**__~~||")
+
+
+def long_name(i: int) -> str:
+    start = f"{TRAPS[i % len(TRAPS)]}{i:03d} "
+    return start + "*_`>-" * ((200 - len(start)) // 5) + "x" * ((200 - len(start)) % 5)
+
+
+CUBE = [long_name(i) for i in range(engine.MIN_CARDS_PER_PLAYER * PLAYERS)]
+
+
+def assert_fits(*, content: str | None = None, embeds: list[discord.Embed] = (), view: discord.ui.View | None = None):
+    """What the fake Discord (like Discord) answers 400 to."""
+    errors: dict = {}
+    validate_embeds(errors, [e.to_dict() for e in embeds])
+    if view is not None:
+        validate_components(errors, view.to_components(), v2=False)
+    assert errors == {}
+    assert content is None or len(content) <= limits.CONTENT
+
+
+def assert_literal(text: str) -> None:
+    """No card name renders as a link, a ping or formatting."""
+    assert "](http" not in text and "@everyone" not in text.replace("@\u200beveryone", "")
+    assert "[Lightning Bolt]" not in text and "**__~~||" not in text
+
+
+def game_state(phase: str, *, carousel: str = "round", source: str = "packyard") -> engine.BattlerState:
+    """16 players in `phase` (draft, carousel or play), with full stashes of long names."""
+    settings = engine.BattlerSettings(carousel=carousel, carousel_from=source, interest_threshold=3, win_streak=True)
+    state = engine.new_game(CUBE, USERS, seed=7, settings=settings)
+    for seat in range(PLAYERS):
+        engine.choose_basics(state, seat, ["Plains", "Island"])
+    for pr in state.pairings:
+        engine.report(state, pr.a, "won")
+    for p in state.players:  # 15 cards each (the packpile still deals every pack)
+        missing = engine.POOL_MAX - len(p.stash)
+        p.stash += state.packpile[:missing]
+        del state.packpile[:missing]
+        p.basics += ["Swamp", "Mountain", "Forest"]
+    if phase == "draft":
+        return state
+    for p in state.players:
+        engine.done(state, p.seat)
+    if phase == "carousel":
+        return state
+    engine.force_end_carousel(state)
+    return state
+
+
+def view_of(state: engine.BattlerState, reports: tuple[PendingReport, ...] = ()) -> GameView:
+    return GameView(
+        id=123_456, guild_id=1, channel_id=2, organizer_id=3, lobby_message_id=4, cube_name="C" * 100,
+        status="running", max_seats=PLAYERS, settings=state.settings, seed=2**53, version=10**9,
+        player_ids=tuple(USERS), state=state, reports=reports,
+    )
+
+
+def prompt_of(state: engine.BattlerState, seat: int, kind: str) -> PrivatePrompt:
+    p = state.players[seat]
+    extra = {}
+    if kind == "carousel":
+        extra = {"carousel": tuple(state.carousel_cards), "pick": state.carousel_turn + 1,
+                 "picks": len(state.carousel_order)}
+    return PrivatePrompt(
+        game_id=123_456, guild_id=1, channel_id=2, user_id=p.user_id, seat=seat, kind=kind, version=10**9,
+        stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack), basics=tuple(p.basics),
+        treasures=p.treasures, poison=p.poison, costs=engine.action_costs(state, seat), done=p.done, **extra,
+    )
+
+
+def test_long_names_are_the_longest_a_cube_holds():
+    assert {len(card) for card in CUBE} == {200}
+
+
+def test_setup_and_draft_dms_fit_and_escape():
+    state = engine.new_game(CUBE, USERS, seed=3)
+    setup = prompt_of(state, 0, "setup")
+    for options in ({}, {"combo": 4}):
+        embed = ui.prompt_embed(setup, **options)
+        assert_fits(embeds=[embed], view=ui.prompt_view(setup, **options))
+        assert all(escape(card) in embed.description for card in setup.stash)
+    draft = game_state("draft")
+    prompt = prompt_of(draft, 5, "draft")
+    note = ui.action_note([engine.CardsTraded(5, prompt.stash[0], prompt.pack[0])], 5)
+    for options in ({}, {"stash_index": 14}):
+        embed = ui.prompt_embed(prompt, note=note, **options)
+        assert_fits(embeds=[embed], view=ui.prompt_view(prompt, **options))
+        text = embed.description + "".join(f.value for f in embed.fields)
+        assert_literal(text)
+        # 20 names that escape to ~400 characters each: each line is shortened, none is dropped.
+        assert all(escape(card)[:60] in text for card in prompt.stash + prompt.pack)
+
+
+def test_carousel_dm_pages_buttons_and_the_give_back_step_fit():
+    state = game_state("carousel")
+    seat = engine.carousel_picker(state)
+    prompt = prompt_of(state, seat, "carousel")
+    assert len(prompt.carousel) == 80 and prompt.pool_full and ui.carousel_pages(prompt) == 4
+    for options in ({"page": 0}, {"page": 3}, {"chosen": 79}):
+        embed = ui.prompt_embed(prompt, note="You took **x**.", **options)
+        view = ui.prompt_view(prompt, **options)
+        assert_fits(embeds=[embed], view=view)
+        assert_literal(embed.description)
+    first = ui.prompt_view(prompt, page=0)
+    ids = [item.custom_id for item in first.children]
+    assert len([i for i in ids if ":swap:" in i]) == ui.CAROUSEL_PAGE  # full pool: a card first asks what to give
+    assert any(":page:1" in i for i in ids) and any(i.endswith(":pass") for i in ids)
+    labels = [item.item.label for item in first.children if ":swap:" in item.custom_id]
+    assert labels[0] == limits.clip(f"1. {prompt.carousel[0]}", limits.BUTTON_LABEL)  # labels are not escaped
+    small = PrivatePrompt(**{**prompt.__dict__, "stash": prompt.stash[:3]})
+    ids = [item.custom_id for item in ui.prompt_view(small).children]
+    assert any(":take:0" in i for i in ids) and not any(i.endswith(":pass") for i in ids)
+
+
+def test_status_with_16_players_in_every_phase_fits():
+    for phase in ("draft", "carousel", "play"):
+        state = game_state(phase)
+        reports = ()
+        if phase == "play":  # a long packyard next to every game's disputed report
+            state.packyard, state.packpile = state.packpile, []
+            reports = tuple(
+                PendingReport(i + 1, pr.a, pr.b, pr.a, "a", None, (), "disputed", pr.b, "b")
+                for i, pr in enumerate(state.pairings)
+            )
+        embed = ui.status_embed(view_of(state, reports))
+        assert_fits(embeds=[embed])
+        assert embed.description == ui.status_description(state)
+        assert all(f"<@{u}>" in embed.description for u in USERS)
+        names = [f.name for f in embed.fields]
+        assert any(n.startswith("Packyard") for n in names)
+        assert ("Carousel (80)" in names) == (phase == "carousel")
+        assert limits.embed_size(embed) > 4500 or phase != "play"
+        assert_literal("".join(f.value for f in embed.fields))
+
+
+def test_stash_and_lobby_fit():
+    state = game_state("draft")
+    embed = ui.stash_embed(view_of(state), 3)
+    assert_fits(embeds=[embed])
+    assert_literal(embed.description + embed.fields[0].value)
+    lobby = view_of(state)
+    assert_fits(embeds=[ui.lobby_embed(lobby, note="❌ Ended by an organizer.")])
+
+
+def test_announcements_list_every_card_escaped_in_messages_that_fit():
+    state = game_state("carousel")
+    events = [engine.PhaseChanged("carousel", 1, 3),
+              engine.CarouselStarted(tuple(CUBE), tuple(range(PLAYERS)) * 3, 3, "packyard", True),
+              engine.CarouselTurn(0, 1)]
+    seat = engine.carousel_picker(state)
+    events += engine.carousel_pick(state, seat, state.carousel_cards[0], give_back=state.players[seat].stash[0])
+    news = Announcement(1, 3, tuple(USERS), 1, 3, "fibonacci", tuple(events), (USERS[0],))
+    chunks = ui.split_messages(ui.event_lines(news))
+    assert len(chunks) > 10
+    for chunk in chunks:
+        assert_fits(content=chunk)
+        assert_literal(chunk)
+    text = "\n".join(chunks)
+    assert all(escape(card) in text for card in CUBE)  # all 320 names, whole
+    assert f"1. <@{USERS[0]}>" in text and "(equal poison: in random order)" in text
+
+
+def test_final_standings_and_rules_fit():
+    standings = [Standing(i + 1, (u,), float(PLAYERS - i)) for i, u in enumerate(USERS)]
+    for chunk in ui.split_messages(ui.final_lines(view_of(game_state("draft")), standings)):
+        assert_fits(content=chunk)
+    settings = engine.BattlerSettings(progression="flat2", interest_threshold=5, win_streak=True, carousel="stage",
+                                      carousel_from="packyard")
+    assert len(ui.rules_text("flat2", settings)) <= limits.CONTENT
+    assert "tokens made in the game too" in ui.rules_text("fibonacci")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cards_text_keeps_whole_names_and_says_how_many(seed):
+    cards = random.Random(seed).sample(CUBE, 60)
+    for limit in (100, 500, limits.FIELD_VALUE):
+        text = ui.cards_text(cards, limit)
+        assert len(text) <= limit and text.endswith(" … (60)")
+        shown = text.removesuffix(" … (60)")
+        if len(escape(cards[0])) + 7 <= limit:  # whole names only
+            assert all(name in map(escape, cards) for name in shown.split(", ")), shown
+        else:  # a first name longer than the room is clipped
+            assert shown == limits.clip(escape(cards[0]), limit - 7)
+    short = ["A", "B [x](y)"]
+    assert ui.cards_text(short) == "A, B \\[x\\]\\(y\\)" and ui.cards_text([]) == "empty"

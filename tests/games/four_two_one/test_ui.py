@@ -1,0 +1,179 @@
+"""421 rendering stays inside Discord's limits and shows user text (card, set and player names)
+literally, whatever the names: announcements, the pool and deck pages, standings, the lobby, the
+forms and menus."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cards.model import Card
+from bot.cards.sets import CardSet
+from bot.games.four_two_one import rules as engine
+from bot.games.four_two_one import ui
+from bot.games.four_two_one.service import Announcement, Claim, LeagueView, SetInfo, event_dict
+from bot.kit import limits
+from bot.kit.dispatch import InvalidPayload
+
+NASTY = "@everyone **bold** [link](https://x.y) <@123> " + "é" * 40
+BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
+
+
+def long_set(code: str, n: int = 120) -> CardSet:
+    """Cards with 200-character names full of markdown."""
+    cards = [Card(f"{NASTY} {code} {i:03d} " + "x" * (200 - len(NASTY) - 10), "common") for i in range(n)]
+    return CardSet(code=code, name=f"{NASTY} set {code}", cards=tuple(cards), basics=BASICS)
+
+
+def league_state(players: int = 3) -> engine.LeagueState:
+    return engine.new_league([long_set("aaa"), long_set("bbb")], [100 + i for i in range(players)], seed=1,
+                             names=[f"{NASTY} {i}" for i in range(players)])
+
+
+def deck_of(state: engine.LeagueState) -> dict[str, int]:
+    names = sorted(n for n in state.pool if n not in BASICS and state.pool[n])[:10]
+    basic = max(BASICS, key=lambda b: state.pool[b])
+    return {**dict.fromkeys(names, 4), basic: 20}
+
+
+def view(state: engine.LeagueState | None, status: str = "running") -> LeagueView:
+    sets = (SetInfo("aaa", f"{NASTY} one", 120), SetInfo("bbb", f"{NASTY} two", 120))
+    players = tuple(p.user_id for p in state.players) if state else (100, 101)
+    return LeagueView(7, 1, 2, 3, None, status, 6, 4, 21, sets, players, state)
+
+
+def news(state: engine.LeagueState, events) -> Announcement:
+    return Announcement(7, tuple(p.user_id for p in state.players), tuple(event_dict(e) for e in events),
+                        scores=tuple(p.score for p in state.players))
+
+
+def built(state: engine.LeagueState) -> list[engine.Event]:
+    events: list[engine.Event] = []
+    while state.phase == "building":
+        events += engine.build_deck(state, state.step.seat, deck_of(state))
+    return events
+
+
+def test_announcements_escape_names_and_fit_messages():
+    state = league_state()
+    events = built(state)
+    events += engine.report(state, state.matches[0].a, "won")
+    events += engine.choose(state, state.matches[0].b, "B")
+    events += engine.build_deck(state, state.step.seat, deck_of(state))
+    chunks = ui.split_messages(ui.event_lines(news(state, events)))
+    assert all(len(c) <= limits.CONTENT for c in chunks)
+    text = "\n".join(chunks)
+    assert "round 1**" in text and "sits out this round" in text and "chose option B" in text
+    assert "built deck #4 (deck 4 of the league)" in text
+    added = [engine.SetAdded(0, "bbb", f"{NASTY} two", 6, (("Snow-Covered Island", 12),))]
+    line = ui.event_lines(news(state, added))[0]
+    assert "\\*\\*bold\\*\\*" in line and "@everyone" not in line.replace("@\u200beveryone", "")
+    assert "<@123>" not in line and "12 Snow\\-Covered Island" in line
+
+
+def test_the_pool_pages_long_names_within_limits():
+    state = league_state()
+    first = ui.pool_page(view(state), 0, None)
+    assert first.pages == 4  # the first set's 120 cards and the 5 basics, 40 a page
+    assert limits.embed_size(first.embed) <= limits.EMBED_TOTAL and len(first.embed.description) <= limits.DESCRIPTION
+    assert "\\*\\*bold\\*\\*" in first.embed.description
+    found = ui.pool_page(view(state), 0, "aaa 007")
+    assert found.pages == 1 and found.embed.description.startswith("`4/4` @")
+    assert "bbb" in found.embed.fields[1].value  # the set still to come, and when
+    assert "No available card" in ui.pool_page(view(state), 0, "nothing like this").embed.description
+    assert "has not begun" in ui.pool_page(view(None, "lobby"), 0, None).embed.description
+
+
+def test_deck_pages_show_each_list_and_who_uses_every_deck():
+    state = league_state()
+    built(state)
+    page = ui.decks_page(view(state), 2)
+    assert page.pages == 3 and "deck #3 (60 cards)" in page.embed.title
+    assert len(page.embed.description) <= limits.DESCRIPTION and limits.embed_size(page.embed) <= limits.EMBED_TOTAL
+    overview = page.embed.fields[1].value
+    bye = state.players[state.bye].user_id
+    assert f"<@{bye}>'s, sitting out: untouchable" in overview and overview.count("in use by") == 2
+    assert "No deck" in ui.decks_page(view(league_state()), 0).embed.description
+
+
+def test_standings_lobby_claim_and_final():
+    state = league_state()
+    built(state)
+    embed = ui.standings_embed(view(state))
+    assert "report Match A" in embed.fields[-2].value and limits.embed_size(embed) <= limits.EMBED_TOTAL
+    lobby = ui.lobby_embed(view(None, "lobby"))
+    assert "\\*\\*bold\\*\\*" in lobby.description and "2–6" in lobby.footer.text
+    claim = Claim(7, 3, 2, "A", 100, 101, None)
+    assert ui.claim_text(claim) == ("📝 421 league #7, round 2, Match A: <@100> reports a **draw**. <@101>, confirm or "
+                                    "reject it (an organizer who does not play in it can confirm too).")
+    assert "a **draw** (still waiting). <@101>, confirm" in ui.claim_text(claim, again=True)
+    assert ui.waiting_for_you_text(claim).startswith("Match A already has a report waiting for you: <@100> reports a "
+                                                     "**draw**. Confirm it, or reject it")
+    assert "the match is disputed" in ui.verdict_text("reject", 101) and "`/421 settle`" in ui.verdict_text("reject", 1)
+    events = engine.end_league(state)
+    lines = ui.final_lines(news(state, events))
+    assert lines[1] == "🏁 An organizer ended 421 league #7: nobody leads alone."
+
+
+def test_menus_forms_and_page_keys_refuse_forged_values():
+    assert ui.parse_pool_key(ui.pool_key(12, "bolt")) == (12, "bolt")
+    assert ui.parse_pool_key("12:") == (12, None)
+    for bad in ("x:bolt", "1" * 20 + ":", "12:" + "y" * 31):
+        with pytest.raises(InvalidPayload):
+            ui.parse_pool_key(bad)
+    decks = ui.TakeApartSelect.value_part  # two values, each a deck id (the count is checked by dispatch)
+    assert ui.TakeApartSelect.value_count == 2 and [decks.read(v) for v in ("3", "5")] == [3, 5]
+    for bad in ("x", "-1", "9" * 20):
+        with pytest.raises(InvalidPayload):
+            decks.read(bad)
+    state = league_state()
+    built(state)
+    engine.report(state, state.matches[0].a, "won")
+    loser = state.matches[0].b
+    engine.choose(state, loser, "A")
+    modal = ui.deck_modal(view(state), engine.ALTER, state.players[loser].user_id)
+    deck = state.deck(state.players[loser].deck).cards
+    assert modal.children[0].default == "\n".join(ui.deck_lines(deck))  # altering starts from the deck
+    assert modal.children[0].max_length == ui.FORM_LIMIT
+    assert ui.deck_modal(view(state), engine.BUILD, 1).children[0].default is None
+    select = ui.take_apart_view(7, [1, 2, 3], state).children[0]
+    assert select.item.min_values == 2 and all(len(o.label) <= limits.SELECT_LABEL for o in select.item.options)
+
+
+def test_a_result_decided_by_an_organizer_says_so():
+    state = league_state()
+    built(state)
+    match = state.matches[0]
+    events = engine.report(state, match.a, "won")
+    documents = [{**event_dict(e), **({"decided": {"by": 555, "how": "settled"}} if isinstance(e, engine.MatchReported)
+                                      else {})} for e in events]
+    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(documents)))
+    assert lines[0] == (f"🏁 Match A: <@{state.players[match.a].user_id}> beat <@{state.players[match.b].user_id}>. "
+                        "Settled by the organizer <@555> after a dispute.")
+    confirmed = [{**d, "decided": {"by": 555, "how": "confirmed"}} if d["type"] == "MatchReported" else d for d in documents]
+    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(confirmed)))
+    assert lines[0].endswith("Confirmed by the organizer <@555>.")
+
+
+def test_the_lobby_and_standings_show_when_the_later_sets_join():
+    from dataclasses import replace
+
+    from bot.games.four_two_one.service import Schedule
+
+    sets = tuple(SetInfo(code, f"{NASTY} {code}", 100) for code in ("mir", "vis", "wth", "tmp", "sth"))
+    lobby = replace(view(None, "lobby"), sets=sets, schedule=Schedule.of(5, "saga", 10))
+    assert ui.schedule_text(lobby) == (
+        "New sets (Weatherlight saga, blocks of 3 sets, each new block after 10 more points): `vis` at deck 6, "
+        "`wth` at deck 11, `tmp` at deck 11 once someone has 10 points, `sth` at deck 16; at most 20 decks.")
+    assert ui.schedule_text(lobby) in ui.lobby_embed(lobby).description
+    standard = replace(lobby, schedule=Schedule.of(5))
+    assert ui.schedule_text(standard).startswith("New sets (standard): `vis` at deck 6, `wth` at deck 11, `tmp` at "
+                                                 "deck 16, `sth` at deck 21; at most 20 decks.")
+    one = replace(lobby, sets=sets[:1], schedule=Schedule.of(1))
+    assert ui.schedule_text(one) == "One set: at most 5 decks."
+    twelve = replace(lobby, sets=tuple(SetInfo(f"s{i:02d}", NASTY, 100) for i in range(12)), schedule=Schedule.of(12, "saga", 10))
+    assert len(ui.lobby_embed(twelve).description) <= limits.DESCRIPTION
+    state = league_state()
+    built(state)
+    waiting = ui.standings_embed(replace(view(state), disputes=("A",))).fields[-2].value
+    assert "report Match A (disputed: report again, or an organizer settles it with `/421 settle`)" in waiting
+    assert "disputed" not in ui.standings_embed(view(state)).fields[-2].value

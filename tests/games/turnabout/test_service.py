@@ -1,0 +1,473 @@
+"""Turnabout service against real SQLite and PostgreSQL databases: registration (decklists checked),
+closing it, pairing, reports with confirmation / dispute / organizer settlement, a drop and its bye,
+the end (leaderboard rows with the rating awards, posts queued), ratings, and the chess clock's
+flag-fall entry point."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import select
+
+from bot.games.turnabout import rules as engine
+from bot.games.turnabout import service as turnabout
+from bot.games.turnabout.models import TurnaboutEvent
+from bot.kit import deadlines, guild_config
+from bot.kit.clock import service as clock
+from bot.kit.errors import Conflict, PermissionDenied, UserError
+from bot.kit.tables import Actor
+from bot.store.models import CardRecord, EventResult, OutboxMessage
+from tests.common import BOARD, CHANNEL, GUILD, ORG, ORGANIZER, OTHER_GUILD, player
+from tests.e2e.fake_scryfall import fake_scryfall_with_client
+
+OPTIONS = ("dominaria", "tolaria", "phyrexia")
+
+
+async def registered(db, n: int, **options) -> turnabout.EventView:
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=7, **options)
+    for i in range(n):
+        await turnabout.register(db, event.id, player(1000 + i), deck=f"Deck {i}", scoring=OPTIONS[i % 3])
+    return await turnabout.get_event(db, event.id)
+
+
+async def queued(db, kind: str) -> list[OutboxMessage]:
+    async with db.read() as session:
+        return list((await session.execute(select(OutboxMessage).where(OutboxMessage.kind == kind)
+                                           .order_by(OutboxMessage.id))).scalars())
+
+
+def user_of(event: turnabout.EventView, seat: int) -> int:
+    return event.state.players[seat].user_id
+
+
+async def play_round(db, event: turnabout.EventView) -> turnabout.EventView:
+    """Every open match of the round: seat a wins game 1 (value 5), b wins game 2 (value 3), confirmed."""
+    for m in event.state.round_matches():
+        if m.finished:
+            continue
+        a, b = user_of(event, m.a), user_of(event, m.b)
+        await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
+        await turnabout.confirm(db, event.id, m.number, 1, player(b))
+        await turnabout.report(db, event.id, player(a), result="lost", value=3, game=2)
+        await turnabout.confirm(db, event.id, m.number, 2, player(b))
+    return await turnabout.get_event(db, event.id)
+
+
+async def test_registration_checks_and_closing(db):
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, rounds=3, clock="bronstein", seed=1)
+    assert event.status == "registration" and event.settings.clock and event.settings.clock_mode == "bronstein"
+    with pytest.raises(PermissionDenied):
+        await turnabout.create_event(db, player(5), channel_id=CHANNEL + 1)
+    with pytest.raises(Conflict):
+        await turnabout.create_event(db, ORG, channel_id=CHANNEL)
+
+    # Decklists: 60+ cards, no ante cards, no wishes; every problem is reported, nothing is saved.
+    with pytest.raises(UserError, match="59 cards"):
+        await turnabout.register(db, event.id, player(1000), deck="Burn", decklist=b"59 Lightning Bolt\n")
+    with pytest.raises(UserError) as banned:
+        await turnabout.register(db, event.id, player(1000), deck="Burn",
+                                 decklist=b"56 Lightning Bolt\n2 Darkpact\n2 Burning Wish\n")
+    assert "Darkpact" in str(banned.value) and "Burning Wish" in str(banned.value)
+    with pytest.raises(UserError, match="not a scoring option"):
+        await turnabout.register(db, event.id, player(1000), deck="Burn", scoring="zendikar")
+    assert (await turnabout.get_event(db, event.id)).registrations == ()
+
+    _, reg, updated = await turnabout.register(db, event.id, player(1000), deck="Burn", scoring="tolaria",
+                                               decklist=b"60 Lightning Bolt\n")
+    assert (reg.deck, reg.scoring, reg.cards, updated) == ("Burn", "tolaria", 60, False)
+    with pytest.raises(UserError, match="already registered a deck called"):
+        await turnabout.register(db, event.id, player(1001), deck="  BURN ")
+    with pytest.raises(PermissionDenied):
+        await turnabout.register(db, event.id, player(1001, OTHER_GUILD), deck="Other")
+    _, reg, updated = await turnabout.register(db, event.id, player(1000), deck="Burn 2")
+    assert (reg.deck, reg.scoring, reg.cards, updated) == ("Burn 2", "dominaria", None, True)
+    for i in (1, 2):
+        await turnabout.register(db, event.id, player(1000 + i), deck=f"Deck {i}")
+
+    # Pairing before registration closes; closing with fewer than 4 players.
+    with pytest.raises(UserError, match="Registration is still open"):
+        await turnabout.pair(db, event.id, ORG)
+    with pytest.raises(UserError, match="at least 4"):
+        await turnabout.begin(db, event.id, ORG)
+    await turnabout.register(db, event.id, player(1003), deck="Deck 3", decklist="60 Island\n")
+    await turnabout.leave(db, event.id, player(1002))
+    with pytest.raises(UserError, match="at least 4"):
+        await turnabout.begin(db, event.id, ORG)
+    await turnabout.register(db, event.id, player(1002), deck="Deck 2")
+    with pytest.raises(PermissionDenied):
+        await turnabout.begin(db, event.id, player(1000))
+    begun = await turnabout.begin(db, event.id, ORG)
+    assert begun.event.status == "running" and len(begun.event.state.players) == 4
+    with pytest.raises(Conflict, match="closed"):
+        await turnabout.register(db, event.id, player(1004), deck="Late")
+    assert [m.payload["events"][0]["type"] for m in await queued(db, turnabout.ANNOUNCE)] == ["RegistrationClosed"]
+
+    # Round 1: organizers only; the decklists go by DM to the opponents who play them in game 1.
+    with pytest.raises(PermissionDenied):
+        await turnabout.pair(db, event.id, player(1000))
+    paired = await turnabout.pair(db, event.id, ORG)
+    [round1] = [e for e in paired.events if isinstance(e, engine.RoundPaired)]
+    assert len(round1.matches) == 2 and round1.bye is None
+    state = paired.event.state
+    dms = await queued(db, turnabout.DECKLIST)
+    owners = {p.user_id for p in state.players if p.decklist}
+    # (1000 re-registered without a list, which replaced the earlier one)
+    assert {m.payload["owner"] for m in dms} == owners == {1003} and len(dms) == 1
+    for dm in dms:
+        seat = engine.seat_of(state, dm.payload["owner"])
+        assert dm.user_id == state.players[engine.current_match(state, seat).other(seat)].user_id
+    with pytest.raises(UserError, match="not finished"):
+        await turnabout.pair(db, event.id, ORG)
+
+
+EYETWITCH = ("Flying\nWhen Eyetwitch dies, learn. (You may reveal a Lesson card you own from outside the game and "
+             "put it into your hand, or discard a card to draw a card.)")
+
+
+@pytest.fixture
+async def scryfall():
+    async with fake_scryfall_with_client() as fake:
+        fake.add_card("Eyetwitch", oracle_text=EYETWITCH)
+        fake.add_card("Burning Wish", oracle_text="You may reveal a sorcery card you own from outside the game and "
+                                                  "put it into your hand. Exile Burning Wish.")
+        fake.add_card("Swamp", type_line="Basic Land — Swamp", oracle_text="({T}: Add {B}.)")
+        fake.add_card("Fae of Wishes // Granted", faces=("Fae of Wishes", "Granted"),
+                      oracle_text=("Flying", "You may reveal a noncreature card you own from outside the game and put "
+                                             "it into your hand."))
+        yield fake
+
+
+async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(db, scryfall):
+    """Eyetwitch (learn) is on no list: its Oracle text, from Scryfall and kept in the card table,
+    refuses it. Darkpact is unknown to Scryfall: the ante list refuses it. Scryfall down and the
+    table without the text: the lists alone judge, and learn passes."""
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = b"4 Eyetwitch\n1 Darkpact\n1 Fae of Wishes\n54 Swamp\n"
+    with pytest.raises(UserError) as refused:
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing,
+                                 scryfall=scryfall.client)
+    text = str(refused.value)
+    assert "• Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside " \
+           "it (by its Oracle text)." in text
+    assert "• Darkpact is banned: an ante card." in text
+    assert "• Fae of Wishes // Granted is banned: it brings cards into the game from outside it (by its Oracle " \
+           "text)." in text
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+        assert "\n//\nYou may reveal" in (await session.get(CardRecord, "fae of wishes")).oracle_text
+    asked = len(scryfall.collection_batches)
+    # Known now: the table answers, Scryfall is not asked again (not even needed).
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing, scryfall=None)
+    assert len(scryfall.collection_batches) == asked
+
+    # A row stored before the Oracle text was kept is asked for again; with Scryfall down, the lists judge.
+    async with db.write() as session:
+        (await session.get(CardRecord, "eyetwitch")).oracle_text = None
+    scryfall.down = True
+    _, reg, _ = await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                         decklist=b"4 Eyetwitch\n56 Swamp\n")
+    assert reg.cards == 60
+    scryfall.down = False
+    with pytest.raises(UserError, match="Eyetwitch"):
+        await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+                                 decklist=b"4 Eyetwitch\n56 Swamp\n")
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
+
+
+async def test_a_list_over_250_cards_is_refused_and_says_so(db):
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
+    listing = "".join(f"1 {'Q' * 185} {i}\n" for i in range(1000)).encode()
+    with pytest.raises(UserError, match="1,000 cards; a registered list may have at most 250"):
+        await turnabout.register(db, event.id, player(1000), deck="Big", decklist=listing)
+    assert (await turnabout.get_event(db, event.id)).registrations == ()
+
+
+async def test_begin_refuses_more_rounds_than_a_round_robin_and_can_change_them(db):
+    """Issue 22 item 9: 6 players can meet each other in at most 5 rounds. Begin refuses 7 (set
+    at start, before anyone registered), saying the most and how to change it, and changes
+    nothing; `rounds` on begin sets them as it closes registration; the event is then a round
+    robin, announced with its rounds."""
+    event = await registered(db, 6, rounds=7)
+    with pytest.raises(UserError) as refused:
+        await turnabout.begin(db, event.id, ORG)
+    assert str(refused.value) == (
+        "6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event is set "
+        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have registered.")
+    for rounds, error in [(6, "at most 5 rounds"), (0, "from 1 to 20"), (21, "from 1 to 20")]:
+        with pytest.raises(UserError, match=error):
+            await turnabout.begin(db, event.id, ORG, rounds=rounds)
+    with pytest.raises(PermissionDenied):
+        await turnabout.begin(db, event.id, player(1000), rounds=5)
+    still = await turnabout.get_event(db, event.id)
+    assert (still.status, still.settings.rounds, still.state) == ("registration", 7, None)
+    assert await queued(db, turnabout.ANNOUNCE) == []
+
+    begun = await turnabout.begin(db, event.id, ORG, rounds=5)
+    assert begun.event.status == "running" and begun.event.settings.rounds == begun.event.state.settings.rounds == 5
+    [closed] = await queued(db, turnabout.ANNOUNCE)
+    assert closed.payload["rounds"] == 5 and closed.payload["events"][0]["type"] == "RegistrationClosed"
+    met: set[frozenset[int]] = set()
+    event = begun.event
+    for _ in range(5):
+        event = (await turnabout.pair(db, event.id, ORG)).event
+        for m in event.state.round_matches():
+            assert frozenset((m.a, m.b)) not in met
+            met.add(frozenset((m.a, m.b)))
+        event = await play_round(db, event)
+    assert len(met) == 15  # everyone met everyone once
+    with pytest.raises(UserError, match="All 5 rounds have been played"):
+        await turnabout.pair(db, event.id, ORG)
+
+
+async def test_reports_disputes_drop_bye_end_and_ratings(db):
+    await guild_config.update_config(db, GUILD, leaderboard_channel_id=BOARD)
+    event = await registered(db, 5, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    state = event.state
+    [bye] = [m for m in state.round_matches() if m.b is None]
+    m = next(m for m in state.round_matches() if m.b is not None)
+    a, b = user_of(event, m.a), user_of(event, m.b)
+    outsider = next(p.user_id for p in state.players if p.seat not in m.seats() and p.seat != bye.a)
+
+    # Bad input changes nothing.
+    with pytest.raises(UserError, match="needs the winner's"):
+        await turnabout.report(db, event.id, player(a), result="won")
+    with pytest.raises(UserError, match="negative"):
+        await turnabout.report(db, event.id, player(a), result="won", value=-1)
+    with pytest.raises(UserError, match="cannot be more than"):
+        await turnabout.report(db, event.id, player(a), result="won", value=10**7)
+    with pytest.raises(PermissionDenied, match="not registered"):
+        await turnabout.report(db, event.id, player(99), result="won", value=3)
+    with pytest.raises(UserError, match="bye"):
+        await turnabout.report(db, event.id, player(user_of(event, bye.a)), result="won", value=3)
+    before = (await turnabout.get_event(db, event.id)).version
+    assert before == event.version
+
+    # A report waits for the opponent; confirming your own, or by a third player, is refused.
+    out = await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)
+    assert out.pending is not None and out.pending.opponent == b and out.pending.winner == a
+    measure = engine.OPTION_MEASURE[state.players[m.a].scoring]  # game 1: the loser played a's deck
+    assert out.pending.measure == measure
+    # The reporter again (their reply may be lost): nothing changes, the waiting report comes back.
+    version = (await turnabout.get_event(db, event.id)).version
+    again = await turnabout.report(db, event.id, player(a), result="won", value=20)
+    assert again.repeated and not again.differs and again.pending == out.pending and again.game == 1
+    other = await turnabout.report(db, event.id, player(a), result="lost", value=3, game=1)
+    assert other.repeated and other.differs and other.pending == out.pending
+    assert (await turnabout.get_event(db, event.id)).version == version
+    with pytest.raises(UserError, match="own report"):
+        await turnabout.confirm(db, event.id, m.number, 1, player(a))
+    with pytest.raises(PermissionDenied):
+        await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) is None  # still waiting
+    # The opponent reports the same result (no number needed): that confirms it.
+    matched = await turnabout.report(db, event.id, player(b), result="lost")
+    assert matched.confirmed and matched.pending is None and matched.game == 1
+    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) == engine.FINAL
+    assert await turnabout.answered_report(db, event.id, m.number, 1, OTHER_GUILD) is None
+    assert await turnabout.answered_report(db, event.id, 999, 1, GUILD) is None
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
+
+    # Game 2 disputed by the other player's own, different report; the organizer settles it.
+    await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
+    conflicting = await turnabout.report(db, event.id, player(a), result="won", value=4)
+    assert conflicting.disputed and conflicting.game == 2
+    with pytest.raises(UserError, match="disputed: an organizer decides it"):
+        await turnabout.report(db, event.id, player(b), result="won", value=1, game=2)
+    with pytest.raises(PermissionDenied):
+        await turnabout.settle(db, event.id, player(a), match=m.number, game=2, winner_id=a, value=2)
+    with pytest.raises(UserError, match="not playing in match"):
+        await turnabout.settle(db, event.id, ORG, match=m.number, game=2, winner_id=outsider, value=2)
+    settled = await turnabout.settle(db, event.id, ORG, match=m.number, game=2, winner_id=a, value=2, note="seen")
+    result = settled.match_finished
+    assert result is not None and sum(result.victory_points) == 30 and result.winner == m.a
+    announced = [e["type"] for msg in await queued(db, turnabout.ANNOUNCE) for e in msg.payload["events"]]
+    assert "GameDisputed" in announced and "MatchFinished" in announced
+    dispute_msg = next(msg for msg in await queued(db, turnabout.ANNOUNCE)
+                       if any(e["type"] == "GameDisputed" for e in msg.payload["events"]))
+    assert ORGANIZER in dispute_msg.payload["ping"]
+
+    # The other matches; then a player drops: 4 left, no bye; another drops: 3 left, too few.
+    event = await turnabout.get_event(db, event.id)
+    event = await play_round(db, event)
+    assert all(x.finished for x in event.state.round_matches())
+    dropper = user_of(event, bye.a)
+    dropped = await turnabout.drop(db, event.id, player(dropper))
+    assert dropped.event.state.players[bye.a].dropped
+    with pytest.raises(UserError, match="already dropped"):
+        await turnabout.drop(db, event.id, player(dropper))
+    paired = await turnabout.pair(db, event.id, ORG)
+    [round2] = [e for e in paired.events if isinstance(e, engine.RoundPaired)]
+    assert round2.bye is None and len(round2.matches) == 2
+    met = {frozenset((x.a, x.b)) for x in paired.event.state.matches if x.round == 1 and x.b is not None}
+    assert not any(frozenset((p.a, p.b)) in met for p in round2.matches)
+    with pytest.raises(UserError, match="not finished"):
+        await turnabout.end(db, event.id, ORG)
+    event = await play_round(db, paired.event)
+
+    # The end: organizer only; leaderboard rows carry the rating awards; the post goes to the board.
+    with pytest.raises(PermissionDenied):
+        await turnabout.end(db, event.id, player(a))
+    ended = await turnabout.end(db, event.id, ORG)
+    assert ended.event.status == "ended"
+    [final] = [e for e in ended.events if isinstance(e, engine.EventEnded)]
+    async with db.read() as session:
+        rows = {r.user_id: r for r in (await session.execute(
+            select(EventResult).where(EventResult.format == "turnabout"))).scalars()}
+    assert len(rows) == 5
+    for p in final.placings:
+        assert rows[p.user_id].placement == p.position and rows[p.user_id].score == p.award
+        assert rows[p.user_id].points == 5 - p.position + 1
+        assert p.completed == (p.user_id != dropper)
+    [post] = await queued(db, turnabout.FINAL)
+    assert post.channel_id == BOARD
+    with pytest.raises(UserError, match="ended"):
+        await turnabout.report(db, event.id, player(a), result="won", value=3)
+
+    ratings = await turnabout.ratings(db, GUILD)
+    assert [r.rating for r in ratings] == sorted((p.award for p in final.placings), reverse=True)
+    assert await turnabout.ratings(db, OTHER_GUILD) == []
+
+
+async def test_record_flag_fall_records_exactly_the_game_it_is_given(db):
+    event = await registered(db, 4, clock="delay")
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    loser, winner = user_of(event, m.a), user_of(event, m.b)
+    other = user_of(event, event.state.round_matches()[1].a)
+    async with db.write() as session:
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=1, loser_id=other)
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=99, game=1, loser_id=loser)
+        # Game 2, though game 1 has no result yet: game 2 it is.
+        assert await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=2, loser_id=loser)
+    event = await turnabout.get_event(db, event.id)
+    g1, g2 = event.state.match(m.number).games
+    assert g1.status == engine.PENDING and (g2.status, g2.flagged, g2.winner) == (engine.FLAGGED, m.a, m.b)
+    [flag_news] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
+                   if any(e["type"] == "GameLostOnTime" for e in msg.payload["events"])]
+    assert flag_news.channel_id == CHANNEL and flag_news.payload["events"][0]["game"] == 2
+
+    # The loser cannot turn it into a win; the winner reports the number, the loser confirms.
+    with pytest.raises(UserError, match="lost on time"):
+        await turnabout.report(db, event.id, player(loser), result="won", value=3, game=2)
+    out = await turnabout.report(db, event.id, player(winner), result="won", value=7, game=2)
+    assert out.pending is not None and out.pending.opponent == loser
+    await turnabout.confirm(db, event.id, m.number, 2, player(loser))
+    async with db.read() as session:
+        version = (await session.get(TurnaboutEvent, event.id)).version
+    async with db.write() as session:  # a game with a result is never recorded again
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=2, loser_id=winner)
+    async with db.read() as session:
+        assert (await session.get(TurnaboutEvent, event.id)).version == version
+
+
+async def _clocked_match(db, clock_setting: str):
+    event = await registered(db, 4, clock=clock_setting)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    return event, m, user_of(event, m.a), user_of(event, m.b)
+
+
+T0 = 1_800_000_000.0
+
+
+def at(seconds: float) -> datetime:
+    return datetime.fromtimestamp(T0 + seconds, UTC)
+
+
+async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own_game(db):
+    """The clock is offered for the first game without a result, with the event's settings; it does
+    not run (nor flag) until the opponent accepts; its flag fall loses that game, and a clock started
+    for game 2 while game 1 has no result records game 2, never "the first unreported game"."""
+    event, m, a, b = await _clocked_match(db, "bronstein")
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    game = offered.clock.game
+    assert game == clock.ClockGame("turnabout", event.id, f"Turnabout #{event.id}", m.number, 1,
+                                   ("bronstein", 10, 3), decides=True)
+    assert (offered.clock.state.mode, offered.clock.state.base, offered.clock.state.increment) == ("bronstein", 603, 3)
+    assert await deadlines.run_due(db, now=at(10_000)) == []  # offered, not accepted: it never flags
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
+
+    # Withdrawn; offered again for game 2 explicitly (game 1 still has no result); accepted; it runs out.
+    await clock.act(db, offered.clock.id, player(a), "withdraw")
+    with pytest.raises(UserError, match="no open match"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=ORGANIZER, game=2, now=T0)
+    second = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=2, now=T0)
+    assert second.clock.game.game == 2 and second.clock.game.decides
+    await clock.accept(db, second.clock.id, player(b), now=T0 + 100)
+    assert await deadlines.run_due(db, now=at(100 + 604)) == [second.clock.id]
+    g1, g2 = (await turnabout.get_event(db, event.id)).state.match(m.number).games
+    assert g1.status == engine.PENDING and (g2.status, g2.flagged) == (engine.FLAGGED, m.a)
+    [news] = [q.payload for q in await queued(db, clock.NEWS)]
+    assert news["what"] == "flag" and news["recorded"] and news["game"]["game"] == 2
+
+    # Game 2 has a result now: a clock for it is refused; one with other settings decides nothing.
+    with pytest.raises(UserError, match="Game 2 of match .* already has a result"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=2, now=T0)
+    informal = await clock.start(db, player(b), channel_id=CHANNEL, opponent_id=a, minutes=1, increment=0, now=T0)
+    assert informal.clock.game.game == 1 and not informal.clock.game.decides
+    await clock.accept(db, informal.clock.id, player(a), now=T0 + 1000)
+    assert await deadlines.run_due(db, now=at(1000 + 61)) == [informal.clock.id]
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
+    news = [q.payload for q in await queued(db, clock.NEWS)][-1]
+    assert news["what"] == "flag" and not news["recorded"]
+
+
+async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
+    event, m, a, b = await _clocked_match(db, "off")
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, minutes=1, increment=0, now=T0)
+    assert offered.clock.game.event_clock is None and not offered.clock.game.decides
+    await clock.accept(db, offered.clock.id, player(b), now=T0)
+    assert await deadlines.run_due(db, now=at(61)) == [offered.clock.id]
+    assert all(g.status == engine.PENDING for g in (await turnabout.get_event(db, event.id)).state.match(m.number).games)
+    assert not [q for q in await queued(db, turnabout.ANNOUNCE)
+                if any(e["type"] == "GameLostOnTime" for e in q.payload["events"])]
+    # The defaults are the clock's own when the event has none.
+    default = await clock.start(db, player(a), channel_id=CHANNEL + 5, opponent_id=b, now=T0)
+    assert (default.clock.state.mode, default.clock.state.base) == ("delay", 600)
+
+
+async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db):
+    event = await registered(db, 4, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    event = await play_round(db, (await turnabout.pair(db, event.id, ORG)).event)
+    await turnabout.drop(db, event.id, player(1000))
+    before = (await turnabout.get_event(db, event.id)).version
+    with pytest.raises(UserError, match="at least 4 players still in; there are 3"):
+        await turnabout.pair(db, event.id, ORG)
+    assert (await turnabout.get_event(db, event.id)).version == before
+    with pytest.raises(PermissionDenied):
+        await turnabout.cancel(db, event.id, player(1001))
+    cancelled = await turnabout.cancel(db, event.id, ORG)
+    assert cancelled.status == "cancelled"
+    assert [m.payload for m in await queued(db, turnabout.ENDED)] == [{"event_id": event.id}]
+    async with db.read() as session:
+        assert (await session.execute(select(EventResult))).first() is None
+    with pytest.raises(UserError, match="cancelled"):
+        await turnabout.report(db, event.id, player(1001), result="won", value=3)
+
+
+async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
+    """Issue 22 item 2, for Turnabout too: being an organizer does not let the reporter confirm."""
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=7)
+    playing_organizer = Actor(1000, GUILD, manage_guild=True)
+    for i in range(4):
+        actor = playing_organizer if i == 0 else player(1000 + i)
+        await turnabout.register(db, event.id, actor, deck=f"Deck {i}", scoring="dominaria")
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = next(m for m in event.state.round_matches() if 1000 in (user_of(event, m.a), user_of(event, m.b)))
+    opponent = user_of(event, m.b) if user_of(event, m.a) == 1000 else user_of(event, m.a)
+    await turnabout.report(db, event.id, playing_organizer, result="won", value=5, game=1)
+    with pytest.raises(UserError, match="own report"):
+        await turnabout.confirm(db, event.id, m.number, 1, playing_organizer)
+    game = (await turnabout.get_event(db, event.id)).state.match(m.number).games[0]
+    assert game.status == engine.REPORTED
+    await turnabout.confirm(db, event.id, m.number, 1, player(opponent))
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL

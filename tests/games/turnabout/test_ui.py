@@ -1,0 +1,113 @@
+"""Turnabout rendering stays inside Discord's limits and shows user text literally, whatever the
+names and however many players."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.games.turnabout import rules as engine
+from bot.games.turnabout import ui
+from bot.games.turnabout.service import Announcement, EventView, PendingGame, Rating, event_dict
+from bot.kit import limits
+
+NASTY = "@everyone **bold** [link](https://x.y) " + "é" * 60  # 100 characters of markdown, pings and accents
+
+
+def event_state(n: int) -> engine.TurnaboutState:
+    state = engine.new_event(3)
+    for i in range(n):
+        engine.register(state, 10_000 + i, f"{NASTY[:90]} {i}", engine.SCORING_OPTIONS[i % 3])
+    engine.close_registration(state)
+    return state
+
+
+def view_of(state: engine.TurnaboutState) -> EventView:
+    return EventView(1, 2, 3, 4, None, "running", 2000, state.settings, 1, (), state)
+
+
+def announcement(state: engine.TurnaboutState, events) -> Announcement:
+    return Announcement(1, 4, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
+                        tuple(p.scoring for p in state.players), state.settings.rounds,
+                        tuple(event_dict(e) for e in events))
+
+
+def test_pairings_of_a_big_event_split_into_messages_with_names_escaped():
+    state = event_state(101)
+    events = engine.pair_next_round(state)
+    chunks = ui.split_messages(ui.event_lines(announcement(state, events)))
+    assert len(chunks) > 1 and all(len(c) <= limits.CONTENT for c in chunks)
+    text = "\n".join(chunks)
+    assert "@everyone" not in text.replace("@\u200beveryone", "") and "\\*\\*bold\\*\\*" in text
+    assert text.count("**Match ") == 50 and "has a bye: 30–0 VP" in text
+
+
+def test_standings_and_ratings_are_paginated():
+    state = event_state(45)
+    first = ui.standings_page(view_of(state), 0)
+    assert first.pages == 3 and limits.embed_size(first.embed) <= limits.EMBED_TOTAL
+    last = ui.standings_page(view_of(state), 7)  # clamped
+    assert last.page == 2 and last.embed.description.startswith("41. ")
+    ratings = [Rating(i, 10_000 + i, 30 - i / 2, 1 + i % 2) for i in range(1, 31)]
+    page = ui.ratings_page(ratings, 1)
+    assert page.pages == 2 and page.embed.description.startswith("21. ") and "(2 events)" in page.embed.description
+    assert "No finished" in ui.ratings_page([], 0).embed.description
+
+
+def test_report_and_final_text():
+    pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
+    assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
+                                       "(**15 MP**). <@11>, confirm or dispute, or report the game yourself (an "
+                                       "organizer can confirm too).")
+    assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
+    assert ui.repeated_note(pending, differs=False, game_given=False) is None
+    assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)
+    first = PendingGame(1, 3, 1, 10, 11, None, None, None, 0)
+    assert ui.repeated_note(first, differs=False, game_given=False) == (
+        "To report game 2, run `/turnabout report` again with `game:2`.")
+    state = event_state(4)
+    engine.pair_next_round(state)
+    for m in state.round_matches():
+        engine.decide_game(state, m.number, 1, winner=m.a, value=0)
+        engine.decide_game(state, m.number, 2, winner=None)
+    events = engine.end_event(state)
+    lines = ui.final_lines(announcement(state, events))
+    assert lines[1].startswith("1. <@") and "Rating **" in lines[1] and "× 4" in lines[1]
+    assert all(len(line) < limits.CONTENT for line in lines)
+
+
+def test_a_decklist_dm_is_one_message_and_a_long_list_is_attached():
+    payload = {"event_id": 1, "match": 2, "round": 1, "owner": 10, "deck": NASTY, "scoring": "tolaria",
+               "cards": [[4, "Lightning *Bolt*"], [56, "Mountain"]]}
+    content, file = ui.decklist_messages(payload)
+    assert file is None and "4 Lightning \\*Bolt\\*\n56 Mountain" in content and len(content) <= limits.CONTENT
+    long = {**payload, "cards": [[1, f"{'Q' * 185} {i}"] for i in range(250)]}
+    content, file = ui.decklist_messages(long)
+    assert file is not None and len(content) <= limits.CONTENT
+    assert "(250 lines) is attached" in content and "250 cards" in content and "Q" * 185 not in content
+    text = file.fp.read().decode()
+    assert text.splitlines()[0] == f"1 {'Q' * 185} 0" and len(text.splitlines()) == 250
+    assert file.filename.endswith(".txt") and file.filename.isascii()
+
+
+def test_the_lobby_says_how_many_players_the_rounds_need():
+    """Rounds are set before anyone registers: the lobby says how many players they need so that
+    nobody meets an opponent twice (Begin refuses fewer)."""
+    for rounds, needed in [(3, "at least 4 players)"), (4, "at least 5 players for 4 rounds without a rematch)"),
+                           (7, "at least 7 players for 7 rounds without a rematch)")]:
+        settings = engine.Settings(rounds=rounds)
+        lobby = ui.lobby_embed(EventView(1, 2, 3, 4, None, "registration", 2000, settings, 1, (), None))
+        assert lobby.footer.text.endswith(f"closes registration with Begin ({needed}.")
+
+
+def test_closing_and_rematches_are_announced_with_plurals_right():
+    state = event_state(4)
+    closed = ui.event_lines(announcement(state, [engine.RegistrationClosed(4)]))
+    assert "registration is closed with 4 players, 3 rounds." in closed[0]
+    state.settings.rounds = 1
+    assert "4 players, 1 round." in ui.event_lines(announcement(state, [engine.RegistrationClosed(4)]))[0]
+    [paired] = engine.pair_next_round(state)
+    for count, text in [(1, "⚠️ 1 rematch: no pairing without one was possible."),
+                        (2, "⚠️ 2 rematches: no pairing without one was possible.")]:
+        lines = ui.event_lines(announcement(state, [dataclasses.replace(paired, rematches=count)]))
+        assert text in lines
+    assert not any("rematch" in line for line in ui.event_lines(announcement(state, [paired])))

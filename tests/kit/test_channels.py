@@ -1,0 +1,44 @@
+"""The channels a server's bot posts in (`bot.kit.channels`), which `/config show` checks: the
+leaderboard channel first, then every channel of a table, Goldfish event or chess clock still
+running, each with what posts there; nothing finished or of another server."""
+
+from __future__ import annotations
+
+from bot.cards.model import Card
+from bot.games.draft import goldfish_service as goldfish
+from bot.games.vortex import service as vortex
+from bot.kit import channels, guild_config, tables
+from bot.kit.clock import service as clock
+from bot.kit.cubes import CubeDetail
+from bot.kit.tables import Actor
+
+GUILD, OTHER = 1, 2
+BOARD, GAMES, SCORING, CLOCKS, CANCELLED = 11, 12, 13, 14, 15
+ORGANIZER = 100
+
+
+def organizer(guild: int = GUILD) -> Actor:
+    return Actor(ORGANIZER, guild, manage_guild=True)
+
+
+CUBE = CubeDetail(name="gems", size=20, source="upload", source_ref=None,
+                  cards=tuple(Card(name=f"Gem {i:02d}") for i in range(20)))
+
+
+async def test_every_channel_in_use_with_what_posts_there(db):
+    assert await channels.channels_in_use(db, GUILD) == []
+    await guild_config.update_config(db, GUILD, leaderboard_channel_id=BOARD)
+    game = await vortex.create_game(db, organizer(), channel_id=GAMES, cube=CUBE)
+    await vortex.create_game(db, organizer(OTHER), channel_id=GAMES, cube=CUBE)  # another server's
+    gone = await vortex.create_game(db, organizer(), channel_id=CANCELLED, cube=CUBE)
+    await tables.cancel(db, vortex.SPEC, gone.id, organizer())
+    await goldfish.create_event(db, guild_id=GUILD, channel_id=SCORING, name="Friday", turns=7, organizer_id=ORGANIZER)
+    await goldfish.create_event(db, guild_id=GUILD, channel_id=BOARD, name="Board", turns=7, organizer_id=ORGANIZER)
+    await clock.start(db, organizer(), channel_id=CLOCKS, opponent_id=ORGANIZER + 1, now=0.0)
+    uses = await channels.channels_in_use(db, GUILD)
+    assert [(u.channel_id, u.uses) for u in uses] == [
+        (BOARD, ("leaderboard channel", "Goldfish scoring")),
+        (GAMES, (f"Vortex #{game.id}",)),
+        (SCORING, ("Goldfish scoring",)),
+        (CLOCKS, ("chess clock",)),
+    ]
