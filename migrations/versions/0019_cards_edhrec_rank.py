@@ -6,7 +6,7 @@ and for rows stored before.
 
 Revision ID: 0019
 Revises: 0017
-Create Date: 2026-12-03
+Create Date: 2026-11-26
 """
 
 from collections.abc import Sequence
