@@ -101,8 +101,8 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
     scryfall.down = False
     await deadlines.run_due(db, now=second + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
     cube = await cubes.get_cube(db, 1, "Later")
-    assert [(c.name, c.colour, c.type_line) for c in cube.cards] == [
-        ("Lightning Bolt", "R", "Instant"), ("Counterspell", "U", "Instant"), ("Made Up", "G", None)]
+    assert [(c.name, c.colour, c.type_line, c.edhrec_rank) for c in cube.cards] == [
+        ("Lightning Bolt", "R", "Instant", 12), ("Counterspell", "U", "Instant", 300), ("Made Up", "G", None, None)]
     async with db.read() as session:
         assert await deadlines.due_at(session, card_data.COMPLETE, summary.id) is None
 

@@ -77,6 +77,18 @@ class DraftRecord:
     finished_at: datetime
     cards: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    @classmethod
+    def from_deal(
+        cls, *, draft_id: int, title: str, cube: Sequence[str], packs: int, pack_size: int, seed: int,
+        picks: Sequence[LogPick], seats: Sequence[LogSeat], finished_at: datetime,
+        cards: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> DraftRecord:
+        """The record of a pod as stored: its packs dealt again as the pod dealt them (its cube's
+        names in cube order, one seat per player, its seed: ``rules.generate_packs``)."""
+        config = rules.DraftConfig(len(seats), packs, pack_size)
+        return cls(draft_id, title, config, rules.generate_packs(cube, config, seed), picks, seats, finished_at,
+                   cards or {})
+
 
 @dataclass(frozen=True)
 class PickView:

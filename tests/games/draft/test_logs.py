@@ -217,8 +217,11 @@ def test_every_pack_each_player_saw_in_every_format(seats: int, packs: int, size
     names = [f"Card {i:03d}" for i in range(config.cards_needed)]
     book = bots.CardBook([{"name": n, "colour": "WUBRG"[i % 5], "rating": i % 7} for i, n in enumerate(names)])
     dealt, picks = bots.draft_with_bots(book, names, config, seed)
-    draft = DraftRecord(7, "Cube", config, dealt, [LogPick(p.seat, p.pack_id, p.card) for p in picks],
-                        [LogSeat(f"P{s}", bot=True) for s in range(seats)], datetime(2026, 1, 1, tzinfo=UTC))
+    draft = DraftRecord.from_deal(draft_id=7, title="Cube", cube=names, packs=packs, pack_size=size, seed=seed,
+                                  picks=[LogPick(p.seat, p.pack_id, p.card) for p in picks],
+                                  seats=[LogSeat(f"P{s}", bot=True) for s in range(seats)],
+                                  finished_at=datetime(2026, 1, 1, tzinfo=UTC))
+    assert draft.packs == dealt  # the deal again, from what a pod stores
     seen = logs.views(draft)
     for seat in range(seats):
         assert [v.card for v in seen[seat]] == [p.card for p in picks if p.seat == seat]
