@@ -46,7 +46,7 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 
 from bot.cards.model import is_basic_land
 from bot.games.draft import rules
@@ -106,8 +106,8 @@ LEANING = 0.25
 LEANINGS: tuple[int, ...] = tuple(
     _BIT[pair[0]] | _BIT[pair[1]] for pair in ("WU", "BR", "GW", "UB", "RG", "WB", "UR", "BG")
 )
-"""The pairs bots lean towards, in turn round the table: each colour in three or four of them, and
-neighbouring pairs disjoint."""
+"""The pairs bots lean towards, in turn round the table (each draft swaps the colours round): each
+colour in three or four of them, and neighbouring pairs disjoint."""
 
 _RARITY = {"common": 0.35, "uncommon": 0.5, "rare": 0.62, "mythic": 0.72, "special": 0.6, "bonus": 0.6}
 _EDHREC_SCALE = math.log10(30_000)  # rank 1 -> 1.0, rank 30,000 or worse -> 0.0
@@ -323,10 +323,17 @@ def bot_seed(draft_seed: int, seat: int) -> int:
     return zlib.crc32(f"{draft_seed}:{seat}".encode())
 
 
+_PERMUTATIONS = tuple(permutations(range(len(WUBRG))))
+
+
 def favourite_pair(draft_seed: int, seat: int) -> int:
     """The pair of colours (a mask) the bot of one seat leans towards: :data:`LEANINGS` in turn
-    round the table, from a place the draft's seed gives (no seat leans the same way every draft)."""
-    return LEANINGS[(zlib.crc32(f"{draft_seed}".encode()) + seat) % len(LEANINGS)]
+    round the table, from a place the draft's seed gives, with the colours swapped round as the
+    seed gives too (so no seat leans the same way every draft, and every pair is leaned to)."""
+    draft = zlib.crc32(f"{draft_seed}".encode())
+    pair = LEANINGS[(draft + seat) % len(LEANINGS)]
+    order = _PERMUTATIONS[draft // len(LEANINGS) % len(_PERMUTATIONS)]
+    return sum(1 << order[i] for i in range(len(WUBRG)) if pair & 1 << i)
 
 
 def _taste(seed: int, name: str) -> float:
