@@ -11,7 +11,9 @@ Runs, one after the other (about 4 minutes on 2 cores):
   * a restart with 1,000 active pods (`bench_restart`): memory per active pod, the time to the first
     queued pack re-sent, and the reaction reconciliation's reads;
   * Swiss pairing of 1,000 players (`bench_swiss`) and parsing a 5,000-card cube (`bench_parse`);
-  * rendering a 15-card pack picture from cached card images, and the image cache (`bench_pictures`).
+  * rendering a 15-card pack picture from cached card images, and the image cache (`bench_pictures`);
+  * 100 drafts of 8 bot drafters with the shipped goldfish cube (`bench_bots`): their picks on colour,
+    their pools' decks, and the time a bot pick takes.
 
 Progress goes to stderr; the table (with the machine and its load) to stdout. Ratios are measured
 side by side in the same run, so they hold on a busy machine better than absolute times do; the
@@ -35,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import (  # noqa: E402
+    bench_bots,
     bench_draft,
     bench_parse,
     bench_pictures,
@@ -200,6 +203,21 @@ async def pack_picture(args) -> list[Row]:
     return out
 
 
+async def bot_drafters(args) -> list[Row]:
+    f = await asyncio.to_thread(bench_bots.run, 100)
+    area = f"bot drafters ({f['drafts']} drafts of {bench_bots.SEATS} bots, goldfish cube)"
+    return [
+        Row(area, f"picks after the {bench_bots.AFTER_PICK}th in the pool's final two colours (or colourless)",
+            f"{f['on_colour']:.1%}", f"≥ {bench_bots.ON_COLOUR_GOAL:.0%}", judged(f["on_colour"] >= bench_bots.ON_COLOUR_GOAL)),
+        Row(area, f"pools holding {bench_bots.bots.DECK_PLAYABLES} playables in two colours",
+            f"{f['deckable_pools']} of {f['pools']} ({f['deckable']:.1%})", f"≥ {bench_bots.DECKABLE_GOAL:.0%}",
+            judged(f["deckable"] >= bench_bots.DECKABLE_GOAL)),
+        Row(area, "a bot pick, p50 / p99 (the cube's card book built once: "
+                  f"{f['book'] * 1000:.1f} ms)", f"{f['pick_p50'] * 1000:.2f} / {f['pick_p99'] * 1000:.2f} ms",
+            f"≤ {bench_bots.PICK_MS_GOAL:.0f} ms", judged(f["pick_p99"] * 1000 <= bench_bots.PICK_MS_GOAL)),
+    ]
+
+
 Section = Callable[[argparse.Namespace], Awaitable[list[Row]]]
 SECTIONS: list[tuple[str, Section]] = [
     ("REST calls per pick (2 drafts, the real bot)", rest_calls),
@@ -209,6 +227,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("Swiss pairing", swiss),
     ("cube parsing", cube_parse),
     ("pack pictures", pack_picture),
+    ("bot drafters", bot_drafters),
 ]
 
 

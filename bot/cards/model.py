@@ -35,7 +35,8 @@ class Card:
 
     ``colour`` is a WUBRG string such as ``"W"`` or ``"UB"``, ``"C"`` for colourless, or
     ``None`` when the source did not say. ``rating`` is a free-form number (the shipped
-    cubes use 1–5).
+    cubes use 1–5, a CubeCobra import its cards' Elo). ``edhrec_rank`` is Scryfall's EDHREC
+    popularity rank (1 is the most played), when known.
     """
 
     name: str
@@ -44,6 +45,7 @@ class Card:
     type_line: str | None = None
     mana_value: float | None = None
     rating: float | None = None
+    edhrec_rank: int | None = None
 
 
 @dataclass

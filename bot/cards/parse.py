@@ -13,10 +13,12 @@ Recognised formats (detected from the content, with the file name as a hint):
   dropped. CubeCobra's plain-text export is this format.
 * **CSV** — CubeCobra's export (``name,CMC,Type,Color,Set,…,maybeboard,…``, also the
   older capitalised ``Name,CMC,Type,Color,…``). Rows whose ``maybeboard`` is true are
-  skipped; an optional ``count``/``quantity`` column repeats a card.
+  skipped; an optional ``count``/``quantity`` column repeats a card; an optional ``rating``
+  (or ``elo``) column gives the cards' ratings (any scale: higher is better).
 * **CubeCobra JSON** — ``{"cards": {"mainboard": [{"details": {...}}]}}``; also a
   top-level ``mainboard`` or ``cards`` list, a bare list, and entries with ``name`` directly
-  or plain strings.
+  or plain strings. A card's ``rating``, else its ``elo`` (CubeCobra's pick-based rating, in
+  ``details``), is kept as its rating.
 * **shipped cube** (see ``cubes/README.md``) — ``# key: value`` header lines, then a
   tab-separated header row starting with ``name`` and one card per line.
 """
@@ -29,6 +31,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
@@ -96,6 +99,7 @@ _KNOWN_CSV_COLUMNS = frozenset(
         "notes",
         "mtgo id",
         "rating",
+        "elo",
     }
 )
 _TRUE_WORDS = frozenset({"true", "yes", "y", "1", "x"})
@@ -199,7 +203,7 @@ class _Collector:
                 f"The list has more than {MAX_CARDS} cards; a cube may have at most {MAX_CARDS}."
             )
         if name != card.name:
-            card = Card(name, card.rarity, card.colour, card.type_line, card.mana_value, card.rating)
+            card = replace(card, name=name)
         self.cards.extend([card] * quantity)
 
     def result(self, empty_message: str | None = None) -> CardList:
@@ -382,7 +386,7 @@ def _parse_csv(text: str) -> CardList:
         colour_idx = col("color", "colour")
         category_idx = col("color category", "colour category")
         rarity_idx = col("rarity")
-        rating_idx = col("rating")
+        rating_idx = col("rating", "elo")
         maybe_idx = col("maybeboard")
         board_idx = col("board")
         count_idx = col(*_COUNT_COLUMNS)
@@ -498,7 +502,7 @@ def parse_cube_json(data: Any) -> CardList:
             colour=_colour(pick("colors", "colours", "color_identity")),
             type_line=_text_or_none(type_line) if isinstance(type_line, str) else None,
             mana_value=_number(pick("cmc", "mana_value")),
-            rating=_number(pick("rating")),
+            rating=_number(pick("rating", "elo")),
         )
         qty = 1
         if isinstance(quantity, int) and not isinstance(quantity, bool) and 0 <= quantity <= 9999:

@@ -95,6 +95,8 @@ class CardData:
     ``image_uris`` maps Scryfall's image versions (``small``, ``normal``, ``large``, ``png``…) to
     addresses. ``oracle_text`` is the card's rules text as Scryfall gives it (reminder text
     included; the faces of a card with two joined by a ``//`` line); None when the answer had none.
+    ``edhrec_rank`` is the card's EDHREC popularity rank (1 is the most played) when Scryfall gives
+    one: the bot drafters' popularity signal for cubes without ratings.
     """
 
     name: str
@@ -108,6 +110,7 @@ class CardData:
     layout: str = "normal"
     image_uris: Mapping[str, str] = field(default_factory=dict)
     oracle_text: str | None = None
+    edhrec_rank: int | None = None
 
     @classmethod
     def from_scryfall(cls, card: Mapping[str, Any]) -> CardData:
@@ -122,6 +125,7 @@ class CardData:
             colours = _colours(front.get("colors")) or ""
         images = card.get("image_uris") or front.get("image_uris") or {}
         cmc = card.get("cmc")
+        rank = card.get("edhrec_rank")
         return cls(
             name=name[:200],
             front_name=str(front.get("name") or name)[:200],
@@ -135,6 +139,7 @@ class CardData:
             image_uris={k: v for k, v in images.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(images, Mapping) else {},
             oracle_text=_oracle_text(card, faces),
+            edhrec_rank=rank if isinstance(rank, int) and not isinstance(rank, bool) and 0 < rank < 2**31 else None,
         )
 
     @property

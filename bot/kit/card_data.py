@@ -73,6 +73,7 @@ def _card_data(row: CardRecord) -> CardData:
         name=row.name, front_name=row.front_name, colours=row.colours, colour_identity=row.colour_identity,
         type_line=row.type_line, mana_value=row.mana_value, rarity=row.rarity, set_code=row.set_code,
         layout=row.layout, image_uris=dict(row.image_uris or {}), oracle_text=row.oracle_text,
+        edhrec_rank=row.edhrec_rank,
     )
 
 
@@ -100,11 +101,13 @@ async def by_name(session: AsyncSession, names: Iterable[str]) -> dict[str, Card
 
 
 async def card_info(session: AsyncSession, names: Iterable[str]) -> dict[str, dict]:
-    """Card facts in the shape a cube stores them (`colour`, `type_line`, `mana_value`, `rarity`),
-    by name as given: what a pod falls back on for cards its cube had no data for."""
+    """Card facts in the shape a cube stores them (`colour`, `type_line`, `mana_value`, `rarity`,
+    `edhrec_rank`), and the `colour_identity` (what colours of mana a land makes), by name as given:
+    what a pod falls back on for cards its cube had no data for."""
     return {
         name: {"name": name, "colour": card.colours or "C", "type_line": card.type_line,
-               "mana_value": card.mana_value, "rarity": card.rarity}
+               "mana_value": card.mana_value, "rarity": card.rarity, "edhrec_rank": card.edhrec_rank,
+               "colour_identity": card.colour_identity or "C"}
         for name, card in (await by_name(session, names)).items()
     }
 
@@ -233,6 +236,7 @@ def enrich_card(card: Card, data: CardData | None) -> Card:
         type_line=card.type_line or data.type_line or None,
         mana_value=card.mana_value if card.mana_value is not None else data.mana_value,
         rarity=card.rarity or data.rarity or None,
+        edhrec_rank=card.edhrec_rank if card.edhrec_rank is not None else data.edhrec_rank,
     )
 
 

@@ -114,6 +114,8 @@ class CardRecord(Base):
     image_uris: Mapped[dict] = mapped_column(JsonData)  # {"small": url, "normal": url, ...}
     # The Oracle text (faces joined by a "//" line); NULL for rows stored before it was kept.
     oracle_text: Mapped[str | None] = mapped_column(Text)
+    # EDHREC's popularity rank (1: the most played); NULL when Scryfall gives none, or for rows stored before.
+    edhrec_rank: Mapped[int | None]
     fetched_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

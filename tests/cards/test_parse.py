@@ -196,6 +196,25 @@ def test_cubecobra_json() -> None:
     assert frog.colour == "UB"
 
 
+def test_cubecobra_json_keeps_the_cards_elo_as_their_rating() -> None:
+    # CubeCobra's cubejson gives each card's Elo in its details; a rating on the entry itself wins.
+    data = {"cards": {"mainboard": [
+        {"details": {"name": "Lightning Bolt", "elo": 1487.25}},
+        {"rating": 4, "details": {"name": "Counterspell", "elo": 1302}},
+        {"details": {"name": "Opt", "elo": None}},
+        {"details": {"name": "Ponder", "elo": "not a number"}},
+    ]}}
+    bolt, counter, opt, ponder = parse_cube_json(data).cards
+    assert (bolt.rating, counter.rating, opt.rating, ponder.rating) == (1487.25, 4.0, None, None)
+
+
+@pytest.mark.parametrize("column", ["rating", "Rating", "elo", "Elo"])
+def test_csv_rating_or_elo_column(column: str) -> None:
+    text = f"name,CMC,Type,Color,{column}\nLightning Bolt,1,Instant,R,1550\nOpt,1,Instant,U,\n"
+    bolt, opt = parse_cube_bytes(text.encode(), filename="export.csv").cards
+    assert (bolt.rating, opt.rating) == (1550.0, None)
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -43,6 +43,11 @@ def test_card_data_reads_plain_and_double_faced_cards() -> None:
     assert delver.image_url() == "https://img/d.jpg" and delver.front_type == "Creature — Human Wizard"
     assert delver.display_name("delver of secrets") == "Delver of Secrets"
     assert delver.display_name("DELVER OF SECRETS // insectile aberration") == delver.name
+    assert bolt.edhrec_rank is None  # Scryfall gives none for this answer
+    ranked = CardData.from_scryfall({"name": "Sol Ring", "edhrec_rank": 1})
+    assert ranked.edhrec_rank == 1 and ranked.to_dict()["edhrec_rank"] == 1
+    for odd in (0, -3, True, "12", 12.5, 2**40):
+        assert CardData.from_scryfall({"name": "Sol Ring", "edhrec_rank": odd}).edhrec_rank is None
     colourless = CardData.from_scryfall({"name": "Sol Ring", "colors": [], "cmc": 1, "type_line": "Artifact"})
     assert colourless.colours == "" and colourless.colour_identity == ""
     assert colourless.oracle_text is None  # not given: unknown, not empty
@@ -59,13 +64,15 @@ async def test_collection_batches_75_names_and_reports_the_unknown() -> None:
     async with serve_fake_scryfall() as fake:
         names = [f"Card {i:03d}" for i in range(160)]
         fake.add_cards(names)
+        fake.add_card("Ranked Card", edhrec_rank=42)
         client = client_for(fake)
         try:
-            found = await client.collection([*names, "Nonexistent Card", "card 001"])
+            found = await client.collection([*names, "Nonexistent Card", "card 001", "Ranked Card"])
         finally:
             await client.close()
-    assert fake.collection_batches == [COLLECTION_BATCH, COLLECTION_BATCH, 11]  # "card 001" asked once
-    assert set(found.found) == {*names, "card 001"} and found.not_found == ["Nonexistent Card"]
+    assert fake.collection_batches == [COLLECTION_BATCH, COLLECTION_BATCH, 12]  # "card 001" asked once
+    assert set(found.found) == {*names, "card 001", "Ranked Card"} and found.not_found == ["Nonexistent Card"]
+    assert found.found["Ranked Card"].edhrec_rank == 42 and found.found["Card 001"].edhrec_rank is None
     assert found.found["Card 007"].image_url().endswith("/images/7.jpg")
     request = next(r for r in fake.requests if r.path_qs == "/cards/collection")
     assert request.headers["User-Agent"] == HEADERS["User-Agent"] and "json" in request.headers["Accept"]

@@ -2,7 +2,8 @@
 
 Cube ids and what the fake answers (``cubejson`` first, then the ``cubelist`` fallback):
 
-* ``good``      — a cubejson with :data:`GOOD_CARDS` in the mainboard (and a maybeboard card);
+* ``good``      — a cubejson with :data:`GOOD_CARDS` in the mainboard, each with an Elo
+  (:func:`good_elo`), and a maybeboard card;
 * ``listonly``  — cubejson fails (HTTP 500), the plain-text cubelist has :data:`LIST_CARDS`;
 * ``missing``   — 404 (any id the fake does not know is a 404 too);
 * ``hang``      — never answers (waits on an :class:`asyncio.Event` that is only set at shutdown);
@@ -25,13 +26,18 @@ LIST_CARDS = ["Ancestral Recall", "Black Lotus", "Time Walk", "Mox Pearl", "Mox 
 HTML = "<!DOCTYPE html><html><head><title>CubeCobra</title></head><body>Something went wrong</body></html>"
 
 
+def good_elo(name: str) -> float:
+    """The Elo CubeCobra gives a card of the ``good`` cube (as its cubejson does, in the details)."""
+    return 1200.0 + 7.5 * GOOD_CARDS.index(name)
+
+
 def good_json() -> dict:
     return {
         "id": "good",
         "name": "Good Cube",
         "cards": {
             "mainboard": [
-                {"details": {"name": name, "cmc": 2, "type": "Creature", "colors": ["G"]}}
+                {"details": {"name": name, "cmc": 2, "type": "Creature", "colors": ["G"], "elo": good_elo(name)}}
                 for name in GOOD_CARDS
             ],
             "maybeboard": [{"details": {"name": "Maybe Card"}}],

@@ -97,9 +97,10 @@ class CardsAndImages:
 
     def add_card(self, name: str, *, colours: str = "", type_line: str = "Creature — Test", cmc: float = 2.0,
                  rarity: str = "common", faces: tuple[str, str] | None = None,
-                 oracle_text: str | tuple[str, str] = "") -> dict[str, Any]:
+                 oracle_text: str | tuple[str, str] = "", edhrec_rank: int | None = None) -> dict[str, Any]:
         """Make a card known (``faces``: a double-faced card whose name is "A // B"). Its Oracle text
-        is served like Scryfall's: on the card, or per face (``oracle_text`` a pair) for two faces."""
+        is served like Scryfall's: on the card, or per face (``oracle_text`` a pair) for two faces.
+        ``edhrec_rank``: the card's EDHREC rank; like Scryfall, a card without one has no such key."""
         index = len(self.catalogue)
         card: dict[str, Any] = {
             "object": "card", "id": f"fake-{index}", "oracle_id": f"oracle-{index}", "name": name,
@@ -107,6 +108,8 @@ class CardsAndImages:
             "color_identity": list(colours), "rarity": rarity, "set": "tst", "set_name": "Test Set",
             "_index": index, "_colours": colours,
         }
+        if edhrec_rank is not None:
+            card["edhrec_rank"] = edhrec_rank
         if faces:
             texts = oracle_text if isinstance(oracle_text, tuple) else (oracle_text, "")
             card["card_faces"] = [{"object": "card_face", "name": face, "colors": list(colours), "type_line": type_line,

@@ -5,9 +5,12 @@ input answered with a clear ephemeral error that changes nothing."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 from bot.cards.parse import MAX_BYTES, MAX_CARDS
-from tests.e2e.fake_cubecobra import GOOD_CARDS, LIST_CARDS, FakeCubeCobra, serve_fake_cubecobra
+from bot.store.db import Database
+from bot.store.models import Cube
+from tests.e2e.fake_cubecobra import GOOD_CARDS, LIST_CARDS, FakeCubeCobra, good_elo, serve_fake_cubecobra
 
 pytestmark = pytest.mark.e2e
 
@@ -186,6 +189,14 @@ async def test_cubecobra_import_json_and_cubelist_fallback(fake, bot, world, cub
     assert added.ephemeral and f"**Cobra**: {len(GOOD_CARDS)} cards" in added.content
     assert "from cubecobra good" in added.content
     assert cubecobra.requests == ["/cube/api/cubejson/good"]
+    # The cards keep the Elo CubeCobra rates them with: the bot drafters' card quality.
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            stored = (await session.execute(select(Cube.cards).where(Cube.name == "Cobra"))).scalar_one()
+    finally:
+        await db.dispose()
+    assert {entry["name"]: entry.get("rating") for entry in stored} == {name: good_elo(name) for name in GOOD_CARDS}
 
     fallback = await cube(
         fake, world, world.admin, "add", options={"name": "Power", "cubecobra": " listonly "}

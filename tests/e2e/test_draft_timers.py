@@ -12,9 +12,9 @@ import re
 import pytest
 from sqlalchemy import select
 
-from bot.games.draft import ui
+from bot.games.draft import bots, ui
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.rules import auto_pick
+from bot.games.draft.service.pools import pick_hints
 from bot.store.db import Database
 from tests.e2e.drivers.draft import age_waits, card_of, live_pack_messages, pick_buttons
 
@@ -50,12 +50,13 @@ def dm_texts(fake, user: int) -> list[str]:
 
 
 async def expected_auto_pick(bot, pod_id: int, user: int, cards: list[str]) -> str:
-    """What the documented heuristic picks for `user` from `cards` (their pool's two main colours,
-    then the highest rating, then the earliest card)."""
+    """What the bot drafters' policy takes for `user`'s seat from `cards` with their pool (the
+    timer's pick: `bots.pick_for_seat` without a bot's leaning; the policy is tested in test_bots)."""
     db = Database(bot.database_url)
     try:
         async with db.read() as session:
-            info = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == pod_id))).scalar_one()
+            pod = (await session.execute(select(DraftPod.seed, DraftPod.packs, DraftPod.pack_size)
+                                         .where(DraftPod.id == pod_id))).one()
             seat = (
                 await session.execute(select(DraftSeat.seat).where(DraftSeat.pod_id == pod_id, DraftSeat.user_id == user))
             ).scalar_one()
@@ -66,11 +67,11 @@ async def expected_auto_pick(bot, pod_id: int, user: int, cards: list[str]) -> s
                     .order_by(DraftPick.sequence)
                 )
             ).scalars().all()
+            book = await pick_hints(session, pod_id)
     finally:
         await db.dispose()
-    colours = {e["name"]: e.get("colour") or "" for e in info}
-    ratings = {e["name"]: float(e.get("rating") or 0) for e in info}
-    return auto_pick(cards, list(pool), colours=colours, ratings=ratings)
+    return bots.pick_for_seat(book, cards, list(pool), draft_seed=pod.seed, seat=seat,
+                              picks_per_seat=pod.packs * pod.pack_size, bot=False)
 
 
 async def start_timed_pod(fake, world, players: list[int], **options) -> int:

@@ -17,8 +17,8 @@ from tests.e2e.fake_scryfall import fake_scryfall_with_client
 @pytest.fixture
 async def scryfall():
     async with fake_scryfall_with_client() as fake:
-        fake.add_card("Lightning Bolt", colours="R", type_line="Instant", cmc=1, rarity="common")
-        fake.add_card("Counterspell", colours="U", type_line="Instant", cmc=2, rarity="uncommon")
+        fake.add_card("Lightning Bolt", colours="R", type_line="Instant", cmc=1, rarity="common", edhrec_rank=12)
+        fake.add_card("Counterspell", colours="U", type_line="Instant", cmc=2, rarity="uncommon", edhrec_rank=300)
         fake.add_card("Delver of Secrets // Insectile Aberration", colours="U", cmc=1,
                       faces=("Delver of Secrets", "Insectile Aberration"))
         fake.add_card("Sol Ring", type_line="Artifact", cmc=1, rarity="uncommon")
@@ -62,6 +62,7 @@ async def test_enrich_keeps_the_files_data_and_fills_the_rest(db, scryfall):
         "Lightning Bolt", "R", "Instant", 1.0, "common")
     assert (counter.colour, counter.rating, counter.mana_value) == ("W", 4.0, 2.0)  # the file's colour stays
     assert unknown == listed[2]
+    assert (bolt.edhrec_rank, counter.edhrec_rank) == (12, 300)  # Scryfall's popularity, kept with the cube
     [ring] = card_data.enrich([Card("sol ring")], result if result.card("sol ring") else
                               await card_data.resolve(db, scryfall.client, ["sol ring"]))
     assert ring.colour == "C"
@@ -72,6 +73,8 @@ async def test_card_info_image_urls_and_export_names(db, scryfall):
     async with db.read() as session:
         info = await card_data.card_info(session, ["Lightning Bolt", "Sol Ring", "Nothing"])
     assert info["Lightning Bolt"]["colour"] == "R" and info["Sol Ring"]["colour"] == "C" and "Nothing" not in info
+    assert info["Lightning Bolt"]["edhrec_rank"] == 12 and info["Sol Ring"]["edhrec_rank"] is None  # none served
+    assert info["Lightning Bolt"]["colour_identity"] == "R"
     urls = await card_data.image_urls(db, ["Lightning Bolt", "Nothing"])
     assert list(urls) == ["Lightning Bolt"] and urls["Lightning Bolt"].endswith("/images/0.jpg")
     assert await card_data.export_names(db, ["Delver of Secrets", "lightning bolt"]) == {
@@ -98,8 +101,8 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
     scryfall.down = False
     await deadlines.run_due(db, now=second + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
     cube = await cubes.get_cube(db, 1, "Later")
-    assert [(c.name, c.colour, c.type_line) for c in cube.cards] == [
-        ("Lightning Bolt", "R", "Instant"), ("Counterspell", "U", "Instant"), ("Made Up", "G", None)]
+    assert [(c.name, c.colour, c.type_line, c.edhrec_rank) for c in cube.cards] == [
+        ("Lightning Bolt", "R", "Instant", 12), ("Counterspell", "U", "Instant", 300), ("Made Up", "G", None, None)]
     async with db.read() as session:
         assert await deadlines.due_at(session, card_data.COMPLETE, summary.id) is None
 

@@ -61,7 +61,6 @@ from the packs and the ordered list of stored picks.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -88,7 +87,6 @@ __all__ = [
     "PickEvent",
     "DraftState",
     "replay",
-    "auto_pick",
     "SCHEMA_VERSION",
 ]
 
@@ -103,8 +101,6 @@ LEFT = 1
 """Seat ``i`` passes to seat ``(i + 1) % n``."""
 RIGHT = -1
 """Seat ``i`` passes to seat ``(i - 1) % n``."""
-
-_WUBRG = "WUBRG"
 
 
 # --------------------------------------------------------------------------- errors
@@ -540,56 +536,3 @@ def replay(config: DraftConfig, packs: list[list[str]], picks: Iterable[tuple[in
     for seat, pack_id, card in picks:
         state.pick(seat, pack_id, card)
     return state
-
-
-# --------------------------------------------------------------------------- auto-pick
-
-
-def _colour_set(value: str | None) -> frozenset[str]:
-    if not value:
-        return frozenset()
-    return frozenset(c for c in value.upper() if c in _WUBRG)
-
-
-def auto_pick(
-    pack_cards: Sequence[str],
-    pool: Sequence[str],
-    *,
-    colours: Mapping[str, str] | None = None,
-    ratings: Mapping[str, float] | None = None,
-) -> str:
-    """Choose a card for a seat that timed out (or a bot seat). Deterministic.
-
-    - ``colours`` maps card name → its colours as WUBRG letters (``"WU"``, ``"g"``; other
-      characters are ignored, so ``""``/``"C"`` is colourless). Cards missing from the mapping
-      count as colourless.
-    - ``ratings`` maps card name → a number, higher is better; missing cards rate 0.
-
-    Order of preference:
-
-    1. If ``colours`` is given and the pool has coloured cards: cards that are colourless or
-       share a colour with the pool's two most common colours (counting each colour of each
-       pool card once; ties broken in WUBRG order). Otherwise every card qualifies.
-    2. Highest rating.
-    3. Earliest in the pack (the pack keeps cube/deal order).
-    """
-    if not pack_cards:
-        raise DraftError("There is nothing left in that pack to pick.")
-    main: frozenset[str] = frozenset()
-    if colours is not None:
-        counts: Counter[str] = Counter()
-        for card in pool:
-            counts.update(_colour_set(colours.get(card)))
-        ranked = sorted(counts, key=lambda c: (-counts[c], _WUBRG.index(c)))
-        main = frozenset(ranked[:2])
-
-    def key(item: tuple[int, str]) -> tuple[int, float, int]:
-        index, card = item
-        off_colour = 0
-        if main:
-            cs = _colour_set(colours.get(card)) if colours is not None else frozenset()
-            off_colour = 1 if cs and not (cs & main) else 0
-        rating = float(ratings.get(card, 0.0)) if ratings is not None else 0.0
-        return (off_colour, -rating, index)
-
-    return min(enumerate(pack_cards), key=key)[1]

@@ -4,8 +4,13 @@ had no data."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from bot.cards.model import Card
 from bot.cards.scryfall_api import CardData
+from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft import service as drafts
 from bot.games.draft.service.pools import pick_hints
@@ -47,8 +52,9 @@ async def test_auto_pick_and_pools_use_the_card_table_when_the_cube_had_no_data(
     # Scryfall answered later: the card table knows every card's colour and mana value.
     await card_data.store(db, {name: scryfall_card(name, "WUBRG"[i % 5], i % 6) for i, name in enumerate(NAMES)})
     async with db.read() as session:
-        colours, _ratings = await pick_hints(session, pod.id)
-    assert colours["Plain 00"] == "W" and colours["Plain 03"] == "R"
+        book = await pick_hints(session, pod.id)
+    assert book.profile("Plain 00").colours == bots.colour_mask("W")
+    assert book.profile("Plain 03").colours == bots.colour_mask("R") and book.profile("Plain 03").mana_value == 3
     await drafts.join(db, pod.id, player(1001))
     await drafts.join(db, pod.id, player(1002))
     begun = await drafts.begin(db, pod.id, ADMIN)
@@ -62,3 +68,25 @@ async def test_auto_pick_and_pools_use_the_card_table_when_the_cube_had_no_data(
     assert pool.guild_id == ADMIN.guild_id
     assert engine.cards_dealt(NAMES, engine.DraftConfig(2, 1, 4), 7)[:4] == engine.generate_packs(
         NAMES, engine.DraftConfig(2, 1, 4), 7)[0]
+
+
+async def test_bot_picks_learn_edhrec_ranks_and_land_mana_from_the_card_table(db):
+    """A cube saved before EDHREC ranks were kept (colours, no ratings): the card table's ranks and
+    what colours its lands make reach the bot drafters' card book."""
+    cards = (Card("Popular", colour="U", rarity="common"), Card("Obscure", colour="U", rarity="common"),
+             Card("Rated", colour="U", rating=4.0), Card("Tundra", colour="C", type_line="Land"))
+    cube = CubeDetail(name="old", size=len(cards) * 10, source="upload", source_ref=None, cards=cards * 10)
+    pod = await drafts.create_pod(db, ADMIN, channel_id=CHANNEL, cube=cube, packs=1, pack_size=4, max_seats=2)
+    async with db.read() as session:
+        before = await pick_hints(session, pod.id)
+    assert before.profile("Popular").quality == pytest.approx(before.profile("Obscure").quality + 0.02 / 3)  # order
+    known = {"Popular": 15, "Obscure": 22_000, "Rated": 1}
+    await card_data.store(db, {
+        **{name: replace(scryfall_card(name, "U", 2), edhrec_rank=rank) for name, rank in known.items()},
+        "Tundra": replace(scryfall_card("Tundra", "", 0), type_line="Land", colour_identity="WU"),
+    })
+    async with db.read() as session:
+        book = await pick_hints(session, pod.id)
+    assert book.profile("Popular").quality > book.profile("Obscure").quality + 0.3
+    assert book.profile("Rated").quality == before.profile("Rated").quality  # the cube's rating decides
+    assert book.profile("Tundra").land and book.profile("Tundra").makes == bots.colour_mask("WU")

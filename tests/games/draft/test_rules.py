@@ -21,7 +21,6 @@ from bot.games.draft.rules import (
     PackNotAtHead,
     PackState,
     PickEvent,
-    auto_pick,
     cards_dealt,
     direction_name,
     generate_packs,
@@ -412,35 +411,6 @@ def test_replay_rejects_illegal_pick() -> None:
     config = DraftConfig(seats=2, packs=1, pack_size=2)
     with pytest.raises(NotYourPack):
         replay(config, labelled_packs(config), [(0, 1, "p1c0")])
-
-
-# --------------------------------------------------------------------------- auto_pick
-
-
-def test_auto_pick_without_info_takes_first_card() -> None:
-    assert auto_pick(["b", "a", "c"], ["x"]) == "b"
-
-
-def test_auto_pick_prefers_rating_then_pack_order() -> None:
-    ratings = {"a": 1.0, "b": 3.0, "c": 3.0}
-    assert auto_pick(["a", "b", "c"], [], ratings=ratings) == "b"
-    assert auto_pick(["a", "c", "b"], [], ratings=ratings) == "c"
-
-
-def test_auto_pick_prefers_main_colours_and_colourless() -> None:
-    colours = {"w1": "W", "u1": "U", "w2": "W", "g1": "G", "bomb": "R", "art": "", "gold": "RU"}
-    pool = ["w1", "w2", "u1", "g1"]  # top two: W (2), then U/G tie -> U (WUBRG order)
-    ratings = {"bomb": 5.0, "art": 2.0, "gold": 1.0}
-    assert auto_pick(["bomb", "art", "gold"], pool, colours=colours, ratings=ratings) == "art"
-    assert auto_pick(["bomb", "gold"], pool, colours=colours, ratings=ratings) == "gold"
-    assert auto_pick(["bomb", "g1"], pool, colours=colours, ratings=ratings) == "bomb"
-    # Empty pool: no colour preference yet.
-    assert auto_pick(["gold", "bomb"], [], colours=colours, ratings=ratings) == "bomb"
-
-
-def test_auto_pick_empty_pack() -> None:
-    with pytest.raises(DraftError):
-        auto_pick([], [])
 
 
 # --------------------------------------------------------------------------- properties

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import asdict
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
 
 from bot.cards.model import Card
+from bot.games.draft import bots
 from bot.games.draft import service as drafts
 from bot.games.draft.rules import pass_direction
 from bot.kit.cubes import CubeDetail
@@ -248,21 +250,11 @@ def varied_cube(size: int = 120) -> CubeDetail:
     return CubeDetail(name="varied", size=size, source="upload", source_ref=None, cards=cards)
 
 
-def documented_auto_pick(pack: list[str], pool: list[str], cube: CubeDetail) -> str:
-    """The heuristic as documented, written out independently of the engine: stay in the pool's two
-    most common colours (ties in WUBRG order; colourless always fits), then highest rating, then the
-    earliest card of the pack."""
-    info = {card.name: card for card in cube.cards}
-
-    def colours(name: str) -> set[str]:
-        return {c for c in (info[name].colour or "").upper() if c in "WUBRG"}
-
-    counts = Counter(c for name in pool for c in colours(name))
-    main = set(sorted(counts, key=lambda c: (-counts[c], "WUBRG".index(c)))[:2])
-    fits = [n for n in pack if not main or not colours(n) or colours(n) & main]
-    candidates = fits or list(pack)
-    best = max(info[n].rating or 0 for n in candidates)
-    return next(n for n in pack if n in candidates and (info[n].rating or 0) == best)
+def policy_pick(pack: list[str], pool: list[str], cube: CubeDetail, *, draft_seed: int, seat: int, picks: int) -> str:
+    """What the bot drafters' policy (`bots.pick_for_seat`, tested in test_bots.py) takes for a
+    player's seat from `pack` with their `pool`: the timer's pick, without a bot's leaning."""
+    book = bots.CardBook(asdict(card) for card in cube.cards)
+    return bots.pick_for_seat(book, pack, pool, draft_seed=draft_seed, seat=seat, picks_per_seat=picks, bot=False)
 
 
 async def timed_pod(db, *, players: int = 2, timer: int = 600, cube: CubeDetail | None = None, **options):
@@ -295,7 +287,7 @@ async def test_sweep_ignores_untimed_lobby_and_cancelled_pods(db):
     assert await drafts.count_picks(db, timed.id) == 0
 
 
-async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
+async def test_timeout_auto_pick_is_the_bot_policy_for_the_players_pool(db):
     pod, cube = await timed_pod(db, packs=1, pack_size=15)
     start = utcnow()
     prompts = {p.user_id: p for p in (await drafts.begin(db, pod.id, ADMIN, now=start)).prompts}
@@ -316,12 +308,14 @@ async def test_timeout_auto_pick_follows_the_documented_heuristic(db):
                     prompts[nxt.user_id] = nxt
     heads = {user: await drafts.current_prompt(db, pod.id, user) for user in (1001, 1002)}
     pools = {user: (await drafts.pool(db, pod.id, user)).cards for user in (1001, 1002)}
+    seats = {seat["user_id"]: seat["seat"] for seat in (await drafts.pick_log(db, pod.id, ADMIN))["seats"]}
     actions = await drafts.sweep_timers(db, now=clock + timedelta(seconds=600))
     assert len(actions.auto_picks) == 2
     for result, to_bot in actions.auto_picks:
         head = heads[result.user_id]
         assert not to_bot
-        assert result.card == documented_auto_pick(list(head.cards), pools[result.user_id], cube)
+        assert result.card == policy_pick(list(head.cards), pools[result.user_id], cube, draft_seed=99,
+                                          seat=seats[result.user_id], picks=15)
         assert (result.pack_id, result.pack_pick) == (head.pack_id, head.pack_pick)
     log = await drafts.pick_log(db, pod.id, ADMIN)
     assert [p["source"] for p in log["picks"]][-2:] == ["timeout", "timeout"]

@@ -124,7 +124,7 @@ async def create_pod(
 
 def _card_json(card) -> dict:
     data = {"name": card.name}
-    for key in ("colour", "type_line", "mana_value", "rating", "rarity"):
+    for key in ("colour", "type_line", "mana_value", "rating", "rarity", "edhrec_rank"):
         value = getattr(card, key, None)
         if value is not None:
             data[key] = value

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.games.draft import bots
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import rules as engine
 from bot.games.draft.service import deliveries
@@ -153,7 +154,7 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
     bot_seats = [row.seat for row in pod.seats if row.is_bot and row.seat is not None]
     if not bot_seats:
         return 0
-    colours, ratings = await pick_hints(session, pod.row.id)
+    book = await pick_hints(session, pod.row.id)
     picks, progressed = 0, True
     while progressed and not state.is_complete():
         progressed = False
@@ -163,7 +164,9 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
                 continue
             pool = await pool_of(session, pod, seat)
             pack_pick = head.picks_made
-            event = state.pick(seat, head.pack_id, engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings))
+            card = bots.pick_for_seat(book, head.cards, pool, draft_seed=pod.row.seed, seat=seat,
+                                      picks_per_seat=pod.config.picks_per_seat, bot=True)
+            event = state.pick(seat, head.pack_id, card)
             record_pick(pod, event, pack_pick, "bot", now)
             picks += 1
             progressed = True

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service.state import NOUN, load_pod
@@ -29,24 +31,25 @@ async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:
     return (await session.execute(select(DraftPod.card_info).where(DraftPod.id == pod_id))).scalar_one()
 
 
-async def card_facts(session: AsyncSession, pod_id: int, needed: tuple[str, ...] = ("colour", "mana_value")) -> dict[str, dict]:
-    """The pod's cube by card name, its data completed from Scryfall's card table for cards the
-    cube says nothing `needed` about (Scryfall was down when the cube was saved, or the cube
-    predates card data). Cubes saved with their data cost no lookup."""
+async def card_facts(
+    session: AsyncSession, pod_id: int, needed: tuple[str, ...] = ("colour", "mana_value"),
+    lacks: Callable[[dict], bool] | None = None,
+) -> dict[str, dict]:
+    """The pod's cube by card name (in cube order), its data completed from Scryfall's card table
+    for cards the cube says nothing `needed` about, or that `lacks` says lack data (Scryfall was
+    down when the cube was saved, or the cube predates card data). Cubes saved with their data cost
+    no lookup."""
     info = {entry["name"]: entry for entry in await cube_info(session, pod_id)}
-    lacking = [name for name, entry in info.items() if any(entry.get(key) is None for key in needed)]
+    lacks = lacks or (lambda entry: any(entry.get(key) is None for key in needed))
+    lacking = [name for name, entry in info.items() if lacks(entry)]
     for name, known in (await card_data.card_info(session, lacking)).items():
         info[name] = {**known, **{key: value for key, value in info[name].items() if value is not None}}
     return info
 
 
-async def pick_hints(session: AsyncSession, pod_id: int) -> tuple[dict[str, str], dict[str, float]]:
-    """Colours and ratings for the engine's auto-pick."""
-    info = await card_facts(session, pod_id, needed=("colour",))
-    return (
-        {name: entry.get("colour") or "" for name, entry in info.items()},
-        {name: float(entry.get("rating") or 0) for name, entry in info.items()},
-    )
+async def pick_hints(session: AsyncSession, pod_id: int) -> bots.CardBook:
+    """What bot picks and the timer's picks know of the pod's cards (`bots.CardBook`)."""
+    return bots.CardBook((await card_facts(session, pod_id, lacks=bots.wants_card_data)).values())
 
 
 async def pool_cards(session: AsyncSession, pod_id: int, seat: int) -> list[str]:

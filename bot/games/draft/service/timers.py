@@ -1,7 +1,7 @@
 """Pick timers, run by the shared sweeper from the pod's deadline (`picking.TIMER`).
 
 Half way through a seat's time the player is reminded (once per pack); when it runs out the bot
-picks for them (`engine.auto_pick`: their colours first, then the cube's rating, then pack order),
+picks for them as a bot drafter would from their pool (`bots.pick_for_seat`, without a bot's leaning),
 and after `TIMEOUTS_BEFORE_BOT` time-outs in a row a bot takes the seat and the organizer is told.
 Clocks live in the pod's bookkeeping document, so they survive restarts.
 """
@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.service import deliveries
 from bot.games.draft.service.picking import (
@@ -93,8 +94,8 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
     pool = await pool_of(session, pod, row.seat)
-    colours, ratings = await pick_hints(session, pod.row.id)
-    card = engine.auto_pick(head.cards, pool, colours=colours, ratings=ratings)
+    card = bots.pick_for_seat(await pick_hints(session, pod.row.id), head.cards, pool, draft_seed=pod.row.seed,
+                              seat=row.seat, picks_per_seat=pod.config.picks_per_seat, bot=False)
     row.timeouts += 1
     result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, head.cards.index(card), "timeout", now)
     to_bot = row.timeouts >= TIMEOUTS_BEFORE_BOT

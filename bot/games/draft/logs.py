@@ -1,0 +1,280 @@
+"""Draft logs for players: every pack each player saw and what they took, in the formats other tools
+read. Pure: no I/O, no Discord, no SQL.
+
+The service builds a :class:`DraftRecord` from what the database keeps of a finished draft: the
+packs as dealt (``rules.generate_packs`` from the pod's cube, in cube order, and its seed), every
+pick in order (``draft_picks``: seat, pack id, card), the seats' names, and the cards' data (the
+pod's cube entries, with their image addresses where the card table has them). :func:`views`
+replays the picks with the rules engine (so a record that does not add up is refused) and gives,
+for each seat, every pack as it was shown and the card taken. The exporters:
+
+* :func:`draftmancer_log` — Draftmancer's draft log (JSON, version ``"2.0"``), which its log viewer
+  loads ("Import Game Log" under the game logs);
+* :func:`mtgo_log` — Magic Online's text draft log for one player, the format MTGO writes and
+  analysis tools read;
+* :func:`text_summary` — the whole draft, readable.
+
+A record is only complete once the draft is over: :func:`views` refuses one with picks missing, so
+no export can show a player's picks while the draft goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from bot.cards.scryfall import card_image_url
+from bot.games.draft import rules
+
+__all__ = [
+    "DRAFTMANCER_VERSION",
+    "DraftRecord",
+    "LogPick",
+    "LogSeat",
+    "PickView",
+    "draftmancer_log",
+    "mtgo_log",
+    "text_summary",
+    "views",
+]
+
+DRAFTMANCER_VERSION = "2.0"
+_WUBRG = "WUBRG"
+
+
+class LogPick(NamedTuple):
+    """One stored pick (a ``draft_picks`` row): ``seat`` took ``card`` from pack ``pack_id``."""
+
+    seat: int
+    pack_id: int
+    card: str
+
+
+@dataclass(frozen=True)
+class LogSeat:
+    """A seat's player as the logs name them (the service resolves display names); ``bot``: a bot
+    played the seat."""
+
+    name: str
+    bot: bool = False
+
+
+@dataclass(frozen=True)
+class DraftRecord:
+    """What a finished draft leaves: ``packs`` as dealt (index = pack id), ``picks`` in the order
+    they were made, ``seats`` (index = seat), and ``cards``: each card's data by name, as a pod's
+    cube keeps it (``colour``, ``type_line``, ``mana_value``, ``rarity``), with ``set_code`` and
+    ``image`` (an image address) where known."""
+
+    draft_id: int
+    title: str
+    config: rules.DraftConfig
+    packs: Sequence[Sequence[str]]
+    picks: Sequence[LogPick]
+    seats: Sequence[LogSeat]
+    finished_at: datetime
+    cards: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def from_deal(
+        cls, *, draft_id: int, title: str, cube: Sequence[str], packs: int, pack_size: int, seed: int,
+        picks: Sequence[LogPick], seats: Sequence[LogSeat], finished_at: datetime,
+        cards: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> DraftRecord:
+        """The record of a pod as stored: its packs dealt again as the pod dealt them (its cube's
+        names in cube order, one seat per player, its seed: ``rules.generate_packs``)."""
+        config = rules.DraftConfig(len(seats), packs, pack_size)
+        return cls(draft_id, title, config, rules.generate_packs(cube, config, seed), picks, seats, finished_at,
+                   cards or {})
+
+
+@dataclass(frozen=True)
+class PickView:
+    """One pick as its player saw it: ``pack`` (the cards shown, in pack order) and the ``index``
+    of the card taken; ``round`` 0-based, ``pick_number`` 1-based within the round."""
+
+    round: int
+    pick_number: int
+    pack_id: int
+    pack: tuple[str, ...]
+    index: int
+
+    @property
+    def card(self) -> str:
+        return self.pack[self.index]
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        return self.pack[: self.index] + self.pack[self.index + 1 :]
+
+
+def views(record: DraftRecord) -> list[list[PickView]]:
+    """Every seat's picks (index = seat), in its own order, each with the pack it was made from.
+
+    Raises ValueError if the record does not add up: a pick the rules do not allow, seats missing,
+    or a draft that is not over."""
+    config = record.config
+    if len(record.seats) != config.seats:
+        raise ValueError(f"The record names {len(record.seats)} seats for a draft of {config.seats}.")
+    if len(record.picks) != config.cards_needed:
+        raise ValueError("The draft is not over: its log shows every pick only once all are made.")
+    try:
+        state = rules.DraftState.new(config, [list(pack) for pack in record.packs])
+        seen: list[list[PickView]] = [[] for _ in range(config.seats)]
+        for pick in record.picks:
+            shown = tuple(state.packs[pick.pack_id].cards) if 0 <= pick.pack_id < len(state.packs) else ()
+            event = state.pick(pick.seat, pick.pack_id, pick.card)
+            seen[pick.seat].append(PickView(event.round, event.pick_number, pick.pack_id, shown, shown.index(pick.card)))
+    except rules.DraftError as error:
+        raise ValueError(f"The record's picks do not replay: {error}") from None
+    return seen
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+# --------------------------------------------------------------------------- Draftmancer
+
+
+def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
+    """Draftmancer's draft log of the whole draft (JSON-ready).
+
+    Its shape is Draftmancer's ``DraftLog`` (``src/DraftLog.ts``), version 2.0, as its viewer reads
+    it (``client/src/components/DraftLog.vue`` and ``DraftLogHistory.vue`` of Senryoku/Draftmancer at
+    commit 399caff, August 2026): ``users`` by user id, in seat order, each with ``userName``, ``isBot``,
+    ``picks`` (each ``{"pick": [index], "burn": [], "booster": [card ids]}``, in the player's order;
+    a 2.0 log's packs are told apart by the pack growing again, which ours always do) and ``cards``;
+    ``carddata`` by card id (here the card's name) with the fields the viewer shows (``name``,
+    ``colors``, ``cmc``, ``type``, ``rarity``, ``image_uris``, ``printed_names``…); ``boosters`` as
+    dealt; ``type`` "Draft"; ``time`` in milliseconds. Each pick also carries the 2.1 fields
+    ``packNum`` and ``pickNum`` (0-based), which a 2.0 reader ignores; a draft of one-card packs,
+    whose packs a 2.0 reader cannot tell apart, says version 2.1 (the same log, read by those).
+    """
+    seen = views(record)
+    carddata = {name: _draftmancer_card(name, record.cards.get(name, {}))
+                for name in dict.fromkeys(card for pack in record.packs for card in pack)}
+    users = {}
+    for seat, (player, picks) in enumerate(zip(record.seats, seen, strict=True)):
+        user_id = f"seat-{seat + 1}"
+        users[user_id] = {
+            "userID": user_id,
+            "userName": _one_line(player.name),
+            "isBot": player.bot,
+            "picks": [
+                {"packNum": view.round, "pickNum": view.pick_number - 1, "pick": [view.index], "burn": [],
+                 "booster": list(view.pack)}
+                for view in picks
+            ],
+            "cards": [view.card for view in picks],
+        }
+    milliseconds = int(record.finished_at.timestamp() * 1000)
+    return {
+        "version": DRAFTMANCER_VERSION if record.config.pack_size > 1 else "2.1",
+        "type": "Draft",
+        "sessionID": f"{_one_line(record.title)} #{record.draft_id}",
+        "time": milliseconds,
+        "lastUpdated": milliseconds,
+        "setRestriction": [],
+        "useCustomBoosters": False,
+        "customBoosters": [],
+        "boosters": [list(pack) for pack in record.packs],
+        "carddata": carddata,
+        "delayed": False,
+        "personalLogs": True,
+        "teamDraft": False,
+        "users": users,
+    }
+
+
+def _draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    type_line = str(data.get("type_line") or "").split("//")[0].strip()
+    main, _, sub = type_line.partition("—")
+    mana_value = data.get("mana_value")
+    return {
+        "id": name,
+        "oracle_id": "",
+        "name": name,
+        "mana_cost": "",
+        "cmc": mana_value if isinstance(mana_value, int | float) and not isinstance(mana_value, bool) else 0,
+        "colors": [c for c in _WUBRG if c in str(data.get("colour") or "").upper()],
+        "set": str(data.get("set_code") or ""),
+        "collector_number": "",
+        "rarity": str(data.get("rarity") or ""),
+        "type": main.strip(),
+        "subtypes": sub.split(),
+        "rating": 0,
+        "in_booster": True,
+        "printed_names": {"en": name},
+        "image_uris": {"en": data.get("image") or card_image_url(name)},
+    }
+
+
+# --------------------------------------------------------------------------- Magic Online
+
+
+def mtgo_log(record: DraftRecord, seat: int) -> str:
+    """Magic Online's text draft log for the player of ``seat``.
+
+    Its shape is the one MTGO writes ("auto save draft logs") and tools such as MagicProTools,
+    Draftmancer's MTGO import (``src/parseMTGOLog.ts``) and phpMTGO (``sample_draft.txt``) read: an
+    ``Event #:`` line, a ``Time:`` line, ``Players:`` one per line (four spaces before each, ``--> ``
+    before the log's own player), then for each pack round a ``------ <set> ------ `` line (here the
+    cube's name) and for each pick a ``Pack N pick M:`` line, the cards shown (the one taken marked
+    ``--> ``, the others indented by four spaces) and a blank line.
+    """
+    seen = views(record)
+    if not 0 <= seat < len(seen):
+        raise ValueError(f"There is no seat {seat} in this draft.")
+    when = record.finished_at.astimezone(UTC)
+    hour = when.hour % 12 or 12
+    lines = [
+        f"Event #: {record.draft_id}",
+        f"Time:    {when.month}/{when.day}/{when.year} {hour}:{when:%M:%S} {'AM' if when.hour < 12 else 'PM'}",
+        "Players:",
+        *((("--> " if index == seat else "    ") + _one_line(player.name)) for index, player in enumerate(record.seats)),
+        "",
+    ]
+    title = _one_line(record.title)
+    current_round = None
+    for view in seen[seat]:
+        if view.round != current_round:
+            current_round = view.round
+            lines += [f"------ {title} ------ ", ""]
+        lines.append(f"Pack {view.round + 1} pick {view.pick_number}:")
+        lines += [("--> " if index == view.index else "    ") + card for index, card in enumerate(view.pack)]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- readable
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def text_summary(record: DraftRecord) -> str:
+    """The whole draft in plain text: the table, then each player's picks (what they took, what
+    they passed) and pool."""
+    seen = views(record)
+    config = record.config
+    when = record.finished_at.astimezone(UTC)
+    directions = ", ".join(f"pack {r + 1} {rules.direction_name(r)}" for r in range(config.packs))
+    lines = [
+        f"Draft #{record.draft_id} · {_one_line(record.title)}",
+        f"{_plural(config.seats, 'player')} · {_plural(config.packs, 'pack')} of {_plural(config.pack_size, 'card')}"
+        f" · finished {when:%Y-%m-%d %H:%M} UTC",
+        f"Passing: {directions}. Seats in order:",
+        *(f"  {seat + 1}. {_one_line(player.name)}{' (bot)' if player.bot else ''}"
+          for seat, player in enumerate(record.seats)),
+    ]
+    for seat, (player, picks) in enumerate(zip(record.seats, seen, strict=True)):
+        lines += ["", f"{_one_line(player.name)} (seat {seat + 1})"]
+        for view in picks:
+            passed = f"; passed {', '.join(view.passed)}" if view.passed else " (the last card)"
+            lines.append(f"  Pack {view.round + 1}, pick {view.pick_number}: took {view.card}{passed}")
+        lines.append(f"  Pool ({_plural(len(picks), 'card')}): {', '.join(view.card for view in picks)}")
+    return "\n".join(lines) + "\n"
