@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.kit.events import Payload
 from bot.store.db import Database, notify_after_commit
 from bot.store.models import OutboxMessage
 from bot.store.prepared import Prepared
@@ -31,9 +32,10 @@ from bot.store.types import utcnow
 
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
 TOPIC = "outbox"
-# A DM (or reply) telling someone a channel post was refused for a missing permission; payload:
-# {"channel_id", "guild_id", "what", "code"}.
+# A DM (or reply) telling someone a channel post was refused for a missing permission (CannotPost).
 CANNOT_POST = "outbox.cannot_post"
+# In a table's channel: a player's DMs are closed, and the command that sends them again (DmsClosed).
+DMS_CLOSED = "outbox.dms_closed"
 TELL = "tell_if_refused"  # the payload key `telling` adds
 # The queuing process owns a fresh row this long; after that the sweeper may take it.
 IMMEDIATE_LEASE = timedelta(seconds=60)
@@ -58,6 +60,26 @@ class Message:
     user_id: int | None = None
     channel_id: int | None = None
     guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class CannotPost(Payload):
+    """A channel post refused for a missing permission (Discord's `code`), told to whom it names."""
+
+    channel_id: int
+    guild_id: int | None
+    what: str  # the post, in a sentence ("the results of Vortex #3"), user text escaped
+    code: int
+
+
+@dataclass(frozen=True)
+class DmsClosed(Payload):
+    """A player's DMs are closed: `what` could not reach them ("your Vortex cards"), `resend` is
+    the command that sends it again once they open them ("/vortex hand resend:True")."""
+
+    user_id: int
+    what: str
+    resend: str
 
 
 @dataclass(frozen=True)
@@ -257,7 +279,7 @@ async def _tell_refused(session: AsyncSession, queued: Queued, code: int) -> Non
     tell, message = queued.payload.get(TELL), queued.message
     if tell is None or message.channel_id is None:
         return
-    payload = {"channel_id": message.channel_id, "guild_id": message.guild_id, "what": tell["what"], "code": code}
+    payload = CannotPost(message.channel_id, message.guild_id, tell["what"], code).to_payload()
     await queue(session, Message(CANNOT_POST, payload, user_id=tell["user_id"], guild_id=message.guild_id))
 
 

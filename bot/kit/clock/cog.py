@@ -14,9 +14,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.kit.client import KitBot
 from bot.kit.clock import rules as engine
 from bot.kit.clock import service, ui
-from bot.kit.clock.messages import ClockMessages
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
@@ -33,9 +33,8 @@ FIRST_CHOICES = [
 
 
 class ClockCog(commands.Cog):
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self.messages = ClockMessages(bot)
 
     @property
     def db(self):
@@ -147,5 +146,5 @@ class ClockCog(commands.Cog):
                                end, db=self.db)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(ClockCog(bot))
