@@ -27,9 +27,9 @@ import functools
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from functools import partial
+from typing import Any, Self
 
-T = TypeVar("T")
 TYPE = "type"  # the key naming a registered event's class
 
 _by_name: dict[str, type] = {}  # "turnabout.RoundPaired" -> the class
@@ -71,6 +71,17 @@ def _register_one(name: str, cls: type) -> None:
         raise ValueError(f"The event name {name!r} is taken by {taken.__module__}.{taken.__qualname__}.")
     _by_name[name] = cls
     _name_of[cls] = name
+    _event_bases.clear()
+
+
+_event_bases: dict[type, bool] = {}
+
+
+def _is_event_base(cls: type) -> bool:
+    """Whether `cls` is not an event itself but has registered events below it (an engine's `Event`)."""
+    if cls not in _event_bases:
+        _event_bases[cls] = cls not in _name_of and any(issubclass(c, cls) for c in _name_of)
+    return _event_bases[cls]
 
 
 def name_of(cls: type) -> str | None:
@@ -116,109 +127,192 @@ def _key(key: Any) -> str:
 
 def decode(data: Any, hint: Any = Any) -> Any:
     """`data` (JSON data) as a value of type `hint`; with no hint, a registered event's dict as its
-    class, and anything else as it is."""
-    return _decode(data, hint, "the document")
+    class, and anything else as it is. Data that does not fit raises `DecodeError`, naming where."""
+    return _decoder(hint)(data)
 
 
-def _decode(data: Any, hint: Any, where: str) -> Any:
+Decoder = typing.Callable[[Any], Any]
+
+
+@functools.cache
+def _decoder(hint: Any) -> Decoder:
+    """How to decode data of type `hint`, worked out once per type (a state document holds many
+    values of few types)."""
     if hint is Any or hint is object:
-        if isinstance(data, dict) and TYPE in data:
-            return _decode_class(data, _event_class(data[TYPE], object, where), where)
-        return data
-    origin = typing.get_origin(hint)
+        return _any
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Union or origin is types.UnionType:
-        return _decode_union(data, typing.get_args(hint), where)
+        return _union(args)
     if origin is typing.Literal:
-        if data not in typing.get_args(hint):
-            raise DecodeError(f"{where}: {data!r} is not one of {typing.get_args(hint)}.")
-        return data
+        return partial(_literal, args)
     if hint is type(None):
-        if data is not None:
-            raise DecodeError(f"{where}: expected nothing, found {data!r}.")
-        return None
-    if origin in (tuple, list, set, frozenset, dict):
-        return _decode_container(data, origin, typing.get_args(hint), where)
-    if hint in (tuple, list, set, frozenset, dict):
-        return _decode_container(data, hint, (), where)
+        return _none
+    if origin is dict or hint is dict:
+        key, value = args or (Any, Any)
+        return partial(_dict, _key_decoder(key), _decoder(value))
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        return partial(_fixed_tuple, tuple(_decoder(a) for a in args))
+    if origin in (tuple, list, set, frozenset) or hint in (tuple, list, set, frozenset):
+        return partial(_sequence, origin or hint, _decoder(args[0] if args else Any))
     if isinstance(hint, type):
         if dataclasses.is_dataclass(hint):
-            if not isinstance(data, dict):
-                raise DecodeError(f"{where}: expected a {hint.__name__} document, found {type(data).__name__}.")
-            named = TYPE in data and TYPE not in _field_names(hint)  # an event: the class it names
-            return _decode_class(data, _event_class(data[TYPE], hint, where) if named else hint, where)
+            return partial(_dataclass, hint)
         if issubclass(hint, enum.Enum):
-            try:
-                return hint(data)
-            except ValueError:
-                raise DecodeError(f"{where}: {data!r} is not a {hint.__name__}.") from None
-        return _decode_scalar(data, hint, where)
-    raise DecodeError(f"{where}: cannot decode to {hint!r}.")
+            return partial(_enum, hint)
+        if hint is float:
+            return _float
+        return partial(_scalar, hint)
+    raise TypeError(f"Cannot decode to {hint!r}.")
 
 
-def _decode_scalar(data: Any, hint: type, where: str) -> Any:
-    if hint is float and isinstance(data, int) and not isinstance(data, bool):
-        return float(data)
-    if hint is int and isinstance(data, bool):
-        raise DecodeError(f"{where}: expected an int, found {data!r}.")
-    if not isinstance(data, hint):
-        raise DecodeError(f"{where}: expected {hint.__name__}, found {type(data).__name__} {data!r}.")
+def _any(data: Any) -> Any:
+    if isinstance(data, dict) and TYPE in data:
+        return _dataclass(object, data)
     return data
 
 
-def _decode_union(data: Any, options: tuple, where: str) -> Any:
-    if data is None:
-        if type(None) in options:
-            return None
-        raise DecodeError(f"{where}: a value is required.")
-    options = tuple(o for o in options if o is not type(None))
-    if isinstance(data, dict) and TYPE in data:  # an event: the union's member that it names
-        for option in options:
-            if isinstance(option, type) and dataclasses.is_dataclass(option):
-                cls = _lookup(data[TYPE], option)
-                if cls is not None:
-                    return _decode_class(data, cls, where)
-    for option in options:  # the first member that takes the data as it is, then one that reads it
-        if isinstance(option, type) and not dataclasses.is_dataclass(option) and type(data) is option:
+def _none(data: Any) -> None:
+    if data is not None:
+        raise DecodeError(f"expected nothing, found {data!r}")
+
+
+def _literal(values: tuple, data: Any) -> Any:
+    if data not in values:
+        raise DecodeError(f"{data!r} is not one of {values}")
+    return data
+
+
+def _float(data: Any) -> float:
+    if isinstance(data, bool) or not isinstance(data, int | float):
+        raise DecodeError(f"expected a number, found {data!r}")
+    return float(data)
+
+
+def _scalar(hint: type, data: Any) -> Any:
+    if not isinstance(data, hint) or (isinstance(data, bool) and hint is not bool):
+        raise DecodeError(f"expected {hint.__name__}, found {type(data).__name__} {data!r}")
+    return data
+
+
+def _enum(hint: type[enum.Enum], data: Any) -> enum.Enum:
+    try:
+        return hint(data)
+    except ValueError:
+        raise DecodeError(f"{data!r} is not a {hint.__name__}") from None
+
+
+def _union(options: tuple) -> Decoder:
+    optional = type(None) in options
+    members = tuple(o for o in options if o is not type(None))
+    plain = tuple(o for o in members if isinstance(o, type) and not dataclasses.is_dataclass(o)
+                  and not issubclass(o, enum.Enum))
+    classes = tuple(o for o in members if isinstance(o, type) and dataclasses.is_dataclass(o))
+    decoders = tuple(_decoder(o) for o in members)
+
+    def decode_union(data: Any) -> Any:
+        if data is None:
+            if optional:
+                return None
+            raise DecodeError("a value is required")
+        if type(data) in plain:  # a member that takes the data as it is (`int | str`, `int | None`)
             return data
-    errors = []
-    for option in options:
-        try:
-            return _decode(data, option, where)
-        except DecodeError as error:
-            errors.append(str(error))
-    raise DecodeError(f"{where}: {data!r} is none of {options} ({'; '.join(errors)}).")
+        if isinstance(data, dict) and TYPE in data:  # an event: the member it names
+            for cls in classes:
+                if (found := _lookup(data[TYPE], cls)) is not None:
+                    return _dataclass(found, data)
+        errors = []
+        for decoder in decoders:
+            try:
+                return decoder(data)
+            except DecodeError as error:
+                errors.append(str(error))
+        raise DecodeError(f"{data!r} is none of {members} ({'; '.join(errors)})")
+
+    return decode_union
 
 
-def _decode_container(data: Any, origin: type, args: tuple, where: str) -> Any:
-    if origin is dict:
-        if not isinstance(data, dict):
-            raise DecodeError(f"{where}: expected a dict, found {type(data).__name__}.")
-        key_hint, value_hint = args or (Any, Any)
-        return {_decode_key(k, key_hint, where): _decode(v, value_hint, f"{where}[{k!r}]") for k, v in data.items()}
+def _dict(key: Decoder, value: Decoder, data: Any) -> dict:
+    if not isinstance(data, dict):
+        raise DecodeError(f"expected a dict, found {type(data).__name__}")
+    return {_at(k, key, k): _at(k, value, v) for k, v in data.items()}
+
+
+def _key_decoder(hint: Any) -> Decoder:
+    return _int_key if hint is int else _decoder(hint)
+
+
+def _int_key(key: Any) -> int:
+    try:
+        return int(key)
+    except ValueError:
+        raise DecodeError(f"the key {key!r} is not a number") from None
+
+
+def _sequence(kind: type, item: Decoder, data: Any) -> Any:
     if not isinstance(data, list | tuple):
-        raise DecodeError(f"{where}: expected a list, found {type(data).__name__}.")
-    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
-        if len(args) != len(data):
-            raise DecodeError(f"{where}: expected {len(args)} items, found {len(data)}.")
-        return tuple(_decode(v, h, f"{where}[{i}]") for i, (v, h) in enumerate(zip(data, args, strict=True)))
-    item = args[0] if args else Any
-    return origin(_decode(v, item, f"{where}[{i}]") for i, v in enumerate(data))
+        raise DecodeError(f"expected a list, found {type(data).__name__}")
+    return kind(_at(i, item, v) for i, v in enumerate(data))
 
 
-def _decode_key(key: str, hint: Any, where: str) -> Any:
-    if hint is int:
-        try:
-            return int(key)
-        except ValueError:
-            raise DecodeError(f"{where}: the key {key!r} is not a number.") from None
-    return _decode(key, hint, where)
+def _fixed_tuple(items: tuple[Decoder, ...], data: Any) -> tuple:
+    if not isinstance(data, list | tuple) or len(data) != len(items):
+        raise DecodeError(f"expected a list of {len(items)}, found {data!r}")
+    return tuple(_at(i, decoder, v) for i, (decoder, v) in enumerate(zip(items, data, strict=True)))
 
 
-def _event_class(name: Any, expected: type, where: str) -> type:
-    cls = _lookup(name, expected)
-    if cls is None:
-        raise DecodeError(f"{where}: {name!r} is no registered event of type {expected.__name__}.")
-    return cls
+def _at(where: Any, decoder: Decoder, data: Any) -> Any:
+    try:
+        return decoder(data)
+    except DecodeError as error:
+        raise DecodeError(f"[{where!r}] {error}") from None
+
+
+def _dataclass(hint: type, data: Any) -> Any:
+    if not isinstance(data, dict):
+        raise DecodeError(f"expected a {hint.__name__} document, found {type(data).__name__}")
+    if TYPE in data and TYPE not in _fields(hint)[1]:  # an event: the class it names
+        cls = _lookup(data[TYPE], hint)
+        if cls is None:
+            raise DecodeError(f"{data[TYPE]!r} is no registered event of type {hint.__name__}")
+    elif hint is object or _is_event_base(hint):
+        raise DecodeError(f"a {hint.__name__} names its class ({TYPE!r})")
+    else:
+        cls = hint
+    values = {}
+    for name, decoder, required in _fields(cls)[0]:
+        if name in data:
+            try:
+                values[name] = decoder(data[name])
+            except DecodeError as error:
+                raise DecodeError(f"{cls.__name__}.{name}: {error}") from None
+        elif required:
+            raise DecodeError(f"a {cls.__name__} needs {name!r}")
+    return cls(**values)
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[tuple[tuple[str, Decoder, bool], ...], frozenset[str]]:
+    """A dataclass's fields that its constructor takes: (name, decoder, required); and every field name."""
+    if not dataclasses.is_dataclass(cls):
+        return (), frozenset()
+    hints = typing.get_type_hints(cls)  # each class's own module resolves its annotations
+    taken = tuple(
+        (f.name, _lazy(hints[f.name]), f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        for f in dataclasses.fields(cls) if f.init
+    )
+    return taken, frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def _lazy(hint: Any) -> Decoder:
+    """A field's decoder, worked out at its first use (a class may hold itself)."""
+    found: list[Decoder] = []
+
+    def decode_field(data: Any) -> Any:
+        if not found:
+            found.append(_decoder(hint))
+        return found[0](data)
+
+    return decode_field
 
 
 def _lookup(name: Any, expected: type) -> type | None:
@@ -233,29 +327,6 @@ def _lookup(name: Any, expected: type) -> type | None:
         return None
     found = {c for full, c in _by_name.items() if full.rpartition(".")[2] == name and issubclass(c, expected)}
     return found.pop() if len(found) == 1 else None
-
-
-def _decode_class(data: dict, cls: type[T], where: str) -> T:
-    hints = _hints(cls)
-    values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if not f.init:
-            continue
-        if f.name in data:
-            values[f.name] = _decode(data[f.name], hints[f.name], f"{where}.{f.name}")
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise DecodeError(f"{where}: a {cls.__name__} needs {f.name!r}.")
-    return cls(**values)
-
-
-@functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)  # each class's own module resolves its annotations
-
-
-@functools.cache
-def _field_names(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
 
 
 # --- payloads -----------------------------------------------------------------------------------------
@@ -274,7 +345,7 @@ class Payload:
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> Self:
-        return _decode_class(cls.upgrade(dict(data)), cls, cls.__name__)
+        return _dataclass(cls, cls.upgrade(dict(data)))
 
     @classmethod
     def upgrade(cls, data: dict) -> dict:

@@ -130,6 +130,9 @@ def test_an_event_of_another_type_or_an_unknown_name_is_refused():
         News.from_payload({"users": [], "events": []})  # a field without a default is missing
     with pytest.raises(DecodeError):
         events.decode([1, 2, 3], tuple[int, int])
+    with pytest.raises(DecodeError, match="names its class"):
+        events.decode({"round": 1, "plans": [], "bye": None}, AlphaEvent)  # which event is it?
+    assert events.decode({"round": 1, "plans": [], "bye": None}, Paired) == Paired(1, (), None)
 
 
 def test_each_name_is_registered_once():
