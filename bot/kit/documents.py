@@ -7,6 +7,7 @@ with. A format makes one `Documents` next to its `TableSpec` and keeps only its 
     async with db.write() as session:
         game = await GAMES.load(session, event_id)          # row locked, seats, decoded state
         state, seat = GAMES.playing(game, actor)             # its server, running, the actor's seat
+                                                             # (an organizer's action: GAMES.managing)
         events = GAMES.call(engine.report_game, state, seat, …)   # engine refusals -> UserError
         await GAMES.commit(session, game, events)           # saved; its announcement queued
 
@@ -197,6 +198,11 @@ class Documents(RowDocuments[RowT, StateT], Generic[RowT, SeatT, StateT]):
         tables.check_same_server(self.noun, game.row, actor)
         state = self.running(game)
         return state, self.seat(state, actor.user_id)
+
+    async def managing(self, session: AsyncSession, game: Game[RowT, SeatT, StateT], actor: tables.Actor) -> StateT:
+        """An organizer's action: the table's organizer or an organizer of its server, and running."""
+        await tables.require_manager(session, self.noun, game.row, actor)
+        return self.running(game)
 
     def announcement(self, game: Game[RowT, SeatT, StateT], events: Sequence[Any]) -> outbox.Message | None:
         """The channel's message for the public ones of `events` (None: nothing to tell)."""

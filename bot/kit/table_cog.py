@@ -98,13 +98,11 @@ class TableCog(commands.Cog):
 
     async def table_here(self, interaction: discord.Interaction, statuses: tuple[str, ...] | None = None) -> Any:
         """This channel's table, else the user's latest (in this server, if in one)."""
-        table_id = await tables.find_here(
-            self.db, self.spec, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
-            user_id=interaction.user.id, statuses=statuses,
-        )
-        if table_id is None:
+        table = await tables.find(self.db, self.spec, guild_id=interaction.guild_id,
+                                  channel_id=interaction.channel_id, user_id=interaction.user.id, statuses=statuses)
+        if table is None:
             raise UserError(self.nothing_here_text())
-        return await tables.get(self.db, self.spec, table_id)
+        return table
 
     async def edit_lobby(self, table: Any, note: str | None = None) -> None:
         await edit_channel_message(

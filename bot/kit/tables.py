@@ -178,6 +178,15 @@ async def get(db: Database, spec: TableSpec, table_id: int) -> Any:
         return spec.view(await load(session, spec, table_id))
 
 
+async def find(
+    db: Database, spec: TableSpec, *, guild_id: int | None, channel_id: int | None, user_id: int,
+    statuses: tuple[str, ...] | None = None,
+) -> Any | None:
+    """The view of the table `find_here` finds, or None."""
+    table_id = await find_here(db, spec, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+    return None if table_id is None else await get(db, spec, table_id)
+
+
 async def find_here(
     db: Database, spec: TableSpec, *, guild_id: int | None, channel_id: int | None, user_id: int,
     statuses: tuple[str, ...] | None = None,

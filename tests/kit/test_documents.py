@@ -220,6 +220,9 @@ async def test_refusals_in_the_formats_words(db, kit):
         with pytest.raises(PermissionDenied, match="not playing here"):
             kit.games.playing(game, player(1009))
         state, seat = kit.games.playing(game, player(1001, None))  # from a DM: judged by seat
+        with pytest.raises(PermissionDenied, match="organizer"):
+            await kit.games.managing(session, game, player(1001))
+        assert await kit.games.managing(session, game, ORG) is game.state
         with pytest.raises(UserError, match="never negative"):
             kit.games.call(score, state, seat, -1)
     await tables.cancel(db, kit.spec, table_id, ORG)
@@ -244,3 +247,6 @@ async def test_a_row_without_seats(db, kit):
         with pytest.raises(NotFound):
             await kit.rows.load(session, table_id + 1, lock=False)
     assert GUILD == (await tables.get(db, kit.spec, table_id)).row.guild_id
+    found = await tables.find(db, kit.spec, guild_id=GUILD, channel_id=CHANNEL, user_id=1)
+    assert found.row.id == table_id
+    assert await tables.find(db, kit.spec, guild_id=GUILD, channel_id=CHANNEL + 1, user_id=1) is None

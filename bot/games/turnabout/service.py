@@ -376,8 +376,7 @@ async def pair(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """Organizer: pair the next round (Swiss on VP, no rematch when avoidable, bye to the lowest)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
+        state = await GAMES.managing(session, loaded, actor)
         events = GAMES.call(engine.pair_next_round, state)
         await GAMES.commit(session, loaded, events, also=_decklist_dms(loaded, events))
         return Outcome(_view(loaded), list(events))
@@ -489,8 +488,7 @@ async def settle(
     finished game until the event ends. `winner_id` None: a drawn game."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
+        state = await GAMES.managing(session, loaded, actor)
         m = GAMES.call(state.match, match)
         winner = None
         if winner_id is not None:
@@ -527,8 +525,7 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """Organizer: the final ranking and the rating awards, to the leaderboard and its channel."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
+        state = await GAMES.managing(session, loaded, actor)
         events = GAMES.call(engine.end_event, state)
         [ended] = [e for e in events if isinstance(e, engine.EventEnded)]
         GAMES.save(loaded)
@@ -556,9 +553,7 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 async def find_event(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
 ) -> EventView | None:
-    event_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
-                                      statuses=statuses)
-    return None if event_id is None else await get_event(db, event_id)
+    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:

@@ -20,6 +20,7 @@ from bot.kit.clock import service, ui
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
+from bot.store.db import Database
 
 MODE_CHOICES = [
     app_commands.Choice(name="delay: the first seconds of each move are free (default)", value="delay"),
@@ -37,7 +38,7 @@ class ClockCog(commands.Cog):
         self.bot = bot
 
     @property
-    def db(self):
+    def db(self) -> Database:
         return self.bot.db
 
     group = app_commands.Group(name="clock", description="A two-player chess clock in this channel, for any format.")
