@@ -10,8 +10,9 @@ None means the message is no longer wanted (its state moved on) and the row is s
 `ctx.fresh` is True when the row is sent right after the commit that queued it, so renderers may
 skip re-checking that it is still current. A kind has one renderer: another is refused. What
 every format says alike is rendered here once: a post refused for a missing permission
-(`CANNOT_POST`), a player whose DMs are closed (`DMS_CLOSED`); a table's lobby redraw and its
-cancellation are the kit's too (`bot.kit.table_cog`).
+(`CANNOT_POST`), a player whose DMs are closed (a format's kind, with its words:
+`renders_dms_closed`); a table's lobby redraw and its cancellation are the kit's too
+(`bot.kit.table_cog`).
 
 Rows queued by this process are sent as soon as their transaction commits (`on_commit`); the
 sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
@@ -162,12 +163,6 @@ def add_renderer(kind: str, payload: type[P], render: Callable[[P, Delivery], Aw
     if taken is not None and taken.owner != owner:
         raise ValueError(f"The outbox kind {kind!r} already has a renderer ({taken.owner}), so {owner} can't have it.")
     _renderers[kind] = Renderer(kind, payload, render, owner)
-
-
-def renders_also(old_kind: str, kind: str) -> None:
-    """Rows still queued under a kind's old name (`old_kind`) are rendered as `kind` is."""
-    renderer = _renderers[kind]
-    add_renderer(old_kind, renderer.payload, renderer.render, owner=renderer.owner)
 
 
 def renderer_of(kind: str) -> Renderer | None:
@@ -361,11 +356,14 @@ async def cannot_post(refused: CannotPost, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
 
 
-@renders(outbox.DMS_CLOSED, DmsClosed)
-async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
-    """In the table's channel: the player's DMs are closed, and how to get the message again."""
-    return Outgoing(
-        content=limits.clip(f"<@{closed.user_id}>, I can't DM you {closed.what}. Turn on Direct Messages from server "
-                            f"members, then run `{closed.resend}`.", limits.CONTENT),
-        allowed_mentions=limits.ping(closed.user_id),
-    )
+def renders_dms_closed(kind: str, *, what: str, resend: str) -> None:
+    """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
+    kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
+    the command that sends it again once they open them ("/vortex hand resend:True")."""
+
+    async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
+        text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, then "
+                f"run `{resend}`.")
+        return Outgoing(content=limits.clip(text, limits.CONTENT), allowed_mentions=limits.ping(closed.user_id))
+
+    add_renderer(kind, DmsClosed, dms_closed, owner=f"{__name__}.renders_dms_closed({what!r}, {resend!r})")

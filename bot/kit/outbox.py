@@ -34,8 +34,6 @@ PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
 TOPIC = "outbox"
 # A DM (or reply) telling someone a channel post was refused for a missing permission (CannotPost).
 CANNOT_POST = "outbox.cannot_post"
-# In a table's channel: a player's DMs are closed, and the command that sends them again (DmsClosed).
-DMS_CLOSED = "outbox.dms_closed"
 TELL = "tell_if_refused"  # the payload key `telling` adds
 # The queuing process owns a fresh row this long; after that the sweeper may take it.
 IMMEDIATE_LEASE = timedelta(seconds=60)
@@ -74,12 +72,10 @@ class CannotPost(Payload):
 
 @dataclass(frozen=True)
 class DmsClosed(Payload):
-    """A player's DMs are closed: `what` could not reach them ("your Vortex cards"), `resend` is
-    the command that sends it again once they open them ("/vortex hand resend:True")."""
+    """In a table's channel: this player's DMs are closed (the format's kind says what could not
+    reach them: `bot.kit.delivery.renders_dms_closed`)."""
 
     user_id: int
-    what: str
-    resend: str
 
 
 @dataclass(frozen=True)

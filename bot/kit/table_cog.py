@@ -4,8 +4,8 @@ buttons, finding "the table here", and editing the lobby message.
 A format's cog subclasses `TableCog`, names its `spec` and `lobby_button`, renders its lobby
 (`lobby_embed`) and says what begin and cancel look like; `add_lobby_commands` puts the four
 commands into its command group. Defining the subclass registers the outbox renderers every table
-shares: its lobby message redrawn (`tables.lobby_kind`), and, with the spec's `cancel_notice`, a
-running table cancelled (`tables.cancelled_kind`, in the kit's words).
+shares: its lobby message redrawn (`tables.lobby_kind`), and, when the spec names a
+`cancel_notice` kind, a running table cancelled (in the kit's words).
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ class TableCog(commands.Cog):
 
         owner = f"{cls.__module__}.{cls.__qualname__}"
         add_renderer(tables.lobby_kind(spec.kind), TableRef, redraw, owner=owner)
-        if spec.cancel_notice:
-            add_renderer(tables.cancelled_kind(spec.kind), TableRef, partial(_cancelled, spec), owner=owner)
+        if spec.cancel_notice is not None:
+            add_renderer(spec.cancel_notice, TableRef, partial(_cancelled, spec), owner=owner)
 
     @property
     def db(self) -> Database:

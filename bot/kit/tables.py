@@ -116,8 +116,9 @@ class TableSpec:
     statuses: Statuses = field(default_factory=Statuses)
     on_cancel: CancelHook | None = None  # queue what a cancellation owes, drop its deadlines
     full_text: Callable[[Any], str] | None = None  # why a full lobby (its row) takes nobody more
-    # A running table cancelled is announced in its channel, in the kit's words (`cancelled_kind`).
-    cancel_notice: bool = False
+    # The outbox kind that tells the channel a running table was cancelled, in the kit's words
+    # (payload: TableRef); None: nothing is told.
+    cancel_notice: str | None = None
     name: Callable[[int], str] | None = None  # "Turnabout #3"; default "<title> #<id>"
 
     def __post_init__(self) -> None:
@@ -358,11 +359,6 @@ def lobby_kind(kind: str) -> str:
     return f"{kind}.lobby"
 
 
-def cancelled_kind(kind: str) -> str:
-    """The outbox kind that tells a table's channel it was cancelled while running (`cancel_notice`)."""
-    return f"{kind}.cancelled"
-
-
 async def finish(session: AsyncSession, row: Any, *, kind: str, finished: str, now: datetime | None = None) -> None:
     """A running table of format `kind` is over: its status is `finished`, and its lobby message
     (which said it was running) is redrawn after the commit, through the outbox."""
@@ -387,6 +383,6 @@ async def cancel(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, 
         loaded.row.version += 1
         if spec.on_cancel is not None:
             await spec.on_cancel(session, loaded, was_running)
-        if was_running and spec.cancel_notice:
-            await outbox.queue(session, _in_channel(loaded.row, cancelled_kind(spec.kind)))
+        if was_running and spec.cancel_notice is not None:
+            await outbox.queue(session, _in_channel(loaded.row, spec.cancel_notice))
         return spec.view(loaded)

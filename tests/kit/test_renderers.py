@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.kit import outbox, tables
-from bot.kit.delivery import Delivery, Outbox, Outgoing, add_renderer, renderer_of, renders, renders_also
+from bot.kit import delivery, outbox, tables
+from bot.kit.delivery import Delivery, Outbox, Outgoing, add_renderer, renderer_of, renders
 from bot.kit.events import Payload
 from bot.kit.table_cog import TableCog
 
@@ -55,10 +55,8 @@ def test_a_kind_has_one_renderer():
     again = renders("kittest.hello", Hello)
     again(hello)
     assert renderer_of("kittest.hello").render is hello
-    renders_also("kittest.hi", "kittest.hello")  # an old kind's rows still queued
-    assert renderer_of("kittest.hi").render is hello and renderer_of("kittest.hi").payload is Hello
-    with pytest.raises(ValueError, match="kittest.hi"):
-        add_renderer("kittest.hi", Hello, other)
+    with pytest.raises(ValueError, match="kittest.hello"):
+        add_renderer("kittest.hello", Hello, other)
 
 
 def kit_spec(**options) -> tables.TableSpec:
@@ -69,10 +67,10 @@ def kit_spec(**options) -> tables.TableSpec:
 async def test_a_cancelled_table_is_told_in_the_kits_words():
     try:
         class KitCancelCog(TableCog):  # a format's cog: defining it registers the table's renderers
-            spec = kit_spec(cancel_notice=True, name=lambda table_id: f"Kit Cup #{table_id}")
+            spec = kit_spec(cancel_notice="kitcancel.ended", name=lambda table_id: f"Kit Cup #{table_id}")
 
         assert renderer_of(tables.lobby_kind("kitcancel")) is not None
-        cancelled = tables.cancelled_kind(KitCancelCog.spec.kind)
+        cancelled = KitCancelCog.spec.cancel_notice
         for payload in ({"table_id": 3}, {"event_id": 3}):  # the latter queued before the kit rendered it
             out = await sender()._render(queued(cancelled, payload, channel_id=5), False)
             assert out.content == "❌ Kit Cup #3 was cancelled by an organizer: nothing was recorded."
@@ -82,8 +80,13 @@ async def test_a_cancelled_table_is_told_in_the_kits_words():
 
 
 async def test_closed_dms_are_told_in_the_kits_words():
-    closed = outbox.DmsClosed(44, "your Kit cards", "/kit hand resend:True").to_payload()
-    out = await sender()._render(queued(outbox.DMS_CLOSED, closed, channel_id=5), True)
+    delivery.renders_dms_closed("kittest.dms_closed", what="your Kit cards", resend="/kit hand resend:True")
+    delivery.renders_dms_closed("kittest.dms_closed", what="your Kit cards", resend="/kit hand resend:True")  # run again
+    with pytest.raises(ValueError, match="kittest.dms_closed"):
+        delivery.renders_dms_closed("kittest.dms_closed", what="your hand", resend="/kit hand")
+    closed = outbox.DmsClosed(44).to_payload()
+    assert closed == {"user_id": 44}  # what formats queued before the kit rendered it
+    out = await sender()._render(queued("kittest.dms_closed", closed, channel_id=5), True)
     assert out.content == ("<@44>, I can't DM you your Kit cards. Turn on Direct Messages from server members, then "
                            "run `/kit hand resend:True`.")
     assert [user.id for user in out.allowed_mentions.users] == [44]

@@ -54,7 +54,7 @@ RESULTS = ("won", "lost", "draw")  # a report, from the reporter's side
 ANNOUNCE = "turnabout.announce"  # public lines for what happened (payload: Announcement)
 DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1 (payload: Decklist)
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
-ENDED = tables.cancelled_kind(KIND)  # cancelled by an organizer while running: the kit's text (TableRef)
+ENDED = "turnabout.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
 
 # Engine events that the channel hears about (a report and its confirmation are the report message
 # itself, posted and then edited by the cog).
@@ -267,7 +267,7 @@ async def _close_registration(
 
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="Turnabout event", model=TurnaboutEvent, seat_model=TurnaboutSeat, view=_view_of,
-    begin=_close_registration, players_problem=_players_problem, statuses=STATUSES, cancel_notice=True,
+    begin=_close_registration, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
     name=event_name,
 )
 GAMES: documents.Documents[TurnaboutEvent, TurnaboutSeat, engine.TurnaboutState] = documents.Documents(
