@@ -57,10 +57,10 @@ LIVE = (engine.OFFERED, engine.READY, engine.RUNNING, engine.PAUSED)  # a clock 
 ACTIONS = ("pass", "pause", "resume", "end")  # a running clock's buttons
 OFFER_ACTIONS = ("accept", "decline", "withdraw")  # an offered clock's buttons
 
-# Outbox kinds (rendered by bot.kit.clock.cog) and the deadline kind.
-POST = "clock.post"  # the clock message with its buttons (payload: clock_id)
-SHOW = "clock.show"  # edit the clock message to the row's state (payload: clock_id, version)
-NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: see _news)
+# Outbox kinds (rendered by bot.kit.clock.ui) and the deadline kind.
+POST = "clock.post"  # the clock message with its buttons (payload: ClockRef)
+SHOW = "clock.show"  # edit the clock message to the row's state (payload: ClockEdit)
+NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: ClockNews)
 FLAG = "clock_flag"  # deadline: the running player's flag falls
 
 ChessClockRow = ChessClock
