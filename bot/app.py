@@ -1,34 +1,23 @@
-"""The bot process: an AutoShardedBot that loads every cog under bot/cogs."""
+"""The bot process: the kit's bot (`bot.kit.client.KitBot`) that loads the kit's, the server's and
+every format package's cogs."""
 
 from __future__ import annotations
 
 import logging
-import math
-import time
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 import bot.games
 from bot import __version__
-from bot.cards.scryfall_api import ScryfallClient
-from bot.kit import card_data, outbox
-from bot.kit.delivery import Outbox
+from bot.kit.client import KitBot
 from bot.kit.dispatch import dispatch_modal, refuse_damaged_components, registered_components
 from bot.kit.paginate import PageButton
-from bot.kit.pictures import Pictures
 from bot.kit.reporting import report_interaction_error
 from bot.settings import Settings
 from bot.store.db import Database
 
 log = logging.getLogger("bot")
-
-INTENTS = discord.Intents.none()
-INTENTS.guilds = True  # guild/channel/role cache for permission checks and channel posts
-INTENTS.guild_reactions = True  # reactions on lobby messages
-INTENTS.dm_reactions = True  # picks by reaction in DMs
-
 
 # What every server has beside the formats: the kit's cogs and the server's own commands.
 SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.config",
@@ -40,26 +29,11 @@ def extensions() -> list[str]:
     return [*SHARED_EXTENSIONS, *(module.__name__ for module in bot.games.modules("cog"))]
 
 
-class MtgBot(commands.AutoShardedBot):
+class MtgBot(KitBot):
+    """The bot process: the kit's bot, with its startup (the cogs, the commands) and error report."""
+
     def __init__(self, settings: Settings, db: Database) -> None:
-        super().__init__(
-            command_prefix=commands.when_mentioned,
-            intents=INTENTS,
-            shard_ids=settings.parsed_shard_ids,
-            shard_count=settings.shard_count,
-            help_command=None,
-            # Nothing user-typed may ever ping anyone: messages that should ping opt in.
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-        self.settings = settings
-        self.db = db
-        self.outbox = Outbox(self)
-        db.listen(outbox.TOPIC, self.outbox.on_commit)
-        # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
-        self.scryfall = ScryfallClient(settings.scryfall_base)
-        card_data.register(self.scryfall)
-        self.pictures = Pictures(self)
-        self.started_monotonic = time.monotonic()
+        super().__init__(settings, db)
         self._announced_ready = False
         self.tree.on_error = self.on_app_command_error
 
@@ -77,13 +51,6 @@ class MtgBot(commands.AutoShardedBot):
         if self.owns_shard_zero:
             await self._sync_commands()
 
-    @property
-    def owns_shard_zero(self) -> bool:
-        """With several processes, shard 0's process syncs the (global) command list and runs the
-        background sweeps; it is also the one that receives DMs."""
-        shard_ids = self.settings.parsed_shard_ids
-        return shard_ids is None or 0 in shard_ids
-
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:
             guild = discord.Object(id=self.settings.dev_guild_id)
@@ -93,10 +60,6 @@ class MtgBot(commands.AutoShardedBot):
         else:
             synced = await self.tree.sync()
             log.info("synced %d global commands", len(synced))
-
-    def command_count(self) -> int:
-        """Every invocable slash command, subcommands included."""
-        return sum(1 for c in self.tree.walk_commands() if isinstance(c, app_commands.Command))
 
     async def on_ready(self) -> None:
         if self._announced_ready:
@@ -113,21 +76,6 @@ class MtgBot(commands.AutoShardedBot):
             self.command_count(),
             len(self.guilds),
         )
-
-    async def close(self) -> None:
-        await super().close()
-        await self.scryfall.close()
-
-    # --- facts for /about ----------------------------------------------------------------
-
-    @property
-    def uptime_seconds(self) -> float:
-        return time.monotonic() - self.started_monotonic
-
-    @property
-    def latency_ms(self) -> float | None:
-        latency = self.latency
-        return None if latency is None or math.isnan(latency) or math.isinf(latency) else latency * 1000
 
     # --- errors --------------------------------------------------------------------------
 

@@ -1,9 +1,18 @@
 """Sending what the outbox holds (`bot.kit.outbox`): the Discord half of it.
 
-Each kind registers a renderer, `async (queued, fresh) -> Outgoing | None`, that builds the message
-from the row's payload (and, where it must, from the database); None means the message is no longer
-wanted (its state moved on) and the row is skipped. `fresh` is True when the row is sent right after
-the commit that queued it, so renderers may skip re-checking that it is still current.
+Each kind has one renderer, registered where the format's UI lives with the `renders` decorator:
+
+    @renders(turnabout.ANNOUNCE, Announcement)       # the kind, and the `Payload` its rows decode to
+    async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None: ...
+
+It builds the message from the decoded payload (and, where it must, from the database: `ctx.db`);
+None means the message is no longer wanted (its state moved on) and the row is skipped.
+`ctx.fresh` is True when the row is sent right after the commit that queued it, so renderers may
+skip re-checking that it is still current. A kind has one renderer: another is refused. What
+every format says alike is rendered here once: a post refused for a missing permission
+(`CANNOT_POST`), a player whose DMs are closed (a format's kind, with its words:
+`renders_dms_closed`); a table's lobby redraw and its cancellation are the kit's too
+(`bot.kit.table_cog`).
 
 Rows queued by this process are sent as soon as their transaction commits (`on_commit`); the
 sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
@@ -34,15 +43,21 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 import discord
 
 from bot.kit import limits, outbox
-from bot.kit.outbox import Outcome, Queued
+from bot.kit.events import Payload
+from bot.kit.outbox import CannotPost, DmsClosed, Outcome, Queued
 from bot.kit.permissions import refused_text
 from bot.kit.replies import Replies
+from bot.store.db import Database
 from bot.store.outage import retry_while_unavailable
+
+if TYPE_CHECKING:
+    from bot.kit.client import KitBot
 
 log = logging.getLogger(__name__)
 DISCORD_CANNOT_DM = 50007
@@ -89,21 +104,86 @@ class Outgoing:
     follow_up: discord.Interaction | None = None
 
 
-Renderer = Callable[[Queued, bool], Awaitable[Outgoing | None]]
+@dataclass(frozen=True)
+class Delivery:
+    """What a renderer gets beside its payload: the bot, the queued row, and whether it is sent
+    right after the commit that queued it (`fresh`)."""
+
+    bot: KitBot
+    queued: Queued
+    fresh: bool
+
+    @property
+    def db(self) -> Database:
+        return self.bot.db
+
+    @property
+    def message(self) -> outbox.Message:
+        """Where the row goes: its DM user or its channel, and its server."""
+        return self.queued.message
+
+
+P = TypeVar("P", bound=Payload)
+Render = Callable[[Any, Delivery], Awaitable[Outgoing | None]]
+
+
+@dataclass(frozen=True)
+class Renderer:
+    kind: str
+    payload: type[Payload]
+    render: Render
+    owner: str  # where it was defined: "module.qualname"
+
+    async def __call__(self, queued: Queued, ctx: Delivery) -> Outgoing | None:
+        return await self.render(self.payload.from_payload(queued.payload), ctx)
+
+
+_renderers: dict[str, Renderer] = {}
+
+
+def renders(kind: str, payload: type[P]) -> Callable[[Callable[[P, Delivery], Awaitable[Outgoing | None]]], Any]:
+    """Register the decorated function as the renderer of `kind`, whose rows' payloads decode to
+    `payload`. A kind has one renderer: a second one is refused."""
+
+    def register(render: Callable[[P, Delivery], Awaitable[Outgoing | None]]) -> Any:
+        add_renderer(kind, payload, render)
+        return render
+
+    return register
+
+
+def add_renderer(kind: str, payload: type[P], render: Callable[[P, Delivery], Awaitable[Outgoing | None]], *,
+                 owner: str | None = None) -> None:
+    """`renders`, for a renderer made at run time (e.g. one per table format). `owner` names where
+    it is defined (default: the function's module and name): the same module run again (an
+    extension module, which discord.py executes anew when it loads it) replaces its renderer;
+    another one is refused."""
+    owner = owner or f"{render.__module__}.{render.__qualname__}"
+    taken = _renderers.get(kind)
+    if taken is not None and taken.owner != owner:
+        raise ValueError(f"The outbox kind {kind!r} already has a renderer ({taken.owner}), so {owner} can't have it.")
+    _renderers[kind] = Renderer(kind, payload, render, owner)
+
+
+def renderer_of(kind: str) -> Renderer | None:
+    return _renderers.get(kind)
 
 
 class Outbox:
-    def __init__(self, bot) -> None:  # bot: MtgBot (untyped: the bot module imports this one)
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self._renderers: dict[str, Renderer] = {}
+        # Renderers of formats not converted to `renders` yet: (queued, fresh) -> Outgoing | None.
+        self._legacy: dict[str, Callable[[Queued, bool], Awaitable[Outgoing | None]]] = {}
         self._tasks: set[asyncio.Task] = set()
         # Messages sent but not recorded yet: a reaction on one waits for its record.
         self._recording = RecordWaits()
         self.replies = Replies()
-        self.register(outbox.CANNOT_POST, self._cannot_post)
 
-    def register(self, kind: str, renderer: Renderer) -> None:
-        self._renderers[kind] = renderer
+    def register(self, kind: str, renderer: Callable[[Queued, bool], Awaitable[Outgoing | None]]) -> None:
+        """The old way (until every format registers with `renders`): a bound method per bot."""
+        if kind in _renderers:
+            raise ValueError(f"The outbox kind {kind!r} already has a renderer ({_renderers[kind].owner}).")
+        self._legacy[kind] = renderer
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -138,13 +218,18 @@ class Outbox:
 
     # --- one message -------------------------------------------------------------------------------
 
+    async def _render(self, queued: Queued, fresh: bool) -> Outgoing | None:
+        renderer = _renderers.get(queued.kind)
+        if renderer is not None:
+            return await renderer(queued, Delivery(self.bot, queued, fresh))
+        return await self._legacy[queued.kind](queued, fresh)
+
     async def _send(self, queued: Queued, fresh: bool) -> Outcome:
-        renderer = self._renderers.get(queued.kind)
-        if renderer is None:
+        if queued.kind not in _renderers and queued.kind not in self._legacy:
             log.error("no renderer for outbox kind %s (row %s)", queued.kind, queued.id)
             return Outcome(queued, error=f"no renderer for {queued.kind}")
         try:
-            outgoing = await renderer(queued, fresh)
+            outgoing = await self._render(queued, fresh)
             if outgoing is None:
                 return Outcome(queued, skipped=True, error="no longer wanted")
             message = await self._deliver(queued, outgoing)
@@ -169,14 +254,6 @@ class Outbox:
     def _permanent(self, queued: Queued, error: discord.HTTPException, *, forbidden: int | None = None) -> Outcome:
         log.warning("outbox row %s (%s) failed for good: %s %s", queued.id, queued.kind, error.status, error.text)
         return Outcome(queued, error=f"{error.status} {error.text}"[:300], forbidden=forbidden)
-
-    async def _cannot_post(self, queued: Queued, fresh: bool) -> Outgoing:
-        """A results post was refused for a missing permission: the organizer hears it once, in the
-        reply that ended the event if it is still open here, else by DM."""
-        p = queued.payload
-        text = refused_text(self.bot, p["guild_id"], p["channel_id"], p["what"], p["code"])
-        reply = await self.replies.open_for(p["guild_id"], queued.message.user_id)
-        return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
 
     async def _deliver(self, queued: Queued, outgoing: Outgoing) -> discord.Message | discord.PartialMessage:
         kwargs: dict = {"content": outgoing.content, "embeds": limits.fit_embeds(outgoing.embeds)}
@@ -265,3 +342,28 @@ class RecordWaits:
         if done is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(done), timeout)
+
+
+# --- what every format says alike ----------------------------------------------------------------------
+
+
+@renders(outbox.CANNOT_POST, CannotPost)
+async def cannot_post(refused: CannotPost, ctx: Delivery) -> Outgoing:
+    """A results post was refused for a missing permission: the organizer hears it once, in the
+    reply that ended the event if it is still open here, else by DM."""
+    text = refused_text(ctx.bot, refused.guild_id, refused.channel_id, refused.what, refused.code)
+    reply = await ctx.bot.outbox.replies.open_for(refused.guild_id, ctx.message.user_id)
+    return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
+
+
+def renders_dms_closed(kind: str, *, what: str, resend: str) -> None:
+    """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
+    kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
+    the command that sends it again once they open them ("/vortex hand resend:True")."""
+
+    async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
+        text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, then "
+                f"run `{resend}`.")
+        return Outgoing(content=limits.clip(text, limits.CONTENT), allowed_mentions=limits.ping(closed.user_id))
+
+    add_renderer(kind, DmsClosed, dms_closed, owner=f"{__name__}.renders_dms_closed({what!r}, {resend!r})")

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.kit.events import Payload
 from bot.store.db import Database, notify_after_commit
 from bot.store.models import OutboxMessage
 from bot.store.prepared import Prepared
@@ -31,8 +32,7 @@ from bot.store.types import utcnow
 
 PENDING, SENT, FAILED, SKIPPED = "pending", "sent", "failed", "skipped"
 TOPIC = "outbox"
-# A DM (or reply) telling someone a channel post was refused for a missing permission; payload:
-# {"channel_id", "guild_id", "what", "code"}.
+# A DM (or reply) telling someone a channel post was refused for a missing permission (CannotPost).
 CANNOT_POST = "outbox.cannot_post"
 TELL = "tell_if_refused"  # the payload key `telling` adds
 # The queuing process owns a fresh row this long; after that the sweeper may take it.
@@ -58,6 +58,24 @@ class Message:
     user_id: int | None = None
     channel_id: int | None = None
     guild_id: int | None = None
+
+
+@dataclass(frozen=True)
+class CannotPost(Payload):
+    """A channel post refused for a missing permission (Discord's `code`), told to whom it names."""
+
+    channel_id: int
+    guild_id: int | None
+    what: str  # the post, in a sentence ("the results of Vortex #3"), user text escaped
+    code: int
+
+
+@dataclass(frozen=True)
+class DmsClosed(Payload):
+    """In a table's channel: this player's DMs are closed (the format's kind says what could not
+    reach them: `bot.kit.delivery.renders_dms_closed`)."""
+
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -257,7 +275,7 @@ async def _tell_refused(session: AsyncSession, queued: Queued, code: int) -> Non
     tell, message = queued.payload.get(TELL), queued.message
     if tell is None or message.channel_id is None:
         return
-    payload = {"channel_id": message.channel_id, "guild_id": message.guild_id, "what": tell["what"], "code": code}
+    payload = CannotPost(message.channel_id, message.guild_id, tell["what"], code).to_payload()
     await queue(session, Message(CANNOT_POST, payload, user_id=tell["user_id"], guild_id=message.guild_id))
 
 

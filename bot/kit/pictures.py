@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import discord
 from PIL import Image
@@ -26,6 +27,9 @@ from bot.cards.images import ImageCache, ImageTooLarge
 from bot.cards.pictures import placeholder_tile
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
 from bot.kit import card_data, guild_config
+
+if TYPE_CHECKING:
+    from bot.kit.client import KitBot
 
 log = logging.getLogger(__name__)
 MIB = 1024 * 1024
@@ -47,7 +51,7 @@ class Picture:
 
 
 class Pictures:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         settings = bot.settings
         self.cache = ImageCache(settings.image_cache_dir, settings.image_cache_mb * MIB)

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from discord.ext import commands
 
 from bot.kit import deadlines, outbox
+from bot.kit.client import KitBot
 from bot.store.outage import is_database_outage
 from bot.store.types import utcnow
 
@@ -28,7 +29,7 @@ RETRY_AFTER_FAILURE = 1.0  # seconds after a failed pass (at most SWEEP_INTERVAL
 
 
 class SweeperCog(commands.Cog):
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         self.started_at = utcnow()
         self._wake = asyncio.Event()
@@ -122,5 +123,5 @@ def _log_failure(what: str, error: Exception) -> None:
         log.error(what, exc_info=error)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(SweeperCog(bot))

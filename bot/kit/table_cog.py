@@ -3,12 +3,15 @@ buttons, finding "the table here", and editing the lobby message.
 
 A format's cog subclasses `TableCog`, names its `spec` and `lobby_button`, renders its lobby
 (`lobby_embed`) and says what begin and cancel look like; `add_lobby_commands` puts the four
-commands into its command group.
+commands into its command group. Defining the subclass registers the outbox renderers every table
+shares: its lobby message redrawn (`tables.lobby_kind`), and, when the spec names a
+`cancel_notice` kind, a running table cancelled (in the kit's words).
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any, ClassVar
 
 import discord
@@ -17,12 +20,14 @@ from discord.ext import commands
 
 from bot.kit import tables
 from bot.kit.channel_edits import edit_channel_message
+from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
-from bot.kit.delivery import Outgoing
+from bot.kit.delivery import Delivery, Outgoing, add_renderer
 from bot.kit.dispatch import Component, actor_of
 from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_view
-from bot.kit.outbox import Queued
+from bot.kit.tables import TableRef
+from bot.store.db import Database
 
 log = logging.getLogger(__name__)
 
@@ -31,12 +36,28 @@ class TableCog(commands.Cog):
     spec: ClassVar[tables.TableSpec]
     lobby_button: ClassVar[type[Component]]
 
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        bot.outbox.register(tables.lobby_kind(self.spec.kind), self.redrawn_lobby)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is None:  # a mixin, or a subclass of a format's cog: its renderers are registered
+            return
+
+        async def redraw(ref: TableRef, ctx: Delivery) -> Outgoing | None:
+            cog = ctx.bot.get_cog(cls.__cog_name__)
+            if not isinstance(cog, TableCog):
+                raise LookupError(f"{cls.__cog_name__} is not loaded: the lobby of {spec.kind} #{ref.table_id} waits")
+            return await cog.redrawn_lobby(ref.table_id)
+
+        owner = f"{cls.__module__}.{cls.__qualname__}"
+        add_renderer(tables.lobby_kind(spec.kind), TableRef, redraw, owner=owner)
+        if spec.cancel_notice is not None:
+            add_renderer(spec.cancel_notice, TableRef, partial(_cancelled, spec), owner=owner)
 
     @property
-    def db(self):
+    def db(self) -> Database:
         return self.bot.db
 
     # --- what a format provides -----------------------------------------------------------------
@@ -77,13 +98,11 @@ class TableCog(commands.Cog):
 
     async def table_here(self, interaction: discord.Interaction, statuses: tuple[str, ...] | None = None) -> Any:
         """This channel's table, else the user's latest (in this server, if in one)."""
-        table_id = await tables.find_here(
-            self.db, self.spec, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
-            user_id=interaction.user.id, statuses=statuses,
-        )
-        if table_id is None:
+        table = await tables.find(self.db, self.spec, guild_id=interaction.guild_id,
+                                  channel_id=interaction.channel_id, user_id=interaction.user.id, statuses=statuses)
+        if table is None:
             raise UserError(self.nothing_here_text())
-        return await tables.get(self.db, self.spec, table_id)
+        return table
 
     async def edit_lobby(self, table: Any, note: str | None = None) -> None:
         await edit_channel_message(
@@ -91,9 +110,9 @@ class TableCog(commands.Cog):
             embed=self.lobby_embed(table, note), view=self.lobby_view(table),
         )
 
-    async def redrawn_lobby(self, queued: Queued, fresh: bool) -> Outgoing | None:
-        """The outbox's renderer for a lobby message to redraw (e.g. when the table is over)."""
-        table = await tables.get(self.db, self.spec, queued.payload["table_id"])
+    async def redrawn_lobby(self, table_id: int) -> Outgoing | None:
+        """A lobby message to redraw (e.g. when the table is over), for the outbox."""
+        table = await tables.get(self.db, self.spec, table_id)
         if table.lobby_message_id is None:
             return None
         return Outgoing(embeds=[self.lobby_embed(table)], view=self.lobby_view(table),
@@ -164,6 +183,11 @@ class TableCog(commands.Cog):
             return Done(self.cancelled_text(ended), after=lambda: self.edit_lobby(ended, note=self.cancelled_note(ended)))
 
         await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db)
+
+
+async def _cancelled(spec: tables.TableSpec, ref: TableRef, ctx: Delivery) -> Outgoing:
+    """A running table cancelled: its channel hears it, in the same words for every format."""
+    return Outgoing(content=f"❌ {spec.name_of(ref.table_id)} was cancelled by an organizer: nothing was recorded.")
 
 
 _LOBBY_COMMANDS = {

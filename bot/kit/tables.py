@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit import outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.models import GuildSettings
 from bot.store.types import utcnow
@@ -115,9 +116,29 @@ class TableSpec:
     statuses: Statuses = field(default_factory=Statuses)
     on_cancel: CancelHook | None = None  # queue what a cancellation owes, drop its deadlines
     full_text: Callable[[Any], str] | None = None  # why a full lobby (its row) takes nobody more
+    # The outbox kind that tells the channel a running table was cancelled, in the kit's words
+    # (payload: TableRef); None: nothing is told.
+    cancel_notice: str | None = None
+    name: Callable[[int], str] | None = None  # "Turnabout #3"; default "<title> #<id>"
 
     def __post_init__(self) -> None:
-        _specs[self.kind] = self
+        _specs.setdefault(self.kind, self)  # the first: a `replace`d copy (other options) is no other format
+
+    def name_of(self, table_id: int) -> str:
+        return self.name(table_id) if self.name is not None else f"{self.title} #{table_id}"
+
+
+@dataclass(frozen=True)
+class TableRef(Payload):
+    """An outbox payload naming a table (the lobby to redraw, the table cancelled)."""
+
+    table_id: int
+
+    @classmethod
+    def upgrade(cls, data: dict) -> dict:
+        # Rows queued before the kit rendered cancellations named the table by the format's word.
+        legacy = next((data[key] for key in ("event_id", "game_id", "league_id") if key in data), None)
+        return {"table_id": legacy, **data} if "table_id" not in data and legacy is not None else data
 
 
 _specs: dict[str, TableSpec] = {}
@@ -156,6 +177,15 @@ async def load_rows(
 async def get(db: Database, spec: TableSpec, table_id: int) -> Any:
     async with db.read() as session:
         return spec.view(await load(session, spec, table_id))
+
+
+async def find(
+    db: Database, spec: TableSpec, *, guild_id: int | None, channel_id: int | None, user_id: int,
+    statuses: tuple[str, ...] | None = None,
+) -> Any | None:
+    """The view of the table `find_here` finds, or None."""
+    table_id = await find_here(db, spec, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+    return None if table_id is None else await get(db, spec, table_id)
 
 
 async def find_here(
@@ -324,7 +354,8 @@ async def begin(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, n
 
 
 def lobby_kind(kind: str) -> str:
-    """The outbox kind that redraws a table's lobby message (rendered by the format's `TableCog`)."""
+    """The outbox kind that redraws a table's lobby message (rendered by the kit, with the format's
+    `TableCog` look)."""
     return f"{kind}.lobby"
 
 
@@ -333,8 +364,11 @@ async def finish(session: AsyncSession, row: Any, *, kind: str, finished: str, n
     (which said it was running) is redrawn after the commit, through the outbox."""
     row.status, row.finished_at = finished, now or utcnow()
     if row.lobby_message_id is not None:
-        await outbox.queue(session, outbox.Message(lobby_kind(kind), {"table_id": row.id}, channel_id=row.channel_id,
-                                                   guild_id=row.guild_id))
+        await outbox.queue(session, _in_channel(row, lobby_kind(kind)))
+
+
+def _in_channel(row: Any, kind: str) -> outbox.Message:
+    return outbox.Message(kind, TableRef(row.id).to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
 
 
 async def cancel(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, now: datetime | None = None) -> Any:
@@ -349,4 +383,6 @@ async def cancel(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, 
         loaded.row.version += 1
         if spec.on_cancel is not None:
             await spec.on_cancel(session, loaded, was_running)
+        if was_running and spec.cancel_notice is not None:
+            await outbox.queue(session, _in_channel(loaded.row, spec.cancel_notice))
         return spec.view(loaded)

@@ -7,12 +7,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import __version__
-from bot.app import MtgBot
+from bot.kit.client import KitBot
 from bot.kit.formatting import format_duration
 
 
 class About(commands.Cog):
-    def __init__(self, bot: MtgBot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
 
     @app_commands.command(name="about", description="Show the bot's version, uptime, database and latency.")
@@ -28,5 +28,5 @@ class About(commands.Cog):
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 
-async def setup(bot: MtgBot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(About(bot))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.app import MtgBot
 from bot.kit import channels, guild_config, leaderboard, limits
+from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.errors import UserError
 from bot.kit.formatting import channel_mention, role_mention
@@ -43,7 +43,7 @@ def config_embed(config: GuildConfig, title: str = "Server settings", problems: 
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)
 class ConfigGroup(app_commands.Group, name="config", description="Server settings for the bot (Manage Server)."):
-    def __init__(self, bot: MtgBot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__()
         self.bot = bot
 
@@ -145,5 +145,5 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         )
 
 
-async def setup(bot: MtgBot) -> None:
+async def setup(bot: KitBot) -> None:
     bot.tree.add_command(ConfigGroup(bot))

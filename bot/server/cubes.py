@@ -5,13 +5,13 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.app import MtgBot
 from bot.cards.cubecobra import CubeCobraError, fetch_cube
 from bot.cards.model import CardList
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
 from bot.cards.scryfall import card_link_markdown
 from bot.kit import card_data, cubes, guild_config
 from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.errors import UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
@@ -24,7 +24,7 @@ CARDS_PER_PAGE = 30
 
 @app_commands.guild_only()
 class CubeGroup(app_commands.Group, name="cube", description="Card pools for drafts and games."):
-    def __init__(self, bot: MtgBot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__()
         self.bot = bot
         register_renderer("cube", self.render_page)
@@ -140,5 +140,5 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
                                db=self.bot.db)
 
 
-async def setup(bot: MtgBot) -> None:
+async def setup(bot: KitBot) -> None:
     bot.tree.add_command(CubeGroup(bot))

@@ -6,8 +6,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import MtgBot
 from bot.kit import leaderboard
+from bot.kit.client import KitBot
 from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key
@@ -34,7 +34,7 @@ def leaderboard_embed(title: str, rows: list[BoardRow], first_rank: int = 1) -> 
 
 
 async def season_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    bot: MtgBot = interaction.client  # type: ignore[assignment]
+    bot: KitBot = interaction.client  # type: ignore[assignment]
     if interaction.guild_id is None:
         return []
     words = [w for w in (leaderboard.CURRENT, leaderboard.ALL_TIME) if name_key(current) in w]
@@ -43,7 +43,7 @@ async def season_autocomplete(interaction: discord.Interaction, current: str) ->
 
 
 class Leaderboard(commands.Cog):
-    def __init__(self, bot: MtgBot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         register_renderer("board", self.render)
 
@@ -81,5 +81,5 @@ class Leaderboard(commands.Cog):
         await send_paginated(interaction, "board", key, ephemeral=False)
 
 
-async def setup(bot: MtgBot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(Leaderboard(bot))

@@ -15,6 +15,7 @@ from bot.games.battler.reports_cog import BattlerReports
 from bot.games.battler.service import GameView, StaleMessage
 from bot.kit import cubes
 from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, index
 from bot.kit.errors import UserError, chosen
 from bot.kit.table_cog import TableCog, add_lobby_commands
@@ -46,7 +47,7 @@ class BattlerCog(BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
 
-    def __init__(self, bot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
         self.messages = BattlerMessages(bot)
 
@@ -256,5 +257,5 @@ def _view_step(prompt: battler.PrivatePrompt, action: str, arg: int | None) -> d
     return {}
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(BattlerCog(bot))

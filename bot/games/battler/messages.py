@@ -10,12 +10,13 @@ from __future__ import annotations
 from bot.games.battler import service as battler
 from bot.games.battler import ui
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 
 
 class BattlerMessages:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         renderers = {
             battler.PROMPT: self.prompt, battler.ANNOUNCE: self.announce, battler.DISPUTE: self.dispute,

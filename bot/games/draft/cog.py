@@ -20,6 +20,7 @@ from bot.games.draft.messages import DraftMessages
 from bot.games.draft.reaction_picks import DraftReactions
 from bot.kit import card_data, cubes, guild_config, limits, outbox
 from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
@@ -28,9 +29,8 @@ from bot.kit.tables import Actor
 log = logging.getLogger(__name__)
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
-PICK_MODE_CHOICES = [
-    app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in guild_config.PICK_MODES.items()
-]
+PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key)
+                     for key, text in guild_config.PICK_MODES.items()]
 S = drafts.STATUSES
 RUNNING = (S.running,)
 
@@ -39,7 +39,7 @@ class DraftCog(TableCog):
     spec = drafts.SPEC
     lobby_button = ui.LobbyButton
 
-    def __init__(self, bot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
         self.messages = DraftMessages(bot)
         self.reactions = DraftReactions(bot, self.messages)
@@ -295,6 +295,6 @@ class DraftCog(TableCog):
         self.reactions.on_shard_connect(shard_id)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(DraftCog(bot))
     await bot.add_cog(GoldfishCog(bot))

@@ -13,15 +13,20 @@ picked from).
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from bot.games.draft import service as drafts
 from bot.games.draft.ui import LAST_PICK, WAITING, picked_embed
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 
+if TYPE_CHECKING:
+    from bot.games.draft.messages import DraftMessages
+
 
 class HeldConfirmations:
-    def __init__(self, bot, messages) -> None:  # bot: MtgBot, messages: DraftMessages
+    def __init__(self, bot: KitBot, messages: DraftMessages) -> None:
         self.bot = bot
         # A confirmation being shown marks its message as settling there, like a pack does: the
         # next pack for the message waits for that edit, so the message ends up showing the pack.

@@ -8,11 +8,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.app import MtgBot
 from bot.games.draft import goldfish_rules as rules
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import goldfish_ui as ui
 from bot.games.draft.goldfish_messages import GoldfishMessages, delivery_problem
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.errors import NotFound, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
@@ -41,7 +41,7 @@ WRITEUP_PAGE_KEY = re.compile(r"(?P<event>\d{1,18}):(?P<user>\d{1,19})")
 
 
 async def event_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
-    bot: MtgBot = interaction.client  # type: ignore[assignment]
+    bot: KitBot = interaction.client  # type: ignore[assignment]
     if interaction.guild_id is None:
         return []
     events = await goldfish.list_events(bot.db, interaction.guild_id, status=None)
@@ -58,7 +58,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         name="goldfish", description="Goldfish Draft scoring: submit, standings, write-ups.", guild_only=True
     )
 
-    def __init__(self, bot: MtgBot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         self.messages = GoldfishMessages(bot)
         register_renderer("writeup", self.render_writeup)

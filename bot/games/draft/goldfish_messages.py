@@ -9,13 +9,14 @@ from __future__ import annotations
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import goldfish_ui as ui
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Outcome, Queued
 from bot.kit.text import escape
 
 
 class GoldfishMessages:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         bot.outbox.register(goldfish.FINAL, self.final)
         bot.outbox.register(goldfish.REJECTED, self.rejected)

@@ -46,6 +46,7 @@ from bot.games.draft.ui import (
     uses_reactions,
 )
 from bot.kit import card_data, limits
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 from bot.kit.pictures import Picture
@@ -56,7 +57,7 @@ SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pa
 
 
 class DraftMessages:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         self._reaction_tasks: dict[int, asyncio.Task] = {}
         # Pack messages being turned to their next pack by this process: a reaction on one waits

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 
@@ -26,7 +27,11 @@ from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.service import reactions
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.store.outage import is_database_outage, retry_while_unavailable
+
+if TYPE_CHECKING:
+    from bot.games.draft.messages import DraftMessages
 
 log = logging.getLogger(__name__)
 STARTUP_SWEEP_WAIT = 60  # seconds the reconcile waits, at most, for the startup sweep
@@ -36,7 +41,7 @@ BUSY_NOTICE = "⏳ The database is busy right now: I'll count your reaction as s
 
 
 class DraftReactions:
-    def __init__(self, bot, messages) -> None:  # bot: MtgBot, messages: DraftMessages
+    def __init__(self, bot: KitBot, messages: DraftMessages) -> None:
         self.bot = bot
         self.messages = messages
         self._task: asyncio.Task | None = None

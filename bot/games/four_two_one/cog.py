@@ -15,6 +15,7 @@ from bot.games.four_two_one.messages import FourTwoOneMessages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
 from bot.kit import limits, tables
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
@@ -35,7 +36,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     spec = four_two_one.SPEC
     lobby_button = ui.LobbyButton
 
-    def __init__(self, bot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
         self.messages = FourTwoOneMessages(bot)
         register_renderer(POOL_PAGES, self.pool_page)
@@ -293,5 +294,5 @@ class FourTwoOneCog(SetListCommands, TableCog):
         return ui.decks_page(await self._league_of_page(interaction, int(key)), page)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(FourTwoOneCog(bot))

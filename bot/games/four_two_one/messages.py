@@ -11,12 +11,13 @@ from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import ui
 from bot.games.four_two_one.service import Announcement
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 
 
 class FourTwoOneMessages:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         renderers = {
             four_two_one.ANNOUNCE: self.announce, four_two_one.FINAL: self.final, four_two_one.CANCELLED: self.cancelled,

@@ -9,9 +9,9 @@ from discord import app_commands
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
-from bot.games.turnabout.messages import TurnaboutMessages
 from bot.games.turnabout.service import EventView
 from bot.kit import tables
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
@@ -41,9 +41,8 @@ class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
     lobby_button = ui.LobbyButton
 
-    def __init__(self, bot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
-        self.messages = TurnaboutMessages(bot)
         register_renderer(STANDINGS_PAGES, self.standings_page)
         register_renderer(RATING_PAGES, self.ratings_page)
 
@@ -289,5 +288,5 @@ def _key_id(key: str) -> int:
     return int(key)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(TurnaboutCog(bot))

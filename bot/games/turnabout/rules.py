@@ -106,7 +106,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
-from bot.kit import swiss
+from bot.kit import events, swiss
 from bot.kit.clock import rules as chess_clock
 from bot.kit.text import clean_name, name_key
 
@@ -669,7 +669,7 @@ class TurnaboutState:
     round: int = 0  # rounds paired so far
 
     def to_dict(self) -> dict[str, Any]:
-        return {"v": SCHEMA_VERSION, **asdict(self)}
+        return {"v": SCHEMA_VERSION, **events.encode(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TurnaboutState:
@@ -677,27 +677,7 @@ class TurnaboutState:
             raise ValueError(
                 f"Unknown Turnabout schema version {data.get('v')!r} (expected {SCHEMA_VERSION})."
             )
-        settings = dict(data["settings"])
-        settings["scoring_options"] = list(settings["scoring_options"])
-        players = []
-        for p in data["players"]:
-            p = dict(p)
-            p["decklist"] = [list(line) for line in p["decklist"]] if p.get("decklist") is not None else None
-            players.append(Player(**p))
-        matches = []
-        for m in data["matches"]:
-            m = dict(m)
-            m["games"] = [Game(**g) for g in m["games"]]
-            matches.append(Match(**m))
-        return cls(
-            seed=data["seed"],
-            settings=Settings(**settings),
-            rng_counter=data["rng_counter"],
-            phase=data["phase"],
-            players=players,
-            matches=matches,
-            round=data["round"],
-        )
+        return events.decode({k: v for k, v in data.items() if k != "v"}, cls)
 
     def player(self, seat: int) -> Player:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.players):
@@ -1494,3 +1474,6 @@ def end_event(state: TurnaboutState) -> list[Event]:
         )
     state.phase = ENDED
     return [EventEnded(tuple(final_ranking(state)))]
+
+
+events.register("turnabout", Event)  # stored as "turnabout.RoundPaired", …: bot.kit.events

@@ -6,9 +6,9 @@ decklist (checked against the deck rules), `leave` withdraws, and `begin` closes
 (at least 4 players). From then on the whole event is the engine's document
 (`bot.games.turnabout.rules.TurnaboutState`, the row's `state`): players, matches, games, reports.
 
-Every action loads the event row locked, applies the engine (whose refusals become `UserError`s
-that change nothing), saves the document with ``version + 1`` and queues what it owes in the
-outbox in the same transaction: pairings and match results in the channel, an opponent's decklist
+Every action loads the event with the kit's documents (`GAMES`: the row locked, its seats, the
+decoded state), applies the engine (whose refusals become `UserError`s that change nothing), saves
+the document with ``version + 1`` and queues what it owes in the outbox in the same transaction: pairings and match results in the channel, an opponent's decklist
 by DM (public to the opponent for game 1), a dispute call to the organizer, the final ranking and
 rating awards to the leaderboard channel (written to the leaderboard in that very transaction).
 
@@ -23,7 +23,6 @@ clock's flag falls, and only in an event played with a clock.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -35,9 +34,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.cards.scryfall_api import ScryfallClient
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
-from bot.kit import card_data, leaderboard, outbox, tables
+from bot.kit import card_data, documents, leaderboard, outbox, tables
 from bot.kit.clock import service as clock
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.events import Payload, decode
 from bot.kit.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.models import EventResult
@@ -50,11 +50,11 @@ ACTIVE = STATUSES.active
 CLOCK_MODES = ("off", "delay", "bronstein")
 RESULTS = ("won", "lost", "draw")  # a report, from the reporter's side
 
-# Outbox kinds (rendered by bot.games.turnabout.messages).
+# Outbox kinds (rendered by bot.games.turnabout.ui, a cancellation by the kit: SPEC.cancel_notice).
 ANNOUNCE = "turnabout.announce"  # public lines for what happened (payload: Announcement)
-DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1
+DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1 (payload: Decklist)
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
-ENDED = "turnabout.cancelled"  # cancelled by an organizer: nothing recorded
+ENDED = "turnabout.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
 
 # Engine events that the channel hears about (a report and its confirmation are the report message
 # itself, posted and then edited by the cog).
@@ -62,6 +62,10 @@ PUBLIC_EVENTS = (
     engine.RegistrationClosed, engine.RoundPaired, engine.GameDisputed, engine.GameDecided,
     engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped,
 )
+
+
+def event_name(event_id: int) -> str:
+    return f"Turnabout #{event_id}"
 
 
 # --- views returned to the cogs --------------------------------------------------------------
@@ -76,14 +80,7 @@ class Registration:
 
 
 @dataclass(frozen=True)
-class EventView:
-    id: int
-    guild_id: int
-    channel_id: int
-    organizer_id: int
-    lobby_message_id: int | None
-    status: str
-    max_seats: int
+class EventView(tables.TableView):
     settings: engine.Settings
     version: int
     registrations: tuple[Registration, ...]  # join order in registration; seat order once running
@@ -99,9 +96,9 @@ class EventView:
 
 
 @dataclass(frozen=True)
-class Announcement:
-    """What the channel hears: the events (as plain dicts, with their type) and who sits where,
-    a snapshot so the outbox renders it later exactly as it was."""
+class Announcement(Payload):
+    """What the channel hears: the engine's events and who sits where, a snapshot so the outbox
+    renders it later exactly as it was."""
 
     event_id: int
     organizer_id: int
@@ -109,20 +106,24 @@ class Announcement:
     decks: tuple[str, ...]
     scoring: tuple[str, ...]
     rounds: int
-    events: tuple[dict, ...]
+    events: tuple[engine.Event, ...]
     ping: tuple[int, ...] = ()
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
 
-    def to_payload(self) -> dict:
-        data = asdict(self)
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
 
-    @classmethod
-    def from_payload(cls, p: dict) -> Announcement:
-        return cls(p["event_id"], p["organizer_id"], tuple(p["users"]), tuple(p["decks"]), tuple(p["scoring"]),
-                   p["rounds"], tuple(p["events"]), tuple(p.get("ping", ())))
+@dataclass(frozen=True)
+class Decklist(Payload):
+    """The opponent's decklist, by DM: the player plays that deck in game 1 of their match."""
+
+    event_id: int
+    match: int
+    round: int
+    owner: int  # whose deck it is
+    deck: str
+    scoring: str
+    cards: tuple[tuple[int, str], ...]  # (count, card name)
 
 
 @dataclass(frozen=True)
@@ -171,142 +172,60 @@ class Rating:
     events: int
 
 
-# --- loading and saving ----------------------------------------------------------------------
+# --- the event's documents ------------------------------------------------------------------------
 
-
-@dataclass
-class _Loaded:
-    row: TurnaboutEvent
-    seats: list[TurnaboutSeat]
-    state: engine.TurnaboutState | None
-
-
-def _decode(loaded: tables.Loaded) -> _Loaded:
-    row = loaded.row
-    state = engine.TurnaboutState.from_dict(copy.deepcopy(row.state)) if row.state else None
-    return _Loaded(row, loaded.seats, state)
-
-
-async def _load(session: AsyncSession, event_id: int, *, lock: bool = True) -> _Loaded:
-    return _decode(await tables.load_rows(session, TurnaboutEvent, TurnaboutSeat, event_id, noun=NOUN, lock=lock))
-
-
-def _save(loaded: _Loaded, **values: Any) -> None:
-    row = loaded.row
-    row.state = None if loaded.state is None else loaded.state.to_dict()
-    row.version += 1
-    for key, value in values.items():
-        setattr(row, key, value)
+Loaded = documents.Game[TurnaboutEvent, TurnaboutSeat, engine.TurnaboutState]
 
 
 def _settings(row: TurnaboutEvent) -> engine.Settings:
-    data = dict(row.settings)
-    data["scoring_options"] = list(data.get("scoring_options", engine.SCORING_OPTIONS))
-    return engine.Settings(**data)
+    return decode(row.settings, engine.Settings)
 
 
-def _view(loaded: _Loaded) -> EventView:
-    row, state = loaded.row, loaded.state
-    if state is not None:
-        regs = tuple(
-            Registration(p.user_id, p.deck, p.scoring, sum(c for c, _ in p.decklist) if p.decklist else None)
-            for p in state.players
-        )
-    else:
-        regs = tuple(
-            Registration(s.user_id, s.deck, s.scoring, sum(c for c, _ in s.decklist) if s.decklist else None)
-            for s in loaded.seats
-        )
+def _view(loaded: Loaded) -> EventView:
+    players = loaded.state.players if loaded.state is not None else loaded.seats
+    registrations = tuple(
+        Registration(p.user_id, p.deck, p.scoring, sum(c for c, _ in p.decklist) if p.decklist else None)
+        for p in players
+    )
     return EventView(
-        id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, organizer_id=row.organizer_id,
-        lobby_message_id=row.lobby_message_id, status=row.status, max_seats=row.max_seats, settings=_settings(row),
-        version=row.version, registrations=regs,
-        state=None if state is None else engine.TurnaboutState.from_dict(copy.deepcopy(state.to_dict())),
+        **tables.view_columns(loaded.row), settings=_settings(loaded.row), version=loaded.version,
+        registrations=registrations, state=GAMES.copy(loaded.state),
     )
 
 
 def _view_of(loaded: tables.Loaded) -> EventView:
-    return _view(_decode(loaded))
+    return _view(GAMES.decode(loaded))
 
 
-# Engine operations; their refusals become UserErrors (non-players: PermissionDenied).
-_engine_call = engine_refusals(engine.TurnaboutError, engine.NotAPlayer)
-
-
-def _running(loaded: _Loaded) -> engine.TurnaboutState:
-    status = loaded.row.status
-    if status == STATUSES.lobby:
-        raise UserError("Registration is still open: an organizer closes it with `/turnabout begin` first.")
-    if status != STATUSES.running or loaded.state is None:
-        raise UserError("That event has ended." if status == STATUSES.finished else "That event was cancelled.")
-    return loaded.state
-
-
-def _seat(state: engine.TurnaboutState, user_id: int) -> int:
-    return _engine_call(engine.seat_of, state, user_id)
-
-
-def _announcement(loaded: _Loaded, events: list[engine.Event], ping: tuple[int, ...] = ()) -> Announcement:
-    state = loaded.state
+def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
+    """The channel's snapshot of `events`, pinging whom they call to act: the paired players of a
+    new round, and the organizer for a dispute."""
+    state, row = loaded.state, loaded.row
     assert state is not None
+    ping = [state.players[seat].user_id for e in events if isinstance(e, engine.RoundPaired)
+            for plan in e.matches for seat in (plan.a, plan.b)]
+    if any(isinstance(e, engine.GameDisputed) for e in events):
+        ping.append(row.organizer_id)
     return Announcement(
-        loaded.row.id, loaded.row.organizer_id, tuple(p.user_id for p in state.players),
-        tuple(p.deck for p in state.players), tuple(p.scoring for p in state.players), state.settings.rounds,
-        tuple(event_dict(e) for e in events), ping,
+        row.id, row.organizer_id, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
+        tuple(p.scoring for p in state.players), state.settings.rounds, tuple(events), tuple(dict.fromkeys(ping)),
     )
 
 
-def event_dict(event: engine.Event) -> dict:
-    """An engine event as a JSON document: its fields (nested ones as dicts/lists) and its type."""
-    return {"type": type(event).__name__, **asdict(event)}
-
-
-def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
-    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
-
-
-def _called(state: engine.TurnaboutState, events: list[engine.Event]) -> tuple[int, ...]:
-    """The users these events call to act: the paired players of a new round."""
-    users: list[int] = []
-    for e in events:
-        if isinstance(e, engine.RoundPaired):
-            users += [state.players[seat].user_id for plan in e.matches for seat in (plan.a, plan.b)]
-    return tuple(dict.fromkeys(users))
-
-
-async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], **values: Any) -> None:
-    """Save an action's state and queue its announcement (and, for a dispute, the organizer's call)."""
-    _save(loaded, **values)
-    state = loaded.state
-    assert state is not None
-    messages: list[outbox.Message] = []
-    public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
-    if public:
-        ping = _called(state, public)
-        if any(isinstance(e, engine.GameDisputed) for e in public):
-            ping = (*ping, loaded.row.organizer_id)
-        messages.append(_channel(loaded, ANNOUNCE, _announcement(loaded, public, ping).to_payload()))
-    for e in events:
-        if isinstance(e, engine.RoundPaired):
-            messages += _decklist_dms(loaded, e)
-    await outbox.queue(session, *messages)
-
-
-def _decklist_dms(loaded: _Loaded, paired: engine.RoundPaired) -> list[outbox.Message]:
-    """Each player whose opponent registered a list gets it by DM: they play that deck in game 1."""
+def _decklist_dms(loaded: Loaded, events: list[engine.Event]) -> list[outbox.Message]:
+    """For a new round: each player whose opponent registered a list gets it by DM (they play that
+    deck in game 1)."""
     state = loaded.state
     assert state is not None
     out = []
-    for plan in paired.matches:
-        for me, them in ((plan.a, plan.b), (plan.b, plan.a)):
-            deck = state.players[them]
-            if deck.decklist:
-                payload = {
-                    "event_id": loaded.row.id, "match": plan.match, "round": paired.round, "owner": deck.user_id,
-                    "deck": deck.deck, "scoring": deck.scoring, "cards": deck.decklist,
-                }
-                out.append(outbox.Message(DECKLIST, payload, user_id=state.players[me].user_id,
-                                          guild_id=loaded.row.guild_id))
+    for paired in (e for e in events if isinstance(e, engine.RoundPaired)):
+        for plan in paired.matches:
+            for me, them in ((plan.a, plan.b), (plan.b, plan.a)):
+                deck = state.players[them]
+                if deck.decklist:
+                    cards = tuple((count, name) for count, name in deck.decklist)
+                    dm = Decklist(loaded.id, plan.match, paired.round, deck.user_id, deck.deck, deck.scoring, cards)
+                    out.append(loaded.dm(DECKLIST, dm, state.players[me].user_id))
     return out
 
 
@@ -333,29 +252,31 @@ async def _close_registration(
 ) -> Outcome:
     """Begin: the registrations (seated with the event's seed) become the engine's players;
     `rounds`, if given, is the event's number of rounds from now on."""
-    loaded = _decode(seated)
+    loaded = GAMES.decode(seated)
     if rounds is not None:
         loaded.row.settings = {**loaded.row.settings, "rounds": rounds}
-    loaded.state = _engine_call(_registered_state, loaded.row, loaded.seats)
+    loaded.state = GAMES.call(_registered_state, loaded.row, loaded.seats)
     try:
         events = engine.close_registration(loaded.state)
     except engine.TooManyRounds as error:
         raise UserError(f"{error} Begin with `/turnabout begin rounds:{error.most}` (or fewer), or wait until "
                         f"{error.needed} players have registered.") from None
-    await _commit(session, loaded, events)
+    await GAMES.commit(session, loaded, events)
     return Outcome(_view(loaded), list(events))
-
-
-async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    if was_running:
-        row = seated.row
-        await outbox.queue(session, outbox.Message(ENDED, {"event_id": row.id}, channel_id=row.channel_id,
-                                                   guild_id=row.guild_id))
 
 
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="Turnabout event", model=TurnaboutEvent, seat_model=TurnaboutSeat, view=_view_of,
-    begin=_close_registration, players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+    begin=_close_registration, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
+    name=event_name,
+)
+GAMES: documents.Documents[TurnaboutEvent, TurnaboutSeat, engine.TurnaboutState] = documents.Documents(
+    SPEC, engine.TurnaboutState, refusals=engine_refusals(engine.TurnaboutError, engine.NotAPlayer),
+    seat_of=engine.seat_of,
+    not_running=documents.NotRunning(
+        lobby="Registration is still open: an organizer closes it with `/turnabout begin` first.",
+        finished="That event has ended.", cancelled="That event was cancelled."),
+    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
 )
 
 
@@ -374,7 +295,7 @@ async def create_event(
         settings.clock_minutes = clock_minutes
     if clock_increment is not None:
         settings.clock_increment = clock_increment
-    _engine_call(engine.new_event, 0, settings)  # validates every setting
+    GAMES.call(engine.new_event, 0, settings)  # validates every setting
     async with db.write() as session:
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, max_seats=engine.MAX_PLAYERS,
@@ -403,14 +324,14 @@ async def register(
     card table (or Scryfall, with `scryfall`) knows it; every problem is reported at once."""
     oracle = await _oracle(db, scryfall, decklist) if decklist is not None else None
     async with db.write() as session:
-        loaded = await _load(session, event_id)
+        loaded = await GAMES.load(session, event_id)
         row = loaded.row
         tables.check_in_server(NOUN, row, actor)
         if row.status != STATUSES.lobby:
             raise Conflict("Registration for that event is closed.")
         mine = next((s for s in loaded.seats if s.user_id == actor.user_id), None)
         # The engine checks the name, the option, name clashes and the list, on the registrations so far.
-        scratch = _engine_call(_registered_state, row, [s for s in loaded.seats if s is not mine])
+        scratch = GAMES.call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
             [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
         except engine.DeckRejected as error:
@@ -454,11 +375,10 @@ async def cancel(db: Database, event_id: int, actor: tables.Actor) -> EventView:
 async def pair(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """Organizer: pair the next round (Swiss on VP, no rematch when avoidable, bye to the lowest)."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
-        events = _engine_call(engine.pair_next_round, state)
-        await _commit(session, loaded, events)
+        loaded = await GAMES.load(session, event_id)
+        state = await GAMES.managing(session, loaded, actor)
+        events = GAMES.call(engine.pair_next_round, state)
+        await GAMES.commit(session, loaded, events, also=_decklist_dms(loaded, events))
         return Outcome(_view(loaded), list(events))
 
 
@@ -468,7 +388,7 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
     return None if result == "draw" else seat if result == "won" else match.other(seat)
 
 
-def _pending(loaded: _Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
+def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
     """A report waiting for confirmation, as stored (to show it, the first time or again)."""
     state = loaded.state
     assert state is not None and game.reported_by is not None
@@ -493,29 +413,27 @@ async def report(
     disputes. Reporting again a report of one's own that waits changes nothing and returns it
     (`Outcome.repeated`), so it can be shown again with its buttons (its first message may be lost)."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        seat = _seat(state, actor.user_id)
+        loaded = await GAMES.load(session, event_id)
+        state, seat = GAMES.playing(loaded, actor)
         match = engine.current_match(state, seat)
         if match is None:
             raise UserError("You have no match in the current round.")
         if match.b is None:
             raise UserError("You have a bye this round: there is no game to report.")
         winner = _winner_seat(match, seat, result)
-        target = _engine_call(engine.report_target, state, seat, game=game, match=match.number)
+        target = GAMES.call(engine.report_target, state, seat, game=game, match=match.number)
         if target.status == engine.REPORTED and target.reported_by == seat:
             claim = (winner, value if winner is not None else None)
             differs = claim != (target.winner, target.value) and not (winner == target.winner and value is None)
             return Outcome(_view(loaded), [], _pending(loaded, match, target), repeated=True, differs=differs,
                            game=target.number)
         if target.status in (engine.PENDING, engine.FLAGGED) and winner is not None and value is None:
-            measure = _engine_call(engine.value_needed, state, match.number, target.number, winner)
+            measure = GAMES.call(engine.value_needed, state, match.number, target.number, winner)
             raise UserError(f"Game {target.number} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
                             f"by the losing deck's option.")
-        events = _engine_call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
+        events = GAMES.call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
-        await _commit(session, loaded, events)
+        await GAMES.commit(session, loaded, events)
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
@@ -529,10 +447,10 @@ _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the 
 async def confirm(db: Database, event_id: int, match: int, game: int, actor: tables.Actor) -> Outcome:
     """The reporter's opponent confirms a report; an organizer's confirmation makes it their decision."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
+        loaded = await GAMES.load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        m = _engine_call(state.match, match)
+        state = GAMES.running(loaded)
+        m = GAMES.call(state.match, match)
         if m.b is None or game not in (1, 2):
             raise UserError(f"Match {match} has no game {game}.")
         g = m.games[game - 1]
@@ -540,27 +458,25 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
         if seat in m.seats():  # a player of the match, organizer or not, never confirms their own report
             if g.reported_by == seat:
                 raise UserError("You cannot confirm your own report; your opponent must.")
-            events = _engine_call(engine.confirm_game, state, seat, game=game, match=match)
+            events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
         elif await tables.can_manage(session, loaded.row, actor):
             if g.status not in (engine.REPORTED, engine.DISPUTED):
                 raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}).")
-            events = _engine_call(engine.decide_game, state, match, game, winner=g.winner, value=g.value,
+            events = GAMES.call(engine.decide_game, state, match, game, winner=g.winner, value=g.value,
                                   note="report confirmed by an organizer")
         else:
             raise PermissionDenied("Only the reporter's opponent or an organizer can confirm this report.")
-        await _commit(session, loaded, events)
+        await GAMES.commit(session, loaded, events)
         return Outcome(_view(loaded), list(events))
 
 
 async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "") -> Outcome:
     """The reporter's opponent disputes: the game waits for an organizer (`settle`)."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        seat = _seat(state, actor.user_id)
-        events = _engine_call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
-        await _commit(session, loaded, events)
+        loaded = await GAMES.load(session, event_id)
+        state, seat = GAMES.playing(loaded, actor)
+        events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
+        await GAMES.commit(session, loaded, events)
         return Outcome(_view(loaded), list(events))
 
 
@@ -571,20 +487,19 @@ async def settle(
     """Organizer: decide a game (a dispute, a flag fall, a no-show); final at once, and may override a
     finished game until the event ends. `winner_id` None: a drawn game."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
-        m = _engine_call(state.match, match)
+        loaded = await GAMES.load(session, event_id)
+        state = await GAMES.managing(session, loaded, actor)
+        m = GAMES.call(state.match, match)
         winner = None
         if winner_id is not None:
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
             if winner is None:
                 raise UserError(f"<@{winner_id}> is not playing in match {match}.")
         if winner is not None and value is None:
-            measure = _engine_call(engine.value_needed, state, match, game, winner)
+            measure = GAMES.call(engine.value_needed, state, match, game, winner)
             raise UserError(f"Deciding this game needs the winner's {_MEASURE_WORDS[measure]} (`number`).")
-        events = _engine_call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
-        await _commit(session, loaded, events)
+        events = GAMES.call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
+        await GAMES.commit(session, loaded, events)
         return Outcome(_view(loaded), list(events))
 
 
@@ -592,14 +507,14 @@ async def drop(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """A player leaves the event: not paired again (a match in progress must still be finished).
     During registration this withdraws the registration."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
+        loaded = await GAMES.load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
         if loaded.row.status == STATUSES.lobby:
             raise UserError("Registration is still open: use `/turnabout leave` to withdraw.")
-        state = _running(loaded)
-        seat = _seat(state, actor.user_id)
-        events = _engine_call(engine.drop, state, seat)
-        await _commit(session, loaded, events)
+        state = GAMES.running(loaded)
+        seat = GAMES.seat(state, actor.user_id)
+        events = GAMES.call(engine.drop, state, seat)
+        await GAMES.commit(session, loaded, events)
         return Outcome(_view(loaded), list(events))
 
 
@@ -609,12 +524,11 @@ async def drop(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """Organizer: the final ranking and the rating awards, to the leaderboard and its channel."""
     async with db.write() as session:
-        loaded = await _load(session, event_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
-        events = _engine_call(engine.end_event, state)
+        loaded = await GAMES.load(session, event_id)
+        state = await GAMES.managing(session, loaded, actor)
+        events = GAMES.call(engine.end_event, state)
         [ended] = [e for e in events if isinstance(e, engine.EventEnded)]
-        _save(loaded)
+        GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
         n = len(ended.placings)
@@ -629,12 +543,8 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
         payload = outbox.telling(_announcement(loaded, list(events)).to_payload(), actor.user_id,
                                  f"the final ranking of {event_name(row.id)}")
-        await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
+        await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
         return Outcome(_view(loaded), list(events))
-
-
-def event_name(event_id: int) -> str:
-    return f"Turnabout #{event_id}"
 
 
 # --- queries ----------------------------------------------------------------------------------------
@@ -643,9 +553,7 @@ def event_name(event_id: int) -> str:
 async def find_event(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
 ) -> EventView | None:
-    event_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
-                                      statuses=statuses)
-    return None if event_id is None else await get_event(db, event_id)
+    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:
@@ -711,7 +619,7 @@ async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: i
     the first game without a result — with the event's clock settings (None when the event is
     played without a clock). None when they play no open match here."""
     for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
-        loaded = await _load(session, event_id, lock=False)
+        loaded = await GAMES.load(session, event_id, lock=False)
         state = loaded.state
         if state is None or (match := _open_match(state, a, b)) is None:
             continue
@@ -735,7 +643,7 @@ async def record_flag_fall(session: AsyncSession, *, event_id: int, match: int, 
     report that still needs the winner's number and the opponent's confirmation, and that an
     organizer may override — and queue the announcement. Only that game, only while it has no
     result, and only in a running event played with a clock. Returns whether it was recorded."""
-    loaded = await _load(session, event_id)
+    loaded = await GAMES.load(session, event_id)
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None:
         return False
@@ -747,13 +655,13 @@ async def record_flag_fall(session: AsyncSession, *, event_id: int, match: int, 
         events = engine.flag_fell(state, match, game, loser)
     except engine.TurnaboutError:
         return False
-    await _commit(session, loaded, events)
+    await GAMES.commit(session, loaded, events)
     return True
 
 
 async def _on_clock_flag_fall(session: AsyncSession, row: Any) -> bool:
     """A `/clock` started for a game of an event with a clock ran out: that game is lost on time."""
-    game = clock.ClockGame.from_dict(row.game_ref)
+    game = clock.game_of(row)
     loser = clock.flagged_user(row)
     if game is None or game.format != KIND or not game.decides or loser is None:
         return False

@@ -1,5 +1,6 @@
 """How a Turnabout event looks in Discord: registration lobby, pairings, reports, standings, the final
-ranking and ratings (no rules, no SQL). Deck and card names are user text: always escaped."""
+ranking and ratings, and the messages the outbox sends (no rules, no SQL). Deck and card names are
+user text: always escaped."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from collections.abc import Sequence
 import discord
 
 from bot.games.turnabout import rules as engine
-from bot.games.turnabout.service import Announcement, EventView, PendingGame, Rating, event_name
+from bot.games.turnabout import service as turnabout
+from bot.games.turnabout.service import Announcement, Decklist, EventView, PendingGame, Rating, event_name
 from bot.kit import limits, swiss
+from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, index, number, word
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
@@ -99,20 +102,20 @@ def player_text(news: Announcement, seat: int) -> str:
     return f"{mention(news.user_of(seat))} ({escape(news.decks[seat])}, {option_name(news.scoring[seat])})"
 
 
-def _pairing_lines(news: Announcement, e: dict) -> list[str]:
-    lines = [f"📣 **{event_name(news.event_id)} · round {e['round']} of {news.rounds}**"]
-    for plan in e["matches"]:
-        g1, g2 = plan["games"]
+def _pairing_lines(news: Announcement, paired: engine.RoundPaired) -> list[str]:
+    lines = [f"📣 **{event_name(news.event_id)} · round {paired.round} of {news.rounds}**"]
+    for plan in paired.matches:
+        g1, g2 = plan.games
         lines.append(
-            f"**Match {plan['match']}**: {player_text(news, plan['a'])} vs {player_text(news, plan['b'])} — "
-            f"game 1: each plays the other's deck ({g1['prep_minutes']} min prep), "
-            f"{mention(news.user_of(g1['first']))} plays first; game 2: own decks ({g2['prep_minutes']} min prep), "
-            f"{mention(news.user_of(g2['first']))} plays first."
+            f"**Match {plan.match}**: {player_text(news, plan.a)} vs {player_text(news, plan.b)} — "
+            f"game 1: each plays the other's deck ({g1.prep_minutes} min prep), "
+            f"{mention(news.user_of(g1.first))} plays first; game 2: own decks ({g2.prep_minutes} min prep), "
+            f"{mention(news.user_of(g2.first))} plays first."
         )
-    if e["bye"] is not None:
-        lines.append(f"🛌 {mention(news.user_of(e['bye']))} has a bye: {e['bye_vp']}–0 VP.")
-    if e["rematches"]:
-        rematches = "1 rematch" if e["rematches"] == 1 else f"{e['rematches']} rematches"
+    if paired.bye is not None:
+        lines.append(f"🛌 {mention(news.user_of(paired.bye))} has a bye: {paired.bye_vp}–0 VP.")
+    if paired.rematches:
+        rematches = "1 rematch" if paired.rematches == 1 else f"{paired.rematches} rematches"
         lines.append(f"⚠️ {rematches}: no pairing without one was possible.")
     lines.append("Report each game with `/turnabout report`; your opponent confirms.")
     return lines
@@ -122,62 +125,62 @@ def event_lines(news: Announcement) -> list[str]:
     u = news.user_of
     lines: list[str] = []
     for e in news.events:
-        kind = e["type"]
-        if kind == "RegistrationClosed":
-            lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {e['players']} players, "
-                         f"{news.rounds} round{'' if news.rounds == 1 else 's'}. "
-                         "An organizer pairs round 1 with `/turnabout pair`.")
-        elif kind == "RoundPaired":
-            lines += _pairing_lines(news, e)
-        elif kind == "GameDisputed":
-            reason = f" ({escape(e['reason'])})" if e["reason"] else ""
-            lines.append(
-                f"⚠️ Match {e['match']}, game {e['game']} is disputed by {mention(u(e['by']))}{reason}. "
-                f"{mention(news.organizer_id)}, decide it with `/turnabout settle match:{e['match']} game:{e['game']}`."
-            )
-        elif kind == "GameDecided":
-            result = (f"{mention(u(e['winner']))} won it ({max(e['match_points'])} MP)" if e["winner"] is not None
-                      else "a draw (no match points)")
-            note = f" Note: {escape(e['note'])}" if e["note"] else ""
-            lines.append(f"⚖️ Match {e['match']}, game {e['game']} decided by an organizer: {result}.{note}")
-        elif kind == "GameLostOnTime":
-            lines.append(
-                f"⏱️ {mention(u(e['flagged']))}'s flag fell: match {e['match']}, game {e['game']} is lost on time; "
-                f"{mention(u(e['winner']))} wins it. Report the winner's {MEASURE[e['value_needed']]} with "
-                "`/turnabout report`; the opponent confirms, and an organizer may override."
-            )
-        elif kind == "MatchFinished":
-            lines.append(match_result_line(news, e["result"], corrected=e["corrected"]))
-        elif kind == "RoundFinished":
-            after = ("That was the last round: an organizer ends the event with `/turnabout end`." if e["last"]
-                     else "An organizer pairs the next round with `/turnabout pair`.")
-            lines.append(f"🔔 Round {e['round']} is complete. {after}")
-        elif kind == "PlayerDropped":
-            still = (f" Their match {e['open_match']} must still be finished." if e["open_match"] is not None else "")
-            lines.append(f"🚪 {mention(u(e['seat']))} dropped from the event.{still}")
+        match e:
+            case engine.RegistrationClosed(players=players):
+                lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {players} players, "
+                             f"{news.rounds} round{'' if news.rounds == 1 else 's'}. "
+                             "An organizer pairs round 1 with `/turnabout pair`.")
+            case engine.RoundPaired():
+                lines += _pairing_lines(news, e)
+            case engine.GameDisputed(match=m, game=game, by=by, reason=reason):
+                why = f" ({escape(reason)})" if reason else ""
+                lines.append(
+                    f"⚠️ Match {m}, game {game} is disputed by {mention(u(by))}{why}. "
+                    f"{mention(news.organizer_id)}, decide it with `/turnabout settle match:{m} game:{game}`."
+                )
+            case engine.GameDecided(match=m, game=game, winner=winner, match_points=points, note=note):
+                result = (f"{mention(u(winner))} won it ({max(points)} MP)" if winner is not None
+                          else "a draw (no match points)")
+                noted = f" Note: {escape(note)}" if note else ""
+                lines.append(f"⚖️ Match {m}, game {game} decided by an organizer: {result}.{noted}")
+            case engine.GameLostOnTime(match=m, game=game, flagged=flagged, winner=winner, value_needed=needed):
+                lines.append(
+                    f"⏱️ {mention(u(flagged))}'s flag fell: match {m}, game {game} is lost on time; "
+                    f"{mention(u(winner))} wins it. Report the winner's {MEASURE[needed]} with "
+                    "`/turnabout report`; the opponent confirms, and an organizer may override."
+                )
+            case engine.MatchFinished(result=result, corrected=corrected):
+                lines.append(match_result_line(news, result, corrected=corrected))
+            case engine.RoundFinished(round=number, last=last):
+                after = ("That was the last round: an organizer ends the event with `/turnabout end`." if last
+                         else "An organizer pairs the next round with `/turnabout pair`.")
+                lines.append(f"🔔 Round {number} is complete. {after}")
+            case engine.PlayerDropped(seat=seat, open_match=open_match):
+                still = f" Their match {open_match} must still be finished." if open_match is not None else ""
+                lines.append(f"🚪 {mention(u(seat))} dropped from the event.{still}")
     return lines
 
 
-def match_result_line(news: Announcement, r: dict, *, corrected: bool = False) -> str:
+def match_result_line(news: Announcement, r: engine.MatchResult, *, corrected: bool = False) -> str:
     u = news.user_of
-    mp, vp = r["match_points"], r["victory_points"]
-    verdict = f"{mention(u(r['winner']))} wins" if r["winner"] is not None else "a draw"
+    mp, vp = r.match_points, r.victory_points
+    verdict = f"{mention(u(r.winner))} wins" if r.winner is not None else "a draw"
     fix = " (corrected by an organizer)" if corrected else ""
-    return (f"🏁 Match {r['match']}{fix}: {mention(u(r['a']))} {mp[0]} MP – {mp[1]} MP {mention(u(r['b']))}: "
+    return (f"🏁 Match {r.match}{fix}: {mention(u(r.a))} {mp[0]} MP – {mp[1]} MP {mention(u(r.b))}: "
             f"{verdict}, **{vp[0]}–{vp[1]} VP**.")
 
 
 def final_lines(news: Announcement) -> list[str]:
-    ended = next(e for e in news.events if e["type"] == "EventEnded")
-    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({len(ended['placings'])} players)"]
-    for p in ended["placings"]:
-        record = f"{p['wins']}-{p['draws']}-{p['losses']}"
-        bonus = " + 1 bonus" if p["completed"] else " (dropped: no bonus)"
-        win_rating = p["wins"] + p["draws"] / 2 + (1 if p["completed"] else 0)
+    ended = next(e for e in news.events if isinstance(e, engine.EventEnded))
+    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({len(ended.placings)} players)"]
+    for p in ended.placings:
+        record = f"{p.wins}-{p.draws}-{p.losses}"
+        bonus = " + 1 bonus" if p.completed else " (dropped: no bonus)"
+        win_rating = p.wins + p.draws / 2 + (1 if p.completed else 0)
         lines.append(
-            f"{p['position']}. {mention(p['user_id'])} — {escape(p['deck'])}: {p['victory_points']} VP, {record}. "
-            f"Rating **{number_text(p['award'])}** = ({p['wins']} wins + ½ × {p['draws']} draws{bonus} = "
-            f"{number_text(win_rating)}) × {p['multiplier']}"
+            f"{p.position}. {mention(p.user_id)} — {escape(p.deck)}: {p.victory_points} VP, {record}. "
+            f"Rating **{number_text(p.award)}** = ({p.wins} wins + ½ × {p.draws} draws{bonus} = "
+            f"{number_text(win_rating)}) × {p.multiplier}"
         )
     lines.append("Results and ratings were added to the leaderboard (`/leaderboard`, `/turnabout rating`).")
     return lines
@@ -298,25 +301,49 @@ def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
     return Page(limits.fit_embed(embed), page, pages)
 
 
-def _decklist_head(payload: dict) -> str:
-    total = sum(count for count, _ in payload["cards"])
-    return (f"🃏 {event_name(payload['event_id'])}, round {payload['round']}, match {payload['match']}: in game 1 you "
-            f"play {mention(payload['owner'])}'s deck **{escape(payload['deck'])}** "
-            f"({option_name(payload['scoring'])}, {total} cards)")
+def _decklist_head(dm: Decklist) -> str:
+    total = sum(count for count, _ in dm.cards)
+    return (f"🃏 {event_name(dm.event_id)}, round {dm.round}, match {dm.match}: in game 1 you "
+            f"play {mention(dm.owner)}'s deck **{escape(dm.deck)}** ({option_name(dm.scoring)}, {total} cards)")
 
 
-def decklist_lines(payload: dict) -> list[str]:
-    return [_decklist_head(payload) + ":", *(f"{count} {escape(name)}" for count, name in payload["cards"])]
+def decklist_lines(dm: Decklist) -> list[str]:
+    return [_decklist_head(dm) + ":", *(f"{count} {escape(name)}" for count, name in dm.cards)]
 
 
-def decklist_messages(payload: dict) -> tuple[str, discord.File | None]:
+def decklist_messages(dm: Decklist) -> tuple[str, discord.File | None]:
     """The opponent's decklist DM: the list in the message when it fits in one, else one message
     with the list attached as a text file (never a run of messages)."""
-    chunks = split_messages(decklist_lines(payload))
+    chunks = split_messages(decklist_lines(dm))
     if len(chunks) == 1:
         return chunks[0], None
-    text = "\n".join(f"{count} {name}" for count, name in payload["cards"]) + "\n"
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", payload["deck"]).strip("-")[:60] or "deck"
-    lines = len(payload["cards"])
-    note = f"{_decklist_head(payload)}. The list ({lines} lines) is attached."
+    text = "\n".join(f"{count} {name}" for count, name in dm.cards) + "\n"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", dm.deck).strip("-")[:60] or "deck"
+    note = f"{_decklist_head(dm)}. The list ({len(dm.cards)} lines) is attached."
     return note, discord.File(io.BytesIO(text.encode()), filename=f"{slug}.txt")
+
+
+# --- what the outbox sends (queued by the service with the change that causes it) ----------------------
+# Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
+
+
+@renders(turnabout.ANNOUNCE, Announcement)
+async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
+    chunks = split_messages(event_lines(news))
+    if not chunks:
+        return None
+    # Only the players a new round calls to play (and the organizer for a dispute) are pinged.
+    return Outgoing(content=chunks[0], continued=chunks[1:],
+                    allowed_mentions=limits.ping(*news.ping) if news.ping else None)
+
+
+@renders(turnabout.DECKLIST, Decklist)
+async def decklist(dm: Decklist, ctx: Delivery) -> Outgoing:
+    content, file = decklist_messages(dm)  # a long list: one message, the list attached
+    return Outgoing(content=content, files=[file] if file is not None else [])
+
+
+@renders(turnabout.FINAL, Announcement)
+async def final(news: Announcement, ctx: Delivery) -> Outgoing:
+    chunks = split_messages(final_lines(news))
+    return Outgoing(content=chunks[0], continued=chunks[1:])

@@ -13,6 +13,7 @@ from bot.games.vortex.messages import VortexMessages
 from bot.games.vortex.service import GameView
 from bot.kit import cubes, outbox, tables
 from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError, chosen
@@ -44,7 +45,7 @@ class VortexCog(TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
 
-    def __init__(self, bot) -> None:
+    def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
         self.messages = VortexMessages(bot)
 
@@ -285,5 +286,5 @@ class VortexCog(TableCog):
         await interaction.response.edit_message(embed=ui.look_embed(prompt, marked), view=ui.look_view(prompt, marked))
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(VortexCog(bot))

@@ -11,12 +11,13 @@ from __future__ import annotations
 from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 
 
 class VortexMessages:
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         renderers = {
             vortex.PICK: self.pick, vortex.BASICS: self.basics, vortex.LOOK: self.look, vortex.SEARCH: self.search,

@@ -14,12 +14,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.kit.client import KitBot
 from bot.kit.clock import rules as engine
 from bot.kit.clock import service, ui
-from bot.kit.clock.messages import ClockMessages
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
+from bot.store.db import Database
 
 MODE_CHOICES = [
     app_commands.Choice(name="delay: the first seconds of each move are free (default)", value="delay"),
@@ -33,12 +34,11 @@ FIRST_CHOICES = [
 
 
 class ClockCog(commands.Cog):
-    def __init__(self, bot) -> None:  # bot: MtgBot
+    def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self.messages = ClockMessages(bot)
 
     @property
-    def db(self):
+    def db(self) -> Database:
         return self.bot.db
 
     group = app_commands.Group(name="clock", description="A two-player chess clock in this channel, for any format.")
@@ -147,5 +147,5 @@ class ClockCog(commands.Cog):
                                end, db=self.db)
 
 
-async def setup(bot) -> None:
+async def setup(bot: KitBot) -> None:
     await bot.add_cog(ClockCog(bot))

@@ -50,8 +50,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
+
+from bot.kit import events
 
 __all__ = [
     "DEFAULT_INCREMENT",
@@ -149,17 +151,13 @@ class ClockState:
     first: int = 0  # side whose clock runs first once an offered clock is accepted
 
     def to_dict(self) -> dict[str, Any]:
-        return {"v": SCHEMA_VERSION, **asdict(self)}
+        return {"v": SCHEMA_VERSION, **events.encode(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ClockState:
         if data.get("v") != SCHEMA_VERSION:
             raise ValueError(f"Unknown clock schema version {data.get('v')!r} (expected {SCHEMA_VERSION}).")
-        fields = {k: v for k, v in data.items() if k != "v"}
-        fields["banks"] = [float(b) for b in fields["banks"]]
-        fields["players"] = list(fields["players"]) if fields.get("players") is not None else None
-        fields["history"] = [dict(h) for h in fields.get("history", [])]
-        return cls(**fields)
+        return events.decode({k: v for k, v in data.items() if k != "v"}, cls)
 
 
 # --------------------------------------------------------------------------- events
@@ -517,3 +515,6 @@ def new_game(state: ClockState) -> list[Event]:
     state.move_spent, state.segment_start = 0.0, None
     state.flagged, state.flag_time = None, None
     return [GameReset(state.game, (state.base, state.base))]
+
+
+events.register("clock", Event)  # stored as "clock.FlagFell", …: bot.kit.events

@@ -37,17 +37,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.kit import channels, deadlines, outbox, tables
+from bot.kit import channels, deadlines, documents, outbox, tables
 from bot.kit.clock import rules as engine
 from bot.kit.clock.models import ChessClock
-from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.kit.errors import Conflict, UserError, engine_refusals
+from bot.kit.events import Payload, encode
 from bot.store.db import Database
 from bot.store.types import utcnow
 
@@ -56,10 +57,10 @@ LIVE = (engine.OFFERED, engine.READY, engine.RUNNING, engine.PAUSED)  # a clock 
 ACTIONS = ("pass", "pause", "resume", "end")  # a running clock's buttons
 OFFER_ACTIONS = ("accept", "decline", "withdraw")  # an offered clock's buttons
 
-# Outbox kinds (rendered by bot.kit.clock.cog) and the deadline kind.
-POST = "clock.post"  # the clock message with its buttons (payload: clock_id)
-SHOW = "clock.show"  # edit the clock message to the row's state (payload: clock_id, version)
-NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: see _news)
+# Outbox kinds (rendered by bot.kit.clock.ui) and the deadline kind.
+POST = "clock.post"  # the clock message with its buttons (payload: ClockRef)
+SHOW = "clock.show"  # edit the clock message to the row's state (payload: ClockEdit)
+NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: ClockNews)
 FLAG = "clock_flag"  # deadline: the running player's flag falls
 
 ChessClockRow = ChessClock
@@ -71,7 +72,7 @@ FLAG_FALL_LISTENERS: list[FlagFallListener] = []
 
 
 @dataclass(frozen=True)
-class ClockGame:
+class ClockGame(Payload):
     """The game of a format's event a clock is started for (found by a `GAME_FINDERS` entry)."""
 
     format: str  # e.g. "turnabout"
@@ -84,18 +85,49 @@ class ClockGame:
     event_clock: tuple[str, float, float] | None
     decides: bool = False  # a flag fall loses the game: the event has a clock and this clock has its settings
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data["event_clock"] = list(self.event_clock) if self.event_clock is not None else None
-        return data
+
+def game_of(row: ChessClockRow) -> ClockGame | None:
+    """The game a clock was started for, if any."""
+    return ClockGame.from_payload(row.game_ref) if row.game_ref else None
+
+
+@dataclass(frozen=True)
+class ClockRef(Payload):
+    """The clock whose message to post."""
+
+    clock_id: int
+
+
+@dataclass(frozen=True)
+class ClockEdit(Payload):
+    """The clock message to edit, for the change that made `version`."""
+
+    clock_id: int
+    version: int
+
+
+@dataclass(frozen=True)
+class ClockNews(Payload):
+    """An announcement in the clock's channel: its end or a flag fall, with both players' time
+    left then, and for a flag fall the game it was for and whether it was recorded as lost."""
+
+    clock_id: int
+    users: tuple[int, int]
+    mode: str
+    remaining: tuple[float, float]
+    moves: int
+    event: engine.FlagFell | engine.ClockEnded
+    game: ClockGame | None = None
+    recorded: bool = False
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> ClockGame | None:
-        if not data:
-            return None
-        clock = data.get("event_clock")
-        return cls(data["format"], data["event_id"], data["event_name"], data["match"], data["game"],
-                   tuple(clock) if clock is not None else None, bool(data.get("decides")))
+    def upgrade(cls, data: dict) -> dict:
+        # Queued before typed events: {"what": "flag", "side", "at", …} or {"what": "ended", …}.
+        if "event" in data:
+            return data
+        flag = data["what"] == "flag"
+        event = engine.FlagFell(data["side"], data["at"]) if flag else engine.ClockEnded(data["remaining"])
+        return {**data, "event": encode(event)}
 
 
 # A finder: (session, guild_id, channel_id, user_a, user_b, game or None) -> the open match's game
@@ -151,7 +183,7 @@ class ActionResult:
 
 def flagged_user(row: ChessClockRow) -> int | None:
     """The user whose flag fell on this clock (for listeners), else None."""
-    side = row.state.get("flagged")
+    side = CLOCKS.game(row).state.flagged
     return None if side is None else (row.player_a, row.player_b)[side]
 
 
@@ -163,65 +195,51 @@ def _when(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
 
 
-def _state(row: ChessClock) -> engine.ClockState:
-    return engine.ClockState.from_dict(row.state)
+CLOCKS: documents.RowDocuments[ChessClock, engine.ClockState] = documents.RowDocuments(
+    ChessClock, engine.ClockState, noun=NOUN, refusals=engine_refusals(engine.ClockError, engine.NotAClockPlayer))
+Clock = documents.Game[ChessClock, None, engine.ClockState]
 
 
-def _view(row: ChessClock) -> ClockView:
+def _view(clock: Clock) -> ClockView:
+    row, state = clock.row, clock.state
+    assert state is not None
     return ClockView(
         id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, message_id=row.message_id,
         started_by=row.started_by, players=(row.player_a, row.player_b), status=row.status, version=row.version,
-        state=_state(row), game=ClockGame.from_dict(row.game_ref),
+        state=state, game=game_of(row),
     )
 
 
-def _engine_call(fn, *args):
-    """Run an engine operation; its refusals become UserErrors (a third user: PermissionDenied)."""
-    try:
-        return fn(*args)
-    except engine.NotAClockPlayer as error:
-        raise PermissionDenied(str(error)) from None
-    except engine.ClockError as error:
-        raise UserError(str(error)) from None
+def _save(clock: Clock) -> None:
+    """The state and the status it mirrors; a clock that is over is no longer live."""
+    state = clock.state
+    assert state is not None
+    over = {} if state.status in LIVE else {"live": None, "finished_at": clock.row.finished_at or utcnow()}
+    CLOCKS.save(clock, status=state.status, **over)
 
 
-async def _load(session: AsyncSession, clock_id: int, *, lock: bool = True) -> ChessClock:
-    if not 0 < clock_id <= tables.MAX_ID:
-        raise NotFound(f"There is no clock #{clock_id}.")
-    query = select(ChessClock).where(ChessClock.id == clock_id)
-    if lock:
-        query = query.with_for_update()
-    row = (await session.execute(query)).scalar_one_or_none()
-    if row is None:
-        raise NotFound(f"There is no clock #{clock_id}.")
-    return row
+def _news(clock: Clock, event: engine.FlagFell | engine.ClockEnded, now: float, recorded: bool) -> outbox.Message:
+    row, state = clock.row, clock.state
+    assert state is not None
+    flag = isinstance(event, engine.FlagFell)
+    news = ClockNews(
+        row.id, (row.player_a, row.player_b), state.mode,
+        (engine.remaining(state, 0, now), engine.remaining(state, 1, now)), state.moves, event,
+        game_of(row) if flag else None, recorded and flag,
+    )
+    return outbox.Message(NEWS, news.to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
 
 
-def _save(row: ChessClock, state: engine.ClockState) -> None:
-    row.state = state.to_dict()
-    row.status = state.status
-    row.version += 1
-    if state.status not in LIVE:
-        row.live = None
-        row.finished_at = row.finished_at or utcnow()
+def _edit(row: ChessClock) -> outbox.Message:
+    """The clock message's edit, to show the row as it is when it is sent."""
+    return outbox.Message(SHOW, ClockEdit(row.id, row.version).to_payload(), channel_id=row.channel_id,
+                          guild_id=row.guild_id)
 
 
-def _news(row: ChessClock, state: engine.ClockState, event: engine.Event, now: float,
-          recorded: bool = False) -> outbox.Message:
-    payload = {
-        "clock_id": row.id, "users": [row.player_a, row.player_b], "mode": state.mode,
-        "remaining": [engine.remaining(state, 0, now), engine.remaining(state, 1, now)], "moves": state.moves,
-    }
-    if isinstance(event, engine.FlagFell):
-        payload.update(what="flag", side=event.side, at=event.at, game=row.game_ref, recorded=recorded)
-    else:
-        payload.update(what="ended")
-    return outbox.Message(NEWS, payload, channel_id=row.channel_id, guild_id=row.guild_id)
-
-
-async def _after(session: AsyncSession, row: ChessClock, state: engine.ClockState, events: list[engine.Event],
-                 now: float) -> None:
+async def _after(session: AsyncSession, clock: Clock, events: list[engine.Event], now: float) -> None:
     """What every change owes: the deadline moved, the message edit, the listeners, the news."""
+    row, state = clock.row, clock.state
+    assert state is not None
     due = engine.flag_due_at(state)
     if due is None:
         await deadlines.disarm(session, FLAG, row.id)
@@ -232,14 +250,8 @@ async def _after(session: AsyncSession, row: ChessClock, state: engine.ClockStat
         await session.flush()
         for listener in list(FLAG_FALL_LISTENERS):
             recorded = bool(await listener(session, row)) or recorded
-    messages = []
-    if row.message_id is not None:
-        messages.append(
-            outbox.Message(SHOW, {"clock_id": row.id, "version": row.version}, channel_id=row.channel_id,
-                           guild_id=row.guild_id)
-        )
-    messages += [_news(row, state, e, now, recorded) for e in events
-                 if isinstance(e, engine.FlagFell | engine.ClockEnded)]
+    messages = [_edit(row)] if row.message_id is not None else []
+    messages += [_news(clock, e, now, recorded) for e in events if isinstance(e, engine.FlagFell | engine.ClockEnded)]
     await outbox.queue(session, *messages)
 
 
@@ -300,10 +312,10 @@ async def start(
         async with db.write() as session:
             existing = await _live_between(session, channel_id, low, high)
             if existing is not None:
-                return Started(_view(existing), new=False)
+                return Started(_view(CLOCKS.game(existing)), new=False)
             found = await _find_game(session, actor.guild_id, channel_id, actor.user_id, opponent_id, game)
             settings = _settings(found, mode, minutes, increment)
-            state = _engine_call(lambda: engine.new_clock(*settings, players=[actor.user_id, opponent_id]))
+            state = CLOCKS.call(engine.new_clock, *settings, players=[actor.user_id, opponent_id])
             if found is not None:  # it decides the game with the event's clock, and only with it
                 event_clock = found.event_clock
                 decides = event_clock is not None and _same(settings, event_clock)
@@ -312,13 +324,13 @@ async def start(
             row = ChessClock(
                 guild_id=actor.guild_id, channel_id=channel_id, started_by=actor.user_id, player_a=actor.user_id,
                 player_b=opponent_id, player_low=low, player_high=high, live=1, status=state.status,
-                state=state.to_dict(), version=0, game_ref=found.to_dict() if found is not None else None,
+                state=state.to_dict(), version=0, game_ref=found.to_payload() if found is not None else None,
             )
             session.add(row)
             await session.flush()
-            await outbox.queue(session, outbox.Message(POST, {"clock_id": row.id}, channel_id=channel_id,
+            await outbox.queue(session, outbox.Message(POST, ClockRef(row.id).to_payload(), channel_id=channel_id,
                                                        guild_id=actor.guild_id))
-            return Started(_view(row), new=True)
+            return Started(_view(CLOCKS.game(row)), new=True)
     except IntegrityError:
         raise Conflict("You two already have a clock in this channel; run the command again to see it.") from None
 
@@ -336,22 +348,22 @@ async def act(
         raise UserError(f"Unknown clock action {action!r}.")
     now = _now(now)
     async with db.write() as session:
-        row = await _load(session, clock_id)
+        clock = await CLOCKS.load(session, clock_id)
+        row, state = clock.row, clock.state
         tables.check_same_server(NOUN, row, actor)
-        state = _state(row)
-        side = _engine_call(engine.side_of, state, actor.user_id)
+        side = CLOCKS.call(engine.side_of, state, actor.user_id)
         operations = {
             "accept": (engine.accept, side, now), "decline": (engine.decline, side),
             "withdraw": (engine.withdraw, side), "pass": (engine.pass_clock, side, now),
             "pause": (engine.pause, now), "resume": (engine.resume, now), "end": (engine.end, now),
         }
         operation, *arguments = operations[action]
-        events = _engine_call(operation, state, *arguments)
+        events = CLOCKS.call(operation, state, *arguments)
         if row.message_id is None and message_id is not None:
             row.message_id = message_id
-        _save(row, state)
-        await _after(session, row, state, events, now)
-        return ActionResult(_view(row), tuple(events))
+        _save(clock)
+        await _after(session, clock, events, now)
+        return ActionResult(_view(clock), tuple(events))
 
 
 async def pass_clock(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:
@@ -378,10 +390,10 @@ async def check_player(db: Database, clock_id: int, actor: tables.Actor) -> Cloc
     """The clock, if the actor is one of its players and it is not over (before asking them to
     confirm an end)."""
     async with db.read() as session:
-        row = await _load(session, clock_id, lock=False)
-        tables.check_same_server(NOUN, row, actor)
-        view = _view(row)
-    _engine_call(engine.side_of, view.state, actor.user_id)
+        clock = await CLOCKS.load(session, clock_id, lock=False)
+        tables.check_same_server(NOUN, clock.row, actor)
+        view = _view(clock)
+    CLOCKS.call(engine.side_of, view.state, actor.user_id)
     if not view.live:
         raise UserError(f"Clock #{clock_id} is already over.")
     if view.offered:
@@ -405,12 +417,12 @@ async def find_live(db: Database, *, guild_id: int | None, channel_id: int | Non
                 .limit(1)
             )
         ).scalar_one_or_none()
-        return None if row is None else _view(row)
+        return None if row is None else _view(CLOCKS.game(row))
 
 
 async def get(db: Database, clock_id: int) -> ClockView:
     async with db.read() as session:
-        return _view(await _load(session, clock_id, lock=False))
+        return _view(await CLOCKS.load(session, clock_id, lock=False))
 
 
 # --- the flag fall and the outbox hooks -------------------------------------------------------------
@@ -428,7 +440,8 @@ async def _flag_due(db: Database, due: deadlines.Due, now: datetime) -> int | No
         if row is None:
             await deadlines.disarm(session, FLAG, due.key)
             return None
-        state = _state(row)
+        clock = CLOCKS.game(row)
+        state = clock.state
         events = engine.check_flag(state, at)
         if not events:
             flag = engine.flag_due_at(state)
@@ -437,8 +450,8 @@ async def _flag_due(db: Database, due: deadlines.Due, now: datetime) -> int | No
             else:
                 await deadlines.arm(session, FLAG, due.key, _when(flag))
             return None
-        _save(row, state)
-        await _after(session, row, state, events, at)
+        _save(clock)
+        await _after(session, clock, events, at)
         return row.id
 
 
@@ -447,14 +460,13 @@ async def _record_message(session: AsyncSession, queued: outbox.Queued, channel_
     the post was on its way (an offer accepted before its message was recorded) queued no edit:
     the message gets one now, showing the clock as it is."""
     row = (await session.execute(
-        select(ChessClock).where(ChessClock.id == queued.payload["clock_id"]).with_for_update()
+        select(ChessClock).where(ChessClock.id == ClockRef.from_payload(queued.payload).clock_id).with_for_update()
     )).scalar_one_or_none()
     if row is None or row.message_id is not None:
         return
     row.message_id = message_id
     if row.version > 0:
-        await outbox.queue(session, outbox.Message(SHOW, {"clock_id": row.id, "version": row.version},
-                                                   channel_id=row.channel_id, guild_id=row.guild_id))
+        await outbox.queue(session, _edit(row))
 
 
 outbox.on_sent(POST, _record_message)

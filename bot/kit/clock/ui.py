@@ -1,4 +1,5 @@
-"""How a chess clock looks in Discord: one message with its buttons, and the announcements.
+"""How a chess clock looks in Discord: one message with its buttons, and the announcements (the
+messages the outbox sends are rendered here).
 
 The running player's time is a Discord relative timestamp (`<t:…:R>`) of the moment their flag
 falls, so it counts down on every screen without the bot editing the message; the message is
@@ -19,7 +20,8 @@ import discord
 from bot.kit import limits
 from bot.kit.clock import rules as engine
 from bot.kit.clock import service
-from bot.kit.clock.service import ClockGame, ClockView
+from bot.kit.clock.service import ClockEdit, ClockGame, ClockNews, ClockRef, ClockView
+from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, number, word
 
 MODE_NAMES = {"delay": "Delay", "bronstein": "Bronstein"}
@@ -185,33 +187,64 @@ def clock_view(clock: ClockView, *, for_user: int | None = None) -> discord.ui.V
     return view
 
 
-def news_text(payload: dict) -> str:
+def news_text(news: ClockNews) -> str:
     """An announcement queued by the service (`bot.kit.clock.service.NEWS`)."""
-    users, left = payload["users"], payload["remaining"]
-    clock_id = payload["clock_id"]
-    if payload["what"] == "flag":
-        loser, winner = users[payload["side"]], users[1 - payload["side"]]
-        game = ClockGame.from_dict(payload.get("game"))
-        if game is None:
-            verdict = f"{mention(loser)} ran out of time"
-        elif payload.get("recorded"):
-            verdict = f"{mention(loser)} loses {game_name(game)} on time (an organizer can override)"
-        elif game.decides:
-            verdict = f"That game ({game_name(game)}) already has a result, so nothing is recorded"
-        else:
-            verdict = f"Nothing is recorded for {game_name(game)}: the clock was informal"
-        text = (
-            f"🚩 Chess clock #{clock_id}: {mention(loser)}'s flag fell at {timestamp(payload['at'], 'T')}. "
-            f"{verdict}; {mention(winner)} had {duration(left[1 - payload['side']])} left."
-        )
-    else:
-        text = (
-            f"⏹️ Chess clock #{clock_id} ended after {passes(payload['moves'])}: "
-            f"{mention(users[0])} {duration(left[0])} left, {mention(users[1])} {duration(left[1])} left."
-        )
+    users, left = news.users, news.remaining
+    match news.event:
+        case engine.FlagFell(side=side, at=at):
+            loser, winner = users[side], users[1 - side]
+            game = news.game
+            if game is None:
+                verdict = f"{mention(loser)} ran out of time"
+            elif news.recorded:
+                verdict = f"{mention(loser)} loses {game_name(game)} on time (an organizer can override)"
+            elif game.decides:
+                verdict = f"That game ({game_name(game)}) already has a result, so nothing is recorded"
+            else:
+                verdict = f"Nothing is recorded for {game_name(game)}: the clock was informal"
+            text = (
+                f"🚩 Chess clock #{news.clock_id}: {mention(loser)}'s flag fell at {timestamp(at, 'T')}. "
+                f"{verdict}; {mention(winner)} had {duration(left[1 - side])} left."
+            )
+        case engine.ClockEnded():
+            text = (
+                f"⏹️ Chess clock #{news.clock_id} ended after {passes(news.moves)}: "
+                f"{mention(users[0])} {duration(left[0])} left, {mention(users[1])} {duration(left[1])} left."
+            )
     return limits.clip(text, limits.CONTENT)
 
 
-def news_pings(payload: dict) -> tuple[int, ...]:
+def news_pings(news: ClockNews) -> tuple[int, ...]:
     """A flag fall pings both players (they may have looked away); the end pings nobody."""
-    return tuple(payload["users"]) if payload["what"] == "flag" else ()
+    return tuple(news.users) if isinstance(news.event, engine.FlagFell) else ()
+
+
+# --- what the outbox sends (queued by the service with the change that causes it) ----------------------
+# The clock message is posted once (an offer pings the opponent, who must accept it); each edit shows
+# the clock as stored when it is sent (an edit queued before a newer change is skipped: the newer one
+# shows it; the offer's line goes once it is answered).
+
+
+@renders(service.POST, ClockRef)
+async def post(ref: ClockRef, ctx: Delivery) -> Outgoing | None:
+    clock = await service.still_to_post(ctx.db, ref.clock_id)
+    if clock is None:
+        return None
+    pinged = offer_pinged(clock)
+    return Outgoing(content=offer_text(clock), embeds=[clock_embed(clock)], view=clock_view(clock),
+                    allowed_mentions=limits.ping(*pinged) if pinged else None)
+
+
+@renders(service.SHOW, ClockEdit)
+async def show(edit: ClockEdit, ctx: Delivery) -> Outgoing | None:
+    clock = await service.still_to_show(ctx.db, edit.clock_id, edit.version)
+    if clock is None or clock.message_id is None:
+        return None
+    return Outgoing(content=offer_text(clock), embeds=[clock_embed(clock)], view=clock_view(clock),
+                    edit=(clock.channel_id, clock.message_id))
+
+
+@renders(service.NEWS, ClockNews)
+async def news(news: ClockNews, ctx: Delivery) -> Outgoing:
+    pings = news_pings(news)
+    return Outgoing(content=news_text(news), allowed_mentions=limits.ping(*pings) if pings else None)

@@ -14,6 +14,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout.models import TurnaboutEvent
 from bot.kit import deadlines, guild_config
+from bot.kit.clock import rules as clock_rules
 from bot.kit.clock import service as clock
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.tables import Actor
@@ -101,7 +102,7 @@ async def test_registration_checks_and_closing(db):
     assert begun.event.status == "running" and len(begun.event.state.players) == 4
     with pytest.raises(Conflict, match="closed"):
         await turnabout.register(db, event.id, player(1004), deck="Late")
-    assert [m.payload["events"][0]["type"] for m in await queued(db, turnabout.ANNOUNCE)] == ["RegistrationClosed"]
+    assert [m.payload["events"][0]["type"] for m in await queued(db, turnabout.ANNOUNCE)] == ["turnabout.RegistrationClosed"]
 
     # Round 1: organizers only; the decklists go by DM to the opponents who play them in game 1.
     with pytest.raises(PermissionDenied):
@@ -208,7 +209,7 @@ async def test_begin_refuses_more_rounds_than_a_round_robin_and_can_change_them(
     begun = await turnabout.begin(db, event.id, ORG, rounds=5)
     assert begun.event.status == "running" and begun.event.settings.rounds == begun.event.state.settings.rounds == 5
     [closed] = await queued(db, turnabout.ANNOUNCE)
-    assert closed.payload["rounds"] == 5 and closed.payload["events"][0]["type"] == "RegistrationClosed"
+    assert closed.payload["rounds"] == 5 and closed.payload["events"][0]["type"] == "turnabout.RegistrationClosed"
     met: set[frozenset[int]] = set()
     event = begun.event
     for _ in range(5):
@@ -286,9 +287,9 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     result = settled.match_finished
     assert result is not None and sum(result.victory_points) == 30 and result.winner == m.a
     announced = [e["type"] for msg in await queued(db, turnabout.ANNOUNCE) for e in msg.payload["events"]]
-    assert "GameDisputed" in announced and "MatchFinished" in announced
+    assert "turnabout.GameDisputed" in announced and "turnabout.MatchFinished" in announced
     dispute_msg = next(msg for msg in await queued(db, turnabout.ANNOUNCE)
-                       if any(e["type"] == "GameDisputed" for e in msg.payload["events"]))
+                       if any(e["type"] == "turnabout.GameDisputed" for e in msg.payload["events"]))
     assert ORGANIZER in dispute_msg.payload["ping"]
 
     # The other matches; then a player drops: 4 left, no bye; another drops: 3 left, too few.
@@ -349,7 +350,7 @@ async def test_record_flag_fall_records_exactly_the_game_it_is_given(db):
     g1, g2 = event.state.match(m.number).games
     assert g1.status == engine.PENDING and (g2.status, g2.flagged, g2.winner) == (engine.FLAGGED, m.a, m.b)
     [flag_news] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
-                   if any(e["type"] == "GameLostOnTime" for e in msg.payload["events"])]
+                   if any(e["type"] == "turnabout.GameLostOnTime" for e in msg.payload["events"])]
     assert flag_news.channel_id == CHANNEL and flag_news.payload["events"][0]["game"] == 2
 
     # The loser cannot turn it into a win; the winner reports the number, the loser confirms.
@@ -404,8 +405,8 @@ async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own
     assert await deadlines.run_due(db, now=at(100 + 604)) == [second.clock.id]
     g1, g2 = (await turnabout.get_event(db, event.id)).state.match(m.number).games
     assert g1.status == engine.PENDING and (g2.status, g2.flagged) == (engine.FLAGGED, m.a)
-    [news] = [q.payload for q in await queued(db, clock.NEWS)]
-    assert news["what"] == "flag" and news["recorded"] and news["game"]["game"] == 2
+    [news] = [clock.ClockNews.from_payload(q.payload) for q in await queued(db, clock.NEWS)]
+    assert isinstance(news.event, clock_rules.FlagFell) and news.recorded and news.game.game == 2
 
     # Game 2 has a result now: a clock for it is refused; one with other settings decides nothing.
     with pytest.raises(UserError, match="Game 2 of match .* already has a result"):
@@ -415,8 +416,8 @@ async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own
     await clock.accept(db, informal.clock.id, player(a), now=T0 + 1000)
     assert await deadlines.run_due(db, now=at(1000 + 61)) == [informal.clock.id]
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
-    news = [q.payload for q in await queued(db, clock.NEWS)][-1]
-    assert news["what"] == "flag" and not news["recorded"]
+    news = [clock.ClockNews.from_payload(q.payload) for q in await queued(db, clock.NEWS)][-1]
+    assert isinstance(news.event, clock_rules.FlagFell) and not news.recorded
 
 
 async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
@@ -427,7 +428,7 @@ async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
     assert await deadlines.run_due(db, now=at(61)) == [offered.clock.id]
     assert all(g.status == engine.PENDING for g in (await turnabout.get_event(db, event.id)).state.match(m.number).games)
     assert not [q for q in await queued(db, turnabout.ANNOUNCE)
-                if any(e["type"] == "GameLostOnTime" for e in q.payload["events"])]
+                if any(e["type"] == "turnabout.GameLostOnTime" for e in q.payload["events"])]
     # The defaults are the clock's own when the event has none.
     default = await clock.start(db, player(a), channel_id=CHANNEL + 5, opponent_id=b, now=T0)
     assert (default.clock.state.mode, default.clock.state.base) == ("delay", 600)
@@ -446,7 +447,7 @@ async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db
         await turnabout.cancel(db, event.id, player(1001))
     cancelled = await turnabout.cancel(db, event.id, ORG)
     assert cancelled.status == "cancelled"
-    assert [m.payload for m in await queued(db, turnabout.ENDED)] == [{"event_id": event.id}]
+    assert [m.payload for m in await queued(db, turnabout.ENDED)] == [{"table_id": event.id}]
     async with db.read() as session:
         assert (await session.execute(select(EventResult))).first() is None
     with pytest.raises(UserError, match="cancelled"):

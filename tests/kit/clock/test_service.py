@@ -105,8 +105,8 @@ async def test_delay_mode_with_a_fake_clock(db):
     ended = await clock.end(db, started.id, player(BOB), now=T0 + 111)
     assert ended.clock.status == "ended" and ended.clock.state.banks == [588, 590]
     assert await flag_deadline(db, started.id) is None
-    [news] = await queued(db, clock.NEWS)
-    assert news["what"] == "ended" and news["remaining"] == [588, 590] and news["users"] == [ALICE, BOB]
+    [news] = map(clock.ClockNews.from_payload, await queued(db, clock.NEWS))
+    assert isinstance(news.event, engine.ClockEnded) and news.remaining == (588, 590) and news.users == (ALICE, BOB)
     async with db.read() as session:
         row = await session.get(ChessClock, started.id)
         assert row.live is None and row.finished_at is not None
@@ -141,8 +141,8 @@ async def test_the_flag_falls_on_the_deadline_and_listeners_run_in_its_transacti
         flagged = await clock.get(db, started.id)
         assert flagged.status == "flagged" and flagged.state.flagged == 0 and flagged.state.flag_time == T0 + 3
         assert heard == [(started.id, "flagged", ALICE, True)]
-        [news] = await queued(db, clock.NEWS)
-        assert news["what"] == "flag" and news["side"] == 0 and news["at"] == T0 + 3
+        [news] = map(clock.ClockNews.from_payload, await queued(db, clock.NEWS))
+        assert news.event == engine.FlagFell(side=0, at=T0 + 3)
         assert await flag_deadline(db, started.id) is None
         with pytest.raises(UserError, match="flag has fallen"):
             await clock.pass_clock(db, started.id, player(ALICE), now=T0 + 4)

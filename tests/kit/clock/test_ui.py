@@ -9,7 +9,7 @@ from bot.kit import limits
 from bot.kit.clock import rules as engine
 from bot.kit.clock import ui
 from bot.kit.clock.cog import ClockCog
-from bot.kit.clock.service import ClockGame, ClockView
+from bot.kit.clock.service import ClockGame, ClockNews, ClockView
 from tests.e2e.drivers.common import parts_of
 
 A, B = 111, 222
@@ -102,19 +102,33 @@ def test_an_offer_waits_for_the_opponent_and_shows_each_player_their_buttons():
 def test_announcements_and_their_pings():
     flag = {"what": "flag", "clock_id": 7, "users": [A, B], "side": 1, "at": T0 + 0.5, "remaining": [42.5, 0],
             "moves": 4, "mode": "delay"}
-    text = ui.news_text(flag)
+    text = ui.news_text(ClockNews.from_payload(flag))
     assert text == f"🚩 Chess clock #7: <@{B}>'s flag fell at <t:{int(T0) + 1}:T>. <@{B}> ran out of time; <@{A}> had 0:42 left."
-    assert ui.news_pings(flag) == (A, B)
-    recorded = ui.news_text({**flag, "game": GAME.to_dict(), "recorded": True})
+    assert ui.news_pings(ClockNews.from_payload(flag)) == (A, B)
+    recorded = ui.news_text(ClockNews.from_payload({**flag, "game": GAME.to_payload(), "recorded": True}))
     assert (f"<@{B}> loses Turnabout #4, match 9, game 2 on time (an organizer can override); <@{A}> had 0:42 "
             "left.") in recorded
-    already = ui.news_text({**flag, "game": GAME.to_dict(), "recorded": False})
+    already = ui.news_text(ClockNews.from_payload({**flag, "game": GAME.to_payload(), "recorded": False}))
     assert "That game (Turnabout #4, match 9, game 2) already has a result, so nothing is recorded" in already
-    informal = ui.news_text({**flag, "game": {**GAME.to_dict(), "decides": False}, "recorded": False})
+    informal = ui.news_text(ClockNews.from_payload({**flag, "game": {**GAME.to_payload(), "decides": False},
+                                                    "recorded": False}))
     assert "Nothing is recorded for Turnabout #4, match 9, game 2: the clock was informal" in informal
-    ended = {**flag, "what": "ended"}
+    ended = ClockNews.from_payload({**flag, "what": "ended"})
     assert ui.news_text(ended) == f"⏹️ Chess clock #7 ended after 4 passes: <@{A}> 0:42 left, <@{B}> 0:00 left."
     assert ui.news_pings(ended) == () and len(ui.news_text(ended)) <= limits.CONTENT
+
+
+def test_announcements_queued_as_typed_events_read_like_the_old_ones():
+    """The service queues the engine's own event; a row queued before (`what`, `side`, `at`) reads the same."""
+    old = {"what": "flag", "clock_id": 7, "users": [A, B], "side": 1, "at": T0 + 0.5, "remaining": [42.5, 0],
+           "moves": 4, "mode": "delay", "game": GAME.to_payload(), "recorded": True}
+    news = ClockNews(7, (A, B), "delay", (42.5, 0.0), 4, engine.FlagFell(1, T0 + 0.5), GAME, True)
+    assert news.to_payload()["event"] == {"type": "clock.FlagFell", "side": 1, "at": T0 + 0.5}
+    assert ClockNews.from_payload(news.to_payload()) == news == ClockNews.from_payload(old)
+    ended = ClockNews(7, (A, B), "delay", (42.5, 0.0), 4, engine.ClockEnded((42.5, 0.0)))
+    assert ClockNews.from_payload(ended.to_payload()) == ended
+    assert ui.news_text(ended) == ui.news_text(ClockNews.from_payload({**old, "what": "ended", "game": None,
+                                                                       "recorded": False}))
 
 
 def test_forged_custom_ids_do_not_match_or_are_refused():
