@@ -11,7 +11,6 @@ from discord import app_commands
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import set_commands, set_lists, ui
-from bot.games.four_two_one.messages import FourTwoOneMessages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
 from bot.kit import limits, tables
@@ -38,7 +37,6 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
-        self.messages = FourTwoOneMessages(bot)
         register_renderer(POOL_PAGES, self.pool_page)
         register_renderer(DECK_PAGES, self.decks_page)
         register_renderer(SET_PAGES, self.sets_page)

@@ -1,9 +1,10 @@
 """421 — pure rules engine (FORMATS.md §5; the original is ``seeds/004_…``).
 
 No I/O, no Discord, no SQL. A league is one :class:`LeagueState` (plain dataclasses) that
-round-trips exactly through JSON-ready dicts (``to_dict()`` carries ``"v": 1``; ``from_dict``
-refuses other versions). Operations mutate the state in place and return a list of frozen
-:class:`Event` objects to announce; a refused operation raises a :class:`FourTwoOneError`
+round-trips exactly through JSON-ready dicts with the kit's codec (``to_dict()`` carries ``"v":
+SCHEMA_VERSION``; ``from_dict`` refuses other versions). Operations mutate the state in place and
+return a list of frozen :class:`Event` objects to announce (registered with :mod:`bot.kit.events`
+as ``421.<Class>``); a refused operation raises a :class:`FourTwoOneError`
 (a ``ValueError``) whose message is a sentence fit to show the user (player and card names in
 it are markdown-escaped with :func:`bot.kit.text.escape`), and changes nothing: every check runs
 before the first change. Randomness (tie-breaks in the standings) comes only from
@@ -79,10 +80,11 @@ import random
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.cards.model import basic_land_name
+from bot.kit import events
 from bot.kit.text import clean_name, escape, name_key
 
 __all__ = [
@@ -94,7 +96,6 @@ __all__ = [
     "OPTIONS",
     "ORDINARY_BASICS",
     "OUTCOMES",
-    "STATE_VERSION",
     "ActionPending",
     "CardProblem",
     "Deck",
@@ -126,6 +127,7 @@ __all__ = [
     "SetAdded",
     "SetAddition",
     "SAGA_BLOCK",
+    "SCHEMA_VERSION",
     "SetLike",
     "Step",
     "UnknownStateVersion",
@@ -157,7 +159,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- constants
 
-STATE_VERSION = 1
+SCHEMA_VERSION = 1
 DECK_SIZE = 60
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
@@ -404,49 +406,15 @@ class LeagueState:
     history: list[Match] = field(default_factory=list)  # earlier rounds' matches
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy (``dataclasses.asdict`` deep-copies every card name: 50× slower)."""
-        data = {"v": STATE_VERSION, **_flat(self)}
-        settings = _flat(self.settings)
-        settings["copies"] = dict(self.settings.copies)
-        if self.settings.additions is not None:
-            settings["additions"] = [_flat(a) for a in self.settings.additions]
-        data["settings"] = settings
-        data["sets"] = [{**_flat(s), "cards": dict(s.cards), "basics": list(s.basics)} for s in self.sets]
-        data["players"] = [_flat(p) for p in self.players]
-        data["pool"] = dict(self.pool)
-        data["decks"] = [{**_flat(d), "cards": dict(d.cards)} for d in self.decks]
-        data["matches"] = [_flat(m) for m in self.matches]
-        data["history"] = [_flat(m) for m in self.history]
-        data["step"] = _flat(self.step) if self.step is not None else None
-        return data
+        return {"v": SCHEMA_VERSION, **events.encode(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LeagueState:
+        """The stored league (one written when settings had `max_copies_per_deck` reads without it)."""
         version = data.get("v")
-        if version != STATE_VERSION:
-            raise UnknownStateVersion(f"421 league state version {version!r} is not {STATE_VERSION}.")
-        d = {k: v for k, v in data.items() if k != "v"}
-        settings = dict(d["settings"])
-        settings.pop("max_copies_per_deck", None)  # an older league's copy limit: 421 has none
-        if settings.get("additions") is not None:
-            settings["additions"] = [SetAddition(**a) for a in settings["additions"]]
-        settings["copies"] = dict(settings["copies"])
-        step = d.get("step")
-        return cls(
-            **{
-                **d,
-                "settings": LeagueSettings(**settings),
-                "sets": [
-                    LeagueSet(s["code"], s["name"], dict(s["cards"]), list(s["basics"])) for s in d["sets"]
-                ],
-                "players": [Player(**p) for p in d["players"]],
-                "pool": dict(d["pool"]),
-                "decks": [Deck(**{**x, "cards": dict(x["cards"])}) for x in d["decks"]],
-                "matches": [Match(**m) for m in d["matches"]],
-                "history": [Match(**m) for m in d["history"]],
-                "step": Step(**step) if step is not None else None,
-            }
-        )
+        if version != SCHEMA_VERSION:
+            raise UnknownStateVersion(f"421 league state version {version!r} is not {SCHEMA_VERSION}.")
+        return events.decode({k: v for k, v in data.items() if k != "v"}, cls)
 
     def player(self, seat: int) -> Player:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.players):
@@ -458,11 +426,6 @@ class LeagueState:
             if deck.id == deck_id:
                 return deck
         raise InvalidChoice(f"There is no deck {deck_id!r}.")
-
-
-def _flat(obj: Any) -> dict[str, Any]:
-    """A dataclass's fields, one level deep (the caller copies any nested containers)."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
 
 # --------------------------------------------------------------------------- events
@@ -1335,3 +1298,6 @@ def _return_to_pool(state: LeagueState, cards: Mapping[str, int]) -> None:
 
 def _name(state: LeagueState, seat: int) -> str:
     return escape(state.player(seat).name)
+
+
+events.register("421", Event)  # stored as "421.MatchReported", …: bot.kit.events

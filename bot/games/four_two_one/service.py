@@ -7,28 +7,29 @@ target score; 2–6 players join, a one-set league at most 3 (FORMATS.md: "only 
 players"); begin seats them with the league's seed and hands the rest to the engine
 (`bot.games.four_two_one.rules`), whose document is the row's `state`.
 
-Every action is one write transaction: load the league row locked, apply the engine (whose
-refusals become `UserError`s that change nothing), save the document with `version + 1`, and
-queue in the outbox what the channel hears: each round's pairings and bye, the results, the
+Every action is one write transaction: load the league with the kit's documents (`GAMES`: the row
+locked, its seats, the decoded state), apply the engine (whose refusals become `UserError`s that
+change nothing), save the document with `version + 1`, and queue in the outbox what the channel
+hears (`Announcement`, its engine events typed): each round's pairings and bye, the results, the
 options chosen, each set addition and take-apart, who must act next (the one player pinged), and
 the winner. A league that reaches its target finishes in the same transaction: its results go to
 the leaderboard (format `421`: placement points, the league score as `score`).
 
 A match report waits for the opponent's confirmation (`report` -> `confirm` / `reject`); the
-waiting reports live in `bookkeeping["claims"]`, one per match, each with its own number so a
-button of an older report never confirms a newer one. Nobody confirms their own report (an
-organizer who plays neither); the opponent's matching report confirms it too, and a report repeated
-while it waits is shown again with its buttons (its first message may be lost). A rejected report
-stays as the match's dispute (`disputed_by`) until the players report again or an organizer who
-does not play in the match settles it (`settle`); the announcement then names that organizer.
+waiting reports (`Waiting`) live in `bookkeeping["claims"]`, one per match, each with its own
+number so a button of an older report never confirms a newer one. Nobody confirms their own report
+(an organizer who plays neither); the opponent's matching report confirms it too, and a report
+repeated while it waits is shown again with its buttons (its first message may be lost). A rejected
+report stays as the match's dispute (`disputed_by`) until the players report again or an organizer
+who does not play in the match settles it (`settle`); the announcement then names that organizer
+(`Decided`).
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -37,8 +38,9 @@ from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.kit import leaderboard, outbox, tables
+from bot.kit import documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
 from bot.kit.text import escape
 from bot.store.db import Database
@@ -55,10 +57,10 @@ SCHEDULES = ("decks", "saga")
 DEFAULT_SAGA_POINTS = 10
 MAX_ERROR_CHARS = 1900  # a refused decklist's explanation, within one Discord message
 
-# Outbox kinds (rendered by bot.games.four_two_one.messages).
+# Outbox kinds (rendered by bot.games.four_two_one.ui, a cancellation by the kit: SPEC.cancel_notice).
 ANNOUNCE = "421.announce"  # what happened and who acts next (payload: Announcement)
 FINAL = "421.final"  # the final standings (payload: Announcement with LeagueWon or LeagueEnded)
-CANCELLED = "421.cancelled"
+CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -135,28 +137,51 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Announcement:
-    """What the channel hears: the engine's events as plain dicts, a snapshot so a late send
-    shows what happened then, with who sits where and whom to ping."""
+class Decided:
+    """An organizer who decided a match result instead of its players: "confirmed" a waiting
+    report, or "settled" a dispute."""
+
+    by: int
+    how: str
+
+
+@dataclass(frozen=True)
+class Announcement(Payload):
+    """What the channel hears: the engine's events, a snapshot so a late send shows what happened
+    then, with who sits where and whom to ping."""
 
     league_id: int
     users: tuple[int, ...]
-    events: tuple[dict, ...]
+    events: tuple[engine.Event, ...]
     ping: tuple[int, ...] = ()
     take_apart: tuple[int, ...] = ()  # the decks one may take apart, when a take-apart is awaited
     scores: tuple[int, ...] = ()  # by seat, after these events
     version: int = 0
+    decided: Decided | None = None  # who decided the match result among these events, if an organizer did
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
 
-    def to_payload(self) -> dict:
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
-
     @classmethod
-    def from_payload(cls, p: dict) -> Announcement:
-        return cls(p["league_id"], tuple(p["users"]), tuple(p["events"]), tuple(p.get("ping", ())),
-                   tuple(p.get("take_apart", ())), tuple(p.get("scores", ())), p.get("version", 0))
+    def upgrade(cls, data: dict) -> dict:
+        # Queued before typed events: the organizer who decided a result rode on its MatchReported.
+        if "decided" in data:
+            return data
+        decided = next((e["decided"] for e in data.get("events", ()) if isinstance(e, dict) and e.get("decided")), None)
+        return {**data, "decided": decided}
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A match report waiting for the opponent, as the league keeps it (`bookkeeping["claims"]`,
+    by match label); rejected, it stays as the match's dispute."""
+
+    number: int
+    round: int
+    match: str
+    by: int  # the reporter's seat
+    winner: int | None  # a seat; None: a draw
+    disputed_by: int | None = None  # the user who rejected it
 
 
 class DeckProblems(UserError):
@@ -167,78 +192,48 @@ def league_name(league_id: int) -> str:
     return f"421 league #{league_id}"
 
 
-# --- loading and saving ------------------------------------------------------------------------------
+# --- the league's documents ------------------------------------------------------------------------
+
+Loaded = documents.Game[FourTwoOneLeague, FourTwoOneSeat, engine.LeagueState]
 
 
-@dataclass
-class _Loaded:
-    row: FourTwoOneLeague
-    seats: list[FourTwoOneSeat]
-    state: engine.LeagueState | None
+def _claims(loaded: Loaded) -> dict[str, Waiting]:
+    return decode(loaded.bookkeeping.get("claims", {}), dict[str, Waiting])
 
 
-def _decode(loaded: tables.Loaded) -> _Loaded:
-    row = loaded.row
-    return _Loaded(row, loaded.seats, engine.LeagueState.from_dict(row.state) if row.state else None)
+def _keep_claims(loaded: Loaded, claims: dict[str, Waiting]) -> None:
+    loaded.bookkeeping["claims"] = encode(claims)
 
 
-async def _load(session: AsyncSession, league_id: int, *, lock: bool = True) -> _Loaded:
-    loaded = await tables.load_rows(session, FourTwoOneLeague, FourTwoOneSeat, league_id, noun=NOUN, lock=lock)
-    return _decode(loaded)
-
-
-def _claims(row: FourTwoOneLeague) -> dict[str, dict]:
-    return dict((row.bookkeeping or {}).get("claims", {}))
-
-
-def _save(loaded: _Loaded, *, claims: dict[str, dict] | None = None, **values: Any) -> None:
-    row = loaded.row
-    if loaded.state is not None:
-        row.state = loaded.state.to_dict()
-    if claims is not None:
-        bookkeeping = dict(row.bookkeeping or {})
-        bookkeeping["claims"] = claims
-        row.bookkeeping = bookkeeping  # a new dict: the JSON column sees the change
-    row.version += 1
-    for key, value in values.items():
-        setattr(row, key, value)
-
-
-def _schedule(row: FourTwoOneLeague) -> Schedule:
+def _schedule(loaded: Loaded) -> Schedule:
     """The league's schedule of set additions, as its organizer chose it at the start."""
-    chosen = (row.bookkeeping or {}).get("schedule") or {}
-    return Schedule.of(len(row.set_names), chosen.get("kind", "decks"), chosen.get("points"))
+    chosen = loaded.bookkeeping.get("schedule") or {}
+    return Schedule.of(len(loaded.row.set_names), chosen.get("kind", "decks"), chosen.get("points"))
 
 
-def _view(loaded: _Loaded) -> LeagueView:
-    row, state = loaded.row, loaded.state
-    players = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
+def _view(loaded: Loaded) -> LeagueView:
+    row = loaded.row
     return LeagueView(
         **tables.view_columns(row), version=row.version, target_score=row.target_score,
-        sets=tuple(SetInfo(s["key"], s["name"], s["cards"]) for s in row.set_names), players=players, state=state,
-        schedule=_schedule(row), disputes=_disputes(loaded),
+        sets=decode(row.set_names, tuple[SetInfo, ...]), players=tuple(loaded.user_ids), state=loaded.state,
+        schedule=_schedule(loaded), disputes=_disputes(loaded),
     )
 
 
-def _disputes(loaded: _Loaded) -> tuple[str, ...]:
+def _disputes(loaded: Loaded) -> tuple[str, ...]:
     state = loaded.state
     if state is None:
         return ()
-    return tuple(sorted(label for label, c in _claims(loaded.row).items()
-                        if c.get("disputed_by") is not None and c["round"] == state.round))
+    return tuple(sorted(label for label, c in _claims(loaded).items()
+                        if c.disputed_by is not None and c.round == state.round))
 
 
 def _view_of(loaded: tables.Loaded) -> LeagueView:
-    return _view(_decode(loaded))
+    return _view(GAMES.decode(loaded))
 
 
 def _explain(error: Exception) -> UserError:
     return DeckProblems(_deck_problems_text(error)) if isinstance(error, engine.DeckRejected) else UserError(str(error))
-
-
-# Engine operations; their refusals become UserErrors (a refused decklist: DeckProblems; non-players:
-# PermissionDenied).
-_engine_call = engine_refusals(engine.FourTwoOneError, engine.NotAPlayer, _explain)
 
 
 def _deck_problems_text(error: engine.DeckRejected) -> str:
@@ -254,24 +249,6 @@ def _deck_problems_text(error: engine.DeckRejected) -> str:
     return text
 
 
-def _running(loaded: _Loaded) -> engine.LeagueState:
-    status = loaded.row.status
-    if status == STATUSES.lobby:
-        raise UserError("The league has not begun yet: an organizer begins it once everyone has joined.")
-    if status != STATUSES.running or loaded.state is None:
-        raise UserError("That league is over." if status == STATUSES.finished else "That league was cancelled.")
-    return loaded.state
-
-
-def _seat(state: engine.LeagueState, actor: tables.Actor) -> int:
-    return _engine_call(engine.seat_of, state, actor.user_id)
-
-
-def event_dict(event: engine.Event) -> dict:
-    """An engine event as a JSON document: its fields and its type."""
-    return {"type": type(event).__name__, **asdict(event)}
-
-
 def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int, ...]:
     """The users these events call to act: the one who must act next (the last step asked for;
     earlier ones are done) and a new round's players."""
@@ -280,45 +257,35 @@ def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int,
     return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
 
 
-def _announcement(loaded: _Loaded, events: list[engine.Event], decided: dict | None = None) -> Announcement:
-    """The announcement of `events`; `decided` ({"by": organizer, "how": "confirmed" | "settled"})
-    names the organizer who decided a match result instead of the opponent."""
+def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided | None = None) -> Announcement:
+    """The announcement of `events`; `decided` names the organizer who decided a match result
+    instead of the opponent."""
     state = loaded.state
     assert state is not None
     step = state.step
     take_apart = tuple(d.id for d in engine.unused_decks(state)) if step and step.kind == engine.TAKE_APART else ()
-    documents = [{**event_dict(e), **({"decided": decided} if decided and isinstance(e, engine.MatchReported) else {})}
-                 for e in events]
     return Announcement(
-        loaded.row.id, tuple(p.user_id for p in state.players), tuple(documents),
-        _called(state, events), take_apart, tuple(p.score for p in state.players), loaded.row.version,
+        loaded.id, tuple(p.user_id for p in state.players), tuple(events), _called(state, events), take_apart,
+        tuple(p.score for p in state.players), loaded.version, decided,
     )
 
 
-def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
-    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
-
-
-async def _commit(session: AsyncSession, loaded: _Loaded, events: list[engine.Event],
-                  claims: dict[str, dict] | None = None, decided: dict | None = None, *,
-                  ended_by: int | None = None) -> None:
+async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Event], decided: Decided | None = None,
+                  *, ended_by: int | None = None) -> None:
     """Save an action's state, queue its announcement, and finish the league if it was won (or
     ended by the organizer `ended_by`)."""
-    state = loaded.state
-    assert state is not None
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
     if over:
-        claims = {}
-    _save(loaded, claims=claims)
-    if over:
+        _keep_claims(loaded, {})
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    messages = [_channel(loaded, ANNOUNCE, _announcement(loaded, events, decided).to_payload())] if events else []
-    await outbox.queue(session, *messages)
+    GAMES.save(loaded)
+    if events:  # after the save: the snapshot has the league's new version
+        await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, events, decided)))
     if over:
         await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
 
 
-async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[engine.Event], ended_by: int) -> None:
+async def _record_results(session: AsyncSession, loaded: Loaded, events: list[engine.Event], ended_by: int) -> None:
     """The final standings to the leaderboard (and its channel), in the transaction that ends the
     league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
@@ -330,7 +297,7 @@ async def _record_results(session: AsyncSession, loaded: _Loaded, events: list[e
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
     final = [e for e in events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
     payload = outbox.telling(_announcement(loaded, final).to_payload(), ended_by, f"the final standings of {league_name(row.id)}")
-    await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
+    await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
 
 
 # --- the lobby --------------------------------------------------------------------------------------------
@@ -351,13 +318,13 @@ def _full_text(row: FourTwoOneLeague) -> str:
 
 async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) -> Outcome:
     """Begin: the seated players (shuffled with the league's seed) start building, seat 1 first."""
-    loaded = _decode(seated)
+    loaded = GAMES.decode(seated)
     row = loaded.row
     lists = (await session.execute(select(FourTwoOneLeague.set_lists).where(FourTwoOneLeague.id == row.id))).scalar_one()
     names = [seat.name or f"Player {number + 1}" for number, seat in enumerate(loaded.seats)]
-    loaded.state = _engine_call(
+    loaded.state = GAMES.call(
         engine.new_league, [CardSet.from_dict(s) for s in lists], [s.user_id for s in loaded.seats],
-        seed=row.seed, names=names, settings=_schedule(row).settings(row.target_score),
+        seed=row.seed, names=names, settings=_schedule(loaded).settings(row.target_score),
     )
     step = engine.pending_actions(loaded.state)[0]
     events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number)]
@@ -366,16 +333,24 @@ async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) ->
 
 
 async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    """A cancelled league's waiting reports go (the kit tells the channel: `cancel_notice`)."""
     row = seated.row
     row.bookkeeping = {**(row.bookkeeping or {}), "claims": {}}
-    if was_running:
-        await outbox.queue(session, outbox.Message(CANCELLED, {"league_id": row.id}, channel_id=row.channel_id,
-                                                   guild_id=row.guild_id))
 
 
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="421 league", model=FourTwoOneLeague, seat_model=FourTwoOneSeat, view=_view_of,
     begin=_begin, players_problem=_players_problem, on_cancel=_cancelled, full_text=_full_text,
+    cancel_notice=CANCELLED, name=league_name,
+)
+# Engine operations run through GAMES.call: their refusals become UserErrors (a refused decklist:
+# DeckProblems; non-players: PermissionDenied).
+GAMES: documents.Documents[FourTwoOneLeague, FourTwoOneSeat, engine.LeagueState] = documents.Documents(
+    SPEC, engine.LeagueState, refusals=engine_refusals(engine.FourTwoOneError, engine.NotAPlayer, _explain),
+    seat_of=engine.seat_of,
+    not_running=documents.NotRunning(
+        lobby="The league has not begun yet: an organizer begins it once everyone has joined.",
+        finished="That league is over.", cancelled="That league was cancelled."),
 )
 
 
@@ -416,8 +391,8 @@ async def create_league(
         raise UserError("A league needs at least one set.")
     chosen = check_schedule(len(sets), target_score, schedule, saga_points)
     # The engine checks the sets (rarities, duplicates) as it would at the start.
-    _engine_call(engine.new_league, sets, [1, 2], seed=0, settings=chosen.settings(target_score))
-    names = [{"key": s.code, "name": s.name, "cards": len(s.cards)} for s in sets]
+    GAMES.call(engine.new_league, sets, [1, 2], seed=0, settings=chosen.settings(target_score))
+    names = encode([SetInfo(s.code, s.name, len(s.cards)) for s in sets])
     max_seats = engine.MAX_PLAYERS_ONE_SET if len(sets) == 1 else engine.MAX_PLAYERS
     async with db.write() as session:
         loaded = await tables.create(
@@ -447,9 +422,7 @@ async def find_league(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int,
     statuses: tuple[str, ...] = STATUSES.active,
 ) -> LeagueView | None:
-    league_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
-                                       statuses=statuses)
-    return None if league_id is None else await get_league(db, league_id)
+    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 # --- decks ---------------------------------------------------------------------------------------------
@@ -467,10 +440,9 @@ def read_decklist(data: str | bytes) -> list[str]:
 
 async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args) -> Outcome:
     async with db.write() as session:
-        loaded = await _load(session, league_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        events = _engine_call(operation, state, _seat(state, actor), *args)
+        loaded = await GAMES.load(session, league_id)
+        state, seat = GAMES.playing(loaded, actor)
+        events = GAMES.call(operation, state, seat, *args)
         await _commit(session, loaded, events)
         return Outcome(_view(loaded), events)
 
@@ -494,23 +466,22 @@ async def check_step(db: Database, league_id: int, actor: tables.Actor, kind: st
     """Refuse (as the action itself would) unless the actor is the one due to `kind` (build or
     alter) now: checked before a form is shown, so nobody types 60 cards for nothing."""
     async with db.read() as session:
-        loaded = await _load(session, league_id, lock=False)
-    tables.check_same_server(NOUN, loaded.row, actor)
-    state = _running(loaded)
-    _engine_call(engine.require_turn, state, _seat(state, actor), kind)
+        loaded = await GAMES.load(session, league_id, lock=False)
+    state, seat = GAMES.playing(loaded, actor)
+    GAMES.call(engine.require_turn, state, seat, kind)
     return _view(loaded)
 
 
 # --- matches ------------------------------------------------------------------------------------------
 
 
-def _claim_of(loaded: _Loaded, entry: dict) -> Claim:
+def _claim_of(loaded: Loaded, entry: Waiting) -> Claim:
     state = loaded.state
     assert state is not None
-    match = next(m for m in state.matches if m.label == entry["match"])
-    opponent = match.b if entry["by"] == match.a else match.a
-    winner = entry["winner"]
-    return Claim(loaded.row.id, entry["number"], entry["round"], entry["match"], state.players[entry["by"]].user_id,
+    match = next(m for m in state.matches if m.label == entry.match)
+    opponent = match.b if entry.by == match.a else match.a
+    winner = entry.winner
+    return Claim(loaded.id, entry.number, entry.round, entry.match, state.players[entry.by].user_id,
                  state.players[opponent].user_id, None if winner is None else state.players[winner].user_id)
 
 
@@ -526,33 +497,31 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
     if result not in RESULTS:
         raise UserError(f"Report one of {', '.join(RESULTS)}.")
     async with db.write() as session:
-        loaded = await _load(session, league_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        seat = _seat(state, actor)
+        loaded = await GAMES.load(session, league_id)
+        state, seat = GAMES.playing(loaded, actor)
         # The engine judges the report (round begun, not sitting out, not reported yet) on a copy.
-        _engine_call(engine.report, copy.deepcopy(state), seat, result)
+        GAMES.call(engine.report, copy.deepcopy(state), seat, result)
         match = engine.current_match(state, seat)
         assert match is not None
         opponent = match.b if seat == match.a else match.a
         winner = {"won": seat, "lost": opponent, "draw": None}[result]
-        claims = _claims(loaded.row)
+        claims = _claims(loaded)
         waiting = claims.get(match.label)
-        if waiting is not None and waiting["round"] == state.round:
-            if waiting["by"] == opponent and waiting["winner"] == winner:
+        if waiting is not None and waiting.round == state.round:
+            if waiting.by == opponent and waiting.winner == winner:
                 return await _apply_claim(session, loaded, claims, waiting)
-            if waiting.get("disputed_by") is None:
-                if waiting["by"] == seat and waiting["winner"] != winner:
+            if waiting.disputed_by is None:
+                if waiting.by == seat and waiting.winner != winner:
                     reported = _claim_of(loaded, waiting)
                     raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
                                    f"<@{reported.opponent}>. It can't be changed: they confirm or reject it (then "
                                    "report again). Report the same result to show it again with its buttons.")
                 return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
-        number = int((loaded.row.bookkeeping or {}).get("next_claim", 1))
-        entry = {"number": number, "round": state.round, "match": match.label, "by": seat, "winner": winner}
-        claims[match.label] = entry
-        loaded.row.bookkeeping = {**(loaded.row.bookkeeping or {}), "next_claim": number + 1}
-        _save(loaded, claims=claims)
+        number = int(loaded.bookkeeping.get("next_claim", 1))
+        claims[match.label] = entry = Waiting(number, state.round, match.label, seat, winner)
+        loaded.bookkeeping["next_claim"] = number + 1
+        _keep_claims(loaded, claims)
+        GAMES.save(loaded)
         return Outcome(_view(loaded), [], _claim_of(loaded, entry))
 
 
@@ -560,34 +529,35 @@ def _claim_words(claim: Claim) -> str:
     return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
 
 
-async def _apply_claim(session: AsyncSession, loaded: _Loaded, claims: dict[str, dict], entry: dict,
-                       decided: dict | None = None) -> Outcome:
+async def _apply_claim(session: AsyncSession, loaded: Loaded, claims: dict[str, Waiting], entry: Waiting,
+                       decided: Decided | None = None) -> Outcome:
     state = loaded.state
     assert state is not None
-    events = _engine_call(engine.report, state, entry["by"], _outcome_for(entry["by"], entry["winner"]))
-    claims.pop(entry["match"], None)
-    await _commit(session, loaded, events, claims, decided)
+    events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
+    claims.pop(entry.match, None)
+    _keep_claims(loaded, claims)
+    await _commit(session, loaded, events, decided)
     return Outcome(_view(loaded), events)
 
 
-async def _waiting_claim(session: AsyncSession, loaded: _Loaded, number: int, actor: tables.Actor,
-                         action: str) -> tuple[dict, dict | None]:
+async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
+                         action: str) -> tuple[Waiting, Decided | None]:
     """The waiting report `number`, if the actor may `action` it ("confirm" or "reject"): the
     reporter's opponent, or an organizer who plays in neither seat of the match (never the reporter,
     organizer or not). Also says who decided, when it is an organizer and not the opponent."""
     tables.check_same_server(NOUN, loaded.row, actor)
-    state = _running(loaded)
-    entry = next((c for c in _claims(loaded.row).values() if c["number"] == number), None)
-    if entry is None or entry["round"] != state.round or entry.get("disputed_by") is not None:
+    state = GAMES.running(loaded)
+    entry = next((c for c in _claims(loaded).values() if c.number == number), None)
+    if entry is None or entry.round != state.round or entry.disputed_by is not None:
         raise Conflict("That report is no longer waiting: it was confirmed, rejected or replaced.")
-    match = next(m for m in state.matches if m.label == entry["match"])
+    match = next(m for m in state.matches if m.label == entry.match)
     seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-    if seat == entry["by"]:
+    if seat == entry.by:
         raise UserError(f"You cannot {action} your own report; your opponent must.")
     if seat in match.seats():
         return entry, None
     if await tables.can_manage(session, loaded.row, actor):
-        return entry, {"by": actor.user_id, "how": "confirmed"}
+        return entry, Decided(actor.user_id, "confirmed")
     raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
 
 
@@ -595,9 +565,9 @@ async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor
     """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
     result counts."""
     async with db.write() as session:
-        loaded = await _load(session, league_id)
+        loaded = await GAMES.load(session, league_id)
         entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
-        return await _apply_claim(session, loaded, _claims(loaded.row), entry, decided)
+        return await _apply_claim(session, loaded, _claims(loaded), entry, decided)
 
 
 async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
@@ -605,11 +575,12 @@ async def reject(db: Database, league_id: int, number: int, actor: tables.Actor)
     nothing counts, and the match is disputed until its players report again or an organizer
     settles it."""
     async with db.write() as session:
-        loaded = await _load(session, league_id)
+        loaded = await GAMES.load(session, league_id)
         entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
-        claims = _claims(loaded.row)
-        claims[entry["match"]] = {**entry, "disputed_by": actor.user_id}
-        _save(loaded, claims=claims)
+        claims = _claims(loaded)
+        claims[entry.match] = replace(entry, disputed_by=actor.user_id)
+        _keep_claims(loaded, claims)
+        GAMES.save(loaded)
         return Outcome(_view(loaded))
 
 
@@ -617,17 +588,16 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
     """Organizer: decide a disputed match (a rejected report) of this round: `winner_id` won, or a
     draw (None). An organizer who plays in the match cannot; the announcement names the organizer."""
     async with db.write() as session:
-        loaded = await _load(session, league_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
+        loaded = await GAMES.load(session, league_id)
+        state = await GAMES.managing(session, loaded, actor)
         label = match.strip().upper()
         m = next((x for x in state.matches if x.label == label), None)
         if m is None:
             labels = ", ".join(x.label for x in state.matches) or "none"
             raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
-        claims = _claims(loaded.row)
+        claims = _claims(loaded)
         entry = claims.get(label)
-        if m.result is not None or entry is None or entry["round"] != state.round or entry.get("disputed_by") is None:
+        if m.result is not None or entry is None or entry.round != state.round or entry.disputed_by is None:
             raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
                             "opponent confirms.")
         if actor.user_id in (state.players[s].user_id for s in m.seats()):
@@ -638,19 +608,19 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
             if winner is None:
                 raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
-        events = _engine_call(engine.report, state, m.a, _outcome_for(m.a, winner))
+        events = GAMES.call(engine.report, state, m.a, _outcome_for(m.a, winner))
         claims.pop(label)
-        await _commit(session, loaded, events, claims, {"by": actor.user_id, "how": "settled"})
+        _keep_claims(loaded, claims)
+        await _commit(session, loaded, events, Decided(actor.user_id, "settled"))
         return Outcome(_view(loaded), events)
 
 
 async def choose(db: Database, league_id: int, actor: tables.Actor, option: str, deck_id: int | None = None) -> Outcome:
     """The loser's option: A alter, B new deck, C claim set-aside deck `deck_id`, D the winner rebuilds."""
     async with db.write() as session:
-        loaded = await _load(session, league_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        events = _engine_call(engine.choose, state, _seat(state, actor), option, deck_id=deck_id)
+        loaded = await GAMES.load(session, league_id)
+        state, seat = GAMES.playing(loaded, actor)
+        events = GAMES.call(engine.choose, state, seat, option, deck_id=deck_id)
         await _commit(session, loaded, events)
         return Outcome(_view(loaded), events)
 
@@ -661,11 +631,11 @@ async def choose(db: Database, league_id: int, actor: tables.Actor, option: str,
 async def end(db: Database, league_id: int, actor: tables.Actor) -> Outcome:
     """Organizer: end the league now; the standings go to the leaderboard (the sole leader wins)."""
     async with db.write() as session:
-        loaded = await _load(session, league_id)
+        loaded = await GAMES.load(session, league_id)
         await tables.require_manager(session, NOUN, loaded.row, actor)
         if loaded.row.status == STATUSES.lobby:
             raise UserError("The league has not begun: cancel it instead (`/421 cancel`).")
-        state = _running(loaded)
-        events = _engine_call(engine.end_league, state)
+        state = GAMES.running(loaded)
+        events = GAMES.call(engine.end_league, state)
         await _commit(session, loaded, events, ended_by=actor.user_id)
         return Outcome(_view(loaded), events)

@@ -12,12 +12,14 @@ from discord import app_commands
 from bot.cards.sets import CardSet, ImportProgress, SetListError, fetch_scryfall_set, parse_set_bytes
 from bot.games.four_two_one import set_lists, ui
 from bot.kit import limits
+from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.paginate import Page, send_paginated, slice_page
 from bot.kit.text import escape
 from bot.kit.uploads import read_upload
+from bot.store.db import Database
 
 SET_PAGES = "fourtwoone_sets"
 SETS_PER_PAGE = 25
@@ -28,10 +30,15 @@ def _choice(label: str, value: str) -> app_commands.Choice[str]:
     return app_commands.Choice(name=limits.clip(label, 100), value=value)
 
 
+def _db(interaction: discord.Interaction) -> Database:
+    bot: KitBot = interaction.client  # type: ignore[assignment]
+    return bot.db
+
+
 async def set_key_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     if interaction.guild_id is None:
         return []
-    found = await set_lists.set_keys(interaction.client.db, interaction.guild_id, current or "")
+    found = await set_lists.set_keys(_db(interaction), interaction.guild_id, current or "")
     return [_choice(f"{s.key} — {s.name} ({s.card_count} cards)", s.key) for s in found]
 
 
@@ -44,12 +51,15 @@ async def sets_autocomplete(interaction: discord.Interaction, current: str) -> l
     before, last = typed[:cut], typed[cut:]
     if before and not before.endswith(" "):
         before += " "
-    found = await set_lists.set_keys(interaction.client.db, interaction.guild_id, last)
+    found = await set_lists.set_keys(_db(interaction), interaction.guild_id, last)
     return [_choice(f"{before}{s.key} — {s.name}", f"{before}{s.key}") for s in found if len(before + s.key) <= 100]
 
 
 class SetListCommands:
     """The `/421 set …` commands and the Scryfall import, for the 421 cog (which has `db` and `bot`)."""
+
+    bot: KitBot
+    db: Database
 
     async def import_set(self, interaction: discord.Interaction, key: str, code: str) -> CardSet:
         """Import set `code` from Scryfall and store it as `key`, showing the pages as they load in

@@ -1,6 +1,7 @@
 """How a 421 league looks in Discord: the lobby, announcements, match reports with Confirm / Reject,
-the menus that ask which deck to claim or take apart, the decklist form, and the pool, decks and
-standings pages (no rules, no SQL). Card names and player names are user text: always escaped."""
+the menus that ask which deck to claim or take apart, the decklist form, the pool, decks and
+standings pages, and the messages the outbox sends (no rules, no SQL). Card names and player names
+are user text: always escaped."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 import discord
 
 from bot.games.four_two_one import rules as engine
-from bot.games.four_two_one.service import KIND, Announcement, Claim, LeagueView, league_name
+from bot.games.four_two_one import service as four_two_one
+from bot.games.four_two_one.service import KIND, Announcement, Claim, Decided, LeagueView, league_name
 from bot.games.four_two_one.set_lists import SetSummary
 from bot.kit import limits
+from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import (
     Component,
     InvalidPayload,
@@ -106,100 +109,100 @@ def lobby_embed(league: LeagueView, note: str | None = None) -> discord.Embed:
 # --- announcements --------------------------------------------------------------------------------------
 
 
-def _pending_line(news: Announcement, e: dict) -> str:
-    who = mention(news.user_of(e["seat"]))
-    kind = e["kind"]
-    if kind == engine.BUILD:
-        return f"🛠️ {who}, build deck {e['deck_number']}: `/421 build` (attach your 60 cards, or paste them)."
-    if kind == engine.ALTER:
+def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
+    who = mention(news.user_of(e.seat))
+    if e.kind == engine.BUILD:
+        return f"🛠️ {who}, build deck {e.deck_number}: `/421 build` (attach your 60 cards, or paste them)."
+    if e.kind == engine.ALTER:
         return f"✏️ {who}, alter your deck: `/421 alter` with the full new list (removed cards return to the pool)."
-    if kind == engine.TAKE_APART:
+    if e.kind == engine.TAKE_APART:
         return (f"🔨 {who}, a new deck would be one too many: first take apart two decks nobody is using "
                 "(the menu below, or `/421 takeapart`).")
-    return (f"❓ {who}, you lost Match {e['match']}: choose with `/421 choose` — A alter · B new deck · "
+    return (f"❓ {who}, you lost Match {e.match}: choose with `/421 choose` — A alter · B new deck · "
             "C claim a set-aside deck · D the winner rebuilds.")
 
 
-def _round_lines(news: Announcement, e: dict) -> list[str]:
-    lines = [f"📣 **{league_name(news.league_id)} · round {e['round']}**"]
-    lines += [f"Match {label}: {mention(news.user_of(a))} vs {mention(news.user_of(b))}" for label, a, b in e["matches"]]
-    if e["bye"] is not None:
-        lines.append(f"🛌 {mention(news.user_of(e['bye']))} sits out this round: +2 (a bye) once the results are in; "
+def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
+    lines = [f"📣 **{league_name(news.league_id)} · round {e.round}**"]
+    lines += [f"Match {label}: {mention(news.user_of(a))} vs {mention(news.user_of(b))}" for label, a, b in e.matches]
+    if e.bye is not None:
+        lines.append(f"🛌 {mention(news.user_of(e.bye))} sits out this round: +2 (a bye) once the results are in; "
                      "nobody may claim their deck or take cards from it.")
     lines.append("Report with `/421 report`; your opponent confirms.")
     return lines
 
 
-def _score_line(news: Announcement, e: dict) -> str:
-    reason = {"win": "win", "loss": "loss", "bye": "bye"}.get(e["reason"], e["reason"])
-    delta = f"+{e['delta']}" if e["delta"] > 0 else f"−{-e['delta']}"
-    return f"· {mention(news.user_of(e['seat']))} {delta} ({reason}) → **{e['score']}**"
+def _score_line(news: Announcement, e: engine.ScoreChanged) -> str:
+    delta = f"+{e.delta}" if e.delta > 0 else f"−{-e.delta}"
+    return f"· {mention(news.user_of(e.seat))} {delta} ({e.reason}) → **{e.score}**"
+
+
+def _result_line(news: Announcement, e: engine.MatchReported) -> str:
+    u = news.user_of
+    if e.winner is None:
+        line = (f"🤝 Match {e.label}: {mention(u(e.a))} and {mention(u(e.b))} drew: no points, nobody chooses, both "
+                "keep their decks.")
+    else:
+        loser = e.b if e.winner == e.a else e.a
+        line = f"🏁 Match {e.label}: {mention(u(e.winner))} beat {mention(u(loser))}."
+    return line + _decided_words(news.decided) if news.decided is not None else line
 
 
 def event_lines(news: Announcement) -> list[str]:
     u = news.user_of
     lines: list[str] = []
     for e in news.events:
-        kind = e["type"]
-        if kind == "ActionPending":
-            lines.append(_pending_line(news, e))
-        elif kind == "RoundStarted":
-            lines += _round_lines(news, e)
-        elif kind == "MatchReported":
-            if e["winner"] is None:
-                lines.append(f"🤝 Match {e['label']}: {mention(u(e['a']))} and {mention(u(e['b']))} drew: no points, "
-                             "nobody chooses, both keep their decks.")
-            else:
-                loser = e["b"] if e["winner"] == e["a"] else e["a"]
-                lines.append(f"🏁 Match {e['label']}: {mention(u(e['winner']))} beat {mention(u(loser))}.")
-            if e.get("decided"):
-                lines[-1] += _decided_words(e["decided"])
-        elif kind == "ScoreChanged":
-            lines.append(_score_line(news, e))
-        elif kind == "OptionChosen":
-            claimed = f" (deck #{e['deck_id']})" if e["deck_id"] is not None else ""
-            lines.append(f"➡️ {mention(u(e['seat']))} chose option {OPTION_RULES[e['option']]}{claimed}.")
-        elif kind == "DeckSetAside":
-            lines.append(f"🗃️ Deck #{e['deck_id']} is set aside.")
-        elif kind == "DeckClaimed":
-            lines.append(f"🤲 {mention(u(e['seat']))} claims deck #{e['deck_id']}.")
-        elif kind == "SetAdded":
-            extra = ", ".join(f"{count} {escape(name)}" for name, count in e["extra_basics"])
-            lines.append(f"📦 {mention(u(e['seat']))} adds **{escape(e['name'])}** to the pool before building deck "
-                         f"{e['deck_number']}, and is the first who may use it." + (f" Extra basics: {extra}." if extra else ""))
-        elif kind == "DecksTakenApart":
-            first, second = e["deck_ids"]
-            lines.append(f"🔨 {mention(u(e['seat']))} took apart decks #{first} and #{second}: "
-                         f"{e['cards_returned']} cards are back in the pool.")
-        elif kind == "DeckBuilt":
-            lines.append(f"🆕 {mention(u(e['seat']))} built deck #{e['deck_id']} (deck {e['deck_number']} of the "
-                         "league). Every list is public: `/421 decks`.")
-        elif kind == "DeckAltered":
-            added, removed = sum(c for _, c in e["added"]), sum(c for _, c in e["removed"])
-            lines.append(f"✏️ {mention(u(e['seat']))} altered deck #{e['deck_id']}: {added} cards in, {removed} back "
-                         "to the pool.")
-        elif kind in ("LeagueWon", "LeagueEnded"):
-            lines.append(_end_line(news, e))
+        match e:
+            case engine.ActionPending():
+                lines.append(_pending_line(news, e))
+            case engine.RoundStarted():
+                lines += _round_lines(news, e)
+            case engine.MatchReported():
+                lines.append(_result_line(news, e))
+            case engine.ScoreChanged():
+                lines.append(_score_line(news, e))
+            case engine.OptionChosen(seat=seat, option=option, deck_id=deck_id):
+                claimed = f" (deck #{deck_id})" if deck_id is not None else ""
+                lines.append(f"➡️ {mention(u(seat))} chose option {OPTION_RULES[option]}{claimed}.")
+            case engine.DeckSetAside(deck_id=deck_id):
+                lines.append(f"🗃️ Deck #{deck_id} is set aside.")
+            case engine.DeckClaimed(seat=seat, deck_id=deck_id):
+                lines.append(f"🤲 {mention(u(seat))} claims deck #{deck_id}.")
+            case engine.SetAdded(seat=seat, name=name, deck_number=number, extra_basics=basics):
+                extra = ", ".join(f"{count} {escape(basic)}" for basic, count in basics)
+                lines.append(f"📦 {mention(u(seat))} adds **{escape(name)}** to the pool before building deck "
+                             f"{number}, and is the first who may use it." + (f" Extra basics: {extra}." if extra else ""))
+            case engine.DecksTakenApart(seat=seat, deck_ids=(first, second), cards_returned=returned):
+                lines.append(f"🔨 {mention(u(seat))} took apart decks #{first} and #{second}: "
+                             f"{returned} cards are back in the pool.")
+            case engine.DeckBuilt(seat=seat, deck_id=deck_id, deck_number=number):
+                lines.append(f"🆕 {mention(u(seat))} built deck #{deck_id} (deck {number} of the "
+                             "league). Every list is public: `/421 decks`.")
+            case engine.DeckAltered(seat=seat, deck_id=deck_id, added=added, removed=removed):
+                lines.append(f"✏️ {mention(u(seat))} altered deck #{deck_id}: {sum(c for _, c in added)} cards in, "
+                             f"{sum(c for _, c in removed)} back to the pool.")
+            case engine.LeagueWon() | engine.LeagueEnded():
+                lines.append(_end_line(news, e))
     return lines
 
 
-def _decided_words(decided: dict) -> str:
-    if decided.get("how") == "settled":
-        return f" Settled by the organizer {mention(decided['by'])} after a dispute."
-    return f" Confirmed by the organizer {mention(decided['by'])}."
+def _decided_words(decided: Decided) -> str:
+    if decided.how == "settled":
+        return f" Settled by the organizer {mention(decided.by)} after a dispute."
+    return f" Confirmed by the organizer {mention(decided.by)}."
 
 
-def _end_line(news: Announcement, e: dict) -> str:
+def _end_line(news: Announcement, e: engine.LeagueWon | engine.LeagueEnded) -> str:
     name = league_name(news.league_id)
-    if e["type"] == "LeagueWon":
-        return f"🏆 **{mention(news.user_of(e['seat']))} wins {name} with {e['score']} points!**"
-    winner = f"{mention(news.user_of(e['winner']))} leads alone and wins" if e["winner"] is not None else "nobody leads alone"
+    if isinstance(e, engine.LeagueWon):
+        return f"🏆 **{mention(news.user_of(e.seat))} wins {name} with {e.score} points!**"
+    winner = f"{mention(news.user_of(e.winner))} leads alone and wins" if e.winner is not None else "nobody leads alone"
     return f"🏁 An organizer ended {name}: {winner}."
 
 
 def final_lines(news: Announcement) -> list[str]:
     lines = [f"🏆 **{league_name(news.league_id)} · final standings**"]
-    lines += [_end_line(news, e) for e in news.events]
+    lines += [_end_line(news, e) for e in news.events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
     ranked = sorted(range(len(news.users)), key=lambda seat: (-news.scores[seat], seat))
     for place, seat in enumerate(ranked, start=1):
         lines.append(f"{place}. {mention(news.user_of(seat))} — **{news.scores[seat]}** points")
@@ -471,3 +474,25 @@ def standings_embed(league: LeagueView) -> discord.Embed:
 def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
     source = {"text": "uploaded list", "csv": "uploaded CSV", "scryfall": "Scryfall"}
     return [f"`{s.key}` — {escape(s.name)}: {s.card_count} cards ({source.get(s.source, s.source)})" for s in sets]
+
+
+# --- what the outbox sends (queued by the service with the change that causes it) ----------------------
+# Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
+
+
+@renders(four_two_one.ANNOUNCE, Announcement)
+async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
+    chunks = split_messages(event_lines(news))
+    if not chunks:
+        return None
+    # The take-apart menu rides on the announcement that asks for it; only the player called to
+    # act (and a new round's players) are pinged.
+    view = take_apart_view(news.league_id, news.take_apart) if len(news.take_apart) >= 2 else None
+    return Outgoing(content=chunks[0], continued=chunks[1:], view=view,
+                    allowed_mentions=limits.ping(*news.ping) if news.ping else None)
+
+
+@renders(four_two_one.FINAL, Announcement)
+async def final(news: Announcement, ctx: Delivery) -> Outgoing:
+    chunks = split_messages(final_lines(news))
+    return Outgoing(content=chunks[0], continued=chunks[1:])

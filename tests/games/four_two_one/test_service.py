@@ -168,7 +168,7 @@ async def test_begin_seats_the_players_and_the_first_builds(db):
     assert sorted(p.name for p in state.players) == ["Player *0*", "Player *1*", "Player *2*"]
     [announce] = await queued(db, league_service.ANNOUNCE)
     news = league_service.Announcement.from_payload(announce.payload)
-    assert news.events[0]["type"] == "ActionPending" and news.events[0]["kind"] == "build"
+    assert news.events[0] == engine.ActionPending("build", 0, None, 1)
     assert news.ping == (league.user_of(0),)  # only the player who must act
 
 
@@ -303,8 +303,9 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     confirmed = await league_service.confirm(db, league.id, number, other_organizer)
     assert confirmed.league.state.matches[0].result is not None
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
-    reported = next(e for e in announced.payload["events"] if e["type"] == "MatchReported")
-    assert reported["decided"] == {"by": 300, "how": "confirmed"} and reported["winner"] == engine.seat_of(
+    news = league_service.Announcement.from_payload(announced.payload)
+    reported = next(e for e in news.events if isinstance(e, engine.MatchReported))
+    assert news.decided == league_service.Decided(300, "confirmed") and reported.winner == engine.seat_of(
         confirmed.league.state, ORGANIZER)
 
 
@@ -333,8 +334,7 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
     assert (state.players[match.b].score, state.players[match.a].score) == (2, -1)
     assert state.step.kind == "choose" and state.step.seat == match.a
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
-    reported = next(e for e in announced.payload["events"] if e["type"] == "MatchReported")
-    assert reported["decided"] == {"by": ORGANIZER, "how": "settled"}
+    assert announced.payload["decided"] == {"by": ORGANIZER, "how": "settled"}
     await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # already decided
 
 
@@ -394,8 +394,8 @@ async def test_take_apart_set_addition_and_the_winner_on_the_leaderboard(db):
     final = await league_service.get_league(db, league.id)
     assert final.status == "finished" and final.state.winner == winner_seat
     added = [e for m in await queued(db, league_service.ANNOUNCE)
-             for e in league_service.Announcement.from_payload(m.payload).events if e["type"] == "SetAdded"]
-    assert [(e["code"], e["deck_number"]) for e in added] == [("bbb", 6), ("ccc", 11)]
+             for e in league_service.Announcement.from_payload(m.payload).events if isinstance(e, engine.SetAdded)]
+    assert [(e.code, e.deck_number) for e in added] == [("bbb", 6), ("ccc", 11)]
     assert len(final.state.decks) == 10 and final.state.next_deck_id == 13
     async with db.read() as session:
         rows = {r.user_id: r for r in (await session.execute(select(EventResult))).scalars()}
@@ -420,3 +420,14 @@ async def test_the_organizer_ends_or_cancels(db):
         await league_service.end(db, other.id, ORG)
     cancelled = await league_service.tables.cancel(db, league_service.SPEC, other.id, ORG)
     assert cancelled.status == "cancelled"
+    assert await queued(db, league_service.CANCELLED) == []  # a lobby cancelled: the channel saw the lobby
+
+
+async def test_a_running_league_cancelled_drops_its_waiting_reports_and_tells_the_channel(db):
+    league = await build_all(db, await begun(db, 2))
+    await league_service.report(db, league.id, player(league.user_of(league.state.matches[0].a)), result="won")
+    assert (await stored(db, league.id))["bookkeeping"]["claims"]["A"]["number"] == 1
+    await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
+    assert (await stored(db, league.id))["bookkeeping"]["claims"] == {}
+    [told] = await queued(db, league_service.CANCELLED)
+    assert told.payload == {"table_id": league.id} and told.channel_id == CHANNEL

@@ -1,17 +1,24 @@
 """421 rendering stays inside Discord's limits and shows user text (card, set and player names)
 literally, whatever the names: announcements, the pool and deck pages, standings, the lobby, the
-forms and menus."""
+forms and menus; and what the outbox sends, from typed payloads and from rows queued before them."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
 import pytest
 
+import bot.games.four_two_one.cog  # noqa: F401  (defining the cog registers the kit's renderers)
 from bot.cards.model import Card
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
-from bot.games.four_two_one import ui
-from bot.games.four_two_one.service import Announcement, Claim, LeagueView, SetInfo, event_dict
-from bot.kit import limits
+from bot.games.four_two_one import service, ui
+from bot.games.four_two_one.service import Announcement, Claim, Decided, LeagueView, SetInfo
+from bot.kit import limits, outbox
+from bot.kit.delivery import Outbox
 from bot.kit.dispatch import InvalidPayload
 
 NASTY = "@everyone **bold** [link](https://x.y) <@123> " + "é" * 40
@@ -42,7 +49,7 @@ def view(state: engine.LeagueState | None, status: str = "running") -> LeagueVie
 
 
 def news(state: engine.LeagueState, events) -> Announcement:
-    return Announcement(7, tuple(p.user_id for p in state.players), tuple(event_dict(e) for e in events),
+    return Announcement(7, tuple(p.user_id for p in state.players), tuple(events),
                         scores=tuple(p.score for p in state.players))
 
 
@@ -144,14 +151,38 @@ def test_a_result_decided_by_an_organizer_says_so():
     built(state)
     match = state.matches[0]
     events = engine.report(state, match.a, "won")
-    documents = [{**event_dict(e), **({"decided": {"by": 555, "how": "settled"}} if isinstance(e, engine.MatchReported)
-                                      else {})} for e in events]
-    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(documents)))
+    users = tuple(p.user_id for p in state.players)
+    lines = ui.event_lines(Announcement(7, users, tuple(events), decided=Decided(555, "settled")))
     assert lines[0] == (f"🏁 Match A: <@{state.players[match.a].user_id}> beat <@{state.players[match.b].user_id}>. "
                         "Settled by the organizer <@555> after a dispute.")
-    confirmed = [{**d, "decided": {"by": 555, "how": "confirmed"}} if d["type"] == "MatchReported" else d for d in documents]
-    lines = ui.event_lines(Announcement(7, tuple(p.user_id for p in state.players), tuple(confirmed)))
+    lines = ui.event_lines(Announcement(7, users, tuple(events), decided=Decided(555, "confirmed")))
     assert lines[0].endswith("Confirmed by the organizer <@555>.")
+
+
+def test_an_announcement_queued_before_typed_events_renders_the_same():
+    """Rows queued by the version before the kit's codec: events named by their bare class name, and
+    the organizer who decided a result inside its MatchReported event. The outbox may send them
+    after an upgrade."""
+    state = league_state()
+    events = built(state)
+    match = state.matches[0]
+    events += engine.report(state, match.a, "won")
+    news = Announcement(7, tuple(p.user_id for p in state.players), tuple(events), (101,), (),
+                        tuple(p.score for p in state.players), 12, Decided(555, "settled"))
+    old_events = [{"type": type(e).__name__, **json.loads(json.dumps(dataclasses.asdict(e)))} for e in events]
+    for event in old_events:
+        if event["type"] == "MatchReported":
+            event["decided"] = {"by": 555, "how": "settled"}
+    old = {"league_id": 7, "users": list(news.users), "events": old_events, "ping": [101], "take_apart": [],
+           "scores": list(news.scores), "version": 12}
+    assert [e["type"] for e in news.to_payload()["events"]] == [f"421.{e['type']}" for e in old_events]
+    decoded = Announcement.from_payload(old)
+    assert decoded == news and ui.event_lines(decoded) == ui.event_lines(news)
+    assert "Settled by the organizer <@555> after a dispute." in "\n".join(ui.event_lines(decoded))
+    assert Announcement.from_payload(json.loads(json.dumps(news.to_payload()))) == news
+    # an older shape still: no scores, no version (the fields' defaults)
+    bare = Announcement.from_payload({"league_id": 7, "users": [100, 101], "events": old_events[:1]})
+    assert bare.decided is None and bare.scores == () and ui.event_lines(bare) == ui.event_lines(news)[:1]
 
 
 def test_the_lobby_and_standings_show_when_the_later_sets_join():
@@ -177,3 +208,25 @@ def test_the_lobby_and_standings_show_when_the_later_sets_join():
     waiting = ui.standings_embed(replace(view(state), disputes=("A",))).fields[-2].value
     assert "report Match A (disputed: report again, or an organizer settles it with `/421 settle`)" in waiting
     assert "disputed" not in ui.standings_embed(view(state)).fields[-2].value
+
+
+async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancellation():
+    """The renderers registered in the UI module (and the kit's, by the cog, for a cancellation):
+    each row's payload as the service queues it, and as rows queued before the kit had it."""
+    def render(kind: str, payload: dict):
+        row = outbox.Queued(1, outbox.Message(kind, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
+        return Outbox(SimpleNamespace(db=None))._render(row, True)
+
+    state = league_state()
+    events = built(state)
+    sent = await render(service.ANNOUNCE, news(state, events).to_payload())
+    assert sent.content == ui.split_messages(ui.event_lines(news(state, events)))[0]
+    assert "round 1**" in "\n".join([sent.content, *sent.continued])
+    assert await render(service.ANNOUNCE, news(state, []).to_payload()) is None  # nothing to tell
+    ended = engine.end_league(state)
+    final = outbox.telling(news(state, ended).to_payload(), 1, "the final standings")
+    sent = await render(service.FINAL, final)
+    assert sent.content.startswith("🏆 **421 league #7 · final standings**\n🏁 An organizer ended 421 league #7")
+    for payload in ({"table_id": 7}, {"league_id": 7}):  # the latter as the format queued it before the kit
+        sent = await render(service.CANCELLED, payload)
+        assert sent.content == "❌ 421 league #7 was cancelled by an organizer: nothing was recorded."
