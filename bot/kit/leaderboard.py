@@ -201,11 +201,43 @@ async def board(db: Database, guild_id: int, period: Period, *, format: str | No
         query = query.where(EventResult.season_id == period.season_id)
     async with db.read() as session:
         rows = (await session.execute(query.group_by(EventResult.user_id))).all()
+    return _ranked(rows)
+
+
+def _ranked(rows) -> list[BoardRow]:
+    """(user, events, wins, points, best score) rows, ranked by points, then wins, then best score."""
     ordered = sorted(rows, key=lambda r: (-(r[3] or 0), -(r[2] or 0), -(r[4] or 0), r[0]))
     return [
         BoardRow(rank, user_id, events, wins or 0, float(points or 0), best)
         for rank, (user_id, events, wins, points, best) in enumerate(ordered, start=1)
     ]
+
+
+async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
+    """Every format's board for `period` and (key None) the board of all formats, from one query."""
+    query = select(
+        EventResult.format,
+        EventResult.user_id,
+        func.count(EventResult.id),
+        func.sum(case((EventResult.placement == 1, 1), else_=0)),
+        func.sum(EventResult.points),
+        func.max(EventResult.score),
+    ).where(EventResult.guild_id == guild_id)
+    if period.season_id is not None:
+        query = query.where(EventResult.season_id == period.season_id)
+    async with db.read() as session:
+        rows = (await session.execute(query.group_by(EventResult.format, EventResult.user_id))).all()
+    by_format: dict[str, list[tuple]] = {}
+    totals: dict[int, list] = {}
+    for fmt, user_id, events, wins, points, best in rows:
+        by_format.setdefault(fmt, []).append((user_id, events, wins, points, best))
+        total = totals.setdefault(user_id, [user_id, 0, 0, 0.0, None])
+        total[1] += events
+        total[2] += wins or 0
+        total[3] += points or 0
+        if best is not None and (total[4] is None or best > total[4]):
+            total[4] = best
+    return {None: _ranked(totals.values()), **{fmt: _ranked(rows) for fmt, rows in by_format.items()}}
 
 
 async def standings(
