@@ -32,8 +32,9 @@ class SiteLinks:
         return f"{self.base}{PREFIX}/{self.address}"
 
     def leaderboard(self, format: str | None = None, season: str | None = None, page: int | None = None) -> str:
-        query = {key: value for key, value in (("format", format), ("season", season), ("page", page))
-                 if value not in (None, "", 1)}
+        query = {key: value for key, value in (("format", format), ("season", season)) if value not in (None, "")}
+        if page not in (None, 1):
+            query["page"] = page
         return f"{self.home}/leaderboard" + (f"?{urlencode(query)}" if query else "")
 
     def events(self, before: str | None = None) -> str:

@@ -28,7 +28,7 @@ def check_request(request: web.Request) -> None:
         raise web.HTTPNotFound()
     if len(request.query_string) > MAX_QUERY:
         raise BadRequest("That address is too long.")
-    keys = list(request.query.keys())
+    keys = [key for key, _ in request.query.items()]
     if len(keys) > MAX_PARAMETERS or len(set(keys)) != len(keys):
         raise BadRequest("That address has too many parameters.")
 
