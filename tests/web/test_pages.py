@@ -121,7 +121,7 @@ async def test_a_finished_event_shows_its_results(db):
     async with site_client(db) as client:
         html = visible(await page(client, links.event("goldfish", 7)))
         assert "Cube night Goldfish Draft · finished 1 Mar 2026 · 3 players" in html
-        assert "Place Player Points Score 🥇 Player …1001 3 41 🥈 Bob 2 30 🥉 Player …1003 1 12.5" in html
+        assert "Place Player Points Score 1st Player …1001 3 41 2nd Bob 2 30 3rd Player …1003 1 12.5" in html
         await page(client, links.event("goldfish", 8), status=404)
         await page(client, links.event("421", 7), status=404)
         await page(client, links.event("goldfish", 2**63), status=404)
