@@ -226,7 +226,8 @@ async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None
     if period.season_id is not None:
         query = query.where(EventResult.season_id == period.season_id)
     async with db.read() as session:
-        rows = (await session.execute(query.group_by(EventResult.format, EventResult.user_id))).all()
+        # Grouped in the order of the index of players' results (ix_event_results_players): no sort.
+        rows = (await session.execute(query.group_by(EventResult.user_id, EventResult.format))).all()
     by_format: dict[str, list[tuple]] = {}
     totals: dict[int, list] = {}
     for fmt, user_id, events, wins, points, best in rows:

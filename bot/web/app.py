@@ -20,6 +20,7 @@ from bot.kit.leaderboard import FORMATS
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web import guard, pages, params, registry
+from bot.web.boards import Boards
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,8 @@ ERRORS = {
 }
 
 
-def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | None = None) -> web.Application:
+def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | None = None,
+             boards: Boards | None = None) -> web.Application:
     registry.load()
     static = Static()
     renderer = Renderer(environment(static))
@@ -158,7 +160,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
 
     app = web.Application(middlewares=[every_request], client_max_size=1024)
     app[DATABASE], app[SETTINGS] = db, settings
-    site_pages = pages.SitePages(db, settings, renderer)
+    site_pages = pages.SitePages(db, settings, renderer, boards)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)
     app.router.add_get("/healthz", _healthz)

@@ -16,6 +16,7 @@ from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web import access, params, queries, registry
+from bot.web.boards import Boards
 from bot.web.links import PREFIX, SiteLinks
 from bot.web.names import names_of
 
@@ -30,8 +31,9 @@ ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
 
 
 class SitePages:
-    def __init__(self, db: Database, settings: Settings, renderer: Any) -> None:
+    def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
+        self.boards = boards or Boards(db)
         self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
@@ -74,7 +76,7 @@ class SitePages:
             recent = await queries.recent_events(session, site.guild_id, HOME_EVENTS)
             seasons = await queries.seasons(session, site.guild_id)
         period = await leaderboard.find_period(self.db, site.guild_id, leaderboard.CURRENT)
-        boards = await leaderboard.boards(self.db, site.guild_id, period)
+        boards = await self.boards.boards(site.guild_id, period)
         overall = boards.get(None, [])[:HOME_BOARD]
         by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
                      if boards.get(fmt)]
@@ -99,7 +101,7 @@ class SitePages:
             period = leaderboard.ALL_TIME_PERIOD
         else:
             period = await leaderboard.period_by_key(self.db, site.guild_id, season)
-        rows = await leaderboard.board(self.db, site.guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
+        rows = await self.boards.board(site.guild_id, period, None if fmt == ALL_FORMATS else fmt)
         pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
         page = min(page, pages)
         shown = rows[(page - 1) * ROWS_PER_PAGE : page * ROWS_PER_PAGE]

@@ -71,17 +71,21 @@ async def recent_events(session: AsyncSession, guild_id: int, limit: int, before
     found = (await session.execute(keys.distinct().order_by(*order).limit(limit))).all()
     if not found:
         return []
+    # Their rows, by the time range they span (the index of recent events; a list of (format, id)
+    # pairs makes SQLite read the whole server's rows).
+    wanted = {(f, e) for _, f, e in found}
     rows = await session.execute(
         select(EventResult.format, EventResult.event_id, EventResult.event_name, EventResult.user_id,
                EventResult.placement)
-        .where(EventResult.guild_id == guild_id,
-               tuple_(EventResult.format, EventResult.event_id).in_([(f, e) for _, f, e in found]))
+        .where(EventResult.guild_id == guild_id, EventResult.finished_at.between(found[-1][0], found[0][0]))
     )
     names: dict[tuple[str, int], str] = {}
     players: dict[tuple[str, int], int] = {}
     winners: dict[tuple[str, int], list[int]] = {}
     for fmt, event_id, name, user_id, placement in rows:
         key = (fmt, event_id)
+        if key not in wanted:
+            continue
         names[key] = name
         players[key] = players.get(key, 0) + 1
         if placement == 1:

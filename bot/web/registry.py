@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
@@ -165,21 +165,28 @@ MAX_RUNNING = 50  # per kind
 
 
 async def _tables_in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
-    """Every format's tables open for players or running (from the shared table columns)."""
-    found = []
-    for spec in tables.registered_specs():
+    """Every format's tables open for players or running (from the shared table columns), in one query."""
+    specs = {spec.kind: spec for spec in tables.registered_specs()}
+    if not specs:
+        return []
+    parts = []
+    for spec in specs.values():
         model, seat = spec.model, spec.seat_model
-        rows = await session.execute(
-            select(model.id, model.status, model.created_at, model.started_at, func.count(seat.id))
+        parts.append(select(
+            select(literal(spec.kind).label("kind"), model.id.label("id"), model.status.label("status"),
+                   model.created_at.label("created"), model.started_at.label("started"),
+                   func.count(seat.id).label("players"))
             .outerjoin(seat, seat.table_id == model.id)
             .where(model.guild_id == guild_id, model.status.in_(spec.statuses.active))
             .group_by(model.id, model.status, model.created_at, model.started_at)
-            .order_by(model.id.desc()).limit(MAX_RUNNING)
-        )
-        for table_id, status, created, started, players in rows:
-            running = status == spec.statuses.running
-            found.append(RunningEvent(spec.kind, table_id, f"{spec.title} #{table_id}", RUNNING if running else OPEN,
-                                      players, (started if running else None) or created))
+            .order_by(model.id.desc()).limit(MAX_RUNNING).subquery()
+        ))
+    found = []
+    for kind, table_id, status, created, started, players in await session.execute(union_all(*parts)):
+        spec = specs[kind]
+        running = status == spec.statuses.running
+        found.append(RunningEvent(kind, table_id, f"{spec.title} #{table_id}", RUNNING if running else OPEN, players,
+                                  (started if running else None) or created))
     return found
 
 

@@ -2,8 +2,8 @@
 
 `guild_settings.web_address` / `web_key` / `web_title`: a server's web pages are on while it has an
 address (unguessable, minted by `/config set web on`, changed by `/web rotate`); `player_names`: the
-display names the pages show; two indexes on `event_results` for the pages' queries (a server's
-events newest first; its leaderboards grouped by player from the index alone).
+display names the pages show; three indexes on `event_results` for the pages' queries (a server's
+newest result, its events newest first, its leaderboards grouped by player from the index alone).
 
 Revision ID: 0018
 Revises: 0017
@@ -36,10 +36,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("guild_id", "user_id", name=op.f("pk_player_names")),
     )
     with op.batch_alter_table("event_results", schema=None) as batch_op:
+        batch_op.create_index("ix_event_results_newest", ["guild_id", "id"], unique=False)
         batch_op.create_index("ix_event_results_recent", ["guild_id", "finished_at", "format", "event_id"], unique=False)
         batch_op.create_index(
             "ix_event_results_players",
-            ["guild_id", "user_id", "placement", "points", "score", "format", "season_id"], unique=False,
+            ["guild_id", "user_id", "format", "season_id", "placement", "points", "score"], unique=False,
         )
 
 
@@ -47,6 +48,7 @@ def downgrade() -> None:
     with op.batch_alter_table("event_results", schema=None) as batch_op:
         batch_op.drop_index("ix_event_results_players")
         batch_op.drop_index("ix_event_results_recent")
+        batch_op.drop_index("ix_event_results_newest")
     op.drop_table("player_names")
     with op.batch_alter_table("guild_settings", schema=None) as batch_op:
         batch_op.drop_constraint(batch_op.f("uq_guild_settings_web_address"), type_="unique")
