@@ -186,19 +186,25 @@ def _season_period(season: Season) -> Period:
     return Period(season.id, f"season {season.name}", str(season.id))
 
 
-async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
-    """Rows for `period`, ranked by points, then wins, then best score."""
+def _totals(*by, guild_id: int, period: Period):
+    """Per `by` columns: events, wins, points and best score of the server's results in `period`."""
     query = select(
-        EventResult.user_id,
+        *by,
         func.count(EventResult.id),
         func.sum(case((EventResult.placement == 1, 1), else_=0)),
         func.sum(EventResult.points),
         func.max(EventResult.score),
     ).where(EventResult.guild_id == guild_id)
-    if format is not None:
-        query = query.where(EventResult.format == format)
     if period.season_id is not None:
         query = query.where(EventResult.season_id == period.season_id)
+    return query
+
+
+async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
+    """Rows for `period`, ranked by points, then wins, then best score."""
+    query = _totals(EventResult.user_id, guild_id=guild_id, period=period)
+    if format is not None:
+        query = query.where(EventResult.format == format)
     async with db.read() as session:
         rows = (await session.execute(query.group_by(EventResult.user_id))).all()
     return _ranked(rows)
@@ -215,16 +221,7 @@ def _ranked(rows) -> list[BoardRow]:
 
 async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
     """Every format's board for `period` and (key None) the board of all formats, from one query."""
-    query = select(
-        EventResult.format,
-        EventResult.user_id,
-        func.count(EventResult.id),
-        func.sum(case((EventResult.placement == 1, 1), else_=0)),
-        func.sum(EventResult.points),
-        func.max(EventResult.score),
-    ).where(EventResult.guild_id == guild_id)
-    if period.season_id is not None:
-        query = query.where(EventResult.season_id == period.season_id)
+    query = _totals(EventResult.format, EventResult.user_id, guild_id=guild_id, period=period)
     async with db.read() as session:
         # Grouped in the order of the index of players' results (ix_event_results_players): no sort.
         rows = (await session.execute(query.group_by(EventResult.user_id, EventResult.format))).all()
