@@ -27,8 +27,8 @@ UNSETTABLE = [
 
 
 ALL_GOOD = "None: I have what I need in every channel I post in."
-WEB_UNSERVED = ("The web pages are on, but this bot's host has not set up a web site yet (the WEB_PORT or "
-                "WEB_PUBLIC_URL setting): their link can't be opened until then.")
+WEB_UNSERVED = ("The web pages are on, but this bot's host has not set up its web site yet: their link can't be "
+                "opened until then.")
 
 
 def config_embed(config: GuildConfig, title: str = "Server settings", problems: list[str] | None = None) -> discord.Embed:

@@ -14,14 +14,14 @@ from bot.kit.confirm import confirm_then_act
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.text import escape
 from bot.server.checks import require_guild
+from bot.store.outage import is_database_outage
 from bot.web import access, names
 from bot.web.buttons import link_button, view_of
 from bot.web.links import SiteLinks
 from bot.web.server import WebServer
 
 log = logging.getLogger(__name__)
-NO_SITE = ("This bot's host has not set up web pages (the WEB_PORT or WEB_PUBLIC_URL setting), so there is "
-           "no link to give yet.")
+NO_SITE = "This bot's host has not set up its web site, so there is no link to give yet."
 
 
 def home_url(bot: MtgBot, site: access.Site) -> str:
@@ -101,9 +101,11 @@ class Web(commands.Cog):
             return
         try:
             await names.remember(self.bot.db, interaction.guild_id, user.id, name)
-        except Exception:  # noqa: BLE001 - a name is not worth an error: it is tried again next time
+        except Exception as error:  # noqa: BLE001 - a name is not worth an error: it is tried again next time
             self.seen.forget(interaction.guild_id, user.id)
-            log.warning("could not remember a display name", exc_info=True)
+            if not is_database_outage(error):
+                raise
+            log.info("a display name is remembered later: the database is unavailable (%s)", type(error).__name__)
 
     @commands.Cog.listener()
     async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:

@@ -26,7 +26,9 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def bot_env() -> dict[str, str]:
+def bot_env(request) -> dict[str, str]:
+    if "without_a_site" in request.node.name:
+        return {}
     port = free_port()  # each test's bot serves its own port
     return {"WEB_PORT": str(port), "WEB_HOST": "127.0.0.1", "WEB_PUBLIC_URL": f"http://127.0.0.1:{port}"}
 
@@ -116,3 +118,11 @@ async def test_leaderboard_has_a_link_to_its_page_with_names(fake, bot, world):
 
     html = await until(named)
     assert "Player …" in html  # world.players[0] never used a command: no name known
+
+
+async def test_pages_turned_on_without_a_site_say_so(fake, bot, world):
+    on = await run(fake, world, world.admin, "config set", web="on")
+    assert "Settings saved" in on.content and "has not set up its web site yet" in on.content, on.content
+    link = await run(fake, world, world.member, "web link")
+    assert link.ephemeral and "has not set up its web site" in link.content and link_of(link) is None
+    assert link_of(await run(fake, world, world.member, "leaderboard")) is None
