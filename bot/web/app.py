@@ -19,6 +19,7 @@ from bot.kit.errors import NotFound
 from bot.kit.leaderboard import FORMATS
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.outage import is_database_outage
 from bot.web import guard, pages, params, registry
 from bot.web.boards import Boards
 
@@ -27,8 +28,6 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 STATIC_DIR = HERE / "static"
 STATIC_CACHE = "public, max-age=31536000, immutable"
-DATABASE = web.AppKey("database", Database)
-SETTINGS = web.AppKey("settings", Settings)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -106,6 +105,7 @@ ERRORS = {
     405: ("Read only", "This site only shows pages."),
     429: ("Slow down", "Too many pages asked for at once from your address: wait a moment and try again."),
     500: ("Something went wrong", "This page could not be shown."),
+    503: ("Busy", "The server's records can't be read right now: try again in a moment."),
 }
 
 
@@ -149,17 +149,21 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
             return error_page(400, error.reason_text)
         except NotFound:
             return error_page(404)
+        except web.HTTPRedirection as error:
+            return web.Response(status=error.status, headers={hdrs.LOCATION: error.location})
         except web.HTTPException as error:
-            if error.status < 400:
-                raise
             return error_page(error.status if error.status in ERRORS else 404)
-        except Exception:
+        except Exception as error:
+            if is_database_outage(error):
+                log.warning("web page %s: the database is unavailable (%s)", request.path, type(error).__name__)
+                response = error_page(503)
+                response.headers[hdrs.RETRY_AFTER] = "5"
+                return response
             error_id = secrets.token_hex(4)
             log.exception("web page %s failed (error %s)", request.path, error_id)
             return error_page(500, error_id=error_id)
 
     app = web.Application(middlewares=[every_request], client_max_size=1024)
-    app[DATABASE], app[SETTINGS] = db, settings
     site_pages = pages.SitePages(db, settings, renderer, boards)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)

@@ -22,9 +22,11 @@ class WebServer:
     async def start(self) -> None:
         if self.port is None:
             raise ValueError("the web site needs a port (WEB_PORT)")
-        self._runner = web.AppRunner(make_app(self.db, self.settings), access_log=None, handle_signals=False)
+        # A stop waits at most 5 s for pages being answered.
+        self._runner = web.AppRunner(make_app(self.db, self.settings), access_log=None, handle_signals=False,
+                                     shutdown_timeout=5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.settings.web_host, self.port, shutdown_timeout=5)
+        site = web.TCPSite(self._runner, self.settings.web_host, self.port)
         await site.start()
         log.info("web pages served on %s:%s (links point to %s)", self.settings.web_host, self.port,
                  self.settings.web_base_url)

@@ -125,3 +125,26 @@ async def test_the_rate_limit_setting(db, links):
     async with site_client(db, site_settings(web_rate_limit=2)) as client:
         statuses = [(await client.get(links.home)).status for _ in range(3)]
     assert statuses == [200, 200, 429]
+
+
+async def test_a_trailing_slash_redirects_with_the_headers(db, links):
+    async with site_client(db) as client:
+        response = await client.get(links.home + "/", allow_redirects=False)
+        assert response.status == 301 and response.headers["Location"] == links.home
+        assert HEADERS <= set(response.headers)
+
+
+async def test_while_the_database_is_unavailable_pages_say_busy(db, links, caplog):
+    from tests.conftest import database_outage
+
+    async with site_client(db) as client:
+        await client.get(links.home)
+        async with database_outage(db.url):
+            response = await client.get(links.home)
+            if db.backend == "sqlite":  # readers of a SQLite file in WAL mode read on
+                assert response.status == 200
+                return
+            assert response.status == 503 and response.headers["Retry-After"] == "5"
+            assert "Busy" in await response.text()
+        assert (await client.get(links.home)).status == 200
+    assert not any(record.exc_info for record in caplog.records)
