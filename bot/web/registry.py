@@ -23,7 +23,10 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
 An event page is found by the event's kind: a table's `TableSpec.kind` for a running table, the
 leaderboard's format key for a finished event (`EventResult.format`). Without a page of its format a
 finished event shows its results (placements and points); a running table shows in the home page's
-list without a link. A page must show only what its format's rules let everyone see.
+list without a link. A page must show only what its format's rules let everyone see, and only the
+server's own: a handler reads rows of `ctx.guild_id` alone and returns None for an id of another
+server's (the visitor then sees exactly what a forged id shows). A private page also checks that
+the grant's object belongs to `ctx.guild_id` and to `grant.user_id`.
 """
 
 from __future__ import annotations
