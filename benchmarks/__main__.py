@@ -1,6 +1,6 @@
 """Every benchmark in one run, printed as one table (Markdown): `python -m benchmarks`.
 
-    .venv/bin/python -m benchmarks [--postgres URL] [--sqlite-only]
+    .venv/bin/python -m benchmarks [--postgres URL] [--sqlite-only] [--only WORDS]
 
 Runs, one after the other (about 4 minutes on 2 cores):
   * REST calls per pick by pick mode, end to end (`bench_rest_calls`: the real bot, the fake Discord),
@@ -14,6 +14,7 @@ Runs, one after the other (about 4 minutes on 2 cores):
   * rendering a 15-card pack picture from cached card images, and the image cache (`bench_pictures`);
   * 100 drafts of 8 bot drafters with the shipped goldfish cube (`bench_bots`): their picks on colour,
     their pools' decks, and the time a bot pick takes.
+  * the web pages with 10,000 finished events in one server, on SQLite and PostgreSQL (`bench_web`).
 
 Progress goes to stderr; the table (with the machine and its load) to stdout. Ratios are measured
 side by side in the same run, so they hold on a busy machine better than absolute times do; the
@@ -45,6 +46,7 @@ from benchmarks import (  # noqa: E402
     bench_restart,
     bench_sweep,
     bench_swiss,
+    bench_web,
 )
 
 MET, MISSED, INFO = "✅", "❌", ""
@@ -218,6 +220,31 @@ async def bot_drafters(args) -> list[Row]:
     ]
 
 
+async def web_pages(args) -> list[Row]:
+    """Server-side render time of every kind of page with 10,000 finished events (budget 50 ms p99)."""
+    results = await bench_web.run(10_000, 200, sqlite_only=args.sqlite_only, postgres=args.postgres, quiet=True)
+    rows = []
+    for backend, name in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL")):
+        found = results[backend]
+        if isinstance(found, str):
+            rows.append(Row(f"web pages, {name}", "all figures", f"skipped: {found}"))
+            continue
+        for mode, by_page in found.items():
+            for page, times in by_page.items():
+                if page.endswith("(CPU)") or (mode == "recomputed" and "leaderboard" not in page and page != "home"):
+                    continue
+                p99 = bench_web.percentile(times, 0.99)
+                cpu = bench_web.percentile(by_page[f"{page} (CPU)"], 0.5)
+                measured = (f"{ms(bench_web.percentile(times, 0.5))} / {ms(p99)} (this process's CPU {ms(cpu)})")
+                if mode == "unchanged":
+                    rows.append(Row(f"web pages, {name}", f"p50 / p99, 10,000 events: {page}", measured,
+                                    "p99 ≤ 50 ms", judged(p99 <= bench_web.BUDGET)))
+                else:
+                    rows.append(Row(f"web pages, {name}", f"{page}, its leaderboards computed again (the first "
+                                    "request after an event ends)", measured))
+    return rows
+
+
 Section = Callable[[argparse.Namespace], Awaitable[list[Row]]]
 SECTIONS: list[tuple[str, Section]] = [
     ("REST calls per pick (2 drafts, the real bot)", rest_calls),
@@ -228,6 +255,7 @@ SECTIONS: list[tuple[str, Section]] = [
     ("cube parsing", cube_parse),
     ("pack pictures", pack_picture),
     ("bot drafters", bot_drafters),
+    ("web pages with 10,000 finished events", web_pages),
 ]
 
 
@@ -270,10 +298,13 @@ async def main(argv: list[str] | None = None) -> int:
         help="an admin URL; each part makes (and drops) a scratch database there",
     )
     parser.add_argument("--sqlite-only", action="store_true")
+    parser.add_argument("--only", default="", help="run only the sections whose title contains these words, e.g. 'web pages'")
     args = parser.parse_args(argv)
     started, load_before = time.perf_counter(), load()
     rows: list[Row] = []
     for title, section in SECTIONS:
+        if args.only.lower() not in title.lower():
+            continue
         print(f"[{time.perf_counter() - started:5.0f} s] {title} …", file=sys.stderr, flush=True)
         try:
             rows += await section(args)

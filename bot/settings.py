@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import cached_property
 from pathlib import Path
@@ -48,6 +49,16 @@ class Settings(BaseSettings):
     # Card pictures: where downloaded card images are kept, and how many MiB they may take on disk.
     image_cache_dir: Path = Path("data") / "images"
     image_cache_mb: int = Field(default=200, ge=10, le=100_000, description="Disk space for card images (MiB).")
+    # The web site (bot/web): off unless WEB_PORT is set (or `python -m bot.web` runs it alone).
+    web_port: int | None = Field(default=None, ge=1, le=65_535, description="Serve the web site on this port.")
+    web_host: str = Field(default="0.0.0.0", description="The address the web site listens on.")
+    # The site's address as people reach it (links in Discord); default http://localhost:<WEB_PORT>.
+    web_public_url: str | None = None
+    # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks); empty: none.
+    web_trusted_proxy: str = ""
+    web_rate_limit: int = Field(default=120, ge=0, le=100_000, description="Requests a minute per client (0: no limit).")
+    # Mixed into the key that signs players' own links; without it a generated key stored per server.
+    web_secret: SecretStr | None = None
 
     @field_validator("log_level")
     @classmethod
@@ -64,7 +75,27 @@ class Settings(BaseSettings):
             raise ValueError(f"must be an http(s) URL such as https://api.scryfall.com, not {value!r}")
         return value.strip()
 
-    @field_validator("dev_guild_id", "shard_count", mode="before")
+    @field_validator("web_public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not value.strip().startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL such as https://mtg.example.org, not {value!r}")
+        return value.strip().rstrip("/")
+
+    @field_validator("web_trusted_proxy")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        for part in value.split(","):
+            if part.strip():
+                try:
+                    ipaddress.ip_network(part.strip(), strict=False)
+                except ValueError:
+                    raise ValueError(f"{part.strip()!r} is not an address or network (e.g. 127.0.0.1 or 10.0.0.0/8)") from None
+        return value
+
+    @field_validator("dev_guild_id", "shard_count", "web_port", "web_public_url", "web_secret", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -96,6 +127,17 @@ class Settings(BaseSettings):
         if any(i < 0 or i >= self.shard_count for i in ids):
             raise SettingsError(f"SHARD_IDS {ids} must each be in 0..{self.shard_count - 1}")
         return ids
+
+    @cached_property
+    def trusted_proxies(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        return tuple(ipaddress.ip_network(p.strip(), strict=False) for p in self.web_trusted_proxy.split(",") if p.strip())
+
+    @property
+    def web_base_url(self) -> str | None:
+        """Where links to the site point: WEB_PUBLIC_URL, else this process's own port; None without either."""
+        if self.web_public_url:
+            return self.web_public_url
+        return f"http://localhost:{self.web_port}" if self.web_port else None
 
     @property
     def database_backend(self) -> str:

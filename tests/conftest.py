@@ -36,6 +36,8 @@ from sqlalchemy.engine import make_url
 
 from bot.store.db import Database
 from bot.store.migrate import upgrade
+from tests import browser as browsers
+from tests.browser import browser  # noqa: F401 - headless Chromium, shared by the session
 from tests.common import guild, organizer_fixture, players  # noqa: F401 - fixtures every test may take
 
 DEFAULT_POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -293,6 +295,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if counts["skipped"] and not IN_CI:
         line += " (no PostgreSQL server reachable: set TEST_POSTGRES_URL to run them)"
     terminalreporter.write_sep("=", line)
+    if browsers.not_run:
+        terminalreporter.write_sep("=", f"Browser tests skipped: {browsers.not_run[0]}")
     for error in _cleanup_errors:
         terminalreporter.write_line(f"could not drop a test database: {type(error).__name__}: {error}", red=True)
 

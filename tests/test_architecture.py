@@ -102,8 +102,17 @@ def test_no_format_imports_another():
 
 def test_the_kit_imports_no_format_and_no_server_command():
     upward = {(str(p.relative_to(BOT)), m) for p in (BOT / "kit").rglob("*.py")
-              for m in imports_of(p) if m.startswith(("bot.games", "bot.server", "bot.app"))}
+              for m in imports_of(p) if m.startswith(("bot.games", "bot.server", "bot.app", "bot.web"))}
     assert upward == set()
+
+
+def test_the_web_pages_import_no_format_and_no_discord_client():
+    """bot/web finds the formats' pages through `bot.games`'s discovery, never by a format's name;
+    it renders pages, so it needs no Discord client (only its link buttons build a discord.py item)."""
+    reaching = {(str(p.relative_to(BOT)), m) for p in (BOT / "web").rglob("*.py") for m in imports_of(p)
+                if game_of(m) is not None or m.startswith(("bot.server", "bot.app"))
+                or (m.split(".")[0] == "discord" and p.name != "buttons.py")}
+    assert reaching == set()
 
 
 def cog_modules() -> list[Path]:

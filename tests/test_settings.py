@@ -87,3 +87,13 @@ def test_image_cache_settings(monkeypatch):
     monkeypatch.setenv("SCRYFALL_BASE", "api.scryfall.com")
     with pytest.raises(ValueError, match="http"):
         Settings()
+
+
+def test_the_web_settings():
+    settings = Settings(_env_file=None, web_port="", web_public_url=" https://mtg.example.org/ ", web_secret="")
+    assert settings.web_port is None and settings.web_secret is None
+    assert settings.web_base_url == "https://mtg.example.org"
+    assert Settings(_env_file=None, web_port=8080).web_base_url == "http://localhost:8080"
+    assert Settings(_env_file=None).web_base_url is None  # no site: no links
+    with pytest.raises(ValueError, match="http"):
+        Settings(_env_file=None, web_public_url="mtg.example.org")

@@ -34,6 +34,7 @@ class GuildConfig:
     default_pick_mode: str
     active_season: str | None
     pictures: bool = True  # pack DMs and pools carry a picture of the cards
+    web: bool = False  # the server's web pages are on (it has an address: `bot.web.access`)
 
 
 async def load_settings_row(session: AsyncSession, guild_id: int) -> GuildSettings | None:
@@ -49,7 +50,8 @@ def _to_config(guild_id: int, row: GuildSettings | None, season: str | None) -> 
     if row is None:
         return GuildConfig(guild_id, None, None, DEFAULT_PICK_MODE, season)
     return GuildConfig(
-        guild_id, row.organizer_role_id, row.leaderboard_channel_id, row.default_pick_mode, season, row.pictures
+        guild_id, row.organizer_role_id, row.leaderboard_channel_id, row.default_pick_mode, season, row.pictures,
+        row.web_address is not None,
     )
 
 

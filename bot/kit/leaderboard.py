@@ -186,26 +186,56 @@ def _season_period(season: Season) -> Period:
     return Period(season.id, f"season {season.name}", str(season.id))
 
 
-async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
-    """Rows for `period`, ranked by points, then wins, then best score."""
+def _totals(*by, guild_id: int, period: Period):
+    """Per `by` columns: events, wins, points and best score of the server's results in `period`."""
     query = select(
-        EventResult.user_id,
+        *by,
         func.count(EventResult.id),
         func.sum(case((EventResult.placement == 1, 1), else_=0)),
         func.sum(EventResult.points),
         func.max(EventResult.score),
     ).where(EventResult.guild_id == guild_id)
-    if format is not None:
-        query = query.where(EventResult.format == format)
     if period.season_id is not None:
         query = query.where(EventResult.season_id == period.season_id)
+    return query
+
+
+async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
+    """Rows for `period`, ranked by points, then wins, then best score."""
+    query = _totals(EventResult.user_id, guild_id=guild_id, period=period)
+    if format is not None:
+        query = query.where(EventResult.format == format)
     async with db.read() as session:
         rows = (await session.execute(query.group_by(EventResult.user_id))).all()
+    return _ranked(rows)
+
+
+def _ranked(rows) -> list[BoardRow]:
+    """(user, events, wins, points, best score) rows, ranked by points, then wins, then best score."""
     ordered = sorted(rows, key=lambda r: (-(r[3] or 0), -(r[2] or 0), -(r[4] or 0), r[0]))
     return [
         BoardRow(rank, user_id, events, wins or 0, float(points or 0), best)
         for rank, (user_id, events, wins, points, best) in enumerate(ordered, start=1)
     ]
+
+
+async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
+    """Every format's board for `period` and (key None) the board of all formats, from one query."""
+    query = _totals(EventResult.format, EventResult.user_id, guild_id=guild_id, period=period)
+    async with db.read() as session:
+        # Grouped in the order of the index of players' results (ix_event_results_players): no sort.
+        rows = (await session.execute(query.group_by(EventResult.user_id, EventResult.format))).all()
+    by_format: dict[str, list[tuple]] = {}
+    totals: dict[int, list] = {}
+    for fmt, user_id, events, wins, points, best in rows:
+        by_format.setdefault(fmt, []).append((user_id, events, wins, points, best))
+        total = totals.setdefault(user_id, [user_id, 0, 0, 0.0, None])
+        total[1] += events
+        total[2] += wins or 0
+        total[3] += points or 0
+        if best is not None and (total[4] is None or best > total[4]):
+            total[4] = best
+    return {None: _ranked(totals.values()), **{fmt: _ranked(rows) for fmt, rows in by_format.items()}}
 
 
 async def standings(

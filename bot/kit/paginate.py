@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import discord
 
@@ -24,6 +24,7 @@ class Page:
     embed: discord.Embed
     page: int
     pages: int
+    links: Sequence[discord.ui.Button] = field(default_factory=tuple)  # link buttons shown beside the pages'
 
 
 Renderer = Callable[[discord.Interaction, str, int], Awaitable[Page]]
@@ -72,12 +73,15 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=PAGE_ID):
 
 
 def page_view(kind: str, key: str, page: Page) -> discord.ui.View | None:
-    if page.pages <= 1:
+    if page.pages <= 1 and not page.links:
         return None
-    page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(kind, key, max(page.page - 1, 0), "◀ Previous", disabled=page.page == 0))
-    view.add_item(PageButton(kind, key, page.page + 1, "Next ▶", disabled=page.page >= page.pages - 1))
+    if page.pages > 1:
+        page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
+        view.add_item(PageButton(kind, key, max(page.page - 1, 0), "◀ Previous", disabled=page.page == 0))
+        view.add_item(PageButton(kind, key, page.page + 1, "Next ▶", disabled=page.page >= page.pages - 1))
+    for link in page.links:
+        view.add_item(link)
     return view
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import discord
 from discord import app_commands
 
@@ -14,6 +16,7 @@ from bot.kit.guild_config import PICK_MODES, GuildConfig
 from bot.kit.permissions import channel_problem
 from bot.kit.text import escape
 from bot.server.checks import require_guild
+from bot.web import access
 
 PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in PICK_MODES.items()]
 ON_OFF = [app_commands.Choice(name="on", value="on"), app_commands.Choice(name="off", value="off")]
@@ -24,6 +27,8 @@ UNSETTABLE = [
 
 
 ALL_GOOD = "None: I have what I need in every channel I post in."
+WEB_UNSERVED = ("The web pages are on, but this bot's host has not set up its web site yet: their link can't be "
+                "opened until then.")
 
 
 def config_embed(config: GuildConfig, title: str = "Server settings", problems: list[str] | None = None) -> discord.Embed:
@@ -33,6 +38,7 @@ def config_embed(config: GuildConfig, title: str = "Server settings", problems: 
     embed.add_field(name="Leaderboard channel", value=channel_mention(config.leaderboard_channel_id), inline=False)
     embed.add_field(name="Default pick mode", value=config.default_pick_mode, inline=False)
     embed.add_field(name="Card pictures", value="on" if config.pictures else "off", inline=False)
+    embed.add_field(name="Web pages", value="on: `/web link` gives the link" if config.web else "off", inline=False)
     embed.add_field(name="Season", value=escape(config.active_season) if config.active_season else "none running", inline=False)
     if problems is not None:
         embed.add_field(name="Missing permissions", value=limits.fit_lines(problems, limits.FIELD_VALUE) or ALL_GOOD,
@@ -76,8 +82,9 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         leaderboard_channel="Where final standings are posted when an event ends.",
         pick_mode="How players pick in DM drafts by default.",
         pictures="Show pack DMs and draft pools as a picture of the cards (on by default).",
+        web="Read-only web pages of this server's events and leaderboards, at a secret address (off by default).",
     )
-    @app_commands.choices(pick_mode=PICK_MODE_CHOICES, pictures=ON_OFF)
+    @app_commands.choices(pick_mode=PICK_MODE_CHOICES, pictures=ON_OFF, web=ON_OFF)
     async def set_(
         self,
         interaction: discord.Interaction,
@@ -85,10 +92,12 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         leaderboard_channel: discord.TextChannel | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
         pictures: app_commands.Choice[str] | None = None,
+        web: app_commands.Choice[str] | None = None,
     ) -> None:
-        if organizer_role is None and leaderboard_channel is None and pick_mode is None and pictures is None:
+        if organizer_role is None and leaderboard_channel is None and pick_mode is None and pictures is None \
+                and web is None:
             raise UserError(
-                "Give at least one setting to change (organizer_role, leaderboard_channel, pick_mode, pictures)."
+                "Give at least one setting to change (organizer_role, leaderboard_channel, pick_mode, pictures, web)."
             )
         changes: dict = {}
         if organizer_role is not None:
@@ -101,9 +110,25 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             changes["default_pick_mode"] = pick_mode.value
         if pictures is not None:
             changes["pictures"] = pictures.value == "on"
-        config = await guild_config.update_config(self.bot.db, require_guild(interaction), **changes)
-        problems = await self.posting_problems(config.guild_id)
-        await interaction.response.send_message(embed=config_embed(config, "Settings saved", problems), ephemeral=True)
+        guild_id = require_guild(interaction)
+
+        async def save() -> Done:
+            config = await guild_config.update_config(self.bot.db, guild_id, **changes)
+            if web is not None and web.value == "on":
+                await access.turn_on(self.bot.db, guild_id, interaction.guild.name if interaction.guild else "")
+                config = replace(config, web=True)
+            elif web is not None:
+                await access.turn_off(self.bot.db, guild_id)
+                config = replace(config, web=False)
+            return Done(embed=config_embed(config, "Settings saved", await self.posting_problems(guild_id)),
+                        content=WEB_UNSERVED if config.web and self.bot.settings.web_base_url is None else None)
+
+        if web is not None and web.value == "off" and (await guild_config.get_config(self.bot.db, guild_id)).web:
+            await confirm_then_act(interaction, "Turn the web pages off? Every link to them stops working, and "
+                                   "turning them on again gives them a new address.", save, db=self.bot.db)
+            return
+        done = await save()
+        await interaction.response.send_message(content=done.content, embed=done.embed, ephemeral=True)
 
     @app_commands.command(name="unset", description="Clear a server setting.")
     @app_commands.describe(setting="The setting to clear.")
@@ -139,9 +164,11 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         async def reset() -> Done:
             return Done(embed=config_embed(await guild_config.reset_config(self.bot.db, guild_id), "Settings reset"))
 
+        web = " The web pages go off, and their links stop working." if (
+            await guild_config.get_config(self.bot.db, guild_id)).web else ""
         await confirm_then_act(
-            interaction, "Reset the organizer role, leaderboard channel, pick mode and card pictures to their defaults?",
-            reset, db=self.bot.db,
+            interaction, "Reset the organizer role, leaderboard channel, pick mode, card pictures and web pages to "
+            f"their defaults?{web}", reset, db=self.bot.db,
         )
 
 

@@ -12,6 +12,7 @@ from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key
 from bot.server.checks import require_guild
+from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15
 FORMAT_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in leaderboard.FORMATS.items()]
@@ -60,7 +61,10 @@ class Leaderboard(commands.Cog):
         rows = await leaderboard.board(self.bot.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
         shown, page, pages = slice_page(rows, page, ROWS_PER_PAGE)
         title = f"Leaderboard · {leaderboard.FORMATS.get(fmt, 'all formats')} · {period.title}"
-        return Page(leaderboard_embed(title, list(shown)), page, pages)
+        links = await leaderboard_buttons(self.bot.db, self.bot.settings, guild_id,
+                                          format=None if fmt == ALL_FORMATS else fmt,
+                                          season=None if period.key == leaderboard.NO_SEASON_PERIOD.key else period.key)
+        return Page(leaderboard_embed(title, list(shown)), page, pages, links)
 
     @app_commands.command(name="leaderboard", description="Show the server's leaderboard (points, wins, events, best score).")
     @app_commands.describe(

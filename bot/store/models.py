@@ -33,6 +33,11 @@ class GuildSettings(Base):
     default_pick_mode: Mapped[str] = mapped_column(String(16), default="both")
     # Pack DMs and pools carry a picture of the cards (/config set pictures).
     pictures: Mapped[bool] = mapped_column(default=True, server_default=true())
+    # The server's web pages (bot/web), NULL while they are off: the unguessable part of their
+    # address, the key that signs players' own links, and the server's name as the pages show it.
+    web_address: Mapped[str | None] = mapped_column(String(64), unique=True)
+    web_key: Mapped[str | None] = mapped_column(String(64))
+    web_title: Mapped[str | None] = mapped_column(String(100))
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
@@ -57,6 +62,12 @@ class EventResult(Base):
     __table_args__ = (
         UniqueConstraint("guild_id", "format", "event_id", "user_id"),
         Index("ix_event_results_board", "guild_id", "format", "season_id"),
+        # The web pages: a server's events newest first, its leaderboards grouped by player from the
+        # index alone, and its newest result (whether its leaderboards changed).
+        Index("ix_event_results_newest", "guild_id", "id"),
+        Index("ix_event_results_recent", "guild_id", "finished_at", "format", "event_id"),
+        Index("ix_event_results_players", "guild_id", "user_id", "format", "season_id", "placement", "points",
+              "score"),
     )
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True)
@@ -70,6 +81,17 @@ class EventResult(Base):
     points: Mapped[float] = mapped_column(default=0.0)
     score: Mapped[float | None]
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PlayerName(Base):
+    """A member's display name in a server, as last seen by the bot (the web pages show it)."""
+
+    __tablename__ = "player_names"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(100))
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
 
 class Cube(Base):

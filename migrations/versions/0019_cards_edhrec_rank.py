@@ -5,7 +5,7 @@ card's strength for the bot drafters when a cube carries no ratings; NULL when S
 and for rows stored before.
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 Create Date: 2026-11-26
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
-down_revision: str | None = "0017"
+down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -112,6 +112,13 @@ def _walk_components(
             _max_len(errors, [*p, "label"], c.get("label"), 80)
             if c.get("style") not in (5, 6) and not custom_id:
                 add_error(errors, [*p, "custom_id"], "BASE_TYPE_REQUIRED", "This field is required")
+            if c.get("style") == 5:  # a link button: an http(s) URL of at most 512 characters, no custom_id
+                url = c.get("url") or ""
+                if not url.startswith(("http://", "https://", "discord://")):
+                    add_error(errors, [*p, "url"], "URL_TYPE_INVALID_URL", "Not a well formed URL.")
+                _max_len(errors, [*p, "url"], url, 512)
+                if custom_id:
+                    add_error(errors, [*p, "custom_id"], "COMPONENT_INVALID", "A link button has no custom_id")
         if t in (3, 5, 6, 7, 8):
             _max_len(errors, [*p, "placeholder"], c.get("placeholder"), 150)
             if not custom_id:

@@ -57,3 +57,30 @@ async def test_season_names_are_unique_by_key_and_not_the_reserved_words(db):
     await leaderboard.start_season(db, 2, "Straße")  # another server may use the name
     assert await leaderboard.season_names(db, GUILD, "strasse") == ["Straße"]
     assert await leaderboard.season_names(db, GUILD, "winter") == []
+
+
+async def test_every_formats_board_at_once_is_each_formats_board(db):
+    """`boards` (one query, for the web pages) gives exactly what `board` gives for each format and
+    for all formats, in a season and all time."""
+    import random
+
+    from bot.store.models import EventResult
+
+    rng = random.Random(5)
+    season = await leaderboard.start_season(db, GUILD, "Winter")
+    async with db.write() as session:
+        for event_id in range(1, 41):
+            players = rng.sample(range(100, 130), rng.randint(2, 8))
+            fmt = rng.choice(list(leaderboard.FORMATS))
+            for place, user_id in enumerate(players, start=1):
+                session.add(EventResult(
+                    guild_id=GUILD, format=fmt, event_id=event_id, event_name="e", user_id=user_id,
+                    season_id=season.id if event_id % 2 else None, placement=place,
+                    points=leaderboard.placement_points(place, len(players)),
+                    score=rng.choice([None, float(rng.randint(-5, 40))])))
+    for period in (leaderboard.ALL_TIME_PERIOD, await leaderboard.find_period(db, GUILD)):
+        boards = await leaderboard.boards(db, GUILD, period)
+        assert boards[None] == await leaderboard.board(db, GUILD, period)
+        for fmt in leaderboard.FORMATS:
+            assert boards.get(fmt, []) == await leaderboard.board(db, GUILD, period, format=fmt), fmt
+    assert await leaderboard.boards(db, GUILD + 1, leaderboard.ALL_TIME_PERIOD) == {None: []}

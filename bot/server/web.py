@@ -1,0 +1,118 @@
+"""/web: the link to this server's web pages, and a new address for them. Also runs the site inside
+the bot process when `WEB_PORT` is set, and remembers members' display names for the pages."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.kit.client import KitBot
+from bot.kit.confirm import confirm_then_act
+from bot.kit.errors import PermissionDenied, UserError
+from bot.kit.text import escape
+from bot.server.checks import require_guild
+from bot.store.outage import is_database_outage
+from bot.web import access, names
+from bot.web.buttons import link_button, view_of
+from bot.web.links import SiteLinks
+from bot.web.server import WebServer
+
+log = logging.getLogger(__name__)
+NO_SITE = "This bot's host has not set up its web site, so there is no link to give yet."
+
+
+def home_url(bot: KitBot, site: access.Site) -> str:
+    base = bot.settings.web_base_url
+    if base is None:
+        raise UserError(NO_SITE)
+    return SiteLinks(site.address, base).home
+
+
+@app_commands.guild_only()
+class WebGroup(app_commands.Group, name="web", description="This server's web pages: events, results and leaderboards."):
+    def __init__(self, bot: KitBot) -> None:
+        super().__init__()
+        self.bot = bot
+
+    @app_commands.command(name="link", description="Get the link to this server's web pages (only you see it).")
+    async def link(self, interaction: discord.Interaction) -> None:
+        guild_id = require_guild(interaction)
+        site = await access.site_of(self.bot.db, guild_id)
+        if site is None:
+            raise UserError(access.OFF)
+        url = home_url(self.bot, site)
+        if interaction.guild is not None and interaction.guild.name != site.title:
+            await access.remember_title(self.bot.db, guild_id, interaction.guild.name)
+        await interaction.response.send_message(
+            f"**{escape(site.title)}** on the web: events in progress and finished, results and leaderboards.\n<{url}>",
+            view=view_of([link_button(url)]), ephemeral=True)
+
+    @app_commands.command(name="rotate", description="Give the web pages a new address; old links stop working (Manage Server, asks first).")
+    async def rotate(self, interaction: discord.Interaction) -> None:
+        guild_id = require_guild(interaction)
+        if not interaction.permissions.manage_guild:
+            raise PermissionDenied("Only members with the Manage Server permission can give the web pages a new address.")
+        title = interaction.guild.name if interaction.guild is not None else None
+
+        async def act() -> str:
+            site = await access.rotate(self.bot.db, guild_id, title)
+            url = home_url(self.bot, site)
+            return f"The web pages have a new address; the old links no longer work. The new link (`/web link` gives it too):\n<{url}>"
+
+        await confirm_then_act(
+            interaction, "Give this server's web pages a new address? Every link to them shared so far stops working.",
+            act, db=self.bot.db)
+
+
+class Web(commands.Cog):
+    def __init__(self, bot: KitBot) -> None:
+        self.bot = bot
+        self.server: WebServer | None = None
+        self.seen = names.NameCache()
+
+    async def cog_load(self) -> None:
+        if self.bot.settings.web_port is None:
+            return
+        server = WebServer(self.bot.db, self.bot.settings)
+        try:
+            await server.start()
+        except OSError as error:  # the port is taken, say: the bot plays on without its pages
+            log.error("the web pages could not be served on port %s: %s", self.bot.settings.web_port, error)
+            await server.stop()
+            return
+        self.server = server
+
+    async def cog_unload(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+            self.server = None
+
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Remember the member's display name, for the web pages (written once, and when it changes)."""
+        user = interaction.user
+        if interaction.guild_id is None or user.bot:
+            return
+        name = user.display_name
+        if not self.seen.is_new(interaction.guild_id, user.id, name):
+            return
+        try:
+            await names.remember(self.bot.db, interaction.guild_id, user.id, name)
+        except Exception as error:  # noqa: BLE001 - a name is not worth an error: it is tried again next time
+            self.seen.forget(interaction.guild_id, user.id)
+            if not is_database_outage(error):
+                raise
+            log.info("a display name is remembered later: the database is unavailable (%s)", type(error).__name__)
+
+    @commands.Cog.listener()
+    async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
+        if before.name != after.name:
+            await access.remember_title(self.bot.db, after.id, after.name)
+
+
+async def setup(bot: KitBot) -> None:
+    await bot.add_cog(Web(bot))
+    bot.tree.add_command(WebGroup(bot))

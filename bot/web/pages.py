@@ -1,0 +1,154 @@
+"""The server-level pages: the home (events in progress and finished, leaderboards), the
+leaderboard, every finished event, one event (its format's page, or its results), and a player's
+own pages behind signed links. Every page is found under the server's address and reads only that
+server's rows."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.kit import leaderboard
+from bot.kit.errors import NotFound
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.web import access, params, queries, registry
+from bot.web.boards import Boards
+from bot.web.links import PREFIX, SiteLinks
+from bot.web.names import names_of
+
+HOME_EVENTS = 10  # finished events on the home page
+HOME_BOARD, HOME_FORMAT_BOARD = 10, 5  # rows of the leaderboards on the home page
+EVENTS_PER_PAGE = 50
+ROWS_PER_PAGE = 50
+MAX_PAGE = 10_000
+ALL_FORMATS = "all"
+SEASON = re.compile(rf"{leaderboard.CURRENT}|{leaderboard.ALL_TIME}|\d{{1,18}}")
+ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
+
+
+class SitePages:
+    def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None) -> None:
+        self.db, self.settings, self.renderer = db, settings, renderer
+        self.boards = boards or Boards(db)
+        self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
+
+    def add_routes(self, router: web.UrlDispatcher) -> None:
+        base = f"{PREFIX}/{ADDRESS}"
+        router.add_get(base, self.home)
+        router.add_get(f"{base}/", self.home_slash)
+        router.add_get(f"{base}/leaderboard", self.leaderboard)
+        router.add_get(f"{base}/events", self.events)
+        router.add_get(f"{base}/events/{{kind:[a-z0-9_-]{{1,32}}}}/{{event_id:\\d{{1,19}}}}", self.event)
+        router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}", self.private)
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    async def _site(self, session: AsyncSession, request: web.Request) -> access.Site:
+        site = await access.site_at(session, request.match_info["address"])
+        if site is None:
+            raise NotFound("no such site")
+        return site
+
+    def _render(self, site: access.Site, template: str, title: str, **context: Any) -> web.Response:
+        return self.renderer.page(template, site=site, links=SiteLinks(site.address), title=title, **context)
+
+    def _context(self, site: access.Site, request: web.Request) -> registry.PageContext:
+        return registry.PageContext(self.db, site, SiteLinks(site.address), self.settings, request.query)
+
+    def _format_page(self, site: access.Site, page: registry.Page | None) -> web.Response:
+        if page is None:
+            raise NotFound("nothing to show")
+        return self._render(site, page.template, page.title, **page.context)
+
+    # --- pages --------------------------------------------------------------------------------
+
+    async def home_slash(self, request: web.Request) -> web.Response:
+        raise web.HTTPMovedPermanently(f"{PREFIX}/{request.match_info['address']}")
+
+    async def home(self, request: web.Request) -> web.Response:
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+            running = await registry.in_progress(session, site.guild_id)
+            recent = await queries.recent_events(session, site.guild_id, HOME_EVENTS)
+            seasons = await queries.seasons(session, site.guild_id)
+        period = await leaderboard.find_period(self.db, site.guild_id, leaderboard.CURRENT)
+        boards = await self.boards.boards(site.guild_id, period)
+        overall = boards.get(None, [])[:HOME_BOARD]
+        by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
+                     if boards.get(fmt)]
+        ids = [*(u for e in recent for u in e.winners), *(r.user_id for r in overall),
+               *(r.user_id for _, _, rows in by_format for r in rows)]
+        async with self.db.read() as session:
+            names = await names_of(session, site.guild_id, ids)
+        return self._render(site, "home.html", site.title, running=running, recent=recent, seasons=seasons,
+                            period=period, overall=overall, by_format=by_format, names=names,
+                            has_page=registry.event_page_of)
+
+    async def leaderboard(self, request: web.Request) -> web.Response:
+        fmt = params.choice(request.query, "format", [*leaderboard.FORMATS, ALL_FORMATS], ALL_FORMATS)
+        season = params.shaped(request.query, "season", SEASON) or leaderboard.CURRENT
+        page = params.integer(request.query, "page", 1, 1, MAX_PAGE)
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+            seasons = await queries.seasons(session, site.guild_id)
+        if season == leaderboard.CURRENT:
+            period = await leaderboard.find_period(self.db, site.guild_id, leaderboard.CURRENT)
+        elif season == leaderboard.ALL_TIME:
+            period = leaderboard.ALL_TIME_PERIOD
+        else:
+            period = await leaderboard.period_by_key(self.db, site.guild_id, season)
+        rows = await self.boards.board(site.guild_id, period, None if fmt == ALL_FORMATS else fmt)
+        pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
+        page = min(page, pages)
+        shown = rows[(page - 1) * ROWS_PER_PAGE : page * ROWS_PER_PAGE]
+        async with self.db.read() as session:
+            names = await names_of(session, site.guild_id, [r.user_id for r in shown])
+        format_title = leaderboard.FORMATS.get(fmt, "All formats")
+        return self._render(site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown,
+                            names=names, fmt=fmt, season=season, seasons=seasons, period=period, page=page,
+                            pages=pages, all_formats=ALL_FORMATS)
+
+    async def events(self, request: web.Request) -> web.Response:
+        before = params.shaped(request.query, "before", queries.CURSOR)
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+            found = await queries.recent_events(session, site.guild_id, EVENTS_PER_PAGE + 1, before)
+            shown = found[:EVENTS_PER_PAGE]
+            names = await names_of(session, site.guild_id, [u for e in shown for u in e.winners])
+        older = shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None
+        return self._render(site, "events.html", "Finished events", events=shown, names=names, older=older,
+                            first=before is None)
+
+    async def event(self, request: web.Request) -> web.Response:
+        kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+        own = registry.event_page_of(kind)
+        if own is not None:
+            page = await own(self._context(site, request), event_id)
+            if page is not None:
+                return self._format_page(site, page)
+        async with self.db.read() as session:
+            found = await queries.event_results(session, site.guild_id, kind, event_id)
+            if found is None:
+                raise NotFound("no such event")
+            event, results = found
+            names = await names_of(session, site.guild_id, [r.user_id for r in results])
+        return self._render(site, "event.html", event.name, event=event, results=results, names=names,
+                            format_title=leaderboard.FORMATS.get(kind, kind),
+                            has_scores=any(r.score is not None for r in results))
+
+    async def private(self, request: web.Request) -> web.Response:
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+        grant = access.verify(site, request.match_info["token"], self.secret)
+        page = registry.private_page_of(grant.kind) if grant is not None else None
+        if grant is None or page is None:
+            raise NotFound("no such page")
+        response = self._format_page(site, await page(self._context(site, request), grant))
+        response.headers["Cache-Control"] = "private, no-store"  # a player's own: not kept by the browser
+        return response

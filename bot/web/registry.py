@@ -1,0 +1,201 @@
+"""What each format adds to the web pages, from its own package (`bot/games/<format>/web.py`).
+
+The site imports every format's `web` module at its start (`load`, through `bot.games.modules`,
+as the bot loads cogs), and its `service` module so that its `TableSpec` is registered. A format's
+`web.py` registers, at import:
+
+    from pathlib import Path
+    from bot.web import registry
+
+    registry.templates("turnabout", Path(__file__).parent / "templates")   # "turnabout/event.html"
+
+    @registry.event_page("turnabout")          # /s/<address>/events/turnabout/<id>
+    async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
+        ...                                    # None: nothing to show (a 404, or the results page)
+        return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...})
+
+    @registry.private_page("draft-pool")       # a player's own page, behind a signed link
+    async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
+
+    @registry.running_events                   # events that are no table (Goldfish scoring)
+    async def open_events(session, guild_id) -> list[registry.RunningEvent]: ...
+
+An event page is found by the event's kind: a table's `TableSpec.kind` for a running table, the
+leaderboard's format key for a finished event (`EventResult.format`). Without a page of its format a
+finished event shows its results (placements and points); a running table shows in the home page's
+list without a link. A page must show only what its format's rules let everyone see, and only the
+server's own: a handler reads rows of `ctx.guild_id` alone and returns None for an id of another
+server's (the visitor then sees exactly what a forged id shows). A private page also checks that
+the grant's object belongs to `ctx.guild_id` and to `grant.user_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, literal, select, union_all
+from sqlalchemy.ext.asyncio import AsyncSession
+
+import bot.games
+from bot.cards import scryfall
+from bot.kit import card_data, tables
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.web import names as player_names
+from bot.web.access import Grant, Site
+from bot.web.links import SiteLinks
+
+OPEN, RUNNING = "open", "running"  # what the home page says of an event not finished
+
+
+@dataclass(frozen=True)
+class RunningEvent:
+    kind: str  # its page's kind (a TableSpec kind)
+    event_id: int
+    title: str  # "Turnabout event #12"
+    status: str  # OPEN (players may join) or RUNNING
+    players: int
+    since: datetime
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a page handler returns: the template, the page's title, and what the template needs
+    (besides what every page gets: `site`, `links`, `card` and the other macros of `_macros.html`)."""
+
+    template: str
+    title: str
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PageContext:
+    """What a page handler may use: the database (read it with `db.read()`), the server's site and
+    its links (paths), the settings, and the request's query (`query`, read with `bot.web.params`)."""
+
+    db: Database
+    site: Site
+    links: SiteLinks
+    settings: Settings
+    query: Mapping[str, str]
+
+    @property
+    def guild_id(self) -> int:
+        return self.site.guild_id
+
+    async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
+        """The name to show for each player."""
+        async with self.db.read() as session:
+            return await player_names.names_of(session, self.guild_id, user_ids)
+
+    async def pictures(self, card_names: Iterable[str]) -> dict[str, str]:
+        """A picture address for each card name (Scryfall's image of it); give it to `card(name, pictures)`."""
+        card_names = list(dict.fromkeys(card_names))
+        known = await card_data.image_urls(self.db, card_names)
+        base = self.settings.scryfall_base
+        return {name: known.get(name) or scryfall.card_image_url(name, base, "normal") for name in card_names}
+
+
+EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
+PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
+Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
+
+_event_pages: dict[str, EventPage] = {}
+_private_pages: dict[str, PrivatePage] = {}
+_listers: list[Lister] = []
+_templates: dict[str, Path] = {}
+
+
+def event_page(kind: str) -> Callable[[EventPage], EventPage]:
+    """Register the page of events of `kind` (a decorator)."""
+    def add(page: EventPage) -> EventPage:
+        _event_pages[kind] = page
+        return page
+    return add
+
+
+def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:
+    """Register a player's own page, shown behind a signed link of `kind` (a decorator)."""
+    def add(page: PrivatePage) -> PrivatePage:
+        _private_pages[kind] = page
+        return page
+    return add
+
+
+def running_events(lister: Lister) -> Lister:
+    """Register where the home page finds more events in progress (a decorator)."""
+    _listers.append(lister)
+    return lister
+
+
+def templates(prefix: str, directory: Path) -> None:
+    """A format's templates, named "<prefix>/<file>" (they may use the site's `base.html` and `_macros.html`)."""
+    _templates[prefix] = directory
+
+
+def event_page_of(kind: str) -> EventPage | None:
+    return _event_pages.get(kind)
+
+
+def private_page_of(kind: str) -> PrivatePage | None:
+    return _private_pages.get(kind)
+
+
+def template_dirs() -> dict[str, Path]:
+    return dict(_templates)
+
+
+_loaded = False
+
+
+def load() -> None:
+    """Import every format's service (its table spec) and web module (its pages), once."""
+    global _loaded
+    if _loaded:
+        return
+    bot.games.modules("service")
+    bot.games.modules("web")
+    _loaded = True
+
+
+# --- events in progress -----------------------------------------------------------------------------
+
+MAX_RUNNING = 50  # per kind
+
+
+async def _tables_in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
+    """Every format's tables open for players or running (from the shared table columns), in one query."""
+    specs = {spec.kind: spec for spec in tables.registered_specs()}
+    if not specs:
+        return []
+    parts = []
+    for spec in specs.values():
+        model, seat = spec.model, spec.seat_model
+        parts.append(select(
+            select(literal(spec.kind).label("kind"), model.id.label("id"), model.status.label("status"),
+                   model.created_at.label("created"), model.started_at.label("started"),
+                   func.count(seat.id).label("players"))
+            .outerjoin(seat, seat.table_id == model.id)
+            .where(model.guild_id == guild_id, model.status.in_(spec.statuses.active))
+            .group_by(model.id, model.status, model.created_at, model.started_at)
+            .order_by(model.id.desc()).limit(MAX_RUNNING).subquery()
+        ))
+    found = []
+    for kind, table_id, status, created, started, players in await session.execute(union_all(*parts)):
+        spec = specs[kind]
+        running = status == spec.statuses.running
+        found.append(RunningEvent(kind, table_id, f"{spec.title} #{table_id}", RUNNING if running else OPEN, players,
+                                  (started if running else None) or created))
+    return found
+
+
+async def in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
+    """Every event of the server not finished yet, newest first."""
+    events = await _tables_in_progress(session, guild_id)
+    for lister in _listers:
+        events.extend(await lister(session, guild_id))
+    return sorted(events, key=lambda e: e.since, reverse=True)

@@ -1,0 +1,59 @@
+"""What the web tests share: settings for a test site, results written straight into the database
+(as every format's end writes them), and an aiohttp test client of the site."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime, timedelta
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.kit import leaderboard
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.store.models import EventResult
+from bot.web.app import make_app
+from bot.web.guard import RateLimiter
+
+START = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
+
+
+def site_settings(**values) -> Settings:
+    """Settings as a test site has them: none from the environment or a .env file."""
+    values.setdefault("web_rate_limit", 0)
+    return Settings(_env_file=None, **values)
+
+
+async def add_results(
+    db: Database, guild_id: int, format: str, event_id: int, name: str, users: Sequence[int], *,
+    finished_at: datetime = START, season_id: int | None = None, scores: Sequence[float] | None = None,
+) -> None:
+    """An event's results: `users` in order of placement."""
+    async with db.write() as session:
+        for place, user_id in enumerate(users, start=1):
+            session.add(EventResult(
+                guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
+                user_id=user_id, placement=place, points=leaderboard.placement_points(place, len(users)),
+                score=scores[place - 1] if scores else None, finished_at=finished_at))
+
+
+async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int], *, start: datetime = START) -> None:
+    """`count` finished events, one a minute from `start`, every format in turn."""
+    formats = list(leaderboard.FORMATS)
+    async with db.write() as session:
+        for index in range(count):
+            ordered = [users[(index + k) % len(users)] for k in range(min(4, len(users)))]
+            for place, user_id in enumerate(ordered, start=1):
+                session.add(EventResult(
+                    guild_id=guild_id, format=formats[index % len(formats)], event_id=index + 1,
+                    event_name=f"Event {index + 1}", user_id=user_id, placement=place, points=5.0 - place,
+                    score=None, finished_at=start + timedelta(minutes=index)))
+
+
+@contextlib.asynccontextmanager
+async def site_client(db: Database, settings: Settings | None = None,
+                      limiter: RateLimiter | None = None) -> AsyncIterator[TestClient]:
+    app = make_app(db, settings or site_settings(), limiter=limiter)
+    async with TestClient(TestServer(app)) as client:
+        yield client

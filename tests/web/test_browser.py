@@ -1,0 +1,280 @@
+"""The web pages in a real browser (headless Chromium, `tests/browser.py`): every page kind loads,
+every link on it leads to a page, nothing is logged to the console (a blocked style or picture
+would be), pages work without JavaScript, nothing scrolls sideways on a phone, and a card name
+shows its picture on hover and on a tap.
+
+One site (a SQLite copy of the migrated database, with a server's events, seasons and players)
+serves the module. A demo format's pages are registered as a format's `web.py` would. The site and every test's
+browser work run in the browser's event loop (`tests/browser.py`).
+
+Screenshots go to the test's temporary directory; `UPDATE_SCREENSHOTS=1` writes them to docs/
+(the README shows them)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from aiohttp import web
+from PIL import Image, ImageDraw
+
+from bot.games.turnabout import service as turnabout
+from bot.kit import leaderboard
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.web import access, names, registry
+from bot.web.app import make_app
+from bot.web.links import SiteLinks
+from tests.browser import Browser
+from tests.common import GUILD, ORG
+from tests.conftest import SCRATCH
+from tests.web.helpers import START, add_results
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+DESKTOP = {"viewport": {"width": 1100, "height": 900}}
+SCRYFALL = re.compile(r"^https://(api\.scryfall\.com|cards\.scryfall\.io)/")
+PLAYERS = {2001: "Alice", 2002: "Bob", 2003: "Chandra", 2004: "Dmitri", 2005: "Emeka", 2006: "Fatima",
+           2007: "Gideon", 2008: "Hana",
+           2009: "Maximiliana-Wilhelmina von Überlangername-Schwarzenberg",
+           2010: "Z" * 60}  # a name with no place to break
+DECK = ["Lightning Bolt", "Counterspell", "Fire // Ice", "Brainstorm", "Llanowar Elves", "Swords to Plowshares",
+        "Dark Ritual", "Sol Ring"]
+
+
+def card_picture(url: str) -> bytes:
+    """A stand-in for Scryfall's picture of the card named in `url` (the tests never reach the internet)."""
+    name = parse_qs(urlsplit(url).query).get("exact", ["?"])[0]
+    picture = Image.new("RGB", (244, 340), (60, 52, 70))
+    draw = ImageDraw.Draw(picture)
+    draw.rounded_rectangle((10, 10, 233, 329), radius=10, fill=(226, 218, 200))
+    draw.rectangle((20, 44, 223, 190), fill=(107, 63, 160))
+    draw.text((20, 20), name[:30], fill=(20, 20, 20))
+    draw.text((20, 200), "(a stand-in picture)", fill=(80, 80, 80))
+    out = io.BytesIO()
+    picture.save(out, "PNG")
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Site:
+    base: str
+    links: SiteLinks
+    private: str  # a signed link to a player's own page
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    @property
+    def page_kinds(self) -> dict[str, str]:
+        """One address of every kind of page."""
+        return {"home": self.links.home, "leaderboard": self.links.leaderboard(),
+                "leaderboard of a format": self.links.leaderboard(format="goldfish", season="all"),
+                "events": self.links.events(), "results": self.links.event("421", 3),
+                "a format's page": self.links.event("demo", 9), "a player's own page": self.private}
+
+
+async def demo_event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
+    users = [2001, 2002, 2009]
+    decks = {user: DECK[i:] + DECK[:i] for i, user in enumerate(users)}
+    results = [type("R", (), {"placement": place, "user_id": user}) for place, user in enumerate(users, 1)]
+    return registry.Page("demo/event.html", f"Demo event #{event_id}",
+                         {"results": results, "decks": decks, "names": await ctx.names(users),
+                          "pictures": await ctx.pictures(DECK)})
+
+
+async def demo_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
+    return registry.Page("demo/pool.html", "Your pool", {"cards": DECK, "pictures": await ctx.pictures(DECK)})
+
+
+async def fill(db: Database) -> access.Site:
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    for user_id, name in PLAYERS.items():
+        await names.remember(db, GUILD, user_id, name)
+    users = list(PLAYERS)
+    await add_results(db, GUILD, "goldfish", 1, "Goldfish night", users[:8], scores=[41, 38, 30, 27, 22, 20, 13, 9])
+    await add_results(db, GUILD, "turnabout", 2, "Turnabout #2", users[2:10], finished_at=START + timedelta(days=2))
+    season = await leaderboard.start_season(db, GUILD, "Winter 2026")
+    await add_results(db, GUILD, "421", 3, "421 league: Dominaria", [2009, 2001, 2004, 2010, 2005],
+                      finished_at=START + timedelta(days=5), season_id=season.id)
+    await add_results(db, GUILD, "vortex", 4, "Vortex #4", [2003, 2006, 2007], finished_at=START + timedelta(days=6),
+                      season_id=season.id)
+    await add_results(db, GUILD, "battler", 5, "Treasure Battler #5", users[:6], finished_at=START + timedelta(days=7),
+                      season_id=season.id, scores=[6, 5, 4, 3, 2, 1])
+    await add_results(db, GUILD, "demo", 9, "Demo event #9", [2001, 2002, 2009], finished_at=START + timedelta(days=8),
+                      season_id=season.id)
+    await turnabout.create_event(db, ORG, channel_id=10)
+    return site
+
+
+async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
+    path = directory / "site.sqlite3"
+    shutil.copyfile(await SCRATCH.template("sqlite"), path)
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    site = await fill(db)
+    runner = web.AppRunner(make_app(db, Settings(_env_file=None, web_rate_limit=0)), access_log=None)
+    await runner.setup()
+    tcp = web.TCPSite(runner, "127.0.0.1", 0)
+    await tcp.start()
+    port = runner.addresses[0][1]
+    grant = access.Grant("demo-pool", 2001, 1, 4_000_000_000)
+    links = SiteLinks(site.address)
+    return db, runner, Site(f"http://127.0.0.1:{port}", links, links.private(access.sign(site, grant, None)))
+
+
+async def stop(db: Database, runner: web.AppRunner) -> None:
+    await runner.cleanup()
+    await db.dispose()
+
+
+@pytest.fixture(scope="module")
+def site(browser: Browser, tmp_path_factory) -> Iterator[Site]:
+    """One site for the module, with a demo format's pages registered (and removed after)."""
+    registry._templates["demo"] = Path(__file__).parent / "demo"
+    registry._event_pages["demo"] = demo_event
+    registry._private_pages["demo-pool"] = demo_pool
+    try:
+        db, runner, found = browser.run(start(tmp_path_factory.mktemp("site")))
+        try:
+            yield found
+        finally:
+            browser.run(stop(db, runner))
+    finally:
+        registry._templates.pop("demo")
+        registry._event_pages.pop("demo")
+        registry._private_pages.pop("demo-pool")
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    return DOCS if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+
+
+class Tab:
+    """A browser tab that keeps what the console said in error."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    async def open(self, url: str, status: int = 200):
+        response = await self.page.goto(url)
+        assert response is not None and response.status == status, (url, response and response.status)
+        if status != 200:  # Chromium logs the page's own status; nothing else may be logged
+            own = f"the server responded with a status of {status}"
+            assert sum(own in error for error in self.errors) == 1, self.errors
+            self.errors[:] = [error for error in self.errors if own not in error]
+        assert self.errors == [], (url, self.errors)
+        return response
+
+    async def width(self) -> tuple[int, int]:
+        """(the page's width, the window's): a page wider than its window scrolls sideways."""
+        return tuple(await self.page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]"))
+
+
+def in_a_tab(browser: Browser, scenario: Callable[[Tab], Awaitable[None]], **options) -> None:
+    """Run `scenario` in a new tab of a new browser context (card pictures answered locally)."""
+    async def run() -> None:
+        context = await browser.chromium.new_context(**options)
+        try:
+            await context.route(SCRYFALL, lambda route: route.fulfill(
+                status=200, content_type="image/png", body=card_picture(route.request.url)))
+            await scenario(Tab(await context.new_page()))
+        finally:
+            await context.close()
+
+    browser.run(run())
+
+
+def expect(locator):
+    from playwright.async_api import expect as playwright_expect  # imported once a browser exists
+
+    return playwright_expect(locator)
+
+
+async def internal_links(tab: Tab, site: Site) -> set[str]:
+    hrefs = await tab.page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    outside = {h for h in hrefs if not h.startswith("/")}
+    assert all(h.startswith("https://scryfall.com/search?q=") for h in outside), outside
+    return {site.url(h) for h in hrefs if h.startswith("/")}
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_every_page_kind_loads_and_every_link_on_it_leads_to_a_page(browser, site, javascript):
+    async def scenario(tab: Tab) -> None:
+        followed: set[str] = set()
+        for kind, path in site.page_kinds.items():
+            await tab.open(site.url(path))
+            assert await tab.page.title(), kind
+            for link in sorted(await internal_links(tab, site) - followed):
+                await tab.open(link)
+                followed.add(link)
+        assert len(followed) >= 12, followed
+        # The leaderboard's choice of format and season is a plain form.
+        await tab.open(site.url(site.links.leaderboard()))
+        await tab.page.select_option("select[name=format]", "421")
+        await tab.page.select_option("select[name=season]", "all")
+        async with tab.page.expect_navigation():
+            await tab.page.click("button[type=submit]")
+        assert "format=421" in tab.page.url and "season=all" in tab.page.url
+        assert "421 · all time" in await tab.page.inner_text("main")
+        await tab.open(site.url("/s/" + "A" * 43), status=404)  # an error page too: its style loads, nothing logged
+        assert "Nothing here" in await tab.page.inner_text("main")
+
+    in_a_tab(browser, scenario, java_script_enabled=javascript, **DESKTOP)
+
+
+def test_on_a_phone_no_page_scrolls_sideways(browser, site, screenshots):
+    async def scenario(tab: Tab) -> None:
+        for kind, path in site.page_kinds.items():
+            await tab.open(site.url(path))
+            page_width, window = await tab.width()
+            assert page_width <= window, (kind, page_width, window)
+        await tab.open(site.url(site.links.home))
+        await tab.page.screenshot(path=screenshots / "web-home-phone.png")
+
+    in_a_tab(browser, scenario, **PHONE)
+
+
+def test_a_card_shows_its_picture_on_hover(browser, site, screenshots):
+    async def scenario(tab: Tab) -> None:
+        await tab.open(site.url(site.links.home))
+        await tab.page.screenshot(path=screenshots / "web-home.png", full_page=True)
+        await tab.open(site.url(site.links.event("demo", 9)))
+        picture = tab.page.locator(".card-pic").first
+        assert not await picture.is_visible()
+        await tab.page.hover(".card-name >> nth=0")
+        await expect(picture).to_be_visible(timeout=5000)
+        assert await tab.page.evaluate("document.querySelector('.card-pic img').naturalWidth") > 0
+        await tab.page.screenshot(path=screenshots / "web-event.png")
+        assert tab.errors == []
+
+    in_a_tab(browser, scenario, **DESKTOP)
+
+
+def test_a_card_shows_its_picture_on_a_tap(browser, site):
+    async def scenario(tab: Tab) -> None:
+        url = site.url(site.links.event("demo", 9))
+        await tab.open(url)
+        picture = tab.page.locator(".card-pic").nth(1)
+        assert not await picture.is_visible()
+        await tab.page.tap(".card >> nth=1")
+        await expect(picture).to_be_visible(timeout=5000)  # the tap showed the picture, and went nowhere
+        assert tab.page.url == url
+        page_width, window = await tab.width()
+        assert page_width <= window
+        await tab.page.tap("h1")  # elsewhere: the picture goes
+        await expect(picture).to_be_hidden(timeout=5000)
+        assert tab.errors == []
+
+    in_a_tab(browser, scenario, **PHONE)
