@@ -40,7 +40,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -167,6 +167,15 @@ def add_renderer(kind: str, payload: type[P], render: Callable[[P, Delivery], Aw
 
 def renderer_of(kind: str) -> Renderer | None:
     return _renderers.get(kind)
+
+
+def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | None:
+    """A text split into messages (`limits.chunk_lines`): the first, then the others right after it,
+    pinging only the users `ping` names (none: nobody). None when there is nothing to say."""
+    if not chunks:
+        return None
+    return Outgoing(content=chunks[0], continued=list(chunks[1:]),
+                    allowed_mentions=limits.ping(*ping) if ping else None)
 
 
 class Outbox:

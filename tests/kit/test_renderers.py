@@ -90,3 +90,11 @@ async def test_closed_dms_are_told_in_the_kits_words():
     assert out.content == ("<@44>, I can't DM you your Kit cards. Turn on Direct Messages from server members, then "
                            "run `/kit hand resend:True`.")
     assert [user.id for user in out.allowed_mentions.users] == [44]
+
+
+def test_a_text_split_into_messages_is_one_outgoing_pinging_only_whom_it_names():
+    assert delivery.chunked([]) is None  # nothing to say: nothing sent
+    out = delivery.chunked(["one", "two", "three"], ping=(44, 45))
+    assert (out.content, out.continued) == ("one", ["two", "three"])
+    assert [user.id for user in out.allowed_mentions.users] == [44, 45]
+    assert delivery.chunked(["alone"]).allowed_mentions is None  # the client's default: no pings

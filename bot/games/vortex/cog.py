@@ -9,7 +9,6 @@ from discord import app_commands
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
-from bot.games.vortex.messages import VortexMessages
 from bot.games.vortex.service import GameView
 from bot.kit import cubes, outbox, tables
 from bot.kit.autocomplete import cube_autocomplete
@@ -44,10 +43,6 @@ SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards
 class VortexCog(TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
-
-    def __init__(self, bot: KitBot) -> None:
-        super().__init__(bot)
-        self.messages = VortexMessages(bot)
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)

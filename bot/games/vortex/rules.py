@@ -1,9 +1,9 @@
 """Vortex Based Magic — pure rules engine (FORMATS.md §4, seed ``003_…``).
 
 No I/O, no Discord, no SQL. The whole game is one :class:`VortexState` (plain dataclasses) that
-round-trips through JSON-compatible dicts (``to_dict()`` carries ``"v": 1``; ``from_dict``
-refuses other versions and ignores unknown top-level keys, where a service may keep its own
-bookkeeping). Every operation mutates the state in place and returns a list of frozen
+round-trips through JSON-compatible dicts with the kit's codec (``bot.kit.events``: ``to_dict()``
+carries ``"v": SCHEMA_VERSION``; ``from_dict`` refuses other versions and ignores unknown
+top-level keys, where a service may keep its own bookkeeping). Every operation mutates the state in place and returns a list of frozen
 :class:`Event` objects; a refused operation raises a :class:`VortexError` subclass whose message
 is a sentence for the user and leaves the state untouched (all checks come before any change).
 Randomness comes only from ``random.Random(f"{seed}:{rng_counter}")``, one generator per random
@@ -80,10 +80,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.cards.model import is_basic_land
+from bot.kit import events
 from bot.kit.text import clean_name, name_key
 
 __all__ = [
@@ -109,7 +110,7 @@ __all__ = [
     "OPENING_TURNS_PER_PLAYER",
     "PACK_SIZE",
     "STARTING_LIFE",
-    "STATE_VERSION",
+    "SCHEMA_VERSION",
     "AlreadyPassed",
     "BasicsAdded",
     "CardDrafted",
@@ -188,7 +189,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- constants
 
-STATE_VERSION = 1
+SCHEMA_VERSION = 1
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 BASIC_TYPES: tuple[str, ...] = ("Plains", "Island", "Swamp", "Mountain", "Forest")
 PACK_SIZE = 7
@@ -334,25 +335,16 @@ class VortexState:
 
     # -- serialisation
     def to_dict(self) -> dict[str, Any]:
-        return {"v": STATE_VERSION, **asdict(self)}
+        return {"v": SCHEMA_VERSION, **events.encode(self)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> VortexState:
-        if d.get("v") != STATE_VERSION:
+        if d.get("v") != SCHEMA_VERSION:
             raise UnsupportedVersion(
                 f"This Vortex game was saved in format version {d.get('v')!r}; "
-                f"this bot reads version {STATE_VERSION}."
+                f"this bot reads version {SCHEMA_VERSION}."
             )
-        data = _known_fields(cls, d)
-        data["players"] = [_player_from_dict(p) for p in d["players"]]
-        data["turn_order"] = list(d["turn_order"])
-        data["shoe"] = list(d["shoe"])
-        data["passed_pack"] = list(d["passed_pack"])
-        data["draft"] = Draft(**d["draft"]) if d.get("draft") else None
-        data["look"] = Look(**d["look"]) if d.get("look") else None
-        search = d.get("search")
-        data["search"] = Search(**{**search, "chosen": list(search.get("chosen", []))}) if search else None
-        return cls(**data)
+        return events.decode({k: v for k, v in d.items() if k != "v"}, cls)
 
     # -- small helpers
     def player(self, seat: int) -> Player:
@@ -363,20 +355,6 @@ class VortexState:
     @property
     def opening_turns(self) -> int:
         return OPENING_TURNS_PER_PLAYER * len(self.players)
-
-
-def _known_fields(cls: type, d: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in d.items() if k in names}
-
-
-def _player_from_dict(d: Mapping[str, Any]) -> Player:
-    data = _known_fields(Player, d)
-    for zone in ("pack", "hand", "played", "exile"):
-        data[zone] = list(data.get(zone, []))
-    if data.get("opening_basics") is not None:
-        data["opening_basics"] = list(data["opening_basics"])
-    return Player(**data)
 
 
 # --------------------------------------------------------------------------- events
@@ -1262,3 +1240,6 @@ def _is_int(value: object) -> bool:
 def _check_count(count: int) -> None:
     if not _is_int(count) or not 1 <= count <= MAX_COUNT:
         raise InvalidAction(f"Give a number of cards from 1 to {MAX_COUNT}.")
+
+
+events.register("vortex", Event)  # stored as "vortex.TurnStarted", …: bot.kit.events

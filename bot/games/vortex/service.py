@@ -11,9 +11,10 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
 * ``search``: the same for searches of the shoe (their DM's menus and buttons).
 * ``winner``: the user an organizer declared the winner at the end, if any.
 
-Every action loads the row locked (the shared concurrency rule), applies the engine (whose refusals
-become `UserError`s that change nothing), writes both documents back with ``version + 1`` and
-queues what it owes in the outbox in the same transaction: the public account of what happened (counts
+Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
+decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
+nothing), writes both documents back with ``version + 1`` and queues what it owes in the outbox in
+the same transaction: the public account of what happened (counts
 and public cards only: never a card of a hidden zone), the picker's pack by DM, the basic-land choice
 by DM when the opening turns are over, the looked-at cards by DM to the one who looked, the shoe (by
 name, never in its order) by DM to the one who searches it.
@@ -29,14 +30,15 @@ the game's organizer or a server organizer, judged in the game's own server.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex.models import VortexGame, VortexSeat
-from bot.kit import leaderboard, outbox, tables
+from bot.kit import documents, events, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.events import Payload
 from bot.kit.guild_config import load_settings_row
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
@@ -53,21 +55,53 @@ ACTIVE = STATUSES.active
 SHOE_ACTIONS = ("mill", "look", "reveal", "search", "top", "bottom", "shuffle")
 MAX_ARRANGE = 20  # looked-at cards a DM can put back on top or bottom one by one (buttons)
 
-# Outbox kinds (rendered by bot.games.vortex.messages).
+# Outbox kinds (rendered by bot.games.vortex.ui; a cancellation by the kit: SPEC.cancel_notice).
 PICK = "vortex.pick"  # DM: the pack to pick from (payload: PickPrompt)
 BASICS = "vortex.basics"  # DM: choose 3 basic lands after the opening turns (payload: BasicsPrompt)
 LOOK = "vortex.look"  # DM: the top cards of the shoe only that player saw (payload: LookPrompt)
 SEARCH = "vortex.search"  # DM: the shoe, by name, to the player searching it (payload: SearchPrompt)
 ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards only (payload: Announcement)
-FINAL = "vortex.final"  # the end: the winner, if any (payload: game id)
-ENDED = "vortex.ended"  # cancelled by an organizer while running (payload: game id)
-DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you" (payload: user id)
+FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
+ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
+DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
 
-# Engine events the channel hears about. None of them names a card of a hidden zone: milled,
-# discarded and mulliganed cards are public once moved; the rest are counts.
+
+# --- news the engine's events do not tell ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameBegan(engine.Event):
+    """The deal: the turn order and the shoe's size after it."""
+
+    turn_order: tuple[int, ...]
+    shoe_size: int
+
+
+@dataclass(frozen=True)
+class Drawing(engine.Event):
+    """A draw begins: ``count`` picks, each by DM."""
+
+    seat: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Looked(engine.Event):
+    """A look at the top of the shoe, in public: who looked and how many cards (the cards are the
+    looker's alone: `engine.ShoeLooked`)."""
+
+    seat: int
+    count: int
+
+
+events.register("vortex", GameBegan, Drawing, Looked)
+
+# Events the channel hears about. None of them names a card of a hidden zone: milled, discarded
+# and mulliganed cards are public once moved; the rest are counts.
 # Revealed cards (ShoeRevealed) and a search's cards when it shows them (onto the battlefield, or
 # revealed) are public by the rules.
 PUBLIC_EVENTS = (
+    GameBegan, Drawing, Looked,
     engine.PhaseChanged, engine.TurnStarted, engine.PackPassed, engine.Replenished, engine.EmptyPackPenalty,
     engine.PackOverflowDiscard, engine.MulliganTaken, engine.Milled, engine.TopArranged, engine.CardsPutIntoShoe,
     engine.ShoeShuffled, engine.ShoeRevealed, engine.SearchBegan, engine.SearchFinished, engine.GameOver,
@@ -82,30 +116,24 @@ class StaleMessage(Conflict):
         self.game_id, self.user_id = game_id, user_id
 
 
-# --- documents: views, prompts and announcements -------------------------------------------------
-
-
-class _Document:
-    """A frozen dataclass stored as a JSON payload (tuples become lists and back)."""
-
-    def to_payload(self) -> dict:
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
-
-    @classmethod
-    def from_payload(cls, payload: dict):
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in payload.items() if k in names})
+# --- payloads and views -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class PickPrompt(_Document):
-    """A pick to make: the picker's pack, by DM. `offer` numbers it (its buttons carry the number)."""
+class Prompt(Payload):
+    """A DM the player owes an answer to: whose it is, in which game."""
 
     game_id: int
     guild_id: int
     channel_id: int
     user_id: int
     seat: int
+
+
+@dataclass(frozen=True)
+class PickPrompt(Prompt):
+    """A pick to make: the picker's pack, by DM. `offer` numbers it (its buttons carry the number)."""
+
     offer: int
     pack: tuple[str, ...]
     pick_number: int  # within the draw (1-based)
@@ -117,26 +145,16 @@ class PickPrompt(_Document):
 
 
 @dataclass(frozen=True)
-class BasicsPrompt(_Document):
+class BasicsPrompt(Prompt):
     """After the opening turns: the player chooses 3 basic lands (their hand so far, to choose by)."""
 
-    game_id: int
-    guild_id: int
-    channel_id: int
-    user_id: int
-    seat: int
     hand: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class LookPrompt(_Document):
+class LookPrompt(Prompt):
     """The top cards of the shoe that only this player saw (top first); `look` numbers the look."""
 
-    game_id: int
-    guild_id: int
-    channel_id: int
-    user_id: int
-    seat: int
     look: int
     cards: tuple[str, ...]
 
@@ -146,15 +164,10 @@ class LookPrompt(_Document):
 
 
 @dataclass(frozen=True)
-class SearchPrompt(_Document):
+class SearchPrompt(Prompt):
     """A search of the shoe: the whole shoe by name (sorted, so its order never shows), up to `count`
     cards to take to `to`, those `chosen` so far; `search` numbers the search."""
 
-    game_id: int
-    guild_id: int
-    channel_id: int
-    user_id: int
-    seat: int
     search: int
     count: int
     to: str
@@ -177,14 +190,15 @@ class SearchPrompt(_Document):
 
 
 @dataclass(frozen=True)
-class Announcement(_Document):
-    """What the channel hears about one action: public events as dicts (with their `type`), the
-    players by seat, and who is pinged (the player whose turn of normal play begins)."""
+class Announcement(Payload):
+    """What the channel hears about one action: its public events, the players by seat, and who is
+    pinged (the player whose turn of normal play begins); a snapshot, so a late send shows what
+    happened then."""
 
     game_id: int
     users: tuple[int, ...]
     opening_turns: int
-    events: tuple[dict, ...]
+    events: tuple[engine.Event, ...]
     ping: tuple[int, ...] = ()
 
     def user_of(self, seat: int) -> int:
@@ -228,78 +242,28 @@ class ActionResult:
         return next((e for e in self.events if isinstance(e, kind)), None)
 
 
-# --- loading and saving ----------------------------------------------------------------------------
+# --- the game's documents ------------------------------------------------------------------------
+
+Loaded = documents.Game[VortexGame, VortexSeat, engine.VortexState]
 
 
-@dataclass
-class _Loaded:
-    row: VortexGame
-    seats: list[VortexSeat]
-    state: engine.VortexState | None
-    extras: dict  # the bookkeeping document
-
-
-def _decode(loaded: tables.Loaded) -> _Loaded:
+def _view(loaded: Loaded) -> GameView:
     row = loaded.row
-    state = engine.VortexState.from_dict(row.state) if row.state else None
-    return _Loaded(row, loaded.seats, state, dict(row.bookkeeping or {}))
-
-
-async def _load(session: AsyncSession, game_id: int, *, lock: bool = True) -> _Loaded:
-    return _decode(await tables.load_rows(session, VortexGame, VortexSeat, game_id, noun=NOUN, lock=lock))
-
-
-def _save(loaded: _Loaded, **values: Any) -> None:
-    row = loaded.row
-    row.state = None if loaded.state is None else loaded.state.to_dict()
-    row.bookkeeping = dict(loaded.extras)
-    row.version += 1
-    for key, value in values.items():
-        setattr(row, key, value)
-
-
-def _view(loaded: _Loaded) -> GameView:
-    row, state = loaded.row, loaded.state
-    users = tuple(p.user_id for p in state.players) if state else tuple(s.user_id for s in loaded.seats)
     return GameView(
         **tables.view_columns(row), cube_name=row.cube_name, cube_size=len(row.cube_cards), seed=row.seed,
-        version=row.version, player_ids=users,
-        state=None if state is None else engine.VortexState.from_dict(state.to_dict()),
-        winner_id=loaded.extras.get("winner"),
+        version=loaded.version, player_ids=tuple(loaded.user_ids), state=GAMES.copy(loaded.state),
+        winner_id=loaded.bookkeeping.get("winner"),
     )
 
 
 def _view_of(loaded: tables.Loaded) -> GameView:
-    return _view(_decode(loaded))
+    return _view(GAMES.decode(loaded))
 
 
-_engine_call = engine_refusals(engine.VortexError, engine.NotAPlayer)
-
-
-def _running(loaded: _Loaded) -> engine.VortexState:
-    status = loaded.row.status
-    if status == STATUSES.lobby:
-        raise UserError("That game has not begun yet: an organizer presses Begin in the lobby.")
-    if status != STATUSES.running or loaded.state is None:
-        raise UserError("That game is over." if status == STATUSES.finished else "That game was cancelled.")
-    return loaded.state
-
-
-def _seat(state: engine.VortexState, user_id: int) -> int:
-    return _engine_call(engine.seat_of, state, user_id)
-
-
-def _player_seat(loaded: _Loaded, actor: tables.Actor) -> tuple[engine.VortexState, int]:
-    """A command's checks: the game's own server (or a DM), running, and the actor plays in it."""
-    tables.check_same_server(NOUN, loaded.row, actor)
-    state = _running(loaded)
-    return state, _seat(state, actor.user_id)
-
-
-def _button_seat(loaded: _Loaded, user_id: int, seat: int) -> engine.VortexState:
+def _button_seat(loaded: Loaded, user_id: int, seat: int) -> engine.VortexState:
     """A DM button's checks: running, and the button is the clicking player's own."""
-    state = _running(loaded)
-    if _seat(state, user_id) != seat:
+    state = GAMES.running(loaded)
+    if GAMES.seat(state, user_id) != seat:
         raise PermissionDenied("That message is not yours.")
     return state
 
@@ -307,27 +271,27 @@ def _button_seat(loaded: _Loaded, user_id: int, seat: int) -> engine.VortexState
 # --- prompts (what a player's DM shows now) ---------------------------------------------------------
 
 
-def _where(loaded: _Loaded, seat: int) -> dict:
+def _where(loaded: Loaded, seat: int) -> dict:
     row = loaded.row
-    user_id = loaded.state.players[seat].user_id
+    user_id = loaded.user_ids[seat]
     return {"game_id": row.id, "guild_id": row.guild_id, "channel_id": row.channel_id, "user_id": user_id, "seat": seat}
 
 
-def _pick_prompt(loaded: _Loaded) -> PickPrompt | None:
+def _pick_prompt(loaded: Loaded) -> PickPrompt | None:
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None or state.draft is None:
         return None
     draft = state.draft
     view = engine.private_view(state, draft.seat)
     return PickPrompt(
-        **_where(loaded, draft.seat), offer=loaded.extras.get("offer", 0), pack=view.pack,
+        **_where(loaded, draft.seat), offer=loaded.bookkeeping.get("offer", 0), pack=view.pack,
         pick_number=view.pick_number, picks_total=view.picks_total,
         opening_turn=state.turn if state.phase == engine.OPENING else 0, opening_turns=state.opening_turns,
         shoe_size=len(state.shoe), replenish_to=view.replenish_to,
     )
 
 
-def _basics_prompt(loaded: _Loaded, seat: int) -> BasicsPrompt | None:
+def _basics_prompt(loaded: Loaded, seat: int) -> BasicsPrompt | None:
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None or state.phase != engine.BASICS:
         return None
@@ -337,26 +301,26 @@ def _basics_prompt(loaded: _Loaded, seat: int) -> BasicsPrompt | None:
     return BasicsPrompt(**_where(loaded, seat), hand=tuple(player.hand))
 
 
-def _look_prompt(loaded: _Loaded) -> LookPrompt | None:
+def _look_prompt(loaded: Loaded) -> LookPrompt | None:
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None or state.look is None:
         return None
     look = state.look
-    return LookPrompt(**_where(loaded, look.seat), look=loaded.extras.get("look", 0),
+    return LookPrompt(**_where(loaded, look.seat), look=loaded.bookkeeping.get("look", 0),
                       cards=tuple(state.shoe[: look.count]))
 
 
-def _search_prompt(loaded: _Loaded) -> SearchPrompt | None:
+def _search_prompt(loaded: Loaded) -> SearchPrompt | None:
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None or state.search is None:
         return None
     search = state.search
-    return SearchPrompt(**_where(loaded, search.seat), search=loaded.extras.get("search", 0), count=search.count,
+    return SearchPrompt(**_where(loaded, search.seat), search=loaded.bookkeeping.get("search", 0), count=search.count,
                         to=search.to, reveal=search.reveal, shoe=tuple(sorted(state.shoe, key=lambda c: (name_key(c), c))),
                         chosen=tuple(search.chosen))
 
 
-def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
+def _prompts_of(loaded: Loaded, user_id: int) -> list[tuple[str, Prompt]]:
     """Every DM the player owes an answer to now: their pick, their basic lands, their look, their
     search."""
     state = loaded.state
@@ -365,7 +329,7 @@ def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
     seat = next((p.seat for p in state.players if p.user_id == user_id), None)
     if seat is None:
         return []
-    found: list[tuple[str, _Document | None]] = [
+    found: list[tuple[str, Prompt | None]] = [
         (PICK, p if (p := _pick_prompt(loaded)) and p.seat == seat else None),
         (BASICS, _basics_prompt(loaded, seat)),
         (LOOK, p if (p := _look_prompt(loaded)) and p.seat == seat else None),
@@ -374,67 +338,54 @@ def _prompts_of(loaded: _Loaded, user_id: int) -> list[tuple[str, _Document]]:
     return [(kind, prompt) for kind, prompt in found if prompt is not None]
 
 
-def _dm(kind: str, prompt: PickPrompt | BasicsPrompt | LookPrompt | SearchPrompt) -> outbox.Message:
-    return outbox.Message(kind, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
-
-
-def _channel(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
-    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
+def _dm(loaded: Loaded, kind: str, prompt: Prompt) -> outbox.Message:
+    return loaded.dm(kind, prompt, prompt.user_id)
 
 
 # --- committing an action --------------------------------------------------------------------------
 
 
-def event_dict(event: engine.Event) -> dict:
-    """An engine event as a JSON document: its fields and its type."""
-    return {"type": type(event).__name__, **asdict(event)}
-
-
-def _called(state: engine.VortexState, events: list[engine.Event]) -> tuple[int, ...]:
-    """Who is pinged: the player whose turn of normal play begins (nobody else, ever)."""
-    return tuple(
-        state.players[e.seat].user_id for e in events if isinstance(e, engine.TurnStarted) and e.phase == engine.PLAY
-    )
+def _announcement(loaded: Loaded, public: list[engine.Event]) -> Announcement:
+    """The channel's snapshot of `public`, pinging the player whose turn of normal play begins (nobody
+    else, ever)."""
+    state = loaded.state
+    assert state is not None
+    called = tuple(state.players[e.seat].user_id for e in public
+                   if isinstance(e, engine.TurnStarted) and e.phase == engine.PLAY)
+    return Announcement(loaded.id, tuple(loaded.user_ids), state.opening_turns, tuple(public), called)
 
 
 async def _commit(
-    session: AsyncSession, loaded: _Loaded, events: list[engine.Event], *, notes: tuple[dict, ...] = (),
-    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, **values: Any,
+    session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, notes: tuple[engine.Event, ...] = (),
+    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, **columns: Any,
 ) -> outbox.Queued | None:
     """Save an action and queue what it owes: the public account (`notes` first, then the public
     events not `quiet`), a new pick's DM (held when it is `hold_for`'s: the caller shows it in place
     of the message clicked and returns the row), the basic-land DMs once the opening turns are over,
-    and a look's DM."""
+    and a look's or a search's DM."""
     state = loaded.state
     assert state is not None
     offered = offered or any(isinstance(e, engine.PickOffered) for e in events)
-    if offered:
-        loaded.extras["offer"] = loaded.extras.get("offer", 0) + 1
-    if any(isinstance(e, engine.ShoeLooked) for e in events):
-        loaded.extras["look"] = loaded.extras.get("look", 0) + 1
+    looked = any(isinstance(e, engine.ShoeLooked) for e in events)
     began_search = any(isinstance(e, engine.SearchBegan) for e in events)
-    if began_search:
-        loaded.extras["search"] = loaded.extras.get("search", 0) + 1
-    _save(loaded, **values)
-    public = [*notes, *(event_dict(e) for e in events if isinstance(e, PUBLIC_EVENTS) and not isinstance(e, quiet))]
-    messages: list[outbox.Message] = []
-    if public:
-        news = Announcement(loaded.row.id, tuple(p.user_id for p in state.players), state.opening_turns,
-                            tuple(public), _called(state, events))
-        messages.append(_channel(loaded, ANNOUNCE, news.to_payload()))
+    for serial, counted in (("offer", offered), ("look", looked), ("search", began_search)):
+        if counted:  # one more pick, look or search: its DM's buttons carry the new number
+            loaded.bookkeeping[serial] = loaded.bookkeeping.get(serial, 0) + 1
+    also: list[outbox.Message] = []
     if any(isinstance(e, engine.PhaseChanged) and e.phase == engine.BASICS for e in events):
-        messages += [_dm(BASICS, p) for seat in range(len(state.players)) if (p := _basics_prompt(loaded, seat))]
-    if any(isinstance(e, engine.ShoeLooked) for e in events) and (look := _look_prompt(loaded)) is not None:
-        messages.append(_dm(LOOK, look))
+        also += [_dm(loaded, BASICS, p) for seat in range(len(state.players)) if (p := _basics_prompt(loaded, seat))]
+    if looked and (look := _look_prompt(loaded)) is not None:
+        also.append(_dm(loaded, LOOK, look))
     if began_search and (search := _search_prompt(loaded)) is not None:
-        messages.append(_dm(SEARCH, search))
+        also.append(_dm(loaded, SEARCH, search))
     held = None
     pick = _pick_prompt(loaded) if offered else None
     if pick is not None and pick.seat == hold_for:
-        [held] = await outbox.queue(session, _dm(PICK, pick), hold=True)
+        [held] = await outbox.queue(session, _dm(loaded, PICK, pick), hold=True)
     elif pick is not None:
-        messages.append(_dm(PICK, pick))
-    await outbox.queue(session, *messages)
+        also.append(_dm(loaded, PICK, pick))
+    told = [*notes, *(e for e in events if not isinstance(e, quiet))]
+    await GAMES.commit(session, loaded, told, also=also, **columns)
     return held
 
 
@@ -455,24 +406,25 @@ def smallest_cube(players: int) -> int:
 async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> ActionResult:
     """The players are seated (shuffled with the game's seed): shuffle the shoe, deal the packs and
     the passed pack, and offer the first opening pick by DM."""
-    loaded = _decode(seated)
+    loaded = GAMES.decode(seated)
     row = loaded.row
-    state = _engine_call(engine.new_game, list(row.cube_cards), [s.user_id for s in seated.seats], seed=row.seed)
-    loaded.state, loaded.extras = state, {}
-    began = {"type": "GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
+    loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), [s.user_id for s in seated.seats], seed=row.seed)
+    loaded.bookkeeping = {}
+    began = GameBegan(tuple(loaded.state.turn_order), len(loaded.state.shoe))
     await _commit(session, loaded, [], notes=(began,), offered=True)
     return ActionResult(_view(loaded))
 
 
-async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    if was_running:
-        loaded = _decode(seated)
-        await outbox.queue(session, _channel(loaded, ENDED, {"game_id": loaded.row.id}))
-
-
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="Vortex", model=VortexGame, seat_model=VortexSeat, view=_view_of, begin=_deal,
-    players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+    players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
+)
+GAMES: documents.Documents[VortexGame, VortexSeat, engine.VortexState] = documents.Documents(
+    SPEC, engine.VortexState, refusals=engine_refusals(engine.VortexError, engine.NotAPlayer), seat_of=engine.seat_of,
+    not_running=documents.NotRunning(
+        lobby="That game has not begun yet: an organizer presses Begin in the lobby.",
+        finished="That game is over.", cancelled="That game was cancelled."),
+    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
 )
 
 
@@ -499,9 +451,7 @@ async def get_game(db: Database, game_id: int) -> GameView:
 async def find_game(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
 ) -> GameView | None:
-    game_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
-                                     statuses=statuses)
-    return None if game_id is None else await get_game(db, game_id)
+    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
@@ -518,13 +468,13 @@ async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args
     owes an answer of kind `pending` (the step this command starts: a pick, a search), nothing runs:
     that step's DM is queued again instead (`resent`, held for the caller), as its first may be lost."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        state, seat = _player_seat(loaded, actor)
+        loaded = await GAMES.load(session, game_id)
+        state, seat = GAMES.playing(loaded, actor)
         owed = [prompt for kind, prompt in _prompts_of(loaded, actor.user_id) if kind == pending]
         if owed:
-            resent = await outbox.queue(session, *(_dm(pending, prompt) for prompt in owed), hold=True)
+            resent = await outbox.queue(session, *(_dm(loaded, pending, prompt) for prompt in owed), hold=True)
             return ActionResult(_view(loaded), resent=resent)
-        events = _engine_call(operation, state, seat, *args)
+        events = GAMES.call(operation, state, seat, *args)
         await _commit(session, loaded, events, notes=notes(seat, events) if notes else ())
         return ActionResult(_view(loaded), list(events))
 
@@ -534,14 +484,14 @@ async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) 
     pick of the actor's pending, nothing is drawn: that pick's DM is queued again (`resent`, held
     for the caller to send), since its first one may be lost."""
     return await _act(db, game_id, actor, engine.draw, count, pending=PICK,
-                      notes=lambda seat, _: ({"type": "Drawing", "seat": seat, "count": count},))
+                      notes=lambda seat, _: (Drawing(seat, count),))
 
 
 async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: int, index: int) -> ActionResult:
     """A pick button: card `index` of the pack offered as pick `offer`. The player's next pick of the
     same draw is held for the caller to show in place of the clicked message."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         current = _pick_prompt(loaded)
         if current is None or current.seat != seat or current.offer != offer:
@@ -549,7 +499,7 @@ async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: in
             raise StaleMessage(game_id, user_id, "That pick was already made." + (
                 f" Your current pick (pick {current.pick_number} of {current.picks_total}) is in your newest DM."
                 if mine else ""))
-        events = _engine_call(engine.pick, state, seat, index)
+        events = GAMES.call(engine.pick, state, seat, index)
         # The next replenish of the same draw is not news: the draw was announced when it began.
         held = await _commit(session, loaded, events, quiet=(engine.Replenished,), hold_for=seat)
         return ActionResult(_view(loaded), list(events), held=held)
@@ -564,7 +514,7 @@ def mulligan_problem(state: engine.VortexState, seat: int) -> str | None:
     """Why `seat` cannot mulligan now (None: they can), without changing anything (asked before the
     confirmation prompt)."""
     try:
-        engine.mulligan(engine.VortexState.from_dict(state.to_dict()), seat)
+        engine.mulligan(GAMES.copy(state), seat)
     except engine.VortexError as error:
         return str(error)
     return None
@@ -639,13 +589,13 @@ async def shoe(
                       pending=SEARCH if action == "search" else None)
 
 
-def _looked(seat: int, events: list[engine.Event]) -> tuple[dict, ...]:
+def _looked(seat: int, events: list[engine.Event]) -> tuple[Looked, ...]:
     """A look is news (who looked, how many cards), but its cards are the looker's alone."""
     looked = next((e for e in events if isinstance(e, engine.ShoeLooked)), None)
-    return ({"type": "Looked", "seat": seat, "count": len(looked.cards)},) if looked else ()
+    return (Looked(seat, len(looked.cards)),) if looked else ()
 
 
-def _current(loaded: _Loaded, prompt, seat: int, field: str, number: int, stale: str):
+def _current(loaded: Loaded, prompt, seat: int, field: str, number: int, stale: str):
     """`prompt` if it is the seat's and its `field` (the serial its DM buttons carry) is `number`."""
     if prompt is None or prompt.seat != seat or getattr(prompt, field) != number:
         raise StaleMessage(loaded.row.id, loaded.state.players[seat].user_id, stale)
@@ -655,12 +605,12 @@ def _current(loaded: _Loaded, prompt, seat: int, field: str, number: int, stale:
 async def _checked(db: Database, game_id: int, user_id: int, seat: int, check, number: int):
     """What a DM button's view-only press shows, if it is still current (`check(loaded, seat, number)`)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         _button_seat(loaded, user_id, seat)
         return check(loaded, seat, number)
 
 
-def _check_look(loaded: _Loaded, seat: int, look: int) -> LookPrompt:
+def _check_look(loaded: Loaded, seat: int, look: int) -> LookPrompt:
     return _current(loaded, _look_prompt(loaded), seat, "look", look,
                     "Those cards are no longer the top of the shoe as you saw them (the shoe changed): nothing was moved.")
 
@@ -674,13 +624,13 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
     """Put the looked-at cards back: those in `bottom` under the shoe, the rest on top (both in the
     order seen)."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         _button_seat(loaded, user_id, seat)
         prompt = _check_look(loaded, seat, look)
         if not prompt.can_arrange or any(not 0 <= i < len(prompt.cards) for i in bottom):
             raise UserError(f"Choose among the {len(prompt.cards)} cards you looked at.")
         order = range(len(prompt.cards))
-        events = _engine_call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
+        events = GAMES.call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
                               [i for i in order if i in bottom])
         await _commit(session, loaded, events)
         return ActionResult(_view(loaded), list(events))
@@ -689,7 +639,7 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
 # --- a search of the shoe ---------------------------------------------------------------------------------
 
 
-def _check_search(loaded: _Loaded, seat: int, search: int) -> SearchPrompt:
+def _check_search(loaded: Loaded, seat: int, search: int) -> SearchPrompt:
     return _current(loaded, _search_prompt(loaded), seat, "search", search, "That search is over.")
 
 
@@ -702,11 +652,11 @@ async def _search_step(db: Database, game_id: int, user_id: int, seat: int, sear
                        arguments=lambda prompt: ()) -> SearchPrompt:
     """One change to an open search (`operation(state, seat, *arguments(prompt))`), in one transaction."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         prompt = _check_search(loaded, seat, search)
-        _engine_call(operation, state, seat, *arguments(prompt))
-        _save(loaded)
+        GAMES.call(operation, state, seat, *arguments(prompt))
+        GAMES.save(loaded)
         prompt = _search_prompt(loaded)
         assert prompt is not None
         return prompt
@@ -732,10 +682,10 @@ async def search_clear(db: Database, game_id: int, user_id: int, *, seat: int, s
 async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> ActionResult:
     """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         _check_search(loaded, seat, search)
-        events = _engine_call(engine.finish_search, state, seat)
+        events = GAMES.call(engine.finish_search, state, seat)
         await _commit(session, loaded, events)
         return ActionResult(_view(loaded), list(events))
 
@@ -746,7 +696,7 @@ async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, 
 async def checked_basics(db: Database, game_id: int, user_id: int, *, seat: int) -> BasicsPrompt:
     """The basic-land choice a DM button belongs to, if it is still open (for the view-only steps)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         _button_seat(loaded, user_id, seat)
         prompt = _basics_prompt(loaded, seat)
         if prompt is None:
@@ -756,11 +706,11 @@ async def checked_basics(db: Database, game_id: int, user_id: int, *, seat: int)
 
 async def choose_basics(db: Database, game_id: int, user_id: int, *, seat: int, lands: list[str]) -> ActionResult:
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         if state.phase != engine.OPENING and _basics_prompt(loaded, seat) is None:  # (the engine explains the opening)
             raise StaleMessage(game_id, user_id, "Your basic lands are already chosen.")
-        events = _engine_call(engine.choose_basics, state, seat, lands)
+        events = GAMES.call(engine.choose_basics, state, seat, lands)
         await _commit(session, loaded, events)
         return ActionResult(_view(loaded), list(events))
 
@@ -770,33 +720,35 @@ async def choose_basics(db: Database, game_id: int, user_id: int, *, seat: int, 
 
 async def hand(db: Database, game_id: int, user_id: int) -> HandView:
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         if loaded.state is None:
             raise UserError("That game has not begun yet: there are no hands.")
-        return HandView(_view(loaded), engine.private_view(loaded.state, _seat(loaded.state, user_id)))
+        return HandView(_view(loaded), engine.private_view(loaded.state, GAMES.seat(loaded.state, user_id)))
 
 
 async def resend(db: Database, game_id: int, user_id: int) -> list[outbox.Queued]:
     """Queue the player's current DMs again (held: the caller sends them and reports the outcome)."""
     async with db.write() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         if loaded.row.status != STATUSES.running:
             return []
-        return await outbox.queue(session, *(_dm(kind, p) for kind, p in _prompts_of(loaded, user_id)), hold=True)
+        return await outbox.queue(session, *(_dm(loaded, kind, p) for kind, p in _prompts_of(loaded, user_id)),
+                                  hold=True)
 
 
-async def still_wanted(db: Database, kind: str, payload: dict) -> bool:
+async def still_wanted(db: Database, prompt: Prompt) -> bool:
     """Is this DM still one the player must answer? (For sends long after their commit: after a
     crash, or a retry.)"""
     async with db.read() as session:
-        loaded = await _load(session, payload["game_id"], lock=False)
-        return any(k == kind and p.to_payload() == payload for k, p in _prompts_of(loaded, payload["user_id"]))
+        loaded = await GAMES.load(session, prompt.game_id, lock=False)
+        return any(p == prompt for _, p in _prompts_of(loaded, prompt.user_id))
 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
-    p = queued.payload
-    await outbox.queue(session, outbox.Message(DMS_CLOSED, {"user_id": p["user_id"]}, channel_id=p["channel_id"],
-                                               guild_id=p["guild_id"]))
+    """A prompt's DM was refused: its game's channel tells the player (`DMS_CLOSED`)."""
+    p = Prompt.from_payload(queued.payload)
+    await outbox.queue(session, outbox.Message(DMS_CLOSED, outbox.DmsClosed(p.user_id).to_payload(),
+                                               channel_id=p.channel_id, guild_id=p.guild_id))
 
 
 for _kind in (PICK, BASICS, LOOK, SEARCH):
@@ -810,19 +762,18 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
     """Organizer: end the game. With a winner the result goes to the leaderboard (the winner first, the
     others sharing second place); without one nothing is recorded."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
+        loaded = await GAMES.load(session, game_id)
+        state = await GAMES.managing(session, loaded, actor)
         winner = None if winner_id is None else next((p.seat for p in state.players if p.user_id == winner_id), None)
         if winner_id is not None and winner is None:
             raise UserError(f"<@{winner_id}> is not playing in this game.")
-        events = _engine_call(engine.end_game, state, winner)
-        loaded.extras["winner"] = winner_id
+        events = GAMES.call(engine.end_game, state, winner)
+        loaded.bookkeeping["winner"] = winner_id
         # The end is told by the FINAL post below, not as a line of news.
         await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        channel, payload = row.channel_id, {"game_id": row.id}
+        channel, payload = row.channel_id, tables.TableRef(row.id).to_payload()
         if winner_id is not None:
             n = len(state.players)
             await leaderboard.record_results(
@@ -834,7 +785,7 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
             settings = await load_settings_row(session, row.guild_id)
             channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else channel
             payload = outbox.telling(payload, actor.user_id, f"the result of Vortex #{row.id}")
-        await outbox.queue(session, _channel(loaded, FINAL, payload, channel_id=channel))
+        await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
         return _view(loaded)
 
 

@@ -1,5 +1,6 @@
 """How a Vortex game looks in Discord: the lobby, the pick / basic-land / look / search DMs, the
-channel's account of the game, the public status and the private hand (no rules, no SQL).
+channel's account of the game, the public status and the private hand, and the messages the outbox
+sends (no rules, no SQL).
 
 Card names are user text (cubes are uploaded): always escaped where Discord renders markdown, clipped
 where it limits length. The channel only ever sees counts and public cards (milled, discarded,
@@ -19,21 +20,28 @@ from typing import Any
 import discord
 
 from bot.games.vortex import rules as engine
+from bot.games.vortex import service as vortex
 from bot.games.vortex.service import (
     MAX_ARRANGE,
     Announcement,
     BasicsPrompt,
+    Drawing,
+    GameBegan,
     GameView,
     HandView,
+    Looked,
     LookPrompt,
     PickPrompt,
+    Prompt,
     SearchPrompt,
     event_name,
 )
 from bot.kit import limits
+from bot.kit.delivery import Delivery, Outgoing, chunked, renders, renders_dms_closed
 from bot.kit.dispatch import Component, InvalidPayload, index, number, word
 from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
+from bot.kit.tables import TableRef
 from bot.kit.text import escape
 
 MAX_CONTENT = 1900
@@ -354,87 +362,85 @@ def _s(n: int, word_: str) -> str:
     return f"{n} {word_}{'' if n == 1 else 's'}"
 
 
-def _line(news: Announcement, e: dict) -> str | None:
-    kind, who = e["type"], (mention(news.user_of(e["seat"])) if "seat" in e and e["seat"] is not None else "")
-    if kind == "GameBegan":
-        order = ", ".join(mention(news.user_of(s)) for s in e["turn_order"])
-        return (f"🌀 **Vortex #{news.game_id}** has begun. Turn order: {order}. Opening hands: "
-                f"{news.opening_turns // len(news.users)} turns each of one pick and a pass, by DM "
-                f"(shoe: {_s(e['shoe_size'], 'card')} after the deal).")
-    if kind == "TurnStarted":
-        if e["phase"] == engine.OPENING:
-            return f"Opening turn {e['turn_in_phase']}/{news.opening_turns}: {who} picks (DM)."
-        return f"▶️ **Turn {e['turn_in_phase']}**: {who}'s turn — upkeep (mulligan now, or `/vortex draw`)."
-    if kind == "PackPassed":
-        return f"🔁 {who} passed: left {_s(e['passed'], 'card')} as the passed pack and took {_s(e['received'], 'card')}."
-    if kind == "Drawing":
-        return f"🃏 {who} draws {e['count']}: {_s(e['count'], 'pick')} from their pack, by DM."
-    if kind == "Replenished":
-        if e["added"]:
-            return (f"📥 {who}'s pack was refilled with {_s(e['added'], 'card')} from the shoe "
-                    f"(pack {e['pack_size']}, shoe {e['shoe_size']}).")
-        if e["shoe_size"] == 0:
-            return f"📭 The shoe is empty: {who}'s pack was not refilled (pack {e['pack_size']})."
-        return None
-    if kind == "EmptyPackPenalty":
-        return (f"💥 {who} had to pick from an **empty pack**: everything on the stack is countered, the turn ends "
-                f"at once, and {who} loses 1 life (life {e['life']}).")
-    if kind == "PackOverflowDiscard":
-        return f"🗑️ {who}'s pack had more than 7 cards: **{card_text(e['card'])}** was discarded at random."
-    if kind == "MulliganTaken":
-        return (f"♻️ {who} mulliganed: revealed and exiled their pack ({', '.join(map(card_text, e['exiled']))}); "
-                f"they replenish to {engine.MULLIGAN_PACK_SIZE} this turn.")
-    if kind == "Milled":
-        cards = ", ".join(map(card_text, e["cards"])) or "nothing: the shoe is empty"
-        return f"🪦 {who} milled {_s(len(e['cards']), 'card')} from the shoe: {cards}."
-    if kind == "Looked":
-        return f"👀 {who} looked at the top {_s(e['count'], 'card')} of the shoe."
-    if kind == "TopArranged":
-        return f"👀 {who} put back {e['on_top']} on top and {e['on_bottom']} at the bottom of the shoe."
-    if kind == "CardsPutIntoShoe":
-        where = "on top of" if e["position"] == engine.TOP else "at the bottom of"
-        return f"📤 {who} put {_s(e['count'], 'card')} from their hand {where} the shoe."
-    if kind == "ShoeShuffled":
-        return f"🔀 {who} shuffled the shoe ({_s(e['shoe_size'], 'card')})."
-    if kind == "SearchBegan":
-        where = {engine.HAND: "for their hand", engine.PLAYED: "for the battlefield",
-                 engine.TOP: "for the top of the shoe"}.get(e["to"], "")
-        return (f"🔎 {who} searches the shoe for up to {_s(e['count'], 'card')} {where}"
-                f"{' (revealed)' if e['reveal'] and e['to'] != engine.PLAYED else ''}; the shoe is in their DMs.")
-    if kind == "SearchFinished":
-        return _search_line(who, e)
-    if kind == "PhaseChanged" and e["phase"] == engine.BASICS:
-        return "🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs."
-    if kind == "PhaseChanged" and e["phase"] == engine.PLAY:
-        return "⚔️ Every player has their opening hand: play begins."
+def _line(news: Announcement, e: engine.Event) -> str | None:
+    who = mention(news.user_of(e.seat)) if isinstance(getattr(e, "seat", None), int) else ""
+    match e:
+        case GameBegan(turn_order=order, shoe_size=shoe_size):
+            turns = ", ".join(mention(news.user_of(s)) for s in order)
+            return (f"🌀 **Vortex #{news.game_id}** has begun. Turn order: {turns}. Opening hands: "
+                    f"{news.opening_turns // len(news.users)} turns each of one pick and a pass, by DM "
+                    f"(shoe: {_s(shoe_size, 'card')} after the deal).")
+        case engine.TurnStarted(phase=engine.OPENING, turn_in_phase=turn):
+            return f"Opening turn {turn}/{news.opening_turns}: {who} picks (DM)."
+        case engine.TurnStarted(turn_in_phase=turn):
+            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (mulligan now, or `/vortex draw`)."
+        case engine.PackPassed(passed=passed, received=received):
+            return f"🔁 {who} passed: left {_s(passed, 'card')} as the passed pack and took {_s(received, 'card')}."
+        case Drawing(count=count):
+            return f"🃏 {who} draws {count}: {_s(count, 'pick')} from their pack, by DM."
+        case engine.Replenished(added=added, pack_size=pack, shoe_size=shoe) if added:
+            return f"📥 {who}'s pack was refilled with {_s(added, 'card')} from the shoe (pack {pack}, shoe {shoe})."
+        case engine.Replenished(pack_size=pack, shoe_size=0):
+            return f"📭 The shoe is empty: {who}'s pack was not refilled (pack {pack})."
+        case engine.EmptyPackPenalty(life=life):
+            return (f"💥 {who} had to pick from an **empty pack**: everything on the stack is countered, the turn "
+                    f"ends at once, and {who} loses 1 life (life {life}).")
+        case engine.PackOverflowDiscard(card=card):
+            return f"🗑️ {who}'s pack had more than 7 cards: **{card_text(card)}** was discarded at random."
+        case engine.MulliganTaken(exiled=exiled):
+            return (f"♻️ {who} mulliganed: revealed and exiled their pack ({', '.join(map(card_text, exiled))}); "
+                    f"they replenish to {engine.MULLIGAN_PACK_SIZE} this turn.")
+        case engine.Milled(cards=cards):
+            named = ", ".join(map(card_text, cards)) or "nothing: the shoe is empty"
+            return f"🪦 {who} milled {_s(len(cards), 'card')} from the shoe: {named}."
+        case Looked(count=count):
+            return f"👀 {who} looked at the top {_s(count, 'card')} of the shoe."
+        case engine.TopArranged(on_top=on_top, on_bottom=on_bottom):
+            return f"👀 {who} put back {on_top} on top and {on_bottom} at the bottom of the shoe."
+        case engine.CardsPutIntoShoe(count=count, position=position):
+            where = "on top of" if position == engine.TOP else "at the bottom of"
+            return f"📤 {who} put {_s(count, 'card')} from their hand {where} the shoe."
+        case engine.ShoeShuffled(shoe_size=shoe):
+            return f"🔀 {who} shuffled the shoe ({_s(shoe, 'card')})."
+        case engine.SearchBegan(count=count, to=to, reveal=reveal):
+            where = {engine.HAND: "for their hand", engine.PLAYED: "for the battlefield",
+                     engine.TOP: "for the top of the shoe"}.get(to, "")
+            return (f"🔎 {who} searches the shoe for up to {_s(count, 'card')} {where}"
+                    f"{' (revealed)' if reveal and to != engine.PLAYED else ''}; the shoe is in their DMs.")
+        case engine.SearchFinished():
+            return _search_line(who, e)
+        case engine.PhaseChanged(phase=engine.BASICS):
+            return "🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs."
+        case engine.PhaseChanged(phase=engine.PLAY):
+            return "⚔️ Every player has their opening hand: play begins."
     return None
 
 
-def _search_line(who: str, e: dict) -> str:
-    shuffled = f"the shoe was shuffled ({_s(e['shoe_size'], 'card')})"
-    if not e["found"]:
+def _search_line(who: str, e: engine.SearchFinished) -> str:
+    shuffled = f"the shoe was shuffled ({_s(e.shoe_size, 'card')})"
+    if not e.found:
         return f"🔎 {who} found nothing; {shuffled}."
-    named = f": {', '.join(map(card_text, e['cards']))}" if e["cards"] else ""
-    if e["to"] == engine.TOP:
-        return f"🔎 {who} searched the shoe; {shuffled}, then {_s(e['found'], 'card')} went on top{named}."
-    where = "onto the battlefield" if e["to"] == engine.PLAYED else "into their hand"
-    return f"🔎 {who} put {_s(e['found'], 'card')} from the shoe {where}{named}; {shuffled}."
+    named = f": {', '.join(map(card_text, e.cards))}" if e.cards else ""
+    if e.to == engine.TOP:
+        return f"🔎 {who} searched the shoe; {shuffled}, then {_s(e.found, 'card')} went on top{named}."
+    where = "onto the battlefield" if e.to == engine.PLAYED else "into their hand"
+    return f"🔎 {who} put {_s(e.found, 'card')} from the shoe {where}{named}; {shuffled}."
 
 
-def _revealed_lines(news: Announcement, e: dict) -> list[str]:
+def _revealed_lines(news: Announcement, e: engine.ShoeRevealed) -> list[str]:
     """Revealed cards, one line each (so that a long reveal splits over messages, never clipped)."""
-    who = mention(news.user_of(e["seat"]))
-    if not e["cards"]:
+    who = mention(news.user_of(e.seat))
+    if not e.cards:
         return [f"👁️ {who} revealed the top of the shoe: it is empty."]
-    head = (f"👁️ {who} revealed the top {_s(len(e['cards']), 'card')} of the shoe (top first; they stay "
+    head = (f"👁️ {who} revealed the top {_s(len(e.cards), 'card')} of the shoe (top first; they stay "
             "there, in this order):")
-    return [head, *numbered(e["cards"])]
+    return [head, *numbered(e.cards)]
 
 
 def event_lines(news: Announcement) -> list[str]:
     lines: list[str] = []
     for e in news.events:
-        if e["type"] == "ShoeRevealed":
+        if isinstance(e, engine.ShoeRevealed):
             lines += _revealed_lines(news, e)
         elif (line := _line(news, e)) is not None:
             lines.append(line)
@@ -519,3 +525,37 @@ def final_text(game: GameView) -> str:
         return f"🏁 {event_name(game)} has ended without a winner (nothing goes to the leaderboard)."
     return limits.clip(f"🏆 {event_name(game)} is over: {mention(game.winner_id)} wins. The results were added to "
                        "the leaderboard (`/leaderboard`).", limits.CONTENT)
+
+
+# --- what the outbox sends (queued by the service with the change that causes it) ----------------------
+
+PROMPTS = {PickPrompt: (pick_embed, pick_view), BasicsPrompt: (basics_embed, basics_view),
+           LookPrompt: (look_embed, look_view), SearchPrompt: (search_embed, search_view)}
+
+
+@renders(vortex.PICK, PickPrompt)
+@renders(vortex.BASICS, BasicsPrompt)
+@renders(vortex.LOOK, LookPrompt)
+@renders(vortex.SEARCH, SearchPrompt)
+async def prompt_dm(prompt: Prompt, ctx: Delivery) -> Outgoing | None:
+    """A DM the player must answer. Sent late (`fresh` False: by the sweeper, after a crash or a
+    retry), it goes only if the player still has to answer it (the pick, the basic-land choice, the
+    look or the search is still open)."""
+    if not ctx.fresh and not await vortex.still_wanted(ctx.db, prompt):
+        return None
+    embed, view = PROMPTS[type(prompt)]
+    return Outgoing(embeds=[embed(prompt)], view=view(prompt))
+
+
+@renders(vortex.ANNOUNCE, Announcement)
+async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
+    # Only the player whose turn of normal play begins is pinged.
+    return chunked(split_messages(event_lines(news)), ping=news.ping)
+
+
+@renders(vortex.FINAL, TableRef)
+async def final(ref: TableRef, ctx: Delivery) -> Outgoing:
+    return Outgoing(content=final_text(await vortex.get_game(ctx.db, ref.table_id)))
+
+
+renders_dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex hand resend:True")

@@ -166,7 +166,7 @@ async def test_begin_deals_the_seeded_shoe_and_offers_the_first_opening_pick_by_
     picker = state.players[state.draft.seat]
     assert rows[1].user_id == picker.user_id and rows[1].payload["pack"] == picker.pack
     assert rows[1].payload["opening_turn"] == 1 and rows[1].payload["offer"] == 1
-    assert rows[0].payload["events"][0]["type"] == "GameBegan" and rows[0].payload["ping"] == []
+    assert rows[0].payload["events"][0]["type"] == "vortex.GameBegan" and rows[0].payload["ping"] == []
     await assert_channel_hides(db, game.id, since)
 
 
@@ -205,7 +205,7 @@ async def test_opening_picks_by_dm_pass_the_turn_and_end_with_basic_land_dms(db)
     assert state.players[picker.seat].hand == [first] and extras["offer"] == 2
     rows = await outbox_rows(db, since)
     assert [r.kind for r in rows] == [vortex.ANNOUNCE, vortex.PICK]
-    assert [e["type"] for e in rows[0].payload["events"]] == ["PackPassed", "TurnStarted"]
+    assert [e["type"] for e in rows[0].payload["events"]] == ["vortex.PackPassed", "vortex.TurnStarted"]
     assert rows[1].user_id == state.players[state.draft.seat].user_id != picker.user_id
     with pytest.raises(vortex.StaleMessage):  # a double click on the old DM
         await vortex.pick(db, game.id, picker.user_id, seat=picker.seat, offer=1, index=0)
@@ -257,7 +257,7 @@ async def test_a_draw_of_two_is_two_picks_the_second_held_for_the_clicked_messag
     await vortex.draw(db, game.id, player(user), 2)
     rows = await outbox_rows(db, since)
     assert [r.kind for r in rows] == [vortex.ANNOUNCE, vortex.PICK]
-    assert [e["type"] for e in rows[0].payload["events"]] == ["Drawing", "Replenished"]
+    assert [e["type"] for e in rows[0].payload["events"]] == ["vortex.Drawing", "vortex.Replenished"]
     assert rows[1].payload["pick_number"] == 1 and rows[1].payload["picks_total"] == 2
     # Drawing again with the pick pending draws nothing: the pick's DM is queued again (it may be lost).
     version = (await state_of(db, game.id))[0]
@@ -364,10 +364,10 @@ async def test_mill_look_arrange_top_bottom_and_shuffle(db):
     await vortex.shoe(db, game.id, player(user), "look", count=3)
     rows = await outbox_rows(db, since)
     assert [r.kind for r in rows] == [vortex.ANNOUNCE, vortex.LOOK]
-    assert rows[0].payload["events"] == [{"type": "Looked", "seat": seat, "count": 3}]
+    assert rows[0].payload["events"] == [{"type": "vortex.Looked", "seat": seat, "count": 3}]
     assert rows[1].user_id == user and rows[1].payload["cards"] == shoe[:3]
     look = rows[1].payload["look"]
-    assert await vortex.still_wanted(db, vortex.LOOK, rows[1].payload)
+    assert await vortex.still_wanted(db, vortex.LookPrompt.from_payload(rows[1].payload))
     other = next(p for p in state.players if p.user_id != user)
     with pytest.raises(PermissionDenied):
         await vortex.arrange(db, game.id, other.user_id, seat=seat, look=look, bottom=frozenset())
@@ -377,7 +377,7 @@ async def test_mill_look_arrange_top_bottom_and_shuffle(db):
         await vortex.arrange(db, game.id, user, seat=seat, look=look, bottom=frozenset({5}))
     arranged = await vortex.arrange(db, game.id, user, seat=seat, look=look, bottom=frozenset({0}))
     assert arranged.game.state.shoe == shoe[1:3] + shoe[3:] + shoe[:1]
-    assert not await vortex.still_wanted(db, vortex.LOOK, rows[1].payload)
+    assert not await vortex.still_wanted(db, vortex.LookPrompt.from_payload(rows[1].payload))
     with pytest.raises(vortex.StaleMessage):
         await vortex.arrange(db, game.id, user, seat=seat, look=look, bottom=frozenset())
 
@@ -431,7 +431,7 @@ async def test_an_empty_shoe_refills_nothing_and_an_empty_pack_costs_a_life_and_
     assert after.turn == turn + 1 and after.draft is None and census_ok(after, make_cube())
     news = (await outbox_rows(db, since, vortex.ANNOUNCE))[-1]
     kinds = [e["type"] for e in news.payload["events"]]
-    assert kinds[:3] == ["Drawing", "Replenished", "EmptyPackPenalty"] and "TurnStarted" in kinds
+    assert kinds[:3] == ["vortex.Drawing", "vortex.Replenished", "vortex.EmptyPackPenalty"] and "vortex.TurnStarted" in kinds
     assert news.payload["ping"] == [active_user(after)]
     await assert_channel_hides(db, game.id, since)
 
@@ -445,7 +445,7 @@ async def test_reveal_shows_the_top_cards_to_the_channel_and_leaves_them(db):
     assert revealed.game.state.shoe == state.shoe
     [news] = await outbox_rows(db, since)
     assert news.kind == vortex.ANNOUNCE and news.payload["events"] == [
-        {"type": "ShoeRevealed", "seat": seat, "cards": state.shoe[:3]}]
+        {"type": "vortex.ShoeRevealed", "seat": seat, "cards": state.shoe[:3]}]
     with pytest.raises(UserError, match="`to` and `reveal` are for search only"):
         await vortex.shoe(db, game.id, player(user), "reveal", count=1, reveal=True)
 
@@ -459,13 +459,13 @@ async def test_a_search_shows_the_searcher_the_shoe_by_dm_takes_what_the_effect_
     began = await vortex.shoe(db, game.id, player(user), "search", count=2)
     assert began.first(engine.SearchBegan) == engine.SearchBegan(seat, 2, "hand", False, len(state.shoe))
     news, dm = await outbox_rows(db, since)
-    assert news.kind == vortex.ANNOUNCE and news.payload["events"][0]["type"] == "SearchBegan"
+    assert news.kind == vortex.ANNOUNCE and news.payload["events"][0]["type"] == "vortex.SearchBegan"
     assert dm.kind == vortex.SEARCH and dm.user_id == user
     prompt = vortex.SearchPrompt.from_payload(dm.payload)
     # The whole shoe, sorted by name: its order never reaches the player.
     assert list(prompt.shoe) == sorted(state.shoe, key=lambda c: (c.casefold(), c)) and prompt.chosen == ()
     assert (prompt.count, prompt.to, prompt.reveal, prompt.room) == (2, "hand", False, 2)
-    assert await vortex.still_wanted(db, vortex.SEARCH, dm.payload)
+    assert await vortex.still_wanted(db, prompt)
     # Nobody touches the shoe meanwhile; repeating the command sends the same DM again.
     with pytest.raises(UserError, match="another player is searching"):
         await vortex.shoe(db, game.id, player(other), "mill", count=1)
@@ -487,7 +487,7 @@ async def test_a_search_shows_the_searcher_the_shoe_by_dm_takes_what_the_effect_
     chosen = await vortex.search_choose(db, game.id, user, seat=seat, search=number,
                                         names=[prompt.names.index(wanted[0])])
     assert chosen.chosen == (wanted[0],) and chosen.available(wanted[0]) == prompt.available(wanted[0]) - 1
-    assert not await vortex.still_wanted(db, vortex.SEARCH, dm.payload)  # the old DM is stale now
+    assert not await vortex.still_wanted(db, prompt)  # the old DM is stale now
     with pytest.raises(UserError, match="choose 1 more"):
         await vortex.search_choose(db, game.id, user, seat=seat, search=number, names=[0, 1])
     cleared = await vortex.search_clear(db, game.id, user, seat=seat, search=number)
@@ -502,7 +502,7 @@ async def test_a_search_shows_the_searcher_the_shoe_by_dm_takes_what_the_effect_
     assert after.players[seat].hand == hand + wanted and after.search is None and census_ok(after, make_cube())
     assert Counter(after.shoe) == Counter(state.shoe) - Counter(wanted)
     [news] = await outbox_rows(db, since)
-    assert news.payload["events"] == [{"type": "SearchFinished", "seat": seat, "found": 2, "to": "hand", "cards": [],
+    assert news.payload["events"] == [{"type": "vortex.SearchFinished", "seat": seat, "found": 2, "to": "hand", "cards": [],
                                        "shoe_size": len(after.shoe)}]
     await assert_channel_hides(db, game.id, since)
     with pytest.raises(vortex.StaleMessage, match="search is over"):
@@ -546,7 +546,7 @@ async def test_hand_is_private_and_resend_queues_the_open_dms(db):
     await vortex.draw(db, game.id, player(user))
     [held] = await vortex.resend(db, game.id, user)
     assert held.kind == vortex.PICK and held.message.user_id == user
-    assert await vortex.still_wanted(db, vortex.PICK, held.payload)
+    assert await vortex.still_wanted(db, vortex.PickPrompt.from_payload(held.payload))
     other = next(p.user_id for p in state.players if p.user_id != user)
     assert await vortex.resend(db, game.id, other) == []
 
@@ -597,7 +597,7 @@ async def test_cancelling_a_running_game_says_so_and_stops_its_buttons(db):
     with pytest.raises(UserError, match="cancelled"):
         await vortex.pick(db, game.id, picker.user_id, seat=picker.seat, offer=extras["offer"], index=0)
     pick_row = (await outbox_rows(db, 0, vortex.PICK))[0]
-    assert not await vortex.still_wanted(db, vortex.PICK, pick_row.payload)
+    assert not await vortex.still_wanted(db, vortex.PickPrompt.from_payload(pick_row.payload))
 
 
 async def test_a_closed_dm_is_said_in_the_channel_and_retried_at_the_next_start(db):

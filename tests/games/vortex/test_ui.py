@@ -4,23 +4,34 @@ the custom_id codecs round-trip and refuse what no message of ours carries."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
 import discord
 import pytest
 
 from bot.games.vortex import rules as engine
+from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
+from bot.games.vortex.cog import VortexCog
 from bot.games.vortex.service import (
     Announcement,
     BasicsPrompt,
+    Drawing,
+    GameBegan,
     GameView,
     HandView,
+    Looked,
     LookPrompt,
     PickPrompt,
     SearchPrompt,
-    event_dict,
 )
-from bot.kit import limits
+from bot.kit import limits, outbox
+from bot.kit.delivery import Outbox
 from bot.kit.dispatch import InvalidPayload
+from bot.kit.tables import TableRef
 from bot.kit.text import escape
 from tests.games.battler.test_ui import assert_fits, assert_literal, long_name
 
@@ -84,13 +95,13 @@ def test_announcements_of_public_cards_are_escaped_and_split_within_limits():
     state = played_state()
     seat = engine.active_seat(state)
     events = engine.mill(state, seat, 40) + engine.shuffle_shoe(state, seat)
-    news = Announcement(12, tuple(USERS), state.opening_turns, tuple(event_dict(e) for e in events))
+    news = Announcement(12, tuple(USERS), state.opening_turns, tuple(events))
     chunks = ui.split_messages(ui.event_lines(news))
     assert len(chunks) > 1 and all(len(chunk) <= limits.CONTENT for chunk in chunks)
     assert all("\\*" in chunk or "shuffled" in chunk for chunk in chunks)
     for chunk in chunks:
         assert_literal(chunk)
-    mulligan = {"type": "MulliganTaken", "seat": 1, "exiled": [long_name(i) for i in range(7)]}
+    mulligan = engine.MulliganTaken(1, tuple(long_name(i) for i in range(7)))
     [line] = ui.event_lines(Announcement(12, tuple(USERS), 20, (mulligan,)))
     assert_literal(line)
     assert ui.split_messages([line])[0] == limits.clip(line, ui.MAX_CONTENT)
@@ -196,7 +207,7 @@ def test_reveals_and_searches_in_the_channel_name_only_public_cards():
     seat = engine.active_seat(state)
     n = len(state.shoe)
     revealed = engine.reveal_top(state, seat, 40)
-    news = Announcement(12, tuple(USERS), state.opening_turns, tuple(event_dict(e) for e in revealed))
+    news = Announcement(12, tuple(USERS), state.opening_turns, tuple(revealed))
     lines = ui.event_lines(news)
     assert len(lines) == n + 1 and lines[0].startswith(f"👁️ <@{USERS[seat]}> revealed the top {n} cards of the shoe")
     chunks = ui.split_messages(lines)
@@ -208,7 +219,7 @@ def test_reveals_and_searches_in_the_channel_name_only_public_cards():
     engine.search_choose(state, seat, [top])
     finished = engine.finish_search(state, seat)
     news = Announcement(12, tuple(USERS), state.opening_turns,
-                        tuple(event_dict(e) for e in began + finished if e.private_to is None))
+                        tuple(e for e in began + finished if e.private_to is None))
     lines = ui.event_lines(news)
     assert lines == [f"🔎 <@{USERS[seat]}> searches the shoe for up to 2 cards for their hand; the shoe is in their DMs.",
                      f"🔎 <@{USERS[seat]}> put 1 card from the shoe into their hand; the shoe was shuffled "
@@ -220,3 +231,57 @@ def test_reveals_and_searches_in_the_channel_name_only_public_cards():
     assert f"Searching the shoe now: <@{USERS[seat]}>" in ui.status_embed(view_of(state)).description
     hand = ui.hand_embed(HandView(view_of(state), engine.private_view(state, seat)))
     assert "You are searching the shoe" in hand.description
+
+
+def old_event(event) -> dict:
+    """An event as the version before the kit's codec stored it: its bare class name and its fields."""
+    return {"type": type(event).__name__, **json.loads(json.dumps(dataclasses.asdict(event)))}
+
+
+async def test_messages_queued_before_typed_events_render_the_same():
+    """Rows queued by the version before the kit's codec (bare event names, the service's own notes as
+    dicts, a game id naming the game) may be sent after an upgrade: they render as they would have."""
+    state = engine.new_game(CUBE, USERS, seed=3)
+    began = GameBegan(tuple(state.turn_order), len(state.shoe))
+    while state.phase == engine.OPENING:
+        engine.pick(state, state.draft.seat, 0)
+    events = [e for p in state.players for e in engine.choose_basics(state, p.seat, ["Island"] * 3)]
+    seat = engine.active_seat(state)
+    events += [Drawing(seat, 1), *engine.draw(state, seat, 1), *engine.pick(state, seat, 0), Looked(seat, 3),
+               *engine.mill(state, seat, 2)]
+    public = tuple(e for e in [began, *events] if isinstance(e, vortex.PUBLIC_EVENTS))
+    news = Announcement(12, tuple(USERS), state.opening_turns, public, (USERS[seat],))
+    # The service's notes were dicts it wrote; the engine's events were `{"type": <class name>, **asdict(e)}`.
+    notes = {GameBegan: lambda e: {"turn_order": list(e.turn_order), "shoe_size": e.shoe_size},
+             Drawing: lambda e: {"seat": e.seat, "count": e.count}, Looked: lambda e: {"seat": e.seat, "count": e.count}}
+    old = {"game_id": 12, "users": USERS, "opening_turns": state.opening_turns, "ping": [USERS[seat]], "events": [
+        {"type": type(e).__name__, **notes[type(e)](e)} if type(e) in notes else old_event(e) for e in public]}
+    assert news.to_payload()["events"][0]["type"] == "vortex.GameBegan"
+    decoded = Announcement.from_payload(old)
+    assert decoded == news == Announcement.from_payload(json.loads(json.dumps(news.to_payload())))
+    lines = ui.event_lines(decoded)
+    assert lines == ui.event_lines(news) and lines[0].startswith("🌀 **Vortex #12** has begun.")
+    assert f"🃏 <@{USERS[seat]}> draws 1: 1 pick from their pack, by DM." in lines
+    assert f"👀 <@{USERS[seat]}> looked at the top 3 cards of the shoe." in lines
+    sender = Outbox(SimpleNamespace(db=None))
+    out = await sender._render(queued(vortex.ANNOUNCE, old), True)
+    assert out.content == ui.split_messages(lines)[0] and [u.id for u in out.allowed_mentions.users] == [USERS[seat]]
+
+    # The DMs' prompts kept their shape; the end and a cancellation named the game by `game_id`.
+    prompt = PickPrompt(12, 1, 2, USERS[0], 0, 44, tuple(CUBE[:7]), 1, 3, 0, 20, 30, 7)
+    stored = json.loads(json.dumps(dataclasses.asdict(prompt)))  # (the old base: its fields, tuples as lists)
+    assert prompt.to_payload() == stored and PickPrompt.from_payload(stored) == prompt
+    out = await sender._render(queued(vortex.PICK, stored, user_id=USERS[0]), True)
+    assert out.embeds[0].to_dict() == ui.pick_embed(prompt).to_dict() and len(out.view.children) == 7
+    assert TableRef.from_payload({"game_id": 12, outbox.TELL: {"user_id": 3, "what": "the result"}}) == TableRef(12)
+    assert VortexCog.spec.cancel_notice == vortex.ENDED  # (defining the cog registered the kit's renderer)
+    out = await sender._render(queued(vortex.ENDED, {"game_id": 12}), False)
+    assert out.content == "❌ Vortex #12 was cancelled by an organizer: nothing was recorded."
+    out = await sender._render(queued(vortex.DMS_CLOSED, {"user_id": USERS[1]}), False)
+    assert out.content.startswith(f"<@{USERS[1]}>, I can't DM you your Vortex cards.")
+    assert "`/vortex hand resend:True`" in out.content
+
+
+def queued(kind: str, payload: dict, **where) -> outbox.Queued:
+    message = outbox.Message(kind, payload, guild_id=1, **(where or {"channel_id": 2}))
+    return outbox.Queued(7, message, 0, datetime(2026, 1, 2, tzinfo=UTC))
