@@ -187,7 +187,7 @@ class TableCog(commands.Cog):
 
 async def _cancelled(spec: tables.TableSpec, ref: TableRef, ctx: Delivery) -> Outgoing:
     """A running table cancelled: its channel hears it, in the same words for every format."""
-    return Outgoing(content=f"❌ {spec.name_of(ref.table_id)} was cancelled by an organizer: nothing was recorded.")
+    return Outgoing(content=f"❌ {spec.name_of(ref.table_id)} was {spec.cancelled_as}: nothing was recorded.")
 
 
 _LOBBY_COMMANDS = {

@@ -120,6 +120,9 @@ class TableSpec:
     # (payload: TableRef); None: nothing is told.
     cancel_notice: str | None = None
     name: Callable[[int], str] | None = None  # "Turnabout #3"; default "<title> #<id>"
+    # What that notice says happened ("… was cancelled by an organizer: nothing was recorded."), for a
+    # format whose organizers end a running table in other words.
+    cancelled_as: str = "cancelled by an organizer"
 
     def __post_init__(self) -> None:
         _specs.setdefault(self.kind, self)  # the first: a `replace`d copy (other options) is no other format

@@ -59,8 +59,8 @@ def test_a_kind_has_one_renderer():
         add_renderer("kittest.hello", Hello, other)
 
 
-def kit_spec(**options) -> tables.TableSpec:
-    return tables.TableSpec(kind="kitcancel", noun="match", title="Kit match", model=object, seat_model=object,
+def kit_spec(kind: str = "kitcancel", **options) -> tables.TableSpec:
+    return tables.TableSpec(kind=kind, noun="match", title="Kit match", model=object, seat_model=object,
                             view=lambda loaded: loaded, begin=None, players_problem=lambda n: None, **options)
 
 
@@ -77,6 +77,17 @@ async def test_a_cancelled_table_is_told_in_the_kits_words():
         assert kit_spec().name_of(3) == "Kit match #3"  # a format that names its tables by its title
     finally:
         tables._specs.pop("kitcancel", None)
+
+
+async def test_a_format_may_say_how_its_tables_are_cancelled():
+    try:
+        class KitEndCog(TableCog):
+            spec = kit_spec("kitend", cancel_notice="kitend.ended", cancelled_as="ended by an organizer without a winner")
+
+        out = await sender()._render(queued("kitend.ended", {"table_id": 4}, channel_id=5), False)
+        assert out.content == "❌ Kit match #4 was ended by an organizer without a winner: nothing was recorded."
+    finally:
+        tables._specs.pop("kitend", None)
 
 
 async def test_closed_dms_are_told_in_the_kits_words():

@@ -7,10 +7,10 @@ import logging
 import discord
 from discord import app_commands
 
+from bot.games.battler import messages as _renderers  # noqa: F401  (registers the outbox renderers)
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui
-from bot.games.battler.messages import BattlerMessages
 from bot.games.battler.reports_cog import BattlerReports
 from bot.games.battler.service import GameView, StaleMessage
 from bot.kit import cubes
@@ -46,10 +46,6 @@ VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 class BattlerCog(BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
-
-    def __init__(self, bot: KitBot) -> None:
-        super().__init__(bot)
-        self.messages = BattlerMessages(bot)
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)

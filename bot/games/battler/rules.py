@@ -69,7 +69,7 @@ Public API
       ``CarouselStarted(cards, order, picks_each, source, random_tiebreak)``,
       ``CarouselTurn(seat, pick)``, ``CarouselPicked(seat, card, gave_back, forced)``,
       ``CarouselPassed(seat, forced)``, ``CarouselEnded(leftover)`` (all public: the carousel
-      is face up).
+      is face up). Registered with the kit's codec (``bot.kit.events``) as ``battler.<Class>``.
     * Queries: ``action_costs(state, seat) -> dict[str, int | None]`` (``trade``, ``reroll``,
       ``shift_basics``, ``buy_basic``: the cost now, ``None`` if not possible now),
       ``seat_of(state, user_id)``, ``players_in_play(state)``, ``live_players(state)``,
@@ -140,8 +140,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from bot.kit import events
 
 # Version 2 added the carousel (state fields `carousel_cards`, `carousel_order`, `carousel_turn`;
 # settings `carousel` as a mode and `carousel_from`). Version 1 documents load unchanged.
@@ -150,8 +152,6 @@ READABLE_VERSIONS = (1, 2)
 
 __all__ = [
     "SCHEMA_VERSION",
-    "event_to_dict",
-    "event_from_dict",
     "BASIC_TYPES",
     "MAX_STAGE",
     "MAX_TREASURES",
@@ -401,24 +401,18 @@ class BattlerState:
     carousel_order: list[int] = field(default_factory=list)  # the seat of every pick, in order (snake)
     carousel_turn: int = 0  # index in carousel_order of the pick being waited for
 
-    # -- serialisation (schema version SCHEMA_VERSION)
+    # -- serialisation (schema version SCHEMA_VERSION; the codec is bot.kit.events)
     def to_dict(self) -> dict[str, Any]:
-        return {"v": SCHEMA_VERSION, **asdict(self)}
+        return {"v": SCHEMA_VERSION, **events.encode(self)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BattlerState:
-        if d.get("v") not in READABLE_VERSIONS:
-            raise ValueError(f"unknown battler document version {d.get('v')!r}")
-        data = dict(d)
-        data["settings"] = BattlerSettings(**data["settings"])
-        data["players"] = [Player(**_only(Player, p)) for p in data["players"]]
-        data["pairings"] = [Pairing(**_only(Pairing, p)) for p in data["pairings"]]
-        data["packpile"] = list(data["packpile"])
-        data["packyard"] = list(data["packyard"])
-        data["history"] = [dict(h) for h in data.get("history", [])]
-        data["carousel_cards"] = list(data.get("carousel_cards", []))
-        data["carousel_order"] = list(data.get("carousel_order", []))
-        return cls(**_only(cls, data))
+    def from_dict(cls, data: Mapping[str, Any]) -> BattlerState:
+        if data.get("v") not in READABLE_VERSIONS:
+            raise ValueError(f"unknown battler document version {data.get('v')!r}")
+        body = {k: v for k, v in data.items() if k != "v"}
+        if data["v"] == 1:  # its settings may hold the old carousel boolean, which the constructor reads
+            body["settings"] = events.encode(BattlerSettings(**body["settings"]))
+        return events.decode(body, cls)
 
     # -- small helpers
     def player(self, seat: int) -> Player:
@@ -428,15 +422,6 @@ class BattlerState:
 
     def progression(self) -> tuple[int, ...]:
         return POISON_PROGRESSIONS[self.settings.progression]
-
-
-def _only(cls: type, d: Mapping[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in fields(cls)}
-    out = {k: v for k, v in d.items() if k in names}
-    for k in ("stash", "basics", "pack"):
-        if k in out:
-            out[k] = list(out[k])
-    return out
 
 
 # --------------------------------------------------------------------------- events
@@ -606,27 +591,6 @@ class CarouselPassed(Event):
 @dataclass(frozen=True)
 class CarouselEnded(Event):
     leftover: tuple[str, ...]  # unpicked cards, gone to the packyard
-
-
-_EVENT_TYPES: dict[str, type[Event]] = {}
-
-
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """An event as JSON-compatible data (to announce it later, e.g. from the outbox)."""
-    return {"type": type(event).__name__, **asdict(event)}
-
-
-def event_from_dict(data: Mapping[str, Any]) -> Event:
-    if not _EVENT_TYPES:
-        _EVENT_TYPES.update({cls.__name__: cls for cls in Event.__subclasses__()})
-    values = {k: v for k, v in data.items() if k != "type"}
-    cls = _EVENT_TYPES[data["type"]]
-    if cls is PairingsMade:
-        values["pairings"] = tuple(Pairing(**pairing) for pairing in values["pairings"])
-    for key, value in values.items():
-        if isinstance(value, list):
-            values[key] = tuple(value)
-    return cls(**values)
 
 
 # --------------------------------------------------------------------------- pure rules
@@ -1457,3 +1421,6 @@ def force_end_draft(state: BattlerState) -> list[Event]:
             events.append(PlayerDone(q.seat))
     _end_draft(state, events)
     return events
+
+
+events.register("battler", Event)  # stored as "battler.PhaseChanged", …: bot.kit.events

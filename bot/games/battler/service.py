@@ -10,10 +10,11 @@ not know lives in its `bookkeeping` document, saved with it:
   their carousel turn (either makes their older DMs stale);
 * ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed.
 
-Every action loads the row locked (the shared concurrency rule), applies the engine, writes both
-documents back with ``version + 1``, and queues what it owes in the outbox in the same
-transaction: public announcements, the new phase's private DMs (in a carousel: the DM of the
-player whose turn it is, one at a time), the organizer's dispute call, the final standings.
+Every action loads the game with the kit's documents (`GAMES`: the row locked, its seats, both
+documents decoded), applies the engine, writes both documents back with ``version + 1``, and queues
+what it owes in the outbox in the same transaction: public announcements, the new phase's private
+DMs (in a carousel: the DM of the player whose turn it is, one at a time), the organizer's dispute
+call, the final standings.
 
 A DM button carries the game version it was rendered for. It is current unless the phase began or
 the player acted after that version (another player's action does not make your DM stale; your own
@@ -23,18 +24,18 @@ per (game, user, kind, version) when Discord accepts them.
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.battler import rules as engine
 from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
-from bot.kit import deadlines, leaderboard, outbox, tables
+from bot.kit import deadlines, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
+from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -51,13 +52,14 @@ SETUP, DRAFT, CAROUSEL = "setup", "draft", "carousel"  # the kinds of private DM
 OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
 
-# Outbox kinds (rendered by bot.games.battler.messages).
+# Outbox kinds (rendered by bot.games.battler.messages; a running game ended and a player's DMs
+# closed in the kit's words: SPEC.cancel_notice, delivery.renders_dms_closed).
 PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
 ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
-DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Announcement + report)
-FINAL = "battler.final"  # the final standings (payload: game id)
-ENDED = "battler.ended"  # ended by an organizer without a winner
-DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices"
+DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Dispute)
+FINAL = "battler.final"  # the final standings, read from the game when sent (payload: TableRef)
+ENDED = "battler.ended"  # ended by an organizer without a winner (payload: TableRef)
+DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices" (payload: DmsClosed)
 RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
 # Events players hear about in the channel (the rest is private or bookkeeping).
 PUBLIC_EVENTS = (
@@ -81,19 +83,28 @@ class StaleMessage(Conflict):
 
 @dataclass(frozen=True)
 class PendingReport:
+    """A mini-game report waiting for the opponent's confirmation or, disputed, for the organizer
+    (kept in the game's bookkeeping; applied to the engine only once confirmed)."""
+
     id: int
     a: int  # pairing seats
     b: int
     reporter: int
     claim: str  # "a" | "b" (that seat won) | "draw" | "unfinished"
     conceded_by: int | None
-    treasures: tuple[tuple[int, int], ...]
+    treasures: tuple[tuple[int, int], ...]  # (seat, treasures left after the game), as the players said
     status: str  # pending | disputed
     disputed_by: int | None = None
     counter_claim: str | None = None
 
     def winner(self) -> int | None:
         return {"a": self.a, "b": self.b}.get(self.claim)
+
+    def with_treasures(self, seat: int | None, treasures_left: int | None) -> PendingReport:
+        """The report with `seat`'s treasures after the game (None: unknown, unchanged)."""
+        if seat is None or treasures_left is None:
+            return self
+        return replace(self, treasures=(*(t for t in self.treasures if t[0] != seat), (seat, treasures_left)))
 
 
 @dataclass(frozen=True)
@@ -115,7 +126,7 @@ class GameView(tables.TableView):
 
 
 @dataclass(frozen=True)
-class Announcement:
+class Announcement(Payload):
     """What the channel hears about an action: the events, and who sits where (a snapshot, so it
     can be rendered later, by the outbox, exactly as it was)."""
 
@@ -131,22 +142,30 @@ class Announcement:
     def user_of(self, seat: int) -> int:
         return self.users[seat]
 
-    def to_payload(self) -> dict:
-        return {
-            "game_id": self.game_id, "organizer_id": self.organizer_id, "users": list(self.users), "stage": self.stage,
-            "round": self.round, "progression": self.progression, "events": [engine.event_to_dict(e) for e in self.events],
-            "ping": list(self.ping),
-        }
 
-    @classmethod
-    def from_payload(cls, p: dict) -> Announcement:
-        events = tuple(engine.event_from_dict(e) for e in p["events"])
-        return cls(p["game_id"], p["organizer_id"], tuple(p["users"]), p["stage"], p["round"], p["progression"], events,
-                   tuple(p.get("ping", ())))
+@dataclass(frozen=True, kw_only=True)
+class Dispute(Announcement):
+    """The organizer's call to decide a disputed report, with who sits where."""
+
+    report: PendingReport
 
 
 @dataclass(frozen=True)
-class PrivatePrompt:
+class Costs:
+    """What each draft action costs now (treasures); None when it can't be done now."""
+
+    trade: int | None = None
+    reroll: int | None = None
+    shift_basics: int | None = None
+    buy_basic: int | None = None
+
+    @classmethod
+    def of(cls, state: engine.BattlerState, seat: int) -> Costs:
+        return cls(**engine.action_costs(state, seat))
+
+
+@dataclass(frozen=True)
+class PrivatePrompt(Payload):
     """What one player sees in their private DM: the setup choice, their draft phase or their carousel turn."""
 
     game_id: int
@@ -163,7 +182,7 @@ class PrivatePrompt:
     basics: tuple[str, ...]
     treasures: int
     poison: int
-    costs: dict[str, int | None]
+    costs: Costs
     done: bool
     carousel: tuple[str, ...] = ()  # the carousel's cards (carousel turn)
     pick: int = 0  # this pick's number in the carousel (1-based)
@@ -172,16 +191,6 @@ class PrivatePrompt:
     @property
     def pool_full(self) -> bool:
         return len(self.stash) >= engine.POOL_MAX
-
-    def to_payload(self) -> dict:
-        data = dict(self.__dict__)
-        data.update(stash=list(self.stash), pack=list(self.pack), basics=list(self.basics), carousel=list(self.carousel))
-        return data
-
-    @classmethod
-    def from_payload(cls, p: dict) -> PrivatePrompt:
-        lists = {key: tuple(p.get(key, ())) for key in ("stash", "pack", "basics", "carousel")}
-        return cls(**{**p, **lists})
 
 
 @dataclass(frozen=True)
@@ -215,93 +224,43 @@ class FinalResult:
     post_channel_id: int
 
 
-# --- loading and saving ----------------------------------------------------------------------
+# --- the game's documents --------------------------------------------------------------------------
+
+Loaded = documents.Game[BattlerGame, BattlerPlayer, engine.BattlerState]
 
 
-@dataclass
-class _Loaded:
-    row: BattlerGame
-    players: list[BattlerPlayer]
-    state: engine.BattlerState | None
-    extras: dict  # the bookkeeping document
-
-    @property
-    def version(self) -> int:
-        return self.row.version
-
-    def reports(self) -> dict[str, dict]:
-        return self.extras.setdefault("reports", {})
+def _settings(row: BattlerGame) -> engine.BattlerSettings:
+    return engine.BattlerSettings(**row.settings)  # the constructor reads a lobby's old carousel boolean too
 
 
-def _decode(loaded: tables.Loaded) -> _Loaded:
+def _reports(loaded: Loaded) -> dict[str, dict]:
+    """The open reports, by id, as the bookkeeping stores them."""
+    return loaded.bookkeeping.setdefault("reports", {})
+
+
+def _open_reports(loaded: Loaded) -> list[PendingReport]:
+    stored = loaded.bookkeeping.get("reports", {}).values()
+    return sorted((decode(r, PendingReport) for r in stored), key=lambda r: r.id)
+
+
+def _keep(loaded: Loaded, report_: PendingReport) -> None:
+    _reports(loaded)[str(report_.id)] = encode(report_)
+
+
+def _view(loaded: Loaded) -> GameView:
     row = loaded.row
-    state = engine.BattlerState.from_dict(row.state) if row.state else None
-    return _Loaded(row, loaded.seats, state, copy.deepcopy(row.bookkeeping or {}))
-
-
-async def _load(session: AsyncSession, game_id: int, *, lock: bool = True) -> _Loaded:
-    return _decode(await tables.load_rows(session, BattlerGame, BattlerPlayer, game_id, noun=NOUN, lock=lock))
-
-
-def _save(loaded: _Loaded, **values) -> int:
-    """Write both documents (and `values`) back; the game's version moves on."""
-    row = loaded.row
-    row.state = None if loaded.state is None else loaded.state.to_dict()
-    row.bookkeeping = copy.deepcopy(loaded.extras)
-    row.version += 1
-    for key, value in values.items():
-        setattr(row, key, value)
-    return row.version
-
-
-def _view(loaded: _Loaded) -> GameView:
-    row, state = loaded.row, loaded.state
-    if state is not None:
-        player_ids = tuple(p.user_id for p in state.players)
-    else:
-        player_ids = tuple(p.user_id for p in loaded.players)
-    reports = tuple(_report_view(r) for r in sorted(loaded.reports().values(), key=lambda r: r["id"]))
     return GameView(
-        **tables.view_columns(row), cube_name=row.cube_name,
-        settings=engine.BattlerSettings(**row.settings), seed=row.seed, version=row.version, player_ids=player_ids,
-        state=None if state is None else engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())),
-        reports=reports,
+        **tables.view_columns(row), cube_name=row.cube_name, settings=_settings(row), seed=row.seed,
+        version=row.version, player_ids=tuple(loaded.user_ids), state=GAMES.copy(loaded.state),
+        reports=tuple(_open_reports(loaded)),
     )
 
 
 def _view_of(loaded: tables.Loaded) -> GameView:
-    return _view(_decode(loaded))
+    return _view(GAMES.decode(loaded))
 
 
-def report_from_payload(r: dict) -> PendingReport:
-    return _report_view(r)
-
-
-def _report_view(r: dict) -> PendingReport:
-    return PendingReport(
-        id=r["id"], a=r["a"], b=r["b"], reporter=r["reporter"], claim=r["claim"], conceded_by=r.get("conceded_by"),
-        treasures=tuple((int(s), int(t)) for s, t in r.get("treasures", [])), status=r["status"],
-        disputed_by=r.get("disputed_by"), counter_claim=r.get("counter_claim"),
-    )
-
-
-# Engine operations; their refusals become UserErrors (non-players: PermissionDenied).
-_engine_call = engine_refusals(engine.BattlerError, engine.NotAPlayer)
-
-
-def _running(loaded: _Loaded) -> engine.BattlerState:
-    if loaded.row.status == STATUSES.lobby:
-        raise UserError("That game has not begun yet.")
-    if loaded.row.status != STATUSES.running or loaded.state is None:
-        raise UserError("That game is over." if loaded.row.status == STATUSES.finished else "That game was ended.")
-    return loaded.state
-
-
-def _seat(state: engine.BattlerState, user_id: int) -> int:
-    return _engine_call(engine.seat_of, state, user_id)
-
-
-def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
+def _prompt(loaded: Loaded, seat: int) -> PrivatePrompt | None:
     """The player's private view now (None when the phase has no private choice for them)."""
     state = loaded.state
     assert state is not None
@@ -322,16 +281,17 @@ def _prompt(loaded: _Loaded, seat: int) -> PrivatePrompt | None:
         game_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, user_id=p.user_id, seat=seat, kind=kind,
         version=loaded.version, stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack),
         basics=tuple(p.basics), treasures=p.treasures, poison=p.poison,
-        costs=engine.action_costs(state, seat), done=p.done, **carousel,
+        costs=Costs.of(state, seat), done=p.done, **carousel,
     )
 
 
-def _announcement(loaded: _Loaded, events: list[engine.Event]) -> Announcement:
+def _announcement(loaded: Loaded, events: list[engine.Event], kind: type[Announcement] = Announcement,
+                  **more: Any) -> Announcement:
+    """The channel's snapshot of `events` (or, `kind`, another payload that shows who sits where)."""
     state = loaded.state
     assert state is not None
-    users = tuple(p.user_id for p in state.players)
-    return Announcement(loaded.row.id, loaded.row.organizer_id, users, state.stage, state.round,
-                        state.settings.progression, tuple(events), _called(state, events))
+    return kind(loaded.id, loaded.row.organizer_id, tuple(loaded.user_ids), state.stage, state.round,
+                state.settings.progression, tuple(events), _called(state, events), **more)
 
 
 def _called(state: engine.BattlerState, events: list[engine.Event]) -> tuple[int, ...]:
@@ -352,43 +312,36 @@ def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
     return outbox.Message(PROMPT, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
-def _channel_message(loaded: _Loaded, kind: str, payload: dict, channel_id: int | None = None) -> outbox.Message:
-    return outbox.Message(kind, payload, channel_id=channel_id or loaded.row.channel_id, guild_id=loaded.row.guild_id)
-
-
 async def _commit(
-    session: AsyncSession, loaded: _Loaded, events: list[engine.Event], *, actor_seat: int | None = None, **values
+    session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, actor_seat: int | None = None
 ) -> list[PrivatePrompt]:
     """Save an action's state and queue what it owes: its announcement, the new phase's DMs (or the
     DM of the player whose carousel turn begins), and at the end the standings (with the
     leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place."""
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
     if new_phase:
-        loaded.extras["phase_version"] = loaded.version + 1
-        loaded.extras["phase_started_at"] = utcnow().isoformat()
-        loaded.extras["reports"] = {}
+        loaded.bookkeeping["phase_version"] = loaded.version + 1
+        loaded.bookkeeping["phase_started_at"] = utcnow().isoformat()
+        loaded.bookkeeping["reports"] = {}
         turns = []
     else:
         turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
     for seat in turns:  # the player's older DMs are stale from now on
-        loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
-    _save(loaded, **values)
+        loaded.bookkeeping.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
     if any(isinstance(e, engine.GameOver) for e in events):
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    messages: list[outbox.Message] = []
-    public = [e for e in events if isinstance(e, PUBLIC_EVENTS)]
-    if public:
-        messages.append(_channel_message(loaded, ANNOUNCE, _announcement(loaded, public).to_payload()))
+    await GAMES.commit(session, loaded, events)
+    # The DMs show the saved version (their buttons carry it).
     seats = range(len(loaded.state.players)) if new_phase else dict.fromkeys(turns)
     prompts = [p for seat in seats if (p := _prompt(loaded, seat)) is not None]
-    messages += [_prompt_message(p) for p in prompts]
+    messages = [_prompt_message(p) for p in prompts]
     if loaded.row.status == STATUSES.finished:
         messages.append(await _finish(session, loaded))
     await outbox.queue(session, *messages)
     return prompts
 
 
-async def _finish(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+async def _finish(session: AsyncSession, loaded: Loaded) -> outbox.Message:
     """Game over: results go to the leaderboard; the standings post is owed to its channel."""
     row = loaded.row
     await leaderboard.record_results(
@@ -435,27 +388,27 @@ def _players_problem(count: int) -> str | None:
 
 async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> ActionResult:
     """The players are seated (shuffled with the game's seed): deal the setup packs, DM everyone."""
-    loaded = _decode(seated)
+    loaded = GAMES.decode(seated)
     row = loaded.row
-    order = [p.user_id for p in seated.seats]
-    settings = engine.BattlerSettings(**row.settings)
-    loaded.state = _engine_call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=settings)
-    loaded.extras = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
-    _save(loaded)
+    order = loaded.user_ids
+    loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=_settings(row))
+    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
+    GAMES.save(loaded)
     prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
     await outbox.queue(session, *(_prompt_message(p) for p in prompts))
     return ActionResult(_view(loaded), prompts=prompts)
 
 
-async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    if was_running:
-        loaded = _decode(seated)
-        await outbox.queue(session, _channel_message(loaded, ENDED, {"game_id": loaded.row.id}))
-
-
 SPEC = tables.TableSpec(
     kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
-    begin=_deal, players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+    begin=_deal, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
+    cancelled_as="ended by an organizer without a winner",
+)
+GAMES: documents.Documents[BattlerGame, BattlerPlayer, engine.BattlerState] = documents.Documents(
+    SPEC, engine.BattlerState, refusals=engine_refusals(engine.BattlerError, engine.NotAPlayer), seat_of=engine.seat_of,
+    not_running=documents.NotRunning(lobby="That game has not begun yet.", finished="That game is over.",
+                                     cancelled="That game was ended."),
+    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
 )
 
 
@@ -466,7 +419,7 @@ async def create_game(
 ) -> GameView:
     if not MIN_SEATS <= max_seats <= MAX_SEATS or max_seats % 2:
         raise UserError(f"Seats must be an even number from {MIN_SEATS} to {MAX_SEATS}.")
-    settings = _engine_call(
+    settings = GAMES.call(
         engine.BattlerSettings, progression=progression, interest_threshold=interest, win_streak=streak,
         carousel=carousel, carousel_from=carousel_from,
     )
@@ -476,16 +429,9 @@ async def create_game(
     async with db.write() as session:
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
-            settings=_settings_dict(settings), cube_cards=list(cube.names),
+            settings=encode(settings), cube_cards=list(cube.names),
         )
         return _view_of(loaded)
-
-
-def _settings_dict(settings: engine.BattlerSettings) -> dict:
-    return {
-        "progression": settings.progression, "interest_threshold": settings.interest_threshold,
-        "win_streak": settings.win_streak, "carousel": settings.carousel, "carousel_from": settings.carousel_from,
-    }
 
 
 async def get_game(db: Database, game_id: int) -> GameView:
@@ -496,8 +442,7 @@ async def find_game(
     db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
 ) -> GameView | None:
     """The channel's newest game in `statuses`, else the user's newest one (in this server, if any)."""
-    game_id = await tables.find_here(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
-    return None if game_id is None else await get_game(db, game_id)
+    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 async def join(db: Database, game_id: int, actor: tables.Actor) -> GameView:
@@ -530,11 +475,11 @@ async def _latest_message_version(session: AsyncSession, game_id: int, user_id: 
     ).scalar_one_or_none()
 
 
-def _changed_since(loaded: _Loaded, seat: int) -> int:
-    return max(loaded.extras.get("phase_version", 0), loaded.extras.get("seat_versions", {}).get(str(seat), 0))
+def _changed_since(loaded: Loaded, seat: int) -> int:
+    return max(loaded.bookkeeping.get("phase_version", 0), loaded.bookkeeping.get("seat_versions", {}).get(str(seat), 0))
 
 
-def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
+def _check_current(loaded: Loaded, seat: int, version: int) -> None:
     """A DM rendered at `version` is current unless the phase began, or the player acted, after it
     (a version the game has not reached yet no message of ours carries)."""
     if version > loaded.version:
@@ -545,10 +490,10 @@ def _check_current(loaded: _Loaded, seat: int, version: int) -> None:
 
 async def current_prompt(db: Database, game_id: int, user_id: int) -> PrivatePrompt | None:
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         if loaded.row.status != STATUSES.running or loaded.state is None:
             return None
-        return _prompt(loaded, _seat(loaded.state, user_id))
+        return _prompt(loaded, GAMES.seat(loaded.state, user_id))
 
 
 async def resend(db: Database, game_id: int, user_id: int) -> outbox.Queued | None:
@@ -564,7 +509,7 @@ async def still_wanted(db: Database, prompt: PrivatePrompt) -> bool:
     """Is this DM still the player's current one, with no message showing it? (For sends made long
     after their commit: after a crash, or a retry.)"""
     async with db.read() as session:
-        loaded = await _load(session, prompt.game_id, lock=False)
+        loaded = await GAMES.load(session, prompt.game_id, lock=False)
         if loaded.row.status != STATUSES.running or loaded.state is None or _prompt(loaded, prompt.seat) is None:
             return False
         if not _changed_since(loaded, prompt.seat) <= prompt.version <= loaded.version:
@@ -576,10 +521,10 @@ async def still_wanted(db: Database, prompt: PrivatePrompt) -> bool:
 async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePrompt | None, int | None]:
     """The player's current prompt and the message already showing it (None if no DM shows it yet)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         if loaded.row.status != STATUSES.running or loaded.state is None:
             return None, None
-        seat = _seat(loaded.state, user_id)
+        seat = GAMES.seat(loaded.state, user_id)
         prompt = _prompt(loaded, seat)
         if prompt is None:
             return None, None
@@ -600,9 +545,9 @@ async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePro
 async def checked_prompt(db: Database, game_id: int, user_id: int, seat: int, version: int) -> PrivatePrompt:
     """The prompt a DM button belongs to, if it is still current (for UI-only steps like choosing a card)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
-        state = _running(loaded)
-        if _seat(state, user_id) != seat:
+        loaded = await GAMES.load(session, game_id, lock=False)
+        state = GAMES.running(loaded)
+        if GAMES.seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
         prompt = _prompt(loaded, seat)
         if prompt is None:
@@ -634,14 +579,14 @@ async def private_action(
     caller re-renders in place (recorded here, in the same transaction, for the new version).
     """
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        state = _running(loaded)
-        if _seat(state, user_id) != seat:
+        loaded = await GAMES.load(session, game_id)
+        state = GAMES.running(loaded)
+        if GAMES.seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
         _check_current(loaded, seat, version)
         choice = _Choice(basics, stash_index, pack_index, basic_type, carousel_index)
-        events = _engine_call(_apply_private, state, seat, action, choice)
-        loaded.extras.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
+        events = GAMES.call(_apply_private, state, seat, action, choice)
+        loaded.bookkeeping.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
         prompts = await _commit(session, loaded, events, actor_seat=seat)
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
         if not result.phase_changed:
@@ -694,11 +639,10 @@ def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _
 async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
     """An organizer ends the DRAFT phase for everyone, or the carousel (each pick left made at random)."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
+        loaded = await GAMES.load(session, game_id)
+        state = await GAMES.managing(session, loaded, actor)
         force = engine.force_end_carousel if state.phase == engine.CAROUSEL else engine.force_end_draft
-        events = _engine_call(force, state)
+        events = GAMES.call(force, state)
         prompts = await _commit(session, loaded, events)
         return ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
 
@@ -734,7 +678,8 @@ async def record_shown(db: Database, prompt: PrivatePrompt, *, channel_id: int, 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
     prompt = PrivatePrompt.from_payload(queued.payload)
-    notice = outbox.Message(DMS_CLOSED, {"user_id": prompt.user_id}, channel_id=prompt.channel_id, guild_id=prompt.guild_id)
+    notice = outbox.Message(DMS_CLOSED, outbox.DmsClosed(prompt.user_id).to_payload(), channel_id=prompt.channel_id,
+                            guild_id=prompt.guild_id)
     await outbox.queue(session, notice)
 
 
@@ -746,7 +691,7 @@ outbox.on_dm_closed(PROMPT, _dms_closed, retry_at_startup=True)
 async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
     """Queue the DMs of a running game's phase that no message shows, or a finished game's standings."""
     async with db.write() as session:
-        loaded = await _load(session, int(due.key))
+        loaded = await GAMES.load(session, int(due.key))
         messages: list[outbox.Message] = []
         if loaded.row.status == STATUSES.running and loaded.state is not None:
             for seat in range(len(loaded.state.players)):
@@ -762,13 +707,13 @@ async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
         await deadlines.disarm(session, RECOVER, due.key)
 
 
-async def _finish_post(session: AsyncSession, loaded: _Loaded) -> outbox.Message:
+async def _finish_post(session: AsyncSession, loaded: Loaded) -> outbox.Message:
     settings = await load_settings_row(session, loaded.row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else loaded.row.channel_id
     # Nobody ended it (the last player standing did): its organizer is told if it can't be posted.
-    payload = outbox.telling({"game_id": loaded.row.id}, loaded.row.organizer_id,
-                             f"the results of Treasure Battler #{loaded.row.id}")
-    return _channel_message(loaded, FINAL, payload, channel_id=channel)
+    payload = outbox.telling(tables.TableRef(loaded.id).to_payload(), loaded.row.organizer_id,
+                             f"the results of Treasure Battler #{loaded.id}")
+    return loaded.channel(FINAL, payload, channel_id=channel)
 
 
 # --- reports (PLAY phase) ----------------------------------------------------------------------
@@ -799,13 +744,13 @@ def _open_pairing(state: engine.BattlerState, seat: int) -> engine.Pairing:
     return pairing
 
 
-def _apply_claim(state: engine.BattlerState, report: dict) -> list[engine.Event]:
-    a, b = report["a"], report["b"]
+def _apply_claim(state: engine.BattlerState, report_: PendingReport) -> list[engine.Event]:
+    a, b = report_.a, report_.b
     pairing = next((pr for pr in state.pairings if pr.seats() == (a, b) and pr.result is None), None)
     if pairing is None:
         raise engine.InvalidAction("That game has already been settled.")
-    treasures = {int(s): int(t) for s, t in report.get("treasures", [])}
-    claim = report["claim"]
+    treasures = dict(report_.treasures)
+    claim = report_.claim
     if claim == "unfinished":
         events = engine.report_treasures(state, a, treasures[a]) if a in treasures else []
         if b in treasures:
@@ -813,13 +758,13 @@ def _apply_claim(state: engine.BattlerState, report: dict) -> list[engine.Event]
         return events + engine.cannot_finish(state, a)
     if claim == "draw":
         return engine.report(state, a, "draw", treasures=treasures)
-    if report.get("conceded_by") is not None:
-        return engine.report(state, report["conceded_by"], "conceded", treasures=treasures)
+    if report_.conceded_by is not None:
+        return engine.report(state, report_.conceded_by, "conceded", treasures=treasures)
     return engine.report(state, a if claim == "a" else b, "won", treasures=treasures)
 
 
-def _dry_run(state: engine.BattlerState, report: dict) -> None:
-    _engine_call(_apply_claim, engine.BattlerState.from_dict(copy.deepcopy(state.to_dict())), report)
+def _dry_run(state: engine.BattlerState, report_: PendingReport) -> None:
+    GAMES.call(_apply_claim, GAMES.copy(state), report_)
 
 
 async def report(
@@ -830,77 +775,64 @@ async def report(
     if outcome not in OUTCOMES:
         raise UserError(f"Unknown result {outcome!r}; use one of {', '.join(OUTCOMES)}.")
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
-        seat = _seat(state, actor.user_id)
+        loaded = await GAMES.load(session, game_id)
+        state, seat = GAMES.playing(loaded, actor)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
-        reports = loaded.reports()
-        existing = next((r for r in reports.values() if (r["a"], r["b"]) == pairing.seats()), None)
-        treasures = [[seat, treasures_left]] if treasures_left is not None else []
-        if existing is not None and existing["status"] == "disputed":
+        existing = next((r for r in _open_reports(loaded) if (r.a, r.b) == pairing.seats()), None)
+        if existing is not None and existing.status == "disputed":
             # Still the organizer's to decide: shown again (its message may be lost), with this
             # player's count of treasures kept for the decision.
             if treasures_left is not None:
-                _dry_run(state, _with_treasures(existing, seat, treasures_left))
-                reports[str(existing["id"])] = _with_treasures(existing, seat, treasures_left)
-                _save(loaded)
-            return ActionResult(_view(loaded), waiting=_report_view(reports[str(existing["id"])]))
-        if existing is not None and existing["reporter"] != seat:
+                existing = existing.with_treasures(seat, treasures_left)
+                _dry_run(state, existing)
+                _keep(loaded, existing)
+                GAMES.save(loaded)
+            return ActionResult(_view(loaded), waiting=existing)
+        if existing is not None and existing.reporter != seat:
             # The opponent answers: same claim = confirmation, otherwise a dispute.
-            merged = _with_treasures(existing, seat, treasures_left)
+            merged = existing.with_treasures(seat, treasures_left)
             if conceded_by is not None:
-                merged["conceded_by"] = conceded_by
-            if claim == existing["claim"]:
+                merged = replace(merged, conceded_by=conceded_by)
+            if claim == existing.claim:
                 _dry_run(state, merged)
                 return await _apply_report(session, loaded, merged)
-            merged.update(status="disputed", disputed_by=seat, counter_claim=claim)
-            reports[str(existing["id"])] = merged
+            merged = replace(merged, status="disputed", disputed_by=seat, counter_claim=claim)
+            _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
-        new = {
-            "id": loaded.extras.get("next_report", 1), "a": pairing.a, "b": pairing.b, "reporter": seat, "claim": claim,
-            "conceded_by": conceded_by, "treasures": treasures, "status": "pending",
-        }
+        treasures = ((seat, treasures_left),) if treasures_left is not None else ()
+        new = PendingReport(loaded.bookkeeping.get("next_report", 1), pairing.a, pairing.b, seat, claim, conceded_by,
+                            treasures, "pending")
         _dry_run(state, new)
-        loaded.extras["next_report"] = new["id"] + 1
+        loaded.bookkeeping["next_report"] = new.id + 1
         if existing is not None:
-            reports.pop(str(existing["id"]))
-        reports[str(new["id"])] = new
-        _save(loaded)
-        return ActionResult(_view(loaded), report=_report_view(new))
+            _reports(loaded).pop(str(existing.id))
+        _keep(loaded, new)
+        GAMES.save(loaded)
+        return ActionResult(_view(loaded), report=new)
 
 
-async def _apply_report(session: AsyncSession, loaded: _Loaded, report_: dict) -> ActionResult:
+async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> ActionResult:
     state = loaded.state
     assert state is not None
-    events = _engine_call(_apply_claim, state, report_)
-    loaded.reports().pop(str(report_["id"]), None)
+    events = GAMES.call(_apply_claim, state, report_)
+    _reports(loaded).pop(str(report_.id), None)
     prompts = await _commit(session, loaded, events)
-    return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=_report_view(report_),
+    return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
                         finished=state.phase == engine.OVER)
 
 
-async def _disputed(session: AsyncSession, loaded: _Loaded, report_: dict) -> ActionResult:
+async def _disputed(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> ActionResult:
     """Save a disputed report and ask the game's organizer to decide it (in the game's channel)."""
-    _save(loaded)
-    payload = {**_announcement(loaded, []).to_payload(), "report": report_}
-    await outbox.queue(session, _channel_message(loaded, DISPUTE, payload))
-    return ActionResult(_view(loaded), dispute=_report_view(report_))
+    GAMES.save(loaded)
+    await outbox.queue(session, loaded.channel(DISPUTE, _announcement(loaded, [], Dispute, report=report_)))
+    return ActionResult(_view(loaded), dispute=report_)
 
 
-def _with_treasures(report_: dict, seat: int, treasures_left: int | None) -> dict:
-    """The report with `seat`'s treasures after the game (None: unknown, unchanged)."""
-    if treasures_left is None:
-        return dict(report_)
-    kept = [t for t in report_.get("treasures", []) if t[0] != seat]
-    return {**report_, "treasures": [*kept, [seat, treasures_left]]}
-
-
-def _answering_seat(state: engine.BattlerState, pending: dict, user_id: int) -> int | None:
+def _answering_seat(state: engine.BattlerState, pending: PendingReport, user_id: int) -> int | None:
     """The seat of the reporter's opponent if `user_id` is them (theirs to confirm or dispute)."""
     seat = next((p.seat for p in state.players if p.user_id == user_id), None)
-    return seat if seat in (pending["a"], pending["b"]) and seat != pending["reporter"] else None
+    return seat if seat in (pending.a, pending.b) and seat != pending.reporter else None
 
 
 async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: int) -> int | None:
@@ -908,17 +840,17 @@ async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: i
     reporter's opponent): their Confirm or Dispute asks how many they have left after it. None
     when it is not theirs (an organizer confirms without a count; anyone else is refused)."""
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
-        state = _running(loaded)
+        loaded = await GAMES.load(session, game_id, lock=False)
+        state = GAMES.running(loaded)
         pending = _pending(loaded, report_id)
         seat = _answering_seat(state, pending, user_id)
-        if seat is None or pending["status"] != "pending":
+        if seat is None or pending.status != "pending":
             return None
         return state.players[seat].treasures
 
 
-def _pending(loaded: _Loaded, report_id: int) -> dict:
-    found = loaded.reports().get(str(report_id))
+def _pending(loaded: Loaded, report_id: int) -> PendingReport:
+    found = next((r for r in _open_reports(loaded) if r.id == report_id), None)
     if found is None:
         raise Conflict("That report is no longer open (it was confirmed, replaced or decided).")
     return found
@@ -932,22 +864,22 @@ async def confirm_report(
     Confirm asks them), as the reporter did in their report; without a count (an organizer
     confirming for an absent opponent) the opponent's treasures stay as they were."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
+        state = GAMES.running(loaded)
         pending = _pending(loaded, report_id)
         seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
         manager = await tables.can_manage(session, loaded.row, actor)
-        if seat == pending["reporter"] and not manager:
+        if seat == pending.reporter and not manager:
             raise UserError("You reported this game: your opponent confirms it.")
-        if seat not in (pending["a"], pending["b"]) and not manager:
+        if seat not in (pending.a, pending.b) and not manager:
             raise PermissionDenied("Only your opponent or an organizer can confirm this report.")
-        if pending["status"] == "disputed" and not manager:
+        if pending.status == "disputed" and not manager:
             raise UserError("This report is disputed: the organizer decides it.")
         answering = _answering_seat(state, pending, actor.user_id)
         if treasures_left is not None and answering is None:
             raise UserError("Only the reporter's opponent tells their treasures when confirming.")
-        return await _apply_report(session, loaded, _with_treasures(pending, answering, treasures_left))
+        return await _apply_report(session, loaded, pending.with_treasures(answering, treasures_left))
 
 
 async def dispute_report(
@@ -956,18 +888,18 @@ async def dispute_report(
     """The opponent disputes a pending report (with their treasures after the game, for the
     organizer's decision): the organizer decides it."""
     async with db.write() as session:
-        loaded = await _load(session, game_id)
+        loaded = await GAMES.load(session, game_id)
         tables.check_same_server(NOUN, loaded.row, actor)
-        state = _running(loaded)
+        state = GAMES.running(loaded)
         pending = _pending(loaded, report_id)
         seat = _answering_seat(state, pending, actor.user_id)
         if seat is None:
             raise PermissionDenied("Only the reporter's opponent can dispute this report.")
-        if pending["status"] == "disputed":
+        if pending.status == "disputed":
             raise Conflict("This report is already disputed: the organizer decides it.")
-        disputed = {**_with_treasures(pending, seat, treasures_left), "status": "disputed", "disputed_by": seat}
+        disputed = replace(pending.with_treasures(seat, treasures_left), status="disputed", disputed_by=seat)
         _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
-        loaded.reports()[str(report_id)] = disputed
+        _keep(loaded, disputed)
         return await _disputed(session, loaded, disputed)
 
 
@@ -978,15 +910,14 @@ async def decide_report(
     if decision not in DECISIONS:
         raise UserError(f"Unknown decision {decision!r}.")
     async with db.write() as session:
-        loaded = await _load(session, game_id)
-        await tables.require_manager(session, NOUN, loaded.row, actor)
-        state = _running(loaded)
+        loaded = await GAMES.load(session, game_id)
+        state = await GAMES.managing(session, loaded, actor)
         pending = _pending(loaded, report_id)
         if decision == "void":
-            loaded.reports().pop(str(report_id))
-            _save(loaded)
+            _reports(loaded).pop(str(report_id))
+            GAMES.save(loaded)
             return ActionResult(_view(loaded))
-        decided = {**pending, "claim": decision, "conceded_by": None}
+        decided = replace(pending, claim=decision, conceded_by=None)
         _dry_run(state, decided)
         return await _apply_report(session, loaded, decided)
 
@@ -996,7 +927,7 @@ async def decide_report(
 
 async def final_result(db: Database, game_id: int) -> FinalResult:
     async with db.read() as session:
-        loaded = await _load(session, game_id, lock=False)
+        loaded = await GAMES.load(session, game_id, lock=False)
         post = await _finish_post(session, loaded)
         game = _view(loaded)
         return FinalResult(game, standings_of(game) if game.state else [], post.channel_id)

@@ -220,8 +220,8 @@ def _draft_embed(prompt: PrivatePrompt, stash_index: int | None) -> tuple[discor
     embed.add_field(
         name="Costs",
         value=(
-            f"Trade: free · Re-roll: {cost_text(c.get('reroll'), 1)} · Shift basics: {cost_text(c.get('shift_basics'), 1)}"
-            f" · Buy basic: {cost_text(c.get('buy_basic'), len(prompt.basics) + 1)}"
+            f"Trade: free · Re-roll: {cost_text(c.reroll, 1)} · Shift basics: {cost_text(c.shift_basics, 1)}"
+            f" · Buy basic: {cost_text(c.buy_basic, len(prompt.basics) + 1)}"
         ),
         inline=False,
     )
@@ -298,17 +298,17 @@ def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index:
                    for i, c in enumerate(prompt.pack)]
         card = prompt.stash[stash_index] if stash_index < len(prompt.stash) else "?"
         view.add_item(ActionSelect.make(prompt, "tpack", stash_index, options=options, placeholder=f"Trade {card} for…"))
-    buy = costs.get("buy_basic")
+    buy = costs.buy_basic
     view.add_item(
         ActionSelect.make(
             prompt, "buy", options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
             placeholder=f"Buy a basic land ({cost_text(buy, len(prompt.basics) + 1)})", disabled=buy is None,
         )
     )
-    view.add_item(ActionButton.make(prompt, "reroll", label=f"Re-roll ({cost_text(costs.get('reroll'), 1)})",
-                                    disabled=costs.get("reroll") is None))
-    view.add_item(ActionButton.make(prompt, "shift", label=f"Shift basics ({cost_text(costs.get('shift_basics'), 1)})",
-                                    disabled=costs.get("shift_basics") is None or not prompt.basics))
+    view.add_item(ActionButton.make(prompt, "reroll", label=f"Re-roll ({cost_text(costs.reroll, 1)})",
+                                    disabled=costs.reroll is None))
+    view.add_item(ActionButton.make(prompt, "shift", label=f"Shift basics ({cost_text(costs.shift_basics, 1)})",
+                                    disabled=costs.shift_basics is None or not prompt.basics))
     if stash_index is not None:
         view.add_item(ActionButton.make(prompt, "untrade", label="Cancel trade"))
     view.add_item(ActionButton.make(prompt, "done", label="Done", style=discord.ButtonStyle.success))
@@ -342,19 +342,20 @@ def _carousel_items(view: discord.ui.View, prompt: PrivatePrompt, page: int, cho
 def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str | None:
     """One line for the actor (`seat`) about what their DM action did."""
     for e in events:
-        if isinstance(e, engine.CardsTraded):
-            return f"You gave **{escape(e.gave)}** and took **{escape(e.took)}**."
-        if isinstance(e, engine.PackDealt):
-            return "You re-rolled: a new pack is below."
-        if isinstance(e, engine.BasicsChanged):
-            return f"Your basics are now {', '.join(e.basics)} (paid {e.cost} 💰)."
-        if isinstance(e, engine.BasicsChosen):
-            return f"You chose {' + '.join(e.basics)}."
-        if isinstance(e, engine.CarouselPicked) and e.seat == seat:
-            gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
-            return f"You took **{escape(e.card)}**{gave}."
-        if isinstance(e, engine.CarouselPassed) and e.seat == seat:
-            return "You passed: your pool stays as it was."
+        match e:
+            case engine.CardsTraded(gave=gave, took=took):
+                return f"You gave **{escape(gave)}** and took **{escape(took)}**."
+            case engine.PackDealt():
+                return "You re-rolled: a new pack is below."
+            case engine.BasicsChanged(basics=basics, cost=cost):
+                return f"Your basics are now {', '.join(basics)} (paid {cost} 💰)."
+            case engine.BasicsChosen(basics=basics):
+                return f"You chose {' + '.join(basics)}."
+            case engine.CarouselPicked(seat=picker, card=card, gave_back=gave_back) if picker == seat:
+                gave = f" and gave back **{escape(gave_back)}**" if gave_back is not None else ""
+                return f"You took **{escape(card)}**{gave}."
+            case engine.CarouselPassed(seat=passer) if passer == seat:
+                return "You passed: your pool stays as it was."
     return None
 
 
@@ -404,80 +405,83 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
 
 def event_lines(news: Announcement) -> list[str]:
     """Public lines for what happened (private events — cards gained, packs dealt — are left out)."""
+    return [line for e in news.events for line in _lines_of(news, e)]
+
+
+def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
     u = news.user_of
-    lines: list[str] = []
-    for e in news.events:
-        if isinstance(e, engine.ResultReported):
-            if e.result == "draw":
-                lines.append(f"🤝 {mention(u(e.a))} and {mention(u(e.b))} drew (a loss for both).")
-            elif e.result == "unfinished":
-                lines.append(f"⏸️ {mention(u(e.a))} and {mention(u(e.b))} could not finish: both go to 9 poison.")
-            else:
-                win, lose = (e.a, e.b) if e.result == "a" else (e.b, e.a)
-                how = " (conceded)" if e.conceded_by is not None else ""
-                lines.append(f"✅ {mention(u(win))} beat {mention(u(lose))}{how}.")
-        elif isinstance(e, engine.ReplayRequired):
-            lines.append(
-                f"🔁 {mention(u(e.a))} and {mention(u(e.b))} must replay ({e.reason.replace('_', ' ')}): report again; "
+    match e:
+        case engine.ResultReported(a=a, b=b, result="draw"):
+            return [f"🤝 {mention(u(a))} and {mention(u(b))} drew (a loss for both)."]
+        case engine.ResultReported(a=a, b=b, result="unfinished"):
+            return [f"⏸️ {mention(u(a))} and {mention(u(b))} could not finish: both go to 9 poison."]
+        case engine.ResultReported(a=a, b=b, result=result, conceded_by=conceded_by):
+            win, lose = (a, b) if result == "a" else (b, a)
+            how = " (conceded)" if conceded_by is not None else ""
+            return [f"✅ {mention(u(win))} beat {mention(u(lose))}{how}."]
+        case engine.ReplayRequired(a=a, b=b, reason=reason):
+            return [
+                f"🔁 {mention(u(a))} and {mention(u(b))} must replay ({reason.replace('_', ' ')}): report again; "
                 "if you really can't finish, report `unfinishable`."
-            )
-        elif isinstance(e, engine.PlayerPoisoned):
-            lines.append(f"☠️ {mention(u(e.seat))} takes {e.amount} poison ({e.total}/10).")
-        elif isinstance(e, engine.PoisonSet):
-            lines.append(f"☠️ {mention(u(e.seat))} is set to {e.poison} poison.")
-        elif isinstance(e, engine.TreasuresChanged) and e.reason == "cap":
-            lines.append(f"💰 {mention(u(e.seat))} keeps {e.total} treasures ({-e.delta} over the cap).")
-        elif isinstance(e, engine.PackyardReshuffled):
-            lines.append(f"♻️ The packyard ({e.cards} cards) was shuffled into the packpile ({e.packpile} cards).")
-        elif isinstance(e, engine.PlayerDied):
-            lines.append(f"💀 {mention(u(e.seat))} reached 10 poison.")
-        elif isinstance(e, engine.BecameGhost):
-            lines.append(f"👻 {mention(u(e.seat))} is the Ghost: they keep playing until the next death.")
-        elif isinstance(e, engine.PlayerOut):
-            lines.append(f"🚪 {mention(u(e.seat))} is out.")
-        elif isinstance(e, engine.PlayoffStarted):
-            lines.append(f"🥊 Play-off: {mention(u(e.a))} vs {mention(u(e.b))}; the winner comes back with 9 poison.")
-        elif isinstance(e, engine.GameOver):
-            lines.append(f"🏆 **{mention(u(e.winner))} wins Treasure Battler #{news.game_id}!**")
-        elif isinstance(e, engine.PhaseChanged) and e.phase == "draft":
-            lines.append(
-                f"🛒 **Stage {e.stage}, round {e.round}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
+            ]
+        case engine.PlayerPoisoned(seat=seat, amount=amount, total=total):
+            return [f"☠️ {mention(u(seat))} takes {amount} poison ({total}/10)."]
+        case engine.PoisonSet(seat=seat, poison=poison):
+            return [f"☠️ {mention(u(seat))} is set to {poison} poison."]
+        case engine.TreasuresChanged(seat=seat, delta=delta, total=total, reason="cap"):
+            return [f"💰 {mention(u(seat))} keeps {total} treasures ({-delta} over the cap)."]
+        case engine.PackyardReshuffled(cards=cards, packpile=packpile):
+            return [f"♻️ The packyard ({cards} cards) was shuffled into the packpile ({packpile} cards)."]
+        case engine.PlayerDied(seat=seat):
+            return [f"💀 {mention(u(seat))} reached 10 poison."]
+        case engine.BecameGhost(seat=seat):
+            return [f"👻 {mention(u(seat))} is the Ghost: they keep playing until the next death."]
+        case engine.PlayerOut(seat=seat):
+            return [f"🚪 {mention(u(seat))} is out."]
+        case engine.PlayoffStarted(a=a, b=b):
+            return [f"🥊 Play-off: {mention(u(a))} vs {mention(u(b))}; the winner comes back with 9 poison."]
+        case engine.GameOver(winner=winner):
+            return [f"🏆 **{mention(u(winner))} wins Treasure Battler #{news.game_id}!**"]
+        case engine.PhaseChanged(phase=engine.DRAFT, stage=stage, round=round_):
+            return [
+                f"🛒 **Stage {stage}, round {round_}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
                 "then press Done."
-            )
-        elif isinstance(e, engine.PhaseChanged) and e.phase == "carousel":
-            lines.append(f"🎠 **Stage {e.stage}, round {e.round}: CAROUSEL.**")
-        elif isinstance(e, engine.PairingsMade):
-            lines.extend(pairing_lines(news, e.pairings))
-        else:
-            lines.extend(carousel_event_lines(news, e))
-    return lines
+            ]
+        case engine.PhaseChanged(phase=engine.CAROUSEL, stage=stage, round=round_):
+            return [f"🎠 **Stage {stage}, round {round_}: CAROUSEL.**"]
+        case engine.PairingsMade(pairings=pairings):
+            return pairing_lines(news, pairings)
+        case _:
+            return carousel_event_lines(news, e)
 
 
 def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
     """The carousel is face up: everyone hears its cards, its order and every pick."""
     u = news.user_of
     forced = " (at random: an organizer ended the carousel)"
-    if isinstance(e, engine.CarouselStarted):
-        each = "1 card" if e.picks_each == 1 else f"{e.picks_each} cards, in snake order"
-        source = "fresh from the packpile" if e.source == "packpile" else "from the packyard"
-        lap = e.order[: len(e.order) // e.picks_each]
-        order = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
-        tie = " (equal poison: in random order)" if e.random_tiebreak else ""
-        return [
-            f"{len(e.cards)} cards {source}; each player takes {each}, fewest poison first.",
-            f"Order: {order}{tie}",
-            *joined_lines([escape(card) for card in e.cards]),
-        ]
-    if isinstance(e, engine.CarouselTurn):
-        return [f"👉 {mention(u(e.seat))}, your carousel pick (pick {e.pick}) is in your DMs."]
-    if isinstance(e, engine.CarouselPicked):
-        gave = f" and gave back **{escape(e.gave_back)}**" if e.gave_back is not None else ""
-        return [f"🎠 {mention(u(e.seat))} took **{escape(e.card)}**{gave}{forced if e.forced else ''}."]
-    if isinstance(e, engine.CarouselPassed):
-        return [f"🎠 {mention(u(e.seat))} passed (their pool is full){forced if e.forced else ''}."]
-    if isinstance(e, engine.CarouselEnded):
-        left = f": {len(e.leftover)} cards left go to the packyard" if e.leftover else ""
-        return [f"🎠 The carousel is over{left}."]
+    match e:
+        case engine.CarouselStarted(cards=cards, order=order, picks_each=picks_each, source=source,
+                                    random_tiebreak=random_tiebreak):
+            each = "1 card" if picks_each == 1 else f"{picks_each} cards, in snake order"
+            where = "fresh from the packpile" if source == "packpile" else "from the packyard"
+            lap = order[: len(order) // picks_each]
+            shown = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
+            tie = " (equal poison: in random order)" if random_tiebreak else ""
+            return [
+                f"{len(cards)} cards {where}; each player takes {each}, fewest poison first.",
+                f"Order: {shown}{tie}",
+                *joined_lines([escape(card) for card in cards]),
+            ]
+        case engine.CarouselTurn(seat=seat, pick=pick):
+            return [f"👉 {mention(u(seat))}, your carousel pick (pick {pick}) is in your DMs."]
+        case engine.CarouselPicked(seat=seat, card=card, gave_back=gave_back, forced=by_force):
+            gave = f" and gave back **{escape(gave_back)}**" if gave_back is not None else ""
+            return [f"🎠 {mention(u(seat))} took **{escape(card)}**{gave}{forced if by_force else ''}."]
+        case engine.CarouselPassed(seat=seat, forced=by_force):
+            return [f"🎠 {mention(u(seat))} passed (their pool is full){forced if by_force else ''}."]
+        case engine.CarouselEnded(leftover=leftover):
+            left = f": {len(leftover)} cards left go to the packyard" if leftover else ""
+            return [f"🎠 The carousel is over{left}."]
     return []
 
 
@@ -667,14 +671,13 @@ def stash_embed(game: GameView, seat: int) -> discord.Embed:
     return limits.fit_embed(embed)
 
 
+RESOURCE_HEADER = "stage | round | hand | pool | extra treasures | poison per loss"
+RESOURCE_ROW = "{stage:>5} | {round:>5} | {hand:>4} | {pool:>4} | {extra_treasures:>15} | {poison_per_loss:>15}"
+
+
 def rules_text(progression: str, settings: engine.BattlerSettings | None = None) -> str:
     rows = engine.resource_overview(progression)
-    header = "stage | round | hand | pool | extra treasures | poison per loss"
-    table = [header, "-" * len(header)] + [
-        f"{r['stage']:>5} | {r['round']:>5} | {r['hand']:>4} | {r['pool']:>4} | {r['extra_treasures']:>15} | "
-        f"{r['poison_per_loss']:>15}"
-        for r in rows
-    ]
+    table = [RESOURCE_HEADER, "-" * len(RESOURCE_HEADER), *(RESOURCE_ROW.format_map(row) for row in rows)]
     prog = ", ".join(map(str, engine.POISON_PROGRESSIONS[progression]))
     lines = [
         f"**Treasure Battler** · poison per loss by stage: **{prog}** ({progression}); 10 poison kills.",

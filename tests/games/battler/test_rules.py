@@ -23,6 +23,7 @@ from bot.games.battler.rules import (
     PlayerEliminated,
     WrongPhase,
 )
+from bot.kit import events as codec
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1039,7 +1040,9 @@ def test_round_trip_mid_carousel_and_its_events():
     assert clone == state
     assert pick_all(clone) == pick_all(state) and clone == state
     for event in events:
-        assert b.event_from_dict(json.loads(json.dumps(b.event_to_dict(event)))) == event
+        stored = json.loads(json.dumps(codec.encode(event)))
+        assert stored["type"] == f"battler.{type(event).__name__}"
+        assert codec.decode(stored, b.Event) == event
 
 
 # --------------------------------------------------------------------------- serialisation

@@ -14,7 +14,7 @@ from bot.games.battler.models import BattlerGame
 from bot.kit import outbox
 from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError
-from bot.kit.tables import Actor
+from bot.kit.tables import Actor, TableRef
 from bot.store.models import EventResult, OutboxMessage
 from tests.common import CHANNEL, GUILD, ORGANIZER, numbered_cube, player
 
@@ -201,7 +201,7 @@ async def test_draft_actions_persist_refusals_and_stale_messages(db):
         await battler.report(db, game.id, player(state.players[0].user_id), "won")
     drafts = await deliver(db, result.prompts)
     prompt = drafts[state.players[0].user_id]
-    assert prompt.costs == {"trade": 0, "reroll": 1, "shift_basics": 1, "buy_basic": None}
+    assert prompt.costs == battler.Costs(trade=0, reroll=1, shift_basics=1, buy_basic=None)
 
     traded = await act(db, prompt, "trade", stash_index=0, pack_index=2)
     p1 = traded.actor_prompt
@@ -224,7 +224,7 @@ async def test_draft_actions_persist_refusals_and_stale_messages(db):
     with pytest.raises(PermissionDenied):
         await battler.private_action(db, game.id, 4242, "done", seat=p3.seat, version=p3.version)
     done = (await act(db, p3, "done")).actor_prompt
-    assert done.done and done.costs["trade"] is None
+    assert done.done and done.costs.trade is None
 
     # Everything above is in the database, exactly as the engine computes it.
     _, saved = await stored(db, game.id)
@@ -331,7 +331,7 @@ async def test_a_game_to_the_end_writes_the_leaderboard_with_the_engine_standing
     # The standings post was queued once, with the results, to the game's channel; nobody ended the
     # game by hand, so its organizer is told if the post is refused.
     finals = await queued(db, battler.FINAL)
-    told = outbox.telling({"game_id": game.id}, game.organizer_id, f"the results of Treasure Battler #{game.id}")
+    told = outbox.telling(TableRef(game.id).to_payload(), game.organizer_id, f"the results of Treasure Battler #{game.id}")
     assert [(row.channel_id, row.payload) for row in finals] == [(CHANNEL, told)]
     with pytest.raises(UserError, match="over"):
         await battler.report(db, game.id, player(state.players[state.winner].user_id), "won")

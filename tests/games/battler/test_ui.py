@@ -3,15 +3,31 @@ longest names a cube may hold (200 characters, full of markdown) and 16 players.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import discord
 import pytest
 
+from bot.games.battler import cog as _renderers  # noqa: F401  (the cog registers the renderers)
 from bot.games.battler import rules as engine
+from bot.games.battler import service as battler
 from bot.games.battler import ui
-from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
-from bot.kit import limits
+from bot.games.battler.service import (
+    Announcement,
+    Costs,
+    Dispute,
+    GameView,
+    PendingReport,
+    PrivatePrompt,
+    Standing,
+)
+from bot.kit import limits, outbox
+from bot.kit.delivery import Outbox
+from bot.kit.tables import TableRef
 from bot.kit.text import escape
 from tests.fake_discord.validation import validate_components, validate_embeds
 
@@ -19,6 +35,7 @@ PLAYERS = 16
 USERS = [900_000_000_000_000_200 + i for i in range(PLAYERS)]
 # A masked link, a mass ping and emphasis in every name; each name is 200 characters.
 TRAPS = ("[Lightning Bolt](http://evil.example/phish) ", "@everyone ", "**__~~||")
+NOW = datetime(2026, 1, 2, tzinfo=UTC)
 
 
 def long_name(i: int) -> str:
@@ -85,7 +102,7 @@ def prompt_of(state: engine.BattlerState, seat: int, kind: str) -> PrivatePrompt
     return PrivatePrompt(
         game_id=123_456, guild_id=1, channel_id=2, user_id=p.user_id, seat=seat, kind=kind, version=10**9,
         stage=state.stage, round=state.round, stash=tuple(p.stash), pack=tuple(p.pack), basics=tuple(p.basics),
-        treasures=p.treasures, poison=p.poison, costs=engine.action_costs(state, seat), done=p.done, **extra,
+        treasures=p.treasures, poison=p.poison, costs=Costs.of(state, seat), done=p.done, **extra,
     )
 
 
@@ -204,3 +221,62 @@ def test_cards_text_keeps_whole_names_and_says_how_many(seed):
             assert shown == limits.clip(escape(cards[0]), limit - 7)
     short = ["A", "B [x](y)"]
     assert ui.cards_text(short) == "A, B \\[x\\]\\(y\\)" and ui.cards_text([]) == "empty"
+
+
+# --- payloads queued before the kit's codec ----------------------------------------------------------
+
+
+def shown(out) -> tuple:
+    """What Discord is sent for a rendered row."""
+    view = out.view.to_components() if out.view is not None else None
+    mentions = out.allowed_mentions.to_dict() if out.allowed_mentions is not None else None
+    return out.content, out.continued, [e.to_dict() for e in out.embeds], view, mentions
+
+
+async def rendered(kind: str, payload: dict):
+    queued = outbox.Queued(7, outbox.Message(kind, payload, channel_id=2, guild_id=1), 0, NOW)
+    return shown(await Outbox(SimpleNamespace(db=None))._render(queued, True))
+
+
+def old_event(event: engine.Event) -> dict:
+    """An event as the outbox held it before the kit's codec: its bare class name, `asdict`."""
+    return {"type": type(event).__name__, **json.loads(json.dumps(dataclasses.asdict(event)))}
+
+
+async def test_rows_queued_before_typed_payloads_render_the_same():
+    """The outbox may send rows the version before the kit's codec queued (bare event names, the
+    payloads written by hand) after an upgrade: they render as the typed payloads do."""
+    state = game_state("carousel")
+    seat = engine.carousel_picker(state)
+    events = [engine.PhaseChanged("carousel", 1, 3), engine.CarouselTurn(seat, 1),
+              *engine.carousel_pick(state, seat, state.carousel_cards[0], give_back=state.players[seat].stash[0]),
+              engine.PairingsMade((engine.Pairing(0, 1, "d20", 0, 20, 0, 1, chooser=1),), "d20"),
+              engine.ResultReported(0, 1, "a", 1), engine.PlayerPoisoned(1, 2, 9)]
+    news = Announcement(123_456, 3, tuple(USERS), 1, 3, "fibonacci", tuple(events), (USERS[seat],))
+    old_news = {"game_id": 123_456, "organizer_id": 3, "users": list(USERS), "stage": 1, "round": 3,
+                "progression": "fibonacci", "events": [old_event(e) for e in events], "ping": [USERS[seat]]}
+    assert news.to_payload()["events"][0]["type"] == "battler.PhaseChanged"
+    assert Announcement.from_payload(old_news) == news
+    assert await rendered(battler.ANNOUNCE, old_news) == await rendered(battler.ANNOUNCE, news.to_payload())
+
+    prompt = prompt_of(state, seat, "carousel")
+    old_prompt = {**json.loads(json.dumps(dataclasses.asdict(prompt))),
+                  "costs": engine.action_costs(state, seat)}  # the engine's dict, as it was queued
+    assert PrivatePrompt.from_payload(old_prompt) == prompt
+    assert await rendered(battler.PROMPT, old_prompt) == await rendered(battler.PROMPT, prompt.to_payload())
+
+    report = PendingReport(4, 0, 1, 0, "a", None, ((0, 2), (1, 0)), "disputed", 1, "b")
+    old_report = {"id": 4, "a": 0, "b": 1, "reporter": 0, "claim": "a", "conceded_by": None,
+                  "treasures": [[0, 2], [1, 0]], "status": "disputed", "disputed_by": 1, "counter_claim": "b"}
+    old_dispute = {**old_news, "events": [], "ping": [], "report": old_report}
+    dispute = Dispute(123_456, 3, tuple(USERS), 1, 3, "fibonacci", (), (), report=report)
+    assert Dispute.from_payload(old_dispute) == dispute
+    assert await rendered(battler.DISPUTE, old_dispute) == await rendered(battler.DISPUTE, dispute.to_payload())
+
+    ended = await rendered(battler.ENDED, {"game_id": 123_456})
+    assert ended[0] == "❌ Treasure Battler #123456 was ended by an organizer without a winner: nothing was recorded."
+    closed = await rendered(battler.DMS_CLOSED, {"user_id": USERS[1]})
+    assert closed[0] == (f"<@{USERS[1]}>, I can't DM you your Treasure Battler choices. Turn on Direct Messages from "
+                         "server members, then run `/battler stash resend:True`.")
+    told = outbox.telling({"game_id": 123_456}, 3, "the results of Treasure Battler #123456")
+    assert TableRef.from_payload(told) == TableRef(123_456)  # the final standings, read from the game
