@@ -8,6 +8,7 @@ Pure functions (no Discord import), so rules engines and services can use them t
   NFKC-normalised).
 - :func:`escape` makes user text (event names, card names, reasons) render as typed: no
   markdown, no masked links, no pings.
+- :func:`plural` and :func:`article` are the one way counts and "a/an" are written.
 """
 
 from __future__ import annotations
@@ -40,3 +41,18 @@ def escape(text: str) -> str:
     links or mentions there, and would show the backslashes."""
     escaped = _MARKDOWN.sub(r"\\\1", text)
     return _MENTION.sub(_ZERO_WIDTH_SPACE, escaped)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """ "1 pick", "2 picks", "0 picks"; `many` for irregular plurals ("1 match", "2 matches")."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def plural_word(count: int, word: str, many: str | None = None) -> str:
+    """The word alone, agreeing with `count` ("card" or "cards")."""
+    return word if count == 1 else (many or word + "s")
+
+
+def article(word: str) -> str:
+    """ "an event", "a league": by the first letter's sound, which is right for this bot's words."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"

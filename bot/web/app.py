@@ -17,6 +17,7 @@ from aiohttp import hdrs, web
 
 from bot.kit.errors import NotFound
 from bot.kit.leaderboard import FORMATS
+from bot.kit.text import plural
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.outage import is_database_outage
@@ -38,10 +39,6 @@ def number(value: float | None) -> str:
 
 def day(value: datetime | None) -> str:
     return "" if value is None else f"{value.day} {value:%b %Y}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 class Static:

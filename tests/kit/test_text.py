@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.kit.text import clean_name, escape, name_key
+from bot.kit.text import article, clean_name, escape, name_key, plural, plural_word
 
 
 def test_name_key_ignores_case_width_and_composition():
@@ -38,3 +38,15 @@ def test_escape_leaves_no_unescaped_link_syntax(text):
     for index, char in enumerate(out):
         if char in "*_~`|[]()":
             assert out[index - 1] == "\\"
+
+
+def test_plural_agrees_with_the_count():
+    assert plural(1, "pick") == "1 pick"
+    assert plural(0, "pick") == "0 picks"
+    assert plural(2, "match", "matches") == "2 matches"
+    assert plural_word(1, "card") == "card" and plural_word(3, "card") == "cards"
+
+
+def test_article_by_first_letter():
+    assert article("event") == "an event"
+    assert article("league") == "a league"
