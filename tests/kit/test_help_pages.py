@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.kit import limits
 from bot.server import help
 
@@ -32,3 +34,12 @@ def test_one_entry_per_format_with_its_rules_page():
     for entry in help.FORMATS:
         assert entry.rules_page == f"docs/rules/{entry.key}.md"
         assert entry.flow[0].startswith("**Start:**") and entry.flow[-1].startswith("**End:**")
+
+
+def test_every_format_has_its_rules_page_for_players_and_the_readme_links_it():
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    for entry in help.FORMATS:
+        page = root / entry.rules_page
+        assert page.is_file(), entry.rules_page
+        assert f"({entry.rules_page})" in readme, entry.rules_page
