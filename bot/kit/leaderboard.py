@@ -64,7 +64,7 @@ NO_SEASON_PERIOD = Period(None, "all time (no season running)", "none")
 def placement_points(placement: int, placements: Sequence[int]) -> float:
     """League points for one event, the same for every format: one per player you finished ahead
     of, plus one for playing (8 players: 1st gets 8, last gets 1). `placements` are every player's
-    placements in the event: players who share a place finished ahead of nobody of them, so two
+    placements in the event: players who share a place finished ahead of none of each other, so two
     sharing 2nd of 4 (1, 2, 2, 4) get 2 each."""
     return float(1 + sum(1 for other in placements if other > placement))
 
