@@ -318,6 +318,13 @@ class StatelessModal(discord.ui.Modal):
 # --- who acts ---------------------------------------------------------------------------------------
 
 
+def require_guild(interaction: discord.Interaction) -> int:
+    """The server the interaction came from; a command used in a DM is refused."""
+    if interaction.guild_id is None:
+        raise UserError("That command only works in a server, not in DMs.")
+    return interaction.guild_id
+
+
 def actor_of(interaction: discord.Interaction) -> Actor:
     """The user, the server the interaction came from, and their Manage Server permission and roles
     there (services judge them against the server that owns the object acted on)."""
