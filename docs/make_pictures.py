@@ -20,6 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from PIL import Image  # noqa: E402
+
 from bot.cards.images import ImageCache  # noqa: E402
 from bot.cards.model import Card  # noqa: E402
 from bot.cards.scryfall_api import ScryfallClient  # noqa: E402
@@ -45,39 +47,47 @@ def pool_and_pack(cards: list[Card]) -> tuple[list[Card], list[Card]]:
     return pool, pack
 
 
-async def main() -> None:
-    cube = load_shipped_cubes()["goldfish"]
-    pool, pack = pool_and_pack(list(cube.cards.cards))
+async def tiles_of(cards: list[Card]) -> dict[str, Image.Image]:
+    """Each card's tile: its fake image served, fetched and scaled as the bot does."""
     async with serve_fake_scryfall() as fake:
-        for card in pool + pack:
+        for card in cards:
             fake.add_card(card.name, colours=(card.colour or "").replace("C", ""), type_line=card.type_line or "",
                           cmc=card.mana_value or 0)
         client = ScryfallClient(fake.base)
         try:
-            found = (await client.collection([card.name for card in pool + pack])).found
+            found = (await client.collection([card.name for card in cards])).found
             with tempfile.TemporaryDirectory() as directory:
                 cache = ImageCache(directory, 50 * 1024 * 1024)
                 tiles = {}
-                for card in pool + pack:
+                for card in cards:
                     url = found[card.name].image_url()
                     tiles[card.name] = cache.put(url, await client.image(url))
         finally:
             await client.close()
+    return tiles
+
+
+def main(output: Path = OUTPUT) -> dict[str, bytes]:
+    """Writes the pictures into `output` (docs/images), and returns them by file name."""
+    cube = load_shipped_cubes()["goldfish"]
+    pool, pack = pool_and_pack(list(cube.cards.cards))
+    tiles = asyncio.run(tiles_of(pool + pack))
     card_info = {card.name: {"name": card.name, "colour": card.colour, "type_line": card.type_line,
                              "mana_value": card.mana_value, "rarity": card.rarity} for card in pool}
     view = PoolView(pod_id=1, user_id=1, cards=[card.name for card in pool], card_info=card_info)
     prompt = PackPrompt(pod_id=1, guild_id=1, channel_id=1, user_id=1, seat=0, pack_id=1, pack_pick=0, round=1,
                         pick_number=1, pack_size=PACK_SIZE, packs=3, cards=tuple(card.name for card in pack),
                         queued_behind=0, pick_mode="buttons", dm_closed=False, direction="left")
-    OUTPUT.mkdir(parents=True, exist_ok=True)
+    output.mkdir(parents=True, exist_ok=True)
     pictures = {
         "pool.png": pool_picture_of(view)([tiles[name] for name in view.cards]),
         "pack.png": pack_picture_of(prompt)([tiles[name] for name in prompt.cards]),
     }
     for name, data in pictures.items():
-        (OUTPUT / name).write_bytes(data)
-        print(f"wrote {(OUTPUT / name).relative_to(REPO)} ({len(data):,} bytes)")
+        (output / name).write_bytes(data)
+        print(f"wrote {output / name} ({len(data):,} bytes)")
+    return pictures
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

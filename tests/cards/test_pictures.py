@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import subprocess
@@ -17,6 +18,8 @@ from PIL import Image
 from bot.cards import pictures
 from bot.cards.images import MAX_SIDE, TILE, ImageCache, ImageTooLarge, scale_to_tile
 from tests.e2e.fake_scryfall_cards import card_image, huge_png, marker_colour, marker_index
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def fake_tile(index: int) -> Image.Image:
@@ -187,6 +190,21 @@ def test_a_90_card_pool_picture_stays_within_the_bounds_and_is_quick() -> None:
     width, height = Image.open(io.BytesIO(png)).size
     assert width <= pictures.POOL_MAX[0] and height <= pictures.POOL_MAX[1]
     assert elapsed < 0.5
+
+
+def test_the_pictures_in_the_docs_are_the_renderers_own(tmp_path) -> None:
+    """docs/make_pictures.py still runs, and the committed pictures have the sizes it makes now (a
+    layout change is seen in the docs once they are made again)."""
+    spec = importlib.util.spec_from_file_location("make_pictures", DOCS / "make_pictures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made = module.main(tmp_path)
+    assert sorted(made) == ["pack.png", "pool.png"]
+    for name, data in made.items():
+        image = Image.open(io.BytesIO(data))
+        assert image.size == Image.open(DOCS / "images" / name).size, f"docs/images/{name}: run docs/make_pictures.py"
+    pool = Image.open(io.BytesIO(made["pool.png"]))
+    assert pool.width <= pictures.POOL_MAX[0] and pool.height <= pictures.POOL_MAX[1]
 
 
 def test_the_cache_stores_tiles_and_keeps_its_bound(tmp_path) -> None:
