@@ -187,7 +187,8 @@ def pool_layout(cards: Sequence[tuple[float, str]]) -> PoolLayout:
     candidates = [_pool_size(counts, rows, columns, lands, limit) for limit in range(max(longest, 1), 0, -1)]
     usable = [size for size in candidates if size[0] >= MIN_POOL_CARD_WIDTH] or candidates[:1]
     fitting = [size for size in usable if size[-1] <= POOL_MAX[1]]
-    width, limit, _height = fitting[0] if fitting else min(usable, key=lambda size: size[-1])
+    # The largest cards that fit (then the fewest piles).
+    width, limit, _height = max(fitting, key=lambda size: size[:2]) if fitting else min(usable, key=lambda size: size[-1])
     return _pool_place(cards, counts, rows, columns, lands, limit, width)
 
 
