@@ -34,7 +34,7 @@ async def add_results(
         for place, user_id in enumerate(users, start=1):
             session.add(EventResult(
                 guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
-                user_id=user_id, placement=place, points=leaderboard.placement_points(place, len(users)),
+                user_id=user_id, placement=place, points=leaderboard.placement_points(place, range(1, len(users) + 1)),
                 score=scores[place - 1] if scores else None, finished_at=finished_at))
 
 

@@ -531,13 +531,10 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        n = len(ended.placings)
         await leaderboard.record_results(
             session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row.id),
-            results=[
-                leaderboard.Placement(p.user_id, p.position, leaderboard.placement_points(p.position, n), p.award)
-                for p in ended.placings
-            ],
+            results=leaderboard.placed([(p.user_id, p.position) for p in ended.placings],
+                                       {p.user_id: p.award for p in ended.placings}),
         )
         settings = await load_settings_row(session, row.guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id

@@ -120,8 +120,8 @@ async def test_reject_close_and_leaderboard(db):
     period, rows = await leaderboard.standings(db, GUILD, format="goldfish")
     assert period == "season Autumn"
     assert [(r.rank, r.user_id, r.wins, r.points, r.best_score) for r in rows] == [
-        (1, 2, 1, 3.0, 25.0), (2, 1, 0, 2.0, 20.0), (3, 3, 0, 2.0, 20.0)
-    ]
+        (1, 2, 1, 3.0, 25.0), (2, 1, 0, 1.0, 20.0), (3, 3, 0, 1.0, 20.0)
+    ]  # sharing 2nd, they finished ahead of nobody: 1 point each
     await leaderboard.end_season(db, GUILD)
     # No season running: "current" is all time, and the title says so.
     period, rows = await leaderboard.standings(db, GUILD, season="current")
