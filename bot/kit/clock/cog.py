@@ -48,7 +48,7 @@ class ClockCog(commands.Cog):
         opponent="The other player on the clock (not a bot, not yourself); they accept it before it runs.",
         minutes="Minutes per player per game (default: your event's clock in a Turnabout match, else 10).",
         increment="Seconds: the delay per move, or the Bronstein refund limit (default: the event's, else 3).",
-        mode="Delay or Bronstein timing, as in FORMATS.md (default: the event's, else delay).",
+        mode="Delay (each move's first seconds free) or Bronstein (time spent refunded); default: the event's.",
         first="Whose clock runs first: the player who acts first (default: you).",
         game="Turnabout: the game of your match this clock is for (default: the first without a result).",
     )
