@@ -90,7 +90,7 @@ async def test_turnabout_drop_twice_and_end_with_a_round_open(fake, bot, world):
         players = world.players[:5]  # one drops: 4 are still paired in round 2
         await t.start(rounds=2)
         for index, user in enumerate(players):
-            await t.register(user, f"Deck {index}", "dominaria")
+            await t.join(user, f"Deck {index}", "dominaria")
         await t.slash(world.admin, "begin")
         await t.slash(world.admin, "pair")
 
@@ -98,7 +98,7 @@ async def test_turnabout_drop_twice_and_end_with_a_round_open(fake, bot, world):
         refused_at_once(await t.slash(world.admin, "end"), "Round 1 is not finished")
 
         # A drop asked twice before either is confirmed: the second Confirm says why, in its prompt.
-        await race(fake, world, "turnabout drop", "You dropped", "already dropped", user=players[0])
+        await race(fake, world, "turnabout leave", "You dropped", "already dropped", user=players[0])
         assert [p.user_id for p in (await t.state()).players if p.dropped] == [players[0]]
 
         # The end asked with round 1 finished; round 2 is paired before it is confirmed.

@@ -636,6 +636,7 @@ class Game:
     flagged: int | None = None  # seat whose clock flag fell in this game
     decided: bool = False  # the organizer's decision (final, not subject to confirmation)
     note: str = ""  # dispute reason or decision note
+    confirmed_by: int | None = None  # seat of the opponent who confirmed the report
     # [channel id, message id] of the channel messages showing its report with Confirm / Dispute,
     # recorded by the service (the engine never reads them): edited once the report is answered.
     messages: list[list[int]] = field(default_factory=list)
@@ -1393,7 +1394,7 @@ def confirm_game(
     """The opponent of the reporter confirms: the game's result is final."""
     m = _players_match(state, seat, match)
     g = _reported_game(m, seat, game, "confirm")
-    g.status, g.reported_by = FINAL, None
+    g.status, g.reported_by, g.confirmed_by = FINAL, None, seat
     return [GameConfirmed(m.number, g.number, seat), *_after_final(state, m)]
 
 

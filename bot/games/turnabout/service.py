@@ -447,6 +447,10 @@ def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra
 
     winner = game.winner
     measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
+    if game.status == engine.FINAL and not game.decided and game.confirmed_by is not None:
+        extra = {"by": user(game.confirmed_by), **extra}
+    elif game.status == engine.DISPUTED and game.reported_by is not None:
+        extra = {"by": user(match.other(game.reported_by)), **extra}
     result = engine.match_result(state, match)
     over = None
     if result is not None and result.b is not None:
@@ -458,10 +462,11 @@ def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra
     )
 
 
-def _retire_reports(loaded: Loaded, *, shown: int | None = None) -> list[outbox.Message]:
+def _retire_reports(loaded: Loaded, *, shown: int | None = None, **answered: Any) -> list[outbox.Message]:
     """Edits for the report messages of every game whose report was answered (final or disputed,
     here or by any other way): each shows the result and loses its Confirm / Dispute buttons.
-    `shown`: the message the cog edits itself (the one whose button was pressed)."""
+    `shown`: the message the cog edits itself (the one whose button was pressed); `answered`: who
+    answered it and how (`ReportDone.by`, `by_report`)."""
     state = loaded.state
     assert state is not None
     out = []
@@ -471,7 +476,7 @@ def _retire_reports(loaded: Loaded, *, shown: int | None = None) -> list[outbox.
                 continue
             for channel_id, message_id in g.messages:
                 if message_id != shown:
-                    done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
+                    done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id, **answered)
                     out.append(loaded.channel(REPORT_DONE, done, channel_id=channel_id))
             g.messages = []
     return out
@@ -529,13 +534,14 @@ async def report(
                             f"by the losing deck's option.")
         events = GAMES.call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded))
+        matched = any(isinstance(e, engine.GameConfirmed) for e in events)
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
             pending = _pending(loaded, match, target)
         done = None
-        if any(isinstance(e, engine.GameConfirmed) for e in events):
+        if matched:
             done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
         return Outcome(_view(loaded), list(events), pending, game=target.number, done=done)
 
@@ -568,7 +574,7 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
                                   note="report confirmed by an organizer")
         else:
             raise PermissionDenied("Only the reporter's opponent or an organizer can confirm this report.")
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id))
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, by=actor.user_id))
 
 
@@ -579,7 +585,7 @@ async def dispute(db: Database, event_id: int, match: int, game: int, actor: tab
         loaded = await GAMES.load(session, event_id)
         state, seat = GAMES.playing(loaded, actor)
         events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id))
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
         m = state.match(match)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
 

@@ -516,6 +516,7 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     done = await edits()
     assert set(done) == {501, 502} and done[501]["winner"] == a and done[501]["value"] == 20
     assert done[501]["status"] == engine.FINAL and done[501]["channel_id"] == CHANNEL
+    assert done[501]["by"] == b and done[501]["by_report"]
     # Game 2: confirmed with the button on message 503: that one is the cog's, 504 goes through the outbox.
     await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)
     for message_id in (503, 504):
