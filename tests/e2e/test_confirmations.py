@@ -78,7 +78,7 @@ async def finish_round(t: TurnaboutDriver) -> None:
         winner, loser = state.players[match.a].user_id, state.players[match.b].user_id
         for _ in (1, 2):
             report = await t.report(winner, "won", 5)
-            if "result is final" in report.content:  # the opponent dropped: nobody confirms
+            if "as their opponent has dropped" in report.content:  # the opponent dropped: nobody confirms
                 continue
             confirmed = await t.answer(loser, report.message)
             assert "confirmed" in confirmed.content, confirmed.content

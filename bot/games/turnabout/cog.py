@@ -167,7 +167,8 @@ class TurnaboutCog(TableCog):
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
         else:
-            await interaction.response.send_message("Reported. Your opponent has dropped, so the result is final.")
+            assert outcome.done is not None  # the opponent has dropped: final at once
+            await interaction.response.send_message(ui.report_done_text(outcome.done))
 
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
                            again: bool = False) -> None:

@@ -161,6 +161,7 @@ class ReportDone(Payload):
     reporter: int | None  # who reported it (a disputed report)
     by: int | None = None  # who confirmed or disputed it, when known
     by_report: bool = False  # confirmed by the opponent's own matching report
+    unopposed: bool = False  # reported by `by`, final at once: their opponent has dropped
     over: tuple[int, int, int, int] | None = None  # the match is over: (user a, VP a, user b, VP b)
     channel_id: int = 0
     message_id: int = 0
@@ -543,6 +544,8 @@ async def report(
         done = None
         if matched:
             done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
+        elif reported is not None and reported.needs_confirmation_by is None:
+            done = _report_done(loaded, match, target, by=actor.user_id, unopposed=True)
         return Outcome(_view(loaded), list(events), pending, game=target.number, done=done)
 
 

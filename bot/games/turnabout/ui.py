@@ -272,6 +272,8 @@ def report_done_text(done: ReportDone) -> str:
         how = "decided by an organizer"
     elif done.by is None:
         how = "confirmed"
+    elif done.unopposed:
+        how = f"reported by {mention(done.by)}: final, as their opponent has dropped"
     elif done.by_report:
         how = f"confirmed by {mention(done.by)}'s matching report"
     else:

@@ -560,3 +560,15 @@ async def test_a_dispute_carries_both_claims_to_the_organizer(db):
     assert (disputed["claimed"]["by"], disputed["claimed"]["winner"], disputed["claimed"]["value"]) == (m.a, m.a, 20)
     assert (disputed["counter"]["by"], disputed["counter"]["winner"], disputed["counter"]["value"]) == (m.b, m.b, 7)
     assert call.payload["ping"] == [ORGANIZER]
+
+
+async def test_a_report_against_a_dropped_player_is_final_and_says_so(db):
+    event = await registered(db, 4, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a, b = user_of(event, m.a), user_of(event, m.b)
+    await turnabout.drop(db, event.id, player(b))
+    out = await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
+    assert out.pending is None and out.done is not None and out.done.unopposed and out.done.by == a
+    assert out.done.status == engine.FINAL and out.done.winner == a and out.done.value == 5

@@ -147,6 +147,9 @@ def test_an_answered_report_says_who_won_with_what_number_and_whose_vp():
                                    match_points=17)
     assert ui.report_done_text(matching) == (
         "✅ Match 1, game 1: <@10> **won** with 7 life (**17 MP**), confirmed by <@11>'s matching report.")
+    alone = dataclasses.replace(confirmed, by=10, unopposed=True, over=None)
+    assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 MP**), "
+                                          "reported by <@10>: final, as their opponent has dropped.")
     decided = dataclasses.replace(confirmed, decided=True, by=None, over=None)
     assert ui.report_done_text(decided).startswith("⚖️ Match 1, game 2: <@10> **won** with 45 cards")
     assert ui.report_done_text(decided).endswith("decided by an organizer.")
