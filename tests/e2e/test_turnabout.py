@@ -269,7 +269,7 @@ async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, wo
             await t.join(user, f"Deck {i}")
         refusal = ("6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event "
                    "is set to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have "
-                   "registered.")
+                   "joined.")
         refused = await t.slash(world.admin, "begin")
         assert refused.ephemeral and refused.content == refusal
         pressed = await t.lobby(lobby, world.admin, "begin")

@@ -174,11 +174,13 @@ class TurnaboutCog(TableCog):
                            again: bool = False) -> None:
         """Post a report with Confirm / Dispute (pinging the opponent, who answers it) and remember the
         message, so it loses its buttons once the report is answered in any way."""
-        await interaction.response.send_message(ui.report_text(pending, again=again), view=ui.report_view(pending),
-                                                allowed_mentions=ping(pending.opponent))
-        message = await interaction.original_response()
+        sent = await interaction.response.send_message(ui.report_text(pending, again=again),
+                                                       view=ui.report_view(pending), allowed_mentions=ping(pending.opponent))
+        message_id = sent.message_id if sent is not None else None
+        if message_id is None:  # the callback did not say which message it made
+            message_id = (await interaction.original_response()).id
         await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
-                                              channel_id=message.channel.id, message_id=message.id)
+                                              channel_id=interaction.channel_id, message_id=message_id)
 
     @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizer).")
     @app_commands.describe(match="The match number (from the pairings).", game="Game 1 or 2.",

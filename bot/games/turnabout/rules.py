@@ -526,7 +526,7 @@ def deck_problems(
     elif total > MAX_DECKLIST_CARDS:
         problems.append(
             f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
-            "(register a bigger deck without a list)."
+            "(join with a bigger deck without a list)."
         )
     if sideboard:
         problems.append("Turnabout uses no sideboard (nor companions): remove that section.")

@@ -291,7 +291,7 @@ async def _close_registration(
         events = engine.close_registration(loaded.state)
     except engine.TooManyRounds as error:
         raise UserError(f"{error} Begin with `/turnabout begin rounds:{error.most}` (or fewer), or wait until "
-                        f"{error.needed} players have registered.") from None
+                        f"{error.needed} players have joined.") from None
     await GAMES.commit(session, loaded, events)
     return Outcome(_view(loaded), list(events))
 

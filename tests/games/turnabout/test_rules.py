@@ -394,7 +394,7 @@ def test_a_registered_list_holds_at_most_250_cards():
     text = "".join(f"1 {long_name} {i}\n" for i in range(1000))
     _, problems = t.check_decklist(text)
     assert problems == [
-        "The list has 1,000 cards; a registered list may have at most 250 (register a bigger deck without a list)."
+        "The list has 1,000 cards; a registered list may have at most 250 (join with a bigger deck without a list)."
     ]
     with pytest.raises(DeckRejected, match="at most 250"):
         t.register(t.new_event(1), 7, "Battle of Wits", decklist="251 Island\n")

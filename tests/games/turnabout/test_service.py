@@ -196,7 +196,7 @@ async def test_begin_refuses_more_rounds_than_a_round_robin_and_can_change_them(
         await turnabout.begin(db, event.id, ORG)
     assert str(refused.value) == (
         "6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event is set "
-        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have registered.")
+        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have joined.")
     for rounds, error in [(6, "at most 5 rounds"), (0, "from 1 to 20"), (21, "from 1 to 20")]:
         with pytest.raises(UserError, match=error):
             await turnabout.begin(db, event.id, ORG, rounds=rounds)
