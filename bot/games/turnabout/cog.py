@@ -159,15 +159,12 @@ class TurnaboutCog(TableCog):
                 await interaction.followup.send(note, ephemeral=True)
         elif pending is not None:
             await self._post_report(interaction, pending)
-        elif outcome.confirmed:
-            assert outcome.done is not None
-            await interaction.response.send_message(ui.report_done_text(outcome.done))
         elif outcome.disputed:
             await interaction.response.send_message(
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
-        else:
-            assert outcome.done is not None  # the opponent has dropped: final at once
+        else:  # confirmed by this matching report, or final at once (the opponent has dropped)
+            assert outcome.done is not None
             await interaction.response.send_message(ui.report_done_text(outcome.done))
 
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
@@ -176,9 +173,8 @@ class TurnaboutCog(TableCog):
         message, so it loses its buttons once the report is answered in any way."""
         sent = await interaction.response.send_message(ui.report_text(pending, again=again),
                                                        view=ui.report_view(pending), allowed_mentions=ping(pending.opponent))
-        message_id = sent.message_id if sent is not None else None
-        if message_id is None:  # the callback did not say which message it made
-            message_id = (await interaction.original_response()).id
+        message_id = sent.message_id if sent is not None else None  # else: ask which message it made
+        message_id = message_id or (await interaction.original_response()).id
         await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
                                               channel_id=interaction.channel_id, message_id=message_id)
 
