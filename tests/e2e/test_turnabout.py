@@ -205,6 +205,8 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                 assert reply.content.endswith(f" Match {m.number} is over: <@{a}> {expected[0]} VP, <@{b}> "
                                               f"{expected[1]} VP."), reply.content
             result = await t.wait_channel(f"🏁 Match {m.number}:")
+            if "is complete" not in result["content"]:  # a match result calls nobody to act: no ping
+                assert fake.pinged_users(result) == set()
             assert f"<@{a}> {mp[0]} MP – {mp[1]} MP <@{b}>" in result["content"]
             assert f"**{expected[0]}–{expected[1]} VP**" in result["content"]
             vp[a] += expected[0]
