@@ -214,7 +214,7 @@ async def test_turnabout_report_buttons(fake, bot, world):
     async with forging(fake, world, bot, "turnabout", TurnaboutDriver) as (f, t):
         lobby = await t.start(rounds=2)
         for index, user in enumerate(world.players[:4]):
-            await t.register(user, f"Deck {index}", "dominaria")
+            await t.join(user, f"Deck {index}", "dominaria")
         await t.slash(world.admin, "begin")
         await t.slash(world.admin, "pair")
         state = await t.state()
