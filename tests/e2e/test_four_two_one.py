@@ -471,7 +471,7 @@ async def _the_end(t: FourTwoOneDriver, fake, world, scores: Counter[int]) -> No
             select(EventResult).where(EventResult.format == "421", EventResult.event_id == t.league_id))).scalars()}
     assert rows[winner].placement == 1 and rows[winner].points == 3 and rows[winner].score == scores[winner]
     assert {u: r.score for u, r in rows.items()} == {u: float(s) for u, s in scores.items()}
-    standings = await t.slash(world.member, "standings")
-    assert f"1. <@{winner}> — **{scores[winner]}** points" in embed_text(standings.message)
+    status = await t.slash(world.member, "status")
+    assert f"1. <@{winner}> — **{scores[winner]}** points" in embed_text(status.message)
     after = await t.report(winner, "won")
     assert after.ephemeral and "no 421 league here" in after.content

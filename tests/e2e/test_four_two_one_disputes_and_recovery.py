@@ -86,8 +86,8 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         assert (await t.state()) == state  # nothing counted
         rejected = await t.answer(rival, claim.message, "reject")
         assert f"Rejected by <@{rival}>: the match is disputed" in rejected.content and not rejected.message["components"]
-        standings = await t.slash(world.member, "standings")
-        assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(standings.message)
+        status = await t.slash(world.member, "status")
+        assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(status.message)
 
         playing = await t.slash(organizer, "settle", match="A", winner=organizer)
         assert playing.ephemeral and "You play in Match A: another organizer settles its dispute" in playing.content

@@ -23,12 +23,13 @@ from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 
 S = four_two_one.STATUSES
-SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and standings look at
+SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and status look at
 POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
-LIST_HELP = "Your 60 cards as a text file (`4 Card Name` lines); leave it out to paste them in a form."
+LIST_HELP = ("Your 60 cards as a text file (`4 Card Name` lines, or an Arena export: its sideboard is ignored); "
+             "leave it out to paste them.")
 
 
 class FourTwoOneCog(SetListCommands, TableCog):
@@ -101,22 +102,45 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
                                                    "`/421 join`.")
 
-    @group.command(name="pool", description="The unchosen cards, with how many copies are left (search by name).")
-    @app_commands.describe(search="Only cards whose name contains this.")
+    @group.command(name="pool", description="Every card of the league with how many copies are left (search by "
+                                            "name, or get it all as a file).")
+    @app_commands.describe(search="Only cards whose name contains this.",
+                           file="The whole pool as text files: the copies left in Arena's format, and every card "
+                                "with its copies left.")
     async def pool(self, interaction: discord.Interaction,
-                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None) -> None:
+                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
+        if file:
+            if league.state is None:
+                raise UserError("The league has not begun: the pool is dealt when it does.")
+            await self._send_files(interaction, ui.pool_files(league),
+                                   f"The pool of {league_name(league.id)}: the `-arena` file lists the copies left as "
+                                   "`4 Card Name` lines, for a deck builder or Arena; the other lists every card with "
+                                   "its copies left of its copies in the league (`0/4`: all in decks) and where "
+                                   "the others are.")
+            return
         await send_paginated(interaction, POOL_PAGES, ui.pool_key(league.id, search), ephemeral=True)
 
     @group.command(name="decks", description="Every deck of the league, its public list and who uses it.")
-    async def decks(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(file="Every deck's list in one text file.")
+    async def decks(self, interaction: discord.Interaction, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
+        if file:
+            if league.state is None or not league.state.decks:
+                raise UserError("No deck has been built yet.")
+            await self._send_files(interaction, ui.decks_file(league), f"Every deck of {league_name(league.id)}.")
+            return
         await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
 
-    @group.command(name="standings", description="Scores, decks, the round and who must act next.")
-    async def standings(self, interaction: discord.Interaction) -> None:
+    @staticmethod
+    async def _send_files(interaction: discord.Interaction, texts: dict[str, str], note: str) -> None:
+        files = [discord.File(io.BytesIO(text.encode()), filename=name) for name, text in texts.items()]
+        await interaction.response.send_message(note, files=files, ephemeral=True)
+
+    @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
+    async def status(self, interaction: discord.Interaction) -> None:
         league = await self.league_here(interaction, SHOWN)
-        await interaction.response.send_message(embed=ui.standings_embed(league))
+        await interaction.response.send_message(embed=ui.status_embed(league))
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
@@ -155,7 +179,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
             file = discord.File(io.BytesIO(data.encode()), filename="decklist.txt")
             await interaction.response.send_message(text, file=file, ephemeral=True)
             return
-        await interaction.response.send_message(ui.deck_done_text(outcome.league, outcome.events), ephemeral=True)
+        await interaction.response.send_message(ui.deck_done_text(outcome.league, outcome.events, outcome.ignored),
+                                                ephemeral=True)
 
     @group.command(name="takeapart", description="Before building over the deck limit: take apart two unused decks.")
     @app_commands.guild_only()
@@ -169,8 +194,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def on_take_apart(self, interaction: discord.Interaction, *, league: int, decks: list[int]) -> None:
         outcome = await four_two_one.take_apart(self.db, league, actor_of(interaction), decks)
         await interaction.response.edit_message(view=None)
-        number = len(outcome.league.state.decks) + 1
-        await interaction.followup.send(f"Decks #{decks[0]} and #{decks[1]} are taken apart: now build deck {number} "
+        number = outcome.league.state.next_deck_id
+        await interaction.followup.send(f"Decks #{decks[0]} and #{decks[1]} are taken apart: now build deck #{number} "
                                         "with `/421 build`.", ephemeral=True)
 
     @group.command(name="report", description="Report your match: your opponent confirms it.")
@@ -194,14 +219,15 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
-        await answer(self.db, league, claim, actor_of(interaction))
-        verdict = ui.verdict_text(action, interaction.user.id)
+        outcome = await answer(self.db, league, claim, actor_of(interaction))
+        assert outcome.claim is not None
+        # The report's text gives way to what was reported and the verdict; its buttons go.
+        content = limits.clip(ui.answered_text(outcome.claim, action, interaction.user.id), limits.CONTENT)
         if interaction.message.flags.ephemeral:  # the report shown again to the opponent alone
-            await interaction.response.edit_message(content=verdict, view=None)
+            await interaction.response.edit_message(content=content, view=None)
             if action == "reject":  # the channel hears of the dispute (a result is announced anyway)
-                await interaction.followup.send(verdict, allowed_mentions=discord.AllowedMentions.none())
+                await interaction.followup.send(content, allowed_mentions=discord.AllowedMentions.none())
             return
-        content = limits.clip(f"{interaction.message.content}\n{verdict}", limits.CONTENT)
         await interaction.response.edit_message(content=content, view=None)
 
     @group.command(name="settle", description="Decide a disputed match of this round: its report was rejected "
@@ -221,7 +247,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
                                                 ephemeral=True)
 
     @group.command(name="choose", description="You lost: choose option A, B, C or D (C asks which set-aside deck).")
-    @app_commands.describe(option="What you do after losing.", deck="Option C: the set-aside deck to claim.")
+    @app_commands.describe(option="What you do after losing.", deck="Option C: the number of the set-aside deck to "
+                                                                     "claim (#).")
     @app_commands.choices(option=OPTION_CHOICES)
     @app_commands.guild_only()
     async def choose(self, interaction: discord.Interaction, option: app_commands.Choice[str],

@@ -28,6 +28,7 @@ who does not play in the match settles it (`settle`); the announcement then name
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -42,7 +43,7 @@ from bot.kit import documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 from bot.store.db import Database
 
 KIND = "421"  # also the leaderboard's format key and the command group
@@ -134,6 +135,7 @@ class Outcome:
     events: list[engine.Event] = field(default_factory=list)
     claim: Claim | None = None
     again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
+    ignored: int = 0  # a decklist's sideboard cards, left out
 
 
 @dataclass(frozen=True)
@@ -241,10 +243,10 @@ def _deck_problems_text(error: engine.DeckRejected) -> str:
     lines = ([error.size_problem] if error.size_problem else []) + [p.message for p in error.problems]
     text = "That deck can't be used; nothing was changed:"
     for shown, line in enumerate(lines):
-        more = f"\n- …and {len(lines) - shown} more problems" if shown < len(lines) - 1 else ""
+        more = f"\n- …and {plural(len(lines) - shown, 'more problem')}" if shown < len(lines) - 1 else ""
         entry = f"\n- {line[:400]}"
         if len(text) + len(entry) + len(more) > MAX_ERROR_CHARS:
-            return text + f"\n- …and {len(lines) - shown} more problems"
+            return text + f"\n- …and {plural(len(lines) - shown, 'more problem')}"
         text += entry
     return text
 
@@ -327,7 +329,8 @@ async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) ->
         seed=row.seed, names=names, settings=_schedule(loaded).settings(row.target_score),
     )
     step = engine.pending_actions(loaded.state)[0]
-    events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number)]
+    events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number,
+                                                          step.deck_id)]
     await _commit(session, loaded, events)
     return Outcome(_view(loaded), events)
 
@@ -428,32 +431,107 @@ async def find_league(
 # --- decks ---------------------------------------------------------------------------------------------
 
 
-def read_decklist(data: str | bytes) -> list[str]:
+@dataclass(frozen=True)
+class Decklist:
+    """A decklist as read: one name per card of the deck, and how many cards of its sideboard (or
+    companion, maybeboard) were left out."""
+
+    names: list[str]
+    ignored: int = 0
+
+
+_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
+_SIDE_MARKERS = frozenset({"sideboard", "side board", "side", "companion", "commander", "maybeboard", "maybe",
+                           "considering"})
+_ABOUT_MARKERS = frozenset({"about"})  # Arena's "About / Name My Deck" lines before the deck
+_SIDE_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
+
+
+def _split_sideboard(text: str) -> tuple[str, str]:
+    """The main deck's lines and the sideboard's of a text decklist: after a `Sideboard` (or
+    `Companion`, `Maybeboard`) line until a `Deck` line, `SB:` lines, and, in a list with no such
+    marks whose part before its first blank line is exactly 60 cards (MTGO, Draftmancer), what
+    follows that blank line. Comments and headers stay with the main part (the parser skips them)."""
+    main: list[str] = []
+    side: list[str] = []
+    section = "main"
+    marked = False
+    for line in text.splitlines():
+        marker = line.strip().rstrip(":").strip().lower()
+        if marker in _MAIN_MARKERS:
+            section, marked = "main", True
+        elif marker in _SIDE_MARKERS:
+            section, marked = "side", True
+        elif marker in _ABOUT_MARKERS:
+            section, marked = "about", True
+        elif section == "about":
+            if not line.strip():
+                section = "main"
+        elif _SIDE_PREFIX.match(line.strip()):
+            marked = True
+            side.append(_SIDE_PREFIX.sub("", line.strip()))
+        else:
+            (main if section == "main" else side).append(line)
+    if not marked:
+        blank = next((i for i, line in enumerate(main) if not line.strip() and any(x.strip() for x in main[:i])), None)
+        if blank is not None and any(x.strip() for x in main[blank:]):
+            try:
+                first = len(parse_cube_text("\n".join(main[:blank])).names())
+            except CubeFormatError:
+                first = 0
+            if first == engine.DECK_SIZE:
+                return "\n".join(main[:blank]), "\n".join(main[blank:])
+    return "\n".join(main), "\n".join(side)
+
+
+def read_decklist(data: str | bytes) -> Decklist:
     """A decklist (``4 Card Name`` lines, an Arena or CubeCobra export, as `bot.cards.parse` reads
-    them) as one name per card."""
+    them) as one name per card; an Arena or MTGO export's sideboard is left out (and counted)."""
     try:
         text = data if isinstance(data, str) else decode_upload(data, what="decklist")
-        return parse_cube_text(text).names()
+        if text.lstrip().startswith(("{", "[")):  # JSON: the parser reads its main board only
+            return Decklist(parse_cube_text(text).names())
+        main, side = _split_sideboard(text)
+        names = parse_cube_text(main).names() if main.strip() else []
     except CubeFormatError as error:
         raise UserError(f"I can't read that decklist: {error}") from None
+    if not names:
+        raise UserError("I can't read that decklist: it has no cards outside its sideboard.")
+    try:
+        ignored = len(parse_cube_text(side).names()) if side.strip() else 0
+    except CubeFormatError:  # an unreadable sideboard is ignored all the same
+        ignored = sum(1 for line in side.splitlines() if line.strip())
+    return Decklist(names, ignored)
 
 
-async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args) -> Outcome:
+async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, decklist: Decklist) -> Outcome:
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         state, seat = GAMES.playing(loaded, actor)
-        events = GAMES.call(operation, state, seat, *args)
+        try:
+            events = GAMES.call(operation, state, seat, decklist.names)
+        except DeckProblems as problems:
+            if decklist.ignored:
+                raise DeckProblems(f"{problems}\n{_sideboard_note(decklist.ignored)}") from None
+            raise
         await _commit(session, loaded, events)
-        return Outcome(_view(loaded), events)
+        return Outcome(_view(loaded), events, ignored=decklist.ignored)
+
+
+def _sideboard_note(ignored: int) -> str:
+    """Why a refused list's card count leaves its sideboard out."""
+    return f"(The sideboard, {plural(ignored, 'card')}, was not read: a 421 deck is its 60 cards.)"
 
 
 async def build(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
-    """The deck the actor is due to build: exactly 60 cards, all available in the pool."""
+    """The deck the actor is due to build: exactly 60 cards, all available in the pool (a
+    sideboard is ignored: `Outcome.ignored` counts its cards)."""
     return await _deck_action(db, league_id, actor, engine.build_deck, read_decklist(decklist))
 
 
 async def alter(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
-    """Option A: the actor's deck becomes this list (what it drops returns to the pool)."""
+    """Option A: the actor's deck becomes this list (what it drops returns to the pool; a
+    sideboard is ignored)."""
     return await _deck_action(db, league_id, actor, engine.alter_deck, read_decklist(decklist))
 
 
@@ -567,7 +645,9 @@ async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
-        return await _apply_claim(session, loaded, _claims(loaded), entry, decided)
+        claim = _claim_of(loaded, entry)
+        outcome = await _apply_claim(session, loaded, _claims(loaded), entry, decided)
+        return replace(outcome, claim=claim)
 
 
 async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
@@ -581,7 +661,7 @@ async def reject(db: Database, league_id: int, number: int, actor: tables.Actor)
         claims[entry.match] = replace(entry, disputed_by=actor.user_id)
         _keep_claims(loaded, claims)
         GAMES.save(loaded)
-        return Outcome(_view(loaded))
+        return Outcome(_view(loaded), claim=_claim_of(loaded, entry))
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:

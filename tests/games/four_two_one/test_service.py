@@ -168,7 +168,7 @@ async def test_begin_seats_the_players_and_the_first_builds(db):
     assert sorted(p.name for p in state.players) == ["Player *0*", "Player *1*", "Player *2*"]
     [announce] = await queued(db, league_service.ANNOUNCE)
     news = league_service.Announcement.from_payload(announce.payload)
-    assert news.events[0] == engine.ActionPending("build", 0, None, 1)
+    assert news.events[0] == engine.ActionPending("build", 0, None, 1, 1)
     assert news.ping == (league.user_of(0),)  # only the player who must act
 
 
@@ -204,7 +204,7 @@ async def test_building_reports_every_problem_and_changes_nothing(db):
     taken = "4 AAA Common 01\n56 Swamp\n"
     message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(second), taken),
                             league_service.DeckProblems, "none left in the pool")
-    assert "4 in deck 1 (Player \\*" in message  # which deck holds them, and whose
+    assert "4 in deck #1 (Player \\*" in message  # which deck holds them, and whose
     assert copies_conserved((await league_service.get_league(db, league.id)).state)
 
 

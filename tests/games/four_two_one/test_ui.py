@@ -105,7 +105,7 @@ def test_deck_pages_show_each_list_and_who_uses_every_deck():
 def test_standings_lobby_claim_and_final():
     state = league_state()
     built(state)
-    embed = ui.standings_embed(view(state))
+    embed = ui.status_embed(view(state))
     assert "report Match A" in embed.fields[-2].value and limits.embed_size(embed) <= limits.EMBED_TOTAL
     lobby = ui.lobby_embed(view(None, "lobby"))
     assert "\\*\\*bold\\*\\*" in lobby.description and "2–6" in lobby.footer.text
@@ -205,9 +205,9 @@ def test_the_lobby_and_standings_show_when_the_later_sets_join():
     assert len(ui.lobby_embed(twelve).description) <= limits.DESCRIPTION
     state = league_state()
     built(state)
-    waiting = ui.standings_embed(replace(view(state), disputes=("A",))).fields[-2].value
+    waiting = ui.status_embed(replace(view(state), disputes=("A",))).fields[-2].value
     assert "report Match A (disputed: report again, or an organizer settles it with `/421 settle`)" in waiting
-    assert "disputed" not in ui.standings_embed(view(state)).fields[-2].value
+    assert "disputed" not in ui.status_embed(view(state)).fields[-2].value
 
 
 async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancellation():
