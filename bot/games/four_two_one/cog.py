@@ -1,9 +1,7 @@
 """/421: 421 leagues — a shared 4/2/1 pool, public 60-card decks, reports confirmed by the opponent,
-the loser's options A–D, sets added at deck 6 and 11, the winner on the leaderboard."""
+the loser's options A–D, sets added as the decks grow, the winner on the leaderboard."""
 
 from __future__ import annotations
-
-import io
 
 import discord
 from discord import app_commands
@@ -28,8 +26,7 @@ POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
-LIST_HELP = ("Your 60 cards as a text file (`4 Card Name` lines, or an Arena export: its sideboard is ignored); "
-             "leave it out to paste them.")
+LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 
 
 class FourTwoOneCog(SetListCommands, TableCog):
@@ -102,22 +99,13 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
                                                    "`/421 join`.")
 
-    @group.command(name="pool", description="Every card of the league with how many copies are left (search by "
-                                            "name, or get it all as a file).")
-    @app_commands.describe(search="Only cards whose name contains this.",
-                           file="The whole pool as text files: the copies left in Arena's format, and every card "
-                                "with its copies left.")
+    @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
+    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)
     async def pool(self, interaction: discord.Interaction,
                    search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            if league.state is None:
-                raise UserError("The league has not begun: the pool is dealt when it does.")
-            await self._send_files(interaction, ui.pool_files(league),
-                                   f"The pool of {league_name(league.id)}: the `-arena` file lists the copies left as "
-                                   "`4 Card Name` lines, for a deck builder or Arena; the other lists every card with "
-                                   "its copies left of its copies in the league (`0/4`: all in decks) and where "
-                                   "the others are.")
+            await interaction.response.send_message(**ui.pool_file_message(league), ephemeral=True)
             return
         await send_paginated(interaction, POOL_PAGES, ui.pool_key(league.id, search), ephemeral=True)
 
@@ -126,16 +114,9 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def decks(self, interaction: discord.Interaction, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            if league.state is None or not league.state.decks:
-                raise UserError("No deck has been built yet.")
-            await self._send_files(interaction, ui.decks_file(league), f"Every deck of {league_name(league.id)}.")
+            await interaction.response.send_message(**ui.decks_file_message(league), ephemeral=True)
             return
         await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
-
-    @staticmethod
-    async def _send_files(interaction: discord.Interaction, texts: dict[str, str], note: str) -> None:
-        files = [discord.File(io.BytesIO(text.encode()), filename=name) for name, text in texts.items()]
-        await interaction.response.send_message(note, files=files, ephemeral=True)
 
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
     async def status(self, interaction: discord.Interaction) -> None:
@@ -174,10 +155,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
             if not isinstance(data, str):
                 raise
             # Typed in the form, which Discord cannot reopen with the text: hand the list back.
-            text = limits.clip(f"{problems}\nYour list is attached: fix it and send it with `/421 {kind} decklist:`.",
-                               limits.CONTENT)
-            file = discord.File(io.BytesIO(data.encode()), filename="decklist.txt")
-            await interaction.response.send_message(text, file=file, ephemeral=True)
+            await interaction.response.send_message(**ui.handed_back(str(problems), kind, data), ephemeral=True)
             return
         await interaction.response.send_message(ui.deck_done_text(outcome.league, outcome.events, outcome.ignored),
                                                 ephemeral=True)
@@ -194,9 +172,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def on_take_apart(self, interaction: discord.Interaction, *, league: int, decks: list[int]) -> None:
         outcome = await four_two_one.take_apart(self.db, league, actor_of(interaction), decks)
         await interaction.response.edit_message(view=None)
-        number = outcome.league.state.next_deck_id
-        await interaction.followup.send(f"Decks #{decks[0]} and #{decks[1]} are taken apart: now build deck #{number} "
-                                        "with `/421 build`.", ephemeral=True)
+        await interaction.followup.send(ui.taken_apart_text(decks, outcome.league), ephemeral=True)
 
     @group.command(name="report", description="Report your match: your opponent confirms it.")
     @app_commands.describe(result="How the match ended, from your side.")
@@ -216,6 +192,11 @@ class FourTwoOneCog(SetListCommands, TableCog):
             return
         await interaction.response.send_message(ui.claim_text(claim, again=outcome.again), view=ui.claim_view(claim),
                                                 allowed_mentions=limits.ping(claim.opponent))
+        try:  # kept with the report, so its buttons go once it no longer waits, whichever way it ends
+            message = await interaction.original_response()
+        except discord.HTTPException:  # unknown: its buttons stay (a click says the report no longer waits)
+            return
+        await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
@@ -269,11 +250,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def deck_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
         league = await four_two_one.find_league(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                                                 user_id=interaction.user.id, statuses=(S.running,))
-        state = league.state if league else None
-        if state is None or state.step is None or state.players[state.step.seat].user_id != interaction.user.id:
-            return []
-        return [app_commands.Choice(name=f"Deck #{d.id} (set aside)", value=d.id) for d in engine.claimable_decks(state)
-                if str(d.id).startswith(str(current or "").strip())][:25]
+        return ui.claimable_choices(league.state if league else None, interaction.user.id, current)
 
     async def on_claim_deck(self, interaction: discord.Interaction, *, league: int, value: int) -> None:
         await self._choose(interaction, league, "C", value)

@@ -62,6 +62,10 @@ MAX_ERROR_CHARS = 1900  # a refused decklist's explanation, within one Discord m
 ANNOUNCE = "421.announce"  # what happened and who acts next (payload: Announcement)
 FINAL = "421.final"  # the final standings (payload: Announcement with LeagueWon or LeagueEnded)
 CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
+# Edits of messages whose step is done, so nothing live-looking does nothing:
+MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
+CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
+MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -184,6 +188,31 @@ class Waiting:
     by: int  # the reporter's seat
     winner: int | None  # a seat; None: a draw
     disputed_by: int | None = None  # the user who rejected it
+    shown: tuple[tuple[int, int], ...] = ()  # (channel id, message id) of the public messages with its buttons
+
+
+@dataclass(frozen=True)
+class ClaimClosed(Payload):
+    """A message that showed a waiting report, once the report no longer waits: its text becomes
+    what was reported and what became of it, and its buttons go. `how`: "confirm" or "reject" (by
+    `by`), "agreed" (the opponent reported the same), "ended", "cancelled", or "gone" (answered before
+    its message was known)."""
+
+    channel_id: int
+    message_id: int
+    claim: Claim
+    how: str
+    by: int | None = None
+
+
+@dataclass(frozen=True)
+class ShownMenu(Payload):
+    """The announcement that carries the take-apart menu, as posted: once the take-apart is done (or
+    the league over), the message is edited to the same text without the menu."""
+
+    channel_id: int
+    message_id: int
+    news: Announcement
 
 
 class DeckProblems(UserError):
@@ -272,15 +301,52 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
     )
 
 
+def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None) -> list[outbox.Message]:
+    """The edits that close the messages showing the waiting report `entry`."""
+    if not entry.shown:
+        return []
+    claim = _claim_of(loaded, entry)
+    return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by), channel_id=channel)
+            for channel, message in entry.shown]
+
+
+def _menu(loaded: Loaded) -> ShownMenu | None:
+    data = loaded.bookkeeping.get("menu")
+    return None if data is None else decode(data, ShownMenu)
+
+
+def _menu_done(loaded: Loaded) -> list[outbox.Message]:
+    """The edit that removes the take-apart menu from its announcement, once nobody is to take
+    decks apart (the bookkeeping forgets it)."""
+    shown = _menu(loaded)
+    if shown is None:
+        return []
+    loaded.bookkeeping.pop("menu", None)
+    return [loaded.channel(MENU_DONE, shown, channel_id=shown.channel_id)]
+
+
+def _taking_apart(loaded: Loaded) -> bool:
+    state = loaded.state
+    return (loaded.row.status == STATUSES.running and state is not None and state.step is not None
+            and state.step.kind == engine.TAKE_APART)
+
+
 async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Event], decided: Decided | None = None,
                   *, ended_by: int | None = None) -> None:
     """Save an action's state, queue its announcement, and finish the league if it was won (or
-    ended by the organizer `ended_by`)."""
+    ended by the organizer `ended_by`). Messages whose step is over lose their buttons and menus:
+    the take-apart menu once nobody is to take decks apart, waiting reports' once the league is over."""
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
+    edits: list[outbox.Message] = []
     if over:
+        for entry in _claims(loaded).values():
+            edits += _closed(loaded, entry, "ended")
         _keep_claims(loaded, {})
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
+    if not _taking_apart(loaded):
+        edits += _menu_done(loaded)
     GAMES.save(loaded)
+    await outbox.queue(session, *edits)
     if events:  # after the save: the snapshot has the league's new version
         await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, events, decided)))
     if over:
@@ -336,9 +402,38 @@ async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) ->
 
 
 async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    """A cancelled league's waiting reports go (the kit tells the channel: `cancel_notice`)."""
-    row = seated.row
-    row.bookkeeping = {**(row.bookkeeping or {}), "claims": {}}
+    """A cancelled league's waiting reports go, and their messages' buttons, and the take-apart menu
+    (the kit tells the channel: `cancel_notice`)."""
+    loaded = GAMES.decode(seated)
+    edits: list[outbox.Message] = []
+    if loaded.state is not None:
+        for entry in _claims(loaded).values():
+            edits += _closed(loaded, entry, "cancelled")
+    edits += _menu_done(loaded)
+    seated.row.bookkeeping = {**loaded.bookkeeping, "claims": {}}
+    await outbox.queue(session, *edits)
+
+
+async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """An announcement was posted: if it carries the take-apart menu, the league remembers the
+    message, to remove the menu once the take-apart is done; if it is done already, at once."""
+    news = Announcement.from_payload(queued.payload)
+    if len(news.take_apart) < 2:
+        return
+    try:
+        loaded = await GAMES.load(session, news.league_id)
+    except UserError:  # the league is gone: nothing to keep
+        return
+    shown = ShownMenu(channel_id, message_id, news)
+    if not _taking_apart(loaded):
+        await outbox.queue(session, loaded.channel(MENU_DONE, shown, channel_id=channel_id))
+        return
+    edits = [m for m in _menu_done(loaded) if m.payload.get("message_id") != message_id]  # an older copy's
+    loaded.row.bookkeeping = {**loaded.bookkeeping, "menu": encode(shown)}  # not the state: no new version
+    await outbox.queue(session, *edits)
+
+
+outbox.on_sent(ANNOUNCE, _record_menu)
 
 
 SPEC = tables.TableSpec(
@@ -608,14 +703,18 @@ def _claim_words(claim: Claim) -> str:
 
 
 async def _apply_claim(session: AsyncSession, loaded: Loaded, claims: dict[str, Waiting], entry: Waiting,
-                       decided: Decided | None = None) -> Outcome:
+                       decided: Decided | None = None, *, how: str = "agreed", by: int | None = None) -> Outcome:
+    """The waiting report counts (`how` it was decided, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
+    claim = _claim_of(loaded, entry)
+    closing = _closed(loaded, entry, how, by)
     events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
     claims.pop(entry.match, None)
     _keep_claims(loaded, claims)
     await _commit(session, loaded, events, decided)
-    return Outcome(_view(loaded), events)
+    await outbox.queue(session, *closing)
+    return Outcome(_view(loaded), events, claim=claim if how == "confirm" else None)
 
 
 async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
@@ -645,9 +744,7 @@ async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
-        claim = _claim_of(loaded, entry)
-        outcome = await _apply_claim(session, loaded, _claims(loaded), entry, decided)
-        return replace(outcome, claim=claim)
+        return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id)
 
 
 async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
@@ -658,10 +755,34 @@ async def reject(db: Database, league_id: int, number: int, actor: tables.Actor)
         loaded = await GAMES.load(session, league_id)
         entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
         claims = _claims(loaded)
-        claims[entry.match] = replace(entry, disputed_by=actor.user_id)
+        claims[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
         _keep_claims(loaded, claims)
         GAMES.save(loaded)
+        await outbox.queue(session, *_closed(loaded, entry, "reject", actor.user_id))
         return Outcome(_view(loaded), claim=_claim_of(loaded, entry))
+
+
+async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
+    """A public message shows the waiting report `claim` with its buttons: kept with the report, so
+    the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
+    async with db.write() as session:
+        loaded = await GAMES.load(session, claim.league_id)
+        claims = _claims(loaded)
+        entry = next((c for c in claims.values() if c.number == claim.number), None)
+        state = loaded.state
+        waiting = (entry is not None and entry.disputed_by is None and state is not None
+                   and entry.round == state.round and loaded.row.status == STATUSES.running)
+        if not waiting or entry is None:
+            closed = ClaimClosed(channel_id, message_id, claim, "gone")
+            await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
+            return
+        shown = (*entry.shown, (channel_id, message_id))
+        older = replace(entry, shown=shown[:-MAX_SHOWN]) if len(shown) > MAX_SHOWN else None
+        claims[entry.match] = replace(entry, shown=shown[-MAX_SHOWN:])
+        _keep_claims(loaded, claims)
+        loaded.row.bookkeeping = dict(loaded.bookkeeping)  # not the state: no new version
+        if older is not None:
+            await outbox.queue(session, *_closed(loaded, older, "gone"))
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:

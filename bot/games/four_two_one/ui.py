@@ -5,6 +5,7 @@ are user text: always escaped."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,16 @@ import discord
 
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
-from bot.games.four_two_one.service import KIND, Announcement, Claim, Decided, LeagueView, league_name
+from bot.games.four_two_one.service import (
+    KIND,
+    Announcement,
+    Claim,
+    ClaimClosed,
+    Decided,
+    LeagueView,
+    ShownMenu,
+    league_name,
+)
 from bot.games.four_two_one.set_lists import SetSummary
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
@@ -26,6 +36,7 @@ from bot.kit.dispatch import (
     number,
     word,
 )
+from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural, plural_word
@@ -281,10 +292,30 @@ def verdict_text(action: str, user_id: int) -> str:
             "or an organizer who does not play in it settles it (`/421 settle`).")
 
 
+def _reported(claim: Claim) -> str:
+    return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
+            f"reported {_claimed(claim)}.")
+
+
 def answered_text(claim: Claim, action: str, user_id: int) -> str:
     """The report message once answered: what was reported, and the verdict (its buttons go)."""
-    return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reported {_claimed(claim)}.\n{verdict_text(action, user_id)}")
+    return f"{_reported(claim)}\n{verdict_text(action, user_id)}"
+
+
+_GONE = "This report no longer waits for an answer: the channel has what became of it."
+_CLOSED_WORDS = {
+    "agreed": "✅ Both players reported it: it counts.",
+    "ended": "⏹️ The league ended before it was confirmed: it does not count.",
+    "cancelled": "⏹️ The league was cancelled before it was confirmed.",
+    "gone": _GONE,
+}
+
+
+def closed_text(closed: ClaimClosed) -> str:
+    """A report's message once the report no longer waits (the edit that removes its buttons)."""
+    if closed.how in ("confirm", "reject") and closed.by is not None:
+        return answered_text(closed.claim, closed.how, closed.by)
+    return f"{_reported(closed.claim)}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
 
 
 class ClaimButton(
@@ -493,6 +524,52 @@ def pool_files(league: LeagueView) -> dict[str, str]:
     return {f"pool-{league.id}-arena.txt": "\n".join(arena) + "\n", f"pool-{league.id}.txt": "\n".join(plain) + "\n"}
 
 
+POOL_FILE_HELP = "The pool as text files: the copies left in Arena's format, and every card with its copies."
+
+
+def handed_back(problems: str, kind: str, typed: str) -> dict[str, Any]:
+    """A list typed in the form and refused: why, and the list attached to fix and send again."""
+    text = f"{problems}\nYour list is attached: fix it and send it with `/421 {kind} decklist:`."
+    return {"content": limits.clip(text, limits.CONTENT), "files": _files({"decklist.txt": typed})}
+
+
+def taken_apart_text(deck_ids: Sequence[int], league: LeagueView) -> str:
+    number = league.state.next_deck_id if league.state else None
+    return f"Decks #{deck_ids[0]} and #{deck_ids[1]} are taken apart: now build deck #{number} with `/421 build`."
+
+
+def claimable_choices(state: engine.LeagueState | None, user_id: int,
+                      current: str | None) -> list[discord.app_commands.Choice[int]]:
+    """Option C's autocomplete: the decks the loser now choosing may claim (nobody else gets any)."""
+    if state is None or state.step is None or state.players[state.step.seat].user_id != user_id:
+        return []
+    typed = str(current or "").strip().lstrip("#")
+    return [discord.app_commands.Choice(name=f"Deck #{d.id} (set aside)", value=d.id)
+            for d in engine.claimable_decks(state) if str(d.id).startswith(typed)][:25]
+
+
+def _files(texts: dict[str, str]) -> list[discord.File]:
+    return [discord.File(io.BytesIO(text.encode()), filename=name) for name, text in texts.items()]
+
+
+def pool_file_message(league: LeagueView) -> dict[str, Any]:
+    """`/421 pool file:True`: the pool's two files, and what they hold."""
+    if league.state is None:
+        raise UserError("The league has not begun: the pool is dealt when it does.")
+    return {"content": f"The pool of {league_name(league.id)}: the `-arena` file lists the copies left as `4 Card "
+                       "Name` lines, for a deck builder or Arena; the other lists every card with its copies left of "
+                       "its copies in the league (`0/4`: all in decks) and which decks hold the others.",
+            "files": _files(pool_files(league))}
+
+
+def decks_file_message(league: LeagueView) -> dict[str, Any]:
+    """`/421 decks file:True`: every deck's list in one file."""
+    if league.state is None or not league.state.decks:
+        raise UserError("No deck has been built yet.")
+    return {"content": f"Every deck of {league_name(league.id)}, its list and who uses it.",
+            "files": _files(decks_file(league))}
+
+
 def decks_file(league: LeagueView) -> dict[str, str]:
     """Every deck's list in one text file (`4 Card Name` lines, each deck under its number)."""
     state = league.state
@@ -629,6 +706,22 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     view = take_apart_view(news.league_id, news.take_apart) if len(news.take_apart) >= 2 else None
     return Outgoing(content=chunks[0], continued=chunks[1:], view=view,
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
+
+
+@renders(four_two_one.MENU_DONE, ShownMenu)
+async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
+    """The announcement that carried the take-apart menu, the same text without it."""
+    chunks = split_messages(event_lines(shown.news))
+    if not chunks:
+        return None
+    return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
+
+
+@renders(four_two_one.CLAIM_DONE, ClaimClosed)
+async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
+    """A report's message once it no longer waits: what was reported and what became of it."""
+    return Outgoing(content=limits.clip(closed_text(closed), limits.CONTENT),
+                    edit=(closed.channel_id, closed.message_id))
 
 
 @renders(four_two_one.FINAL, Announcement)
