@@ -599,18 +599,18 @@ def read_decklist(data: str | bytes) -> Decklist:
     return Decklist(names, ignored)
 
 
-async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, decklist: Decklist) -> Outcome:
+async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args, ignored: int = 0) -> Outcome:
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         state, seat = GAMES.playing(loaded, actor)
         try:
-            events = GAMES.call(operation, state, seat, decklist.names)
+            events = GAMES.call(operation, state, seat, *args)
         except DeckProblems as problems:
-            if decklist.ignored:
-                raise DeckProblems(f"{problems}\n{_sideboard_note(decklist.ignored)}") from None
+            if ignored:
+                raise DeckProblems(f"{problems}\n{_sideboard_note(ignored)}") from None
             raise
         await _commit(session, loaded, events)
-        return Outcome(_view(loaded), events, ignored=decklist.ignored)
+        return Outcome(_view(loaded), events, ignored=ignored)
 
 
 def _sideboard_note(ignored: int) -> str:
@@ -621,13 +621,15 @@ def _sideboard_note(ignored: int) -> str:
 async def build(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
     """The deck the actor is due to build: exactly 60 cards, all available in the pool (a
     sideboard is ignored: `Outcome.ignored` counts its cards)."""
-    return await _deck_action(db, league_id, actor, engine.build_deck, read_decklist(decklist))
+    read = read_decklist(decklist)
+    return await _deck_action(db, league_id, actor, engine.build_deck, read.names, ignored=read.ignored)
 
 
 async def alter(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
     """Option A: the actor's deck becomes this list (what it drops returns to the pool; a
     sideboard is ignored)."""
-    return await _deck_action(db, league_id, actor, engine.alter_deck, read_decklist(decklist))
+    read = read_decklist(decklist)
+    return await _deck_action(db, league_id, actor, engine.alter_deck, read.names, ignored=read.ignored)
 
 
 async def take_apart(db: Database, league_id: int, actor: tables.Actor, deck_ids: list[int]) -> Outcome:
