@@ -86,7 +86,7 @@ from typing import Any, Protocol
 
 from bot.cards.model import basic_land_name
 from bot.kit import events
-from bot.kit.text import clean_name, escape, name_key
+from bot.kit.text import clean_name, escape, name_key, plural
 
 __all__ = [
     "DECK_SIZE",
@@ -1199,7 +1199,7 @@ def _check_deck(
     total = sum(count for _, count in typed.values())
     size_problem = None
     if total != DECK_SIZE:
-        size_problem = f"The list has {total} cards; a 421 deck has exactly {DECK_SIZE}."
+        size_problem = f"The list has {plural(total, 'card')}; a 421 deck has exactly {DECK_SIZE}."
     if problems or size_problem:
         raise DeckRejected(total, problems, size_problem)
     return dict(wanted)

@@ -472,7 +472,7 @@ def check_schedule(n_sets: int, target_score: int, kind: str | None, points: int
     schedule = Schedule.of(n_sets, kind, points)
     gate = max((a.min_score for a in schedule.additions), default=0)
     if gate > target_score:
-        raise UserError(f"With {n_sets} sets the last block opens at {gate} points, above the target score "
+        raise UserError(f"With {n_sets} sets the last block opens at {plural(gate, 'point')}, above the target score "
                         f"({target_score}): it could never join. Raise `target` or lower `block_points`.")
     return schedule
 

@@ -58,7 +58,8 @@ LobbyButton = lobby_button_type(KIND, "FourTwoOneCog")
 
 # How new sets join a league (FORMATS.md §5 Variants), as `/421 start` offers it.
 SCHEDULE_CHOICES = [
-    discord.app_commands.Choice(name="standard: by deck count (a set at deck 6, 11, 16…)", value="decks"),
+    discord.app_commands.Choice(name="standard: by deck count (a set once the league has 5, 10, 15… decks)",
+                                value="decks"),
     discord.app_commands.Choice(name="Weatherlight saga: blocks of 3 sets, each new block after 10, 20, 30… points",
                                 value="saga"),
 ]

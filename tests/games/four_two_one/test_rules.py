@@ -326,6 +326,7 @@ def test_a_deck_has_exactly_60_cards() -> None:
     refused(
         state, lambda: f.build_deck(state, 0, sixty_one), DeckRejected, "61 cards; a 421 deck has exactly 60"
     )
+    refused(state, lambda: f.build_deck(state, 0, {"Island": 1}), DeckRejected, "The list has 1 card; a 421 deck")
     f.build_deck(state, 0, deck)
     assert sum(state.decks[0].cards.values()) == 60
 
