@@ -23,6 +23,16 @@ repeated while it waits is shown again with its buttons (its first message may b
 report stays as the match's dispute (`disputed_by`) until the players report again or an organizer
 who does not play in the match settles it (`settle`); the announcement then names that organizer
 (`Decided`).
+
+Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
+are kept with it (`claim_shown`, `Waiting.shown`) and edited once it no longer waits, whichever way
+(`CLAIM_DONE`: what was reported and what became of it, no buttons); the announcement carrying the
+take-apart menu is remembered once Discord has it (`on_sent`) and edited without the menu once
+nobody is to take decks apart (`MENU_DONE`).
+
+A decklist is read by `bot.cards.parse`, its sideboard left out first (`read_decklist`: Arena's
+`Sideboard` and `Companion` sections, `SB:` lines, MTGO's part after a blank line); the reply says
+how many cards it ignored.
 """
 
 from __future__ import annotations
