@@ -76,6 +76,7 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
 MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
+MAX_ANSWERED = 20  # reports whose end is kept for a message shown after it (`claim_shown`)
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -312,7 +313,11 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
 
 
 def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None) -> list[outbox.Message]:
-    """The edits that close the messages showing the waiting report `entry`."""
+    """The edits that close the messages showing the waiting report `entry`; what became of it is
+    kept a while, for a message whose id arrives after it (`claim_shown`)."""
+    if how != "gone":
+        answered = {**loaded.bookkeeping.get("answered", {}), str(entry.number): {"how": how, "by": by}}
+        loaded.bookkeeping["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
     if not entry.shown:
         return []
     claim = _claim_of(loaded, entry)
@@ -766,11 +771,12 @@ async def reject(db: Database, league_id: int, number: int, actor: tables.Actor)
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
+        closing = _closed(loaded, entry, "reject", actor.user_id)
         claims = _claims(loaded)
         claims[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
         _keep_claims(loaded, claims)
         GAMES.save(loaded)
-        await outbox.queue(session, *_closed(loaded, entry, "reject", actor.user_id))
+        await outbox.queue(session, *closing)
         return Outcome(_view(loaded), claim=_claim_of(loaded, entry))
 
 
@@ -784,8 +790,9 @@ async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id
         state = loaded.state
         waiting = (entry is not None and entry.disputed_by is None and state is not None
                    and entry.round == state.round and loaded.row.status == STATUSES.running)
-        if not waiting or entry is None:
-            closed = ClaimClosed(channel_id, message_id, claim, "gone")
+        if not waiting or entry is None:  # answered already (its own buttons may have been that fast)
+            ended = loaded.bookkeeping.get("answered", {}).get(str(claim.number), {})
+            closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"))
             await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
             return
         shown = (*entry.shown, (channel_id, message_id))
