@@ -200,7 +200,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
-        outcome = await answer(self.db, league, claim, actor_of(interaction))
+        outcome = await answer(self.db, league, claim, actor_of(interaction), answered_in=interaction.message.id)
         assert outcome.claim is not None
         # The report's text gives way to what was reported and the verdict; its buttons go.
         content = limits.clip(ui.answered_text(outcome.claim, action, interaction.user.id), limits.CONTENT)

@@ -312,9 +312,11 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
     )
 
 
-def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None) -> list[outbox.Message]:
-    """The edits that close the messages showing the waiting report `entry`; what became of it is
-    kept a while, for a message whose id arrives after it (`claim_shown`)."""
+def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None,
+            answered_in: int | None = None) -> list[outbox.Message]:
+    """The edits that close the messages showing the waiting report `entry` (but `answered_in`, the
+    message whose button answered it, which its interaction edits); what became of it is kept a
+    while, for a message whose id arrives after it (`claim_shown`)."""
     if how != "gone":
         answered = {**loaded.bookkeeping.get("answered", {}), str(entry.number): {"how": how, "by": by}}
         loaded.bookkeeping["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
@@ -322,7 +324,7 @@ def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None) -> 
         return []
     claim = _claim_of(loaded, entry)
     return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by), channel_id=channel)
-            for channel, message in entry.shown]
+            for channel, message in entry.shown if message != answered_in]
 
 
 def _menu(loaded: Loaded) -> ShownMenu | None:
@@ -720,12 +722,13 @@ def _claim_words(claim: Claim) -> str:
 
 
 async def _apply_claim(session: AsyncSession, loaded: Loaded, claims: dict[str, Waiting], entry: Waiting,
-                       decided: Decided | None = None, *, how: str = "agreed", by: int | None = None) -> Outcome:
+                       decided: Decided | None = None, *, how: str = "agreed", by: int | None = None,
+                       answered_in: int | None = None) -> Outcome:
     """The waiting report counts (`how` it was decided, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
     claim = _claim_of(loaded, entry)
-    closing = _closed(loaded, entry, how, by)
+    closing = _closed(loaded, entry, how, by, answered_in)
     events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
     claims.pop(entry.match, None)
     _keep_claims(loaded, claims)
@@ -755,23 +758,26 @@ async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, act
     raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
 
 
-async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
+                  answered_in: int | None = None) -> Outcome:
     """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
     result counts."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
-        return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id)
+        return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id,
+                                  answered_in=answered_in)
 
 
-async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+async def reject(db: Database, league_id: int, number: int, actor: tables.Actor, *,
+                 answered_in: int | None = None) -> Outcome:
     """The opponent (or an organizer who does not play in the match) rejects a waiting report:
     nothing counts, and the match is disputed until its players report again or an organizer
     settles it."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
-        closing = _closed(loaded, entry, "reject", actor.user_id)
+        closing = _closed(loaded, entry, "reject", actor.user_id, answered_in)
         claims = _claims(loaded)
         claims[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
         _keep_claims(loaded, claims)

@@ -519,8 +519,10 @@ async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db)
     assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[3:]] == [(504, "reject", b)]
     confirmed = await league_service.report(db, league.id, player(b), result="won")
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=505)
-    await league_service.confirm(db, league.id, confirmed.claim.number, player(a))
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[4:]] == [(505, "confirm", a)]
+    await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=509)  # shown again
+    await league_service.confirm(db, league.id, confirmed.claim.number, player(a), answered_in=509)
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[4:]] == [(505, "confirm", a)]  # 509 is
+    # edited by the click that answered it
     await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=507)  # late ids: as it ended
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=508)
     assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[5:]] == [(507, "reject", b), (508, "confirm", a)]
