@@ -293,10 +293,12 @@ def _deck_problems_text(error: engine.DeckRejected) -> str:
 
 def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int, ...]:
     """The users these events call to act: the one who must act next (the last step asked for;
-    earlier ones are done) and a new round's players."""
+    earlier ones are done), a new round's players and the player who sits it out (told of the bye)."""
     pending = [e.seat for e in events if isinstance(e, engine.ActionPending)][-1:]
-    playing = [seat for e in events if isinstance(e, engine.RoundStarted) for _, a, b in e.matches for seat in (a, b)]
-    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
+    rounds = [e for e in events if isinstance(e, engine.RoundStarted)]
+    playing = [seat for e in rounds for _, a, b in e.matches for seat in (a, b)]
+    sitting_out = [e.bye for e in rounds if e.bye is not None]
+    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing + sitting_out))
 
 
 def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided | None = None) -> Announcement:
