@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -91,6 +92,17 @@ async def test_a_running_draft_shows_only_its_progress_then_everything_once_comp
         assert seat_html.count('class="picked"') == 10
         picked = [visible(li) for li in seat_html.split('<li class="picked">')[1:]]
         assert [p.split(" ")[0] + " " + p.split(" ")[1] for p in picked] == pools[first_user]
+        # The same packs as the engine's replay shows them (the Magic Online log of seat 1).
+        mtgo1 = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-1-mtgo.txt"))
+        replayed: list[list[str]] = []
+        for line in mtgo1.splitlines():
+            if re.fullmatch(r"Pack \d+ pick \d+:", line):
+                replayed.append([])
+            elif replayed and line.startswith(("--> ", "    ")):
+                replayed[-1].append(line[4:])
+        shown = [[visible(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", ul)]
+                 for ul in re.findall(r'<ul class="pack">(.*?)</ul>', seat_html, re.S)]
+        assert shown == replayed and len(shown) == 10
         await page(client, path + "?seat=4", status=400)
         await page(client, path + "?seat=x", status=400)
 

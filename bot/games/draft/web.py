@@ -101,43 +101,77 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         goldfish = (await session.execute(select(GoldfishEvent.id, GoldfishEvent.name)
                                           .where(GoldfishEvent.pod_id == row.id))).first()
         names = await _names(ctx, session, [s.user_id for s in loaded.seats])
-    seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
+        seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
+        complete = row.status == STATUSES.finished
+        chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete else 0
+        picks = (await _seat_packs(session, row, chosen - 1) if chosen
+                 else await _pools(session, row.id, len(seats)) if complete else None)
     per_seat = row.packs * row.pack_size
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
                "goldfish": goldfish, "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
-               "mtgo": {}, "seat_link": {}, "replayed": True}
+               "mtgo": {}, "seat_link": {}}
     title = f"Draft #{row.id}"
-    if row.status != STATUSES.finished:
+    if not complete:  # its progress only: no card of any pack or pool
         return registry.Page("draft/draft.html", title, context)
-    chosen = params.integer(ctx.query, "seat", 0, 0, len(seats))
-    found = await _complete(ctx, pod_id)
-    if found is None:
-        return None
-    _, record, _ = found
-    try:
-        seen = logs.views(record)
-    except ValueError:  # picks that do not replay (never, unless rows were changed by hand): no packs
-        seen = None
-    pools = [(seat, [pick.card for pick in record.picks if pick.seat == seat.number - 1]) for seat in seats]
-    context.update(pools=pools, replayed=seen is not None, chosen=seats[chosen - 1] if chosen else None,
-                   files=[(name, ctx.links.event_file(DRAFT, row.id, _file_name(row.id, name)))
-                          for name in ("Draftmancer log (JSON)", "Summary (text)")],
-                   mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
-                         for seat in seats},
-                   seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
-    if chosen and seen:
-        context["picks"] = seen[chosen - 1]
-        context["pictures"] = await ctx.pictures(card for view in seen[chosen - 1] for card in view.pack)
+    context.update(
+        chosen=seats[chosen - 1] if chosen else None,
+        files=[(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
+               for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))],
+        mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
+              for seat in seats},
+        seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
+    if chosen:
+        context["picks"] = picks
+        context["pictures"] = await ctx.pictures(card for view in picks for card in view.pack)
+        title = f"{title} · {names[seats[chosen - 1].user_id]}"
     else:
-        context["pictures"] = await ctx.pictures(card for _, cards in pools for card in cards)
-    return registry.Page("draft/draft.html", title if not chosen else f"{title} · {names[seats[chosen - 1].user_id]}",
-                         context)
+        context["pools"] = [(seat, picks[seat.number - 1]) for seat in seats]
+        context["pictures"] = await ctx.pictures(card for cards in picks for card in cards)
+    return registry.Page("draft/draft.html", title, context)
 
 
-def _file_name(pod_id: int, label: str) -> str:
-    return f"draft-{pod_id}-{DRAFTMANCER if label.startswith('Draftmancer') else SUMMARY}"
+async def _pools(session: AsyncSession, pod_id: int, seats: int) -> list[list[str]]:
+    """Every seat's picks in order."""
+    pools: list[list[str]] = [[] for _ in range(seats)]
+    rows = await session.execute(select(DraftPick.seat, DraftPick.card).where(DraftPick.pod_id == pod_id)
+                                 .order_by(DraftPick.sequence))
+    for seat, card in rows:
+        if 0 <= seat < seats:
+            pools[seat].append(card)
+    return pools
+
+
+async def _seat_packs(session: AsyncSession, row: DraftPod, seat: int) -> list[logs.PickView]:
+    """Every pack one seat saw, in its order, with its pick: each pack as dealt (the pod's cube, seats
+    and seed, as `logs.DraftRecord.from_deal` deals it) less the cards taken from it before (the
+    picks' `pack_pick`), without replaying the whole draft."""
+    cube = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == row.id))).scalar_one()
+    seats = (await session.execute(select(func.count()).where(DraftSeat.pod_id == row.id))).scalar_one()
+    config = engine.DraftConfig(seats, row.packs, row.pack_size)
+    packs = engine.generate_packs([entry["name"] for entry in cube], config, row.seed)
+    mine = list((await session.execute(
+        select(DraftPick.round, DraftPick.pick_number, DraftPick.pack_id, DraftPick.pack_pick, DraftPick.card)
+        .where(DraftPick.pod_id == row.id, DraftPick.seat == seat).order_by(DraftPick.sequence))).all())
+    taken = (await session.execute(
+        select(DraftPick.pack_id, DraftPick.pack_pick, DraftPick.card)
+        .where(DraftPick.pod_id == row.id, DraftPick.pack_id.in_({p.pack_id for p in mine}))
+        .order_by(DraftPick.pack_id, DraftPick.pack_pick))).all()
+    by_pack: dict[int, list[tuple[int, str]]] = {}
+    for pack_id, pack_pick, card in taken:
+        by_pack.setdefault(pack_id, []).append((pack_pick, card))
+    views = []
+    for round_, pick_number, pack_id, pack_pick, card in mine:
+        if not 0 <= pack_id < len(packs):
+            continue
+        shown = list(packs[pack_id])
+        for before, gone in by_pack.get(pack_id, ()):
+            if before < pack_pick and gone in shown:
+                shown.remove(gone)
+        if card in shown:
+            views.append(logs.PickView(round_, pick_number, pack_id, tuple(shown), shown.index(card)))
+    return views
 
 
 @registry.event_file(DRAFT)

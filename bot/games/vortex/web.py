@@ -49,8 +49,9 @@ def _many(n: int, word: str) -> str:
 # What each public event says: (user of seat) -> parts. Only these types and fields are ever shown.
 Tell = Callable[[Any, Callable[[int], int]], tuple[Any, ...]]
 TELL: dict[type, Tell] = {
-    service.GameBegan: lambda e, u: ("The game began; turn order: ", *[x for s in e.turn_order for x in (u(s), " ")],
-                                     f"· {_many(e.shoe_size, 'card')} in the shoe."),
+    service.GameBegan: lambda e, u: ("The game began; turn order: ",
+                                     *[x for i, s in enumerate(e.turn_order) for x in ((", ",) if i else ()) + (u(s),)],
+                                     f"; {_many(e.shoe_size, 'card')} in the shoe."),
     service.Drawing: lambda e, u: (u(e.seat), f" draws {_many(e.count, 'card')}."),
     service.Looked: lambda e, u: (u(e.seat), f" looked at the top {_many(e.count, 'card')} of the shoe."),
     engine.PhaseChanged: lambda e, u: (f"Now: {PHASE.get(e.phase, e.phase)}.",),
