@@ -191,3 +191,15 @@ async def test_another_servers_drafts_and_events_show_nothing(db):
                      links.event("goldfish", event.id), links.event("draft", 10**6)):
             assert await page(client, path, status=404) == not_found, path
         assert "Theirs" not in await page(client, links.home)
+
+
+@pytest.mark.parametrize("name", ["Lightning Bolt", "Fire // Ice", 'Kongming, "Sleeping Dragon"', "Æther Vial",
+                                  "<script>alert(1)</script>", "Card & Co. 100%"])
+@pytest.mark.parametrize("picture", [None, "https://cards.scryfall.io/normal/front/a/b/x.jpg?1&2"])
+def test_the_draft_pages_cards_are_the_sites_card_macro(name, picture):
+    from bot.games.draft import web as draft_web
+    from bot.web.app import Static, environment
+
+    pictures = {name: picture} if picture else {}
+    macro = environment(Static()).from_string('{% from "_macros.html" import card %}{{ card(name, pictures) }}')
+    assert draft_web._cards([name], pictures)[name] == macro.render(name=name, pictures=pictures)

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from jinja2.filters import do_urlencode
+from markupsafe import Markup
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -81,6 +83,24 @@ async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Ite
     return await names_of(session, ctx.guild_id, user_ids)
 
 
+def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
+    """Each card as the site's `card` macro (`_macros.html`) writes it, built here once per name: a
+    complete draft's page shows hundreds of cards, and a macro call per card is most of its time
+    (a test keeps the two the same)."""
+    out = {}
+    for name in names:
+        if name in out:
+            continue
+        search = f"https://scryfall.com/search?q={do_urlencode(chr(33) + chr(34) + name + chr(34))}"
+        src = pictures.get(name) or ("https://api.scryfall.com/cards/named?format=image&version=normal&exact="
+                                     + do_urlencode(name))
+        out[name] = Markup(
+            '<span class="card" tabindex="0"><a class="card-name" href="{0}" rel="noreferrer noopener" '
+            'target="_blank">{1}</a><span class="card-pic"><a href="{0}" rel="noreferrer noopener" target="_blank" '
+            'tabindex="-1"><img loading="lazy" alt="{1}" src="{2}"></a></span></span>').format(search, name, src)
+    return out
+
+
 @dataclass(frozen=True)
 class Seat:
     number: int  # 1-based
@@ -111,7 +131,7 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
                "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
                "goldfish": goldfish, "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
-               "mtgo": {}, "seat_link": {}}
+               "mtgo": {}, "seat_link": {}, "cards": {}}
     title = f"Draft #{row.id}"
     if not complete:  # its progress only: no card of any pack or pool
         return registry.Page("draft/draft.html", title, context)
@@ -124,11 +144,12 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
     if chosen:
         context["picks"] = picks
-        context["pictures"] = await ctx.pictures(card for view in picks for card in view.pack)
+        shown = [card for view in picks for card in view.pack]
         title = f"{title} · {names[seats[chosen - 1].user_id]}"
     else:
         context["pools"] = [(seat, picks[seat.number - 1]) for seat in seats]
-        context["pictures"] = await ctx.pictures(card for cards in picks for card in cards)
+        shown = [card for cards in picks for card in cards]
+    context["cards"] = _cards(shown, await ctx.pictures(shown))
     return registry.Page("draft/draft.html", title, context)
 
 
