@@ -20,7 +20,7 @@ by DM when the opening turns are over, the looked-at cards by DM to the one who 
 name, never in its order) by DM to the one who searches it.
 
 Nothing waits on a message that may be lost: every DM the player owes an answer to is sent again by
-`/vortex hand resend:True` (`resend`), and repeating the command of a pending step (`/vortex draw`
+`/vortex resend` (`resend`), and repeating the command of a pending step (`/vortex draw`
 with a pick pending, `/vortex shoe action:search` with a search pending) sends its DM again.
 
 Permissions: commands from a server act on that server's games only (`tables.check_same_server`);
@@ -96,8 +96,9 @@ class Looked(engine.Event):
 
 events.register("vortex", GameBegan, Drawing, Looked)
 
-# Events the channel hears about. None of them names a card of a hidden zone: milled, discarded
-# and mulliganed cards are public once moved; the rest are counts.
+# Events the channel hears about. None of them names a card of a hidden zone: milled, discarded,
+# mulliganed and moved cards (a card leaving or entering the hand is shown) are public once moved;
+# the rest are counts.
 # Revealed cards (ShoeRevealed) and a search's cards when it shows them (onto the battlefield, or
 # revealed) are public by the rules.
 PUBLIC_EVENTS = (
@@ -105,6 +106,7 @@ PUBLIC_EVENTS = (
     engine.PhaseChanged, engine.TurnStarted, engine.PackPassed, engine.Replenished, engine.EmptyPackPenalty,
     engine.PackOverflowDiscard, engine.MulliganTaken, engine.Milled, engine.TopArranged, engine.CardsPutIntoShoe,
     engine.ShoeShuffled, engine.ShoeRevealed, engine.SearchBegan, engine.SearchFinished, engine.GameOver,
+    engine.CardMoved, engine.LifeChanged,
 )
 
 
@@ -528,7 +530,7 @@ async def mulligan(db: Database, game_id: int, actor: tables.Actor) -> ActionRes
 # --- the shoe ------------------------------------------------------------------------------------------
 
 
-SEARCH_WORDS = {engine.HAND: "your hand", engine.PLAYED: "the battlefield", engine.TOP: "the top of the shoe"}
+SEARCH_WORDS = {engine.HAND: "your hand", engine.BATTLEFIELD: "the battlefield", engine.TOP: "the top of the shoe"}
 
 
 def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | None, card: str | None,
@@ -543,7 +545,7 @@ def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | N
         if count is not None or not card:
             raise UserError(f"Name the card from your hand to put on the {action} of the shoe with `card` "
                             "(one card per command; `count` is for mill, look, reveal and search).")
-        return engine.put_on_shoe(state, seat, [_hand_card(state, seat, card)], position=action)
+        return engine.put_on_shoe(state, seat, [_zone_card(state, seat, engine.HAND, card)], position=action)
     if card:
         raise UserError("`card` is for top and bottom only.")
     if action == "shuffle":
@@ -559,21 +561,52 @@ def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | N
     return operation(state, seat, count)
 
 
-def _hand_card(state: engine.VortexState, seat: int, typed: str) -> str:
-    """The card of the player's hand that `typed` names: the same name in any spelling, or the only
+def _zone_card(state: engine.VortexState, seat: int, zone: str, typed: str) -> str:
+    """The card of the player's `zone` that `typed` names: the same name in any spelling, or the only
     card whose name starts with it (autocomplete can offer only the first 100 characters of a name)."""
-    hand = state.players[seat].hand
+    cards = state.zone(seat, zone)
+    place = engine.ZONE_PLACES[zone]
     key = name_key(typed)
     if not key:
-        raise UserError("Name a card from your hand.")
-    if any(name_key(card) == key for card in hand):
+        raise UserError(f"Name a card {place}.")
+    if any(name_key(card) == key for card in cards):
         return typed
-    starting = {card for card in hand if name_key(card).startswith(key)}
+    starting = {card for card in cards if name_key(card).startswith(key)}
     if len(starting) == 1:
         return starting.pop()
     if starting:
-        raise UserError(f"Several cards in your hand start with **{escape(clean_name(typed))}**: give the whole name.")
-    raise UserError(f"**{escape(clean_name(typed))}** is not in your hand.")
+        raise UserError(f"Several cards {place} start with **{escape(clean_name(typed))}**: give the whole name.")
+    raise UserError(f"**{escape(clean_name(typed))}** is not {place}.")
+
+
+def zone_cards(game: GameView, user_id: int, zone: str) -> list[str]:
+    """The cards of a player's zone (for autocomplete: only what the command can take from there)."""
+    if game.state is None or user_id not in game.player_ids or zone not in engine.ZONES:
+        return []
+    return list(getattr(game.state.players[game.player_ids.index(user_id)], zone))
+
+
+# --- the table's bookkeeping: cards between zones, life ------------------------------------------------
+
+
+def _move_call(state: engine.VortexState, seat: int, card: str, source: str, destination: str):
+    if source not in engine.ZONES or destination not in engine.ZONES:
+        raise UserError("A card moves between your hand, the battlefield, your graveyard and exile.")
+    if source == destination:
+        raise UserError("Choose two different zones.")
+    return engine.move_card(state, seat, _zone_card(state, seat, source, card), source, destination)
+
+
+async def move(db: Database, game_id: int, actor: tables.Actor, card: str, source: str = engine.HAND,
+               destination: str = engine.BATTLEFIELD) -> ActionResult:
+    """The player moves one of their cards between their hand, the battlefield, their graveyard and
+    exile (the default: plays it from their hand); the channel is told, naming the card."""
+    return await _act(db, game_id, actor, _move_call, card, source, destination)
+
+
+async def life(db: Database, game_id: int, actor: tables.Actor, amount: int) -> ActionResult:
+    """The player's life goes up or down by `amount` (damage, life gain); the channel is told."""
+    return await _act(db, game_id, actor, engine.adjust_life, amount)
 
 
 async def shoe(
@@ -760,7 +793,8 @@ for _kind in (PICK, BASICS, LOOK, SEARCH):
 
 async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int | None = None) -> GameView:
     """Organizer: end the game. With a winner the result goes to the leaderboard (the winner first, the
-    others sharing second place); without one nothing is recorded."""
+    others sharing second place); without one nothing is recorded. The game's channel is told either
+    way; with a winner the server's results channel too, if it has another one."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = await GAMES.managing(session, loaded, actor)
@@ -773,7 +807,8 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        channel, payload = row.channel_id, tables.TableRef(row.id).to_payload()
+        ref = tables.TableRef(row.id).to_payload()
+        posts = [loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
             n = len(state.players)
             await leaderboard.record_results(
@@ -783,9 +818,11 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
                          for p in state.players],
             )
             settings = await load_settings_row(session, row.guild_id)
-            channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else channel
-            payload = outbox.telling(payload, actor.user_id, f"the result of Vortex #{row.id}")
-        await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
+            board = settings.leaderboard_channel_id if settings else None
+            if board and board != row.channel_id:  # and the results channel, for the leaderboard
+                told = outbox.telling(ref, actor.user_id, f"the result of Vortex #{row.id}")
+                posts.append(loaded.channel(FINAL, told, channel_id=board))
+        await outbox.queue(session, *posts)
         return _view(loaded)
 
 

@@ -567,7 +567,9 @@ async def test_end_with_a_winner_records_the_result_and_without_one_records_noth
     ended = await vortex.end(db, game.id, organizer(), winner_id=winner)
     assert ended.status == "over" and ended.winner_id == winner and ended.state.phase == engine.OVER
     rows = await outbox_rows(db, since)
-    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, BOARD)]
+    # The game's own channel is told who won, and the results channel too.
+    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, CHANNEL), (vortex.FINAL, BOARD)]
+    assert "tell_if_refused" not in rows[0].payload and rows[1].payload["tell_if_refused"]["user_id"] == organizer().user_id
     async with db.read() as session:
         results = {r.user_id: (r.placement, r.points) for r in (await session.execute(
             select(EventResult).where(EventResult.format == "vortex"))).scalars()}
