@@ -355,7 +355,7 @@ async def test_mill_look_arrange_top_bottom_and_shuffle(db):
     since = await last_row_id(db)
     top3 = state.shoe[:3]
     milled = await vortex.shoe(db, game.id, player(user), "mill", count=3)
-    assert milled.game.state.players[seat].played == top3
+    assert milled.game.state.players[seat].graveyard == top3
     [news] = await outbox_rows(db, since, vortex.ANNOUNCE)
     assert news.payload["events"][0]["cards"] == top3  # milled cards are public
 
@@ -514,7 +514,7 @@ async def test_a_search_for_the_battlefield_or_revealed_names_the_cards_in_the_c
     game, state = await in_play(db)
     user = active_user(state)
     seat = engine.seat_of(state, user)
-    for to, reveal in (("played", None), ("top", True)):
+    for to, reveal in (("battlefield", None), ("top", True)):
         began = await vortex.shoe(db, game.id, player(user), "search", count=1, to=to, reveal=reveal)
         number = (await state_of(db, game.id))[2]["search"]
         land = next(c for c in began.game.state.shoe if is_basic_land(c))
@@ -527,9 +527,59 @@ async def test_a_search_for_the_battlefield_or_revealed_names_the_cards_in_the_c
         if to == "top":
             assert done.game.state.shoe[0] == land
         else:
-            assert done.game.state.players[seat].played[-1] == land
+            assert done.game.state.players[seat].battlefield[-1] == land
     with pytest.raises(UserError, match="`card` is for top and bottom only"):
         await vortex.shoe(db, game.id, player(user), "search", card="Island")
+
+
+# --- the table's bookkeeping: zones and life ------------------------------------------------------------------
+
+
+async def test_players_move_their_cards_between_zones_and_the_channel_is_told(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    card = next(c for c in state.players[seat].hand if not is_basic_land(c))
+    other = next(p.user_id for p in state.players if p.user_id != user)
+    assert card in vortex.zone_cards(await vortex.get_game(db, game.id), user, engine.HAND)
+    since = await last_row_id(db)
+    played = await vortex.move(db, game.id, player(user), card.upper(), engine.HAND, engine.BATTLEFIELD)
+    assert played.events == [engine.CardMoved(seat, card, "hand", "battlefield")]
+    [news] = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.channel_id == CHANNEL and card in json.dumps(news.payload)
+    view = await vortex.get_game(db, game.id)
+    # Autocomplete offers a zone's own cards: the played card is no longer offered from the hand
+    # (`/vortex shoe top`/`bottom`, `/vortex play`), but from the battlefield; nothing to a non-player.
+    assert card not in vortex.zone_cards(view, user, engine.HAND)
+    assert vortex.zone_cards(view, user, engine.BATTLEFIELD) == [card]
+    assert vortex.zone_cards(view, other, engine.BATTLEFIELD) == [] and vortex.zone_cards(view, 4242, "hand") == []
+    with pytest.raises(UserError, match="is not in your hand"):
+        await vortex.shoe(db, game.id, player(user), "top", card=card)
+    with pytest.raises(UserError, match="is not in your graveyard"):
+        await vortex.move(db, game.id, player(user), card, engine.GRAVEYARD, engine.HAND)
+    with pytest.raises(UserError, match="different zones"):
+        await vortex.move(db, game.id, player(user), card, engine.BATTLEFIELD, engine.BATTLEFIELD)
+    await vortex.move(db, game.id, player(user), card, engine.BATTLEFIELD, engine.GRAVEYARD)
+    public = (await vortex.get_game(db, game.id)).public.seats[seat]
+    assert (public.battlefield_size, public.graveyard_size, public.exile_size) == (0, 1, 0)
+    _, after, _ = await state_of(db, game.id)
+    assert census_ok(after, make_cube())
+
+
+async def test_life_changes_are_recorded_and_told(db):
+    game, state = await in_play(db, 2)
+    user = state.players[1].user_id
+    since = await last_row_id(db)
+    lost = await vortex.life(db, game.id, player(user), -23)
+    assert lost.events == [engine.LifeChanged(1, -23, -3, "reported")]
+    [news] = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.channel_id == CHANNEL
+    await vortex.life(db, game.id, player(user), 5)
+    assert (await vortex.get_game(db, game.id)).public.seats[1].life == 2
+    with pytest.raises(UserError, match="other than 0"):
+        await vortex.life(db, game.id, player(user), 0)
+    with pytest.raises(PermissionDenied):
+        await vortex.life(db, game.id, player(4242), -1)
 
 
 # --- hands, resends, stale DMs -------------------------------------------------------------------------------
