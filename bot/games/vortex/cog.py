@@ -324,7 +324,8 @@ class VortexCog(TableCog):
                                action: str) -> None:
         await self._search_page(game, interaction.user.id, seat, search, page)
         if action == "take":
-            result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search)
+            result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search,
+                                                message_id=interaction.message.id if interaction.message else None)
             found = result.first(engine.CardsFound)
             await interaction.response.edit_message(embed=ui.picked_embed(game, ui.found_text(found.cards, found.to)),
                                                     view=None)
@@ -339,7 +340,8 @@ class VortexCog(TableCog):
                       action: str, card: int | None) -> None:
         marked = ui.bits(bottom)
         if action == "done":
-            result = await vortex.arrange(self.db, game, interaction.user.id, seat=seat, look=look, bottom=marked)
+            result = await vortex.arrange(self.db, game, interaction.user.id, seat=seat, look=look, bottom=marked,
+                                          message_id=interaction.message.id if interaction.message else None)
             done = result.first(engine.TopArranged)
             await interaction.response.edit_message(
                 embed=ui.picked_embed(game, f"Put back: {done.on_top} on top, {done.on_bottom} at the bottom."), view=None)

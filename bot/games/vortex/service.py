@@ -10,6 +10,10 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
 * ``look``: the same for looks at the top of the shoe (their arrange buttons).
 * ``search``: the same for searches of the shoe (their DM's menus and buttons).
 * ``winner``: the user an organizer declared the winner at the end, if any.
+* ``shown``: the DMs that show an open look or search (``[kind, number, channel_id, message_id]``,
+  recorded when Discord accepted them). Once that step is over (put back, taken, the shoe changed,
+  the game ended or was cancelled), each one still showing its buttons is edited to say so, without
+  them (`RETIRE`), so nothing live-looking does nothing.
 
 Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
 decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
@@ -64,6 +68,8 @@ ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards 
 FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
 ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
+RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
+STEPS = {LOOK: "look", SEARCH: "search"}  # DMs whose buttons are retired when their step is over
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -205,6 +211,18 @@ class Announcement(Payload):
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
+
+
+@dataclass(frozen=True)
+class Retired(Payload):
+    """A DM that showed look or search number `number` (`kind`), whose step is over: shown again
+    without its buttons."""
+
+    game_id: int
+    kind: str
+    number: int
+    channel_id: int
+    message_id: int
 
 
 @dataclass(frozen=True)
@@ -359,7 +377,8 @@ def _announcement(loaded: Loaded, public: list[engine.Event]) -> Announcement:
 
 async def _commit(
     session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, notes: tuple[engine.Event, ...] = (),
-    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, **columns: Any,
+    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, answered: int | None = None,
+    **columns: Any,
 ) -> outbox.Queued | None:
     """Save an action and queue what it owes: the public account (`notes` first, then the public
     events not `quiet`), a new pick's DM (held when it is `hold_for`'s: the caller shows it in place
@@ -386,9 +405,34 @@ async def _commit(
         [held] = await outbox.queue(session, _dm(loaded, PICK, pick), hold=True)
     elif pick is not None:
         also.append(_dm(loaded, PICK, pick))
+    also += _retired(loaded, answered)
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
     await GAMES.commit(session, loaded, told, also=also, **columns)
     return held
+
+
+def _open_step(loaded: Loaded, kind: str) -> int | None:
+    """The number of the look or search (`kind`) open now, if any."""
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None:
+        return None
+    step = state.look if kind == LOOK else state.search
+    return None if step is None else loaded.bookkeeping.get(STEPS[kind], 0)
+
+
+def _retired(loaded: Loaded, answered: int | None = None) -> list[outbox.Message]:
+    """The edits that take the buttons off every recorded look or search DM whose step is over (but
+    `answered`, the message whose click ended it: the caller shows the outcome there)."""
+    keep, edits = [], []
+    for kind, number, channel_id, message_id in loaded.bookkeeping.get("shown", []):
+        if _open_step(loaded, kind) == number:
+            keep.append([kind, number, channel_id, message_id])
+        elif message_id != answered:
+            edits.append(Retired(loaded.id, kind, number, channel_id, message_id))
+    if "shown" in loaded.bookkeeping:
+        loaded.bookkeeping["shown"] = keep
+    return [outbox.Message(RETIRE, r.to_payload(), channel_id=r.channel_id, guild_id=loaded.row.guild_id)
+            for r in edits]
 
 
 # --- the lobby -------------------------------------------------------------------------------------
@@ -417,9 +461,20 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     return ActionResult(_view(loaded))
 
 
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    """A running game cancelled: its open look's or search's DMs lose their buttons."""
+    if not was_running:
+        return
+    loaded = GAMES.decode(seated)
+    edits = _retired(loaded)
+    if edits:
+        GAMES.save(loaded)
+        await outbox.queue(session, *edits)
+
+
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="Vortex", model=VortexGame, seat_model=VortexSeat, view=_view_of, begin=_deal,
-    players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
+    players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED, on_cancel=_cancelled,
 )
 GAMES: documents.Documents[VortexGame, VortexSeat, engine.VortexState] = documents.Documents(
     SPEC, engine.VortexState, refusals=engine_refusals(engine.VortexError, engine.NotAPlayer), seat_of=engine.seat_of,
@@ -653,9 +708,11 @@ async def checked_look(db: Database, game_id: int, user_id: int, *, seat: int, l
     return await _checked(db, game_id, user_id, seat, _check_look, look)
 
 
-async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int]) -> ActionResult:
+async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int],
+                  message_id: int | None = None) -> ActionResult:
     """Put the looked-at cards back: those in `bottom` under the shoe, the rest on top (both in the
-    order seen)."""
+    order seen). `message_id`: the DM clicked (the caller shows the outcome there; other copies of
+    the look lose their buttons)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         _button_seat(loaded, user_id, seat)
@@ -665,7 +722,7 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
         order = range(len(prompt.cards))
         events = GAMES.call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
                               [i for i in order if i in bottom])
-        await _commit(session, loaded, events)
+        await _commit(session, loaded, events, answered=message_id)
         return ActionResult(_view(loaded), list(events))
 
 
@@ -712,14 +769,16 @@ async def search_clear(db: Database, game_id: int, user_id: int, *, seat: int, s
     return await _search_step(db, game_id, user_id, seat, search, engine.search_clear)
 
 
-async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> ActionResult:
-    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled."""
+async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int,
+                        message_id: int | None = None) -> ActionResult:
+    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled.
+    `message_id`: the DM clicked (the caller shows the outcome there; other copies lose their buttons)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         _check_search(loaded, seat, search)
         events = GAMES.call(engine.finish_search, state, seat)
-        await _commit(session, loaded, events)
+        await _commit(session, loaded, events, answered=message_id)
         return ActionResult(_view(loaded), list(events))
 
 
@@ -786,6 +845,28 @@ async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
 
 for _kind in (PICK, BASICS, LOOK, SEARCH):
     outbox.on_dm_closed(_kind, _dms_closed, retry_at_startup=True)
+
+
+async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """A look's or a search's DM was accepted by Discord: remember it while its step is open (to take
+    its buttons off when the step is over), or take them off at once if it is over already."""
+    kind = queued.kind
+    prompt = (LookPrompt if kind == LOOK else SearchPrompt).from_payload(queued.payload)
+    number = prompt.look if isinstance(prompt, LookPrompt) else prompt.search
+    loaded = await GAMES.load(session, prompt.game_id)
+    shown = loaded.bookkeeping.setdefault("shown", [])
+    if [kind, number, channel_id, message_id] in shown:
+        return
+    shown.append([kind, number, channel_id, message_id])
+    edits = _retired(loaded)
+    GAMES.save(loaded)
+    await outbox.queue(session, *edits)
+
+
+for _kind in STEPS:
+    outbox.on_sent(_kind, _shown)
+
+
 
 
 # --- the end -----------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from bot.games.vortex.service import (
     LookPrompt,
     PickPrompt,
     Prompt,
+    Retired,
     SearchPrompt,
     event_name,
 )
@@ -591,6 +592,14 @@ async def prompt_dm(prompt: Prompt, ctx: Delivery) -> Outgoing | None:
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     # Only the player whose turn of normal play begins is pinged.
     return chunked(split_messages(event_lines(news)), ping=news.ping)
+
+
+@renders(vortex.RETIRE, Retired)
+async def retire(done: Retired, ctx: Delivery) -> Outgoing:
+    """A look's or a search's DM once that step is over: its buttons go (a click would do nothing)."""
+    what = "This look is over (the shoe changed or the game moved on): nothing here can be put back now." \
+        if done.kind == vortex.LOOK else "This search is over: nothing more can be taken here."
+    return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
 
 
 @renders(vortex.FINAL, TableRef)

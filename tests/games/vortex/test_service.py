@@ -582,6 +582,84 @@ async def test_life_changes_are_recorded_and_told(db):
         await vortex.life(db, game.id, player(4242), -1)
 
 
+# --- a step's buttons go when the step is over (issue 25, item 7) ----------------------------------------------
+
+
+def _queued(row: OutboxMessage) -> outbox.Queued:
+    return outbox.Queued(row.id, outbox.Message(row.kind, row.payload, row.user_id, row.channel_id, row.guild_id),
+                         0, row.created_at)
+
+
+async def _delivered(db, row: OutboxMessage, message_id: int) -> None:
+    """Discord accepted the DM of `row` as message `message_id` (in the DM channel 7000 + user)."""
+    await outbox.settle(db, [outbox.Outcome(_queued(row), channel_id=7000, message_id=message_id)])
+
+
+async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=2)
+    [first] = await outbox_rows(db, since, vortex.LOOK)
+    await _delivered(db, first, 501)
+    [again] = await vortex.resend(db, game.id, user)  # a second copy of the same look
+    [copy] = [r for r in await outbox_rows(db, first.id, vortex.LOOK) if r.id == again.id]
+    await _delivered(db, copy, 502)
+    assert (await state_of(db, game.id))[2]["shown"] == [[vortex.LOOK, 1, 7000, 501], [vortex.LOOK, 1, 7000, 502]]
+    assert await outbox_rows(db, since, vortex.RETIRE) == []
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "shuffle")  # the look is over: both copies lose their buttons
+    retired = await outbox_rows(db, since, vortex.RETIRE)
+    assert [(r.payload["kind"], r.payload["message_id"], r.payload["channel_id"]) for r in retired] == [
+        (vortex.LOOK, 501, 7000), (vortex.LOOK, 502, 7000)]
+    assert (await state_of(db, game.id))[2]["shown"] == []
+
+    # Put back from one copy: that one shows the outcome (the cog edits it), the other loses its buttons.
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    [look] = await outbox_rows(db, since, vortex.LOOK)
+    await _delivered(db, look, 601)
+    [held] = await vortex.resend(db, game.id, user)
+    [copy] = [r for r in await outbox_rows(db, look.id, vortex.LOOK) if r.id == held.id]
+    await _delivered(db, copy, 602)
+    since = await last_row_id(db)
+    await vortex.arrange(db, game.id, user, seat=seat, look=look.payload["look"], bottom=frozenset(), message_id=602)
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [601]
+
+    # A copy Discord accepts after its step is over loses its buttons at once.
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    [late] = await outbox_rows(db, since, vortex.LOOK)
+    await vortex.shoe(db, game.id, player(user), "shuffle")
+    since = await last_row_id(db)
+    await _delivered(db, late, 701)
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [701]
+
+
+async def test_a_searchs_dm_loses_its_buttons_when_the_game_is_cancelled_or_ended(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "search", count=1)
+    [search] = await outbox_rows(db, since, vortex.SEARCH)
+    await _delivered(db, search, 801)
+    since = await last_row_id(db)
+    await tables.cancel(db, vortex.SPEC, game.id, organizer())
+    [retired] = await outbox_rows(db, since, vortex.RETIRE)
+    assert retired.payload == {"game_id": game.id, "kind": vortex.SEARCH, "number": 1, "channel_id": 7000,
+                               "message_id": 801}
+
+    game, state = await in_play(db)
+    user = active_user(state)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    await _delivered(db, (await outbox_rows(db, since, vortex.LOOK))[0], 901)
+    since = await last_row_id(db)
+    await vortex.end(db, game.id, organizer())
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [901]
+
+
 # --- hands, resends, stale DMs -------------------------------------------------------------------------------
 
 

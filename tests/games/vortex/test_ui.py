@@ -344,3 +344,11 @@ def test_status_words_are_the_players_words():
     assert [f.value for f in ui.lobby_embed(view_of(state)).fields if f.name == "Status"] == ["In progress"]
     assert ui.status_embed(dataclasses.replace(view_of(state, status="lobby"), state=None)).description == (
         "Open for players.")
+
+
+async def test_a_finished_look_or_search_dm_is_shown_again_without_buttons():
+    sender = Outbox(SimpleNamespace(db=None))
+    for kind, words in ((vortex.LOOK, "This look is over"), (vortex.SEARCH, "This search is over")):
+        payload = vortex.Retired(12, kind, 3, 7000, 501).to_payload()
+        out = await sender._render(queued(vortex.RETIRE, payload, user_id=USERS[0]), False)
+        assert out.edit == (7000, 501) and out.view is None and words in out.embeds[0].description
