@@ -196,9 +196,16 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     assert state.shoe[:2] == top[1:] and state.shoe[-1] == top[0]
     await t.wait_channel(f"<@{a}> looked at the top 3 cards")
     await t.wait_channel(f"<@{a}> put back 2 on top and 1 at the bottom")
+    # A look left open ends with the turn: its DM then loses its buttons (nothing live-looking does nothing).
+    await t.slash(a, "shoe", action="look", count=1)
+    left_open = await fake.wait_for(lambda: (m := t.dms_with(a, ui.LookButton, look=2, action="done")) and m[-1],
+                                    what="the second look DM")
 
     passed = await t.slash(a, "pass")
     assert passed.ephemeral and "You passed" in passed.content
+    retired = await fake.wait_for(lambda: (m := fake.message(left_open["id"])) and not m.get("components") and m,
+                                  what="the open look's DM without its buttons")
+    assert "This look is over" in embed_text(retired)
     twice = await t.slash(a, "pass")
     assert twice.ephemeral and "already passed" in twice.content
     state = await t.check()
