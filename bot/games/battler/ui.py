@@ -452,8 +452,8 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
             return [f"🏆 **{mention(u(winner))} wins Treasure Battler #{news.game_id}!**"]
         case engine.PhaseChanged(phase=engine.DRAFT, stage=stage, round=round_):
             return [
-                f"🛒 **Stage {stage}, round {round_}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
-                "then press Done."
+                f"🛒 **Stage {stage}, round {round_}: DRAFT.** Each player trades, re-rolls, shifts or buys basics "
+                "in their DMs, then presses Done."
             ]
         case engine.PhaseChanged(phase=engine.CAROUSEL, stage=stage, round=round_):
             return [f"🎠 **Stage {stage}, round {round_}: CAROUSEL.**"]

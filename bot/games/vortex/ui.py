@@ -401,7 +401,7 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
         case engine.TurnStarted(phase=engine.OPENING, turn_in_phase=turn):
             return f"Opening turn {turn}/{news.opening_turns}: {who} picks (DM)."
         case engine.TurnStarted(turn_in_phase=turn):
-            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (mulligan now, or `/vortex draw`)."
+            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (they may mulligan now, then `/vortex draw`)."
         case engine.PackPassed(passed=passed, received=received):
             return f"🔁 {who} passed: left {_s(passed, 'card')} as the passed pack and took {_s(received, 'card')}."
         case Drawing(count=count):

@@ -307,13 +307,14 @@ def test_dms_and_embeds_show_no_internal_words():
 def test_announcements_count_through_plural_and_speak_of_players_in_the_third_person():
     news = Announcement(1, 3, tuple(USERS), 1, 3, "fibonacci", (
         engine.PackyardReshuffled(1, 41), engine.TreasuresChanged(0, -1, 1, "cap"), engine.CarouselTurn(2, 1),
-        engine.CarouselEnded(("x",)), engine.ReplayRequired(0, 1, "draw"),
+        engine.CarouselEnded(("x",)), engine.ReplayRequired(0, 1, "draw"), engine.PhaseChanged("draft", 1, 2),
     ), ())
     text = "\n".join(ui.event_lines(news))
     assert "The packyard (1 card) was shuffled into the packpile (41 cards)." in text
     assert f"<@{USERS[0]}> keeps 1 treasure (1 over the cap)." in text
     assert f"<@{USERS[2]}> picks from the carousel (pick 1): their choice is in their DMs." in text
     assert "1 card left goes to the packyard" in text
+    assert "Each player trades, re-rolls, shifts or buys basics in their DMs, then presses Done." in text
     assert "your" not in text.lower() and " you " not in text.lower()
     assert ui.pairing_lines(news, ())[-1] == "Each player reports with `/battler report`; their opponent confirms."
     with pytest.raises(engine.NotEnoughTreasures, match="costs 1 treasure;"):

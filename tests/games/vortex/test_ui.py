@@ -315,6 +315,8 @@ def test_moves_and_life_changes_are_told_in_the_third_person_with_one_minus_sign
                      f"↪️ {who} moves **{escape(hand[0])}** from the battlefield into exile.",
                      f"↪️ {who} moves **{escape(hand[1])}** from their graveyard into their hand.",
                      f"💚 {who} gains 3 life (life 23).", f"🩸 {who} loses 25 life (life \u22122)."]
+    turn = ui.event_lines(Announcement(12, tuple(USERS), 20, (engine.TurnStarted(21, 1, seat, engine.PLAY),)))
+    assert turn == [f"▶️ **Turn 1**: {who}'s turn — upkeep (they may mulligan now, then `/vortex draw`)."]
     penalty = engine.EmptyPackPenalty(seat, -1, 30)
     assert "(life \u22121)" in ui.event_lines(Announcement(12, tuple(USERS), 20, (penalty,)))[0]
     assert "-" not in "".join(lines).replace(escape(hand[0]), "").replace(escape(hand[1]), "")
