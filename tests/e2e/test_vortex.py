@@ -279,7 +279,7 @@ async def _zones_and_life(t: VortexDriver, fake, b: int) -> None:
     assert missing.ephemeral and "is not in your exile" in missing.content
     await t.slash(b, "move", **{"from": "graveyard", "to": "hand", "card": card})
     state = await t.check()
-    assert card in t.player(state, b).hand and not t.player(state, b).graveyard
+    assert card in t.player(state, b).hand and card not in t.player(state, b).graveyard
     lost = await t.slash(b, "life", amount=-23)
     assert lost.ephemeral and "Your life is now \u22123" in lost.content
     await t.wait_channel(f"<@{b}> loses 23 life (life \u22123).")
