@@ -356,14 +356,12 @@ def _event_name(row: BattlerGame) -> str:
 
 
 def _placements(state: engine.BattlerState) -> list[leaderboard.Placement]:
-    out: list[leaderboard.Placement] = []
+    places: list[tuple[int, int]] = []
     place = 1
-    n = len(state.players)
     for group in engine.standings(state):
-        for seat in group:
-            out.append(leaderboard.Placement(state.players[seat].user_id, place, leaderboard.placement_points(place, n)))
+        places.extend((state.players[seat].user_id, place) for seat in group)
         place += len(group)
-    return out
+    return leaderboard.placed(places)
 
 
 def standings_of(game: GameView) -> list[Standing]:

@@ -891,12 +891,9 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         ref = tables.TableRef(row.id).to_payload()
         posts = [loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
-            n = len(state.players)
             await leaderboard.record_results(
                 session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),
-                results=[leaderboard.Placement(p.user_id, 1 if p.seat == winner else 2,
-                                               leaderboard.placement_points(1 if p.seat == winner else 2, n))
-                         for p in state.players],
+                results=leaderboard.placed([(p.user_id, 1 if p.seat == winner else 2) for p in state.players]),
             )
             settings = await load_settings_row(session, row.guild_id)
             board = settings.leaderboard_channel_id if settings else None
