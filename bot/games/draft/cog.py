@@ -263,7 +263,7 @@ class DraftCog(TableCog):
                 view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
             )
         elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
-            picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+            picked = drafts.Picked(result.card, result.round, result.pick_number)
             embeds, files = await self.messages.final_pool_content(result.pod_id, result.user_id, picked)
             await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
         else:

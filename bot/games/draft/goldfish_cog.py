@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.games.draft import goldfish_rules as rules
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_messages import GoldfishMessages, delivery_problem
+from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.errors import NotFound, UserError
@@ -60,7 +60,6 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self.messages = GoldfishMessages(bot)
         register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):

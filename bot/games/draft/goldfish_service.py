@@ -19,6 +19,7 @@ from bot.games.draft.models import (
 )
 from bot.kit import channels, leaderboard, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.kit.events import Payload
 from bot.kit.guild_config import load_settings_row
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
@@ -35,8 +36,22 @@ PENDING_WRITEUP_TTL = timedelta(hours=1)
 MAX_PENDING_WRITEUPS_PER_USER = 3
 _MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
 # What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
-FINAL = "goldfish_final"
-REJECTED = "goldfish_rejected"
+FINAL = "goldfish_final"  # payload: EventRef
+REJECTED = "goldfish_rejected"  # payload: Rejected
+
+
+@dataclass(frozen=True)
+class EventRef(Payload):
+    event_id: int
+
+
+@dataclass(frozen=True)
+class Rejected(Payload):
+    """To the player: the organizer rejected their score in the event, for `reason`."""
+
+    event_id: int
+    event_name: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,10 @@ class SubmissionView:
     reject_reason: str | None
     created_at: datetime
     breakdown: dict[str, float]
+
+    @property
+    def parts(self) -> rules.Breakdown:
+        return rules.Breakdown(**self.breakdown)
 
 
 @dataclass(frozen=True)
@@ -422,7 +441,7 @@ async def reject(
             raise NotFound(f"<@{player_id}> has no counting submission to reject.")
         row = current[0]
         row.status, row.reject_reason = "rejected", reason
-        payload = {"event_id": event.id, "event_name": event.name, "reason": reason}
+        payload = Rejected(event.id, event.name, reason).to_payload()
         [dm] = await outbox.queue(session, outbox.Message(REJECTED, payload, user_id=player_id, guild_id=guild_id),
                                   hold=True)
         return Rejection(_submission_view(row, event.method), dm)
@@ -445,7 +464,7 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
         # Posted after the commit; after a crash the sweeper posts it, once.
-        payload = outbox.telling({"event_id": event.id}, user_id, f"the final standings of **{escape(event.name)}**")
+        payload = outbox.telling(EventRef(event.id).to_payload(), user_id, f"the final standings of **{escape(event.name)}**")
         await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
 

@@ -12,7 +12,15 @@ from PIL import Image
 
 from bot.cards import pictures
 from bot.cards.scryfall import card_link_markdown
-from bot.games.draft.service import REACTION_CARDS, PackPrompt, PodView, PoolView, RejoinResult, SeatWait
+from bot.games.draft.service import (
+    REACTION_CARDS,
+    CardFacts,
+    PackPrompt,
+    PodView,
+    PoolView,
+    RejoinResult,
+    SeatWait,
+)
 from bot.games.draft.service import uses_reactions as uses_reactions
 from bot.kit import limits
 from bot.kit.dispatch import Component, index, number
@@ -288,7 +296,7 @@ def pool_groups(pool: PoolView) -> list[tuple[str, list[str]]]:
     """The pool by colour group (White … Multicolour, Colourless, Lands, Other), in that order."""
     groups: dict[str, list[str]] = defaultdict(list)
     for card in pool.cards:
-        groups[_group_name(pool.card_info.get(card, {}))].append(card)
+        groups[_group_name(pool.facts(card))].append(card)
     return [(name, groups[name]) for name in sorted(groups, key=_group_order)]
 
 
@@ -332,8 +340,7 @@ def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
     def draw(tiles: list[Image.Image]) -> bytes:
         by_card = dict(zip(pool.cards, tiles, strict=True))
         return pictures.pool_picture([
-            (name, [pictures.PoolCard(by_card[card], float(pool.card_info.get(card, {}).get("mana_value") or 0))
-                    for card in cards])
+            (name, [pictures.PoolCard(by_card[card], pool.facts(card).mana_value) for card in cards])
             for name, cards in pool_groups(pool)
         ], spread={"Lands"})
 
@@ -343,17 +350,17 @@ def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
 _COLOUR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
 
 
-def _group_name(info: dict) -> str:
-    colour = (info.get("colour") or "").upper()
+def _group_name(info: CardFacts) -> str:
+    colour = info.colour.upper()
     letters = [c for c in colour if c in _COLOUR_NAMES]
     if len(letters) > 1:
         return "Multicolour"
     if letters:
         return _COLOUR_NAMES[letters[0]]
-    type_line = (info.get("type_line") or "").split("//")[0]
+    type_line = info.type_line.split("//")[0]
     if "Land" in type_line:
         return "Lands"
-    return "Colourless" if colour in ("C", "") and info else "Other"
+    return "Colourless" if colour in ("C", "") and info.known else "Other"
 
 
 def _group_order(name: str) -> int:

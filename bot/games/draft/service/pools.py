@@ -18,12 +18,29 @@ from bot.store.db import Database
 
 
 @dataclass(frozen=True)
+class CardFacts:
+    """What a pool's presentation knows of one of its cards (`known`: the cube or Scryfall said anything)."""
+
+    colour: str = ""
+    type_line: str = ""
+    mana_value: float = 0.0
+    known: bool = False
+
+
+@dataclass(frozen=True)
 class PoolView:
     pod_id: int
     user_id: int
     cards: list[str]
     card_info: dict[str, dict]
     guild_id: int | None = None
+
+    def facts(self, card: str) -> CardFacts:
+        info = self.card_info.get(card)
+        if not info:
+            return CardFacts()
+        return CardFacts(colour=info.get("colour") or "", type_line=info.get("type_line") or "",
+                         mana_value=float(info.get("mana_value") or 0), known=True)
 
 
 async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:

@@ -25,6 +25,7 @@ from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.kit import tables
 from bot.kit.errors import NotFound
+from bot.kit.events import Payload
 from bot.store.prepared import Prepared
 
 STATUSES = tables.Statuses(running="drafting", finished="complete")
@@ -79,8 +80,9 @@ class PodView(tables.TableView):
 
 
 @dataclass(frozen=True)
-class PackPrompt:
-    """Show pack `pack_id`, as it is after `pack_pick` picks, to `user_id`."""
+class PackPrompt(Payload):
+    """Show pack `pack_id`, as it is after `pack_pick` picks, to `user_id` (a `PACK` row's payload
+    is a `deliveries.PackPost`, this with what else the row says)."""
 
     pod_id: int
     guild_id: int
@@ -98,13 +100,6 @@ class PackPrompt:
     pick_mode: str
     dm_closed: bool
     direction: str
-
-    def to_payload(self) -> dict:
-        return {**self.__dict__, "cards": list(self.cards)}
-
-    @classmethod
-    def from_payload(cls, payload: dict) -> PackPrompt:
-        return cls(**{**payload, "cards": tuple(payload["cards"])})
 
 
 @dataclass(frozen=True)

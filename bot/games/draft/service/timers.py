@@ -88,8 +88,9 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
             clock.reminded = True
             if (prompt := prompt_for(pod, row.seat)) is not None:
                 actions.reminders.append(prompt)
-                reminder = {"pod_id": prompt.pod_id}
-                await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder, user_id=prompt.user_id))
+                reminder = deliveries.PodRef(prompt.pod_id)
+                await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder.to_payload(),
+                                                           user_id=prompt.user_id))
 
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
@@ -118,11 +119,11 @@ def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt
 def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
     details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
     closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, "timeout", **details)
-    note = {"pod_id": pod.row.id, **details, "to_bot": to_bot, "completed": result.completed}
+    note = deliveries.TimedOut(pod.row.id, **details, to_bot=to_bot, completed=result.completed)
     messages = [m for m in (closing,) if m is not None]
-    messages.append(outbox.Message(deliveries.TIMED_OUT, note, user_id=result.user_id))
+    messages.append(outbox.Message(deliveries.TIMED_OUT, note.to_payload(), user_id=result.user_id))
     if to_bot:
-        organizer = {"pod_id": pod.row.id, "player_id": result.user_id, "to_organizer": True,
-                     "completed": result.completed}
-        messages.append(outbox.Message(deliveries.TIMED_OUT, organizer, user_id=pod.row.organizer_id))
+        organizer = deliveries.TimedOut(pod.row.id, player_id=result.user_id, to_organizer=True,
+                                        completed=result.completed)
+        messages.append(outbox.Message(deliveries.TIMED_OUT, organizer.to_payload(), user_id=pod.row.organizer_id))
     return messages
