@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for
 from bot.kit import deadlines, outbox
 from bot.kit.errors import PermissionDenied
 from bot.kit.events import Payload
@@ -252,8 +252,8 @@ outbox.on_dm_closed(PACK, _dms_closed)
 
 async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt | None:
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
-        row = pod.seat_row(user_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
+        row = pod.seat_of(user_id)
         if row is None or row.seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         if pod.row.status != STATUSES.running:
@@ -265,7 +265,7 @@ async def still_current(db: Database, prompt: PackPrompt) -> bool:
     """Is this pack state still the seat's head, with no message showing it yet? (For sends made
     long after their commit: after a crash, or a retry.)"""
     async with db.read() as session:
-        pod = await load_pod(session, prompt.pod_id)
+        pod = await GAMES.load(session, prompt.pod_id, lock=False)
         if pod.row.status != STATUSES.running or prompt.seat >= len(pod.seats):
             return False
         now = prompt_for(pod, prompt.seat)
@@ -376,7 +376,7 @@ async def record_shown(db: Database, prompt: PackPrompt, *, channel_id: int, mes
 async def _recover(db: Database, due: deadlines.Due, now) -> None:
     """Queue the packs of a running pod that no message shows, or the posts of a finished pod."""
     async with db.write() as session:
-        pod = await load_pod(session, int(due.key), lock=True)
+        pod = await GAMES.load(session, int(due.key))
         if pod.row.status == STATUSES.running:
             shown = {
                 (pack_id, pick)

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import NOUN, load_pod
+from bot.games.draft.service.state import GAMES, NOUN
 from bot.kit import card_data, tables
 from bot.kit.errors import NotFound, PermissionDenied
 from bot.store.db import Database
@@ -118,7 +118,7 @@ async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
 async def pick_log(db: Database, pod_id: int, actor: tables.Actor) -> dict:
     """The whole draft, every pick in order (for /draft log; its organizers only)."""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         await tables.require_manager(session, NOUN, pod.row, actor)
         picks = await picks_in_order(session, pod_id)
         users = {row.seat: row.user_id for row in pod.seats}
@@ -142,7 +142,7 @@ async def cards_to_show(db: Database, pod_id: int) -> list[str]:
     """Every card the pod can show in a pack or a pool: in the lobby, what a full table would deal
     (the players are not counted yet); once dealt, what was dealt."""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         cube = [entry["name"] for entry in await cube_info(session, pod_id)]
     seats = len(pod.seats) if pod.state is not None else pod.row.max_seats
     return engine.cards_dealt(cube, engine.DraftConfig(seats, pod.row.packs, pod.row.pack_size), pod.row.seed)

@@ -29,7 +29,7 @@ from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.service.deliveries import FINAL_POOL, FinalPool, PackPost, Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
-from bot.games.draft.service.state import STATUSES, Pod, load_pod, seat_wait
+from bot.games.draft.service.state import GAMES, STATUSES, Pod, seat_wait
 from bot.kit import outbox, tables
 from bot.kit.events import Payload
 from bot.store.db import Database
@@ -129,7 +129,7 @@ async def set_letters(db: Database, message_id: int, letters: int) -> None:
 async def has_pack(db: Database, pod_id: int, seat: int) -> bool:
     """Does the seat have a pack to pick from now?"""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         return pod.row.status == STATUSES.running and pod.state is not None and pod.state.head(seat) is not None
 
 
@@ -214,7 +214,7 @@ async def _locked(session: AsyncSession, message_id: int) -> tuple[Pod, DraftPac
     ).scalar_one_or_none()
     if pod_id is None:
         return None
-    pod = await load_pod(session, pod_id, lock=True)
+    pod = await GAMES.load(session, pod_id)
     row = (
         await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
     ).scalar_one()

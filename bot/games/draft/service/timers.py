@@ -17,7 +17,6 @@ from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.service import deliveries
 from bot.games.draft.service.picking import (
-    TIMER,
     PickResult,
     apply_pick,
     hand_to_bot,
@@ -25,7 +24,7 @@ from bot.games.draft.service.picking import (
     schedule_timer,
 )
 from bot.games.draft.service.pools import pick_hints
-from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, TIMER, PackPrompt, Pod, prompt_for
 from bot.kit import deadlines, outbox
 from bot.store.db import Database
 
@@ -46,7 +45,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
 
     async def use_case(session: AsyncSession) -> TimerActions:
         actions = TimerActions()  # made here: the job may run again (see `Database.transact`)
-        pod = await load_pod(session, pod_id, lock=True)
+        pod = await GAMES.load(session, pod_id)
         if pod.row.status != STATUSES.running:
             await deadlines.disarm(session, TIMER, due.key)
             return actions
@@ -55,7 +54,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
         await schedule_timer(session, pod)
         if pod.timer_due is None:
             await deadlines.disarm(session, TIMER, due.key)
-        await pod.save(session)
+        await GAMES.commit(session, pod)
         return actions
 
     return await db.transact(use_case, key=pod_id)
