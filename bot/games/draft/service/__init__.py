@@ -34,6 +34,7 @@ from bot.games.draft.service.deliveries import (
     delivery_message,
     is_shown,
     last_shown,
+    pack_post,
     prompt_of,
     record_shown,
     resend,
@@ -89,5 +90,5 @@ __all__ = [
     "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
-    "CardFacts", "ClosePack", "Confirmation", "FinalPool", "MessageRef", "PackPost", "Picked", "PodRef", "TimedOut",
+    "CardFacts", "ClosePack", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]
