@@ -35,14 +35,18 @@ MAX_REJECT_REASON = 500
 PENDING_WRITEUP_TTL = timedelta(hours=1)
 MAX_PENDING_WRITEUPS_PER_USER = 3
 _MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
-# What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
-FINAL = "goldfish_final"  # payload: EventRef
-REJECTED = "goldfish_rejected"  # payload: Rejected
 
 
 @dataclass(frozen=True)
 class EventRef(Payload):
+    """The event whose final standings are posted (read from the database when it is sent)."""
+
     event_id: int
+
+
+# What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
+FINAL = "goldfish_final"  # payload: EventRef
+REJECTED = "goldfish_rejected"  # payload: Rejected
 
 
 @dataclass(frozen=True)
@@ -118,15 +122,9 @@ def _event_view(row: GoldfishEvent) -> EventView:
 
 
 def _submission_view(row: GoldfishSubmission, method: str) -> SubmissionView:
-    parts = rules.breakdown(
-        life_lost=row.life_lost,
-        cards_milled=row.cards_milled,
-        poison=row.poison,
-        game_wins=row.game_wins,
-        lost_or_drew=row.lost_or_drew,
-        prevented=row.prevented,
-        method=method,
-    )
+    parts = rules.breakdown(life_lost=row.life_lost, cards_milled=row.cards_milled, poison=row.poison,
+                            game_wins=row.game_wins, lost_or_drew=row.lost_or_drew, prevented=row.prevented,
+                            method=method)
     return SubmissionView(
         row.id, row.event_id, row.user_id, row.life_lost, row.cards_milled, row.poison, row.game_wins,
         row.lost_or_drew, row.prevented, row.score, row.writeup, row.status, row.reject_reason, row.created_at, parts,

@@ -62,11 +62,20 @@ class PackPost(PackPrompt):
 
 @dataclass(frozen=True)
 class PodRef(Payload):
+    """The pod a reminder or the channel's summary is about."""
+
     pod_id: int
+
+
+def uses_reactions(prompt: PackPrompt) -> bool:
+    """Is this pack shown with letter reactions (on the player's one reused pack message)?"""
+    return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
 
 
 @dataclass(frozen=True)
 class MessageRef(Payload):
+    """A message sent before (a pack message to retire)."""
+
     channel_id: int
     message_id: int
 
@@ -108,11 +117,6 @@ class FinalPool(Payload):
     pod_id: int
     seat: int | None = None
     picked: Picked | None = None
-
-
-def uses_reactions(prompt: PackPrompt) -> bool:
-    """Is this pack shown with letter reactions (on the player's one reused pack message)?"""
-    return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
 
 
 def pack_post(prompt: PackPrompt, **more) -> PackPost:
