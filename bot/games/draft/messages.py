@@ -32,6 +32,7 @@ from bot.cards.export import export
 from bot.games.draft import service as drafts
 from bot.games.draft.confirmations import HeldConfirmations
 from bot.games.draft.service import (
+    Closed,
     ClosePack,
     Confirmation,
     FinalPool,
@@ -189,7 +190,7 @@ class DraftMessages:
         if target is None:
             self.stop_reactions(found[1])
         elif (target.pack_id, target.pack_pick) != (p.pack_id, p.pack_pick) or (
-            p.reason == "timeout" and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
+            p.reason is Closed.TIMEOUT and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
         ):
             return None
         return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
@@ -264,10 +265,10 @@ class DraftMessages:
 
 def _closing_text(p: ClosePack) -> str:
     card = escape(p.card or "")
-    if p.reason == "timeout":
+    if p.reason is Closed.TIMEOUT:
         return (f"⌛ Draft #{p.pod_id} · Pack {p.round + 1}, pick {p.pick_number}: "
                 f"time ran out, I picked **{card}** for you.")
-    if p.reason == "server":
+    if p.reason is Closed.SERVER:
         return f"You picked from this pack in the server: **{card}**."
     return (f"🤖 The organizer handed your seat in draft #{p.pod_id} to a bot; it picks for you from now on. "
             "`/draft rejoin` takes it back (what it picks stays in your pool).")

@@ -14,6 +14,7 @@ from bot.cards import pictures
 from bot.cards.scryfall import card_link_markdown
 from bot.games.draft.service import (
     REACTION_CARDS,
+    STATUSES,
     CardFacts,
     PackPrompt,
     PodView,
@@ -67,7 +68,7 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
         f"picks by {pod.pick_mode}",
     ]
     embed.description = " · ".join(settings)
-    if pod.status == "lobby":
+    if pod.status == STATUSES.lobby:
         players = "\n".join(f"• <@{uid}>" for uid in pod.player_ids) or "nobody yet"
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
         embed.set_footer(text="Join, then the organizer presses Begin. Picks happen in DMs.")
@@ -86,7 +87,7 @@ LobbyButton = lobby_button_type("draft", "DraftCog")
 
 
 def lobby_view(pod: PodView) -> discord.ui.View | None:
-    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == "lobby")
+    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == STATUSES.lobby)
 
 
 # --- pack messages -----------------------------------------------------------------------------
@@ -269,7 +270,7 @@ def _ago(moment: datetime | None, now: datetime) -> str:
 def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
     now = utcnow()
     embed = discord.Embed(title=f"Draft #{pod.id} · {pod.status}", colour=discord.Colour.gold())
-    if pod.status == "lobby":
+    if pod.status == STATUSES.lobby:
         embed.description = f"In the lobby: {len(pod.seats)}/{pod.max_seats} players."
         return embed
     lines = []
@@ -282,7 +283,7 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
         )
     embed.description = "\n".join(lines)
     waiting = [s for s in pod.seats if s.has_head and not s.is_bot]
-    if pod.status == "drafting":
+    if pod.status == STATUSES.running:
         embed.add_field(
             name="Waiting on",
             value=", ".join(f"<@{s.user_id}> (for {_ago(s.waiting_since, now)[:-4]})" for s in waiting) or "nobody",

@@ -47,9 +47,9 @@ def test_old_rows_of_every_other_draft_kind_read_as_their_payloads():
     assert drafts.MessageRef.from_payload({"channel_id": 5, "message_id": 6}) == drafts.MessageRef(5, 6)
     assert drafts.ClosePack.from_payload(
         {"pod_id": 3, "pack_id": 4, "pack_pick": 2, "reason": "timeout", **PICKED}
-    ) == drafts.ClosePack(3, 4, 2, "timeout", "Card Z", 0, 2)
+    ) == drafts.ClosePack(3, 4, 2, drafts.Closed.TIMEOUT, "Card Z", 0, 2)
     assert drafts.ClosePack.from_payload({"pod_id": 3, "pack_id": 4, "pack_pick": 2, "reason": "bot"}) == (
-        drafts.ClosePack(3, 4, 2, "bot"))
+        drafts.ClosePack(3, 4, 2, drafts.Closed.BOT))
     assert drafts.FinalPool.from_payload({"pod_id": 3, "seat": 1, "picked": PICKED}) == (
         drafts.FinalPool(3, 1, drafts.Picked("Card Z", 0, 2)))
     assert drafts.FinalPool.from_payload({"pod_id": 3}) == drafts.FinalPool(3, None)  # no seat: a new DM

@@ -20,6 +20,7 @@ from bot.games.draft.service.deliveries import (
     RETIRE,
     SUMMARY,
     TIMED_OUT,
+    Closed,
     ClosePack,
     DeliveryRef,
     FinalPool,
@@ -90,5 +91,5 @@ __all__ = [
     "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
-    "CardFacts", "ClosePack", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
+    "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]

@@ -9,6 +9,7 @@ so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, fields
 
 from sqlalchemy import select, update
@@ -80,15 +81,24 @@ class MessageRef(Payload):
     message_id: int
 
 
+class Closed(enum.Enum):
+    """Why a pack message loses its buttons: the timer picked, the player picked in the server, or
+    a bot took the seat."""
+
+    TIMEOUT = "timeout"
+    SERVER = "server"
+    BOT = "bot"
+
+
 @dataclass(frozen=True)
 class ClosePack(Payload):
-    """Take the buttons off the message showing that pack state, saying why (`reason`: "timeout",
-    "server" or "bot"; a time-out and a server pick name the card taken)."""
+    """Take the buttons off the message showing that pack state, saying why (a time-out and a
+    server pick name the card taken)."""
 
     pod_id: int
     pack_id: int
     pack_pick: int
-    reason: str
+    reason: Closed
     card: str | None = None
     round: int = 0
     pick_number: int = 0
@@ -162,7 +172,8 @@ async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | 
     return rows[-1] if held else None
 
 
-def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: str, **details) -> outbox.Message | None:
+def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: Closed,
+                       **details) -> outbox.Message | None:
     """Take the buttons off the message that shows a pack the bot (or a server pick) picked from
     (`details`: the rest of a `ClosePack`). None when that pick ended the draft: the message turns
     into the player's pool instead."""

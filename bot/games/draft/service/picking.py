@@ -81,13 +81,13 @@ async def pick(
             raise Conflict(seat_wait(pod, row.seat).text)
         result = await apply_pick(session, pod, row.seat, pack_id, pack_pick, card_index, source, now)
         if in_server:
-            await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
+            await outbox.queue(session, *_closing(pod, result, deliveries.Closed.SERVER, card=result.card))
         return result
 
     return await db.transact(use_case, key=pod_id)
 
 
-def _closing(pod: Pod, result: PickResult, reason: str, **details) -> list[outbox.Message]:
+def _closing(pod: Pod, result: PickResult, reason: deliveries.Closed, **details) -> list[outbox.Message]:
     message = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, reason, **details)
     return [message] if message is not None else []
 
@@ -246,7 +246,7 @@ async def replace_with_bot(
         if row.is_bot:
             raise Conflict("A bot already plays that seat.")
         result = await hand_to_bot(session, pod, row, now)
-        await outbox.queue(session, *_closing(pod, result, "bot"))
+        await outbox.queue(session, *_closing(pod, result, deliveries.Closed.BOT))
         return result
 
     return await db.transact(use_case, key=pod_id)

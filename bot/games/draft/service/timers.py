@@ -117,7 +117,7 @@ def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt
 
 def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
     details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
-    closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, "timeout", **details)
+    closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, deliveries.Closed.TIMEOUT, **details)
     note = deliveries.TimedOut(pod.row.id, **details, to_bot=to_bot, completed=result.completed)
     messages = [m for m in (closing,) if m is not None]
     messages.append(outbox.Message(deliveries.TIMED_OUT, note.to_payload(), user_id=result.user_id))
