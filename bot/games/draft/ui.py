@@ -86,6 +86,20 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
 LobbyButton = lobby_button_type("draft", "DraftCog")
 
 
+START_OPTIONS = {  # /draft start's options, described
+    "cube": "The card pool to draft from.",
+    "packs": "Packs per player (default 2).",
+    "pack_size": "Cards per pack (default 15).",
+    "seats": "Most players; the draft begins by itself when this many have joined (default 8).",
+    "pick_timer": "Minutes each pick may take before the bot picks for the player (default: no timer).",
+    "goldfish": "Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
+    "turns": "Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
+    "scoring": "Goldfish scoring: how the damage components combine (default: sum).",
+    "play_order": "Goldfish games: who plays first (default: the player).",
+    "pick_mode": "How players pick in DMs (default: the server's setting).",
+}
+
+
 def lobby_view(pod: PodView) -> discord.ui.View | None:
     return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == STATUSES.lobby)
 
