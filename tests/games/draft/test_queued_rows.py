@@ -11,7 +11,8 @@ from bot.games.draft import goldfish_messages as _goldfish_renderers  # noqa: F4
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import messages as _draft_renderers  # noqa: F401  (registers its renderers)
 from bot.games.draft import service as drafts
-from bot.kit import outbox
+from bot.games.draft.service.deliveries import pack_message
+from bot.kit import events, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.text import escape
 
@@ -39,8 +40,15 @@ def test_old_pack_rows_read_as_the_typed_prompt_with_what_else_they_said():
     old = {**PROMPT, "resend": True, "rejoined": True, "picked": PICKED}
     post = drafts.PackPost.from_payload(old)
     assert post.resend and post.rejoined and post.picked == drafts.Picked("Card Z", 0, 2)
-    # A row queued now holds the same keys (and the options at their defaults).
+    # A row queued now holds the same keys (and the options at their defaults); the hand-written
+    # payloads of the pick path are what the kit's codec writes.
     assert drafts.pack_post(prompt).to_payload() == {**PROMPT, "resend": False, "picked": None, "rejoined": False}
+    for options in ({}, {"resend": True}, {"rejoined": True}):
+        queued = pack_message(prompt, **options).payload
+        assert queued == events.encode(drafts.pack_post(prompt, **options)) == drafts.pack_post(prompt, **options).to_payload()
+    assert prompt.to_payload() == events.encode(prompt)
+    with_pick = drafts.pack_post(prompt, picked=drafts.Picked("Card Z", 0, 2))
+    assert with_pick.to_payload() == events.encode(with_pick) and with_pick.to_payload()["picked"] == PICKED
 
 
 def test_old_rows_of_every_other_draft_kind_read_as_their_payloads():
@@ -58,6 +66,8 @@ def test_old_rows_of_every_other_draft_kind_read_as_their_payloads():
         {"pod_id": 3, "seat": 1, "channel_id": 5, "message_id": 6, "pack_id": 4, "pack_pick": 2, **PICKED,
          "done": True}
     ) == drafts.Confirmation(3, 1, 5, 6, 4, 2, "Card Z", 0, 2, done=True)
+    confirmation = drafts.Confirmation(3, 1, 5, 6, 4, 2, "Card Z", 0, 2)
+    assert confirmation.to_payload() == events.encode(confirmation)
     assert outbox.DmsClosed.from_payload({"pod_id": 3, "user_id": 7}) == outbox.DmsClosed(7)
     told = outbox.telling({"event_id": 12}, 4, "the final standings of **Fish**")
     assert goldfish.EventRef.from_payload(told) == goldfish.EventRef(12)

@@ -10,7 +10,7 @@ so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -59,6 +59,12 @@ class PackPost(PackPrompt):
     resend: bool = False
     picked: Picked | None = None
     rejoined: bool = False
+
+    def to_payload(self) -> dict:
+        data = super().to_payload()
+        if self.picked is not None:
+            data["picked"] = self.picked.to_payload()
+        return data
 
 
 @dataclass(frozen=True)
@@ -130,12 +136,13 @@ class FinalPool(Payload):
 
 
 def pack_post(prompt: PackPrompt, **more) -> PackPost:
-    return PackPost(**{f.name: getattr(prompt, f.name) for f in fields(PackPrompt)}, **more)
+    return PackPost(**prompt.__dict__, **more)
 
 
 def pack_message(prompt: PackPrompt, *, resend: bool = False, rejoined: bool = False) -> outbox.Message:
-    payload = pack_post(prompt, resend=resend, rejoined=rejoined)
-    return outbox.Message(PACK, payload.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
+    # `pack_post(prompt, resend=…, rejoined=…).to_payload()`, written directly: a pick queues one or two.
+    payload = prompt.to_payload() | {"resend": resend, "picked": None, "rejoined": rejoined}
+    return outbox.Message(PACK, payload, user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
 def prompt_of(queued: outbox.Queued) -> PackPrompt:

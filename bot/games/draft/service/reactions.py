@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
-from bot.games.draft.service.deliveries import FINAL_POOL, FinalPool, PackPost, Picked
+from bot.games.draft.service.deliveries import Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
 from bot.games.draft.service.state import GAMES, STATUSES, Pod, seat_wait
 from bot.kit import outbox, tables
@@ -57,6 +57,9 @@ class Confirmation(Payload):
     round: int
     pick_number: int
     done: bool = False  # that was the player's last pick: the draft goes on with the others
+
+    def to_payload(self) -> dict:
+        return dict(self.__dict__)  # plain values: what the codec writes, without its walk (a reaction pick's)
 
 
 @dataclass(frozen=True)
@@ -248,8 +251,8 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     if result.held is not None:
         # The picker's next pack replaces this one on the same message, with what they took.
         picked = Picked(result.card, result.round, result.pick_number)
-        kind = FinalPool if result.held.kind == FINAL_POOL else PackPost  # the pick ended the draft: its pool
-        payload = replace(kind.from_payload(result.held.payload), picked=picked).to_payload()
+        # The held row is a `PackPost`, or a `FinalPool` when the pick ended the draft: both say `picked`.
+        payload = {**result.held.payload, "picked": picked.to_payload()}
         await session.execute(update(OutboxMessage).where(OutboxMessage.id == result.held.id).values(payload=payload))
         held = replace(result.held, message=replace(result.held.message, payload=payload))
         result = replace(result, held=held)

@@ -105,6 +105,11 @@ class PackPrompt(Payload):
     dm_closed: bool
     direction: str
 
+    def to_payload(self) -> dict:
+        """What the codec writes (`events.encode`: a test holds them equal), without its generic
+        walk: a pick queues one or two of these."""
+        return {**self.__dict__, "cards": list(self.cards)}
+
 
 @dataclass(frozen=True)
 class SeatWait:
