@@ -1,10 +1,13 @@
-"""The web pages' render time with 10,000 finished events in one server.
+"""The web pages' render time with 10,000 finished events and 1,000 complete draft logs in one server.
 
-    python -m benchmarks.bench_web [--events 10000] [--requests 200] [--sqlite-only] [--postgres URL]
+    python -m benchmarks.bench_web [--events 10000] [--drafts 1000] [--requests 200] [--sqlite-only] [--postgres URL]
 
 For each backend it fills a migrated database with one server's 10,000 finished events (4-12
 players each, 300 players with names, every format, three seasons), a few events in progress and
-another server's events, turns the server's pages on, and asks every kind of page `--requests` times
+another server's events, 1,000 complete drafts (8 players, 3 packs of 15: 360 picks each, the pod's
+cube of 360 cards with its data), one event of every format played through its service
+(`tests/web/seed_formats.py`), turns the server's pages on, and asks every kind of page (each
+format's event page too) `--requests` times
 in turn through aiohttp's test client. The time measured is the server's: from the request reaching
 the site's first middleware to its answer (the database queries, the template, the ETag), as a
 middleware wrapped around everything else records it. The goal: p99 ≤ 50 ms for every page.
@@ -33,6 +36,8 @@ from sqlalchemy import insert
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import ms, percentile, scratch_postgres  # noqa: E402
+from bot.games.draft import rules as draft_rules  # noqa: E402
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat  # noqa: E402
 from bot.games.turnabout import service as turnabout  # noqa: E402
 from bot.kit import leaderboard  # noqa: E402
 from bot.kit.tables import Actor  # noqa: E402
@@ -44,6 +49,7 @@ from bot.web import access  # noqa: E402
 from bot.web.app import make_app  # noqa: E402
 from bot.web.boards import Boards  # noqa: E402
 from bot.web.links import SiteLinks  # noqa: E402
+from tests.web import seed_formats  # noqa: E402
 
 GUILD, OTHER = 1, 2
 PLAYERS = 300
@@ -85,14 +91,75 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
     return site, f"{micros}.{formats[(events // 2) % len(formats)]}.{events // 2 + 1}"
 
 
+DRAFT_CONFIG = draft_rules.DraftConfig(8, 3, 15)
+FORMAT_PLAYERS = list(range(2001, 2011))
+
+
+def _one_draft() -> tuple[list[dict], list[dict], dict]:
+    """A complete draft as the engine plays it (every seat takes its pack's first card): the cube's
+    entries, the pick rows (without pod ids) and the final state document."""
+    cube = [{"name": f"{seed_formats.CARDS[i % len(seed_formats.CARDS)]} {i}", "colour": "WUBRG"[i % 5],
+             "type_line": "Creature — Test", "mana_value": i % 7, "rarity": "common"}
+            for i in range(DRAFT_CONFIG.cards_needed)]
+    state = draft_rules.DraftState.new(DRAFT_CONFIG, draft_rules.generate_packs([c["name"] for c in cube], DRAFT_CONFIG, 7))
+    picks = []
+    while not state.is_complete():
+        for seat in range(DRAFT_CONFIG.seats):
+            head = state.head(seat)
+            if head is None:
+                continue
+            before = head.picks_made
+            event = state.pick(seat, head.pack_id, head.cards[0])
+            picks.append({"seat": seat, "round": event.round, "pick_number": event.pick_number,
+                          "pack_id": event.pack_id, "pack_pick": before, "card": event.card,
+                          "sequence": event.sequence, "source": "button", "picked_at": START})
+    return cube, picks, state.to_dict()
+
+
+async def fill_drafts(db: Database, count: int) -> list[int]:
+    """`count` complete drafts of the server, each with its 360 picks (the same draft each time)."""
+    cube, picks, document = _one_draft()
+    async with db.write() as session:
+        ids = []
+        for start in range(0, count, 100):
+            rows = [{"guild_id": GUILD, "channel_id": 900, "organizer_id": 99, "status": "complete", "max_seats": 8,
+                     "seed": 7, "state": document, "version": 361, "created_at": START, "started_at": START,
+                     "finished_at": START + timedelta(hours=1), "cube_name": "Benchmark cube", "packs": 3,
+                     "pack_size": 15, "pick_mode": "both", "card_info": cube}
+                    for _ in range(min(100, count - start))]
+            ids += list((await session.execute(insert(DraftPod).returning(DraftPod.id), rows)).scalars())
+        seats, rows = [], []
+        for pod_id in ids:
+            seats += [{"pod_id": pod_id, "guild_id": GUILD, "user_id": 1 + (pod_id * 8 + seat) % PLAYERS, "seat": seat,
+                       "joined_at": START} for seat in range(8)]
+            rows += [{**pick, "pod_id": pod_id, "guild_id": GUILD} for pick in picks]
+            if len(rows) >= BATCH * 4:
+                await session.execute(insert(DraftPick), rows)
+                rows = []
+        if rows:
+            await session.execute(insert(DraftPick), rows)
+        for start in range(0, len(seats), BATCH):
+            await session.execute(insert(DraftSeat), seats[start:start + BATCH])
+    return ids
+
+
 async def _season(db: Database, name: str) -> int:
     season = await leaderboard.start_season(db, GUILD, name)
     await leaderboard.end_season(db, GUILD)
     return season.id
 
 
-def pages(links: SiteLinks, cursor: str, events: int) -> dict[str, tuple[str, int]]:
+def pages(links: SiteLinks, cursor: str, events: int, formats: dict[str, tuple[str, int]] | None = None,
+          draft: int | None = None) -> dict[str, tuple[str, int]]:
     """Every kind of page: (address, expected status)."""
+    own = {}
+    if draft is not None:
+        own = {"a complete draft (8 × 45 picks): pools": (links.event("draft", draft), 200),
+               "a complete draft: one player's 45 packs": (links.event("draft", draft) + "?seat=3", 200),
+               "a complete draft: Draftmancer log (download)":
+                   (links.event_file("draft", draft, f"draft-{draft}-draftmancer.json"), 200)}
+    for what, (kind, event_id) in (formats or {}).items():
+        own[f"{what} (its format's page)"] = (links.event(kind, event_id), 200)
     return {
         "home": (links.home, 200),
         "leaderboard, all formats, all time": (links.leaderboard(season="all"), 200),
@@ -101,11 +168,12 @@ def pages(links: SiteLinks, cursor: str, events: int) -> dict[str, tuple[str, in
         "finished events, halfway back": (links.events(before=cursor), 200),
         "one event's results": (links.event("goldfish", events - 4), 200),
         "not found (a forged address)": ("/s/" + "A" * 43, 404),
+        **own,
     }
 
 
 async def measure(db: Database, events: int, requests: int, site: access.Site, cursor: str,
-                  *, recompute: bool) -> dict[str, list[float]]:
+                  *, recompute: bool, formats: dict | None = None, draft: int | None = None) -> dict[str, list[float]]:
     times: dict[str, list[float]] = defaultdict(list)
     current: list[str] = [""]
 
@@ -120,7 +188,7 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
 
     app = make_app(db, Settings(_env_file=None, web_rate_limit=0), boards=Boards(db, size=0) if recompute else None)
     app.middlewares.insert(0, timed)
-    kinds = pages(SiteLinks(site.address), cursor, events)
+    kinds = pages(SiteLinks(site.address), cursor, events, formats, draft)
     async with TestClient(TestServer(app)) as client:
         for _ in range(3):  # warm up: templates compiled, connections open
             for path, _status in kinds.values():
@@ -135,26 +203,33 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
     return times
 
 
-async def run_backend(url: str, events: int, requests: int, quiet: bool) -> dict[str, dict[str, list[float]]]:
+async def run_backend(url: str, events: int, requests: int, quiet: bool,
+                      drafts: int = 1_000) -> dict[str, dict[str, list[float]]]:
     """{"unchanged": times by page, "recomputed": times by page}."""
     db = Database(url)
     try:
         await upgrade(db)
         started = time.perf_counter()
+        formats = await seed_formats.seed(db, FORMAT_PLAYERS)  # first: ids of its own, before the made-up results
         site, cursor = await fill(db, events)
+        pods = await fill_drafts(db, drafts)
         if not quiet:
-            print(f"  filled {events:,} events in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        return {"unchanged": await measure(db, events, requests, site, cursor, recompute=False),
+            print(f"  filled {events:,} events, {drafts:,} complete drafts and every format's event in "
+                  f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+        draft = pods[len(pods) // 2] if pods else None
+        return {"unchanged": await measure(db, events, requests, site, cursor, recompute=False, formats=formats,
+                                           draft=draft),
                 "recomputed": await measure(db, events, max(20, requests // 2), site, cursor, recompute=True)}
     finally:
         await db.dispose()
 
 
 async def run(events: int = 10_000, requests: int = 200, *, sqlite_only: bool = False,
-              postgres: str = "postgresql+asyncpg://postgres@127.0.0.1:5432/test", quiet: bool = False) -> dict:
+              postgres: str = "postgresql+asyncpg://postgres@127.0.0.1:5432/test", quiet: bool = False,
+              drafts: int = 1_000) -> dict:
     results: dict[str, dict | str] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        results["sqlite"] = await run_backend(f"sqlite+aiosqlite:///{tmp}/web.sqlite3", events, requests, quiet)
+        results["sqlite"] = await run_backend(f"sqlite+aiosqlite:///{tmp}/web.sqlite3", events, requests, quiet, drafts)
     if sqlite_only:
         results["postgresql"] = "not asked for (--sqlite-only)"
         return results
@@ -163,7 +238,7 @@ async def run(events: int = 10_000, requests: int = 200, *, sqlite_only: bool = 
         results["postgresql"] = drop
         return results
     try:
-        results["postgresql"] = await run_backend(url, events, requests, quiet)
+        results["postgresql"] = await run_backend(url, events, requests, quiet, drafts)
     finally:
         await drop()
     return results
@@ -172,11 +247,13 @@ async def run(events: int = 10_000, requests: int = 200, *, sqlite_only: bool = 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--drafts", type=int, default=1_000)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--sqlite-only", action="store_true")
     parser.add_argument("--postgres", default="postgresql+asyncpg://postgres@127.0.0.1:5432/test")
     args = parser.parse_args()
-    results = await run(args.events, args.requests, sqlite_only=args.sqlite_only, postgres=args.postgres)
+    results = await run(args.events, args.requests, sqlite_only=args.sqlite_only, postgres=args.postgres,
+                        drafts=args.drafts)
     for backend, found in results.items():
         print(f"\n{backend}:")
         if isinstance(found, str):
@@ -188,7 +265,7 @@ async def main() -> None:
                 if kind.endswith("(CPU)"):
                     continue
                 verdict = "ok" if percentile(values, 0.99) <= BUDGET else "OVER 50 ms"
-                print(f"    {kind:40s} p50 {ms(percentile(values, 0.50)):>9s}  p99 {ms(percentile(values, 0.99)):>9s}"
+                print(f"    {kind:60s} p50 {ms(percentile(values, 0.50)):>9s}  p99 {ms(percentile(values, 0.99)):>9s}"
                       f"  (this process's CPU p50 {ms(percentile(by_page[kind + ' (CPU)'], 0.5))})  {verdict}")
 
 

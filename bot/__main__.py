@@ -105,8 +105,14 @@ def main() -> int:
         print(f"error: invalid setting: {problems}", file=sys.stderr)
         return 2
     _configure_logging(settings.log_level)
+    from bot.kit.dispatch import RoutesUnresolved
+
     try:
         asyncio.run(_run(settings, token))
+    except RoutesUnresolved as error:
+        for problem in error.problems:
+            log.error("not starting: %s", problem)
+        return 2
     except discord.LoginFailure:
         print("error: Discord rejected DISCORD_TOKEN; reset it on the Developer Portal's Bot page.", file=sys.stderr)
         return 2

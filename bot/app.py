@@ -11,7 +11,7 @@ from discord import app_commands
 import bot.games
 from bot import __version__
 from bot.kit.client import KitBot
-from bot.kit.dispatch import dispatch_modal, refuse_damaged_components, registered_components
+from bot.kit.dispatch import check_routes, dispatch_modal, refuse_damaged_components, registered_components
 from bot.kit.paginate import PageButton
 from bot.kit.reporting import report_interaction_error
 from bot.settings import Settings
@@ -22,8 +22,8 @@ log = logging.getLogger("bot")
 # What every server has beside the formats: the kit's cogs and the server's own commands.
 # `bot.server.web` also serves the web pages in this process when WEB_PORT is set (started with the
 # bot, stopped when it closes).
-SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.config",
-                     "bot.server.cubes", "bot.server.leaderboard", "bot.server.web")
+SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.help",
+                     "bot.server.config", "bot.server.cubes", "bot.server.leaderboard", "bot.server.web")
 
 
 def extensions() -> list[str]:
@@ -44,14 +44,21 @@ class MtgBot(KitBot):
     async def setup_hook(self) -> None:
         # Runs again when a login is tried again (Discord unreachable at startup): loads things once.
         if not self.extensions:
-            for extension in extensions():
-                await self.load_extension(extension)
-            # Every Component the cogs' UI modules defined, so their buttons work after a restart.
-            self.add_dynamic_items(PageButton, *registered_components())
-            self.add_listener(dispatch_modal, "on_interaction")
-            self.add_listener(refuse_damaged_components, "on_interaction")
+            await self.load_cogs()
         if self.owns_shard_zero:
             await self._sync_commands()
+
+    async def load_cogs(self) -> None:
+        """Load every extension and route every component and form to its cog; raises
+        `RoutesUnresolved` (the process exits with status 2) if a route names a cog or method that
+        is not there, so a renamed handler stops the start rather than the first click."""
+        for extension in extensions():
+            await self.load_extension(extension)
+        check_routes(self)
+        # Every Component the cogs' UI modules defined, so their buttons work after a restart.
+        self.add_dynamic_items(PageButton, *registered_components())
+        self.add_listener(dispatch_modal, "on_interaction")
+        self.add_listener(refuse_damaged_components, "on_interaction")
 
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:

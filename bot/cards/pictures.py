@@ -1,4 +1,4 @@
-"""Pictures of cards (Pillow): a pack as a lettered grid, a pool by colour and mana value.
+"""Pictures of cards (Pillow): a pack as a lettered grid, a pool in piles by mana value and type.
 
 Pure rendering: tiles in (see `bot.cards.images`), PNG bytes out. The layout functions are public
 so a test (or a reader of the picture) can find each card: `grid_boxes` gives where tile i is.
@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import io
 import math
-from collections.abc import Collection, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
@@ -22,8 +23,6 @@ BADGE_COLOUR = (88, 101, 242)
 GAP = 8
 LABEL_HEIGHT = 36  # the strip above each card that carries its letter
 MAX_COLUMNS = 5
-POOL_TILE = (160, 223)
-POOL_PEEK = 0.16  # the share of a pool card left visible under the next one (its name)
 CURVE = ("0-1", "2", "3", "4", "5", "6+")  # ASCII: the built-in font has no en dash
 
 
@@ -103,46 +102,191 @@ def _png(canvas: Image.Image) -> bytes:
 
 
 # --- pools ----------------------------------------------------------------------------------------------
+#
+# As Draftmancer and Arena's deck builder show a pool: a column per mana value (0-1, 2, 3, 4, 5, 6+),
+# each a pile of overlapping cards in which every card's name bar shows; creatures in the upper row,
+# the other spells in the lower one, the lands apart in a column of their own at the right. The
+# picture stays within POOL_MAX (width, height) whatever the pool: the cards get smaller, and a pile
+# too tall for the height is split into piles side by side within its column.
+
+CREATURE, SPELL, LAND = "creature", "spell", "land"
+POOL_MAX = (1200, 1600)
+POOL_TILE = (160, 223)  # the largest a pool card is drawn (the tile's 224 × 312 shape)
+POOL_PEEK = 0.14  # the share of a pool card left visible under the next one (its name bar)
+MIN_POOL_CARD_WIDTH = 48
+LAND_GAP = 3 * GAP  # the lands stand apart, past a line
+_WORD = {CREATURE: re.compile(r"\bCreature\b"), LAND: re.compile(r"\bLand\b")}
 
 
 @dataclass(frozen=True)
 class PoolCard:
     tile: Image.Image
     mana_value: float
+    kind: str = SPELL  # CREATURE, SPELL or LAND (see `card_kind`)
+
+
+def card_kind(type_line: str | None) -> str:
+    """Where a card goes in the pool picture, by its (front face's) type line: a land (even a land
+    creature) among the lands, a creature among the creatures, anything else among the spells."""
+    front = (type_line or "").split("//")[0]
+    if _WORD[LAND].search(front):
+        return LAND
+    return CREATURE if _WORD[CREATURE].search(front) else SPELL
 
 
 def curve_column(mana_value: float) -> int:
     return min(max(int(mana_value) - 1, 0), len(CURVE) - 1)
 
 
-def pool_picture(groups: Sequence[tuple[str, Sequence[PoolCard]]], *, spread: Collection[str] = ()) -> bytes:
-    """One band per group (colour), its cards in columns by mana value (0-1, 2, … 6+), each column
-    a pile in which every card shows its name bar. Groups named in `spread` (lands) have no curve:
-    their cards are dealt across the columns in order."""
-    width, height = POOL_TILE
-    peek = max(1, int(height * POOL_PEEK))
-    title_height, labels_height = 32, 24
-    bands = []
-    for name, cards in groups:
-        columns: list[list[PoolCard]] = [[] for _ in CURVE]
-        for index, card in enumerate(cards):
-            columns[index % len(CURVE) if name in spread else curve_column(card.mana_value)].append(card)
-        tallest = max(len(column) for column in columns)
-        band_height = title_height + labels_height + height + peek * (tallest - 1) + GAP
-        bands.append((name, len(cards), columns, name not in spread, band_height))
-    canvas_width = GAP + len(CURVE) * (width + GAP)
-    canvas = Image.new("RGB", (canvas_width, GAP + sum(band[4] for band in bands)), BACKGROUND)
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Label:
+    x: int
+    y: int
+    text: str
+    anchor: str = "la"  # Pillow's text anchor: "la" left, "ra" right (of x), top at y
+
+
+@dataclass(frozen=True)
+class PoolLayout:
+    """Where everything of a pool picture goes: `boxes[i]` is card i's (left, top, right, bottom),
+    in the order given; a card drawn later covers the lower part of the one above it in its pile."""
+
+    size: tuple[int, int]
+    card: tuple[int, int]
+    peek: int
+    boxes: tuple[Box, ...]
+    labels: tuple[Label, ...]
+    font_size: int
+    divider: tuple[int, int, int, int] | None  # the line between the spells and the lands
+
+
+def _piles(count: int, limit: int) -> int:
+    return max(1, math.ceil(count / limit)) if count else 0
+
+
+def pool_layout(cards: Sequence[tuple[float, str]]) -> PoolLayout:
+    """The layout of a pool picture of `cards`, each (mana value, kind), in pool order (which each
+    pile keeps, top to bottom). Within POOL_MAX for any pool of up to about 1,000 cards."""
+    if not cards:
+        height, peek, font_size, _line = _pool_metrics(POOL_TILE[0])
+        return PoolLayout((POOL_TILE[0] + 2 * GAP, 2 * GAP), (POOL_TILE[0], height), peek, (), (), font_size, None)
+    rows = [(CREATURE, "Creatures"), (SPELL, "Non-creature spells")]
+    counts = {(kind, column): 0 for kind, _title in rows for column in range(len(CURVE))}
+    lands = 0
+    for mana_value, kind in cards:
+        if kind == LAND:
+            lands += 1
+        else:
+            counts[kind, curve_column(mana_value)] += 1
+    rows = [(kind, title) for kind, title in rows if any(counts[kind, c] for c in range(len(CURVE)))]
+    columns = [c for c in range(len(CURVE)) if any(counts[kind, c] for kind, _title in rows)]
+    longest = max([lands, *counts.values()])
+    candidates = [_pool_size(counts, rows, columns, lands, limit) for limit in range(max(longest, 1), 0, -1)]
+    usable = [size for size in candidates if size[0] >= MIN_POOL_CARD_WIDTH] or candidates[:1]
+    fitting = [size for size in usable if size[-1] <= POOL_MAX[1]]
+    # The largest cards that fit (then the fewest piles).
+    width, limit, _height = max(fitting, key=lambda size: size[:2]) if fitting else min(usable, key=lambda size: size[-1])
+    return _pool_place(cards, counts, rows, columns, lands, limit, width)
+
+
+def _pool_metrics(width: int) -> tuple[int, int, int, int]:
+    """A pool card of `width`: its height, the peek, the font size and a label line's height."""
+    height = round(width * TILE[1] / TILE[0])
+    font_size = max(11, min(18, width // 9))
+    return height, max(1, round(height * POOL_PEEK)), font_size, font_size + 8
+
+
+def _pool_piles(counts, rows, columns, lands, limit) -> tuple[dict[int, int], int]:
+    piles = {c: max(_piles(counts[kind, c], limit) for kind, _title in rows) for c in columns}
+    # The lands' column runs the height of both rows: its piles may be as long as theirs together.
+    return piles, _piles(lands, limit * max(len(rows), 1))
+
+
+def _pool_size(counts, rows, columns, lands, limit) -> tuple[int, int, int]:
+    """(card width, pile limit, picture height) for piles of at most `limit` cards."""
+    piles, land_piles = _pool_piles(counts, rows, columns, lands, limit)
+    total = sum(piles.values()) + land_piles
+    spare = POOL_MAX[0] - GAP * (total + 1) - (LAND_GAP if land_piles and columns else 0)
+    width = min(POOL_TILE[0], spare // total)
+    height, peek, _font_size, line = _pool_metrics(width)
+    tallest = {kind: max((math.ceil(counts[kind, c] / piles[c]) for c in columns), default=0) for kind, _title in rows}
+    rows_height = sum(2 * line + height + peek * (tallest[kind] - 1) + GAP for kind, _title in rows)
+    land_height = 2 * line + height + peek * (math.ceil(lands / land_piles) - 1) + GAP if land_piles else 0
+    return width, limit, GAP + max(rows_height, land_height)
+
+
+def _pool_place(cards, counts, rows, columns, lands, limit, width) -> PoolLayout:
+    height, peek, font_size, line = _pool_metrics(width)
+    piles, land_piles = _pool_piles(counts, rows, columns, lands, limit)
+    step = width + GAP
+    lefts, left = {}, GAP
+    for c in columns:
+        lefts[c] = left
+        left += piles[c] * step
+    labels: list[Label] = []
+    divider = None
+    if land_piles:
+        if columns:
+            left += LAND_GAP
+            divider = (left - LAND_GAP // 2 - GAP // 2, GAP, left - LAND_GAP // 2 - GAP // 2, 0)
+        lefts[LAND] = left
+        left += land_piles * step
+    canvas_width = left
+    # Row tops: a title line, a line of column headers, then the piles.
+    tops, top = {}, GAP
+    for kind, title in rows:
+        total = sum(counts[kind, c] for c in columns)
+        labels.append(Label(GAP, top, f"{title} ({total})"))
+        for c in columns:
+            if counts[kind, c]:
+                labels.append(Label(lefts[c], top + line, f"{CURVE[c]} ({counts[kind, c]})"))
+        tops[kind] = top + 2 * line
+        tallest = max(math.ceil(counts[kind, c] / piles[c]) for c in columns if counts[kind, c])
+        top = tops[kind] + height + peek * (tallest - 1) + GAP
+    bottom = top
+    if land_piles:
+        labels.append(Label(canvas_width - GAP, GAP + line, f"Lands ({lands})", "ra"))
+        tops[LAND] = GAP + 2 * line
+        bottom = max(bottom, tops[LAND] + height + peek * (math.ceil(lands / land_piles) - 1) + GAP)
+    # Each column's cards, in order, dealt into its piles: the first pile filled first.
+    seen: dict[tuple[str, int], int] = {}
+    boxes = []
+    for mana_value, kind in cards:
+        key = (LAND, 0) if kind == LAND else (kind, curve_column(mana_value))
+        index = seen[key] = seen.get(key, -1) + 1
+        count, pile_count = (lands, land_piles) if kind == LAND else (counts[key], piles[key[1]])
+        per_pile = math.ceil(count / pile_count)
+        pile, depth = divmod(index, per_pile)
+        card_left = lefts[LAND if kind == LAND else key[1]] + pile * step
+        card_top = tops[kind] + depth * peek
+        boxes.append((card_left, card_top, card_left + width, card_top + height))
+    if divider is not None:
+        divider = (divider[0], divider[1], divider[2], bottom - GAP)
+    return PoolLayout((canvas_width, bottom), (width, height), peek, tuple(boxes), tuple(labels), font_size, divider)
+
+
+def pool_picture(cards: Sequence[PoolCard]) -> bytes:
+    """The pool as `pool_layout` lays it out (see above), from each card's tile."""
+    layout = pool_layout([(card.mana_value, card.kind) for card in cards])
+    canvas = Image.new("RGB", layout.size, BACKGROUND)
     draw = ImageDraw.Draw(canvas)
-    font, small = _font(24), _font(18)
-    top = GAP
-    for name, count, columns, by_curve, band_height in bands:
-        draw.text((GAP, top), f"{name} ({count})", font=font, fill=LABEL_COLOUR)
-        for index, column in enumerate(columns):
-            left = GAP + index * (width + GAP)
-            if column and by_curve:
-                draw.text((left + 2, top + title_height), CURVE[index], font=small, fill=(181, 186, 193))
-            for depth, card in enumerate(column):
-                tile = card.tile.resize(POOL_TILE, Image.Resampling.BILINEAR)
-                canvas.paste(tile, (left, top + title_height + labels_height + depth * peek))
-        top += band_height
+    font = _font(layout.font_size)
+    width, height = layout.card
+    order = sorted(range(len(cards)), key=lambda i: (layout.boxes[i][0], layout.boxes[i][1]))
+    for index, after in zip(order, [*order[1:], None], strict=True):
+        left, top, _right, bottom = layout.boxes[index]
+        # Only what the next card of the pile leaves uncovered is scaled: a fifth of the work.
+        shown = height
+        if after is not None and layout.boxes[after][0] == left and layout.boxes[after][1] < bottom:
+            shown = layout.boxes[after][1] - top
+        tile = cards[index].tile
+        box = (0, 0, tile.width, tile.height * shown / height)
+        canvas.paste(tile.resize((width, shown), Image.Resampling.BILINEAR, box=box), (left, top))
+    for label in layout.labels:
+        draw.text((label.x, label.y), label.text, font=font, fill=LABEL_COLOUR, anchor=label.anchor)
+    if layout.divider is not None:
+        draw.line(layout.divider, fill=(78, 80, 88), width=2)
     return _png(canvas)

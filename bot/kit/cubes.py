@@ -1,4 +1,7 @@
-"""The per-guild cube registry: shipped cubes (every guild) plus uploads and CubeCobra imports."""
+"""The per-guild cube registry: shipped cubes (every guild) plus uploads and CubeCobra imports.
+
+Adding and removing a server's cubes is for its organizers, judged from an `Actor` like every
+other use case (`bot.kit.tables.is_organizer`)."""
 
 from __future__ import annotations
 
@@ -10,8 +13,9 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.cards.model import Card, CardList
 from bot.cards.shipped import load_shipped_cubes
-from bot.kit import card_data
+from bot.kit import card_data, tables
 from bot.kit.errors import Conflict, NotFound, UserError
+from bot.kit.tables import Actor
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
 from bot.store.models import Cube
@@ -142,6 +146,20 @@ async def get_cube_by_ref(db: Database, guild_id: int, ref: str) -> CubeDetail:
     return _detail(row)
 
 
+async def _require_organizer(session, actor: Actor, what: str) -> int:
+    if actor.guild_id is None:
+        raise UserError("That command only works in a server, not in DMs.")
+    await tables.require_organizer(session, actor, actor.guild_id, what)
+    return actor.guild_id
+
+
+async def check_organizer(db: Database, actor: Actor, what: str) -> int:
+    """The actor's server, if they are one of its organizers (who may `what`: "add cubes"), else the
+    refusal `add_cube` and `remove_cube` would give; checked before anything slower."""
+    async with db.read() as session:
+        return await _require_organizer(session, actor, what)
+
+
 async def _name_is_taken(session, guild_id: int, name: str) -> bool:
     clash = await session.execute(select(Cube.id).where(Cube.guild_id == guild_id, Cube.name_key == name_key(name)))
     return clash.first() is not None
@@ -158,22 +176,23 @@ async def ensure_name_free(db: Database, guild_id: int, name: str) -> str:
 
 async def add_cube(
     db: Database,
-    guild_id: int,
+    actor: Actor,
     name: str,
     cards: CardList,
     *,
     source: str,
     source_ref: str | None,
-    created_by: int,
     complete_later: bool = False,
 ) -> CubeSummary:
-    """Save a cube. `complete_later`: its card data is incomplete (Scryfall was unreachable), so
-    the sweeper asks Scryfall again later (`card_data.COMPLETE`)."""
+    """Save a cube in the actor's server (organizers only). `complete_later`: its card data is
+    incomplete (Scryfall was unreachable), so the sweeper asks Scryfall again later
+    (`card_data.COMPLETE`)."""
     name = validate_cube_name(name)
     if len(cards) == 0:
         raise UserError("That list has no cards.")
     try:
         async with db.write() as session:
+            guild_id = await _require_organizer(session, actor, "add cubes")
             count = (await session.execute(select(func.count()).where(Cube.guild_id == guild_id))).scalar_one()
             if count >= MAX_CUBES_PER_GUILD:
                 raise UserError(f"This server already has {MAX_CUBES_PER_GUILD} cubes; remove one first.")
@@ -187,7 +206,7 @@ async def add_cube(
                 source_ref=source_ref,
                 card_count=len(cards),
                 cards=[_card_to_json(card) for card in cards.cards],
-                created_by=created_by,
+                created_by=actor.user_id,
             )
             session.add(cube)
             await session.flush()
@@ -199,11 +218,13 @@ async def add_cube(
     return CubeSummary(name, len(cards), source, source_ref, id=cube.id)
 
 
-async def remove_cube(db: Database, guild_id: int, name: str) -> None:
+async def remove_cube(db: Database, actor: Actor, name: str) -> None:
+    """Remove one of the actor's server's cubes (organizers only)."""
     key = name_key(name)
     if key in _shipped():
         raise UserError(f"**{escape(_shipped()[key].name)}** is a shipped cube and can't be removed.")
     async with db.write() as session:
+        guild_id = await _require_organizer(session, actor, "remove cubes")
         result = await session.execute(delete(Cube).where(Cube.guild_id == guild_id, Cube.name_key == key))
     if result.rowcount == 0:
         raise _not_found(name)

@@ -11,14 +11,19 @@ arguments; any error is reported by `report_interaction_error`, once, here.
 Forms (modals) are routed the same way by `ModalRoute`, from their custom_id, so a form still
 answers after a restart.
 
+Routes are names (a UI module must not import its cog), so they are checked when the bot starts:
+`unresolved_routes` lists every component or form whose cog or method is missing, and the bot
+refuses to start while there is one (`RoutesUnresolved`), instead of failing at the first click.
+
 Build custom_ids only with `Component.custom_id_for(...)` (tests do too), never by hand.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -27,8 +32,10 @@ import discord
 from bot.kit.errors import INVALID, InvalidPayload, UserError
 from bot.kit.reporting import report_interaction_error
 from bot.kit.tables import MAX_ID, Actor
+from bot.kit.text import plural
 
-__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "index", "number", "word"]
+__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "RoutesUnresolved", "check_routes", "index",
+           "number", "unresolved_routes", "word"]
 log = logging.getLogger(__name__)
 
 
@@ -247,6 +254,57 @@ async def dispatch_modal(interaction: discord.Interaction) -> None:
         await report_interaction_error(interaction, error)
 
 
+# --- routes checked at startup ---------------------------------------------------------------------------
+
+
+class RoutesUnresolved(Exception):
+    """Components or forms whose route names no loaded cog or method: the bot does not start."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(f"{plural(len(problems), 'component or form route')} that no loaded cog answers")
+        self.problems = problems
+
+
+def _route_problem(bot: Any, what: str, route: tuple[str, str]) -> str | None:
+    cog_name, method = route
+    cog = bot.get_cog(cog_name)
+    if cog is None:
+        return f"{what} routes to {cog_name}.{method}, but no cog {cog_name} is loaded"
+    target = getattr(cog, method, None)
+    if target is None:
+        return f"{what} routes to {cog_name}.{method}, but {cog_name} has no method {method}"
+    if not inspect.iscoroutinefunction(target):
+        return f"{what} routes to {cog_name}.{method}, which is not an async method"
+    return None
+
+
+def unresolved_routes(
+    bot: Any, components: Iterable[type[Component]] | None = None, forms: Iterable[ModalRoute] | None = None,
+) -> list[str]:
+    """One line per component or form (default: every one registered) whose route `bot` cannot
+    reach: its cog is not loaded, or has no such async method; or a component has neither a route
+    nor its own `handle`."""
+    problems = []
+    for component in registered_components() if components is None else components:
+        what = f"component {component.__name__} (custom_id {component.prefix}:…)"
+        if component.route is None:
+            if component.handle is Component.handle:
+                problems.append(f"{what} has no route and no handle() of its own")
+        elif (problem := _route_problem(bot, what, component.route)) is not None:
+            problems.append(problem)
+    for form in registered_forms() if forms is None else forms:
+        if (problem := _route_problem(bot, f"form {form.prefix}:…", form.route)) is not None:
+            problems.append(problem)
+    return problems
+
+
+def check_routes(bot: Any) -> None:
+    """Refuse to start (`RoutesUnresolved`, one line a broken route) unless every route resolves."""
+    problems = unresolved_routes(bot)
+    if problems:
+        raise RoutesUnresolved(problems)
+
+
 class StatelessModal(discord.ui.Modal):
     """A form answered by its `ModalRoute` (not by this object), so it works after a restart."""
 
@@ -258,6 +316,13 @@ class StatelessModal(discord.ui.Modal):
 
 
 # --- who acts ---------------------------------------------------------------------------------------
+
+
+def require_guild(interaction: discord.Interaction) -> int:
+    """The server the interaction came from; a command used in a DM is refused."""
+    if interaction.guild_id is None:
+        raise UserError("That command only works in a server, not in DMs.")
+    return interaction.guild_id
 
 
 def actor_of(interaction: discord.Interaction) -> Actor:

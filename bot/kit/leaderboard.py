@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -60,20 +61,31 @@ ALL_TIME_PERIOD = Period(None, "all time", ALL_TIME)
 NO_SEASON_PERIOD = Period(None, "all time (no season running)", "none")
 
 
-def placement_points(placement: int, players: int) -> float:
+def placement_points(placement: int, placements: Sequence[int]) -> float:
     """League points for one event, the same for every format: one per player you finished ahead
-    of, plus one for playing (8 players: 1st gets 8, last gets 1)."""
-    return float(players - placement + 1)
+    of, plus one for playing (8 players: 1st gets 8, last gets 1). `placements` are every player's
+    placements in the event: players who share a place finished ahead of none of each other, so two
+    sharing 2nd of 4 (1, 2, 2, 4) get 2 each."""
+    return float(1 + sum(1 for other in placements if other > placement))
+
+
+def placed(places: Sequence[tuple[int, int]], scores: Mapping[int, float] | None = None) -> list[Placement]:
+    """(user id, placement) pairs as results with their points (and each one's score, if given)."""
+    everyone = [place for _, place in places]
+    return [
+        Placement(user_id, place, placement_points(place, everyone), None if scores is None else scores.get(user_id))
+        for user_id, place in places
+    ]
 
 
 def rank_by_score(scores: dict[int, float]) -> list[Placement]:
     """Highest score first; equal scores share a placement (1, 2, 2, 4) and its points."""
     ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-    placements: list[Placement] = []
+    places: list[tuple[int, int]] = []
     for index, (user_id, score) in enumerate(ordered):
-        place = placements[-1].placement if index and score == ordered[index - 1][1] else index + 1
-        placements.append(Placement(user_id, place, placement_points(place, len(ordered)), score))
-    return placements
+        place = places[-1][1] if index and score == ordered[index - 1][1] else index + 1
+        places.append((user_id, place))
+    return placed(places, scores)
 
 
 async def active_season(session: AsyncSession, guild_id: int) -> Season | None:

@@ -9,6 +9,7 @@ from discord.ext import commands
 from bot import __version__
 from bot.kit.client import KitBot
 from bot.kit.formatting import format_duration
+from bot.server import help
 
 
 class About(commands.Cog):
@@ -24,7 +25,8 @@ class About(commands.Cog):
         embed.add_field(name="Database", value=self.bot.db.backend)
         embed.add_field(name="Latency", value="measuring…" if latency is None else f"{latency:.0f} ms")
         embed.add_field(name="Shards", value=str(self.bot.shard_count or 1))
-        embed.set_footer(text="Formats: Goldfish Draft, Treasure Battler · /draft /cube /goldfish /battler")
+        embed.add_field(name="Formats", value=help.format_names(), inline=False)
+        embed.set_footer(text="/help shows how to start each format and how to set the bot up.")
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
 

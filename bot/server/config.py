@@ -10,12 +10,12 @@ from discord import app_commands
 from bot.kit import channels, guild_config, leaderboard, limits
 from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
+from bot.kit.dispatch import require_guild
 from bot.kit.errors import UserError
 from bot.kit.formatting import channel_mention, role_mention
 from bot.kit.guild_config import PICK_MODES, GuildConfig
 from bot.kit.permissions import channel_problem
 from bot.kit.text import escape
-from bot.server.checks import require_guild
 from bot.web import access
 
 PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key) for key, text in PICK_MODES.items()]

@@ -9,14 +9,14 @@ from bot.cards.cubecobra import CubeCobraError, fetch_cube
 from bot.cards.model import CardList
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
 from bot.cards.scryfall import card_link_markdown
-from bot.kit import card_data, cubes, guild_config
+from bot.kit import card_data, cubes
 from bot.kit.autocomplete import cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
+from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import escape
-from bot.server.checks import require_guild, require_organizer
 from bot.server.cube_ui import resolution_report
 
 CARDS_PER_PAGE = 30
@@ -77,8 +77,8 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         file: discord.Attachment | None = None,
         cubecobra: str | None = None,
     ) -> None:
-        guild_id = require_guild(interaction)
-        require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
+        actor = actor_of(interaction)
+        guild_id = await cubes.check_organizer(self.bot.db, actor, "add cubes")
         if (file is None) == (cubecobra is None):
             raise UserError("Give exactly one of `file` (an upload) or `cubecobra` (a cube id).")
         # A clashing name is refused before the upload is read or CubeCobra is asked (add_cube checks again).
@@ -93,8 +93,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         resolution = await card_data.resolve(self.bot.db, self.bot.scryfall, card_list.names())
         card_list = CardList(card_data.enrich(card_list.cards, resolution), card_list.source)
         summary = await cubes.add_cube(
-            self.bot.db, guild_id, name, card_list, source=source, source_ref=ref, created_by=interaction.user.id,
-            complete_later=resolution.unreachable,
+            self.bot.db, actor, name, card_list, source=source, source_ref=ref, complete_later=resolution.unreachable,
         )
         singleton = "singleton" if card_list.is_singleton() else "not singleton"
         saved = f"Added cube **{escape(summary.name)}**: {summary.size} cards ({singleton}) from {source} {escape(ref)}."
@@ -126,14 +125,14 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
     @app_commands.describe(name="The cube to remove.")
     @app_commands.autocomplete(name=cube_autocomplete)
     async def remove(self, interaction: discord.Interaction, name: str) -> None:
-        guild_id = require_guild(interaction)
-        require_organizer(interaction, await guild_config.get_config(self.bot.db, guild_id))
+        actor = actor_of(interaction)
+        guild_id = await cubes.check_organizer(self.bot.db, actor, "remove cubes")
         cube = await cubes.get_cube(self.bot.db, guild_id, name)
         if cube.source == "shipped":
             raise UserError(f"**{escape(cube.name)}** is a shipped cube and can't be removed.")
 
         async def remove() -> str:
-            await cubes.remove_cube(self.bot.db, guild_id, cube.name)
+            await cubes.remove_cube(self.bot.db, actor, cube.name)
             return f"Removed the cube **{escape(cube.name)}**."
 
         await confirm_then_act(interaction, f"Remove the cube **{escape(cube.name)}** ({cube.size} cards)?", remove,

@@ -8,10 +8,10 @@ from discord.ext import commands
 
 from bot.kit import leaderboard
 from bot.kit.client import KitBot
+from bot.kit.dispatch import require_guild
 from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key
-from bot.server.checks import require_guild
 from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15

@@ -11,9 +11,9 @@ from discord.ext import commands
 
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
+from bot.kit.dispatch import require_guild
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.text import escape
-from bot.server.checks import require_guild
 from bot.store.outage import is_database_outage
 from bot.web import access, names
 from bot.web.buttons import link_button, view_of

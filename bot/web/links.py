@@ -4,6 +4,7 @@
     /s/<address>/leaderboard             ?format=<key|all>&season=<current|all|season id>&page=<n>
     /s/<address>/events                  every finished event, newest first (?before=<cursor>)
     /s/<address>/events/<kind>/<id>      one event: its format's page, or its results
+    /s/<address>/events/<kind>/<id>/files/<name>   a download of one event (a format's exports)
     /s/<address>/me/<signed token>       a player's own page (see `access.Grant`)
 """
 
@@ -42,6 +43,10 @@ class SiteLinks:
 
     def event(self, kind: str, event_id: int) -> str:
         return f"{self.home}/events/{kind}/{event_id}"
+
+    def event_file(self, kind: str, event_id: int, name: str) -> str:
+        """A download of one event (a format's `registry.event_file`)."""
+        return f"{self.event(kind, event_id)}/files/{name}"
 
     def private(self, token: str) -> str:
         return f"{self.home}/me/{token}"

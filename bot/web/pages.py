@@ -28,6 +28,7 @@ MAX_PAGE = 10_000
 ALL_FORMATS = "all"
 SEASON = re.compile(rf"{leaderboard.CURRENT}|{leaderboard.ALL_TIME}|\d{{1,18}}")
 ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
+FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 
 
 class SitePages:
@@ -43,6 +44,8 @@ class SitePages:
         router.add_get(f"{base}/leaderboard", self.leaderboard)
         router.add_get(f"{base}/events", self.events)
         router.add_get(f"{base}/events/{{kind:[a-z0-9_-]{{1,32}}}}/{{event_id:\\d{{1,19}}}}", self.event)
+        router.add_get(f"{base}/events/{{kind:[a-z0-9_-]{{1,32}}}}/{{event_id:\\d{{1,19}}}}/files/{{name:{FILE_NAME}}}",
+                       self.event_file)
         router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}", self.private)
 
     # --- helpers ------------------------------------------------------------------------------
@@ -141,6 +144,20 @@ class SitePages:
         return self._render(site, "event.html", event.name, event=event, results=results, names=names,
                             format_title=leaderboard.FORMATS.get(kind, kind),
                             has_scores=any(r.score is not None for r in results))
+
+    async def event_file(self, request: web.Request) -> web.Response:
+        """A format's download of one event (`registry.event_file`), under the same rules as its page."""
+        kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+        own = registry.event_file_of(kind)
+        found = await own(self._context(site, request), event_id, request.match_info["name"]) if own else None
+        if found is None:
+            raise NotFound("no such file")
+        response = web.Response(body=found.body, content_type=found.content_type,
+                                charset="utf-8" if found.content_type.startswith("text/") else None)
+        response.headers["Content-Disposition"] = f'attachment; filename="{found.name}"'
+        return response
 
     async def private(self, request: web.Request) -> web.Response:
         async with self.db.read() as session:

@@ -17,6 +17,9 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.private_page("draft-pool")       # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
 
+    @registry.event_file("draft")              # /s/<address>/events/draft/<id>/files/<name>: a download
+    async def export(ctx: registry.PageContext, event_id: int, name: str) -> registry.File | None: ...
+
     @registry.running_events                   # events that are no table (Goldfish scoring)
     async def open_events(session, guild_id) -> list[registry.RunningEvent]: ...
 
@@ -72,6 +75,15 @@ class Page:
     context: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class File:
+    """What a file handler returns: a download (`name` is what the browser saves it as)."""
+
+    name: str
+    content_type: str  # "application/json", "text/plain"
+    body: bytes
+
+
 @dataclass
 class PageContext:
     """What a page handler may use: the database (read it with `db.read()`), the server's site and
@@ -102,10 +114,12 @@ class PageContext:
 
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
 PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
+EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
 
 _event_pages: dict[str, EventPage] = {}
 _private_pages: dict[str, PrivatePage] = {}
+_event_files: dict[str, EventFile] = {}
 _listers: list[Lister] = []
 _templates: dict[str, Path] = {}
 
@@ -124,6 +138,19 @@ def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:
         _private_pages[kind] = page
         return page
     return add
+
+
+def event_file(kind: str) -> Callable[[EventFile], EventFile]:
+    """Register the downloads of events of `kind` (a decorator): the handler gets the file's name from
+    the address and returns None for a name or an event it has no file for (a 404)."""
+    def add(handler: EventFile) -> EventFile:
+        _event_files[kind] = handler
+        return handler
+    return add
+
+
+def event_file_of(kind: str) -> EventFile | None:
+    return _event_files.get(kind)
 
 
 def running_events(lister: Lister) -> Lister:

@@ -179,3 +179,28 @@ async def test_an_offer_is_accepted_declined_or_withdrawn_only_by_the_right_play
     assert not clock.message["components"]
     late = await forged_click(fake, b, clock.message, clock.custom_id("accept"))
     assert late.ephemeral and "withdrawn" in late.content
+
+
+async def test_a_copy_of_an_offer_answered_elsewhere_loses_its_offer_buttons(fake, bot, world, clock):
+    """Issue 25 item 7: the offer shown again to the opponent (an ephemeral copy) is answered on the
+    channel message; a press of the copy's Accept then shows the clock as it stands, without the
+    offer's buttons, instead of a refusal next to buttons that do nothing."""
+    a, b = world.players[4:6]
+    await clock.offer(a, b, minutes=5, increment=0)
+    again = await clock.slash_start(b, opponent=a)
+    assert again.ephemeral and [c["label"] for c in again.components] == ["Accept", "Decline"]
+    await clock.press(b, "accept")
+    await clock.wait_shown("▶️ ")
+    pressed = await fake.click(b, again.message, clock.custom_id("accept"))
+    labels = [c["label"] for row in pressed.message["components"] for c in row["components"]]
+    assert labels == ["Pass clock", "Pause", "Resume", "End"], labels
+    assert f"Chess clock #{clock.clock_id} was already accepted" in pressed.content, pressed.content
+
+    # Declined on the channel message: the copy loses every button.
+    b2, c2 = world.players[6:8]
+    await clock.offer(b2, c2, minutes=5, increment=0)
+    copy = await clock.slash_start(c2, opponent=b2)
+    await clock.press(c2, "decline")
+    await clock.wait_shown(f"Declined by {at(c2)}")
+    pressed = await fake.click(c2, copy.message, clock.custom_id("accept"))
+    assert not pressed.message["components"] and "declined" in pressed.content, pressed.content

@@ -78,7 +78,7 @@ async def finish_round(t: TurnaboutDriver) -> None:
         winner, loser = state.players[match.a].user_id, state.players[match.b].user_id
         for _ in (1, 2):
             report = await t.report(winner, "won", 5)
-            if "result is final" in report.content:  # the opponent dropped: nobody confirms
+            if "as their opponent has dropped" in report.content:  # the opponent dropped: nobody confirms
                 continue
             confirmed = await t.answer(loser, report.message)
             assert "confirmed" in confirmed.content, confirmed.content
@@ -90,7 +90,7 @@ async def test_turnabout_drop_twice_and_end_with_a_round_open(fake, bot, world):
         players = world.players[:5]  # one drops: 4 are still paired in round 2
         await t.start(rounds=2)
         for index, user in enumerate(players):
-            await t.register(user, f"Deck {index}", "dominaria")
+            await t.join(user, f"Deck {index}", "dominaria")
         await t.slash(world.admin, "begin")
         await t.slash(world.admin, "pair")
 
@@ -98,7 +98,7 @@ async def test_turnabout_drop_twice_and_end_with_a_round_open(fake, bot, world):
         refused_at_once(await t.slash(world.admin, "end"), "Round 1 is not finished")
 
         # A drop asked twice before either is confirmed: the second Confirm says why, in its prompt.
-        await race(fake, world, "turnabout drop", "You dropped", "already dropped", user=players[0])
+        await race(fake, world, "turnabout leave", "You dropped", "already dropped", user=players[0])
         assert [p.user_id for p in (await t.state()).players if p.dropped] == [players[0]]
 
         # The end asked with round 1 finished; round 2 is paired before it is confirmed.
@@ -137,8 +137,8 @@ async def test_draft_and_battler_lobbies_cancel_once(fake, bot, world):
     battler = BattlerDriver(fake, world, bot.database_url)
     try:
         await battler.start(cube="battler", seats=4)
-        refused_at_once(await run(fake, world, world.member, "battler end"), "organizer")
-        await race(fake, world, "battler end", "was ended", "already cancelled", "no Treasure Battler game here")
+        refused_at_once(await run(fake, world, world.member, "battler cancel"), "organizer")
+        await race(fake, world, "battler cancel", "was cancelled", "already cancelled", "no Treasure Battler game here")
     finally:
         await battler.close()
     nothing_logged_as_error(bot)

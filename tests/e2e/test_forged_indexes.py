@@ -214,7 +214,7 @@ async def test_turnabout_report_buttons(fake, bot, world):
     async with forging(fake, world, bot, "turnabout", TurnaboutDriver) as (f, t):
         lobby = await t.start(rounds=2)
         for index, user in enumerate(world.players[:4]):
-            await t.register(user, f"Deck {index}", "dominaria")
+            await t.join(user, f"Deck {index}", "dominaria")
         await t.slash(world.admin, "begin")
         await t.slash(world.admin, "pair")
         state = await t.state()
@@ -252,7 +252,7 @@ async def test_421_deck_menus(fake, bot, world):
         league = t.league_id
         # The loser is choosing: a deck that does not exist, one that is in play, and two at once.
         claim_id = fto_ui.ClaimDeckSelect.custom_id_for(league=league)
-        await f.select(loser, message, claim_id, ["99"], "no deck 99")
+        await f.select(loser, message, claim_id, ["99"], "no deck #99")
         await f.select(loser, message, claim_id, ["0"])
         take_apart = fto_ui.TakeApartSelect.custom_id_for(league=league)
         await f.select(loser, message, take_apart, ["98", "99"])

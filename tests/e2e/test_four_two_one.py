@@ -3,7 +3,7 @@ from a loopback fake Scryfall (progress shown), the lobby, every deck built (att
 the form) with bad lists refused card by card, a draw, byes, reports confirmed (and one rejected) by
 the opponent, all four options (C through its menu), the second set added by the builder of deck 6,
 the third set and the take-apart (through the announcement's menu) at deck 11, a kill -9 with a
-report waiting, standings and the leaderboard, and bad input and forged custom_ids that change
+report waiting, the status and the leaderboard, and bad input and forged custom_ids that change
 nothing. After every step the pool is checked against the sets (4/2/1/1 and the basics, counted
 here by hand): every copy is in the pool or in exactly one deck."""
 
@@ -15,12 +15,14 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
+from bot.cards.parse import parse_cube_text
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
 from bot.store.models import EventResult
 from tests.e2e.drivers.common import component, embed_text, forged_click, forged_select
 from tests.e2e.drivers.four_two_one import BASICS, FourTwoOneDriver, as_text, legal_deck
 from tests.e2e.fake_scryfall import FakeScryfall, FakeSet, default_sets, serve_fake_scryfall
+from tests.fake_discord import CommandNotAvailable
 
 pytestmark = pytest.mark.e2e
 
@@ -128,7 +130,7 @@ async def _set_lists(t: FourTwoOneDriver, fake, world) -> None:
     unknown = await t.set_add(world.admin, code="zzz")
     assert "Scryfall knows no booster cards for the set code 'zzz'" in unknown.content
     spare = await t.set_add(world.admin, name="tmp", file=("tmp.csv", b"Name,Rarity\nSpare Card,rare\n"))
-    assert "Added the set `tmp`: **TMP**, 1 cards (1 rare)" in spare.content, spare.content
+    assert "Added the set `tmp`: **TMP**, 1 card (1 rare)" in spare.content, spare.content
     not_org = await t.slash(world.member, "set remove", name="tmp")
     assert not_org.ephemeral and "organizer" in not_org.content
     _, removed = await t.confirmed_command(world.admin, "set remove", name="tmp")
@@ -193,15 +195,19 @@ async def _build_first_decks(t: FourTwoOneDriver, fake, world) -> None:
         assert forged.ephemeral and "not valid" in forged.content, forged.content
     assert (await t.state()).decks == []
     built = await t.deck(first, "build", as_text(deck), form=True)
-    assert "Deck #1 is built (deck 1 of 421 league" in built.content
+    assert f"Deck #1 of 421 league #{t.league_id} is built; its list is public." == built.content
     state = await conserved(t)
     taken = {spell: 4, "Island": 56}
     refused = await t.deck(second, "build", as_text(taken))
-    assert f"{spell}: you listed 4, none left in the pool (4 in deck 1 (" in refused.content, refused.content
-    for skip, user in ((30, second), (60, users[2])):
-        done = await t.deck(user, "build", as_text(legal_deck(await t.state(), skip=skip)))
-        assert "is built" in done.content, done.content
-        await conserved(t)
+    assert f"{spell}: you listed 4, none left in the pool (4 in deck #1 (" in refused.content, refused.content
+    # An Arena export, as a deck builder writes it: its sideboard is ignored, and the reply says so.
+    arena = "Deck\n" + "\n".join(f"{line} (ALP) 1" for line in as_text(legal_deck(state, skip=30)).splitlines())
+    done = await t.deck(second, "build", arena + "\n\nSideboard\n2 Alpha Common 40\n1 Alpha Rare 03\n")
+    assert "Deck #2 of" in done.content and "The sideboard (3 cards) was ignored" in done.content, done.content
+    assert sum((await conserved(t)).deck(2).cards.values()) == 60
+    done = await t.deck(users[2], "build", as_text(legal_deck(await t.state(), skip=60)))
+    assert "is built" in done.content, done.content
+    await conserved(t)
     await t.wait_channel("round 1**")
 
 
@@ -274,11 +280,20 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
         confirm_id = t.claim_button(claim.message, "confirm")
         rejected = await t.answer(winner, claim.message, "reject")
         assert "Rejected by" in rejected.content and "disputed" in rejected.content
+        assert rejected.content.startswith(f"📝 421 league #{t.league_id}, round 2, Match A: <@{loser}> reported that "
+                                           f"**<@{loser}> won**.\n❌ Rejected by <@{winner}>")
+        assert "Its players report it again" in rejected.content and "both of you" not in rejected.content
         stale = await forged_click(fake, winner, claim.message, confirm_id)
         assert stale.ephemeral and "no longer waiting" in stale.content
-        await t.report(loser, "lost")
+        again = await t.report(loser, "lost")
+        assert f"<@{winner}> confirms or rejects it" in again.content  # the channel hears it in the third person
         both = await t.report(winner, "won")
         assert both.ephemeral and "same result" in both.content
+        # The report both players agreed on keeps no live buttons: its message says it counts.
+        closed = await fake.wait_for(lambda: (m := fake.message(again.message["id"])) and not m.get("components")
+                                     and m, what="the agreed report without its buttons")
+        assert closed["content"].endswith("✅ Both players reported it: it counts.")
+        assert f"<@{loser}> reported that **<@{winner}> won**." in closed["content"]
         return
     claim = await t.report(winner, "won")
     if round_number == 3:  # forged custom_ids change nothing
@@ -296,6 +311,9 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
         await bot.restart()  # kill -9 with a report waiting: its buttons still work
     reply = await t.answer(loser, claim.message)
     assert "✅ Confirmed by" in reply.content, reply.content
+    # The report's text gives way to the verdict: no "confirms or rejects it" left, and no buttons.
+    assert "confirms or rejects" not in reply.content and not reply.message["components"]
+    assert f"<@{winner}> reported that **<@{winner}> won**.\n✅ Confirmed by <@{loser}>." in reply.content
 
 
 async def _choose(t: FourTwoOneDriver, fake, world, state: engine.LeagueState, loser: int, winner: int, bye: int,
@@ -333,27 +351,34 @@ async def _choose(t: FourTwoOneDriver, fake, world, state: engine.LeagueState, l
     chosen = await t.choose(loser, option)
     assert f"You chose {option}" in chosen.content
     builder = winner if option == "D" else loser
+    told = await t.wait_channel(f"<@{loser}> chose option {option}: ", since)
+    assert fake.pinged_users(told) == {builder}  # who acts next (the loser who alters, or the builder), nobody else
+    if option == "D":  # the channel hears it in the third person
+        assert (f"<@{loser}> chose option D: <@{winner}> sets their winning deck aside and builds a new one; "
+                f"<@{loser}> keeps their deck.") in told["content"]
     state = await conserved(t)
     if option == "A":
         await _alter(t, state, loser)
         return
     if len(state.decks) == 10 and state.sets_added == 3 and state.next_deck_id == 11:
-        await t.wait_channel(f"<@{builder}> adds **Shards of Alara** to the pool before building deck 11", since)
+        await t.wait_channel(f"The league has 10 decks: <@{builder}> adds **Shards of Alara** to the pool before "
+                             "building the next one", since)
     if state.step.kind == "take_apart":
         await _take_apart(t, fake, world, state, builder, bye, since)
         state = await conserved(t)
-    number = len(state.decks) + 1
-    pending = await t.wait_channel(f"<@{builder}>, build deck {number}", since)
+    pending = await t.wait_channel(f"<@{builder}> builds deck #{state.next_deck_id} next: `/421 build`", since)
     assert builder in fake.pinged_users(pending)
+    assert not re.search(r"\bdeck \d|\byour?\b", pending["content"])  # one number per deck; the third person
     deck = legal_deck(state, skip=skip)
-    if len(state.decks) == 5:  # the builder of deck 6 brought the second set and may use it first
-        await t.wait_channel(f"<@{builder}> adds **Beta Block** to the pool before building deck 6", since)
+    if len(state.decks) == 5:  # the builder of the sixth deck brought the second set and may use it first
+        await t.wait_channel(f"The league has 5 decks: <@{builder}> adds **Beta Block** to the pool before building "
+                             "the next one", since)
         other = next(u for u in (winner, loser, bye) if u != builder)
         refused = await t.deck(other, "build", as_text(deck))
         assert refused.ephemeral and "turn to build" in refused.content
         deck = _with_card(deck, "BET Mythic 001", state)
-    done = await t.deck(builder, "build", as_text(deck), form=number % 2 == 0)
-    assert f"(deck {len(state.decks) + 1} of 421 league" in done.content, done.content
+    done = await t.deck(builder, "build", as_text(deck), form=state.next_deck_id % 2 == 0)
+    assert f"Deck #{state.next_deck_id} of 421 league #{t.league_id} is built" in done.content, done.content
     state = await conserved(t)
     await _decks_show(t, fake, state)
 
@@ -392,7 +417,7 @@ async def _alter(t: FourTwoOneDriver, state: engine.LeagueState, loser: int) -> 
 async def _take_apart(t: FourTwoOneDriver, fake, world, state: engine.LeagueState, builder: int, bye: int,
                      since: int) -> None:
     """Deck 11 would be one too many: two unused decks go back, chosen in the announcement's menu."""
-    message = await t.wait_channel(f"<@{builder}>, a new deck would be one too many", since)
+    message = await t.wait_channel(f"A new deck would be one too many: <@{builder}> first takes apart", since)
     assert builder in fake.pinged_users(message)
     unused = [d.id for d in engine.unused_decks(state)]
     options = [int(o["value"]) for o in component(message, ui.TakeApartSelect, league=t.league_id)["options"]]
@@ -414,10 +439,17 @@ async def _take_apart(t: FourTwoOneDriver, fake, world, state: engine.LeagueStat
     offered = [int(o["value"]) for o in component(menu.message, ui.TakeApartSelect, league=t.league_id)["options"]]
     assert offered == unused and bye_deck not in offered
     returned = sum(sum(state.deck(d).cards.values()) for d in unused[:2])
-    done = await fake.select(builder, message, custom_id, [str(unused[0]), str(unused[1])])
+    done = await fake.select(builder, menu.message, component(menu.message, ui.TakeApartSelect,
+                                                              league=t.league_id)["custom_id"],
+                             [str(unused[0]), str(unused[1])])
     [followup] = await done.wait_followup()
-    assert f"Decks #{unused[0]} and #{unused[1]} are taken apart" in followup["content"]
-    assert not fake.message(message["id"]).get("components")  # the menu is gone once used
+    assert (f"Decks #{unused[0]} and #{unused[1]} are taken apart: now build deck #{state.next_deck_id} with "
+            "`/421 build`.") == followup["content"]
+    assert not fake.message(menu.message["id"]).get("components")  # the menu used is gone
+    # … and so is the announcement's, which nothing could use any more; its text stays.
+    gone = await fake.wait_for(lambda: not fake.message(message["id"]).get("components"),
+                               what="the announcement's take-apart menu removed")
+    assert gone and fake.message(message["id"])["content"] == message["content"]
     await t.wait_channel(f"took apart decks #{unused[0]} and #{unused[1]}: {returned} cards are back in the pool", since)
 
 
@@ -435,26 +467,43 @@ async def forged_pair(fake, user: int, message: dict, custom_id: str, decks: lis
 
 
 async def _decks_show(t: FourTwoOneDriver, fake, state: engine.LeagueState) -> None:
-    """/421 decks: each deck's public list on its page, and who uses it; /421 pool agrees with the database."""
+    """/421 decks: every deck's public list on one page or a few, and who uses it; /421 pool agrees
+    with the database, a card all used up included; both come as files too."""
     shown = await t.slash(t.world.member, "decks")
     assert shown.ephemeral
-    first = state.decks[0]
-    text = embed_text(shown.message)
-    assert f"deck #{first.id} ({sum(first.cards.values())} cards)" in text
-    for name, count in first.cards.items():
-        assert f"{count} {name}" in text
+    text, message = embed_text(shown.message), shown.message
+    footer = (message["embeds"][0].get("footer") or {}).get("text", "Page 1 of 1")
+    pages = int(footer.rsplit(" ", 1)[1])
+    assert pages <= (len(state.decks) + 3) // 4, footer  # about four decks a page at least, not one
+    for _ in range(1, pages):  # the other pages, as a player turns them
+        button = next(c for row in message["components"] for c in row["components"] if "Next" in c.get("label", ""))
+        await fake.click(t.world.member, message, button["custom_id"])
+        message = fake.message(message["id"])
+        text += "\n" + embed_text(message)
     for deck in state.decks:
         holder = engine.holder_of(state, deck.id)
-        if holder is None:
-            assert f"#{deck.id}: set aside" in text
-        elif holder == state.bye:
-            assert f"#{deck.id}: <@{state.players[holder].user_id}>'s, sitting out: untouchable" in text
-        else:
-            assert f"#{deck.id}: in use by <@{state.players[holder].user_id}>" in text
+        status = ("set aside" if holder is None else f"<@{state.players[holder].user_id}>'s, sitting out: untouchable"
+                  if holder == state.bye else f"in use by <@{state.players[holder].user_id}>")
+        built_by = state.players[deck.built_by].user_id
+        assert f"Deck #{deck.id} · 60 cards\n{status} · built by <@{built_by}>\n" in text, (deck.id, status)
+        for name, count in deck.cards.items():
+            assert f"{count} {name}" in text
     name = next(n for n in sorted(state.pool) if n not in BASICS and state.pool[n])
     pool = await t.slash(t.world.member, "pool", search=name)
     total = expected_copies(state.sets_added)[name]
     assert f"`{state.pool[name]}/{total}` {name}" in embed_text(pool.message)
+    used_up = next(n for n in sorted(state.pool) if n not in BASICS and not state.pool[n])
+    pool = await t.slash(t.world.member, "pool", search=used_up)
+    assert f"`0/{expected_copies(state.sets_added)[used_up]}` {used_up}" in embed_text(pool.message)
+    files = await t.slash(t.world.member, "pool", file=True)
+    assert files.ephemeral
+    arena, plain = (fake.attachment_bytes(a).decode() for a in files.message["attachments"])
+    left = {name: count for name, count in state.pool.items() if count}
+    assert Counter(parse_cube_text(arena).names()) == Counter(left)  # what a deck builder imports: the pool
+    assert f"0/{expected_copies(state.sets_added)[used_up]} {used_up} (" in plain
+    decks = await t.slash(t.world.member, "decks", file=True)
+    listed = fake.attachment_bytes(decks.message["attachments"][0]).decode()
+    assert all(f"Deck #{d.id} (" in listed for d in state.decks)
 
 
 async def _the_end(t: FourTwoOneDriver, fake, world, scores: Counter[int]) -> None:
@@ -471,7 +520,9 @@ async def _the_end(t: FourTwoOneDriver, fake, world, scores: Counter[int]) -> No
             select(EventResult).where(EventResult.format == "421", EventResult.event_id == t.league_id))).scalars()}
     assert rows[winner].placement == 1 and rows[winner].points == 3 and rows[winner].score == scores[winner]
     assert {u: r.score for u, r in rows.items()} == {u: float(s) for u, s in scores.items()}
-    standings = await t.slash(world.member, "standings")
-    assert f"1. <@{winner}> — **{scores[winner]}** points" in embed_text(standings.message)
+    status = await t.slash(world.member, "status")
+    assert f"1. <@{winner}> — **{scores[winner]}** points" in embed_text(status.message)
+    with pytest.raises(CommandNotAvailable):  # the old name is gone, not an alias
+        await t.slash(world.member, "standings")
     after = await t.report(winner, "won")
     assert after.ephemeral and "no 421 league here" in after.content

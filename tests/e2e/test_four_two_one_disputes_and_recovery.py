@@ -67,8 +67,10 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         never = await t.slash(world.admin, "start", sets="mir vis wth tmp", block_points=30)
         assert never.ephemeral and "opens at 30 points, above the target score (21)" in never.content
         lobby = await t.start(sets="mir vis wth tmp", block_points=5, target=40)
-        assert ("New sets (Weatherlight saga, blocks of 3 sets, each new block after 5 more points): `vis` at deck 6, "
-                "`wth` at deck 11, `tmp` at deck 11 once someone has 5 points; at most 15 decks.") in embed_text(lobby)
+        assert ("New sets (Weatherlight saga, blocks of 3 sets, each new block after 5 more points), each added by "
+                "whoever builds the next deck: `vis` once the league has 5 decks, `wth` once the league has 10 decks, "
+                "`tmp` once the league has 10 decks and someone has 5 points; at most 15 decks.") in embed_text(lobby)
+        assert embed_text(lobby).startswith(f"421 league #{t.league_id} · Open for players")
         await t.confirmed_command(world.admin, "cancel")
 
         # The organizer (by role) plays; the admin is an organizer who does not.
@@ -86,8 +88,8 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         assert (await t.state()) == state  # nothing counted
         rejected = await t.answer(rival, claim.message, "reject")
         assert f"Rejected by <@{rival}>: the match is disputed" in rejected.content and not rejected.message["components"]
-        standings = await t.slash(world.member, "standings")
-        assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(standings.message)
+        status = await t.slash(world.member, "status")
+        assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(status.message)
 
         playing = await t.slash(organizer, "settle", match="A", winner=organizer)
         assert playing.ephemeral and "You play in Match A: another organizer settles its dispute" in playing.content
@@ -143,8 +145,10 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         confirmed = await t.answer(loser, theirs.message)
         assert f"Confirmed by <@{loser}>" in confirmed.content
         await t.wait_channel(f"🏁 Match A: <@{winner}> beat <@{loser}>.")
-        stale = await t.answer(loser, again.message)  # the other copy of the report
-        assert stale.ephemeral and "no longer waiting" in stale.content
+        # The other copy of the report loses its buttons too, and says what became of it.
+        stale = await fake.wait_for(lambda: (m := fake.message(again.message["id"])) and not m.get("components")
+                                    and m, what="the other copy of the report without its buttons")
+        assert stale["content"].endswith(f"✅ Confirmed by <@{loser}>.")
         await t.choose(loser, "B")
         await _build(t, skip=40)
 
@@ -186,7 +190,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         state = await t.state()
         assert state.step.kind == engine.BUILD and len(state.decks) == 3
         await t.wait_channel(f"<@{loser}> took apart decks #{decks[0]} and #{decks[1]}", since)
-        await t.wait_channel(f"<@{loser}>, build deck 4", since)  # sent by the restarted bot
+        await t.wait_channel(f"<@{loser}> builds deck #6 next", since)  # sent by the restarted bot
         await _build(t, skip=100)
         assert bot.starts == 5
     finally:

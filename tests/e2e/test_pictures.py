@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 from sqlalchemy import select, update
 
-from bot.cards.pictures import grid_boxes
+from bot.cards.pictures import CREATURE, LAND, POOL_MAX, card_kind, curve_column, grid_boxes, pool_layout
 from bot.store.db import Database
 from bot.store.models import Cube, Deadline
 from bot.store.types import utcnow
@@ -42,12 +42,14 @@ pytestmark = pytest.mark.e2e
 CUBE = [f"Picture Card {i:02d}" for i in range(48)]
 COLOURS = "WUBRG"
 SEATS, PACKS, PACK_SIZE = 3, 2, 6
+TYPES = ("Creature — Test", "Instant", "Land")  # card i's type line: TYPES[i % 3], its mana value i % 8
 
 
 @pytest.fixture
 async def scryfall():
     async with serve_fake_scryfall() as fake_scryfall:
-        fake_scryfall.add_cards((name, COLOURS[i % 5]) for i, name in enumerate(CUBE))
+        for i, name in enumerate(CUBE):
+            fake_scryfall.add_card(name, colours=COLOURS[i % 5], type_line=TYPES[i % 3], cmc=i % 8)
         fake_scryfall.add_cards(["Lightning Bolt", "Counterspell"])
         yield fake_scryfall
 
@@ -76,6 +78,38 @@ def picture_cards(fake, scryfall, message: dict) -> list[str] | None:
         index = marker_index(image.getpixel(((left + right) // 2, (top + bottom) // 2)))
         shown.append(scryfall.name_of(index) if index is not None else "?")
     return shown
+
+
+def check_pool_picture(fake, scryfall, message: dict) -> None:
+    """The pool picture lays the pool out by its cards' type lines and mana values: its size is the
+    layout's, and the card at the bottom of each pile (whole, its marker readable) belongs there."""
+    files = {a["filename"].rsplit(".", 1)[-1]: fake.attachment_bytes(a) for a in message["attachments"]}
+    names = files["txt"].decode().splitlines()
+    facts = {name: (CUBE.index(name) % 8, card_kind(TYPES[CUBE.index(name) % 3])) for name in names}
+    ordered = sorted(facts.values())  # the piles' places depend only on how many cards each holds
+    layout = pool_layout(ordered)
+    image = Image.open(io.BytesIO(files["png"])).convert("RGB")
+    assert image.size == layout.size and image.width <= POOL_MAX[0] and image.height <= POOL_MAX[1]
+    columns: dict[int, list[tuple[int, int, int, int]]] = {}
+    for box in layout.boxes:
+        columns.setdefault(box[0], []).append(box)
+    kinds = set()
+    for boxes in columns.values():
+        boxes.sort(key=lambda box: box[1])
+        # A pile's last card: the next box (if any) starts below it, in the row beneath.
+        for box, after in zip(boxes, [*boxes[1:], None], strict=True):
+            if after is not None and after[1] < box[3]:
+                continue
+            left, top, right, bottom = box
+            shown = marker_index(image.getpixel(((left + right) // 2, (top + bottom) // 2)))
+            assert shown is not None
+            name = scryfall.name_of(shown)
+            mana_value, kind = facts[name]
+            expected_mana_value, expected_kind = ordered[layout.boxes.index(box)]
+            assert kind == expected_kind
+            assert kind == LAND or curve_column(mana_value) == curve_column(expected_mana_value)
+            kinds.add(kind)
+    assert len(kinds) >= 2 and CREATURE in {kind for _mv, kind in facts.values()}
 
 
 async def open_draft(fake, world, scryfall, *, wait_for_images: bool = True) -> int:
@@ -176,6 +210,7 @@ async def test_every_pack_dm_carries_a_picture_of_its_cards_in_letter_order(fake
         files = sorted(a["filename"] for a in final["attachments"])
         assert files == [f"draft-{pod_id}-pool.png", f"draft-{pod_id}-pool.txt"]
         assert final["embeds"][0]["image"]["url"].endswith("pool.png")
+        check_pool_picture(fake, scryfall, final)
     pool = await fake.slash(drafters.players[0], "draft pool", guild_id=world.guild, channel_id=world.channel)
     assert pool.ephemeral and pool.message["attachments"][0]["filename"] == f"draft-{pod_id}-pool.png"
     log = await download_log(fake, world)

@@ -1,12 +1,14 @@
 """Starting without Discord (issue 23): the bot started while Discord can't be reached logs one line
 per try, with pauses doubling, and connects once Discord answers; a bad token still ends it at once
-with one line."""
+with one line. A button or form routed to a cog or method that is not there stops the start
+(issue 24), one line each, before the bot goes online."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import socket
+import sys
 from functools import partial
 
 import pytest
@@ -79,3 +81,38 @@ async def test_a_bad_token_still_ends_the_bot_at_once_with_one_line(fake, tmp_pa
         log = process.log_since_start()
         assert "error: Discord rejected DISCORD_TOKEN; reset it on the Developer Portal's Bot page." in log
         assert "Traceback" not in log and "cannot be reached" not in log, log
+
+
+# The bot's own `main`, after this process defined a button and a form whose routes name nothing
+# that is loaded (as a renamed handler would leave them).
+BROKEN_ROUTES = """
+import sys
+from bot.kit.dispatch import Component, modal_route, number
+class RenamedButton(Component, prefix="renamed", parts=(number("game"),), route=("VortexCog", "on_renamed")):
+    pass
+modal_route("gone", (number("game"),), ("NoSuchCog", "on_form"))
+from bot.__main__ import main
+sys.exit(main())
+"""
+
+
+async def test_a_route_to_a_missing_cog_or_method_refuses_the_start_with_one_line_each(fake, tmp_path):
+    async for url in create_scratch_database("sqlite", tmp_path):
+        env = BotProcess(fake, url, tmp_path)._env()
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", BROKEN_ROUTES, cwd=tmp_path, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await asyncio.wait_for(process.communicate(), 60)
+        log = output.decode(errors="replace")
+        assert process.returncode == 2, log
+        refusals = [line for line in log.splitlines() if " ERROR " in line]
+        assert [line.split(" ERROR   bot: ", 1)[1] for line in refusals] == [
+            "not starting: component RenamedButton (custom_id renamed:…) routes to VortexCog.on_renamed, "
+            "but VortexCog has no method on_renamed",
+            "not starting: form gone:… routes to NoSuchCog.on_form, but no cog NoSuchCog is loaded",
+        ], log
+        assert "Traceback" not in log and "Unclosed" not in log, log
+        # Refused before going online: no gateway session, no commands synced.
+        assert fake.generation == 0
+        assert not [call for call in fake.rest_log if "/commands" in call.path]

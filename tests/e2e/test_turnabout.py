@@ -1,9 +1,12 @@
-"""A whole 8-player, 3-round Turnabout event through the fake Discord: registration with decklists
-checked (too short, banned cards), closing it, pairings without rematches, reports with all three
-scoring options confirmed by button, a disputed game settled by an organizer, standings, a kill -9
-in the middle of a round (the old report buttons keep working), a drop that makes an odd count and
-a bye, the end with the final ranking and rating awards on the leaderboard, and bad input and
-forged custom_ids that change nothing. Victory Points are checked against a hand computation of
+"""A whole 8-player, 3-round Turnabout event through the fake Discord: joining with decklists
+checked (too short, banned cards), leaving and joining again before the event begins, closing
+registration, pairings without rematches (pinging only who plays, and the bye), reports with all
+three scoring options confirmed by button (the report message then shows the result, whose VP,
+and no buttons), a disputed game settled by an organizer (who sees both claims), the status, a
+kill -9 in the middle of a round (the old report buttons keep working), a player leaving (a drop,
+asked first) that makes an odd count and a bye, the end with the final ranking and rating awards on
+the leaderboard, and bad input and forged custom_ids that change nothing. The old command names
+(register, drop, standings) are gone. Victory Points are checked against a hand computation of
 FORMATS.md §3, independent of the engine."""
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from bot.games.turnabout import ui
 from bot.store.models import EventResult
 from tests.e2e.drivers.common import embed_text, forged_click
 from tests.e2e.drivers.turnabout import TurnaboutDriver
+from tests.fake_discord import CommandNotAvailable
 
 pytestmark = pytest.mark.e2e
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
@@ -63,42 +67,55 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     assert refused.ephemeral and "organizer" in refused.content
     lobby = await t.start(rounds=3, clock="delay")
     assert "3 Swiss rounds" in embed_text(lobby) and "chess clock 10 min per game, delay 3 s" in embed_text(lobby)
+    assert lobby["embeds"][0]["title"].endswith("· Open for players")
+    assert lobby["embeds"][0]["footer"]["text"].startswith("Join with /turnabout join deck")
+    for gone in ("register", "drop", "standings"):  # issue 25: one vocabulary, no dead aliases
+        with pytest.raises(CommandNotAvailable):
+            await t.slash(players[0], gone)
     assert not any(c["custom_id"] == t.lobby_id("join") for row in lobby["components"] for c in row["components"])
     join = await forged_click(fake, players[0], lobby, t.lobby_id("join"))
-    assert join.ephemeral and "/turnabout register" in join.content
+    assert join.ephemeral and "`/turnabout join deck:<name> scoring:<option>`" in join.content
 
-    short = await t.register(players[0], "Burn", "dominaria", b"59 Lightning Bolt\n")
+    short = await t.join(players[0], "Burn", "dominaria", b"59 Lightning Bolt\n")
     assert short.ephemeral and "59 cards; it needs at least 60" in short.content
-    banned = await t.register(players[0], "Burn", "dominaria", b"54 Mountain\n4 Burning Wish\n2 Contract from Below\n")
+    banned = await t.join(players[0], "Burn", "dominaria", b"54 Mountain\n4 Burning Wish\n2 Contract from Below\n")
     assert banned.ephemeral and "Burning Wish (4 copies) is banned" in banned.content
     assert "Contract from Below (2 copies) is banned: an ante card" in banned.content
     decks = {user: f"Deck *{i}*" for i, user in enumerate(players)}  # markdown in names is shown as typed
     scoring = {user: OPTIONS[i % 3] for i, user in enumerate(players)}
-    ok = await t.register(players[0], decks[players[0]], scoring[players[0]], LEGAL_LIST)
-    assert ok.ephemeral and "with a legal list of 60 cards" in ok.content
+    ok = await t.join(players[0], decks[players[0]], scoring[players[0]], LEGAL_LIST)
+    assert ok.ephemeral and "with a legal list of 60 cards" in ok.content and ok.content.startswith("You joined")
     for user in players[1:3]:
-        await t.register(user, decks[user], scoring[user])
-    clash = await t.register(players[3], "deck *1*", "tolaria")
+        await t.join(user, decks[user], scoring[user])
+    # Before the event begins, leaving withdraws at once (nothing to confirm); joining again changes the entry.
+    left = await t.slash(players[2], "leave")
+    assert left.ephemeral and not left.components and left.content.startswith(f"You left Turnabout #{t.event_id}")
+    await t.join(players[2], "Placeholder", "tolaria")
+    changed = await t.join(players[2], decks[players[2]], scoring[players[2]])
+    assert changed.ephemeral and changed.content.startswith(f"You changed your entry in Turnabout #{t.event_id}")
+    clash = await t.join(players[3], "deck *1*", "tolaria")
     assert clash.ephemeral and "already registered a deck called" in clash.content
     early = await t.slash(world.admin, "pair")
     assert early.ephemeral and "Registration is still open" in early.content
     few = await t.slash(world.admin, "begin")
     assert few.ephemeral and "at least 4 registered players; 3 so far" in few.content
     for user in players[3:]:
-        await t.register(user, decks[user], scoring[user])
+        await t.join(user, decks[user], scoring[user])
 
     def lobby_with_everyone() -> str | None:
         text = embed_text(fake.message(lobby["id"]))
         return text if "Registered (8)" in text else None
 
     shown = await fake.wait_for(lobby_with_everyone, what="the lobby with 8 registrations")
-    assert "Deck \\*0\\* (Dominaria · list of 60)" in shown
+    assert "Deck \\*0\\* (Dominaria · list of 60 cards)" in shown
     not_org = await t.slash(players[0], "begin")
     assert not_org.ephemeral and "organizer" in not_org.content
     closed = await t.slash(world.admin, "begin")
     assert "Registration for Turnabout" in closed.content and "is closed" in closed.content
     await t.wait_channel("registration is closed with 8 players")
-    late = await t.register(world.member, "Late deck")
+    await fake.wait_for(lambda: fake.message(lobby["id"])["embeds"][0]["title"].endswith("· In progress"),
+                        what="the lobby in progress")
+    late = await t.join(world.member, "Late deck")
     assert late.ephemeral
 
     vp: dict[int, int] = {user: 0 for user in players}
@@ -111,8 +128,8 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
             # --- a drop after round 2: 7 players, so round 3 has a bye -------------------------
             state = await t.state()
             dropped = state.players[0].user_id
-            prompt, done = await t.confirmed_command(dropped, "drop")
-            assert "You dropped" in done.content
+            prompt, done = await t.confirmed_command(dropped, "leave")  # after begin: a drop, asked first
+            assert done.content == f"You dropped from Turnabout #{t.event_id}."
             assert (await t.state()).players[0].dropped
         refused = await t.slash(players[1], "pair")
         assert refused.ephemeral and "organizer" in refused.content
@@ -121,6 +138,8 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
         assert paired.ephemeral and f"Round {round_number} of" in paired.content
         announcement = await t.wait_channel(f"round {round_number} of 3", since)
         state = await t.state()
+        # Only who must act is pinged: every player of the round, the one with the bye too; nobody else.
+        assert fake.pinged_users(announcement) == {p.user_id for p in state.players if not p.dropped}
         matches = [m for m in state.round_matches() if m.b is not None]
         users = {m.number: (state.players[m.a].user_id, state.players[m.b].user_id) for m in matches}
         for number, (a, b) in users.items():
@@ -165,27 +184,42 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                     continue
                 if index == 1 and game == 1:  # the loser reports, the winner confirms
                     report = await t.report(loser, "lost", value, game)
+                    confirmer = winner
                     reply = await t.answer(winner, report.message)
                 else:
                     report = await t.report(winner, "won", value)
                     assert f"<@{winner}> **won** with {value}" in report.content and f"**{points} MP**" in report.content
                     if round_number == 2 and index == 2 and game == 1:
                         await bot.restart()  # kill -9 with a report waiting: its buttons still work
+                    confirmer = loser
                     reply = await t.answer(loser, report.message)
-                assert reply.content.startswith(f"✅ Match {m.number}, game {game} confirmed"), reply.content
+                assert fake.pinged_users(report.message) == {confirmer}
+                # The report's text is replaced: who won with what number, who confirmed; no buttons left.
+                assert reply.content.startswith(f"✅ Match {m.number}, game {game}: <@{winner}> **won** with {value} "
+                                                f"{ui.MEASURE[MEASURE[option]]} (**{points} MP**), confirmed by "
+                                                f"<@{confirmer}>."), reply.content
+                assert not reply.components and not fake.message(report.message["id"])["components"]
             expected = hand_vp(*mp)
             assert sum(expected) == 30
+            if not (round_number == 1 and index == 0):  # (that match's last game was settled by an organizer)
+                assert reply.content.endswith(f" Match {m.number} is over: <@{a}> {expected[0]} VP, <@{b}> "
+                                              f"{expected[1]} VP."), reply.content
             result = await t.wait_channel(f"🏁 Match {m.number}:")
+            if "is complete" not in result["content"]:  # a match result calls nobody to act: no ping
+                assert fake.pinged_users(result) == set()
             assert f"<@{a}> {mp[0]} MP – {mp[1]} MP <@{b}>" in result["content"]
             assert f"**{expected[0]}–{expected[1]} VP**" in result["content"]
             vp[a] += expected[0]
             vp[b] += expected[1]
             if mp[0] != mp[1]:
                 wins[a if mp[0] > mp[1] else b] += 1
-        await t.wait_channel(f"Round {round_number} is complete")
+        complete = await t.wait_channel(f"Round {round_number} is complete")
+        assert fake.pinged_users(complete) == {world.admin}  # the organizer, who pairs the next round
+        after = "ends the event with `/turnabout end`" if round_number == 3 else f"pairs round {round_number + 1}"
+        assert f"<@{world.admin}> {after}" in complete["content"]
 
-        # --- standings: every player's VP equals the hand computation -------------------------
-        standings = await t.slash(world.member, "standings")
+        # --- the status: every player's VP equals the hand computation -------------------------
+        standings = await t.slash(world.member, "status")
         text = embed_text(standings.message)
         for user in players:
             assert re.search(rf"<@{user}> — Deck \\\*\d\\\*: \*\*{vp[user]} VP\*\*", text), (user, vp[user], text)
@@ -234,10 +268,10 @@ async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, wo
         assert "7 Swiss rounds" in embed_text(lobby)
         assert "(at least 7 players for 7 rounds without a rematch)" in lobby["embeds"][0]["footer"]["text"]
         for i, user in enumerate(players):
-            await t.register(user, f"Deck {i}")
+            await t.join(user, f"Deck {i}")
         refusal = ("6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event "
                    "is set to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have "
-                   "registered.")
+                   "joined.")
         refused = await t.slash(world.admin, "begin")
         assert refused.ephemeral and refused.content == refusal
         pressed = await t.lobby(lobby, world.admin, "begin")
@@ -295,8 +329,14 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
                                    ui.ReportButton.custom_id_for(event=t.event_id, match=99, game=1, action="confirm"))
     assert elsewhere.ephemeral and "no match 99" in elsewhere.content
     reply = await t.answer(loser, report.message)
-    assert reply.content.startswith(f"✅ Match {match}, game 1 confirmed"), reply.content
-    stale = await t.answer(loser, twice.message)  # the copy shown again: it says so and loses its buttons
+    assert reply.content.startswith(f"✅ Match {match}, game 1: <@{winner}> **won** with {value} "), reply.content
+    assert reply.content.endswith(f"confirmed by <@{loser}>."), reply.content
+    # The copy shown again is edited too: the same result, no buttons (a forged press says it is answered).
+    shown = await fake.wait_for(lambda: (m := fake.message(twice.message["id"]))["content"] == reply.content and m,
+                                what="the report shown again, answered")
+    assert not shown["components"]
+    stale = await forged_click(fake, loser, twice.message,
+                               ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=1, action="confirm"))
     assert stale.content == f"✅ Match {match}, game 1 already has its result." and not stale.components
     again = await t.report(winner, "won", value, 1)
     assert again.ephemeral and "already reported" in again.content
@@ -308,9 +348,16 @@ async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, los
     report = await t.report(loser, "won", claim)
     assert report.message is not None and not report.ephemeral, report.content
     disputed = await t.answer(winner, report.message, "dispute")
-    assert "disputed: an organizer decides" in disputed.content
+    assert disputed.content.startswith(f"⚠️ Match {match}, game 2: <@{loser}> reported <@{loser}> **won** with "
+                                       f"{claim} ") and disputed.content.endswith(
+        f"; <@{winner}> disputed it. An organizer decides it."), disputed.content
+    assert not disputed.components
     call = await t.wait_channel(f"Match {match}, game 2 is disputed by <@{winner}>")
-    assert f"/turnabout settle match:{match} game:2" in call["content"]
+    # The organizer sees what was claimed, and is the only one pinged.
+    assert f"<@{loser}> reported: <@{loser}> won with {claim} " in call["content"]
+    assert f"<@{winner}> disputes that. <@{world.admin}> decides it with `/turnabout settle match:{match} game:2`" \
+        in call["content"]
+    assert fake.pinged_users(call) == {world.admin}
     choices = await fake.autocomplete(world.admin, "turnabout settle", focused="match", options={"match": match},
                                       guild_id=world.guild, channel_id=world.channel)
     assert any(c["value"] == match and c["name"].endswith("· open") for c in choices), choices

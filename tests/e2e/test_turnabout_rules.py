@@ -45,9 +45,9 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
 
     # --- refusals, each saying which cards and why ---------------------------------------------------
     huge = "".join(f"4 {name}\n" for name in LONG_NAMES).encode()  # 1,000 cards
-    refused = await table.register(owner, "Battle of Wits", "phyrexia", huge)
+    refused = await table.join(owner, "Battle of Wits", "phyrexia", huge)
     assert refused.ephemeral and "The list has 1,000 cards; a registered list may have at most 250" in refused.content
-    lessons = await table.register(owner, "Lessons", "phyrexia", b"4 Eyetwitch\n2 Burning Wish\n54 Swamp\n")
+    lessons = await table.join(owner, "Lessons", "phyrexia", b"4 Eyetwitch\n2 Burning Wish\n54 Swamp\n")
     assert lessons.ephemeral
     assert ("Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside it "
             "(by its Oracle text).") in lessons.content
@@ -56,10 +56,10 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
 
     # --- a legal 250-card list of 185-character names ---------------------------------------------
     listing = "".join(f"1 {name}\n" for name in LONG_NAMES).encode()
-    ok = await table.register(owner, "Battle of Wits", "phyrexia", listing)
+    ok = await table.join(owner, "Battle of Wits", "phyrexia", listing)
     assert ok.ephemeral and "with a legal list of 250 cards" in ok.content, ok.content
     for user in players[1:]:
-        await table.register(user, f"Deck {user % 100}", "phyrexia")
+        await table.join(user, f"Deck {user % 100}", "phyrexia")
     await table.slash(world.admin, "begin")
     await table.slash(world.admin, "pair")
     state = await table.state()
@@ -82,6 +82,7 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
     report = await table.report(owner, "won", 12, 1)
     assert "**won** with 12 poison counters (**10 MP**)" in report.content, report.content
     confirmed = await table.answer(opponent, report.message)
-    assert confirmed.content.startswith(f"✅ Match {match.number}, game 1 confirmed"), confirmed.content
+    assert confirmed.content == (f"✅ Match {match.number}, game 1: <@{owner}> **won** with 12 poison counters "
+                                 f"(**10 MP**), confirmed by <@{opponent}>."), confirmed.content
     game = (await table.state()).match(match.number).games[0]
     assert (game.status, game.value) == (engine.FINAL, 12)

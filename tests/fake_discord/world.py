@@ -79,8 +79,11 @@ class World(FakeBase):
             self._dms_closed.discard(user_id)
 
     def add_guild(
-        self, guild_id: int, name: str = "Test Guild", owner_id: int | None = None
+        self, guild_id: int, name: str = "Test Guild", owner_id: int | None = None, *, announce: bool = True
     ) -> dict[str, Any]:
+        """A server with the bot in it. Its GUILD_CREATE goes to a connected bot as a server becoming
+        available; `announce=False` sends none, so that `bot_joins` can play the bot being added later
+        (after the test gave the server its channels)."""
         if guild_id in self._guilds:
             return self._guilds[guild_id]["data"]
         owner = owner_id if owner_id is not None else self.owner_id
@@ -138,7 +141,7 @@ class World(FakeBase):
         if owner != self.bot_user_id:
             g["members"].setdefault(owner, self._member_record())
         session = self._session_for(guild_id)
-        if session is not None:
+        if session is not None and announce:
             self._dispatch(
                 "GUILD_CREATE",
                 self._guild_create_payload(guild_id, session.intents),
@@ -197,6 +200,21 @@ class World(FakeBase):
         self._dispatch("CHANNEL_CREATE", ch, guild_id=guild_id, intent=INTENT_GUILDS)
         self._changed()
         return ch
+
+    def bot_joins(self, guild_id: int) -> bool:
+        """The bot is added to the server: Discord's GUILD_CREATE for a join, which (unlike a server
+        becoming available) has no `unavailable` field, so discord.py calls `on_guild_join`."""
+        session = self._session_for(guild_id)
+        if session is None:
+            return False
+        payload = self._guild_create_payload(guild_id, session.intents)
+        del payload["unavailable"]
+        return self._dispatch("GUILD_CREATE", payload, guild_id=guild_id, intent=INTENT_GUILDS)
+
+    def set_system_channel(self, guild_id: int, channel_id: int | None) -> None:
+        """Where Discord posts its system messages (and a bot's greeting may go); None for none."""
+        self._guild(guild_id)["data"]["system_channel_id"] = None if channel_id is None else str(channel_id)
+        self._changed()
 
     def add_role(self, guild_id: int, role_id: int, name: str, permissions: int = 0) -> dict[str, Any]:
         g = self._guild(guild_id)

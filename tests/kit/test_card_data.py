@@ -11,6 +11,7 @@ from bot.cards.model import Card, CardList
 from bot.kit import card_data, cubes, deadlines
 from bot.store.models import CardRecord
 from bot.store.types import utcnow
+from tests.common import organizer
 from tests.e2e.fake_scryfall import fake_scryfall_with_client
 
 
@@ -87,8 +88,8 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
     listed = [Card("lightning bolt"), Card("Counterspell"), Card("Made Up", colour="G")]
     result = await card_data.resolve(db, scryfall.client, [c.name for c in listed])
     assert result.unreachable and result.cards == {} and result.unknown == []
-    summary = await cubes.add_cube(db, 1, "Later", CardList(card_data.enrich(listed, result)), source="upload",
-                                   source_ref="x.txt", created_by=5, complete_later=True)
+    summary = await cubes.add_cube(db, organizer(5, 1), "Later", CardList(card_data.enrich(listed, result)),
+                                   source="upload", source_ref="x.txt", complete_later=True)
     async with db.read() as session:
         due = await deadlines.due_at(session, card_data.COMPLETE, summary.id)
     assert due is not None and due > utcnow()
@@ -109,9 +110,9 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
 
 async def test_a_removed_cube_stops_its_completion(db, scryfall):
     card_data.register(scryfall.client)
-    summary = await cubes.add_cube(db, 1, "Gone", CardList([Card("Opt")]), source="upload", source_ref=None,
-                                   created_by=5, complete_later=True)
-    await cubes.remove_cube(db, 1, "Gone")
+    summary = await cubes.add_cube(db, organizer(5, 1), "Gone", CardList([Card("Opt")]), source="upload",
+                                   source_ref=None, complete_later=True)
+    await cubes.remove_cube(db, organizer(5, 1), "Gone")
     await deadlines.run_due(db, now=utcnow() + timedelta(hours=1), kinds=(card_data.COMPLETE,))
     async with db.read() as session:
         assert await deadlines.due_at(session, card_data.COMPLETE, summary.id) is None

@@ -32,8 +32,8 @@ async def test_every_channel_in_use_with_what_posts_there(db):
     await vortex.create_game(db, organizer(OTHER), channel_id=GAMES, cube=CUBE)  # another server's
     gone = await vortex.create_game(db, organizer(), channel_id=CANCELLED, cube=CUBE)
     await tables.cancel(db, vortex.SPEC, gone.id, organizer())
-    await goldfish.create_event(db, guild_id=GUILD, channel_id=SCORING, name="Friday", turns=7, organizer_id=ORGANIZER)
-    await goldfish.create_event(db, guild_id=GUILD, channel_id=BOARD, name="Board", turns=7, organizer_id=ORGANIZER)
+    await goldfish.create_event(db, actor=organizer(), channel_id=SCORING, name="Friday", turns=7)
+    await goldfish.create_event(db, actor=organizer(), channel_id=BOARD, name="Board", turns=7)
     await clock.start(db, organizer(), channel_id=CLOCKS, opponent_id=ORGANIZER + 1, now=0.0)
     uses = await channels.channels_in_use(db, GUILD)
     assert [(u.channel_id, u.uses) for u in uses] == [

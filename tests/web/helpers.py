@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
+from html import unescape
 
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -34,7 +36,7 @@ async def add_results(
         for place, user_id in enumerate(users, start=1):
             session.add(EventResult(
                 guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
-                user_id=user_id, placement=place, points=leaderboard.placement_points(place, len(users)),
+                user_id=user_id, placement=place, points=leaderboard.placement_points(place, range(1, len(users) + 1)),
                 score=scores[place - 1] if scores else None, finished_at=finished_at))
 
 
@@ -57,3 +59,19 @@ async def site_client(db: Database, settings: Settings | None = None,
     app = make_app(db, settings or site_settings(), limiter=limiter)
     async with TestClient(TestServer(app)) as client:
         yield client
+
+
+async def page(client: TestClient, path: str, status: int = 200) -> str:
+    """The page's HTML, checking its status."""
+    response = await client.get(path)
+    text = await response.text()
+    assert response.status == status, (path, response.status, text[:500])
+    return text
+
+
+def visible(html: str) -> str:
+    """The page's text as a reader sees it: tags stripped, entities read, whitespace collapsed."""
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+NOT_FOUND = "/s/" + "A" * 43  # an address no server has: what a forged or foreign id must look like

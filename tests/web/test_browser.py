@@ -36,6 +36,7 @@ from bot.web.links import SiteLinks
 from tests.browser import Browser
 from tests.common import GUILD, ORG
 from tests.conftest import SCRATCH
+from tests.web import seed_formats
 from tests.web.helpers import START, add_results
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -69,6 +70,8 @@ class Site:
     base: str
     links: SiteLinks
     private: str  # a signed link to a player's own page
+    formats: dict[str, tuple[str, int]]  # every format's event, played through its service (seed_formats)
+    pool: str  # a signed link to a player's own pool during a draft
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -79,7 +82,10 @@ class Site:
         return {"home": self.links.home, "leaderboard": self.links.leaderboard(),
                 "leaderboard of a format": self.links.leaderboard(format="goldfish", season="all"),
                 "events": self.links.events(), "results": self.links.event("421", 3),
-                "a format's page": self.links.event("demo", 9), "a player's own page": self.private}
+                "a format's page": self.links.event("demo", 9), "a player's own page": self.private,
+                **{what: self.links.event(kind, event_id) for what, (kind, event_id) in self.formats.items()},
+                "a draft's packs of one player": self.links.event(*self.formats["draft"]) + "?seat=1",
+                "a player's own pool": self.pool}
 
 
 async def demo_event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
@@ -115,10 +121,20 @@ async def fill(db: Database) -> access.Site:
     return site
 
 
+async def downloads(tab: Tab, site: Site) -> None:
+    """Every download a page offers answers with its file (a browser saves it, so it is no page to open)."""
+    hrefs = await tab.page.eval_on_selector_all("a[download]", "links => links.map(a => a.getAttribute('href'))")
+    for href in hrefs:
+        response = await tab.page.request.get(site.url(href))
+        assert response.status == 200 and response.headers["content-disposition"].startswith("attachment;"), href
+        assert await response.body()
+
+
 async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
     path = directory / "site.sqlite3"
     shutil.copyfile(await SCRATCH.template("sqlite"), path)
     db = Database(f"sqlite+aiosqlite:///{path}")
+    formats = await seed_formats.seed(db, list(PLAYERS))  # first: the results below are made-up ids
     site = await fill(db)
     runner = web.AppRunner(make_app(db, Settings(_env_file=None, web_rate_limit=0)), access_log=None)
     await runner.setup()
@@ -127,7 +143,9 @@ async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
     port = runner.addresses[0][1]
     grant = access.Grant("demo-pool", 2001, 1, 4_000_000_000)
     links = SiteLinks(site.address)
-    return db, runner, Site(f"http://127.0.0.1:{port}", links, links.private(access.sign(site, grant, None)))
+    pool = access.Grant("draft-pool", 2001, formats["running draft"][1], 4_000_000_000)
+    return db, runner, Site(f"http://127.0.0.1:{port}", links, links.private(access.sign(site, grant, None)), formats,
+                            links.private(access.sign(site, pool, None)))
 
 
 async def stop(db: Database, runner: web.AppRunner) -> None:
@@ -203,7 +221,9 @@ def expect(locator):
 
 
 async def internal_links(tab: Tab, site: Site) -> set[str]:
-    hrefs = await tab.page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    """The page's links to pages (its downloads apart: see `downloads`)."""
+    hrefs = await tab.page.eval_on_selector_all("a[href]:not([download])",
+                                                "links => links.map(a => a.getAttribute('href'))")
     outside = {h for h in hrefs if not h.startswith("/")}
     assert all(h.startswith("https://scryfall.com/search?q=") for h in outside), outside
     return {site.url(h) for h in hrefs if h.startswith("/")}
@@ -216,6 +236,7 @@ def test_every_page_kind_loads_and_every_link_on_it_leads_to_a_page(browser, sit
         for kind, path in site.page_kinds.items():
             await tab.open(site.url(path))
             assert await tab.page.title(), kind
+            await downloads(tab, site)
             for link in sorted(await internal_links(tab, site) - followed):
                 await tab.open(link)
                 followed.add(link)
@@ -278,3 +299,28 @@ def test_a_card_shows_its_picture_on_a_tap(browser, site):
         assert tab.errors == []
 
     in_a_tab(browser, scenario, **PHONE)
+
+
+SHOTS = {"draft": "web-draft.png", "a draft's packs of one player": "web-draft-picks.png",
+         "goldfish": "web-goldfish.png", "battler": "web-battler.png", "turnabout": "web-turnabout.png",
+         "421": "web-421.png", "vortex": "web-vortex.png", "running draft": "web-draft-running.png"}
+
+
+def test_every_formats_page_and_its_screenshot(browser, site, screenshots):
+    """Each format's event page in a desktop window (docs/web-<format>.png) and on a phone
+    (docs/web-turnabout-phone.png): nothing logged, nothing sideways."""
+    async def desktop(tab: Tab) -> None:
+        for kind, name in SHOTS.items():
+            await tab.open(site.url(site.page_kinds[kind]))
+            page_width, window = await tab.width()
+            assert page_width <= window, kind
+            await tab.page.screenshot(path=screenshots / name)
+
+    async def phone(tab: Tab) -> None:
+        await tab.open(site.url(site.page_kinds["turnabout"]))
+        await tab.page.screenshot(path=screenshots / "web-turnabout-phone.png")
+        await tab.open(site.url(site.page_kinds["draft"]))
+        await tab.page.screenshot(path=screenshots / "web-draft-phone.png")
+
+    in_a_tab(browser, desktop, **DESKTOP)
+    in_a_tab(browser, phone, **PHONE)

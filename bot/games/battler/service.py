@@ -52,13 +52,13 @@ SETUP, DRAFT, CAROUSEL = "setup", "draft", "carousel"  # the kinds of private DM
 OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
 
-# Outbox kinds (rendered by bot.games.battler.messages; a running game ended and a player's DMs
+# Outbox kinds (rendered by bot.games.battler.messages; a running game cancelled and a player's DMs
 # closed in the kit's words: SPEC.cancel_notice, delivery.renders_dms_closed).
 PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
 ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
 DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Dispute)
 FINAL = "battler.final"  # the final standings, read from the game when sent (payload: TableRef)
-ENDED = "battler.ended"  # ended by an organizer without a winner (payload: TableRef)
+ENDED = "battler.ended"  # cancelled by an organizer without a winner (payload: TableRef)
 DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices" (payload: DmsClosed)
 RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
 # Events players hear about in the channel (the rest is private or bookkeeping).
@@ -356,14 +356,12 @@ def _event_name(row: BattlerGame) -> str:
 
 
 def _placements(state: engine.BattlerState) -> list[leaderboard.Placement]:
-    out: list[leaderboard.Placement] = []
+    places: list[tuple[int, int]] = []
     place = 1
-    n = len(state.players)
     for group in engine.standings(state):
-        for seat in group:
-            out.append(leaderboard.Placement(state.players[seat].user_id, place, leaderboard.placement_points(place, n)))
+        places.extend((state.players[seat].user_id, place) for seat in group)
         place += len(group)
-    return out
+    return leaderboard.placed(places)
 
 
 def standings_of(game: GameView) -> list[Standing]:
@@ -402,12 +400,12 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
 SPEC = tables.TableSpec(
     kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
     begin=_deal, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
-    cancelled_as="ended by an organizer without a winner",
+    cancelled_as="cancelled by an organizer without a winner",
 )
 GAMES: documents.Documents[BattlerGame, BattlerPlayer, engine.BattlerState] = documents.Documents(
     SPEC, engine.BattlerState, refusals=engine_refusals(engine.BattlerError, engine.NotAPlayer), seat_of=engine.seat_of,
     not_running=documents.NotRunning(lobby="That game has not begun yet.", finished="That game is over.",
-                                     cancelled="That game was ended."),
+                                     cancelled="That game was cancelled."),
     announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
 )
 

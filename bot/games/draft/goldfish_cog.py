@@ -14,10 +14,10 @@ from bot.games.draft import goldfish_ui as ui
 from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
+from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import NotFound, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.text import escape, name_key
-from bot.server.checks import interaction_is_organizer, require_guild
 
 # A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
@@ -64,9 +64,6 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             return await goldfish.get_event(self.bot.db, guild_id, event_id)
         return await goldfish.default_event(self.bot.db, guild_id, interaction.channel_id, status=status)
 
-    async def _is_organizer(self, interaction: discord.Interaction) -> bool:
-        return await interaction_is_organizer(self.bot.db, interaction)
-
     @group.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
     @app_commands.describe(
         name="The event's name (up to 100 characters, unique in this server).",
@@ -79,11 +76,9 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], turns: Turns,
         method: app_commands.Choice[str] | None = None, play_order: app_commands.Choice[str] | None = None,
     ) -> None:
-        if not await self._is_organizer(interaction):
-            raise UserError("Only organizers can create events.")
         event = await goldfish.create_event(
-            self.bot.db, guild_id=require_guild(interaction), channel_id=interaction.channel_id, name=name,
-            turns=turns, organizer_id=interaction.user.id, method=method.value if method else "sum",
+            self.bot.db, actor=actor_of(interaction), channel_id=interaction.channel_id, name=name,
+            turns=turns, method=method.value if method else "sum",
             play_order=play_order.value if play_order else "first",
         )
         await interaction.response.send_message(
@@ -206,7 +201,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         chosen = await self._event(interaction, event)
         rejected = await goldfish.reject(
             self.bot.db, chosen.guild_id, chosen.id, player.id, reason=reason,
-            user_id=interaction.user.id, is_organizer=await self._is_organizer(interaction),
+            actor=actor_of(interaction),
         )
         await interaction.response.send_message(
             f"Rejected {player.mention}'s score in **{escape(chosen.name)}**.", ephemeral=True, allowed_mentions=NO_PINGS
@@ -223,12 +218,10 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     @app_commands.autocomplete(event=event_autocomplete)
     async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event)
-        is_organizer = await self._is_organizer(interaction)
+        actor = actor_of(interaction)
 
         async def close() -> str:
-            result = await goldfish.close(
-                self.bot.db, chosen.guild_id, chosen.id, user_id=interaction.user.id, is_organizer=is_organizer
-            )
+            result = await goldfish.close(self.bot.db, chosen.guild_id, chosen.id, actor=actor)
             return f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>."
 
         await confirm_then_act(

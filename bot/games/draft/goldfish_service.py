@@ -17,10 +17,11 @@ from bot.games.draft.models import (
     GoldfishPendingWriteup,
     GoldfishSubmission,
 )
-from bot.kit import channels, leaderboard, outbox
+from bot.kit import channels, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.kit.guild_config import load_settings_row
+from bot.kit.tables import Actor
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -140,10 +141,13 @@ def validate_turns(turns: int) -> int:
 
 
 async def create_event(
-    db: Database, *, guild_id: int, channel_id: int, name: str, turns: int, organizer_id: int, method: str = "sum",
-    play_order: str = "first",
+    db: Database, *, actor: Actor, channel_id: int, name: str, turns: int, method: str = "sum", play_order: str = "first",
 ) -> EventView:
-    """A scoring event for a draft played elsewhere (paper, another site)."""
+    """A scoring event for a draft played elsewhere (paper, another site), in the actor's server
+    (organizers only); the actor is its organizer."""
+    if actor.guild_id is None:
+        raise UserError("That command only works in a server, not in DMs.")
+    guild_id, organizer_id = actor.guild_id, actor.user_id
     name = clean_name(name)
     if not 1 <= len(name) <= MAX_EVENT_NAME:
         raise UserError(f"An event name is 1–{MAX_EVENT_NAME} characters.")
@@ -156,6 +160,7 @@ async def create_event(
     clash = Conflict(f"There is already an event called **{escape(name)}** here; pick another name.")
     try:
         async with db.write() as session:
+            await tables.require_organizer(session, actor, guild_id, "create events")
             if await _event_name_taken(session, guild_id, name):
                 raise clash
             row = GoldfishEvent(
@@ -414,13 +419,8 @@ async def history_count(db: Database, event_id: int, user_id: int) -> int:
         return (await session.execute(query)).scalar_one()
 
 
-def _require_manager(event: GoldfishEvent, user_id: int, is_organizer: bool) -> None:
-    if not is_organizer and event.organizer_id != user_id:
-        raise PermissionDenied("Only the event's organizer (or a server organizer) can do that.")
-
-
 async def reject(
-    db: Database, guild_id: int, event_id: int, player_id: int, *, reason: str, user_id: int, is_organizer: bool
+    db: Database, guild_id: int, event_id: int, player_id: int, *, reason: str, actor: Actor
 ) -> Rejection:
     """Reject the player's counting score; the DM telling them why is queued in the same
     transaction (held for the caller to send, so it can report whether it arrived)."""
@@ -431,7 +431,7 @@ async def reject(
         raise UserError(f"That reason is {len(reason):,} characters; the limit is {MAX_REJECT_REASON}.")
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
-        _require_manager(event, user_id, is_organizer)
+        await tables.require_manager(session, "event", event, actor)
         if event.status != "open":
             raise Conflict("That event is closed; its results are final.")
         current = [row for row in await _current(session, event) if row.user_id == player_id]
@@ -445,11 +445,11 @@ async def reject(
         return Rejection(_submission_view(row, event.method), dm)
 
 
-async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_organizer: bool) -> CloseResult:
+async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> CloseResult:
     """Close the event: its standings become final and go to the leaderboards."""
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
-        _require_manager(event, user_id, is_organizer)
+        await tables.require_manager(session, "event", event, actor)
         if event.status != "open":
             raise Conflict(f"**{escape(event.name)}** is already closed.")
         rows = await _current(session, event)
@@ -462,7 +462,8 @@ async def close(db: Database, guild_id: int, event_id: int, *, user_id: int, is_
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
         # Posted after the commit; after a crash the sweeper posts it, once.
-        payload = outbox.telling(EventRef(event.id).to_payload(), user_id, f"the final standings of **{escape(event.name)}**")
+        payload = outbox.telling(EventRef(event.id).to_payload(), actor.user_id,
+                                 f"the final standings of **{escape(event.name)}**")
         await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
 

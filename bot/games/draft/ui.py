@@ -350,14 +350,18 @@ FINAL_POOL_FOOTER = ("The draft is over. /draft pool shows your pool again; /dra
 
 
 def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
-    """Draws the pool by colour and mana value from its cards' tiles (given in pool order)."""
+    """Draws the pool in piles by mana value, creatures above the other spells, lands apart (see
+    `pictures.pool_picture`), from its cards' tiles (given in pool order). Each pile is in colour
+    order (White … Multicolour, Colourless), then pick order."""
 
     def draw(tiles: list[Image.Image]) -> bytes:
         by_card = dict(zip(pool.cards, tiles, strict=True))
-        return pictures.pool_picture([
-            (name, [pictures.PoolCard(by_card[card], pool.facts(card).mana_value) for card in cards])
-            for name, cards in pool_groups(pool)
-        ], spread={"Lands"})
+        cards = []
+        for _name, names in pool_groups(pool):
+            for card in names:
+                facts = pool.facts(card)
+                cards.append(pictures.PoolCard(by_card[card], facts.mana_value, pictures.card_kind(facts.type_line or None)))
+        return pictures.pool_picture(cards)
 
     return draw
 

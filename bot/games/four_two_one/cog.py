@@ -1,9 +1,7 @@
 """/421: 421 leagues — a shared 4/2/1 pool, public 60-card decks, reports confirmed by the opponent,
-the loser's options A–D, sets added at deck 6 and 11, the winner on the leaderboard."""
+the loser's options A–D, sets added as the decks grow, the winner on the leaderboard."""
 
 from __future__ import annotations
-
-import io
 
 import discord
 from discord import app_commands
@@ -23,12 +21,12 @@ from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 
 S = four_two_one.STATUSES
-SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and standings look at
+SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and status look at
 POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
-LIST_HELP = "Your 60 cards as a text file (`4 Card Name` lines); leave it out to paste them in a form."
+LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 
 
 class FourTwoOneCog(SetListCommands, TableCog):
@@ -101,22 +99,29 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
                                                    "`/421 join`.")
 
-    @group.command(name="pool", description="The unchosen cards, with how many copies are left (search by name).")
-    @app_commands.describe(search="Only cards whose name contains this.")
+    @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
+    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)
     async def pool(self, interaction: discord.Interaction,
-                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None) -> None:
+                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
+        if file:
+            await interaction.response.send_message(**ui.pool_file_message(league), ephemeral=True)
+            return
         await send_paginated(interaction, POOL_PAGES, ui.pool_key(league.id, search), ephemeral=True)
 
     @group.command(name="decks", description="Every deck of the league, its public list and who uses it.")
-    async def decks(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(file="Every deck's list in one text file.")
+    async def decks(self, interaction: discord.Interaction, file: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
+        if file:
+            await interaction.response.send_message(**ui.decks_file_message(league), ephemeral=True)
+            return
         await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
 
-    @group.command(name="standings", description="Scores, decks, the round and who must act next.")
-    async def standings(self, interaction: discord.Interaction) -> None:
+    @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
+    async def status(self, interaction: discord.Interaction) -> None:
         league = await self.league_here(interaction, SHOWN)
-        await interaction.response.send_message(embed=ui.standings_embed(league))
+        await interaction.response.send_message(embed=ui.status_embed(league))
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
@@ -150,12 +155,10 @@ class FourTwoOneCog(SetListCommands, TableCog):
             if not isinstance(data, str):
                 raise
             # Typed in the form, which Discord cannot reopen with the text: hand the list back.
-            text = limits.clip(f"{problems}\nYour list is attached: fix it and send it with `/421 {kind} decklist:`.",
-                               limits.CONTENT)
-            file = discord.File(io.BytesIO(data.encode()), filename="decklist.txt")
-            await interaction.response.send_message(text, file=file, ephemeral=True)
+            await interaction.response.send_message(**ui.handed_back(str(problems), kind, data), ephemeral=True)
             return
-        await interaction.response.send_message(ui.deck_done_text(outcome.league, outcome.events), ephemeral=True)
+        await interaction.response.send_message(ui.deck_done_text(outcome.league, outcome.events, outcome.ignored),
+                                                ephemeral=True)
 
     @group.command(name="takeapart", description="Before building over the deck limit: take apart two unused decks.")
     @app_commands.guild_only()
@@ -169,9 +172,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def on_take_apart(self, interaction: discord.Interaction, *, league: int, decks: list[int]) -> None:
         outcome = await four_two_one.take_apart(self.db, league, actor_of(interaction), decks)
         await interaction.response.edit_message(view=None)
-        number = len(outcome.league.state.decks) + 1
-        await interaction.followup.send(f"Decks #{decks[0]} and #{decks[1]} are taken apart: now build deck {number} "
-                                        "with `/421 build`.", ephemeral=True)
+        await interaction.followup.send(ui.taken_apart_text(decks, outcome.league), ephemeral=True)
 
     @group.command(name="report", description="Report your match: your opponent confirms it.")
     @app_commands.describe(result="How the match ended, from your side.")
@@ -191,17 +192,23 @@ class FourTwoOneCog(SetListCommands, TableCog):
             return
         await interaction.response.send_message(ui.claim_text(claim, again=outcome.again), view=ui.claim_view(claim),
                                                 allowed_mentions=limits.ping(claim.opponent))
+        try:  # kept with the report, so its buttons go once it no longer waits, whichever way it ends
+            message = await interaction.original_response()
+        except discord.HTTPException:  # unknown: its buttons stay (a click says the report no longer waits)
+            return
+        await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
-        await answer(self.db, league, claim, actor_of(interaction))
-        verdict = ui.verdict_text(action, interaction.user.id)
+        outcome = await answer(self.db, league, claim, actor_of(interaction), answered_in=interaction.message.id)
+        assert outcome.claim is not None
+        # The report's text gives way to what was reported and the verdict; its buttons go.
+        content = limits.clip(ui.answered_text(outcome.claim, action, interaction.user.id), limits.CONTENT)
         if interaction.message.flags.ephemeral:  # the report shown again to the opponent alone
-            await interaction.response.edit_message(content=verdict, view=None)
+            await interaction.response.edit_message(content=content, view=None)
             if action == "reject":  # the channel hears of the dispute (a result is announced anyway)
-                await interaction.followup.send(verdict, allowed_mentions=discord.AllowedMentions.none())
+                await interaction.followup.send(content, allowed_mentions=discord.AllowedMentions.none())
             return
-        content = limits.clip(f"{interaction.message.content}\n{verdict}", limits.CONTENT)
         await interaction.response.edit_message(content=content, view=None)
 
     @group.command(name="settle", description="Decide a disputed match of this round: its report was rejected "
@@ -221,7 +228,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
                                                 ephemeral=True)
 
     @group.command(name="choose", description="You lost: choose option A, B, C or D (C asks which set-aside deck).")
-    @app_commands.describe(option="What you do after losing.", deck="Option C: the set-aside deck to claim.")
+    @app_commands.describe(option="What you do after losing.", deck="Option C: the number of the set-aside deck to "
+                                                                     "claim (#).")
     @app_commands.choices(option=OPTION_CHOICES)
     @app_commands.guild_only()
     async def choose(self, interaction: discord.Interaction, option: app_commands.Choice[str],
@@ -242,11 +250,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     async def deck_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
         league = await four_two_one.find_league(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                                                 user_id=interaction.user.id, statuses=(S.running,))
-        state = league.state if league else None
-        if state is None or state.step is None or state.players[state.step.seat].user_id != interaction.user.id:
-            return []
-        return [app_commands.Choice(name=f"Deck #{d.id} (set aside)", value=d.id) for d in engine.claimable_decks(state)
-                if str(d.id).startswith(str(current or "").strip())][:25]
+        return ui.claimable_choices(league.state if league else None, interaction.user.id, current)
 
     async def on_claim_deck(self, interaction: discord.Interaction, *, league: int, value: int) -> None:
         await self._choose(interaction, league, "C", value)

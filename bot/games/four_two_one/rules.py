@@ -28,7 +28,8 @@ How FORMATS.md §5 maps to the code
     the pool). Neither FORMATS.md nor the seed limits copies of a card in a deck: the pool alone
     bounds them (a card in two of the league's sets has 8 copies, and a deck may hold all 8).
     Every deck is public (``state.decks``). A deck keeps its ``id`` (the order it was built in) for life;
-    the rules' "deck N" is the count of decks in existence, given in :class:`DeckBuilt`.
+    the rules' "deck N" is the count of decks in existence, given in :class:`DeckBuilt`. Users only
+    ever see the id ("deck #13"); the count appears as a count ("once the league has 10 decks").
 
     **Deck numbering and new sets** — :class:`SetAddition` / :func:`default_schedule`.
     Whoever would build deck ``n`` (``len(decks) + 1``) first adds the next set when ``n`` has
@@ -85,7 +86,7 @@ from typing import Any, Protocol
 
 from bot.cards.model import basic_land_name
 from bot.kit import events
-from bot.kit.text import clean_name, escape, name_key
+from bot.kit.text import clean_name, escape, name_key, plural
 
 __all__ = [
     "DECK_SIZE",
@@ -425,7 +426,7 @@ class LeagueState:
         for deck in self.decks:
             if deck.id == deck_id:
                 return deck
-        raise InvalidChoice(f"There is no deck {deck_id!r}.")
+        raise InvalidChoice(f"There is no deck #{deck_id}." if isinstance(deck_id, int) else "There is no such deck.")
 
 
 # --------------------------------------------------------------------------- events
@@ -508,6 +509,7 @@ class OptionChosen(Event):
     option: str
     match: str
     deck_id: int | None = None  # option C: the claimed deck
+    winner: int | None = None  # the match's winner (None in events stored before it was given)
 
 
 @dataclass(frozen=True)
@@ -516,6 +518,7 @@ class ActionPending(Event):
     seat: int
     match: str | None
     deck_number: int | None = None  # build: the rules' number of the deck to be built
+    deck_id: int | None = None  # build: the id the deck will have (None in events stored before it was given)
 
 
 @dataclass(frozen=True)
@@ -541,6 +544,7 @@ class PendingAction:
     match: str | None = None
     deck_number: int | None = None  # build: the rules' number of the deck to be built
     option: str | None = None
+    deck_id: int | None = None  # build: the id the deck will have ("deck #13": the one number users see)
 
 
 @dataclass(frozen=True)
@@ -559,7 +563,8 @@ def pending_actions(state: LeagueState) -> list[PendingAction]:
     step = state.step
     if step is not None:
         number = len(state.decks) + 1 if step.kind == BUILD else None
-        actions.append(PendingAction(step.kind, (step.seat,), step.match, number, step.option))
+        deck_id = state.next_deck_id if step.kind == BUILD else None
+        actions.append(PendingAction(step.kind, (step.seat,), step.match, number, step.option, deck_id))
     for match in state.matches:
         if match.result is None:
             actions.append(PendingAction(REPORT, match.seats(), match.label))
@@ -852,7 +857,7 @@ def take_apart(state: LeagueState, seat: int, deck_ids: Sequence[int]) -> list[E
         state.decks.remove(deck)
     state.step = Step(BUILD, seat, step.match, step.option)
     events: list[Event] = [DecksTakenApart(seat, (ids[0], ids[1]), returned)]
-    events.append(ActionPending(BUILD, seat, step.match, len(state.decks) + 1))
+    events.append(ActionPending(BUILD, seat, step.match, len(state.decks) + 1, state.next_deck_id))
     return events
 
 
@@ -903,7 +908,7 @@ def choose(state: LeagueState, seat: int, option: str, *, deck_id: int | None = 
     assert winner is not None
     claimed = _claimable(state, match, deck_id) if deck_id is not None else None  # checked before any change
     match.option = option
-    events: list[Event] = [OptionChosen(seat, option, match.label, deck_id)]
+    events: list[Event] = [OptionChosen(seat, option, match.label, deck_id, winner)]
     state.step = None
     if option == "A":
         state.step = Step(ALTER, seat, match.label, option)
@@ -983,7 +988,7 @@ def _prepare_build(
         events.append(ActionPending(TAKE_APART, seat, match))
     else:
         state.step = Step(BUILD, seat, match, option)
-        events.append(ActionPending(BUILD, seat, match, number))
+        events.append(ActionPending(BUILD, seat, match, number, state.next_deck_id))
 
 
 def _maybe_add_set(state: LeagueState, seat: int, number: int, events: list[Event]) -> None:
@@ -1143,11 +1148,11 @@ def _require_unused(state: LeagueState, deck: Deck, doing: str) -> None:
         return
     if holder == state.bye:
         raise InvalidChoice(
-            f"Deck {deck.id} is {_name(state, holder)}'s, who is sitting out this round: "
+            f"Deck #{deck.id} is {_name(state, holder)}'s, who is sitting out this round: "
             f"nobody may {doing} or take cards from it."
         )
     raise InvalidChoice(
-        f"Deck {deck.id} is in use by {_name(state, holder)}; only a deck nobody is using can be chosen."
+        f"Deck #{deck.id} is in use by {_name(state, holder)}; only a deck nobody is using can be chosen."
     )
 
 
@@ -1155,7 +1160,7 @@ def _claimable(state: LeagueState, match: Match, deck_id: int) -> Deck:
     deck = state.deck(deck_id)
     if deck.id in (match.deck_a, match.deck_b):
         raise InvalidChoice(
-            f"Deck {deck.id} was used in Match {match.label}; claim a set-aside deck neither of you just used."
+            f"Deck #{deck.id} was used in Match {match.label}; claim a set-aside deck neither of you just used."
         )
     _require_unused(state, deck, "claim it")
     return deck
@@ -1194,7 +1199,7 @@ def _check_deck(
     total = sum(count for _, count in typed.values())
     size_problem = None
     if total != DECK_SIZE:
-        size_problem = f"The list has {total} cards; a 421 deck has exactly {DECK_SIZE}."
+        size_problem = f"The list has {plural(total, 'card')}; a 421 deck has exactly {DECK_SIZE}."
     if problems or size_problem:
         raise DeckRejected(total, problems, size_problem)
     return dict(wanted)
@@ -1246,10 +1251,10 @@ def _availability_problem(
 def _deck_words(state: LeagueState, deck_id: int) -> str:
     holder = holder_of(state, deck_id)
     if holder is None:
-        return f"deck {deck_id} (set aside)"
+        return f"deck #{deck_id} (set aside)"
     if holder == state.bye:
-        return f"deck {deck_id} ({_name(state, holder)}'s, sitting out: untouchable)"
-    return f"deck {deck_id} ({_name(state, holder)}'s)"
+        return f"deck #{deck_id} ({_name(state, holder)}'s, sitting out: untouchable)"
+    return f"deck #{deck_id} ({_name(state, holder)}'s)"
 
 
 def _name_index(state: LeagueState) -> dict[str, tuple[str, int]]:

@@ -23,11 +23,22 @@ repeated while it waits is shown again with its buttons (its first message may b
 report stays as the match's dispute (`disputed_by`) until the players report again or an organizer
 who does not play in the match settles it (`settle`); the announcement then names that organizer
 (`Decided`).
+
+Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
+are kept with it (`claim_shown`, `Waiting.shown`) and edited once it no longer waits, whichever way
+(`CLAIM_DONE`: what was reported and what became of it, no buttons); the announcement carrying the
+take-apart menu is remembered once Discord has it (`on_sent`) and edited without the menu once
+nobody is to take decks apart (`MENU_DONE`).
+
+A decklist is read by `bot.cards.parse`, its sideboard left out first (`read_decklist`: Arena's
+`Sideboard` and `Companion` sections, `SB:` lines, MTGO's part after a blank line); the reply says
+how many cards it ignored.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -42,7 +53,7 @@ from bot.kit import documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 from bot.store.db import Database
 
 KIND = "421"  # also the leaderboard's format key and the command group
@@ -61,6 +72,11 @@ MAX_ERROR_CHARS = 1900  # a refused decklist's explanation, within one Discord m
 ANNOUNCE = "421.announce"  # what happened and who acts next (payload: Announcement)
 FINAL = "421.final"  # the final standings (payload: Announcement with LeagueWon or LeagueEnded)
 CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
+# Edits of messages whose step is done, so nothing live-looking does nothing:
+MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
+CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
+MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
+MAX_ANSWERED = 20  # reports whose end is kept for a message shown after it (`claim_shown`)
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -134,6 +150,7 @@ class Outcome:
     events: list[engine.Event] = field(default_factory=list)
     claim: Claim | None = None
     again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
+    ignored: int = 0  # a decklist's sideboard cards, left out
 
 
 @dataclass(frozen=True)
@@ -182,6 +199,31 @@ class Waiting:
     by: int  # the reporter's seat
     winner: int | None  # a seat; None: a draw
     disputed_by: int | None = None  # the user who rejected it
+    shown: tuple[tuple[int, int], ...] = ()  # (channel id, message id) of the public messages with its buttons
+
+
+@dataclass(frozen=True)
+class ClaimClosed(Payload):
+    """A message that showed a waiting report, once the report no longer waits: its text becomes
+    what was reported and what became of it, and its buttons go. `how`: "confirm" or "reject" (by
+    `by`), "agreed" (the opponent reported the same), "ended", "cancelled", or "gone" (answered before
+    its message was known)."""
+
+    channel_id: int
+    message_id: int
+    claim: Claim
+    how: str
+    by: int | None = None
+
+
+@dataclass(frozen=True)
+class ShownMenu(Payload):
+    """The announcement that carries the take-apart menu, as posted: once the take-apart is done (or
+    the league over), the message is edited to the same text without the menu."""
+
+    channel_id: int
+    message_id: int
+    news: Announcement
 
 
 class DeckProblems(UserError):
@@ -241,20 +283,22 @@ def _deck_problems_text(error: engine.DeckRejected) -> str:
     lines = ([error.size_problem] if error.size_problem else []) + [p.message for p in error.problems]
     text = "That deck can't be used; nothing was changed:"
     for shown, line in enumerate(lines):
-        more = f"\n- …and {len(lines) - shown} more problems" if shown < len(lines) - 1 else ""
+        more = f"\n- …and {plural(len(lines) - shown, 'more problem')}" if shown < len(lines) - 1 else ""
         entry = f"\n- {line[:400]}"
         if len(text) + len(entry) + len(more) > MAX_ERROR_CHARS:
-            return text + f"\n- …and {len(lines) - shown} more problems"
+            return text + f"\n- …and {plural(len(lines) - shown, 'more problem')}"
         text += entry
     return text
 
 
 def _called(state: engine.LeagueState, events: list[engine.Event]) -> tuple[int, ...]:
     """The users these events call to act: the one who must act next (the last step asked for;
-    earlier ones are done) and a new round's players."""
+    earlier ones are done), a new round's players and the player who sits it out (told of the bye)."""
     pending = [e.seat for e in events if isinstance(e, engine.ActionPending)][-1:]
-    playing = [seat for e in events if isinstance(e, engine.RoundStarted) for _, a, b in e.matches for seat in (a, b)]
-    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing))
+    rounds = [e for e in events if isinstance(e, engine.RoundStarted)]
+    playing = [seat for e in rounds for _, a, b in e.matches for seat in (a, b)]
+    sitting_out = [e.bye for e in rounds if e.bye is not None]
+    return tuple(dict.fromkeys(state.players[s].user_id for s in pending + playing + sitting_out))
 
 
 def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided | None = None) -> Announcement:
@@ -270,15 +314,58 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
     )
 
 
+def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None,
+            answered_in: int | None = None) -> list[outbox.Message]:
+    """The edits that close the messages showing the waiting report `entry` (but `answered_in`, the
+    message whose button answered it, which its interaction edits); what became of it is kept a
+    while, for a message whose id arrives after it (`claim_shown`)."""
+    if how != "gone":
+        answered = {**loaded.bookkeeping.get("answered", {}), str(entry.number): {"how": how, "by": by}}
+        loaded.bookkeeping["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
+    if not entry.shown:
+        return []
+    claim = _claim_of(loaded, entry)
+    return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by), channel_id=channel)
+            for channel, message in entry.shown if message != answered_in]
+
+
+def _menu(loaded: Loaded) -> ShownMenu | None:
+    data = loaded.bookkeeping.get("menu")
+    return None if data is None else decode(data, ShownMenu)
+
+
+def _menu_done(loaded: Loaded) -> list[outbox.Message]:
+    """The edit that removes the take-apart menu from its announcement, once nobody is to take
+    decks apart (the bookkeeping forgets it)."""
+    shown = _menu(loaded)
+    if shown is None:
+        return []
+    loaded.bookkeeping.pop("menu", None)
+    return [loaded.channel(MENU_DONE, shown, channel_id=shown.channel_id)]
+
+
+def _taking_apart(loaded: Loaded) -> bool:
+    state = loaded.state
+    return (loaded.row.status == STATUSES.running and state is not None and state.step is not None
+            and state.step.kind == engine.TAKE_APART)
+
+
 async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Event], decided: Decided | None = None,
                   *, ended_by: int | None = None) -> None:
     """Save an action's state, queue its announcement, and finish the league if it was won (or
-    ended by the organizer `ended_by`)."""
+    ended by the organizer `ended_by`). Messages whose step is over lose their buttons and menus:
+    the take-apart menu once nobody is to take decks apart, waiting reports' once the league is over."""
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
+    edits: list[outbox.Message] = []
     if over:
+        for entry in _claims(loaded).values():
+            edits += _closed(loaded, entry, "ended")
         _keep_claims(loaded, {})
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
+    if not _taking_apart(loaded):
+        edits += _menu_done(loaded)
     GAMES.save(loaded)
+    await outbox.queue(session, *edits)
     if events:  # after the save: the snapshot has the league's new version
         await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, events, decided)))
     if over:
@@ -327,15 +414,45 @@ async def _begin(session: AsyncSession, seated: tables.Loaded, now: datetime) ->
         seed=row.seed, names=names, settings=_schedule(loaded).settings(row.target_score),
     )
     step = engine.pending_actions(loaded.state)[0]
-    events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number)]
+    events: list[engine.Event] = [engine.ActionPending(step.kind, step.seats[0], None, step.deck_number,
+                                                          step.deck_id)]
     await _commit(session, loaded, events)
     return Outcome(_view(loaded), events)
 
 
 async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    """A cancelled league's waiting reports go (the kit tells the channel: `cancel_notice`)."""
-    row = seated.row
-    row.bookkeeping = {**(row.bookkeeping or {}), "claims": {}}
+    """A cancelled league's waiting reports go, and their messages' buttons, and the take-apart menu
+    (the kit tells the channel: `cancel_notice`)."""
+    loaded = GAMES.decode(seated)
+    edits: list[outbox.Message] = []
+    if loaded.state is not None:
+        for entry in _claims(loaded).values():
+            edits += _closed(loaded, entry, "cancelled")
+    edits += _menu_done(loaded)
+    seated.row.bookkeeping = {**loaded.bookkeeping, "claims": {}}
+    await outbox.queue(session, *edits)
+
+
+async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """An announcement was posted: if it carries the take-apart menu, the league remembers the
+    message, to remove the menu once the take-apart is done; if it is done already, at once."""
+    news = Announcement.from_payload(queued.payload)
+    if len(news.take_apart) < 2:
+        return
+    try:
+        loaded = await GAMES.load(session, news.league_id)
+    except UserError:  # the league is gone: nothing to keep
+        return
+    shown = ShownMenu(channel_id, message_id, news)
+    if not _taking_apart(loaded):
+        await outbox.queue(session, loaded.channel(MENU_DONE, shown, channel_id=channel_id))
+        return
+    edits = [m for m in _menu_done(loaded) if m.payload.get("message_id") != message_id]  # an older copy's
+    loaded.row.bookkeeping = {**loaded.bookkeeping, "menu": encode(shown)}  # not the state: no new version
+    await outbox.queue(session, *edits)
+
+
+outbox.on_sent(ANNOUNCE, _record_menu)
 
 
 SPEC = tables.TableSpec(
@@ -374,7 +491,7 @@ def check_schedule(n_sets: int, target_score: int, kind: str | None, points: int
     schedule = Schedule.of(n_sets, kind, points)
     gate = max((a.min_score for a in schedule.additions), default=0)
     if gate > target_score:
-        raise UserError(f"With {n_sets} sets the last block opens at {gate} points, above the target score "
+        raise UserError(f"With {n_sets} sets the last block opens at {plural(gate, 'point')}, above the target score "
                         f"({target_score}): it could never join. Raise `target` or lower `block_points`.")
     return schedule
 
@@ -428,33 +545,110 @@ async def find_league(
 # --- decks ---------------------------------------------------------------------------------------------
 
 
-def read_decklist(data: str | bytes) -> list[str]:
+@dataclass(frozen=True)
+class Decklist:
+    """A decklist as read: one name per card of the deck, and how many cards of its sideboard (or
+    companion, maybeboard) were left out."""
+
+    names: list[str]
+    ignored: int = 0
+
+
+_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
+_SIDE_MARKERS = frozenset({"sideboard", "side board", "side", "companion", "commander", "maybeboard", "maybe",
+                           "considering"})
+_ABOUT_MARKERS = frozenset({"about"})  # Arena's "About / Name My Deck" lines before the deck
+_SIDE_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
+
+
+def _split_sideboard(text: str) -> tuple[str, str]:
+    """The main deck's lines and the sideboard's of a text decklist: after a `Sideboard` (or
+    `Companion`, `Maybeboard`) line until a `Deck` line, `SB:` lines, and, in a list with no such
+    marks whose part before its first blank line is exactly 60 cards (MTGO, Draftmancer), what
+    follows that blank line. Comments and headers stay with the main part (the parser skips them)."""
+    main: list[str] = []
+    side: list[str] = []
+    section = "main"
+    marked = False
+    for line in text.splitlines():
+        marker = line.strip().rstrip(":").strip().lower()
+        if marker in _MAIN_MARKERS:
+            section, marked = "main", True
+        elif marker in _SIDE_MARKERS:
+            section, marked = "side", True
+        elif marker in _ABOUT_MARKERS:
+            section, marked = "about", True
+        elif section == "about":
+            if not line.strip():
+                section = "main"
+        elif _SIDE_PREFIX.match(line.strip()):
+            marked = True
+            side.append(_SIDE_PREFIX.sub("", line.strip()))
+        else:
+            (main if section == "main" else side).append(line)
+    if not marked:
+        blank = next((i for i, line in enumerate(main) if not line.strip() and any(x.strip() for x in main[:i])), None)
+        if blank is not None and any(x.strip() for x in main[blank:]):
+            try:
+                first = len(parse_cube_text("\n".join(main[:blank])).names())
+            except CubeFormatError:
+                first = 0
+            if first == engine.DECK_SIZE:
+                return "\n".join(main[:blank]), "\n".join(main[blank:])
+    return "\n".join(main), "\n".join(side)
+
+
+def read_decklist(data: str | bytes) -> Decklist:
     """A decklist (``4 Card Name`` lines, an Arena or CubeCobra export, as `bot.cards.parse` reads
-    them) as one name per card."""
+    them) as one name per card; an Arena or MTGO export's sideboard is left out (and counted)."""
     try:
         text = data if isinstance(data, str) else decode_upload(data, what="decklist")
-        return parse_cube_text(text).names()
+        if text.lstrip().startswith(("{", "[")):  # JSON: the parser reads its main board only
+            return Decklist(parse_cube_text(text).names())
+        main, side = _split_sideboard(text)
+        names = parse_cube_text(main).names() if main.strip() else []
     except CubeFormatError as error:
         raise UserError(f"I can't read that decklist: {error}") from None
+    if not names:
+        raise UserError("I can't read that decklist: it has no cards outside its sideboard.")
+    try:
+        ignored = len(parse_cube_text(side).names()) if side.strip() else 0
+    except CubeFormatError:  # an unreadable sideboard is ignored all the same
+        ignored = sum(1 for line in side.splitlines() if line.strip())
+    return Decklist(names, ignored)
 
 
-async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args) -> Outcome:
+async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args, ignored: int = 0) -> Outcome:
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         state, seat = GAMES.playing(loaded, actor)
-        events = GAMES.call(operation, state, seat, *args)
+        try:
+            events = GAMES.call(operation, state, seat, *args)
+        except DeckProblems as problems:
+            if ignored:
+                raise DeckProblems(f"{problems}\n{_sideboard_note(ignored)}") from None
+            raise
         await _commit(session, loaded, events)
-        return Outcome(_view(loaded), events)
+        return Outcome(_view(loaded), events, ignored=ignored)
+
+
+def _sideboard_note(ignored: int) -> str:
+    """Why a refused list's card count leaves its sideboard out."""
+    return f"(The sideboard, {plural(ignored, 'card')}, was not read: a 421 deck is its 60 cards.)"
 
 
 async def build(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
-    """The deck the actor is due to build: exactly 60 cards, all available in the pool."""
-    return await _deck_action(db, league_id, actor, engine.build_deck, read_decklist(decklist))
+    """The deck the actor is due to build: exactly 60 cards, all available in the pool (a
+    sideboard is ignored: `Outcome.ignored` counts its cards)."""
+    read = read_decklist(decklist)
+    return await _deck_action(db, league_id, actor, engine.build_deck, read.names, ignored=read.ignored)
 
 
 async def alter(db: Database, league_id: int, actor: tables.Actor, decklist: str | bytes) -> Outcome:
-    """Option A: the actor's deck becomes this list (what it drops returns to the pool)."""
-    return await _deck_action(db, league_id, actor, engine.alter_deck, read_decklist(decklist))
+    """Option A: the actor's deck becomes this list (what it drops returns to the pool; a
+    sideboard is ignored)."""
+    read = read_decklist(decklist)
+    return await _deck_action(db, league_id, actor, engine.alter_deck, read.names, ignored=read.ignored)
 
 
 async def take_apart(db: Database, league_id: int, actor: tables.Actor, deck_ids: list[int]) -> Outcome:
@@ -530,14 +724,19 @@ def _claim_words(claim: Claim) -> str:
 
 
 async def _apply_claim(session: AsyncSession, loaded: Loaded, claims: dict[str, Waiting], entry: Waiting,
-                       decided: Decided | None = None) -> Outcome:
+                       decided: Decided | None = None, *, how: str = "agreed", by: int | None = None,
+                       answered_in: int | None = None) -> Outcome:
+    """The waiting report counts (`how` it was decided, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
+    claim = _claim_of(loaded, entry)
+    closing = _closed(loaded, entry, how, by, answered_in)
     events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
     claims.pop(entry.match, None)
     _keep_claims(loaded, claims)
     await _commit(session, loaded, events, decided)
-    return Outcome(_view(loaded), events)
+    await outbox.queue(session, *closing)
+    return Outcome(_view(loaded), events, claim=claim if how == "confirm" else None)
 
 
 async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
@@ -561,27 +760,56 @@ async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, act
     raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
 
 
-async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
+                  answered_in: int | None = None) -> Outcome:
     """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
     result counts."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
-        return await _apply_claim(session, loaded, _claims(loaded), entry, decided)
+        return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id,
+                                  answered_in=answered_in)
 
 
-async def reject(db: Database, league_id: int, number: int, actor: tables.Actor) -> Outcome:
+async def reject(db: Database, league_id: int, number: int, actor: tables.Actor, *,
+                 answered_in: int | None = None) -> Outcome:
     """The opponent (or an organizer who does not play in the match) rejects a waiting report:
     nothing counts, and the match is disputed until its players report again or an organizer
     settles it."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
         entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
+        closing = _closed(loaded, entry, "reject", actor.user_id, answered_in)
         claims = _claims(loaded)
-        claims[entry.match] = replace(entry, disputed_by=actor.user_id)
+        claims[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
         _keep_claims(loaded, claims)
         GAMES.save(loaded)
-        return Outcome(_view(loaded))
+        await outbox.queue(session, *closing)
+        return Outcome(_view(loaded), claim=_claim_of(loaded, entry))
+
+
+async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
+    """A public message shows the waiting report `claim` with its buttons: kept with the report, so
+    the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
+    async with db.write() as session:
+        loaded = await GAMES.load(session, claim.league_id)
+        claims = _claims(loaded)
+        entry = next((c for c in claims.values() if c.number == claim.number), None)
+        state = loaded.state
+        waiting = (entry is not None and entry.disputed_by is None and state is not None
+                   and entry.round == state.round and loaded.row.status == STATUSES.running)
+        if not waiting or entry is None:  # answered already (its own buttons may have been that fast)
+            ended = loaded.bookkeeping.get("answered", {}).get(str(claim.number), {})
+            closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"))
+            await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
+            return
+        shown = (*entry.shown, (channel_id, message_id))
+        older = replace(entry, shown=shown[:-MAX_SHOWN]) if len(shown) > MAX_SHOWN else None
+        claims[entry.match] = replace(entry, shown=shown[-MAX_SHOWN:])
+        _keep_claims(loaded, claims)
+        loaded.row.bookkeeping = dict(loaded.bookkeeping)  # not the state: no new version
+        if older is not None:
+            await outbox.queue(session, *_closed(loaded, older, "gone"))
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:

@@ -17,7 +17,7 @@ from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.paginate import Page, send_paginated, slice_page
-from bot.kit.text import escape
+from bot.kit.text import escape, plural, plural_word
 from bot.kit.uploads import read_upload
 from bot.store.db import Database
 
@@ -39,7 +39,7 @@ async def set_key_autocomplete(interaction: discord.Interaction, current: str) -
     if interaction.guild_id is None:
         return []
     found = await set_lists.set_keys(_db(interaction), interaction.guild_id, current or "")
-    return [_choice(f"{s.key} — {s.name} ({s.card_count} cards)", s.key) for s in found]
+    return [_choice(f"{s.key} — {s.name} ({plural(s.card_count, 'card')})", s.key) for s in found]
 
 
 async def sets_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -66,8 +66,9 @@ class SetListCommands:
         the interaction's deferred response."""
         async def progress(status: ImportProgress) -> None:
             of = f" of {status.total_cards}" if status.total_cards else ""
+            cards = plural_word(status.total_cards or status.cards_loaded, "card")
             await interaction.edit_original_response(
-                content=f"⏳ Importing `{code}` from Scryfall: {status.cards_loaded}{of} cards "
+                content=f"⏳ Importing `{code}` from Scryfall: {status.cards_loaded}{of} {cards} "
                         f"(page {status.pages_loaded})…")
 
         await interaction.edit_original_response(content=f"⏳ Importing `{code}` from Scryfall…")
@@ -103,8 +104,8 @@ class SetListCommands:
         counts = ", ".join(f"{n} {rarity}" for rarity, n in card_set.rarity_counts().items() if n)
         basics = f"; basic lands: {', '.join(card_set.basics)}" if card_set.basics else ""
         await interaction.edit_original_response(
-            content=limits.clip(f"Added the set `{key}`: **{escape(card_set.name)}**, {len(card_set.cards)} cards "
-                                f"({counts}){basics}. Use it with `/421 start sets:{key}`.", limits.CONTENT))
+            content=limits.clip(f"Added the set `{key}`: **{escape(card_set.name)}**, "
+                                f"{plural(len(card_set.cards), 'card')} ({counts}){basics}. Use it with `/421 start sets:{key}`.", limits.CONTENT))
 
     async def _add_set(self, interaction: discord.Interaction, key: str, file: discord.Attachment | None,
                        code: str | None, title: str | None) -> CardSet:

@@ -1,10 +1,11 @@
 """How a 421 league looks in Discord: the lobby, announcements, match reports with Confirm / Reject,
 the menus that ask which deck to claim or take apart, the decklist form, the pool, decks and
-standings pages, and the messages the outbox sends (no rules, no SQL). Card names and player names
+status pages, and the messages the outbox sends (no rules, no SQL). Card names and player names
 are user text: always escaped."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,16 @@ import discord
 
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
-from bot.games.four_two_one.service import KIND, Announcement, Claim, Decided, LeagueView, league_name
+from bot.games.four_two_one.service import (
+    KIND,
+    Announcement,
+    Claim,
+    ClaimClosed,
+    Decided,
+    LeagueView,
+    ShownMenu,
+    league_name,
+)
 from bot.games.four_two_one.set_lists import SetSummary
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
@@ -26,9 +36,10 @@ from bot.kit.dispatch import (
     number,
     word,
 )
+from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
-from bot.kit.text import escape
+from bot.kit.text import escape, plural, plural_word
 
 MAX_CONTENT = 1900
 POOL_ROWS = 40
@@ -47,7 +58,8 @@ LobbyButton = lobby_button_type(KIND, "FourTwoOneCog")
 
 # How new sets join a league (FORMATS.md §5 Variants), as `/421 start` offers it.
 SCHEDULE_CHOICES = [
-    discord.app_commands.Choice(name="standard: by deck count (a set at deck 6, 11, 16…)", value="decks"),
+    discord.app_commands.Choice(name="standard: by deck count (a set once the league has 5, 10, 15… decks)",
+                                value="decks"),
     discord.app_commands.Choice(name="Weatherlight saga: blocks of 3 sets, each new block after 10, 20, 30… points",
                                 value="saga"),
 ]
@@ -58,12 +70,26 @@ def mention(user_id: int) -> str:
     return f"<@{user_id}>"
 
 
+def signed(number: int) -> str:
+    """A number as users see it: a negative one with the minus sign (−1), never a hyphen."""
+    return f"−{-number}" if number < 0 else str(number)
+
+
+def points(score: int) -> str:
+    """ "**−1** points", "**1** point", "**21** points"."""
+    return f"**{signed(score)}** {plural_word(score, 'point')}"
+
+
+STATUS_WORDS = {four_two_one.STATUSES.lobby: "Open for players", four_two_one.STATUSES.running: "In progress",
+                four_two_one.STATUSES.finished: "Finished", four_two_one.STATUSES.cancelled: "Cancelled"}
+
+
 def split_messages(lines: Sequence[str]) -> list[str]:
     return limits.chunk_lines(lines, MAX_CONTENT)
 
 
 def sets_text(league: LeagueView) -> str:
-    return " → ".join(f"`{s.key}` {escape(s.name)} ({s.cards} cards)" for s in league.sets)
+    return " → ".join(f"`{s.key}` {escape(s.name)} ({plural(s.cards, 'card')})" for s in league.sets)
 
 
 # --- the lobby ------------------------------------------------------------------------------------
@@ -72,26 +98,36 @@ def sets_text(league: LeagueView) -> str:
 SCHEDULE_NAMES = {"decks": "standard", "saga": "Weatherlight saga"}
 
 
+def _joins(at_deck: int, min_score: int) -> str:
+    """When a set joins, by how many decks the league has (never a deck's number: a deck is only
+    ever named by its own number, "deck #13"): "once the league has 5 decks"."""
+    gate = f" and someone has {plural(min_score, 'point')}" if min_score else ""
+    return f"once the league has {plural(at_deck - 1, 'deck')}{gate}"
+
+
 def schedule_text(league: LeagueView) -> str:
     """When each later set joins the pool (and the most decks there will be), as the league's
-    schedule says: "`con` at deck 6, `arb` at deck 11 once someone has 10 points"."""
+    schedule says: "`con` once the league has 5 decks, `arb` once it has 10 decks and someone has 10
+    points"; whoever builds the next deck adds it."""
     schedule = league.schedule
     if schedule is None:
         return ""
     if not schedule.additions:
-        return f"One set: at most {schedule.first_deck_limit} decks."
-    joins = [f"`{s.key}` at deck {a.at_deck}" + (f" once someone has {a.min_score} points" if a.min_score else "")
-             for s, a in zip(league.sets[1:], schedule.additions, strict=False)]
+        return f"One set: at most {plural(schedule.first_deck_limit, 'deck')}."
+    joins = [f"`{s.key}` {_joins(a.at_deck, a.min_score)}" for s, a in zip(league.sets[1:], schedule.additions,
+                                                                             strict=False)]
     most = max(a.deck_limit for a in schedule.additions)
     kind = SCHEDULE_NAMES.get(schedule.kind, schedule.kind)
-    blocks = (f", blocks of {engine.SAGA_BLOCK} sets, each new block after {schedule.points} more points"
+    blocks = (f", blocks of {engine.SAGA_BLOCK} sets, each new block after {plural(schedule.points or 0, 'more point')}"
               if schedule.kind == "saga" else "")
-    return f"New sets ({kind}{blocks}): " + ", ".join(joins) + f"; at most {most} decks."
+    return (f"New sets ({kind}{blocks}), each added by whoever builds the next deck: " + ", ".join(joins)
+            + f"; at most {plural(most, 'deck')}.")
 
 
 def lobby_embed(league: LeagueView, note: str | None = None) -> discord.Embed:
-    embed = discord.Embed(title=f"{league_name(league.id)} · {league.status}", colour=discord.Colour.dark_gold())
-    lines = [f"Sets: {sets_text(league)}", schedule_text(league), f"First to **{league.target_score}** points wins."]
+    status = STATUS_WORDS.get(league.status, league.status.title())
+    embed = discord.Embed(title=f"{league_name(league.id)} · {status}", colour=discord.Colour.dark_gold())
+    lines = [f"Sets: {sets_text(league)}", schedule_text(league), f"First to {points(league.target_score)} wins."]
     embed.description = limits.clip("\n".join(line for line in lines if line), limits.DESCRIPTION)
     seated = league.state is not None
     lines = [f"{i + 1}. {mention(u)}" if seated else f"• {mention(u)}" for i, u in enumerate(league.players)]
@@ -109,16 +145,28 @@ def lobby_embed(league: LeagueView, note: str | None = None) -> discord.Embed:
 # --- announcements --------------------------------------------------------------------------------------
 
 
+# What a loser's option means, told to the channel in the third person ({loser}, {winner}: mentions).
+OPTION_NEWS = {
+    "A": "{loser} alters their deck with unchosen cards (removed cards return to the pool)",
+    "B": "{loser} builds an entirely new deck (their old one is set aside)",
+    "C": "{loser} claims a set-aside deck neither player just used (their own is set aside)",
+    "D": "{winner} sets their winning deck aside and builds a new one; {loser} keeps their deck",
+}
+
+
 def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
+    """Who acts next, in the third person (they are the one pinged)."""
     who = mention(news.user_of(e.seat))
     if e.kind == engine.BUILD:
-        return f"🛠️ {who}, build deck {e.deck_number}: `/421 build` (attach your 60 cards, or paste them)."
+        deck = f"deck #{e.deck_id}" if e.deck_id is not None else "a new deck"
+        return f"🛠️ {who} builds {deck} next: `/421 build` (the 60 cards attached, or pasted in the form)."
     if e.kind == engine.ALTER:
-        return f"✏️ {who}, alter your deck: `/421 alter` with the full new list (removed cards return to the pool)."
+        return (f"✏️ {who} alters their deck next: `/421 alter` with the full new list (removed cards return to "
+                "the pool).")
     if e.kind == engine.TAKE_APART:
-        return (f"🔨 {who}, a new deck would be one too many: first take apart two decks nobody is using "
+        return (f"🔨 A new deck would be one too many: {who} first takes apart two decks nobody is using "
                 "(the menu below, or `/421 takeapart`).")
-    return (f"❓ {who}, you lost Match {e.match}: choose with `/421 choose` — A alter · B new deck · "
+    return (f"❓ {who} lost Match {e.match} and chooses next with `/421 choose`: A alter · B new deck · "
             "C claim a set-aside deck · D the winner rebuilds.")
 
 
@@ -128,13 +176,19 @@ def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
     if e.bye is not None:
         lines.append(f"🛌 {mention(news.user_of(e.bye))} sits out this round: +2 (a bye) once the results are in; "
                      "nobody may claim their deck or take cards from it.")
-    lines.append("Report with `/421 report`; your opponent confirms.")
+    lines.append("Each match's players report it with `/421 report`; the opponent confirms.")
     return lines
 
 
 def _score_line(news: Announcement, e: engine.ScoreChanged) -> str:
-    delta = f"+{e.delta}" if e.delta > 0 else f"−{-e.delta}"
-    return f"· {mention(news.user_of(e.seat))} {delta} ({e.reason}) → **{e.score}**"
+    delta = f"+{e.delta}" if e.delta > 0 else signed(e.delta)
+    return f"· {mention(news.user_of(e.seat))} {delta} ({e.reason}) → **{signed(e.score)}**"
+
+
+def _option_line(news: Announcement, e: engine.OptionChosen) -> str:
+    loser = mention(news.user_of(e.seat))
+    winner = mention(news.user_of(e.winner)) if e.winner is not None else "the winner"
+    return f"➡️ {loser} chose option {e.option}: " + OPTION_NEWS[e.option].format(loser=loser, winner=winner) + "."
 
 
 def _result_line(news: Announcement, e: engine.MatchReported) -> str:
@@ -161,26 +215,26 @@ def event_lines(news: Announcement) -> list[str]:
                 lines.append(_result_line(news, e))
             case engine.ScoreChanged():
                 lines.append(_score_line(news, e))
-            case engine.OptionChosen(seat=seat, option=option, deck_id=deck_id):
-                claimed = f" (deck #{deck_id})" if deck_id is not None else ""
-                lines.append(f"➡️ {mention(u(seat))} chose option {OPTION_RULES[option]}{claimed}.")
+            case engine.OptionChosen():
+                lines.append(_option_line(news, e))
             case engine.DeckSetAside(deck_id=deck_id):
                 lines.append(f"🗃️ Deck #{deck_id} is set aside.")
             case engine.DeckClaimed(seat=seat, deck_id=deck_id):
                 lines.append(f"🤲 {mention(u(seat))} claims deck #{deck_id}.")
             case engine.SetAdded(seat=seat, name=name, deck_number=number, extra_basics=basics):
                 extra = ", ".join(f"{count} {escape(basic)}" for basic, count in basics)
-                lines.append(f"📦 {mention(u(seat))} adds **{escape(name)}** to the pool before building deck "
-                             f"{number}, and is the first who may use it." + (f" Extra basics: {extra}." if extra else ""))
+                lines.append(f"📦 The league has {plural(number - 1, 'deck')}: {mention(u(seat))} adds "
+                             f"**{escape(name)}** to the pool before building the next one, and is the first who may "
+                             "use it." + (f" Extra basics: {extra}." if extra else ""))
             case engine.DecksTakenApart(seat=seat, deck_ids=(first, second), cards_returned=returned):
                 lines.append(f"🔨 {mention(u(seat))} took apart decks #{first} and #{second}: "
-                             f"{returned} cards are back in the pool.")
-            case engine.DeckBuilt(seat=seat, deck_id=deck_id, deck_number=number):
-                lines.append(f"🆕 {mention(u(seat))} built deck #{deck_id} (deck {number} of the "
-                             "league). Every list is public: `/421 decks`.")
+                             f"{plural(returned, 'card')} {'is' if returned == 1 else 'are'} back in the pool.")
+            case engine.DeckBuilt(seat=seat, deck_id=deck_id):
+                lines.append(f"🆕 {mention(u(seat))} built deck #{deck_id}. Every list is public: `/421 decks`.")
             case engine.DeckAltered(seat=seat, deck_id=deck_id, added=added, removed=removed):
-                lines.append(f"✏️ {mention(u(seat))} altered deck #{deck_id}: {sum(c for _, c in added)} cards in, "
-                             f"{sum(c for _, c in removed)} back to the pool.")
+                lines.append(f"✏️ {mention(u(seat))} altered deck #{deck_id}: "
+                             f"{plural(sum(c for _, c in added), 'card')} in, {sum(c for _, c in removed)} back to "
+                             "the pool.")
             case engine.LeagueWon() | engine.LeagueEnded():
                 lines.append(_end_line(news, e))
     return lines
@@ -195,7 +249,7 @@ def _decided_words(decided: Decided) -> str:
 def _end_line(news: Announcement, e: engine.LeagueWon | engine.LeagueEnded) -> str:
     name = league_name(news.league_id)
     if isinstance(e, engine.LeagueWon):
-        return f"🏆 **{mention(news.user_of(e.seat))} wins {name} with {e.score} points!**"
+        return f"🏆 **{mention(news.user_of(e.seat))} wins {name} with {plural(e.score, 'point')}!**"
     winner = f"{mention(news.user_of(e.winner))} leads alone and wins" if e.winner is not None else "nobody leads alone"
     return f"🏁 An organizer ended {name}: {winner}."
 
@@ -205,7 +259,7 @@ def final_lines(news: Announcement) -> list[str]:
     lines += [_end_line(news, e) for e in news.events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
     ranked = sorted(range(len(news.users)), key=lambda seat: (-news.scores[seat], seat))
     for place, seat in enumerate(ranked, start=1):
-        lines.append(f"{place}. {mention(news.user_of(seat))} — **{news.scores[seat]}** points")
+        lines.append(f"{place}. {mention(news.user_of(seat))} — {points(news.scores[seat])}")
     lines.append("The results were added to the leaderboard (`/leaderboard`).")
     return lines
 
@@ -221,7 +275,7 @@ def claim_text(claim: Claim, *, again: bool = False) -> str:
     """A report waiting for the opponent (`again`: shown once more, its first message may be lost)."""
     still = " (still waiting)" if again else ""
     return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)}, confirm or reject it (an organizer who "
+            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)} confirms or rejects it (an organizer who "
             "does not play in it can confirm too).")
 
 
@@ -235,8 +289,34 @@ def waiting_for_you_text(claim: Claim) -> str:
 def verdict_text(action: str, user_id: int) -> str:
     if action == "confirm":
         return f"✅ Confirmed by {mention(user_id)}."
-    return (f"❌ Rejected by {mention(user_id)}: the match is disputed. Report it again (`/421 report`), both of you, "
+    return (f"❌ Rejected by {mention(user_id)}: the match is disputed. Its players report it again (`/421 report`), "
             "or an organizer who does not play in it settles it (`/421 settle`).")
+
+
+def _reported(claim: Claim) -> str:
+    return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
+            f"reported {_claimed(claim)}.")
+
+
+def answered_text(claim: Claim, action: str, user_id: int) -> str:
+    """The report message once answered: what was reported, and the verdict (its buttons go)."""
+    return f"{_reported(claim)}\n{verdict_text(action, user_id)}"
+
+
+_GONE = "This report no longer waits for an answer: the channel has what became of it."
+_CLOSED_WORDS = {
+    "agreed": "✅ Both players reported it: it counts.",
+    "ended": "⏹️ The league ended before it was confirmed: it does not count.",
+    "cancelled": "⏹️ The league was cancelled before it was confirmed.",
+    "gone": _GONE,
+}
+
+
+def closed_text(closed: ClaimClosed) -> str:
+    """A report's message once the report no longer waits (the edit that removes its buttons)."""
+    if closed.how in ("confirm", "reject") and closed.by is not None:
+        return answered_text(closed.claim, closed.how, closed.by)
+    return f"{_reported(closed.claim)}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
 
 
 class ClaimButton(
@@ -332,7 +412,7 @@ def deck_modal(league: LeagueView, kind: str, user_id: int) -> discord.ui.Modal:
         deck_id = state.players[engine.seat_of(state, user_id)].deck
         text = "\n".join(deck_lines(state.deck(deck_id).cards)) if deck_id is not None else ""
         default = text if 0 < len(text) <= FORM_LIMIT else None
-    title = f"Build deck {len(state.decks) + 1}" if kind == engine.BUILD else "Alter your deck (option A)"
+    title = f"Build deck #{state.next_deck_id}" if kind == engine.BUILD else "Alter your deck (option A)"
     modal = StatelessModal(title=title, custom_id=DECK_FORM.custom_id_for(league=league.id, kind=kind))
     modal.add_item(discord.ui.TextInput(
         label="Your 60 cards, one line each: 4 Card Name", style=discord.TextStyle.paragraph, custom_id="list",
@@ -353,16 +433,25 @@ def chosen_text(league: LeagueView, option: str, user_id: int) -> str:
     return f"You chose {OPTION_RULES[option]}." + (_AFTER_CHOOSING.get(step.kind, "") if mine else "")
 
 
-def deck_done_text(league: LeagueView, events: Sequence[engine.Event]) -> str:
+def sideboard_text(ignored: int) -> str:
+    """What a decklist's sideboard became: nothing (a 421 deck is its 60 cards)."""
+    if not ignored:
+        return ""
+    return f" The sideboard ({plural(ignored, 'card')}) was ignored: a 421 deck is its 60 cards."
+
+
+def deck_done_text(league: LeagueView, events: Sequence[engine.Event], ignored: int = 0) -> str:
     built = next((e for e in events if isinstance(e, engine.DeckBuilt | engine.DeckAltered)), None)
     if isinstance(built, engine.DeckBuilt):
-        return f"Deck #{built.deck_id} is built (deck {built.deck_number} of {league_name(league.id)}); it is public."
-    if isinstance(built, engine.DeckAltered):
-        return f"Deck #{built.deck_id} is altered; the cards you removed are back in the pool."
-    return "Done."
+        text = f"Deck #{built.deck_id} of {league_name(league.id)} is built; its list is public."
+    elif isinstance(built, engine.DeckAltered):
+        text = f"Deck #{built.deck_id} is altered; the cards you removed are back in the pool."
+    else:
+        text = "Done."
+    return text + sideboard_text(ignored)
 
 
-# --- pages -------------------------------------------------------------------------------------------------------------
+# --- pages and files ----------------------------------------------------------------------------------------------------
 
 
 def pool_key(league_id: int, search: str | None) -> str:
@@ -381,26 +470,116 @@ def _next_set_text(state: engine.LeagueState) -> str:
     if state.sets_added >= len(state.sets):
         return f"In the pool: {added} (every set)."
     addition = (state.settings.additions or [])[state.sets_added - 1]
-    gate = f", once someone has {addition.min_score} points" if addition.min_score else ""
-    return f"In the pool: {added}. `{state.sets[state.sets_added].code}` joins at deck {addition.at_deck}{gate}."
+    return f"In the pool: {added}. `{state.sets[state.sets_added].code}` joins {_joins(addition.at_deck, addition.min_score)}."
 
 
 def pool_page(league: LeagueView, page: int, search: str | None) -> Page:
+    """The pool by name, every card with its copies left of its copies in the league: a card all
+    used up shows `0/4`."""
     state = league.state
     title = f"{league_name(league.id)} · pool" + (f" · “{search}”" if search else "")
     embed = discord.Embed(title=limits.clip(title, limits.TITLE), colour=discord.Colour.dark_gold())
     if state is None:
         embed.description = "The league has not begun: the pool is dealt when it does."
         return Page(embed, 0, 1)
-    cards = engine.pool_cards(state, search)
+    cards = engine.pool_cards(state, search, include_used_up=True)
     shown, page, pages = slice_page(cards, page, POOL_ROWS)
     lines = [f"`{c.available}/{c.total}` {escape(c.name)} · {RARITY_LETTER.get(c.rarity, '?')}" for c in shown]
-    embed.description = limits.fit_lines(lines, limits.DESCRIPTION) if lines else "No available card matches that."
+    embed.description = limits.fit_lines(lines, limits.DESCRIPTION) if lines else "No card of the league matches that."
     available, total = sum(state.pool.values()), sum(engine.total_copies(state).values())
-    embed.add_field(name="Unchosen cards", value=f"{available} of {total} copies ({len(cards)} names listed here). "
-                                                 "Every other copy is in exactly one deck.", inline=False)
+    embed.add_field(name="Copies left / in the league",
+                    value=f"{available} of {plural(total, 'copy', 'copies')} are left ({plural(len(cards), 'name')} "
+                          "listed here). Every other copy is in exactly one deck. The whole pool as a file: "
+                          "`/421 pool file:True`.", inline=False)
     embed.add_field(name="Sets", value=_next_set_text(state), inline=False)
     return Page(limits.fit_embed(embed), page, pages)
+
+
+def _holder_name(state: engine.LeagueState, deck_id: int) -> str:
+    holder = engine.holder_of(state, deck_id)
+    if holder is None:
+        return "set aside"
+    name = state.players[holder].name
+    return f"{name}'s, sitting out" if holder == state.bye else f"in use by {name}"
+
+
+def pool_files(league: LeagueView) -> dict[str, str]:
+    """The pool as two text files: `pool-arena.txt`, the copies left in the format deck builders
+    and Arena import (`4 Card Name`), and `pool.txt`, every card of the league with its copies left
+    of its copies, rarity and the decks that hold the others (a card all used up too). Files are
+    plain text: names are not escaped."""
+    state = league.state
+    assert state is not None
+    cards = engine.pool_cards(state, include_used_up=True)
+    arena = [f"{c.available} {c.name}" for c in cards if c.available]
+    held: dict[str, list[str]] = {}
+    for deck in state.decks:
+        for name, count in deck.cards.items():
+            held.setdefault(name, []).append(f"{count} in deck #{deck.id} ({_holder_name(state, deck.id)})")
+    available, total = sum(state.pool.values()), sum(engine.total_copies(state).values())
+    plain = [f"{league_name(league.id)}: the pool, {available} of {plural(total, 'copy', 'copies')} left.",
+             "Copies left/in the league, card name, rarity; where the other copies are.", ""]
+    for c in cards:
+        where = f" — {'; '.join(held[c.name])}" if c.name in held else ""
+        plain.append(f"{c.available}/{c.total} {c.name} ({c.rarity}){where}")
+    return {f"pool-{league.id}-arena.txt": "\n".join(arena) + "\n", f"pool-{league.id}.txt": "\n".join(plain) + "\n"}
+
+
+POOL_FILE_HELP = "The pool as text files: the copies left in Arena's format, and every card with its copies."
+
+
+def handed_back(problems: str, kind: str, typed: str) -> dict[str, Any]:
+    """A list typed in the form and refused: why, and the list attached to fix and send again."""
+    text = f"{problems}\nYour list is attached: fix it and send it with `/421 {kind} decklist:`."
+    return {"content": limits.clip(text, limits.CONTENT), "files": _files({"decklist.txt": typed})}
+
+
+def taken_apart_text(deck_ids: Sequence[int], league: LeagueView) -> str:
+    number = league.state.next_deck_id if league.state else None
+    return f"Decks #{deck_ids[0]} and #{deck_ids[1]} are taken apart: now build deck #{number} with `/421 build`."
+
+
+def claimable_choices(state: engine.LeagueState | None, user_id: int,
+                      current: str | None) -> list[discord.app_commands.Choice[int]]:
+    """Option C's autocomplete: the decks the loser now choosing may claim (nobody else gets any)."""
+    if state is None or state.step is None or state.players[state.step.seat].user_id != user_id:
+        return []
+    typed = str(current or "").strip().lstrip("#")
+    return [discord.app_commands.Choice(name=f"Deck #{d.id} (set aside)", value=d.id)
+            for d in engine.claimable_decks(state) if str(d.id).startswith(typed)][:25]
+
+
+def _files(texts: dict[str, str]) -> list[discord.File]:
+    return [discord.File(io.BytesIO(text.encode()), filename=name) for name, text in texts.items()]
+
+
+def pool_file_message(league: LeagueView) -> dict[str, Any]:
+    """`/421 pool file:True`: the pool's two files, and what they hold."""
+    if league.state is None:
+        raise UserError("The league has not begun: the pool is dealt when it does.")
+    return {"content": f"The pool of {league_name(league.id)}: the `-arena` file lists the copies left as `4 Card "
+                       "Name` lines, for a deck builder or Arena; the other lists every card with its copies left of "
+                       "its copies in the league (`0/4`: all in decks) and which decks hold the others.",
+            "files": _files(pool_files(league))}
+
+
+def decks_file_message(league: LeagueView) -> dict[str, Any]:
+    """`/421 decks file:True`: every deck's list in one file."""
+    if league.state is None or not league.state.decks:
+        raise UserError("No deck has been built yet.")
+    return {"content": f"Every deck of {league_name(league.id)}, its list and who uses it.",
+            "files": _files(decks_file(league))}
+
+
+def decks_file(league: LeagueView) -> dict[str, str]:
+    """Every deck's list in one text file (`4 Card Name` lines, each deck under its number)."""
+    state = league.state
+    assert state is not None
+    lines = [f"{league_name(league.id)}: {plural(len(state.decks), 'deck')}.", ""]
+    for deck in state.decks:
+        built_by = state.players[deck.built_by].name
+        lines += [f"Deck #{deck.id} ({_holder_name(state, deck.id)}, built by {built_by})", *deck_lines(deck.cards), ""]
+    return {f"decks-{league.id}.txt": "\n".join(lines)}
 
 
 def _deck_status(league: LeagueView, deck_id: int) -> str:
@@ -414,23 +593,60 @@ def _deck_status(league: LeagueView, deck_id: int) -> str:
     return f"in use by {mention(league.user_of(holder))}"
 
 
+DECKS_PAGE_BUDGET = 5200  # characters of deck fields on one page (an embed holds 6000 in all)
+DECKS_PER_PAGE = 12
+
+
+def _deck_field(league: LeagueView, deck: engine.Deck) -> tuple[str, str]:
+    """A deck as an embed field: its number and size, who uses it, and its whole list (as much as
+    a field holds; the rest counted, the file has it all)."""
+    name = f"Deck #{deck.id} · {plural(sum(deck.cards.values()), 'card')}"
+    head = f"{_deck_status(league, deck.id)} · built by {mention(league.user_of(deck.built_by))}"
+    lines = [escape(line) for line in deck_lines(deck.cards)]
+    value = "\n".join([head, *lines])
+    if len(value) <= limits.FIELD_VALUE:
+        return name, value
+    shown = [head]
+    for count, line in enumerate(lines):
+        more = f"…and {plural(len(lines) - count, 'more line')}: `/421 decks file:True`"
+        if len("\n".join([*shown, line, more])) > limits.FIELD_VALUE:
+            return name, "\n".join([*shown, more])
+        shown.append(line)
+    return name, limits.clip("\n".join(shown), limits.FIELD_VALUE)
+
+
+def _deck_pages(league: LeagueView) -> list[list[tuple[str, str]]]:
+    """The decks' fields packed into as few pages as the embeds hold."""
+    state = league.state
+    assert state is not None
+    pages: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for deck in state.decks:
+        field = _deck_field(league, deck)
+        size = len(field[0]) + len(field[1])
+        if pages[-1] and (used + size > DECKS_PAGE_BUDGET or len(pages[-1]) >= DECKS_PER_PAGE):
+            pages.append([])
+            used = 0
+        pages[-1].append(field)
+        used += size
+    return pages
+
+
 def decks_page(league: LeagueView, page: int) -> Page:
+    """Every deck of the league, on as few pages as the lists fit, each with who uses it."""
     state = league.state
     embed = discord.Embed(title=f"{league_name(league.id)} · decks", colour=discord.Colour.dark_gold())
     if state is None or not state.decks:
         embed.description = "No deck has been built yet."
         return Page(embed, 0, 1)
-    shown, page, pages = slice_page(state.decks, page, 1)
-    deck = shown[0]
-    embed.title = f"{league_name(league.id)} · deck #{deck.id} ({sum(deck.cards.values())} cards)"
-    embed.description = limits.fit_lines([escape(line) for line in deck_lines(deck.cards)], limits.DESCRIPTION)
-    embed.add_field(name="Used by", value=f"{_deck_status(league, deck.id)} · built by "
-                                          f"{mention(league.user_of(deck.built_by))}", inline=False)
-    overview = [f"#{d.id}: {_deck_status(league, d.id)}" for d in state.decks]
+    pages = _deck_pages(league)
+    page = min(max(page, 0), len(pages) - 1)
     limit = engine.deck_limit(state)
-    embed.add_field(name=f"Every deck ({len(state.decks)} of at most {limit})",
-                    value=limits.fit_lines(overview, limits.FIELD_VALUE), inline=False)
-    return Page(limits.fit_embed(embed), page, pages)
+    embed.description = (f"{plural(len(state.decks), 'deck')} (at most {limit} now). Every list is public; all of "
+                         "them as a file: `/421 decks file:True`.")
+    for name, value in pages[page]:
+        embed.add_field(name=name, value=value, inline=True)
+    return Page(limits.fit_embed(embed), page, len(pages))
 
 
 def _waiting_lines(league: LeagueView) -> list[str]:
@@ -440,7 +656,7 @@ def _waiting_lines(league: LeagueView) -> list[str]:
     for action in engine.pending_actions(state):
         who = " and ".join(mention(league.user_of(s)) for s in action.seats)
         what = {
-            engine.BUILD: f"builds deck {action.deck_number}", engine.ALTER: "alters their deck (option A)",
+            engine.BUILD: f"builds deck #{action.deck_id}", engine.ALTER: "alters their deck (option A)",
             engine.TAKE_APART: "takes apart two unused decks", engine.CHOOSE: f"chooses an option (lost Match {action.match})",
             engine.REPORT: f"report Match {action.match}",
         }[action.kind]
@@ -450,8 +666,8 @@ def _waiting_lines(league: LeagueView) -> list[str]:
     return lines or ["nobody: the league is over"]
 
 
-def standings_embed(league: LeagueView) -> discord.Embed:
-    embed = discord.Embed(title=f"{league_name(league.id)} · standings", colour=discord.Colour.dark_gold())
+def status_embed(league: LeagueView) -> discord.Embed:
+    embed = discord.Embed(title=f"{league_name(league.id)} · status", colour=discord.Colour.dark_gold())
     state = league.state
     if state is None:
         embed.description = "The league has not begun yet."
@@ -459,10 +675,10 @@ def standings_embed(league: LeagueView) -> discord.Embed:
     lines = []
     for place, p in enumerate(engine.standings(state), start=1):
         deck = f"deck #{p.deck}" if p.deck is not None else "no deck"
-        byes = f" · {p.byes} bye{'s' if p.byes != 1 else ''}" if p.byes else ""
-        lines.append(f"{place}. {mention(p.user_id)} — **{p.score}** points · {deck}{byes}")
+        byes = f" · {plural(p.byes, 'bye')}" if p.byes else ""
+        lines.append(f"{place}. {mention(p.user_id)} — {points(p.score)} · {deck}{byes}")
     embed.description = limits.fit_lines(lines, limits.DESCRIPTION)
-    embed.add_field(name="Target", value=f"{state.settings.target_score} points", inline=True)
+    embed.add_field(name="Target", value=plural(state.settings.target_score, "point"), inline=True)
     embed.add_field(name="Round", value=str(state.round) if state.round else "building the first decks", inline=True)
     if state.bye is not None and state.phase == "playing":
         embed.add_field(name="Sitting out", value=mention(league.user_of(state.bye)), inline=True)
@@ -473,7 +689,8 @@ def standings_embed(league: LeagueView) -> discord.Embed:
 
 def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
     source = {"text": "uploaded list", "csv": "uploaded CSV", "scryfall": "Scryfall"}
-    return [f"`{s.key}` — {escape(s.name)}: {s.card_count} cards ({source.get(s.source, s.source)})" for s in sets]
+    return [f"`{s.key}` — {escape(s.name)}: {plural(s.card_count, 'card')} ({source.get(s.source, s.source)})"
+            for s in sets]
 
 
 # --- what the outbox sends (queued by the service with the change that causes it) ----------------------
@@ -490,6 +707,22 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     view = take_apart_view(news.league_id, news.take_apart) if len(news.take_apart) >= 2 else None
     return Outgoing(content=chunks[0], continued=chunks[1:], view=view,
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
+
+
+@renders(four_two_one.MENU_DONE, ShownMenu)
+async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
+    """The announcement that carried the take-apart menu, the same text without it."""
+    chunks = split_messages(event_lines(shown.news))
+    if not chunks:
+        return None
+    return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
+
+
+@renders(four_two_one.CLAIM_DONE, ClaimClosed)
+async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
+    """A report's message once it no longer waits: what was reported and what became of it."""
+    return Outgoing(content=limits.clip(closed_text(closed), limits.CONTENT),
+                    edit=(closed.channel_id, closed.message_id))
 
 
 @renders(four_two_one.FINAL, Announcement)

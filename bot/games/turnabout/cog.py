@@ -1,5 +1,6 @@
-"""/turnabout: Turnabout events — registration (the lobby), Swiss rounds, game reports confirmed in the
-channel, standings, drops, the end with rating awards, and the server's accumulated ratings."""
+"""/turnabout: Turnabout events — joining with a deck (the lobby), Swiss rounds, game reports confirmed
+in the channel, the status (standings), leaving (a drop once the event began), the end with rating
+awards, and the server's accumulated ratings."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.limits import ping
 from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
 
 S = turnabout.STATUSES
@@ -51,7 +52,7 @@ class TurnaboutCog(TableCog):
 
     def lobby_view(self, table: EventView) -> discord.ui.View | None:
         view = super().lobby_view(table)
-        if view is not None:  # registering needs a deck name: /turnabout register, not a Join button
+        if view is not None:  # joining needs a deck name: /turnabout join, not a Join button
             view.remove_item(view.children[0])
         return view
 
@@ -67,17 +68,16 @@ class TurnaboutCog(TableCog):
         return "There is no Turnabout event here for you. `/turnabout start` opens one."
 
     async def on_lobby_button(self, interaction: discord.Interaction, *, table: int, action: str) -> None:
-        if action == "join":  # from an old message: registering needs a deck
-            raise UserError("Register with `/turnabout register deck:<name> scoring:<option>` (a decklist is optional).")
+        if action == "join":  # from an old message: joining needs a deck
+            raise UserError("Join with `/turnabout join deck:<name> scoring:<option>` (a decklist is optional).")
         await super().on_lobby_button(interaction, table=table, action=action)
 
     # --- commands --------------------------------------------------------------------------
 
     group = app_commands.Group(name="turnabout", description="Turnabout: play your opponent's deck, then your own; Swiss on Victory Points.")
     add_lobby_commands(group, "event", cancel_description="Cancel the event in this channel; nothing is recorded (organizer; asks first).")
-    group.remove_command("join")
-    group.get_command("leave").description = "Withdraw your registration while registration is open."
-    group.remove_command("begin")  # Turnabout's own, below: it may change the rounds as it closes registration
+    for name in ("join", "leave", "begin"):  # Turnabout's own, below: join takes a deck, leave drops a player
+        group.remove_command(name)  # from a running event, begin may change the rounds
 
     @group.command(name="begin", description="Close registration so rounds can be paired (organizer; at least 4 players).")
     @app_commands.describe(rounds="Change the number of rounds as registration closes: at most N − 1 for N players, N if N is odd.")
@@ -102,10 +102,10 @@ class TurnaboutCog(TableCog):
                     bye_vp: app_commands.Range[int, 0, engine.VP_PER_MATCH] = engine.VP_PER_MATCH) -> None:
         event = await turnabout.create_event(self.db, actor_of(interaction), channel_id=interaction.channel_id,
                                              rounds=rounds, clock=clock.value if clock else "off", bye_vp=bye_vp)
-        await self.post_lobby(interaction, event, f"{turnabout.event_name(event.id)} is open: register with "
-                                                  "`/turnabout register`.")
+        await self.post_lobby(interaction, event, f"{turnabout.event_name(event.id)} is open: join with "
+                                                  "`/turnabout join`.")
 
-    @group.command(name="register", description="Register your deck and scoring option (again to change them).")
+    @group.command(name="join", description="Join the event with your deck and its scoring option (again to change them).")
     @app_commands.describe(
         deck="Your deck's name (unique in the event).",
         scoring="How your deck scores when it loses a game (default Dominaria).",
@@ -113,18 +113,18 @@ class TurnaboutCog(TableCog):
     )
     @app_commands.choices(scoring=SCORING_CHOICES)
     @app_commands.guild_only()
-    async def register(self, interaction: discord.Interaction, deck: app_commands.Range[str, 1, engine.MAX_DECK_NAME],
+    async def join(self, interaction: discord.Interaction, deck: app_commands.Range[str, 1, engine.MAX_DECK_NAME],
                        scoring: app_commands.Choice[str] | None = None, decklist: discord.Attachment | None = None) -> None:
         event = await self.table_here(interaction, (S.lobby,))
         data = await read_upload(decklist, "decklist file") if decklist is not None else None
         if data is not None:  # the cards' Oracle text may have to be asked of Scryfall first
             await interaction.response.defer(ephemeral=True, thinking=True)
-        updated, reg, again = await turnabout.register(self.db, event.id, actor_of(interaction), deck=deck,
-                                                       scoring=scoring.value if scoring else engine.DEFAULT_OPTION,
-                                                       decklist=data, scryfall=self.bot.scryfall)
-        cards = f" with a legal list of {reg.cards} cards" if reg.cards else ""
-        verb = "Updated your registration" if again else "Registered"
-        text = f"{verb} for {turnabout.event_name(event.id)}: **{escape(reg.deck)}** ({ui.option_name(reg.scoring)}){cards}."
+        updated, reg, again = await turnabout.join(self.db, event.id, actor_of(interaction), deck=deck,
+                                                   scoring=scoring.value if scoring else engine.DEFAULT_OPTION,
+                                                   decklist=data, scryfall=self.bot.scryfall)
+        cards = f" with a legal list of {plural(reg.cards, 'card')}" if reg.cards else ""
+        verb = "You changed your entry in" if again else "You joined"
+        text = f"{verb} {turnabout.event_name(event.id)}: **{escape(reg.deck)}** ({ui.option_name(reg.scoring)}){cards}."
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:
@@ -153,22 +153,30 @@ class TurnaboutCog(TableCog):
         pending = outcome.pending
         if outcome.repeated:  # their own report still waits: shown again, with its buttons, to the opponent
             assert pending is not None
-            await interaction.response.send_message(ui.report_text(pending, again=True), view=ui.report_view(pending),
-                                                    allowed_mentions=ping(pending.opponent))
+            await self._post_report(interaction, pending, again=True)
             note = ui.repeated_note(pending, differs=outcome.differs, game_given=game is not None)
             if note:
                 await interaction.followup.send(note, ephemeral=True)
         elif pending is not None:
-            await interaction.response.send_message(ui.report_text(pending), view=ui.report_view(pending),
-                                                    allowed_mentions=ping(pending.opponent))
-        elif outcome.confirmed:
-            await interaction.response.send_message(ui.confirmed_by_report_text(outcome, interaction.user.id))
+            await self._post_report(interaction, pending)
         elif outcome.disputed:
             await interaction.response.send_message(
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
-        else:
-            await interaction.response.send_message("Reported. Your opponent has dropped, so the result is final.")
+        else:  # confirmed by this matching report, or final at once (the opponent has dropped)
+            assert outcome.done is not None
+            await interaction.response.send_message(ui.report_done_text(outcome.done))
+
+    async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
+                           again: bool = False) -> None:
+        """Post a report with Confirm / Dispute (pinging the opponent, who answers it) and remember the
+        message, so it loses its buttons once the report is answered in any way."""
+        sent = await interaction.response.send_message(ui.report_text(pending, again=again),
+                                                       view=ui.report_view(pending), allowed_mentions=ping(pending.opponent))
+        message_id = sent.message_id if sent is not None else None  # else: ask which message it made
+        message_id = message_id or (await interaction.original_response()).id
+        await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
+                                              channel_id=interaction.channel_id, message_id=message_id)
 
     @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizer).")
     @app_commands.describe(match="The match number (from the pairings).", game="Game 1 or 2.",
@@ -203,8 +211,8 @@ class TurnaboutCog(TableCog):
                 break
         return choices
 
-    @group.command(name="standings", description="The event's standings: VP, record and tiebreakers.")
-    async def standings(self, interaction: discord.Interaction) -> None:
+    @group.command(name="status", description="The event's standings: VP, record and tiebreakers; the round in play.")
+    async def status(self, interaction: discord.Interaction) -> None:
         event = await self.table_here(interaction, S.all)
         await send_paginated(interaction, STANDINGS_PAGES, str(event.id), ephemeral=False)
 
@@ -214,22 +222,26 @@ class TurnaboutCog(TableCog):
             raise PermissionDenied("That event belongs to another server.")
         return ui.standings_page(event, page)
 
-    @group.command(name="drop", description="Leave the event: you are not paired again (asks first).")
+    @group.command(name="leave", description="Leave the event: before it begins, withdraw; after, drop from it (asks first).")
     @app_commands.guild_only()
-    async def drop(self, interaction: discord.Interaction) -> None:
+    async def leave(self, interaction: discord.Interaction) -> None:
         event = await self.table_here(interaction, S.active)
-        if event.status == S.lobby:
-            raise UserError("Registration is still open: use `/turnabout leave` to withdraw.")
+        name = turnabout.event_name(event.id)
+        if event.status == S.lobby:  # nothing played yet: the entry is withdrawn at once
+            left = await turnabout.leave(self.db, event.id, actor_of(interaction))
+            await interaction.response.send_message(f"You left {name}: your entry is withdrawn.", ephemeral=True)
+            await self.edit_lobby(left)
+            return
         if interaction.user.id not in event.player_ids:
-            raise UserError("You are not registered in this event.")
+            raise UserError("You are not playing in this event.")
 
         async def drop() -> str:
             await turnabout.drop(self.db, event.id, actor_of(interaction))
-            return "You dropped from the event."
+            return f"You dropped from {name}."
 
         await confirm_then_act(
-            interaction, f"Drop from {turnabout.event_name(event.id)}? You will not be paired again and lose the "
-                         "rating bonus for playing every round.", drop, db=self.db)
+            interaction, f"Drop from {name}? You will not be paired again (a match in progress must still be "
+                         "finished) and lose the rating bonus for playing every round.", drop, db=self.db)
 
     @group.command(name="end", description="End the event: final ranking and rating awards to the leaderboard (organizer; asks first).")
     @app_commands.guild_only()
@@ -263,15 +275,11 @@ class TurnaboutCog(TableCog):
                                action: str) -> None:
         actor = actor_of(interaction)
         try:
-            if action == "confirm":
-                result = await turnabout.confirm(self.db, event, match, game, actor)
-                await interaction.response.edit_message(
-                    content=f"✅ Match {match}, game {game} confirmed by <@{interaction.user.id}>."
-                            f"{ui.match_over_tail(result)}", view=None)
-            else:
-                await turnabout.dispute(self.db, event, match, game, actor)
-                await interaction.response.edit_message(
-                    content=f"⚠️ Match {match}, game {game} was disputed: an organizer decides it.", view=None)
+            pressed = interaction.message.id if interaction.message is not None else None
+            answer = turnabout.confirm if action == "confirm" else turnabout.dispute
+            result = await answer(self.db, event, match, game, actor, message_id=pressed)
+            assert result.done is not None  # the report's text replaced by the result, its buttons gone
+            await interaction.response.edit_message(content=ui.report_done_text(result.done), view=None)
         except UserError:
             # A copy of a report answered elsewhere (shown again, or confirmed by a matching report):
             # the message says so and loses its buttons, instead of refusing every press.

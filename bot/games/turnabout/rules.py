@@ -127,6 +127,7 @@ __all__ = [
     "SCORING_OPTIONS",
     "VP_TABLE",
     "AlreadyReported",
+    "Claim",
     "DeckRejected",
     "Event",
     "EventEnded",
@@ -525,7 +526,7 @@ def deck_problems(
     elif total > MAX_DECKLIST_CARDS:
         problems.append(
             f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
-            "(register a bigger deck without a list)."
+            "(join with a bigger deck without a list)."
         )
     if sideboard:
         problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
@@ -635,6 +636,10 @@ class Game:
     flagged: int | None = None  # seat whose clock flag fell in this game
     decided: bool = False  # the organizer's decision (final, not subject to confirmation)
     note: str = ""  # dispute reason or decision note
+    confirmed_by: int | None = None  # seat of the opponent who confirmed the report
+    # [channel id, message id] of the channel messages showing its report with Confirm / Dispute,
+    # recorded by the service (the engine never reads them): edited once the report is answered.
+    messages: list[list[int]] = field(default_factory=list)
 
 
 @dataclass
@@ -771,11 +776,26 @@ class GameConfirmed(Event):
 
 
 @dataclass(frozen=True)
+class Claim:
+    """What one player reported about a game: the winner's seat (None: a draw), their number and
+    what it measures (the losing deck's option), and the match points (a, b) it would give (None
+    when the number was not given)."""
+
+    by: int
+    winner: int | None
+    value: int | None
+    measure: str | None
+    match_points: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
 class GameDisputed(Event):
     match: int
     game: int
     by: int
     reason: str
+    claimed: Claim | None = None  # the report that was disputed
+    counter: Claim | None = None  # the disputing player's own, different report (None: the Dispute button)
 
 
 @dataclass(frozen=True)
@@ -1296,11 +1316,12 @@ def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, 
     return g
 
 
-def _claim(seat: int, winner: int | None, value: int | None) -> str:
+def _claim(state: TurnaboutState, m: Match, g: Game, by: int, winner: int | None, value: int | None) -> Claim:
     if winner is None:
-        return "a draw"
-    who = "they won" if winner == seat else "their opponent won"
-    return who + (f" with {value}" if value is not None else "")
+        return Claim(by, None, None, None, (0, 0))
+    measure = OPTION_MEASURE[_losing_option(state, m, g, winner)]
+    points = _game_points(state, m, g, winner, value) if value is not None else None
+    return Claim(by, winner, value, measure, points)
 
 
 def report_game(
@@ -1329,8 +1350,7 @@ def report_game(
             _game_points(state, m, g, winner, value)  # validates the number before any change
         if winner == g.winner and (winner is None or value is None or value == g.value):
             return confirm_game(state, seat, game=g.number, match=m.number)
-        return dispute_game(state, seat, game=g.number, match=m.number,
-                            reason=f"their own report differs: {_claim(seat, winner, value)}")
+        return dispute_game(state, seat, game=g.number, match=m.number, counter=(winner, value))
     if g.status == DISPUTED:
         raise AlreadyReported(f"Game {g.number} of match {m.number} is disputed: an organizer decides it.")
     if g.status not in (PENDING, FLAGGED):
@@ -1374,18 +1394,24 @@ def confirm_game(
     """The opponent of the reporter confirms: the game's result is final."""
     m = _players_match(state, seat, match)
     g = _reported_game(m, seat, game, "confirm")
-    g.status, g.reported_by = FINAL, None
+    g.status, g.reported_by, g.confirmed_by = FINAL, None, seat
     return [GameConfirmed(m.number, g.number, seat), *_after_final(state, m)]
 
 
 def dispute_game(
-    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None, reason: str = ""
+    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None, reason: str = "",
+    counter: tuple[int | None, int | None] | None = None,
 ) -> list[Event]:
-    """The opponent of the reporter disputes: the game waits for the organizer's decision."""
+    """The opponent of the reporter disputes: the game waits for the organizer's decision. The
+    event carries the disputed report and, when the disputing player reported the game
+    differently, their `counter` report (winner seat, number): the organizer sees both claims."""
     m = _players_match(state, seat, match)
     g = _reported_game(m, seat, game, "dispute")
+    assert g.reported_by is not None
+    claimed = _claim(state, m, g, g.reported_by, g.winner, g.value)
+    theirs = _claim(state, m, g, seat, *counter) if counter is not None else None
     g.status, g.note = DISPUTED, clean_name(reason)[:300]
-    return [GameDisputed(m.number, g.number, seat, g.note)]
+    return [GameDisputed(m.number, g.number, seat, g.note, claimed, theirs)]
 
 
 def decide_game(

@@ -1,8 +1,9 @@
 """Turnabout events: registration, Swiss rounds, game reports, drops, the end and the ratings.
 
 The lobby is the shared table lifecycle (`bot.kit.tables`, `SPEC` below) and **is the
-registration**: `register` seats a player with a deck name, a scoring option and an optional
-decklist (checked against the deck rules), `leave` withdraws, and `begin` closes registration
+registration**: `join` seats a player with a deck name, a scoring option and an optional
+decklist (checked against the deck rules; joining again changes them), `leave` withdraws, and
+`begin` closes registration
 (at least 4 players). From then on the whole event is the engine's document
 (`bot.games.turnabout.rules.TurnaboutState`, the row's `state`): players, matches, games, reports.
 
@@ -55,6 +56,7 @@ ANNOUNCE = "turnabout.announce"  # public lines for what happened (payload: Anno
 DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1 (payload: Decklist)
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
 ENDED = "turnabout.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
+REPORT_DONE = "turnabout.report_done"  # edit: a report message answered elsewhere loses its buttons (ReportDone)
 
 # Engine events that the channel hears about (a report and its confirmation are the report message
 # itself, posted and then edited by the cog).
@@ -141,6 +143,30 @@ class PendingGame:
     match_points: int  # what the winner would score
 
 
+@dataclass(frozen=True)
+class ReportDone(Payload):
+    """A game whose report was answered, as its report message shows it from then on (without
+    buttons): who won with what number, how it was settled, and the match's VP once it is over.
+    `channel_id`/`message_id`: the message to edit (0 when the cog edits the message pressed)."""
+
+    event_id: int
+    match: int
+    game: int
+    status: str  # engine.FINAL or engine.DISPUTED
+    decided: bool  # an organizer's decision
+    winner: int | None  # user ids; winner None: a draw
+    value: int | None
+    measure: str | None  # "life", "library" or "poison"
+    match_points: int  # the winner's
+    reporter: int | None  # who reported it (a disputed report)
+    by: int | None = None  # who confirmed or disputed it, when known
+    by_report: bool = False  # confirmed by the opponent's own matching report
+    unopposed: bool = False  # reported by `by`, final at once: their opponent has dropped
+    over: tuple[int, int, int, int] | None = None  # the match is over: (user a, VP a, user b, VP b)
+    channel_id: int = 0
+    message_id: int = 0
+
+
 @dataclass
 class Outcome:
     event: EventView
@@ -149,6 +175,7 @@ class Outcome:
     repeated: bool = False  # the player's own waiting report, unchanged (to show again)
     differs: bool = False  # ... and what they reported this time is not what it says
     game: int | None = None  # the game a report was about
+    done: ReportDone | None = None  # the answered report, as its message shows it now
 
     @property
     def confirmed(self) -> bool:
@@ -198,14 +225,18 @@ def _view_of(loaded: tables.Loaded) -> EventView:
 
 
 def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
-    """The channel's snapshot of `events`, pinging whom they call to act: the paired players of a
-    new round, and the organizer for a dispute."""
+    """The channel's snapshot of `events`, pinging only whom they call to act: the players of a new
+    round who must play and the player with its bye; the organizer for a dispute, and when a round
+    is complete (they pair the next one, or end the event)."""
     state, row = loaded.state, loaded.row
     assert state is not None
-    ping = [state.players[seat].user_id for e in events if isinstance(e, engine.RoundPaired)
-            for plan in e.matches for seat in (plan.a, plan.b)]
-    if any(isinstance(e, engine.GameDisputed) for e in events):
-        ping.append(row.organizer_id)
+    ping = []
+    for e in events:
+        if isinstance(e, engine.RoundPaired):
+            seats = [seat for plan in e.matches for seat in (plan.a, plan.b)]
+            ping += [state.players[seat].user_id for seat in (*seats, *([e.bye] if e.bye is not None else []))]
+        elif isinstance(e, engine.GameDisputed | engine.RoundFinished):
+            ping.append(row.organizer_id)
     return Announcement(
         row.id, row.organizer_id, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
         tuple(p.scoring for p in state.players), state.settings.rounds, tuple(events), tuple(dict.fromkeys(ping)),
@@ -260,7 +291,7 @@ async def _close_registration(
         events = engine.close_registration(loaded.state)
     except engine.TooManyRounds as error:
         raise UserError(f"{error} Begin with `/turnabout begin rounds:{error.most}` (or fewer), or wait until "
-                        f"{error.needed} players have registered.") from None
+                        f"{error.needed} players have joined.") from None
     await GAMES.commit(session, loaded, events)
     return Outcome(_view(loaded), list(events))
 
@@ -315,11 +346,12 @@ async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str |
     return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
 
 
-async def register(
+async def join(
     db: Database, event_id: int, actor: tables.Actor, *, deck: str, scoring: str = engine.DEFAULT_OPTION,
     decklist: str | bytes | None = None, scryfall: ScryfallClient | None = None,
 ) -> tuple[EventView, Registration, bool]:
-    """Register (or, while registration is open, re-register) a deck: (event, registration, updated).
+    """Join with a deck (or, while registration is open, join again to change it): (event,
+    registration, updated).
     A decklist is checked against the deck rules, its cards judged by their Oracle text where the
     card table (or Scryfall, with `scryfall`) knows it; every problem is reported at once."""
     oracle = await _oracle(db, scryfall, decklist) if decklist is not None else None
@@ -403,6 +435,76 @@ def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingG
     )
 
 
+MAX_REPORT_MESSAGES = 10  # report messages remembered per game (each repeat of a report posts one)
+
+
+def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra: Any) -> ReportDone:
+    """`game` of `match` as its answered report message shows it (see `ReportDone`)."""
+    state = loaded.state
+    assert state is not None
+
+    def user(seat: int) -> int:
+        return state.players[seat].user_id
+
+    winner = game.winner
+    measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
+    if game.status == engine.FINAL and not game.decided and game.confirmed_by is not None:
+        extra = {"by": user(game.confirmed_by), **extra}
+    elif game.status == engine.DISPUTED and game.reported_by is not None:
+        extra = {"by": user(match.other(game.reported_by)), **extra}
+    result = engine.match_result(state, match)
+    over = None
+    if result is not None and result.b is not None:
+        over = (user(result.a), result.victory_points[0], user(result.b), result.victory_points[1])
+    return ReportDone(
+        loaded.row.id, match.number, game.number, game.status, game.decided, None if winner is None else user(winner),
+        game.value, measure, max(engine.reported_points(state, match, game)),
+        user(game.reported_by) if game.reported_by is not None else None, over=over, **extra,
+    )
+
+
+def _retire_reports(loaded: Loaded, *, shown: int | None = None, **answered: Any) -> list[outbox.Message]:
+    """Edits for the report messages of every game whose report was answered (final or disputed,
+    here or by any other way): each shows the result and loses its Confirm / Dispute buttons.
+    `shown`: the message the cog edits itself (the one whose button was pressed); `answered`: who
+    answered it and how (`ReportDone.by`, `by_report`)."""
+    state = loaded.state
+    assert state is not None
+    out = []
+    for m in state.matches:
+        for g in m.games:
+            if not g.messages or g.status == engine.REPORTED:
+                continue
+            for channel_id, message_id in g.messages:
+                if message_id != shown:
+                    done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id, **answered)
+                    out.append(loaded.channel(REPORT_DONE, done, channel_id=channel_id))
+            g.messages = []
+    return out
+
+
+async def record_report_message(db: Database, event_id: int, match: int, game: int, *, channel_id: int,
+                                message_id: int) -> None:
+    """The cog posted the report of `game` of `match` in `message_id`: remembered, so the message
+    loses its buttons once the report is answered in any way (or at once, if it already was)."""
+    async with db.write() as session:
+        loaded = await GAMES.load(session, event_id)
+        state = loaded.state
+        if loaded.row.status != STATUSES.running or state is None or not 1 <= match <= len(state.matches):
+            return
+        m = state.match(match)
+        if m.b is None or game not in (1, 2):
+            return
+        g = m.games[game - 1]
+        if g.status == engine.REPORTED:
+            if [channel_id, message_id] not in g.messages:
+                g.messages = [*g.messages, [channel_id, message_id]][-MAX_REPORT_MESSAGES:]
+                GAMES.save(loaded)
+        elif g.status in (engine.FINAL, engine.DISPUTED):
+            done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
+            await outbox.queue(session, loaded.channel(REPORT_DONE, done, channel_id=channel_id))
+
+
 async def report(
     db: Database, event_id: int, actor: tables.Actor, *, result: str, value: int | None = None,
     game: int | None = None,
@@ -433,19 +535,28 @@ async def report(
                             f"by the losing deck's option.")
         events = GAMES.call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
-        await GAMES.commit(session, loaded, events)
+        matched = any(isinstance(e, engine.GameConfirmed) for e in events)
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
             pending = _pending(loaded, match, target)
-        return Outcome(_view(loaded), list(events), pending, game=target.number)
+        done = None
+        if matched:
+            done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
+        elif reported is not None and reported.needs_confirmation_by is None:
+            done = _report_done(loaded, match, target, by=actor.user_id, unopposed=True)
+        return Outcome(_view(loaded), list(events), pending, game=target.number, done=done)
 
 
 _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the library", "poison": "poison counters"}
 
 
-async def confirm(db: Database, event_id: int, match: int, game: int, actor: tables.Actor) -> Outcome:
-    """The reporter's opponent confirms a report; an organizer's confirmation makes it their decision."""
+async def confirm(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, *,
+                  message_id: int | None = None) -> Outcome:
+    """The reporter's opponent confirms a report; an organizer's confirmation makes it their decision.
+    `message_id`: the report message pressed (the cog shows `Outcome.done` in it; any other copy is
+    edited through the outbox)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -466,18 +577,20 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
                                   note="report confirmed by an organizer")
         else:
             raise PermissionDenied("Only the reporter's opponent or an organizer can confirm this report.")
-        await GAMES.commit(session, loaded, events)
-        return Outcome(_view(loaded), list(events))
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
+        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, by=actor.user_id))
 
 
-async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "") -> Outcome:
+async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "", *,
+                  message_id: int | None = None) -> Outcome:
     """The reporter's opponent disputes: the game waits for an organizer (`settle`)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state, seat = GAMES.playing(loaded, actor)
         events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
-        await GAMES.commit(session, loaded, events)
-        return Outcome(_view(loaded), list(events))
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
+        m = state.match(match)
+        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
 
 
 async def settle(
@@ -499,13 +612,13 @@ async def settle(
             measure = GAMES.call(engine.value_needed, state, match, game, winner)
             raise UserError(f"Deciding this game needs the winner's {_MEASURE_WORDS[measure]} (`number`).")
         events = GAMES.call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
-        await GAMES.commit(session, loaded, events)
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded))
         return Outcome(_view(loaded), list(events))
 
 
 async def drop(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
     """A player leaves the event: not paired again (a match in progress must still be finished).
-    During registration this withdraws the registration."""
+    During registration `leave` withdraws instead."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -531,13 +644,10 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        n = len(ended.placings)
         await leaderboard.record_results(
             session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row.id),
-            results=[
-                leaderboard.Placement(p.user_id, p.position, leaderboard.placement_points(p.position, n), p.award)
-                for p in ended.placings
-            ],
+            results=leaderboard.placed([(p.user_id, p.position) for p in ended.placings],
+                                       {p.user_id: p.award for p in ended.placings}),
         )
         settings = await load_settings_row(session, row.guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id

@@ -12,13 +12,21 @@ import discord
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
-from bot.games.turnabout.service import Announcement, Decklist, EventView, PendingGame, Rating, event_name
+from bot.games.turnabout.service import (
+    Announcement,
+    Decklist,
+    EventView,
+    PendingGame,
+    Rating,
+    ReportDone,
+    event_name,
+)
 from bot.kit import limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, index, number, word
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 
 MAX_CONTENT = 1900
 MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
@@ -26,6 +34,11 @@ OPTION_RULES = {
     "dominaria": "Dominaria: 10 + the winner's life",
     "tolaria": "Tolaria: 10 + half the winner's library (rounded up)",
     "phyrexia": "Phyrexia: 30 − 2 × the winner's poison",
+}
+
+STATUS_WORDS = {  # the event's status as players read it
+    turnabout.STATUSES.lobby: "Open for players", turnabout.STATUSES.running: "In progress",
+    turnabout.STATUSES.finished: "Ended", turnabout.STATUSES.cancelled: "Cancelled",
 }
 
 LobbyButton = lobby_button_type("turnabout", "TurnaboutCog")
@@ -47,8 +60,12 @@ def split_messages(lines: Sequence[str]) -> list[str]:
     return limits.chunk_lines(lines, MAX_CONTENT)
 
 
+def status_word(status: str) -> str:
+    return STATUS_WORDS.get(status, status.capitalize())
+
+
 def settings_text(settings: engine.Settings) -> str:
-    parts = [f"{settings.rounds} Swiss rounds", f"a bye scores {settings.bye_vp}–0 VP"]
+    parts = [plural(settings.rounds, "Swiss round"), f"a bye scores {settings.bye_vp}–0 VP"]
     if settings.clock:
         limit = number_text(settings.clock_increment)
         how = "delay" if settings.clock_mode == "delay" else "Bronstein refund up to"
@@ -70,26 +87,26 @@ def players_needed(rounds: int) -> str:
 
 
 def registration_line(reg, seat: int | None = None) -> str:
-    cards = f" · list of {reg.cards}" if reg.cards else ""
+    cards = f" · list of {plural(reg.cards, 'card')}" if reg.cards else ""
     where = f"Seat {seat + 1}: " if seat is not None else "• "
     return f"{where}{mention(reg.user_id)} — {escape(reg.deck)} ({option_name(reg.scoring)}{cards})"
 
 
 def lobby_embed(event: EventView, note: str | None = None) -> discord.Embed:
-    embed = discord.Embed(title=f"{event_name(event.id)} · {event.status}", colour=discord.Colour.teal())
+    embed = discord.Embed(title=f"{event_name(event.id)} · {status_word(event.status)}", colour=discord.Colour.teal())
     embed.description = settings_text(event.settings)
     regs = event.registrations
-    if event.status == "registration":
+    if event.status == turnabout.STATUSES.lobby:
         lines = [registration_line(r) for r in regs] or ["nobody yet"]
         embed.add_field(name=f"Registered ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE),
                         inline=False)
-        embed.set_footer(text="Register with /turnabout register deck scoring [decklist]; an organizer closes "
-                              f"registration with Begin ({players_needed(event.settings.rounds)}).")
+        embed.set_footer(text="Join with /turnabout join deck [scoring] [decklist] (again to change them); an "
+                              f"organizer closes registration with Begin ({players_needed(event.settings.rounds)}).")
     else:
         seated = event.state is not None  # a lobby cancelled before it closed has no seats
         lines = [registration_line(r, i if seated else None) for i, r in enumerate(regs)] or ["-"]
         embed.add_field(name=f"Players ({len(regs)})", value=limits.fit_lines(lines, limits.FIELD_VALUE), inline=False)
-        embed.add_field(name="Status", value=event.status, inline=False)
+        embed.add_field(name="Status", value=status_word(event.status), inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
     return limits.fit_embed(embed)
@@ -115,9 +132,8 @@ def _pairing_lines(news: Announcement, paired: engine.RoundPaired) -> list[str]:
     if paired.bye is not None:
         lines.append(f"🛌 {mention(news.user_of(paired.bye))} has a bye: {paired.bye_vp}–0 VP.")
     if paired.rematches:
-        rematches = "1 rematch" if paired.rematches == 1 else f"{paired.rematches} rematches"
-        lines.append(f"⚠️ {rematches}: no pairing without one was possible.")
-    lines.append("Report each game with `/turnabout report`; your opponent confirms.")
+        lines.append(f"⚠️ {plural(paired.rematches, 'rematch', 'rematches')}: no pairing without one was possible.")
+    lines.append("Each player reports their games with `/turnabout report`; their opponent confirms.")
     return lines
 
 
@@ -127,17 +143,15 @@ def event_lines(news: Announcement) -> list[str]:
     for e in news.events:
         match e:
             case engine.RegistrationClosed(players=players):
-                lines.append(f"📋 {event_name(news.event_id)}: registration is closed with {players} players, "
-                             f"{news.rounds} round{'' if news.rounds == 1 else 's'}. "
+                lines.append(f"📋 {event_name(news.event_id)}: registration is closed with "
+                             f"{plural(players, 'player')}, {plural(news.rounds, 'round')}. "
                              "An organizer pairs round 1 with `/turnabout pair`.")
             case engine.RoundPaired():
                 lines += _pairing_lines(news, e)
             case engine.GameDisputed(match=m, game=game, by=by, reason=reason):
                 why = f" ({escape(reason)})" if reason else ""
-                lines.append(
-                    f"⚠️ Match {m}, game {game} is disputed by {mention(u(by))}{why}. "
-                    f"{mention(news.organizer_id)}, decide it with `/turnabout settle match:{m} game:{game}`."
-                )
+                lines.append(f"⚠️ Match {m}, game {game} is disputed by {mention(u(by))}{why}.{_claims(news, e)} "
+                             f"{mention(news.organizer_id)} decides it with `/turnabout settle match:{m} game:{game}`.")
             case engine.GameDecided(match=m, game=game, winner=winner, match_points=points, note=note):
                 result = (f"{mention(u(winner))} won it ({max(points)} MP)" if winner is not None
                           else "a draw (no match points)")
@@ -152,13 +166,34 @@ def event_lines(news: Announcement) -> list[str]:
             case engine.MatchFinished(result=result, corrected=corrected):
                 lines.append(match_result_line(news, result, corrected=corrected))
             case engine.RoundFinished(round=number, last=last):
-                after = ("That was the last round: an organizer ends the event with `/turnabout end`." if last
-                         else "An organizer pairs the next round with `/turnabout pair`.")
+                organizer = mention(news.organizer_id)
+                after = (f"That was the last round: {organizer} ends the event with `/turnabout end`." if last
+                         else f"{organizer} pairs round {number + 1} with `/turnabout pair`.")
                 lines.append(f"🔔 Round {number} is complete. {after}")
             case engine.PlayerDropped(seat=seat, open_match=open_match):
                 still = f" Their match {open_match} must still be finished." if open_match is not None else ""
                 lines.append(f"🚪 {mention(u(seat))} dropped from the event.{still}")
     return lines
+
+
+def claim_text(news: Announcement, claim: engine.Claim) -> str:
+    """What one player reported about a game, for the organizer who settles it."""
+    if claim.winner is None:
+        return "a draw"
+    number = "" if claim.value is None else f" with {claim.value} {MEASURE[claim.measure or 'life']}"
+    points = "" if claim.match_points is None else f" ({max(claim.match_points)} MP)"
+    return f"{mention(news.user_of(claim.winner))} won{number}{points}"
+
+
+def _claims(news: Announcement, disputed: engine.GameDisputed) -> str:
+    """Both sides of a dispute: the report, and the disputing player's own report if they gave one."""
+    said = []
+    for claim in (disputed.claimed, disputed.counter):
+        if claim is not None:
+            said.append(f"{mention(news.user_of(claim.by))} reported: {claim_text(news, claim)}")
+    if disputed.claimed is not None and disputed.counter is None:
+        said.append(f"{mention(news.user_of(disputed.by))} disputes that")
+    return " " + "; ".join(said) + "." if said else ""
 
 
 def match_result_line(news: Announcement, r: engine.MatchResult, *, corrected: bool = False) -> str:
@@ -172,14 +207,14 @@ def match_result_line(news: Announcement, r: engine.MatchResult, *, corrected: b
 
 def final_lines(news: Announcement) -> list[str]:
     ended = next(e for e in news.events if isinstance(e, engine.EventEnded))
-    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({len(ended.placings)} players)"]
+    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({plural(len(ended.placings), 'player')})"]
     for p in ended.placings:
         record = f"{p.wins}-{p.draws}-{p.losses}"
         bonus = " + 1 bonus" if p.completed else " (dropped: no bonus)"
         win_rating = p.wins + p.draws / 2 + (1 if p.completed else 0)
         lines.append(
             f"{p.position}. {mention(p.user_id)} — {escape(p.deck)}: {p.victory_points} VP, {record}. "
-            f"Rating **{number_text(p.award)}** = ({p.wins} wins + ½ × {p.draws} draws{bonus} = "
+            f"Rating **{number_text(p.award)}** = ({plural(p.wins, 'win')} + ½ × {plural(p.draws, 'draw')}{bonus} = "
             f"{number_text(win_rating)}) × {p.multiplier}"
         )
     lines.append("Results and ratings were added to the leaderboard (`/leaderboard`, `/turnabout rating`).")
@@ -199,8 +234,8 @@ def report_text(pending: PendingGame, *, again: bool = False) -> str:
     verb = "reported" if again else "reports"
     head = "📝 Still waiting: match" if again else "📝 Match"
     return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
-            f"{mention(pending.opponent)}, confirm or dispute, or report the game yourself (an organizer can "
-            "confirm too).")
+            f"{mention(pending.opponent)} confirms or disputes it, or reports the game too; an organizer can "
+            "also confirm it.")
 
 
 def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
@@ -220,18 +255,34 @@ def answered_report_text(match: int, game: int, status: str) -> str:
     return f"✅ Match {match}, game {game} already has its result."
 
 
-def match_over_tail(outcome) -> str:
-    finished = outcome.match_finished
-    if finished is None:
-        return ""
-    return f" Match {finished.match} is over: {finished.victory_points[0]}–{finished.victory_points[1]} VP."
-
-
-def confirmed_by_report_text(outcome, user_id: int) -> str:
-    """The opponent's own matching report confirmed the waiting one."""
-    confirmed = next(e for e in outcome.events if isinstance(e, engine.GameConfirmed))
-    return (f"✅ Match {confirmed.match}, game {confirmed.game} confirmed by {mention(user_id)}'s matching report."
-            f"{match_over_tail(outcome)}")
+def report_done_text(done: ReportDone) -> str:
+    """An answered report, as its message reads from then on (its buttons gone): who won the game
+    with what number, how it was settled, and whose VP once the match is over."""
+    head = f"Match {done.match}, game {done.game}"
+    if done.winner is None:
+        result = "a **draw** (no match points)"
+    else:
+        number = f" with {done.value} {MEASURE[done.measure or 'life']}" if done.value is not None else ""
+        result = f"{mention(done.winner)} **won**{number} (**{done.match_points} MP**)"
+    if done.status == engine.DISPUTED:
+        reported = f"{mention(done.reporter)} reported " if done.reporter is not None else "reported: "
+        by = f"{mention(done.by)} disputed it" if done.by is not None else "it was disputed"
+        return f"⚠️ {head}: {reported}{result}; {by}. An organizer decides it."
+    if done.decided:
+        how = "decided by an organizer"
+    elif done.by is None:
+        how = "confirmed"
+    elif done.unopposed:
+        how = f"reported by {mention(done.by)}: final, as their opponent has dropped"
+    elif done.by_report:
+        how = f"confirmed by {mention(done.by)}'s matching report"
+    else:
+        how = f"confirmed by {mention(done.by)}"
+    over = ""
+    if done.over is not None:
+        a, vp_a, b, vp_b = done.over
+        over = f" Match {done.match} is over: {mention(a)} {vp_a} VP, {mention(b)} {vp_b} VP."
+    return f"{'⚖️' if done.decided else '✅'} {head}: {result}, {how}.{over}"
 
 
 class ReportButton(
@@ -276,14 +327,16 @@ def standings_page(event: EventView, page: int = 0) -> Page:
     state = event.state
     embed = discord.Embed(title=f"{event_name(event.id)} · standings", colour=discord.Colour.teal())
     if state is None:
-        embed.description = "Registration is still open: no games yet."
+        embed.description = ("Registration is still open: no games yet." if event.status == turnabout.STATUSES.lobby
+                             else "No games were played.")
         return Page(embed, 0, 1)
     shown, page, pages = slice_page(standings_lines(state), page, ROWS_PER_PAGE)
     done = sum(1 for m in state.round_matches() if m.finished)
     embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION)
-    status = "ended" if event.status == "ended" else (
-        f"round {state.round} of {state.settings.rounds} ({done}/{len(state.round_matches())} matches finished)"
-        if state.round else "registration closed, round 1 not paired yet")
+    matches = len(state.round_matches())
+    status = status_word(event.status) if event.status != turnabout.STATUSES.running else (
+        f"Round {state.round} of {state.settings.rounds}: {done} of {plural(matches, 'match', 'matches')} finished"
+        if state.round else "Registration is closed; round 1 is not paired yet")
     embed.add_field(name="Status", value=status, inline=False)
     embed.add_field(name="Tiebreakers", value="opponents' average VP, head-to-head, then a seeded coin flip",
                     inline=False)
@@ -292,8 +345,8 @@ def standings_page(event: EventView, page: int = 0) -> Page:
 
 def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
     embed = discord.Embed(title="Turnabout ratings", colour=discord.Colour.teal())
-    lines = [f"{r.rank}. {mention(r.user_id)} — **{number_text(r.rating)}** ({r.events} event"
-             f"{'s' if r.events != 1 else ''})" for r in ratings]
+    lines = [f"{r.rank}. {mention(r.user_id)} — **{number_text(r.rating)}** ({plural(r.events, 'event')})"
+             for r in ratings]
     shown, page, pages = slice_page(lines, page, ROWS_PER_PAGE)
     embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION) if lines else "No finished Turnabout event yet."
     embed.add_field(name="How", value="Award per event = (match wins + ½ per draw + 1 for playing every round) × "
@@ -304,7 +357,8 @@ def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
 def _decklist_head(dm: Decklist) -> str:
     total = sum(count for count, _ in dm.cards)
     return (f"🃏 {event_name(dm.event_id)}, round {dm.round}, match {dm.match}: in game 1 you "
-            f"play {mention(dm.owner)}'s deck **{escape(dm.deck)}** ({option_name(dm.scoring)}, {total} cards)")
+            f"play {mention(dm.owner)}'s deck **{escape(dm.deck)}** ({option_name(dm.scoring)}, "
+            f"{plural(total, 'card')})")
 
 
 def decklist_lines(dm: Decklist) -> list[str]:
@@ -319,7 +373,7 @@ def decklist_messages(dm: Decklist) -> tuple[str, discord.File | None]:
         return chunks[0], None
     text = "\n".join(f"{count} {name}" for count, name in dm.cards) + "\n"
     slug = re.sub(r"[^A-Za-z0-9]+", "-", dm.deck).strip("-")[:60] or "deck"
-    note = f"{_decklist_head(dm)}. The list ({len(dm.cards)} lines) is attached."
+    note = f"{_decklist_head(dm)}. The list ({plural(len(dm.cards), 'line')}) is attached."
     return note, discord.File(io.BytesIO(text.encode()), filename=f"{slug}.txt")
 
 
@@ -341,6 +395,12 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
 async def decklist(dm: Decklist, ctx: Delivery) -> Outgoing:
     content, file = decklist_messages(dm)  # a long list: one message, the list attached
     return Outgoing(content=content, files=[file] if file is not None else [])
+
+
+@renders(turnabout.REPORT_DONE, ReportDone)
+async def report_done(done: ReportDone, ctx: Delivery) -> Outgoing:
+    """A report message answered elsewhere: its text replaced by the result, its buttons removed."""
+    return Outgoing(content=report_done_text(done), view=None, edit=(done.channel_id, done.message_id))
 
 
 @renders(turnabout.FINAL, Announcement)

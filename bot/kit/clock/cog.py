@@ -48,7 +48,7 @@ class ClockCog(commands.Cog):
         opponent="The other player on the clock (not a bot, not yourself); they accept it before it runs.",
         minutes="Minutes per player per game (default: your event's clock in a Turnabout match, else 10).",
         increment="Seconds: the delay per move, or the Bronstein refund limit (default: the event's, else 3).",
-        mode="Delay or Bronstein timing, as in FORMATS.md (default: the event's, else delay).",
+        mode="Delay (each move's first seconds free) or Bronstein (time spent refunded); default: the event's.",
         first="Whose clock runs first: the player who acts first (default: you).",
         game="Turnabout: the game of your match this clock is for (default: the first without a result).",
     )
@@ -124,7 +124,12 @@ class ClockCog(commands.Cog):
     async def _answer_offer(self, interaction: discord.Interaction, clock_id: int, action: str,
                             message_id: int | None, *, copy: bool = False) -> None:
         """Accept, decline or withdraw an offered clock (nothing runs yet, so nothing to confirm)."""
-        result = await service.act(self.db, clock_id, actor_of(interaction), action, message_id=message_id)
+        try:
+            result = await service.act(self.db, clock_id, actor_of(interaction), action, message_id=message_id)
+        except UserError:
+            if not copy or not await self._show_answered_copy(interaction, clock_id):
+                raise
+            return
         said = {"accept": f"Chess clock #{clock_id} accepted: it is running.",
                 "decline": f"Chess clock #{clock_id} declined: it will not run.",
                 "withdraw": f"Chess clock #{clock_id} withdrawn: it will not run."}[action]
@@ -136,6 +141,18 @@ class ClockCog(commands.Cog):
             await interaction.response.defer()  # the clock message is edited through the outbox
         else:
             await interaction.response.send_message(said, ephemeral=True)
+
+    async def _show_answered_copy(self, interaction: discord.Interaction, clock_id: int) -> bool:
+        """A copy of an offer (shown to one player) pressed after the offer was answered on the
+        channel message: the copy shows the clock as it stands, without the offer's buttons."""
+        clock = await service.get(self.db, clock_id)
+        if clock.offered or clock.guild_id != interaction.guild_id or interaction.user.id not in clock.players:
+            return False  # still an offer (the refusal stands), or not this player's clock
+        how = {engine.WITHDRAWN: "withdrawn", engine.DECLINED: "declined"}.get(clock.state.status, "accepted")
+        await interaction.response.edit_message(
+            content=f"Chess clock #{clock_id} was already {how}: here it is as it stands.",
+            embed=ui.clock_embed(clock), view=ui.clock_view(clock, for_user=interaction.user.id))
+        return True
 
     async def _end(self, interaction: discord.Interaction, clock_id: int, message_id: int | None) -> None:
         """Ask the player first; the end stops both clocks for this game."""

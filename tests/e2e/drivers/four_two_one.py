@@ -58,9 +58,13 @@ class FourTwoOneDriver(TableDriver):
         return engine.LeagueState.from_dict((await self.row()).state)
 
     async def stored(self) -> tuple:
-        """What a refused action must leave exactly as it was."""
+        """What a refused action must leave exactly as it was: the league, not which messages show
+        its menus and reports (recorded once Discord has them, whenever that is)."""
         row = await self.row()
-        return row.state, row.bookkeeping, row.status, row.version
+        kept = {k: v for k, v in (row.bookkeeping or {}).items() if k != "menu"}
+        kept["claims"] = {label: {k: v for k, v in claim.items() if k != "shown"}
+                          for label, claim in kept.get("claims", {}).items()}
+        return row.state, kept, row.status, row.version
 
     async def settled(self, result):
         """A deferred answer once it is final (not "thinking", not an import's progress), or its error."""

@@ -2,7 +2,7 @@
 
 The event's stored state (read from the bot's database) tells the test who plays whom; every action
 goes through Discord: slash commands, the Confirm / Dispute buttons on report messages, and the
-confirmation prompts of drop and end.
+confirmation prompts of leave (a drop, once the event began) and end.
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ class TurnaboutDriver(TableDriver):
     async def state(self) -> engine.TurnaboutState:
         return engine.TurnaboutState.from_dict((await self.state_row()).state)
 
-    async def register(self, user: int, deck: str, scoring: str | None = None, decklist: bytes | None = None):
+    async def join(self, user: int, deck: str, scoring: str | None = None, decklist: bytes | None = None):
+        """`/turnabout join` with a deck (again: changes it)."""
         options: dict = {"deck": deck}
         if scoring is not None:
             options["scoring"] = scoring
-        return await self.fake.slash(user, "turnabout register", guild_id=self.world.guild,
+        return await self.fake.slash(user, "turnabout join", guild_id=self.world.guild,
                                      channel_id=self.world.channel, options=options,
                                      attachments={"decklist": ("deck.txt", decklist)} if decklist is not None else None)
 

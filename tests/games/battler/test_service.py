@@ -325,7 +325,9 @@ async def test_a_game_to_the_end_writes_the_leaderboard_with_the_engine_standing
     async with db.read() as session:
         rows = (await session.execute(select(EventResult).where(EventResult.format == "battler"))).scalars().all()
     assert {r.user_id: r.placement for r in rows} == expected
-    assert {r.user_id: r.points for r in rows} == {u: float(4 - p + 1) for u, p in expected.items()}
+    # One point per player finished ahead of (not a player sharing the place), plus one.
+    behind = {u: sum(1 for other in expected.values() if other > p) for u, p in expected.items()}
+    assert {r.user_id: r.points for r in rows} == {u: float(behind[u] + 1) for u in expected}
     assert expected[state.players[state.winner].user_id] == 1
     assert any(p.status == "out" for p in state.players)
     # The standings post was queued once, with the results, to the game's channel; nobody ended the
@@ -365,7 +367,7 @@ async def test_eliminated_players_are_refused_and_end_records_nothing(db):
     assert ended.status == "cancelled"
     async with db.read() as session:
         assert (await session.execute(select(func.count()).select_from(EventResult))).scalar_one() == 0
-    with pytest.raises(UserError, match="ended"):
+    with pytest.raises(UserError, match="was cancelled"):
         await battler.report(db, game.id, player(state.players[0].user_id), "won")
 
 

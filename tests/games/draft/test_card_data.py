@@ -90,3 +90,22 @@ async def test_bot_picks_learn_edhrec_ranks_and_land_mana_from_the_card_table(db
     assert book.profile("Popular").quality > book.profile("Obscure").quality + 0.3
     assert book.profile("Rated").quality == before.profile("Rated").quality  # the cube's rating decides
     assert book.profile("Tundra").land and book.profile("Tundra").makes == bots.colour_mask("WU")
+
+
+async def test_pools_take_type_lines_the_cube_lacks_from_the_card_table(db):
+    """The pool picture puts creatures, other spells and lands apart: a cube that gave colours and
+    mana values but no type lines has them completed from the card table."""
+    cube = CubeDetail(name="typeless", size=len(NAMES), source="upload", source_ref=None,
+                      cards=tuple(Card(name, colour="W", mana_value=2) for name in NAMES))
+    pod = await drafts.create_pod(db, ADMIN, channel_id=CHANNEL, cube=cube, packs=1, pack_size=4, max_seats=2, seed=7)
+    await card_data.store(db, {name: replace(scryfall_card(name, "W", 2), type_line=("Creature — Cat", "Land")[i % 2])
+                               for i, name in enumerate(NAMES)})
+    await drafts.join(db, pod.id, player(1001))
+    await drafts.join(db, pod.id, player(1002))
+    prompt = (await drafts.begin(db, pod.id, ADMIN)).prompts[0]
+    await drafts.pick(db, pod.id, player(prompt.user_id), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                      card_index=0, source="button")
+    pool = await drafts.pool(db, pod.id, prompt.user_id)
+    [card] = pool.cards
+    assert pool.card_info[card]["type_line"] == ("Creature — Cat", "Land")[NAMES.index(card) % 2]
+    assert pool.card_info[card]["colour"] == "W" and pool.card_info[card]["mana_value"] == 2

@@ -13,12 +13,12 @@ from bot.kit import guild_config, leaderboard, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.types import utcnow
-from tests.common import GUILD
+from tests.common import GUILD, OTHER_GUILD
 from tests.games.draft.test_service import ADMIN, ORGANIZER, new_pod, play_out
 
 
 async def paper_event(db, name="Friday paper draft", turns=7):
-    return await goldfish.create_event(db, guild_id=GUILD, channel_id=10, name=name, turns=turns, organizer_id=ORGANIZER)
+    return await goldfish.create_event(db, actor=ADMIN, channel_id=10, name=name, turns=turns)
 
 
 async def submit(db, event, user, writeup="T1 bolt, T2 bolt", **counts):
@@ -90,8 +90,8 @@ async def test_reject_close_and_leaderboard(db):
     await submit(db, event, 2, life_lost=35)
     await submit(db, event, 3, life_lost=20)
     with pytest.raises(PermissionDenied):
-        await goldfish.reject(db, GUILD, event.id, 2, reason="no", user_id=3, is_organizer=False)
-    rejected = await goldfish.reject(db, GUILD, event.id, 2, reason="loop done twice", user_id=ORGANIZER, is_organizer=False)
+        await goldfish.reject(db, GUILD, event.id, 2, reason="no", actor=Actor(3, GUILD))
+    rejected = await goldfish.reject(db, GUILD, event.id, 2, reason="loop done twice", actor=Actor(ORGANIZER, GUILD))
     assert rejected.submission.status == "rejected"
     # The DM is owed in the same transaction (held for the organizer's command to send).
     assert rejected.dm.message == outbox.Message(
@@ -100,8 +100,8 @@ async def test_reject_close_and_leaderboard(db):
     )
     await submit(db, event, 2, life_lost=25)
     with pytest.raises(PermissionDenied):
-        await goldfish.close(db, GUILD, event.id, user_id=1, is_organizer=False)
-    closed = await goldfish.close(db, GUILD, event.id, user_id=ORGANIZER, is_organizer=False)
+        await goldfish.close(db, GUILD, event.id, actor=Actor(1, GUILD))
+    closed = await goldfish.close(db, GUILD, event.id, actor=Actor(ORGANIZER, GUILD))
     assert closed.post_channel_id == 77
     assert [(s.placement, s.submission.user_id) for s in closed.standings] == [(1, 2), (2, 1), (2, 3)]
     [final] = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
@@ -115,13 +115,13 @@ async def test_reject_close_and_leaderboard(db):
     with pytest.raises(Conflict, match="closed"):
         await submit(db, event, 1, life_lost=50)
     with pytest.raises(Conflict):
-        await goldfish.close(db, GUILD, event.id, user_id=ORGANIZER, is_organizer=True)
+        await goldfish.close(db, GUILD, event.id, actor=ADMIN)
 
     period, rows = await leaderboard.standings(db, GUILD, format="goldfish")
     assert period == "season Autumn"
     assert [(r.rank, r.user_id, r.wins, r.points, r.best_score) for r in rows] == [
-        (1, 2, 1, 3.0, 25.0), (2, 1, 0, 2.0, 20.0), (3, 3, 0, 2.0, 20.0)
-    ]
+        (1, 2, 1, 3.0, 25.0), (2, 1, 0, 1.0, 20.0), (3, 3, 0, 1.0, 20.0)
+    ]  # sharing 2nd, they finished ahead of nobody: 1 point each
     await leaderboard.end_season(db, GUILD)
     # No season running: "current" is all time, and the title says so.
     period, rows = await leaderboard.standings(db, GUILD, season="current")
@@ -161,13 +161,14 @@ async def test_event_names_are_unique_by_key_and_stored_cleaned(db):
             await paper_event(db, name=bad)
     with pytest.raises(UserError, match="play order"):
         await goldfish.create_event(
-            db, guild_id=GUILD, channel_id=10, name="Other", turns=7, organizer_id=ORGANIZER, play_order="last"
+            db, actor=ADMIN, channel_id=10, name="Other", turns=7, play_order="last"
         )
     second = await goldfish.create_event(
-        db, guild_id=GUILD, channel_id=10, name="Second", turns=10, organizer_id=ORGANIZER, play_order="second"
+        db, actor=ADMIN, channel_id=10, name="Second", turns=10, play_order="second"
     )
     assert (await goldfish.get_event(db, GUILD, second.id)).play_order == "second"
-    await goldfish.create_event(db, guild_id=2, channel_id=10, name="Straße night", turns=7, organizer_id=ORGANIZER)
+    await goldfish.create_event(db, actor=Actor(ORGANIZER, 2, manage_guild=True), channel_id=10, name="Straße night",
+                                turns=7)
     assert [e.name for e in await goldfish.list_events(db, GUILD)] == ["Second", "Straße night"]
 
 
@@ -191,10 +192,10 @@ async def test_reject_reasons_are_bounded(db):
     await submit(db, event, 5, life_lost=3)
     too_long = "x" * (goldfish.MAX_REJECT_REASON + 1)
     with pytest.raises(UserError, match="the limit is 500"):
-        await goldfish.reject(db, GUILD, event.id, 5, reason=too_long, user_id=ORGANIZER, is_organizer=True)
+        await goldfish.reject(db, GUILD, event.id, 5, reason=too_long, actor=ADMIN)
     assert (await goldfish.writeup(db, GUILD, event.id, 5)).status == "active"
     longest = "y" * goldfish.MAX_REJECT_REASON
-    rejected = await goldfish.reject(db, GUILD, event.id, 5, reason=longest, user_id=ORGANIZER, is_organizer=True)
+    rejected = await goldfish.reject(db, GUILD, event.id, 5, reason=longest, actor=ADMIN)
     assert rejected.submission.reject_reason == longest
 
 
@@ -321,3 +322,36 @@ async def test_a_paper_event_outside_1_to_20_turns_is_refused(db, turns):
     with pytest.raises(UserError, match="1 to 20 turns"):
         await paper_event(db, turns=turns)
     assert await goldfish.list_events(db, GUILD, status=None) == []
+
+
+async def test_only_organizers_create_events_and_only_theirs_or_organizers_manage_them(db):
+    """The tables' organizer rule: Manage Server or the server's organizer role, in that server;
+    an event's own organizer manages it too."""
+    role = 555
+    await guild_config.update_config(db, GUILD, organizer_role_id=role)
+    member, other_role = Actor(7, GUILD), Actor(7, GUILD, role_ids=frozenset({role + 1}))
+    role_holder, manager = Actor(8, GUILD, role_ids=frozenset({role})), Actor(9, GUILD, manage_guild=True)
+    for refused in (member, other_role):
+        with pytest.raises(PermissionDenied, match="Only organizers can create events"):
+            await goldfish.create_event(db, actor=refused, channel_id=10, name="Sneaky", turns=7)
+    with pytest.raises(UserError, match="only works in a server"):
+        await goldfish.create_event(db, actor=Actor(9, None, manage_guild=True), channel_id=10, name="DM", turns=7)
+    assert await goldfish.list_events(db, GUILD) == []
+
+    by_role = await goldfish.create_event(db, actor=role_holder, channel_id=10, name="By role", turns=7)
+    by_manager = await goldfish.create_event(db, actor=manager, channel_id=10, name="By manager", turns=7)
+    assert (by_role.organizer_id, by_manager.organizer_id) == (8, 9)
+    for event in (by_role, by_manager):
+        await submit(db, event, 5, life_lost=10)
+        await submit(db, event, 6, life_lost=12)
+    for refused in (member, other_role, Actor(9, OTHER_GUILD, manage_guild=True)):
+        with pytest.raises(PermissionDenied):
+            await goldfish.reject(db, GUILD, by_manager.id, 5, reason="no", actor=refused)
+        with pytest.raises(PermissionDenied):
+            await goldfish.close(db, GUILD, by_manager.id, actor=refused)
+    assert (await goldfish.writeup(db, GUILD, by_manager.id, 5)).status == "active"
+    # A role holder manages an event someone else organizes; Manage Server likewise.
+    await goldfish.reject(db, GUILD, by_manager.id, 5, reason="loop done twice", actor=role_holder)
+    await goldfish.reject(db, GUILD, by_role.id, 6, reason="no write-up", actor=manager)
+    assert (await goldfish.close(db, GUILD, by_manager.id, actor=role_holder)).event.status == "closed"
+    assert (await goldfish.close(db, GUILD, by_role.id, actor=manager)).event.status == "closed"

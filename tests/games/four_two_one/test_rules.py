@@ -304,7 +304,7 @@ def test_state_round_trips_through_json_and_refuses_other_versions() -> None:
 
 def test_everyone_builds_in_seat_order_before_the_first_round() -> None:
     state = league(4)
-    assert f.pending_actions(state) == [f.PendingAction("build", (0,), deck_number=1)]
+    assert f.pending_actions(state) == [f.PendingAction("build", (0,), deck_number=1, deck_id=1)]
     refused(state, lambda: f.build_deck(state, 1, pool_deck(state)), NotYourTurn, "It is P0's turn to build")
     refused(state, lambda: f.report(state, 0, "won"), NotYourTurn, "once everyone has built")
     events = build_everyone(state)
@@ -326,6 +326,7 @@ def test_a_deck_has_exactly_60_cards() -> None:
     refused(
         state, lambda: f.build_deck(state, 0, sixty_one), DeckRejected, "61 cards; a 421 deck has exactly 60"
     )
+    refused(state, lambda: f.build_deck(state, 0, {"Island": 1}), DeckRejected, "The list has 1 card; a 421 deck")
     f.build_deck(state, 0, deck)
     assert sum(state.decks[0].cards.values()) == 60
 
@@ -342,8 +343,8 @@ def test_cards_already_in_a_deck_are_named_with_their_deck() -> None:
     f.build_deck(state, 0, {"AAA Rare 01": 1, "AAA Common 01": 4, "Island": 48, "Swamp": 7})
     wanted = {"AAA Rare 01": 1, "AAA Common 01": 2, "AAA Common 02": 4, "Mountain": 48, "Forest": 5}
     message = refused(state, lambda: f.build_deck(state, 1, wanted), DeckRejected, "can't be used")
-    assert "AAA Rare 01: you listed 1, none left in the pool (1 in deck 1 (P0's))" in message
-    assert "AAA Common 01: you listed 2, none left in the pool (4 in deck 1 (P0's))" in message
+    assert "AAA Rare 01: you listed 1, none left in the pool (1 in deck #1 (P0's))" in message
+    assert "AAA Common 01: you listed 2, none left in the pool (4 in deck #1 (P0's))" in message
     assert "AAA Common 02" not in message
     with pytest.raises(DeckRejected) as caught:
         f.build_deck(state, 1, wanted)
@@ -357,9 +358,9 @@ def test_only_the_available_copies_may_be_listed() -> None:
     f.build_deck(state, 0, {"AAA Common 01": 3, "Island": 48, "Swamp": 9})
     wanted = {"AAA Common 01": 2, "Mountain": 48, "Forest": 10}
     message = refused(state, lambda: f.build_deck(state, 1, wanted), DeckRejected, "only 1 available")
-    assert "AAA Common 01: you listed 2, only 1 available (3 in deck 1 (P0's))" in message
+    assert "AAA Common 01: you listed 2, only 1 available (3 in deck #1 (P0's))" in message
     message = refused(state, lambda: f.build_deck(state, 1, {"Swamp": 60}), DeckRejected, "only 39 available")
-    assert "9 in deck 1" in message
+    assert "9 in deck #1" in message
 
 
 def test_unknown_cards_get_suggestions_and_later_sets_are_named() -> None:
@@ -495,7 +496,7 @@ def test_option_a_alters_the_losers_deck_and_removed_cards_return_to_the_pool() 
         state,
         lambda: f.alter_deck(state, 1, {"AAA Common 01": 1, "AAA Rare 01": 1, "Swamp": 48, "Mountain": 10}),
         DeckRejected,
-        r"AAA Common 01: you listed 1, none left in the pool \(4 in deck 1 \(P0's\)\)",
+        r"AAA Common 01: you listed 1, none left in the pool \(4 in deck #1 \(P0's\)\)",
     )
     events = f.alter_deck(state, 1, {"AAA Common 02": 2, "AAA Common 03": 3, "Swamp": 48, "Mountain": 7})
     assert f.DeckAltered(1, 2, (("AAA Common 03", 3),), (("AAA Common 02", 2), ("AAA Rare 01", 1))) in events
@@ -527,7 +528,7 @@ def test_option_b_sets_the_old_deck_aside_and_builds_from_the_pool_only() -> Non
         state,
         lambda: f.build_deck(state, 1, with_old_card),
         DeckRejected,
-        rf"{reuse}: you listed 1, none left in the pool \(4 in deck 2 \(set aside\)\)",
+        rf"{reuse}: you listed 1, none left in the pool \(4 in deck #2 \(set aside\)\)",
     )
     events = f.build_deck(state, 1, pool_deck(state))
     assert f.DeckBuilt(1, 3, 3) in events
@@ -545,7 +546,7 @@ def test_option_c_claims_a_set_aside_deck_neither_player_just_used() -> None:
     assert f.available_options(state) == ("A", "B", "C", "D")
     refused(state, lambda: f.choose(state, 1, "C", deck_id=1), InvalidChoice, "neither of you just used")
     refused(state, lambda: f.choose(state, 1, "C", deck_id=3), InvalidChoice, "neither of you just used")
-    refused(state, lambda: f.choose(state, 1, "C", deck_id=9), InvalidChoice, "no deck 9")
+    refused(state, lambda: f.choose(state, 1, "C", deck_id=9), InvalidChoice, "no deck #9")
     refused(state, lambda: f.choose(state, 1, "C"), InvalidChoice, "needs the set-aside deck")
     refused(state, lambda: f.choose(state, 1, "B", deck_id=2), InvalidChoice, "Only option C takes a deck")
     events = f.choose(state, 1, "C", deck_id=2)
@@ -577,7 +578,8 @@ def test_option_d_makes_the_winner_set_aside_and_build_while_the_loser_keeps_the
     win(state, 0)
     events = f.choose(state, 1, "D")
     assert f.DeckSetAside(0, 1) in events
-    assert f.ActionPending("build", 0, "A", 3) in events
+    assert f.ActionPending("build", 0, "A", 3, 3) in events
+    assert f.OptionChosen(1, "D", "A", None, 0) in events  # the winner named: "ann keeps their deck"
     refused(state, lambda: f.build_deck(state, 1, pool_deck(state)), NotYourTurn, "P0's turn to build")
     f.build_deck(state, 0, pool_deck(state))
     assert [p.deck for p in state.players] == [3, 2]
@@ -598,7 +600,7 @@ def test_the_builder_of_deck_6_adds_the_second_set_first() -> None:
     added = of_type(events, f.SetAdded)
     assert added == [f.SetAdded(1, "bbb", "Set BBB", 6, ())]
     assert state.pool["BBB Mythic 01"] == 1
-    assert f.pending_actions(state) == [f.PendingAction("build", (1,), "A", 6, "B")]
+    assert f.pending_actions(state) == [f.PendingAction("build", (1,), "A", 6, "B", 6)]
     f.build_deck(state, 1, pool_deck(state, first=("BBB Mythic 01",)))  # the first who may use it
     assert state.decks[-1].cards["BBB Mythic 01"] == 1
     assert copies_everywhere(state) == expected_copies(state)
@@ -615,13 +617,17 @@ def test_the_builder_of_deck_11_adds_the_third_set_takes_apart_two_unused_decks_
     assert of_type(events, f.SetAdded) == [f.SetAdded(1, "ccc", "Set CCC", 11, ())]
     assert f.pending_actions(state) == [f.PendingAction("take_apart", (1,), "A", None, "B")]
     refused(state, lambda: f.build_deck(state, 1, pool_deck(state)), NotYourTurn, "you are to take apart")
-    refused(state, lambda: f.take_apart(state, 1, [1, 2]), InvalidChoice, "Deck 1 is in use by P0")
+    refused(state, lambda: f.take_apart(state, 1, [1, 2]), InvalidChoice, "Deck #1 is in use by P0")
     refused(state, lambda: f.take_apart(state, 1, [2, 2]), InvalidChoice, "two different decks")
     refused(state, lambda: f.take_apart(state, 1, [2]), InvalidChoice, "two different decks")
     returned = dict(Counter(state.decks[1].cards) + Counter(state.decks[2].cards))
     pool_before = Counter(state.pool)
     events = f.take_apart(state, 1, [2, 3])
     assert f.DecksTakenApart(1, (2, 3), 120) in events
+    # The deck to build is named by the id it will have (#11), the one number users see; the rules'
+    # count (9) only decides the limit and the sets.
+    assert f.ActionPending("build", 1, "A", 9, 11) in events
+    assert f.pending_actions(state) == [f.PendingAction("build", (1,), "A", 9, "B", 11)]
     assert Counter(state.pool) == pool_before + Counter(returned)
     assert [d.id for d in state.decks] == [1, 4, 5, 6, 7, 8, 9, 10]
     events = f.build_deck(state, 1, pool_deck(state, first=("CCC Rare 01",)))
@@ -812,7 +818,7 @@ def test_four_players_pair_by_standings_and_losers_resolve_in_match_order() -> N
     assert f.pending_actions(state) == [f.PendingAction("choose", (0,), "A")]
     refused(state, lambda: f.choose(state, 2, "A"), NotYourTurn, "Only P0, who lost Match A, chooses now")
     f.choose(state, 0, "D")  # P1 builds anew
-    assert f.pending_actions(state) == [f.PendingAction("build", (1,), "A", 5, "D")]
+    assert f.pending_actions(state) == [f.PendingAction("build", (1,), "A", 5, "D", 5)]
     f.build_deck(state, 1, pool_deck(state))
     assert f.pending_actions(state) == [f.PendingAction("choose", (2,), "B")]
     f.choose(state, 2, "C", deck_id=2)  # the deck P1 just set aside, used in the other match

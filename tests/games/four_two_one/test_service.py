@@ -17,7 +17,7 @@ from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import set_lists
 from bot.games.four_two_one.models import FourTwoOneLeague
-from bot.kit import guild_config
+from bot.kit import guild_config, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import EventResult, OutboxMessage
@@ -168,7 +168,7 @@ async def test_begin_seats_the_players_and_the_first_builds(db):
     assert sorted(p.name for p in state.players) == ["Player *0*", "Player *1*", "Player *2*"]
     [announce] = await queued(db, league_service.ANNOUNCE)
     news = league_service.Announcement.from_payload(announce.payload)
-    assert news.events[0] == engine.ActionPending("build", 0, None, 1)
+    assert news.events[0] == engine.ActionPending("build", 0, None, 1, 1)
     assert news.ping == (league.user_of(0),)  # only the player who must act
 
 
@@ -204,7 +204,7 @@ async def test_building_reports_every_problem_and_changes_nothing(db):
     taken = "4 AAA Common 01\n56 Swamp\n"
     message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(second), taken),
                             league_service.DeckProblems, "none left in the pool")
-    assert "4 in deck 1 (Player \\*" in message  # which deck holds them, and whose
+    assert "4 in deck #1 (Player \\*" in message  # which deck holds them, and whose
     assert copies_conserved((await league_service.get_league(db, league.id)).state)
 
 
@@ -431,3 +431,173 @@ async def test_a_running_league_cancelled_drops_its_waiting_reports_and_tells_th
     assert (await stored(db, league.id))["bookkeeping"]["claims"] == {}
     [told] = await queued(db, league_service.CANCELLED)
     assert told.payload == {"table_id": league.id} and told.channel_id == CHANNEL
+
+
+# --- one voice (issue 25) -------------------------------------------------------------------------------
+
+
+def arena_export(main: str, side: str) -> str:
+    """A deck as Arena (and Draftmancer, Moxfield) exports it: About, Deck and Sideboard, set codes."""
+    lines = [f"{line} (AAA) 12" for line in main.splitlines()]
+    return "About\nName My *deck*\n\nDeck\n" + "\n".join(lines) + "\n\nSideboard\n" + side + "\n"
+
+
+async def test_an_arena_export_builds_its_deck_and_its_sideboard_is_ignored(db):
+    league = await begun(db, 2)
+    first, second = league.user_of(0), league.user_of(1)
+    main = decklist(league.state)
+    built = await league_service.build(db, league.id, player(first), arena_export(main, "2 AAA Common 10\n1 AAA Rare 02"))
+    assert built.ignored == 3
+    deck = built.league.state.decks[0].cards
+    assert sum(deck.values()) == 60 and "\n".join(f"{c} {n}" for n, c in deck.items() if c) == main
+    # MTGO's and Draftmancer's text: the sideboard after a blank line, no header.
+    state = built.league.state
+    mtgo = decklist(state) + "\n\n4 AAA Common 20\n4 AAA Common 21\n"
+    built = await league_service.build(db, league.id, player(second), mtgo)
+    assert built.ignored == 8 and sum(built.league.state.decks[1].cards.values()) == 60
+    # A list with a blank line and no sideboard is one list; SB: lines are a sideboard too.
+    assert league_service.read_decklist("4 AAA Common 01\n\n56 Island\n") == league_service.Decklist(
+        ["AAA Common 01"] * 4 + ["Island"] * 56)
+    assert league_service.read_decklist("60 Island\nSB: 2 Swamp\n").ignored == 2
+    with pytest.raises(UserError, match="no cards outside its sideboard"):
+        league_service.read_decklist("Sideboard\n4 AAA Common 01\n")
+
+
+async def test_a_refused_list_with_a_sideboard_says_the_sideboard_was_not_read(db):
+    league = await begun(db, 2)
+    short = arena_export("4 AAA Common 01\n50 Island", "15 Swamp")
+    message = await refused(db, league.id, lambda: league_service.build(db, league.id, player(league.user_of(0)), short),
+                            league_service.DeckProblems, "54 cards")
+    assert message.endswith("(The sideboard, 15 cards, was not read: a 421 deck is its 60 cards.)")
+
+
+async def test_altering_reads_an_arena_export_without_its_sideboard(db):
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    await league_service.report(db, league.id, player(a), result="won")
+    chosen = await league_service.report(db, league.id, player(b), result="lost")
+    await league_service.choose(db, league.id, player(b), "A")
+    deck = chosen.league.state.deck(chosen.league.state.players[match.b].deck).cards
+    main = "\n".join(f"{count} {name}" for name, count in deck.items())
+    altered = await league_service.alter(db, league.id, player(b), arena_export(main, "1 AAA Rare 05"))
+    assert altered.ignored == 1 and engine.DeckAltered(match.b, 2, (), ()) in altered.events
+
+
+async def claim_edits(db) -> list[league_service.ClaimClosed]:
+    return [league_service.ClaimClosed.from_payload(m.payload) for m in await queued(db, league_service.CLAIM_DONE)]
+
+
+async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db):
+    """Every message that showed a waiting report with Confirm / Reject is edited once the report no
+    longer waits, whichever way: confirmed, rejected, both players reporting it, the league over;
+    a message shown after it stopped waiting is closed at once (issue 25)."""
+    league = await build_all(db, await begun(db, 2))
+    match = league.state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    pending = await league_service.report(db, league.id, player(a), result="won")
+    again = await league_service.report(db, league.id, player(a), result="won")  # shown once more
+    await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=501)
+    await league_service.claim_shown(db, again.claim, channel_id=CHANNEL, message_id=502)
+    assert await claim_edits(db) == []
+    await league_service.report(db, league.id, player(b), result="lost")  # the opponent agrees: it counts
+    assert [(e.message_id, e.how, e.claim) for e in await claim_edits(db)] == [(501, "agreed", pending.claim),
+                                                                               (502, "agreed", pending.claim)]
+    # A message whose id comes after the report stopped waiting (its buttons were that fast) is closed
+    # at once, saying what became of the report, as the other copies do.
+    await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=503)
+    assert [(e.message_id, e.how) for e in (await claim_edits(db))[2:]] == [(503, "agreed")]
+    await league_service.choose(db, league.id, player(b), "B")
+    state = (await league_service.get_league(db, league.id)).state
+    await league_service.build(db, league.id, player(b), decklist(state))
+    state = (await league_service.get_league(db, league.id)).state
+    match = state.matches[0]
+    a, b = league.user_of(match.a), league.user_of(match.b)
+    rejected = await league_service.report(db, league.id, player(a), result="won")
+    await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=504)
+    await league_service.reject(db, league.id, rejected.claim.number, player(b))
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[3:]] == [(504, "reject", b)]
+    confirmed = await league_service.report(db, league.id, player(b), result="won")
+    await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=505)
+    await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=509)  # shown again
+    await league_service.confirm(db, league.id, confirmed.claim.number, player(a), answered_in=509)
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[4:]] == [(505, "confirm", a)]  # 509 is
+    # edited by the click that answered it
+    await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=507)  # late ids: as it ended
+    await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=508)
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[5:]] == [(507, "reject", b), (508, "confirm", a)]
+    await league_service.choose(db, league.id, player(a), "A")
+    state = (await league_service.get_league(db, league.id)).state
+    kept = state.deck(state.players[match.a if league.user_of(match.a) == a else match.b].deck).cards
+    await league_service.alter(db, league.id, player(a), "\n".join(f"{c} {n}" for n, c in kept.items()))
+    waiting = await league_service.report(db, league.id, player(a), result="won")  # next round's, left waiting
+    await league_service.claim_shown(db, waiting.claim, channel_id=CHANNEL, message_id=506)
+    await league_service.end(db, league.id, ORG)
+    assert [(e.message_id, e.how) for e in (await claim_edits(db))[7:]] == [(506, "ended")]
+
+
+async def test_a_cancelled_league_closes_its_waiting_reports_messages(db):
+    league = await build_all(db, await begun(db, 2))
+    pending = await league_service.report(db, league.id, player(league.user_of(league.state.matches[0].a)), result="won")
+    await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=601)
+    await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
+    assert [(e.message_id, e.how) for e in await claim_edits(db)] == [(601, "cancelled")]
+
+
+async def posted(db, row: OutboxMessage, message_id: int) -> None:
+    """The outbox sent `row` as `message_id` (its kind's hooks run as they do after a real send)."""
+    queued_row = outbox.Queued(row.id, outbox.Message(row.kind, row.payload, channel_id=row.channel_id), 0, row.created_at)
+    await outbox.settle(db, [outbox.Outcome(queued_row, channel_id=row.channel_id, message_id=message_id)])
+
+
+async def test_the_take_apart_menu_leaves_its_announcement_once_the_decks_are_taken_apart(db):
+    league = await build_all(db, await begun(db, 2, sets=[card_set("aaa")]))
+    w = league.user_of(league.state.matches[0].a)
+    loser = league.user_of(league.state.matches[0].b)
+    while True:  # the loser rebuilds until a sixth deck would be one too many
+        await league_service.report(db, league.id, player(w), result="won")
+        await league_service.report(db, league.id, player(loser), result="lost")
+        result = await league_service.choose(db, league.id, player(loser), "B")
+        if result.league.state.step.kind == "take_apart":
+            break
+        await league_service.build(db, league.id, player(loser), decklist(result.league.state))
+    *_, menu = await queued(db, league_service.ANNOUNCE)
+    assert len(league_service.Announcement.from_payload(menu.payload).take_apart) >= 2
+    for row in await queued(db, league_service.ANNOUNCE):
+        await posted(db, row, 700 + row.id)  # every announcement sent; only the menu's is remembered
+    assert await queued(db, league_service.MENU_DONE) == []
+    unused = [d.id for d in engine.unused_decks(result.league.state)]
+    await league_service.take_apart(db, league.id, player(loser), unused[:2])
+    [done] = await queued(db, league_service.MENU_DONE)
+    shown = league_service.ShownMenu.from_payload(done.payload)
+    assert (shown.channel_id, shown.message_id) == (CHANNEL, 700 + menu.id) and done.channel_id == CHANNEL
+    assert shown.news == league_service.Announcement.from_payload(menu.payload)
+    assert "menu" not in (await stored(db, league.id))["bookkeeping"]
+    await posted(db, menu, 800)  # the menu's announcement sent (again) after the take-apart: closed at once
+    assert [league_service.ShownMenu.from_payload(m.payload).message_id
+            for m in await queued(db, league_service.MENU_DONE)] == [700 + menu.id, 800]
+
+
+async def test_only_who_must_act_next_is_pinged(db):
+    """The player due to build, the loser who must choose, a new round's players; nobody else: not
+    the one who just acted, not the winner of a match whose loser chooses, not the one sitting out."""
+    league = await build_all(db, await begun(db, 3))
+    state = league.state
+    match = state.matches[0]
+    a, b, bye = league.user_of(match.a), league.user_of(match.b), league.user_of(state.bye)
+    *_, round_one = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
+    assert any(isinstance(e, engine.RoundStarted) for e in round_one.events) and set(round_one.ping) == {a, b, bye}  # the bye is told
+    await league_service.report(db, league.id, player(a), result="won")
+    await league_service.report(db, league.id, player(b), result="lost")
+    *_, result = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
+    assert result.ping == (b,)  # the loser, who chooses
+    await league_service.choose(db, league.id, player(b), "D")
+    *_, chosen = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
+    assert chosen.ping == (a,)  # the winner, who builds
+    state = (await league_service.get_league(db, league.id)).state
+    await league_service.build(db, league.id, player(a), decklist(state))
+    *_, next_round = [league_service.Announcement.from_payload(m.payload) for m in await queued(db, league_service.ANNOUNCE)]
+    paired = next(e for e in next_round.events if isinstance(e, engine.RoundStarted))
+    playing = {league.user_of(s) for _, x, y in paired.matches for s in (x, y)}
+    assert set(next_round.ping) == playing | {league.user_of(paired.bye)}  # who plays, and who sits out
+    assert bye in playing  # the one who sat out plays now

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
@@ -13,6 +14,7 @@ import pytest
 
 import bot.games.four_two_one.cog  # noqa: F401  (defining the cog registers the kit's renderers)
 from bot.cards.model import Card
+from bot.cards.parse import parse_cube_text
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service, ui
@@ -20,6 +22,7 @@ from bot.games.four_two_one.service import Announcement, Claim, Decided, LeagueV
 from bot.kit import limits, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.dispatch import InvalidPayload
+from bot.kit.errors import UserError
 
 NASTY = "@everyone **bold** [link](https://x.y) <@123> " + "é" * 40
 BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
@@ -29,6 +32,12 @@ def long_set(code: str, n: int = 120) -> CardSet:
     """Cards with 200-character names full of markdown."""
     cards = [Card(f"{NASTY} {code} {i:03d} " + "x" * (200 - len(NASTY) - 10), "common") for i in range(n)]
     return CardSet(code=code, name=f"{NASTY} set {code}", cards=tuple(cards), basics=BASICS)
+
+
+def card_set_of(code: str, n: int = 60) -> CardSet:
+    """Cards with ordinary names."""
+    return CardSet(code=code, name=f"Set {code}", cards=tuple(Card(f"{code} card {i:02d}", "common") for i in range(n)),
+                   basics=BASICS)
 
 
 def league_state(players: int = 3) -> engine.LeagueState:
@@ -70,7 +79,7 @@ def test_announcements_escape_names_and_fit_messages():
     assert all(len(c) <= limits.CONTENT for c in chunks)
     text = "\n".join(chunks)
     assert "round 1**" in text and "sits out this round" in text and "chose option B" in text
-    assert "built deck #4 (deck 4 of the league)" in text
+    assert "built deck #4. Every list is public" in text and "of the league)" not in text
     added = [engine.SetAdded(0, "bbb", f"{NASTY} two", 6, (("Snow-Covered Island", 12),))]
     line = ui.event_lines(news(state, added))[0]
     assert "\\*\\*bold\\*\\*" in line and "@everyone" not in line.replace("@\u200beveryone", "")
@@ -86,33 +95,48 @@ def test_the_pool_pages_long_names_within_limits():
     found = ui.pool_page(view(state), 0, "aaa 007")
     assert found.pages == 1 and found.embed.description.startswith("`4/4` @")
     assert "bbb" in found.embed.fields[1].value  # the set still to come, and when
-    assert "No available card" in ui.pool_page(view(state), 0, "nothing like this").embed.description
+    assert "No card of the league matches" in ui.pool_page(view(state), 0, "nothing like this").embed.description
     assert "has not begun" in ui.pool_page(view(None, "lobby"), 0, None).embed.description
 
 
 def test_deck_pages_show_each_list_and_who_uses_every_deck():
+    """Decks share pages (issue 25): as many whole lists as an embed holds, each with who uses it;
+    a list too long for its field says how much more there is, and where to get it all."""
     state = league_state()
     built(state)
-    page = ui.decks_page(view(state), 2)
-    assert page.pages == 3 and "deck #3 (60 cards)" in page.embed.title
-    assert len(page.embed.description) <= limits.DESCRIPTION and limits.embed_size(page.embed) <= limits.EMBED_TOTAL
-    overview = page.embed.fields[1].value
+    page = ui.decks_page(view(state), 0)
+    assert limits.embed_size(page.embed) <= limits.EMBED_TOTAL
+    assert all(len(f.value) <= limits.FIELD_VALUE for f in page.embed.fields)
     bye = state.players[state.bye].user_id
-    assert f"<@{bye}>'s, sitting out: untouchable" in overview and overview.count("in use by") == 2
+    shown = {f.name: f.value for p in range(page.pages) for f in ui.decks_page(view(state), p).embed.fields}
+    assert set(shown) == {f"Deck #{d.id} · 60 cards" for d in state.decks}
+    values = "\n".join(shown.values())
+    assert f"<@{bye}>'s, sitting out: untouchable" in values and values.count("in use by") == 2
+    assert "more lines: `/421 decks file:True`" in values  # 200-character names: a list is longer than a field
+    short = engine.new_league([card_set_of("aaa"), card_set_of("bbb")], [100, 101, 102], seed=1)
+    built(short)
+    for _ in range(2):  # five decks of ordinary names: one page shows them all, each list whole
+        engine.report(short, short.matches[0].a, "won")
+        engine.choose(short, short.matches[0].b, "B")
+        engine.build_deck(short, short.step.seat, deck_of(short))
+    one = ui.decks_page(view(short), 0)
+    assert one.pages == 1 and len(one.embed.fields) == len(short.decks) == 5, one.pages
+    for deck, field in zip(short.decks, one.embed.fields, strict=True):
+        assert field.value.splitlines()[1:] == [ui.escape(line) for line in ui.deck_lines(deck.cards)]
     assert "No deck" in ui.decks_page(view(league_state()), 0).embed.description
 
 
 def test_standings_lobby_claim_and_final():
     state = league_state()
     built(state)
-    embed = ui.standings_embed(view(state))
+    embed = ui.status_embed(view(state))
     assert "report Match A" in embed.fields[-2].value and limits.embed_size(embed) <= limits.EMBED_TOTAL
     lobby = ui.lobby_embed(view(None, "lobby"))
     assert "\\*\\*bold\\*\\*" in lobby.description and "2–6" in lobby.footer.text
     claim = Claim(7, 3, 2, "A", 100, 101, None)
-    assert ui.claim_text(claim) == ("📝 421 league #7, round 2, Match A: <@100> reports a **draw**. <@101>, confirm or "
-                                    "reject it (an organizer who does not play in it can confirm too).")
-    assert "a **draw** (still waiting). <@101>, confirm" in ui.claim_text(claim, again=True)
+    assert ui.claim_text(claim) == ("📝 421 league #7, round 2, Match A: <@100> reports a **draw**. <@101> confirms or "
+                                    "rejects it (an organizer who does not play in it can confirm too).")
+    assert "a **draw** (still waiting). <@101> confirms" in ui.claim_text(claim, again=True)
     assert ui.waiting_for_you_text(claim).startswith("Match A already has a report waiting for you: <@100> reports a "
                                                      "**draw**. Confirm it, or reject it")
     assert "the match is disputed" in ui.verdict_text("reject", 101) and "`/421 settle`" in ui.verdict_text("reject", 1)
@@ -192,22 +216,27 @@ def test_the_lobby_and_standings_show_when_the_later_sets_join():
 
     sets = tuple(SetInfo(code, f"{NASTY} {code}", 100) for code in ("mir", "vis", "wth", "tmp", "sth"))
     lobby = replace(view(None, "lobby"), sets=sets, schedule=Schedule.of(5, "saga", 10))
+    # When a set joins is said by how many decks the league has: "deck N" would be a second number
+    # for decks, which are named by their own ("deck #13") everywhere (issue 25).
     assert ui.schedule_text(lobby) == (
-        "New sets (Weatherlight saga, blocks of 3 sets, each new block after 10 more points): `vis` at deck 6, "
-        "`wth` at deck 11, `tmp` at deck 11 once someone has 10 points, `sth` at deck 16; at most 20 decks.")
+        "New sets (Weatherlight saga, blocks of 3 sets, each new block after 10 more points), each added by whoever "
+        "builds the next deck: `vis` once the league has 5 decks, `wth` once the league has 10 decks, `tmp` once the "
+        "league has 10 decks and someone has 10 points, `sth` once the league has 15 decks; at most 20 decks.")
     assert ui.schedule_text(lobby) in ui.lobby_embed(lobby).description
     standard = replace(lobby, schedule=Schedule.of(5))
-    assert ui.schedule_text(standard).startswith("New sets (standard): `vis` at deck 6, `wth` at deck 11, `tmp` at "
-                                                 "deck 16, `sth` at deck 21; at most 20 decks.")
+    assert ui.schedule_text(standard) == (
+        "New sets (standard), each added by whoever builds the next deck: `vis` once the league has 5 decks, `wth` "
+        "once the league has 10 decks, `tmp` once the league has 15 decks, `sth` once the league has 20 decks; at "
+        "most 20 decks.")
     one = replace(lobby, sets=sets[:1], schedule=Schedule.of(1))
     assert ui.schedule_text(one) == "One set: at most 5 decks."
     twelve = replace(lobby, sets=tuple(SetInfo(f"s{i:02d}", NASTY, 100) for i in range(12)), schedule=Schedule.of(12, "saga", 10))
     assert len(ui.lobby_embed(twelve).description) <= limits.DESCRIPTION
     state = league_state()
     built(state)
-    waiting = ui.standings_embed(replace(view(state), disputes=("A",))).fields[-2].value
+    waiting = ui.status_embed(replace(view(state), disputes=("A",))).fields[-2].value
     assert "report Match A (disputed: report again, or an organizer settles it with `/421 settle`)" in waiting
-    assert "disputed" not in ui.standings_embed(view(state)).fields[-2].value
+    assert "disputed" not in ui.status_embed(view(state)).fields[-2].value
 
 
 async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancellation():
@@ -230,3 +259,119 @@ async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancel
     for payload in ({"table_id": 7}, {"league_id": 7}):  # the latter as the format queued it before the kit
         sent = await render(service.CANCELLED, payload)
         assert sent.content == "❌ 421 league #7 was cancelled by an organizer: nothing was recorded."
+
+
+# --- one voice (issue 25) -------------------------------------------------------------------------------
+
+
+def test_public_announcements_speak_in_the_third_person_with_one_number_per_deck():
+    """What the channel hears names players in the third person ("dan keeps their deck", never
+    "you keep yours"), names every deck by its one number ("deck #11", never "deck 9 of the
+    league"), and writes negative numbers with the minus sign."""
+    state = league_state()
+    events = built(state)
+    match = state.matches[0]
+    events += engine.report(state, match.a, "won")
+    events += [
+        engine.OptionChosen(match.b, "A", "A", None, match.a), engine.ActionPending(engine.ALTER, match.b, "A"),
+        engine.DeckAltered(match.b, 2, (("x", 4),), (("y", 4),)),
+        engine.OptionChosen(match.b, "B", "A", None, match.a), engine.DeckSetAside(match.b, 2),
+        engine.OptionChosen(match.b, "C", "A", 3, match.a), engine.DeckClaimed(match.b, 3),
+        engine.OptionChosen(match.b, "D", "A", None, match.a), engine.DeckSetAside(match.a, 1),
+        engine.SetAdded(match.a, "bbb", "Beta", 11, ()), engine.ActionPending(engine.TAKE_APART, match.a, "A"),
+        engine.DecksTakenApart(match.a, (4, 5), 120), engine.ActionPending(engine.BUILD, match.a, "A", 9, 11),
+        engine.DeckBuilt(match.a, 11, 9), engine.ActionPending(engine.CHOOSE, match.b, "B"),
+    ]
+    text = "\n".join(ui.event_lines(news(state, events)))
+    winner, loser = (f"<@{state.players[s].user_id}>" for s in (match.a, match.b))
+    assert re.findall(r"\b(you|your|yours|yourself)\b", text, re.IGNORECASE) == []
+    assert re.findall(r"\bdecks? \d", text, re.IGNORECASE) == []  # a deck's number always has its "#"
+    assert f"{loser} chose option D: {winner} sets their winning deck aside and builds a new one; {loser} keeps " \
+           "their deck." in text
+    assert f"{winner} builds deck #11 next: `/421 build`" in text and "built deck #11. Every list" in text
+    assert f"🔨 A new deck would be one too many: {winner} first takes apart two decks" in text
+    assert f"{loser} lost Match B and chooses next with `/421 choose`" in text
+    assert "The league has 10 decks: " in text and "120 cards are back in the pool" in text
+    assert f"{loser} −1 (loss) → **−1**" in text and "-1" not in text
+    assert "1 cards" not in text and "4 cards in" in text
+    one = ui.event_lines(news(state, [engine.DecksTakenApart(0, (1, 2), 1)]))[0]
+    assert "1 card is back in the pool" in one
+
+
+def test_status_final_standings_and_lobby_in_words_with_one_minus_sign():
+    state = league_state()
+    built(state)
+    for player, score in zip(state.players, (21, 1, -1), strict=True):
+        player.score = score
+    state.players[2].byes = 1
+    status = ui.status_embed(view(state))
+    text = status.description
+    assert "**21** points" in text and "**1** point ·" in text and "**−1** points" in text and "-1" not in text
+    assert "· 1 bye" in text and "1 byes" not in text
+    assert "builds deck #" not in status.fields[-2].value  # nobody builds now: the round is on
+    final = "\n".join(ui.final_lines(news(state, [engine.LeagueWon(0, 21)])))
+    assert "— **−1** points" in final and "— **1** point" in final and "with 21 points!" in final
+    assert ui.lobby_embed(view(None, "lobby")).title == "421 league #7 · Open for players"
+    assert ui.lobby_embed(view(state)).title == "421 league #7 · In progress"
+    assert ui.lobby_embed(view(state, "finished")).title == "421 league #7 · Finished"
+    fresh = league_state()
+    assert "builds deck #1" in ui.status_embed(view(fresh)).fields[-2].value
+    assert ui.deck_modal(view(fresh), engine.BUILD, 100).title == "Build deck #1"
+
+
+def test_the_pool_shows_every_card_even_all_used_up_and_comes_as_files():
+    """A card whose copies are all in decks still shows, `0/4` (issue 25); the pool comes as two
+    files: the copies left in Arena's format, and every card with where its other copies are."""
+    state = league_state()
+    built(state)
+    used_up = next(n for n, c in sorted(state.pool.items()) if c == 0)
+    page = ui.pool_page(view(state), 0, re.search(r"aaa \d{3}", used_up).group())
+    assert page.pages == 1 and page.embed.description.count("\n") == 0  # that card alone
+    assert page.embed.description.startswith("`0/4` ") and "`/421 pool file:True`" in page.embed.fields[0].value
+    files = ui.pool_files(view(state))
+    arena = files["pool-7-arena.txt"].splitlines()
+    assert len(arena) == sum(1 for c in state.pool.values() if c)
+    assert all(re.fullmatch(r"[1-9]\d* \S.*", line) for line in arena)
+    assert f"{state.pool['Island']} Island" in arena and not any(line.endswith(used_up) for line in arena)
+    assert parse_cube_text(files["pool-7-arena.txt"]).names().count(used_up) == 0  # a deck builder reads it
+    plain = files["pool-7.txt"]
+    holder = next(d for d in state.decks if used_up in d.cards)
+    owner = state.players[engine.holder_of(state, holder.id)].name
+    assert f"0/4 {used_up} (common) — 4 in deck #{holder.id} (" in plain and owner in plain
+    assert "@everyone" in plain  # a file shows names as typed: nothing in it renders or pings
+    message = ui.pool_file_message(view(state))
+    assert [f.filename for f in message["files"]] == ["pool-7-arena.txt", "pool-7.txt"]
+    with pytest.raises(UserError, match="has not begun"):
+        ui.pool_file_message(view(None, "lobby"))
+    decks = ui.decks_file(view(state))["decks-7.txt"]
+    for deck in state.decks:
+        assert f"Deck #{deck.id} (" in decks and "\n".join(ui.deck_lines(deck.cards)) in decks
+
+
+async def test_a_finished_step_leaves_no_live_buttons_or_menus():
+    """The edits the outbox makes once a step is done (issue 25): the take-apart announcement keeps
+    its text and loses its menu; a report's message says what became of it and loses its buttons."""
+    def render(kind: str, payload: dict):
+        row = outbox.Queued(1, outbox.Message(kind, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
+        return Outbox(SimpleNamespace(db=None))._render(row, True)
+
+    state = league_state()
+    events = built(state)
+    announcement = news(state, [*events, engine.ActionPending(engine.TAKE_APART, 0, "A")])
+    posted = Announcement(7, announcement.users, announcement.events, take_apart=(1, 2))
+    original = await render(service.ANNOUNCE, posted.to_payload())
+    assert original.view is not None  # the menu rides on the announcement
+    shown = service.ShownMenu(5, 99, posted)
+    edit = await render(service.MENU_DONE, json.loads(json.dumps(shown.to_payload())))
+    assert edit.edit == (5, 99) and edit.view is None and edit.content == original.content and not edit.continued
+    claim = Claim(7, 3, 2, "A", 100, 101, 100)
+    for how, by, words in (("confirm", 101, "✅ Confirmed by <@101>."), ("reject", 101, "❌ Rejected by <@101>"),
+                           ("agreed", None, "Both players reported it: it counts."),
+                           ("ended", None, "The league ended before it was confirmed"),
+                           ("cancelled", None, "cancelled before it was confirmed"), ("gone", None, "no longer waits")):
+        closed = service.ClaimClosed(5, 98, claim, how, by)
+        edit = await render(service.CLAIM_DONE, json.loads(json.dumps(closed.to_payload())))
+        assert edit.edit == (5, 98) and edit.view is None
+        assert edit.content.startswith("📝 421 league #7, round 2, Match A: <@100> reported that **<@100> won**.\n")
+        assert words in edit.content and "confirms or rejects" not in edit.content
+    assert ui.answered_text(claim, "confirm", 101) == ui.closed_text(service.ClaimClosed(5, 98, claim, "confirm", 101))

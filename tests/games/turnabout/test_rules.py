@@ -394,7 +394,7 @@ def test_a_registered_list_holds_at_most_250_cards():
     text = "".join(f"1 {long_name} {i}\n" for i in range(1000))
     _, problems = t.check_decklist(text)
     assert problems == [
-        "The list has 1,000 cards; a registered list may have at most 250 (register a bigger deck without a list)."
+        "The list has 1,000 cards; a registered list may have at most 250 (join with a bigger deck without a list)."
     ]
     with pytest.raises(DeckRejected, match="at most 250"):
         t.register(t.new_event(1), 7, "Battle of Wits", decklist="251 Island\n")
@@ -764,7 +764,11 @@ def test_the_opponents_own_report_confirms_a_matching_report_and_disputes_a_diff
         t.report_game(state, m.a, winner=m.b, value=-4)
     assert snapshot(state) == before
     [disputed] = t.report_game(state, m.a, winner=m.b, value=v2 + 1)
-    assert disputed == t.GameDisputed(m.number, 2, m.a, f"their own report differs: their opponent won with {v2 + 1}")
+    # Both claims go to the organizer: the waiting report, and the disputing player's own.
+    measure = t.value_needed(state, m.number, 2, m.b)
+    claimed = t.Claim(m.b, m.b, v2, measure, t.reported_points(state, m, m.games[1]))
+    counter = t.Claim(m.a, m.b, v2 + 1, measure, t._game_points(state, m, m.games[1], m.b, v2 + 1))
+    assert disputed == t.GameDisputed(m.number, 2, m.a, "", claimed, counter)
     assert m.games[1].status == t.DISPUTED
     with pytest.raises(AlreadyReported, match="disputed: an organizer decides it"):
         t.report_game(state, m.b, winner=m.b, value=v2, game=2)
@@ -773,7 +777,7 @@ def test_the_opponents_own_report_confirms_a_matching_report_and_disputes_a_diff
 
     t.report_game(state, other.a, winner=other.a, value=value_for(state, other, 1, other.a))
     [drawn] = t.report_game(state, other.b, winner=None)
-    assert drawn.reason == "their own report differs: a draw"
+    assert drawn.counter == t.Claim(other.b, None, None, None, (0, 0)) and drawn.claimed.winner == other.a
     t.report_game(state, other.a, winner=None, game=2)
     [confirmed, *_] = t.report_game(state, other.b, winner=None, game=2)
     assert confirmed == t.GameConfirmed(other.number, 2, other.b)
@@ -833,7 +837,7 @@ def test_dispute_then_organizer_decision():
     m = open_matches(state)[0]
     t.report_game(state, m.a, winner=m.a, value=10)
     [ev] = t.dispute_game(state, m.b, reason="I won that one")
-    assert ev == t.GameDisputed(m.number, 1, m.b, "I won that one")
+    assert ev == t.GameDisputed(m.number, 1, m.b, "I won that one", t.Claim(m.a, m.a, 10, "life", (20, 0)), None)
     with pytest.raises(NothingToConfirm):
         t.confirm_game(state, m.b)  # a disputed game waits for the organizer
     with pytest.raises(AlreadyReported):

@@ -28,7 +28,7 @@ OPTIONS = ("dominaria", "tolaria", "phyrexia")
 async def registered(db, n: int, **options) -> turnabout.EventView:
     event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=7, **options)
     for i in range(n):
-        await turnabout.register(db, event.id, player(1000 + i), deck=f"Deck {i}", scoring=OPTIONS[i % 3])
+        await turnabout.join(db, event.id, player(1000 + i), deck=f"Deck {i}", scoring=OPTIONS[i % 3])
     return await turnabout.get_event(db, event.id)
 
 
@@ -65,43 +65,43 @@ async def test_registration_checks_and_closing(db):
 
     # Decklists: 60+ cards, no ante cards, no wishes; every problem is reported, nothing is saved.
     with pytest.raises(UserError, match="59 cards"):
-        await turnabout.register(db, event.id, player(1000), deck="Burn", decklist=b"59 Lightning Bolt\n")
+        await turnabout.join(db, event.id, player(1000), deck="Burn", decklist=b"59 Lightning Bolt\n")
     with pytest.raises(UserError) as banned:
-        await turnabout.register(db, event.id, player(1000), deck="Burn",
+        await turnabout.join(db, event.id, player(1000), deck="Burn",
                                  decklist=b"56 Lightning Bolt\n2 Darkpact\n2 Burning Wish\n")
     assert "Darkpact" in str(banned.value) and "Burning Wish" in str(banned.value)
     with pytest.raises(UserError, match="not a scoring option"):
-        await turnabout.register(db, event.id, player(1000), deck="Burn", scoring="zendikar")
+        await turnabout.join(db, event.id, player(1000), deck="Burn", scoring="zendikar")
     assert (await turnabout.get_event(db, event.id)).registrations == ()
 
-    _, reg, updated = await turnabout.register(db, event.id, player(1000), deck="Burn", scoring="tolaria",
+    _, reg, updated = await turnabout.join(db, event.id, player(1000), deck="Burn", scoring="tolaria",
                                                decklist=b"60 Lightning Bolt\n")
     assert (reg.deck, reg.scoring, reg.cards, updated) == ("Burn", "tolaria", 60, False)
     with pytest.raises(UserError, match="already registered a deck called"):
-        await turnabout.register(db, event.id, player(1001), deck="  BURN ")
+        await turnabout.join(db, event.id, player(1001), deck="  BURN ")
     with pytest.raises(PermissionDenied):
-        await turnabout.register(db, event.id, player(1001, OTHER_GUILD), deck="Other")
-    _, reg, updated = await turnabout.register(db, event.id, player(1000), deck="Burn 2")
+        await turnabout.join(db, event.id, player(1001, OTHER_GUILD), deck="Other")
+    _, reg, updated = await turnabout.join(db, event.id, player(1000), deck="Burn 2")
     assert (reg.deck, reg.scoring, reg.cards, updated) == ("Burn 2", "dominaria", None, True)
     for i in (1, 2):
-        await turnabout.register(db, event.id, player(1000 + i), deck=f"Deck {i}")
+        await turnabout.join(db, event.id, player(1000 + i), deck=f"Deck {i}")
 
     # Pairing before registration closes; closing with fewer than 4 players.
     with pytest.raises(UserError, match="Registration is still open"):
         await turnabout.pair(db, event.id, ORG)
     with pytest.raises(UserError, match="at least 4"):
         await turnabout.begin(db, event.id, ORG)
-    await turnabout.register(db, event.id, player(1003), deck="Deck 3", decklist="60 Island\n")
+    await turnabout.join(db, event.id, player(1003), deck="Deck 3", decklist="60 Island\n")
     await turnabout.leave(db, event.id, player(1002))
     with pytest.raises(UserError, match="at least 4"):
         await turnabout.begin(db, event.id, ORG)
-    await turnabout.register(db, event.id, player(1002), deck="Deck 2")
+    await turnabout.join(db, event.id, player(1002), deck="Deck 2")
     with pytest.raises(PermissionDenied):
         await turnabout.begin(db, event.id, player(1000))
     begun = await turnabout.begin(db, event.id, ORG)
     assert begun.event.status == "running" and len(begun.event.state.players) == 4
     with pytest.raises(Conflict, match="closed"):
-        await turnabout.register(db, event.id, player(1004), deck="Late")
+        await turnabout.join(db, event.id, player(1004), deck="Late")
     assert [m.payload["events"][0]["type"] for m in await queued(db, turnabout.ANNOUNCE)] == ["turnabout.RegistrationClosed"]
 
     # Round 1: organizers only; the decklists go by DM to the opponents who play them in game 1.
@@ -146,7 +146,7 @@ async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(d
     event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
     listing = b"4 Eyetwitch\n1 Darkpact\n1 Fae of Wishes\n54 Swamp\n"
     with pytest.raises(UserError) as refused:
-        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing,
+        await turnabout.join(db, event.id, player(1000), deck="Lessons", decklist=listing,
                                  scryfall=scryfall.client)
     text = str(refused.value)
     assert "• Eyetwitch (4 copies) is banned: it has learn, which brings a Lesson card into the game from outside " \
@@ -160,19 +160,19 @@ async def test_decklists_are_judged_by_the_cards_oracle_text_where_it_is_known(d
     asked = len(scryfall.collection_batches)
     # Known now: the table answers, Scryfall is not asked again (not even needed).
     with pytest.raises(UserError, match="Eyetwitch"):
-        await turnabout.register(db, event.id, player(1000), deck="Lessons", decklist=listing, scryfall=None)
+        await turnabout.join(db, event.id, player(1000), deck="Lessons", decklist=listing, scryfall=None)
     assert len(scryfall.collection_batches) == asked
 
     # A row stored before the Oracle text was kept is asked for again; with Scryfall down, the lists judge.
     async with db.write() as session:
         (await session.get(CardRecord, "eyetwitch")).oracle_text = None
     scryfall.down = True
-    _, reg, _ = await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+    _, reg, _ = await turnabout.join(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
                                          decklist=b"4 Eyetwitch\n56 Swamp\n")
     assert reg.cards == 60
     scryfall.down = False
     with pytest.raises(UserError, match="Eyetwitch"):
-        await turnabout.register(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
+        await turnabout.join(db, event.id, player(1000), deck="Lessons", scryfall=scryfall.client,
                                  decklist=b"4 Eyetwitch\n56 Swamp\n")
     async with db.read() as session:
         assert (await session.get(CardRecord, "eyetwitch")).oracle_text == EYETWITCH
@@ -182,7 +182,7 @@ async def test_a_list_over_250_cards_is_refused_and_says_so(db):
     event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, seed=1)
     listing = "".join(f"1 {'Q' * 185} {i}\n" for i in range(1000)).encode()
     with pytest.raises(UserError, match="1,000 cards; a registered list may have at most 250"):
-        await turnabout.register(db, event.id, player(1000), deck="Big", decklist=listing)
+        await turnabout.join(db, event.id, player(1000), deck="Big", decklist=listing)
     assert (await turnabout.get_event(db, event.id)).registrations == ()
 
 
@@ -196,7 +196,7 @@ async def test_begin_refuses_more_rounds_than_a_round_robin_and_can_change_them(
         await turnabout.begin(db, event.id, ORG)
     assert str(refused.value) == (
         "6 players can play at most 5 rounds without anyone meeting the same opponent twice; this event is set "
-        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have registered.")
+        "to 7. Begin with `/turnabout begin rounds:5` (or fewer), or wait until 7 players have joined.")
     for rounds, error in [(6, "at most 5 rounds"), (0, "from 1 to 20"), (21, "from 1 to 20")]:
         with pytest.raises(UserError, match=error):
             await turnabout.begin(db, event.id, ORG, rounds=rounds)
@@ -460,7 +460,7 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     playing_organizer = Actor(1000, GUILD, manage_guild=True)
     for i in range(4):
         actor = playing_organizer if i == 0 else player(1000 + i)
-        await turnabout.register(db, event.id, actor, deck=f"Deck {i}", scoring="dominaria")
+        await turnabout.join(db, event.id, actor, deck=f"Deck {i}", scoring="dominaria")
     await turnabout.begin(db, event.id, ORG)
     event = (await turnabout.pair(db, event.id, ORG)).event
     m = next(m for m in event.state.round_matches() if 1000 in (user_of(event, m.a), user_of(event, m.b)))
@@ -472,3 +472,103 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     assert game.status == engine.REPORTED
     await turnabout.confirm(db, event.id, m.number, 1, player(opponent))
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
+
+
+async def test_only_who_must_act_next_is_pinged(db):
+    """Issue 25 item 5: pairings ping the players who must play and the player with the bye; "Round
+    N is complete" pings the event's organizer, who pairs the next round; nobody else."""
+    event = await registered(db, 5, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    paired = await turnabout.pair(db, event.id, ORG)
+    [pairings] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
+                  if any(e["type"] == "turnabout.RoundPaired" for e in msg.payload["events"])]
+    assert set(pairings.payload["ping"]) == {p.user_id for p in paired.event.state.players}  # the bye's too
+    [bye] = [m for m in paired.event.state.round_matches() if m.b is None]
+    assert user_of(paired.event, bye.a) in pairings.payload["ping"]
+    await play_round(db, paired.event)
+    messages = await queued(db, turnabout.ANNOUNCE)
+    [complete] = [msg for msg in messages if any(e["type"] == "turnabout.RoundFinished" for e in msg.payload["events"])]
+    assert complete.payload["ping"] == [ORGANIZER]
+    results = [msg for msg in messages if msg.id not in (complete.id, pairings.id)]
+    assert results and all(msg.payload["ping"] == [] for msg in results)  # match results ping nobody
+
+
+async def test_a_report_message_loses_its_buttons_however_the_report_is_answered(db):
+    """Issue 25 items 3 and 7: every message showing a waiting report is edited once the report is
+    answered — by a button (the pressed message is the cog's to edit), by the opponent's matching
+    report, by an organizer's decision or a dispute — and shows who won with what number."""
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m, other = [x for x in event.state.round_matches()]
+    a, b = user_of(event, m.a), user_of(event, m.b)
+
+    async def edits() -> dict[int, dict]:
+        return {msg.payload["message_id"]: msg.payload for msg in await queued(db, turnabout.REPORT_DONE)}
+
+    # Game 1: posted twice (a repeat), confirmed by the opponent's own matching report: both copies edited.
+    await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)
+    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=CHANNEL, message_id=501)
+    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=CHANNEL, message_id=502)
+    assert await edits() == {}
+    matched = await turnabout.report(db, event.id, player(b), result="lost")
+    assert matched.done is not None and matched.done.by == b and matched.done.by_report
+    done = await edits()
+    assert set(done) == {501, 502} and done[501]["winner"] == a and done[501]["value"] == 20
+    assert done[501]["status"] == engine.FINAL and done[501]["channel_id"] == CHANNEL
+    assert done[501]["by"] == b and done[501]["by_report"]
+    # Game 2: confirmed with the button on message 503: that one is the cog's, 504 goes through the outbox.
+    await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)
+    for message_id in (503, 504):
+        await turnabout.record_report_message(db, event.id, m.number, 2, channel_id=CHANNEL, message_id=message_id)
+    confirmed = await turnabout.confirm(db, event.id, m.number, 2, player(a), message_id=503)
+    assert set(await edits()) == {501, 502, 504}
+    result = confirmed.match_finished
+    assert confirmed.done.over == (a, result.victory_points[0], b, result.victory_points[1])
+    assert confirmed.done.winner == b and confirmed.done.value == 3 and confirmed.done.by == a
+    # A message recorded after its report was answered (a slow reply) is edited at once.
+    await turnabout.record_report_message(db, event.id, m.number, 2, channel_id=CHANNEL, message_id=505)
+    assert 505 in await edits()
+
+    # The other match: a report decided by an organizer, and one disputed with the button.
+    c, d = user_of(event, other.a), user_of(event, other.b)
+    await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)
+    await turnabout.record_report_message(db, event.id, other.number, 1, channel_id=CHANNEL, message_id=601)
+    await turnabout.settle(db, event.id, ORG, match=other.number, game=1, winner_id=d, value=4)
+    decided = (await edits())[601]
+    assert decided["decided"] and decided["winner"] == d and decided["value"] == 4
+    await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)
+    await turnabout.record_report_message(db, event.id, other.number, 2, channel_id=CHANNEL, message_id=602)
+    disputed = await turnabout.dispute(db, event.id, other.number, 2, player(d), message_id=602)
+    assert 602 not in await edits() and disputed.done.status == engine.DISPUTED and disputed.done.reporter == c
+    state = (await turnabout.get_event(db, event.id)).state
+    assert all(not g.messages for x in state.matches for g in x.games)
+
+
+async def test_a_dispute_carries_both_claims_to_the_organizer(db):
+    """Issue 25 item 4: the dispute announcement holds the report and the other player's own claim."""
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a, b = user_of(event, m.a), user_of(event, m.b)
+    await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)
+    await turnabout.report(db, event.id, player(b), result="won", value=7, game=1)
+    [call] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
+              if any(e["type"] == "turnabout.GameDisputed" for e in msg.payload["events"])]
+    [disputed] = [e for e in call.payload["events"] if e["type"] == "turnabout.GameDisputed"]
+    assert (disputed["claimed"]["by"], disputed["claimed"]["winner"], disputed["claimed"]["value"]) == (m.a, m.a, 20)
+    assert (disputed["counter"]["by"], disputed["counter"]["winner"], disputed["counter"]["value"]) == (m.b, m.b, 7)
+    assert call.payload["ping"] == [ORGANIZER]
+
+
+async def test_a_report_against_a_dropped_player_is_final_and_says_so(db):
+    event = await registered(db, 4, rounds=2)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a, b = user_of(event, m.a), user_of(event, m.b)
+    await turnabout.drop(db, event.id, player(b))
+    out = await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
+    assert out.pending is None and out.done is not None and out.done.unopposed and out.done.by == a
+    assert out.done.status == engine.FINAL and out.done.winner == a and out.done.value == 5

@@ -8,7 +8,15 @@ import json
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import ui
-from bot.games.turnabout.service import Announcement, Decklist, EventView, PendingGame, Rating
+from bot.games.turnabout.service import (
+    Announcement,
+    Decklist,
+    EventView,
+    PendingGame,
+    Rating,
+    Registration,
+    ReportDone,
+)
 from bot.kit import limits
 
 NASTY = "@everyone **bold** [link](https://x.y) " + "é" * 60  # 100 characters of markdown, pings and accents
@@ -57,8 +65,8 @@ def test_standings_and_ratings_are_paginated():
 def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
-                                       "(**15 MP**). <@11>, confirm or dispute, or report the game yourself (an "
-                                       "organizer can confirm too).")
+                                       "(**15 MP**). <@11> confirms or disputes it, or reports the game too; an "
+                                       "organizer can also confirm it.")
     assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
     assert ui.repeated_note(pending, differs=False, game_given=False) is None
     assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)
@@ -98,6 +106,7 @@ def test_the_lobby_says_how_many_players_the_rounds_need():
         settings = engine.Settings(rounds=rounds)
         lobby = ui.lobby_embed(EventView(1, 2, 3, 4, None, "registration", 2000, settings, 1, (), None))
         assert lobby.footer.text.endswith(f"closes registration with Begin ({needed}.")
+        assert lobby.footer.text.startswith("Join with /turnabout join deck [scoring] [decklist]")
 
 
 def test_closing_and_rematches_are_announced_with_plurals_right():
@@ -126,3 +135,82 @@ def test_an_announcement_queued_before_typed_events_renders_the_same():
     decoded = Announcement.from_payload(old)
     assert decoded == news and ui.event_lines(decoded) == ui.event_lines(news)
     assert Announcement.from_payload(json.loads(json.dumps(news.to_payload()))) == news
+
+
+def test_an_answered_report_says_who_won_with_what_number_and_whose_vp():
+    """Issue 25 item 3: the report message's text is replaced, and the result stays readable."""
+    confirmed = ReportDone(1, 1, 2, engine.FINAL, False, 10, 45, "library", 30, None, by=11, over=(10, 30, 11, 0))
+    assert ui.report_done_text(confirmed) == (
+        "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 MP**), confirmed by <@11>. "
+        "Match 1 is over: <@10> 30 VP, <@11> 0 VP.")
+    matching = dataclasses.replace(confirmed, game=1, by_report=True, over=None, value=7, measure="life",
+                                   match_points=17)
+    assert ui.report_done_text(matching) == (
+        "✅ Match 1, game 1: <@10> **won** with 7 life (**17 MP**), confirmed by <@11>'s matching report.")
+    alone = dataclasses.replace(confirmed, by=10, unopposed=True, over=None)
+    assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 MP**), "
+                                          "reported by <@10>: final, as their opponent has dropped.")
+    decided = dataclasses.replace(confirmed, decided=True, by=None, over=None)
+    assert ui.report_done_text(decided).startswith("⚖️ Match 1, game 2: <@10> **won** with 45 cards")
+    assert ui.report_done_text(decided).endswith("decided by an organizer.")
+    draw = dataclasses.replace(confirmed, winner=None, value=None, measure=None, match_points=0, over=None)
+    assert ui.report_done_text(draw) == "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>."
+    disputed = dataclasses.replace(confirmed, status=engine.DISPUTED, reporter=10, over=None)
+    assert ui.report_done_text(disputed) == (
+        "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 MP**); <@11> "
+        "disputed it. An organizer decides it.")
+
+
+def test_a_dispute_shows_the_organizer_both_claims():
+    """Issue 25 item 4: what each player claimed, and the organizer called (third person)."""
+    state = event_state(4)
+    engine.pair_next_round(state)
+    m = state.round_matches()[0]
+    engine.report_game(state, m.a, winner=m.a, value=12, game=1)
+    events = engine.report_game(state, m.b, winner=m.b, value=3, game=1)
+    [line] = ui.event_lines(announcement(state, events))
+    a, b = state.players[m.a].user_id, state.players[m.b].user_id
+    measure = ui.MEASURE[engine.value_needed(state, m.number, 1, m.a)]
+    assert line.startswith(f"⚠️ Match {m.number}, game 1 is disputed by <@{b}>. <@{a}> reported: <@{a}> won with "
+                           f"12 {measure} (")
+    assert f"; <@{b}> reported: <@{b}> won with 3 " in line
+    assert line.endswith(f"<@4> decides it with `/turnabout settle match:{m.number} game:1`.")
+    engine.report_game(state, m.a, winner=m.a, value=12, game=2)
+    [button] = engine.dispute_game(state, m.b, game=2)
+    [line] = ui.event_lines(announcement(state, [button]))
+    assert f"<@{a}> reported: <@{a}> won with 12 " in line and f"; <@{b}> disputes that. <@4> decides it" in line
+
+
+def test_round_complete_names_the_organizer_and_pairings_speak_in_the_third_person():
+    state = event_state(4)
+    lines = ui.event_lines(announcement(state, engine.pair_next_round(state)))
+    assert lines[-1] == "Each player reports their games with `/turnabout report`; their opponent confirms."
+    assert not any(" you" in line.lower() or "your " in line.lower() for line in lines)
+    done = ui.event_lines(announcement(state, [engine.RoundFinished(1, False)]))
+    assert done == ["🔔 Round 1 is complete. <@4> pairs round 2 with `/turnabout pair`."]
+    last = ui.event_lines(announcement(state, [engine.RoundFinished(3, True)]))
+    assert last == ["🔔 Round 3 is complete. That was the last round: <@4> ends the event with `/turnabout end`."]
+
+
+def test_counts_and_status_words_read_as_english():
+    """Issue 25 item 13: counts through plural, status words people use, no command names gone."""
+    settings = engine.Settings(rounds=1)
+    reg = Registration(10, "Burn", "dominaria", 1)
+    lobby = ui.lobby_embed(EventView(1, 2, 3, 4, None, "registration", 2000, settings, 1, (reg,), None))
+    assert lobby.title == "Turnabout #1 · Open for players" and "1 Swiss round ·" in lobby.description
+    assert "(Dominaria · list of 1 card)" in lobby.fields[0].value
+    for status, word in [("running", "In progress"), ("ended", "Ended"), ("cancelled", "Cancelled")]:
+        embed = ui.lobby_embed(EventView(1, 2, 3, 4, None, status, 2000, settings, 1, (reg,), None))
+        assert embed.title.endswith(f"· {word}") and embed.fields[-1].value == word
+    ratings = ui.ratings_page([Rating(1, 10, 3.0, 1)], 0).embed.description
+    assert "(1 event)" in ratings
+    state = event_state(4)
+    state.settings.rounds = 1
+    engine.pair_next_round(state)
+    for m in state.round_matches():
+        engine.decide_game(state, m.number, 1, winner=m.a, value=0)
+        engine.decide_game(state, m.number, 2, winner=None)
+    page = ui.standings_page(view_of(state), 0).embed
+    assert "Round 1 of 1: 2 of 2 matches finished" in page.fields[0].value
+    lines = ui.final_lines(announcement(state, engine.end_event(state)))
+    assert "(1 win + ½ × 0 draws + 1 bonus" in lines[1] and "(4 players)" in lines[0]

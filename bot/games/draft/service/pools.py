@@ -92,7 +92,9 @@ async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
         if seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         cards = await pool_cards(session, pod_id, seat)
-        return PoolView(pod_id, user_id, cards, await card_facts(session, pod_id), row.guild_id)
+        # The type line too: the pool picture puts creatures, other spells and lands apart.
+        facts = await card_facts(session, pod_id, ("colour", "mana_value", "type_line"))
+        return PoolView(pod_id, user_id, cards, facts, row.guild_id)
 
 
 async def all_pools(db: Database, pod_id: int) -> dict[int, list[str]]:

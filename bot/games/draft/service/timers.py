@@ -1,4 +1,4 @@
-"""Pick timers, run by the shared sweeper from the pod's deadline (`picking.TIMER`).
+"""Pick timers, run by the shared sweeper from the pod's deadline (`state.TIMER`).
 
 Half way through a seat's time the player is reminded (once per pack); when it runs out the bot
 picks for them as a bot drafter would from their pool (`bots.pick_for_seat`, without a bot's leaning),

@@ -1,0 +1,289 @@
+"""The draft package's pages: a draft pod's page, a Goldfish Draft event's page, and a player's own
+pool behind a signed link ("draft-pool").
+
+* A draft in its lobby shows who joined; a running draft shows only its progress (how many picks
+  each player has made): no card of any pack or pool. Once complete: every player's pool (card
+  names with their pictures), and for each player (`?seat=N`) every pack they saw with their pick
+  marked, replayed from the stored picks (`logs.views`); the exports (`logs`: Draftmancer's log,
+  each player's Magic Online log, the text summary) are downloads (`registry.event_file`).
+* A Goldfish event shows its standings with each score's parts, and every counting write-up: the
+  format shows write-ups to everyone while scores come in (FORMATS.md §1; `/goldfish writeup`).
+* "draft-pool": the player's own picks so far, during the draft too (only theirs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2.filters import do_urlencode
+from markupsafe import Markup
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.draft import goldfish_rules, logs
+from bot.games.draft import rules as engine
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
+from bot.games.draft.service import SPEC
+from bot.kit import leaderboard, tables
+from bot.kit.errors import NotFound
+from bot.web import access, params, registry
+from bot.web.names import names_of
+
+registry.templates("draft", Path(__file__).parent / "templates")
+
+DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", "draft-pool"
+STATUSES = SPEC.statuses
+PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "drafting", STATUSES.finished: "complete",
+         STATUSES.cancelled: "cancelled"}
+DRAFTMANCER, SUMMARY = "draftmancer.json", "summary.txt"
+MTGO = re.compile(r"seat-(\d{1,2})-mtgo\.txt")
+METHOD = {"sum": "the parts added", "max": "the largest part", "product": "the parts multiplied"}
+PLAY_ORDER = {"first": "everyone plays first", "second": "everyone plays second", "flip": "a coin flip decides"}
+
+
+# --- drafts -----------------------------------------------------------------------------------------
+
+
+async def _pod(session: AsyncSession, guild_id: int, pod_id: int) -> tables.Loaded | None:
+    """The pod and its seats (seat order once drafting), if it is this server's."""
+    try:
+        loaded = await tables.load(session, SPEC, pod_id)
+    except NotFound:
+        return None
+    return loaded if loaded.row.guild_id == guild_id else None
+
+
+async def _record(session: AsyncSession, loaded: tables.Loaded, names: dict[int, str]) -> logs.DraftRecord:
+    """A complete draft as the logs read it: its packs dealt again, every pick in order."""
+    row = loaded.row
+    cube = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == row.id))).scalar_one()
+    picks = await session.execute(select(DraftPick.seat, DraftPick.pack_id, DraftPick.card)
+                                  .where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))
+    seats = [logs.LogSeat(names[s.user_id], s.is_bot) for s in loaded.seats]
+    return logs.DraftRecord.from_deal(
+        draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
+        pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks], seats=seats,
+        finished_at=row.finished_at or row.started_at or row.created_at, cards={entry["name"]: entry for entry in cube})
+
+
+async def _complete(ctx: registry.PageContext, pod_id: int) -> tuple[tables.Loaded, logs.DraftRecord, dict] | None:
+    async with ctx.db.read() as session:
+        loaded = await _pod(session, ctx.guild_id, pod_id)
+        if loaded is None or loaded.row.status != STATUSES.finished:
+            return None
+        names = await _names(ctx, session, [s.user_id for s in loaded.seats])
+        return loaded, await _record(session, loaded, names), names
+
+
+async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Iterable[int]) -> dict[int, str]:
+    return await names_of(session, ctx.guild_id, user_ids)
+
+
+def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
+    """Each card as the site's `card` macro (`_macros.html`) writes it, built here once per name: a
+    complete draft's page shows hundreds of cards, and a macro call per card is most of its time
+    (a test keeps the two the same)."""
+    out = {}
+    for name in names:
+        if name in out:
+            continue
+        search = f"https://scryfall.com/search?q={do_urlencode(chr(33) + chr(34) + name + chr(34))}"
+        src = pictures.get(name) or ("https://api.scryfall.com/cards/named?format=image&version=normal&exact="
+                                     + do_urlencode(name))
+        out[name] = Markup(
+            '<span class="card" tabindex="0"><a class="card-name" href="{0}" rel="noreferrer noopener" '
+            'target="_blank">{1}</a><span class="card-pic"><a href="{0}" rel="noreferrer noopener" target="_blank" '
+            'tabindex="-1"><img loading="lazy" alt="{1}" src="{2}"></a></span></span>').format(search, name, src)
+    return out
+
+
+@dataclass(frozen=True)
+class Seat:
+    number: int  # 1-based
+    user_id: int
+    bot: bool
+    picks: int
+
+
+@registry.event_page(DRAFT)
+async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
+    async with ctx.db.read() as session:
+        loaded = await _pod(session, ctx.guild_id, pod_id)
+        if loaded is None:
+            return None
+        row = loaded.row
+        counts = dict((await session.execute(
+            select(DraftPick.seat, func.count()).where(DraftPick.pod_id == row.id).group_by(DraftPick.seat))).all())
+        goldfish = (await session.execute(select(GoldfishEvent.id, GoldfishEvent.name)
+                                          .where(GoldfishEvent.pod_id == row.id))).first()
+        names = await _names(ctx, session, [s.user_id for s in loaded.seats])
+        seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
+        complete = row.status == STATUSES.finished
+        chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete else 0
+        picks = (await _seat_packs(session, row, chosen - 1) if chosen
+                 else await _pools(session, row.id, len(seats)) if complete else None)
+    per_seat = row.packs * row.pack_size
+    context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
+               "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
+               "goldfish": goldfish, "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
+               "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
+               "mtgo": {}, "seat_link": {}, "cards": {}}
+    title = f"Draft #{row.id}"
+    if not complete:  # its progress only: no card of any pack or pool
+        return registry.Page("draft/draft.html", title, context)
+    context.update(
+        chosen=seats[chosen - 1] if chosen else None,
+        files=[(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
+               for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))],
+        mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
+              for seat in seats},
+        seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
+    if chosen:
+        context["picks"] = picks
+        shown = [card for view in picks for card in view.pack]
+        title = f"{title} · {names[seats[chosen - 1].user_id]}"
+    else:
+        context["pools"] = [(seat, picks[seat.number - 1]) for seat in seats]
+        shown = [card for cards in picks for card in cards]
+    context["cards"] = _cards(shown, await ctx.pictures(shown))
+    return registry.Page("draft/draft.html", title, context)
+
+
+async def _pools(session: AsyncSession, pod_id: int, seats: int) -> list[list[str]]:
+    """Every seat's picks in order."""
+    pools: list[list[str]] = [[] for _ in range(seats)]
+    rows = await session.execute(select(DraftPick.seat, DraftPick.card).where(DraftPick.pod_id == pod_id)
+                                 .order_by(DraftPick.sequence))
+    for seat, card in rows:
+        if 0 <= seat < seats:
+            pools[seat].append(card)
+    return pools
+
+
+async def _seat_packs(session: AsyncSession, row: DraftPod, seat: int) -> list[logs.PickView]:
+    """Every pack one seat saw, in its order, with its pick: each pack as dealt (the pod's cube, seats
+    and seed, as `logs.DraftRecord.from_deal` deals it) less the cards taken from it before (the
+    picks' `pack_pick`), without replaying the whole draft."""
+    cube = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == row.id))).scalar_one()
+    seats = (await session.execute(select(func.count()).where(DraftSeat.pod_id == row.id))).scalar_one()
+    config = engine.DraftConfig(seats, row.packs, row.pack_size)
+    packs = engine.generate_packs([entry["name"] for entry in cube], config, row.seed)
+    mine = list((await session.execute(
+        select(DraftPick.round, DraftPick.pick_number, DraftPick.pack_id, DraftPick.pack_pick, DraftPick.card)
+        .where(DraftPick.pod_id == row.id, DraftPick.seat == seat).order_by(DraftPick.sequence))).all())
+    taken = (await session.execute(
+        select(DraftPick.pack_id, DraftPick.pack_pick, DraftPick.card)
+        .where(DraftPick.pod_id == row.id, DraftPick.pack_id.in_({p.pack_id for p in mine}))
+        .order_by(DraftPick.pack_id, DraftPick.pack_pick))).all()
+    by_pack: dict[int, list[tuple[int, str]]] = {}
+    for pack_id, pack_pick, card in taken:
+        by_pack.setdefault(pack_id, []).append((pack_pick, card))
+    views = []
+    for round_, pick_number, pack_id, pack_pick, card in mine:
+        if not 0 <= pack_id < len(packs):
+            continue
+        shown = list(packs[pack_id])
+        for before, gone in by_pack.get(pack_id, ()):
+            if before < pack_pick and gone in shown:
+                shown.remove(gone)
+        if card in shown:
+            views.append(logs.PickView(round_, pick_number, pack_id, tuple(shown), shown.index(card)))
+    return views
+
+
+@registry.event_file(DRAFT)
+async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> registry.File | None:
+    """A complete draft's exports: Draftmancer's log, the summary, each seat's Magic Online log."""
+    prefix = f"draft-{pod_id}-"
+    if not name.startswith(prefix):
+        return None
+    rest = name.removeprefix(prefix)
+    seat = MTGO.fullmatch(rest)
+    if rest not in (DRAFTMANCER, SUMMARY) and seat is None:
+        return None
+    found = await _complete(ctx, pod_id)
+    if found is None:
+        return None
+    _, record, _ = found
+    try:
+        if rest == DRAFTMANCER:
+            return registry.File(name, "application/json", json.dumps(logs.draftmancer_log(record)).encode())
+        if rest == SUMMARY:
+            return registry.File(name, "text/plain", logs.text_summary(record).encode())
+        number = int(seat[1])
+        if not 1 <= number <= record.config.seats:
+            return None
+        return registry.File(name, "text/plain", logs.mtgo_log(record, number - 1).encode())
+    except ValueError:  # picks that do not replay: no log
+        return None
+
+
+@registry.private_page(POOL)
+async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
+    """A player's own picks so far (`grant.ref` the pod), theirs alone, during the draft too."""
+    async with ctx.db.read() as session:
+        row = await session.get(DraftPod, grant.ref) if 0 < grant.ref <= tables.MAX_ID else None
+        if row is None or row.guild_id != ctx.guild_id:
+            return None
+        seat = (await session.execute(select(DraftSeat.seat).where(
+            DraftSeat.pod_id == row.id, DraftSeat.user_id == grant.user_id))).scalar_one_or_none()
+        if seat is None:
+            return None
+        cards = list((await session.execute(select(DraftPick.card).where(
+            DraftPick.pod_id == row.id, DraftPick.seat == seat).order_by(DraftPick.sequence))).scalars())
+    return registry.Page("draft/pool.html", f"Your pool · Draft #{row.id}", {
+        "row": row, "cards": cards, "pictures": await ctx.pictures(cards), "phase": PHASE.get(row.status, row.status),
+        "total": row.packs * row.pack_size, "draft_link": ctx.links.event(DRAFT, row.id)})
+
+
+# --- Goldfish events --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Score:
+    placement: int
+    user_id: int
+    row: GoldfishSubmission
+    parts: dict[str, float]
+
+
+@registry.event_page(GOLDFISH)
+async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
+    async with ctx.db.read() as session:
+        event = await session.get(GoldfishEvent, event_id) if 0 < event_id <= tables.MAX_ID else None
+        if event is None or event.guild_id != ctx.guild_id:
+            return None
+        rows = list((await session.execute(select(GoldfishSubmission).where(
+            GoldfishSubmission.event_id == event.id, GoldfishSubmission.status == "active"))).scalars())
+        rejected = (await session.execute(select(func.count()).where(
+            GoldfishSubmission.event_id == event.id, GoldfishSubmission.status == "rejected"))).scalar_one()
+        by_user = {row.user_id: row for row in rows}
+        scores = [Score(p.placement, p.user_id, by_user[p.user_id], goldfish_rules.breakdown(
+            life_lost=by_user[p.user_id].life_lost, cards_milled=by_user[p.user_id].cards_milled,
+            poison=by_user[p.user_id].poison, game_wins=by_user[p.user_id].game_wins,
+            lost_or_drew=by_user[p.user_id].lost_or_drew, prevented=by_user[p.user_id].prevented, method=event.method))
+                  for p in leaderboard.rank_by_score({row.user_id: row.score for row in rows})]
+        names = await _names(ctx, session, [event.organizer_id, *by_user])
+    return registry.Page("draft/goldfish.html", event.name, {
+        "event": event, "scores": scores, "names": names, "rejected": rejected,
+        "method": METHOD.get(event.method, event.method), "play_order": PLAY_ORDER.get(event.play_order, ""),
+        "draft_link": ctx.links.event(DRAFT, event.pod_id) if event.pod_id else None})
+
+
+@registry.running_events
+async def open_goldfish_events(session: AsyncSession, guild_id: int) -> list[registry.RunningEvent]:
+    """Goldfish events taking scores (no table: a lobby's list does not have them)."""
+    rows = await session.execute(
+        select(GoldfishEvent.id, GoldfishEvent.name, GoldfishEvent.created_at, func.count(GoldfishSubmission.id))
+        .outerjoin(GoldfishSubmission, (GoldfishSubmission.event_id == GoldfishEvent.id)
+                   & (GoldfishSubmission.status == "active"))
+        .where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.status == "open")
+        .group_by(GoldfishEvent.id, GoldfishEvent.name, GoldfishEvent.created_at)
+        .order_by(GoldfishEvent.id.desc()).limit(registry.MAX_RUNNING))
+    return [registry.RunningEvent(GOLDFISH, event_id, f"Goldfish: {name}", registry.OPEN, players, created)
+            for event_id, name, created, players in rows]
+

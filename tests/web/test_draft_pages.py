@@ -1,0 +1,205 @@
+"""The draft package's pages (bot/games/draft/web.py) on SQLite and PostgreSQL, from drafts and
+Goldfish events driven through the real services: a running draft shows only its progress (no card
+of any pack or pool), a complete one every pool, every pack each player saw with the pick marked,
+and its exports as downloads; a player's own pool behind a signed link; a Goldfish event's scores
+and write-ups; only the server's own."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from bot.cards.model import Card
+from bot.games.draft import goldfish_service as goldfish
+from bot.games.draft import logs
+from bot.games.draft import service as drafts
+from bot.kit.cubes import CubeDetail
+from bot.kit.tables import Actor
+from bot.web import access, names
+from bot.web.links import SiteLinks
+from tests.common import CHANNEL, GUILD, ORG, OTHER_GUILD, organizer, player
+from tests.web.helpers import NOT_FOUND, page, site_client, visible
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+USERS = [1001, 1002, 1003]
+
+
+def cube(size: int = 60) -> CubeDetail:
+    cards = tuple(Card(name=f"Card <{i:03d}>", colour="WUBRG"[i % 5]) for i in range(size))
+    return CubeDetail(name="Test cube", size=size, source="upload", source_ref=None, cards=cards)
+
+
+async def started(db, guild_org: Actor = ORG, users=USERS, **options) -> tuple[drafts.PodView, list]:
+    pod = await drafts.create_pod(db, guild_org, channel_id=CHANNEL, cube=cube(), packs=2, pack_size=5, seed=99,
+                                  **options)
+    for user in users:
+        await drafts.join(db, pod.id, player(user, guild_org.guild_id))
+    begun = await drafts.begin(db, pod.id, guild_org)
+    return begun.pod, begun.prompts
+
+
+async def pick(db, prompt, index: int = 0) -> drafts.PickResult:
+    return await drafts.pick(db, prompt.pod_id, Actor(prompt.user_id, None), pack_id=prompt.pack_id,
+                             pack_pick=prompt.pack_pick, card_index=index, source="button")
+
+
+async def play_out(db, prompts, rng: random.Random, *, stop_after: int | None = None) -> dict:
+    """Random picks by whoever has a pack until the draft completes (or `stop_after` picks)."""
+    pending = {p.user_id: p for p in prompts}
+    made = 0
+    while pending and (stop_after is None or made < stop_after):
+        prompt = pending.pop(rng.choice(sorted(pending)))
+        result = await pick(db, prompt, rng.randrange(len(prompt.cards)))
+        made += 1
+        for nxt in [result.next_for_picker, *result.others]:
+            if nxt is not None:
+                pending[nxt.user_id] = nxt
+    return pending
+
+
+async def test_a_running_draft_shows_only_its_progress_then_everything_once_complete(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    await names.remember(db, GUILD, 1001, "Alice")
+    pod, prompts = await started(db)
+    path = links.event("draft", pod.id)
+    async with site_client(db) as client:
+        pending = await play_out(db, prompts, random.Random(4), stop_after=7)
+        html = await page(client, path)
+        text = visible(html)
+        assert f"Draft #{pod.id}" in text and "drafting · Test cube · 3 players · 2 packs of 5 cards" in text
+        assert "7 of 30 picks made" in text and "Alice" in text
+        assert "Card" not in text  # no card of any pack or pool, not even in a picture's address
+        for name in ("draftmancer.json", "summary.txt", "seat-1-mtgo.txt"):
+            await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-{name}"), status=404)
+        assert "Card" not in await page(client, path + "?seat=1")  # a seat's packs wait too
+
+        await play_out(db, pending.values(), random.Random(5))
+        assert (await drafts.get_pod(db, pod.id)).status == "complete"
+        html = await page(client, path)
+        text = visible(html)
+        assert "complete" in text and "Pools" in text and "Downloads" in text
+        pools = await drafts.all_pools(db, pod.id)
+        for cards in pools.values():
+            assert all(card in text for card in cards)
+        assert "Card &lt;" in html and "Card <0" not in html  # escaped
+        # One player's packs, pick by pick, the pick marked.
+        seat_html = await page(client, path + "?seat=1")
+        first_user = (await drafts.get_pod(db, pod.id)).player_ids[0]
+        assert seat_html.count('class="picked"') == 10
+        picked = [visible(li) for li in seat_html.split('<li class="picked">')[1:]]
+        assert [p.split(" ")[0] + " " + p.split(" ")[1] for p in picked] == pools[first_user]
+        # The same packs as the engine's replay shows them (the Magic Online log of seat 1).
+        mtgo1 = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-1-mtgo.txt"))
+        replayed: list[list[str]] = []
+        for line in mtgo1.splitlines():
+            if re.fullmatch(r"Pack \d+ pick \d+:", line):
+                replayed.append([])
+            elif replayed and line.startswith(("--> ", "    ")):
+                replayed[-1].append(line[4:])
+        shown = [[visible(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", ul)]
+                 for ul in re.findall(r'<ul class="pack">(.*?)</ul>', seat_html, re.S)]
+        assert shown == replayed and len(shown) == 10
+        await page(client, path + "?seat=4", status=400)
+        await page(client, path + "?seat=x", status=400)
+
+        # The exports, as the logs build them.
+        response = await client.get(links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json"))
+        assert response.status == 200 and response.content_type == "application/json"
+        assert 'attachment; filename="draft-' in response.headers["Content-Disposition"]
+        log = json.loads(await response.text())
+        assert log["version"] == logs.DRAFTMANCER_VERSION and len(log["users"]) == 3
+        assert [u["cards"] for u in log["users"].values()] == [pools[u] for u in (await drafts.get_pod(db, pod.id)).player_ids]
+        summary = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"))
+        assert summary.startswith(f"Draft #{pod.id} · Test cube")
+        mtgo = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-2-mtgo.txt"))
+        assert mtgo.startswith(f"Event #: {pod.id}") and "Pack 2 pick 5:" in mtgo
+        for bad in (f"draft-{pod.id}-seat-4-mtgo.txt", f"draft-{pod.id + 1}-summary.txt", "other.txt"):
+            await page(client, links.event_file("draft", pod.id, bad), status=404)
+
+
+async def test_a_players_own_pool_during_the_draft(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod, prompts = await started(db)
+    await play_out(db, prompts, random.Random(1), stop_after=6)
+    pools = await drafts.all_pools(db, pod.id)
+    mine, theirs = USERS[0], USERS[1]
+
+    def link(user: int, ref: int = pod.id, kind: str = "draft-pool") -> str:
+        return links.private(access.sign(site, access.Grant(kind, user, ref, 4_000_000_000), None))
+
+    async with site_client(db) as client:
+        text = visible(await page(client, link(mine)))
+        assert f"Your pool · Draft #{pod.id}" in text and f"{len(pools.get(mine, []))} of 10 picks" in text
+        assert all(card in text for card in pools.get(mine, []))
+        assert not any(card in text for card in pools.get(theirs, []))
+        await page(client, link(4242), status=404)  # not a player of the draft
+        await page(client, link(mine, pod.id + 1), status=404)
+    # Another server's draft, with a link of this server's: nothing.
+    other, _ = await started(db, organizer(guild=OTHER_GUILD), users=[7001, 7002])
+    async with site_client(db) as client:
+        await page(client, link(7001, other.id), status=404)
+
+
+async def test_a_goldfish_event_shows_its_scores_and_write_ups(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    await names.remember(db, GUILD, 1002, "Bob")
+    pod, prompts = await started(db, goldfish=drafts.GoldfishOptions(turns=7))
+    await play_out(db, prompts, random.Random(2))
+    event = await goldfish.default_event(db, GUILD, CHANNEL)
+    await goldfish.submit(db, GUILD, event.id, 1001, life_lost=20, cards_milled=3, poison=0, game_wins=0,
+                          writeup="Turn 3: <b>Fireball</b> for 20.")
+    await goldfish.submit(db, GUILD, event.id, 1002, life_lost=30, cards_milled=0, poison=1, game_wins=0,
+                          writeup="Bob's line")
+    await goldfish.submit(db, GUILD, event.id, 1003, life_lost=50, cards_milled=0, poison=0, game_wins=0,
+                          writeup="Too good")
+    await goldfish.reject(db, GUILD, event.id, 1003, reason="no", user_id=ORG.user_id, is_organizer=True)
+    path = links.event("goldfish", event.id)
+    async with site_client(db) as client:
+        home = visible(await page(client, links.home))
+        assert f"Goldfish: {event.name} open for players · 2 players" in home
+        html = await page(client, path)
+        text = visible(html)
+        assert "taking scores · 7 turns · everyone plays first · a score is the parts added" in text
+        assert "Standings so far" in text and "1st Bob 32 30 0 1 0" in text and "2nd Player …1001 21.5 20 3 0 0" in text
+        assert "Turn 3: <b>Fireball</b> for 20." in text and "&lt;b&gt;Fireball" in html
+        assert "Too good" not in text and "1 score rejected by an organizer is not counted" in text
+        assert links.event("draft", pod.id) in html
+        await goldfish.close(db, GUILD, event.id, user_id=ORG.user_id, is_organizer=True)
+        text = visible(await page(client, path))
+        assert "Final standings" in text and "closed" in text
+        assert "Goldfish:" not in visible(await page(client, links.home)).split("Recent events")[0]
+
+
+async def test_another_servers_drafts_and_events_show_nothing(db):
+    mine, _ = await access.turn_on(db, GUILD, "Mine")
+    links = SiteLinks(mine.address)
+    theirs = organizer(guild=OTHER_GUILD)
+    pod, prompts = await started(db, theirs, users=[7001, 7002])
+    await play_out(db, prompts, random.Random(3))
+    event = await goldfish.create_event(db, guild_id=OTHER_GUILD, channel_id=5, name="Theirs", turns=7,
+                                        organizer_id=theirs.user_id)
+    async with site_client(db) as client:
+        not_found = await page(client, NOT_FOUND, status=404)
+        for path in (links.event("draft", pod.id), links.event("draft", pod.id) + "?seat=1",
+                     links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"),
+                     links.event("goldfish", event.id), links.event("draft", 10**6)):
+            assert await page(client, path, status=404) == not_found, path
+        assert "Theirs" not in await page(client, links.home)
+
+
+@pytest.mark.parametrize("name", ["Lightning Bolt", "Fire // Ice", 'Kongming, "Sleeping Dragon"', "Æther Vial",
+                                  "<script>alert(1)</script>", "Card & Co. 100%"])
+@pytest.mark.parametrize("picture", [None, "https://cards.scryfall.io/normal/front/a/b/x.jpg?1&2"])
+def test_the_draft_pages_cards_are_the_sites_card_macro(name, picture):
+    from bot.games.draft import web as draft_web
+    from bot.web.app import Static, environment
+
+    pictures = {name: picture} if picture else {}
+    macro = environment(Static()).from_string('{% from "_macros.html" import card %}{{ card(name, pictures) }}')
+    assert draft_web._cards([name], pictures)[name] == macro.render(name=name, pictures=pictures)

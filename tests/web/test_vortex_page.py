@@ -1,0 +1,89 @@
+"""Vortex's event page (bot/games/vortex/web.py) on SQLite and PostgreSQL, from a game driven
+through the real service: the result, public counts and zones, the public log; never a card of a
+hand, a pack, the passed pack or the shoe (nor the shoe's order); only the server's own games."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import update
+
+from bot.games.vortex import service as vortex
+from bot.kit import outbox
+from bot.store.models import OutboxMessage
+from bot.web import access, names
+from bot.web.links import SiteLinks
+from tests.common import CHANNEL, GUILD, OTHER_GUILD, numbered_cube, organizer, player
+from tests.games.vortex.test_service import active_user, hidden_cards, in_play, pick_first, started, state_of
+from tests.web.helpers import NOT_FOUND, page, site_client, visible
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+async def test_a_game_shows_only_what_the_table_sees(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    await names.remember(db, GUILD, 1001, "Alice")
+    game = await started(db)
+    path = links.event("vortex", game.id)
+    async with site_client(db) as client:
+        html = await page(client, path)
+        _, state, _ = await state_of(db, game.id)
+        text = visible(html)
+        assert "opening hands, opening turn 1" in text and "Alice" in text
+        assert "The game began; turn order:" in text and "Hand Pack Battlefield Graveyard Exile" in text
+        assert not any(card in html for card in hidden_cards(state))
+        assert "Secret" not in html  # no card at all yet: every card is hidden
+        await vortex.end(db, game.id, organizer())
+        assert "The game ended without a winner." in visible(await page(client, path))
+
+    game, state = await in_play(db)
+    user = active_user(state)
+    await vortex.draw(db, game.id, player(user))
+    await pick_first(db, game.id)
+    milled = await vortex.shoe(db, game.id, player(user), "mill", count=2)
+    await vortex.shoe(db, game.id, player(user), "look", count=3)  # only they see these
+    milled_cards = [c for e in milled.events if isinstance(e, vortex.engine.Milled) for c in e.cards]
+    path = links.event("vortex", game.id)
+    async with site_client(db) as client:
+        html = await page(client, path)
+        text = visible(html)
+        _, state, _ = await state_of(db, game.id)
+        hidden = hidden_cards(state)
+        assert hidden and not any(card in html for card in hidden)
+        assert all(card in text for card in milled_cards) and " milled: " in text
+        assert "looked at the top 3 cards of the shoe" in text
+        assert " draws 1 card." in text and "Turn 1:" in text
+        assert "Graveyard" in text and "Battlefield" not in text.split("Public zones")[1].split("Log")[0]
+        # Cards moved between zones and life changes are in the log, the life with one minus sign.
+        card = next(c for c in state.players[vortex.engine.seat_of(state, user)].hand if c not in milled_cards)
+        await vortex.move(db, game.id, player(user), card, "hand", "battlefield")
+        await vortex.life(db, game.id, player(user), -25)
+        text = visible(await page(client, path))
+        assert f" moved {card} from their hand to the battlefield." in text
+        assert " lost 25 life (\u22125)." in text and "\u22125" in text.split("Log")[0]
+        assert "Battlefield" in text.split("Public zones")[1].split("Log")[0]
+        # The shoe's order never shows: no sequence of its cards, not even its top card.
+        assert state.shoe[0] not in html or state.shoe[0] in milled_cards
+
+        await vortex.end(db, game.id, organizer(), winner_id=user)
+        text = visible(await page(client, path))
+        assert "· over ·" in text and "won." in text and "Result" in text and "winner" in text
+
+    # Once the outbox has forgotten the news, the page says so (and still shows the rest).
+    async with db.write() as session:  # every message was sent a long time ago
+        await session.execute(update(OutboxMessage).values(status=outbox.SENT, next_attempt_at=datetime(2000, 1, 1, tzinfo=UTC)))
+    assert await outbox.prune(db) > 0
+    async with site_client(db) as client:
+        text = visible(await page(client, path))
+        assert "The news of this game is no longer kept." in text and "Result" in text
+
+
+async def test_another_servers_game_shows_nothing(db):
+    mine, _ = await access.turn_on(db, GUILD, "Mine")
+    links = SiteLinks(mine.address)
+    theirs = await vortex.create_game(db, organizer(guild=OTHER_GUILD), channel_id=CHANNEL, cube=numbered_cube(40))
+    async with site_client(db) as client:
+        not_found = await page(client, NOT_FOUND, status=404)
+        assert await page(client, links.event("vortex", theirs.id), status=404) == not_found
