@@ -97,6 +97,15 @@ def old_names_in(paths: set[str]) -> set[str]:
     return {path for path in paths if set(path.split()) & OLD_NAMES}
 
 
+async def gone(driver, user: int, *commands: str | tuple[str, dict]) -> None:
+    """Each old command (or old option, as `(command, options)`) is refused by the Discord client
+    itself: the bot no longer has it, not even as an alias."""
+    for command in commands:
+        name, options = command if isinstance(command, tuple) else (command, {})
+        with pytest.raises(CommandNotAvailable):
+            await driver.slash(user, name, **options)
+
+
 async def test_a_new_server_from_help_to_a_first_event_of_every_format(fake, bot, world):
     async def ready() -> bool:  # past discord.py's wait for its servers: a server added now is a join
         return "ready as" in bot.log_path.read_text(errors="replace")
@@ -237,12 +246,14 @@ async def _battler(fake, club: Club, database_url: str) -> None:
         players = w.players[:2]
         lobby = await t.start(w.organizer, cube="battler", seats=2, seed=7)
         assert "Treasure Battler" in message_text(lobby)
+        await gone(t, w.organizer, "end")  # the lobby's `end` is `cancel` now
         await t.join_all(players)
         begun = await t.slash(w.organizer, "begin")
         assert "has begun" in begun.content, begun.content
         await t.build_mirror()
         for index, player in enumerate(players):
             await t.choose_basics(player, index)
+        await gone(t, players[0], ("stash", {"resend": True}))  # `/battler resend` instead
         mirror = t.mirror
         for _ in range(40):
             if mirror.phase == "over":
@@ -281,6 +292,7 @@ async def _turnabout(fake, club: Club, database_url: str) -> None:
     try:
         players = w.players[:4]
         lobby = await t.start(w.organizer, rounds=1)
+        await gone(t, players[0], ("register", {"deck": "Burn"}), "drop", "standings")
         assert lobby["embeds"][0]["footer"]["text"].startswith("Join with /turnabout join deck")
         for index, user in enumerate(players):
             joined = await t.join(user, f"Deck {index}", "dominaria")
@@ -346,6 +358,7 @@ async def _four_two_one(fake, club: Club, database_url: str) -> None:
         assert f"<@{a}> reported that **<@{a}> won**.\n✅ Confirmed by <@{b}>." in reply.content, reply.content
         status = embed_text((await t.slash(w.member, "status")).message)
         assert f"1. <@{a}> — **2** points" in status, status
+        await gone(t, w.member, "standings")
         _, ended = await t.confirmed_command(w.organizer, "end")
         assert "ended" in ended.content, ended.content
         final = await _results_post(fake, club, "final standings", "421")
@@ -379,6 +392,9 @@ async def _vortex(fake, club: Club, database_url: str) -> None:
         drawn = await t.slash(a, "draw")
         assert drawn.ephemeral and "pick 1 of 1" in drawn.content, drawn.content
         await t.wait_channel(f"<@{a}> draws 1")
+        await gone(t, a, ("hand", {"resend": True}))  # `/vortex resend` instead
+        resent = await t.slash(a, "resend")
+        assert resent.ephemeral and "Sent: check your DMs" in (await resent.wait_followup())[0]["content"]
         await t.pick(a)
         card = next(c for c in t.player(await t.state(), a).hand if c.startswith("Club Card"))
         played = await t.slash(a, "play", card=card)
