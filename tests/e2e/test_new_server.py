@@ -127,6 +127,8 @@ async def test_a_new_server_from_help_to_a_first_event_of_every_format(fake, bot
     await _four_two_one(fake, club, bot.database_url)
     await _vortex(fake, club, bot.database_url)
     await _leaderboard(fake, club, ["battler", "turnabout", "421", "vortex"])
+    # Greeted once: the bot's only post of its own in general (the rest there answered commands).
+    assert [m["content"] for m in fake.messages(club.channels["general"]) if m["type"] == 0] == [help.GREETING]
 
 
 # ------------------------------------------------------------------------------- first contact
@@ -185,9 +187,12 @@ async def _setup(fake, club: Club) -> None:
     saved = await slash(fake, club, w.admin, "config set", organizer_role=w.organizer_role,
                         leaderboard_channel=w.leaderboard_channel, pictures="off")
     assert saved.ephemeral and "Settings saved" in saved.content
-    assert f"<@&{w.organizer_role}>" in saved.content and f"<#{w.leaderboard_channel}>" in saved.content
-    shown = await slash(fake, club, w.admin, "config show")
-    assert str(w.organizer_role) in shown.content and str(w.leaderboard_channel) in shown.content
+    settings = embed_text(saved.message)
+    assert f"Organizer role\n<@&{w.organizer_role}>" in settings
+    assert f"Leaderboard channel\n<#{w.leaderboard_channel}>" in settings and "Card pictures\noff" in settings
+    shown = embed_text((await slash(fake, club, w.admin, "config show")).message)
+    assert f"<@&{w.organizer_role}>" in shown and f"<#{w.leaderboard_channel}>" in shown
+    assert "Missing permissions\nNone: I have what I need in every channel I post in." in shown
     added = await fake.slash(w.organizer, "cube add", guild_id=w.guild, channel_id=club.channels["draft"],
                              options={"name": "Club cube"}, attachments={"file": ("club.txt", CUBE_FILE)})
     assert "40 cards" in added.content, added.content
@@ -222,6 +227,8 @@ async def _draft(fake, club: Club) -> None:
 
     while sum(map(len, picked.values())) < 6:
         player, message = (await fake.wait_for(ready, timeout=20, what="a pack DM"))[0]
+        assert not message.get("attachments")  # pictures are off on this server: the pack is text
+        assert all(card_of(b) in CUBE or card_of(b) in ("Island", "Forest") for b in pick_buttons(message))
         button = pick_buttons(message)[0]
         result = await fake.click(player, message, button["custom_id"])
         assert "you took" in result.content, result.content
@@ -247,7 +254,9 @@ async def _battler(fake, club: Club, database_url: str) -> None:
         lobby = await t.start(w.organizer, cube="battler", seats=2, seed=7)
         assert "Treasure Battler" in message_text(lobby)
         await gone(t, w.organizer, "end")  # the lobby's `end` is `cancel` now
-        await t.join_all(players)
+        joined = await t.slash(players[0], "join")
+        assert not joined.ephemeral or "joined" in joined.content.lower(), joined.content
+        await t.join_all(players[1:])
         begun = await t.slash(w.organizer, "begin")
         assert "has begun" in begun.content, begun.content
         await t.build_mirror()
@@ -297,6 +306,12 @@ async def _turnabout(fake, club: Club, database_url: str) -> None:
         for index, user in enumerate(players):
             joined = await t.join(user, f"Deck {index}", "dominaria")
             assert joined.ephemeral and joined.content.startswith("You joined"), joined.content
+        left = await t.slash(players[3], "leave")  # before the event begins: at once, nothing to confirm
+        assert left.ephemeral and left.content.startswith(f"You left Turnabout #{t.event_id}"), left.content
+        few = await t.slash(w.organizer, "begin")
+        assert few.ephemeral and "at least 4 registered players; 3 so far" in few.content, few.content
+        again = await t.join(players[3], "Deck 3", "dominaria")
+        assert again.content.startswith("You joined"), again.content
         closed = await t.slash(w.organizer, "begin")
         assert "is closed" in closed.content, closed.content
         await t.wait_channel("registration is closed with 4 players")
