@@ -433,6 +433,61 @@ async def _vortex(fake, club: Club, database_url: str) -> None:
         await t.close()
 
 
+GOLDFISH_FORM = {"life_lost": "0", "cards_milled": "0", "poison": "0", "game_wins": "0"}
+GOLDFISH_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> — \*\*([\d.]+)\*\*")
+
+
+async def _goldfish(fake, club: Club) -> None:
+    """A Goldfish event for a draft played in paper: start, each player's report (the form), status,
+    end; and a second event cancelled (nothing recorded)."""
+    w, here = club.world, club.at("goldfish")
+    p0, p1 = w.players[:2]
+
+    async def goldfish(user: int, command: str, **options):
+        return await fake.slash(user, f"goldfish {command}", guild_id=w.guild, channel_id=here.channel,
+                                options=options or None)
+
+    for old in ("event", "submit", "scores", "close"):  # now start, report, status, end
+        with pytest.raises(CommandNotAvailable):
+            await goldfish(w.organizer, old, **({"name": "Old", "turns": 7} if old == "event" else {}))
+    refused = await goldfish(w.member, "start", name="Paper night", turns=7)
+    assert refused.ephemeral and "organizer" in refused.content.lower(), refused.content
+    started = await goldfish(w.organizer, "start", name="Paper night", turns=7)
+    assert not started.ephemeral and "Goldfish event **#" in started.content, started.content
+    assert "**Paper night** is open for scores (7 turns" in started.content and "`/goldfish report`" in started.content
+    for player, values, score in ((p0, {"life_lost": "20", "cards_milled": "4"}, "22"),
+                                  (p1, {"life_lost": "7", "poison": "3"}, "13")):
+        opened = await goldfish(player, "report")
+        assert opened.modal is not None, opened.content
+        saved = await fake.submit_modal(player, opened, {**GOLDFISH_FORM, **values, "writeup": "T3 Fireball"})
+        assert saved.ephemeral and f"Saved your score for **Paper night**: **{score}**" in saved.content, saved.content
+    status = await goldfish(w.member, "status")
+    assert not status.ephemeral
+    assert GOLDFISH_LINE.findall(embed_text(status.message)) == [("1", str(p0), "22"), ("2", str(p1), "13")]
+    not_organizer = await goldfish(p0, "end")
+    assert not_organizer.ephemeral and "organizer" in not_organizer.content.lower(), not_organizer.content
+    prompt = await goldfish(w.organizer, "end")
+    assert prompt.ephemeral and prompt.content.startswith("End **Paper night** now?"), prompt.content
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    ended = await fake.click(w.organizer, prompt.message, confirm)
+    assert "**Paper night** has ended" in ended.content and f"<#{w.leaderboard_channel}>" in ended.content, ended.content
+    final = await fake.wait_for(lambda: [m for m in fake.messages(w.leaderboard_channel)
+                                         if "Final standings" in str(m.get("embeds"))], what="Goldfish's final standings")
+    assert GOLDFISH_LINE.findall(embed_text(final[-1]))[:2] == [("1", str(p0), "22"), ("2", str(p1), "13")]
+    late = await goldfish(p1, "report")
+    assert late.modal is None and late.ephemeral, late.content
+
+    # A second event, cancelled: asks first, deletes it, nothing goes to the leaderboard.
+    await goldfish(w.organizer, "start", name="Rainy night", turns=10)
+    prompt = await goldfish(w.organizer, "cancel")
+    assert prompt.ephemeral and prompt.content.startswith("Cancel **Rainy night**?"), prompt.content
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    cancelled = await fake.click(w.organizer, prompt.message, confirm)
+    assert "**Rainy night** is cancelled" in cancelled.content and "nothing was recorded" in cancelled.content
+    tree = subcommands(fake)["goldfish"]
+    assert not old_names_in(tree) and {"start", "report", "status", "end", "cancel"} <= tree
+
+
 # ------------------------------------------------------------------------------- results
 
 
