@@ -106,11 +106,17 @@ async def gone(driver, user: int, *commands: str | tuple[str, dict]) -> None:
             await driver.slash(user, name, **options)
 
 
-async def test_a_new_server_from_help_to_a_first_event_of_every_format(fake, bot, world):
-    async def ready() -> bool:  # past discord.py's wait for its servers: a server added now is a join
+async def ready(bot) -> None:
+    """Until the bot is past discord.py's wait for its servers after READY: a server added from then
+    on is a server that adds the bot (before, discord.py takes it for one of its own)."""
+    async def logged() -> bool:
         return "ready as" in bot.log_path.read_text(errors="replace")
 
-    await eventually(ready, timeout=30, what="the bot ready")
+    await eventually(logged, timeout=30, what="the bot ready")
+
+
+async def test_a_new_server_from_help_to_a_first_event_of_every_format(fake, bot, world):
+    await ready(bot)  # this test's own bot process (one for the whole walk)
     club = new_club(fake, world)
     await _joins_and_greets(fake, club)
     await _help(fake, club)
@@ -129,6 +135,18 @@ async def test_a_new_server_from_help_to_a_first_event_of_every_format(fake, bot
     await _leaderboard(fake, club, ["battler", "turnabout", "421", "vortex"])
     # Greeted once: the bot's only post of its own in general (the rest there answered commands).
     assert [m["content"] for m in fake.messages(club.channels["general"]) if m["type"] == 0] == [help.GREETING]
+
+
+@pytest.mark.xfail(strict=True, reason="goldfish renames not merged yet")
+async def test_a_new_server_runs_a_first_goldfish_event(fake, bot, world):
+    """The Goldfish part of the walk, on its own until `/goldfish start`, `report`, `status`, `end` and
+    `cancel` are merged; then it joins the walk above (and this test goes)."""
+    await ready(bot)
+    club = new_club(fake, world)
+    await _joins_and_greets(fake, club)
+    await _setup(fake, club)
+    await _goldfish(fake, club)
+    await _leaderboard(fake, club, ["goldfish"])
 
 
 # ------------------------------------------------------------------------------- first contact
@@ -453,8 +471,9 @@ async def _goldfish(fake, club: Club) -> None:
     refused = await goldfish(w.member, "start", name="Paper night", turns=7)
     assert refused.ephemeral and "organizer" in refused.content.lower(), refused.content
     started = await goldfish(w.organizer, "start", name="Paper night", turns=7)
-    assert not started.ephemeral and "Goldfish event **#" in started.content, started.content
-    assert "**Paper night** is open for scores (7 turns" in started.content and "`/goldfish report`" in started.content
+    assert not started.ephemeral and re.match(r"Goldfish event \*\*#\d+ Paper night\*\* is open for scores \(7 turns",
+                                              started.content), started.content
+    assert started.content.endswith("play their game, then `/goldfish report`."), started.content
     for player, values, score in ((p0, {"life_lost": "20", "cards_milled": "4"}, "22"),
                                   (p1, {"life_lost": "7", "poison": "3"}, "13")):
         opened = await goldfish(player, "report")
