@@ -229,15 +229,16 @@ async def _draft(fake, club: Club) -> None:
                           pack_size=3, seats=2)
     assert not started.ephemeral and started.message is not None, started.content
     pod = int(re.search(r"#(\d+)", started.content).group(1))
-    assert "Club cube" in message_text(started.message)
+    lobby = message_text(started.message)
+    assert f"Draft #{pod} · cube Club cube" in lobby and " of 3 · up to 2 players" in lobby, lobby
     first = await slash(fake, club, players[0], "draft join", "draft")
-    assert first.ephemeral and "joined" in first.content.lower(), first.content
+    assert first.ephemeral and first.content == f"You joined draft #{pod}.", first.content
     left = await slash(fake, club, players[0], "draft leave", "draft")
-    assert left.ephemeral, left.content
+    assert left.ephemeral and left.content == f"You left draft #{pod}.", left.content
     for player in players:  # the second join fills the lobby: the draft begins by itself
         await slash(fake, club, player, "draft join", "draft")
-    status = await slash(fake, club, w.member, "draft status", "draft")
-    assert f"#{pod}" in message_text(status.message or {"content": status.content}), status.content
+    status = message_text((await slash(fake, club, w.member, "draft status", "draft")).message)
+    assert f"Draft #{pod} · " in status and "Waiting on" in status, status
     picked: dict[int, list[str]] = {p: [] for p in players}
 
     def ready() -> list[tuple[int, dict]]:
@@ -254,7 +255,8 @@ async def _draft(fake, club: Club) -> None:
     summary = await fake.wait_for(
         lambda: [m for m in fake.messages(here.channel) if "is complete" in (m.get("content") or "")],
         what="the draft's summary")
-    assert f"#{pod}" in summary[0]["content"]
+    assert summary[0]["content"].startswith(f"🏁 **Draft #{pod} is complete.**"), summary[0]["content"]
+    assert all(f"<@{player}>: 3 cards, first picks" in summary[0]["content"] for player in players)
     for player in players:
         final = await fake.wait_for(
             lambda p=player: [m for m in fake.dms(p) if m.get("attachments") and "complete" in str(m.get("embeds"))],
@@ -273,7 +275,7 @@ async def _battler(fake, club: Club, database_url: str) -> None:
         assert "Treasure Battler" in message_text(lobby)
         await gone(t, w.organizer, "end")  # the lobby's `end` is `cancel` now
         joined = await t.slash(players[0], "join")
-        assert not joined.ephemeral or "joined" in joined.content.lower(), joined.content
+        assert joined.ephemeral and joined.content == f"You joined game #{t.game_id}.", joined.content
         await t.join_all(players[1:])
         begun = await t.slash(w.organizer, "begin")
         assert "has begun" in begun.content, begun.content
