@@ -71,7 +71,7 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
         for place, user in enumerate(players, start=1):
             rows.append({"guild_id": GUILD, "format": fmt, "event_id": index + 1, "event_name": f"{fmt} event {index + 1}",
                          "season_id": season, "user_id": user, "placement": place,
-                         "points": leaderboard.placement_points(place, len(players)),
+                         "points": leaderboard.placement_points(place, range(1, len(players) + 1)),
                          "score": float(rng.randint(0, 40)) if fmt in ("goldfish", "battler") else None,
                          "finished_at": START + timedelta(hours=index)})
     rows += [{"guild_id": OTHER, "format": "421", "event_id": i, "event_name": "theirs", "season_id": None,
