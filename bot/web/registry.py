@@ -12,7 +12,8 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.event_page("turnabout")          # /s/<address>/events/turnabout/<id>
     async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
         ...                                    # None: nothing to show (a 404, or the results page)
-        return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...})
+        return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...},
+                             final=ended)           # final: kept rendered (`bot.web.page_cache`)
 
     @registry.private_page("draft-pool")       # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
@@ -73,6 +74,9 @@ class Page:
     template: str
     title: str
     context: Mapping[str, Any] = field(default_factory=dict)
+    # The object can no longer change (a complete draft, an ended event): the site may keep the page
+    # rendered (`bot.web.page_cache`). Never for anything running: its page would go stale.
+    final: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class File:
     name: str
     content_type: str  # "application/json", "text/plain"
     body: bytes
+    final: bool = False  # as `Page.final`
 
 
 @dataclass
