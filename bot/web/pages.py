@@ -36,7 +36,7 @@ class SitePages:
                  cache: page_cache.PageCache | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
         self.boards = boards or Boards(db)
-        self.cache = cache or page_cache.PageCache()
+        self.cache = cache if cache is not None else page_cache.PageCache()
         self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
 
     def add_routes(self, router: web.UrlDispatcher) -> None:

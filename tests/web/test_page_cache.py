@@ -52,7 +52,7 @@ async def test_a_kept_page_is_the_page_built_anew(db):
     event = await goldfish.default_event(db, GUILD, CHANNEL)
     await goldfish.submit(db, GUILD, event.id, 1001, life_lost=20, cards_milled=3, poison=0, game_wins=0,
                           writeup="Turn 3: <b>Fireball</b>")
-    await goldfish.close(db, GUILD, event.id, user_id=ORG.user_id, is_organizer=True)
+    await goldfish.close(db, GUILD, event.id, actor=ORG)
     await add_results(db, GUILD, "battler", 77, "Friday battler", [1001, 1002])
     paths = [*finished_pages(links, pod.id), links.event("goldfish", event.id)]
     cache = PageCache()
@@ -178,7 +178,7 @@ def test_the_cache_is_bounded_by_entries_bytes_and_age():
     assert cache.get("a") is not None  # now the most recently used
     cache.put("d", response(10))
     assert cache.get("b") is None and all(cache.get(k) is not None for k in "acd")
-    cache.put("e", response(90))  # over 100 bytes: the least recently used go
+    cache.put("e", response(91))  # over 100 bytes: the least recently used go
     assert len(cache) == 1 and cache.get("e") is not None
     cache.put("big", response(101))  # never kept
     assert cache.get("big") is None and cache.get("e") is not None
