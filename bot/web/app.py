@@ -23,6 +23,7 @@ from bot.store.db import Database
 from bot.store.outage import is_database_outage
 from bot.web import guard, pages, params, registry
 from bot.web.boards import Boards
+from bot.web.cards import card_html
 from bot.web.page_cache import PageCache
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def environment(static: Static) -> jinja2.Environment:
                                             for prefix, path in registry.template_dirs().items()}))
     env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, auto_reload=False)
-    env.globals.update(static=static.url, formats=FORMATS)
+    env.globals.update(static=static.url, formats=FORMATS, card_html=card_html)
     env.filters.update(number=number, day=day)
     env.globals["plural"] = plural
     return env

@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2.filters import do_urlencode
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
@@ -31,6 +30,7 @@ from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent
 from bot.games.draft.service import SPEC
 from bot.kit import leaderboard, tables
 from bot.web import access, params, registry
+from bot.web.cards import card_html
 from bot.web.names import names_of
 
 registry.templates("draft", Path(__file__).parent / "templates")
@@ -90,22 +90,9 @@ async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Ite
 
 
 def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
-    """Each card as the site's `card` macro (`_macros.html`) writes it, built here once per name: a
-    complete draft's page shows hundreds of cards, and a macro call per card is most of its time
-    (a test keeps the two the same). Each part is escaped once, as the macro's `{{ }}` does."""
-    out = {}
-    for name in names:
-        if name in out:
-            continue
-        search = escape("https://scryfall.com/search?q=" + do_urlencode('!"' + name + '"'))
-        src = escape(pictures.get(name) or ("https://api.scryfall.com/cards/named?format=image&version=normal&exact="
-                                            + do_urlencode(name)))
-        shown = escape(name)
-        out[name] = Markup(
-            f'<span class="card" tabindex="0"><a class="card-name" href="{search}" rel="noreferrer noopener" '
-            f'target="_blank">{shown}</a><span class="card-pic"><a href="{search}" rel="noreferrer noopener" '
-            f'target="_blank" tabindex="-1"><img loading="lazy" alt="{shown}" src="{src}"></a></span></span>')
-    return out
+    """Each card as the site's `card` macro writes it (`bot.web.cards`), built once per name: a
+    complete draft's page shows each card several times."""
+    return {name: card_html(name, pictures) for name in dict.fromkeys(names)}
 
 
 @dataclass(frozen=True)
