@@ -60,15 +60,16 @@ def make_event(
     return active, results
 
 
-def run(players: int = 1000, rounds: int = 5, runs: int = 3) -> dict[str, float]:
-    """Best-of-``runs`` seconds to pair round ``rounds + 1`` of a ``players``-player event."""
+def run(players: int = 1000, rounds: int = 5, runs: int = 3, clock=time.perf_counter) -> dict[str, float]:
+    """Best-of-``runs`` seconds to pair round ``rounds + 1`` of a ``players``-player event (`clock`:
+    the tests give `time.process_time`, so that other processes on a busy machine do not count)."""
     active, results = make_event(players, rounds)
     best = float("inf")
     pairing = None
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         pairing = pair_round(active, results, seed=SEED, round_number=rounds + 1, rounds=SCHEDULE)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     assert pairing is not None
     return {
         "players": float(players),

@@ -283,6 +283,11 @@ async def db(db_url) -> AsyncIterator[Database]:
 
 
 def pytest_runtest_logreport(report) -> None:
+    # With pytest-xdist this runs in the controller for every worker's report: the summary counts all.
+    if report.skipped and isinstance(report.longrepr, tuple) and "browser tests skipped: " in report.longrepr[2]:
+        reason = report.longrepr[2].split("browser tests skipped: ", 1)[1]
+        if reason not in browsers.not_run:
+            browsers.not_run.append(reason)
     if "postgres" not in report.keywords:
         return
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
@@ -306,6 +311,8 @@ _cleanup_errors: list[BaseException] = []
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     _cleanup_errors.extend(SCRATCH.close())
-    # CI must prove the PostgreSQL path, not quietly skip it.
-    if IN_CI and session.testscollected and _pg_results["passed"] == 0 and exitstatus == 0:
+    # CI must prove the PostgreSQL path, not quietly skip it (judged where every report arrives:
+    # pytest-xdist's controller, or the only process).
+    is_worker = hasattr(session.config, "workerinput")
+    if IN_CI and not is_worker and session.testscollected and _pg_results["passed"] == 0 and exitstatus == 0:
         session.exitstatus = 1

@@ -368,7 +368,7 @@ async def cannot_post(refused: CannotPost, ctx: Delivery) -> Outgoing:
 def renders_dms_closed(kind: str, *, what: str, resend: str) -> None:
     """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
     kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
-    the command that sends it again once they open them ("/vortex hand resend:True")."""
+    the command that sends it again once they open them ("/vortex resend")."""
 
     async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
         text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, then "

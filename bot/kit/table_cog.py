@@ -199,11 +199,11 @@ _LOBBY_COMMANDS = {
 
 
 def add_lobby_commands(
-    group: app_commands.Group, noun: str, *, cancel_name: str = "cancel", cancel_description: str | None = None
+    group: app_commands.Group, noun: str, *, cancel_description: str | None = None
 ) -> None:
-    """Add /<group> join, leave, begin and cancel (or `cancel_name`), answered by `TableCog` methods."""
+    """Add /<group> join, leave, begin and cancel (one vocabulary in every format), answered by `TableCog` methods."""
     for name, (description, callback) in _LOBBY_COMMANDS.items():
         if name == "cancel":
-            name, description = cancel_name, cancel_description or description
+            description = cancel_description or description
         command = app_commands.Command(name=name, description=description.format(noun=noun), callback=callback)
         group.add_command(app_commands.guild_only()(command))

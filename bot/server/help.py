@@ -174,7 +174,10 @@ FORMATS: tuple[FormatHelp, ...] = (
             "basic lands.",
             "**Play:** `/vortex draw` to draw (a pick by DM), `/vortex shoe` for mill, look, search and the "
             "like, `/vortex mulligan` in your upkeep, `/vortex pass` to end your turn.",
-            "**Follow:** `/vortex status` the public state; `/vortex hand` your hand and pack; "
+            "**Table:** `/vortex play card` puts a card from your hand onto the battlefield; `/vortex move card "
+            "from to` moves one between your hand, the battlefield, your graveyard and exile; `/vortex life "
+            "amount` (−3 for damage, 2 for life gained).",
+            "**Follow:** `/vortex status` the public state (every zone's size, life); `/vortex hand` your cards; "
             "`/vortex resend` DMs again what waits for your answer.",
             "**End:** `/vortex end winner` (organizer; asks first) records the winner; without a winner "
             "nothing is recorded. `/vortex cancel` stops a game with nothing recorded.",

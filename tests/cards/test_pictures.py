@@ -184,9 +184,9 @@ def test_a_90_card_pool_picture_stays_within_the_bounds_and_is_quick() -> None:
     cards = [pictures.PoolCard(tile, i % 8, (pictures.CREATURE, pictures.SPELL, pictures.LAND)[i % 3])
              for i, tile in enumerate(tiles)]
     pictures.pool_picture(cards)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on a busy machine do not count
     png = pictures.pool_picture(cards)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     width, height = Image.open(io.BytesIO(png)).size
     assert width <= pictures.POOL_MAX[0] and height <= pictures.POOL_MAX[1]
     assert elapsed < 0.5
@@ -252,10 +252,10 @@ def test_rendering_a_15_card_pack_takes_under_100_ms() -> None:
     tiles = [fake_tile(i) for i in range(15)]
     labels = [chr(65 + i) for i in range(15)]
     pictures.pack_picture(tiles, labels)  # the font is loaded once
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other processes on a busy machine do not count
     for _ in range(5):
         pictures.pack_picture(tiles, labels)
-    assert (time.perf_counter() - start) / 5 < 0.1
+    assert (time.process_time() - start) / 5 < 0.1
 
 
 # --- hostile images (issue 23): refused before decoding, or decoded reduced ---------------------------

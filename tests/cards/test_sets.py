@@ -204,10 +204,10 @@ async def test_every_request_sends_scryfall_headers() -> None:
 
 def assert_spaced(arrivals: list[float], interval: float) -> None:
     """Requests leave at least `interval` apart; the fake sees them arrive with a little jitter
-    (scheduling on a busy machine), so each gap may look shorter by a few milliseconds, never the
+    (scheduling on a busy machine), so a gap may look shorter by tens of milliseconds, never the
     whole run (unspaced requests arrive within a millisecond or two of each other)."""
     gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
-    assert min(gaps) >= interval * 0.6
+    assert min(gaps) >= interval * 0.3
     assert arrivals[-1] - arrivals[0] >= interval * len(gaps) - 0.02
 
 

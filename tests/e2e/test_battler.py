@@ -102,8 +102,10 @@ async def _play(table: Table, fake, bot, world) -> None:
     assert table._button(dms[a], "reroll").get("disabled") and table._button(dms[a], "shift").get("disabled")
 
     # A second DM (resend), used; the first one is now out of date.
-    stash = await fake.slash(d, "battler stash", guild_id=world.guild, channel_id=world.channel, options={"resend": True})
+    stash = await fake.slash(d, "battler stash", guild_id=world.guild, channel_id=world.channel)
     assert stash.ephemeral and all(escape(card) in stash.content for card in mirror.players[table.seat(d)].stash)
+    resend = await fake.slash(d, "battler resend", guild_id=world.guild, channel_id=world.channel)
+    assert resend.ephemeral and "Sent: check your DMs" in (await resend.wait_followup())[0]["content"]
     old = dms[d]
     resent = await fake.wait_for(lambda: (m := table.prompt_messages(d)) and m[-1]["id"] != old["id"] and m[-1],
                                  what="the re-sent DM")
@@ -232,16 +234,17 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         assert rules.ephemeral and "1, 1, 2, 3, 5" in rules.content
         assert "    5 |     3 |    7 |   15 |               2 |               5" in rules.content
 
-        # /battler end: organizers only, asks first; no winner and nothing on the leaderboard.
-        refused = await fake.slash(first, "battler end", guild_id=world.guild, channel_id=world.channel)
+        # /battler cancel: organizers only, asks first; no winner and nothing on the leaderboard.
+        refused = await fake.slash(first, "battler cancel", guild_id=world.guild, channel_id=world.channel)
         assert refused.ephemeral and "organizer" in refused.content
-        prompt = await fake.slash(world.admin, "battler end", guild_id=world.guild, channel_id=world.channel)
+        prompt = await fake.slash(world.admin, "battler cancel", guild_id=world.guild, channel_id=world.channel)
+        assert prompt.content.startswith(f"Cancel Treasure Battler #{table.game_id} now?")
         confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
         ended = await fake.click(world.admin, prompt.message, confirm)
-        assert "was ended" in ended.content
-        await table.wait_channel("without a winner")
+        assert "was cancelled" in ended.content
+        await table.wait_channel("was cancelled by an organizer without a winner")
         status = await fake.slash(world.member, "battler status", guild_id=world.guild, channel_id=world.channel)
-        assert "cancelled" in status.content
+        assert "Cancelled" in status.content and "cancelled ·" not in status.content
         assert await table.results() == {}
         late = await table.report(first, "won")
         assert late.ephemeral and "no Treasure Battler game" in late.content

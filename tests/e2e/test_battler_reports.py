@@ -5,7 +5,7 @@ no game waits on a message that may not exist.
   Confirm or Dispute opens a form for theirs; both are kept (at most 5), exactly as the engine.
 * Lost messages: a press whose answer never arrives (Discord's 10062), a DM that is gone, the
   organizer's call to decide a dispute that is gone. Each step waiting for a press is shown again:
-  the same button pressed again, `/battler stash resend:True`, or `/battler report` again (and the
+  the same button pressed again, `/battler resend`, or `/battler report` again (and the
   opponent's own report still confirms).
 """
 
@@ -139,11 +139,10 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
 
 
 async def resend(t: BattlerDriver, user: int, title: str = "Setup") -> dict:
-    """`/battler stash resend:True`, and the DM it sends (the newest with `title`)."""
+    """`/battler resend`, and the DM it sends (the newest with `title`)."""
     before = {m["id"] for m in t.prompt_messages(user)}
-    stash = await t.fake.slash(user, "battler stash", guild_id=t.world.guild, channel_id=t.world.channel,
-                               options={"resend": True})
-    assert stash.ephemeral and "Sent: check your DMs" in (await stash.wait_followup())[0]["content"]
+    resent = await t.fake.slash(user, "battler resend", guild_id=t.world.guild, channel_id=t.world.channel)
+    assert resent.ephemeral and "Sent: check your DMs" in (await resent.wait_followup())[0]["content"]
     return await t.fake.wait_for(
         lambda: next((m for m in reversed(t.prompt_messages(user)) if m["id"] not in before and title in embed_text(m)),
                      None), what=f"the re-sent {title!r} DM for {user}")

@@ -137,8 +137,8 @@ async def test_draft_and_battler_lobbies_cancel_once(fake, bot, world):
     battler = BattlerDriver(fake, world, bot.database_url)
     try:
         await battler.start(cube="battler", seats=4)
-        refused_at_once(await run(fake, world, world.member, "battler end"), "organizer")
-        await race(fake, world, "battler end", "was ended", "already cancelled", "no Treasure Battler game here")
+        refused_at_once(await run(fake, world, world.member, "battler cancel"), "organizer")
+        await race(fake, world, "battler cancel", "was cancelled", "already cancelled", "no Treasure Battler game here")
     finally:
         await battler.close()
     nothing_logged_as_error(bot)

@@ -152,14 +152,16 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
         forged = await forged_click(fake, b, elsewhere, custom_id)
         assert forged.ephemeral and words in forged.content, (custom_id, forged.content)
     assert await t.state() == state
-    # /vortex draw again and /vortex hand resend:True each send the pending pick again (nothing more is
+    # /vortex draw again and /vortex resend each send the pending pick again (nothing more is
     # drawn); picking on one copy makes the others stale.
     again = await t.slash(a, "draw")
     assert again.ephemeral and "Make your pending pick first (pick 1 of 2): nothing else was drawn" in again.content
     assert await t.state() == state
-    hand = await t.slash(a, "hand", resend=True)
-    await hand.wait_followup()
-    assert hand.ephemeral and "Sent: check your DMs" in hand.content and "pick 1 of 2" in hand.content
+    hand = await t.slash(a, "hand")
+    assert hand.ephemeral and "pick 1 of 2" in hand.content and not hand.followups  # the hand only shows the hand
+    resent = await t.slash(a, "resend")
+    await resent.wait_followup()
+    assert resent.ephemeral and "Sent: check your DMs" in resent.content
     copies = await fake.wait_for(lambda: (m := t.dms_with(a, ui.PickButton, offer=offer)) and len(m) == 3 and m,
                                  what="the re-sent picks")
     picked = await t.pick(a, copies[-1])
@@ -194,9 +196,16 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     assert state.shoe[:2] == top[1:] and state.shoe[-1] == top[0]
     await t.wait_channel(f"<@{a}> looked at the top 3 cards")
     await t.wait_channel(f"<@{a}> put back 2 on top and 1 at the bottom")
+    # A look left open ends with the turn: its DM then loses its buttons (nothing live-looking does nothing).
+    await t.slash(a, "shoe", action="look", count=1)
+    left_open = await fake.wait_for(lambda: (m := t.dms_with(a, ui.LookButton, look=2, action="done")) and m[-1],
+                                    what="the second look DM")
 
     passed = await t.slash(a, "pass")
     assert passed.ephemeral and "You passed" in passed.content
+    retired = await fake.wait_for(lambda: (m := fake.message(left_open["id"])) and not m.get("components") and m,
+                                  what="the open look's DM without its buttons")
+    assert "This look is over" in embed_text(retired)
     twice = await t.slash(a, "pass")
     assert twice.ephemeral and "already passed" in twice.content
     state = await t.check()
@@ -225,7 +234,7 @@ async def _second_turn(t: VortexDriver, fake) -> None:
     milled = await t.slash(b, "shoe", action="mill", count=100)
     assert milled.ephemeral and "Milled" in milled.content
     state = await t.check()
-    assert state.shoe == [] and t.player(state, b).played == shoe
+    assert state.shoe == [] and t.player(state, b).graveyard == shoe
     news = await t.wait_channel(f"<@{b}> milled {len(shoe)} cards from the shoe")
     assert escape(card) in news["content"]  # milled cards are public: shown, escaped
     pack = len(t.player(state, b).pack)
@@ -236,7 +245,47 @@ async def _second_turn(t: VortexDriver, fake) -> None:
     await t.wait_channel(f"The shoe is empty: <@{b}>'s pack was not refilled")
     await t.pick(b)
     await t.check()
+    await _zones_and_life(t, fake, b)
     await t.slash(b, "pass")
+    await t.check()
+
+
+async def _zones_and_life(t: VortexDriver, fake, b: int) -> None:
+    """A card played from the hand (offered by autocomplete from the hand only), moved on to the
+    graveyard and back, and life lost and gained: each told in the channel, counted by the status."""
+    def offered(command: str, **options):
+        return fake.autocomplete(b, f"vortex {command}", focused="card", options={**options, "card": ""},
+                                 guild_id=t.world.guild, channel_id=t.world.channel)
+
+    state = await t.state()
+    hand = t.player(state, b).hand
+    card = next(c for c in hand if not is_basic_land(c))
+    assert {c["value"] for c in await offered("play")} <= set(hand)
+    played = await t.slash(b, "play", card=card)
+    assert played.ephemeral and "is on the battlefield" in played.content
+    state = await t.check()
+    assert t.player(state, b).battlefield == [card]
+    await t.wait_channel(f"🃏 <@{b}> plays **{escape(card)}**.")
+    t.revealed.add(card)  # public now (and still public if it goes back to the hand)
+    # The shoe's top/bottom and /vortex play offer only cards in the hand; /vortex move the `from` zone's.
+    for command, options in (("shoe", {"action": "top"}), ("play", {})):
+        assert card not in {c["value"] for c in await offered(command, **options)} or hand.count(card) > 1
+    assert [c["value"] for c in await offered("move", **{"from": "battlefield", "to": "graveyard"})] == [card]
+    assert await offered("move", **{"from": "exile", "to": "hand"}) == []
+    moved = await t.slash(b, "move", **{"from": "battlefield", "to": "graveyard", "card": card})
+    assert moved.ephemeral and "from the battlefield to your graveyard" in moved.content
+    await t.wait_channel(f"<@{b}> moves **{escape(card)}** from the battlefield into their graveyard.")
+    missing = await t.slash(b, "move", **{"from": "exile", "to": "hand", "card": card})
+    assert missing.ephemeral and "is not in your exile" in missing.content
+    await t.slash(b, "move", **{"from": "graveyard", "to": "hand", "card": card})
+    state = await t.check()
+    assert card in t.player(state, b).hand and card not in t.player(state, b).graveyard
+    lost = await t.slash(b, "life", amount=-23)
+    assert lost.ephemeral and "Your life is now \u22123" in lost.content
+    await t.wait_channel(f"<@{b}> loses 23 life (life \u22123).")
+    await t.check()
+    await t.slash(b, "life", amount=23)
+    await t.wait_channel(f"<@{b}> gains 23 life (life 20).")
     await t.check()
 
 
@@ -281,7 +330,7 @@ async def _mulligan_and_penalty(t: VortexDriver) -> None:
             break
     assert mulliganed and penalized and refused
     status = await t.slash(t.world.member, "status")
-    assert "penalties 1" in embed_text(status.message)
+    assert "1 penalty" in embed_text(status.message)
 
 
 async def _end(t: VortexDriver, fake, world) -> None:
@@ -292,14 +341,19 @@ async def _end(t: VortexDriver, fake, world) -> None:
     outsider = await t.slash(world.admin, "end", winner=world.member)
     assert outsider.ephemeral and "not playing" in outsider.content
     since = len(fake.messages(world.leaderboard_channel))
+    here = len(fake.messages(world.channel))
     _, ended = await t.confirmed_command(world.admin, "end", winner=winner)
     assert "has ended" in ended.content
     final = await fake.wait_for(lambda: [m for m in fake.messages(world.leaderboard_channel)[since:]
                                          if "is over" in (m.get("content") or "")], what="the final post")
     assert f"<@{winner}> wins" in final[0]["content"] and not fake.pinged_users(final[0])
+    # The game's own channel is told who won too (not only the results channel).
+    told = await fake.wait_for(lambda: [m for m in fake.messages(world.channel)[here:]
+                                        if "is over" in (m.get("content") or "")], what="the final post in the game")
+    assert f"<@{winner}> wins" in told[0]["content"] and not fake.pinged_users(told[0])
     lobby = next(m for m in fake.messages(world.channel)
                  if any(f.get("name") == "Turn order" for e in m.get("embeds") or [] for f in e.get("fields") or []))
-    await fake.wait_for(lambda: "Status\nover" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn as over")
+    await fake.wait_for(lambda: "Status\nOver" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn as over")
     assert await t.results() == {p.user_id: 1 if p.user_id == winner else 2 for p in state.players}
     after = await t.slash(winner, "draw")
     assert after.ephemeral and "no Vortex game here" in after.content

@@ -6,7 +6,7 @@ names each), takes what the effect allows and shuffles; the channel hears how ma
 never which, and a reveal shows the top cards to everyone. Every step that waits for a press on a
 message — the opening-hand picks, a draw's picks, the basic-land choice, a look, a search — is
 recovered when that message is lost: a DM Discord refused is sent again by repeating the command
-(`/vortex draw`, `/vortex shoe action:search`) or by `/vortex hand resend:True`, and a click whose
+(`/vortex draw`, `/vortex shoe action:search`) or by `/vortex resend`, and a click whose
 answer was lost to a kill -9 (the action saved, the reply never sent) leaves the next step reachable
 after the restart."""
 
@@ -135,7 +135,7 @@ async def test_a_search_takes_what_the_effect_allows_from_the_shoe_by_dm_and_a_r
         assert stale.ephemeral and "That search is over" in stale.content
 
         # Onto the battlefield, one of several copies: the channel names it (it is public there).
-        await t.slash(active, "shoe", action="search", count=1, to=engine.PLAYED)
+        await t.slash(active, "shoe", action="search", count=1, to=engine.BATTLEFIELD)
         message = await fake.wait_for(lambda: _newest(t, active, ui.SearchButton, action="take"), what="the search DM")
         island = next(o for m in components(message, ui.SearchSelect) for o in m["options"] if o["label"] == "Island")
         menu = next(m for m in components(message, ui.SearchSelect) if island in m["options"])
@@ -143,7 +143,7 @@ async def test_a_search_takes_what_the_effect_allows_from_the_shoe_by_dm_and_a_r
         await fake.click(active, message, component(message, ui.SearchButton, action="take")["custom_id"])
         await t.wait_channel(f"<@{active}> put 1 card from the shoe onto the battlefield: Island")
         state = await t.check()
-        assert t.player(state, active).played == ["Island"]
+        assert t.player(state, active).battlefield == ["Island"]
         nothing_logged_as_error(bot)
     finally:
         await t.close()
@@ -188,9 +188,9 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
             message = await t.wait_pick(picker, await t.offer())  # delivered before the refusal is set up
             await _lose_the_next_dm(fake, players[0], lambda p=picker, m=message: t.pick(p, m))
 
-        # The basic-land DM Discord refused: /vortex hand resend:True sends it again.
+        # The basic-land DM Discord refused: /vortex resend sends it again.
         assert not t.dms_with(players[0], ui.LandButton, action="confirm")
-        resent = await t.slash(players[0], "hand", resend=True)
+        resent = await t.slash(players[0], "resend")
         await resent.wait_followup()
         assert "Sent: check your DMs" in resent.content
         for user in players:
@@ -212,10 +212,10 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
         state = await t.check()
         assert state.draft is None and state.step == engine.MAIN
 
-        # A look whose DM Discord refused: /vortex hand resend:True, then put back.
+        # A look whose DM Discord refused: /vortex resend, then put back.
         await _lose_the_next_dm(fake, active, lambda: t.slash(active, "shoe", action="look", count=2))
         assert not t.dms_with(active, ui.LookButton, action="done")
-        resent = await t.slash(active, "hand", resend=True)
+        resent = await t.slash(active, "resend")
         await resent.wait_followup()
         look = await fake.wait_for(lambda: _newest(t, active, ui.LookButton, action="done"), what="the look again")
         put = await fake.click(active, look, component(look, ui.LookButton, action="done")["custom_id"])

@@ -32,7 +32,7 @@ async def test_a_game_shows_only_what_the_table_sees(db):
         _, state, _ = await state_of(db, game.id)
         text = visible(html)
         assert "opening hands, opening turn 1" in text and "Alice" in text
-        assert "The game began; turn order:" in text and "Hand Pack Played Exile" in text
+        assert "The game began; turn order:" in text and "Hand Pack Battlefield Graveyard Exile" in text
         assert not any(card in html for card in hidden_cards(state))
         assert "Secret" not in html  # no card at all yet: every card is hidden
         await vortex.end(db, game.id, organizer())
@@ -55,6 +55,15 @@ async def test_a_game_shows_only_what_the_table_sees(db):
         assert all(card in text for card in milled_cards) and " milled: " in text
         assert "looked at the top 3 cards of the shoe" in text
         assert " draws 1 card." in text and "Turn 1:" in text
+        assert "Graveyard" in text and "Battlefield" not in text.split("Public zones")[1].split("Log")[0]
+        # Cards moved between zones and life changes are in the log, the life with one minus sign.
+        card = next(c for c in state.players[vortex.engine.seat_of(state, user)].hand if c not in milled_cards)
+        await vortex.move(db, game.id, player(user), card, "hand", "battlefield")
+        await vortex.life(db, game.id, player(user), -25)
+        text = visible(await page(client, path))
+        assert f" moved {card} from their hand to the battlefield." in text
+        assert " lost 25 life (\u22125)." in text and "\u22125" in text.split("Log")[0]
+        assert "Battlefield" in text.split("Public zones")[1].split("Log")[0]
         # The shoe's order never shows: no sequence of its cards, not even its top card.
         assert state.shoe[0] not in html or state.shoe[0] in milled_cards
 

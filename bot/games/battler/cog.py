@@ -14,7 +14,7 @@ from bot.games.battler import ui
 from bot.games.battler.reports_cog import BattlerReports
 from bot.games.battler.service import GameView, StaleMessage
 from bot.kit import cubes
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, index
 from bot.kit.errors import UserError, chosen
@@ -22,19 +22,19 @@ from bot.kit.table_cog import TableCog, add_lobby_commands
 
 log = logging.getLogger(__name__)
 
-POISON_CHOICES = [
-    app_commands.Choice(name="fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)", value="fibonacci"),
-    app_commands.Choice(name="flat2: 2 per loss", value="flat2"),
-]
-CAROUSEL_CHOICES = [
-    app_commands.Choice(name="off (default)", value="off"),
-    app_commands.Choice(name="round: after every draft, 1 card each", value="round"),
-    app_commands.Choice(name="stage: after a stage's last draft, 3 cards each in snake order", value="stage"),
-]
-CAROUSEL_FROM_CHOICES = [
-    app_commands.Choice(name="packpile: fresh cards, one per pick (default)", value="packpile"),
-    app_commands.Choice(name="packyard: the disposed cards", value="packyard"),
-]
+POISON_CHOICES = choices({
+    "fibonacci": "fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)",
+    "flat2": "flat2: 2 per loss",
+})
+CAROUSEL_CHOICES = choices({
+    "off": "off (default)",
+    "round": "round: after every draft, 1 card each",
+    "stage": "stage: after a stage's last draft, 3 cards each in snake order",
+})
+CAROUSEL_FROM_CHOICES = choices({
+    "packpile": "packpile: fresh cards, one per pick (default)",
+    "packyard": "packyard: the disposed cards",
+})
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
 INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")
@@ -55,23 +55,19 @@ class BattlerCog(BattlerReports, TableCog):
 
     def cancel_question(self, table: GameView) -> str:
         if table.status == S.running:
-            return f"End Treasure Battler #{table.id} now? There will be no winner and nothing goes to the leaderboard."
+            return (f"Cancel Treasure Battler #{table.id} now? There will be no winner and nothing goes to the "
+                    "leaderboard.")
         return f"Cancel the Treasure Battler #{table.id} lobby?"
-
-    def cancelled_text(self, table: GameView) -> str:
-        return f"Treasure Battler #{table.id} was ended."
 
     def nothing_here_text(self) -> str:
         return "There is no Treasure Battler game here for you. `/battler start` opens one."
 
-    def cancelled_note(self, table: GameView) -> str:
-        return "❌ Ended by an organizer."
-
     # --- commands --------------------------------------------------------------------------
 
     group = app_commands.Group(name="battler", description="Magic: Treasure Battler: draft, play mini-games, survive poison.")
-    add_lobby_commands(group, "game", cancel_name="end",
-                       cancel_description="End the game now without a winner; nothing goes to the leaderboard (organizer).")
+    add_lobby_commands(group, "game",
+                       cancel_description="Cancel the game: no winner, nothing goes to the leaderboard (organizer; asks "
+                                          "first).")
 
     @group.command(name="start", description="Open a Treasure Battler lobby in this channel (organizers).")
     @app_commands.describe(
@@ -120,17 +116,27 @@ class BattlerCog(BattlerReports, TableCog):
         await interaction.response.send_message(embed=ui.status_embed(game))
 
     @group.command(name="stash", description="Show your stash, pack, basics and treasures (only you see it).")
-    @app_commands.describe(resend="Also DM me my current setup/draft message again.")
-    async def stash(self, interaction: discord.Interaction, resend: bool = False) -> None:
+    async def stash(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, (S.running, S.finished))
         seat = next((p.seat for p in game.state.players if p.user_id == interaction.user.id), None) if game.state else None
         if seat is None:
             raise UserError("You are not playing in this game.")
         await interaction.response.send_message(embed=ui.stash_embed(game, seat), ephemeral=True)
-        if resend and (held := await battler.resend(self.db, game.id, interaction.user.id)) is not None:
-            [sent] = await self.bot.outbox.send_batch([held], fresh=True)
-            await interaction.followup.send("Sent: check your DMs." if sent.message_id else "I still can't DM you.",
-                                            ephemeral=True)
+
+    @group.command(name="resend", description="DM me again my current setup, draft or carousel message.")
+    async def resend(self, interaction: discord.Interaction) -> None:
+        game = await self.table_here(interaction, (S.running,))
+        if game.state is None or interaction.user.id not in game.player_ids:
+            raise UserError("You are not playing in this game.")
+        held = await battler.resend(self.db, game.id, interaction.user.id)
+        if held is None:
+            await interaction.response.send_message("Nothing waits for your answer.", ephemeral=True)
+            return
+        await interaction.response.send_message("Sending your current message to your DMs again.", ephemeral=True)
+        [sent] = await self.bot.outbox.send_batch([held], fresh=True)
+        await interaction.followup.send("Sent: check your DMs." if sent.message_id else
+                                        "I still can't DM you: check your privacy settings (Direct Messages from "
+                                        "server members), then `/battler resend`.", ephemeral=True)
 
     @group.command(name="rules", description="The rules in short, the resource table and this game's poison per loss.")
     @app_commands.describe(poison="Show this poison progression instead of the game's.")
@@ -227,10 +233,11 @@ class BattlerCog(BattlerReports, TableCog):
         prompt, message_id = await battler.shown_in(self.db, error.game_id, error.user_id)
         if prompt is None:
             game = await battler.get_game(self.db, error.game_id)
-            phase = game.state.phase.upper() if game.state and game.status == S.running else game.status
-            await interaction.response.send_message(
-                f"That message is out of date: the game is now in the {phase} phase.", ephemeral=True
-            )
+            if game.state and game.status == S.running:
+                now = f"the game is now in the {game.state.phase.upper()} phase"
+            else:
+                now = "the game was cancelled" if game.status == S.cancelled else "the game is over"
+            await interaction.response.send_message(f"That message is out of date: {now}.", ephemeral=True)
         elif interaction.message is not None and message_id == interaction.message.id:
             # This very message shows the current state (a double click), or was to and the edit was
             # lost: it is shown again, as it is now.

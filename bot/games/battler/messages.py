@@ -3,7 +3,7 @@ when the cog imports this module; beside `ui`, which would pass 700 lines with t
 
 The service queues them with the change that causes them (`bot.games.battler.service`); the shared
 outbox sends them after the commit, or the sweeper after a crash. A private DM the sweeper takes
-(`fresh` False) is sent only if it is still the player's current one. A running game ended by an
+(`fresh` False) is sent only if it is still the player's current one. A running game cancelled by an
 organizer and a player's closed DMs are told in the kit's words.
 """
 
@@ -16,7 +16,7 @@ from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.tables import TableRef
 
-renders_dms_closed(battler.DMS_CLOSED, what="your Treasure Battler choices", resend="/battler stash resend:True")
+renders_dms_closed(battler.DMS_CLOSED, what="your Treasure Battler choices", resend="/battler resend")
 
 
 @renders(battler.PROMPT, PrivatePrompt)

@@ -144,6 +144,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.kit import events
+from bot.kit.text import plural
 
 # Version 2 added the carousel (state fields `carousel_cards`, `carousel_order`, `carousel_turn`;
 # settings `carousel` as a mode and `carousel_from`). Version 1 documents load unchanged.
@@ -717,7 +718,7 @@ def _pay(p: Player, cost: int, action: str, events: list[Event]) -> None:
 def _check_affordable(p: Player, cost: int, what: str) -> None:
     if p.treasures < cost:
         raise NotEnoughTreasures(
-            f"{what} costs {cost} treasure{'s' if cost != 1 else ''}; you have {p.treasures}."
+            f"{what} costs {plural(cost, 'treasure')}; you have {p.treasures}."
         )
 
 

@@ -52,13 +52,13 @@ SETUP, DRAFT, CAROUSEL = "setup", "draft", "carousel"  # the kinds of private DM
 OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
 
-# Outbox kinds (rendered by bot.games.battler.messages; a running game ended and a player's DMs
+# Outbox kinds (rendered by bot.games.battler.messages; a running game cancelled and a player's DMs
 # closed in the kit's words: SPEC.cancel_notice, delivery.renders_dms_closed).
 PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
 ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
 DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Dispute)
 FINAL = "battler.final"  # the final standings, read from the game when sent (payload: TableRef)
-ENDED = "battler.ended"  # ended by an organizer without a winner (payload: TableRef)
+ENDED = "battler.ended"  # cancelled by an organizer without a winner (payload: TableRef)
 DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices" (payload: DmsClosed)
 RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
 # Events players hear about in the channel (the rest is private or bookkeeping).
@@ -400,12 +400,12 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
 SPEC = tables.TableSpec(
     kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
     begin=_deal, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
-    cancelled_as="ended by an organizer without a winner",
+    cancelled_as="cancelled by an organizer without a winner",
 )
 GAMES: documents.Documents[BattlerGame, BattlerPlayer, engine.BattlerState] = documents.Documents(
     SPEC, engine.BattlerState, refusals=engine_refusals(engine.BattlerError, engine.NotAPlayer), seat_of=engine.seat_of,
     not_running=documents.NotRunning(lobby="That game has not begun yet.", finished="That game is over.",
-                                     cancelled="That game was ended."),
+                                     cancelled="That game was cancelled."),
     announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
 )
 
@@ -432,32 +432,10 @@ async def create_game(
         return _view_of(loaded)
 
 
-async def get_game(db: Database, game_id: int) -> GameView:
-    return await tables.get(db, SPEC, game_id)
-
-
-async def find_game(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
-) -> GameView | None:
-    """The channel's newest game in `statuses`, else the user's newest one (in this server, if any)."""
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
-
-
-async def join(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    return await tables.join(db, SPEC, game_id, actor)
-
-
-async def leave(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    return await tables.leave(db, SPEC, game_id, actor)
-
-
-async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
-    return await tables.begin(db, SPEC, game_id, actor)
-
-
-async def cancel(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    """Cancel a lobby, or end a running game without a winner (nothing goes to the leaderboard)."""
-    return await tables.cancel(db, SPEC, game_id, actor)
+# The lobby's use cases, as every table has them (cancel: a lobby, or a running game without a winner).
+TABLES = tables.TableUseCases[GameView](SPEC)
+get_game, find_game, join, leave, begin, cancel = (
+    TABLES.get, TABLES.find, TABLES.join, TABLES.leave, TABLES.begin, TABLES.cancel)
 
 
 # --- private actions (setup and draft DMs) ------------------------------------------------------

@@ -20,7 +20,7 @@ from bot.kit.errors import UserError
 from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
 from bot.kit.lobby import lobby_view as generic_lobby_view
-from bot.kit.text import escape
+from bot.kit.text import escape, plural, plural_word
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
@@ -58,7 +58,7 @@ def settings_text(settings: engine.BattlerSettings) -> str:
     if settings.carousel != "off":
         each = engine.CAROUSEL_PICKS[settings.carousel]
         when = "every round" if settings.carousel == "round" else "every stage"
-        parts.append(f"carousel {when} ({each} card{'s' if each > 1 else ''} each, from the {settings.carousel_from})")
+        parts.append(f"carousel {when} ({plural(each, 'card')} each, from the {settings.carousel_from})")
     return " · ".join(parts)
 
 
@@ -85,6 +85,14 @@ def joined_lines(items: Sequence[str], separator: str = " · ", width: int = MAX
 # --- lobby -------------------------------------------------------------------------------------
 
 
+STATUS_WORDS = {"lobby": "Open for players", "running": "In progress", "over": "Over", "cancelled": "Cancelled"}
+
+
+def status_word(status: str) -> str:
+    """A table's status as players read it ("In progress", never the stored word)."""
+    return STATUS_WORDS.get(status, status.capitalize())
+
+
 def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
     embed = discord.Embed(title=f"Treasure Battler #{game.id} · cube {game.cube_name}", colour=discord.Colour.gold())
     embed.description = f"Up to {game.max_seats} players (an even number) · {settings_text(game.settings)}"
@@ -95,7 +103,7 @@ def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
     else:
         seating = "\n".join(f"Seat {i + 1}: {mention(u)}" for i, u in enumerate(game.player_ids)) or "-"
         embed.add_field(name="Seating", value=seating, inline=False)
-        embed.add_field(name="Status", value=game.status, inline=False)
+        embed.add_field(name="Status", value=status_word(game.status), inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
     return limits.fit_embed(embed)
@@ -184,7 +192,7 @@ def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int |
         embed, lines = _draft_embed(prompt, stash_index)
     if note:
         embed.add_field(name="Last action", value=limits.clip(note, limits.FIELD_VALUE), inline=False)
-    footer = f"Seat {prompt.seat + 1} · state v{prompt.version}"
+    footer = f"Seat {prompt.seat + 1}"
     if prompt.kind == "carousel" and chosen is None:
         footer += f" · page {page + 1}/{carousel_pages(prompt)}"
     embed.set_footer(text=footer)
@@ -379,7 +387,7 @@ def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
 def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> list[str]:
     lines = [
         f"⚔️ **Treasure Battler #{news.game_id} · Stage {news.stage}, round {news.round}: PLAY**",
-        f"Starting hand: **{engine.hand_size(news.stage)} cards** (stage + 2) · life 10 · "
+        f"Starting hand: **{plural(engine.hand_size(news.stage), 'card')}** (stage + 2) · life 10 · "
         f"a loss costs {engine.poison_for_loss(news.stage, news.progression)} poison.",
     ]
     u = news.user_of
@@ -399,7 +407,7 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
                 f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
                 f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
             )
-    lines.append("Report with `/battler report`; your opponent confirms.")
+    lines.append("Each player reports with `/battler report`; their opponent confirms.")
     return lines
 
 
@@ -421,17 +429,17 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
             return [f"✅ {mention(u(win))} beat {mention(u(lose))}{how}."]
         case engine.ReplayRequired(a=a, b=b, reason=reason):
             return [
-                f"🔁 {mention(u(a))} and {mention(u(b))} must replay ({reason.replace('_', ' ')}): report again; "
-                "if you really can't finish, report `unfinishable`."
+                f"🔁 {mention(u(a))} and {mention(u(b))} must replay ({reason.replace('_', ' ')}): they report again; "
+                "if they really can't finish, they report `unfinishable`."
             ]
         case engine.PlayerPoisoned(seat=seat, amount=amount, total=total):
             return [f"☠️ {mention(u(seat))} takes {amount} poison ({total}/10)."]
         case engine.PoisonSet(seat=seat, poison=poison):
             return [f"☠️ {mention(u(seat))} is set to {poison} poison."]
         case engine.TreasuresChanged(seat=seat, delta=delta, total=total, reason="cap"):
-            return [f"💰 {mention(u(seat))} keeps {total} treasures ({-delta} over the cap)."]
+            return [f"💰 {mention(u(seat))} keeps {plural(total, 'treasure')} ({-delta} over the cap)."]
         case engine.PackyardReshuffled(cards=cards, packpile=packpile):
-            return [f"♻️ The packyard ({cards} cards) was shuffled into the packpile ({packpile} cards)."]
+            return [f"♻️ The packyard ({plural(cards, 'card')}) was shuffled into the packpile ({plural(packpile, 'card')})."]
         case engine.PlayerDied(seat=seat):
             return [f"💀 {mention(u(seat))} reached 10 poison."]
         case engine.BecameGhost(seat=seat):
@@ -444,8 +452,8 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
             return [f"🏆 **{mention(u(winner))} wins Treasure Battler #{news.game_id}!**"]
         case engine.PhaseChanged(phase=engine.DRAFT, stage=stage, round=round_):
             return [
-                f"🛒 **Stage {stage}, round {round_}: DRAFT.** Check your DMs: trade, re-roll, shift or buy basics, "
-                "then press Done."
+                f"🛒 **Stage {stage}, round {round_}: DRAFT.** Each player trades, re-rolls, shifts or buys basics "
+                "in their DMs, then presses Done."
             ]
         case engine.PhaseChanged(phase=engine.CAROUSEL, stage=stage, round=round_):
             return [f"🎠 **Stage {stage}, round {round_}: CAROUSEL.**"]
@@ -462,25 +470,25 @@ def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
     match e:
         case engine.CarouselStarted(cards=cards, order=order, picks_each=picks_each, source=source,
                                     random_tiebreak=random_tiebreak):
-            each = "1 card" if picks_each == 1 else f"{picks_each} cards, in snake order"
+            each = "1 card" if picks_each == 1 else f"{plural(picks_each, 'card')}, in snake order"
             where = "fresh from the packpile" if source == "packpile" else "from the packyard"
             lap = order[: len(order) // picks_each]
             shown = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
             tie = " (equal poison: in random order)" if random_tiebreak else ""
             return [
-                f"{len(cards)} cards {where}; each player takes {each}, fewest poison first.",
+                f"{plural(len(cards), 'card')} {where}; each player takes {each}, fewest poison first.",
                 f"Order: {shown}{tie}",
                 *joined_lines([escape(card) for card in cards]),
             ]
         case engine.CarouselTurn(seat=seat, pick=pick):
-            return [f"👉 {mention(u(seat))}, your carousel pick (pick {pick}) is in your DMs."]
+            return [f"👉 {mention(u(seat))} picks from the carousel (pick {pick}): their choice is in their DMs."]
         case engine.CarouselPicked(seat=seat, card=card, gave_back=gave_back, forced=by_force):
             gave = f" and gave back **{escape(gave_back)}**" if gave_back is not None else ""
             return [f"🎠 {mention(u(seat))} took **{escape(card)}**{gave}{forced if by_force else ''}."]
         case engine.CarouselPassed(seat=seat, forced=by_force):
             return [f"🎠 {mention(u(seat))} passed (their pool is full){forced if by_force else ''}."]
         case engine.CarouselEnded(leftover=leftover):
-            left = f": {len(leftover)} cards left go to the packyard" if leftover else ""
+            left = f": {plural(len(leftover), 'card')} left {'goes' if len(leftover) == 1 else 'go'} to the packyard" if leftover else ""
             return [f"🎠 The carousel is over{left}."]
     return []
 
@@ -597,7 +605,7 @@ def status_lines(state: engine.BattlerState) -> list[str]:
     """The public status of a game (also used by tests to compare with an engine replay)."""
     lines = [
         f"Stage **{state.stage}**, round **{state.round}** · phase **{PHASE_NAMES.get(state.phase, state.phase)}** · "
-        f"packpile {len(state.packpile)} cards · packyard {len(state.packyard)} cards"
+        f"packpile {plural(len(state.packpile), 'card')} · packyard {plural(len(state.packyard), 'card')}"
     ]
     for p in state.players:
         last = mention(state.players[p.last_opponent].user_id) if p.last_opponent is not None else "-"
@@ -635,10 +643,10 @@ def packyard_text(state: engine.BattlerState, limit: int = limits.FIELD_VALUE) -
 
 
 def status_embed(game: GameView) -> discord.Embed:
-    embed = discord.Embed(title=f"Treasure Battler #{game.id} · {game.status}", colour=discord.Colour.gold())
+    embed = discord.Embed(title=f"Treasure Battler #{game.id} · {status_word(game.status)}", colour=discord.Colour.gold())
     state = game.state
     if state is None:
-        embed.description = f"In the lobby: {len(game.player_ids)}/{game.max_seats} players."
+        embed.description = f"In the lobby: {len(game.player_ids)}/{plural(game.max_seats, 'player')}."
         return embed
     embed.description = status_description(state)
     if state.carousel_cards:
@@ -660,7 +668,7 @@ def status_embed(game: GameView) -> discord.Embed:
 def stash_embed(game: GameView, seat: int) -> discord.Embed:
     assert game.state is not None
     p = game.state.players[seat]
-    embed = discord.Embed(title=f"Your stash · Treasure Battler #{game.id} ({len(p.stash)} cards)", colour=discord.Colour.teal())
+    embed = discord.Embed(title=f"Your stash · Treasure Battler #{game.id} ({plural(len(p.stash), 'card')})", colour=discord.Colour.teal())
     embed.description = limits.fit_lines(numbered(p.stash), limits.DESCRIPTION) or "empty"
     if p.pack:
         embed.add_field(name="Your pack", value=limits.fit_lines(numbered(p.pack, pack_mark), limits.FIELD_VALUE),
@@ -697,5 +705,5 @@ def final_lines(game: GameView, standings: Sequence[Standing]) -> list[str]:
     lines = [f"🏁 **Treasure Battler #{game.id}: final standings**"]
     for s in standings:
         who = ", ".join(mention(u) for u in s.user_ids)
-        lines.append(f"{s.placement}. {who} · {s.points:g} points")
+        lines.append(f"{s.placement}. {who} · {s.points:g} {plural_word(s.points, 'point')}")
     return lines

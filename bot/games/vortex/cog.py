@@ -1,5 +1,6 @@
 """/vortex: Vortex Based Magic — lobby, the opening hands drafted by DM, draws picked one at a time by
-DM, passes, mulligans, shoe effects, public status, private hand, and the end."""
+DM, passes, mulligans, shoe effects, cards moved between zones and life, public status, private
+hand, resending DMs, and the end."""
 
 from __future__ import annotations
 
@@ -9,38 +10,41 @@ from discord import app_commands
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
+from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
 from bot.kit import cubes, outbox, tables
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of
-from bot.kit.errors import UserError, chosen
+from bot.kit.dispatch import actor_of
+from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
-from bot.kit.text import name_key
+from bot.kit.text import name_key, plural
 
 S = vortex.STATUSES
-SHOE_CHOICES = [
-    app_commands.Choice(name="mill: the top cards go to your graveyard (public)", value="mill"),
-    app_commands.Choice(name="look: only you see the top cards (DM); put some at the bottom", value="look"),
-    app_commands.Choice(name="reveal: everyone sees the top cards (they stay on top)", value="reveal"),
-    app_commands.Choice(name="search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
-                        value="search"),
-    app_commands.Choice(name="top: put a card from your hand on top of the shoe", value="top"),
-    app_commands.Choice(name="bottom: put a card from your hand at the bottom of the shoe", value="bottom"),
-    app_commands.Choice(name="shuffle: shuffle the shoe", value="shuffle"),
-]
-SEARCH_TO_CHOICES = [
-    app_commands.Choice(name="your hand (default)", value=engine.HAND),
-    app_commands.Choice(name="the battlefield (public)", value=engine.PLAYED),
-    app_commands.Choice(name="the top of the shoe, after the shuffle", value=engine.TOP),
-]
+SHOE_CHOICES = choices({
+    "mill": "mill: the top cards go to your graveyard (public)",
+    "look": "look: only you see the top cards (DM); put some at the bottom",
+    "reveal": "reveal: everyone sees the top cards (they stay on top)",
+    "search": "search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
+    "top": "top: put a card from your hand on top of the shoe",
+    "bottom": "bottom: put a card from your hand at the bottom of the shoe",
+    "shuffle": "shuffle: shuffle the shoe",
+})
+SEARCH_TO_CHOICES = choices({
+    engine.HAND: "your hand (default)",
+    engine.BATTLEFIELD: "the battlefield (public)",
+    engine.TOP: "the top of the shoe, after the shuffle",
+})
+ZONE_WORDS = {engine.HAND: "your hand", engine.BATTLEFIELD: "the battlefield", engine.GRAVEYARD: "your graveyard",
+              engine.EXILE: "exile"}
+ZONE_CHOICES = choices(ZONE_WORDS)
 SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards are in your DMs (only you see them).",
              "reveal": "Revealed: the cards are in the channel.", "top": "Put on top of the shoe.",
              "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
 
 
-class VortexCog(TableCog):
+class VortexCog(VortexDMs, TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
 
@@ -142,7 +146,7 @@ class VortexCog(TableCog):
             return
         milled, began = result.first(engine.Milled), result.first(engine.SearchBegan)
         if began:
-            text = (f"The shoe is in your DMs: take up to {began.count} card{'s' if began.count != 1 else ''} there "
+            text = (f"The shoe is in your DMs: take up to {plural(began.count, 'card')} there "
                     "(only you see it). Nothing else happens until you finish.")
         else:
             text = "The shoe is empty: nothing was milled." if milled and not milled.cards else SHOE_DONE[action.value]
@@ -154,37 +158,98 @@ class VortexCog(TableCog):
         outcomes = await self.bot.outbox.send_batch(held, fresh=True)
         if not all(o.message_id for o in outcomes):
             await interaction.followup.send("I still can't DM you: check your privacy settings (Direct Messages from "
-                                            "server members), then `/vortex hand resend:True`.", ephemeral=True)
+                                            "server members), then `/vortex resend`.", ephemeral=True)
 
-    @shoe.autocomplete("card")
-    async def card_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    async def _zone_choices(self, interaction: discord.Interaction, zone: str | None,
+                            current: str) -> list[app_commands.Choice[str]]:
+        """The cards of the player's `zone` whose names contain what they typed (nothing in a zone
+        the command cannot take a card from)."""
         game = await vortex.find_game(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
                                       user_id=interaction.user.id, statuses=(S.running,))
-        if game is None or game.state is None or interaction.user.id not in game.player_ids:
+        if game is None or zone is None:
             return []
-        hand = game.state.players[game.player_ids.index(interaction.user.id)].hand
         typed = name_key(current or "")
-        names = dict.fromkeys(card for card in hand if typed in name_key(card))
+        names = dict.fromkeys(card for card in vortex.zone_cards(game, interaction.user.id, zone)
+                              if typed in name_key(card))
         # Choice values hold 100 characters: a longer name is matched by its start (see vortex.shoe).
         return [app_commands.Choice(name=card[:100], value=card[:100]) for card in list(names)[:25]]
 
-    @group.command(name="status", description="The game in public: turn, who acts, pack and shoe sizes, life, penalties.")
+    @shoe.autocomplete("card")
+    async def shoe_card_autocomplete(self, interaction: discord.Interaction,
+                                     current: str) -> list[app_commands.Choice[str]]:
+        return await self._zone_choices(interaction, engine.HAND, current)  # top and bottom take a card of the hand
+
+    @group.command(name="play", description="Play or cast a card from your hand: it goes onto the battlefield "
+                                            "(public).")
+    @app_commands.describe(card="A card from your hand.")
+    async def play(self, interaction: discord.Interaction, card: app_commands.Range[str, 1, 200]) -> None:
+        game = await self._running(interaction)
+        result = await vortex.move(self.db, game.id, actor_of(interaction), card, engine.HAND, engine.BATTLEFIELD)
+        moved = result.first(engine.CardMoved)
+        await interaction.response.send_message(f"**{ui.card_text(moved.card)}** is on the battlefield; the channel "
+                                                "is told.", ephemeral=True)
+
+    @play.autocomplete("card")
+    async def play_card_autocomplete(self, interaction: discord.Interaction,
+                                     current: str) -> list[app_commands.Choice[str]]:
+        return await self._zone_choices(interaction, engine.HAND, current)
+
+    @group.command(name="move", description="Move a card of yours between your hand, the battlefield, your "
+                                            "graveyard and exile (public).")
+    @app_commands.describe(card="The card (offered from the zone in `from`).", from_="Where the card is now.",
+                           to="Where it goes.")
+    @app_commands.rename(from_="from")
+    @app_commands.choices(from_=ZONE_CHOICES, to=ZONE_CHOICES)
+    async def move(self, interaction: discord.Interaction, from_: app_commands.Choice[str],
+                   to: app_commands.Choice[str], card: app_commands.Range[str, 1, 200]) -> None:
+        game = await self._running(interaction)
+        result = await vortex.move(self.db, game.id, actor_of(interaction), card, from_.value, to.value)
+        moved = result.first(engine.CardMoved)
+        await interaction.response.send_message(
+            f"Moved **{ui.card_text(moved.card)}** from {ZONE_WORDS[moved.source]} to {ZONE_WORDS[moved.destination]}; "
+            "the channel is told.", ephemeral=True)
+
+    @move.autocomplete("card")
+    async def move_card_autocomplete(self, interaction: discord.Interaction,
+                                     current: str) -> list[app_commands.Choice[str]]:
+        return await self._zone_choices(interaction, getattr(interaction.namespace, "from", None), current)
+
+    @group.command(name="life", description="Change your life total: negative for damage or life lost, positive "
+                                            "for life gained (public).")
+    @app_commands.describe(amount="How much: e.g. -3 for 3 damage, 2 for 2 life gained.")
+    async def life(self, interaction: discord.Interaction,
+                   amount: app_commands.Range[int, -engine.MAX_LIFE_CHANGE, engine.MAX_LIFE_CHANGE]) -> None:
+        game = await self._running(interaction)
+        result = await vortex.life(self.db, game.id, actor_of(interaction), amount)
+        changed = result.first(engine.LifeChanged)
+        await interaction.response.send_message(f"Your life is now {ui.number_text(changed.life)}; the channel is "
+                                                "told.", ephemeral=True)
+
+    @group.command(name="status", description="The game in public: turn, who acts, every zone's size, life, penalties.")
     async def status(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, S.all)
         await interaction.response.send_message(embed=ui.status_embed(game))
 
     @group.command(name="hand", description="Your hand (what you drafted) and your pack; only you see it.")
-    @app_commands.describe(resend="Also DM me again what waits for my answer (a pick, my basic lands, a look).")
-    async def hand(self, interaction: discord.Interaction, resend: bool = False) -> None:
+    async def hand(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, (S.running, S.finished))
         shown = await vortex.hand(self.db, game.id, interaction.user.id)
         await interaction.response.send_message(embed=ui.hand_embed(shown), ephemeral=True)
-        if resend:
-            held = await vortex.resend(self.db, game.id, interaction.user.id)
-            outcomes = await self.bot.outbox.send_batch(held, fresh=True)
-            text = ("Nothing waits for your answer." if not held else "Sent: check your DMs."
-                    if all(o.message_id for o in outcomes) else "I still can't DM you: check your privacy settings.")
-            await interaction.followup.send(text, ephemeral=True)
+
+    @group.command(name="resend", description="DM me again what waits for my answer (a pick, my basic lands, a look, "
+                                              "a search).")
+    async def resend(self, interaction: discord.Interaction) -> None:
+        game = await self._running(interaction)
+        held = await vortex.resend(self.db, game.id, interaction.user.id)
+        if not held:
+            await interaction.response.send_message("Nothing waits for your answer.", ephemeral=True)
+            return
+        await interaction.response.send_message("Sending it to your DMs again.", ephemeral=True)
+        outcomes = await self.bot.outbox.send_batch(held, fresh=True)
+        text = ("Sent: check your DMs." if all(o.message_id for o in outcomes) else
+                "I still can't DM you: check your privacy settings (Direct Messages from server members), then "
+                "`/vortex resend`.")
+        await interaction.followup.send(text, ephemeral=True)
 
     @group.command(name="end", description="End the game, naming the winner or not (organizer; asks first).")
     @app_commands.describe(winner="Who won: recorded on the leaderboard. Leave empty to end without a result.")
@@ -203,82 +268,6 @@ class VortexCog(TableCog):
 
         await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db,
                                around=self.bot.outbox.replies.answering)
-
-    # --- DM buttons ------------------------------------------------------------------------
-
-    async def on_pick(self, interaction: discord.Interaction, *, game: int, seat: int, offer: int, card: int) -> None:
-        result = await vortex.pick(self.db, game, interaction.user.id, seat=seat, offer=offer, index=card)
-        note = ui.took_text(result.first(engine.CardDrafted).card, penalty=bool(result.first(engine.EmptyPackPenalty)))
-        if result.held is None:
-            await interaction.response.edit_message(embed=ui.picked_embed(game, note), view=None)
-            return
-        upcoming = vortex.PickPrompt.from_payload(result.held.payload)  # the same draw's next pick, in place
-        await interaction.response.edit_message(embed=ui.pick_embed(upcoming, note), view=ui.pick_view(upcoming))
-        shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=interaction.message.id)
-        await outbox.settle(self.db, [shown])
-
-    async def on_land(self, interaction: discord.Interaction, *, game: int, seat: int, chosen: int, action: str) -> None:
-        lands = ui.decode_lands(chosen)
-        if action == "confirm":
-            if len(lands) != engine.OPENING_BASICS:
-                raise InvalidPayload()
-            await vortex.choose_basics(self.db, game, interaction.user.id, seat=seat, lands=ui.land_names(lands))
-            await interaction.response.edit_message(embed=ui.basics_done_embed(game, ui.land_names(lands)), view=None)
-            return
-        prompt = await vortex.checked_basics(self.db, game, interaction.user.id, seat=seat)
-        if action == "clear":
-            lands = []
-        elif len(lands) < engine.OPENING_BASICS:
-            lands.append(ui.LAND_ACTIONS.index(action))
-        else:
-            raise InvalidPayload()
-        await interaction.response.edit_message(embed=ui.basics_embed(prompt, lands), view=ui.basics_view(prompt, lands))
-
-    async def on_search_select(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
-                               menu: int, names: list[int]) -> None:
-        listed = await self._search_page(game, interaction.user.id, seat, search, page, menu)
-        for name in names:  # a menu's values are the names it lists
-            chosen(listed, listed.index(name) if name in listed else -1)
-        prompt = await vortex.search_choose(self.db, game, interaction.user.id, seat=seat, search=search, names=names)
-        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
-
-    async def _search_page(self, game: int, user_id: int, seat: int, search: int, page: int,
-                           menu: int = 0) -> range:
-        """A search DM's page (and menu on it) as the search now has them, refused when forged; the
-        positions of the names that menu lists."""
-        prompt = await vortex.checked_search(self.db, game, user_id, seat=seat, search=search)
-        chosen(range(ui.search_pages(prompt)), page)
-        return chosen([ui.search_menu_names(prompt, page, m) for m in range(ui.SEARCH_MENUS)], menu)
-
-    async def on_search_button(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
-                               action: str) -> None:
-        await self._search_page(game, interaction.user.id, seat, search, page)
-        if action == "take":
-            result = await vortex.finish_search(self.db, game, interaction.user.id, seat=seat, search=search)
-            found = result.first(engine.CardsFound)
-            await interaction.response.edit_message(embed=ui.picked_embed(game, ui.found_text(found.cards, found.to)),
-                                                    view=None)
-            return
-        if action == "clear":
-            prompt = await vortex.search_clear(self.db, game, interaction.user.id, seat=seat, search=search)
-        else:
-            prompt = await vortex.checked_search(self.db, game, interaction.user.id, seat=seat, search=search)
-        await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
-
-    async def on_look(self, interaction: discord.Interaction, *, game: int, seat: int, look: int, bottom: int,
-                      action: str, card: int | None) -> None:
-        marked = ui.bits(bottom)
-        if action == "done":
-            result = await vortex.arrange(self.db, game, interaction.user.id, seat=seat, look=look, bottom=marked)
-            done = result.first(engine.TopArranged)
-            await interaction.response.edit_message(
-                embed=ui.picked_embed(game, f"Put back: {done.on_top} on top, {done.on_bottom} at the bottom."), view=None)
-            return
-        prompt = await vortex.checked_look(self.db, game, interaction.user.id, seat=seat, look=look)
-        for i in (card, *marked):  # positions among the cards looked at
-            chosen(prompt.cards, i)
-        marked = marked ^ {card}
-        await interaction.response.edit_message(embed=ui.look_embed(prompt, marked), view=ui.look_view(prompt, marked))
 
 
 async def setup(bot: KitBot) -> None:

@@ -31,8 +31,8 @@ How FORMATS.md §4 maps to the code
     *Mulligan* (your upkeep, 5+ basics in your pack: exile it; replenish to 5 this turn)
         :func:`mulligan`.
     Bookkeeping the table needs so that every card stays accounted for:
-        :func:`play_card`, :func:`discard`, :func:`return_to_hand` (the hand and the per-player
-        ``played`` zone), :func:`adjust_life`, :func:`end_game`, and :func:`card_census`.
+        :func:`move_card` (between a player's hand, battlefield, graveyard and exile; :func:`play_card`
+        is its hand-to-battlefield case), :func:`adjust_life`, :func:`end_game`, and :func:`card_census`.
     Views for the command layer
         :func:`public_status` (counts only, never a card name) and :func:`private_view` (one
         player's hand and pack). Events are public unless ``event.private_to`` names a seat.
@@ -52,7 +52,7 @@ Rules decisions (where FORMATS.md is silent)
     * A search (a tutor) shows the searching player the whole shoe, by name and never in its
       order (the shoe is face down and unordered to players, FORMATS.md §4); they take up to the
       number of cards the effect allows (none is always allowed: a search may fail to find), to
-      their hand, onto the battlefield (the ``played`` zone) or on top of the shoe after the
+      their hand, onto the battlefield or on top of the shoe after the
       shuffle, and the shoe is then shuffled. While a search is pending, as while a pick is,
       nobody may draw, pass, mulligan, or change the shoe or a pack. The channel learns how many
       cards were found and where they went; their names only if they went onto the battlefield
@@ -64,15 +64,18 @@ Rules decisions (where FORMATS.md is silent)
     * The empty-pack penalty ends the turn the way a pass does (cleanup, then the active
       player's pack swap), cancels the rest of the draw, and starts the next turn. It applies
       in the opening-hand phase too.
-    * Milled cards, randomly discarded pack cards and played or discarded hand cards go to the
-      affected player's ``played`` zone (battlefield, stack or graveyard: the bot does not tell
-      them apart). Mulliganed packs go to that player's ``exile``.
+    * Each player has four public-facing zones besides their pack: ``hand`` (hidden), ``battlefield``,
+      ``graveyard`` and ``exile`` (public). Milled cards and randomly discarded pack cards go to the
+      affected player's graveyard; mulliganed packs to their exile. Players move their own cards
+      between these four zones (:func:`move_card`): the bot records what the table did, it does
+      not police the stack. Schema version 1 had one ``played`` zone for battlefield and
+      graveyard; reading a version 1 document puts those cards in the graveyard.
     * In the opening-hand phase the bot drafts and passes for the active player; ``draw`` and
       ``pass_turn`` are refused then. The 3 basics are chosen once and cannot be changed.
     * A player may always see their own pack (the seed: "look at it as much as he or she
       wishes"), so :func:`private_view` shows it, not only during a pick.
-    * Life is tracked (20, the penalties, :func:`adjust_life`); eliminating players is left to
-      the table (:func:`end_game`).
+    * Life is tracked (20, the penalties, :func:`adjust_life`, below 0 too); eliminating players is
+      left to the table (:func:`end_game`).
 """
 
 from __future__ import annotations
@@ -85,22 +88,26 @@ from typing import Any
 
 from bot.cards.model import is_basic_land
 from bot.kit import events
-from bot.kit.text import clean_name, name_key
+from bot.kit.text import clean_name, name_key, plural
 
 __all__ = [
     "BASICS",
     "BASIC_TYPES",
+    "BATTLEFIELD",
     "BOTTOM",
     "DRAW",
+    "EXILE",
+    "GRAVEYARD",
     "HAND",
     "MAIN",
     "OPENING",
     "OVER",
     "PLAY",
-    "PLAYED",
     "SEARCH_DESTINATIONS",
     "TOP",
     "UPKEEP",
+    "ZONES",
+    "ZONE_PLACES",
     "MAX_COUNT",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -114,9 +121,8 @@ __all__ = [
     "AlreadyPassed",
     "BasicsAdded",
     "CardDrafted",
+    "CardMoved",
     "CardNotFound",
-    "CardPlayed",
-    "CardReturnedToHand",
     "CardsFound",
     "CardsPutIntoPack",
     "CardsPutIntoShoe",
@@ -162,12 +168,12 @@ __all__ = [
     "begin_search",
     "card_census",
     "choose_basics",
-    "discard",
     "draw",
     "end_game",
     "finish_search",
     "look_at_top",
     "mill",
+    "move_card",
     "mulligan",
     "new_game",
     "pass_turn",
@@ -178,7 +184,6 @@ __all__ = [
     "put_into_pack",
     "put_on_shoe",
     "put_shoe_cards_into_pack",
-    "return_to_hand",
     "reveal_top",
     "search_choose",
     "search_clear",
@@ -189,7 +194,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- constants
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: battlefield and graveyard apart (1 had one "played" zone)
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 BASIC_TYPES: tuple[str, ...] = ("Plains", "Island", "Swamp", "Mountain", "Forest")
 PACK_SIZE = 7
@@ -199,6 +204,7 @@ STARTING_LIFE = 20
 EMPTY_PACK_LIFE_LOSS = 1
 OPENING_TURNS_PER_PLAYER = 4
 OPENING_BASICS = 3
+MAX_LIFE_CHANGE = 1000  # one reported life change, either way
 MAX_COUNT = 100  # upper bound for any "N cards" argument; real effects stay far below it
 
 # phases (PublicStatus.phase)
@@ -207,10 +213,11 @@ OPENING, BASICS, PLAY, OVER = "opening", "basics", "play", "over"
 UPKEEP, DRAW, MAIN, NO_STEP = "upkeep", "draw", "main", ""
 # where cards put on the shoe go
 TOP, BOTTOM = "top", "bottom"
-# where a search puts what it finds: the hand, the battlefield (the played zone), or the top of the
-# shoe after the shuffle
-HAND, PLAYED = "hand", "played"
-SEARCH_DESTINATIONS = (HAND, PLAYED, TOP)
+# a player's zones besides their pack (the hand is hidden, the others public)
+HAND, BATTLEFIELD, GRAVEYARD, EXILE = "hand", "battlefield", "graveyard", "exile"
+ZONES = (HAND, BATTLEFIELD, GRAVEYARD, EXILE)
+# where a search puts what it finds: the hand, the battlefield, or the top of the shoe after the shuffle
+SEARCH_DESTINATIONS = (HAND, BATTLEFIELD, TOP)
 
 
 # --------------------------------------------------------------------------- errors
@@ -273,7 +280,8 @@ class Player:
     user_id: int
     pack: list[str] = field(default_factory=list)
     hand: list[str] = field(default_factory=list)
-    played: list[str] = field(default_factory=list)  # battlefield, stack or graveyard
+    battlefield: list[str] = field(default_factory=list)
+    graveyard: list[str] = field(default_factory=list)
     exile: list[str] = field(default_factory=list)
     life: int = STARTING_LIFE
     penalties: int = 0  # empty-pack penalties taken
@@ -339,6 +347,8 @@ class VortexState:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> VortexState:
+        if d.get("v") == 1:
+            d = _upgrade_from_1(d)
         if d.get("v") != SCHEMA_VERSION:
             raise UnsupportedVersion(
                 f"This Vortex game was saved in format version {d.get('v')!r}; "
@@ -347,6 +357,12 @@ class VortexState:
         return events.decode({k: v for k, v in d.items() if k != "v"}, cls)
 
     # -- small helpers
+    def zone(self, seat: int, name: str) -> list[str]:
+        """One of ``seat``'s zones (:data:`ZONES`), the list itself."""
+        if name not in ZONES:
+            raise InvalidAction("A card moves between your hand, the battlefield, your graveyard and exile.")
+        return getattr(self.player(seat), name)
+
     def player(self, seat: int) -> Player:
         if not _is_int(seat) or not 0 <= seat < len(self.players):
             raise NotAPlayer("You are not a player in this game.")
@@ -526,16 +542,13 @@ class SearchFinished(Event):
 
 
 @dataclass(frozen=True)
-class CardPlayed(Event):
+class CardMoved(Event):
+    """``seat`` moved ``card`` from one of their zones to another (:data:`ZONES`); it is public now."""
+
     seat: int
     card: str
-    how: str  # "played" | "discarded" | "from_shoe"
-
-
-@dataclass(frozen=True)
-class CardReturnedToHand(Event):
-    seat: int
-    card: str
+    source: str
+    destination: str
 
 
 @dataclass(frozen=True)
@@ -568,7 +581,8 @@ class SeatStatus:
     user_id: int
     pack_size: int
     hand_size: int
-    played_size: int
+    battlefield_size: int
+    graveyard_size: int
     exile_size: int
     life: int
     penalties: int
@@ -868,11 +882,11 @@ def mulligan(state: VortexState, seat: int) -> list[Event]:
 
 
 def mill(state: VortexState, seat: int, count: int) -> list[Event]:
-    """``seat`` mills ``count``: the top cards of the shoe go to that player's played zone."""
+    """``seat`` mills ``count``: the top cards of the shoe go to that player's graveyard."""
     player = _require_zone_change(state, seat)
     _check_count(count)
     milled = _take_top(state, count)
-    player.played.extend(milled)
+    player.graveyard.extend(milled)
     return _finish(state, [Milled(seat, tuple(milled))])
 
 
@@ -933,7 +947,7 @@ def shuffle_shoe(state: VortexState, seat: int) -> list[Event]:
 def begin_search(state: VortexState, seat: int, count: int, *, to: str = HAND, reveal: bool = False) -> list[Event]:
     """``seat`` searches the shoe for up to ``count`` cards (a tutor): they see the shoe (DM it,
     by name), choose with :func:`search_choose`, and :func:`finish_search` moves what they chose to
-    ``to`` (their hand, ``"played"``: the battlefield, or ``"top"`` of the shoe after the shuffle)
+    ``to`` (their hand, the battlefield, or ``"top"`` of the shoe after the shuffle)
     and shuffles the shoe."""
     _require_zone_change(state, seat)
     _check_count(count)
@@ -953,7 +967,7 @@ def search_choose(state: VortexState, seat: int, cards: Sequence[str]) -> list[E
         raise InvalidAction("Name at least one card.")
     if len(cards) > search.room:
         left = f"{search.room} more" if search.room else "no more"
-        raise InvalidAction(f"This search takes up to {search.count} card{_plural(search.count)}: you can choose {left}.")
+        raise InvalidAction(f"This search takes up to {plural(search.count, 'card')}: you can choose {left}.")
     remaining = list(state.shoe)
     for card in search.chosen:
         remaining.remove(card)
@@ -977,12 +991,12 @@ def finish_search(state: VortexState, seat: int) -> list[Event]:
     _shuffle_shoe(state)
     if search.to == HAND:
         player.hand.extend(found)
-    elif search.to == PLAYED:
-        player.played.extend(found)
+    elif search.to == BATTLEFIELD:
+        player.battlefield.extend(found)
     else:
         state.shoe[:0] = found
     state.search = None
-    shown = tuple(found) if search.reveal or search.to == PLAYED else ()
+    shown = tuple(found) if search.reveal or search.to == BATTLEFIELD else ()
     events: list[Event] = [CardsFound(seat, tuple(found), search.to),
                            SearchFinished(seat, len(found), search.to, shown, len(state.shoe))]
     return _finish(state, events)
@@ -994,10 +1008,6 @@ def _require_search(state: VortexState, seat: int) -> Search:
     if search is None or search.seat != seat:
         raise InvalidAction("You are not searching the shoe.")
     return search
-
-
-def _plural(n: int) -> str:
-    return "" if n == 1 else "s"
 
 
 # --------------------------------------------------------------------------- packs grow
@@ -1024,37 +1034,34 @@ def put_shoe_cards_into_pack(state: VortexState, seat: int, count: int) -> list[
 # --------------------------------------------------------------------------- hand bookkeeping
 
 
+def move_card(state: VortexState, seat: int, card: str, source: str, destination: str) -> list[Event]:
+    """``seat`` moves ``card`` (compared with ``name_key``) from one of their zones to another: hand,
+    battlefield, graveyard, exile. The card is public once moved (a card leaving the hand is shown)."""
+    if source == destination and source in ZONES:
+        raise InvalidAction("Choose two different zones.")
+    origin, target = state.zone(seat, source), state.zone(seat, destination)
+    _require_phase(state, PLAY)
+    (moved,) = _take_from(origin, [card], source, where=ZONE_PLACES[source])
+    target.append(moved)
+    return _finish(state, [CardMoved(seat, moved, source, destination)])
+
+
+# where a card of yours is, in a refusal ("Island is not on your battlefield")
+ZONE_PLACES = {HAND: "in your hand", BATTLEFIELD: "on your battlefield", GRAVEYARD: "in your graveyard",
+               EXILE: "in your exile"}
+
+
 def play_card(state: VortexState, seat: int, card: str) -> list[Event]:
-    """The player cast or played ``card`` from their hand (it is now public)."""
-    return _hand_to_played(state, seat, card, "played")
-
-
-def discard(state: VortexState, seat: int, card: str) -> list[Event]:
-    return _hand_to_played(state, seat, card, "discarded")
-
-
-def _hand_to_played(state: VortexState, seat: int, card: str, how: str) -> list[Event]:
-    player = state.player(seat)
-    _require_phase(state, PLAY)
-    (moved,) = _take_from(player.hand, [card], "hand")
-    player.played.append(moved)
-    return _finish(state, [CardPlayed(seat, moved, how)])
-
-
-def return_to_hand(state: VortexState, seat: int, card: str) -> list[Event]:
-    """A card of the player's comes back to their hand from the battlefield or graveyard."""
-    player = state.player(seat)
-    _require_phase(state, PLAY)
-    (moved,) = _take_from(player.played, [card], "played cards")
-    player.hand.append(moved)
-    return _finish(state, [CardReturnedToHand(seat, moved)])
+    """The player cast or played ``card`` from their hand: it goes onto the battlefield (a spell that
+    resolves is then moved on to the graveyard)."""
+    return move_card(state, seat, card, HAND, BATTLEFIELD)
 
 
 def adjust_life(state: VortexState, seat: int, delta: int) -> list[Event]:
     """Record a change of the player's own life total (damage, life gain)."""
     player = state.player(seat)
     _require_phase(state, PLAY)
-    if not _is_int(delta) or delta == 0 or abs(delta) > 1000:
+    if not _is_int(delta) or delta == 0 or abs(delta) > MAX_LIFE_CHANGE:
         raise InvalidAction("Give a life change as a whole number other than 0.")
     player.life += delta
     return _finish(state, [LifeChanged(seat, delta, player.life, "reported")])
@@ -1094,7 +1101,8 @@ def public_status(state: VortexState) -> PublicStatus:
                 user_id=p.user_id,
                 pack_size=len(p.pack),
                 hand_size=len(p.hand),
-                played_size=len(p.played),
+                battlefield_size=len(p.battlefield),
+                graveyard_size=len(p.graveyard),
                 exile_size=len(p.exile),
                 life=p.life,
                 penalties=p.penalties,
@@ -1136,19 +1144,30 @@ def _can_mulligan(state: VortexState, player: Player) -> bool:
 
 
 def card_census(state: VortexState) -> Counter[str]:
-    """Every card in the game, wherever it is (shoe, packs, passed pack, hands, played, exile).
+    """Every card in the game, wherever it is (shoe, packs, passed pack, and each player's zones).
 
     Always equals ``Counter(starting_shoe(cube, players))`` plus each player's opening basics."""
     census = Counter(state.shoe) + Counter(state.passed_pack)
     for p in state.players:
         census.update(p.pack)
-        census.update(p.hand)
-        census.update(p.played)
-        census.update(p.exile)
+        for zone in ZONES:
+            census.update(getattr(p, zone))
     return census
 
 
 # --------------------------------------------------------------------------- internals
+
+
+def _upgrade_from_1(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A version 1 document as version 2: its one ``played`` zone (milled, randomly discarded and
+    searched-out cards; nothing else moved cards there) becomes the graveyard, except the cards a
+    search put onto the battlefield, which it cannot tell apart: they land in the graveyard too."""
+    players = [{**{k: v for k, v in p.items() if k != "played"}, "graveyard": list(p.get("played", ())),
+                "battlefield": []} for p in d.get("players", ())]
+    search = d.get("search")
+    if isinstance(search, dict) and search.get("to") == "played":
+        search = {**search, "to": BATTLEFIELD}
+    return {**d, "v": SCHEMA_VERSION, "players": players, "search": search}
 
 
 def _rng(state: VortexState) -> random.Random:
@@ -1170,8 +1189,10 @@ def _shuffle_shoe(state: VortexState) -> None:
     state.look = None
 
 
-def _take_from(zone: list[str], names: Sequence[str], zone_name: str, whose: str = "your") -> list[str]:
-    """Remove the named cards (compared with ``name_key``) from ``zone``; all or nothing."""
+def _take_from(zone: list[str], names: Sequence[str], zone_name: str, whose: str = "your",
+               where: str | None = None) -> list[str]:
+    """Remove the named cards (compared with ``name_key``) from ``zone``; all or nothing. A name not
+    there is refused: "… is not {where}" (default: "in {whose} {zone_name}")."""
     if isinstance(names, str) or not names:
         raise InvalidAction("Name at least one card.")
     remaining = list(zone)
@@ -1180,7 +1201,7 @@ def _take_from(zone: list[str], names: Sequence[str], zone_name: str, whose: str
         key = name_key(name) if isinstance(name, str) else None
         index = next((i for i, card in enumerate(remaining) if name_key(card) == key), None)
         if index is None:
-            raise CardNotFound(f"{clean_name(str(name))} is not in {whose} {zone_name}.")
+            raise CardNotFound(f"{clean_name(str(name))} is not {where or f'in {whose} {zone_name}'}.")
         taken.append(remaining.pop(index))
     zone[:] = remaining
     return taken
@@ -1196,7 +1217,7 @@ def _apply_state_based_actions(state: VortexState, events: list[Event]) -> None:
     for player in state.players:
         while len(player.pack) > PACK_SIZE:
             card = player.pack.pop(_rng(state).randrange(len(player.pack)))
-            player.played.append(card)
+            player.graveyard.append(card)
             events.append(PackOverflowDiscard(player.seat, card))
 
 

@@ -10,6 +10,10 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
 * ``look``: the same for looks at the top of the shoe (their arrange buttons).
 * ``search``: the same for searches of the shoe (their DM's menus and buttons).
 * ``winner``: the user an organizer declared the winner at the end, if any.
+* ``shown``: the DMs that show an open look or search (``[kind, number, channel_id, message_id]``,
+  recorded when Discord accepted them). Once that step is over (put back, taken, the shoe changed,
+  the game ended or was cancelled), each one still showing its buttons is edited to say so, without
+  them (`RETIRE`), so nothing live-looking does nothing.
 
 Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
 decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
@@ -20,7 +24,7 @@ by DM when the opening turns are over, the looked-at cards by DM to the one who 
 name, never in its order) by DM to the one who searches it.
 
 Nothing waits on a message that may be lost: every DM the player owes an answer to is sent again by
-`/vortex hand resend:True` (`resend`), and repeating the command of a pending step (`/vortex draw`
+`/vortex resend` (`resend`), and repeating the command of a pending step (`/vortex draw`
 with a pick pending, `/vortex shoe action:search` with a search pending) sends its DM again.
 
 Permissions: commands from a server act on that server's games only (`tables.check_same_server`);
@@ -64,6 +68,8 @@ ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards 
 FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
 ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
+RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
+STEPS = {LOOK: "look", SEARCH: "search"}  # DMs whose buttons are retired when their step is over
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -96,8 +102,9 @@ class Looked(engine.Event):
 
 events.register("vortex", GameBegan, Drawing, Looked)
 
-# Events the channel hears about. None of them names a card of a hidden zone: milled, discarded
-# and mulliganed cards are public once moved; the rest are counts.
+# Events the channel hears about. None of them names a card of a hidden zone: milled, discarded,
+# mulliganed and moved cards (a card leaving or entering the hand is shown) are public once moved;
+# the rest are counts.
 # Revealed cards (ShoeRevealed) and a search's cards when it shows them (onto the battlefield, or
 # revealed) are public by the rules.
 PUBLIC_EVENTS = (
@@ -105,6 +112,7 @@ PUBLIC_EVENTS = (
     engine.PhaseChanged, engine.TurnStarted, engine.PackPassed, engine.Replenished, engine.EmptyPackPenalty,
     engine.PackOverflowDiscard, engine.MulliganTaken, engine.Milled, engine.TopArranged, engine.CardsPutIntoShoe,
     engine.ShoeShuffled, engine.ShoeRevealed, engine.SearchBegan, engine.SearchFinished, engine.GameOver,
+    engine.CardMoved, engine.LifeChanged,
 )
 
 
@@ -203,6 +211,18 @@ class Announcement(Payload):
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
+
+
+@dataclass(frozen=True)
+class Retired(Payload):
+    """A DM that showed look or search number `number` (`kind`), whose step is over: shown again
+    without its buttons."""
+
+    game_id: int
+    kind: str
+    number: int
+    channel_id: int
+    message_id: int
 
 
 @dataclass(frozen=True)
@@ -357,7 +377,8 @@ def _announcement(loaded: Loaded, public: list[engine.Event]) -> Announcement:
 
 async def _commit(
     session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, notes: tuple[engine.Event, ...] = (),
-    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, **columns: Any,
+    quiet: tuple[type, ...] = (), offered: bool = False, hold_for: int | None = None, answered: int | None = None,
+    **columns: Any,
 ) -> outbox.Queued | None:
     """Save an action and queue what it owes: the public account (`notes` first, then the public
     events not `quiet`), a new pick's DM (held when it is `hold_for`'s: the caller shows it in place
@@ -384,9 +405,34 @@ async def _commit(
         [held] = await outbox.queue(session, _dm(loaded, PICK, pick), hold=True)
     elif pick is not None:
         also.append(_dm(loaded, PICK, pick))
+    also += _retired(loaded, answered)
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
     await GAMES.commit(session, loaded, told, also=also, **columns)
     return held
+
+
+def _open_step(loaded: Loaded, kind: str) -> int | None:
+    """The number of the look or search (`kind`) open now, if any."""
+    state = loaded.state
+    if loaded.row.status != STATUSES.running or state is None:
+        return None
+    step = state.look if kind == LOOK else state.search
+    return None if step is None else loaded.bookkeeping.get(STEPS[kind], 0)
+
+
+def _retired(loaded: Loaded, answered: int | None = None) -> list[outbox.Message]:
+    """The edits that take the buttons off every recorded look or search DM whose step is over (but
+    `answered`, the message whose click ended it: the caller shows the outcome there)."""
+    keep, edits = [], []
+    for kind, number, channel_id, message_id in loaded.bookkeeping.get("shown", []):
+        if _open_step(loaded, kind) == number:
+            keep.append([kind, number, channel_id, message_id])
+        elif message_id != answered:
+            edits.append(Retired(loaded.id, kind, number, channel_id, message_id))
+    if "shown" in loaded.bookkeeping:
+        loaded.bookkeeping["shown"] = keep
+    return [outbox.Message(RETIRE, r.to_payload(), channel_id=r.channel_id, guild_id=loaded.row.guild_id)
+            for r in edits]
 
 
 # --- the lobby -------------------------------------------------------------------------------------
@@ -415,9 +461,20 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     return ActionResult(_view(loaded))
 
 
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    """A running game cancelled: its open look's or search's DMs lose their buttons."""
+    if not was_running:
+        return
+    loaded = GAMES.decode(seated)
+    edits = _retired(loaded)
+    if edits:
+        GAMES.save(loaded)
+        await outbox.queue(session, *edits)
+
+
 SPEC = tables.TableSpec(
     kind=KIND, noun=NOUN, title="Vortex", model=VortexGame, seat_model=VortexSeat, view=_view_of, begin=_deal,
-    players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
+    players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED, on_cancel=_cancelled,
 )
 GAMES: documents.Documents[VortexGame, VortexSeat, engine.VortexState] = documents.Documents(
     SPEC, engine.VortexState, refusals=engine_refusals(engine.VortexError, engine.NotAPlayer), seat_of=engine.seat_of,
@@ -444,18 +501,8 @@ async def create_game(
         return _view_of(loaded)
 
 
-async def get_game(db: Database, game_id: int) -> GameView:
-    return await tables.get(db, SPEC, game_id)
-
-
-async def find_game(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
-) -> GameView | None:
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
-
-
-async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
-    return await tables.begin(db, SPEC, game_id, actor)
+TABLES = tables.TableUseCases[GameView](SPEC)
+get_game, find_game, begin = TABLES.get, TABLES.find, TABLES.begin
 
 
 # --- turns: draw, pick, pass, mulligan ---------------------------------------------------------------
@@ -528,7 +575,7 @@ async def mulligan(db: Database, game_id: int, actor: tables.Actor) -> ActionRes
 # --- the shoe ------------------------------------------------------------------------------------------
 
 
-SEARCH_WORDS = {engine.HAND: "your hand", engine.PLAYED: "the battlefield", engine.TOP: "the top of the shoe"}
+SEARCH_WORDS = {engine.HAND: "your hand", engine.BATTLEFIELD: "the battlefield", engine.TOP: "the top of the shoe"}
 
 
 def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | None, card: str | None,
@@ -543,7 +590,7 @@ def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | N
         if count is not None or not card:
             raise UserError(f"Name the card from your hand to put on the {action} of the shoe with `card` "
                             "(one card per command; `count` is for mill, look, reveal and search).")
-        return engine.put_on_shoe(state, seat, [_hand_card(state, seat, card)], position=action)
+        return engine.put_on_shoe(state, seat, [_zone_card(state, seat, engine.HAND, card)], position=action)
     if card:
         raise UserError("`card` is for top and bottom only.")
     if action == "shuffle":
@@ -559,21 +606,52 @@ def _shoe_call(state: engine.VortexState, seat: int, action: str, count: int | N
     return operation(state, seat, count)
 
 
-def _hand_card(state: engine.VortexState, seat: int, typed: str) -> str:
-    """The card of the player's hand that `typed` names: the same name in any spelling, or the only
+def _zone_card(state: engine.VortexState, seat: int, zone: str, typed: str) -> str:
+    """The card of the player's `zone` that `typed` names: the same name in any spelling, or the only
     card whose name starts with it (autocomplete can offer only the first 100 characters of a name)."""
-    hand = state.players[seat].hand
+    cards = state.zone(seat, zone)
+    place = engine.ZONE_PLACES[zone]
     key = name_key(typed)
     if not key:
-        raise UserError("Name a card from your hand.")
-    if any(name_key(card) == key for card in hand):
+        raise UserError(f"Name a card {place}.")
+    if any(name_key(card) == key for card in cards):
         return typed
-    starting = {card for card in hand if name_key(card).startswith(key)}
+    starting = {card for card in cards if name_key(card).startswith(key)}
     if len(starting) == 1:
         return starting.pop()
     if starting:
-        raise UserError(f"Several cards in your hand start with **{escape(clean_name(typed))}**: give the whole name.")
-    raise UserError(f"**{escape(clean_name(typed))}** is not in your hand.")
+        raise UserError(f"Several cards {place} start with **{escape(clean_name(typed))}**: give the whole name.")
+    raise UserError(f"**{escape(clean_name(typed))}** is not {place}.")
+
+
+def zone_cards(game: GameView, user_id: int, zone: str) -> list[str]:
+    """The cards of a player's zone (for autocomplete: only what the command can take from there)."""
+    if game.state is None or user_id not in game.player_ids or zone not in engine.ZONES:
+        return []
+    return list(getattr(game.state.players[game.player_ids.index(user_id)], zone))
+
+
+# --- the table's bookkeeping: cards between zones, life ------------------------------------------------
+
+
+def _move_call(state: engine.VortexState, seat: int, card: str, source: str, destination: str):
+    if source not in engine.ZONES or destination not in engine.ZONES:
+        raise UserError("A card moves between your hand, the battlefield, your graveyard and exile.")
+    if source == destination:
+        raise UserError("Choose two different zones.")
+    return engine.move_card(state, seat, _zone_card(state, seat, source, card), source, destination)
+
+
+async def move(db: Database, game_id: int, actor: tables.Actor, card: str, source: str = engine.HAND,
+               destination: str = engine.BATTLEFIELD) -> ActionResult:
+    """The player moves one of their cards between their hand, the battlefield, their graveyard and
+    exile (the default: plays it from their hand); the channel is told, naming the card."""
+    return await _act(db, game_id, actor, _move_call, card, source, destination)
+
+
+async def life(db: Database, game_id: int, actor: tables.Actor, amount: int) -> ActionResult:
+    """The player's life goes up or down by `amount` (damage, life gain); the channel is told."""
+    return await _act(db, game_id, actor, engine.adjust_life, amount)
 
 
 async def shoe(
@@ -620,9 +698,11 @@ async def checked_look(db: Database, game_id: int, user_id: int, *, seat: int, l
     return await _checked(db, game_id, user_id, seat, _check_look, look)
 
 
-async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int]) -> ActionResult:
+async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: int, bottom: frozenset[int],
+                  message_id: int | None = None) -> ActionResult:
     """Put the looked-at cards back: those in `bottom` under the shoe, the rest on top (both in the
-    order seen)."""
+    order seen). `message_id`: the DM clicked (the caller shows the outcome there; other copies of
+    the look lose their buttons)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         _button_seat(loaded, user_id, seat)
@@ -632,7 +712,7 @@ async def arrange(db: Database, game_id: int, user_id: int, *, seat: int, look: 
         order = range(len(prompt.cards))
         events = GAMES.call(engine.arrange_top, loaded.state, seat, [i for i in order if i not in bottom],
                               [i for i in order if i in bottom])
-        await _commit(session, loaded, events)
+        await _commit(session, loaded, events, answered=message_id)
         return ActionResult(_view(loaded), list(events))
 
 
@@ -679,14 +759,16 @@ async def search_clear(db: Database, game_id: int, user_id: int, *, seat: int, s
     return await _search_step(db, game_id, user_id, seat, search, engine.search_clear)
 
 
-async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int) -> ActionResult:
-    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled."""
+async def finish_search(db: Database, game_id: int, user_id: int, *, seat: int, search: int,
+                        message_id: int | None = None) -> ActionResult:
+    """The searcher takes what they chose (possibly nothing): the cards move, the shoe is shuffled.
+    `message_id`: the DM clicked (the caller shows the outcome there; other copies lose their buttons)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
         _check_search(loaded, seat, search)
         events = GAMES.call(engine.finish_search, state, seat)
-        await _commit(session, loaded, events)
+        await _commit(session, loaded, events, answered=message_id)
         return ActionResult(_view(loaded), list(events))
 
 
@@ -755,12 +837,35 @@ for _kind in (PICK, BASICS, LOOK, SEARCH):
     outbox.on_dm_closed(_kind, _dms_closed, retry_at_startup=True)
 
 
+async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """A look's or a search's DM was accepted by Discord: remember it while its step is open (to take
+    its buttons off when the step is over), or take them off at once if it is over already."""
+    kind = queued.kind
+    prompt = (LookPrompt if kind == LOOK else SearchPrompt).from_payload(queued.payload)
+    number = prompt.look if isinstance(prompt, LookPrompt) else prompt.search
+    loaded = await GAMES.load(session, prompt.game_id)
+    shown = loaded.bookkeeping.setdefault("shown", [])
+    if [kind, number, channel_id, message_id] in shown:
+        return
+    shown.append([kind, number, channel_id, message_id])
+    edits = _retired(loaded)
+    GAMES.save(loaded)
+    await outbox.queue(session, *edits)
+
+
+for _kind in STEPS:
+    outbox.on_sent(_kind, _shown)
+
+
+
+
 # --- the end -----------------------------------------------------------------------------------------
 
 
 async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int | None = None) -> GameView:
     """Organizer: end the game. With a winner the result goes to the leaderboard (the winner first, the
-    others sharing second place); without one nothing is recorded."""
+    others sharing second place); without one nothing is recorded. The game's channel is told either
+    way; with a winner the server's results channel too, if it has another one."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = await GAMES.managing(session, loaded, actor)
@@ -773,16 +878,19 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        channel, payload = row.channel_id, tables.TableRef(row.id).to_payload()
+        ref = tables.TableRef(row.id).to_payload()
+        posts = [loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
             await leaderboard.record_results(
                 session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),
                 results=leaderboard.placed([(p.user_id, 1 if p.seat == winner else 2) for p in state.players]),
             )
             settings = await load_settings_row(session, row.guild_id)
-            channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else channel
-            payload = outbox.telling(payload, actor.user_id, f"the result of Vortex #{row.id}")
-        await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
+            board = settings.leaderboard_channel_id if settings else None
+            if board and board != row.channel_id:  # and the results channel, for the leaderboard
+                told = outbox.telling(ref, actor.user_id, f"the result of Vortex #{row.id}")
+                posts.append(loaded.channel(FINAL, told, channel_id=board))
+        await outbox.queue(session, *posts)
         return _view(loaded)
 
 

@@ -33,6 +33,7 @@ from bot.games.vortex.service import (
     LookPrompt,
     PickPrompt,
     Prompt,
+    Retired,
     SearchPrompt,
     event_name,
 )
@@ -42,7 +43,7 @@ from bot.kit.dispatch import Component, InvalidPayload, index, number, word
 from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
 from bot.kit.tables import TableRef
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 
 MAX_CONTENT = 1900
 SERIAL = 2**31  # how many picks or looks a game can offer (far more than any game makes)
@@ -52,8 +53,9 @@ SEARCH_ACTIONS = ("page", "clear", "take")
 SEARCH_MENUS, SEARCH_MENU_SIZE = 4, 25  # per page: four menus of 25 names, and a row of buttons (Discord's five)
 SEARCH_PAGE = SEARCH_MENUS * SEARCH_MENU_SIZE
 MAX_SHOE_NAMES = 100_000  # far more distinct names than any shoe holds
-SEARCH_TO = {engine.HAND: "into your hand", engine.PLAYED: "onto the battlefield",
+SEARCH_TO = {engine.HAND: "into your hand", engine.BATTLEFIELD: "onto the battlefield",
              engine.TOP: "on top of the shoe, after the shuffle"}
+STATUS_WORDS = {"lobby": "Open for players", "running": "In progress", "over": "Over", "cancelled": "Cancelled"}
 PHASE_NAMES = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "play",
                engine.OVER: "over"}
 STEP_NAMES = {engine.UPKEEP: "upkeep (mulligan window)", engine.DRAW: "draw step", engine.MAIN: "main"}
@@ -155,7 +157,7 @@ def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
         order = game.state.turn_order if game.state else range(len(game.player_ids))
         lines = [f"{i}. {mention(game.user_of(seat))}" for i, seat in enumerate(order, 1)] or ["-"]
         embed.add_field(name="Turn order", value="\n".join(lines), inline=False)
-        embed.add_field(name="Status", value=game.status, inline=False)
+        embed.add_field(name="Status", value=STATUS_WORDS.get(game.status, game.status.capitalize()), inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
     return limits.fit_embed(embed)
@@ -246,7 +248,7 @@ def basics_done_embed(game_id: int, lands: Sequence[str]) -> discord.Embed:
 
 def look_embed(prompt: LookPrompt, bottom: frozenset[int] = frozenset()) -> discord.Embed:
     n = len(prompt.cards)
-    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · the top {n} card{'s' if n != 1 else ''} of the shoe",
+    embed = discord.Embed(title=f"Vortex #{prompt.game_id} · the top {_s(n, 'card')} of the shoe",
                           colour=discord.Colour.dark_teal())
     lines = [f"{line}{'  ⬇️ to the bottom' if i in bottom else ''}" for i, line in enumerate(numbered(prompt.cards))]
     embed.description = limits.fit_lines(lines or ["The shoe is empty."], limits.DESCRIPTION - 300)
@@ -291,7 +293,7 @@ def search_menu_names(prompt: SearchPrompt, page: int, menu: int) -> range:
 
 
 def _search_goal(prompt: SearchPrompt) -> str:
-    revealed = " (revealed to everyone)" if prompt.reveal and prompt.to != engine.PLAYED else ""
+    revealed = " (revealed to everyone)" if prompt.reveal and prompt.to != engine.BATTLEFIELD else ""
     return f"up to {_s(prompt.count, 'card')} {SEARCH_TO.get(prompt.to, prompt.to)}{revealed}"
 
 
@@ -358,8 +360,34 @@ def found_text(cards: Sequence[str], to: str) -> str:
 # --- the channel's account -------------------------------------------------------------------------------
 
 
-def _s(n: int, word_: str) -> str:
-    return f"{n} {word_}{'' if n == 1 else 's'}"
+def _s(n: int, word_: str, many: str | None = None) -> str:
+    return plural(n, word_, many)
+
+
+def number_text(n: int) -> str:
+    """A number as players read it: one minus sign (U+2212) for the negative ones ("life −2")."""
+    return f"\u2212{-n}" if n < 0 else str(n)
+
+
+# A player's zones in the channel's words, where a card comes from and where it goes.
+FROM_ZONE = {engine.HAND: "from their hand", engine.BATTLEFIELD: "from the battlefield",
+             engine.GRAVEYARD: "from their graveyard", engine.EXILE: "from exile"}
+TO_ZONE = {engine.HAND: "into their hand", engine.BATTLEFIELD: "onto the battlefield",
+           engine.GRAVEYARD: "into their graveyard", engine.EXILE: "into exile"}
+
+
+def _moved_line(who: str, e: engine.CardMoved) -> str:
+    card = f"**{card_text(e.card)}**"
+    if (e.source, e.destination) == (engine.HAND, engine.BATTLEFIELD):
+        return f"🃏 {who} plays {card}."
+    if (e.source, e.destination) == (engine.HAND, engine.GRAVEYARD):
+        return f"🗑️ {who} discards {card}."
+    return f"↪️ {who} moves {card} {FROM_ZONE.get(e.source, e.source)} {TO_ZONE.get(e.destination, e.destination)}."
+
+
+def _life_line(who: str, e: engine.LifeChanged) -> str:
+    verb = "gains" if e.delta > 0 else "loses"
+    return f"{'💚' if e.delta > 0 else '🩸'} {who} {verb} {abs(e.delta)} life (life {number_text(e.life)})."
 
 
 def _line(news: Announcement, e: engine.Event) -> str | None:
@@ -373,7 +401,7 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
         case engine.TurnStarted(phase=engine.OPENING, turn_in_phase=turn):
             return f"Opening turn {turn}/{news.opening_turns}: {who} picks (DM)."
         case engine.TurnStarted(turn_in_phase=turn):
-            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (mulligan now, or `/vortex draw`)."
+            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (they may mulligan now, then `/vortex draw`)."
         case engine.PackPassed(passed=passed, received=received):
             return f"🔁 {who} passed: left {_s(passed, 'card')} as the passed pack and took {_s(received, 'card')}."
         case Drawing(count=count):
@@ -384,7 +412,11 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
             return f"📭 The shoe is empty: {who}'s pack was not refilled (pack {pack})."
         case engine.EmptyPackPenalty(life=life):
             return (f"💥 {who} had to pick from an **empty pack**: everything on the stack is countered, the turn "
-                    f"ends at once, and {who} loses 1 life (life {life}).")
+                    f"ends at once, and {who} loses 1 life (life {number_text(life)}).")
+        case engine.CardMoved():
+            return _moved_line(who, e)
+        case engine.LifeChanged(reason="reported"):
+            return _life_line(who, e)
         case engine.PackOverflowDiscard(card=card):
             return f"🗑️ {who}'s pack had more than 7 cards: **{card_text(card)}** was discarded at random."
         case engine.MulliganTaken(exiled=exiled):
@@ -403,10 +435,10 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
         case engine.ShoeShuffled(shoe_size=shoe):
             return f"🔀 {who} shuffled the shoe ({_s(shoe, 'card')})."
         case engine.SearchBegan(count=count, to=to, reveal=reveal):
-            where = {engine.HAND: "for their hand", engine.PLAYED: "for the battlefield",
+            where = {engine.HAND: "for their hand", engine.BATTLEFIELD: "for the battlefield",
                      engine.TOP: "for the top of the shoe"}.get(to, "")
             return (f"🔎 {who} searches the shoe for up to {_s(count, 'card')} {where}"
-                    f"{' (revealed)' if reveal and to != engine.PLAYED else ''}; the shoe is in their DMs.")
+                    f"{' (revealed)' if reveal and to != engine.BATTLEFIELD else ''}; the shoe is in their DMs.")
         case engine.SearchFinished():
             return _search_line(who, e)
         case engine.PhaseChanged(phase=engine.BASICS):
@@ -423,7 +455,7 @@ def _search_line(who: str, e: engine.SearchFinished) -> str:
     named = f": {', '.join(map(card_text, e.cards))}" if e.cards else ""
     if e.to == engine.TOP:
         return f"🔎 {who} searched the shoe; {shuffled}, then {_s(e.found, 'card')} went on top{named}."
-    where = "onto the battlefield" if e.to == engine.PLAYED else "into their hand"
+    where = "onto the battlefield" if e.to == engine.BATTLEFIELD else "into their hand"
     return f"🔎 {who} put {_s(e.found, 'card')} from the shoe {where}{named}; {shuffled}."
 
 
@@ -479,7 +511,7 @@ def status_embed(game: GameView) -> discord.Embed:
                           colour=discord.Colour.purple())
     status = game.public
     if status is None:
-        embed.description = f"Status: {game.status}."
+        embed.description = f"{STATUS_WORDS.get(game.status, game.status.capitalize())}."
         return limits.fit_embed(embed)
     cancelled = game.status == "cancelled"
     embed.description = "❌ Cancelled by an organizer (nothing recorded)." if cancelled else _now_text(game, status)
@@ -491,10 +523,12 @@ def status_embed(game: GameView) -> discord.Embed:
     for i, seat in enumerate(status.turn_order, 1):
         s = status.seats[seat]
         marks = (" ▶️" if seat == status.active_seat else "") + (" (mulliganed: refills to 5)" if s.short_pack else "")
-        lines.append(f"{i}. {mention(s.user_id)} — pack {s.pack_size} · hand {s.hand_size} · life {s.life} · "
-                     f"penalties {s.penalties}{marks}")
+        lines.append(f"{i}. {mention(s.user_id)} — life **{number_text(s.life)}** · pack {s.pack_size} · hand "
+                     f"{s.hand_size} · battlefield {s.battlefield_size} · graveyard {s.graveyard_size} · exile "
+                     f"{s.exile_size} · {_s(s.penalties, 'penalty', 'penalties')}{marks}")
     embed.add_field(name="Players (turn order)", value=limits.fit_lines(lines, limits.FIELD_VALUE), inline=False)
-    embed.set_footer(text="Packs and the shoe are hidden: only their sizes show here. Your own cards: /vortex hand.")
+    embed.set_footer(text="Packs, hands and the shoe are hidden: only their sizes show here. Your own cards: "
+                          "/vortex hand.")
     return limits.fit_embed(embed)
 
 
@@ -504,6 +538,13 @@ def hand_embed(view: HandView) -> discord.Embed:
                           colour=discord.Colour.purple())
     embed.add_field(name=f"Hand ({len(private.hand)})", value=cards_text(private.hand), inline=False)
     embed.add_field(name=f"Pack ({len(private.pack)})", value=cards_text(private.pack), inline=False)
+    if view.game.state is not None:  # the player's public zones, to move cards from (`/vortex move`)
+        player = view.game.state.players[private.seat]
+        for zone, title in ((engine.BATTLEFIELD, "Battlefield"), (engine.GRAVEYARD, "Graveyard"), (engine.EXILE, "Exile")):
+            cards = getattr(player, zone)
+            if cards:
+                embed.add_field(name=f"{title} ({len(cards)})", value=cards_text(cards), inline=False)
+        embed.add_field(name="Life", value=number_text(player.life), inline=False)
     notes = []
     if private.picking:
         notes.append(f"You have a pick to make (pick {private.pick_number} of {private.picks_total}): see your DMs.")
@@ -553,9 +594,17 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     return chunked(split_messages(event_lines(news)), ping=news.ping)
 
 
+@renders(vortex.RETIRE, Retired)
+async def retire(done: Retired, ctx: Delivery) -> Outgoing:
+    """A look's or a search's DM once that step is over: its buttons go (a click would do nothing)."""
+    what = "This look is over (the shoe changed or the game moved on): nothing here can be put back now." \
+        if done.kind == vortex.LOOK else "This search is over: nothing more can be taken here."
+    return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
+
+
 @renders(vortex.FINAL, TableRef)
 async def final(ref: TableRef, ctx: Delivery) -> Outgoing:
     return Outgoing(content=final_text(await vortex.get_game(ctx.db, ref.table_id)))
 
 
-renders_dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex hand resend:True")
+renders_dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex resend")

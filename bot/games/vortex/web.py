@@ -1,6 +1,6 @@
 """Vortex's event page: the result (the winner an organizer declared, each player's life and
 penalties), the table's public counts (the engine's `public_status`: never a card name), each
-player's public zones (played: battlefield, stack and graveyard; exile: mulliganed packs, revealed)
+player's public zones (battlefield, graveyard, exile)
 and the public log: what the channel was told of the game, from the announcements the outbox still
 keeps (`outbox.KEEP_SETTLED` after they were sent), each event told here in the site's words from a
 list of public event types and fields (a card is named only where the channel named it).
@@ -20,6 +20,7 @@ from sqlalchemy import select
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service
 from bot.kit.errors import NotFound
+from bot.kit.text import plural
 from bot.store.models import OutboxMessage
 from bot.web import registry
 
@@ -29,7 +30,10 @@ STATUSES = service.STATUSES
 PHASE = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "playing",
          engine.OVER: "over"}
 MAX_LOG = 500  # announcements shown (the newest)
-WHERE = {engine.HAND: "their hand", engine.PLAYED: "the battlefield", engine.TOP: "the top of the shoe"}
+WHERE = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.TOP: "the top of the shoe"}
+FROM = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.GRAVEYARD: "their graveyard",
+        engine.EXILE: "exile"}
+PUBLIC_ZONES = ((engine.BATTLEFIELD, "Battlefield"), (engine.GRAVEYARD, "Graveyard"), (engine.EXILE, "Exile"))
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,12 @@ def _cards(cards: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _many(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return plural(n, word)
+
+
+def _number(n: int) -> str:
+    """One minus sign (U+2212) for a negative number shown to users."""
+    return f"\u2212{-n}" if n < 0 else str(n)
 
 
 # What each public event says: (user of seat) -> parts. Only these types and fields are ever shown.
@@ -62,7 +71,7 @@ TELL: dict[type, Tell] = {
     engine.Replenished: lambda e, u: (u(e.seat), f"'s pack took {_many(e.added, 'card')} from the shoe"
                                                  f" (pack {e.pack_size}, shoe {e.shoe_size})."),
     engine.EmptyPackPenalty: lambda e, u: (u(e.seat), f" had to pick from an empty pack: the stack is countered, the "
-                                                      f"turn ends, and they are at {e.life} life."),
+                                                      f"turn ends, and they are at {_number(e.life)} life."),
     engine.PackOverflowDiscard: lambda e, u: (u(e.seat), "'s pack held more than 7: discarded at random: ",
                                               _cards((e.card,)), "."),
     engine.MulliganTaken: lambda e, u: (u(e.seat), " mulliganed, exiling their pack: ", _cards(e.exiled), "."),
@@ -76,6 +85,10 @@ TELL: dict[type, Tell] = {
     engine.SearchBegan: lambda e, u: (u(e.seat), f" searches the shoe for up to {_many(e.count, 'card')}."),
     engine.SearchFinished: lambda e, u: (u(e.seat), f" found {_many(e.found, 'card')} for {WHERE.get(e.to, e.to)}",
                                          *((": ", _cards(e.cards)) if e.cards else ()), "; the shoe was shuffled."),
+    engine.CardMoved: lambda e, u: (u(e.seat), " moved ", _cards((e.card,)), f" from {FROM.get(e.source, e.source)} to "
+                                               f"{FROM.get(e.destination, e.destination)}."),
+    engine.LifeChanged: lambda e, u: (u(e.seat), f" {'gained' if e.delta > 0 else 'lost'} {abs(e.delta)} life "
+                                                 f"({_number(e.life)})."),
     engine.GameOver: lambda e, u: ("The game is over.",),
 }
 
@@ -105,6 +118,8 @@ async def _log(ctx: registry.PageContext, row: Any) -> tuple[list[LogLine], bool
 
         for event in told.events:
             tell = TELL.get(type(event))
+            if isinstance(event, engine.LifeChanged) and event.reason != "reported":
+                continue  # a penalty's life loss: told with the penalty
             if tell is not None and isinstance(event, service.PUBLIC_EVENTS):
                 lines.append(LogLine(tell(event, user)))
     # The log is whole if it still begins with the deal (older news is pruned, or beyond MAX_LOG).
@@ -129,13 +144,14 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
         return registry.Page("vortex/event.html", title, {"row": row, "public": None, "names": names,
                                                           "users": users, "log": [], "partial": False})
     public = engine.public_status(state)
-    zones = [(p.user_id, list(p.played), list(p.exile)) for p in state.players]
+    zones = [(p.user_id, [(title, list(getattr(p, zone))) for zone, title in PUBLIC_ZONES if getattr(p, zone)])
+             for p in state.players]
     log, partial = await _log(ctx, row)
-    shown = [card for _, played, exile in zones for card in (*played, *exile)]
+    shown = [card for _, listed in zones for _, cards in listed for card in cards]
     shown += [card for line in log for part in line.parts if isinstance(part, tuple) for card in part]
     winner = (loaded.bookkeeping or {}).get("winner")
     return registry.Page("vortex/event.html", title, {
         "row": row, "public": public, "names": names, "users": users, "zones": zones, "log": log,
         "partial": partial, "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),
-        "pictures": await ctx.pictures(shown), "over": row.status == STATUSES.finished,
+        "pictures": await ctx.pictures(shown), "number": _number, "over": row.status == STATUSES.finished,
         "cancelled": row.status == STATUSES.cancelled}, final=row.status in (STATUSES.finished, STATUSES.cancelled))

@@ -64,7 +64,7 @@ class VortexDriver(TableDriver):
     # --- the checks made after every step --------------------------------------------------------
 
     async def check(self) -> engine.VortexState:
-        """Cards conserved across the shoe, packs, passed pack, hands, played and exile; no pack over 7;
+        """Cards conserved across the shoe, packs, passed pack and every player's zones; no pack over 7;
         `/vortex status` shows the stored counts; no hidden card in any channel message."""
         row, state = await self.stored()
         chosen = Counter(card for p in state.players for card in (p.opening_basics or []))
@@ -75,8 +75,11 @@ class VortexDriver(TableDriver):
         text = embed_text(status.message)
         assert f"Shoe\n{len(state.shoe)} card" in text and f"Passed pack\n{len(state.passed_pack)} card" in text
         for p in state.players:
-            assert (f"<@{p.user_id}> — pack {len(p.pack)} · hand {len(p.hand)} · life {p.life} · "
-                    f"penalties {p.penalties}") in text, text
+            life = f"\u2212{-p.life}" if p.life < 0 else str(p.life)
+            penalties = "1 penalty" if p.penalties == 1 else f"{p.penalties} penalties"
+            assert (f"<@{p.user_id}> — life **{life}** · pack {len(p.pack)} · hand {len(p.hand)} · battlefield "
+                    f"{len(p.battlefield)} · graveyard {len(p.graveyard)} · exile {len(p.exile)} · "
+                    f"{penalties}") in text, text
         self.assert_nothing_hidden_shown(state)
         return state
 

@@ -367,7 +367,7 @@ async def test_eliminated_players_are_refused_and_end_records_nothing(db):
     assert ended.status == "cancelled"
     async with db.read() as session:
         assert (await session.execute(select(func.count()).select_from(EventResult))).scalar_one() == 0
-    with pytest.raises(UserError, match="ended"):
+    with pytest.raises(UserError, match="was cancelled"):
         await battler.report(db, game.id, player(state.players[0].user_id), "won")
 
 

@@ -177,7 +177,7 @@ def test_stash_and_lobby_fit():
     assert_fits(embeds=[embed])
     assert_literal(embed.description + embed.fields[0].value)
     lobby = view_of(state)
-    assert_fits(embeds=[ui.lobby_embed(lobby, note="❌ Ended by an organizer.")])
+    assert_fits(embeds=[ui.lobby_embed(lobby, note="❌ Cancelled by the organizer.")])
 
 
 def test_announcements_list_every_card_escaped_in_messages_that_fit():
@@ -274,9 +274,54 @@ async def test_rows_queued_before_typed_payloads_render_the_same():
     assert await rendered(battler.DISPUTE, old_dispute) == await rendered(battler.DISPUTE, dispute.to_payload())
 
     ended = await rendered(battler.ENDED, {"game_id": 123_456})
-    assert ended[0] == "❌ Treasure Battler #123456 was ended by an organizer without a winner: nothing was recorded."
+    assert ended[0] == ("❌ Treasure Battler #123456 was cancelled by an organizer without a winner: nothing was "
+                        "recorded.")
     closed = await rendered(battler.DMS_CLOSED, {"user_id": USERS[1]})
     assert closed[0] == (f"<@{USERS[1]}>, I can't DM you your Treasure Battler choices. Turn on Direct Messages from "
-                         "server members, then run `/battler stash resend:True`.")
+                         "server members, then run `/battler resend`.")
     told = outbox.telling({"game_id": 123_456}, 3, "the results of Treasure Battler #123456")
     assert TableRef.from_payload(told) == TableRef(123_456)  # the final standings, read from the game
+
+
+# --- one voice (issue 25): the command names, no internal words, counts, the third person ------------------
+
+
+def test_the_lobby_is_cancelled_and_dms_are_resent_by_their_own_commands():
+    from bot.games.battler.cog import BattlerCog
+
+    commands = {c.name: c for c in BattlerCog.group.commands}
+    assert {"cancel", "resend", "stash"} <= set(commands) and "end" not in commands
+    assert "resend" not in {p.name for p in commands["stash"].parameters}
+    assert not commands["resend"].parameters
+
+
+def test_dms_and_embeds_show_no_internal_words():
+    state = engine.new_game(CUBE, USERS, seed=3)
+    footer = ui.prompt_embed(prompt_of(state, 0, "setup")).footer.text
+    assert footer == "Seat 1" and "state" not in footer and str(10**9) not in footer
+    assert ui.status_embed(view_of(game_state("draft"))).title == "Treasure Battler #123456 · In progress"
+    lobby = dataclasses.replace(view_of(state), status="over")
+    assert [f.value for f in ui.lobby_embed(lobby).fields if f.name == "Status"] == ["Over"]
+
+
+def test_announcements_count_through_plural_and_speak_of_players_in_the_third_person():
+    news = Announcement(1, 3, tuple(USERS), 1, 3, "fibonacci", (
+        engine.PackyardReshuffled(1, 41), engine.TreasuresChanged(0, -1, 1, "cap"), engine.CarouselTurn(2, 1),
+        engine.CarouselEnded(("x",)), engine.ReplayRequired(0, 1, "draw"), engine.PhaseChanged("draft", 1, 2),
+    ), ())
+    text = "\n".join(ui.event_lines(news))
+    assert "The packyard (1 card) was shuffled into the packpile (41 cards)." in text
+    assert f"<@{USERS[0]}> keeps 1 treasure (1 over the cap)." in text
+    assert f"<@{USERS[2]}> picks from the carousel (pick 1): their choice is in their DMs." in text
+    assert "1 card left goes to the packyard" in text
+    assert "Each player trades, re-rolls, shifts or buys basics in their DMs, then presses Done." in text
+    assert "your" not in text.lower() and " you " not in text.lower()
+    assert ui.pairing_lines(news, ())[-1] == "Each player reports with `/battler report`; their opponent confirms."
+    with pytest.raises(engine.NotEnoughTreasures, match="costs 1 treasure;"):
+        engine._check_affordable(state_player(), 1, "A re-roll")
+
+
+def state_player() -> engine.Player:
+    player = engine.new_game(CUBE, USERS, seed=3).players[0]
+    player.treasures = 0
+    return player

@@ -4,6 +4,8 @@ colours that firm up over the draft, splashes, curve and lands, the bots' leanin
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -248,6 +250,6 @@ def test_a_draft_of_bots_is_legal_complete_and_the_same_for_a_seed(seats, packs,
 
 def test_bots_build_decks_in_two_colours() -> None:
     """A short run of the benchmark (`benchmarks/bench_bots.py`: 100 drafts measure the goals)."""
-    figures = bench_bots.run(drafts=12)
+    figures = bench_bots.run(drafts=12, clock=time.process_time)  # CPU time: a busy machine does not count
     assert figures["on_colour"] >= 0.85 and figures["deckable"] >= 0.9
     assert figures["pick_p99"] < 0.005

@@ -442,7 +442,7 @@ def test_a_pack_over_seven_randomly_discards_until_seven():
     discarded = of_type(events, v.PackOverflowDiscard)
     assert len(discarded) == 2
     assert Counter(player.pack) + Counter(e.card for e in discarded) == before
-    assert [e.card for e in discarded] == player.played[-len(discarded) :]
+    assert [e.card for e in discarded] == player.graveyard[-len(discarded) :]
 
 
 def test_the_overflow_discard_is_seeded_and_random():
@@ -467,7 +467,7 @@ def test_shoe_cards_put_into_a_pack_are_not_limited_to_seven_before_the_discard(
     events = v.put_shoe_cards_into_pack(state, seat, 4)
     assert events[0] == v.CardsPutIntoPack(seat, 4, "shoe", size + 4)
     assert len(of_type(events, v.PackOverflowDiscard)) == size + 4 - 7
-    assert Counter(state.players[seat].pack + state.players[seat].played) >= Counter(top)
+    assert Counter(state.players[seat].pack + state.players[seat].graveyard) >= Counter(top)
 
 
 # --------------------------------------------------------------------------- the pass step
@@ -600,13 +600,13 @@ def test_mulligan_on_another_players_turn_is_refused():
 # --------------------------------------------------------------------------- shoe effects
 
 
-def test_mill_puts_the_top_cards_into_the_players_played_zone():
+def test_mill_puts_the_top_cards_into_the_players_graveyard():
     state = in_play(3)
     seat = state.turn_order[1]  # not the active player: instant-speed effects are fine
     shoe = list(state.shoe)
     events = v.mill(state, seat, 3)
     assert events == [v.Milled(seat, tuple(shoe[:3]))]
-    assert state.players[seat].played == shoe[:3] and state.shoe == shoe[3:]
+    assert state.players[seat].graveyard == shoe[:3] and state.shoe == shoe[3:]
 
 
 def test_mill_more_than_the_shoe_mills_what_is_there():
@@ -614,7 +614,7 @@ def test_mill_more_than_the_shoe_mills_what_is_there():
     seat = v.active_seat(state)
     size = len(state.shoe)
     v.mill(state, seat, v.MAX_COUNT)
-    assert state.shoe == [] and len(state.players[seat].played) == size
+    assert state.shoe == [] and len(state.players[seat].graveyard) == size
     assert v.mill(state, seat, 2) == [v.Milled(seat, ())]
 
 
@@ -755,7 +755,7 @@ def test_a_search_may_find_nothing_and_still_shuffles():
     assert Counter(state.shoe) == Counter(shoe) and state.shoe != shoe
 
 
-@pytest.mark.parametrize(("to", "reveal", "public"), [("played", False, True), ("hand", True, True),
+@pytest.mark.parametrize(("to", "reveal", "public"), [("battlefield", False, True), ("hand", True, True),
                                                        ("top", False, False), ("top", True, True)])
 def test_a_search_puts_the_cards_where_the_effect_says(to, reveal, public):
     state = in_play(3)
@@ -765,8 +765,8 @@ def test_a_search_puts_the_cards_where_the_effect_says(to, reveal, public):
     v.search_choose(state, seat, [land])
     finished = v.finish_search(state, seat)[1]
     assert finished.cards == ((land,) if public else ()) and finished.to == to
-    if to == "played":
-        assert state.players[seat].played == [land]
+    if to == "battlefield":
+        assert state.players[seat].battlefield == [land]
     elif to == "top":
         assert state.shoe[0] == land  # on top after the shuffle
     else:
@@ -797,24 +797,92 @@ def test_a_pending_search_survives_the_codec_and_ends_with_the_game():
 # --------------------------------------------------------------------------- hand bookkeeping
 
 
-def test_played_and_discarded_cards_leave_the_hand_matched_by_name_key():
+def test_cards_move_between_the_four_zones_matched_by_name_key():
     state = in_play(3)
     seat = v.active_seat(state)
-    hand = list(state.players[seat].hand)
-    assert v.play_card(state, seat, hand[0].upper()) == [v.CardPlayed(seat, hand[0], "played")]
-    assert v.discard(state, seat, f"  {hand[1]} ") == [v.CardPlayed(seat, hand[1], "discarded")]
-    assert state.players[seat].played == hand[:2] and state.players[seat].hand == hand[2:]
-    assert v.return_to_hand(state, seat, hand[0]) == [v.CardReturnedToHand(seat, hand[0])]
-    assert state.players[seat].hand == [*hand[2:], hand[0]]
-    refused(state, CardNotFound, v.play_card, seat, "Black Lotus")
-    refused(state, CardNotFound, v.return_to_hand, seat, "Black Lotus")
+    player = state.players[seat]
+    hand = list(player.hand)
+    assert v.play_card(state, seat, hand[0].upper()) == [v.CardMoved(seat, hand[0], "hand", "battlefield")]
+    assert v.move_card(state, seat, f"  {hand[1]} ", "hand", "graveyard") == [
+        v.CardMoved(seat, hand[1], "hand", "graveyard")]
+    assert (player.battlefield, player.graveyard, player.hand) == ([hand[0]], [hand[1]], hand[2:])
+    assert v.move_card(state, seat, hand[0], "battlefield", "exile") == [v.CardMoved(seat, hand[0], "battlefield", "exile")]
+    assert v.move_card(state, seat, hand[1], "graveyard", "hand") == [v.CardMoved(seat, hand[1], "graveyard", "hand")]
+    assert (player.battlefield, player.graveyard, player.exile, player.hand) == ([], [], [hand[0]], [*hand[2:], hand[1]])
+    assert "is not in your hand" in refused(state, CardNotFound, v.play_card, seat, "Black Lotus")
+    assert "is not on your battlefield" in refused(state, CardNotFound, v.move_card, seat, hand[1], "battlefield", "hand")
+    assert "two different zones" in refused(state, InvalidAction, v.move_card, seat, hand[1], "hand", "hand")
+    refused(state, InvalidAction, v.move_card, seat, hand[1], "hand", "library")
+    refused(state, InvalidAction, v.move_card, seat, hand[1], "shoe", "hand")
+    status = v.public_status(state).seats[seat]
+    assert (status.hand_size, status.battlefield_size, status.graveyard_size, status.exile_size) == (len(hand) - 1, 0, 0, 1)
+
+
+def test_cards_move_while_a_pick_is_pending_but_not_before_play():
+    state = in_play(2)
+    seat = v.active_seat(state)
+    v.draw(state, seat)
+    card = state.players[seat].hand[0]
+    v.play_card(state, seat, card)  # the pending pick does not stop the table's bookkeeping
+    opening = game(2)
+    refused(opening, WrongPhase, v.move_card, 0, "Island", "hand", "graveyard")
+    refused(opening, WrongPhase, v.adjust_life, 0, -1)
+
+
+def test_a_version_1_document_is_read_with_its_played_zone_as_the_graveyard():
+    state = in_play(2)
+    seat = v.active_seat(state)
+    v.mill(state, seat, 2)
+    v.begin_search(state, seat, 1, to="battlefield")
+    old = state.to_dict()
+    old["v"] = 1
+    old["search"]["to"] = "played"
+    for p in old["players"]:
+        p["played"] = p.pop("graveyard")
+        del p["battlefield"]
+    assert VortexState.from_dict(old) == state
+
+
+MOVES = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(v.ZONES), st.sampled_from(v.ZONES),
+                           st.integers(0, 30)), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), MOVES)
+def test_zone_moves_keep_every_card_in_exactly_one_zone(seed, moves):
+    """Any sequence of moves between hand, battlefield, graveyard and exile (refused ones change
+    nothing): every card stays in exactly one place, each move takes one card from its source to its
+    destination, and the public status counts every zone."""
+    state = in_play(3, seed=seed)
+    cube = cube_of(60)
+    for seat, source, destination, which in moves:
+        zone = getattr(state.players[seat], source)
+        card = zone[which % len(zone)] if zone else "Black Lotus"
+        before = {z: list(getattr(state.players[seat], z)) for z in v.ZONES}
+        snapshot = json.dumps(state.to_dict(), sort_keys=True)
+        try:
+            events = v.move_card(state, seat, card, source, destination)
+        except VortexError:
+            assert json.dumps(state.to_dict(), sort_keys=True) == snapshot
+            continue
+        assert events == [v.CardMoved(seat, card, source, destination)]
+        after = {z: getattr(state.players[seat], z) for z in v.ZONES}
+        assert Counter(after[source]) + Counter([card]) == Counter(before[source])
+        assert after[destination] == [*before[destination], card]
+        assert v.card_census(state) == expected_cards(cube, state), "a card appeared or vanished"
+        status = v.public_status(state).seats[seat]
+        assert (status.hand_size, status.battlefield_size, status.graveyard_size, status.exile_size) == tuple(
+            len(after[z]) for z in v.ZONES)
 
 
 def test_life_can_be_reported():
     state = in_play(2)
     seat = state.turn_order[1]
     assert v.adjust_life(state, seat, -3) == [v.LifeChanged(seat, -3, 17, "reported")]
+    assert v.adjust_life(state, seat, 5) == [v.LifeChanged(seat, 5, 22, "reported")]
+    assert v.adjust_life(state, seat, -30) == [v.LifeChanged(seat, -30, -8, "reported")]  # below 0: the table decides
     refused(state, InvalidAction, v.adjust_life, seat, 0)
+    refused(state, InvalidAction, v.adjust_life, seat, v.MAX_LIFE_CHANGE + 1)
 
 
 def test_the_game_can_be_ended_and_nothing_happens_after():
@@ -875,7 +943,7 @@ def test_the_state_round_trips_through_json_and_continues_identically():
     v.draw(state, seat, 3)
     v.pick(state, seat, 1)
     d = json.loads(json.dumps(state.to_dict()))
-    assert d["v"] == 1
+    assert d["v"] == 2
     copy = VortexState.from_dict(d)
     assert copy == state
     for twin in (state, copy):
@@ -890,7 +958,7 @@ def test_unknown_versions_are_refused_and_unknown_keys_ignored():
     state = game(2)
     d = state.to_dict()
     with pytest.raises(UnsupportedVersion):
-        VortexState.from_dict({**d, "v": 2})
+        VortexState.from_dict({**d, "v": 3})
     with pytest.raises(UnsupportedVersion):
         VortexState.from_dict({k: val for k, val in d.items() if k != "v"})
     assert VortexState.from_dict({**d, "bot": {"message_ids": [1]}}) == state
@@ -902,7 +970,7 @@ def test_unknown_versions_are_refused_and_unknown_keys_ignored():
 CARD_FIELDS = ("card", "cards", "exiled", "pack", "lands")
 # Public events whose cards may legitimately still be in a hidden zone: revealed shoe cards
 # stay in the shoe, and a card returned to hand came from a public zone.
-REVEALING_EVENTS = (v.ShoeRevealed, v.CardReturnedToHand, v.SearchFinished)
+REVEALING_EVENTS = (v.ShoeRevealed, v.CardMoved, v.SearchFinished)  # CardMoved: to the hand too
 
 
 @st.composite
@@ -927,7 +995,7 @@ def hidden_cards(state: VortexState) -> set[str]:
 
 
 def public_cards(state: VortexState) -> Counter:
-    return sum((Counter(p.played) + Counter(p.exile) for p in state.players), Counter())
+    return sum((Counter(p.battlefield) + Counter(p.graveyard) + Counter(p.exile) for p in state.players), Counter())
 
 
 def strings_in(value) -> list[str]:
@@ -1014,7 +1082,7 @@ PLAY_ACTIONS = [
     "look",
     "arrange",
     "put_on_shoe",
-] + ["shuffle", "search", "into_pack", "shoe_into_pack", "play", "discard", "return", "life"]
+] + ["shuffle", "search", "into_pack", "shoe_into_pack", "play", "move", "move", "life"]
 
 
 def play_action(data, state: VortexState, seat: int):
@@ -1025,7 +1093,9 @@ def play_action(data, state: VortexState, seat: int):
     cards = (
         data.draw(st.lists(st.sampled_from(player.hand), min_size=1, max_size=3)) if player.hand else ["X"]
     )
-    played = data.draw(st.sampled_from(player.played)) if player.played else "X"
+    source, destination_zone = data.draw(st.permutations(v.ZONES))[:2]
+    moved = data.draw(st.sampled_from(getattr(player, source))) if getattr(player, source) else "X"
+    life = count if data.draw(st.booleans()) else -count
     looked = state.look.count if state.look else count
     order = data.draw(st.permutations(list(range(looked))))
     split = data.draw(st.integers(0, looked))
@@ -1046,9 +1116,8 @@ def play_action(data, state: VortexState, seat: int):
         "into_pack": lambda s: v.put_into_pack(s, seat, cards),
         "shoe_into_pack": lambda s: v.put_shoe_cards_into_pack(s, seat, count),
         "play": lambda s: v.play_card(s, seat, cards[0]),
-        "discard": lambda s: v.discard(s, seat, cards[0]),
-        "return": lambda s: v.return_to_hand(s, seat, played),
-        "life": lambda s: v.adjust_life(s, seat, -count),
+        "move": lambda s: v.move_card(s, seat, moved, source, destination_zone),
+        "life": lambda s: v.adjust_life(s, seat, life),
     }
     return kind, actions[kind]
 

@@ -355,7 +355,7 @@ async def test_mill_look_arrange_top_bottom_and_shuffle(db):
     since = await last_row_id(db)
     top3 = state.shoe[:3]
     milled = await vortex.shoe(db, game.id, player(user), "mill", count=3)
-    assert milled.game.state.players[seat].played == top3
+    assert milled.game.state.players[seat].graveyard == top3
     [news] = await outbox_rows(db, since, vortex.ANNOUNCE)
     assert news.payload["events"][0]["cards"] == top3  # milled cards are public
 
@@ -514,7 +514,7 @@ async def test_a_search_for_the_battlefield_or_revealed_names_the_cards_in_the_c
     game, state = await in_play(db)
     user = active_user(state)
     seat = engine.seat_of(state, user)
-    for to, reveal in (("played", None), ("top", True)):
+    for to, reveal in (("battlefield", None), ("top", True)):
         began = await vortex.shoe(db, game.id, player(user), "search", count=1, to=to, reveal=reveal)
         number = (await state_of(db, game.id))[2]["search"]
         land = next(c for c in began.game.state.shoe if is_basic_land(c))
@@ -527,9 +527,137 @@ async def test_a_search_for_the_battlefield_or_revealed_names_the_cards_in_the_c
         if to == "top":
             assert done.game.state.shoe[0] == land
         else:
-            assert done.game.state.players[seat].played[-1] == land
+            assert done.game.state.players[seat].battlefield[-1] == land
     with pytest.raises(UserError, match="`card` is for top and bottom only"):
         await vortex.shoe(db, game.id, player(user), "search", card="Island")
+
+
+# --- the table's bookkeeping: zones and life ------------------------------------------------------------------
+
+
+async def test_players_move_their_cards_between_zones_and_the_channel_is_told(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    card = next(c for c in state.players[seat].hand if not is_basic_land(c))
+    other = next(p.user_id for p in state.players if p.user_id != user)
+    assert card in vortex.zone_cards(await vortex.get_game(db, game.id), user, engine.HAND)
+    since = await last_row_id(db)
+    played = await vortex.move(db, game.id, player(user), card.upper(), engine.HAND, engine.BATTLEFIELD)
+    assert played.events == [engine.CardMoved(seat, card, "hand", "battlefield")]
+    [news] = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.channel_id == CHANNEL and card in json.dumps(news.payload)
+    view = await vortex.get_game(db, game.id)
+    # Autocomplete offers a zone's own cards: the played card is no longer offered from the hand
+    # (`/vortex shoe top`/`bottom`, `/vortex play`), but from the battlefield; nothing to a non-player.
+    assert card not in vortex.zone_cards(view, user, engine.HAND)
+    assert vortex.zone_cards(view, user, engine.BATTLEFIELD) == [card]
+    assert vortex.zone_cards(view, other, engine.BATTLEFIELD) == [] and vortex.zone_cards(view, 4242, "hand") == []
+    with pytest.raises(UserError, match="is not in your hand"):
+        await vortex.shoe(db, game.id, player(user), "top", card=card)
+    with pytest.raises(UserError, match="is not in your graveyard"):
+        await vortex.move(db, game.id, player(user), card, engine.GRAVEYARD, engine.HAND)
+    with pytest.raises(UserError, match="different zones"):
+        await vortex.move(db, game.id, player(user), card, engine.BATTLEFIELD, engine.BATTLEFIELD)
+    await vortex.move(db, game.id, player(user), card, engine.BATTLEFIELD, engine.GRAVEYARD)
+    public = (await vortex.get_game(db, game.id)).public.seats[seat]
+    assert (public.battlefield_size, public.graveyard_size, public.exile_size) == (0, 1, 0)
+    _, after, _ = await state_of(db, game.id)
+    assert census_ok(after, make_cube())
+
+
+async def test_life_changes_are_recorded_and_told(db):
+    game, state = await in_play(db, 2)
+    user = state.players[1].user_id
+    since = await last_row_id(db)
+    lost = await vortex.life(db, game.id, player(user), -23)
+    assert lost.events == [engine.LifeChanged(1, -23, -3, "reported")]
+    [news] = await outbox_rows(db, since)
+    assert news.kind == vortex.ANNOUNCE and news.channel_id == CHANNEL
+    await vortex.life(db, game.id, player(user), 5)
+    assert (await vortex.get_game(db, game.id)).public.seats[1].life == 2
+    with pytest.raises(UserError, match="other than 0"):
+        await vortex.life(db, game.id, player(user), 0)
+    with pytest.raises(PermissionDenied):
+        await vortex.life(db, game.id, player(4242), -1)
+
+
+# --- a step's buttons go when the step is over (issue 25, item 7) ----------------------------------------------
+
+
+def _queued(row: OutboxMessage) -> outbox.Queued:
+    return outbox.Queued(row.id, outbox.Message(row.kind, row.payload, row.user_id, row.channel_id, row.guild_id),
+                         0, row.created_at)
+
+
+async def _delivered(db, row: OutboxMessage, message_id: int) -> None:
+    """Discord accepted the DM of `row` as message `message_id` (in the DM channel 7000 + user)."""
+    await outbox.settle(db, [outbox.Outcome(_queued(row), channel_id=7000, message_id=message_id)])
+
+
+async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    seat = engine.seat_of(state, user)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=2)
+    [first] = await outbox_rows(db, since, vortex.LOOK)
+    await _delivered(db, first, 501)
+    [again] = await vortex.resend(db, game.id, user)  # a second copy of the same look
+    [copy] = [r for r in await outbox_rows(db, first.id, vortex.LOOK) if r.id == again.id]
+    await _delivered(db, copy, 502)
+    assert (await state_of(db, game.id))[2]["shown"] == [[vortex.LOOK, 1, 7000, 501], [vortex.LOOK, 1, 7000, 502]]
+    assert await outbox_rows(db, since, vortex.RETIRE) == []
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "shuffle")  # the look is over: both copies lose their buttons
+    retired = await outbox_rows(db, since, vortex.RETIRE)
+    assert [(r.payload["kind"], r.payload["message_id"], r.payload["channel_id"]) for r in retired] == [
+        (vortex.LOOK, 501, 7000), (vortex.LOOK, 502, 7000)]
+    assert (await state_of(db, game.id))[2]["shown"] == []
+
+    # Put back from one copy: that one shows the outcome (the cog edits it), the other loses its buttons.
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    [look] = await outbox_rows(db, since, vortex.LOOK)
+    await _delivered(db, look, 601)
+    [held] = await vortex.resend(db, game.id, user)
+    [copy] = [r for r in await outbox_rows(db, look.id, vortex.LOOK) if r.id == held.id]
+    await _delivered(db, copy, 602)
+    since = await last_row_id(db)
+    await vortex.arrange(db, game.id, user, seat=seat, look=look.payload["look"], bottom=frozenset(), message_id=602)
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [601]
+
+    # A copy Discord accepts after its step is over loses its buttons at once.
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    [late] = await outbox_rows(db, since, vortex.LOOK)
+    await vortex.shoe(db, game.id, player(user), "shuffle")
+    since = await last_row_id(db)
+    await _delivered(db, late, 701)
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [701]
+
+
+async def test_a_searchs_dm_loses_its_buttons_when_the_game_is_cancelled_or_ended(db):
+    game, state = await in_play(db)
+    user = active_user(state)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "search", count=1)
+    [search] = await outbox_rows(db, since, vortex.SEARCH)
+    await _delivered(db, search, 801)
+    since = await last_row_id(db)
+    await tables.cancel(db, vortex.SPEC, game.id, organizer())
+    [retired] = await outbox_rows(db, since, vortex.RETIRE)
+    assert retired.payload == {"game_id": game.id, "kind": vortex.SEARCH, "number": 1, "channel_id": 7000,
+                               "message_id": 801}
+
+    game, state = await in_play(db)
+    user = active_user(state)
+    since = await last_row_id(db)
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    await _delivered(db, (await outbox_rows(db, since, vortex.LOOK))[0], 901)
+    since = await last_row_id(db)
+    await vortex.end(db, game.id, organizer())
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [901]
 
 
 # --- hands, resends, stale DMs -------------------------------------------------------------------------------
@@ -567,7 +695,9 @@ async def test_end_with_a_winner_records_the_result_and_without_one_records_noth
     ended = await vortex.end(db, game.id, organizer(), winner_id=winner)
     assert ended.status == "over" and ended.winner_id == winner and ended.state.phase == engine.OVER
     rows = await outbox_rows(db, since)
-    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, BOARD)]
+    # The game's own channel is told who won, and the results channel too.
+    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, CHANNEL), (vortex.FINAL, BOARD)]
+    assert "tell_if_refused" not in rows[0].payload and rows[1].payload["tell_if_refused"]["user_id"] == organizer().user_id
     async with db.read() as session:
         results = {r.user_id: (r.placement, r.points) for r in (await session.execute(
             select(EventResult).where(EventResult.format == "vortex"))).scalars()}

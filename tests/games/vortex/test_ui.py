@@ -197,7 +197,7 @@ def test_a_full_search_offers_no_menu_and_an_empty_shoe_only_find_nothing():
     assert [(item.item.label, item.item.disabled) for item in empty.children] == [
         ("Start over", True), ("Find nothing", False)]
     assert "The shoe is empty." in ui.search_embed(search_prompt([], count=2)).description
-    assert "onto the battlefield" in ui.search_embed(search_prompt(["Island"], to="played")).description
+    assert "onto the battlefield" in ui.search_embed(search_prompt(["Island"], to="battlefield")).description
     assert ui.found_text([], "hand") == "You found nothing. The shoe was shuffled."
     assert ui.found_text(["A *b*"], "top").startswith("You found A \\*b\\*. The shoe was shuffled, then")
 
@@ -279,9 +279,78 @@ async def test_messages_queued_before_typed_events_render_the_same():
     assert out.content == "❌ Vortex #12 was cancelled by an organizer: nothing was recorded."
     out = await sender._render(queued(vortex.DMS_CLOSED, {"user_id": USERS[1]}), False)
     assert out.content.startswith(f"<@{USERS[1]}>, I can't DM you your Vortex cards.")
-    assert "`/vortex hand resend:True`" in out.content
+    assert "`/vortex resend`" in out.content
 
 
 def queued(kind: str, payload: dict, **where) -> outbox.Queued:
     message = outbox.Message(kind, payload, guild_id=1, **(where or {"channel_id": 2}))
     return outbox.Queued(7, message, 0, datetime(2026, 1, 2, tzinfo=UTC))
+
+
+# --- one voice (issue 25): zones and life at the table, resend, the status words -----------------------------
+
+
+def test_the_commands_move_cards_track_life_and_resend_with_no_dead_alias():
+    commands = {c.name: c for c in VortexCog.group.commands}
+    assert {"play", "move", "life", "resend", "hand", "status"} <= set(commands)
+    assert [p.name for p in commands["hand"].parameters] == []  # no resend flag left on the hand
+    assert [p.display_name for p in commands["move"].parameters] == ["from", "to", "card"]
+    zones = [c.value for c in commands["move"].parameters[0].choices]
+    assert zones == ["hand", "battlefield", "graveyard", "exile"]
+    life = commands["life"].parameters[0]
+    assert (life.min_value, life.max_value) == (-engine.MAX_LIFE_CHANGE, engine.MAX_LIFE_CHANGE)
+
+
+def test_moves_and_life_changes_are_told_in_the_third_person_with_one_minus_sign():
+    state = played_state()
+    seat = engine.active_seat(state)
+    hand = list(state.players[seat].hand)
+    events = [*engine.play_card(state, seat, hand[0]), *engine.move_card(state, seat, hand[1], "hand", "graveyard"),
+              *engine.move_card(state, seat, hand[0], "battlefield", "exile"),
+              *engine.move_card(state, seat, hand[1], "graveyard", "hand"),
+              *engine.adjust_life(state, seat, 3), *engine.adjust_life(state, seat, -25)]
+    who = f"<@{USERS[seat]}>"
+    lines = ui.event_lines(Announcement(12, tuple(USERS), state.opening_turns, tuple(events)))
+    assert lines == [f"🃏 {who} plays **{escape(hand[0])}**.", f"🗑️ {who} discards **{escape(hand[1])}**.",
+                     f"↪️ {who} moves **{escape(hand[0])}** from the battlefield into exile.",
+                     f"↪️ {who} moves **{escape(hand[1])}** from their graveyard into their hand.",
+                     f"💚 {who} gains 3 life (life 23).", f"🩸 {who} loses 25 life (life \u22122)."]
+    turn = ui.event_lines(Announcement(12, tuple(USERS), 20, (engine.TurnStarted(21, 1, seat, engine.PLAY),)))
+    assert turn == [f"▶️ **Turn 1**: {who}'s turn — upkeep (they may mulligan now, then `/vortex draw`)."]
+    penalty = engine.EmptyPackPenalty(seat, -1, 30)
+    assert "(life \u22121)" in ui.event_lines(Announcement(12, tuple(USERS), 20, (penalty,)))[0]
+    assert "-" not in "".join(lines).replace(escape(hand[0]), "").replace(escape(hand[1]), "")
+
+
+def test_the_status_shows_every_zones_size_and_life():
+    state = played_state()
+    seat = engine.active_seat(state)
+    hand = list(state.players[seat].hand)
+    engine.play_card(state, seat, hand[0])
+    engine.play_card(state, seat, hand[1])
+    engine.move_card(state, seat, hand[2], "hand", "graveyard")
+    engine.move_card(state, seat, hand[1], "battlefield", "exile")
+    engine.adjust_life(state, seat, -22)
+    embed = ui.status_embed(view_of(state))
+    assert_fits(embeds=[embed])
+    line = next(v for f in embed.fields for v in f.value.splitlines() if f"<@{USERS[seat]}>" in v)
+    assert (f"life **\u22122** · pack {len(state.players[seat].pack)} · hand {len(hand) - 3} · battlefield 1 · "
+            "graveyard 1 · exile 1 · 0 penalties") in line
+    private = ui.hand_embed(HandView(view_of(state), engine.private_view(state, seat)))
+    fields = {f.name: f.value for f in private.fields}
+    assert fields["Battlefield (1)"] == escape(hand[0]) and fields["Life"] == "\u22122"
+
+
+def test_status_words_are_the_players_words():
+    state = played_state()
+    assert [f.value for f in ui.lobby_embed(view_of(state)).fields if f.name == "Status"] == ["In progress"]
+    assert ui.status_embed(dataclasses.replace(view_of(state, status="lobby"), state=None)).description == (
+        "Open for players.")
+
+
+async def test_a_finished_look_or_search_dm_is_shown_again_without_buttons():
+    sender = Outbox(SimpleNamespace(db=None))
+    for kind, words in ((vortex.LOOK, "This look is over"), (vortex.SEARCH, "This search is over")):
+        payload = vortex.Retired(12, kind, 3, 7000, 501).to_payload()
+        out = await sender._render(queued(vortex.RETIRE, payload, user_id=USERS[0]), False)
+        assert out.edit == (7000, 501) and out.view is None and words in out.embeds[0].description
