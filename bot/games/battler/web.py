@@ -88,4 +88,5 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
         if over:
             shown += [card for p in state.players for card in p.stash]
         context["pictures"] = await ctx.pictures(shown)
-    return registry.Page("battler/event.html", f"Treasure Battler #{row.id}", context)
+    return registry.Page("battler/event.html", f"Treasure Battler #{row.id}", context,
+                         final=row.status in (STATUSES.finished, STATUSES.cancelled))

@@ -99,4 +99,5 @@ async def event(ctx: registry.PageContext, league_id: int) -> registry.Page | No
         "row": row, "state": state, "phase": PHASE.get(row.status, row.status), "names": names, "user": user,
         "standings": engine.standings(state), "history": list(reversed(state.history)), "decks": decks,
         "sets": _sets(state), "taken_apart": taken_apart, "pool": pool, "options": OPTION, "pending": pending,
-        "limit": engine.deck_limit(state), "pictures": await ctx.pictures(shown)})
+        "limit": engine.deck_limit(state), "pictures": await ctx.pictures(shown)},
+        final=row.status in (STATUSES.finished, STATUSES.cancelled))

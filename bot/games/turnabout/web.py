@@ -113,7 +113,9 @@ async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | Non
         "row": row, "phase": STATUS.get(row.status, row.status), "registrations": [], "names": names,
         "state": state, "rounds": _rounds(state), "standings": standings, "placings": placings,
         "ratings": await _ratings(ctx, users) if ended else {}, "decklists": decklists, "pictures": pictures,
-        "settings": state.settings, "scoring_names": SCORING, "user": users})
+        "settings": state.settings, "scoring_names": SCORING, "user": users},
+        # Ended: its ratings sum later events too, which the kept page's key sees (`bot.web.page_cache`).
+        final=row.status in (service.STATUSES.finished, service.STATUSES.cancelled))
 
 
 SCORING = {"dominaria": "Dominaria (10 + the winner's life)", "tolaria": "Tolaria (10 + half the winner's library)",

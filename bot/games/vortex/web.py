@@ -154,4 +154,4 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
         "row": row, "public": public, "names": names, "users": users, "zones": zones, "log": log,
         "partial": partial, "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),
         "pictures": await ctx.pictures(shown), "number": _number, "over": row.status == STATUSES.finished,
-        "cancelled": row.status == STATUSES.cancelled})
+        "cancelled": row.status == STATUSES.cancelled}, final=row.status in (STATUSES.finished, STATUSES.cancelled))
