@@ -36,7 +36,7 @@ from bot.games.draft import service as drafts
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.reaction_picks import RECONCILE_PER_SECOND
 from bot.games.draft.service import reactions
-from bot.games.draft.service.state import load_pod, prompt_for
+from bot.games.draft.service.state import GAMES, prompt_for
 from bot.games.draft.ui import regional_indicator
 from bot.kit import outbox
 from bot.store.db import Database  # noqa: E402
@@ -65,7 +65,7 @@ async def fill_reaction_pods(db: Database, fake: FakeDiscord, pods: int) -> int:
     template = await template_pod(db)
     await fill(db, template, pods - 1, 200_000)
     async with db.read() as session:
-        model = await load_pod(session, template.id)
+        model = await GAMES.load(session, template.id, lock=False)
         pod_ids = (await session.execute(select(DraftPod.id))).scalars().all()
         seats = (await session.execute(select(DraftSeat.pod_id, DraftSeat.seat, DraftSeat.user_id))).all()
     prompts = {seat: prompt_for(model, seat) for seat in range(SEATS)}  # every copy has the template's packs

@@ -365,14 +365,17 @@ async def cannot_post(refused: CannotPost, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
 
 
-def renders_dms_closed(kind: str, *, what: str, resend: str) -> None:
+def renders_dms_closed(kind: str, *, what: str, resend: str, meanwhile: str = "") -> None:
     """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
     kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
-    the command that sends it again once they open them ("/vortex resend")."""
+    the command that sends it again once they open them ("/vortex resend"), `meanwhile` what they can
+    do until then (a sentence, or nothing)."""
 
     async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
         text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, then "
                 f"run `{resend}`.")
+        if meanwhile:
+            text += f" {meanwhile}"
         return Outgoing(content=limits.clip(text, limits.CONTENT), allowed_mentions=limits.ping(closed.user_id))
 
     add_renderer(kind, DmsClosed, dms_closed, owner=f"{__name__}.renders_dms_closed({what!r}, {resend!r})")

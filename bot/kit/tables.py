@@ -22,7 +22,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -34,6 +34,8 @@ from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.models import GuildSettings
 from bot.store.types import utcnow
+
+ViewT = TypeVar("ViewT")
 
 MAX_ID = 2**63 - 1  # database ids are signed 64-bit
 
@@ -389,3 +391,33 @@ async def cancel(db: Database, spec: TableSpec, table_id: int, actor: Actor, *, 
         if was_running and spec.cancel_notice is not None:
             await outbox.queue(session, _in_channel(loaded.row, spec.cancel_notice))
         return spec.view(loaded)
+
+
+@dataclass(frozen=True)
+class TableUseCases(Generic[ViewT]):
+    """The use cases every table has, bound to its spec: a format's service names them once
+    (`get_game = TABLES.get`) instead of writing a wrapper per format."""
+
+    spec: TableSpec
+
+    async def get(self, db: Database, table_id: int) -> ViewT:
+        return await get(db, self.spec, table_id)
+
+    async def find(
+        self, db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int,
+        statuses: tuple[str, ...] | None = None,
+    ) -> ViewT | None:
+        """The channel's newest table in `statuses` (default: active), else the user's newest one."""
+        return await find(db, self.spec, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+
+    async def join(self, db: Database, table_id: int, actor: Actor) -> ViewT:
+        return await join(db, self.spec, table_id, actor)
+
+    async def leave(self, db: Database, table_id: int, actor: Actor) -> ViewT:
+        return await leave(db, self.spec, table_id, actor)
+
+    async def begin(self, db: Database, table_id: int, actor: Actor) -> Any:
+        return await begin(db, self.spec, table_id, actor)
+
+    async def cancel(self, db: Database, table_id: int, actor: Actor) -> ViewT:
+        return await cancel(db, self.spec, table_id, actor)

@@ -227,7 +227,7 @@ async def _play_rounds(t: FourTwoOneDriver, fake, bot, world) -> None:
         announcement = await t.wait_channel(f"round {round_number}**")
         assert f"Match A: <@{a}> vs <@{b}>" in announcement["content"]
         assert f"<@{bye}> sits out this round" in announcement["content"]
-        assert fake.pinged_users(announcement) == {a, b}  # the players called to play, not the one sitting out
+        assert fake.pinged_users(announcement) == {a, b, bye}  # the players called to play, and the one told of the bye
         assert bye != previous_bye  # never two byes in a row
         seen_byes.add(bye)
         if round_number > 1:  # the one who sat out plays the higher score of the other two

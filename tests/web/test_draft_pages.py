@@ -158,7 +158,7 @@ async def test_a_goldfish_event_shows_its_scores_and_write_ups(db):
                           writeup="Bob's line")
     await goldfish.submit(db, GUILD, event.id, 1003, life_lost=50, cards_milled=0, poison=0, game_wins=0,
                           writeup="Too good")
-    await goldfish.reject(db, GUILD, event.id, 1003, reason="no", user_id=ORG.user_id, is_organizer=True)
+    await goldfish.reject(db, GUILD, event.id, 1003, reason="no", actor=ORG)
     path = links.event("goldfish", event.id)
     async with site_client(db) as client:
         home = visible(await page(client, links.home))
@@ -170,7 +170,7 @@ async def test_a_goldfish_event_shows_its_scores_and_write_ups(db):
         assert "Turn 3: <b>Fireball</b> for 20." in text and "&lt;b&gt;Fireball" in html
         assert "Too good" not in text and "1 score rejected by an organizer is not counted" in text
         assert links.event("draft", pod.id) in html
-        await goldfish.close(db, GUILD, event.id, user_id=ORG.user_id, is_organizer=True)
+        await goldfish.close(db, GUILD, event.id, actor=ORG)
         text = visible(await page(client, path))
         assert "Final standings" in text and "closed" in text
         assert "Goldfish:" not in visible(await page(client, links.home)).split("Recent events")[0]
@@ -182,8 +182,7 @@ async def test_another_servers_drafts_and_events_show_nothing(db):
     theirs = organizer(guild=OTHER_GUILD)
     pod, prompts = await started(db, theirs, users=[7001, 7002])
     await play_out(db, prompts, random.Random(3))
-    event = await goldfish.create_event(db, guild_id=OTHER_GUILD, channel_id=5, name="Theirs", turns=7,
-                                        organizer_id=theirs.user_id)
+    event = await goldfish.create_event(db, actor=theirs, channel_id=5, name="Theirs", turns=7)
     async with site_client(db) as client:
         not_found = await page(client, NOT_FOUND, status=404)
         for path in (links.event("draft", pod.id), links.event("draft", pod.id) + "?seat=1",

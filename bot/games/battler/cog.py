@@ -14,7 +14,7 @@ from bot.games.battler import ui
 from bot.games.battler.reports_cog import BattlerReports
 from bot.games.battler.service import GameView, StaleMessage
 from bot.kit import cubes
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, index
 from bot.kit.errors import UserError, chosen
@@ -23,19 +23,19 @@ from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
 
-POISON_CHOICES = [
-    app_commands.Choice(name="fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)", value="fibonacci"),
-    app_commands.Choice(name="flat2: 2 per loss", value="flat2"),
-]
-CAROUSEL_CHOICES = [
-    app_commands.Choice(name="off (default)", value="off"),
-    app_commands.Choice(name="round: after every draft, 1 card each", value="round"),
-    app_commands.Choice(name="stage: after a stage's last draft, 3 cards each in snake order", value="stage"),
-]
-CAROUSEL_FROM_CHOICES = [
-    app_commands.Choice(name="packpile: fresh cards, one per pick (default)", value="packpile"),
-    app_commands.Choice(name="packyard: the disposed cards", value="packyard"),
-]
+POISON_CHOICES = choices({
+    "fibonacci": "fibonacci: 1, 1, 2, 3, 5 per loss by stage (default)",
+    "flat2": "flat2: 2 per loss",
+})
+CAROUSEL_CHOICES = choices({
+    "off": "off (default)",
+    "round": "round: after every draft, 1 card each",
+    "stage": "stage: after a stage's last draft, 3 cards each in snake order",
+})
+CAROUSEL_FROM_CHOICES = choices({
+    "packpile": "packpile: fresh cards, one per pick (default)",
+    "packyard": "packyard: the disposed cards",
+})
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
 INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")

@@ -432,32 +432,10 @@ async def create_game(
         return _view_of(loaded)
 
 
-async def get_game(db: Database, game_id: int) -> GameView:
-    return await tables.get(db, SPEC, game_id)
-
-
-async def find_game(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
-) -> GameView | None:
-    """The channel's newest game in `statuses`, else the user's newest one (in this server, if any)."""
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
-
-
-async def join(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    return await tables.join(db, SPEC, game_id, actor)
-
-
-async def leave(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    return await tables.leave(db, SPEC, game_id, actor)
-
-
-async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
-    return await tables.begin(db, SPEC, game_id, actor)
-
-
-async def cancel(db: Database, game_id: int, actor: tables.Actor) -> GameView:
-    """Cancel a lobby, or end a running game without a winner (nothing goes to the leaderboard)."""
-    return await tables.cancel(db, SPEC, game_id, actor)
+# The lobby's use cases, as every table has them (cancel: a lobby, or a running game without a winner).
+TABLES = tables.TableUseCases[GameView](SPEC)
+get_game, find_game, join, leave, begin, cancel = (
+    TABLES.get, TABLES.find, TABLES.join, TABLES.leave, TABLES.begin, TABLES.cancel)
 
 
 # --- private actions (setup and draft DMs) ------------------------------------------------------

@@ -15,6 +15,7 @@ import discord
 from bot.games.battler import rules as engine
 from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
 from bot.kit import limits
+from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
 from bot.kit.errors import UserError
 from bot.kit.formatting import cards_text, mention, numbered
@@ -24,13 +25,7 @@ from bot.kit.text import escape, plural, plural_word
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
-REPORT_RESULTS = {
-    "won": "I won",
-    "lost": "I lost",
-    "draw": "draw",
-    "conceded": "I conceded",
-    "unfinishable": "we cannot finish a replayed draw",
-}
+REPORT_RESULTS = {**MATCH_RESULTS, "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
 MAX_CONTENT = 1900
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
 # Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it

@@ -90,18 +90,7 @@ class DraftCog(TableCog):
     add_lobby_commands(draft, "draft")
 
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
-    @app_commands.describe(
-        cube="The card pool to draft from.",
-        packs="Packs per player (default 2).",
-        pack_size="Cards per pack (default 15).",
-        seats="Most players; the draft begins by itself when this many have joined (default 8).",
-        pick_timer="Minutes each pick may take before the bot picks for the player (default: no timer).",
-        goldfish="Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
-        turns="Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
-        scoring="Goldfish scoring: how the damage components combine (default: sum).",
-        play_order="Goldfish games: who plays first (default: the player).",
-        pick_mode="How players pick in DMs (default: the server's setting).",
-    )
+    @app_commands.describe(**ui.START_OPTIONS)
     @app_commands.autocomplete(cube=cube_autocomplete)
     @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
                           pick_mode=PICK_MODE_CHOICES)
@@ -263,7 +252,7 @@ class DraftCog(TableCog):
                 view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
             )
         elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
-            picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
+            picked = drafts.Picked(result.card, result.round, result.pick_number)
             embeds, files = await self.messages.final_pool_content(result.pod_id, result.user_id, picked)
             await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
         else:

@@ -16,6 +16,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from bot.games.draft import service as drafts
+from bot.games.draft.service import Confirmation, Picked
 from bot.games.draft.ui import LAST_PICK, WAITING, picked_embed
 from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
@@ -43,10 +44,9 @@ class HeldConfirmations:
         await asyncio.sleep(self.bot.settings.pick_confirm_grace)  # a timer, not a wait for anything
         await self.bot.outbox.send_batch([queued], fresh=True)
 
-    async def render(self, queued: Queued, fresh: bool) -> Outgoing | None:
-        """The outbox renderer: the confirmation, if no pack has taken it over."""
-        p = queued.payload
-        message_id = p["message_id"]
+    async def render(self, p: Confirmation, queued: Queued) -> Outgoing | None:
+        """The confirmation (its outbox row: `queued`), if no pack has taken it over."""
+        message_id = p.message_id
         settling = self.messages.begin_settling(message_id)
         claimed = False
         try:
@@ -56,14 +56,14 @@ class HeldConfirmations:
                 self.messages.end_settling(message_id, settling)
         if not claimed:
             return None
-        after = LAST_PICK if p.get("done") else WAITING
-        embed = picked_embed(p["round"], p["pick_number"], p["card"], p["pod_id"], self.bot.settings.scryfall_base, after)
+        after = LAST_PICK if p.done else WAITING
+        embed = picked_embed(p.round, p.pick_number, p.card, p.pod_id, self.bot.settings.scryfall_base, after)
         # A failed edit never ends its settling: waits on it are bounded (`DraftMessages.settled`).
-        return Outgoing(embeds=[embed], edit=(p["channel_id"], message_id), replace_attachments=True,
+        return Outgoing(embeds=[embed], edit=(p.channel_id, message_id), replace_attachments=True,
                         after_send=lambda _message: self.messages.end_settling(message_id, settling))
 
-    async def take_over(self, pod_id: int, user_id: int, message_id: int) -> dict | None:
-        """The pick confirmation still held for the message a pack (or the final pool) goes to
-        ({"card", "round", "pick_number"}), taken over by that edit; None if there is none."""
+    async def take_over(self, pod_id: int, user_id: int, message_id: int) -> Picked | None:
+        """The pick confirmation still held for the message a pack (or the final pool) goes to,
+        taken over by that edit; None if there is none."""
         await self.messages.settled(message_id)  # a confirmation being shown: let that edit land first
         return await drafts.merge_confirmation(self.bot.db, pod_id, user_id, message_id)

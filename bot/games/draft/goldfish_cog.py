@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.games.draft import goldfish_rules as rules
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_messages import GoldfishMessages, delivery_problem
+from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, require_guild
@@ -23,16 +23,12 @@ from bot.kit.text import escape, name_key
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
 TURNS_HELP = (f"Game length, {rules.MIN_TURNS}–{rules.MAX_TURNS} turns: usually {rules.TURNS_GOLDFISH_CUBE} with the "
               f"Goldfish Cube, {rules.TURNS_ORDINARY} with any other pool.")
-METHOD_CHOICES = [
-    app_commands.Choice(name="sum of the components (standard)", value="sum"),
-    app_commands.Choice(name="largest component", value="max"),
-    app_commands.Choice(name="product of the non-zero components", value="product"),
-]
-PLAY_ORDER_CHOICES = [
-    app_commands.Choice(name="players play first (standard)", value="first"),
-    app_commands.Choice(name="players play second", value="second"),
-    app_commands.Choice(name="each player flips for it", value="flip"),
-]
+METHODS = {"sum": "sum of the components (standard)", "max": "largest component",
+           "product": "product of the non-zero components"}
+PLAY_ORDERS = {"first": "players play first (standard)", "second": "players play second",
+               "flip": "each player flips for it"}
+METHOD_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in METHODS.items()]
+PLAY_ORDER_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in PLAY_ORDERS.items()]
 MAX_WRITEUP_FILE = 200_000
 # Event names and reasons are user text: whatever they contain must never ping anyone.
 NO_PINGS = discord.AllowedMentions.none()
@@ -60,7 +56,6 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self.messages = GoldfishMessages(bot)
         register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
@@ -105,12 +100,10 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         await interaction.response.send_message(embed=ui.rules_embed(chosen), ephemeral=True)
 
     @group.command(name="submit", description="Submit (or resubmit) your score and write-up.")
-    @app_commands.describe(
-        event="The event (default: this channel's newest open one).",
-        lost_or_drew="You lost or drew the game (scores 0).",
-        prevented="An effect stopped you from winning at the end (scores 0).",
-        writeup_file="A text file with a long write-up (instead of typing it in the form).",
-    )
+    @app_commands.describe(event="The event (default: this channel's newest open one).",
+                           lost_or_drew="You lost or drew the game (scores 0).",
+                           prevented="An effect stopped you from winning at the end (scores 0).",
+                           writeup_file="A text file with a long write-up (instead of typing it in the form).")
     @app_commands.autocomplete(event=event_autocomplete)
     async def submit(
         self, interaction: discord.Interaction, event: int | None = None, lost_or_drew: bool = False,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from numbers import Real
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 DEFAULT_TABLE: Mapping[str, float] = {"life": 1.0, "mill": 0.5, "poison": 2.0, "win": 20.0}
+WIN_POINTS = DEFAULT_TABLE["win"]  # what one win / lose-the-game effect scores by default
 METHODS = ("sum", "max", "product")
 # Who plays first, agreed for a whole event (FORMATS.md §1): the player (the rule), the goldfish,
 # or a coin flip. The game ends before the first player's (turns + 1)th normal turn.
@@ -164,6 +166,17 @@ def _combine(components: Mapping[str, float], method: str) -> float:
         return max(values)
     nonzero = [v for v in values if v != 0]
     return math.prod(nonzero) if nonzero else 0.0
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """`breakdown`'s figures, typed: each component's points and the total."""
+
+    life: float
+    mill: float
+    poison: float
+    win: float
+    total: float
 
 
 def breakdown(

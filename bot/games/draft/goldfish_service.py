@@ -19,6 +19,7 @@ from bot.games.draft.models import (
 )
 from bot.kit import channels, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
+from bot.kit.events import Payload
 from bot.kit.guild_config import load_settings_row
 from bot.kit.tables import Actor
 from bot.kit.text import clean_name, escape, name_key
@@ -35,9 +36,27 @@ MAX_REJECT_REASON = 500
 PENDING_WRITEUP_TTL = timedelta(hours=1)
 MAX_PENDING_WRITEUPS_PER_USER = 3
 _MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
+
+
+@dataclass(frozen=True)
+class EventRef(Payload):
+    """The event whose final standings are posted (read from the database when it is sent)."""
+
+    event_id: int
+
+
 # What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
-FINAL = "goldfish_final"
-REJECTED = "goldfish_rejected"
+FINAL = "goldfish_final"  # payload: EventRef
+REJECTED = "goldfish_rejected"  # payload: Rejected
+
+
+@dataclass(frozen=True)
+class Rejected(Payload):
+    """To the player: the organizer rejected their score in the event, for `reason`."""
+
+    event_id: int
+    event_name: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,10 @@ class SubmissionView:
     created_at: datetime
     breakdown: dict[str, float]
 
+    @property
+    def parts(self) -> rules.Breakdown:
+        return rules.Breakdown(**self.breakdown)
+
 
 @dataclass(frozen=True)
 class Standing:
@@ -100,15 +123,9 @@ def _event_view(row: GoldfishEvent) -> EventView:
 
 
 def _submission_view(row: GoldfishSubmission, method: str) -> SubmissionView:
-    parts = rules.breakdown(
-        life_lost=row.life_lost,
-        cards_milled=row.cards_milled,
-        poison=row.poison,
-        game_wins=row.game_wins,
-        lost_or_drew=row.lost_or_drew,
-        prevented=row.prevented,
-        method=method,
-    )
+    parts = rules.breakdown(life_lost=row.life_lost, cards_milled=row.cards_milled, poison=row.poison,
+                            game_wins=row.game_wins, lost_or_drew=row.lost_or_drew, prevented=row.prevented,
+                            method=method)
     return SubmissionView(
         row.id, row.event_id, row.user_id, row.life_lost, row.cards_milled, row.poison, row.game_wins,
         row.lost_or_drew, row.prevented, row.score, row.writeup, row.status, row.reject_reason, row.created_at, parts,
@@ -422,7 +439,7 @@ async def reject(
             raise NotFound(f"<@{player_id}> has no counting submission to reject.")
         row = current[0]
         row.status, row.reject_reason = "rejected", reason
-        payload = {"event_id": event.id, "event_name": event.name, "reason": reason}
+        payload = Rejected(event.id, event.name, reason).to_payload()
         [dm] = await outbox.queue(session, outbox.Message(REJECTED, payload, user_id=player_id, guild_id=guild_id),
                                   hold=True)
         return Rejection(_submission_view(row, event.method), dm)
@@ -445,7 +462,8 @@ async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> 
         settings = await load_settings_row(session, guild_id)
         channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
         # Posted after the commit; after a crash the sweeper posts it, once.
-        payload = outbox.telling({"event_id": event.id}, actor.user_id, f"the final standings of **{escape(event.name)}**")
+        payload = outbox.telling(EventRef(event.id).to_payload(), actor.user_id,
+                                 f"the final standings of **{escape(event.name)}**")
         await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
 

@@ -22,10 +22,10 @@ def _fmt(value: float) -> str:
 
 
 def breakdown_text(sub: SubmissionView) -> str:
-    parts = sub.breakdown
+    parts = sub.parts
     text = (
-        f"life {_fmt(sub.life_lost)} → {_fmt(parts['life'])}, milled {sub.cards_milled} → {_fmt(parts['mill'])}, "
-        f"poison {sub.poison} → {_fmt(parts['poison'])}, win/lose effects {sub.game_wins} → {_fmt(parts['win'])}"
+        f"life {_fmt(sub.life_lost)} → {_fmt(parts.life)}, milled {sub.cards_milled} → {_fmt(parts.mill)}, "
+        f"poison {sub.poison} → {_fmt(parts.poison)}, win/lose effects {sub.game_wins} → {_fmt(parts.win)}"
     )
     if sub.lost_or_drew:
         text += " · lost/drew: 0"
@@ -114,7 +114,7 @@ def game_end_rule(turns: int, play_order: str) -> str:
 # What the goldfish does and what a restart costs, one line per form field (each ≤ 100 characters).
 GOLDFISH_LIBRARY = "The goldfish has an infinite library of basic lands; it draws and plays one each turn."
 GOLDFISH_CHOICES = "It takes no other action, and always chooses what minimises your score (basic type too)."
-WIN_POINTS = f"{rules.DEFAULT_TABLE['win']:g}"
+WIN_POINTS = f"{rules.WIN_POINTS:g}"
 # The win field's label and help: both kinds of game-ending effect, and the restart rule.
 WIN_LABEL = "Win / lose the game effects"
 WIN_RULE = f"{WIN_POINTS} each: you win, or the goldfish loses, the game. Restarting the game resets your score to 0."

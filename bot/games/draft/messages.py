@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import io
 import logging
+import weakref
 from collections.abc import Iterator
 from functools import partial
 
@@ -30,6 +31,17 @@ import discord
 from bot.cards.export import export
 from bot.games.draft import service as drafts
 from bot.games.draft.confirmations import HeldConfirmations
+from bot.games.draft.service import (
+    Closed,
+    ClosePack,
+    Confirmation,
+    FinalPool,
+    MessageRef,
+    PackPost,
+    Picked,
+    PodRef,
+    TimedOut,
+)
 from bot.games.draft.ui import (
     FINAL_POOL_FOOTER,
     final_pool_title,
@@ -47,16 +59,24 @@ from bot.games.draft.ui import (
 )
 from bot.kit import card_data, limits
 from bot.kit.client import KitBot
-from bot.kit.delivery import Outgoing
-from bot.kit.outbox import Queued
+from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
 from bot.kit.text import escape
 
 log = logging.getLogger(__name__)
 SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
 
+renders_dms_closed(drafts.DMS_CLOSED, what="your draft pack", resend="/draft resend",
+                   meanwhile="Meanwhile, pick here with `/draft pick`.")
+
+_live: weakref.WeakKeyDictionary[KitBot, DraftMessages] = weakref.WeakKeyDictionary()
+
 
 class DraftMessages:
+    """What a bot's draft messages keep while it runs: the letters being added to pack messages,
+    the pack messages being turned to their next pack, the held pick confirmations. The renderers
+    below reach it through their bot (`of`)."""
+
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
         self._reaction_tasks: dict[int, asyncio.Task] = {}
@@ -64,13 +84,13 @@ class DraftMessages:
         # until the database knows what it shows, so it is judged against the pack the player saw.
         self._settling: dict[int, asyncio.Future] = {}
         self.confirmations = HeldConfirmations(bot, self)
-        renderers = {
-            drafts.PACK: self.pack, drafts.RETIRE: self.retire, drafts.CLOSE_PACK: self.close_pack,
-            drafts.DMS_CLOSED: self.dms_closed, drafts.REMINDER: self.reminder, drafts.TIMED_OUT: self.timed_out,
-            drafts.FINAL_POOL: self.final_pool, drafts.SUMMARY: self.summary, drafts.CONFIRM: self.confirmations.render,
-        }
-        for kind, renderer in renderers.items():
-            bot.outbox.register(kind, renderer)
+        _live[bot] = self
+
+    @classmethod
+    def of(cls, bot: KitBot) -> DraftMessages:
+        """The bot's (made now if its draft cog has not made it)."""
+        found = _live.get(bot)
+        return found if found is not None else cls(bot)
 
     @property
     def scryfall(self) -> str:
@@ -78,17 +98,16 @@ class DraftMessages:
 
     # --- packs -------------------------------------------------------------------------------------
 
-    async def pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
-        prompt = drafts.prompt_of(queued)
-        if not fresh and not queued.payload.get("resend"):
+    async def pack(self, prompt: PackPost, fresh: bool) -> Outgoing | None:
+        if not fresh and not prompt.resend:
             if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
                 return None
         picture = await self.pack_picture(prompt)
-        rejoined = bool(queued.payload.get("rejoined"))
-        if uses_reactions(prompt) and not queued.payload.get("resend"):
+        rejoined = prompt.rejoined
+        if uses_reactions(prompt) and not prompt.resend:
             target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
             if target is not None:
-                picked = queued.payload.get("picked") or await self.confirmations.take_over(
+                picked = prompt.picked or await self.confirmations.take_over(
                     prompt.pod_id, prompt.user_id, target.message_id)
                 return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
@@ -106,12 +125,12 @@ class DraftMessages:
         )
 
     def _on_pack_message(self, prompt: drafts.PackPrompt, target: drafts.PackMessage, picture: Picture | None,
-                         picked: dict | None, *, rejoined: bool = False) -> Outgoing:
+                         picked: Picked | None, *, rejoined: bool = False) -> Outgoing:
         """Show the pack on the player's reaction pack message, whose letters stay (and whose
         picture is replaced). With the player's pick just before (`picked`) the edit is its
         confirmation; a pack that reached a player who had been waiting (or who took their seat
         back, `rejoined`) also gets a short new message, for the notification."""
-        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         done = self.begin_settling(target.message_id)
 
         def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
@@ -154,68 +173,37 @@ class DraftMessages:
                 await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
             self.end_settling(message_id, done)
 
-    async def retire(self, queued: Queued, fresh: bool) -> Outgoing:
+    async def retire(self, old: MessageRef) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
-        channel_id, message_id = queued.payload["channel_id"], queued.payload["message_id"]
-        self.stop_reactions(message_id)
-        return Outgoing(content="This pack was sent again below.", edit=(channel_id, message_id), replace_attachments=True)
+        self.stop_reactions(old.message_id)
+        return Outgoing(content="This pack was sent again below.", edit=(old.channel_id, old.message_id),
+                        replace_attachments=True)
 
-    async def close_pack(self, queued: Queued, fresh: bool) -> Outgoing | None:
+    async def close_pack(self, p: ClosePack) -> Outgoing | None:
         """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
         A reaction pack message that will show the player's next pack (queued with this) keeps
         its letters and is left to that edit."""
-        p = queued.payload
-        found = await drafts.delivery_message(self.bot.db, p["pod_id"], p["pack_id"], p["pack_pick"])
+        found = await drafts.delivery_message(self.bot.db, p.pod_id, p.pack_id, p.pack_pick)
         if found is None:
             return None
         target = await drafts.pack_message(self.bot.db, found[1])
         if target is None:
             self.stop_reactions(found[1])
-        elif (target.pack_id, target.pack_pick) != (p["pack_id"], p["pack_pick"]) or (
-            p["reason"] == "timeout" and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
+        elif (target.pack_id, target.pack_pick) != (p.pack_id, p.pack_pick) or (
+            p.reason is Closed.TIMEOUT and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
         ):
             return None
         return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
 
-    async def dms_closed(self, queued: Queued, fresh: bool) -> Outgoing:
-        user_id = queued.payload["user_id"]
-        return Outgoing(
-            content=f"<@{user_id}>, I can't DM you your draft pack. Turn on **Direct Messages** from server "
-            "members (Server menu → Privacy Settings), then run `/draft resend`. Meanwhile, pick here with `/draft pick`.",
-            allowed_mentions=limits.ping(user_id),
-        )
-
-    # --- timers --------------------------------------------------------------------------------------
-
-    async def reminder(self, queued: Queued, fresh: bool) -> Outgoing:
-        return Outgoing(content=f"⏰ Half your pick time is gone in draft #{queued.payload['pod_id']}: "
-                                "your pack is waiting above.")
-
-    async def timed_out(self, queued: Queued, fresh: bool) -> Outgoing:
-        p = queued.payload
-        if p.get("to_organizer"):
-            note = f"Draft #{p['pod_id']}: <@{p['player_id']}> timed out repeatedly; a bot took their seat."
-            if not p.get("completed"):
-                note += (" They can take it back with `/draft rejoin`, or you can give it back to them with "
-                         "`/draft rejoin player:` naming them.")
-            return Outgoing(content=note)
-        note = f"⌛ Time ran out in draft #{p['pod_id']}: I picked **{escape(p['card'])}** for you."
-        if p.get("to_bot"):
-            note += " After repeated time-outs a bot now plays your seat"
-            note += "." if p.get("completed") else (
-                ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool).")
-        return Outgoing(content=limits.clip(note, limits.CONTENT))
-
     # --- the end --------------------------------------------------------------------------------------
 
-    async def final_pool(self, queued: Queued, fresh: bool) -> Outgoing:
+    async def final_pool(self, p: FinalPool, user_id: int) -> Outgoing:
         """The draft is over: the player's pack message (the last that showed them a pack) turns
         into their pool, with what they took last if that pick's confirmation was still held; a
         new DM if no message showed them a pack. The channel's summary pings them."""
-        p = queued.payload
-        pod_id, user_id = p["pod_id"], queued.message.user_id
-        target = await drafts.last_shown(self.bot.db, pod_id, p["seat"]) if "seat" in p else None
-        picked = p.get("picked")
+        pod_id = p.pod_id
+        target = await drafts.last_shown(self.bot.db, pod_id, p.seat) if p.seat is not None else None
+        picked = p.picked
         if target is not None and picked is None:
             picked = await self.confirmations.take_over(pod_id, user_id, target[1])
         if target is not None:
@@ -224,12 +212,12 @@ class DraftMessages:
         return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
 
     async def final_pool_content(self, pod_id: int, user_id: int,
-                                 picked: dict | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+                                 picked: Picked | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
         """The final pool's embed (with the player's last pick, `picked`), its text file and picture."""
         pool = await drafts.pool(self.bot.db, pod_id, user_id)
         extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
         picture = await self.pool_picture(pool)
-        line = picked_line(picked["round"], picked["pick_number"], picked["card"], self.scryfall) if picked else None
+        line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         embed = pool_embed(pool, self.scryfall, final_pool_title(pod_id), picture=picture and picture.url,
                            last_pick=line, footer=FINAL_POOL_FOOTER)
         files = [discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod_id}-pool.{extension}"),
@@ -243,21 +231,6 @@ class DraftMessages:
             f"draft-{pool.pod_id}-pool.png", fetch_key=f"draft:{pool.pod_id}",
             fetch_names=partial(drafts.cards_to_show, self.bot.db, pool.pod_id),
         )
-
-    async def summary(self, queued: Queued, fresh: bool) -> Outgoing:
-        pod_id = queued.payload["pod_id"]
-        pod = await drafts.get_pod(self.bot.db, pod_id)
-        pools = await drafts.all_pools(self.bot.db, pod_id)
-        lines = [
-            f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
-            "`/draft pool` shows it here too, `/draft export` as a deck file.",
-            *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
-              for uid, cards in pools.items()),
-        ]
-        if pod.turns:
-            lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
-        # The players are pinged: their pools are edits of their pack messages, which notify nobody.
-        return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
 
     # --- reactions on pack messages ------------------------------------------------------------------
 
@@ -290,12 +263,80 @@ class DraftMessages:
             task.cancel()
 
 
-def _closing_text(p: dict) -> str:
-    card = escape(p.get("card") or "")
-    if p["reason"] == "timeout":
-        return (f"⌛ Draft #{p['pod_id']} · Pack {p['round'] + 1}, pick {p['pick_number']}: "
+def _closing_text(p: ClosePack) -> str:
+    card = escape(p.card or "")
+    if p.reason is Closed.TIMEOUT:
+        return (f"⌛ Draft #{p.pod_id} · Pack {p.round + 1}, pick {p.pick_number}: "
                 f"time ran out, I picked **{card}** for you.")
-    if p["reason"] == "server":
+    if p.reason is Closed.SERVER:
         return f"You picked from this pack in the server: **{card}**."
-    return (f"🤖 The organizer handed your seat in draft #{p['pod_id']} to a bot; it picks for you from now on. "
+    return (f"🤖 The organizer handed your seat in draft #{p.pod_id} to a bot; it picks for you from now on. "
             "`/draft rejoin` takes it back (what it picks stays in your pool).")
+
+
+# --- the renderers (`bot.kit.delivery`) ------------------------------------------------------------------
+
+
+@renders(drafts.PACK, PackPost)
+async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
+    return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh)
+
+
+@renders(drafts.RETIRE, MessageRef)
+async def retire(old: MessageRef, ctx: Delivery) -> Outgoing:
+    return await DraftMessages.of(ctx.bot).retire(old)
+
+
+@renders(drafts.CLOSE_PACK, ClosePack)
+async def close_pack(closing: ClosePack, ctx: Delivery) -> Outgoing | None:
+    return await DraftMessages.of(ctx.bot).close_pack(closing)
+
+
+@renders(drafts.CONFIRM, Confirmation)
+async def confirm(confirmation: Confirmation, ctx: Delivery) -> Outgoing | None:
+    return await DraftMessages.of(ctx.bot).confirmations.render(confirmation, ctx.queued)
+
+
+@renders(drafts.REMINDER, PodRef)
+async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
+    return Outgoing(content=f"⏰ Half your pick time is gone in draft #{pod.pod_id}: your pack is waiting above.")
+
+
+@renders(drafts.TIMED_OUT, TimedOut)
+async def timed_out(p: TimedOut, ctx: Delivery) -> Outgoing:
+    if p.to_organizer:
+        note = f"Draft #{p.pod_id}: <@{p.player_id}> timed out repeatedly; a bot took their seat."
+        if not p.completed:
+            note += (" They can take it back with `/draft rejoin`, or you can give it back to them with "
+                     "`/draft rejoin player:` naming them.")
+        return Outgoing(content=note)
+    note = f"⌛ Time ran out in draft #{p.pod_id}: I picked **{escape(p.card)}** for you."
+    if p.to_bot:
+        note += " After repeated time-outs a bot now plays your seat"
+        note += "." if p.completed else (
+            ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool).")
+    return Outgoing(content=limits.clip(note, limits.CONTENT))
+
+
+@renders(drafts.FINAL_POOL, FinalPool)
+async def final_pool(pool: FinalPool, ctx: Delivery) -> Outgoing:
+    user_id = ctx.message.user_id
+    assert user_id is not None
+    return await DraftMessages.of(ctx.bot).final_pool(pool, user_id)
+
+
+@renders(drafts.SUMMARY, PodRef)
+async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
+    pod_id = ref.pod_id
+    pod = await drafts.get_pod(ctx.db, pod_id)
+    pools = await drafts.all_pools(ctx.db, pod_id)
+    lines = [
+        f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
+        "`/draft pool` shows it here too, `/draft export` as a deck file.",
+        *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
+          for uid, cards in pools.items()),
+    ]
+    if pod.turns:
+        lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
+    # The players are pinged: their pools are edits of their pack messages, which notify nobody.
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))

@@ -34,8 +34,8 @@ class DraftSeat(SeatColumns, Base):
     __tablename__ = "draft_seats"
     __table_args__ = (UniqueConstraint("pod_id", "user_id"), UniqueConstraint("pod_id", "seat"))
 
+    table_id = synonym("pod_id")  # the kit's name for it
     pod_id: Mapped[int] = mapped_column(ForeignKey("draft_pods.id", ondelete="CASCADE"), index=True)
-    table_id = synonym("pod_id")
     is_bot: Mapped[bool] = mapped_column(default=False)  # a bot took the seat over
     dm_closed: Mapped[bool] = mapped_column(default=False)
     timeouts: Mapped[int] = mapped_column(default=0)

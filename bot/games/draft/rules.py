@@ -64,6 +64,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.kit import events
+
 __all__ = [
     "MIN_SEATS",
     "MAX_SEATS",
@@ -246,7 +248,8 @@ class PackState:
 
 @dataclass
 class PickEvent:
-    """What one pick did; the caller persists it and DMs ``newly_available``."""
+    """What one pick did; the caller persists it and DMs ``newly_available``. Registered with the
+    kit's codec (``bot.kit.events``) as ``draft.PickEvent``."""
 
     seat: int
     pack_id: int
@@ -536,3 +539,6 @@ def replay(config: DraftConfig, packs: list[list[str]], picks: Iterable[tuple[in
     for seat, pack_id, card in picks:
         state.pick(seat, pack_id, card)
     return state
+
+
+events.register("draft", PickEvent)  # stored as "draft.PickEvent": bot.kit.events

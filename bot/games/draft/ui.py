@@ -12,7 +12,16 @@ from PIL import Image
 
 from bot.cards import pictures
 from bot.cards.scryfall import card_link_markdown
-from bot.games.draft.service import REACTION_CARDS, PackPrompt, PodView, PoolView, RejoinResult, SeatWait
+from bot.games.draft.service import (
+    REACTION_CARDS,
+    STATUSES,
+    CardFacts,
+    PackPrompt,
+    PodView,
+    PoolView,
+    RejoinResult,
+    SeatWait,
+)
 from bot.games.draft.service import uses_reactions as uses_reactions
 from bot.kit import limits
 from bot.kit.dispatch import Component, index, number
@@ -59,7 +68,7 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
         f"picks by {pod.pick_mode}",
     ]
     embed.description = " · ".join(settings)
-    if pod.status == "lobby":
+    if pod.status == STATUSES.lobby:
         players = "\n".join(f"• <@{uid}>" for uid in pod.player_ids) or "nobody yet"
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
         embed.set_footer(text="Join, then the organizer presses Begin. Picks happen in DMs.")
@@ -77,8 +86,22 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
 LobbyButton = lobby_button_type("draft", "DraftCog")
 
 
+START_OPTIONS = {  # /draft start's options, described
+    "cube": "The card pool to draft from.",
+    "packs": "Packs per player (default 2).",
+    "pack_size": "Cards per pack (default 15).",
+    "seats": "Most players; the draft begins by itself when this many have joined (default 8).",
+    "pick_timer": "Minutes each pick may take before the bot picks for the player (default: no timer).",
+    "goldfish": "Make it a Goldfish Draft: players score a solo game after drafting (the options below imply it).",
+    "turns": "Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
+    "scoring": "Goldfish scoring: how the damage components combine (default: sum).",
+    "play_order": "Goldfish games: who plays first (default: the player).",
+    "pick_mode": "How players pick in DMs (default: the server's setting).",
+}
+
+
 def lobby_view(pod: PodView) -> discord.ui.View | None:
-    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == "lobby")
+    return generic_lobby_view(LobbyButton, pod.id, is_open=pod.status == STATUSES.lobby)
 
 
 # --- pack messages -----------------------------------------------------------------------------
@@ -261,7 +284,7 @@ def _ago(moment: datetime | None, now: datetime) -> str:
 def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
     now = utcnow()
     embed = discord.Embed(title=f"Draft #{pod.id} · {pod.status}", colour=discord.Colour.gold())
-    if pod.status == "lobby":
+    if pod.status == STATUSES.lobby:
         embed.description = f"In the lobby: {len(pod.seats)}/{pod.max_seats} players."
         return embed
     lines = []
@@ -274,7 +297,7 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
         )
     embed.description = "\n".join(lines)
     waiting = [s for s in pod.seats if s.has_head and not s.is_bot]
-    if pod.status == "drafting":
+    if pod.status == STATUSES.running:
         embed.add_field(
             name="Waiting on",
             value=", ".join(f"<@{s.user_id}> (for {_ago(s.waiting_since, now)[:-4]})" for s in waiting) or "nobody",
@@ -288,7 +311,7 @@ def pool_groups(pool: PoolView) -> list[tuple[str, list[str]]]:
     """The pool by colour group (White … Multicolour, Colourless, Lands, Other), in that order."""
     groups: dict[str, list[str]] = defaultdict(list)
     for card in pool.cards:
-        groups[_group_name(pool.card_info.get(card, {}))].append(card)
+        groups[_group_name(pool.facts(card))].append(card)
     return [(name, groups[name]) for name in sorted(groups, key=_group_order)]
 
 
@@ -336,9 +359,8 @@ def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
         cards = []
         for _name, names in pool_groups(pool):
             for card in names:
-                info = pool.card_info.get(card, {})
-                cards.append(pictures.PoolCard(by_card[card], float(info.get("mana_value") or 0),
-                                               pictures.card_kind(info.get("type_line"))))
+                facts = pool.facts(card)
+                cards.append(pictures.PoolCard(by_card[card], facts.mana_value, pictures.card_kind(facts.type_line or None)))
         return pictures.pool_picture(cards)
 
     return draw
@@ -347,17 +369,17 @@ def pool_picture_of(pool: PoolView) -> Callable[[list[Image.Image]], bytes]:
 _COLOUR_NAMES = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green"}
 
 
-def _group_name(info: dict) -> str:
-    colour = (info.get("colour") or "").upper()
+def _group_name(info: CardFacts) -> str:
+    colour = info.colour.upper()
     letters = [c for c in colour if c in _COLOUR_NAMES]
     if len(letters) > 1:
         return "Multicolour"
     if letters:
         return _COLOUR_NAMES[letters[0]]
-    type_line = (info.get("type_line") or "").split("//")[0]
+    type_line = info.type_line.split("//")[0]
     if "Land" in type_line:
         return "Lands"
-    return "Colourless" if colour in ("C", "") and info else "Other"
+    return "Colourless" if colour in ("C", "") and info.known else "Other"
 
 
 def _group_order(name: str) -> int:

@@ -12,6 +12,7 @@ from bot.games.four_two_one import set_commands, set_lists, ui
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
 from bot.kit import limits, tables
+from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
@@ -25,7 +26,6 @@ S = four_two_one.STATUSES
 SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and status look at
 POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
-RESULT_CHOICES = [app_commands.Choice(name=n, value=v) for n, v in (("I won", "won"), ("I lost", "lost"), ("draw", "draw"))]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
 LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 

@@ -531,15 +531,8 @@ async def remember_name(db: Database, league_id: int, user_id: int, name: str) -
         )
 
 
-async def get_league(db: Database, league_id: int) -> LeagueView:
-    return await tables.get(db, SPEC, league_id)
-
-
-async def find_league(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int,
-    statuses: tuple[str, ...] = STATUSES.active,
-) -> LeagueView | None:
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
+TABLES = tables.TableUseCases[LeagueView](SPEC)
+get_league, find_league = TABLES.get, TABLES.find
 
 
 # --- decks ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.service import EventView
 from bot.kit import tables
+from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
@@ -26,16 +27,11 @@ from bot.web.buttons import event_links
 S = turnabout.STATUSES
 STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
-CLOCK_CHOICES = [
-    app_commands.Choice(name="off: no chess clock; a /clock decides no game (default)", value="off"),
-    app_commands.Choice(name="delay: 10 min per game, 3 s delay per move", value="delay"),
-    app_commands.Choice(name="bronstein: 10:03 per game, time spent refunded up to 3 s", value="bronstein"),
-]
-RESULT_CHOICES = [
-    app_commands.Choice(name="I won", value="won"),
-    app_commands.Choice(name="I lost", value="lost"),
-    app_commands.Choice(name="draw", value="draw"),
-]
+CLOCK_CHOICES = choices({
+    "off": "off: no chess clock; a /clock decides no game (default)",
+    "delay": "delay: 10 min per game, 3 s delay per move",
+    "bronstein": "bronstein: 10:03 per game, time spent refunded up to 3 s",
+})
 NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in library or poison counters."
 
 

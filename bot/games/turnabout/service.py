@@ -335,8 +335,8 @@ async def create_event(
         return _view_of(loaded)
 
 
-async def get_event(db: Database, event_id: int) -> EventView:
-    return await tables.get(db, SPEC, event_id)
+TABLES = tables.TableUseCases[EventView](SPEC)
+get_event, find_event, leave, cancel = TABLES.get, TABLES.find, TABLES.leave, TABLES.cancel
 
 
 async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
@@ -386,10 +386,6 @@ async def join(
         return _view(loaded), reg, updated
 
 
-async def leave(db: Database, event_id: int, actor: tables.Actor) -> EventView:
-    return await tables.leave(db, SPEC, event_id, actor)
-
-
 async def begin(db: Database, event_id: int, actor: tables.Actor, *, rounds: int | None = None) -> Outcome:
     """Close registration (organizers); `rounds` changes the number of rounds as it closes. Never
     more rounds than the players can play without a rematch (refused, saying the most)."""
@@ -397,8 +393,6 @@ async def begin(db: Database, event_id: int, actor: tables.Actor, *, rounds: int
     return await tables.begin(db, spec, event_id, actor)
 
 
-async def cancel(db: Database, event_id: int, actor: tables.Actor) -> EventView:
-    return await tables.cancel(db, SPEC, event_id, actor)
 
 
 # --- rounds ----------------------------------------------------------------------------------
@@ -660,10 +654,6 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 # --- queries ----------------------------------------------------------------------------------------
 
 
-async def find_event(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
-) -> EventView | None:
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
 
 
 async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:

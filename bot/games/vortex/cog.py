@@ -13,7 +13,7 @@ from bot.games.vortex import ui
 from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
 from bot.kit import cubes, outbox, tables
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
@@ -23,29 +23,23 @@ from bot.kit.text import name_key, plural
 from bot.web.buttons import event_view
 
 S = vortex.STATUSES
-SHOE_CHOICES = [
-    app_commands.Choice(name="mill: the top cards go to your graveyard (public)", value="mill"),
-    app_commands.Choice(name="look: only you see the top cards (DM); put some at the bottom", value="look"),
-    app_commands.Choice(name="reveal: everyone sees the top cards (they stay on top)", value="reveal"),
-    app_commands.Choice(name="search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
-                        value="search"),
-    app_commands.Choice(name="top: put a card from your hand on top of the shoe", value="top"),
-    app_commands.Choice(name="bottom: put a card from your hand at the bottom of the shoe", value="bottom"),
-    app_commands.Choice(name="shuffle: shuffle the shoe", value="shuffle"),
-]
-SEARCH_TO_CHOICES = [
-    app_commands.Choice(name="your hand (default)", value=engine.HAND),
-    app_commands.Choice(name="the battlefield (public)", value=engine.BATTLEFIELD),
-    app_commands.Choice(name="the top of the shoe, after the shuffle", value=engine.TOP),
-]
-ZONE_CHOICES = [
-    app_commands.Choice(name="your hand", value=engine.HAND),
-    app_commands.Choice(name="the battlefield", value=engine.BATTLEFIELD),
-    app_commands.Choice(name="your graveyard", value=engine.GRAVEYARD),
-    app_commands.Choice(name="exile", value=engine.EXILE),
-]
+SHOE_CHOICES = choices({
+    "mill": "mill: the top cards go to your graveyard (public)",
+    "look": "look: only you see the top cards (DM); put some at the bottom",
+    "reveal": "reveal: everyone sees the top cards (they stay on top)",
+    "search": "search: a tutor — you see the shoe by DM, take up to count cards, then it's shuffled",
+    "top": "top: put a card from your hand on top of the shoe",
+    "bottom": "bottom: put a card from your hand at the bottom of the shoe",
+    "shuffle": "shuffle: shuffle the shoe",
+})
+SEARCH_TO_CHOICES = choices({
+    engine.HAND: "your hand (default)",
+    engine.BATTLEFIELD: "the battlefield (public)",
+    engine.TOP: "the top of the shoe, after the shuffle",
+})
 ZONE_WORDS = {engine.HAND: "your hand", engine.BATTLEFIELD: "the battlefield", engine.GRAVEYARD: "your graveyard",
               engine.EXILE: "exile"}
+ZONE_CHOICES = choices(ZONE_WORDS)
 SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards are in your DMs (only you see them).",
              "reveal": "Revealed: the cards are in the channel.", "top": "Put on top of the shoe.",
              "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}

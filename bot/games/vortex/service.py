@@ -547,18 +547,8 @@ async def create_game(
         return _view_of(loaded)
 
 
-async def get_game(db: Database, game_id: int) -> GameView:
-    return await tables.get(db, SPEC, game_id)
-
-
-async def find_game(
-    db: Database, *, guild_id: int | None, channel_id: int | None, user_id: int, statuses: tuple[str, ...] = ACTIVE
-) -> GameView | None:
-    return await tables.find(db, SPEC, guild_id=guild_id, channel_id=channel_id, user_id=user_id, statuses=statuses)
-
-
-async def begin(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:
-    return await tables.begin(db, SPEC, game_id, actor)
+TABLES = tables.TableUseCases[GameView](SPEC)
+get_game, find_game, begin = TABLES.get, TABLES.find, TABLES.begin
 
 
 # --- turns: draw, pick, pass, mulligan ---------------------------------------------------------------

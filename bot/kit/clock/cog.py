@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.clock import rules as engine
 from bot.kit.clock import service, ui
@@ -22,15 +23,14 @@ from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
 from bot.store.db import Database
 
-MODE_CHOICES = [
-    app_commands.Choice(name="delay: the first seconds of each move are free (default)", value="delay"),
-    app_commands.Choice(name="bronstein: time spent is refunded up to the increment; starts at minutes + increment",
-                        value="bronstein"),
-]
-FIRST_CHOICES = [
-    app_commands.Choice(name="me: my clock runs first (default)", value="me"),
-    app_commands.Choice(name="opponent: my opponent's clock runs first", value="opponent"),
-]
+MODE_CHOICES = choices({
+    "delay": "delay: the first seconds of each move are free (default)",
+    "bronstein": "bronstein: time spent is refunded up to the increment; starts at minutes + increment",
+})
+FIRST_CHOICES = choices({
+    "me": "me: my clock runs first (default)",
+    "opponent": "opponent: my opponent's clock runs first",
+})
 
 
 class ClockCog(commands.Cog):

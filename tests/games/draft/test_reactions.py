@@ -199,8 +199,7 @@ async def test_a_pick_that_leaves_the_player_waiting_holds_its_confirmation_for_
 
     # b's pick passes a pack to a within the grace: the pack takes the confirmation over.
     await pick_first_card(db, second, source="reaction")
-    assert await drafts.merge_confirmation(db, pod_id, a, message.message_id) == {
-        "card": first.cards[1], "round": 0, "pick_number": 1}
+    assert await drafts.merge_confirmation(db, pod_id, a, message.message_id) == drafts.Picked(first.cards[1], 0, 1)
     assert await drafts.merge_confirmation(db, pod_id, a, message.message_id) is None  # taken once
     assert not await drafts.claim_confirmation(db, confirm)  # the timer then shows nothing
     assert await status_of(db, confirm.id) == "skipped"

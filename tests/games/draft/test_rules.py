@@ -626,3 +626,12 @@ def test_a_waiting_seat_gets_no_pack_before_the_seat_it_waits_on_picks(draft) ->
                 del waits[waiting]  # the seat it waited on picked: judged afresh next time
             else:
                 assert state.head(waiting) is None
+
+
+def test_pick_events_are_registered_with_the_kits_codec():
+    from bot.kit import events
+
+    event = PickEvent(1, 2, 0, 1, "X", 5, 2, [(2, 3)])
+    data = events.encode(event)
+    assert data["type"] == "draft.PickEvent" and events.name_of(PickEvent) == "draft.PickEvent"
+    assert events.decode(data) == event and events.decode(data, PickEvent) == event

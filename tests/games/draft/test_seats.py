@@ -126,7 +126,7 @@ async def test_the_pick_that_ends_the_draft_holds_the_pickers_pool_for_its_answe
                 pending[nxt.user_id] = nxt
     assert last.completed and last.held is not None and last.held.kind == drafts.FINAL_POOL
     seats = {s.user_id: s.seat for s in (await drafts.get_pod(db, pod.id)).seats}
-    assert last.held.payload == {"pod_id": pod.id, "seat": seats[last.user_id]}
+    assert drafts.FinalPool.from_payload(last.held.payload) == drafts.FinalPool(pod.id, seats[last.user_id])
     pools = await outbox_rows(db, drafts.FINAL_POOL)
     assert sorted(r.user_id for r in pools) == sorted(seats)  # everyone, the replaced player too
     assert [r.status for r in pools if r.user_id == last.user_id] == ["pending"]

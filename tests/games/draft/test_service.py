@@ -457,10 +457,10 @@ async def stored_document_and_replay(db, pod_id: int) -> tuple[dict, dict]:
     """The pod's stored engine document, and the one a replay of its pick rows gives."""
     from bot.games.draft import rules as engine
     from bot.games.draft.service import pools
-    from bot.games.draft.service.state import load_pod
+    from bot.games.draft.service.state import GAMES
 
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         cube = [entry["name"] for entry in await pools.cube_info(session, pod_id)]
         picks = [(p.seat, p.pack_id, p.card) for p in await pools.picks_in_order(session, pod_id)]
     config = pod.config

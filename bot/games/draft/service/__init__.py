@@ -20,13 +20,22 @@ from bot.games.draft.service.deliveries import (
     RETIRE,
     SUMMARY,
     TIMED_OUT,
+    Closed,
+    ClosePack,
     DeliveryRef,
+    FinalPool,
+    MessageRef,
+    PackPost,
+    Picked,
+    PodRef,
+    TimedOut,
     adopt_unrecorded_message,
     current_prompt,
     delivery_for_message,
     delivery_message,
     is_shown,
     last_shown,
+    pack_post,
     prompt_of,
     record_shown,
     resend,
@@ -49,9 +58,18 @@ from bot.games.draft.service.lobby import (
     set_lobby_message,
 )
 from bot.games.draft.service.picking import PickResult, RejoinResult, pick, rejoin, replace_with_bot
-from bot.games.draft.service.pools import PoolView, all_pools, cards_to_show, count_picks, pick_log, pool
+from bot.games.draft.service.pools import (
+    CardFacts,
+    PoolView,
+    all_pools,
+    cards_to_show,
+    count_picks,
+    pick_log,
+    pool,
+)
 from bot.games.draft.service.reactions import (
     CONFIRM,
+    Confirmation,
     PackMessage,
     Toggle,
     claim_confirmation,
@@ -73,4 +91,5 @@ __all__ = [
     "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
+    "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]

@@ -9,6 +9,7 @@ so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft 
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
@@ -17,28 +18,60 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for
 from bot.kit import deadlines, outbox
 from bot.kit.errors import PermissionDenied
+from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.types import utcnow
 
-PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPrompt)
-RETIRE = "draft.retire"  # an older message of a pack sent again (payload: channel_id, message_id)
-CLOSE_PACK = "draft.close_pack"  # a pack the bot picked from: the message loses its buttons
-DMS_CLOSED = "draft.dms_closed"  # in the pod's channel: "I can't DM you, pick with /draft pick"
-REMINDER = "draft.reminder"  # half the pick time is gone
-TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot takes the seat)
-# The pool when the draft is over (payload: pod_id, seat; "picked" as for PACK): the player's last
-# pack message turns into it (a new DM if they have none), and the channel's summary pings them.
+PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPost)
+RETIRE = "draft.retire"  # an older message of a pack sent again (payload: MessageRef)
+CLOSE_PACK = "draft.close_pack"  # a pack the bot picked from: the message loses its buttons (payload: ClosePack)
+# In the pod's channel: "I can't DM you your draft pack" (payload: DmsClosed; in the kit's words,
+# `delivery.renders_dms_closed`).
+DMS_CLOSED = "draft.dms_closed"
+REMINDER = "draft.reminder"  # half the pick time is gone (payload: PodRef)
+TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot takes the seat) (payload: TimedOut)
+# The pool when the draft is over (payload: FinalPool): the player's last pack message turns into it
+# (a new DM if they have none), and the channel's summary pings them.
 FINAL_POOL = "draft.final_pool"
-SUMMARY = "draft.summary"  # the channel's summary when the draft is over
+SUMMARY = "draft.summary"  # the channel's summary when the draft is over (payload: PodRef)
 RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
 REACTION_CARDS = 20  # the most cards a pack message offers as letter reactions (🇦…🇹)
-# Keys a PACK row's payload may carry besides the prompt: "resend" (a new message, asked for),
-# "picked" (the picker's own next pack, after a reaction pick: {"card", "round", "pick_number"}),
-# "rejoined" (the first pack of a player who took their seat back from a bot).
-EXTRA_KEYS = ("resend", "picked", "rejoined")
+
+
+@dataclass(frozen=True)
+class Picked(Payload):
+    """What a player just took (shown with their next pack, their pool, or its confirmation)."""
+
+    card: str
+    round: int
+    pick_number: int
+
+
+@dataclass(frozen=True)
+class PackPost(PackPrompt):
+    """A `PACK` row: the prompt, and whether it is a new message the player asked for (`resend`),
+    shows the picker's own next pack after a reaction pick (`picked`), or is the first pack of a
+    player who took their seat back from a bot (`rejoined`)."""
+
+    resend: bool = False
+    picked: Picked | None = None
+    rejoined: bool = False
+
+    def to_payload(self) -> dict:
+        data = super().to_payload()
+        if self.picked is not None:
+            data["picked"] = self.picked.to_payload()
+        return data
+
+
+@dataclass(frozen=True)
+class PodRef(Payload):
+    """The pod a reminder or the channel's summary is about."""
+
+    pod_id: int
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
@@ -46,13 +79,74 @@ def uses_reactions(prompt: PackPrompt) -> bool:
     return prompt.pick_mode in ("both", "reactions") and len(prompt.cards) <= REACTION_CARDS
 
 
+@dataclass(frozen=True)
+class MessageRef(Payload):
+    """A message sent before (a pack message to retire)."""
+
+    channel_id: int
+    message_id: int
+
+
+class Closed(enum.Enum):
+    """Why a pack message loses its buttons: the timer picked, the player picked in the server, or
+    a bot took the seat."""
+
+    TIMEOUT = "timeout"
+    SERVER = "server"
+    BOT = "bot"
+
+
+@dataclass(frozen=True)
+class ClosePack(Payload):
+    """Take the buttons off the message showing that pack state, saying why (a time-out and a
+    server pick name the card taken)."""
+
+    pod_id: int
+    pack_id: int
+    pack_pick: int
+    reason: Closed
+    card: str | None = None
+    round: int = 0
+    pick_number: int = 0
+
+
+@dataclass(frozen=True)
+class TimedOut(Payload):
+    """To the player: the timer picked `card` for them (`to_bot`: a bot plays their seat now); or,
+    `to_organizer`, to the organizer: `player_id` timed out repeatedly and a bot took their seat."""
+
+    pod_id: int
+    card: str = ""
+    round: int = 0
+    pick_number: int = 0
+    to_bot: bool = False
+    completed: bool = False
+    to_organizer: bool = False
+    player_id: int | None = None
+
+
+@dataclass(frozen=True)
+class FinalPool(Payload):
+    """The player's pool when the draft is over, on the message that showed `seat` its last pack
+    (None: a new DM), with what they took last if that pick's confirmation was held (`picked`)."""
+
+    pod_id: int
+    seat: int | None = None
+    picked: Picked | None = None
+
+
+def pack_post(prompt: PackPrompt, **more) -> PackPost:
+    return PackPost(**prompt.__dict__, **more)
+
+
 def pack_message(prompt: PackPrompt, *, resend: bool = False, rejoined: bool = False) -> outbox.Message:
-    payload = prompt.to_payload() | ({"resend": True} if resend else {}) | ({"rejoined": True} if rejoined else {})
+    # `pack_post(prompt, resend=…, rejoined=…).to_payload()`, written directly: a pick queues one or two.
+    payload = prompt.to_payload() | {"resend": resend, "picked": None, "rejoined": rejoined}
     return outbox.Message(PACK, payload, user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
 def prompt_of(queued: outbox.Queued) -> PackPrompt:
-    return PackPrompt.from_payload({k: v for k, v in queued.payload.items() if k not in EXTRA_KEYS})
+    return PackPrompt.from_payload(queued.payload)
 
 
 async def queue_packs(
@@ -73,24 +167,27 @@ async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | 
     picks are theirs), and a summary in the channel. The pool of `hold_seat` (the player whose pick
     ended the draft) is held for the caller, who shows it in answer to that pick."""
     row = pod.row
-    pools = [
-        outbox.Message(FINAL_POOL, {"pod_id": row.id, "seat": seat.seat}, user_id=seat.user_id, guild_id=row.guild_id)
+    pools = {
+        seat.seat: outbox.Message(FINAL_POOL, FinalPool(row.id, seat.seat).to_payload(), user_id=seat.user_id,
+                                  guild_id=row.guild_id)
         for seat in pod.seats
         if not seat.dm_closed
-    ]
-    summary = outbox.Message(SUMMARY, {"pod_id": row.id}, channel_id=row.channel_id, guild_id=row.guild_id)
-    held = [m for m in pools if hold_seat is not None and m.payload["seat"] == hold_seat]
-    rows = await outbox.queue(session, *(m for m in pools if m not in held), summary, held=held)
+    }
+    summary = outbox.Message(SUMMARY, PodRef(row.id).to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
+    held = [pools.pop(hold_seat)] if hold_seat in pools else []
+    rows = await outbox.queue(session, *pools.values(), summary, held=held)
     return rows[-1] if held else None
 
 
-def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: str, **details) -> outbox.Message | None:
-    """Take the buttons off the message that shows a pack the bot (or a server pick) picked from.
-    None when that pick ended the draft: the message turns into the player's pool instead."""
+def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, reason: Closed,
+                       **details) -> outbox.Message | None:
+    """Take the buttons off the message that shows a pack the bot (or a server pick) picked from
+    (`details`: the rest of a `ClosePack`). None when that pick ended the draft: the message turns
+    into the player's pool instead."""
     if pack_id is None or pack_pick is None or pod.row.status == STATUSES.finished:
         return None
-    payload = {"pod_id": pod.row.id, "pack_id": pack_id, "pack_pick": pack_pick, "reason": reason, **details}
-    return outbox.Message(CLOSE_PACK, payload, guild_id=pod.row.guild_id)
+    payload = ClosePack(pod.row.id, pack_id, pack_pick, reason, **details)
+    return outbox.Message(CLOSE_PACK, payload.to_payload(), guild_id=pod.row.guild_id)
 
 
 # --- outbox hooks -------------------------------------------------------------------------------------
@@ -114,8 +211,8 @@ async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel
                           channel_id=channel_id, message_id=message_id)
         )
     elif existing.message_id != message_id:
-        old = {"channel_id": existing.channel_id, "message_id": existing.message_id}
-        await outbox.queue(session, outbox.Message(RETIRE, old, guild_id=prompt.guild_id))
+        old = MessageRef(existing.channel_id, existing.message_id)
+        await outbox.queue(session, outbox.Message(RETIRE, old.to_payload(), guild_id=prompt.guild_id))
         await session.execute(  # a retired pack message shows no pack any more: its letters pick nothing
             update(DraftPackMessage).where(DraftPackMessage.message_id == existing.message_id).values(pack_id=None, pack_pick=None)
         )
@@ -163,8 +260,9 @@ async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
     await session.execute(
         update(DraftSeat).where(DraftSeat.pod_id == prompt.pod_id, DraftSeat.user_id == prompt.user_id).values(dm_closed=True)
     )
-    notice = {"pod_id": prompt.pod_id, "user_id": prompt.user_id}
-    await outbox.queue(session, outbox.Message(DMS_CLOSED, notice, channel_id=prompt.channel_id, guild_id=prompt.guild_id))
+    notice = outbox.DmsClosed(prompt.user_id)
+    await outbox.queue(session, outbox.Message(DMS_CLOSED, notice.to_payload(), channel_id=prompt.channel_id,
+                                               guild_id=prompt.guild_id))
 
 
 outbox.on_sent(PACK, _record_delivery)
@@ -176,8 +274,8 @@ outbox.on_dm_closed(PACK, _dms_closed)
 
 async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt | None:
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
-        row = pod.seat_row(user_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
+        row = pod.seat_of(user_id)
         if row is None or row.seat is None:
             raise PermissionDenied("You are not playing in that draft.")
         if pod.row.status != STATUSES.running:
@@ -189,7 +287,7 @@ async def still_current(db: Database, prompt: PackPrompt) -> bool:
     """Is this pack state still the seat's head, with no message showing it yet? (For sends made
     long after their commit: after a crash, or a retry.)"""
     async with db.read() as session:
-        pod = await load_pod(session, prompt.pod_id)
+        pod = await GAMES.load(session, prompt.pod_id, lock=False)
         if pod.row.status != STATUSES.running or prompt.seat >= len(pod.seats):
             return False
         now = prompt_for(pod, prompt.seat)
@@ -300,7 +398,7 @@ async def record_shown(db: Database, prompt: PackPrompt, *, channel_id: int, mes
 async def _recover(db: Database, due: deadlines.Due, now) -> None:
     """Queue the packs of a running pod that no message shows, or the posts of a finished pod."""
     async with db.write() as session:
-        pod = await load_pod(session, int(due.key), lock=True)
+        pod = await GAMES.load(session, int(due.key))
         if pod.row.status == STATUSES.running:
             shown = {
                 (pack_id, pick)

@@ -11,21 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import goldfish_rules
 from bot.games.draft import rules as engine
 from bot.games.draft.goldfish_service import validate_turns
-from bot.games.draft.models import DraftPod, DraftSeat
-from bot.games.draft.service.picking import TIMER, finish, run_bot_seats
+from bot.games.draft.service.picking import finish, run_bot_seats
 from bot.games.draft.service.pools import cube_info
-from bot.games.draft.service.state import (
-    NOUN,
-    STATUSES,
-    PackPrompt,
-    PodView,
-    SeatClock,
-    decode,
-    load_pod,
-    pod_view,
-    view_of,
-)
-from bot.kit import deadlines, tables
+from bot.games.draft.service.state import GAMES, SPEC, PackPrompt, PodView, SeatClock, pod_view
+from bot.kit import tables
 from bot.kit.errors import UserError
 from bot.kit.text import name_key
 from bot.store.db import Database
@@ -44,14 +33,9 @@ class BeginResult:
     completed: bool = False
 
 
-def _players_problem(count: int) -> str | None:
-    if count < engine.MIN_SEATS:
-        return f"A draft needs at least {engine.MIN_SEATS} players; {count} joined so far."
-    return None
-
-
-async def _deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> BeginResult:
-    """The players are seated: deal the packs from the seeded cube and queue everyone's first pack."""
+async def deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> BeginResult:
+    """The players are seated: deal the packs from the seeded cube and queue everyone's first pack
+    (the spec's `begin`)."""
     row = loaded.row
     config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
     cube = [entry["name"] for entry in await cube_info(session, row.id)]
@@ -61,23 +45,12 @@ async def _deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> 
         raise UserError(str(error)) from None
     state = engine.DraftState.new(config, engine.generate_packs(cube, config, row.seed))
     await session.flush()  # the seating, which the pod is read back with
-    pod = await load_pod(session, row.id)
+    pod = await GAMES.load(session, row.id, lock=False)
     pod.state, pod.clocks = state, [SeatClock(waiting_since=now) for _ in pod.seats]
     heads_before: list = [None] * len(loaded.seats)  # every seat's first pack is new to it
     await run_bot_seats(session, pod, now)
     _, prompts, _ = await finish(session, pod, heads_before, now)
     return BeginResult(pod_view(pod), prompts, state.is_complete())
-
-
-async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
-    if was_running:
-        await deadlines.disarm(session, TIMER, loaded.row.id)
-
-
-SPEC = tables.TableSpec(
-    kind="draft", noun=NOUN, title="Draft", model=DraftPod, seat_model=DraftSeat, view=view_of, begin=_deal,
-    players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
-)
 
 
 @dataclass(frozen=True)
@@ -119,7 +92,7 @@ async def create_pod(
             packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
             card_info=[_card_json(card) for card in cube.cards], **(goldfish.columns(cube) if goldfish else {}),
         )
-        return pod_view(decode(loaded))
+        return pod_view(GAMES.decode(loaded))
 
 
 def _card_json(card) -> dict:

@@ -19,13 +19,14 @@ from bot.games.draft import rules as engine
 from bot.games.draft.service import deliveries
 from bot.games.draft.service.pools import bot_picks_of, pick_hints, pool_cards
 from bot.games.draft.service.state import (
+    GAMES,
     NOUN,
     STATUSES,
+    TIMER,
     PackPrompt,
     Pod,
     SeatRow,
     SeatWait,
-    load_pod,
     prompt_for,
     seat_wait,
 )
@@ -35,7 +36,6 @@ from bot.store.db import Database
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
-TIMER = "draft.timer"  # the deadline of a pod's pick timer (key: the pod id)
 
 
 @dataclass(frozen=True)
@@ -75,25 +75,19 @@ async def pick(
     now = now or utcnow()
 
     async def use_case(session: AsyncSession) -> PickResult:
-        pod = await load_pod(session, pod_id, lock=True)
-        row = pod.seat_row(actor.user_id)
-        tables.check_same_server(NOUN, pod.row, actor)
-        if pod.row.status != STATUSES.running:
-            raise Conflict("That draft has not started yet." if pod.row.status == STATUSES.lobby
-                           else "That draft is not running any more.")
-        if row is None or row.seat is None:
-            raise PermissionDenied("You are not playing in that draft.")
+        pod = await GAMES.load(session, pod_id)
+        _, row = GAMES.playing(pod, actor)
         if row.is_bot:
             raise Conflict(seat_wait(pod, row.seat).text)
         result = await apply_pick(session, pod, row.seat, pack_id, pack_pick, card_index, source, now)
         if in_server:
-            await outbox.queue(session, *_closing(pod, result, "server", card=result.card))
+            await outbox.queue(session, *_closing(pod, result, deliveries.Closed.SERVER, card=result.card))
         return result
 
     return await db.transact(use_case, key=pod_id)
 
 
-def _closing(pod: Pod, result: PickResult, reason: str, **details) -> list[outbox.Message]:
+def _closing(pod: Pod, result: PickResult, reason: deliveries.Closed, **details) -> list[outbox.Message]:
     message = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, reason, **details)
     return [message] if message is not None else []
 
@@ -110,10 +104,7 @@ async def apply_pick(
     if not 0 <= card_index < len(pack.cards):
         raise UserError("That card is not in the pack.")
     heads_before = head_keys(state)
-    try:
-        event = state.pick(seat, pack_id, pack.cards[card_index])
-    except engine.DraftError as error:
-        raise Conflict(str(error)) from None
+    event = GAMES.call(state.pick, seat, pack_id, pack.cards[card_index])  # a refusal: Conflict
     record_pick(pod, event, pack_pick, source, now)
     row = pod.by_seat(seat)
     if source not in MACHINE_SOURCES and row.timeouts:
@@ -131,7 +122,7 @@ async def apply_pick(
 
 
 def record_pick(pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
-    """The pick row is written with the pod (`Pod.save`, or `Pod.write_picks` before a read of picks)."""
+    """The pick row is written with the pod (`GAMES.commit`, or `Pod.write_picks` before a read of picks)."""
     row = pod.row
     pod.new_picks.append({
         "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
@@ -192,7 +183,7 @@ async def finish(
     if state.is_complete() and pod.row.status == STATUSES.running:
         held = await _complete(session, pod, now, hold_seat) or held
     await schedule_timer(session, pod)
-    await pod.save(session)
+    await GAMES.commit(session, pod)
     return changed, prompts, held
 
 
@@ -245,17 +236,17 @@ async def replace_with_bot(
     now = now or utcnow()
 
     async def use_case(session: AsyncSession) -> PickResult:
-        pod = await load_pod(session, pod_id, lock=True)
+        pod = await GAMES.load(session, pod_id)
         await tables.require_manager(session, NOUN, pod.row, actor)
         if pod.row.status != STATUSES.running:
             raise Conflict("Only a running draft's seats can be handed to a bot.")
-        row = pod.seat_row(player_id)
+        row = pod.seat_of(player_id)
         if row is None:
             raise NotFound("That player is not in this draft.")
         if row.is_bot:
             raise Conflict("A bot already plays that seat.")
         result = await hand_to_bot(session, pod, row, now)
-        await outbox.queue(session, *_closing(pod, result, "bot"))
+        await outbox.queue(session, *_closing(pod, result, deliveries.Closed.BOT))
         return result
 
     return await db.transact(use_case, key=pod_id)
@@ -299,13 +290,13 @@ async def rejoin(
     yours = user_id == actor.user_id
 
     async def use_case(session: AsyncSession) -> RejoinResult:
-        pod = await load_pod(session, pod_id, lock=True)
+        pod = await GAMES.load(session, pod_id)
         tables.check_same_server(NOUN, pod.row, actor)
         if not yours:
             await tables.require_manager(session, NOUN, pod.row, actor)
         if pod.row.status != STATUSES.running:
             raise Conflict("Only a running draft's seats can be taken back.")
-        row = pod.seat_row(user_id)
+        row = pod.seat_of(user_id)
         if row is None or row.seat is None:
             raise (PermissionDenied("You are not playing in that draft.") if yours
                    else NotFound("That player is not in this draft."))
@@ -330,6 +321,6 @@ async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: dat
     if prompt is not None and not prompt.dm_closed:
         await outbox.queue(session, deliveries.pack_message(prompt, rejoined=True))
     await schedule_timer(session, pod)
-    await pod.save(session)
+    await GAMES.commit(session, pod)
     return RejoinResult(pod.row.id, row.user_id, await bot_picks_of(session, pod.row.id, row.seat), prompt,
                         seat_wait(pod, row.seat))

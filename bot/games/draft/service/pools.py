@@ -11,10 +11,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import NOUN, load_pod
+from bot.games.draft.service.state import GAMES, NOUN
 from bot.kit import card_data, tables
 from bot.kit.errors import NotFound, PermissionDenied
 from bot.store.db import Database
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """What a pool's presentation knows of one of its cards (`known`: the cube or Scryfall said anything)."""
+
+    colour: str = ""
+    type_line: str = ""
+    mana_value: float = 0.0
+    known: bool = False
 
 
 @dataclass(frozen=True)
@@ -24,6 +34,13 @@ class PoolView:
     cards: list[str]
     card_info: dict[str, dict]
     guild_id: int | None = None
+
+    def facts(self, card: str) -> CardFacts:
+        info = self.card_info.get(card)
+        if not info:
+            return CardFacts()
+        return CardFacts(colour=info.get("colour") or "", type_line=info.get("type_line") or "",
+                         mana_value=float(info.get("mana_value") or 0), known=True)
 
 
 async def cube_info(session: AsyncSession, pod_id: int) -> list[dict]:
@@ -103,7 +120,7 @@ async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
 async def pick_log(db: Database, pod_id: int, actor: tables.Actor) -> dict:
     """The whole draft, every pick in order (for /draft log; its organizers only)."""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         await tables.require_manager(session, NOUN, pod.row, actor)
         picks = await picks_in_order(session, pod_id)
         users = {row.seat: row.user_id for row in pod.seats}
@@ -127,7 +144,7 @@ async def cards_to_show(db: Database, pod_id: int) -> list[str]:
     """Every card the pod can show in a pack or a pool: in the lobby, what a full table would deal
     (the players are not counted yet); once dealt, what was dealt."""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         cube = [entry["name"] for entry in await cube_info(session, pod_id)]
     seats = len(pod.seats) if pod.state is not None else pod.row.max_seats
     return engine.cards_dealt(cube, engine.DraftConfig(seats, pod.row.packs, pod.row.pack_size), pod.row.seed)

@@ -27,9 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
+from bot.games.draft.service.deliveries import Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
-from bot.games.draft.service.state import STATUSES, Pod, load_pod, seat_wait
+from bot.games.draft.service.state import GAMES, STATUSES, Pod, seat_wait
 from bot.kit import outbox, tables
+from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
 from bot.store.types import utcnow
@@ -39,6 +41,25 @@ PICKED, STALE, NO_CARD, UNCHANGED, ASK = "picked", "stale", "no_card", "unchange
 # pod_id, seat, channel_id, message_id, pack_id and pack_pick picked from, card, round, pick_number;
 # done: that was the player's last pick, the draft goes on with the others).
 CONFIRM = "draft.confirm"
+
+
+@dataclass(frozen=True)
+class Confirmation(Payload):
+    """A `CONFIRM` row: the player took `card` from that pack state on their pack message."""
+
+    pod_id: int
+    seat: int
+    channel_id: int
+    message_id: int
+    pack_id: int
+    pack_pick: int
+    card: str
+    round: int
+    pick_number: int
+    done: bool = False  # that was the player's last pick: the draft goes on with the others
+
+    def to_payload(self) -> dict:
+        return dict(self.__dict__)  # plain values: what the codec writes, without its walk (a reaction pick's)
 
 
 @dataclass(frozen=True)
@@ -111,7 +132,7 @@ async def set_letters(db: Database, message_id: int, letters: int) -> None:
 async def has_pack(db: Database, pod_id: int, seat: int) -> bool:
     """Does the seat have a pack to pick from now?"""
     async with db.read() as session:
-        pod = await load_pod(session, pod_id)
+        pod = await GAMES.load(session, pod_id, lock=False)
         return pod.row.status == STATUSES.running and pod.state is not None and pod.state.head(seat) is not None
 
 
@@ -196,7 +217,7 @@ async def _locked(session: AsyncSession, message_id: int) -> tuple[Pod, DraftPac
     ).scalar_one_or_none()
     if pod_id is None:
         return None
-    pod = await load_pod(session, pod_id, lock=True)
+    pod = await GAMES.load(session, pod_id)
     row = (
         await session.execute(select(DraftPackMessage).where(DraftPackMessage.message_id == message_id))
     ).scalar_one()
@@ -229,17 +250,18 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
     result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, letters[0], "reaction", now)
     if result.held is not None:
         # The picker's next pack replaces this one on the same message, with what they took.
-        picked = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
-        payload = {**result.held.payload, "picked": picked}
+        picked = Picked(result.card, result.round, result.pick_number)
+        # The held row is a `PackPost`, or a `FinalPool` when the pick ended the draft: both say `picked`.
+        payload = {**result.held.payload, "picked": picked.to_payload()}
         await session.execute(update(OutboxMessage).where(OutboxMessage.id == result.held.id).values(payload=payload))
         held = replace(result.held, message=replace(result.held.message, payload=payload))
         result = replace(result, held=held)
         return Toggle(PICKED, pod_id, user_id, result=result)
-    confirm = outbox.Message(CONFIRM, {
-        "pod_id": pod_id, "seat": row.seat, "channel_id": row.channel_id, "message_id": row.message_id,
-        "pack_id": result.pack_id, "pack_pick": result.pack_pick, "card": result.card, "round": result.round,
-        "pick_number": result.pick_number, "done": result.done,
-    }, user_id=user_id)
+    confirm = outbox.Message(CONFIRM, Confirmation(
+        pod_id=pod_id, seat=row.seat, channel_id=row.channel_id, message_id=row.message_id,
+        pack_id=result.pack_id, pack_pick=result.pack_pick, card=result.card, round=result.round,
+        pick_number=result.pick_number, done=result.done,
+    ).to_payload(), user_id=user_id)
     # Held: the caller sends it after the grace; the next start's sweep does if this process dies.
     (queued,) = await outbox.queue(session, hold=True, held=[confirm], now=now)
     return Toggle(PICKED, pod_id, user_id, result=result, confirm=queued)
@@ -248,14 +270,14 @@ async def _pick(session: AsyncSession, pod: Pod, row: DraftPackMessage, user_id:
 async def claim_confirmation(db: Database, queued: outbox.Queued) -> bool:
     """Take the held confirmation to show it now: False if the next pack took it already (the
     message shows that pack with the confirmation) or the message moved on to another pack."""
-    p = queued.payload
+    p = Confirmation.from_payload(queued.payload)
 
     async def use_case(session: AsyncSession) -> bool:
         shown = (await session.execute(
             select(DraftPackMessage.pack_id, DraftPackMessage.pack_pick)
-            .where(DraftPackMessage.message_id == p["message_id"])
+            .where(DraftPackMessage.message_id == p.message_id)
         )).first()
-        still = shown is not None and tuple(shown) == (p["pack_id"], p["pack_pick"])
+        still = shown is not None and tuple(shown) == (p.pack_id, p.pack_pick)
         claimed = await session.execute(
             update(OutboxMessage)
             .where(OutboxMessage.id == queued.id, OutboxMessage.status == outbox.PENDING)
@@ -264,21 +286,21 @@ async def claim_confirmation(db: Database, queued: outbox.Queued) -> bool:
         )
         return still and claimed.rowcount == 1
 
-    return await db.transact(use_case, key=p["pod_id"])
+    return await db.transact(use_case, key=p.pod_id)
 
 
-async def merge_confirmation(db: Database, pod_id: int, user_id: int, message_id: int) -> dict | None:
+async def merge_confirmation(db: Database, pod_id: int, user_id: int, message_id: int) -> Picked | None:
     """The next pack reached a player whose confirmation is still held: take it, to show it with
-    the pack ({"card", "round", "pick_number"}). None: it was shown already (or there is none)."""
+    the pack. None: it was shown already (or there is none)."""
 
-    async def use_case(session: AsyncSession) -> dict | None:
+    async def use_case(session: AsyncSession) -> Picked | None:
         held = (await session.execute(
             select(OutboxMessage.id, OutboxMessage.payload)
             .where(OutboxMessage.status == outbox.PENDING, OutboxMessage.kind == CONFIRM,
                    OutboxMessage.user_id == user_id)
         )).all()
         for row_id, payload in held:
-            if payload.get("message_id") != message_id:
+            if Confirmation.from_payload(payload).message_id != message_id:
                 continue
             claimed = await session.execute(
                 update(OutboxMessage)
@@ -287,7 +309,7 @@ async def merge_confirmation(db: Database, pod_id: int, user_id: int, message_id
                 .execution_options(synchronize_session=False)
             )
             if claimed.rowcount == 1:
-                return {key: payload[key] for key in ("card", "round", "pick_number")}
+                return Picked.from_payload(payload)
         return None
 
     return await db.transact(use_case, key=pod_id)

@@ -4,16 +4,19 @@ The pod row carries two documents: `state`, the engine's (`DraftState.to_dict`, 
 the picks per seat), and `bookkeeping`, this package's (each seat's pick clock, and when the pick
 timer's deadline is armed for).
 
-A pick is the hottest write the bot has, so a pod is loaded and saved with SQLAlchemy Core, not the
-ORM: `load_pod` reads the pod and its seats in one statement (each document decoded once, not once
-per seat row) into plain `PodRow`s and `SeatRow`s, and `Pod.save` writes the pod row back in one
-UPDATE with the new pick rows, plus the seats whose columns changed. The ORM's identity map and unit
-of work cost several times what the statements themselves do here.
+The pods' documents are the kit's (`GAMES`, a `documents.Documents`: `load`, `decode`, `running`,
+`playing`, `call`, `commit`), on statements of their own. A pick is the hottest write the bot has,
+so a pod is loaded and saved with SQLAlchemy Core, not the ORM: `GAMES.load` reads the pod and its
+seats in one statement (each document decoded once, not once per seat row) into plain `PodRow`s and
+`SeatRow`s, and `GAMES.commit` writes the pod row back in one UPDATE with the new pick rows, plus the
+seats whose columns changed. The ORM's identity map and unit of work cost several times what the
+statements themselves do here.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, make_dataclass
 from datetime import datetime
 from typing import Any
@@ -23,13 +26,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.kit import tables
-from bot.kit.errors import NotFound
+from bot.kit import deadlines, documents, outbox, tables
+from bot.kit.errors import Conflict, NotFound, PermissionDenied, engine_refusals
+from bot.kit.events import Payload
 from bot.store.prepared import Prepared
 
 STATUSES = tables.Statuses(running="drafting", finished="complete")
 NOUN = "draft"
 BOOKKEEPING_VERSION = 1
+TIMER = "draft.timer"  # the deadline of a pod's pick timer (key: the pod id)
 
 
 # --- views returned to the cogs --------------------------------------------------------------
@@ -79,8 +84,9 @@ class PodView(tables.TableView):
 
 
 @dataclass(frozen=True)
-class PackPrompt:
-    """Show pack `pack_id`, as it is after `pack_pick` picks, to `user_id`."""
+class PackPrompt(Payload):
+    """Show pack `pack_id`, as it is after `pack_pick` picks, to `user_id` (a `PACK` row's payload
+    is a `deliveries.PackPost`, this with what else the row says)."""
 
     pod_id: int
     guild_id: int
@@ -100,11 +106,9 @@ class PackPrompt:
     direction: str
 
     def to_payload(self) -> dict:
+        """What the codec writes (`events.encode`: a test holds them equal), without its generic
+        walk: a pick queues one or two of these."""
         return {**self.__dict__, "cards": list(self.cards)}
-
-    @classmethod
-    def from_payload(cls, payload: dict) -> PackPrompt:
-        return cls(**{**payload, "cards": tuple(payload["cards"])})
 
 
 @dataclass(frozen=True)
@@ -201,18 +205,16 @@ def _parse_iso(text: str | None) -> datetime | None:
 
 
 @dataclass
-class Pod:
-    row: Any  # a `PodRow` (a `DraftPod` in the lobby's views)
-    seats: list[Any]  # `SeatRow`s: by seat number once drafting, join order in the lobby
-    state: engine.DraftState | None
+class Pod(documents.Game[Any, Any, engine.DraftState]):
+    """A loaded pod (the kit's `Game`): its row (a `PodRow`; a `DraftPod` in the lobby's views), its
+    seats (`SeatRow`s: by seat number once drafting, join order in the lobby), the engine's state,
+    and the bookkeeping document decoded: each seat's pick clock and when the pick timer is armed for."""
+
     clocks: list[SeatClock] = field(default_factory=list)  # by seat number, once drafting
     timer_due: datetime | None = None  # when the pick-timer deadline is armed for (None: not armed)
-    # The seats' changeable columns as loaded (`save` writes the seats whose columns changed).
+    # The seats' changeable columns as loaded (`GAMES.commit` writes the seats whose columns changed).
     loaded_seats: list[tuple] = field(default_factory=list)
-    new_picks: list[dict] = field(default_factory=list)  # pick rows not written yet (`save` writes them)
-
-    def seat_row(self, user_id: int) -> Any | None:
-        return next((row for row in self.seats if row.user_id == user_id), None)
+    new_picks: list[dict] = field(default_factory=list)  # pick rows not written yet (`GAMES.commit` writes them)
 
     def by_seat(self, seat: int) -> Any:
         return self.seats[seat]
@@ -226,35 +228,6 @@ class Pod:
         for pick in self.new_picks:
             await _INSERT_PICK.run(session, pick)
         self.new_picks.clear()
-
-    async def save(self, session: AsyncSession) -> None:
-        """Write the pod row (both documents, status, one more `version`), its new pick rows and the
-        seats that changed. On PostgreSQL a lone new pick goes in the pod's UPDATE statement (one
-        round trip fewer per pick)."""
-        assert self.state is not None
-        row = self.row
-        row.version += 1
-        row.state = self.state.to_dict()
-        row.bookkeeping = {
-            "v": BOOKKEEPING_VERSION,
-            "seats": [clock.to_dict() for clock in self.clocks],
-            "timer_due": _iso(self.timer_due),
-        }
-        values = {
-            "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": row.version,
-            "status": row.status, "finished_at": row.finished_at,
-        }
-        if len(self.new_picks) == 1 and session.bind.dialect.name == "postgresql":
-            await _SAVE_POD_AND_PICK.run(session, values | {f"pick_{k}": v for k, v in self.new_picks.pop().items()})
-        else:
-            await self.write_picks(session)
-            await _SAVE_POD.run(session, values)
-        for index, seat in enumerate(self.seats):
-            now, before = _seat_marks(seat), self.loaded_seats[index]
-            if now != before:
-                changed = {key: value for key, value, old in zip(_SEAT_MARKS, now, before, strict=True) if value != old}
-                await session.execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(**changed))
-                self.loaded_seats[index] = now
 
 
 _PODS, _SEATS = DraftPod.__table__, DraftSeat.__table__
@@ -309,33 +282,96 @@ def _document(text: str | dict | None) -> dict | None:
     return json.loads(text) if isinstance(text, str) else text
 
 
-def decode(loaded: tables.Loaded) -> Pod:
-    """A pod from rows loaded by the shared table lifecycle (views of lobbies, the deal)."""
-    return _pod(loaded.row, loaded.seats, loaded.row.state, loaded.row.bookkeeping)
+class _NotAPlayer(Exception):
+    """The draft engine knows no players (its seats are the pod's rows): never raised."""
 
 
-def _pod(row: Any, seats: list[Any], state: dict | None, bookkeeping: dict | None) -> Pod:
-    if state is None:
-        return Pod(row, seats, None, loaded_seats=[_seat_marks(seat) for seat in seats])
-    config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
-    bookkeeping = bookkeeping or {}
-    clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
-    return Pod(row, seats, engine.DraftState.from_dict(state, config), clocks,
-               _parse_iso(bookkeeping.get("timer_due")), [_seat_marks(seat) for seat in seats])
+def _seat_in_state(state: engine.DraftState, user_id: int) -> int:
+    raise TypeError("A draft's seats are its seat rows: PodDocuments.playing finds the actor's.")
 
 
-async def load_pod(session: AsyncSession, pod_id: int, *, lock: bool = False) -> Pod:
-    """The pod and its seats, in one statement (`lock`: the pod row, until the transaction ends)."""
-    if not 0 < pod_id <= tables.MAX_ID:
-        raise NotFound(f"There is no {NOUN} #{pod_id}.")
-    rows = await (_LOAD_LOCKED if lock else _LOAD).rows(session, {"pod_id": pod_id})
-    if not rows:
-        raise NotFound(f"There is no {NOUN} #{pod_id}.")
-    width = len(_POD_NAMES)
-    first = rows[0]
-    row = PodRow(*first[:width], _document(first[width]), _document(first[width + 1]))
-    seats = [SeatRow(*r[width + 2:]) for r in rows if r[_SEAT_ID] is not None]
-    return _pod(row, seats, row.state, row.bookkeeping)
+class PodDocuments(documents.Documents[Any, Any, engine.DraftState]):
+    """The kit's documents for draft pods, on the pick path's statements (see the module's
+    docstring): `load` reads the pod and its seats with Core in one statement, each document decoded
+    once; `commit` writes the pod in one UPDATE with its new pick rows and changed seats, then queues
+    what it owes. The engine's state takes its config from the pod's columns; the bookkeeping is
+    decoded into the pod's seat clocks and timer."""
+
+    async def load(self, session: AsyncSession, table_id: int, *, lock: bool = True) -> Pod:
+        if not 0 < table_id <= tables.MAX_ID:
+            raise NotFound(f"There is no {NOUN} #{table_id}.")
+        rows = await (_LOAD_LOCKED if lock else _LOAD).rows(session, {"pod_id": table_id})
+        if not rows:
+            raise NotFound(f"There is no {NOUN} #{table_id}.")
+        width = len(_POD_NAMES)
+        first = rows[0]
+        row = PodRow(*first[:width], _document(first[width]), _document(first[width + 1]))
+        return self.game(row, [SeatRow(*r[width + 2:]) for r in rows if r[_SEAT_ID] is not None])
+
+    def decode(self, loaded: tables.Loaded) -> Pod:
+        """A pod from rows loaded by the shared table lifecycle (views of lobbies)."""
+        return self.game(loaded.row, loaded.seats)
+
+    def game(self, row: Any, seats: Sequence[Any] = ()) -> Pod:
+        seats = list(seats)
+        marks = [_seat_marks(seat) for seat in seats]
+        if row.state is None:
+            return Pod(row, seats, None, loaded_seats=marks)
+        config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
+        bookkeeping = row.bookkeeping or {}
+        clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
+        return Pod(row, seats, engine.DraftState.from_dict(row.state, config), bookkeeping, clocks=clocks,
+                   timer_due=_parse_iso(bookkeeping.get("timer_due")), loaded_seats=marks)
+
+    def playing(self, game: Pod, actor: tables.Actor) -> tuple[engine.DraftState, Any]:  # type: ignore[override]
+        """A player's action: the pod's own server (or a DM), drafting, and the actor's seat row."""
+        tables.check_same_server(self.noun, game.row, actor)
+        state = self.running(game)
+        row = game.seat_of(actor.user_id)
+        if row is None or row.seat is None:
+            raise PermissionDenied("You are not playing in that draft.")
+        return state, row
+
+    def save(self, game: Pod, **columns: Any) -> int:  # type: ignore[override]
+        """The row's documents and `columns` as `commit` writes them; the version moves on."""
+        assert game.state is not None
+        row = game.row
+        row.version += 1
+        row.state = game.state.to_dict()
+        game.bookkeeping = row.bookkeeping = {
+            "v": BOOKKEEPING_VERSION,
+            "seats": [clock.to_dict() for clock in game.clocks],
+            "timer_due": _iso(game.timer_due),
+        }
+        for name, value in columns.items():
+            setattr(row, name, value)
+        return row.version
+
+    async def commit(self, session: AsyncSession, game: Pod, events: Sequence[Any] = (), *,  # type: ignore[override]
+                     also: Sequence[outbox.Message] = (), **columns: Any) -> int:
+        """Write the pod row (both documents, status, one more `version`), its new pick rows and the
+        seats that changed, and queue `also`. On PostgreSQL a lone new pick goes in the pod's UPDATE
+        statement (one round trip fewer per pick). Returns the new version."""
+        version = self.save(game, **columns)
+        row = game.row
+        values = {
+            "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": version,
+            "status": row.status, "finished_at": row.finished_at,
+        }
+        if len(game.new_picks) == 1 and session.bind.dialect.name == "postgresql":
+            await _SAVE_POD_AND_PICK.run(session, values | {f"pick_{k}": v for k, v in game.new_picks.pop().items()})
+        else:
+            await game.write_picks(session)
+            await _SAVE_POD.run(session, values)
+        for index, seat in enumerate(game.seats):
+            now, before = _seat_marks(seat), game.loaded_seats[index]
+            if now != before:
+                changed = {key: value for key, value, old in zip(_SEAT_MARKS, now, before, strict=True) if value != old}
+                await session.execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(**changed))
+                game.loaded_seats[index] = now
+        if also:
+            await outbox.queue(session, *also)
+        return version
 
 
 def pod_view(pod: Pod) -> PodView:
@@ -360,7 +396,7 @@ def pod_view(pod: Pod) -> PodView:
 
 
 def view_of(loaded: tables.Loaded) -> PodView:
-    return pod_view(decode(loaded))
+    return pod_view(GAMES.decode(loaded))
 
 
 def prompt_for(pod: Pod, seat: int) -> PackPrompt | None:
@@ -379,3 +415,37 @@ def prompt_for(pod: Pod, seat: int) -> PackPrompt | None:
         cards=tuple(head.cards), queued_behind=len(state.queue(seat)) - 1, pick_mode=r.pick_mode,
         dm_closed=row.dm_closed, direction=engine.direction_name(head.round),
     )
+
+
+# --- the table spec and the pods' documents ----------------------------------------------------------
+
+
+def _players_problem(count: int) -> str | None:
+    if count < engine.MIN_SEATS:
+        return f"A draft needs at least {engine.MIN_SEATS} players; {count} joined so far."
+    return None
+
+
+async def _begin(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> Any:
+    # The deal runs the picking use cases, which read this module.
+    from bot.games.draft.service.lobby import deal
+
+    return await deal(session, loaded, now)
+
+
+async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
+    if was_running:
+        await deadlines.disarm(session, TIMER, loaded.row.id)
+
+
+SPEC = tables.TableSpec(
+    kind="draft", noun=NOUN, title="Draft", model=DraftPod, seat_model=DraftSeat, view=view_of, begin=_begin,
+    players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
+)
+GAMES = PodDocuments(
+    SPEC, engine.DraftState, seat_of=_seat_in_state,
+    refusals=engine_refusals(engine.DraftError, _NotAPlayer, explain=lambda error: Conflict(str(error))),
+    not_running=documents.NotRunning(lobby="That draft has not started yet.",
+                                     finished="That draft is not running any more.",
+                                     cancelled="That draft is not running any more."),
+)

@@ -1,4 +1,4 @@
-"""Pick timers, run by the shared sweeper from the pod's deadline (`picking.TIMER`).
+"""Pick timers, run by the shared sweeper from the pod's deadline (`state.TIMER`).
 
 Half way through a seat's time the player is reminded (once per pack); when it runs out the bot
 picks for them as a bot drafter would from their pool (`bots.pick_for_seat`, without a bot's leaning),
@@ -17,7 +17,6 @@ from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.service import deliveries
 from bot.games.draft.service.picking import (
-    TIMER,
     PickResult,
     apply_pick,
     hand_to_bot,
@@ -25,7 +24,7 @@ from bot.games.draft.service.picking import (
     schedule_timer,
 )
 from bot.games.draft.service.pools import pick_hints
-from bot.games.draft.service.state import STATUSES, PackPrompt, Pod, load_pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, TIMER, PackPrompt, Pod, prompt_for
 from bot.kit import deadlines, outbox
 from bot.store.db import Database
 
@@ -46,7 +45,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
 
     async def use_case(session: AsyncSession) -> TimerActions:
         actions = TimerActions()  # made here: the job may run again (see `Database.transact`)
-        pod = await load_pod(session, pod_id, lock=True)
+        pod = await GAMES.load(session, pod_id)
         if pod.row.status != STATUSES.running:
             await deadlines.disarm(session, TIMER, due.key)
             return actions
@@ -55,7 +54,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
         await schedule_timer(session, pod)
         if pod.timer_due is None:
             await deadlines.disarm(session, TIMER, due.key)
-        await pod.save(session)
+        await GAMES.commit(session, pod)
         return actions
 
     return await db.transact(use_case, key=pod_id)
@@ -88,8 +87,9 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
             clock.reminded = True
             if (prompt := prompt_for(pod, row.seat)) is not None:
                 actions.reminders.append(prompt)
-                reminder = {"pod_id": prompt.pod_id}
-                await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder, user_id=prompt.user_id))
+                reminder = deliveries.PodRef(prompt.pod_id)
+                await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder.to_payload(),
+                                                           user_id=prompt.user_id))
 
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
@@ -117,12 +117,12 @@ def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt
 
 def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
     details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
-    closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, "timeout", **details)
-    note = {"pod_id": pod.row.id, **details, "to_bot": to_bot, "completed": result.completed}
+    closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, deliveries.Closed.TIMEOUT, **details)
+    note = deliveries.TimedOut(pod.row.id, **details, to_bot=to_bot, completed=result.completed)
     messages = [m for m in (closing,) if m is not None]
-    messages.append(outbox.Message(deliveries.TIMED_OUT, note, user_id=result.user_id))
+    messages.append(outbox.Message(deliveries.TIMED_OUT, note.to_payload(), user_id=result.user_id))
     if to_bot:
-        organizer = {"pod_id": pod.row.id, "player_id": result.user_id, "to_organizer": True,
-                     "completed": result.completed}
-        messages.append(outbox.Message(deliveries.TIMED_OUT, organizer, user_id=pod.row.organizer_id))
+        organizer = deliveries.TimedOut(pod.row.id, player_id=result.user_id, to_organizer=True,
+                                        completed=result.completed)
+        messages.append(outbox.Message(deliveries.TIMED_OUT, organizer.to_payload(), user_id=pod.row.organizer_id))
     return messages
