@@ -46,7 +46,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
 from bot.cards import scryfall
-from bot.kit import card_data, tables
+from bot.kit import card_data, documents, tables
+from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.types import Snowflake
@@ -116,6 +117,16 @@ class PageContext:
         known = await card_data.image_urls(self.db, card_names)
         base = self.settings.scryfall_base
         return {name: known.get(name) or scryfall.card_image_url(name, base, "normal") for name in card_names}
+
+    async def own_table(self, games: documents.Documents, table_id: int) -> documents.Game | None:
+        """A format's table `table_id` (read unlocked), or None when there is none in this server: a
+        page then shows exactly what a forged id shows."""
+        async with self.db.read() as session:
+            try:
+                loaded = await games.load(session, table_id, lock=False)
+            except NotFound:
+                return None
+        return loaded if loaded.row.guild_id == self.guild_id else None
 
 
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]

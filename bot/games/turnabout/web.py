@@ -15,7 +15,6 @@ from sqlalchemy import func, select
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service
-from bot.kit.errors import NotFound
 from bot.kit.events import decode
 from bot.store.models import EventResult
 from bot.web import registry
@@ -49,12 +48,7 @@ class MatchLine:
 
 
 async def _load(ctx: registry.PageContext, event_id: int) -> service.Loaded | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, event_id, lock=False)
-        except NotFound:
-            return None
-    return loaded if loaded.row.guild_id == ctx.guild_id else None
+    return await ctx.own_table(service.GAMES, event_id)
 
 
 def _rounds(state: engine.TurnaboutState) -> list[tuple[int, list[MatchLine]]]:

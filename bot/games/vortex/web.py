@@ -21,7 +21,6 @@ from sqlalchemy import select
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service
-from bot.kit.errors import NotFound
 from bot.kit.text import plural
 from bot.store.models import OutboxMessage
 from bot.web import registry
@@ -138,14 +137,9 @@ async def _log(ctx: registry.PageContext, loaded: Any) -> tuple[list[LogLine], b
 
 @registry.event_page(service.KIND)
 async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, game_id, lock=False)
-        except NotFound:
-            return None
-    row, state = loaded.row, loaded.state
-    if row.guild_id != ctx.guild_id:
+    if (loaded := await ctx.own_table(service.GAMES, game_id)) is None:
         return None
+    row, state = loaded.row, loaded.state
     users = [p.user_id for p in state.players] if state else [s.user_id for s in loaded.seats]
     names = await ctx.names(users)
     title = f"Vortex #{row.id}"
