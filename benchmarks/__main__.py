@@ -231,7 +231,7 @@ async def web_pages(args) -> list[Row]:
             continue
         for mode, by_page in found.items():
             for page, times in by_page.items():
-                if page.endswith("(CPU)") or (mode == "recomputed" and "leaderboard" not in page and page != "home"):
+                if page.endswith("(CPU)"):
                     continue
                 p99 = bench_web.percentile(times, 0.99)
                 cpu = bench_web.percentile(by_page[f"{page} (CPU)"], 0.5)
@@ -240,8 +240,9 @@ async def web_pages(args) -> list[Row]:
                     rows.append(Row(f"web pages, {name}", f"p50 / p99, 10,000 events: {page}", measured,
                                     "p99 ≤ 50 ms", judged(p99 <= bench_web.BUDGET)))
                 else:
-                    rows.append(Row(f"web pages, {name}", f"{page}, its leaderboards computed again (the first "
-                                    "request after an event ends)", measured))
+                    rows.append(Row(f"web pages, {name}", f"{page}, built anew (its leaderboards computed again, "
+                                    "no page kept: the first request after an event ends)", measured,
+                                    "p99 ≤ 50 ms", judged(p99 <= bench_web.BUDGET)))
     return rows
 
 

@@ -12,9 +12,11 @@ in turn through aiohttp's test client. The time measured is the server's: from t
 the site's first middleware to its answer (the database queries, the template, the ETag), as a
 middleware wrapped around everything else records it. The goal: p99 ≤ 50 ms for every page.
 
-The pages reuse a server's leaderboards until its results change (`bot.web.boards`). Each backend
-is measured twice: as the pages are read between two events' ends (the leaderboards unchanged),
-and with every request computing them again (as the first request after an event ends does).
+The pages reuse a server's leaderboards until its results change (`bot.web.boards`), and keep the
+pages of finished events rendered (`bot.web.page_cache`). Each backend is measured twice: as the
+pages are read between two events' ends (the leaderboards unchanged, a finished event's page kept
+since its first request), and with every request building everything again (the leaderboards and
+every page: what the first request after an event ends, or after a player's new name, costs).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from bot.web import access  # noqa: E402
 from bot.web.app import make_app  # noqa: E402
 from bot.web.boards import Boards  # noqa: E402
 from bot.web.links import SiteLinks  # noqa: E402
+from bot.web.page_cache import PageCache  # noqa: E402
 from tests.web import seed_formats  # noqa: E402
 
 GUILD, OTHER = 1, 2
@@ -56,6 +59,8 @@ PLAYERS = 300
 BUDGET = 0.050
 START = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH = 5_000
+MODES = {"unchanged": "between two events' ends (leaderboards, finished events' pages kept)",
+         "recomputed": "every page built anew (leaderboards computed again, no page kept)"}
 
 
 async def fill(db: Database, events: int) -> tuple[access.Site, str]:
@@ -71,7 +76,7 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
         for place, user in enumerate(players, start=1):
             rows.append({"guild_id": GUILD, "format": fmt, "event_id": index + 1, "event_name": f"{fmt} event {index + 1}",
                          "season_id": season, "user_id": user, "placement": place,
-                         "points": leaderboard.placement_points(place, len(players)),
+                         "points": leaderboard.placement_points(place, range(1, len(players) + 1)),
                          "score": float(rng.randint(0, 40)) if fmt in ("goldfish", "battler") else None,
                          "finished_at": START + timedelta(hours=index)})
     rows += [{"guild_id": OTHER, "format": "421", "event_id": i, "event_name": "theirs", "season_id": None,
@@ -186,7 +191,8 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
             times[current[0]].append(time.perf_counter() - started)
             times[f"{current[0]} (CPU)"].append(time.process_time() - cpu)
 
-    app = make_app(db, Settings(_env_file=None, web_rate_limit=0), boards=Boards(db, size=0) if recompute else None)
+    app = make_app(db, Settings(_env_file=None, web_rate_limit=0), boards=Boards(db, size=0) if recompute else None,
+                   page_cache=PageCache(size=0) if recompute else None)
     app.middlewares.insert(0, timed)
     kinds = pages(SiteLinks(site.address), cursor, events, formats, draft)
     async with TestClient(TestServer(app)) as client:
@@ -219,7 +225,8 @@ async def run_backend(url: str, events: int, requests: int, quiet: bool,
         draft = pods[len(pods) // 2] if pods else None
         return {"unchanged": await measure(db, events, requests, site, cursor, recompute=False, formats=formats,
                                            draft=draft),
-                "recomputed": await measure(db, events, max(20, requests // 2), site, cursor, recompute=True)}
+                "recomputed": await measure(db, events, max(20, requests // 2), site, cursor, recompute=True,
+                                            formats=formats, draft=draft)}
     finally:
         await db.dispose()
 
@@ -260,7 +267,7 @@ async def main() -> None:
             print(f"  skipped: {found}")
             continue
         for mode, by_page in found.items():
-            print(f"  leaderboards {mode}:")
+            print(f"  {MODES[mode]}:")
             for kind, values in by_page.items():
                 if kind.endswith("(CPU)"):
                     continue

@@ -23,6 +23,8 @@ from bot.store.db import Database
 from bot.store.outage import is_database_outage
 from bot.web import guard, pages, params, registry
 from bot.web.boards import Boards
+from bot.web.cards import card_html
+from bot.web.page_cache import PageCache
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +81,7 @@ def environment(static: Static) -> jinja2.Environment:
                                             for prefix, path in registry.template_dirs().items()}))
     env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, auto_reload=False)
-    env.globals.update(static=static.url, formats=FORMATS)
+    env.globals.update(static=static.url, formats=FORMATS, card_html=card_html)
     env.filters.update(number=number, day=day)
     env.globals["plural"] = plural
     return env
@@ -107,7 +109,7 @@ ERRORS = {
 
 
 def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | None = None,
-             boards: Boards | None = None) -> web.Application:
+             boards: Boards | None = None, page_cache: PageCache | None = None) -> web.Application:
     registry.load()
     static = Static()
     renderer = Renderer(environment(static))
@@ -161,7 +163,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
             return error_page(500, error_id=error_id)
 
     app = web.Application(middlewares=[every_request], client_max_size=1024)
-    site_pages = pages.SitePages(db, settings, renderer, boards)
+    site_pages = pages.SitePages(db, settings, renderer, boards, page_cache)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)
     app.router.add_get("/healthz", _healthz)

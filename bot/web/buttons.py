@@ -3,6 +3,11 @@
     buttons = await event_buttons(bot.db, bot.settings, guild_id, "turnabout", event_id)
     view = discord.ui.View(timeout=None); [view.add_item(b) for b in buttons]
 
+A format's end-of-event post and its standings reply carry the button to the event's page with
+`event_view(bot, guild_id, kind, event_id)` (an outbox renderer passes `ctx.bot` and the row's
+server, `ctx.message.guild_id`): it reads whether the site is on when the message is rendered, so a
+post sent late (by the sweeper, after a restart) links to the site as it is then.
+
 Each helper returns no button while the server's pages are off or the host serves no site, so a
 message never carries a link that leads nowhere.
 """
@@ -10,6 +15,7 @@ message never carries a link that leads nowhere.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import discord
 
@@ -46,6 +52,23 @@ async def leaderboard_buttons(
 ) -> list[discord.ui.Button]:
     """The button to a leaderboard page (`season`: "all", a season id, or None for the current one)."""
     return await web_buttons(db, settings, guild_id, lambda links: links.leaderboard(format, season))
+
+
+class Host(Protocol):
+    """What the bot (`KitBot`) holds that the buttons need."""
+
+    db: Database
+    settings: Settings
+
+
+async def event_links(host: Host, guild_id: int | None, kind: str, event_id: int) -> list[discord.ui.Button]:
+    """`event_buttons` for the bot `host`; none outside a server."""
+    return [] if guild_id is None else await event_buttons(host.db, host.settings, guild_id, kind, event_id)
+
+
+async def event_view(host: Host, guild_id: int | None, kind: str, event_id: int) -> discord.ui.View | None:
+    """The view of an event's end-of-event post or status reply: its page's button, or None."""
+    return view_of(await event_links(host, guild_id, kind, event_id))
 
 
 def view_of(buttons: list[discord.ui.Button]) -> discord.ui.View | None:

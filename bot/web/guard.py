@@ -111,7 +111,7 @@ def conditional(request: web.Request, response: web.StreamResponse) -> web.Strea
     if response.status != 200 or not isinstance(response, web.Response) or response.body is None:
         return response
     body = response.body if isinstance(response.body, bytes) else bytes(response.body)
-    etag = etag_of(body)
+    etag = response.headers.get(hdrs.ETAG) or etag_of(body)  # a kept page's tag came with it
     if matches(request.headers.get(hdrs.IF_NONE_MATCH), etag):
         not_modified = web.Response(status=304)
         not_modified.headers.update({k: v for k, v in response.headers.items()

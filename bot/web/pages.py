@@ -15,7 +15,7 @@ from bot.kit import leaderboard
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.web import access, params, queries, registry
+from bot.web import access, page_cache, params, queries, registry
 from bot.web.boards import Boards
 from bot.web.links import PREFIX, SiteLinks
 from bot.web.names import names_of
@@ -32,9 +32,11 @@ FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 
 
 class SitePages:
-    def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None,
+                 cache: page_cache.PageCache | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
         self.boards = boards or Boards(db)
+        self.cache = cache if cache is not None else page_cache.PageCache()
         self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
@@ -58,6 +60,21 @@ class SitePages:
 
     def _render(self, site: access.Site, template: str, title: str, **context: Any) -> web.Response:
         return self.renderer.page(template, site=site, links=SiteLinks(site.address), title=title, **context)
+
+    async def _site_and_key(self, request: web.Request, *parts: Any) -> tuple[access.Site, Any]:
+        """The server the address finds (else a 404), and the key its page of a finished object is kept
+        under (`bot.web.page_cache`; None while the cache is off)."""
+        async with self.db.read() as session:
+            site = await self._site(session, request)
+            if not self.cache.enabled:
+                return site, None
+            stamped = await page_cache.stamp(session, site.guild_id)
+        return site, page_cache.key(site, stamped, *parts, query=tuple(sorted(request.query.items())))
+
+    def _keep(self, key: Any, response: web.Response, final: bool) -> web.Response:
+        if final and key is not None:
+            self.cache.put(key, response)
+        return response
 
     def _context(self, site: access.Site, request: web.Request) -> registry.PageContext:
         return registry.PageContext(self.db, site, SiteLinks(site.address), self.settings, request.query)
@@ -128,36 +145,41 @@ class SitePages:
 
     async def event(self, request: web.Request) -> web.Response:
         kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
-        async with self.db.read() as session:
-            site = await self._site(session, request)
+        site, key = await self._site_and_key(request, "page", kind, event_id)
+        kept = self.cache.get(key) if key is not None else None
+        if kept is not None:
+            return kept
         own = registry.event_page_of(kind)
         if own is not None:
             page = await own(self._context(site, request), event_id)
             if page is not None:
-                return self._format_page(site, page)
+                return self._keep(key, self._format_page(site, page), page.final)
         async with self.db.read() as session:
             found = await queries.event_results(session, site.guild_id, kind, event_id)
             if found is None:
                 raise NotFound("no such event")
             event, results = found
             names = await names_of(session, site.guild_id, [r.user_id for r in results])
-        return self._render(site, "event.html", event.name, event=event, results=results, names=names,
-                            format_title=leaderboard.FORMATS.get(kind, kind),
-                            has_scores=any(r.score is not None for r in results))
+        # Results are written once, when the event ends: final (the names are in the key's stamp).
+        return self._keep(key, self._render(site, "event.html", event.name, event=event, results=results, names=names,
+                                            format_title=leaderboard.FORMATS.get(kind, kind),
+                                            has_scores=any(r.score is not None for r in results)), True)
 
     async def event_file(self, request: web.Request) -> web.Response:
         """A format's download of one event (`registry.event_file`), under the same rules as its page."""
-        kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
-        async with self.db.read() as session:
-            site = await self._site(session, request)
+        kind, event_id, name = request.match_info["kind"], int(request.match_info["event_id"]), request.match_info["name"]
+        site, key = await self._site_and_key(request, "file", kind, event_id, name)
+        kept = self.cache.get(key) if key is not None else None
+        if kept is not None:
+            return kept
         own = registry.event_file_of(kind)
-        found = await own(self._context(site, request), event_id, request.match_info["name"]) if own else None
+        found = await own(self._context(site, request), event_id, name) if own else None
         if found is None:
             raise NotFound("no such file")
         response = web.Response(body=found.body, content_type=found.content_type,
                                 charset="utf-8" if found.content_type.startswith("text/") else None)
         response.headers["Content-Disposition"] = f'attachment; filename="{found.name}"'
-        return response
+        return self._keep(key, response, found.final)
 
     async def private(self, request: web.Request) -> web.Response:
         async with self.db.read() as session:

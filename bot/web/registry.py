@@ -12,7 +12,8 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.event_page("turnabout")          # /s/<address>/events/turnabout/<id>
     async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
         ...                                    # None: nothing to show (a 404, or the results page)
-        return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...})
+        return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...},
+                             final=ended)           # final: kept rendered (`bot.web.page_cache`)
 
     @registry.private_page("draft-pool")       # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
@@ -40,14 +41,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, literal, select, union_all
+from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
 from bot.cards import scryfall
-from bot.kit import card_data, tables
+from bot.kit import card_data, documents, tables
+from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.types import Snowflake
 from bot.web import names as player_names
 from bot.web.access import Grant, Site
 from bot.web.links import SiteLinks
@@ -73,6 +76,9 @@ class Page:
     template: str
     title: str
     context: Mapping[str, Any] = field(default_factory=dict)
+    # The object can no longer change (a complete draft, an ended event): the site may keep the page
+    # rendered (`bot.web.page_cache`). Never for anything running: its page would go stale.
+    final: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,7 @@ class File:
     name: str
     content_type: str  # "application/json", "text/plain"
     body: bytes
+    final: bool = False  # as `Page.final`
 
 
 @dataclass
@@ -110,6 +117,16 @@ class PageContext:
         known = await card_data.image_urls(self.db, card_names)
         base = self.settings.scryfall_base
         return {name: known.get(name) or scryfall.card_image_url(name, base, "normal") for name in card_names}
+
+    async def own_table(self, games: documents.Documents, table_id: int) -> documents.Game | None:
+        """A format's table `table_id` (read unlocked), or None when there is none in this server: a
+        page then shows exactly what a forged id shows."""
+        async with self.db.read() as session:
+            try:
+                loaded = await games.load(session, table_id, lock=False)
+            except NotFound:
+                return None
+        return loaded if loaded.row.guild_id == self.guild_id else None
 
 
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
@@ -194,25 +211,39 @@ def load() -> None:
 MAX_RUNNING = 50  # per kind
 
 
+_in_progress_statements: dict[tuple[str, ...], Any] = {}
+
+
+def _in_progress_statement(specs: Mapping[str, Any]) -> Any:
+    """Every format's tables of one server (`guild_id`, a parameter) open for players or running, in
+    one statement built once (its construction costs more than its run)."""
+    key = tuple(specs)
+    if key not in _in_progress_statements:
+        guild = bindparam("guild_id", type_=Snowflake)
+        parts = []
+        for spec in specs.values():
+            model, seat = spec.model, spec.seat_model
+            parts.append(select(
+                select(literal(spec.kind).label("kind"), model.id.label("id"), model.status.label("status"),
+                       model.created_at.label("created"), model.started_at.label("started"),
+                       func.count(seat.id).label("players"))
+                .outerjoin(seat, seat.table_id == model.id)
+                .where(model.guild_id == guild, model.status.in_(spec.statuses.active))
+                .group_by(model.id, model.status, model.created_at, model.started_at)
+                .order_by(model.id.desc()).limit(MAX_RUNNING).subquery()
+            ))
+        _in_progress_statements[key] = union_all(*parts)
+    return _in_progress_statements[key]
+
+
 async def _tables_in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
     """Every format's tables open for players or running (from the shared table columns), in one query."""
     specs = {spec.kind: spec for spec in tables.registered_specs()}
     if not specs:
         return []
-    parts = []
-    for spec in specs.values():
-        model, seat = spec.model, spec.seat_model
-        parts.append(select(
-            select(literal(spec.kind).label("kind"), model.id.label("id"), model.status.label("status"),
-                   model.created_at.label("created"), model.started_at.label("started"),
-                   func.count(seat.id).label("players"))
-            .outerjoin(seat, seat.table_id == model.id)
-            .where(model.guild_id == guild_id, model.status.in_(spec.statuses.active))
-            .group_by(model.id, model.status, model.created_at, model.started_at)
-            .order_by(model.id.desc()).limit(MAX_RUNNING).subquery()
-        ))
     found = []
-    for kind, table_id, status, created, started, players in await session.execute(union_all(*parts)):
+    for kind, table_id, status, created, started, players in await session.execute(
+            _in_progress_statement(specs), {"guild_id": guild_id}):
         spec = specs[kind]
         running = status == spec.statuses.running
         found.append(RunningEvent(kind, table_id, f"{spec.title} #{table_id}", RUNNING if running else OPEN, players,

@@ -111,7 +111,7 @@ async def _turnabout(db: Database, users: Sequence[int], channel: int) -> int:
     event = await turnabout.create_event(db, ORG, channel_id=channel, rounds=2, seed=3)
     for i, user in enumerate(users):
         decklist = "20 Lightning Bolt\n20 Fireball\n20 Mountain\n" if i % 2 == 0 else None
-        await turnabout.register(db, event.id, player(user), deck=["Red Deck Wins", "Blue Skies", "Stompy", "Pox",
+        await turnabout.join(db, event.id, player(user), deck=["Red Deck Wins", "Blue Skies", "Stompy", "Pox",
                                                                    "Sligh", "Turbo Fog"][i % 6],
                                  scoring=("dominaria", "tolaria", "phyrexia")[i % 3], decklist=decklist)
     await turnabout.begin(db, event.id, ORG)

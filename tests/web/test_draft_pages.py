@@ -192,13 +192,28 @@ async def test_another_servers_drafts_and_events_show_nothing(db):
         assert "Theirs" not in await page(client, links.home)
 
 
+# The card macro as it was written in Jinja before `bot.web.cards` wrote it in Python.
+JINJA_CARD = (
+    '<span class="card" tabindex="0"><a class="card-name" href="https://scryfall.com/search?q={{ (\'!"\' ~ name ~ \'"\') '
+    '| urlencode }}" rel="noreferrer noopener" target="_blank">{{ name }}</a><span class="card-pic"><a '
+    'href="https://scryfall.com/search?q={{ (\'!"\' ~ name ~ \'"\') | urlencode }}" rel="noreferrer noopener" '
+    'target="_blank" tabindex="-1"><img loading="lazy" alt="{{ name }}" src="{{ (pictures or {}).get(name) or '
+    '(\'https://api.scryfall.com/cards/named?format=image&version=normal&exact=\' ~ (name | urlencode)) }}"></a>'
+    '</span></span>')
+
+
 @pytest.mark.parametrize("name", ["Lightning Bolt", "Fire // Ice", 'Kongming, "Sleeping Dragon"', "Æther Vial",
                                   "<script>alert(1)</script>", "Card & Co. 100%"])
 @pytest.mark.parametrize("picture", [None, "https://cards.scryfall.io/normal/front/a/b/x.jpg?1&2"])
-def test_the_draft_pages_cards_are_the_sites_card_macro(name, picture):
+def test_the_pages_cards_are_written_as_the_jinja_macro_wrote_them(name, picture):
     from bot.games.draft import web as draft_web
     from bot.web.app import Static, environment
 
     pictures = {name: picture} if picture else {}
-    macro = environment(Static()).from_string('{% from "_macros.html" import card %}{{ card(name, pictures) }}')
-    assert draft_web._cards([name], pictures)[name] == macro.render(name=name, pictures=pictures)
+    env = environment(Static())
+    expected = env.from_string(JINJA_CARD).render(name=name, pictures=pictures)
+    macro = env.from_string('{% from "_macros.html" import card %}{{ card(name, pictures) }}')
+    assert draft_web._cards([name], pictures)[name] == expected
+    assert macro.render(name=name, pictures=pictures) == expected
+    if not picture:
+        assert env.from_string('{% from "_macros.html" import card %}{{ card(name) }}').render(name=name) == expected

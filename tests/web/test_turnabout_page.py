@@ -21,8 +21,8 @@ LISTS = {1001: "60 Lightning Bolt\n", 1002: "40 Counterspell\n20 Island\n"}
 async def registered(db, guild_org=ORG, users=USERS) -> turnabout.EventView:
     event = await turnabout.create_event(db, guild_org, channel_id=CHANNEL, rounds=2, seed=3)
     for i, user in enumerate(users):
-        await turnabout.register(db, event.id, player(user, guild_org.guild_id), deck=f"Deck <{i}>",
-                                 scoring=("dominaria", "tolaria", "phyrexia")[i % 3], decklist=LISTS.get(user))
+        await turnabout.join(db, event.id, player(user, guild_org.guild_id), deck=f"Deck <{i}>",
+                             scoring=("dominaria", "tolaria", "phyrexia")[i % 3], decklist=LISTS.get(user))
     return await turnabout.get_event(db, event.id)
 
 

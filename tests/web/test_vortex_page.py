@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from bot.games.vortex import service as vortex
-from bot.kit import outbox
+from bot.games.vortex.models import VortexGame
+from bot.kit import events, outbox
 from bot.store.models import OutboxMessage
 from bot.web import access, names
 from bot.web.links import SiteLinks
@@ -71,13 +72,57 @@ async def test_a_game_shows_only_what_the_table_sees(db):
         text = visible(await page(client, path))
         assert "· over ·" in text and "won." in text and "Result" in text and "winner" in text
 
-    # Once the outbox has forgotten the news, the page says so (and still shows the rest).
+        logged = text.split("Log")[-1]
+
+    # The outbox forgets the news (its sent rows go after a few days): the log is kept with the game.
     async with db.write() as session:  # every message was sent a long time ago
         await session.execute(update(OutboxMessage).values(status=outbox.SENT, next_attempt_at=datetime(2000, 1, 1, tzinfo=UTC)))
     assert await outbox.prune(db) > 0
     async with site_client(db) as client:
+        html = await page(client, path)
+        text = visible(html)
+        assert text.split("Log")[-1] == logged and "no longer kept" not in text
+        assert "The game began; turn order:" in text and " milled: " in text and f" moved {card} from" in text
+        _, state, _ = await state_of(db, game.id)
+        assert not any(name in html for name in hidden_cards(state))
+
+
+async def test_a_game_without_a_kept_log_shows_what_the_outbox_still_has(db):
+    """A game dealt before its log was kept with it: the page reads the channel's news from the
+    outbox while it keeps them, then says they are gone."""
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    game, state = await in_play(db)
+    user = active_user(state)
+    milled = await vortex.shoe(db, game.id, player(user), "mill", count=2)
+    milled_cards = [c for e in milled.events if isinstance(e, vortex.engine.Milled) for c in e.cards]
+    async with db.write() as session:  # as such a game is stored: no "log" in its bookkeeping
+        row = (await session.execute(select(VortexGame).where(VortexGame.id == game.id))).scalar_one()
+        row.bookkeeping = {key: value for key, value in row.bookkeeping.items() if key != "log"}
+    path = SiteLinks(site.address).event("vortex", game.id)
+    async with site_client(db) as client:
         text = visible(await page(client, path))
-        assert "The news of this game is no longer kept." in text and "Result" in text
+        assert "The game began; turn order:" in text and all(card in text for card in milled_cards)
+        assert "no longer kept" not in text
+        async with db.write() as session:
+            await session.execute(update(OutboxMessage).values(status=outbox.SENT,
+                                                               next_attempt_at=datetime(2000, 1, 1, tzinfo=UTC)))
+        assert await outbox.prune(db) > 0
+        text = visible(await page(client, path))
+        assert "The news of this game is no longer kept." in text and " milled: " not in text
+
+
+async def test_a_long_games_page_says_its_oldest_news_is_gone(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    game, state = await in_play(db, players=2)
+    async with db.write() as session:  # a long game: its log at its limit, older events dropped
+        row = (await session.execute(select(VortexGame).where(VortexGame.id == game.id))).scalar_one()
+        filler = events.encode(vortex.engine.ShoeShuffled(0, 10))
+        row.bookkeeping = {**row.bookkeeping, "log": [filler] * vortex.LOG_LIMIT, "log_dropped": 40}
+    await vortex.life(db, game.id, player(active_user(state)), -2)
+    async with site_client(db) as client:
+        text = visible(await page(client, SiteLinks(site.address).event("vortex", game.id)))
+        assert "Older news of this game is no longer kept." in text and " lost 2 life (18)." in text
+        assert "The game began" not in text
 
 
 async def test_another_servers_game_shows_nothing(db):

@@ -19,6 +19,7 @@ from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, index
 from bot.kit.errors import UserError, chosen
 from bot.kit.table_cog import TableCog, add_lobby_commands
+from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,8 @@ class BattlerCog(BattlerReports, TableCog):
     @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, packyard.")
     async def status(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, S.all)
-        await interaction.response.send_message(embed=ui.status_embed(game))
+        view = await event_view(self.bot, game.guild_id, battler.SPEC.kind, game.id) or discord.utils.MISSING
+        await interaction.response.send_message(embed=ui.status_embed(game), view=view)
 
     @group.command(name="stash", description="Show your stash, pack, basics and treasures (only you see it).")
     async def stash(self, interaction: discord.Interaction) -> None:

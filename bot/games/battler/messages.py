@@ -15,6 +15,7 @@ from bot.games.battler.service import Announcement, Dispute, PrivatePrompt
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.tables import TableRef
+from bot.web.buttons import event_view
 
 renders_dms_closed(battler.DMS_CLOSED, what="your Treasure Battler choices", resend="/battler resend")
 
@@ -47,4 +48,5 @@ async def final(post: TableRef, ctx: Delivery) -> Outgoing:
     final = await battler.final_result(ctx.db, post.table_id)
     lines = [*ui.final_lines(final.game, final.standings), "Results were added to the leaderboard (`/leaderboard`)."]
     chunks = ui.split_messages(lines)
-    return Outgoing(content=chunks[0], continued=chunks[1:])
+    return Outgoing(content=chunks[0], continued=chunks[1:],
+                    view=await event_view(ctx.bot, ctx.message.guild_id, battler.SPEC.kind, post.table_id))

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from bot.games.battler import rules as engine
 from bot.games.battler import service
-from bot.kit.errors import NotFound
 from bot.web import registry
 
 registry.templates("battler", Path(__file__).parent / "templates")
@@ -63,14 +62,9 @@ def _standings(state: engine.BattlerState) -> list[tuple[int, list[int]]]:
 
 @registry.event_page(service.SPEC.kind)
 async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, game_id, lock=False)
-        except NotFound:
-            return None
-    row, state = loaded.row, loaded.state
-    if row.guild_id != ctx.guild_id:
+    if (loaded := await ctx.own_table(service.GAMES, game_id)) is None:
         return None
+    row, state = loaded.row, loaded.state
     over = row.status == STATUSES.finished and state is not None and state.phase == engine.OVER
     users = [p.user_id for p in state.players] if state else [s.user_id for s in loaded.seats]
     names = await ctx.names(users)
@@ -88,4 +82,5 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
         if over:
             shown += [card for p in state.players for card in p.stash]
         context["pictures"] = await ctx.pictures(shown)
-    return registry.Page("battler/event.html", f"Treasure Battler #{row.id}", context)
+    return registry.Page("battler/event.html", f"Treasure Battler #{row.id}", context,
+                         final=row.status in (STATUSES.finished, STATUSES.cancelled))

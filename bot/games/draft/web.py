@@ -19,18 +19,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2.filters import do_urlencode
 from markupsafe import Markup
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from bot.games.draft import goldfish_rules, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
 from bot.games.draft.service import SPEC
 from bot.kit import leaderboard, tables
-from bot.kit.errors import NotFound
 from bot.web import access, params, registry
+from bot.web.cards import card_html
 from bot.web.names import names_of
 
 registry.templates("draft", Path(__file__).parent / "templates")
@@ -49,12 +49,18 @@ PLAY_ORDER = {"first": "everyone plays first", "second": "everyone plays second"
 
 
 async def _pod(session: AsyncSession, guild_id: int, pod_id: int) -> tables.Loaded | None:
-    """The pod and its seats (seat order once drafting), if it is this server's."""
-    try:
-        loaded = await tables.load(session, SPEC, pod_id)
-    except NotFound:
+    """The pod and its seats (seat order once drafting), if it is this server's: the pod without its
+    engine document (`state`, every pack and pick: the pages read the pick rows), the seats apart (a
+    join would read the pod's row once per seat)."""
+    if not 0 < pod_id <= tables.MAX_ID:
         return None
-    return loaded if loaded.row.guild_id == guild_id else None
+    row = (await session.execute(select(DraftPod).options(defer(DraftPod.state), defer(DraftPod.bookkeeping))
+                                 .where(DraftPod.id == pod_id, DraftPod.guild_id == guild_id))).scalar_one_or_none()
+    if row is None:
+        return None
+    seats = list((await session.execute(select(DraftSeat).where(DraftSeat.pod_id == row.id))).scalars())
+    seats.sort(key=lambda s: (s.seat if s.seat is not None else tables.MAX_ID, s.joined_at, s.id))
+    return tables.Loaded(row, seats)
 
 
 async def _record(session: AsyncSession, loaded: tables.Loaded, names: dict[int, str]) -> logs.DraftRecord:
@@ -84,21 +90,9 @@ async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Ite
 
 
 def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
-    """Each card as the site's `card` macro (`_macros.html`) writes it, built here once per name: a
-    complete draft's page shows hundreds of cards, and a macro call per card is most of its time
-    (a test keeps the two the same)."""
-    out = {}
-    for name in names:
-        if name in out:
-            continue
-        search = f"https://scryfall.com/search?q={do_urlencode(chr(33) + chr(34) + name + chr(34))}"
-        src = pictures.get(name) or ("https://api.scryfall.com/cards/named?format=image&version=normal&exact="
-                                     + do_urlencode(name))
-        out[name] = Markup(
-            '<span class="card" tabindex="0"><a class="card-name" href="{0}" rel="noreferrer noopener" '
-            'target="_blank">{1}</a><span class="card-pic"><a href="{0}" rel="noreferrer noopener" target="_blank" '
-            'tabindex="-1"><img loading="lazy" alt="{1}" src="{2}"></a></span></span>').format(search, name, src)
-    return out
+    """Each card as the site's `card` macro writes it (`bot.web.cards`), built once per name: a
+    complete draft's page shows each card several times."""
+    return {name: card_html(name, pictures) for name in dict.fromkeys(names)}
 
 
 @dataclass(frozen=True)
@@ -150,7 +144,7 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         context["pools"] = [(seat, picks[seat.number - 1]) for seat in seats]
         shown = [card for cards in picks for card in cards]
     context["cards"] = _cards(shown, await ctx.pictures(shown))
-    return registry.Page("draft/draft.html", title, context)
+    return registry.Page("draft/draft.html", title, context, final=True)  # complete: it never changes
 
 
 async def _pools(session: AsyncSession, pod_id: int, seats: int) -> list[list[str]]:
@@ -211,13 +205,13 @@ async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> regis
     _, record, _ = found
     try:
         if rest == DRAFTMANCER:
-            return registry.File(name, "application/json", json.dumps(logs.draftmancer_log(record)).encode())
+            return registry.File(name, "application/json", json.dumps(logs.draftmancer_log(record)).encode(), final=True)
         if rest == SUMMARY:
-            return registry.File(name, "text/plain", logs.text_summary(record).encode())
+            return registry.File(name, "text/plain", logs.text_summary(record).encode(), final=True)
         number = int(seat[1])
         if not 1 <= number <= record.config.seats:
             return None
-        return registry.File(name, "text/plain", logs.mtgo_log(record, number - 1).encode())
+        return registry.File(name, "text/plain", logs.mtgo_log(record, number - 1).encode(), final=True)
     except ValueError:  # picks that do not replay: no log
         return None
 
@@ -271,7 +265,7 @@ async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | 
     return registry.Page("draft/goldfish.html", event.name, {
         "event": event, "scores": scores, "names": names, "rejected": rejected,
         "method": METHOD.get(event.method, event.method), "play_order": PLAY_ORDER.get(event.play_order, ""),
-        "draft_link": ctx.links.event(DRAFT, event.pod_id) if event.pod_id else None})
+        "draft_link": ctx.links.event(DRAFT, event.pod_id) if event.pod_id else None}, final=event.status == "closed")
 
 
 @registry.running_events

@@ -20,6 +20,7 @@ from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
+from bot.web.buttons import event_view
 
 S = four_two_one.STATUSES
 SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and status look at
@@ -121,7 +122,8 @@ class FourTwoOneCog(SetListCommands, TableCog):
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
     async def status(self, interaction: discord.Interaction) -> None:
         league = await self.league_here(interaction, SHOWN)
-        await interaction.response.send_message(embed=ui.status_embed(league))
+        view = await event_view(self.bot, league.guild_id, four_two_one.KIND, league.id) or discord.utils.MISSING
+        await interaction.response.send_message(embed=ui.status_embed(league), view=view)
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
@@ -204,12 +206,10 @@ class FourTwoOneCog(SetListCommands, TableCog):
         assert outcome.claim is not None
         # The report's text gives way to what was reported and the verdict; its buttons go.
         content = limits.clip(ui.answered_text(outcome.claim, action, interaction.user.id), limits.CONTENT)
-        if interaction.message.flags.ephemeral:  # the report shown again to the opponent alone
-            await interaction.response.edit_message(content=content, view=None)
-            if action == "reject":  # the channel hears of the dispute (a result is announced anyway)
-                await interaction.followup.send(content, allowed_mentions=discord.AllowedMentions.none())
-            return
         await interaction.response.edit_message(content=content, view=None)
+        # Shown again to the opponent alone: the channel hears of the dispute (a result is announced anyway).
+        if interaction.message.flags.ephemeral and action == "reject":
+            await interaction.followup.send(content, allowed_mentions=discord.AllowedMentions.none())
 
     @group.command(name="settle", description="Decide a disputed match of this round: its report was rejected "
                                               "(organizers who do not play in it).")

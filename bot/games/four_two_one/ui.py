@@ -40,6 +40,7 @@ from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural, plural_word
+from bot.web.buttons import event_view
 
 MAX_CONTENT = 1900
 POOL_ROWS = 40
@@ -728,4 +729,5 @@ async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
 @renders(four_two_one.FINAL, Announcement)
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     chunks = split_messages(final_lines(news))
-    return Outgoing(content=chunks[0], continued=chunks[1:])
+    return Outgoing(content=chunks[0], continued=chunks[1:],
+                    view=await event_view(ctx.bot, ctx.message.guild_id, four_two_one.KIND, news.league_id))

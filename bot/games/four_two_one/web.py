@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service
-from bot.kit.errors import NotFound
 from bot.web import registry
 
 registry.templates("421", Path(__file__).parent / "templates")
@@ -72,14 +71,9 @@ def _decks(state: engine.LeagueState, user: list[int]) -> list[DeckLine]:
 
 @registry.event_page(service.KIND)
 async def event(ctx: registry.PageContext, league_id: int) -> registry.Page | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, league_id, lock=False)
-        except NotFound:
-            return None
-    row, state = loaded.row, loaded.state
-    if row.guild_id != ctx.guild_id:
+    if (loaded := await ctx.own_table(service.GAMES, league_id)) is None:
         return None
+    row, state = loaded.row, loaded.state
     title = service.league_name(row.id)
     if state is None:
         names = await ctx.names(s.user_id for s in loaded.seats)
@@ -99,4 +93,5 @@ async def event(ctx: registry.PageContext, league_id: int) -> registry.Page | No
         "row": row, "state": state, "phase": PHASE.get(row.status, row.status), "names": names, "user": user,
         "standings": engine.standings(state), "history": list(reversed(state.history)), "decks": decks,
         "sets": _sets(state), "taken_apart": taken_apart, "pool": pool, "options": OPTION, "pending": pending,
-        "limit": engine.deck_limit(state), "pictures": await ctx.pictures(shown)})
+        "limit": engine.deck_limit(state), "pictures": await ctx.pictures(shown)},
+        final=row.status in (STATUSES.finished, STATUSES.cancelled))

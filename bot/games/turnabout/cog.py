@@ -22,6 +22,7 @@ from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
+from bot.web.buttons import event_links
 
 S = turnabout.STATUSES
 STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
@@ -132,9 +133,8 @@ class TurnaboutCog(TableCog):
     async def pair(self, interaction: discord.Interaction) -> None:
         event = await self.table_here(interaction, S.active)
         result = await turnabout.pair(self.db, event.id, actor_of(interaction))
-        await interaction.response.send_message(
-            f"Round {result.event.state.round} of {turnabout.event_name(event.id)} is paired: the pairings follow.",
-            ephemeral=True)
+        await interaction.response.send_message(f"Round {result.event.state.round} of {turnabout.event_name(event.id)} "
+                                                "is paired: the pairings follow.", ephemeral=True)
 
     @group.command(name="report", description="Report one game of your match; your opponent confirms it (or reports it too).")
     @app_commands.describe(result="How the game ended, from your side.", number=NUMBER_HELP,
@@ -216,7 +216,7 @@ class TurnaboutCog(TableCog):
         event = await turnabout.get_event(self.db, _key_id(key))
         if interaction.guild_id is not None and event.guild_id != interaction.guild_id:
             raise PermissionDenied("That event belongs to another server.")
-        return ui.standings_page(event, page)
+        return ui.standings_page(event, page, await event_links(self.bot, event.guild_id, turnabout.KIND, event.id))
 
     @group.command(name="leave", description="Leave the event: before it begins, withdraw; after, drop from it (asks first).")
     @app_commands.guild_only()

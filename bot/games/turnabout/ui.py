@@ -27,6 +27,7 @@ from bot.kit.dispatch import Component, index, number, word
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural
+from bot.web.buttons import event_view
 
 MAX_CONTENT = 1900
 MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
@@ -323,13 +324,14 @@ def standings_lines(state: engine.TurnaboutState) -> list[str]:
 ROWS_PER_PAGE = 20
 
 
-def standings_page(event: EventView, page: int = 0) -> Page:
+def standings_page(event: EventView, page: int = 0, links: Sequence[discord.ui.Button] = ()) -> Page:
+    """The standings' `page`, with `links` (the event page's button) beside the page buttons."""
     state = event.state
     embed = discord.Embed(title=f"{event_name(event.id)} · standings", colour=discord.Colour.teal())
     if state is None:
         embed.description = ("Registration is still open: no games yet." if event.status == turnabout.STATUSES.lobby
                              else "No games were played.")
-        return Page(embed, 0, 1)
+        return Page(embed, 0, 1, links)
     shown, page, pages = slice_page(standings_lines(state), page, ROWS_PER_PAGE)
     done = sum(1 for m in state.round_matches() if m.finished)
     embed.description = limits.fit_lines(list(shown), limits.DESCRIPTION)
@@ -340,7 +342,7 @@ def standings_page(event: EventView, page: int = 0) -> Page:
     embed.add_field(name="Status", value=status, inline=False)
     embed.add_field(name="Tiebreakers", value="opponents' average VP, head-to-head, then a seeded coin flip",
                     inline=False)
-    return Page(limits.fit_embed(embed), page, pages)
+    return Page(limits.fit_embed(embed), page, pages, links)
 
 
 def ratings_page(ratings: Sequence[Rating], page: int = 0) -> Page:
@@ -406,4 +408,5 @@ async def report_done(done: ReportDone, ctx: Delivery) -> Outgoing:
 @renders(turnabout.FINAL, Announcement)
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     chunks = split_messages(final_lines(news))
-    return Outgoing(content=chunks[0], continued=chunks[1:])
+    return Outgoing(content=chunks[0], continued=chunks[1:],
+                    view=await event_view(ctx.bot, ctx.message.guild_id, turnabout.KIND, news.event_id))

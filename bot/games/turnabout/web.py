@@ -15,7 +15,6 @@ from sqlalchemy import func, select
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service
-from bot.kit.errors import NotFound
 from bot.kit.events import decode
 from bot.store.models import EventResult
 from bot.web import registry
@@ -49,12 +48,7 @@ class MatchLine:
 
 
 async def _load(ctx: registry.PageContext, event_id: int) -> service.Loaded | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, event_id, lock=False)
-        except NotFound:
-            return None
-    return loaded if loaded.row.guild_id == ctx.guild_id else None
+    return await ctx.own_table(service.GAMES, event_id)
 
 
 def _rounds(state: engine.TurnaboutState) -> list[tuple[int, list[MatchLine]]]:
@@ -113,7 +107,9 @@ async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | Non
         "row": row, "phase": STATUS.get(row.status, row.status), "registrations": [], "names": names,
         "state": state, "rounds": _rounds(state), "standings": standings, "placings": placings,
         "ratings": await _ratings(ctx, users) if ended else {}, "decklists": decklists, "pictures": pictures,
-        "settings": state.settings, "scoring_names": SCORING, "user": users})
+        "settings": state.settings, "scoring_names": SCORING, "user": users},
+        # Ended: its ratings sum later events too, which the kept page's key sees (`bot.web.page_cache`).
+        final=row.status in (service.STATUSES.finished, service.STATUSES.cancelled))
 
 
 SCORING = {"dominaria": "Dominaria (10 + the winner's life)", "tolaria": "Tolaria (10 + half the winner's library)",

@@ -20,6 +20,7 @@ from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import name_key, plural
+from bot.web.buttons import event_view
 
 S = vortex.STATUSES
 SHOE_CHOICES = choices({
@@ -228,7 +229,8 @@ class VortexCog(VortexDMs, TableCog):
     @group.command(name="status", description="The game in public: turn, who acts, every zone's size, life, penalties.")
     async def status(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, S.all)
-        await interaction.response.send_message(embed=ui.status_embed(game))
+        view = await event_view(self.bot, game.guild_id, vortex.KIND, game.id) or discord.utils.MISSING
+        await interaction.response.send_message(embed=ui.status_embed(game), view=view)
 
     @group.command(name="hand", description="Your hand (what you drafted) and your pack; only you see it.")
     async def hand(self, interaction: discord.Interaction) -> None:

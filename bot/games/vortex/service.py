@@ -14,6 +14,10 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
   recorded when Discord accepted them). Once that step is over (put back, taken, the shoe changed,
   the game ended or was cancelled), each one still showing its buttons is edited to say so, without
   them (`RETIRE`), so nothing live-looking does nothing.
+* ``log``: the public log, what the channel was told (the announced events, encoded, oldest first),
+  appended in the transaction of each action that tells it: the event page reads it (`public_log`),
+  since the outbox forgets its sent rows after a few days. At most `LOG_LIMIT` events; the oldest go
+  first, counted in ``log_dropped``. Games dealt before it was kept have none.
 
 Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
 decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
@@ -70,6 +74,7 @@ ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's tex
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
 RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
 STEPS = {LOOK: "look", SEARCH: "search"}  # DMs whose buttons are retired when their step is over
+LOG_LIMIT = 2000  # public events kept with a game (bookkeeping "log"), the newest
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -407,8 +412,49 @@ async def _commit(
         also.append(_dm(loaded, PICK, pick))
     also += _retired(loaded, answered)
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
+    _keep_log(loaded, told)
     await GAMES.commit(session, loaded, told, also=also, **columns)
     return held
+
+
+def _keep_log(loaded: Loaded, told: list[engine.Event]) -> None:
+    """Add to the game's public log what the channel is told of `told` (the announcement's events,
+    `PUBLIC_EVENTS`: counts and public cards only), keeping the newest `LOG_LIMIT`."""
+    public = [events.encode(e) for e in told if isinstance(e, PUBLIC_EVENTS)]
+    if not public:
+        return
+    log = loaded.bookkeeping.setdefault("log", [])
+    log.extend(public)
+    if len(log) > LOG_LIMIT:
+        dropped = len(log) - LOG_LIMIT
+        del log[:dropped]
+        loaded.bookkeeping["log_dropped"] = loaded.bookkeeping.get("log_dropped", 0) + dropped
+
+
+@dataclass(frozen=True)
+class PublicLog:
+    """A game's public log as kept with it: its events (oldest first) and how many older ones were
+    dropped."""
+
+    events: tuple[engine.Event, ...]
+    dropped: int
+
+
+def public_log(bookkeeping: dict | None) -> PublicLog | None:
+    """The public log kept in a game's bookkeeping; None for a game dealt before it was kept (or never
+    dealt). An entry that no longer decodes (a damaged document) is left out."""
+    stored = (bookkeeping or {}).get("log")
+    if stored is None:
+        return None
+    kept = []
+    for entry in stored:
+        try:
+            event = events.decode(entry, engine.Event)
+        except (events.DecodeError, KeyError, TypeError, ValueError):
+            continue
+        if isinstance(event, PUBLIC_EVENTS):
+            kept.append(event)
+    return PublicLog(tuple(kept), int((bookkeeping or {}).get("log_dropped", 0)))
 
 
 def _open_step(loaded: Loaded, kind: str) -> int | None:

@@ -44,6 +44,7 @@ from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
 from bot.kit.tables import TableRef
 from bot.kit.text import escape, plural
+from bot.web.buttons import event_view
 
 MAX_CONTENT = 1900
 SERIAL = 2**31  # how many picks or looks a game can offer (far more than any game makes)
@@ -604,7 +605,8 @@ async def retire(done: Retired, ctx: Delivery) -> Outgoing:
 
 @renders(vortex.FINAL, TableRef)
 async def final(ref: TableRef, ctx: Delivery) -> Outgoing:
-    return Outgoing(content=final_text(await vortex.get_game(ctx.db, ref.table_id)))
+    return Outgoing(content=final_text(await vortex.get_game(ctx.db, ref.table_id)),
+                    view=await event_view(ctx.bot, ctx.message.guild_id, vortex.KIND, ref.table_id))
 
 
 renders_dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex resend")

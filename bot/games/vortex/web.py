@@ -1,16 +1,18 @@
 """Vortex's event page: the result (the winner an organizer declared, each player's life and
 penalties), the table's public counts (the engine's `public_status`: never a card name), each
 player's public zones (battlefield, graveyard, exile)
-and the public log: what the channel was told of the game, from the announcements the outbox still
-keeps (`outbox.KEEP_SETTLED` after they were sent), each event told here in the site's words from a
-list of public event types and fields (a card is named only where the channel named it).
+and the public log: what the channel was told of the game, as kept with the game (its bookkeeping's
+``log``, `service.public_log`: the newest `service.LOG_LIMIT` events), or, for a game dealt before
+that was kept, from the announcements the outbox still keeps (`outbox.KEEP_SETTLED` after they were
+sent); each event told here in the site's words from a list of public event types and fields (a
+card is named only where the channel named it).
 
 Never shown: a hand, a pack, the passed pack, the shoe's cards or order, what a player looked at or
 searched for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,6 @@ from sqlalchemy import select
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service
-from bot.kit.errors import NotFound
 from bot.kit.text import plural
 from bot.store.models import OutboxMessage
 from bot.web import registry
@@ -29,7 +30,7 @@ registry.templates("vortex", Path(__file__).parent / "templates")
 STATUSES = service.STATUSES
 PHASE = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "playing",
          engine.OVER: "over"}
-MAX_LOG = 500  # announcements shown (the newest)
+MAX_LOG = 500  # announcements read from the outbox (the newest), for a game without a kept log
 WHERE = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.TOP: "the top of the shoe"}
 FROM = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.GRAVEYARD: "their graveyard",
         engine.EXILE: "exile"}
@@ -93,8 +94,25 @@ TELL: dict[type, Tell] = {
 }
 
 
-async def _log(ctx: registry.PageContext, row: Any) -> tuple[list[LogLine], bool]:
+def _lines(told: Sequence[engine.Event], user: Callable[[int], int]) -> list[LogLine]:
+    """The log's lines of events the channel was told (`user`: the user at a seat)."""
+    lines = []
+    for event in told:
+        tell = TELL.get(type(event))
+        if isinstance(event, engine.LifeChanged) and event.reason != "reported":
+            continue  # a penalty's life loss: told with the penalty
+        if tell is not None and isinstance(event, service.PUBLIC_EVENTS):
+            lines.append(LogLine(tell(event, user)))
+    return lines
+
+
+async def _log(ctx: registry.PageContext, loaded: Any) -> tuple[list[LogLine], bool]:
     """What the channel was told of this game, oldest first; and whether older news is gone."""
+    row = loaded.row
+    kept = service.public_log(loaded.bookkeeping)
+    if kept is not None and loaded.state is not None:  # kept with the game: the users by seat
+        users = tuple(p.user_id for p in loaded.state.players)
+        return _lines(kept.events, users.__getitem__), kept.dropped > 0
     if row.started_at is None:
         return [], False
     async with ctx.db.read() as session:
@@ -111,17 +129,7 @@ async def _log(ctx: registry.PageContext, row: Any) -> tuple[list[LogLine], bool
             told = service.Announcement.from_payload(payload)
         except (KeyError, TypeError, ValueError):
             continue
-        users = told.users
-
-        def user(seat: int, users: tuple[int, ...] = users) -> int:
-            return users[seat]
-
-        for event in told.events:
-            tell = TELL.get(type(event))
-            if isinstance(event, engine.LifeChanged) and event.reason != "reported":
-                continue  # a penalty's life loss: told with the penalty
-            if tell is not None and isinstance(event, service.PUBLIC_EVENTS):
-                lines.append(LogLine(tell(event, user)))
+        lines += _lines(told.events, told.users.__getitem__)
     # The log is whole if it still begins with the deal (older news is pruned, or beyond MAX_LOG).
     whole = bool(lines) and lines[0].parts[0] == "The game began; turn order: "
     return lines, not whole
@@ -129,14 +137,9 @@ async def _log(ctx: registry.PageContext, row: Any) -> tuple[list[LogLine], bool
 
 @registry.event_page(service.KIND)
 async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None:
-    async with ctx.db.read() as session:
-        try:
-            loaded = await service.GAMES.load(session, game_id, lock=False)
-        except NotFound:
-            return None
-    row, state = loaded.row, loaded.state
-    if row.guild_id != ctx.guild_id:
+    if (loaded := await ctx.own_table(service.GAMES, game_id)) is None:
         return None
+    row, state = loaded.row, loaded.state
     users = [p.user_id for p in state.players] if state else [s.user_id for s in loaded.seats]
     names = await ctx.names(users)
     title = f"Vortex #{row.id}"
@@ -146,7 +149,7 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
     public = engine.public_status(state)
     zones = [(p.user_id, [(title, list(getattr(p, zone))) for zone, title in PUBLIC_ZONES if getattr(p, zone)])
              for p in state.players]
-    log, partial = await _log(ctx, row)
+    log, partial = await _log(ctx, loaded)
     shown = [card for _, listed in zones for _, cards in listed for card in cards]
     shown += [card for line in log for part in line.parts if isinstance(part, tuple) for card in part]
     winner = (loaded.bookkeeping or {}).get("winner")
@@ -154,4 +157,4 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
         "row": row, "public": public, "names": names, "users": users, "zones": zones, "log": log,
         "partial": partial, "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),
         "pictures": await ctx.pictures(shown), "number": _number, "over": row.status == STATUSES.finished,
-        "cancelled": row.status == STATUSES.cancelled})
+        "cancelled": row.status == STATUSES.cancelled}, final=row.status in (STATUSES.finished, STATUSES.cancelled))

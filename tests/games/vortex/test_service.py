@@ -159,7 +159,9 @@ async def test_begin_deals_the_seeded_shoe_and_offers_the_first_opening_pick_by_
     order = list(PLAYERS[:3])
     random.Random(SEED).shuffle(order)  # the shared lobby seats players with the table's seed
     assert state == engine.new_game(make_cube().names, order, seed=SEED)
-    assert census_ok(state, make_cube()) and version == 1 and extras == {"offer": 1}
+    assert census_ok(state, make_cube()) and version == 1
+    began = {"type": "vortex.GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
+    assert extras == {"offer": 1, "log": [began]}  # the public log, kept from the deal
     assert all(len(p.pack) == 7 for p in state.players) and len(state.passed_pack) == 7
     rows = await outbox_rows(db, since)
     assert [r.kind for r in rows] == [vortex.ANNOUNCE, vortex.PICK]
