@@ -71,7 +71,7 @@ async def _complete(ctx: registry.PageContext, pod_id: int) -> tuple[tables.Load
 
 
 async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Iterable[int]) -> dict[int, str]:
-    return await log_names(session, ctx.guild_id, user_ids)
+    return await log_names(session, ctx.guild_id, user_ids, seats=False)
 
 
 def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:

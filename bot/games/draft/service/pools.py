@@ -120,13 +120,14 @@ async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
     return list((await session.execute(query)).scalars())
 
 
-async def log_names(session: AsyncSession, guild_id: int, user_ids: Iterable[int]) -> dict[int, str]:
-    """The names the logs and pages show for seats (`user_ids` in seat order): a bot drafter's
-    "Bot N", a player's display name in the server as last seen, else "Player <seat>" (never an id)."""
+async def log_names(session: AsyncSession, guild_id: int, user_ids: Iterable[int], *, seats: bool = True) -> dict[int, str]:
+    """The names the logs and pages show for players: a bot drafter's "Bot N", a player's display
+    name in the server as last seen, else (`seats`: `user_ids` are the seats in order) "Player <seat>",
+    never an id (without `seats`: the site's "Player …1234")."""
     ids = list(user_ids)
     names = await names_of(session, guild_id, [uid for uid in ids if not is_bot_user(uid)])
-    return {uid: seat_name(uid) if is_bot_user(uid) else names[uid] if names[uid] != unnamed(uid) else f"Player {seat + 1}"
-            for seat, uid in enumerate(ids)}
+    return {uid: seat_name(uid) if is_bot_user(uid) else f"Player {seat + 1}" if seats and names[uid] == unnamed(uid)
+            else names[uid] for seat, uid in enumerate(ids)}
 
 
 async def draft_record(session: AsyncSession, row: Any, seats: Sequence[Any], names: dict[int, str]) -> logs.DraftRecord:
