@@ -339,4 +339,5 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     if pod.turns:
         lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
     # The players are pinged: their pools are edits of their pack messages, which notify nobody.
-    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*(uid for uid in pools if not drafts.is_bot_user(uid))))
+    humans = [uid for uid in pools if not drafts.is_bot_user(uid)]
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*humans))
