@@ -84,8 +84,9 @@ FORMATS: tuple[FormatHelp, ...] = (
               "queue; nobody picks from a later pack while an earlier one can still reach them. With a pick "
               "timer, a player who runs out of time gets a pick made for them; after 3 in a row a bot takes "
               "the seat until they come back with `/draft rejoin`.",
-        more="`/draft replace` (organizer) hands a seat to a bot · `/draft rejoin` takes it back · "
-             "`/draft log` (organizer) every pick as a file.",
+        more="`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
+             "`/draft rejoin` takes it back · `/draft seat` (organizer) gives a bot's seat to a new player · "
+             "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
     ),
     FormatHelp(
         key="battler",

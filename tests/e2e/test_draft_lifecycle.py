@@ -25,6 +25,7 @@ from tests.e2e.drivers.draft import (
     live_reaction_packs,
     pick_buttons,
     pick_by_reaction,
+    stored_picks,
 )
 from tests.e2e.test_draft_timers import pod_status
 from tests.fake_discord.models import flatten_components
@@ -302,9 +303,11 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     name, body = await exported(fake, world, p0, "text")
     assert name.endswith(".txt") and body.splitlines() == table.picks[p0]
 
-    # The log is the organizer's.
-    refused = await slash(fake, world, p1, "draft log")
-    assert refused.ephemeral and "organizer" in refused.content and not refused.message.get("attachments")
+    # Nobody gets the log before the draft is complete: players are refused, organizers see progress.
+    refused = await download_log(fake, world, p1, "draftmancer")
+    assert isinstance(refused, str) and "after the draft is complete" in refused
+    progress = await download_log(fake, world, world.admin, "summary")
+    assert isinstance(progress, str) and "`/draft status`" in progress
 
     # Closed DMs: pick in the server (ephemeral), then open DMs and get the pack again by DM.
     in_server = await slash(fake, world, p2, "draft pick")
@@ -342,7 +345,7 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     # The lobby message, which said the draft was running, says it is over.
     await fake.wait_for(lambda: "Status\ncomplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
 
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert log["status"] == "complete" and len(log["picks"]) == 30
     by_user: dict[int, list[dict]] = {}
     for entry in log["picks"]:
@@ -413,7 +416,7 @@ async def test_rest_calls_per_pick(fake, bot, world, pick_mode, by, limit):
     per_pick = rest_calls_per_pick(fake, world, since, TOTAL)
     reactions = fake.count_calls("PUT", REACTION_PUT, since=since) / TOTAL
     print(f"\nREST calls per pick, pick_mode={pick_mode}: {per_pick:.2f}, plus {reactions:.2f} reaction PUTs")
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert {e["source"] for e in log["picks"]} == {by}
     assert {u: [e["card"] for e in log["picks"] if e["user_id"] == u] for u in players} == table.picks
     assert per_pick <= limit
@@ -455,5 +458,5 @@ async def test_failed_pack_dms_are_retried_then_resent_by_the_sweep(fake, bot, w
     assert len(table.live(p1)) == 1
     await table.play(16 - table.total)
     await wait_complete(fake, world, pod_id)
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert {u: [e["card"] for e in log["picks"] if e["user_id"] == u] for u in (p0, p1)} == table.picks

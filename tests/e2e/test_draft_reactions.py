@@ -20,10 +20,10 @@ from tests.e2e.drivers.common import embed_text
 from tests.e2e.drivers.draft import (
     age_waits,
     cards_shown,
-    download_log,
     live_reaction_packs,
     pack_title,
     pick_by_reaction,
+    stored_picks,
     toggle_letter,
 )
 from tests.e2e.test_draft_lifecycle import begin_pod, players_with_a_pack, wait_complete
@@ -60,8 +60,8 @@ async def settle(fake, bot, pod_id: int, players: list[int]) -> None:
                         what=f"packs shown to {sorted(expected)}")
 
 
-async def picks_of(fake, world) -> list[dict]:
-    return (await download_log(fake, world))["picks"]
+async def picks_of(bot) -> list[dict]:
+    return (await stored_picks(bot))["picks"]
 
 
 async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_per_pick(fake, bot, world):
@@ -122,7 +122,7 @@ async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_
     assert kinds["edit"] == total + waits + len(players) - 1 and kinds["notice"] == waits
     assert kinds["letter"] == 0  # every letter was on the message before the first pick: none re-added
     assert not [c for c in calls if c.method == "DELETE"]
-    log = await picks_of(fake, world)
+    log = await picks_of(bot)
     assert {e["source"] for e in log} == {"reaction"}
     assert {u: [e["card"] for e in log if e["user_id"] == u] for u in players} == mine
 
@@ -139,7 +139,7 @@ async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(
     await toggle_letter(fake, p1, message, 0)
     waiting = f"Already picked: that pack has moved on. You have no pack right now: you are waiting on <@{p0}>."
     await fake.wait_for(lambda: any(m.get("content") == waiting for m in fake.dms(p1)), what="already picked")
-    assert len(await picks_of(fake, world)) == 1
+    assert len(await picks_of(bot)) == 1
     await toggle_letter(fake, p1, message, 0)  # on again: still no pack on the message
     await fake.wait_for(lambda: sum("Already picked" in (m.get("content") or "") for m in fake.dms(p1)) == 2,
                         what="already picked twice")
@@ -151,7 +151,7 @@ async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(
     assert p1 in fake.reactions(message["id"])[ui.regional_indicator(0)]  # the old highlight, count 2
     second = await pick_by_reaction(fake, p1, shown, 0)  # clicking it off is the pick
     assert p1 not in fake.reactions(message["id"]).get(ui.regional_indicator(0), set())
-    assert [(e["user_id"], e["card"]) for e in await picks_of(fake, world) if e["user_id"] == p1] == [
+    assert [(e["user_id"], e["card"]) for e in await picks_of(bot) if e["user_id"] == p1] == [
         (p1, first), (p1, second)
     ]
 
@@ -205,7 +205,7 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     await fake.wait_for(lambda: any("can't tell which" in (m.get("content") or "") for m in fake.dms(p2)), what="p2 asked")
     asked = next(m for m in fake.dms(p2) if "can't tell which" in (m.get("content") or ""))
     assert "🇦" in asked["content"] and "🇩" in asked["content"]
-    log = await picks_of(fake, world)
+    log = await picks_of(bot)
     assert sorted((e["user_id"], e["card"]) for e in log) == sorted([(p0, card), (p1, card1)])
     assert not [e for e in log if e["user_id"] == p2]  # not guessed
     # At most one read per player's pack message, and no per-letter reads.
@@ -217,12 +217,12 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     m2 = fake.message(m2["id"])
     wanted = cards_shown(m2)[3]
     assert await pick_by_reaction(fake, p2, m2, 3) == wanted
-    assert [e["card"] for e in await picks_of(fake, world) if e["user_id"] == p2] == [wanted]
+    assert [e["card"] for e in await picks_of(bot) if e["user_id"] == p2] == [wanted]
     # A later restart finds nothing new: the highlights it saw are on record.
-    before = len(await picks_of(fake, world))
+    before = len(await picks_of(bot))
     await bot.restart()
     await settle(fake, bot, pod_id, players)
-    assert len(await picks_of(fake, world)) == before
+    assert len(await picks_of(bot)) == before
 
 
 async def test_a_timed_out_pick_turns_the_same_message_to_the_next_pack(fake, bot, world):
@@ -251,5 +251,5 @@ async def test_a_timed_out_pick_turns_the_same_message_to_the_next_pack(fake, bo
     await fake.wait_for(lambda: "time ran out, I picked" in (fake.message(m1["id"]).get("content") or ""),
                         what="the closing text")
     assert not live_reaction_packs(fake, p1)
-    sources = [e["source"] for e in await picks_of(fake, world) if e["user_id"] == p1]
+    sources = [e["source"] for e in await picks_of(bot) if e["user_id"] == p1]
     assert sources == ["timeout", "timeout"]

@@ -333,10 +333,11 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     lines = [
         f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
         "`/draft pool` shows it here too, `/draft export` as a deck file.",
-        *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
+        *(f"{drafts.seat_name(uid)}: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
           for uid, cards in pools.items()),
     ]
     if pod.turns:
         lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
     # The players are pinged: their pools are edits of their pack messages, which notify nobody.
-    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
+    humans = [uid for uid in pools if not drafts.is_bot_user(uid)]
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*humans))

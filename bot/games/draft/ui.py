@@ -20,7 +20,10 @@ from bot.games.draft.service import (
     PodView,
     PoolView,
     RejoinResult,
+    SeatHandover,
     SeatWait,
+    is_bot_user,
+    seat_name,
 )
 from bot.games.draft.service import uses_reactions as uses_reactions
 from bot.kit import limits
@@ -28,7 +31,7 @@ from bot.kit.dispatch import Component, index, number
 from bot.kit.formatting import format_duration
 from bot.kit.lobby import lobby_button_type
 from bot.kit.lobby import lobby_view as generic_lobby_view
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 from bot.store.types import utcnow
 
 MAX_REACTION_CARDS = REACTION_CARDS
@@ -69,12 +72,13 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     ]
     embed.description = " · ".join(settings)
     if pod.status == STATUSES.lobby:
-        players = "\n".join(f"• <@{uid}>" for uid in pod.player_ids) or "nobody yet"
+        players = "\n".join(f"• {seat_name(uid)}" for uid in pod.player_ids) or "nobody yet"
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
         embed.set_footer(text="Join, then the organizer presses Begin. Picks happen in DMs.")
     else:
         seating = "\n".join(
-            f"Seat {s.seat + 1}: <@{s.user_id}>{' (bot)' if s.is_bot else ''}" for s in pod.seats if s.seat is not None
+            f"Seat {s.seat + 1}: {seat_name(s.user_id)}{' (bot)' if s.is_bot and not is_bot_user(s.user_id) else ''}"
+            for s in pod.seats if s.seat is not None
         )
         embed.add_field(name="Seating (pack 1 passes left, pack 2 right)", value=seating or "-", inline=False)
         embed.add_field(name="Status", value=pod.status, inline=False)
@@ -231,6 +235,25 @@ def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str
     return f"🔙 {said}. {after}"
 
 
+def handed_announcement(result: SeatHandover) -> str:
+    """In the channel: an organizer handed a bot's seat to a new player."""
+    was = seat_name(result.was) if is_bot_user(result.was) else f"the bot that replaced <@{result.was}>"
+    said = (f"🪑 <@{result.user_id}> takes seat {result.seat + 1} of draft #{result.pod_id} from {was}, with its "
+            f"{plural(result.picks, 'pick')} so far as their pool (`/draft pool`).")
+    if result.prompt is not None:
+        return f"{said} Their current pack is in their DMs."
+    if result.wait.on:
+        return f"{said} Their next pack comes to their DMs once <@{result.wait.on[0]}> picks."
+    return f"{said} Their next pack comes to their DMs when the others pass it."
+
+
+def bot_seat_choices(seats: Sequence[tuple[int, int]], typed: str) -> list[discord.app_commands.Choice[int]]:
+    """The bots' seats (0-based seat, user id) as /draft seat's choices, those matching what was typed."""
+    return [discord.app_commands.Choice(name=f"Seat {seat + 1}: {seat_name(user_id)}" if is_bot_user(user_id)
+                                        else f"Seat {seat + 1}: a bot (it replaced a player)", value=seat + 1)
+            for seat, user_id in seats if typed.strip() in str(seat + 1)][:25]
+
+
 def rejoined_text(pod_id: int) -> str:
     """Above the first pack DM of a player who took their seat back from a bot."""
     return f"🔙 Draft #{pod_id}: your seat is yours again; what the bot picked for you stays in your pool."
@@ -292,7 +315,7 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
         round_text = f"pack {pod.round_of(seat) + 1}" if seat.picks < pod.packs * pod.pack_size else "done"
         flags = " 🤖" if seat.is_bot else (" 📪 DMs closed" if seat.dm_closed else "")
         lines.append(
-            f"**{(seat.seat or 0) + 1}.** <@{seat.user_id}>{flags} · {seat.picks} picks · {round_text} · "
+            f"**{(seat.seat or 0) + 1}.** {seat_name(seat.user_id)}{flags} · {seat.picks} picks · {round_text} · "
             f"{seat.queued} waiting · last pick {_ago(seat.last_pick_at, now)}"
         )
     embed.description = "\n".join(lines)

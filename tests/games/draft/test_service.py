@@ -13,6 +13,7 @@ from sqlalchemy import select
 from bot.cards.model import Card
 from bot.games.draft import bots
 from bot.games.draft import service as drafts
+from bot.games.draft.models import DraftPick, DraftSeat
 from bot.games.draft.rules import pass_direction
 from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
@@ -24,6 +25,18 @@ from tests.common import CHANNEL, GUILD, ORGANIZER, player
 from tests.common import ORG as ADMIN
 
 POD_ORGANIZER = Actor(ORGANIZER, GUILD)  # the pod's organizer, without server rights
+
+
+async def pick_log(db: Database, pod_id: int) -> dict:
+    """The pod's seats and every pick in order, read from the database (what the tests check)."""
+    async with db.read() as session:
+        seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+        users = {row.seat: row.user_id for row in seats}
+        picks = (await session.execute(select(DraftPick).where(DraftPick.pod_id == pod_id)
+                                       .order_by(DraftPick.sequence))).scalars().all()
+        return {"seats": [{"seat": row.seat, "user_id": row.user_id, "bot": row.is_bot} for row in seats],
+                "picks": [{"seat": p.seat, "user_id": users.get(p.seat), "pack": p.pack_id, "card": p.card,
+                           "source": p.source, "round": p.round + 1, "pick": p.pick_number} for p in picks]}
 
 
 def in_dm(user_id: int) -> Actor:
@@ -152,7 +165,7 @@ async def test_full_draft_pools_and_directions(db):
     assert sorted(len(cards) for cards in pools.values()) == [30] * 8
     dealt = Counter(card for cards in pools.values() for card in cards)
     assert all(count == 1 for count in dealt.values()) and len(dealt) == 240
-    log = await drafts.pick_log(db, pod.id, ADMIN)
+    log = await pick_log(db, pod.id)
     by_pack: dict[int, list[int]] = {}
     for entry in log["picks"]:
         by_pack.setdefault(entry["pack"], []).append(entry["seat"])
@@ -308,7 +321,7 @@ async def test_timeout_auto_pick_is_the_bot_policy_for_the_players_pool(db):
                     prompts[nxt.user_id] = nxt
     heads = {user: await drafts.current_prompt(db, pod.id, user) for user in (1001, 1002)}
     pools = {user: (await drafts.pool(db, pod.id, user)).cards for user in (1001, 1002)}
-    seats = {seat["user_id"]: seat["seat"] for seat in (await drafts.pick_log(db, pod.id, ADMIN))["seats"]}
+    seats = {seat["user_id"]: seat["seat"] for seat in (await pick_log(db, pod.id))["seats"]}
     actions = await drafts.sweep_timers(db, now=clock + timedelta(seconds=600))
     assert len(actions.auto_picks) == 2
     for result, to_bot in actions.auto_picks:
@@ -317,7 +330,7 @@ async def test_timeout_auto_pick_is_the_bot_policy_for_the_players_pool(db):
         assert result.card == policy_pick(list(head.cards), pools[result.user_id], cube, draft_seed=99,
                                           seat=seats[result.user_id], picks=15)
         assert (result.pack_id, result.pack_pick) == (head.pack_id, head.pack_pick)
-    log = await drafts.pick_log(db, pod.id, ADMIN)
+    log = await pick_log(db, pod.id)
     assert [p["source"] for p in log["picks"]][-2:] == ["timeout", "timeout"]
 
 

@@ -57,14 +57,27 @@ from bot.games.draft.service.lobby import (
     leave,
     set_lobby_message,
 )
-from bot.games.draft.service.picking import PickResult, RejoinResult, pick, rejoin, replace_with_bot
+from bot.games.draft.service.picking import (
+    PickResult,
+    RejoinResult,
+    SeatHandover,
+    bot_seats,
+    hand_seat,
+    pick,
+    rejoin,
+    replace_with_bot,
+)
 from bot.games.draft.service.pools import (
+    LOG_FORMATS,
     CardFacts,
+    LogFile,
     PoolView,
     all_pools,
     cards_to_show,
     count_picks,
-    pick_log,
+    draft_log,
+    draft_record,
+    log_names,
     pool,
 )
 from bot.games.draft.service.reactions import (
@@ -79,7 +92,15 @@ from bot.games.draft.service.reactions import (
     pack_message_of,
     set_letters,
 )
-from bot.games.draft.service.state import STATUSES, PackPrompt, PodView, SeatView, SeatWait
+from bot.games.draft.service.state import (
+    STATUSES,
+    PackPrompt,
+    PodView,
+    SeatView,
+    SeatWait,
+    is_bot_user,
+    seat_name,
+)
 from bot.games.draft.service.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
 
 __all__ = [
@@ -88,8 +109,8 @@ __all__ = [
     "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "claim_confirmation", "has_pack", "merge_confirmation", "pack_message",
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
-    "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
+    "is_shown", "join", "last_shown", "leave", "pick", "pool", "LOG_FORMATS", "LogFile", "draft_log", "draft_record", "log_names", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "SeatWait",
-    "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
+    "set_lobby_message", "still_current", "sweep_timers", "TimerActions", "is_bot_user", "seat_name", "SeatHandover", "bot_seats", "hand_seat",
     "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, is_bot_user, prompt_for
 from bot.kit import deadlines, outbox
 from bot.kit.errors import PermissionDenied
 from bot.kit.events import Payload
@@ -171,7 +171,7 @@ async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | 
         seat.seat: outbox.Message(FINAL_POOL, FinalPool(row.id, seat.seat).to_payload(), user_id=seat.user_id,
                                   guild_id=row.guild_id)
         for seat in pod.seats
-        if not seat.dm_closed
+        if not seat.dm_closed and not is_bot_user(seat.user_id)  # a bot drafter has no DMs
     }
     summary = outbox.Message(SUMMARY, PodRef(row.id).to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
     held = [pools.pop(hold_seat)] if hold_seat in pools else []
