@@ -61,7 +61,7 @@ from bot.kit import card_data, limits
 from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
-from bot.kit.text import escape
+from bot.kit.text import escape, plural, plural_word
 
 log = logging.getLogger(__name__)
 SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
@@ -332,11 +332,12 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pools = await drafts.all_pools(ctx.db, pod_id)
     lines = [
         f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
-        "`/draft pool` shows it here too, `/draft export` as a deck file.",
-        *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
-          for uid, cards in pools.items()),
+        "`/draft pool` shows it to them again, `/draft export` as a deck file.",
+        *(f"<@{uid}>: {plural(len(cards), 'card')}, first {plural_word(min(len(cards), 3), 'pick')} "
+          f"{', '.join(escape(c) for c in cards[:3])}" for uid, cards in pools.items()),
     ]
     if pod.turns:
-        lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
+        lines.append(f"Goldfish scoring is open: each player plays a {pod.turns}-turn game against the "
+                     "goldfish and reports it with `/goldfish report`.")
     # The players are pinged: their pools are edits of their pack messages, which notify nobody.
     return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
