@@ -3,7 +3,9 @@ on pack messages.
 
 In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
 them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
-was waiting also sends a one-line message, for the notification. When the draft is over each
+has not picked for a while (`drafts.WATCHING`) also sends a one-line notice (`drafts.NOTICE`), a
+reply to the pack message, for the notification; it deletes the player's notice before it, so
+at most one is in sight. When the draft is over each
 player's pack message (in every mode: the last message that showed them a pack) turns into their
 pool, and the channel's summary pings the players. A pick that leaves the player
 waiting is confirmed after `pick_confirm_grace` seconds (`drafts.CONFIRM`); a pack that reaches
@@ -37,6 +39,7 @@ from bot.games.draft.service import (
     Confirmation,
     FinalPool,
     MessageRef,
+    Notice,
     PackPost,
     Picked,
     PodRef,
@@ -45,6 +48,7 @@ from bot.games.draft.service import (
 from bot.games.draft.ui import (
     FINAL_POOL_FOOTER,
     final_pool_title,
+    notice_text,
     pack_embed,
     pack_picture_name,
     pack_picture_of,
@@ -128,8 +132,8 @@ class DraftMessages:
                          picked: Picked | None, *, rejoined: bool = False) -> Outgoing:
         """Show the pack on the player's reaction pack message, whose letters stay (and whose
         picture is replaced). With the player's pick just before (`picked`) the edit is its
-        confirmation; a pack that reached a player who had been waiting (or who took their seat
-        back, `rejoined`) also gets a short new message, for the notification."""
+        confirmation; a player who took their seat back (`rejoined`) also gets a short new message
+        saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         done = self.begin_settling(target.message_id)
 
@@ -141,9 +145,22 @@ class DraftMessages:
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
             view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
             edit=(target.channel_id, target.message_id),
-            continued=[] if picked else [pack_ready_text(prompt, rejoined=rejoined)],
+            continued=[pack_ready_text(prompt, rejoined=True)] if rejoined and not picked else [],
             after_send=after_send,
         )
+
+    async def notice(self, notice: Notice, fresh: bool) -> Outgoing | None:
+        """The "📬 your next pack" notice: a reply to the player's pack message (a jump link to it),
+        deleting their notice before it. Skipped when the pack went as a new message (which
+        notifies by itself) or, sent late, when the player has picked from it meanwhile."""
+        if not fresh and not await drafts.is_head(self.bot.db, notice.pod_id, notice.seat, notice.pack_id,
+                                                  notice.pack_pick):
+            return None
+        target = await drafts.pack_message_of(self.bot.db, notice.pod_id, notice.seat)
+        if target is None:
+            return None
+        return Outgoing(content=notice_text(notice), reply_to=(target.channel_id, target.message_id),
+                        delete=await drafts.notice_to_replace(self.bot.db, notice))
 
     @contextlib.contextmanager
     def settling(self, message_id: int) -> Iterator[None]:
@@ -280,6 +297,11 @@ def _closing_text(p: ClosePack) -> str:
 @renders(drafts.PACK, PackPost)
 async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh)
+
+
+@renders(drafts.NOTICE, Notice)
+async def notice(pack: Notice, ctx: Delivery) -> Outgoing | None:
+    return await DraftMessages.of(ctx.bot).notice(pack, ctx.fresh)
 
 
 @renders(drafts.RETIRE, MessageRef)

@@ -16,6 +16,7 @@ from bot.games.draft.service import (
     REACTION_CARDS,
     STATUSES,
     CardFacts,
+    Notice,
     PackPrompt,
     PodView,
     PoolView,
@@ -213,13 +214,23 @@ def picked_line(round_index: int, pick_number: int, card: str, scryfall_base: st
     return f"✅ Pack {round_index + 1}, pick {pick_number}: you took {card_link_markdown(card, scryfall_base)}."
 
 
+def _how_to_pick(pick_mode: str) -> str:
+    return "react with its letter" if pick_mode == "reactions" else "react with its letter or press its button"
+
+
 def pack_ready_text(prompt: PackPrompt, *, rejoined: bool = False) -> str:
     """The short new message that notifies a player whose pack message (above) shows a new pack
     (`rejoined`: the first since they took their seat back from a bot)."""
-    how = "react with its letter" if prompt.pick_mode == "reactions" else "react with its letter or press its button"
     which = "your seat is yours again, and your current pack" if rejoined else "your next pack"
     return (f"📬 Draft #{prompt.pod_id}: {which} (pack {prompt.round + 1}, pick {prompt.pick_number}) "
-            f"is in your pack message above: {how}.")
+            f"is in your pack message above: {_how_to_pick(prompt.pick_mode)}.")
+
+
+def notice_text(notice: Notice) -> str:
+    """The notice of a pack that reached a player who was away: a reply to their pack message, so
+    Discord shows the message it means above it, with a jump link."""
+    return (f"📬 Draft #{notice.pod_id}: your next pack (pack {notice.round + 1}, pick {notice.pick_number}) is in "
+            f"your pack message (the one this replies to): {_how_to_pick(notice.pick_mode)}.")
 
 
 def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str:
