@@ -51,8 +51,8 @@ async def test_a_notice_replies_to_the_pack_message_replaces_the_last_and_skips_
     await age_last_picks(bot, pod_id, AWAY, users=[a])
     await passes_to(fake, b, a, "Pack 1, pick 2")
     [first] = await fake.wait_for(lambda: notices(fake, a), what="a's notice")
-    assert first["content"] == ("📬 Draft #%d: your next pack (pack 1, pick 2) is in your pack message (the one "
-                                "this replies to): react with its letter." % pod_id)
+    assert first["content"] == (f"📬 Draft #{pod_id}: your next pack (pack 1, pick 2) is in your pack message (the "
+                                "one this replies to): react with its letter.")
     # A reply to the pack message: Discord shows that message above it, with a jump link.
     assert first["message_reference"]["message_id"] == pack_message["id"]
     assert first["referenced_message"]["id"] == pack_message["id"]
