@@ -196,12 +196,14 @@ async def queue_packs(
 
 
 def _away(pod: Pod, seat: int) -> bool:
-    """Is the seat's player away (not picking lately), so a pack that reaches them needs a notice?
-    A player who never picked in this draft gets their first pack as a new message, which notifies."""
+    """Was the seat's player away (no pick for `WATCHING`) when their pack reached them (its clock's
+    `waiting_since`), so it needs a notice? A player who never picked in this draft gets their first
+    pack as a new message, which notifies by itself."""
     if seat >= len(pod.clocks):
         return False
-    last = pod.clocks[seat].last_pick_at
-    return last is not None and utcnow() - last >= WATCHING
+    clock = pod.clocks[seat]
+    return (clock.last_pick_at is not None and clock.waiting_since is not None
+            and clock.waiting_since - clock.last_pick_at >= WATCHING)
 
 
 def _notice(prompt: PackPrompt, clock: SeatClock) -> outbox.Message:
