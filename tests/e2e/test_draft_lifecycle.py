@@ -98,6 +98,11 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
 
     joined = await fake.click(p0, lobby, lobby_id(pod_id, "join"))
     assert f"<@{p0}>" in lobby_text(fake, lobby) and "1/3" in lobby_text(fake, lobby), joined.content
+    # A player reads how the draft begins: by itself once full, or by the organizer's Begin.
+    [shown] = fake.message(lobby["id"])["embeds"]
+    assert shown["footer"]["text"] == ("The draft begins by itself once 3 players have joined, or earlier when the "
+                                       "organizer presses Begin. Picks happen in DMs.")
+    assert "picks by button or reaction" in shown["description"] and "picks by both" not in shown["description"]
     twice = await fake.click(p0, lobby, lobby_id(pod_id, "join"))
     assert twice.ephemeral and "already in" in twice.content
 
@@ -131,7 +136,8 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
     kept = await fake.click(world.admin, prompt.message, button_id(prompt, "Cancel"))
     assert "nothing was changed" in kept.content
     assert lobby_id(pod_id, "join") in lobby_buttons(fake, lobby)
-    assert f"Draft #{pod_id} · lobby" in (await slash(fake, world, world.admin, "draft status")).content
+    status = (await slash(fake, world, world.admin, "draft status")).content
+    assert f"Draft #{pod_id} · Open for players" in status and "In the lobby: 1 of 3 players." in status, status
 
     prompt = await fake.click(world.admin, lobby, lobby_id(pod_id, "cancel"))
     done = await fake.click(world.admin, prompt.message, button_id(prompt, "Confirm"))
@@ -168,7 +174,8 @@ async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
     await fake.click(p2, lobby, lobby_id(pod_id, "leave"))
     begun = await fake.click(world.admin, lobby, lobby_id(pod_id, "begin"))
     assert not begun.ephemeral and lobby_buttons(fake, lobby) == []
-    assert "Seat 1" in lobby_text(fake, lobby) and "drafting" in lobby_text(fake, lobby)
+    assert "Seat 1" in lobby_text(fake, lobby) and "Status\nIn progress" in lobby_text(fake, lobby)
+    assert "drafting" not in lobby_text(fake, lobby)  # the stored word, never shown
     late = await slash(fake, world, p3, "draft join")
     assert late.ephemeral and "already started" in late.content
     for player in (p0, p1):  # 30 cards: too many for buttons, so the pack comes with select menus
@@ -277,7 +284,7 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     p0, p1, p2 = world.players[:3]
     fake.set_dms_closed(p2)
     pod_id, lobby = await begin_pod(fake, world, [p0, p1, p2], packs=2, pack_size=5, pick_mode="buttons")
-    assert "drafting" in embed_text(fake.message(lobby["id"]))
+    assert "In progress" in embed_text(fake.message(lobby["id"]))
     await fake.wait_for(
         lambda: any(f"<@{p2}>" in m.get("content", "") and "/draft pick" in m["content"] for m in fake.messages(world.channel)),
         what="closed-DM notice",
@@ -291,10 +298,11 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     status = await slash(fake, world, p1, "draft status")
     assert not status.ephemeral
     text = status.content
-    assert "2/30 picks made" in text and "DMs closed" in text and "Waiting on" in text
+    assert "2 of 30 picks made" in text and "DMs closed" in text and "Waiting on" in text
+    assert "Draft #" in text and "· In progress" in text and "· 1 pick ·" in text  # no "drafting", no "1 picks"
     waiting_on = text.split("Waiting on", 1)[1]
     assert f"<@{p2}>" in waiting_on
-    assert re.search(rf"<@{p2}>.*· 0 picks · pack 1 · 2 waiting", text), text
+    assert re.search(rf"<@{p2}>.*· 0 picks · pack 1 · 2 packs waiting", text), text
 
     # /draft pool is private and grouped by colour.
     pool = await slash(fake, world, p0, "draft pool")
