@@ -348,7 +348,7 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     await table.play(20 - len(table.picks[p0]) - len(table.picks[p2]))  # p0's and p2's remaining picks
     await wait_complete(fake, world, pod_id)
     # The lobby message, which said the draft was running, says it is over.
-    await fake.wait_for(lambda: "Status\ncomplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
+    await fake.wait_for(lambda: "Status\nComplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
 
     log = await download_log(fake, world)
     assert log["status"] == "complete" and len(log["picks"]) == 30
