@@ -365,8 +365,8 @@ async def test_long_writeup_pages_with_buttons(fake, bot, world):
 
 
 BAD_SCORES = [
-    pytest.param({"life_lost": "-5"}, "cannot be negative", id="negative-life"),
-    pytest.param({"poison": "-1"}, "cannot be negative", id="negative-poison"),
+    pytest.param({"life_lost": "-5"}, "cannot be negative (got \u22125", id="negative-life"),  # one minus sign
+    pytest.param({"poison": "-1"}, "cannot be negative (got \u22121", id="negative-poison"),
     pytest.param({"cards_milled": "lots"}, "is not a number", id="not-a-number"),
     pytest.param({"life_lost": "twenty"}, "is not a number", id="words"),
     pytest.param({"cards_milled": "2.5"}, "whole number", id="half-a-card"),

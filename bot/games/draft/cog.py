@@ -25,6 +25,7 @@ from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.tables import Actor
+from bot.kit.text import plural
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +204,7 @@ class DraftCog(TableCog):
         names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
-        await interaction.response.send_message(f"Your {len(pool.cards)} picks from draft #{pod.id}.", file=file, ephemeral=True)
+        await interaction.response.send_message(f"Your {plural(len(pool.cards), 'pick')} from draft #{pod.id}.", file=file, ephemeral=True)
 
     @draft.command(name="log", description="Download the draft's full pick log as JSON (organizer).")
     @app_commands.guild_only()

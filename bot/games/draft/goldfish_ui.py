@@ -17,7 +17,7 @@ LABEL_DESCRIPTION = 100
 PLACEHOLDER = 100
 
 
-MINUS = "\u2212"  # the one minus sign users see
+MINUS = rules.MINUS  # the one minus sign users see
 
 # An event's status and scoring method as players read them (not the stored words).
 STATUS_TEXT = {"open": "taking scores", "closed": "ended"}
@@ -143,7 +143,7 @@ def rules_embed(event: EventView | None) -> discord.Embed:
         )
     else:
         title = f"Goldfish rules · {event.name}"[:256]
-        length = f"A game lasts **{event.turns} turns**. {game_end_rule(event.turns, event.play_order)}"
+        length = f"A game lasts **{plural(event.turns, 'turn')}**. {game_end_rule(event.turns, event.play_order)}"
     embed = discord.Embed(title=title, colour=discord.Colour.orange())
     embed.description = "\n\n".join([
         length,
