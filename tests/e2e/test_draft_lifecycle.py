@@ -150,6 +150,17 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
     await open_lobby(fake, world)
 
 
+async def test_a_join_that_fills_the_lobby_is_told_in_the_third_person(fake, bot, world):
+    p0, p1 = world.players[:2]
+    pod_id, lobby = await open_lobby(fake, world, seats=2)
+    await fake.click(p0, lobby, lobby_id(pod_id, "join"))
+    filled = await slash(fake, world, p1, "draft join")
+    assert not filled.ephemeral and filled.message["content"] == (
+        f"<@{p1}> joined draft #{pod_id}, which is full and has begun: each player's first pack is in their DMs.")
+    assert fake.pinged_users(filled.message) == set()
+    await fake.wait_for(lambda: "Status\nIn progress" in lobby_text(fake, lobby), what="the lobby shows the draft")
+
+
 async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
     p0, p1, p2, p3 = world.players[:4]
     # Even two players would need 2 × 5 × 30 = 300 cards of the 288-card goldfish cube.
@@ -174,6 +185,8 @@ async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
     await fake.click(p2, lobby, lobby_id(pod_id, "leave"))
     begun = await fake.click(world.admin, lobby, lobby_id(pod_id, "begin"))
     assert not begun.ephemeral and lobby_buttons(fake, lobby) == []
+    # The channel reads about the players in the third person.
+    assert begun.message["content"] == f"Draft #{pod_id} has begun: each player's first pack is in their DMs."
     assert "Seat 1" in lobby_text(fake, lobby) and "Status\nIn progress" in lobby_text(fake, lobby)
     assert "drafting" not in lobby_text(fake, lobby)  # the stored word, never shown
     late = await slash(fake, world, p3, "draft join")

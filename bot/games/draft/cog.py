@@ -61,6 +61,9 @@ class DraftCog(TableCog):
     def cancel_question(self, table: drafts.PodView) -> str:
         return f"Cancel draft #{table.id}? Picks so far are kept in its log."
 
+    def begun_text(self, table: drafts.PodView) -> str:
+        return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
+
     async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
         """A full lobby begins at once, on the organizer's behalf."""
         if not pod.is_full:
@@ -81,7 +84,9 @@ class DraftCog(TableCog):
         if by_button:
             await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
         else:
-            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
+            await interaction.response.send_message(
+                f"{interaction.user.mention} joined draft #{pod.id}, which is full and has begun: each player's first "
+                "pack is in their DMs.")
             await self.edit_lobby(begun)
         return True
 
