@@ -54,7 +54,7 @@ FORMATS: tuple[FormatHelp, ...] = (
             "and sends `/goldfish report` with the numbers and a turn-by-turn write-up (again to correct it).",
             "**Follow:** `/goldfish status` shows the scores; `/goldfish writeup` reads a player's game.",
             "**End:** `/goldfish end` (the organizer; asks first) makes the standings final and sends them to "
-            "the leaderboard. `/goldfish cancel` deletes the event with nothing recorded.",
+            "the leaderboard. `/goldfish cancel` (asks first) deletes the event and its scores, with nothing recorded.",
         ),
         rules="The game lasts 7 turns with the Goldfish Cube, 10 otherwise (the event says). You stack your "
               "deck and may add basic lands; the goldfish has endless basic lands, plays one a turn and "

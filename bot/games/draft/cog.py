@@ -24,6 +24,7 @@ from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.tables import Actor
+from bot.kit.text import plural
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
 LOG_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in drafts.LOG_FORMATS.items()]
@@ -58,6 +59,9 @@ class DraftCog(TableCog):
     def cancel_question(self, table: drafts.PodView) -> str:
         return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
 
+    def begun_text(self, table: drafts.PodView) -> str:
+        return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
+
     async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
         """A full lobby begins at once, on the organizer's behalf."""
         if not pod.is_full:
@@ -78,7 +82,9 @@ class DraftCog(TableCog):
         if by_button:
             await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
         else:
-            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
+            await interaction.response.send_message(
+                f"{interaction.user.mention} joined draft #{pod.id}, which is full and has begun: each player's first "
+                "pack is in their DMs.")
             await self.edit_lobby(begun)
         return True
 
@@ -202,7 +208,7 @@ class DraftCog(TableCog):
         names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
-        await interaction.response.send_message(f"Your {len(pool.cards)} picks from draft #{pod.id}.", file=file, ephemeral=True)
+        await interaction.response.send_message(f"Your {plural(len(pool.cards), 'pick')} from draft #{pod.id}.", file=file, ephemeral=True)
 
     @draft.command(name="seat", description="Hand a seat a bot plays to a new player (organizer).")
     @app_commands.describe(seat="The bot's seat.", player="The new player (not in the draft).")

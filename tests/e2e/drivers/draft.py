@@ -16,7 +16,7 @@ from tests.e2e.drivers.common import components, embed_text
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord import FakeDiscord
 
-__all__ = ["DraftDriver", "age_waits", "card_of", "cards_shown", "download_log", "embed_text", "join_all",
+__all__ = ["DraftDriver", "age_last_picks", "age_waits", "card_of", "cards_shown", "download_log", "embed_text", "join_all",
            "live_pack_messages", "live_reaction_packs", "pack_title", "pick_buttons", "pick_by_reaction", "start_lobby",
            "stored_picks",
            "toggle_letter"]
@@ -160,5 +160,24 @@ async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None
             )).scalars():
                 row.next_attempt_at = row.next_attempt_at - back
             return aged
+    finally:
+        await db.dispose()
+
+
+async def age_last_picks(bot, pod_id: int, seconds: float, *, users: list[int]) -> None:
+    """Pretend `users` made their last pick of `pod_id` `seconds` earlier (they stepped away): their
+    seats' clocks move back in the bot's own database, as the passing of time looks to the bot."""
+    db = Database(bot.database_url)
+    try:
+        async with db.write() as session:
+            pod = (await session.execute(select(DraftPod).where(DraftPod.id == pod_id))).scalar_one()
+            seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+            chosen = {row.seat for row in seats if row.user_id in users}
+            bookkeeping = copy.deepcopy(pod.bookkeeping)
+            for seat, clock in enumerate(bookkeeping["seats"]):
+                if seat in chosen and clock["last_pick_at"] is not None:
+                    clock["last_pick_at"] = (datetime.fromisoformat(clock["last_pick_at"])
+                                             - timedelta(seconds=seconds)).isoformat()
+            pod.bookkeeping = bookkeeping
     finally:
         await db.dispose()

@@ -15,6 +15,7 @@ from bot.games.draft import bots
 from bot.games.draft import service as drafts
 from bot.games.draft.models import DraftPick, DraftSeat
 from bot.games.draft.rules import pass_direction
+from bot.kit import outbox
 from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
@@ -512,3 +513,45 @@ async def test_a_finished_draft_redraws_its_lobby_message_once(db, posted):
     async with db.read() as session:
         rows = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == "draft.lobby"))).scalars().all()
     assert [(r.payload, r.channel_id) for r in rows] == ([({"table_id": pod.id}, CHANNEL)] if posted else [])
+
+
+async def notice_rows(db) -> list[tuple[int, dict]]:
+    async with db.read() as session:
+        rows = await session.execute(select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.payload)
+                                     .where(OutboxMessage.kind == drafts.NOTICE).order_by(OutboxMessage.id))
+        return [(row_id, user_id, payload) for row_id, user_id, payload in rows]
+
+
+@pytest.mark.parametrize("mode", ["reactions", "buttons"])
+async def test_a_pack_reaching_a_player_away_for_a_minute_queues_a_notice_replacing_the_last(db, mode):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode=mode)
+    await drafts.begin(db, pod.id, ADMIN)
+    a, b = 1001, 1002
+    start = utcnow()
+
+    async def picks(user: int, seconds: float) -> None:
+        await pick_first_card_at(db, await drafts.current_prompt(db, pod.id, user), start + timedelta(seconds=seconds))
+
+    await picks(a, 0)  # a now waits for b's pack
+    await picks(b, 59)  # it reaches a 59 s after a's pick: a is watching, the edit is enough
+    await picks(a, 60)
+    await picks(b, 120)  # a minute after a's pick: a stepped away
+    if mode == "buttons":  # the pack comes as a new message, which notifies by itself
+        assert await notice_rows(db) == []
+        return
+    [(first_row, user, first)] = await notice_rows(db)
+    assert user == a and first == {"pod_id": pod.id, "seat": first["seat"], "pack_id": first["pack_id"],
+                                   "pack_pick": 2, "round": 0, "pick_number": 3, "pick_mode": "reactions",
+                                   "previous": None}
+    await picks(a, 130)
+    await picks(b, 300)
+    rows = await notice_rows(db)
+    assert [(user, payload["pick_number"], payload["previous"]) for _row, user, payload in rows] == [
+        (a, 3, None), (a, 4, first_row)]  # the second deletes the first
+    assert drafts.Notice.from_payload(rows[1][2]).previous == first_row
+    # The notice's message is what the next one deletes, once it was sent.
+    await outbox.settle(db, [outbox.Outcome(outbox.Queued(rows[1][0], outbox.Message(drafts.NOTICE, rows[1][2]), 0,
+                                                          utcnow()), channel_id=55, message_id=9001)])
+    assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", rows[1][0])) == (
+        55, 9001)
+    assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", first_row)) is None

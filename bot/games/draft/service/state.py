@@ -204,13 +204,19 @@ class SeatClock:
     waiting_since: datetime | None = None  # when the seat's current pack became its head
     reminded: bool = False  # reminded about that pack (pick timers)
     last_pick_at: datetime | None = None
+    notice: int | None = None  # the outbox row of the player's latest "next pack" notice (deleted by the next one)
 
     def to_dict(self) -> dict:
-        return {"waiting_since": _iso(self.waiting_since), "reminded": self.reminded, "last_pick_at": _iso(self.last_pick_at)}
+        data = {"waiting_since": _iso(self.waiting_since), "reminded": self.reminded,
+                "last_pick_at": _iso(self.last_pick_at)}
+        if self.notice is not None:
+            data["notice"] = self.notice
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> SeatClock:
-        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")))
+        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")),
+                   data.get("notice"))
 
 
 def _iso(moment: datetime | None) -> str | None:
