@@ -172,12 +172,17 @@ async def find_period(db: Database, guild_id: int, season: str = CURRENT) -> Per
         return ALL_TIME_PERIOD
     async with db.read() as session:
         if key in (CURRENT, ""):
-            running = await active_season(session, guild_id)
-            return NO_SEASON_PERIOD if running is None else _season_period(running)
+            return await current_period(session, guild_id)
         chosen = await _season_by_name(session, guild_id, season)
     if chosen is None:
         raise NotFound(f"There is no season called **{escape(clean_name(season))}**.")
     return _season_period(chosen)
+
+
+async def current_period(session: AsyncSession, guild_id: int) -> Period:
+    """The running season's period, else all time (no season running)."""
+    running = await active_season(session, guild_id)
+    return NO_SEASON_PERIOD if running is None else _season_period(running)
 
 
 async def period_by_key(db: Database, guild_id: int, key: str) -> Period:

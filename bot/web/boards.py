@@ -21,6 +21,8 @@ from bot.kit.leaderboard import BoardRow, Period
 from bot.store.db import Database
 from bot.store.models import EventResult
 
+ASK = object()  # `newest` not given: read it
+
 
 class Boards:
     def __init__(self, db: Database, *, size: int = 256, ttl: float = 120.0,
@@ -33,8 +35,10 @@ class Boards:
             query = select(func.max(EventResult.id)).where(EventResult.guild_id == guild_id)
             return (await session.execute(query)).scalar_one_or_none()
 
-    async def _cached(self, guild_id: int, key: Hashable, compute: Callable[[], Awaitable[Any]]) -> Any:
-        newest = await self._newest(guild_id)
+    async def _cached(self, guild_id: int, key: Hashable, compute: Callable[[], Awaitable[Any]],
+                      newest: int | None | object = ASK) -> Any:
+        if newest is ASK:
+            newest = await self._newest(guild_id)
         found = self._entries.get(key)
         if found is not None and found[0] == newest and self.clock() - found[1] < self.ttl:
             self._entries.move_to_end(key)
@@ -47,11 +51,14 @@ class Boards:
                 self._entries.popitem(last=False)
         return value
 
-    async def boards(self, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
-        """Every format's board for `period`, and (key None) the board of all formats."""
+    async def boards(self, guild_id: int, period: Period, *,
+                     newest: int | None | object = ASK) -> dict[str | None, list[BoardRow]]:
+        """Every format's board for `period`, and (key None) the board of all formats. `newest`: the
+        server's newest result id if the caller has just read it (`bot.web.page_cache.stamp`)."""
         return await self._cached(guild_id, (guild_id, period.season_id),
-                                  lambda: leaderboard.boards(self.db, guild_id, period))
+                                  lambda: leaderboard.boards(self.db, guild_id, period), newest)
 
-    async def board(self, guild_id: int, period: Period, format: str | None = None) -> list[BoardRow]:
+    async def board(self, guild_id: int, period: Period, format: str | None = None, *,
+                    newest: int | None | object = ASK) -> list[BoardRow]:
         """One format's board (None: all formats), from the same computation as `boards`."""
-        return (await self.boards(guild_id, period)).get(format, [])
+        return (await self.boards(guild_id, period, newest=newest)).get(format, [])
