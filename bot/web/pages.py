@@ -40,6 +40,9 @@ class SitePages:
         # The lists and leaderboards of the pages, kept per server and stamp; off with the page cache
         # unless given (`make_app(page_cache=PageCache(size=0))`: every page built anew).
         self.computed = computed if computed is not None else page_cache.Computed(size=256 if self.cache.enabled else 0)
+        # The leaderboards' and events lists' pages themselves (everything they show is in their key),
+        # kept as long as their data.
+        self.lists = page_cache.PageCache(size=self.computed.size, ttl=self.computed.ttl)
         self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
@@ -77,6 +80,10 @@ class SitePages:
     def _keep(self, key: Any, response: web.Response, final: bool) -> web.Response:
         if final and key is not None:
             self.cache.put(key, response)
+        return response
+
+    def _keep_list(self, key: Any, response: web.Response) -> web.Response:
+        self.lists.put(key, response)
         return response
 
     def _context(self, site: access.Site, request: web.Request) -> registry.PageContext:
@@ -133,6 +140,10 @@ class SitePages:
                 period = leaderboard.ALL_TIME_PERIOD
         if season not in (leaderboard.CURRENT, leaderboard.ALL_TIME):
             period = await leaderboard.period_by_key(self.db, guild_id, season)
+        key = page_cache.key(site, stamped, "leaderboard", fmt, season, page, period, tuple(seasons))
+        kept = self.lists.get(key)
+        if kept is not None:
+            return kept
 
         async def compute() -> tuple:
             rows = await self.boards.board(guild_id, period, None if fmt == ALL_FORMATS else fmt, newest=stamped[0])
@@ -146,9 +157,9 @@ class SitePages:
         shown, names, pages, page = await self.computed.get((guild_id, stamped, "leaderboard", period, fmt, page),
                                                             compute)
         format_title = leaderboard.FORMATS.get(fmt, "All formats")
-        return self._render(site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown,
-                            names=names, fmt=fmt, season=season, seasons=seasons, period=period, page=page,
-                            pages=pages, all_formats=ALL_FORMATS)
+        return self._keep_list(key, self._render(
+            site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown, names=names,
+            fmt=fmt, season=season, seasons=seasons, period=period, page=page, pages=pages, all_formats=ALL_FORMATS))
 
     async def events(self, request: web.Request) -> web.Response:
         before = params.shaped(request.query, "before", queries.CURSOR)
@@ -156,6 +167,10 @@ class SitePages:
             site = await self._site(session, request)
             guild_id = site.guild_id
             stamped = await page_cache.stamp(session, guild_id)
+            key = page_cache.key(site, stamped, "events", before)
+            kept = self.lists.get(key)
+            if kept is not None:
+                return kept
 
             async def compute() -> tuple:
                 found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before)
@@ -164,8 +179,8 @@ class SitePages:
                 return shown, names, shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None
 
             shown, names, older = await self.computed.get((guild_id, stamped, "events", before), compute)
-        return self._render(site, "events.html", "Finished events", events=shown, names=names, older=older,
-                            first=before is None)
+        return self._keep_list(key, self._render(site, "events.html", "Finished events", events=shown, names=names,
+                                                 older=older, first=before is None))
 
     async def event(self, request: web.Request) -> web.Response:
         kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
