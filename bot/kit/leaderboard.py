@@ -238,10 +238,19 @@ def _ranked(rows) -> list[BoardRow]:
 
 async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
     """Every format's board for `period` and (key None) the board of all formats, from one query."""
+    return boards_of(await totals_by_format(db, guild_id, period))
+
+
+async def totals_by_format(db: Database, guild_id: int, period: Period) -> list[tuple]:
+    """(format, user, events, wins, points, best score) of every player and format in `period`."""
     query = _totals(EventResult.format, EventResult.user_id, guild_id=guild_id, period=period)
     async with db.read() as session:
         # Grouped in the order of the index of players' results (ix_event_results_players): no sort.
-        rows = (await session.execute(query.group_by(EventResult.user_id, EventResult.format))).all()
+        return [tuple(row) for row in await session.execute(query.group_by(EventResult.user_id, EventResult.format))]
+
+
+def boards_of(rows) -> dict[str | None, list[BoardRow]]:
+    """The boards of `totals_by_format`'s rows: every format's and (key None) all formats'."""
     by_format: dict[str, list[tuple]] = {}
     totals: dict[int, list] = {}
     for fmt, user_id, events, wins, points, best in rows:
