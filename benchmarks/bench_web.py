@@ -13,10 +13,13 @@ the site's first middleware to its answer (the database queries, the template, t
 middleware wrapped around everything else records it. The goal: p99 ≤ 50 ms for every page.
 
 The pages reuse a server's leaderboards until its results change (`bot.web.boards`), and keep the
-pages of finished events rendered (`bot.web.page_cache`). Each backend is measured twice: as the
-pages are read between two events' ends (the leaderboards unchanged, a finished event's page kept
-since its first request), and with every request building everything again (the leaderboards and
-every page: what the first request after an event ends, or after a player's new name, costs).
+pages of finished events rendered (`bot.web.page_cache`), and the lists' and leaderboards' data and
+pages under the server's stamp (`page_cache.Computed`). Each backend is measured three times: as
+the pages are read between two events' ends (the leaderboards unchanged, a finished event's page
+kept since its first request); with an event ending before each round of pages (every list and
+leaderboard page built again, the leaderboards updated from the new rows: what the first request
+after an event ends costs); and with every request building everything again (the leaderboards
+from every row and every page: what the first request of a new site process costs).
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ BUDGET = 0.050
 START = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH = 5_000
 MODES = {"unchanged": "between two events' ends (leaderboards, finished events' pages kept)",
+         "event ended": "each round of pages just after an event's end (its results added: lists built anew, "
+                        "leaderboards updated from the new rows)",
          "recomputed": "every page built anew (leaderboards computed again, no page kept)"}
 
 
@@ -178,7 +183,8 @@ def pages(links: SiteLinks, cursor: str, events: int, formats: dict[str, tuple[s
 
 
 async def measure(db: Database, events: int, requests: int, site: access.Site, cursor: str,
-                  *, recompute: bool, formats: dict | None = None, draft: int | None = None) -> dict[str, list[float]]:
+                  *, recompute: bool, formats: dict | None = None, draft: int | None = None,
+                  event_ends: bool = False) -> dict[str, list[float]]:
     times: dict[str, list[float]] = defaultdict(list)
     current: list[str] = [""]
 
@@ -200,7 +206,9 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
             for path, _status in kinds.values():
                 await (await client.get(path)).read()
         times.clear()
-        for _ in range(requests):
+        for round_ in range(requests):
+            if event_ends:
+                await _event_ends(db, events + 1000 + round_)
             for kind, (path, status) in kinds.items():
                 current[0] = kind
                 response = await client.get(path)
@@ -209,9 +217,20 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
     return times
 
 
+async def _event_ends(db: Database, event_id: int) -> None:
+    """One more finished event of the server (8 players): its results, the server's newest."""
+    players = random.Random(event_id).sample(range(1, PLAYERS + 1), 8)
+    async with db.write() as session:
+        await session.execute(insert(EventResult), [
+            {"guild_id": GUILD, "format": "421", "event_id": event_id, "event_name": f"421 event {event_id}",
+             "season_id": None, "user_id": user, "placement": place, "points": float(9 - place), "score": None,
+             "finished_at": START + timedelta(days=3650, hours=event_id)}
+            for place, user in enumerate(players, start=1)])
+
+
 async def run_backend(url: str, events: int, requests: int, quiet: bool,
                       drafts: int = 1_000) -> dict[str, dict[str, list[float]]]:
-    """{"unchanged": times by page, "recomputed": times by page}."""
+    """{"unchanged": times by page, "event ended": times by page, "recomputed": times by page}."""
     db = Database(url)
     try:
         await upgrade(db)
@@ -225,6 +244,8 @@ async def run_backend(url: str, events: int, requests: int, quiet: bool,
         draft = pods[len(pods) // 2] if pods else None
         return {"unchanged": await measure(db, events, requests, site, cursor, recompute=False, formats=formats,
                                            draft=draft),
+                "event ended": await measure(db, events, max(20, requests // 2), site, cursor, recompute=False,
+                                             formats=formats, draft=draft, event_ends=True),
                 "recomputed": await measure(db, events, max(20, requests // 2), site, cursor, recompute=True,
                                             formats=formats, draft=draft)}
     finally:

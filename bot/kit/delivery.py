@@ -99,6 +99,11 @@ class Outgoing:
     # picture of the pack the message showed before; otherwise an edit keeps them.
     replace_attachments: bool = False
     continued: list[str] = field(default_factory=list)  # more text, sent as messages right after (also after an edit)
+    # A new message sent as a reply to this (channel id, message id): Discord shows a jump link to it.
+    reply_to: tuple[int, int] | None = None
+    # A message (channel id, message id) deleted before a new message is sent (one already gone is
+    # fine: a row sent again after a crash deletes it again), e.g. the notice this one replaces.
+    delete: tuple[int, int] | None = None
     after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
     # A DM sent instead as an ephemeral follow-up of this interaction (by DM if that fails).
     follow_up: discord.Interaction | None = None
@@ -283,6 +288,12 @@ class Outbox:
             return message
         if outgoing.files:
             kwargs["files"] = outgoing.files
+        if outgoing.reply_to is not None:
+            kwargs["reference"] = discord.MessageReference(
+                message_id=outgoing.reply_to[1], channel_id=outgoing.reply_to[0], fail_if_not_exists=False)
+        if outgoing.delete is not None:
+            with contextlib.suppress(discord.NotFound):  # deleted already (by an earlier attempt, or by hand)
+                await self.bot.get_partial_messageable(outgoing.delete[0]).get_partial_message(outgoing.delete[1]).delete()
         if outgoing.follow_up is not None:
             try:
                 return await outgoing.follow_up.followup.send(**kwargs, ephemeral=True, wait=True)

@@ -172,12 +172,17 @@ async def find_period(db: Database, guild_id: int, season: str = CURRENT) -> Per
         return ALL_TIME_PERIOD
     async with db.read() as session:
         if key in (CURRENT, ""):
-            running = await active_season(session, guild_id)
-            return NO_SEASON_PERIOD if running is None else _season_period(running)
+            return await current_period(session, guild_id)
         chosen = await _season_by_name(session, guild_id, season)
     if chosen is None:
         raise NotFound(f"There is no season called **{escape(clean_name(season))}**.")
     return _season_period(chosen)
+
+
+async def current_period(session: AsyncSession, guild_id: int) -> Period:
+    """The running season's period, else all time (no season running)."""
+    running = await active_season(session, guild_id)
+    return NO_SEASON_PERIOD if running is None else _season_period(running)
 
 
 async def period_by_key(db: Database, guild_id: int, key: str) -> Period:
@@ -233,10 +238,19 @@ def _ranked(rows) -> list[BoardRow]:
 
 async def boards(db: Database, guild_id: int, period: Period) -> dict[str | None, list[BoardRow]]:
     """Every format's board for `period` and (key None) the board of all formats, from one query."""
+    return boards_of(await totals_by_format(db, guild_id, period))
+
+
+async def totals_by_format(db: Database, guild_id: int, period: Period) -> list[tuple]:
+    """(format, user, events, wins, points, best score) of every player and format in `period`."""
     query = _totals(EventResult.format, EventResult.user_id, guild_id=guild_id, period=period)
     async with db.read() as session:
         # Grouped in the order of the index of players' results (ix_event_results_players): no sort.
-        rows = (await session.execute(query.group_by(EventResult.user_id, EventResult.format))).all()
+        return [tuple(row) for row in await session.execute(query.group_by(EventResult.user_id, EventResult.format))]
+
+
+def boards_of(rows) -> dict[str | None, list[BoardRow]]:
+    """The boards of `totals_by_format`'s rows: every format's and (key None) all formats'."""
     by_format: dict[str, list[tuple]] = {}
     totals: dict[int, list] = {}
     for fmt, user_id, events, wins, points, best in rows:

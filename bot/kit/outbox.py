@@ -279,6 +279,16 @@ async def _tell_refused(session: AsyncSession, queued: Queued, code: int) -> Non
     await queue(session, Message(CANNOT_POST, payload, user_id=tell["user_id"], guild_id=message.guild_id))
 
 
+async def sent_message(db: Database, row_id: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message the row `row_id` sent, if it was sent (and not pruned)."""
+    async with db.read() as session:
+        row = (await session.execute(
+            select(OutboxMessage.channel_id, OutboxMessage.message_id).where(
+                OutboxMessage.id == row_id, OutboxMessage.status == SENT)
+        )).first()
+    return None if row is None or row[1] is None else (row[0], row[1])
+
+
 async def prune(db: Database, *, now: datetime | None = None) -> int:
     """Forget rows settled more than `KEEP_SETTLED` ago."""
     cutoff = (now or utcnow()) - KEEP_SETTLED

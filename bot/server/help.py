@@ -54,7 +54,7 @@ FORMATS: tuple[FormatHelp, ...] = (
             "and sends `/goldfish report` with the numbers and a turn-by-turn write-up (again to correct it).",
             "**Follow:** `/goldfish status` shows the scores; `/goldfish writeup` reads a player's game.",
             "**End:** `/goldfish end` (the organizer; asks first) makes the standings final and sends them to "
-            "the leaderboard. `/goldfish cancel` deletes the event with nothing recorded.",
+            "the leaderboard. `/goldfish cancel` (asks first) deletes the event and its scores, with nothing recorded.",
         ),
         rules="The game lasts 7 turns with the Goldfish Cube, 10 otherwise (the event says). You stack your "
               "deck and may add basic lands; the goldfish has endless basic lands, plays one a turn and "
@@ -84,8 +84,9 @@ FORMATS: tuple[FormatHelp, ...] = (
               "queue; nobody picks from a later pack while an earlier one can still reach them. With a pick "
               "timer, a player who runs out of time gets a pick made for them; after 3 in a row a bot takes "
               "the seat until they come back with `/draft rejoin`.",
-        more="`/draft replace` (organizer) hands a seat to a bot · `/draft rejoin` takes it back · "
-             "`/draft log` (organizer) every pick as a file.",
+        more="`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
+             "`/draft rejoin` takes it back · `/draft seat` (organizer) gives a bot's seat to a new player · "
+             "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
     ),
     FormatHelp(
         key="battler",

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import hdrs, web
 from sqlalchemy import func, select
@@ -114,3 +115,43 @@ class PageCache:
         gone = self._entries.pop(key, None)
         if gone is not None:
             self._bytes -= len(gone.body)
+
+
+class Computed:
+    """What the server-level pages compute from a server's results (its leaderboards' rows, its lists
+    of finished events, the names on them), kept until a result is added or a name changes.
+
+    The key holds the server's id and its `stamp` (read again for every request, so every site
+    process keeps its own entries and none is ever stale past the stamp) and what was asked (the
+    period, the format, the page, the cursor). What is not in the stamp is never kept here: the
+    events in progress, the seasons and the server's title are read for every request. An entry
+    also expires after `ttl` seconds (a result whose transaction commits after a later one's: ids
+    are handed out before commits); the least recently used go first beyond `size` entries."""
+
+    def __init__(self, *, size: int = 256, ttl: float = 120.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.size, self.ttl, self.clock = size, ttl, clock
+        self._entries: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
+        self.hits = self.misses = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.size > 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def get(self, key: Hashable, compute: Callable[[], Awaitable[Any]]) -> Any:
+        """The value kept under `key`, else what `compute()` returns (then kept)."""
+        found = self._entries.get(key)
+        if found is not None and self.clock() - found[0] < self.ttl:
+            self.hits += 1
+            self._entries.move_to_end(key)
+            return found[1]
+        self.misses += 1
+        value = await compute()
+        if self.enabled:
+            self._entries.pop(key, None)
+            self._entries[key] = (self.clock(), value)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return value

@@ -33,10 +33,16 @@ FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 
 class SitePages:
     def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None,
-                 cache: page_cache.PageCache | None = None) -> None:
+                 cache: page_cache.PageCache | None = None, computed: page_cache.Computed | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
         self.boards = boards or Boards(db)
         self.cache = cache if cache is not None else page_cache.PageCache()
+        # The lists and leaderboards of the pages, kept per server and stamp; off with the page cache
+        # unless given (`make_app(page_cache=PageCache(size=0))`: every page built anew).
+        self.computed = computed if computed is not None else page_cache.Computed(size=256 if self.cache.enabled else 0)
+        # The leaderboards' and events lists' pages themselves (everything they show is in their key),
+        # kept as long as their data.
+        self.lists = page_cache.PageCache(size=self.computed.size, ttl=self.computed.ttl)
         self.secret = settings.web_secret.get_secret_value() if settings.web_secret else None
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
@@ -76,6 +82,10 @@ class SitePages:
             self.cache.put(key, response)
         return response
 
+    def _keep_list(self, key: Any, response: web.Response) -> web.Response:
+        self.lists.put(key, response)
+        return response
+
     def _context(self, site: access.Site, request: web.Request) -> registry.PageContext:
         return registry.PageContext(self.db, site, SiteLinks(site.address), self.settings, request.query)
 
@@ -92,18 +102,25 @@ class SitePages:
     async def home(self, request: web.Request) -> web.Response:
         async with self.db.read() as session:
             site = await self._site(session, request)
-            running = await registry.in_progress(session, site.guild_id)
-            recent = await queries.recent_events(session, site.guild_id, HOME_EVENTS)
-            seasons = await queries.seasons(session, site.guild_id)
-        period = await leaderboard.find_period(self.db, site.guild_id, leaderboard.CURRENT)
-        boards = await self.boards.boards(site.guild_id, period)
-        overall = boards.get(None, [])[:HOME_BOARD]
-        by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
-                     if boards.get(fmt)]
-        ids = [*(u for e in recent for u in e.winners), *(r.user_id for r in overall),
-               *(r.user_id for _, _, rows in by_format for r in rows)]
-        async with self.db.read() as session:
-            names = await names_of(session, site.guild_id, ids)
+            guild_id = site.guild_id
+            stamped = await page_cache.stamp(session, guild_id)
+            running = await registry.in_progress(session, guild_id)  # changes without a result: never kept
+            seasons = await queries.seasons(session, guild_id)
+            period = await leaderboard.current_period(session, guild_id)
+
+        async def compute() -> tuple:
+            boards = await self.boards.boards(guild_id, period, newest=stamped[0])
+            overall = boards.get(None, [])[:HOME_BOARD]
+            by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
+                         if boards.get(fmt)]
+            async with self.db.read() as session:
+                recent = await queries.recent_events(session, guild_id, HOME_EVENTS)
+                ids = [*(u for e in recent for u in e.winners), *(r.user_id for r in overall),
+                       *(r.user_id for _, _, rows in by_format for r in rows)]
+                names = await names_of(session, guild_id, ids)
+            return recent, overall, by_format, names
+
+        recent, overall, by_format, names = await self.computed.get((guild_id, stamped, "home", period), compute)
         return self._render(site, "home.html", site.title, running=running, recent=recent, seasons=seasons,
                             period=period, overall=overall, by_format=by_format, names=names,
                             has_page=registry.event_page_of)
@@ -114,34 +131,56 @@ class SitePages:
         page = params.integer(request.query, "page", 1, 1, MAX_PAGE)
         async with self.db.read() as session:
             site = await self._site(session, request)
-            seasons = await queries.seasons(session, site.guild_id)
-        if season == leaderboard.CURRENT:
-            period = await leaderboard.find_period(self.db, site.guild_id, leaderboard.CURRENT)
-        elif season == leaderboard.ALL_TIME:
-            period = leaderboard.ALL_TIME_PERIOD
-        else:
-            period = await leaderboard.period_by_key(self.db, site.guild_id, season)
-        rows = await self.boards.board(site.guild_id, period, None if fmt == ALL_FORMATS else fmt)
-        pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
-        page = min(page, pages)
-        shown = rows[(page - 1) * ROWS_PER_PAGE : page * ROWS_PER_PAGE]
-        async with self.db.read() as session:
-            names = await names_of(session, site.guild_id, [r.user_id for r in shown])
+            guild_id = site.guild_id
+            stamped = await page_cache.stamp(session, guild_id)
+            seasons = await queries.seasons(session, guild_id)
+            if season == leaderboard.CURRENT:
+                period = await leaderboard.current_period(session, guild_id)
+            elif season == leaderboard.ALL_TIME:
+                period = leaderboard.ALL_TIME_PERIOD
+        if season not in (leaderboard.CURRENT, leaderboard.ALL_TIME):
+            period = await leaderboard.period_by_key(self.db, guild_id, season)
+        key = page_cache.key(site, stamped, "leaderboard", fmt, season, page, period, tuple(seasons))
+        kept = self.lists.get(key)
+        if kept is not None:
+            return kept
+
+        async def compute() -> tuple:
+            rows = await self.boards.board(guild_id, period, None if fmt == ALL_FORMATS else fmt, newest=stamped[0])
+            pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
+            shown_page = min(page, pages)
+            shown = rows[(shown_page - 1) * ROWS_PER_PAGE : shown_page * ROWS_PER_PAGE]
+            async with self.db.read() as session:
+                names = await names_of(session, guild_id, [r.user_id for r in shown])
+            return shown, names, pages, shown_page
+
+        shown, names, pages, page = await self.computed.get((guild_id, stamped, "leaderboard", period, fmt, page),
+                                                            compute)
         format_title = leaderboard.FORMATS.get(fmt, "All formats")
-        return self._render(site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown,
-                            names=names, fmt=fmt, season=season, seasons=seasons, period=period, page=page,
-                            pages=pages, all_formats=ALL_FORMATS)
+        return self._keep_list(key, self._render(
+            site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown, names=names,
+            fmt=fmt, season=season, seasons=seasons, period=period, page=page, pages=pages, all_formats=ALL_FORMATS))
 
     async def events(self, request: web.Request) -> web.Response:
         before = params.shaped(request.query, "before", queries.CURSOR)
         async with self.db.read() as session:
             site = await self._site(session, request)
-            found = await queries.recent_events(session, site.guild_id, EVENTS_PER_PAGE + 1, before)
-            shown = found[:EVENTS_PER_PAGE]
-            names = await names_of(session, site.guild_id, [u for e in shown for u in e.winners])
-        older = shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None
-        return self._render(site, "events.html", "Finished events", events=shown, names=names, older=older,
-                            first=before is None)
+            guild_id = site.guild_id
+            stamped = await page_cache.stamp(session, guild_id)
+            key = page_cache.key(site, stamped, "events", before)
+            kept = self.lists.get(key)
+            if kept is not None:
+                return kept
+
+            async def compute() -> tuple:
+                found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before)
+                shown = found[:EVENTS_PER_PAGE]
+                names = await names_of(session, guild_id, [u for e in shown for u in e.winners])
+                return shown, names, shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None
+
+            shown, names, older = await self.computed.get((guild_id, stamped, "events", before), compute)
+        return self._keep_list(key, self._render(site, "events.html", "Finished events", events=shown, names=names,
+                                                 older=older, first=before is None))
 
     async def event(self, request: web.Request) -> web.Response:
         kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])

@@ -144,7 +144,7 @@ async def test_draft_and_battler_lobbies_cancel_once(fake, bot, world):
     nothing_logged_as_error(bot)
 
 
-async def test_vortex_end_goldfish_close_and_clock_end(fake, bot, world):
+async def test_vortex_end_goldfish_end_and_cancel_and_clock_end(fake, bot, world):
     added = await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
                              options={"name": "Vortex cube"}, attachments={"file": ("v.txt", CUBE_FILE)})
     assert "cards" in added.content, added.content
@@ -158,9 +158,12 @@ async def test_vortex_end_goldfish_close_and_clock_end(fake, bot, world):
     finally:
         await t.close()
 
-    await run(fake, world, world.admin, "goldfish event", name="Night", turns=7)
-    refused_at_once(await run(fake, world, world.member, "goldfish close"), "Only the event's organizer")
-    await race(fake, world, "goldfish close", "is closed", "already closed", "no Goldfish event here")
+    await run(fake, world, world.admin, "goldfish start", name="Night", turns=7)
+    refused_at_once(await run(fake, world, world.member, "goldfish end"), "Only the event's organizer")
+    await race(fake, world, "goldfish end", "has ended", "already ended", "no Goldfish event here")
+    await run(fake, world, world.admin, "goldfish start", name="Rain", turns=7)
+    refused_at_once(await run(fake, world, world.member, "goldfish cancel"), "Only the event's organizer")
+    await race(fake, world, "goldfish cancel", "is cancelled", "There is no Goldfish event #", "no Goldfish event here")
 
     a, b = world.players[:2]
     clock = ClockDriver(fake, world, bot.database_url)

@@ -10,7 +10,13 @@ import pytest
 from bot.games.draft import service as drafts
 from bot.store.db import Database
 from tests.e2e.drivers.common import embed_text, eventually
-from tests.e2e.drivers.draft import cards_shown, live_reaction_packs, pack_title, toggle_letter
+from tests.e2e.drivers.draft import (
+    age_last_picks,
+    cards_shown,
+    live_reaction_packs,
+    pack_title,
+    toggle_letter,
+)
 from tests.e2e.test_draft_lifecycle import begin_pod, players_with_a_pack
 
 pytestmark = pytest.mark.e2e
@@ -79,6 +85,7 @@ async def test_a_held_confirmation_survives_kill_9_and_the_next_pack_then_notifi
     assert live_reaction_packs(fake, a) == []
 
     await fake.wait_for(lambda: live_reaction_packs(fake, b), what="b's pack")
+    await age_last_picks(bot, pod_id, 120, users=[a])  # a stepped away after that pick
     await toggle_letter(fake, b, live_reaction_packs(fake, b)[0], 0)  # the pack reaches a, who was waiting
     await fake.wait_for(lambda: live_reaction_packs(fake, a), what="a's next pack")
     await fake.wait_for(lambda: [m for m in fake.dms(a) if "your next pack" in (m.get("content") or "")],

@@ -15,11 +15,11 @@ from bot.games.draft.rules import pass_direction
 from tests.e2e.drivers.common import parts_of
 from tests.e2e.drivers.draft import (
     card_of,
-    download_log,
     join_all,
     live_pack_messages,
     pick_buttons,
     start_lobby,
+    stored_picks,
     toggle_letter,
 )
 
@@ -153,7 +153,7 @@ async def test_full_draft_with_restart_double_click_stale_reaction_and_closed_dm
         await table.step()
 
     # Every pool is what the players picked; every card was dealt once; packs went the right way.
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert log["status"] == "complete" and len(log["picks"]) == TOTAL
     pools: dict[int, list[str]] = {}
     for entry in log["picks"]:

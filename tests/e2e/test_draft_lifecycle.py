@@ -25,6 +25,7 @@ from tests.e2e.drivers.draft import (
     live_reaction_packs,
     pick_buttons,
     pick_by_reaction,
+    stored_picks,
 )
 from tests.e2e.test_draft_timers import pod_status
 from tests.fake_discord.models import flatten_components
@@ -98,6 +99,11 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
 
     joined = await fake.click(p0, lobby, lobby_id(pod_id, "join"))
     assert f"<@{p0}>" in lobby_text(fake, lobby) and "1/3" in lobby_text(fake, lobby), joined.content
+    # A player reads how the draft begins: by itself once full, or by the organizer's Begin.
+    [shown] = fake.message(lobby["id"])["embeds"]
+    assert shown["footer"]["text"] == ("The draft begins by itself once 3 players have joined, or earlier when the "
+                                       "organizer presses Begin. Picks happen in DMs.")
+    assert "picks by button or reaction" in shown["description"] and "picks by both" not in shown["description"]
     twice = await fake.click(p0, lobby, lobby_id(pod_id, "join"))
     assert twice.ephemeral and "already in" in twice.content
 
@@ -131,7 +137,8 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
     kept = await fake.click(world.admin, prompt.message, button_id(prompt, "Cancel"))
     assert "nothing was changed" in kept.content
     assert lobby_id(pod_id, "join") in lobby_buttons(fake, lobby)
-    assert f"Draft #{pod_id} · lobby" in (await slash(fake, world, world.admin, "draft status")).content
+    status = (await slash(fake, world, world.admin, "draft status")).content
+    assert f"Draft #{pod_id} · Open for players" in status and "In the lobby: 1 of 3 players." in status, status
 
     prompt = await fake.click(world.admin, lobby, lobby_id(pod_id, "cancel"))
     done = await fake.click(world.admin, prompt.message, button_id(prompt, "Confirm"))
@@ -142,6 +149,17 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
     assert gone.ephemeral and "no draft here" in gone.content
     # The channel is free again.
     await open_lobby(fake, world)
+
+
+async def test_a_join_that_fills_the_lobby_is_told_in_the_third_person(fake, bot, world):
+    p0, p1 = world.players[:2]
+    pod_id, lobby = await open_lobby(fake, world, seats=2)
+    await fake.click(p0, lobby, lobby_id(pod_id, "join"))
+    filled = await slash(fake, world, p1, "draft join")
+    assert not filled.ephemeral and filled.message["content"] == (
+        f"<@{p1}> joined draft #{pod_id}, which is full and has begun: each player's first pack is in their DMs.")
+    assert fake.pinged_users(filled.message) == set()
+    await fake.wait_for(lambda: "Status\nIn progress" in lobby_text(fake, lobby), what="the lobby shows the draft")
 
 
 async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
@@ -168,7 +186,10 @@ async def test_full_lobby_small_cube_and_late_joiners(fake, bot, world):
     await fake.click(p2, lobby, lobby_id(pod_id, "leave"))
     begun = await fake.click(world.admin, lobby, lobby_id(pod_id, "begin"))
     assert not begun.ephemeral and lobby_buttons(fake, lobby) == []
-    assert "Seat 1" in lobby_text(fake, lobby) and "drafting" in lobby_text(fake, lobby)
+    # The channel reads about the players in the third person.
+    assert begun.message["content"] == f"Draft #{pod_id} has begun: each player's first pack is in their DMs."
+    assert "Seat 1" in lobby_text(fake, lobby) and "Status\nIn progress" in lobby_text(fake, lobby)
+    assert "drafting" not in lobby_text(fake, lobby)  # the stored word, never shown
     late = await slash(fake, world, p3, "draft join")
     assert late.ephemeral and "already started" in late.content
     for player in (p0, p1):  # 30 cards: too many for buttons, so the pack comes with select menus
@@ -277,7 +298,7 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     p0, p1, p2 = world.players[:3]
     fake.set_dms_closed(p2)
     pod_id, lobby = await begin_pod(fake, world, [p0, p1, p2], packs=2, pack_size=5, pick_mode="buttons")
-    assert "drafting" in embed_text(fake.message(lobby["id"]))
+    assert "In progress" in embed_text(fake.message(lobby["id"]))
     await fake.wait_for(
         lambda: any(f"<@{p2}>" in m.get("content", "") and "/draft pick" in m["content"] for m in fake.messages(world.channel)),
         what="closed-DM notice",
@@ -291,10 +312,11 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     status = await slash(fake, world, p1, "draft status")
     assert not status.ephemeral
     text = status.content
-    assert "2/30 picks made" in text and "DMs closed" in text and "Waiting on" in text
+    assert "2 of 30 picks made" in text and "DMs closed" in text and "Waiting on" in text
+    assert "Draft #" in text and "· In progress" in text and "· 1 pick ·" in text  # no "drafting", no "1 picks"
     waiting_on = text.split("Waiting on", 1)[1]
     assert f"<@{p2}>" in waiting_on
-    assert re.search(rf"<@{p2}>.*· 0 picks · pack 1 · 2 waiting", text), text
+    assert re.search(rf"<@{p2}>.*· 0 picks · pack 1 · 2 packs waiting", text), text
 
     # /draft pool is private and grouped by colour.
     pool = await slash(fake, world, p0, "draft pool")
@@ -302,9 +324,11 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     name, body = await exported(fake, world, p0, "text")
     assert name.endswith(".txt") and body.splitlines() == table.picks[p0]
 
-    # The log is the organizer's.
-    refused = await slash(fake, world, p1, "draft log")
-    assert refused.ephemeral and "organizer" in refused.content and not refused.message.get("attachments")
+    # Nobody gets the log before the draft is complete: players are refused, organizers see progress.
+    refused = await download_log(fake, world, p1, "draftmancer")
+    assert isinstance(refused, str) and "after the draft is complete" in refused
+    progress = await download_log(fake, world, world.admin, "summary")
+    assert isinstance(progress, str) and "`/draft status`" in progress
 
     # Closed DMs: pick in the server (ephemeral), then open DMs and get the pack again by DM.
     in_server = await slash(fake, world, p2, "draft pick")
@@ -340,9 +364,9 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     await table.play(20 - len(table.picks[p0]) - len(table.picks[p2]))  # p0's and p2's remaining picks
     await wait_complete(fake, world, pod_id)
     # The lobby message, which said the draft was running, says it is over.
-    await fake.wait_for(lambda: "Status\ncomplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
+    await fake.wait_for(lambda: "Status\nComplete" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn")
 
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert log["status"] == "complete" and len(log["picks"]) == 30
     by_user: dict[int, list[dict]] = {}
     for entry in log["picks"]:
@@ -413,7 +437,7 @@ async def test_rest_calls_per_pick(fake, bot, world, pick_mode, by, limit):
     per_pick = rest_calls_per_pick(fake, world, since, TOTAL)
     reactions = fake.count_calls("PUT", REACTION_PUT, since=since) / TOTAL
     print(f"\nREST calls per pick, pick_mode={pick_mode}: {per_pick:.2f}, plus {reactions:.2f} reaction PUTs")
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert {e["source"] for e in log["picks"]} == {by}
     assert {u: [e["card"] for e in log["picks"] if e["user_id"] == u] for u in players} == table.picks
     assert per_pick <= limit
@@ -455,5 +479,5 @@ async def test_failed_pack_dms_are_retried_then_resent_by_the_sweep(fake, bot, w
     assert len(table.live(p1)) == 1
     await table.play(16 - table.total)
     await wait_complete(fake, world, pod_id)
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert {u: [e["card"] for e in log["picks"] if e["user_id"] == u] for u in (p0, p1)} == table.picks

@@ -18,12 +18,13 @@ import pytest
 from bot.games.draft import ui
 from tests.e2e.drivers.common import embed_text
 from tests.e2e.drivers.draft import (
+    age_last_picks,
     age_waits,
     cards_shown,
-    download_log,
     live_reaction_packs,
     pack_title,
     pick_by_reaction,
+    stored_picks,
     toggle_letter,
 )
 from tests.e2e.test_draft_lifecycle import begin_pod, players_with_a_pack, wait_complete
@@ -60,8 +61,8 @@ async def settle(fake, bot, pod_id: int, players: list[int]) -> None:
                         what=f"packs shown to {sorted(expected)}")
 
 
-async def picks_of(fake, world) -> list[dict]:
-    return (await download_log(fake, world))["picks"]
+async def picks_of(bot) -> list[dict]:
+    return (await stored_picks(bot))["picks"]
 
 
 async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_per_pick(fake, bot, world):
@@ -97,6 +98,9 @@ async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_
             single_pick_costs.append(len([c for c in rate_limited(fake, before) if c.path.startswith(dm)]))
     await wait_complete(fake, world, pod_id)
     calls = rate_limited(fake, since)
+    # A pack that reached a player shown "you took …" while they waited: an edit with no "Last pick"
+    # (a pick's own edit, or one that took over its held confirmation, shows the pick it confirms).
+    waits = len([c for c in calls if c.method == "PATCH" and _shows_a_pack_alone(c.json)])
     kinds = Counter(
         "letter" if c.method == "PUT" and "/reactions/" in c.path
         else "lobby redrawn (once per draft)" if c.method == "PATCH" and c.path.startswith(f"/channels/{world.channel}/")
@@ -105,26 +109,33 @@ async def test_a_reaction_draft_uses_one_message_per_player_and_about_two_calls_
         else "other"
         for c in calls
     )
-    waits = sum(len(notices(fake, p)) for p in players)
     # The whole draft's bill, from the first pack DM: those DMs and their letters once per player.
     bill = [c for c in rate_limited(fake, start) if c.method in ("PUT", "PATCH")
             or (c.method == "POST" and "/messages" in c.path and c.path != f"/channels/{world.channel}/messages"
                 and not c.files)]
     print(f"\nreaction mode: {total} picks; {waits} times a pack reached a waiting player; during the picks "
           f"{dict(kinds)}; whole draft {len(bill) / total:.2f} rate-limited calls per pick "
-          f"(letters and first pack DMs included; a pick is 1 edit, a pack reaching a waiting player 1 edit + 1 notice)")
+          f"(letters and first pack DMs included; a pick is 1 edit, a pack reaching a waiting player 1 edit, and no "
+          f"notice: every player picked within the minute)")
 
     assert old_highlights >= 3
     assert [len(pack_messages(fake, p)) for p in players] == [1] * len(players)  # one reused message each
     assert single_pick_costs and set(single_pick_costs) == {1}
-    # A pick is an edit, a wait an edit and a notice; at the end each pack message turns into the
+    # A pick is an edit, a wait an edit (no notice: the players are watching); at the end each pack message turns into the
     # pool (for the player whose pick ended the draft, that pick's own edit).
-    assert kinds["edit"] == total + waits + len(players) - 1 and kinds["notice"] == waits
+    assert waits > 0 and kinds["edit"] == total + waits + len(players) - 1 and kinds["notice"] == 0
+    assert sum(len(notices(fake, p)) for p in players) == 0
     assert kinds["letter"] == 0  # every letter was on the message before the first pick: none re-added
     assert not [c for c in calls if c.method == "DELETE"]
-    log = await picks_of(fake, world)
+    log = await picks_of(bot)
     assert {e["source"] for e in log} == {"reaction"}
     assert {u: [e["card"] for e in log if e["user_id"] == u] for u in players} == mine
+
+
+def _shows_a_pack_alone(body) -> bool:
+    embeds = (body or {}).get("embeds") or []
+    return bool(embeds) and (embeds[0].get("footer") or {}).get("text", "").startswith("React with a letter") and not [
+        f for f in embeds[0].get("fields") or [] if f.get("name") == "Last pick"]
 
 
 async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(fake, bot, world):
@@ -139,11 +150,12 @@ async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(
     await toggle_letter(fake, p1, message, 0)
     waiting = f"Already picked: that pack has moved on. You have no pack right now: you are waiting on <@{p0}>."
     await fake.wait_for(lambda: any(m.get("content") == waiting for m in fake.dms(p1)), what="already picked")
-    assert len(await picks_of(fake, world)) == 1
+    assert len(await picks_of(bot)) == 1
     await toggle_letter(fake, p1, message, 0)  # on again: still no pack on the message
     await fake.wait_for(lambda: sum("Already picked" in (m.get("content") or "") for m in fake.dms(p1)) == 2,
                         what="already picked twice")
-    # p0 picks: the pack reaches p1, who was waiting: the same message shows it, plus a notice.
+    # p1 steps away; p0 picks: the pack reaches p1, who was waiting: the same message shows it, plus a notice.
+    await age_last_picks(bot, pod_id, 120, users=[p1])
     await pick_by_reaction(fake, p0, live_reaction_packs(fake, p0)[0], 1)
     await fake.wait_for(lambda: live_reaction_packs(fake, p1) and notices(fake, p1), what="p1's next pack")
     shown = fake.message(message["id"])
@@ -151,7 +163,7 @@ async def test_an_old_highlight_toggled_off_picks_and_a_waiting_message_refuses(
     assert p1 in fake.reactions(message["id"])[ui.regional_indicator(0)]  # the old highlight, count 2
     second = await pick_by_reaction(fake, p1, shown, 0)  # clicking it off is the pick
     assert p1 not in fake.reactions(message["id"]).get(ui.regional_indicator(0), set())
-    assert [(e["user_id"], e["card"]) for e in await picks_of(fake, world) if e["user_id"] == p1] == [
+    assert [(e["user_id"], e["card"]) for e in await picks_of(bot) if e["user_id"] == p1] == [
         (p1, first), (p1, second)
     ]
 
@@ -205,7 +217,7 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     await fake.wait_for(lambda: any("can't tell which" in (m.get("content") or "") for m in fake.dms(p2)), what="p2 asked")
     asked = next(m for m in fake.dms(p2) if "can't tell which" in (m.get("content") or ""))
     assert "🇦" in asked["content"] and "🇩" in asked["content"]
-    log = await picks_of(fake, world)
+    log = await picks_of(bot)
     assert sorted((e["user_id"], e["card"]) for e in log) == sorted([(p0, card), (p1, card1)])
     assert not [e for e in log if e["user_id"] == p2]  # not guessed
     # At most one read per player's pack message, and no per-letter reads.
@@ -217,12 +229,12 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     m2 = fake.message(m2["id"])
     wanted = cards_shown(m2)[3]
     assert await pick_by_reaction(fake, p2, m2, 3) == wanted
-    assert [e["card"] for e in await picks_of(fake, world) if e["user_id"] == p2] == [wanted]
+    assert [e["card"] for e in await picks_of(bot) if e["user_id"] == p2] == [wanted]
     # A later restart finds nothing new: the highlights it saw are on record.
-    before = len(await picks_of(fake, world))
+    before = len(await picks_of(bot))
     await bot.restart()
     await settle(fake, bot, pod_id, players)
-    assert len(await picks_of(fake, world)) == before
+    assert len(await picks_of(bot)) == before
 
 
 async def test_a_timed_out_pick_turns_the_same_message_to_the_next_pack(fake, bot, world):
@@ -251,5 +263,5 @@ async def test_a_timed_out_pick_turns_the_same_message_to_the_next_pack(fake, bo
     await fake.wait_for(lambda: "time ran out, I picked" in (fake.message(m1["id"]).get("content") or ""),
                         what="the closing text")
     assert not live_reaction_packs(fake, p1)
-    sources = [e["source"] for e in await picks_of(fake, world) if e["user_id"] == p1]
+    sources = [e["source"] for e in await picks_of(bot) if e["user_id"] == p1]
     assert sources == ["timeout", "timeout"]

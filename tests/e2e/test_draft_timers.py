@@ -196,7 +196,7 @@ async def test_a_seat_a_bot_took_after_time_outs_is_taken_back(fake, bot, world)
     assert stranger.ephemeral and "not playing" in stranger.content
     back = await fake.slash(p1, "draft rejoin", guild_id=world.guild, channel_id=world.channel)
     assert not back.ephemeral and back.content.startswith(f"🔙 <@{p1}> took their seat back in draft #{pod_id}")
-    assert "stay in their pool" in back.content and f"once <@{p0}> picks" in back.content
+    assert "the bot's 1 pick for them stays in their pool" in back.content and f"once <@{p0}> picks" in back.content
     assert fake.pinged_users(back.message) == set()
     seat = (await seat_rows(bot, pod_id))[p1]
     assert not seat.is_bot and seat.timeouts == 0

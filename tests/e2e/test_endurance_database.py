@@ -24,7 +24,7 @@ from bot.kit.reporting import DATABASE_BUSY
 from tests.conftest import BACKENDS, database_outage
 from tests.e2e.conftest import launched_bot
 from tests.e2e.drivers.common import eventually
-from tests.e2e.drivers.draft import age_waits, download_log
+from tests.e2e.drivers.draft import age_waits, stored_picks
 from tests.e2e.drivers.scripted_draft import ScriptedDraft
 
 pytestmark = pytest.mark.e2e
@@ -99,7 +99,7 @@ async def test_a_database_outage_is_answered_in_time_changes_nothing_and_passes(
         await draft.resync()
         while not draft.done:
             await draft.pick(draft.next_pick())
-        log = await download_log(fake, world)
+        log = await stored_picks(bot)
         assert log["status"] == "complete" and len(log["picks"]) == draft.total
         assert len({entry["card"] for entry in log["picks"]}) == draft.total  # every card dealt once, taken once
         scripted = [(p.seat, p.card, p.how) for p in draft.picks]

@@ -16,7 +16,7 @@ import pytest
 
 from bot.games.battler import rules as engine
 from tests.e2e.drivers.battler import BattlerDriver
-from tests.e2e.drivers.draft import download_log
+from tests.e2e.drivers.draft import stored_picks
 from tests.e2e.drivers.scripted_draft import ScriptedDraft
 
 pytestmark = pytest.mark.e2e
@@ -65,7 +65,7 @@ async def test_a_draft_survives_a_resumed_and_a_lost_gateway_session(fake, bot, 
 
         while not draft.done:
             await draft.pick(draft.next_pick())
-        log = await download_log(fake, world)
+        log = await stored_picks(bot)
         assert log["status"] == "complete"
         assert [(e["seat"], e["card"], e["source"]) for e in log["picks"]] == [(p.seat, p.card, p.how) for p in draft.picks]
         for player in draft.players:  # no "already picked" from an event handled twice

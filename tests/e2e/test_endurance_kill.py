@@ -23,7 +23,7 @@ import pytest
 from bot.games.draft import ui
 from tests.e2e.conftest import fake_discord, launched_bot
 from tests.e2e.drivers.common import eventually
-from tests.e2e.drivers.draft import download_log
+from tests.e2e.drivers.draft import stored_picks
 from tests.e2e.drivers.scripted_draft import Pick, ScriptedDraft
 
 pytestmark = pytest.mark.e2e
@@ -79,7 +79,7 @@ async def play(fake, world, bot, crashes: Crashes | None) -> dict:
                 await draft.pick(pick)
             else:
                 await getattr(crashes, kind)(draft, pick)
-        log = await download_log(fake, world)
+        log = await stored_picks(bot)
         assert [(e["seat"], e["card"], e["source"]) for e in log["picks"]] == [
             (p.seat, p.card, p.how) for p in draft.picks
         ]

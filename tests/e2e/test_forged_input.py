@@ -111,22 +111,22 @@ async def test_forged_ids_and_values_are_refused(fake, bot, world):
 async def test_forged_score_forms_change_nothing(fake, bot, world):
     add_other_server(fake)
     player = world.players[0]
-    await fake.slash(world.admin, "goldfish event", guild_id=world.guild, channel_id=world.channel,
+    await fake.slash(world.admin, "goldfish start", guild_id=world.guild, channel_id=world.channel,
                      options={"name": "Paper", "turns": 7})
     values = {"life_lost": "99", "cards_milled": "0", "poison": "0", "game_wins": "0", "writeup": "forged"}
     for custom_id in (f"gfs:{HUGE_ID}:0:0:-", "gfs:1:2:0:-", "gfs:1:0:0:abc", "gfs:1:0:0"):
-        opened = await fake.slash(player, "goldfish submit", guild_id=world.guild, channel_id=world.channel)
+        opened = await fake.slash(player, "goldfish report", guild_id=world.guild, channel_id=world.channel)
         opened.modal["custom_id"] = custom_id
         result = await fake.submit_modal(player, opened, values)
         refused(result, "not valid")
-    # The event of this server, submitted from another server's channel.
-    opened = await fake.slash(player, "goldfish submit", guild_id=world.guild, channel_id=world.channel)
+    # The event of this server, reported from another server's channel.
+    opened = await fake.slash(player, "goldfish report", guild_id=world.guild, channel_id=world.channel)
     fake.add_member(OTHER_GUILD, player, "player0")
     event_id = SCORE_FORM.parse(opened.modal["custom_id"])["event"]
     opened.modal["custom_id"] = SCORE_FORM.custom_id_for(event=event_id, lost=0, prevented=0, file="-")
     opened.guild_id, opened.channel_id = OTHER_GUILD, OTHER_CHANNEL
     result = await fake.submit_modal(player, opened, values)
     refused(result)
-    scores = await fake.slash(world.member, "goldfish scores", guild_id=world.guild, channel_id=world.channel)
+    scores = await fake.slash(world.member, "goldfish status", guild_id=world.guild, channel_id=world.channel)
     assert "No scores yet." in message_text(scores.message), scores.content
     nothing_logged_as_error(bot)

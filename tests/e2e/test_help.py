@@ -49,9 +49,6 @@ async def test_help_works_in_dms(fake, bot, world):
     assert "/vortex draw" in embed_text(shown.message)
 
 
-@pytest.mark.xfail(strict=True, reason="the renames of issue 25 item 2 (goldfish start/report/status/end/cancel, "
-                                       "turnabout join/status, 421 status, vortex resend, battler cancel/resend) "
-                                       "are on other branches; remove this marker when they are merged")
 async def test_every_command_help_cites_exists(fake, bot, world):
     """Each `/command …` in the help pages and the greeting names a command the bot has, and any
     words after it are that command's options."""

@@ -28,10 +28,10 @@ from bot.store.types import utcnow
 from tests.e2e.drivers.common import embed_text, eventually
 from tests.e2e.drivers.draft import (
     cards_shown,
-    download_log,
     join_all,
     pick_buttons,
     start_lobby,
+    stored_picks,
     toggle_letter,
 )
 from tests.e2e.fake_scryfall import huge_png, marker_index, serve_fake_scryfall
@@ -213,7 +213,7 @@ async def test_every_pack_dm_carries_a_picture_of_its_cards_in_letter_order(fake
         check_pool_picture(fake, scryfall, final)
     pool = await fake.slash(drafters.players[0], "draft pool", guild_id=world.guild, channel_id=world.channel)
     assert pool.ephemeral and pool.message["attachments"][0]["filename"] == f"draft-{pod_id}-pool.png"
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert len(log["picks"]) == SEATS * PACKS * PACK_SIZE
 
 
@@ -236,7 +236,7 @@ async def test_scryfall_down_mid_draft_packs_arrive_as_text_and_nothing_is_lost(
     await bot.start()
     await drafters.pick_until(SEATS * PACKS * PACK_SIZE, expect_picture=None)
     assert drafters.without_picture > 0  # packs shown after the restart came as text
-    log = await download_log(fake, world)
+    log = await stored_picks(bot)
     assert len(log["picks"]) == SEATS * PACKS * PACK_SIZE
     by_user: dict[int, list[str]] = {}
     for pick in log["picks"]:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import create_scratch_database
 from tests.e2e.conftest import WORLD, build_world
-from tests.e2e.drivers.draft import download_log, join_all, live_pack_messages, pick_buttons, start_lobby
+from tests.e2e.drivers.draft import join_all, live_pack_messages, pick_buttons, start_lobby, stored_picks
 from tests.e2e.harness import BotProcess
 from tests.fake_discord import FakeDiscord
 
@@ -63,7 +63,7 @@ async def test_two_shard_processes_share_one_postgres_database(two_shard_fake, t
 
             for _ in range(4):
                 await pick_one(fake, players)
-            log = await download_log(fake, WORLD)
+            log = await stored_picks(shard0)
             assert log["status"] == "complete" and len(log["picks"]) == 12
             assert {entry["user_id"] for entry in log["picks"]} == set(players)
             assert "synced" in shard0.log_text() and "synced" not in shard1.log_text()  # shard 0 owns commands

@@ -17,7 +17,7 @@ from bot.store.db import Database
 from bot.store.models import EventResult
 from bot.web.app import make_app
 from bot.web.guard import RateLimiter
-from bot.web.page_cache import PageCache
+from bot.web.page_cache import Computed, PageCache
 
 START = datetime(2026, 3, 1, 18, 0, tzinfo=UTC)
 
@@ -56,8 +56,8 @@ async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int]
 
 @contextlib.asynccontextmanager
 async def site_client(db: Database, settings: Settings | None = None, limiter: RateLimiter | None = None,
-                      page_cache: PageCache | None = None) -> AsyncIterator[TestClient]:
-    app = make_app(db, settings or site_settings(), limiter=limiter, page_cache=page_cache)
+                      page_cache: PageCache | None = None, computed: Computed | None = None) -> AsyncIterator[TestClient]:
+    app = make_app(db, settings or site_settings(), limiter=limiter, page_cache=page_cache, computed=computed)
     async with TestClient(TestServer(app)) as client:
         yield client
 

@@ -111,7 +111,8 @@ async def test_a_running_draft_shows_only_its_progress_then_everything_once_comp
         assert response.status == 200 and response.content_type == "application/json"
         assert 'attachment; filename="draft-' in response.headers["Content-Disposition"]
         log = json.loads(await response.text())
-        assert log["version"] == logs.DRAFTMANCER_VERSION and len(log["users"]) == 3
+        # 2.0, or 2.1 where a seat got a neighbour's pack before opening its own (not in lockstep).
+        assert log["version"] in (logs.DRAFTMANCER_VERSION, "2.1") and len(log["users"]) == 3
         assert [u["cards"] for u in log["users"].values()] == [pools[u] for u in (await drafts.get_pod(db, pod.id)).player_ids]
         summary = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"))
         assert summary.startswith(f"Draft #{pod.id} · Test cube")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
-import logging
 from functools import partial
 
 import discord
@@ -17,18 +15,19 @@ from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
 from bot.games.draft.messages import DraftMessages
+from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
-from bot.kit import card_data, cubes, guild_config, limits, outbox
+from bot.kit import card_data, confirm, cubes, guild_config, limits
 from bot.kit.autocomplete import cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.tables import Actor
-
-log = logging.getLogger(__name__)
+from bot.kit.text import plural
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
+LOG_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in drafts.LOG_FORMATS.items()]
 PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key)
                      for key, text in guild_config.PICK_MODES.items()]
 S = drafts.STATUSES
@@ -58,7 +57,10 @@ class DraftCog(TableCog):
         return ui.lobby_embed(table, note)
 
     def cancel_question(self, table: drafts.PodView) -> str:
-        return f"Cancel draft #{table.id}? Picks so far are kept in its log."
+        return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
+
+    def begun_text(self, table: drafts.PodView) -> str:
+        return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
 
     async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
         """A full lobby begins at once, on the organizer's behalf."""
@@ -80,7 +82,9 @@ class DraftCog(TableCog):
         if by_button:
             await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
         else:
-            await interaction.response.send_message(f"You joined draft #{pod.id}; it is full and has begun.")
+            await interaction.response.send_message(
+                f"{interaction.user.mention} joined draft #{pod.id}, which is full and has begun: each player's first "
+                "pack is in their DMs.")
             await self.edit_lobby(begun)
         return True
 
@@ -108,6 +112,7 @@ class DraftCog(TableCog):
         scoring: app_commands.Choice[str] | None = None,
         play_order: app_commands.Choice[str] | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
+        bots: app_commands.Range[int, 0, 15] = 0,
     ) -> None:
         actor = actor_of(interaction)
         config = await guild_config.get_config(self.db, interaction.guild_id)
@@ -118,7 +123,7 @@ class DraftCog(TableCog):
         pod = await drafts.create_pod(
             self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
             packs=packs, pack_size=pack_size, max_seats=seats, pick_timer_seconds=pick_timer * 60 if pick_timer else None,
-            goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode,
+            goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode, bots=bots,
         )
         await self.post_lobby(interaction, pod)
         self.fetch_pictures(pod.id, config.pictures)
@@ -203,15 +208,39 @@ class DraftCog(TableCog):
         names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
-        await interaction.response.send_message(f"Your {len(pool.cards)} picks from draft #{pod.id}.", file=file, ephemeral=True)
+        await interaction.response.send_message(f"Your {plural(len(pool.cards), 'pick')} from draft #{pod.id}.", file=file, ephemeral=True)
 
-    @draft.command(name="log", description="Download the draft's full pick log as JSON (organizer).")
+    @draft.command(name="seat", description="Hand a seat a bot plays to a new player (organizer).")
+    @app_commands.describe(seat="The bot's seat.", player="The new player (not in the draft).")
     @app_commands.guild_only()
-    async def log_(self, interaction: discord.Interaction) -> None:
+    async def seat(self, interaction: discord.Interaction, seat: app_commands.Range[int, 1, 16], player: discord.User) -> None:
+        pod = await self.table_here(interaction, RUNNING)
+        actor = actor_of(interaction)
+
+        async def hand() -> confirm.Done:
+            result = await drafts.hand_seat(self.db, pod.id, seat - 1, player.id, actor)
+            return confirm.Done(f"Seat {seat} of draft #{pod.id} is {player.mention}'s now.", after=partial(
+                interaction.followup.send, ui.handed_announcement(result), allowed_mentions=limits.ping(player.id)))
+
+        await confirm.confirm_then_act(interaction, f"Hand seat {seat} of draft #{pod.id} (a bot plays it) to {player.mention}? "
+                                       "They keep its picks and draft it from now on.", hand, db=self.db)
+
+    @seat.autocomplete("seat")
+    async def seat_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+        pod = await drafts.find_pod(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                                    user_id=interaction.user.id, statuses=RUNNING)
+        return ui.bot_seat_choices(await drafts.bot_seats(self.db, pod.id) if pod else [], current)
+
+    @draft.command(name="log", description="Get the complete draft's log: Draftmancer, Magic Online or a summary.")
+    @app_commands.describe(format="Draftmancer's JSON log, your Magic Online log, or a text summary.",
+                           seat="Organizers: the seat whose Magic Online log you want (default: yours).")
+    @app_commands.choices(format=LOG_CHOICES)
+    async def log_(self, interaction: discord.Interaction, format: app_commands.Choice[str],
+                   seat: app_commands.Range[int, 1, 16] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished, S.cancelled))
-        data = json.dumps(await drafts.pick_log(self.db, pod.id, actor_of(interaction)), indent=2)
-        file = discord.File(io.BytesIO(data.encode()), filename=f"draft-{pod.id}-log.json")
-        await interaction.response.send_message(f"Pick log of draft #{pod.id}.", file=file, ephemeral=True)
+        log_file = await drafts.draft_log(self.db, pod.id, actor_of(interaction), format.value, seat=seat)
+        file = discord.File(io.BytesIO(log_file.data), filename=log_file.name)
+        await interaction.response.send_message(f"{log_file.about}.", file=file, ephemeral=True)
 
     # --- picks -----------------------------------------------------------------------------
 
@@ -237,37 +266,7 @@ class DraftCog(TableCog):
                 self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
                 source=source, in_server=not in_dm,
             )
-            await self._answer_pick(interaction, result, dm)
-
-    async def _answer_pick(self, interaction: discord.Interaction, result: drafts.PickResult, dm: int | None) -> None:
-        """Turn the message picked on into the next pack, the picker's pool (their pick ended the
-        draft) or "you took …" and what comes next."""
-        line = ui.picked_line(result.round, result.pick_number, result.card, self.scryfall)
-        upcoming = result.next_for_picker
-        # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
-        if upcoming is not None and (dm is None or upcoming.pick_mode in ("buttons", "both")):
-            picture = await self.messages.pack_picture(upcoming)  # the new picture replaces the old one
-            await interaction.response.edit_message(
-                embed=ui.pack_embed(upcoming, self.scryfall, picked_line=line, picture=picture and picture.url),
-                view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
-            )
-        elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
-            picked = drafts.Picked(result.card, result.round, result.pick_number)
-            embeds, files = await self.messages.final_pool_content(result.pod_id, result.user_id, picked)
-            await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
-        else:
-            after = (ui.NEXT_MESSAGE if upcoming is not None else ui.DRAFT_OVER if result.completed
-                     else ui.LAST_PICK if result.done else ui.WAITING_NEW if result.pick_mode == "buttons"
-                     else ui.WAITING)
-            embed = ui.picked_embed(result.round, result.pick_number, result.card, result.pod_id, self.scryfall, after)
-            await interaction.response.edit_message(embed=embed, view=None, attachments=[])
-            if result.held is not None and (dm is not None or result.completed):
-                # The next pack as a new DM; or, after a pick in the server that ended the draft, the
-                # pool, on the picker's DM pack message.
-                self.bot.outbox.on_commit([result.held])
-            return
-        if dm is not None and result.held is not None:  # the pick is made and shown: never "try again" now
-            await self.bot.outbox.record([outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=dm)])
+            await answer_pick(self.bot, self.messages, interaction, result, dm)
 
     @commands.Cog.listener()
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:

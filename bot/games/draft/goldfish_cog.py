@@ -1,4 +1,4 @@
-"""/goldfish: score submissions, standings, write-ups, rejections and closing for Goldfish Draft."""
+"""/goldfish: Goldfish Draft scoring events: start, report, status, write-ups, rejections, end and cancel."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import NotFound, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
-from bot.kit.text import escape, name_key
+from bot.kit.text import escape, name_key, plural
 
 # A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
@@ -43,7 +43,7 @@ async def event_autocomplete(interaction: discord.Interaction, current: str) -> 
     events = await goldfish.list_events(bot.db, interaction.guild_id, status=None)
     needle = name_key(current)
     return [
-        app_commands.Choice(name=f"#{e.id} {e.name} ({e.status})"[:100], value=e.id)
+        app_commands.Choice(name=f"#{e.id} {e.name} ({ui.STATUS_TEXT.get(e.status, '')})"[:100], value=e.id)
         for e in events
         if needle in name_key(f"#{e.id} {e.name}")
     ][:25]
@@ -51,7 +51,7 @@ async def event_autocomplete(interaction: discord.Interaction, current: str) -> 
 
 class GoldfishCog(commands.Cog, name="GoldfishCog"):
     group = app_commands.Group(
-        name="goldfish", description="Goldfish Draft scoring: submit, standings, write-ups.", guild_only=True
+        name="goldfish", description="Goldfish Draft scoring: start, report, status, write-ups, end.", guild_only=True
     )
 
     def __init__(self, bot: KitBot) -> None:
@@ -64,7 +64,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             return await goldfish.get_event(self.bot.db, guild_id, event_id)
         return await goldfish.default_event(self.bot.db, guild_id, interaction.channel_id, status=status)
 
-    @group.command(name="event", description="Create a scoring event for a draft played elsewhere (organizers).")
+    @group.command(name="start", description="Start a scoring event for a draft played elsewhere (organizers).")
     @app_commands.describe(
         name="The event's name (up to 100 characters, unique in this server).",
         turns=TURNS_HELP,
@@ -72,7 +72,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         play_order="Who plays first in every game of this event (default: the player).",
     )
     @app_commands.choices(method=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES)
-    async def event(
+    async def start(
         self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], turns: Turns,
         method: app_commands.Choice[str] | None = None, play_order: app_commands.Choice[str] | None = None,
     ) -> None:
@@ -82,8 +82,9 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             play_order=play_order.value if play_order else "first",
         )
         await interaction.response.send_message(
-            f"Goldfish event **#{event.id} {escape(event.name)}** is open ({event.turns} turns, {event.method} "
-            f"scoring, {ui.PLAY_ORDER_TEXT[event.play_order]}). Players: `/goldfish rules`, then `/goldfish submit`.",
+            f"Goldfish event **#{event.id} {escape(event.name)}** is open for scores ({plural(event.turns, 'turn')}, "
+            f"{ui.METHOD_TEXT[event.method]}, {ui.PLAY_ORDER_TEXT[event.play_order]}). Players read `/goldfish rules`, "
+            "play their game, then `/goldfish report`.",
             allowed_mentions=NO_PINGS,
         )
 
@@ -99,13 +100,13 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             chosen = None  # no event in this server yet: the general rules
         await interaction.response.send_message(embed=ui.rules_embed(chosen), ephemeral=True)
 
-    @group.command(name="submit", description="Submit (or resubmit) your score and write-up.")
+    @group.command(name="report", description="Report your score and write-up (again to correct it).")
     @app_commands.describe(event="The event (default: this channel's newest open one).",
                            lost_or_drew="You lost or drew the game (scores 0).",
                            prevented="An effect stopped you from winning at the end (scores 0).",
                            writeup_file="A text file with a long write-up (instead of typing it in the form).")
     @app_commands.autocomplete(event=event_autocomplete)
-    async def submit(
+    async def report(
         self, interaction: discord.Interaction, event: int | None = None, lost_or_drew: bool = False,
         prevented: bool = False, writeup_file: discord.Attachment | None = None,
     ) -> None:
@@ -137,7 +138,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         )
         await interaction.response.send_message(
             f"Saved your score for **{escape(chosen.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
-            "You can resubmit until the event closes.",
+            "You can report again until the event ends.",
             ephemeral=True, allowed_mentions=NO_PINGS,
         )
 
@@ -158,10 +159,10 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             raise UserError("The write-up can't be empty: that file has no text.")
         return text
 
-    @group.command(name="scores", description="Show an event's standings with each score's breakdown.")
+    @group.command(name="status", description="Show an event's standings with each score's breakdown.")
     @app_commands.describe(event="The event (default: this channel's newest).")
     @app_commands.autocomplete(event=event_autocomplete)
-    async def scores(self, interaction: discord.Interaction, event: int | None = None) -> None:
+    async def status(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event, status=None)
         view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
         await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"))
@@ -213,20 +214,39 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
                 ephemeral=True, allowed_mentions=NO_PINGS,
             )
 
-    @group.command(name="close", description="Close an event: standings become final and go to the leaderboard (asks first).")
-    @app_commands.describe(event="The event to close (default: this channel's newest open one).")
+    @group.command(name="end", description="End an event: standings become final and go to the leaderboard (asks first).")
+    @app_commands.describe(event="The event to end (default: this channel's newest open one).")
     @app_commands.autocomplete(event=event_autocomplete)
-    async def close(self, interaction: discord.Interaction, event: int | None = None) -> None:
+    async def end(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event)
         actor = actor_of(interaction)
 
-        async def close() -> str:
+        async def end() -> str:
             result = await goldfish.close(self.bot.db, chosen.guild_id, chosen.id, actor=actor)
-            return f"**{escape(chosen.name)}** is closed. Final standings are posted in <#{result.post_channel_id}>."
+            return f"**{escape(chosen.name)}** has ended. Final standings are posted in <#{result.post_channel_id}>."
 
         await confirm_then_act(
-            interaction, f"Close **{escape(chosen.name)}** now? Its standings become final and go to the leaderboard; "
-                         "no more scores can be submitted.", close, db=self.bot.db,
+            interaction, f"End **{escape(chosen.name)}** now? Its standings become final and go to the leaderboard; "
+                         "no more scores can be reported.", end, db=self.bot.db,
+            around=self.bot.outbox.replies.answering,
+        )
+
+    @group.command(name="cancel", description="Cancel an event: it and its scores are deleted, nothing is recorded "
+                                              "(asks first).")
+    @app_commands.describe(event="The event to cancel (default: this channel's newest open one).")
+    @app_commands.autocomplete(event=event_autocomplete)
+    async def cancel(self, interaction: discord.Interaction, event: int | None = None) -> None:
+        chosen = await self._event(interaction, event)
+        actor = actor_of(interaction)
+        _view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
+
+        async def cancel() -> str:
+            await goldfish.cancel(self.bot.db, chosen.guild_id, chosen.id, actor=actor)
+            return f"**{escape(chosen.name)}** is cancelled: it and its scores are deleted, and nothing was recorded."
+
+        await confirm_then_act(
+            interaction, f"Cancel **{escape(chosen.name)}**? The event and its {plural(len(standings), 'score')} are "
+                         "deleted for good, and nothing goes to the leaderboard.", cancel, db=self.bot.db,
             around=self.bot.outbox.replies.answering,
         )
 

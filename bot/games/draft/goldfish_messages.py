@@ -2,18 +2,19 @@
 `bot.kit.delivery.renders` when the cog imports this module).
 
 The service queues them with the change that causes them (`bot.games.draft.goldfish_service`): the final
-standings when an event closes, and the DM telling a player why their score was rejected.
+standings when an event ends, the DM telling a player why their score was rejected, and the channel's
+note that an event was cancelled.
 """
 
 from __future__ import annotations
 
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_service import EventRef, Rejected
+from bot.games.draft.goldfish_service import Cancelled, EventRef, Rejected
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.outbox import Outcome
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 
 
 @renders(goldfish.FINAL, EventRef)
@@ -26,9 +27,18 @@ async def final(ref: EventRef, ctx: Delivery) -> Outgoing:
 async def rejected(rejection: Rejected, ctx: Delivery) -> Outgoing:
     text = (
         f"Your score in **{escape(rejection.event_name)}** was rejected by the organizer: "
-        f"{escape(rejection.reason)}\nYou can submit again with `/goldfish submit` until the event closes."
+        f"{escape(rejection.reason)}\nYou can report again with `/goldfish report` until the event ends."
     )
     return Outgoing(content=limits.clip(text, limits.CONTENT))
+
+
+@renders(goldfish.CANCELLED, Cancelled)
+async def cancelled(note: Cancelled, ctx: Delivery) -> Outgoing:
+    scores = ("it had no scores" if note.scores == 0 else "its 1 score was deleted" if note.scores == 1
+              else f"its {plural(note.scores, 'score')} were deleted")
+    text = (f"🚫 <@{note.by}> cancelled the Goldfish event **{escape(note.event_name)}**: {scores}, "
+            "and nothing went to the leaderboard.")
+    return Outgoing(content=limits.clip(text, limits.CONTENT))  # the client's default: it pings nobody
 
 
 def delivery_problem(outcome: Outcome) -> str | None:

@@ -65,6 +65,7 @@ __all__ = [
 DEFAULT_TABLE: Mapping[str, float] = {"life": 1.0, "mill": 0.5, "poison": 2.0, "win": 20.0}
 WIN_POINTS = DEFAULT_TABLE["win"]  # what one win / lose-the-game effect scores by default
 METHODS = ("sum", "max", "product")
+MINUS = "\u2212"  # the minus sign users read (a negative number they typed, shown back)
 # Who plays first, agreed for a whole event (FORMATS.md §1): the player (the rule), the goldfish,
 # or a coin flip. The game ends before the first player's (turns + 1)th normal turn.
 PLAY_ORDERS = ("first", "second", "flip")
@@ -98,7 +99,7 @@ def _check_number(label: str, value: object, cap: float, *, whole: bool) -> floa
     if not math.isfinite(number):
         raise GoldfishInputError(f"{label} must be a finite number")
     if number < 0:
-        raise GoldfishInputError(f"{label} cannot be negative (got {value})")
+        raise GoldfishInputError(f"{label} cannot be negative (got {str(value).replace('-', MINUS)})")
     if whole and not number.is_integer():
         raise GoldfishInputError(f"{label} must be a whole number (got {value})")
     if number > cap:

@@ -1,4 +1,5 @@
-"""Goldfish Draft scoring events: submissions (with history), rejections, standings, closing."""
+"""Goldfish Draft scoring events: reports (with history), rejections, standings, the end (results to the
+leaderboard) and cancelling (the event and its scores deleted, nothing recorded)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,11 @@ class EventRef(Payload):
     event_id: int
 
 
-# What the bot owes (outbox kinds): the final standings post, and the rejected player's DM.
+# What the bot owes (outbox kinds): the final standings post, the rejected player's DM, and the
+# channel's note that an event was cancelled.
 FINAL = "goldfish_final"  # payload: EventRef
 REJECTED = "goldfish_rejected"  # payload: Rejected
+CANCELLED = "goldfish_cancelled"  # payload: Cancelled
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,15 @@ class Rejected(Payload):
     event_id: int
     event_name: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Cancelled(Payload):
+    """In the event's channel: the organizer `by` cancelled the event `event_name` (`scores` counted then)."""
+
+    event_name: str
+    by: int
+    scores: int
 
 
 @dataclass(frozen=True)
@@ -241,7 +253,7 @@ async def default_event(db: Database, guild_id: int, channel_id: int | None, *, 
             return event
     if events:
         return events[0]
-    raise NotFound("There is no Goldfish event here: a Goldfish draft opens one, or `/goldfish event` creates one.")
+    raise NotFound("There is no Goldfish event here: a Goldfish draft opens one, or `/goldfish start` starts one.")
 
 
 async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | None:
@@ -254,7 +266,7 @@ async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | No
 
 async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: int) -> EventView:
     """Refuse early (before the player types a write-up) what :func:`submit` would refuse anyway:
-    a closed event, or a draft event the user did not play in."""
+    an event that has ended, or a draft event the user did not play in."""
     async with db.read() as session:
         event = await _event_row(session, guild_id, event_id)
         _check_submitter(event, await _players(session, event), user_id)
@@ -263,9 +275,9 @@ async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: 
 
 def _check_submitter(event: GoldfishEvent, players: set[int] | None, user_id: int) -> None:
     if event.status != "open":
-        raise Conflict(f"**{escape(event.name)}** is closed; submissions are no longer taken.")
+        raise Conflict(f"**{escape(event.name)}** has ended; scores are no longer taken.")
     if players is not None and user_id not in players:
-        raise PermissionDenied(f"You did not play in **{escape(event.name)}**, so you can't submit a score for it.")
+        raise PermissionDenied(f"You did not play in **{escape(event.name)}**, so you can't report a score for it.")
 
 
 def _check_writeup(text: str) -> str:
@@ -301,7 +313,7 @@ async def _take_writeup(session: AsyncSession, guild_id: int, user_id: int, key:
     """The uploaded write-up for the form `key`, deleted with the submission that uses it."""
     row = await session.get(GoldfishPendingWriteup, key) if 0 < key <= _MAX_ID else None
     minutes = int(PENDING_WRITEUP_TTL.total_seconds() // 60)
-    again = "Nothing was saved: run `/goldfish submit` again with the `writeup_file`."
+    again = "Nothing was saved: run `/goldfish report` again with the `writeup_file`."
     if row is None or row.guild_id != guild_id or row.user_id != user_id:
         raise NotFound(
             f"The write-up file you attached is no longer held: uploads wait {minutes} minutes for their form, "
@@ -406,7 +418,7 @@ async def writeup(db: Database, guild_id: int, event_id: int, user_id: int) -> S
         )
         history = list(rows.scalars())
         if not history:
-            raise NotFound(f"<@{user_id}> has not submitted a score for **{escape(event.name)}**.")
+            raise NotFound(f"<@{user_id}> has not reported a score for **{escape(event.name)}**.")
         chosen = next((row for row in history if row.status == "active"), history[0])
         return _submission_view(chosen, event.method)
 
@@ -433,10 +445,10 @@ async def reject(
         event = await _event_row(session, guild_id, event_id)
         await tables.require_manager(session, "event", event, actor)
         if event.status != "open":
-            raise Conflict("That event is closed; its results are final.")
+            raise Conflict("That event has ended; its results are final.")
         current = [row for row in await _current(session, event) if row.user_id == player_id]
         if not current:
-            raise NotFound(f"<@{player_id}> has no counting submission to reject.")
+            raise NotFound(f"<@{player_id}> has no counting score to reject.")
         row = current[0]
         row.status, row.reject_reason = "rejected", reason
         payload = Rejected(event.id, event.name, reason).to_payload()
@@ -446,12 +458,12 @@ async def reject(
 
 
 async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> CloseResult:
-    """Close the event: its standings become final and go to the leaderboards."""
+    """End the event (`/goldfish end`): its standings become final and go to the leaderboards."""
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
         await tables.require_manager(session, "event", event, actor)
         if event.status != "open":
-            raise Conflict(f"**{escape(event.name)}** is already closed.")
+            raise Conflict(f"**{escape(event.name)}** has already ended.")
         rows = await _current(session, event)
         standings = _standings(rows, event.method)
         placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
@@ -466,6 +478,24 @@ async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> 
                                  f"the final standings of **{escape(event.name)}**")
         await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
         return CloseResult(_event_view(event), standings, channel)
+
+
+async def cancel(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> int:
+    """Cancel the event (`/goldfish cancel`): it is deleted with every score reported to it, and
+    nothing goes to the leaderboard; its channel is told. An event that has ended is refused (its
+    results are recorded). Returns how many players had a counting score."""
+    async with db.write() as session:
+        event = await _event_row(session, guild_id, event_id)
+        await tables.require_manager(session, "event", event, actor)
+        if event.status != "open":
+            raise Conflict(f"**{escape(event.name)}** has already ended: its results are recorded, so it can't be "
+                           "cancelled.")
+        counting = len(await _current(session, event))
+        payload = Cancelled(event.name, actor.user_id, counting).to_payload()
+        await outbox.queue(session, outbox.Message(CANCELLED, payload, channel_id=event.channel_id, guild_id=guild_id))
+        await session.execute(delete(GoldfishSubmission).where(GoldfishSubmission.event_id == event.id))
+        await session.delete(event)
+        return counting
 
 
 def parse_number(label: str, text: str, *, whole: bool) -> float:

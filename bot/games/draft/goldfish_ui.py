@@ -7,7 +7,7 @@ import discord
 from bot.games.draft import goldfish_rules as rules
 from bot.games.draft.goldfish_service import EventView, Standing, SubmissionView
 from bot.kit.dispatch import ModalRoute, Part, StatelessModal, modal_route, number, word
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 
 WRITEUP_PAGE_CHARS = 3500
 # Discord's limits for a modal's parts.
@@ -17,8 +17,16 @@ LABEL_DESCRIPTION = 100
 PLACEHOLDER = 100
 
 
+MINUS = rules.MINUS  # the one minus sign users see
+
+# An event's status and scoring method as players read them (not the stored words).
+STATUS_TEXT = {"open": "taking scores", "closed": "ended"}
+METHOD_TEXT = {"sum": "components added up", "max": "largest component counts",
+               "product": "non-zero components multiplied"}
+
+
 def _fmt(value: float) -> str:
-    return f"{value:g}"
+    return f"{value:g}".replace("-", MINUS)
 
 
 def breakdown_text(sub: SubmissionView) -> str:
@@ -42,7 +50,8 @@ def standings_embed(event: EventView, standings: list[Standing], *, final: bool 
         for s in standings
     ]
     embed.description = "\n".join(lines) or "No scores yet."
-    embed.set_footer(text=f"Event #{event.id} · {event.turns} turns · scoring: {event.method} · {event.status}")
+    embed.set_footer(text=f"Event #{event.id} · {plural(event.turns, 'turn')} · {METHOD_TEXT[event.method]} · "
+                          f"{STATUS_TEXT.get(event.status, '')}")
     return embed
 
 
@@ -75,8 +84,8 @@ def _upload_key(raw: str) -> int | None:
 
 
 # Everything a score form needs besides what the player types, so any process can take the
-# submission (after a restart too) and two open forms never share state. The upload key is the
-# /goldfish submit command's id, or "-" for a write-up typed in the form.
+# report (after a restart too) and two open forms never share state. The upload key is the
+# /goldfish report command's id, or "-" for a write-up typed in the form.
 SCORE_FORM: ModalRoute = modal_route(
     "gfs", (number("event"), word("lost", ("0", "1")), word("prevented", ("0", "1")), Part("file", _upload_key)),
     ("GoldfishCog", "on_score_form"),
@@ -134,7 +143,7 @@ def rules_embed(event: EventView | None) -> discord.Embed:
         )
     else:
         title = f"Goldfish rules · {event.name}"[:256]
-        length = f"A game lasts **{event.turns} turns**. {game_end_rule(event.turns, event.play_order)}"
+        length = f"A game lasts **{plural(event.turns, 'turn')}**. {game_end_rule(event.turns, event.play_order)}"
     embed = discord.Embed(title=title, colour=discord.Colour.orange())
     embed.description = "\n\n".join([
         length,

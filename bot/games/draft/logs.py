@@ -151,7 +151,8 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
     ``colors``, ``cmc``, ``type``, ``rarity``, ``image_uris``, ``printed_names``…); ``boosters`` as
     dealt; ``type`` "Draft"; ``time`` in milliseconds. Each pick also carries the 2.1 fields
     ``packNum`` and ``pickNum`` (0-based), which a 2.0 reader ignores; a draft of one-card packs,
-    whose packs a 2.0 reader cannot tell apart, says version 2.1 (the same log, read by those).
+    whose packs a 2.0 reader cannot tell apart, says version 2.1 (the same log, read by those), and so
+    does a draft where a seat got a neighbour's pack before opening its own (`_packs_grow_apart`).
     """
     seen = views(record)
     carddata = {name: _draftmancer_card(name, record.cards.get(name, {}))
@@ -172,7 +173,7 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
         }
     milliseconds = int(record.finished_at.timestamp() * 1000)
     return {
-        "version": DRAFTMANCER_VERSION if record.config.pack_size > 1 else "2.1",
+        "version": DRAFTMANCER_VERSION if record.config.pack_size > 1 and _packs_grow_apart(seen) else "2.1",
         "type": "Draft",
         "sessionID": f"{_one_line(record.title)} #{record.draft_id}",
         "time": milliseconds,
@@ -187,6 +188,18 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
         "teamDraft": False,
         "users": users,
     }
+
+
+def _packs_grow_apart(seen: Sequence[Sequence[PickView]]) -> bool:
+    """Whether a 2.0 reader, which starts a new pack where the booster is larger than the one before,
+    finds every seat's packs: each pack's boosters shrink, and each next pack starts larger. Not so
+    for one-card packs, nor when a seat got a neighbour's pack before opening its own (picks are not
+    in lockstep): those logs say version 2.1, whose readers group picks by `packNum`."""
+    for picks in seen:
+        for before, after in zip(picks, picks[1:], strict=False):
+            if (len(after.pack) > len(before.pack)) != (after.round != before.round):
+                return False
+    return True
 
 
 def _draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:

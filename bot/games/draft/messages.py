@@ -3,7 +3,9 @@ on pack messages.
 
 In a reaction pod each player has one pack message (`drafts.PackMessage`): a pack that reaches
 them edits it, so its letters stay and a pick costs one edit; a pack that reached a player who
-was waiting also sends a one-line message, for the notification. When the draft is over each
+has not picked for a while (`drafts.WATCHING`) also sends a one-line notice (`drafts.NOTICE`), a
+reply to the pack message, for the notification; it deletes the player's notice before it, so
+at most one is in sight. When the draft is over each
 player's pack message (in every mode: the last message that showed them a pack) turns into their
 pool, and the channel's summary pings the players. A pick that leaves the player
 waiting is confirmed after `pick_confirm_grace` seconds (`drafts.CONFIRM`); a pack that reaches
@@ -37,6 +39,7 @@ from bot.games.draft.service import (
     Confirmation,
     FinalPool,
     MessageRef,
+    Notice,
     PackPost,
     Picked,
     PodRef,
@@ -45,6 +48,7 @@ from bot.games.draft.service import (
 from bot.games.draft.ui import (
     FINAL_POOL_FOOTER,
     final_pool_title,
+    notice_text,
     pack_embed,
     pack_picture_name,
     pack_picture_of,
@@ -61,7 +65,7 @@ from bot.kit import card_data, limits
 from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
-from bot.kit.text import escape
+from bot.kit.text import escape, plural, plural_word
 
 log = logging.getLogger(__name__)
 SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
@@ -128,8 +132,8 @@ class DraftMessages:
                          picked: Picked | None, *, rejoined: bool = False) -> Outgoing:
         """Show the pack on the player's reaction pack message, whose letters stay (and whose
         picture is replaced). With the player's pick just before (`picked`) the edit is its
-        confirmation; a pack that reached a player who had been waiting (or who took their seat
-        back, `rejoined`) also gets a short new message, for the notification."""
+        confirmation; a player who took their seat back (`rejoined`) also gets a short new message
+        saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         done = self.begin_settling(target.message_id)
 
@@ -141,9 +145,22 @@ class DraftMessages:
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
             view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
             edit=(target.channel_id, target.message_id),
-            continued=[] if picked else [pack_ready_text(prompt, rejoined=rejoined)],
+            continued=[pack_ready_text(prompt, rejoined=True)] if rejoined and not picked else [],
             after_send=after_send,
         )
+
+    async def notice(self, notice: Notice, fresh: bool) -> Outgoing | None:
+        """The "📬 your next pack" notice: a reply to the player's pack message (a jump link to it),
+        deleting their notice before it. Skipped when the pack went as a new message (which
+        notifies by itself) or, sent late, when the player has picked from it meanwhile."""
+        if not fresh and not await drafts.is_head(self.bot.db, notice.pod_id, notice.seat, notice.pack_id,
+                                                  notice.pack_pick):
+            return None
+        target = await drafts.pack_message_of(self.bot.db, notice.pod_id, notice.seat)
+        if target is None:
+            return None
+        return Outgoing(content=notice_text(notice), reply_to=(target.channel_id, target.message_id),
+                        delete=await drafts.notice_to_replace(self.bot.db, notice))
 
     @contextlib.contextmanager
     def settling(self, message_id: int) -> Iterator[None]:
@@ -282,6 +299,11 @@ async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh)
 
 
+@renders(drafts.NOTICE, Notice)
+async def notice(pack: Notice, ctx: Delivery) -> Outgoing | None:
+    return await DraftMessages.of(ctx.bot).notice(pack, ctx.fresh)
+
+
 @renders(drafts.RETIRE, MessageRef)
 async def retire(old: MessageRef, ctx: Delivery) -> Outgoing:
     return await DraftMessages.of(ctx.bot).retire(old)
@@ -332,11 +354,13 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pools = await drafts.all_pools(ctx.db, pod_id)
     lines = [
         f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
-        "`/draft pool` shows it here too, `/draft export` as a deck file.",
-        *(f"<@{uid}>: {len(cards)} cards, first picks {', '.join(escape(c) for c in cards[:3])}"
-          for uid, cards in pools.items()),
+        "`/draft pool` shows it to them again, `/draft export` as a deck file.",
+        *(f"{drafts.seat_name(uid)}: {plural(len(cards), 'card')}, first {plural_word(min(len(cards), 3), 'pick')} "
+          f"{', '.join(escape(c) for c in cards[:3])}" for uid, cards in pools.items()),
     ]
     if pod.turns:
-        lines.append(f"Goldfish scoring is open: play your {pod.turns}-turn game and `/goldfish submit`.")
+        lines.append(f"Goldfish scoring is open: each player plays a {pod.turns}-turn game against the "
+                     "goldfish and reports it with `/goldfish report`.")
     # The players are pinged: their pools are edits of their pack messages, which notify nobody.
-    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*pools))
+    humans = [uid for uid in pools if not drafts.is_bot_user(uid)]
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*humans))

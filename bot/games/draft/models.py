@@ -156,7 +156,7 @@ class GoldfishSubmission(Base):
 
 
 class GoldfishPendingWriteup(Base):
-    """A write-up file uploaded with /goldfish submit, waiting for its score form to be sent.
+    """A write-up file uploaded with /goldfish report, waiting for its score form to be sent.
 
     Deleted once the form saves it; expires after a while (expired rows are cleaned up lazily);
     each user has only a few at a time, so nobody can crowd out another player's upload."""

@@ -65,6 +65,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.kit import events
+from bot.kit.text import plural
 
 __all__ = [
     "MIN_SEATS",
@@ -176,8 +177,9 @@ class DraftConfig:
             )
         if cube_size is not None and cube_size < self.cards_needed:
             raise DraftError(
-                f"The cube is too small: {self.seats} players × {self.packs} packs × "
-                f"{self.pack_size} cards need {self.cards_needed} cards, but the cube has {cube_size}."
+                f"The cube is too small: {plural(self.seats, 'player')} × {plural(self.packs, 'pack')} × "
+                f"{plural(self.pack_size, 'card')} need {plural(self.cards_needed, 'card')}, but the cube has "
+                f"{cube_size}."
             )
 
 

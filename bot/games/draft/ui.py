@@ -16,11 +16,15 @@ from bot.games.draft.service import (
     REACTION_CARDS,
     STATUSES,
     CardFacts,
+    Notice,
     PackPrompt,
     PodView,
     PoolView,
     RejoinResult,
+    SeatHandover,
     SeatWait,
+    is_bot_user,
+    seat_name,
 )
 from bot.games.draft.service import uses_reactions as uses_reactions
 from bot.kit import limits
@@ -28,7 +32,7 @@ from bot.kit.dispatch import Component, index, number
 from bot.kit.formatting import format_duration
 from bot.kit.lobby import lobby_button_type
 from bot.kit.lobby import lobby_view as generic_lobby_view
-from bot.kit.text import escape
+from bot.kit.text import escape, plural
 from bot.store.types import utcnow
 
 MAX_REACTION_CARDS = REACTION_CARDS
@@ -57,27 +61,39 @@ def uses_components(prompt: PackPrompt, *, in_dm: bool = True) -> bool:
 
 # --- lobby -------------------------------------------------------------------------------------
 
+# A pod's stage and pick mode as players read them (not the stored words).
+STATUS_TEXT = {STATUSES.lobby: "Open for players", STATUSES.running: "In progress", STATUSES.finished: "Complete",
+               STATUSES.cancelled: "Cancelled"}
+PICK_MODE_TEXT = {"both": "picks by button or reaction", "buttons": "picks by button", "reactions": "picks by reaction"}
+
+
+def status_text(status: str) -> str:
+    return STATUS_TEXT.get(status, "")
+
 
 def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
-    kind = f"Goldfish Draft ({pod.turns} turns)" if pod.turns else "Draft"
+    kind = f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else "Draft"
     embed = discord.Embed(title=f"{kind} #{pod.id} · cube {pod.cube_name}", colour=discord.Colour.gold())
     settings = [
-        f"{pod.packs} packs of {pod.pack_size}",
-        f"up to {pod.max_seats} players",
+        f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}",
+        f"up to {plural(pod.max_seats, 'player')}",
         f"pick timer {format_duration(pod.pick_timer_seconds)}" if pod.pick_timer_seconds else "no pick timer",
-        f"picks by {pod.pick_mode}",
+        PICK_MODE_TEXT.get(pod.pick_mode, "picks in DMs"),
     ]
     embed.description = " · ".join(settings)
     if pod.status == STATUSES.lobby:
-        players = "\n".join(f"• <@{uid}>" for uid in pod.player_ids) or "nobody yet"
+        players = "\n".join(f"• {seat_name(uid)}" for uid in pod.player_ids) or "nobody yet"
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
-        embed.set_footer(text="Join, then the organizer presses Begin. Picks happen in DMs.")
+        joined = "has" if pod.max_seats == 1 else "have"
+        embed.set_footer(text=f"The draft begins by itself once {plural(pod.max_seats, 'player')} {joined} joined, "
+                              "or earlier when the organizer presses Begin. Picks happen in DMs.")
     else:
         seating = "\n".join(
-            f"Seat {s.seat + 1}: <@{s.user_id}>{' (bot)' if s.is_bot else ''}" for s in pod.seats if s.seat is not None
+            f"Seat {s.seat + 1}: {seat_name(s.user_id)}{' (bot)' if s.is_bot and not is_bot_user(s.user_id) else ''}"
+            for s in pod.seats if s.seat is not None
         )
         embed.add_field(name="Seating (pack 1 passes left, pack 2 right)", value=seating or "-", inline=False)
-        embed.add_field(name="Status", value=pod.status, inline=False)
+        embed.add_field(name="Status", value=status_text(pod.status), inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
     return embed
@@ -134,7 +150,7 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
     }[prompt.pick_mode]
     embed.set_footer(
         text=f"{how} Passing {prompt.direction}. "
-        + (f"{waiting} more pack{'s' if waiting != 1 else ''} waiting after this one." if waiting else "")
+        + (f"{plural(waiting, 'more pack')} waiting after this one." if waiting else "")
     )
     if picked_line:
         embed.add_field(name="Last pick", value=limits.clip(picked_line, limits.FIELD_VALUE), inline=False)
@@ -202,13 +218,23 @@ def picked_line(round_index: int, pick_number: int, card: str, scryfall_base: st
     return f"✅ Pack {round_index + 1}, pick {pick_number}: you took {card_link_markdown(card, scryfall_base)}."
 
 
+def _how_to_pick(pick_mode: str) -> str:
+    return "react with its letter" if pick_mode == "reactions" else "react with its letter or press its button"
+
+
 def pack_ready_text(prompt: PackPrompt, *, rejoined: bool = False) -> str:
     """The short new message that notifies a player whose pack message (above) shows a new pack
     (`rejoined`: the first since they took their seat back from a bot)."""
-    how = "react with its letter" if prompt.pick_mode == "reactions" else "react with its letter or press its button"
     which = "your seat is yours again, and your current pack" if rejoined else "your next pack"
     return (f"📬 Draft #{prompt.pod_id}: {which} (pack {prompt.round + 1}, pick {prompt.pick_number}) "
-            f"is in your pack message above: {how}.")
+            f"is in your pack message above: {_how_to_pick(prompt.pick_mode)}.")
+
+
+def notice_text(notice: Notice) -> str:
+    """The notice of a pack that reached a player who was away: a reply to their pack message, so
+    Discord shows the message it means above it, with a jump link."""
+    return (f"📬 Draft #{notice.pod_id}: your next pack (pack {notice.round + 1}, pick {notice.pick_number}) is in "
+            f"your pack message (the one this replies to): {_how_to_pick(notice.pick_mode)}.")
 
 
 def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str:
@@ -218,7 +244,7 @@ def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str
             else f"{who} took their seat back in draft #{result.pod_id}")
     picks = result.bot_picks
     if picks:
-        said += f"; the bot's {picks} pick{'s' if picks != 1 else ''} for them stay in their pool"
+        said += f"; the bot's {plural(picks, 'pick')} for them {'stays' if picks == 1 else 'stay'} in their pool"
     if result.prompt is not None:
         after = ("They pick with `/draft pick` here (their DMs are closed)." if result.prompt.dm_closed
                  else "Their current pack is in their DMs.")
@@ -229,6 +255,25 @@ def rejoined_announcement(result: RejoinResult, *, by: int | None = None) -> str
     else:
         after = "Their next pack comes to their DMs when the others pass it."
     return f"🔙 {said}. {after}"
+
+
+def handed_announcement(result: SeatHandover) -> str:
+    """In the channel: an organizer handed a bot's seat to a new player."""
+    was = seat_name(result.was) if is_bot_user(result.was) else f"the bot that replaced <@{result.was}>"
+    said = (f"🪑 <@{result.user_id}> takes seat {result.seat + 1} of draft #{result.pod_id} from {was}, with its "
+            f"{plural(result.picks, 'pick')} so far as their pool (`/draft pool`).")
+    if result.prompt is not None:
+        return f"{said} Their current pack is in their DMs."
+    if result.wait.on:
+        return f"{said} Their next pack comes to their DMs once <@{result.wait.on[0]}> picks."
+    return f"{said} Their next pack comes to their DMs when the others pass it."
+
+
+def bot_seat_choices(seats: Sequence[tuple[int, int]], typed: str) -> list[discord.app_commands.Choice[int]]:
+    """The bots' seats (0-based seat, user id) as /draft seat's choices, those matching what was typed."""
+    return [discord.app_commands.Choice(name=f"Seat {seat + 1}: {seat_name(user_id)}" if is_bot_user(user_id)
+                                        else f"Seat {seat + 1}: a bot (it replaced a player)", value=seat + 1)
+            for seat, user_id in seats if typed.strip() in str(seat + 1)][:25]
 
 
 def rejoined_text(pod_id: int) -> str:
@@ -283,17 +328,17 @@ def _ago(moment: datetime | None, now: datetime) -> str:
 
 def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
     now = utcnow()
-    embed = discord.Embed(title=f"Draft #{pod.id} · {pod.status}", colour=discord.Colour.gold())
+    embed = discord.Embed(title=f"Draft #{pod.id} · {status_text(pod.status)}", colour=discord.Colour.gold())
     if pod.status == STATUSES.lobby:
-        embed.description = f"In the lobby: {len(pod.seats)}/{pod.max_seats} players."
+        embed.description = f"In the lobby: {len(pod.seats)} of {plural(pod.max_seats, 'player')}."
         return embed
     lines = []
     for seat in pod.seats:
         round_text = f"pack {pod.round_of(seat) + 1}" if seat.picks < pod.packs * pod.pack_size else "done"
         flags = " 🤖" if seat.is_bot else (" 📪 DMs closed" if seat.dm_closed else "")
         lines.append(
-            f"**{(seat.seat or 0) + 1}.** <@{seat.user_id}>{flags} · {seat.picks} picks · {round_text} · "
-            f"{seat.queued} waiting · last pick {_ago(seat.last_pick_at, now)}"
+            f"**{(seat.seat or 0) + 1}.** {seat_name(seat.user_id)}{flags} · {plural(seat.picks, 'pick')} · "
+            f"{round_text} · {plural(seat.queued, 'pack')} waiting · last pick {_ago(seat.last_pick_at, now)}"
         )
     embed.description = "\n".join(lines)
     waiting = [s for s in pod.seats if s.has_head and not s.is_bot]
@@ -303,7 +348,7 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
             value=", ".join(f"<@{s.user_id}> (for {_ago(s.waiting_since, now)[:-4]})" for s in waiting) or "nobody",
             inline=False,
         )
-    embed.set_footer(text=f"{picks_made}/{pod.total_picks} picks made")
+    embed.set_footer(text=f"{picks_made} of {plural(pod.total_picks, 'pick')} made")
     return embed
 
 
@@ -320,7 +365,7 @@ def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, 
     """The pool grouped by colour, one field per group; links are dropped (longest first) and names
     shortened only as far as Discord's limits need. `picture`: the pool's picture (`attachment://`);
     `last_pick`: the player's pick just before ("✅ … you took …")."""
-    title = title or f"Your pool · draft #{pool.pod_id} ({len(pool.cards)} cards)"
+    title = title or f"Your pool · draft #{pool.pod_id} ({plural(len(pool.cards), 'card')})"
     embed = discord.Embed(title=title, colour=discord.Colour.teal())
     groups = pool_groups(pool)
     # Each group gets a share of the 6,000 characters in proportion to its size.

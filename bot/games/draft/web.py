@@ -27,11 +27,10 @@ from sqlalchemy.orm import defer
 from bot.games.draft import goldfish_rules, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
-from bot.games.draft.service import SPEC
+from bot.games.draft.service import SPEC, draft_record, log_names
 from bot.kit import leaderboard, tables
 from bot.web import access, params, registry
 from bot.web.cards import card_html
-from bot.web.names import names_of
 
 registry.templates("draft", Path(__file__).parent / "templates")
 
@@ -65,15 +64,7 @@ async def _pod(session: AsyncSession, guild_id: int, pod_id: int) -> tables.Load
 
 async def _record(session: AsyncSession, loaded: tables.Loaded, names: dict[int, str]) -> logs.DraftRecord:
     """A complete draft as the logs read it: its packs dealt again, every pick in order."""
-    row = loaded.row
-    cube = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == row.id))).scalar_one()
-    picks = await session.execute(select(DraftPick.seat, DraftPick.pack_id, DraftPick.card)
-                                  .where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))
-    seats = [logs.LogSeat(names[s.user_id], s.is_bot) for s in loaded.seats]
-    return logs.DraftRecord.from_deal(
-        draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
-        pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks], seats=seats,
-        finished_at=row.finished_at or row.started_at or row.created_at, cards={entry["name"]: entry for entry in cube})
+    return await draft_record(session, loaded.row, loaded.seats, names)
 
 
 async def _complete(ctx: registry.PageContext, pod_id: int) -> tuple[tables.Loaded, logs.DraftRecord, dict] | None:
@@ -86,7 +77,7 @@ async def _complete(ctx: registry.PageContext, pod_id: int) -> tuple[tables.Load
 
 
 async def _names(ctx: registry.PageContext, session: AsyncSession, user_ids: Iterable[int]) -> dict[int, str]:
-    return await names_of(session, ctx.guild_id, user_ids)
+    return await log_names(session, ctx.guild_id, user_ids, seats=False)
 
 
 def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:

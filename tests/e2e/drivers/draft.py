@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import copy
-import json
 import re
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
 from bot.games.draft import ui
-from bot.games.draft.models import DraftPod, DraftSeat
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.store.db import Database
 from bot.store.models import Deadline, OutboxMessage
 from tests.e2e.drivers.common import components, embed_text
 from tests.e2e.drivers.table import TableDriver
 from tests.fake_discord import FakeDiscord
 
-__all__ = ["DraftDriver", "age_waits", "card_of", "cards_shown", "download_log", "embed_text", "join_all",
+__all__ = ["DraftDriver", "age_last_picks", "age_waits", "card_of", "cards_shown", "download_log", "embed_text", "join_all",
            "live_pack_messages", "live_reaction_packs", "pack_title", "pick_buttons", "pick_by_reaction", "start_lobby",
+           "stored_picks",
            "toggle_letter"]
 
 
@@ -96,10 +96,38 @@ async def join_all(fake: FakeDiscord, lobby: dict, pod_id: int, players: list[in
         await fake.click(player, lobby, ui.LobbyButton.custom_id_for(table=pod_id, action="join"))
 
 
-async def download_log(fake: FakeDiscord, world) -> dict:
-    result = await fake.slash(world.admin, "draft log", guild_id=world.guild, channel_id=world.channel)
+async def stored_picks(bot, pod_id: int | None = None) -> dict:
+    """The draft's status and every pick in order (its seat, the seat's user id, card, pack and
+    how it was made), read from the bot's own database (newest pod by default): what tests check
+    the players' and bots' picks against. Players get logs without ids (`download_log`)."""
+    db = Database(bot.database_url)
+    try:
+        async with db.read() as session:
+            query = select(DraftPod) if pod_id is None else select(DraftPod).where(DraftPod.id == pod_id)
+            pod = (await session.execute(query.order_by(DraftPod.id.desc()).limit(1))).scalar_one()
+            seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod.id))).scalars().all()
+            users = {row.seat: row.user_id for row in seats}
+            picks = (await session.execute(select(DraftPick).where(DraftPick.pod_id == pod.id)
+                                           .order_by(DraftPick.sequence))).scalars().all()
+            return {"pod": pod.id, "status": pod.status,
+                    "seats": [{"seat": row.seat, "user_id": row.user_id, "bot": row.is_bot} for row in seats],
+                    "picks": [{"sequence": p.sequence, "seat": p.seat, "user_id": users.get(p.seat), "card": p.card,
+                               "pack": p.pack_id, "round": p.round + 1, "pick": p.pick_number, "source": p.source}
+                              for p in picks]}
+    finally:
+        await db.dispose()
+
+
+async def download_log(fake: FakeDiscord, world, user: int, fmt: str, **options) -> tuple[str, bytes] | str:
+    """`/draft log format:<fmt>` as `user`: the file's (name, bytes), or the refusal's text."""
+    result = await fake.slash(user, "draft log", guild_id=world.guild, channel_id=world.channel,
+                              options={"format": fmt, **options})
     message = result.message or result.followups[-1]
-    return json.loads(fake.attachment_bytes(message["attachments"][0]))
+    assert result.ephemeral
+    if not message.get("attachments"):
+        return result.content
+    attachment = message["attachments"][0]
+    return attachment["filename"], fake.attachment_bytes(attachment)
 
 
 async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None = None) -> int:
@@ -132,5 +160,24 @@ async def age_waits(bot, pod_id: int, seconds: float, *, users: list[int] | None
             )).scalars():
                 row.next_attempt_at = row.next_attempt_at - back
             return aged
+    finally:
+        await db.dispose()
+
+
+async def age_last_picks(bot, pod_id: int, seconds: float, *, users: list[int]) -> None:
+    """Pretend `users` made their last pick of `pod_id` `seconds` earlier (they stepped away): their
+    seats' clocks move back in the bot's own database, as the passing of time looks to the bot."""
+    db = Database(bot.database_url)
+    try:
+        async with db.write() as session:
+            pod = (await session.execute(select(DraftPod).where(DraftPod.id == pod_id))).scalar_one()
+            seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+            chosen = {row.seat for row in seats if row.user_id in users}
+            bookkeeping = copy.deepcopy(pod.bookkeeping)
+            for seat, clock in enumerate(bookkeeping["seats"]):
+                if seat in chosen and clock["last_pick_at"] is not None:
+                    clock["last_pick_at"] = (datetime.fromisoformat(clock["last_pick_at"])
+                                             - timedelta(seconds=seconds)).isoformat()
+            pod.bookkeeping = bookkeeping
     finally:
         await db.dispose()

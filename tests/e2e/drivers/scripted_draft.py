@@ -23,7 +23,7 @@ from sqlalchemy import select, update
 from bot.games.draft import rules as engine
 from bot.games.draft import ui
 from bot.games.draft.models import DraftPackMessage, DraftPick, DraftPod
-from bot.games.draft.service.state import load_pod
+from bot.games.draft.service.state import GAMES
 from bot.store.db import Database
 from tests.e2e.drivers.common import embed_text, eventually
 from tests.e2e.drivers.draft import card_of, pack_title, pick_buttons, start_lobby, toggle_letter
@@ -96,7 +96,7 @@ class ScriptedDraft:
     async def resync(self) -> None:
         """Take the draft as the bot's database has it (after picks the bot made by itself)."""
         async with self.db.read() as session:
-            pod = await load_pod(session, self.pod_id)
+            pod = await GAMES.load(session, self.pod_id, lock=False)
             self.mirror = pod.state.copy()
             self.user_of = {row.seat: row.user_id for row in pod.seats}
 

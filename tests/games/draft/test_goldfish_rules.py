@@ -124,7 +124,7 @@ def test_custom_table_is_merged_over_the_default() -> None:
     assert score(cards_milled=10, table={"mill": 1, "win": 0}) == 10.0
     with pytest.raises(GoldfishInputError, match="unknown scoring table entries"):
         score(table={"lives": 1})
-    with pytest.raises(GoldfishInputError, match="cannot be negative"):
+    with pytest.raises(GoldfishInputError, match="cannot be negative \\(got \u22121\\)"):  # U+2212, not "-"
         score(table={"life": -1})
     assert validate_table(None) == dict(DEFAULT_TABLE)
 

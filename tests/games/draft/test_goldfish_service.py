@@ -68,6 +68,28 @@ async def test_bad_numbers_are_refused_and_change_nothing(db, counts, message):
     assert (await goldfish.scores(db, GUILD, event.id))[1] == []
 
 
+async def test_cancel_deletes_the_event_and_its_scores_and_records_nothing(db):
+    await leaderboard.start_season(db, GUILD, "Winter")
+    event = await paper_event(db)
+    await submit(db, event, 1, life_lost=20)
+    await submit(db, event, 1, life_lost=25)  # a correction: two reports, one counting score
+    await submit(db, event, 2, life_lost=35)
+    with pytest.raises(PermissionDenied):
+        await goldfish.cancel(db, GUILD, event.id, actor=Actor(1, GUILD))
+    assert await goldfish.cancel(db, GUILD, event.id, actor=Actor(ADMIN.user_id, GUILD)) == 2
+    with pytest.raises(NotFound):
+        await goldfish.get_event(db, GUILD, event.id)
+    assert await goldfish.history_count(db, event.id, 1) == 0  # every report is gone with it
+    assert (await leaderboard.standings(db, GUILD, format="goldfish"))[1] == []
+    # The channel is told, in the same transaction.
+    [note] = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
+              if q.message.kind == goldfish.CANCELLED]
+    assert note.message.channel_id == 10
+    assert note.message.payload == {"event_name": event.name, "by": ADMIN.user_id, "scores": 2}
+    # Its name is free again.
+    assert (await paper_event(db)).name == event.name
+
+
 async def test_only_pod_players_submit_to_a_draft_event(db):
     pod = await new_pod(db, players=2, goldfish=drafts.GoldfishOptions(turns=7))
     begun = await drafts.begin(db, pod.id, ADMIN)
@@ -110,12 +132,14 @@ async def test_reject_close_and_leaderboard(db):
     assert (final.message.channel_id, final.message.payload) == (77, told)  # who closed it hears a refusal
     shown, standings = await goldfish.final_standings(db, event.id)
     assert shown.status == "closed" and standings == closed.standings
-    with pytest.raises(Conflict, match="closed"):
+    with pytest.raises(Conflict, match="has ended; scores are no longer taken"):
         await goldfish.check_can_submit(db, GUILD, event.id, 1)
-    with pytest.raises(Conflict, match="closed"):
+    with pytest.raises(Conflict, match="has ended"):
         await submit(db, event, 1, life_lost=50)
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match="already ended"):
         await goldfish.close(db, GUILD, event.id, actor=ADMIN)
+    with pytest.raises(Conflict, match="results are recorded, so it can't be cancelled"):
+        await goldfish.cancel(db, GUILD, event.id, actor=ADMIN)
 
     period, rows = await leaderboard.standings(db, GUILD, format="goldfish")
     assert period == "season Autumn"

@@ -92,4 +92,4 @@ async def test_old_rows_render_as_they_did():
     rejected = {"event_id": 12, "event_name": "Fish **x**", "reason": "no <@1>"}
     assert (await rendered(goldfish.REJECTED, rejected))[0] == (
         f"Your score in **{escape('Fish **x**')}** was rejected by the organizer: {escape('no <@1>')}\n"
-        "You can submit again with `/goldfish submit` until the event closes.")
+        "You can report again with `/goldfish report` until the event ends.")

@@ -28,6 +28,7 @@ from tests.games.draft.test_service import (
     new_pod,
     pick_first_card,
     pick_first_card_at,
+    pick_log,
     player,
     timed_pod,
 )
@@ -210,7 +211,7 @@ async def test_a_player_takes_back_the_seat_a_bot_took_after_time_outs(db):
     assert seat.is_bot and seat.timeouts == drafts.TIMEOUTS_BEFORE_BOT
     if (prompt := await drafts.current_prompt(db, pod.id, busy)) is not None:  # the bot picks what reaches it
         await pick_first_card_at(db, prompt, clock)
-    bot_picks = [c for c in (await drafts.pick_log(db, pod.id, ADMIN))["picks"]
+    bot_picks = [c for c in (await pick_log(db, pod.id))["picks"]
                  if c["user_id"] == idle and c["source"] == "bot"]
     assert bot_picks
     pool_before = (await drafts.pool(db, pod.id, idle)).cards

@@ -13,7 +13,9 @@ from sqlalchemy import select
 from bot.cards.model import Card
 from bot.games.draft import bots
 from bot.games.draft import service as drafts
+from bot.games.draft.models import DraftPick, DraftSeat
 from bot.games.draft.rules import pass_direction
+from bot.kit import outbox
 from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
@@ -24,6 +26,18 @@ from tests.common import CHANNEL, GUILD, ORGANIZER, player
 from tests.common import ORG as ADMIN
 
 POD_ORGANIZER = Actor(ORGANIZER, GUILD)  # the pod's organizer, without server rights
+
+
+async def pick_log(db: Database, pod_id: int) -> dict:
+    """The pod's seats and every pick in order, read from the database (what the tests check)."""
+    async with db.read() as session:
+        seats = (await session.execute(select(DraftSeat).where(DraftSeat.pod_id == pod_id))).scalars().all()
+        users = {row.seat: row.user_id for row in seats}
+        picks = (await session.execute(select(DraftPick).where(DraftPick.pod_id == pod_id)
+                                       .order_by(DraftPick.sequence))).scalars().all()
+        return {"seats": [{"seat": row.seat, "user_id": row.user_id, "bot": row.is_bot} for row in seats],
+                "picks": [{"seat": p.seat, "user_id": users.get(p.seat), "pack": p.pack_id, "card": p.card,
+                           "source": p.source, "round": p.round + 1, "pick": p.pick_number} for p in picks]}
 
 
 def in_dm(user_id: int) -> Actor:
@@ -152,7 +166,7 @@ async def test_full_draft_pools_and_directions(db):
     assert sorted(len(cards) for cards in pools.values()) == [30] * 8
     dealt = Counter(card for cards in pools.values() for card in cards)
     assert all(count == 1 for count in dealt.values()) and len(dealt) == 240
-    log = await drafts.pick_log(db, pod.id, ADMIN)
+    log = await pick_log(db, pod.id)
     by_pack: dict[int, list[int]] = {}
     for entry in log["picks"]:
         by_pack.setdefault(entry["pack"], []).append(entry["seat"])
@@ -308,7 +322,7 @@ async def test_timeout_auto_pick_is_the_bot_policy_for_the_players_pool(db):
                     prompts[nxt.user_id] = nxt
     heads = {user: await drafts.current_prompt(db, pod.id, user) for user in (1001, 1002)}
     pools = {user: (await drafts.pool(db, pod.id, user)).cards for user in (1001, 1002)}
-    seats = {seat["user_id"]: seat["seat"] for seat in (await drafts.pick_log(db, pod.id, ADMIN))["seats"]}
+    seats = {seat["user_id"]: seat["seat"] for seat in (await pick_log(db, pod.id))["seats"]}
     actions = await drafts.sweep_timers(db, now=clock + timedelta(seconds=600))
     assert len(actions.auto_picks) == 2
     for result, to_bot in actions.auto_picks:
@@ -317,7 +331,7 @@ async def test_timeout_auto_pick_is_the_bot_policy_for_the_players_pool(db):
         assert result.card == policy_pick(list(head.cards), pools[result.user_id], cube, draft_seed=99,
                                           seat=seats[result.user_id], picks=15)
         assert (result.pack_id, result.pack_pick) == (head.pack_id, head.pack_pick)
-    log = await drafts.pick_log(db, pod.id, ADMIN)
+    log = await pick_log(db, pod.id)
     assert [p["source"] for p in log["picks"]][-2:] == ["timeout", "timeout"]
 
 
@@ -499,3 +513,45 @@ async def test_a_finished_draft_redraws_its_lobby_message_once(db, posted):
     async with db.read() as session:
         rows = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == "draft.lobby"))).scalars().all()
     assert [(r.payload, r.channel_id) for r in rows] == ([({"table_id": pod.id}, CHANNEL)] if posted else [])
+
+
+async def notice_rows(db) -> list[tuple[int, dict]]:
+    async with db.read() as session:
+        rows = await session.execute(select(OutboxMessage.id, OutboxMessage.user_id, OutboxMessage.payload)
+                                     .where(OutboxMessage.kind == drafts.NOTICE).order_by(OutboxMessage.id))
+        return [(row_id, user_id, payload) for row_id, user_id, payload in rows]
+
+
+@pytest.mark.parametrize("mode", ["reactions", "buttons"])
+async def test_a_pack_reaching_a_player_away_for_a_minute_queues_a_notice_replacing_the_last(db, mode):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode=mode)
+    await drafts.begin(db, pod.id, ADMIN)
+    a, b = 1001, 1002
+    start = utcnow()
+
+    async def picks(user: int, seconds: float) -> None:
+        await pick_first_card_at(db, await drafts.current_prompt(db, pod.id, user), start + timedelta(seconds=seconds))
+
+    await picks(a, 0)  # a now waits for b's pack
+    await picks(b, 59)  # it reaches a 59 s after a's pick: a is watching, the edit is enough
+    await picks(a, 60)
+    await picks(b, 120)  # a minute after a's pick: a stepped away
+    if mode == "buttons":  # the pack comes as a new message, which notifies by itself
+        assert await notice_rows(db) == []
+        return
+    [(first_row, user, first)] = await notice_rows(db)
+    assert user == a and first == {"pod_id": pod.id, "seat": first["seat"], "pack_id": first["pack_id"],
+                                   "pack_pick": 2, "round": 0, "pick_number": 3, "pick_mode": "reactions",
+                                   "previous": None}
+    await picks(a, 130)
+    await picks(b, 300)
+    rows = await notice_rows(db)
+    assert [(user, payload["pick_number"], payload["previous"]) for _row, user, payload in rows] == [
+        (a, 3, None), (a, 4, first_row)]  # the second deletes the first
+    assert drafts.Notice.from_payload(rows[1][2]).previous == first_row
+    # The notice's message is what the next one deletes, once it was sent.
+    await outbox.settle(db, [outbox.Outcome(outbox.Queued(rows[1][0], outbox.Message(drafts.NOTICE, rows[1][2]), 0,
+                                                          utcnow()), channel_id=55, message_id=9001)])
+    assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", rows[1][0])) == (
+        55, 9001)
+    assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", first_row)) is None

@@ -4,8 +4,9 @@ inside Discord's limits whatever the card names, and saying the right thing in e
 from __future__ import annotations
 
 from bot.games.draft import ui
-from bot.games.draft.service import PackPrompt, PoolView, RejoinResult, SeatWait
+from bot.games.draft.service import PackPrompt, PodView, PoolView, RejoinResult, SeatView, SeatWait
 from bot.kit import limits
+from bot.store.types import utcnow
 
 NASTY = "@everyone **bold** [link](https://evil.example/x) " + "é" * 150  # 200 characters of traps
 SCRYFALL = "https://api.scryfall.com"
@@ -24,7 +25,7 @@ def rejoined(bot_picks: int, **options) -> RejoinResult:
 
 def test_the_rejoin_announcement_counts_the_bots_picks_and_says_what_comes_next():
     assert ui.rejoined_announcement(rejoined(1)) == (
-        "🔙 <@7> took their seat back in draft #3; the bot's 1 pick for them stay in their pool. "
+        "🔙 <@7> took their seat back in draft #3; the bot's 1 pick for them stays in their pool. "
         "Their next pack comes to their DMs once <@8> picks.")
     assert ui.rejoined_announcement(rejoined(4), by=5).startswith("🔙 <@5> gave <@7> their seat back in draft #3; "
                                                                   "the bot's 4 picks")
@@ -54,3 +55,56 @@ def test_the_final_pool_with_the_last_pick_fits_whatever_the_names():
     assert len(embed) <= limits.EMBED_TOTAL and len(embed.fields) <= 25
     assert embed.fields[0].name == "Last pick" and embed.footer.text == ui.FINAL_POOL_FOOTER
     assert all(len(f.value) <= limits.FIELD_VALUE for f in embed.fields)
+
+
+def pod_view(status: str, *, seats: int = 1, picks: int = 1, queued: int = 1, max_seats: int = 8, turns=1) -> PodView:
+    now = utcnow()
+    seat_views = tuple(SeatView(100 + i, i if status != "lobby" else None, picks, False, False, queued, queued > 0,
+                                now, now, 0) for i in range(seats))
+    return PodView(3, 1, 2, 9, None, status, max_seats, "Test cube", 1, 1, None, turns, "both", seat_views)
+
+
+def all_text(embed) -> str:
+    parts = [embed.title or "", embed.description or "", embed.footer.text or ""]
+    parts += [f"{field.name} {field.value}" for field in embed.fields]
+    return "\n".join(parts)
+
+
+def test_the_lobby_says_a_full_lobby_begins_by_itself_and_counts_in_words():
+    lobby = ui.lobby_embed(pod_view("lobby", max_seats=1))
+    assert lobby.footer.text == ("The draft begins by itself once 1 player has joined, or earlier when the organizer "
+                                 "presses Begin. Picks happen in DMs.")
+    assert "begins by itself once 8 players have joined" in ui.lobby_embed(pod_view("lobby")).footer.text
+    assert lobby.title == "Goldfish Draft (1 turn) #3 · cube Test cube"
+    assert lobby.description == "1 pack of 1 card · up to 1 player · no pick timer · picks by button or reaction"
+
+
+def test_draft_embeds_show_no_raw_status_words_and_count_in_words():
+    for status, shown in (("lobby", "Open for players"), ("drafting", "In progress"), ("complete", "Complete"),
+                          ("cancelled", "Cancelled")):
+        status_embed = ui.status_embed(pod_view(status), 1)
+        assert status_embed.title == f"Draft #3 · {shown}"
+        text = all_text(status_embed) + all_text(ui.lobby_embed(pod_view(status)))
+        assert not any(word in text.split() for word in ("drafting", "complete", "lobby", "running"))
+    running = ui.status_embed(pod_view("drafting"), 1)
+    assert "· 1 pick · " in running.description and "· 1 pack waiting ·" in running.description
+    assert running.footer.text == "1 of 1 pick made"
+    assert "1 picks" not in all_text(running) and "1 cards" not in all_text(running)
+    pool = PoolView(3, 7, ["Card"], {"Card": {"colour": "W"}})
+    assert ui.pool_embed(pool, SCRYFALL).title == "Your pool · draft #3 (1 card)"
+    one_more = PackPrompt(pod_id=3, guild_id=1, channel_id=2, user_id=7, seat=0, pack_id=0, pack_pick=0, round=0,
+                          pick_number=1, pack_size=15, packs=2, cards=("A",), queued_behind=1, pick_mode="both",
+                          dm_closed=False, direction="left")
+    assert ui.pack_embed(one_more, SCRYFALL).footer.text.endswith("1 more pack waiting after this one.")
+
+
+def test_goldfish_standings_say_the_event_state_and_method_in_words():
+    from bot.games.draft import goldfish_ui
+    from bot.games.draft.goldfish_service import EventView
+
+    for status, shown in (("open", "taking scores"), ("closed", "ended")):
+        event = EventView(4, 1, 2, "Fish", 1, "sum", None, 9, status)
+        footer = goldfish_ui.standings_embed(event, [], final=status == "closed").footer.text
+        assert footer == f"Event #4 · 1 turn · components added up · {shown}"
+    assert goldfish_ui.standings_embed(EventView(4, 1, 2, "Fish", 7, "max", None, 9, "open"), []).footer.text == (
+        "Event #4 · 7 turns · largest component counts · taking scores")

@@ -14,17 +14,20 @@ from bot.games.draft.service.deliveries import (
     CLOSE_PACK,
     DMS_CLOSED,
     FINAL_POOL,
+    NOTICE,
     PACK,
     REACTION_CARDS,
     REMINDER,
     RETIRE,
     SUMMARY,
     TIMED_OUT,
+    WATCHING,
     Closed,
     ClosePack,
     DeliveryRef,
     FinalPool,
     MessageRef,
+    Notice,
     PackPost,
     Picked,
     PodRef,
@@ -33,8 +36,10 @@ from bot.games.draft.service.deliveries import (
     current_prompt,
     delivery_for_message,
     delivery_message,
+    is_head,
     is_shown,
     last_shown,
+    notice_to_replace,
     pack_post,
     prompt_of,
     record_shown,
@@ -57,14 +62,27 @@ from bot.games.draft.service.lobby import (
     leave,
     set_lobby_message,
 )
-from bot.games.draft.service.picking import PickResult, RejoinResult, pick, rejoin, replace_with_bot
+from bot.games.draft.service.picking import (
+    PickResult,
+    RejoinResult,
+    SeatHandover,
+    bot_seats,
+    hand_seat,
+    pick,
+    rejoin,
+    replace_with_bot,
+)
 from bot.games.draft.service.pools import (
+    LOG_FORMATS,
     CardFacts,
+    LogFile,
     PoolView,
     all_pools,
     cards_to_show,
     count_picks,
-    pick_log,
+    draft_log,
+    draft_record,
+    log_names,
     pool,
 )
 from bot.games.draft.service.reactions import (
@@ -79,17 +97,26 @@ from bot.games.draft.service.reactions import (
     pack_message_of,
     set_letters,
 )
-from bot.games.draft.service.state import STATUSES, PackPrompt, PodView, SeatView, SeatWait
+from bot.games.draft.service.state import (
+    STATUSES,
+    PackPrompt,
+    PodView,
+    SeatView,
+    SeatWait,
+    is_bot_user,
+    seat_name,
+)
 from bot.games.draft.service.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sweep_timers
 
 __all__ = [
-    "CLOSE_PACK", "CONFIRM", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "PACK", "REMINDER", "RETIRE",
+    "CLOSE_PACK", "CONFIRM", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "NOTICE", "Notice", "WATCHING",
+    "is_head", "notice_to_replace", "PACK", "REMINDER", "RETIRE",
     "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
     "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "claim_confirmation", "has_pack", "merge_confirmation", "pack_message",
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
-    "is_shown", "join", "last_shown", "leave", "pick", "pick_log", "pool", "prompt_of", "record_shown", "rejoin",
+    "is_shown", "join", "last_shown", "leave", "pick", "pool", "LOG_FORMATS", "LogFile", "draft_log", "draft_record", "log_names", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "SeatWait",
-    "set_lobby_message", "still_current", "sweep_timers", "TimerActions",
+    "set_lobby_message", "still_current", "sweep_timers", "TimerActions", "is_bot_user", "seat_name", "SeatHandover", "bot_seats", "hand_seat",
     "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]

@@ -5,12 +5,18 @@ A pack state is shown by at most one live message (`DraftDelivery`): recorded wh
 it (the outbox's `on_sent` hook), replaced when the pack is sent again (the older message is
 retired), and looked up when a player reacts to a message. A player whose DMs are closed is marked
 so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft pick`.
+
+A pack that reaches a player on their reaction pack message (an edit, which notifies nobody) also
+sends a short notice (`NOTICE`), a reply to that message, unless the player is evidently watching:
+they picked within `WATCHING`, so the edit is enough. A player has at most one notice in sight:
+each notice deletes the one before it (the seat's clock keeps its outbox row).
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -18,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
 from bot.kit import deadlines, outbox
 from bot.kit.errors import PermissionDenied
 from bot.kit.events import Payload
@@ -38,7 +44,12 @@ TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot tak
 FINAL_POOL = "draft.final_pool"
 SUMMARY = "draft.summary"  # the channel's summary when the draft is over (payload: PodRef)
 RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
+# "📬 your next pack is in your pack message": a reply to a reaction pack message that now shows a
+# pack the player was waiting for (payload: Notice).
+NOTICE = "draft.notice"
 REACTION_CARDS = 20  # the most cards a pack message offers as letter reactions (🇦…🇹)
+# A player who picked this recently is watching their pack message: its edit is enough, no notice.
+WATCHING = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,22 @@ class PackPost(PackPrompt):
         if self.picked is not None:
             data["picked"] = self.picked.to_payload()
         return data
+
+
+@dataclass(frozen=True)
+class Notice(Payload):
+    """To the player: their pack message shows pack `pack_id` (after `pack_pick` picks) now, which
+    reached them while they were away; `previous` is the outbox row of their notice before this one
+    (deleted when this one is sent)."""
+
+    pod_id: int
+    seat: int
+    pack_id: int
+    pack_pick: int
+    round: int
+    pick_number: int
+    pick_mode: str
+    previous: int | None = None
 
 
 @dataclass(frozen=True)
@@ -158,8 +185,31 @@ async def queue_packs(
     prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
     sendable = [p for p in prompts if not p.dm_closed]
     held = [pack_message(p) for p in sendable if p.seat == hold_seat]
-    rows = await outbox.queue(session, *(pack_message(p) for p in sendable if p.seat != hold_seat), held=held)
+    packs = [pack_message(p) for p in sendable if p.seat != hold_seat]
+    # After the packs, in the same statement: sent in order, each right after its pack's edit.
+    away = [p for p in sendable if p.seat != hold_seat and uses_reactions(p) and _away(pod, p.seat)]
+    notices = [_notice(p, pod.clocks[p.seat]) for p in away]
+    rows = await outbox.queue(session, *packs, *notices, held=held)
+    for prompt, row in zip(away, rows[len(packs):len(packs) + len(notices)], strict=True):
+        pod.clocks[prompt.seat].notice = row.id  # saved with the pod: the next notice deletes this one
     return prompts, (rows[-1] if held else None)
+
+
+def _away(pod: Pod, seat: int) -> bool:
+    """Was the seat's player away (no pick for `WATCHING`) when their pack reached them (its clock's
+    `waiting_since`), so it needs a notice? A player who never picked in this draft gets their first
+    pack as a new message, which notifies by itself."""
+    if seat >= len(pod.clocks):
+        return False
+    clock = pod.clocks[seat]
+    return (clock.last_pick_at is not None and clock.waiting_since is not None
+            and clock.waiting_since - clock.last_pick_at >= WATCHING)
+
+
+def _notice(prompt: PackPrompt, clock: SeatClock) -> outbox.Message:
+    notice = Notice(prompt.pod_id, prompt.seat, prompt.pack_id, prompt.pack_pick, prompt.round, prompt.pick_number,
+                    prompt.pick_mode, clock.notice)
+    return outbox.Message(NOTICE, notice.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
 async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | None = None) -> outbox.Queued | None:
@@ -171,7 +221,7 @@ async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | 
         seat.seat: outbox.Message(FINAL_POOL, FinalPool(row.id, seat.seat).to_payload(), user_id=seat.user_id,
                                   guild_id=row.guild_id)
         for seat in pod.seats
-        if not seat.dm_closed
+        if not seat.dm_closed and not is_bot_user(seat.user_id)  # a bot drafter has no DMs
     }
     summary = outbox.Message(SUMMARY, PodRef(row.id).to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
     held = [pools.pop(hold_seat)] if hold_seat in pools else []
@@ -284,14 +334,24 @@ async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt 
 
 
 async def still_current(db: Database, prompt: PackPrompt) -> bool:
-    """Is this pack state still the seat's head, with no message showing it yet? (For sends made
-    long after their commit: after a crash, or a retry.)"""
+    """Is this pack state still the seat's head? (For sends made long after their commit: after a
+    crash, or a retry.)"""
+    return await is_head(db, prompt.pod_id, prompt.seat, prompt.pack_id, prompt.pack_pick)
+
+
+async def is_head(db: Database, pod_id: int, seat: int, pack_id: int, pack_pick: int) -> bool:
+    """Is that pack state the seat's current pack, in a running draft?"""
     async with db.read() as session:
-        pod = await GAMES.load(session, prompt.pod_id, lock=False)
-        if pod.row.status != STATUSES.running or prompt.seat >= len(pod.seats):
+        pod = await GAMES.load(session, pod_id, lock=False)
+        if pod.row.status != STATUSES.running or seat >= len(pod.seats):
             return False
-        now = prompt_for(pod, prompt.seat)
-        return now is not None and (now.pack_id, now.pack_pick) == (prompt.pack_id, prompt.pack_pick)
+        now = prompt_for(pod, seat)
+        return now is not None and (now.pack_id, now.pack_pick) == (pack_id, pack_pick)
+
+
+async def notice_to_replace(db: Database, notice: Notice) -> tuple[int, int] | None:
+    """(channel id, message id) of the player's notice before `notice`, if it was sent: the new one deletes it."""
+    return None if notice.previous is None else await outbox.sent_message(db, notice.previous)
 
 
 async def is_shown(db: Database, prompt: PackPrompt) -> bool:

@@ -11,9 +11,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import goldfish_rules
 from bot.games.draft import rules as engine
 from bot.games.draft.goldfish_service import validate_turns
+from bot.games.draft.models import DraftSeat
 from bot.games.draft.service.picking import finish, run_bot_seats
 from bot.games.draft.service.pools import cube_info
-from bot.games.draft.service.state import GAMES, SPEC, PackPrompt, PodView, SeatClock, pod_view
+from bot.games.draft.service.state import (
+    GAMES,
+    SPEC,
+    PackPrompt,
+    PodView,
+    SeatClock,
+    bot_user_id,
+    is_bot_user,
+    pod_view,
+)
 from bot.kit import tables
 from bot.kit.errors import UserError
 from bot.kit.text import name_key
@@ -37,6 +47,8 @@ async def deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> B
     """The players are seated: deal the packs from the seeded cube and queue everyone's first pack
     (the spec's `begin`)."""
     row = loaded.row
+    if all(is_bot_user(seat.user_id) for seat in loaded.seats):
+        raise UserError("A draft needs at least one player besides its bots.")
     config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
     cube = [entry["name"] for entry in await cube_info(session, row.id)]
     try:
@@ -76,9 +88,13 @@ class GoldfishOptions:
 async def create_pod(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
     max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
-    pick_mode: str = "both", seed: int | None = None,
+    pick_mode: str = "both", seed: int | None = None, bots: int = 0,
 ) -> PodView:
+    """Open a lobby; `bots` seats of it are bot drafters from the start (seat rows with user ids
+    -1..-bots, `state.is_bot_user`), and the humans who join fill the rest."""
     config = engine.DraftConfig(max_seats, packs, pack_size)
+    if not 0 <= bots < max_seats:
+        raise UserError(f"Bots fill at most {max_seats - 1} of {max_seats} seats: a draft needs at least one player.")
     try:
         config.validate()
         engine.DraftConfig(engine.MIN_SEATS, packs, pack_size).validate(cube.size)
@@ -92,6 +108,11 @@ async def create_pod(
             packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
             card_info=[_card_json(card) for card in cube.cards], **(goldfish.columns(cube) if goldfish else {}),
         )
+        for number in range(1, bots + 1):
+            seat = DraftSeat(pod_id=loaded.row.id, guild_id=loaded.row.guild_id, user_id=bot_user_id(number), is_bot=True)
+            session.add(seat)
+            loaded.seats.append(seat)
+        await session.flush()
         return pod_view(GAMES.decode(loaded))
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import bots
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import rules as engine
+from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.service import deliveries
 from bot.games.draft.service.pools import bot_picks_of, pick_hints, pool_cards
 from bot.games.draft.service.state import (
@@ -27,7 +29,9 @@ from bot.games.draft.service.state import (
     Pod,
     SeatRow,
     SeatWait,
+    is_bot_user,
     prompt_for,
+    seat_name,
     seat_wait,
 )
 from bot.kit import deadlines, outbox, tables
@@ -324,3 +328,71 @@ async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: dat
     await GAMES.commit(session, pod)
     return RejoinResult(pod.row.id, row.user_id, await bot_picks_of(session, pod.row.id, row.seat), prompt,
                         seat_wait(pod, row.seat))
+
+
+# --- an organizer hands a bot's seat to a new player ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatHandover:
+    pod_id: int
+    seat: int  # 0-based
+    user_id: int  # the new player
+    was: int  # who the seat was (a bot drafter's id, or the player a bot replaced)
+    picks: int  # the seat's picks so far: the new player's pool
+    prompt: PackPrompt | None  # the pack the new player picks from now (queued to their DMs), if any
+    wait: SeatWait
+
+
+async def hand_seat(
+    db: Database, pod_id: int, seat: int, player_id: int, actor: tables.Actor, *, now: datetime | None = None
+) -> SeatHandover:
+    """An organizer gives seat `seat` (0-based), which a bot plays (from the start, or after its
+    player timed out), to `player_id`, who is not in the draft: they play it from now on, with
+    every pick made for it so far as their pool, and get its current pack by DM."""
+    now = now or utcnow()
+
+    async def use_case(session: AsyncSession) -> SeatHandover:
+        pod = await GAMES.load(session, pod_id)
+        await tables.require_manager(session, NOUN, pod.row, actor)
+        if pod.row.status != STATUSES.running or pod.state is None:
+            raise Conflict("Only a running draft's seats can be handed over.")
+        if not 0 <= seat < len(pod.seats):
+            raise UserError(f"Draft #{pod_id} has seats 1–{len(pod.seats)}.")
+        row = pod.by_seat(seat)
+        if not row.is_bot:
+            raise Conflict(f"Seat {seat + 1} is not a bot's: {seat_name(row.user_id)} plays it.")
+        if is_bot_user(player_id):
+            raise UserError("That is not a player.")
+        if pod.seat_of(player_id) is not None:
+            raise Conflict(f"<@{player_id}> already has a seat in draft #{pod_id}.")
+        if pod.state.picks_by_seat[seat] >= pod.config.picks_per_seat:
+            raise Conflict(f"Seat {seat + 1} has made all its picks: nothing is left to play.")
+        was = row.user_id
+        row.user_id, row.dm_closed = player_id, False
+        await session.execute(update(DraftSeat).where(DraftSeat.id == row.id).values(user_id=player_id, dm_closed=False))
+        # The seat's old pack messages are in its old player's DMs: the new player's come anew.
+        await session.execute(delete(DraftPackMessage).where(DraftPackMessage.pod_id == pod_id,
+                                                             DraftPackMessage.seat == seat))
+        row.is_bot, row.timeouts = False, 0
+        clock = pod.clocks[seat]
+        clock.waiting_since = now if pod.state.head(seat) is not None else None
+        clock.reminded = False
+        prompt = prompt_for(pod, seat)
+        if prompt is not None:
+            await outbox.queue(session, deliveries.pack_message(prompt))
+        await schedule_timer(session, pod)
+        await GAMES.commit(session, pod)
+        return SeatHandover(pod_id, seat, player_id, was, pod.state.picks_by_seat[seat], prompt, seat_wait(pod, seat))
+
+    return await db.transact(use_case, key=pod_id)
+
+
+async def bot_seats(db: Database, pod_id: int) -> list[tuple[int, int]]:
+    """The seats a bot plays in a running draft: (seat, its user id), for choosing one to hand over."""
+    async with db.read() as session:
+        rows = await session.execute(select(DraftSeat.seat, DraftSeat.user_id).join(DraftPod, DraftPod.id == DraftSeat.pod_id)
+                                     .where(DraftSeat.pod_id == pod_id, DraftSeat.is_bot, DraftSeat.seat.is_not(None),
+                                            DraftPod.status == STATUSES.running)
+                                     .order_by(DraftSeat.seat))
+        return [(seat, user_id) for seat, user_id in rows]

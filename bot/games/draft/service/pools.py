@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.draft import bots
+from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import GAMES, NOUN
+from bot.games.draft.service.state import GAMES, NOUN, SPEC, STATUSES, is_bot_user, seat_name
 from bot.kit import card_data, tables
-from bot.kit.errors import NotFound, PermissionDenied
+from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
+from bot.web.names import names_of, unnamed
 
 
 @dataclass(frozen=True)
@@ -117,27 +120,79 @@ async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
     return list((await session.execute(query)).scalars())
 
 
-async def pick_log(db: Database, pod_id: int, actor: tables.Actor) -> dict:
-    """The whole draft, every pick in order (for /draft log; its organizers only)."""
+async def log_names(session: AsyncSession, guild_id: int, user_ids: Iterable[int], *, seats: bool = True) -> dict[int, str]:
+    """The names the logs and pages show for players: a bot drafter's "Bot N", a player's display
+    name in the server as last seen, else (`seats`: `user_ids` are the seats in order) "Player <seat>",
+    never an id (without `seats`: the site's "Player …1234")."""
+    ids = list(user_ids)
+    names = await names_of(session, guild_id, [uid for uid in ids if not is_bot_user(uid)])
+    return {uid: seat_name(uid) if is_bot_user(uid) else f"Player {seat + 1}" if seats and names[uid] == unnamed(uid)
+            else names[uid] for seat, uid in enumerate(ids)}
+
+
+async def draft_record(session: AsyncSession, row: Any, seats: Sequence[Any], names: dict[int, str]) -> logs.DraftRecord:
+    """A complete draft as the logs read it (`seats` in seat order): its packs dealt again, every pick in order."""
+    cube = await cube_info(session, row.id)
+    picks = await session.execute(select(DraftPick.seat, DraftPick.pack_id, DraftPick.card)
+                                  .where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))
+    return logs.DraftRecord.from_deal(
+        draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
+        pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks],
+        seats=[logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
+        finished_at=row.finished_at or row.started_at or row.created_at, cards={entry["name"]: entry for entry in cube})
+
+
+LOG_FORMATS = {"draftmancer": "Draftmancer's draft log (JSON)", "mtgo": "Magic Online's text draft log (yours)",
+               "summary": "A readable text summary"}
+
+
+@dataclass(frozen=True)
+class LogFile:
+    name: str
+    data: bytes
+    about: str  # "Draftmancer log of draft #3"
+
+
+async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *, seat: int | None = None) -> LogFile:
+    """A complete draft's log for one of its players or its organizers: `draftmancer` (the whole
+    draft), `mtgo` (the caller's own seat; organizers may name `seat`, 1-based) or `summary`.
+    Nobody gets it before the draft is complete (organizers follow its progress with /draft status)."""
+    if fmt not in LOG_FORMATS:
+        raise UserError(f"Unknown log format {fmt!r}: choose {', '.join(LOG_FORMATS)}.")
     async with db.read() as session:
-        pod = await GAMES.load(session, pod_id, lock=False)
-        await tables.require_manager(session, NOUN, pod.row, actor)
-        picks = await picks_in_order(session, pod_id)
-        users = {row.seat: row.user_id for row in pod.seats}
-        r = pod.row
-        return {
-            "pod": r.id, "guild": r.guild_id, "cube": r.cube_name, "seed": r.seed, "packs": r.packs,
-            "pack_size": r.pack_size, "status": r.status,
-            "seats": [{"seat": s.seat, "user_id": s.user_id, "bot": s.is_bot} for s in pod.seats],
-            "picks": [
-                {
-                    "sequence": p.sequence, "seat": p.seat, "user_id": users.get(p.seat), "round": p.round + 1,
-                    "pick": p.pick_number, "pack": p.pack_id, "card": p.card, "source": p.source,
-                    "at": p.picked_at.isoformat(),
-                }
-                for p in picks
-            ],
-        }
+        loaded = await tables.load(session, SPEC, pod_id)
+        row = loaded.row
+        tables.check_same_server(NOUN, row, actor)
+        mine = loaded.seat_of(actor.user_id)
+        manager = await tables.can_manage(session, row, actor) if actor.guild_id is not None else False
+        if mine is None and not manager:
+            raise PermissionDenied("Only the draft's players and organizers can get its log.")
+        if row.status != STATUSES.finished:
+            if row.status == STATUSES.cancelled:
+                raise Conflict(f"Draft #{row.id} was cancelled: it has no log.")
+            raise Conflict(f"Draft #{row.id}'s log comes after the draft is complete"
+                           + ("; `/draft status` shows its progress." if manager else "."))
+        if seat is not None and not manager:
+            raise PermissionDenied("Only organizers can get another seat's log: yours comes without `seat`.")
+        if fmt == "mtgo":
+            if seat is None and mine is None:
+                raise UserError("You had no seat in that draft: name the seat whose log you want.")
+            index = seat - 1 if seat is not None else mine.seat
+            if not 0 <= index < len(loaded.seats):
+                raise UserError(f"Draft #{row.id} had {len(loaded.seats)} seats.")
+        names = await log_names(session, row.guild_id, [s.user_id for s in loaded.seats])
+        record = await draft_record(session, row, loaded.seats, names)
+    try:
+        if fmt == "draftmancer":
+            data = json.dumps(logs.draftmancer_log(record), indent=1).encode()
+            return LogFile(f"draft-{row.id}-draftmancer.json", data, f"Draftmancer log of draft #{row.id}")
+        if fmt == "summary":
+            return LogFile(f"draft-{row.id}-summary.txt", logs.text_summary(record).encode(),
+                           f"Summary of draft #{row.id}")
+        return LogFile(f"draft-{row.id}-seat-{index + 1}-mtgo.txt", logs.mtgo_log(record, index).encode(),
+                       f"Magic Online log of seat {index + 1} in draft #{row.id}")
+    except ValueError:  # picks that do not replay (never for a draft the bot ran)
+        raise Conflict(f"Draft #{row.id}'s picks do not replay into a log.") from None
 
 
 async def cards_to_show(db: Database, pod_id: int) -> list[str]:

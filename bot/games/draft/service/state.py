@@ -35,6 +35,23 @@ STATUSES = tables.Statuses(running="drafting", finished="complete")
 NOUN = "draft"
 BOOKKEEPING_VERSION = 1
 TIMER = "draft.timer"  # the deadline of a pod's pick timer (key: the pod id)
+# Bot drafters seated from the start (`/draft start bots:N`) have seat rows with user ids -1..-N:
+# a Discord id (a snowflake) is never negative, so no player (nor any test's) can have one.
+
+
+def is_bot_user(user_id: int) -> bool:
+    """A seat seated for a bot drafter from the start (never a Discord user: no DM, no ping)."""
+    return user_id < 0
+
+
+def bot_user_id(number: int) -> int:
+    """The user id of bot drafter `number` (1-based): "Bot 1" is -1."""
+    return -number
+
+
+def seat_name(user_id: int) -> str:
+    """How a message names a seat's player: "Bot 2", or a mention (that pings nobody unless allowed)."""
+    return f"Bot {-user_id}" if is_bot_user(user_id) else f"<@{user_id}>"
 
 
 # --- views returned to the cogs --------------------------------------------------------------
@@ -131,7 +148,7 @@ class SeatWait:
         if self.state == self.WAITING:
             if not self.on:
                 return "You have no pack right now: the next one reaches you when the others pass it."
-            chain = ", who is waiting on ".join(f"<@{user_id}>" for user_id in self.on)
+            chain = ", who is waiting on ".join(seat_name(user_id) for user_id in self.on)
             return f"You have no pack right now: you are waiting on {chain}."
         if self.state == self.DONE:
             return ("You have made all your picks: the draft goes on with the others, and when it ends your pack "
@@ -187,13 +204,19 @@ class SeatClock:
     waiting_since: datetime | None = None  # when the seat's current pack became its head
     reminded: bool = False  # reminded about that pack (pick timers)
     last_pick_at: datetime | None = None
+    notice: int | None = None  # the outbox row of the player's latest "next pack" notice (deleted by the next one)
 
     def to_dict(self) -> dict:
-        return {"waiting_since": _iso(self.waiting_since), "reminded": self.reminded, "last_pick_at": _iso(self.last_pick_at)}
+        data = {"waiting_since": _iso(self.waiting_since), "reminded": self.reminded,
+                "last_pick_at": _iso(self.last_pick_at)}
+        if self.notice is not None:
+            data["notice"] = self.notice
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> SeatClock:
-        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")))
+        return cls(_parse_iso(data.get("waiting_since")), bool(data.get("reminded")), _parse_iso(data.get("last_pick_at")),
+                   data.get("notice"))
 
 
 def _iso(moment: datetime | None) -> str | None:

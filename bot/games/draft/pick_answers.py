@@ -1,0 +1,44 @@
+"""How a pick made by button or select is answered on the message picked on (the draft cog's)."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.games.draft import service as drafts
+from bot.games.draft import ui
+from bot.games.draft.messages import DraftMessages
+from bot.kit import outbox
+from bot.kit.client import KitBot
+
+
+async def answer_pick(bot: KitBot, messages: DraftMessages, interaction: discord.Interaction, result: drafts.PickResult,
+                      dm: int | None) -> None:
+    """Turn the message picked on into the next pack, the picker's pool (their pick ended the
+    draft) or "you took …" and what comes next."""
+    scryfall = bot.settings.scryfall_base
+    line = ui.picked_line(result.round, result.pick_number, result.card, scryfall)
+    upcoming = result.next_for_picker
+    # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
+    if upcoming is not None and (dm is None or upcoming.pick_mode in ("buttons", "both")):
+        picture = await messages.pack_picture(upcoming)  # the new picture replaces the old one
+        await interaction.response.edit_message(
+            embed=ui.pack_embed(upcoming, scryfall, picked_line=line, picture=picture and picture.url),
+            view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
+        )
+    elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
+        picked = drafts.Picked(result.card, result.round, result.pick_number)
+        embeds, files = await messages.final_pool_content(result.pod_id, result.user_id, picked)
+        await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
+    else:
+        after = (ui.NEXT_MESSAGE if upcoming is not None else ui.DRAFT_OVER if result.completed
+                 else ui.LAST_PICK if result.done else ui.WAITING_NEW if result.pick_mode == "buttons"
+                 else ui.WAITING)
+        embed = ui.picked_embed(result.round, result.pick_number, result.card, result.pod_id, scryfall, after)
+        await interaction.response.edit_message(embed=embed, view=None, attachments=[])
+        if result.held is not None and (dm is not None or result.completed):
+            # The next pack as a new DM; or, after a pick in the server that ended the draft, the
+            # pool, on the picker's DM pack message.
+            bot.outbox.on_commit([result.held])
+        return
+    if dm is not None and result.held is not None:  # the pick is made and shown: never "try again" now
+        await bot.outbox.record([outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=dm)])
