@@ -85,9 +85,9 @@ async def test_two_humans_and_six_bots_draft_to_the_end_and_take_their_logs(fake
     assert refused.ephemeral and "at least one player" in refused.content
 
     await join_all(fake, lobby, pod_id, [p0])
-    assert "drafting" not in embed_text(fake.message(lobby["id"]))
+    assert "In progress" not in embed_text(fake.message(lobby["id"]))
     await join_all(fake, lobby, pod_id, [p1])  # the humans fill the rest: it begins
-    await fake.wait_for(lambda: "drafting" in embed_text(fake.message(lobby["id"])), what="the draft begins")
+    await fake.wait_for(lambda: "In progress" in embed_text(fake.message(lobby["id"])), what="the draft begins")
     seating = embed_text(fake.message(lobby["id"]))
     assert all(f"Bot {n}" in seating for n in range(1, 7)) and "(bot)" not in seating
 
