@@ -11,7 +11,7 @@ from bot.kit.client import KitBot
 from bot.kit.dispatch import require_guild
 from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
-from bot.kit.text import name_key
+from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15
@@ -26,7 +26,8 @@ def number_text(value: float) -> str:
 def leaderboard_embed(title: str, rows: list[BoardRow], first_rank: int = 1) -> discord.Embed:
     embed = discord.Embed(title=title, colour=discord.Colour.purple())
     lines = [
-        f"**{row.rank}.** <@{row.user_id}> · {number_text(row.points)} pts · {row.events} events · {row.wins} wins"
+        f"**{row.rank}.** <@{row.user_id}> · {number_text(row.points)} {'pt' if row.points == 1 else 'pts'} · {plural(row.events, 'event')} · "
+        f"{plural(row.wins, 'win')}"
         + (f" · best {number_text(row.best_score)}" if row.best_score is not None else "")
         for row in rows
     ]
