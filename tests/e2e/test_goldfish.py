@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 STANDING_LINE = re.compile(r"\*\*(\d+)\.\*\* <@(\d+)> — \*\*([\d.]+)\*\*")
 BOARD_LINE = re.compile(
-    r"\*\*(\d+)\.\*\* <@(\d+)> · ([\d.]+) pts · (\d+) events · (\d+) wins(?: · best ([\d.]+))?"
+    r"\*\*(\d+)\.\*\* <@(\d+)> · ([\d.]+) pts? · (\d+) events? · (\d+) wins?(?: · best ([\d.]+))?"
 )
 SCORE = {"life_lost": "0", "cards_milled": "0", "poison": "0", "game_wins": "0"}
 

@@ -69,7 +69,7 @@ async def reply_lost_with_10062(fake, action) -> None:
 async def paired_event(t: TurnaboutDriver, world, **options) -> engine.TurnaboutState:
     await t.start(rounds=1, **options)
     for i, user in enumerate(world.players[:4]):
-        await t.register(user, f"Deck {i}", "dominaria")
+        await t.join(user, f"Deck {i}", "dominaria")
     await t.slash(world.admin, "begin")
     await t.slash(world.admin, "pair")
     return await t.state()
@@ -97,14 +97,14 @@ async def test_a_turnabout_report_whose_reply_is_lost_is_never_stuck(fake, bot, 
     note = await again.wait_followup()
     assert "To report game 2" in note[0]["content"]
     confirmed = await table.answer(b, again.message)
-    assert confirmed.content.startswith(f"✅ Match {first.number}, game 1 confirmed by <@{b}>"), confirmed.content
+    assert confirmed.content.startswith(f"✅ Match {first.number}, game 1: ") and f"confirmed by <@{b}>" in confirmed.content, confirmed.content
 
     # --- game 2's reply lost with 10062: the opponent's own matching report confirms it ---------------
     await reply_lost_with_10062(fake, lambda: table.report(b, "won", 3, 2))
     assert (await table.state()).match(first.number).games[1].status == engine.REPORTED
     matched = await table.report(a, "lost")  # no number needed: it matches b's report
-    assert matched.content.startswith(f"✅ Match {first.number}, game 2 confirmed by <@{a}>'s matching report."), \
-        matched.content
+    assert matched.content.startswith(f"✅ Match {first.number}, game 2: "), matched.content
+    assert f"confirmed by <@{a}>'s matching report." in matched.content, matched.content
     assert f"Match {first.number} is over" in matched.content
     await table.wait_channel(f"🏁 Match {first.number}:")
 
@@ -114,7 +114,7 @@ async def test_a_turnabout_report_whose_reply_is_lost_is_never_stuck(fake, bot, 
     differs = await table.report(d, "won", 7)
     assert differs.ephemeral and "differs from your opponent's, so the game is disputed" in differs.content
     call = await table.wait_channel(f"Match {second.number}, game 1 is disputed by <@{d}>", since)
-    assert "their own report differs: they won with 7" in call["content"]
+    assert f"<@{c}> reported: <@{c}> won with 5" in call["content"] and f"<@{d}> reported: <@{d}> won with 7" in call["content"]  # both claims
     assert world.admin in fake.pinged_users(call)  # the event's organizer decides it
     settled = await table.slash(world.admin, "settle", match=second.number, game=1, winner=c, number=5)
     assert settled.ephemeral and "decided" in settled.content

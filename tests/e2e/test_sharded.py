@@ -59,7 +59,7 @@ async def test_two_shard_processes_share_one_postgres_database(two_shard_fake, t
             await shard1.start()
 
             status = await fake.slash(WORLD.admin, "draft status", guild_id=WORLD.guild, channel_id=WORLD.channel)
-            assert "8/12 picks" in status.content
+            assert "8 of 12 picks made" in status.content
 
             for _ in range(4):
                 await pick_one(fake, players)
