@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -32,6 +33,16 @@ EXPIRED = "This question has expired (the bot restarted since): nothing was chan
 # A prompt's buttons name this process: after a restart, a press on an old prompt is answered by
 # `PromptButton` (its action, in the old process's memory, is gone) instead of going unanswered.
 PROCESS = secrets.token_hex(4)
+
+
+def _new_process() -> None:
+    """A fork of this process (a server that imports the bot once and forks each bot, as the e2e
+    tests do) is another process: its prompts are not this one's."""
+    global PROCESS
+    PROCESS = secrets.token_hex(4)
+
+
+os.register_at_fork(after_in_child=_new_process)
 _prompts = itertools.count(1)
 
 

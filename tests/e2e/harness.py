@@ -9,24 +9,21 @@ it if the test process itself dies.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import ClassVar
 
+from tests.e2e import prefork
 from tests.fake_discord import FakeDiscord
 
 # Well-formed (three base64url parts) but fake: the fake Discord accepts any token.
 TEST_TOKEN = "MTAxMDEwMTAxMDEwMTAxMDEw.GaBcDe.abcdefghijklmnopqrstuvwxyz012345"
 REPO_ROOT = Path(__file__).resolve().parents[2]
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_the_tests() -> None:
-    """In the child before exec (Linux): SIGKILL it when the process that started it dies."""
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+# `python -m bot` for every start instead of a fork of a bot that has imported everything
+# (`tests.e2e.prefork`): slower, for checking that the two behave alike.
+COLD_STARTS = os.environ.get("E2E_COLD_STARTS") == "1" or not prefork.supported()
 
 
 class BotProcess:
@@ -40,14 +37,17 @@ class BotProcess:
         env: dict[str, str] | None = None,
         *,
         shard: int | None = None,
+        cold: bool = False,
     ):
-        """`shard`: run only that shard of the fake's `shard_count` (one process per shard)."""
+        """`shard`: run only that shard of the fake's `shard_count` (one process per shard).
+        `cold`: start `python -m bot` itself (else a fork of the worker's prefork server)."""
         self.fake = fake
+        self.cold = cold or COLD_STARTS
         self.shard = shard
         self.database_url = database_url
         self.workdir = workdir
         self.extra_env = env or {}
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: asyncio.subprocess.Process | prefork.PreforkedBot | None = None
         self.log_path = workdir / ("bot.log" if shard is None else f"bot-shard{shard}.log")
         self.starts = 0
         self.shared = False  # a module's shared process (tests/e2e/conftest.py): stopped with the module
@@ -89,10 +89,13 @@ class BotProcess:
         self._log_offset = log.tell()
         log.write(f"\n===== start #{self.starts} =====\n".encode())
         log.flush()
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log,
-            preexec_fn=_die_with_the_tests if sys.platform == "linux" else None,
-        )
+        if self.cold:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", cwd=self.workdir, env=self._env(), stdout=log, stderr=log,
+                preexec_fn=prefork.die_with_parent if sys.platform == "linux" else None,
+            )
+        else:
+            self.process = prefork.PreforkServer.get().start(self._env(), self.workdir, self.log_path)
         log.close()
         BotProcess._started.add(self)
         if not until_ready:

@@ -15,12 +15,20 @@ from tests.e2e.harness import REPO_ROOT, BotProcess
 
 pytestmark = pytest.mark.e2e
 
+# A test process that starts a bot both ways: `python -m bot` itself, and a fork of the prefork
+# server (whose parent is the server). Nothing answers at the Discord address, so both keep trying.
 GRANDPARENT = """
-import subprocess, sys, time
-from tests.e2e.harness import _die_with_the_tests
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], stdout=subprocess.DEVNULL,
-                         preexec_fn=_die_with_the_tests)
-print(child.pid, flush=True)
+import os, subprocess, sys, tempfile, time
+from pathlib import Path
+from tests.e2e import prefork
+from tests.e2e.harness import TEST_TOKEN
+here = Path(tempfile.mkdtemp())
+env = {**os.environ, "DISCORD_TOKEN": TEST_TOKEN, "DATABASE_URL": f"sqlite+aiosqlite:///{here}/bot.sqlite3",
+       "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10"}
+cold = subprocess.Popen([sys.executable, "-m", "bot"], cwd=here, env=env, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL, preexec_fn=prefork.die_with_parent)
+forked = prefork.PreforkServer.get().start(env, here, here / "bot.log")
+print(cold.pid, forked.pid, prefork.PreforkServer.get().process.pid, flush=True)
 time.sleep(120)
 """
 
@@ -47,11 +55,12 @@ async def test_the_bot_dies_with_the_process_that_started_it():
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
     try:
-        child = int(await asyncio.wait_for(parent.stdout.readline(), 10))
-        assert alive(child)
+        children = [int(pid) for pid in (await asyncio.wait_for(parent.stdout.readline(), 30)).split()]
+        assert len(children) == 3 and all(alive(pid) for pid in children)
         parent.send_signal(signal.SIGKILL)  # the test process dies, however it dies
         await parent.wait()
-        await eventually(lambda: _dead(child), timeout=5, what="the orphaned child to die")
+        for child in children:
+            await eventually(lambda child=child: _dead(child), timeout=5, what=f"the orphaned process {child} to die")
     finally:
         if parent.returncode is None:
             parent.kill()

@@ -35,7 +35,7 @@ async def test_a_bot_started_while_discord_is_unreachable_waits_and_connects_whe
     env = {"DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10", "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/gateway",
            "DISCORD_RETRY_PAUSE": "0.1"}
     async for url in create_scratch_database("sqlite", tmp_path):
-        process = BotProcess(fake, url, tmp_path, env)
+        process = BotProcess(fake, url, tmp_path, env, cold=True)  # `python -m bot` itself
         await process.start(until_ready=False)
         try:
             tries = await eventually(partial(_tries, process, 4), timeout=30, what="four tries to reach Discord")
@@ -72,10 +72,12 @@ async def _logged(process: BotProcess, words: str) -> str | None:
     return log if words in log else None
 
 
-async def test_a_bad_token_still_ends_the_bot_at_once_with_one_line(fake, tmp_path):
+@pytest.mark.parametrize("cold", [True, False], ids=["python -m bot", "forked"])
+async def test_a_bad_token_still_ends_the_bot_at_once_with_one_line(fake, tmp_path, cold):
+    """`python -m bot` itself, and as the other tests start it (`tests.e2e.prefork`): the same exit status."""
     fake.inject_error("GET", r"^/users/@me$", status=401)
     async for url in create_scratch_database("sqlite", tmp_path):
-        process = BotProcess(fake, url, tmp_path)
+        process = BotProcess(fake, url, tmp_path, cold=cold)
         await process.start(until_ready=False)
         assert await asyncio.wait_for(process.process.wait(), 60) == 2
         log = process.log_since_start()
