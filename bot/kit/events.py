@@ -96,16 +96,38 @@ def registered(name: str) -> type | None:
 # --- encoding -------------------------------------------------------------------------------------------
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # exactly these types: JSON data as they are
+_fields_of: dict[type, tuple[str, ...] | None] = {}  # a class's dataclass field names (None: not one)
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    names = _fields_of.get(cls, ())
+    if names == ():
+        names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+        _fields_of[cls] = names
+    return names
+
+
 def encode(value: Any) -> Any:
     """`value` as JSON data (dicts, lists, str, int, float, bool, None)."""
+    # Documents are saved on every move of a game: the common shapes (plain values, lists, dicts,
+    # dataclasses) go first, by exact type, without building a field list each time.
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list or kind is tuple:
+        return [item if type(item) in _PLAIN else encode(item) for item in value]
+    if kind is dict:
+        return {(k if type(k) is str else _key(k)): (v if type(v) in _PLAIN else encode(v)) for k, v in value.items()}
+    names = _field_names(kind)
+    if names is not None:
+        data = {name: encode(getattr(value, name)) for name in names}
+        name = _name_of.get(kind)
+        return data if name is None else {TYPE: name, **data}
     if isinstance(value, enum.Enum):
         return value.value
-    if value is None or isinstance(value, str | int | float | bool):
+    if isinstance(value, str | int | float | bool):
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        name = _name_of.get(type(value))
-        return data if name is None else {TYPE: name, **data}
     if isinstance(value, Mapping):
         return {_key(k): encode(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
