@@ -1,5 +1,5 @@
 """The "View on the web" button of end-of-event posts and standings (`bot.web.buttons.event_view`), at
-the render level for each format it serves (Turnabout, 421, Vortex, Treasure Battler): every event
+the render level for each format it serves (drafts, Goldfish, Turnabout, 421, Vortex, Treasure Battler): every event
 driven to its end through the real service, its final post rendered from its outbox row (as the
 sweeper renders it after a restart) carries a link button to that event's page, and the page is there;
 no button while the server's site is off or the host serves no site. End to end (a real bot, the
@@ -7,6 +7,7 @@ fake Discord): tests/e2e/test_web_buttons.py."""
 
 from __future__ import annotations
 
+import random
 from types import SimpleNamespace
 
 import pytest
@@ -14,6 +15,10 @@ from sqlalchemy import select
 
 from bot.games.battler import messages as battler_messages  # noqa: F401 - registers the renderers
 from bot.games.battler import service as battler
+from bot.games.draft import goldfish_messages  # noqa: F401 - registers the renderers
+from bot.games.draft import goldfish_service as goldfish
+from bot.games.draft import messages as draft_messages  # noqa: F401 - registers the renderers
+from bot.games.draft import service as drafts
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import ui as league_ui  # noqa: F401 - registers the renderers
 from bot.games.turnabout import service as turnabout
@@ -29,6 +34,9 @@ from bot.web.buttons import LABEL, event_links, event_view
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, organizer
 from tests.games.battler.test_service import play_out, setup_all, started_game
+from tests.games.draft.test_goldfish_service import paper_event, submit
+from tests.games.draft.test_service import ADMIN, new_pod
+from tests.games.draft.test_service import play_out as play_draft
 from tests.games.four_two_one.test_service import begun, build_all
 from tests.games.turnabout.test_service import play_round, registered
 from tests.games.vortex.test_service import started
@@ -92,7 +100,22 @@ async def ended_battler(db) -> int:
     return game.id
 
 
+async def complete_draft(db) -> int:
+    pod = await new_pod(db, players=2, packs=1, pack_size=5)
+    await play_draft(db, pod.id, (await drafts.begin(db, pod.id, ADMIN)).prompts, random.Random(3))
+    return pod.id
+
+
+async def ended_goldfish(db) -> int:
+    event = await paper_event(db)
+    await submit(db, event, 1, life_lost=20)
+    await goldfish.close(db, GUILD, event.id, actor=ADMIN)
+    return event.id
+
+
 FORMATS = [
+    pytest.param(drafts.SUMMARY, drafts.SPEC.kind, complete_draft, id="draft"),
+    pytest.param(goldfish.FINAL, goldfish.KIND, ended_goldfish, id="goldfish"),
     pytest.param(turnabout.FINAL, turnabout.KIND, ended_turnabout, id="turnabout"),
     pytest.param(league_service.FINAL, league_service.KIND, ended_league, id="421"),
     pytest.param(vortex.FINAL, vortex.KIND, ended_vortex, id="vortex"),
@@ -107,7 +130,7 @@ async def test_the_final_post_links_to_the_events_page_while_the_site_is_on(db, 
     assert rows and all(row.message.guild_id == GUILD for row in rows)
     for row in rows:  # the site is off for this server: no button (a link would lead nowhere)
         out = await rendered(db, ON, row)
-        assert out.content and out.view is None
+        assert (out.content or out.embeds) and out.view is None
 
     site, _ = await access.turn_on(db, GUILD, "MTG Club")
     for row in rows:
@@ -130,7 +153,7 @@ async def test_the_standings_carry_the_button_beside_their_page_buttons(db):
     view = page_view("turnabout_standings", str(event_id), turnabout_ui.standings_page(event, 0, links))
     assert link_of(view) == SiteLinks(site.address, BASE).event("turnabout", event_id)
     # A status reply of each other format: the same button, to its own page; none outside a server.
-    for kind in (league_service.KIND, vortex.KIND, battler.SPEC.kind):
+    for kind in (league_service.KIND, vortex.KIND, battler.SPEC.kind, drafts.SPEC.kind, goldfish.KIND):
         assert link_of(await event_view(bot, GUILD, kind, 7)) == SiteLinks(site.address, BASE).event(kind, 7)
     assert await event_view(bot, None, vortex.KIND, 7) is None
     await access.turn_off(db, GUILD)

@@ -25,6 +25,7 @@ from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.tables import Actor
 from bot.kit.text import plural
+from bot.web.buttons import event_view
 
 EXPORT_CHOICES = [app_commands.Choice(name=text, value=key) for key, (_ext, text) in FORMATS.items()]
 LOG_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in drafts.LOG_FORMATS.items()]
@@ -140,7 +141,8 @@ class DraftCog(TableCog):
     async def status(self, interaction: discord.Interaction) -> None:
         pod = await self.table_here(interaction, (S.lobby, S.running, S.finished))
         picks = await drafts.count_picks(self.db, pod.id)
-        await interaction.response.send_message(embed=ui.status_embed(pod, picks))
+        view = await event_view(self.bot, pod.guild_id, drafts.SPEC.kind, pod.id) or discord.utils.MISSING
+        await interaction.response.send_message(embed=ui.status_embed(pod, picks), view=view)
 
     @draft.command(name="pool", description="Show the cards you have picked so far (only you see it).")
     async def pool(self, interaction: discord.Interaction) -> None:

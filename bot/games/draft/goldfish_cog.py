@@ -18,6 +18,7 @@ from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import NotFound, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.text import escape, name_key, plural
+from bot.web.buttons import event_view
 
 # A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
@@ -165,7 +166,9 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     async def status(self, interaction: discord.Interaction, event: int | None = None) -> None:
         chosen = await self._event(interaction, event, status=None)
         view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
-        await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"))
+        link = await event_view(self.bot, chosen.guild_id, goldfish.KIND, chosen.id) or discord.utils.MISSING
+        await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"),
+                                                view=link)
 
     @group.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
     @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).")

@@ -15,12 +15,14 @@ from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.outbox import Outcome
 from bot.kit.text import escape, plural
+from bot.web.buttons import event_view
 
 
 @renders(goldfish.FINAL, EventRef)
 async def final(ref: EventRef, ctx: Delivery) -> Outgoing:
     event, standings = await goldfish.final_standings(ctx.db, ref.event_id)
-    return Outgoing(embeds=[ui.standings_embed(event, standings, final=True)])
+    return Outgoing(embeds=[ui.standings_embed(event, standings, final=True)],
+                    view=await event_view(ctx.bot, ctx.message.guild_id, goldfish.KIND, ref.event_id))
 
 
 @renders(goldfish.REJECTED, Rejected)

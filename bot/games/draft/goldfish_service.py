@@ -48,6 +48,7 @@ class EventRef(Payload):
 
 # What the bot owes (outbox kinds): the final standings post, the rejected player's DM, and the
 # channel's note that an event was cancelled.
+KIND = "goldfish"  # its leaderboard format and web pages' key
 FINAL = "goldfish_final"  # payload: EventRef
 REJECTED = "goldfish_rejected"  # payload: Rejected
 CANCELLED = "goldfish_cancelled"  # payload: Cancelled
@@ -468,7 +469,7 @@ async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> 
         standings = _standings(rows, event.method)
         placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
         await leaderboard.record_results(
-            session, guild_id=guild_id, format="goldfish", event_id=event.id, event_name=event.name, results=placements
+            session, guild_id=guild_id, format=KIND, event_id=event.id, event_name=event.name, results=placements
         )
         event.status, event.closed_at = "closed", utcnow()
         settings = await load_settings_row(session, guild_id)

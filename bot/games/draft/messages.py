@@ -66,6 +66,7 @@ from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
 from bot.kit.text import escape, plural, plural_word
+from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
 SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
@@ -363,4 +364,5 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
                      "goldfish and reports it with `/goldfish report`.")
     # The players are pinged: their pools are edits of their pack messages, which notify nobody.
     humans = [uid for uid in pools if not drafts.is_bot_user(uid)]
-    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*humans))
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), allowed_mentions=limits.ping(*humans),
+                    view=await event_view(ctx.bot, ctx.message.guild_id, drafts.SPEC.kind, pod_id))
