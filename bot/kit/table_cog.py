@@ -66,7 +66,7 @@ class TableCog(commands.Cog):
         raise NotImplementedError
 
     def begun_text(self, table: Any) -> str:
-        return f"{self.spec.title} #{table.id} has begun: check your DMs!"
+        return f"{self.spec.title} #{table.id} has begun."
 
     def cancel_question(self, table: Any) -> str:
         return f"Cancel {self.spec.noun} #{table.id}?"

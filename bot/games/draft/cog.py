@@ -184,7 +184,7 @@ class DraftCog(TableCog):
         pod = await self.table_here(interaction, RUNNING)
         result = await drafts.replace_with_bot(self.db, pod.id, player.id, actor_of(interaction))
         await interaction.response.send_message(
-            f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({result.bot_picks} picks made so far)."
+            f"A bot now plays {player.mention}'s seat in draft #{pod.id} ({plural(result.bot_picks, 'pick')} made so far)."
         )
 
     @draft.command(name="rejoin",

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from bot.cards.scryfall import card_image_url
 from bot.games.draft import rules
+from bot.kit.text import plural
 
 __all__ = [
     "DRAFTMANCER_VERSION",
@@ -265,10 +266,6 @@ def mtgo_log(record: DraftRecord, seat: int) -> str:
 # --------------------------------------------------------------------------- readable
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def text_summary(record: DraftRecord) -> str:
     """The whole draft in plain text: the table, then each player's picks (what they took, what
     they passed) and pool."""
@@ -278,7 +275,7 @@ def text_summary(record: DraftRecord) -> str:
     directions = ", ".join(f"pack {r + 1} {rules.direction_name(r)}" for r in range(config.packs))
     lines = [
         f"Draft #{record.draft_id} · {_one_line(record.title)}",
-        f"{_plural(config.seats, 'player')} · {_plural(config.packs, 'pack')} of {_plural(config.pack_size, 'card')}"
+        f"{plural(config.seats, 'player')} · {plural(config.packs, 'pack')} of {plural(config.pack_size, 'card')}"
         f" · finished {when:%Y-%m-%d %H:%M} UTC",
         f"Passing: {directions}. Seats in order:",
         *(f"  {seat + 1}. {_one_line(player.name)}{' (bot)' if player.bot else ''}"
@@ -289,5 +286,5 @@ def text_summary(record: DraftRecord) -> str:
         for view in picks:
             passed = f"; passed {', '.join(view.passed)}" if view.passed else " (the last card)"
             lines.append(f"  Pack {view.round + 1}, pick {view.pick_number}: took {view.card}{passed}")
-        lines.append(f"  Pool ({_plural(len(picks), 'card')}): {', '.join(view.card for view in picks)}")
+        lines.append(f"  Pool ({plural(len(picks), 'card')}): {', '.join(view.card for view in picks)}")
     return "\n".join(lines) + "\n"

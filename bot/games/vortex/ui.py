@@ -507,7 +507,7 @@ def _now_text(game: GameView, status: engine.PublicStatus) -> str:
 
 
 def status_embed(game: GameView) -> discord.Embed:
-    embed = discord.Embed(title=limits.clip(f"{event_name(game)} · {PHASE_NAMES.get(game.state.phase, '')}"
+    embed = discord.Embed(title=limits.clip(f"{event_name(game)} · {PHASE_NAMES.get(game.state.phase, '').capitalize()}"
                                             if game.state else event_name(game), limits.TITLE),
                           colour=discord.Colour.purple())
     status = game.public
