@@ -2,7 +2,9 @@
 and the real bot process connected to it, on a fresh copy of the migrated database (SQLite, or
 PostgreSQL with `backend="postgresql"`).
 
-**Shared bot processes.** Starting the bot costs a second or two, so the tests of a module share
+**Shared bot processes.** Starting a bot costs a few hundredths of a second of CPU (forked from the
+worker's prefork server, `tests/e2e/prefork.py`) but a fresh fake Discord, world and database too,
+and the bot's startup work (migration check, command sync, resends), so the tests of a module share
 one bot process and one fake Discord where that can't change what a test sees:
 
 - A test shares when it takes `bot` (directly or through a fixture) but never names `bot` in its
