@@ -83,6 +83,27 @@ class EventResult(Base):
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class LeaderboardTotal(Base):
+    """One player's sums over a server's results in one format and one period: what /leaderboard and
+    the web pages rank, so a board reads a row per player instead of every result. Kept in step with
+    `event_results` by `bot.kit.leaderboard.record_results`, in the transaction that writes them.
+
+    `period` is the season's id for the results of that season, and 0 (`leaderboard.ALL_TIME_TOTALS`)
+    for all of them: not NULL, which a unique key would let repeat. No foreign key: seasons are never
+    deleted."""
+
+    __tablename__ = "leaderboard_totals"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    period: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    format: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    events: Mapped[int]
+    wins: Mapped[int]
+    points: Mapped[float]
+    best_score: Mapped[float | None]
+
+
 class PlayerName(Base):
     """A member's display name in a server, as last seen by the bot (the web pages show it)."""
 
