@@ -52,7 +52,6 @@ from bot.store.migrate import upgrade  # noqa: E402
 from bot.store.models import EventResult, PlayerName  # noqa: E402
 from bot.web import access  # noqa: E402
 from bot.web.app import make_app  # noqa: E402
-from bot.web.boards import Boards  # noqa: E402
 from bot.web.links import SiteLinks  # noqa: E402
 from bot.web.page_cache import PageCache  # noqa: E402
 from tests.web import seed_formats  # noqa: E402
@@ -93,6 +92,8 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
         await session.execute(insert(PlayerName), [
             {"guild_id": GUILD, "user_id": user, "name": f"Player name {user}", "updated_at": START}
             for user in range(1, PLAYERS + 1)])
+        for guild_id in (GUILD, OTHER):  # the results went in without `record_results`: their totals
+            await leaderboard.rebuild_totals(session, guild_id)
     organizer = Actor(99, GUILD, manage_guild=True)
     for channel in range(5):
         await turnabout.create_event(db, organizer, channel_id=100 + channel)
@@ -197,8 +198,7 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
             times[current[0]].append(time.perf_counter() - started)
             times[f"{current[0]} (CPU)"].append(time.process_time() - cpu)
 
-    app = make_app(db, Settings(_env_file=None, web_rate_limit=0), boards=Boards(db, size=0) if recompute else None,
-                   page_cache=PageCache(size=0) if recompute else None)
+    app = make_app(db, Settings(_env_file=None, web_rate_limit=0), page_cache=PageCache(size=0) if recompute else None)
     app.middlewares.insert(0, timed)
     kinds = pages(SiteLinks(site.address), cursor, events, formats, draft)
     async with TestClient(TestServer(app)) as client:
@@ -218,14 +218,13 @@ async def measure(db: Database, events: int, requests: int, site: access.Site, c
 
 
 async def _event_ends(db: Database, event_id: int) -> None:
-    """One more finished event of the server (8 players): its results, the server's newest."""
+    """One more finished event of the server (8 players), ended as every format ends one: its results,
+    the server's newest, and its players' totals."""
     players = random.Random(event_id).sample(range(1, PLAYERS + 1), 8)
     async with db.write() as session:
-        await session.execute(insert(EventResult), [
-            {"guild_id": GUILD, "format": "421", "event_id": event_id, "event_name": f"421 event {event_id}",
-             "season_id": None, "user_id": user, "placement": place, "points": float(9 - place), "score": None,
-             "finished_at": START + timedelta(days=3650, hours=event_id)}
-            for place, user in enumerate(players, start=1)])
+        await leaderboard.record_results(session, guild_id=GUILD, format="421", event_id=event_id,
+                                         event_name=f"421 event {event_id}",
+                                         results=leaderboard.placed(list(zip(players, range(1, 9), strict=True))))
 
 
 async def run_backend(url: str, events: int, requests: int, quiet: bool,
