@@ -107,7 +107,7 @@ class SitePages:
             period = await leaderboard.current_period(session, guild_id)
 
         async def compute() -> tuple:
-            boards = await leaderboard.boards(self.db, guild_id, period)
+            boards = await leaderboard.boards(self.db, guild_id, period, limit=max(HOME_BOARD, HOME_FORMAT_BOARD))
             overall = boards.get(None, [])[:HOME_BOARD]
             by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
                          if boards.get(fmt)]

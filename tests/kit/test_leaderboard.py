@@ -84,6 +84,8 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
         assert boards[None] and boards[None] == await leaderboard.board(db, GUILD, period)
         for fmt in leaderboard.FORMATS:
             assert boards.get(fmt, []) == await leaderboard.board(db, GUILD, period, format=fmt), fmt
+        tops = await leaderboard.boards(db, GUILD, period, limit=3)  # the home page's: each board's first rows
+        assert tops == {fmt: rows[:3] for fmt, rows in boards.items()}
     assert await leaderboard.boards(db, GUILD + 1, leaderboard.ALL_TIME_PERIOD) == {None: []}
 
 
