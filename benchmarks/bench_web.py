@@ -12,14 +12,18 @@ in turn through aiohttp's test client. The time measured is the server's: from t
 the site's first middleware to its answer (the database queries, the template, the ETag), as a
 middleware wrapped around everything else records it. The goal: p99 ≤ 50 ms for every page.
 
-The pages reuse a server's leaderboards until its results change (`bot.web.boards`), and keep the
-pages of finished events rendered (`bot.web.page_cache`), and the lists' and leaderboards' data and
-pages under the server's stamp (`page_cache.Computed`). Each backend is measured three times: as
-the pages are read between two events' ends (the leaderboards unchanged, a finished event's page
-kept since its first request); with an event ending before each round of pages (every list and
-leaderboard page built again, the leaderboards updated from the new rows: what the first request
-after an event ends costs); and with every request building everything again (the leaderboards
-from every row and every page: what the first request of a new site process costs).
+The leaderboards are read from the players' totals (`leaderboard_totals`, a row per player and
+format, kept by `leaderboard.record_results`; the fill's results, inserted in bulk, get theirs from
+`leaderboard.rebuild_totals`). The pages keep the pages of finished events rendered
+(`bot.web.page_cache`), and the lists' and leaderboards' data and pages under the server's stamp
+(`page_cache.Computed`). Each backend is measured three times: as the pages are read between two
+events' ends (a finished event's page, the lists and leaderboards kept since their first request);
+with an event ending (through `record_results`) before each round of pages (every list and
+leaderboard page built again: what the first request after an event ends costs); and with every
+request building everything again (no page or data kept: what the first request of a new site
+process costs). As a site process does once its app is built (`bot.web.server.WebServer.start`), the
+process's objects are frozen out of the garbage collector's way before each measure; on PostgreSQL
+the fill is followed by an ANALYZE, as autovacuum would soon after a bulk change.
 """
 
 from __future__ import annotations
@@ -62,10 +66,10 @@ PLAYERS = 300
 BUDGET = 0.050
 START = datetime(2024, 1, 1, tzinfo=UTC)
 BATCH = 5_000
-MODES = {"unchanged": "between two events' ends (leaderboards, finished events' pages kept)",
-         "event ended": "each round of pages just after an event's end (its results added: lists built anew, "
-                        "leaderboards updated from the new rows)",
-         "recomputed": "every page built anew (leaderboards computed again, no page kept)"}
+MODES = {"unchanged": "between two events' ends (leaderboards, lists, finished events' pages kept)",
+         "event ended": "each round of pages just after an event's end (its results added: lists and leaderboards "
+                        "built anew)",
+         "recomputed": "every page built anew (nothing kept)"}
 
 
 async def fill(db: Database, events: int) -> tuple[access.Site, str]:
