@@ -1,4 +1,9 @@
-"""Seasons and the server-wide leaderboard that every format's finished events feed."""
+"""Seasons and the server-wide leaderboard that every format's finished events feed.
+
+An event's end writes a row per player (`EventResult`, `record_results`) and, in the same
+transaction, adds them to each player's totals for all time and for the running season
+(`LeaderboardTotal`): the boards rank those, a row per player and format, however many events the
+server has played."""
 
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ FORMATS = {"goldfish": "Goldfish Draft", "battler": "Treasure Battler", "turnabo
 CURRENT, ALL_TIME = "current", "all"  # the words /leaderboard takes besides a season's name
 ALL_TIME_TOTALS = 0  # `LeaderboardTotal.period` of all time (seasons' ids start at 1)
 _UPSERT_ROWS = 1_000  # totals rows a statement: 8,000 parameters, well within SQLite's limit (32,766)
+# The totals' table columns, not the model's attributes: Core statements, whose rows skip the ORM's
+# loading (a millisecond of the ~1,500 rows a board reads with 10,000 events).
+_KEPT = LeaderboardTotal.__table__.c
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,7 @@ async def add_to_totals(
     upsert = postgresql_insert if session.bind.dialect.name == "postgresql" else sqlite_insert
     for start in range(0, len(rows), _UPSERT_ROWS):
         statement = upsert(LeaderboardTotal).values(rows[start:start + _UPSERT_ROWS])
-        kept, new = LeaderboardTotal.__table__.c, statement.excluded
+        kept, new = _KEPT, statement.excluded
         await session.execute(statement.on_conflict_do_update(
             index_elements=[kept.guild_id, kept.period, kept.format, kept.user_id],
             set_={"events": kept.events + new.events, "wins": kept.wins + new.wins,
@@ -266,11 +274,6 @@ def _season_period(season: Season) -> Period:
 
 def _period_key(period: Period) -> int:
     return ALL_TIME_TOTALS if period.season_id is None else period.season_id
-
-
-# The boards read the totals' table columns, not the model's attributes: a Core statement, whose rows
-# skip the ORM's loading (a millisecond of the ~1,500 rows of a server with 10,000 events).
-_KEPT = LeaderboardTotal.__table__.c
 
 
 def _totals(*by, guild_id: int, period: Period):

@@ -62,8 +62,9 @@ class EventResult(Base):
     __table_args__ = (
         UniqueConstraint("guild_id", "format", "event_id", "user_id"),
         Index("ix_event_results_board", "guild_id", "format", "season_id"),
-        # The web pages: a server's events newest first, its leaderboards grouped by player from the
-        # index alone, and its newest result (whether its leaderboards changed).
+        # The web pages: a server's events newest first and its newest result (whether its pages
+        # changed); a server's results by player from the index alone (Turnabout's ratings; the
+        # leaderboards read `leaderboard_totals`).
         Index("ix_event_results_newest", "guild_id", "id"),
         Index("ix_event_results_recent", "guild_id", "finished_at", "format", "event_id"),
         Index("ix_event_results_players", "guild_id", "user_id", "format", "season_id", "placement", "points",
