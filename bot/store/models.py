@@ -62,8 +62,9 @@ class EventResult(Base):
     __table_args__ = (
         UniqueConstraint("guild_id", "format", "event_id", "user_id"),
         Index("ix_event_results_board", "guild_id", "format", "season_id"),
-        # The web pages: a server's events newest first, its leaderboards grouped by player from the
-        # index alone, and its newest result (whether its leaderboards changed).
+        # The web pages: a server's events newest first and its newest result (whether its pages
+        # changed); a server's results by player from the index alone (Turnabout's ratings; the
+        # leaderboards read `leaderboard_totals`).
         Index("ix_event_results_newest", "guild_id", "id"),
         Index("ix_event_results_recent", "guild_id", "finished_at", "format", "event_id"),
         Index("ix_event_results_players", "guild_id", "user_id", "format", "season_id", "placement", "points",
@@ -81,6 +82,27 @@ class EventResult(Base):
     points: Mapped[float] = mapped_column(default=0.0)
     score: Mapped[float | None]
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LeaderboardTotal(Base):
+    """One player's sums over a server's results in one format and one period: what /leaderboard and
+    the web pages rank, so a board reads a row per player instead of every result. Kept in step with
+    `event_results` by `bot.kit.leaderboard.record_results`, in the transaction that writes them.
+
+    `period` is the season's id for the results of that season, and 0 (`leaderboard.ALL_TIME_TOTALS`)
+    for all of them: not NULL, which a unique key would let repeat. No foreign key: seasons are never
+    deleted."""
+
+    __tablename__ = "leaderboard_totals"
+
+    guild_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    period: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    format: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)
+    events: Mapped[int]
+    wins: Mapped[int]
+    points: Mapped[float]
+    best_score: Mapped[float | None]
 
 
 class PlayerName(Base):

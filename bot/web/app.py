@@ -22,7 +22,6 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.outage import is_database_outage
 from bot.web import guard, pages, params, registry
-from bot.web.boards import Boards
 from bot.web.cards import card_html
 from bot.web.page_cache import Computed, PageCache
 
@@ -109,8 +108,7 @@ ERRORS = {
 
 
 def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | None = None,
-             boards: Boards | None = None, page_cache: PageCache | None = None,
-             computed: Computed | None = None) -> web.Application:
+             page_cache: PageCache | None = None, computed: Computed | None = None) -> web.Application:
     registry.load()
     static = Static()
     renderer = Renderer(environment(static))
@@ -164,7 +162,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
             return error_page(500, error_id=error_id)
 
     app = web.Application(middlewares=[every_request], client_max_size=1024)
-    site_pages = pages.SitePages(db, settings, renderer, boards, page_cache, computed)
+    site_pages = pages.SitePages(db, settings, renderer, page_cache, computed)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)
     app.router.add_get("/healthz", _healthz)

@@ -16,7 +16,6 @@ from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web import access, page_cache, params, queries, registry
-from bot.web.boards import Boards
 from bot.web.links import PREFIX, SiteLinks
 from bot.web.names import names_of
 
@@ -32,10 +31,9 @@ FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 
 
 class SitePages:
-    def __init__(self, db: Database, settings: Settings, renderer: Any, boards: Boards | None = None,
-                 cache: page_cache.PageCache | None = None, computed: page_cache.Computed | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, renderer: Any, cache: page_cache.PageCache | None = None,
+                 computed: page_cache.Computed | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
-        self.boards = boards or Boards(db)
         self.cache = cache if cache is not None else page_cache.PageCache()
         # The lists and leaderboards of the pages, kept per server and stamp; off with the page cache
         # unless given (`make_app(page_cache=PageCache(size=0))`: every page built anew).
@@ -109,7 +107,7 @@ class SitePages:
             period = await leaderboard.current_period(session, guild_id)
 
         async def compute() -> tuple:
-            boards = await self.boards.boards(guild_id, period, newest=stamped[0])
+            boards = await leaderboard.boards(self.db, guild_id, period, limit=max(HOME_BOARD, HOME_FORMAT_BOARD))
             overall = boards.get(None, [])[:HOME_BOARD]
             by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
                          if boards.get(fmt)]
@@ -146,7 +144,7 @@ class SitePages:
             return kept
 
         async def compute() -> tuple:
-            rows = await self.boards.board(guild_id, period, None if fmt == ALL_FORMATS else fmt, newest=stamped[0])
+            rows = await leaderboard.board(self.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
             pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
             shown_page = min(page, pages)
             shown = rows[(shown_page - 1) * ROWS_PER_PAGE : shown_page * ROWS_PER_PAGE]

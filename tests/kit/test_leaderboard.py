@@ -78,11 +78,14 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
                     season_id=season.id if event_id % 2 else None, placement=place,
                     points=leaderboard.placement_points(place, range(1, len(players) + 1)),
                     score=rng.choice([None, float(rng.randint(-5, 40))])))
+        await leaderboard.rebuild_totals(session, GUILD)  # written in bulk, not by `record_results`
     for period in (leaderboard.ALL_TIME_PERIOD, await leaderboard.find_period(db, GUILD)):
         boards = await leaderboard.boards(db, GUILD, period)
-        assert boards[None] == await leaderboard.board(db, GUILD, period)
+        assert boards[None] and boards[None] == await leaderboard.board(db, GUILD, period)
         for fmt in leaderboard.FORMATS:
             assert boards.get(fmt, []) == await leaderboard.board(db, GUILD, period, format=fmt), fmt
+        tops = await leaderboard.boards(db, GUILD, period, limit=3)  # the home page's: each board's first rows
+        assert tops == {fmt: rows[:3] for fmt, rows in boards.items()}
     assert await leaderboard.boards(db, GUILD + 1, leaderboard.ALL_TIME_PERIOD) == {None: []}
 
 

@@ -219,3 +219,44 @@ async def test_names_get_unicode_keys_and_colliding_names_are_renamed(db_url):
         assert await _diff(db) == []
     finally:
         await db.dispose()
+
+
+async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trips(db):
+    """0020 sums the results stored before it into the totals, for all time and for each season, as
+    the bot would have kept them; its downgrade drops only the totals, and upgrading again fills
+    them the same."""
+    import random
+
+    from bot.kit import leaderboard
+    from bot.store.models import EventResult, Season
+    from tests.kit.test_leaderboard_totals import kept_totals, summed_from_results
+
+    await downgrade(db, "0019")
+    assert "leaderboard_totals" not in await _tables(db)
+    rng = random.Random(20)
+    async with db.write() as session:
+        seasons = [Season(guild_id=1, name=name, name_key=name.lower(), started_at=datetime(2026, 1, 1, tzinfo=UTC))
+                   for name in ("Spring", "Summer")]
+        session.add_all(seasons)
+        await session.flush()
+        for event_id in range(1, 25):
+            guild_id = 1 if event_id % 4 else 2
+            players = rng.sample(range(100, 110), rng.randint(2, 6))
+            for place, user_id in enumerate(players, start=1):
+                session.add(EventResult(
+                    guild_id=guild_id, format=list(leaderboard.FORMATS)[event_id % 5], event_id=event_id,
+                    event_name="before", season_id=seasons[event_id % 3].id if event_id % 3 < 2 and guild_id == 1
+                    else None, user_id=user_id, placement=place, points=float(len(players) + 1 - place),
+                    score=rng.choice([None, float(rng.randint(0, 30))])))
+    await upgrade(db)
+    filled = {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)}
+    assert filled == {guild_id: await summed_from_results(db, guild_id) for guild_id in (1, 2)}
+    assert set(filled[1]) == {leaderboard.ALL_TIME_TOTALS, seasons[0].id, seasons[1].id} and filled[2]
+
+    await downgrade(db, "0019")
+    assert "leaderboard_totals" not in await _tables(db)
+    async with db.read() as session:
+        assert (await session.execute(text("SELECT COUNT(*) FROM event_results"))).scalar_one() > 48
+    await upgrade(db)
+    assert {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)} == filled
+    assert await _diff(db) == []

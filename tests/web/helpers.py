@@ -1,5 +1,6 @@
 """What the web tests share: settings for a test site, results written straight into the database
-(as every format's end writes them), and an aiohttp test client of the site."""
+(as every format's end writes them: the result rows and the leaderboards' totals), and an aiohttp
+test client of the site."""
 
 from __future__ import annotations
 
@@ -33,12 +34,13 @@ async def add_results(
     finished_at: datetime = START, season_id: int | None = None, scores: Sequence[float] | None = None,
 ) -> None:
     """An event's results: `users` in order of placement."""
+    results = [leaderboard.Placement(user_id, place, leaderboard.placement_points(place, range(1, len(users) + 1)),
+                                     scores[place - 1] if scores else None)
+               for place, user_id in enumerate(users, start=1)]
     async with db.write() as session:
-        for place, user_id in enumerate(users, start=1):
-            session.add(EventResult(
-                guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
-                user_id=user_id, placement=place, points=leaderboard.placement_points(place, range(1, len(users) + 1)),
-                score=scores[place - 1] if scores else None, finished_at=finished_at))
+        _add(session, guild_id, format, event_id, name, results, finished_at, season_id)
+        await leaderboard.add_to_totals(session, guild_id=guild_id, format=format, season_id=season_id,
+                                        results=results)
 
 
 async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int], *, start: datetime = START) -> None:
@@ -47,11 +49,20 @@ async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int]
     async with db.write() as session:
         for index in range(count):
             ordered = [users[(index + k) % len(users)] for k in range(min(4, len(users)))]
-            for place, user_id in enumerate(ordered, start=1):
-                session.add(EventResult(
-                    guild_id=guild_id, format=formats[index % len(formats)], event_id=index + 1,
-                    event_name=f"Event {index + 1}", user_id=user_id, placement=place, points=5.0 - place,
-                    score=None, finished_at=start + timedelta(minutes=index)))
+            results = [leaderboard.Placement(user_id, place, 5.0 - place) for place, user_id in enumerate(ordered, 1)]
+            fmt = formats[index % len(formats)]
+            _add(session, guild_id, fmt, index + 1, f"Event {index + 1}", results, start + timedelta(minutes=index))
+            await leaderboard.add_to_totals(session, guild_id=guild_id, format=fmt, season_id=None, results=results)
+
+
+def _add(session, guild_id: int, format: str, event_id: int, name: str, results: Sequence[leaderboard.Placement],
+         finished_at: datetime, season_id: int | None = None) -> None:
+    """Result rows as `leaderboard.record_results` writes them, at a given time and season."""
+    for result in results:
+        session.add(EventResult(
+            guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
+            user_id=result.user_id, placement=result.placement, points=result.points, score=result.score,
+            finished_at=finished_at))
 
 
 @contextlib.asynccontextmanager

@@ -9,7 +9,6 @@ from datetime import timedelta
 
 from bot.kit import leaderboard
 from bot.web import access, names
-from bot.web.boards import Boards
 from bot.web.links import SiteLinks
 from bot.web.page_cache import Computed, PageCache
 from bot.web.queries import FinishedEvent
@@ -48,11 +47,6 @@ async def test_kept_lists_and_boards_are_those_built_anew(db):
         anew = await bodies(client, paths)
     assert built == kept == anew
     assert "Name &lt;1001&gt;" in kept[0] and "Event 120" in kept[0] and "Event 50" in kept[-1]
-    # The board kept is the board computed again.
-    boards = Boards(db)
-    for period in (leaderboard.ALL_TIME_PERIOD, await leaderboard.find_period(db, GUILD)):
-        assert await boards.boards(GUILD, period) == await leaderboard.boards(db, GUILD, period)
-        assert await boards.boards(GUILD, period, newest=None) == await leaderboard.boards(db, GUILD, period)
 
 
 async def test_a_new_result_or_name_shows_at_once(db):
