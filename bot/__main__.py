@@ -48,7 +48,7 @@ class _Once(logging.Filter):
 
 async def _run(settings: Settings, token: str) -> None:
     from bot.app import MtgBot
-    from bot.store.db import Database
+    from bot.store.db import Database, driver_threads_ended
     from bot.store.migrate import upgrade
     from bot.store.outage import BOT_WRITE_WAIT
 
@@ -65,6 +65,7 @@ async def _run(settings: Settings, token: str) -> None:
             await _until_reached(client, client.connect, settings.discord_retry_pause, "connecting")
     finally:
         await db.dispose()
+        await driver_threads_ended()
 
 
 async def _until_reached(client, step, first_pause: float, what: str, *, after_failure=None) -> None:

@@ -69,6 +69,32 @@ def _prepare_sqlite_file(url: str) -> None:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
+DRIVER_STOP_WAIT = 10.0  # seconds: at most what one statement still running may take
+
+
+async def driver_threads_ended(timeout: float = DRIVER_STOP_WAIT) -> None:
+    """Wait, on a thread (the event loop keeps running), for aiosqlite's connection threads to end.
+
+    aiosqlite runs each connection on a thread of its own that hands every result back to the loop.
+    A task cancelled while its connection was opening (the sweeper, when the bot stops right after
+    it started) leaves that connection only told to stop: its thread finishes the open and the stop
+    later, and must find the loop still running, or it dies with a traceback as the process exits.
+    Call it once every `Database` of the process is disposed (the bot's exit): then every such
+    thread is ending. (aiosqlite offers no public handle on its threads: they are found by their
+    target function.)"""
+    from aiosqlite.core import _connection_worker_thread
+
+    threads = [thread for thread in threading.enumerate()
+               if getattr(thread, "_target", None) is _connection_worker_thread and thread.is_alive()]
+    if threads:
+        await asyncio.to_thread(_join_all, threads, timeout)
+
+
+def _join_all(threads: list[threading.Thread], timeout: float) -> None:
+    for thread in threads:
+        thread.join(timeout)
+
+
 def _install_sqlite_pragmas(
     sync_engine: Engine, *, foreign_keys: bool, busy_timeout_ms: int, synchronous: str = "NORMAL"
 ) -> None:
