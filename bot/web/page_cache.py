@@ -10,8 +10,9 @@ shows is in its key (`key`):
   server (a rotated or forged address is a 404 before it), and an entry made for one server is never
   found under another's id;
 * what the address asks for: the event's kind and id, a file's name, the whole query;
-* the server's stamp (`stamp`): its newest result (a Turnabout page's ratings sum later events too)
-  and its newest player name (names show on every page).
+* the server's stamp (`stamp`): its newest player name (names show on every page) and, for a page
+  registered with `other_events=True` (Turnabout's: its ratings sum later events too), its newest
+  result. Any other finished event's page stays kept while other events end.
 
 An entry also expires after `ttl` seconds (what no stamp sees: a card's picture learned later, a
 game's oldest news pruned), and the least recently used go first beyond `size` entries or

@@ -65,14 +65,16 @@ class SitePages:
     def _render(self, site: access.Site, template: str, title: str, **context: Any) -> web.Response:
         return self.renderer.page(template, site=site, links=SiteLinks(site.address), title=title, **context)
 
-    async def _site_and_key(self, request: web.Request, *parts: Any) -> tuple[access.Site, Any]:
+    async def _site_and_key(self, request: web.Request, *parts: Any, other_events: bool) -> tuple[access.Site, Any]:
         """The server the address finds (else a 404), and the key its page of a finished object is kept
-        under (`bot.web.page_cache`; None while the cache is off)."""
+        under (`bot.web.page_cache`; None while the cache is off). `other_events`: the page shows what
+        later events change, so the server's newest result is in the key (else only its names are)."""
         async with self.db.read() as session:
             site = await self._site(session, request)
             if not self.cache.enabled:
                 return site, None
-            stamped = await page_cache.stamp(session, site.guild_id)
+            newest_result, newest_name = await page_cache.stamp(session, site.guild_id)
+        stamped = (newest_result if other_events else None, newest_name)
         return site, page_cache.key(site, stamped, *parts, query=tuple(sorted(request.query.items())))
 
     def _keep(self, key: Any, response: web.Response, final: bool) -> web.Response:
@@ -182,7 +184,8 @@ class SitePages:
 
     async def event(self, request: web.Request) -> web.Response:
         kind, event_id = request.match_info["kind"], int(request.match_info["event_id"])
-        site, key = await self._site_and_key(request, "page", kind, event_id)
+        site, key = await self._site_and_key(request, "page", kind, event_id,
+                                             other_events=registry.reads_other_events(kind))
         kept = self.cache.get(key) if key is not None else None
         if kept is not None:
             return kept
@@ -205,7 +208,7 @@ class SitePages:
     async def event_file(self, request: web.Request) -> web.Response:
         """A format's download of one event (`registry.event_file`), under the same rules as its page."""
         kind, event_id, name = request.match_info["kind"], int(request.match_info["event_id"]), request.match_info["name"]
-        site, key = await self._site_and_key(request, "file", kind, event_id, name)
+        site, key = await self._site_and_key(request, "file", kind, event_id, name, other_events=False)
         kept = self.cache.get(key) if key is not None else None
         if kept is not None:
             return kept

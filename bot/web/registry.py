@@ -9,7 +9,7 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
 
     registry.templates("turnabout", Path(__file__).parent / "templates")   # "turnabout/event.html"
 
-    @registry.event_page("turnabout")          # /s/<address>/events/turnabout/<id>
+    @registry.event_page("turnabout", other_events=True)   # /s/<address>/events/turnabout/<id>
     async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
         ...                                    # None: nothing to show (a 404, or the results page)
         return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...},
@@ -135,18 +135,27 @@ EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
 
 _event_pages: dict[str, EventPage] = {}
+_reading_other_events: set[str] = set()
 _private_pages: dict[str, PrivatePage] = {}
 _event_files: dict[str, EventFile] = {}
 _listers: list[Lister] = []
 _templates: dict[str, Path] = {}
 
 
-def event_page(kind: str) -> Callable[[EventPage], EventPage]:
-    """Register the page of events of `kind` (a decorator)."""
+def event_page(kind: str, *, other_events: bool = False) -> Callable[[EventPage], EventPage]:
+    """Register the page of events of `kind` (a decorator). `other_events`: a finished event's page
+    shows what later events change (Turnabout's ratings sum every event), so its kept copy is built
+    again whenever the server's results change; other pages of finished events are kept across them."""
     def add(page: EventPage) -> EventPage:
         _event_pages[kind] = page
+        if other_events:
+            _reading_other_events.add(kind)
         return page
     return add
+
+
+def reads_other_events(kind: str) -> bool:
+    return kind in _reading_other_events
 
 
 def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:

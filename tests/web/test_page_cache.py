@@ -2,7 +2,8 @@
 page is byte for byte the page built anew, with the same ETag; a rotated address finds nothing even
 for a kept page; another server's id never finds this server's kept page; a running draft is never
 kept (its page changes with each pick, and never shows a card); a new player name, server name or
-result in the server shows at once."""
+result in the server shows at once where the page shows it (a Turnabout page's ratings), and other
+finished pages stay kept while other events end."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from aiohttp import web
 
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
+from bot.games.turnabout import service as turnabout
 from bot.web import access, names
 from bot.web.links import SiteLinks
 from bot.web.page_cache import PageCache
 from tests.common import CHANNEL, GUILD, ORG, OTHER_GUILD, organizer
 from tests.web.helpers import NOT_FOUND, add_results, page, site_client, visible
 from tests.web.test_draft_pages import USERS, play_out, started
+from tests.web.test_turnabout_page import USERS as TURNABOUT_USERS
+from tests.web.test_turnabout_page import play_round, registered
 
 
 async def complete_draft(db, guild_org=ORG, users=USERS, seed: int = 1, **options) -> drafts.PodView:
@@ -156,11 +160,30 @@ async def test_a_kept_page_shows_a_new_name_server_name_or_result_at_once(db):
         assert "Alicia" in text and "Alice " not in text
         await access.remember_title(db, GUILD, "MTG Club renamed")
         assert "MTG Club renamed" in visible(await page(client, path))
-        # Another event's result (a Turnabout page's ratings sum every event): built again.
+        # Another event's result: a complete draft shows nothing of it, so its page stays kept ...
         hits = cache.hits
         await add_results(db, GUILD, "421", 5, "League", [1002, 1001])
         await page(client, path)
-        assert cache.hits == hits
+        assert cache.hits == hits + 1
+
+
+async def test_a_turnabout_page_is_built_again_when_another_event_ends(db):
+    """Its ratings sum every Turnabout event of the server (`registry.event_page(other_events=True)`)."""
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    event = await registered(db)
+    await turnabout.begin(db, event.id, ORG)
+    for _ in range(2):
+        await turnabout.pair(db, event.id, ORG)
+        await play_round(db, event.id)
+    await turnabout.end(db, event.id, ORG)
+    cache = PageCache()
+    async with site_client(db, page_cache=cache) as client:
+        path = SiteLinks(site.address).event("turnabout", event.id)
+        before = visible(await page(client, path))
+        assert "(1 event)" in before and visible(await page(client, path)) == before and cache.hits == 1
+        await add_results(db, GUILD, "turnabout", event.id + 1, "Later", TURNABOUT_USERS[:2], scores=[4.0, 2.0])
+        after = visible(await page(client, path))
+        assert cache.hits == 1 and "(2 events)" in after
 
 
 # --- the cache itself ------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ async def _ratings(ctx: registry.PageContext, user_ids: list[int]) -> dict[int, 
     return {user_id: (float(total or 0.0), count) for user_id, total, count in rows}
 
 
-@registry.event_page(service.KIND)
+@registry.event_page(service.KIND, other_events=True)
 async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
     loaded = await _load(ctx, event_id)
     if loaded is None:
