@@ -69,11 +69,13 @@ def _read_request(conn: socket.socket) -> dict:
     return json.loads(data)
 
 
-def _run_bot(request: dict, inherited: list[int]) -> None:
+def _run_bot(request: dict, server: int, inherited: list[int]) -> None:
     """In the child: become the bot the request describes; never returns."""
     code = 1
     try:
         die_with_parent()
+        if os.getppid() != server:  # the server died before the line above: no signal will come
+            os._exit(code)
         for fd in inherited:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -134,9 +136,10 @@ def serve(path: str) -> None:
                 # (stdin and stdout: replaced in the child)
                 inherited = [listener.fileno(), selector.fileno(), conn.fileno(), *children,
                              *(c.fileno() for _, c in children.values())]
+                server = os.getpid()
                 pid = os.fork()
                 if pid == 0:
-                    _run_bot(request, inherited)
+                    _run_bot(request, server, inherited)
                 pidfd = os.pidfd_open(pid)
                 children[pidfd] = (pid, conn)
                 selector.register(pidfd, selectors.EVENT_READ, "child")
