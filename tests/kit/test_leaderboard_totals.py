@@ -148,20 +148,21 @@ async def test_processes_ending_events_of_one_server_at_once_lose_nothing(db):
     end events of one format with the same players: each adds to rows the other inserted or changed
     and has not committed yet. Every result is counted once and no statement deadlocks."""
     second = Database(db.url)
+    together = asyncio.Barrier(2)  # each round, both processes end an event at the same moment
     try:
         season = await leaderboard.start_season(db, GUILD, "Race")
         rng = random.Random(3)
 
-        async def ends(process: Database, event_ids: range) -> None:
-            for event_id in event_ids:
+        async def ends(process: Database, first_id: int) -> None:
+            for event_id in range(first_id, first_id + 12):
                 players = rng.sample(USERS, rng.randint(2, len(USERS)))
                 results = leaderboard.rank_by_score({u: float(rng.randint(0, 3)) for u in players})
-                async with process.write() as session:
+                await asyncio.wait_for(together.wait(), 30)
+                async with process.write() as session:  # on PostgreSQL, open beside the other's
                     await leaderboard.record_results(session, guild_id=GUILD, format="vortex", event_id=event_id,
                                                      event_name="race", results=results)
-                    await asyncio.sleep(0.01)  # the other process's end runs meanwhile, against these rows
 
-        await asyncio.gather(ends(db, range(1, 13)), ends(second, range(101, 113)))
+        await asyncio.gather(ends(db, 1), ends(second, 101))
         await assert_totals_are_the_results(db, GUILD)
         totals = await kept_totals(db, GUILD)
         assert sum(row[2] for row in totals[season.id]) == sum(row[2] for row in totals[0]) > 24
