@@ -18,6 +18,7 @@ the kernel kills its children with it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import importlib
@@ -164,10 +165,15 @@ class PreforkedBot:
         self.pid, self._conn, self._received = pid, conn, rest
         self._returncode: int | None = None
         conn.setblocking(False)
-        self._take(b"")
+        self._parse()
 
     def _take(self, data: bytes) -> None:
-        self._received += data
+        """Add what the server sent; no data is the end of the connection: the server died, and
+        with it the bot (its parent-death signal)."""
+        self._received += data if data else b"%d\n" % -signal.SIGKILL
+        self._parse()
+
+    def _parse(self) -> None:
         if b"\n" in self._received:
             self._returncode = int(self._received.split(b"\n", 1)[0])
             self._conn.close()
@@ -180,15 +186,12 @@ class PreforkedBot:
                 data = self._conn.recv(64)
             except BlockingIOError:
                 return None
-            self._take(data if data else b"%d\n" % -signal.SIGKILL)  # the server died: so did the bot
+            self._take(data)
         return self._returncode
 
     async def wait(self) -> int:
-        import asyncio
-
         while self.returncode is None:
-            data = await asyncio.get_running_loop().sock_recv(self._conn, 64)
-            self._take(data if data else b"%d\n" % -signal.SIGKILL)
+            self._take(await asyncio.get_running_loop().sock_recv(self._conn, 64))
         return self._returncode
 
     def send_signal(self, number: int) -> None:
