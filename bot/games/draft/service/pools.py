@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.scryfall_api import CardData
 from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
@@ -131,15 +132,30 @@ async def log_names(session: AsyncSession, guild_id: int, user_ids: Iterable[int
 
 
 async def draft_record(session: AsyncSession, row: Any, seats: Sequence[Any], names: dict[int, str]) -> logs.DraftRecord:
-    """A complete draft as the logs read it (`seats` in seat order): its packs dealt again, every pick in order."""
+    """A complete draft as the logs read it (`seats` in seat order): its packs dealt again, every pick
+    in order, its cards' data (the cube's, completed from the card table with Scryfall's printing)."""
     cube = await cube_info(session, row.id)
     picks = await session.execute(select(DraftPick.seat, DraftPick.pack_id, DraftPick.card)
                                   .where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))
+    printed = await card_data.by_name(session, [entry["name"] for entry in cube])
     return logs.DraftRecord.from_deal(
         draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
         pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks],
         seats=[logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
-        finished_at=row.finished_at or row.started_at or row.created_at, cards={entry["name"]: entry for entry in cube})
+        finished_at=row.finished_at or row.started_at or row.created_at, started_at=row.started_at,
+        cards={entry["name"]: _log_card(entry, printed.get(entry["name"])) for entry in cube})
+
+
+def _log_card(entry: dict, card: CardData | None) -> dict:
+    """A cube entry as the logs read it: what the cube says, the card table's data where the cube
+    says nothing, and the printing's ids (`logs.DraftRecord.cards`)."""
+    if card is None:
+        return entry
+    known = {"colour": card.colours or "C", "type_line": card.type_line, "mana_value": card.mana_value,
+             "rarity": card.rarity, "image": card.image_url("normal"), "scryfall_id": card.scryfall_id,
+             "oracle_id": card.oracle_id, "set_code": card.set_code, "collector_number": card.collector_number,
+             "mana_cost": card.mana_cost}
+    return {**known, **{key: value for key, value in entry.items() if value is not None}}
 
 
 LOG_FORMATS = {"draftmancer": "Draftmancer's draft log (JSON)", "mtgo": "Magic Online's text draft log (yours)",
