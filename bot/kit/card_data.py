@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.export import MtgoExport, mtgo_export
 from bot.cards.model import Card
 from bot.cards.scryfall_api import CardData, ScryfallClient, ScryfallUnreachable
 from bot.kit import deadlines
@@ -144,6 +145,15 @@ async def printings(db: Database, client: ScryfallClient | None, names: Iterable
     if client is not None:
         cards.update((await resolve(db, client, names, suggest=False, printing=True)).cards)
     return {name: card for name in names if (card := cards.get(name_key(name))) is not None}
+
+
+async def for_mtgo(db: Database, client: ScryfallClient | None, cards: Sequence[str]) -> MtgoExport:
+    """`cards` (as picked) for Magic Online (`bot.cards.export.mtgo_export`): its `.dek` keyed by
+    each card's MTGO id from the card data (asked of Scryfall again for rows from before it was
+    kept), the cards it has no id for, and MTGO's text list."""
+    printed = await printings(db, client, cards)
+    return mtgo_export(cards, names={name: deck_name(card) for name, card in printed.items()},
+                       mtgo_ids={name: card.mtgo_id for name, card in printed.items() if card.mtgo_id})
 
 
 # --- asking Scryfall --------------------------------------------------------------------------------

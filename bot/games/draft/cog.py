@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cards.export import FORMATS, export, mtgo_export
+from bot.cards.export import FORMATS, export
 from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
@@ -207,26 +207,16 @@ class DraftCog(TableCog):
     async def export_(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
-        if format is not None and format.value == "mtgo":
-            await self._export_mtgo(interaction, pod.id, pool.cards)
+        if format is not None and format.value == "mtgo":  # Scryfall may be asked for MTGO ids: the answer waits
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            result = await card_data.for_mtgo(self.db, self.bot.scryfall, pool.cards)
+            text, files = ui.mtgo_export_answer(pod.id, len(pool.cards), result)
+            await interaction.followup.send(text, files=files, ephemeral=True)
             return
         names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
         await interaction.response.send_message(f"Your {plural(len(pool.cards), 'pick')} from draft #{pod.id}.", file=file, ephemeral=True)
-
-    async def _export_mtgo(self, interaction: discord.Interaction, pod_id: int, cards: list[str]) -> None:
-        """The `.dek` keyed by the cards' MTGO ids (card data from before they were kept asks
-        Scryfall again, hence the wait), and MTGO's text list beside it when some card has none."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        printed = await card_data.printings(self.db, self.bot.scryfall, cards)
-        result = mtgo_export(cards, names={name: card_data.deck_name(card) for name, card in printed.items()},
-                             mtgo_ids={name: card.mtgo_id for name, card in printed.items() if card.mtgo_id})
-        stem = f"draft-{pod_id}-pool"
-        files = [discord.File(io.BytesIO(result.dek.encode()), filename=f"{stem}.dek")] if result.dek_cards else []
-        if not result.complete:
-            files.append(discord.File(io.BytesIO(result.text_list.encode()), filename=f"{stem}-mtgo.txt"))
-        await interaction.followup.send(ui.mtgo_export_text(pod_id, len(cards), result), files=files, ephemeral=True)
 
     @draft.command(name="seat", description="Hand a seat a bot plays to a new player (organizer).")
     @app_commands.describe(seat="The bot's seat.", player="The new player (not in the draft).")

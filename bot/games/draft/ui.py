@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -434,6 +435,16 @@ def _group_order(name: str) -> int:
 
 
 MAX_LEFT_OUT_TEXT = 1500  # characters of card names an MTGO export's answer names (within CONTENT)
+
+
+def mtgo_export_answer(pod_id: int, picks: int, result: MtgoExport) -> tuple[str, list[discord.File]]:
+    """An MTGO export's answer and files: the `.dek` (when it holds any card) and, when it leaves
+    cards out, MTGO's text list of every card beside it."""
+    stem = f"draft-{pod_id}-pool"
+    files = [discord.File(io.BytesIO(result.dek.encode()), filename=f"{stem}.dek")] if result.dek_cards else []
+    if not result.complete:
+        files.append(discord.File(io.BytesIO(result.text_list.encode()), filename=f"{stem}-mtgo.txt"))
+    return mtgo_export_text(pod_id, picks, result), files
 
 
 def mtgo_export_text(pod_id: int, picks: int, result: MtgoExport) -> str:
