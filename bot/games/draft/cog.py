@@ -246,9 +246,11 @@ class DraftCog(TableCog):
     async def log_(self, interaction: discord.Interaction, format: app_commands.Choice[str],
                    seat: app_commands.Range[int, 1, 16] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished, S.cancelled))
-        log_file = await drafts.draft_log(self.db, pod.id, actor_of(interaction), format.value, seat=seat)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # Scryfall may be asked for card ids
+        log_file = await drafts.draft_log(self.db, pod.id, actor_of(interaction), format.value, seat=seat,
+                                          scryfall=self.bot.scryfall)
         file = discord.File(io.BytesIO(log_file.data), filename=log_file.name)
-        await interaction.response.send_message(f"{log_file.about}.", file=file, ephemeral=True)
+        await interaction.followup.send(f"{log_file.about}.", file=file, ephemeral=True)
 
     # --- picks -----------------------------------------------------------------------------
 

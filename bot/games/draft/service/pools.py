@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.cards.scryfall_api import CardData
+from bot.cards.scryfall_api import CardData, ScryfallClient
 from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
@@ -169,10 +169,13 @@ class LogFile:
     about: str  # "Draftmancer log of draft #3"
 
 
-async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *, seat: int | None = None) -> LogFile:
+async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *, seat: int | None = None,
+                    scryfall: ScryfallClient | None = None) -> LogFile:
     """A complete draft's log for one of its players or its organizers: `draftmancer` (the whole
     draft), `mtgo` (the caller's own seat; organizers may name `seat`, 1-based) or `summary`.
-    Nobody gets it before the draft is complete (organizers follow its progress with /draft status)."""
+    Nobody gets it before the draft is complete (organizers follow its progress with /draft status).
+    `scryfall`: Draftmancer's log names cards by their printing's Scryfall id, which card data stored
+    before it was kept lacks: Scryfall is asked for those (between two transactions)."""
     if fmt not in LOG_FORMATS:
         raise UserError(f"Unknown log format {fmt!r}: choose {', '.join(LOG_FORMATS)}.")
     async with db.read() as session:
@@ -198,6 +201,11 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
                 raise UserError(f"Draft #{row.id} had {len(loaded.seats)} seats.")
         names = await log_names(session, row.guild_id, [s.user_id for s in loaded.seats])
         record = await draft_record(session, row, loaded.seats, names)
+    lacking = [name for name, card in record.cards.items() if not card.get("scryfall_id")]
+    if fmt == "draftmancer" and scryfall is not None and lacking:
+        await card_data.printings(db, scryfall, lacking)  # stores what Scryfall knows of them now
+        async with db.read() as session:
+            record = await draft_record(session, row, loaded.seats, names)
     try:
         if fmt == "draftmancer":
             data = json.dumps(logs.draftmancer_log(record), indent=1).encode()
