@@ -85,6 +85,15 @@ def _colours(value: Any) -> str | None:
     return "".join(c for c in _WUBRG if c in value)
 
 
+def _positive_int(value: Any) -> bool:
+    """A whole number a 32-bit column holds, above 0 (Scryfall's ids and ranks)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**31
+
+
+def _text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
 @dataclass(frozen=True)
 class CardData:
     """What the bot keeps of a Scryfall card (one row of the shared card table).
@@ -97,6 +106,12 @@ class CardData:
     included; the faces of a card with two joined by a ``//`` line); None when the answer had none.
     ``edhrec_rank`` is the card's EDHREC popularity rank (1 is the most played) when Scryfall gives
     one: the bot drafters' popularity signal for cubes without ratings.
+
+    The printing Scryfall answered with, for deck files and draft logs: ``scryfall_id`` (its id),
+    ``oracle_id``, ``collector_number``, ``mana_cost`` (the front face's for a card with faces) and
+    ``mtgo_id``, Magic Online's catalogue id of the printing (its foil one when it has no other;
+    None when the printing is not on Magic Online). ``scryfall_id`` is None only for data stored
+    before these were kept.
     """
 
     name: str
@@ -111,6 +126,11 @@ class CardData:
     image_uris: Mapping[str, str] = field(default_factory=dict)
     oracle_text: str | None = None
     edhrec_rank: int | None = None
+    scryfall_id: str | None = None
+    oracle_id: str | None = None
+    collector_number: str = ""
+    mana_cost: str = ""
+    mtgo_id: int | None = None
 
     @classmethod
     def from_scryfall(cls, card: Mapping[str, Any]) -> CardData:
@@ -139,7 +159,12 @@ class CardData:
             image_uris={k: v for k, v in images.items() if isinstance(k, str) and isinstance(v, str)}
             if isinstance(images, Mapping) else {},
             oracle_text=_oracle_text(card, faces),
-            edhrec_rank=rank if isinstance(rank, int) and not isinstance(rank, bool) and 0 < rank < 2**31 else None,
+            edhrec_rank=rank if _positive_int(rank) else None,
+            scryfall_id=_text(card.get("id"), 40) or None,
+            oracle_id=_text(card.get("oracle_id") or front.get("oracle_id"), 40) or None,
+            collector_number=_text(card.get("collector_number"), 16),
+            mana_cost=_text(card.get("mana_cost") or front.get("mana_cost"), 100),
+            mtgo_id=next((v for v in (card.get("mtgo_id"), card.get("mtgo_foil_id")) if _positive_int(v)), None),
         )
 
     @property

@@ -9,7 +9,8 @@ asks again later, from the sweeper, until the data is complete. Nothing here eve
 transaction open across a request to Scryfall.
 
 Auto-picks, pool grouping, pictures and exports read the table (`card_info`, `image_urls`,
-`export_names`).
+`export_names`); deck files and draft logs also the printing's ids (`printings`), which rows stored
+before they were kept ask of Scryfall again.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.export import MtgoExport, mtgo_export
 from bot.cards.model import Card
 from bot.cards.scryfall_api import CardData, ScryfallClient, ScryfallUnreachable
 from bot.kit import deadlines
@@ -73,7 +75,8 @@ def _card_data(row: CardRecord) -> CardData:
         name=row.name, front_name=row.front_name, colours=row.colours, colour_identity=row.colour_identity,
         type_line=row.type_line, mana_value=row.mana_value, rarity=row.rarity, set_code=row.set_code,
         layout=row.layout, image_uris=dict(row.image_uris or {}), oracle_text=row.oracle_text,
-        edhrec_rank=row.edhrec_rank,
+        edhrec_rank=row.edhrec_rank, scryfall_id=row.scryfall_id, oracle_id=row.oracle_id,
+        collector_number=row.collector_number or "", mana_cost=row.mana_cost or "", mtgo_id=row.mtgo_id,
     )
 
 
@@ -119,13 +122,38 @@ async def image_urls(db: Database, names: Iterable[str], version: str = "normal"
     return {name: url for name, card in cards.items() if (url := card.image_url(version))}
 
 
+def deck_name(card: CardData) -> str:
+    """The name deck files know a card by: Scryfall's, by its front face for a card whose faces are
+    one card in a deck (double-faced, flip, adventure); split cards keep "A // B"."""
+    return card.name if card.layout in ("split", "aftermath") else card.front_name
+
+
 async def export_names(db: Database, names: Iterable[str]) -> dict[str, str]:
-    """The name deck files use for each card: Scryfall's, by its front face for a card whose
-    faces are one card in a deck (double-faced, flip, adventure); split cards keep "A // B"."""
+    """The name deck files use for each card (`deck_name`), for the names the table holds."""
     async with db.read() as session:
         cards = await by_name(session, names)
-    return {name: card.name if card.layout in ("split", "aftermath") else card.front_name
-            for name, card in cards.items()}
+    return {name: deck_name(card) for name, card in cards.items()}
+
+
+async def printings(db: Database, client: ScryfallClient | None, names: Iterable[str]) -> dict[str, CardData]:
+    """The data deck files and draft logs need (`CardData.scryfall_id`, `mtgo_id`…) for `names`, by
+    name as given: the table's, and Scryfall's (stored) for names it lacks or holds from before
+    those were kept, when a client is given. Where Scryfall can't be asked now, a row from before
+    is still given (its printing's fields empty). Never raises for Scryfall."""
+    names = list(names)
+    cards = await known(db, names)
+    if client is not None:
+        cards.update((await resolve(db, client, names, suggest=False, printing=True)).cards)
+    return {name: card for name in names if (card := cards.get(name_key(name))) is not None}
+
+
+async def for_mtgo(db: Database, client: ScryfallClient | None, cards: Sequence[str]) -> MtgoExport:
+    """`cards` (as picked) for Magic Online (`bot.cards.export.mtgo_export`): its `.dek` keyed by
+    each card's MTGO id from the card data (asked of Scryfall again for rows from before it was
+    kept), the cards it has no id for, and MTGO's text list."""
+    printed = await printings(db, client, cards)
+    return mtgo_export(cards, names={name: deck_name(card) for name, card in printed.items()},
+                       mtgo_ids={name: card.mtgo_id for name, card in printed.items() if card.mtgo_id})
 
 
 # --- asking Scryfall --------------------------------------------------------------------------------
@@ -151,15 +179,19 @@ async def store(db: Database, found: Mapping[str, CardData]) -> None:
 
 
 async def resolve(
-    db: Database, client: ScryfallClient, names: Iterable[str], *, suggest: bool = True, oracle: bool = False
+    db: Database, client: ScryfallClient, names: Iterable[str], *, suggest: bool = True, oracle: bool = False,
+    printing: bool = False,
 ) -> Resolution:
     """Everything known about `names`: the table first, then Scryfall for the rest (stored).
-    `oracle`: a row stored without the Oracle text (before it was kept) is asked for again.
+    `oracle`: a row stored without the Oracle text (before it was kept) is asked for again;
+    `printing`: likewise a row stored without its printing's ids (before 0021).
     Never raises for Scryfall: when it can't be reached the result says so."""
     wanted = list({name_key(n): n for n in names}.values())
     cards = await known(db, wanted)
     if oracle:
         cards = {key: card for key, card in cards.items() if card.oracle_text is not None}
+    if printing:
+        cards = {key: card for key, card in cards.items() if card.scryfall_id is not None}
     missing = [n for n in wanted if name_key(n) not in cards]
     unreachable = False
     not_found: list[str] = []

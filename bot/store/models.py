@@ -160,6 +160,14 @@ class CardRecord(Base):
     oracle_text: Mapped[str | None] = mapped_column(Text)
     # EDHREC's popularity rank (1: the most played); NULL when Scryfall gives none, or for rows stored before.
     edhrec_rank: Mapped[int | None]
+    # The printing Scryfall answered with (NULL for rows stored before they were kept, 0021): its
+    # id, the card's Oracle id, its collector number, mana cost (the front face's) and Magic
+    # Online catalogue id (the foil one when it has no other; NULL when it is not on MTGO).
+    scryfall_id: Mapped[str | None] = mapped_column(String(40))
+    oracle_id: Mapped[str | None] = mapped_column(String(40))
+    collector_number: Mapped[str | None] = mapped_column(String(16))
+    mana_cost: Mapped[str | None] = mapped_column(String(100))
+    mtgo_id: Mapped[int | None]
     fetched_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -55,6 +55,22 @@ def test_card_data_reads_plain_and_double_faced_cards() -> None:
         CardData.from_scryfall({"colors": []})
 
 
+def test_card_data_keeps_the_printings_ids_and_mtgo_id_with_the_foil_one_as_fallback() -> None:
+    printing = {"name": "Opt", "id": "7a5d3c8e-1b2f-4c6d-9e0a-3f4b5c6d7e8f", "oracle_id": "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+                "collector_number": "65", "mana_cost": "{U}", "mtgo_id": 65543, "mtgo_foil_id": 65544}
+    opt = CardData.from_scryfall(printing)
+    assert (opt.scryfall_id, opt.oracle_id, opt.collector_number, opt.mana_cost, opt.mtgo_id) == (
+        printing["id"], printing["oracle_id"], "65", "{U}", 65543)
+    assert CardData.from_scryfall({**printing, "mtgo_id": None}).mtgo_id == 65544  # only a foil id on MTGO
+    for odd in (0, -1, True, "65543", 65543.0):
+        assert CardData.from_scryfall({"name": "Opt", "mtgo_id": odd}).mtgo_id is None
+    assert CardData.from_scryfall({"name": "Opt"}).scryfall_id is None
+    delver = CardData.from_scryfall({"name": "Delver of Secrets // Insectile Aberration", "layout": "transform",
+                                     "card_faces": [{"name": "Delver of Secrets", "mana_cost": "{U}"},
+                                                    {"name": "Insectile Aberration", "mana_cost": ""}]})
+    assert delver.mana_cost == "{U}"  # the front face's, as a draft shows the card
+
+
 def test_loose_key_ignores_case_accents_and_punctuation() -> None:
     assert loose_key("Lim-Dûl's Vault") == loose_key("lim dul s vault")
     assert loose_key("Fire // Ice") == "fire // ice" and loose_key("FIRE  //  ICE!") == "fire // ice"

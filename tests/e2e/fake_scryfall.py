@@ -20,7 +20,9 @@ Card data and card images (pack pictures, see :class:`CardsAndImages` below):
 
 * ``POST /cards/collection`` — ``{"identifiers": [{"name": …}, …]}`` (at most 75, else Scryfall's
   422): a ``list`` of the known cards and ``not_found`` for the rest. Names match like Scryfall's
-  (any case, accents and punctuation aside; a double-faced card by either face).
+  (any case, accents and punctuation aside; a double-faced card by either face). Each card has a
+  printing: Scryfall and Oracle ids (UUIDs), a collector number, a mana cost and its MTGO ids
+  (:func:`mtgo_id_of`; ``add_card(mtgo=…)`` leaves them out, as Scryfall does off MTGO).
 * ``GET /cards/named?fuzzy=<name>`` — the closest known card, or 404.
 * ``GET /images/<n>.jpg`` — card n's generated image: a card-like JPEG whose art box is filled
   with card n's :func:`marker_colour`, so a test reads back which card a picture shows
@@ -48,11 +50,11 @@ from typing import Any
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from tests.e2e.fake_scryfall_cards import CardsAndImages, huge_png, marker_colour, marker_index
+from tests.e2e.fake_scryfall_cards import CardsAndImages, huge_png, marker_colour, marker_index, mtgo_id_of
 
 __all__ = [
     "CardsAndImages", "FakeScryfall", "FakeSet", "fake_scryfall_with_client", "huge_png", "marker_colour",
-    "marker_index", "serve_fake_scryfall",
+    "marker_index", "mtgo_id_of", "serve_fake_scryfall",
 ]
 
 HTML = "<!DOCTYPE html><html><head><title>Scryfall</title></head><body>Oops</body></html>"

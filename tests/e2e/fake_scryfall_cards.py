@@ -15,6 +15,7 @@ import functools
 import io
 import re
 import unicodedata
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,11 @@ def card_image(index: int, name: str, colours: str, type_line: str) -> bytes:
     return out.getvalue()
 
 
+def mtgo_id_of(index: int) -> int:
+    """The MTGO id the fake gives card `index` (its foil id is the next number, as on MTGO)."""
+    return 90_000 + 2 * index
+
+
 def huge_png(side: int = 13_000) -> bytes:
     """A hostile image: a black 1-bit PNG of `side` × `side` pixels, about 20 KB at 13,000 (650 MiB
     of RGB once decoded)."""
@@ -97,26 +103,38 @@ class CardsAndImages:
 
     def add_card(self, name: str, *, colours: str = "", type_line: str = "Creature — Test", cmc: float = 2.0,
                  rarity: str = "common", faces: tuple[str, str] | None = None,
-                 oracle_text: str | tuple[str, str] = "", edhrec_rank: int | None = None) -> dict[str, Any]:
+                 oracle_text: str | tuple[str, str] = "", edhrec_rank: int | None = None,
+                 mtgo: str = "yes") -> dict[str, Any]:
         """Make a card known (``faces``: a double-faced card whose name is "A // B"). Its Oracle text
         is served like Scryfall's: on the card, or per face (``oracle_text`` a pair) for two faces.
-        ``edhrec_rank``: the card's EDHREC rank; like Scryfall, a card without one has no such key."""
+        ``edhrec_rank``: the card's EDHREC rank; like Scryfall, a card without one has no such key.
+        Its printing has Scryfall's ids (UUIDs), collector number and mana cost (per face for two
+        faces), and ``mtgo``: "yes" an ``mtgo_id`` (`mtgo_id_of`) and ``mtgo_foil_id``, "foil" only a
+        foil one, "no" neither (not on Magic Online), like Scryfall, which leaves those keys out."""
         index = len(self.catalogue)
+        cost = "{" + "}{".join(colours) + "}" if colours else "{2}"
         card: dict[str, Any] = {
-            "object": "card", "id": f"fake-{index}", "oracle_id": f"oracle-{index}", "name": name,
+            "object": "card", "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"fake-scryfall/{index}")),
+            "oracle_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"fake-scryfall/oracle/{index}")), "name": name,
             "layout": "transform" if faces else "normal", "cmc": cmc, "type_line": type_line,
             "color_identity": list(colours), "rarity": rarity, "set": "tst", "set_name": "Test Set",
-            "_index": index, "_colours": colours,
+            "collector_number": str(index + 1), "_index": index, "_colours": colours,
         }
+        if mtgo == "yes":
+            card["mtgo_id"], card["mtgo_foil_id"] = mtgo_id_of(index), mtgo_id_of(index) + 1
+        elif mtgo == "foil":
+            card["mtgo_foil_id"] = mtgo_id_of(index) + 1
         if edhrec_rank is not None:
             card["edhrec_rank"] = edhrec_rank
         if faces:
             texts = oracle_text if isinstance(oracle_text, tuple) else (oracle_text, "")
             card["card_faces"] = [{"object": "card_face", "name": face, "colors": list(colours), "type_line": type_line,
-                                   "oracle_text": text} for face, text in zip(faces, texts, strict=True)]
+                                   "oracle_text": text, "mana_cost": cost if i == 0 else ""}
+                                  for i, (face, text) in enumerate(zip(faces, texts, strict=True))]
         else:
             card["colors"] = list(colours)
             card["oracle_text"] = oracle_text
+            card["mana_cost"] = cost
         self.catalogue.append(card)
         for spelling in [name, *(faces or ())]:
             self._by_name.setdefault(loose(spelling), index)

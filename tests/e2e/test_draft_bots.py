@@ -120,8 +120,11 @@ async def test_two_humans_and_six_bots_draft_to_the_end_and_take_their_logs(fake
     mine = next(s["seat"] for s in log["seats"] if s["user_id"] == p0)
     assert name == f"draft-{pod_id}-seat-{mine + 1}-mtgo.txt"
     assert len(mtgo["players"]) == 8 and mtgo["pack_headers"] == PACKS and len(mtgo["picks"]) == PACKS * PACK_SIZE
-    taken = [shown[index] for _, _, shown, index in mtgo["picks"]]
-    assert taken == [p["card"] for p in log["picks"] if p["user_id"] == p0]
+    # Listed as MTGO lays picks out: by round, pick N of a pack of S cards showing S - N + 1 cards.
+    assert [(n, m, len(shown)) for n, m, shown, _ in mtgo["picks"]] == [
+        (r + 1, m, PACK_SIZE - m + 1) for r in range(PACKS) for m in range(1, PACK_SIZE + 1)]
+    taken = [(n, shown[index]) for n, _, shown, index in mtgo["picks"]]
+    assert sorted(taken) == sorted((p["round"], p["card"]) for p in log["picks"] if p["user_id"] == p0)
     name, data = await download_log(fake, world, p1, "summary")
     assert name.endswith("summary.txt") and "Bot 1" in data.decode()
     other = await download_log(fake, world, p0, "mtgo", seat=(mine + 1) % 8 + 1)

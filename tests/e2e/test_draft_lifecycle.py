@@ -384,12 +384,13 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     lines = body.splitlines()
     assert lines[0] == "Deck" and Counter(line.split(" ", 1)[1] for line in lines[1:]) == Counter(pool_cards)
     assert all(line.split(" ", 1)[0] == "1" for line in lines[1:])
-    name, body = await exported(fake, world, p0, "mtgo")
-    assert name.endswith(".dek")
-    deck = ET.fromstring(body.encode())
-    assert deck.tag == "Deck"
-    assert Counter({c.get("Name"): int(c.get("Quantity")) for c in deck.iter("Cards")}) == Counter(pool_cards)
-    assert {c.get("Sideboard") for c in deck.iter("Cards")} == {"false"}
+    # Scryfall is down and no MTGO id is known: no .dek (never CatID 0), MTGO's text list instead.
+    result = await slash(fake, world, p0, "draft export", format="mtgo")
+    assert result.ephemeral and "there is no .dek" in result.content
+    [attachment] = {a["id"]: a for m in (result.message, *result.followups) if m for a in m.get("attachments") or []}.values()
+    assert attachment["filename"] == f"draft-{pod_id}-pool-mtgo.txt"
+    lines = fake.attachment_bytes(attachment).decode().splitlines()
+    assert Counter({line.split(" ", 1)[1]: int(line.split(" ", 1)[0]) for line in lines}) == Counter(pool_cards)
     name, body = await exported(fake, world, p0, "cockatrice")
     assert name.endswith(".cod")
     deck = ET.fromstring(body.encode())

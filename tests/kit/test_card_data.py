@@ -12,7 +12,7 @@ from bot.kit import card_data, cubes, deadlines
 from bot.store.models import CardRecord
 from bot.store.types import utcnow
 from tests.common import organizer
-from tests.e2e.fake_scryfall import fake_scryfall_with_client
+from tests.e2e.fake_scryfall import fake_scryfall_with_client, mtgo_id_of
 
 
 @pytest.fixture
@@ -116,3 +116,40 @@ async def test_a_removed_cube_stops_its_completion(db, scryfall):
     await deadlines.run_due(db, now=utcnow() + timedelta(hours=1), kinds=(card_data.COMPLETE,))
     async with db.read() as session:
         assert await deadlines.due_at(session, card_data.COMPLETE, summary.id) is None
+
+
+async def test_the_printings_ids_are_kept_with_mtgo_s_foil_id_as_fallback(db, scryfall):
+    """Scryfall's printing is kept with the card: its ids, collector number and mana cost, and its
+    MTGO id (the foil one when it has no other; none off MTGO), which `for_mtgo` writes as CatID."""
+    foil = scryfall.add_card("Foil Only", colours="W", mtgo="foil")
+    scryfall.add_card("Paper Only", mtgo="no")
+    names = ["Lightning Bolt", "Foil Only", "Paper Only", "Delver of Secrets", "Never Printed"]
+    printed = await card_data.printings(db, scryfall.client, names)
+    bolt = scryfall.catalogue[0]
+    assert (printed["Lightning Bolt"].scryfall_id, printed["Lightning Bolt"].oracle_id) == (bolt["id"], bolt["oracle_id"])
+    assert (printed["Lightning Bolt"].collector_number, printed["Lightning Bolt"].mana_cost) == ("1", "{R}")
+    assert printed["Delver of Secrets"].mana_cost == "{U}"  # a card with faces: its front face's
+    assert printed["Lightning Bolt"].mtgo_id == mtgo_id_of(0)
+    assert printed["Foil Only"].mtgo_id == foil["mtgo_foil_id"] and printed["Paper Only"].mtgo_id is None
+    assert "Never Printed" not in printed
+    async with db.read() as session:
+        assert (await session.get(CardRecord, "foil only")).mtgo_id == foil["mtgo_foil_id"]
+    result = await card_data.for_mtgo(db, None, ["Lightning Bolt", "Paper Only", "Delver of Secrets", "Never Printed"])
+    assert f'CatID="{mtgo_id_of(0)}"' in result.dek and f'CatID="{mtgo_id_of(2)}"' in result.dek
+    assert result.left_out == ("Paper Only", "Never Printed") and "1 Paper Only\n" in result.text_list
+
+
+async def test_rows_from_before_the_printing_was_kept_are_asked_again(db, scryfall):
+    """A row stored before 0021 (no Scryfall id) is asked of Scryfall when an export needs it, and
+    still given when Scryfall is down; rows with it are not asked again."""
+    await card_data.resolve(db, scryfall.client, ["Lightning Bolt", "Sol Ring"])
+    async with db.write() as session:
+        (await session.get(CardRecord, "lightning bolt")).scryfall_id = None
+        (await session.get(CardRecord, "lightning bolt")).mtgo_id = None
+    scryfall.down = True
+    stale = await card_data.printings(db, scryfall.client, ["Lightning Bolt", "Sol Ring"])
+    assert stale["Lightning Bolt"].scryfall_id is None and stale["Sol Ring"].mtgo_id == mtgo_id_of(3)
+    scryfall.down = False
+    batches = len(scryfall.collection_batches)
+    fresh = await card_data.printings(db, scryfall.client, ["Lightning Bolt", "Sol Ring"])
+    assert fresh["Lightning Bolt"].mtgo_id == mtgo_id_of(0) and scryfall.collection_batches[batches:] == [1]

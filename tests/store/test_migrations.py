@@ -260,3 +260,32 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     await upgrade(db)
     assert {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)} == filled
     assert await _diff(db) == []
+
+
+async def test_0021_adds_the_printings_ids_to_the_cards_and_round_trips(db):
+    """0021 keeps the card rows stored before it (their printing's fields empty: exports ask
+    Scryfall again); its downgrade drops only those columns, and upgrading again adds them back."""
+    printing = ("scryfall_id", "oracle_id", "collector_number", "mana_cost", "mtgo_id")
+
+    async def columns() -> set[str]:
+        async with db.engine.connect() as connection:
+            return await connection.run_sync(lambda c: {col["name"] for col in inspect(c).get_columns("cards")})
+
+    await downgrade(db, "0020")
+    assert not set(printing) & await columns()
+    async with db.write() as session:
+        await session.execute(text(
+            "INSERT INTO cards (name_key, name, front_name, colours, colour_identity, type_line, mana_value, rarity,"
+            " set_code, layout, image_uris, fetched_at) VALUES ('opt', 'Opt', 'Opt', 'U', 'U', 'Instant', 1, 'common',"
+            " 'xln', 'normal', '{}', :now)"), {"now": datetime(2026, 1, 1, tzinfo=UTC)})
+    await upgrade(db)
+    assert set(printing) <= await columns()
+    async with db.write() as session:
+        row = (await session.execute(text(f"SELECT name, {', '.join(printing)} FROM cards"))).one()
+        assert tuple(row) == ("Opt", None, None, None, None, None)
+        await session.execute(text("UPDATE cards SET mtgo_id = 65543, scryfall_id = 'x'"))
+    await downgrade(db, "0020")
+    async with db.read() as session:
+        assert (await session.execute(text("SELECT name FROM cards"))).scalars().all() == ["Opt"]
+    await upgrade(db)
+    assert await _diff(db) == []

@@ -92,7 +92,8 @@ async def test_a_running_draft_shows_only_its_progress_then_everything_once_comp
         assert seat_html.count('class="picked"') == 10
         picked = [visible(li) for li in seat_html.split('<li class="picked">')[1:]]
         assert [p.split(" ")[0] + " " + p.split(" ")[1] for p in picked] == pools[first_user]
-        # The same packs as the engine's replay shows them (the Magic Online log of seat 1).
+        # The same packs as the engine's replay shows them (the Magic Online log of seat 1, which
+        # lists them by pack size where the page keeps the order they reached the player in).
         mtgo1 = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-1-mtgo.txt"))
         replayed: list[list[str]] = []
         for line in mtgo1.splitlines():
@@ -102,7 +103,7 @@ async def test_a_running_draft_shows_only_its_progress_then_everything_once_comp
                 replayed[-1].append(line[4:])
         shown = [[visible(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", ul)]
                  for ul in re.findall(r'<ul class="pack">(.*?)</ul>', seat_html, re.S)]
-        assert shown == replayed and len(shown) == 10
+        assert sorted(shown) == sorted(replayed) and len(shown) == 10
         await page(client, path + "?seat=4", status=400)
         await page(client, path + "?seat=x", status=400)
 
@@ -111,9 +112,9 @@ async def test_a_running_draft_shows_only_its_progress_then_everything_once_comp
         assert response.status == 200 and response.content_type == "application/json"
         assert 'attachment; filename="draft-' in response.headers["Content-Disposition"]
         log = json.loads(await response.text())
-        # 2.0, or 2.1 where a seat got a neighbour's pack before opening its own (not in lockstep).
-        assert log["version"] in (logs.DRAFTMANCER_VERSION, "2.1") and len(log["users"]) == 3
-        assert [u["cards"] for u in log["users"].values()] == [pools[u] for u in (await drafts.get_pod(db, pod.id)).player_ids]
+        assert log["version"] == logs.DRAFTMANCER_VERSION and len(log["users"]) == 3
+        assert [sorted(log["carddata"][cid]["name"] for cid in u["cards"]) for u in log["users"].values()] == [
+            sorted(pools[u]) for u in (await drafts.get_pod(db, pod.id)).player_ids]
         summary = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"))
         assert summary.startswith(f"Draft #{pod.id} · Test cube")
         mtgo = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-2-mtgo.txt"))

@@ -207,6 +207,12 @@ class DraftCog(TableCog):
     async def export_(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished))
         pool = await drafts.pool(self.db, pod.id, interaction.user.id)
+        if format is not None and format.value == "mtgo":  # Scryfall may be asked for MTGO ids: the answer waits
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            result = await card_data.for_mtgo(self.db, self.bot.scryfall, pool.cards)
+            text, files = ui.mtgo_export_answer(pod.id, len(pool.cards), result)
+            await interaction.followup.send(text, files=files, ephemeral=True)
+            return
         names = await card_data.export_names(self.db, pool.cards)  # the names deck files know
         extension, text = export(pool.cards, format.value if format else "text", deck_name=f"Draft {pod.id}", names=names)
         file = discord.File(io.BytesIO(text.encode()), filename=f"draft-{pod.id}-pool.{extension}")
@@ -240,9 +246,11 @@ class DraftCog(TableCog):
     async def log_(self, interaction: discord.Interaction, format: app_commands.Choice[str],
                    seat: app_commands.Range[int, 1, 16] | None = None) -> None:
         pod = await self.table_here(interaction, (S.running, S.finished, S.cancelled))
-        log_file = await drafts.draft_log(self.db, pod.id, actor_of(interaction), format.value, seat=seat)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # Scryfall may be asked for card ids
+        log_file = await drafts.draft_log(self.db, pod.id, actor_of(interaction), format.value, seat=seat,
+                                          scryfall=self.bot.scryfall)
         file = discord.File(io.BytesIO(log_file.data), filename=log_file.name)
-        await interaction.response.send_message(f"{log_file.about}.", file=file, ephemeral=True)
+        await interaction.followup.send(f"{log_file.about}.", file=file, ephemeral=True)
 
     # --- picks -----------------------------------------------------------------------------
 

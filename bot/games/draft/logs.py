@@ -4,11 +4,12 @@ read. Pure: no I/O, no Discord, no SQL.
 The service builds a :class:`DraftRecord` from what the database keeps of a finished draft: the
 packs as dealt (``rules.generate_packs`` from the pod's cube, in cube order, and its seed), every
 pick in order (``draft_picks``: seat, pack id, card), the seats' names, and the cards' data (the
-pod's cube entries, with their image addresses where the card table has them). :func:`views`
-replays the picks with the rules engine (so a record that does not add up is refused) and gives,
-for each seat, every pack as it was shown and the card taken. The exporters:
+pod's cube entries, with their image addresses and Scryfall printings where the card table has
+them). :func:`views` replays the picks with the rules engine (so a record that does not add up is
+refused) and gives, for each seat, every pack as it was shown and the card taken; :func:`listed`
+numbers and orders them as Magic Online would. The exporters:
 
-* :func:`draftmancer_log` — Draftmancer's draft log (JSON, version ``"2.0"``), which its log viewer
+* :func:`draftmancer_log` — Draftmancer's draft log (JSON, version ``"2.1"``), which its log viewer
   loads ("Import Game Log" under the game logs);
 * :func:`mtgo_log` — Magic Online's text draft log for one player, the format MTGO writes and
   analysis tools read;
@@ -21,7 +22,7 @@ no export can show a player's picks while the draft goes on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -36,12 +37,13 @@ __all__ = [
     "LogSeat",
     "PickView",
     "draftmancer_log",
+    "listed",
     "mtgo_log",
     "text_summary",
     "views",
 ]
 
-DRAFTMANCER_VERSION = "2.0"
+DRAFTMANCER_VERSION = "2.1"
 _WUBRG = "WUBRG"
 
 
@@ -66,8 +68,10 @@ class LogSeat:
 class DraftRecord:
     """What a finished draft leaves: ``packs`` as dealt (index = pack id), ``picks`` in the order
     they were made, ``seats`` (index = seat), and ``cards``: each card's data by name, as a pod's
-    cube keeps it (``colour``, ``type_line``, ``mana_value``, ``rarity``), with ``set_code`` and
-    ``image`` (an image address) where known."""
+    cube keeps it (``colour``, ``type_line``, ``mana_value``, ``rarity``), with ``image`` (an image
+    address) and Scryfall's printing where known: ``scryfall_id``, ``oracle_id``, ``set_code``,
+    ``collector_number``, ``mana_cost``. ``started_at``: when the draft began (the logs' time; the
+    end when unknown)."""
 
     draft_id: int
     title: str
@@ -77,18 +81,24 @@ class DraftRecord:
     seats: Sequence[LogSeat]
     finished_at: datetime
     cards: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    started_at: datetime | None = None
+
+    @property
+    def began(self) -> datetime:
+        """When the draft started (the logs' time, as Draftmancer and MTGO write it)."""
+        return self.started_at or self.finished_at
 
     @classmethod
     def from_deal(
         cls, *, draft_id: int, title: str, cube: Sequence[str], packs: int, pack_size: int, seed: int,
         picks: Sequence[LogPick], seats: Sequence[LogSeat], finished_at: datetime,
-        cards: Mapping[str, Mapping[str, Any]] | None = None,
+        cards: Mapping[str, Mapping[str, Any]] | None = None, started_at: datetime | None = None,
     ) -> DraftRecord:
         """The record of a pod as stored: its packs dealt again as the pod dealt them (its cube's
         names in cube order, one seat per player, its seed: ``rules.generate_packs``)."""
         config = rules.DraftConfig(len(seats), packs, pack_size)
         return cls(draft_id, title, config, rules.generate_packs(cube, config, seed), picks, seats, finished_at,
-                   cards or {})
+                   cards or {}, started_at)
 
 
 @dataclass(frozen=True)
@@ -133,6 +143,18 @@ def views(record: DraftRecord) -> list[list[PickView]]:
     return seen
 
 
+def listed(record: DraftRecord) -> list[list[PickView]]:
+    """Every seat's picks as the logs list them: by round, then by pick number as Magic Online
+    counts it from the pack's size (pick N of a pack of S cards shows S - N + 1 cards), so that
+    tools counting cards agree. A seat's picks are in that order already, except where a
+    neighbour's pack reached it before its own next one opened (an asynchronous draft only): the
+    logs cannot show that order."""
+    size = record.config.pack_size
+    return [sorted((replace(view, pick_number=size - len(view.pack) + 1) for view in picks),
+                   key=lambda view: (view.round, view.pick_number))
+            for picks in views(record)]
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
@@ -143,21 +165,21 @@ def _one_line(text: str) -> str:
 def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
     """Draftmancer's draft log of the whole draft (JSON-ready).
 
-    Its shape is Draftmancer's ``DraftLog`` (``src/DraftLog.ts``), version 2.0, as its viewer reads
+    Its shape is Draftmancer's ``DraftLog`` (``src/DraftLog.ts``), version 2.1, as its viewer reads
     it (``client/src/components/DraftLog.vue`` and ``DraftLogHistory.vue`` of Senryoku/Draftmancer at
     commit 399caff, August 2026): ``users`` by user id, in seat order, each with ``userName``, ``isBot``,
-    ``picks`` (each ``{"pick": [index], "burn": [], "booster": [card ids]}``, in the player's order;
-    a 2.0 log's packs are told apart by the pack growing again, which ours always do) and ``cards``;
-    ``carddata`` by card id (here the card's name) with the fields the viewer shows (``name``,
-    ``colors``, ``cmc``, ``type``, ``rarity``, ``image_uris``, ``printed_names``…); ``boosters`` as
-    dealt; ``type`` "Draft"; ``time`` in milliseconds. Each pick also carries the 2.1 fields
-    ``packNum`` and ``pickNum`` (0-based), which a 2.0 reader ignores; a draft of one-card packs,
-    whose packs a 2.0 reader cannot tell apart, says version 2.1 (the same log, read by those), and so
-    does a draft where a seat got a neighbour's pack before opening its own (`_packs_grow_apart`).
+    ``picks`` (each ``{"packNum", "pickNum", "pick": [index], "burn": [], "booster": [card ids]}``,
+    0-based, listed as `listed` orders them; the viewer groups them by ``packNum``) and ``cards``;
+    ``carddata`` by card id: each card as Draftmancer's ``Card`` (``src/CardTypes.ts``), whose id is
+    its printing's Scryfall id when Scryfall knows it (the viewer and Draftmancer's own exports ask
+    Scryfall for it by that id), else its name, marked ``is_custom`` (the viewer shows what the log
+    says of it); ``boosters`` as dealt; ``type`` "Draft"; ``time``: the draft's start, in
+    milliseconds, as Draftmancer writes it.
     """
-    seen = views(record)
-    carddata = {name: _draftmancer_card(name, record.cards.get(name, {}))
-                for name in dict.fromkeys(card for pack in record.packs for card in pack)}
+    seen = listed(record)
+    names = list(dict.fromkeys(card for pack in record.packs for card in pack))
+    carddata = {name: _draftmancer_card(name, record.cards.get(name, {})) for name in names}
+    ids = {name: card["id"] for name, card in carddata.items()}
     users = {}
     for seat, (player, picks) in enumerate(zip(record.seats, seen, strict=True)):
         user_id = f"seat-{seat + 1}"
@@ -167,23 +189,22 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
             "isBot": player.bot,
             "picks": [
                 {"packNum": view.round, "pickNum": view.pick_number - 1, "pick": [view.index], "burn": [],
-                 "booster": list(view.pack)}
+                 "booster": [ids[card] for card in view.pack]}
                 for view in picks
             ],
-            "cards": [view.card for view in picks],
+            "cards": [ids[view.card] for view in picks],
         }
-    milliseconds = int(record.finished_at.timestamp() * 1000)
     return {
-        "version": DRAFTMANCER_VERSION if record.config.pack_size > 1 and _packs_grow_apart(seen) else "2.1",
+        "version": DRAFTMANCER_VERSION,
         "type": "Draft",
         "sessionID": f"{_one_line(record.title)} #{record.draft_id}",
-        "time": milliseconds,
-        "lastUpdated": milliseconds,
+        "time": int(record.began.timestamp() * 1000),
+        "lastUpdated": int(record.finished_at.timestamp() * 1000),
         "setRestriction": [],
         "useCustomBoosters": False,
         "customBoosters": [],
-        "boosters": [list(pack) for pack in record.packs],
-        "carddata": carddata,
+        "boosters": [[ids[card] for card in pack] for pack in record.packs],
+        "carddata": {card["id"]: card for card in carddata.values()},
         "delayed": False,
         "personalLogs": True,
         "teamDraft": False,
@@ -191,31 +212,22 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
     }
 
 
-def _packs_grow_apart(seen: Sequence[Sequence[PickView]]) -> bool:
-    """Whether a 2.0 reader, which starts a new pack where the booster is larger than the one before,
-    finds every seat's packs: each pack's boosters shrink, and each next pack starts larger. Not so
-    for one-card packs, nor when a seat got a neighbour's pack before opening its own (picks are not
-    in lockstep): those logs say version 2.1, whose readers group picks by `packNum`."""
-    for picks in seen:
-        for before, after in zip(picks, picks[1:], strict=False):
-            if (len(after.pack) > len(before.pack)) != (after.round != before.round):
-                return False
-    return True
-
-
 def _draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Draftmancer's ``Card``: a printing Scryfall knows by its id, any other card as a custom one
+    (``is_custom``, set "custom", as Draftmancer makes its own custom cards)."""
     type_line = str(data.get("type_line") or "").split("//")[0].strip()
     main, _, sub = type_line.partition("—")
     mana_value = data.get("mana_value")
-    return {
-        "id": name,
-        "oracle_id": "",
+    scryfall_id = data.get("scryfall_id")
+    card = {
+        "id": scryfall_id or name,
+        "oracle_id": str(data.get("oracle_id") or "") if scryfall_id else "",
         "name": name,
-        "mana_cost": "",
+        "mana_cost": str(data.get("mana_cost") or ""),
         "cmc": mana_value if isinstance(mana_value, int | float) and not isinstance(mana_value, bool) else 0,
         "colors": [c for c in _WUBRG if c in str(data.get("colour") or "").upper()],
-        "set": str(data.get("set_code") or ""),
-        "collector_number": "",
+        "set": str(data.get("set_code") or "") if scryfall_id else "custom",
+        "collector_number": str(data.get("collector_number") or "") if scryfall_id else "",
         "rarity": str(data.get("rarity") or ""),
         "type": main.strip(),
         "subtypes": sub.split(),
@@ -224,6 +236,9 @@ def _draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
         "printed_names": {"en": name},
         "image_uris": {"en": data.get("image") or card_image_url(name)},
     }
+    if not scryfall_id:
+        card["is_custom"] = True
+    return card
 
 
 # --------------------------------------------------------------------------- Magic Online
@@ -237,12 +252,13 @@ def mtgo_log(record: DraftRecord, seat: int) -> str:
     ``Event #:`` line, a ``Time:`` line, ``Players:`` one per line (four spaces before each, ``--> ``
     before the log's own player), then for each pack round a ``------ <set> ------ `` line (here the
     cube's name) and for each pick a ``Pack N pick M:`` line, the cards shown (the one taken marked
-    ``--> ``, the others indented by four spaces) and a blank line.
+    ``--> ``, the others indented by four spaces) and a blank line. Picks are numbered and listed as
+    MTGO lays them out (`listed`); ``Time:`` is the draft's start.
     """
-    seen = views(record)
+    seen = listed(record)
     if not 0 <= seat < len(seen):
         raise ValueError(f"There is no seat {seat} in this draft.")
-    when = record.finished_at.astimezone(UTC)
+    when = record.began.astimezone(UTC)
     hour = when.hour % 12 or 12
     lines = [
         f"Event #: {record.draft_id}",
@@ -269,7 +285,7 @@ def mtgo_log(record: DraftRecord, seat: int) -> str:
 def text_summary(record: DraftRecord) -> str:
     """The whole draft in plain text: the table, then each player's picks (what they took, what
     they passed) and pool."""
-    seen = views(record)
+    seen = listed(record)
     config = record.config
     when = record.finished_at.astimezone(UTC)
     directions = ", ".join(f"pack {r + 1} {rules.direction_name(r)}" for r in range(config.packs))

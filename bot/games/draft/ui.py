@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -11,6 +12,7 @@ import discord
 from PIL import Image
 
 from bot.cards import pictures
+from bot.cards.export import MtgoExport
 from bot.cards.scryfall import card_link_markdown
 from bot.games.draft.service import (
     REACTION_CARDS,
@@ -430,3 +432,31 @@ def _group_name(info: CardFacts) -> str:
 def _group_order(name: str) -> int:
     order = ["White", "Blue", "Black", "Red", "Green", "Multicolour", "Colourless", "Lands", "Other"]
     return order.index(name) if name in order else len(order)
+
+
+MAX_LEFT_OUT_TEXT = 1500  # characters of card names an MTGO export's answer names (within CONTENT)
+
+
+def mtgo_export_answer(pod_id: int, picks: int, result: MtgoExport) -> tuple[str, list[discord.File]]:
+    """An MTGO export's answer and files: the `.dek` (when it holds any card) and, when it leaves
+    cards out, MTGO's text list of every card beside it."""
+    stem = f"draft-{pod_id}-pool"
+    files = [discord.File(io.BytesIO(result.dek.encode()), filename=f"{stem}.dek")] if result.dek_cards else []
+    if not result.complete:
+        files.append(discord.File(io.BytesIO(result.text_list.encode()), filename=f"{stem}-mtgo.txt"))
+    return mtgo_export_text(pod_id, picks, result), files
+
+
+def mtgo_export_text(pod_id: int, picks: int, result: MtgoExport) -> str:
+    """The answer to an MTGO export: which cards the `.dek` leaves out (no MTGO id known), and that
+    the text list beside it holds every card."""
+    head = f"Your {plural(picks, 'pick')} from draft #{pod_id}, for Magic Online."
+    if result.complete:
+        return head
+    left_out = limits.clip(", ".join(escape(name) for name in result.left_out), MAX_LEFT_OUT_TEXT)
+    if not result.dek_cards:
+        return (f"{head} No card's Magic Online id is known (Scryfall could not be reached, or the cards are not on"
+                " Magic Online), so there is no .dek: the text list attached has every card, and Magic Online"
+                " imports it by name.")
+    return (f"{head} The .dek leaves out {plural(len(result.left_out), 'card')} without a known Magic Online id:"
+            f" {left_out}. The text list attached beside it has every card; Magic Online imports it by name.")

@@ -15,6 +15,7 @@ The fixtures' draft: 3 seats (Alice, Bob and a bot), 2 packs of 3 cards, pack 1 
 from __future__ import annotations
 
 import json
+import random
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,13 +44,18 @@ PICKS = [  # (seat, pack, card) in the order made
     (0, 4, "Birds of Paradise"), (1, 5, "Island Sanctuary"), (2, 3, "Serra Angel"),
     (0, 5, "Fireball"), (1, 3, "Hypnotic Specter"), (2, 4, "Wrath of God"),
 ]
-CARDS = {
+CARDS = {  # Scryfall's printings where known (the card table's); the other cards are the cube's own
     "Counterspell": {"colour": "U", "type_line": "Instant", "mana_value": 2, "rarity": "uncommon", "set_code": "lea",
-                     "image": "https://cards.example/counterspell.jpg"},
+                     "image": "https://cards.example/counterspell.jpg", "mana_cost": "{U}{U}",
+                     "scryfall_id": "0df55e3f-14de-46ef-b6b1-616618724d9e", "collector_number": "54",
+                     "oracle_id": "6f1c5129-2d4d-4ee5-b5e9-0a9e4b7e6d3b"},
     "Shivan Dragon": {"colour": "R", "type_line": "Creature — Dragon", "mana_value": 6, "rarity": "rare",
-                      "set_code": "lea", "image": "https://cards.example/shivan.jpg"},
+                      "set_code": "lea", "image": "https://cards.example/shivan.jpg", "mana_cost": "{4}{R}{R}",
+                      "scryfall_id": "3a3d7e5c-0e0f-4a0c-9f55-7b3f7a0b5b2e", "collector_number": "174",
+                      "oracle_id": "b3f1c6a4-5d7e-4f2a-8c9b-1e2d3f4a5b6c"},
     "Birds of Paradise": {"colour": "G", "type_line": "Creature — Bird", "mana_value": 1, "rarity": "rare"},
 }
+STARTED = datetime(2026, 11, 20, 19, 2, 0, tzinfo=UTC)
 
 
 def record(**changes) -> DraftRecord:
@@ -57,7 +63,7 @@ def record(**changes) -> DraftRecord:
         "draft_id": 42, "title": "Vintage Cube", "config": rules.DraftConfig(3, 2, 3), "packs": PACKS,
         "picks": [LogPick(*p) for p in PICKS],
         "seats": [LogSeat("Alice"), LogSeat("Bob"), LogSeat("Bot 3", bot=True)],
-        "finished_at": datetime(2026, 11, 20, 21, 7, 5, tzinfo=UTC), "cards": CARDS,
+        "finished_at": datetime(2026, 11, 20, 21, 7, 5, tzinfo=UTC), "cards": CARDS, "started_at": STARTED,
     }
     return DraftRecord(**{**fields, **changes})
 
@@ -110,6 +116,68 @@ def viewer_problems(log: dict) -> list[str]:
     return problems
 
 
+# Draftmancer's types (Senryoku/Draftmancer at 399caff): `Card` (src/CardTypes.ts), each field with
+# the Python types a JSON value of its TypeScript type takes; `?` fields may be left out.
+_NUMBER = (int, float)
+CARD_FIELDS = {
+    "id": str, "oracle_id": str, "name": str, "mana_cost": str, "cmc": _NUMBER, "colors": list, "set": str,
+    "collector_number": str, "rarity": str, "type": str, "subtypes": list, "rating": _NUMBER, "in_booster": bool,
+    "printed_names": dict, "image_uris": dict,
+}
+CARD_OPTIONAL = {
+    "arena_id": int, "layout": str, "back": dict, "related_cards": list, "draft_effects": list, "is_custom": bool,
+    "foil": bool, "oracle_text": str, "power": (int, float, str), "toughness": (int, float, str),
+    "loyalty": (int, float, str),
+}
+# `DraftLog` (src/DraftLog.ts): its fields, and a `DraftPick`'s and a `DraftLogUserData`'s.
+LOG_FIELDS = {
+    "version": str, "type": str, "users": dict, "sessionID": str, "time": int, "setRestriction": list,
+    "useCustomBoosters": bool, "customBoosters": list, "boosters": list, "carddata": dict, "delayed": bool,
+    "personalLogs": bool, "teamDraft": bool,
+}
+LOG_OPTIONAL = {"lastUpdated": int, "silentAuction": list}
+PICK_FIELDS = {"packNum": int, "pickNum": int, "pick": list, "booster": list}
+PICK_OPTIONAL = {"burn": list}
+USER_FIELDS = {"userID": str, "userName": str, "isBot": bool, "picks": list, "cards": list}
+USER_OPTIONAL = {"decklist": dict}
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _shape_problems(what: str, value: dict, required: dict, optional: dict) -> list[str]:
+    problems = [f"{what}: no {key}" for key in required if key not in value]
+    for key, item in value.items():
+        expected = required.get(key) or optional.get(key)
+        if expected is None:
+            problems.append(f"{what}: {key} is not a field of its type")
+        elif not isinstance(item, expected) or (expected is int and isinstance(item, bool)):
+            problems.append(f"{what}: {key} is {type(item).__name__}")
+    return problems
+
+
+def draftmancer_type_problems(log: dict) -> list[str]:
+    """Where `log` is not a `DraftLog` of version 2.1 whose cards are Draftmancer `Card`s (empty:
+    nowhere). A card is Scryfall's, named by its printing's Scryfall id (a UUID) with its set,
+    collector number and Oracle id, or marked `is_custom` (Draftmancer asks Scryfall about every
+    other card by its id)."""
+    problems = _shape_problems("log", log, LOG_FIELDS, LOG_OPTIONAL)
+    if log.get("version") != "2.1":
+        problems.append("log: not version 2.1, whose picks carry packNum and pickNum")
+    for cid, card in log.get("carddata", {}).items():
+        problems += _shape_problems(f"card {cid!r}", card, CARD_FIELDS, CARD_OPTIONAL)
+        if card.get("id") != cid or not set(card.get("colors", [])) <= set("WUBRG"):
+            problems.append(f"card {cid!r}: id or colors wrong")
+        if not card.get("is_custom") and not (_UUID.match(cid) and card.get("set") and card.get("collector_number")
+                                              and _UUID.match(card.get("oracle_id", ""))):
+            problems.append(f"card {cid!r}: neither a Scryfall printing nor custom")
+    for uid, user in log.get("users", {}).items():
+        problems += _shape_problems(f"user {uid}", user, USER_FIELDS, USER_OPTIONAL)
+        for pick in user.get("picks", []):
+            problems += _shape_problems(f"user {uid}'s pick", pick, PICK_FIELDS, PICK_OPTIONAL)
+    if any(cid not in log.get("carddata", {}) for booster in log.get("boosters", []) for cid in booster):
+        problems.append("a booster's card is not in carddata")
+    return problems
+
+
 _PICK_HEADER = re.compile(r"^Pack (\d+) pick (\d+):$")
 
 
@@ -157,6 +225,26 @@ def test_draftmancer_log_is_the_hand_written_one() -> None:
     assert list(exported["users"]) == list(expected["users"]) == ["seat-1", "seat-2", "seat-3"]  # table order
 
 
+def test_draftmancer_logs_are_of_draftmancers_types() -> None:
+    """The fixture and the log are a `DraftLog` of `Card`s: the cards Scryfall knows by their
+    printing's id (set, collector number, Oracle id and mana cost from the card data), the others
+    custom with what the cube says of them; the time is the draft's start."""
+    for log in (json.loads(fixture("draftmancer.json")), logs.draftmancer_log(record())):
+        assert draftmancer_type_problems(log) == []
+        known = {card["name"]: card for card in log["carddata"].values() if not card.get("is_custom")}
+        assert set(known) == {"Counterspell", "Shivan Dragon"}
+        assert (known["Shivan Dragon"]["set"], known["Shivan Dragon"]["collector_number"],
+                known["Shivan Dragon"]["mana_cost"]) == ("lea", "174", "{4}{R}{R}")
+        birds = log["carddata"]["Birds of Paradise"]
+        assert birds["is_custom"] and (birds["colors"], birds["type"], birds["cmc"]) == (["G"], "Creature", 1)
+        assert log["time"] == int(STARTED.timestamp() * 1000)
+        assert log["users"]["seat-1"]["cards"][0] == CARDS["Counterspell"]["scryfall_id"]
+    broken = logs.draftmancer_log(record())
+    broken["carddata"][CARDS["Counterspell"]["scryfall_id"]]["collector_number"] = ""
+    broken["carddata"]["Lightning Bolt"].pop("is_custom")
+    assert len(draftmancer_type_problems(broken)) == 2  # the checker does check
+
+
 def test_draftmancer_logs_load_as_its_viewer_reads_them() -> None:
     assert viewer_problems(json.loads(fixture("draftmancer.json"))) == []
     assert viewer_problems(logs.draftmancer_log(record())) == []
@@ -170,7 +258,7 @@ def test_mtgo_log_is_the_hand_written_one(seat: int, name: str) -> None:
     assert logs.mtgo_log(record(), seat) == fixture(name)
     read = read_mtgo(fixture(name))
     assert read["me"] == seat and read["players"] == ["Alice", "Bob", "Bot 3"] and read["pack_headers"] == 2
-    assert read["time"] == "11/20/2026 9:07:05 PM"
+    assert read["time"] == "11/20/2026 7:02:00 PM"  # the draft's start, as MTGO writes it
 
 
 def test_text_summary_is_the_hand_written_one() -> None:
@@ -232,6 +320,47 @@ def test_every_pack_each_player_saw_in_every_format(seats: int, packs: int, size
             (v.round + 1, v.pick_number, v.card) for v in seen[seat]]
         assert read["pack_headers"] == packs
     log = logs.draftmancer_log(draft)
-    assert viewer_problems(log) == []
-    assert log["version"] == ("2.0" if size > 1 else "2.1")  # 2.0 can't tell packs of one card apart
+    assert viewer_problems(log) == [] and draftmancer_type_problems(log) == []
     assert sum(len(u["picks"]) for u in log["users"].values()) == config.cards_needed
+
+
+def asynchronous_draft(config: rules.DraftConfig, names: list[str], seed: int) -> list[LogPick]:
+    """Picks made in an order an asynchronous draft allows: each time, a random seat that has a pack
+    waiting picks a random card of it (so packs queue up, and a neighbour's pack can reach a seat
+    before its own next one opens)."""
+    rng = random.Random(seed)
+    state = rules.DraftState.new(config, [list(p) for p in rules.generate_packs(names, config, seed)])
+    picks = []
+    while state.picks_remaining():
+        ready = [(seat, head) for seat in range(config.seats) if (head := state.head(seat)) is not None]
+        seat, pack = rng.choice(ready)
+        card = rng.choice(pack.cards)
+        state.pick(seat, pack.pack_id, card)
+        picks.append(LogPick(seat, pack.pack_id, card))
+    return picks
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=2, max_value=6), st.integers(min_value=1, max_value=3),
+       st.integers(min_value=1, max_value=15), st.integers(min_value=0, max_value=2**32))
+def test_mtgo_logs_count_right_whatever_order_packs_arrived_in(seats: int, packs: int, size: int, seed: int) -> None:
+    """Pick N of a pack of S cards lists S - N + 1 cards, and each round lists picks 1 to S in order,
+    as MTGO lays its logs out, however the packs queued up; each listing is the pack as it was when
+    picked (the cards the replay shows, the one taken among them)."""
+    config = rules.DraftConfig(seats, packs, size)
+    names = [f"Card {i:03d}" for i in range(config.cards_needed)]
+    picks = asynchronous_draft(config, names, seed)
+    draft = DraftRecord.from_deal(draft_id=7, title="Cube", cube=names, packs=packs, pack_size=size, seed=seed,
+                                  picks=picks, seats=[LogSeat(f"P{s}") for s in range(seats)],
+                                  finished_at=datetime(2026, 1, 1, tzinfo=UTC))
+    replayed = logs.views(draft)
+    for seat in range(seats):
+        read = read_mtgo(logs.mtgo_log(draft, seat))
+        assert [(n, m) for n, m, _, _ in read["picks"]] == [(r + 1, m) for r in range(packs) for m in range(1, size + 1)]
+        assert all(len(shown) == size - m + 1 for _, m, shown, _ in read["picks"])
+        assert sorted((tuple(shown), shown[taken]) for _, _, shown, taken in read["picks"]) == sorted(
+            (view.pack, view.card) for view in replayed[seat])
+    log = logs.draftmancer_log(draft)
+    assert viewer_problems(log) == [] and draftmancer_type_problems(log) == []
+    for user in log["users"].values():
+        assert all(len(p["booster"]) == size - p["pickNum"] for p in user["picks"])

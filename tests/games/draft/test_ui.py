@@ -3,6 +3,7 @@ inside Discord's limits whatever the card names, and saying the right thing in e
 
 from __future__ import annotations
 
+from bot.cards.export import mtgo_export
 from bot.games.draft import ui
 from bot.games.draft.service import PackPrompt, PodView, PoolView, RejoinResult, SeatView, SeatWait
 from bot.kit import limits
@@ -108,3 +109,17 @@ def test_goldfish_standings_say_the_event_state_and_method_in_words():
         assert footer == f"Event #4 · 1 turn · components added up · {shown}"
     assert goldfish_ui.standings_embed(EventView(4, 1, 2, "Fish", 7, "max", None, 9, "open"), []).footer.text == (
         "Event #4 · 7 turns · largest component counts · taking scores")
+
+
+def test_the_mtgo_exports_answer_names_what_the_dek_leaves_out_within_discords_limits():
+    complete = mtgo_export(["Opt", "Opt"], mtgo_ids={"Opt": 65543})
+    text, files = ui.mtgo_export_answer(3, 2, complete)
+    assert text == "Your 2 picks from draft #3, for Magic Online." and [f.filename for f in files] == ["draft-3-pool.dek"]
+    pool = ["Opt"] + [f"{NASTY} {i}" for i in range(45)]
+    partial = mtgo_export(pool, mtgo_ids={"Opt": 65543})
+    text, files = ui.mtgo_export_answer(3, len(pool), partial)
+    assert [f.filename for f in files] == ["draft-3-pool.dek", "draft-3-pool-mtgo.txt"]
+    assert "leaves out 45 cards without a known Magic Online id" in text and len(text) <= limits.CONTENT
+    assert "**bold**" not in text and "[link](" not in text and "@everyone" not in text.replace("@\u200beveryone", "")
+    text, files = ui.mtgo_export_answer(3, 1, mtgo_export(["Made Up"]))
+    assert [f.filename for f in files] == ["draft-3-pool-mtgo.txt"] and "there is no .dek" in text

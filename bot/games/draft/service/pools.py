@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards.scryfall_api import CardData, ScryfallClient
 from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
@@ -131,15 +132,30 @@ async def log_names(session: AsyncSession, guild_id: int, user_ids: Iterable[int
 
 
 async def draft_record(session: AsyncSession, row: Any, seats: Sequence[Any], names: dict[int, str]) -> logs.DraftRecord:
-    """A complete draft as the logs read it (`seats` in seat order): its packs dealt again, every pick in order."""
+    """A complete draft as the logs read it (`seats` in seat order): its packs dealt again, every pick
+    in order, its cards' data (the cube's, completed from the card table with Scryfall's printing)."""
     cube = await cube_info(session, row.id)
     picks = await session.execute(select(DraftPick.seat, DraftPick.pack_id, DraftPick.card)
                                   .where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))
+    printed = await card_data.by_name(session, [entry["name"] for entry in cube])
     return logs.DraftRecord.from_deal(
         draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
         pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks],
         seats=[logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
-        finished_at=row.finished_at or row.started_at or row.created_at, cards={entry["name"]: entry for entry in cube})
+        finished_at=row.finished_at or row.started_at or row.created_at, started_at=row.started_at,
+        cards={entry["name"]: _log_card(entry, printed.get(entry["name"])) for entry in cube})
+
+
+def _log_card(entry: dict, card: CardData | None) -> dict:
+    """A cube entry as the logs read it: what the cube says, the card table's data where the cube
+    says nothing, and the printing's ids (`logs.DraftRecord.cards`)."""
+    if card is None:
+        return entry
+    known = {"colour": card.colours or "C", "type_line": card.type_line, "mana_value": card.mana_value,
+             "rarity": card.rarity, "image": card.image_url("normal"), "scryfall_id": card.scryfall_id,
+             "oracle_id": card.oracle_id, "set_code": card.set_code, "collector_number": card.collector_number,
+             "mana_cost": card.mana_cost}
+    return {**known, **{key: value for key, value in entry.items() if value is not None}}
 
 
 LOG_FORMATS = {"draftmancer": "Draftmancer's draft log (JSON)", "mtgo": "Magic Online's text draft log (yours)",
@@ -153,10 +169,13 @@ class LogFile:
     about: str  # "Draftmancer log of draft #3"
 
 
-async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *, seat: int | None = None) -> LogFile:
+async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *, seat: int | None = None,
+                    scryfall: ScryfallClient | None = None) -> LogFile:
     """A complete draft's log for one of its players or its organizers: `draftmancer` (the whole
     draft), `mtgo` (the caller's own seat; organizers may name `seat`, 1-based) or `summary`.
-    Nobody gets it before the draft is complete (organizers follow its progress with /draft status)."""
+    Nobody gets it before the draft is complete (organizers follow its progress with /draft status).
+    `scryfall`: Draftmancer's log names cards by their printing's Scryfall id, which card data stored
+    before it was kept lacks: Scryfall is asked for those (between two transactions)."""
     if fmt not in LOG_FORMATS:
         raise UserError(f"Unknown log format {fmt!r}: choose {', '.join(LOG_FORMATS)}.")
     async with db.read() as session:
@@ -182,6 +201,11 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
                 raise UserError(f"Draft #{row.id} had {len(loaded.seats)} seats.")
         names = await log_names(session, row.guild_id, [s.user_id for s in loaded.seats])
         record = await draft_record(session, row, loaded.seats, names)
+    lacking = [name for name, card in record.cards.items() if not card.get("scryfall_id")]
+    if fmt == "draftmancer" and scryfall is not None and lacking:
+        await card_data.printings(db, scryfall, lacking)  # stores what Scryfall knows of them now
+        async with db.read() as session:
+            record = await draft_record(session, row, loaded.seats, names)
     try:
         if fmt == "draftmancer":
             data = json.dumps(logs.draftmancer_log(record), indent=1).encode()
