@@ -260,3 +260,63 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     await upgrade(db)
     assert {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)} == filled
     assert await _diff(db) == []
+
+
+async def test_0023_moves_the_vortex_logs_to_rows_and_back(db):
+    """0023 moves each game's public log from its bookkeeping to rows numbered after its dropped
+    events, and takes ``log`` and ``log_dropped`` out of the bookkeeping; its downgrade puts the newest
+    2,000 back with the count of the older ones (rows the bot appended since included)."""
+    from sqlalchemy import func, insert, select
+
+    from bot.games.vortex.models import VortexGame, VortexLogEntry
+
+    def event(n: int) -> dict:
+        return {"type": "vortex.LifeChanged", "seat": n % 2, "delta": -1, "life": n, "reason": "reported"}
+
+    await downgrade(db, "0020")
+    assert "vortex_log" not in await _tables(db)
+    long_log = [event(n) for n in range(1990)]
+    games = {  # bookkeeping as the bot kept it before 0023
+        "long": {"offer": 7, "winner": 1001, "log": long_log, "log_dropped": 15},
+        "short": {"offer": 2, "log": [event(1), event(2)]},
+        "unlogged": {"offer": 3},  # dealt before the log was kept
+    }
+    async with db.write() as session:
+        rows = {name: VortexGame(guild_id=1, channel_id=2, organizer_id=3, status="running", max_seats=5, seed=1,
+                                 cube_name="c", cube_cards=[], state={}, bookkeeping=bookkeeping, version=1,
+                                 created_at=datetime(2026, 1, 1, tzinfo=UTC))
+                for name, bookkeeping in games.items()}
+        session.add_all(rows.values())
+        await session.flush()
+        ids = {name: row.id for name, row in rows.items()}
+
+    async def logged(name: str) -> list[tuple[int, dict]]:
+        async with db.read() as session:
+            return [tuple(r) for r in await session.execute(
+                select(VortexLogEntry.seq, VortexLogEntry.event).where(VortexLogEntry.game_id == ids[name])
+                .order_by(VortexLogEntry.seq))]
+
+    async def bookkeeping(name: str) -> dict:
+        async with db.read() as session:
+            return await session.scalar(select(VortexGame.bookkeeping).where(VortexGame.id == ids[name]))
+
+    await upgrade(db)
+    assert await logged("long") == [(16 + n, e) for n, e in enumerate(long_log)]
+    assert await logged("short") == [(1, event(1)), (2, event(2))] and await logged("unlogged") == []
+    assert [await bookkeeping(name) for name in games] == [{"offer": 7, "winner": 1001}, {"offer": 2}, {"offer": 3}]
+    async with db.write() as session:  # the bot goes on: 20 more events for the long game
+        await session.execute(insert(VortexLogEntry), [
+            {"game_id": ids["long"], "seq": 2006 + n, "event": event(5000 + n)} for n in range(20)])
+
+    await downgrade(db, "0020")
+    assert "vortex_log" not in await _tables(db)
+    newest = (long_log + [event(5000 + n) for n in range(20)])[-2000:]
+    assert await bookkeeping("long") == {"offer": 7, "winner": 1001, "log": newest, "log_dropped": 25}
+    assert [await bookkeeping(name) for name in ("short", "unlogged")] == [games["short"], games["unlogged"]]
+
+    await upgrade(db)
+    assert [seq for seq, _ in await logged("long")] == list(range(26, 2026))
+    assert await logged("short") == [(1, event(1)), (2, event(2))]
+    async with db.read() as session:
+        assert await session.scalar(select(func.count()).select_from(VortexLogEntry)) == 2002
+    assert await _diff(db) == []
