@@ -320,3 +320,35 @@ async def test_0023_moves_the_vortex_logs_to_rows_and_back(db):
     async with db.read() as session:
         assert await session.scalar(select(func.count()).select_from(VortexLogEntry)) == 2002
     assert await _diff(db) == []
+
+
+async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
+    """0024 adds each totals row's score sum (Turnabout's ratings), filled from the stored results for
+    all time and each season, as the bot keeps it; its downgrade drops only that column."""
+    from bot.games.turnabout import service as turnabout
+    from bot.kit import leaderboard
+    from tests.games.turnabout.test_ratings import ratings_from_results
+    from tests.kit.test_leaderboard_totals import end_event, kept_totals, summed_from_results
+
+    season = await leaderboard.start_season(db, 1, "Spring")
+    for event_id, (fmt, scores) in enumerate([("turnabout", [12.0, 7.5, 3.0]), ("421", [30.0, None]),
+                                              ("turnabout", [4.5, 9.0])], start=1):
+        if event_id == 3:
+            await leaderboard.end_season(db, 1)
+        await end_event(db, 1, fmt, event_id, [(1000 + i, i + 1, score) for i, score in enumerate(scores)])
+    kept = await kept_totals(db, 1)
+    assert kept == await summed_from_results(db, 1) and set(kept) == {leaderboard.ALL_TIME_TOTALS, season.id}
+    ratings = await turnabout.ratings(db, 1)
+    assert [(r.user_id, r.rating, r.events) for r in ratings] == [(1000, 16.5, 2), (1001, 16.5, 2), (1002, 3.0, 1)]
+
+    async def columns() -> set[str]:
+        async with db.engine.connect() as connection:
+            return await connection.run_sync(
+                lambda sync: {c["name"] for c in inspect(sync).get_columns("leaderboard_totals")})
+
+    await downgrade(db, "0023_vortex_log_rows")
+    assert "score_total" not in await columns() and "best_score" in await columns()
+    await upgrade(db)
+    assert await kept_totals(db, 1) == kept
+    assert await turnabout.ratings(db, 1) == ratings == await ratings_from_results(db, 1)
+    assert await _diff(db) == []
