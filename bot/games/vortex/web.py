@@ -1,11 +1,11 @@
 """Vortex's event page: the result (the winner an organizer declared, each player's life and
 penalties), the table's public counts (the engine's `public_status`: never a card name), each
-player's public zones (battlefield, graveyard, exile)
-and the public log: what the channel was told of the game, as kept with the game (its rows in
-``vortex_log``, `service.public_log`: `service.LOG_LIMIT` events a page, the newest first, older
-pages at ``?log=2``, ``?log=3``...), or, for a game dealt before that was kept, from the
-announcements the outbox still keeps (`outbox.KEEP_SETTLED` after they were sent); each event told here in the site's words from a list of public event types and fields (a
-card is named only where the channel named it).
+player's public zones (battlefield, graveyard, exile) and the public log: what the channel was
+told of the game, as kept with the game (its rows in ``vortex_log``, `service.public_log`:
+`service.LOG_LIMIT` events a page, the newest first, older pages at ``?log=2``, ``?log=3``...), or,
+for a game dealt before that was kept, from the announcements the outbox still keeps
+(`outbox.KEEP_SETTLED` after they were sent); each event told here in the site's words from a list
+of public event types and fields (a card is named only where the channel named it).
 
 Never shown: a hand, a pack, the passed pack, the shoe's cards or order, what a player looked at or
 searched for."""
