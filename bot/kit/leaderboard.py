@@ -3,7 +3,8 @@
 An event's end writes a row per player (`EventResult`, `record_results`) and, in the same
 transaction, adds them to each player's totals for all time and for the running season
 (`LeaderboardTotal`): the boards rank those, a row per player and format, however many events the
-server has played."""
+server has played. Their score sums (`score_total`) are Turnabout's ratings
+(`bot.games.turnabout.service.ratings`)."""
 
 from __future__ import annotations
 
@@ -140,18 +141,19 @@ async def add_to_totals(
     go in key order, so two such statements lock shared rows in the same order (no deadlock)."""
     sums: dict[int, list] = {}
     for result in results:  # one row per player: a statement may not change a row twice
-        total = sums.setdefault(result.user_id, [0, 0, 0.0, None])
+        total = sums.setdefault(result.user_id, [0, 0, 0.0, None, 0.0])
         total[0] += 1
         total[1] += result.placement == 1
         total[2] += result.points
         if result.score is not None and (total[3] is None or result.score > total[3]):
             total[3] = result.score
+        total[4] += result.score or 0.0
     if not sums:
         return
     periods = [ALL_TIME_TOTALS] if season_id is None else [ALL_TIME_TOTALS, season_id]
     rows = [{"guild_id": guild_id, "period": period, "format": format, "user_id": user_id, "events": events,
-             "wins": wins, "points": points, "best_score": best}
-            for period in periods for user_id, (events, wins, points, best) in sorted(sums.items())]
+             "wins": wins, "points": points, "best_score": best, "score_total": scores}
+            for period in periods for user_id, (events, wins, points, best, scores) in sorted(sums.items())]
     upsert = postgresql_insert if session.bind.dialect.name == "postgresql" else sqlite_insert
     for start in range(0, len(rows), _UPSERT_ROWS):
         statement = upsert(LeaderboardTotal).values(rows[start:start + _UPSERT_ROWS])
@@ -159,7 +161,7 @@ async def add_to_totals(
         await session.execute(statement.on_conflict_do_update(
             index_elements=[kept.guild_id, kept.period, kept.format, kept.user_id],
             set_={"events": kept.events + new.events, "wins": kept.wins + new.wins,
-                  "points": kept.points + new.points,
+                  "points": kept.points + new.points, "score_total": kept.score_total + new.score_total,
                   # The greater of the two, either of them NULL (no score) or not: GREATEST and
                   # MAX(a, b) treat NULL differently on the two backends.
                   "best_score": case((new.best_score.is_(None), kept.best_score),
@@ -174,14 +176,15 @@ async def rebuild_totals(session: AsyncSession, guild_id: int) -> None:
     written other than through `record_results` (a benchmark's or a test's rows, in bulk)."""
     await session.execute(delete(LeaderboardTotal).where(LeaderboardTotal.guild_id == guild_id))
     sums = (func.count(EventResult.id), func.sum(case((EventResult.placement == 1, 1), else_=0)),
-            func.sum(EventResult.points), func.max(EventResult.score))
+            func.sum(EventResult.points), func.max(EventResult.score),
+            func.coalesce(func.sum(EventResult.score), 0.0))
     every = select(EventResult.guild_id, literal(ALL_TIME_TOTALS), EventResult.format, EventResult.user_id, *sums)
     every = every.where(EventResult.guild_id == guild_id).group_by(EventResult.guild_id, EventResult.format,
                                                                    EventResult.user_id)
     seasons = select(EventResult.guild_id, EventResult.season_id, EventResult.format, EventResult.user_id, *sums)
     seasons = seasons.where(EventResult.guild_id == guild_id, EventResult.season_id.is_not(None))
     seasons = seasons.group_by(EventResult.guild_id, EventResult.season_id, EventResult.format, EventResult.user_id)
-    columns = ["guild_id", "period", "format", "user_id", "events", "wins", "points", "best_score"]
+    columns = ["guild_id", "period", "format", "user_id", "events", "wins", "points", "best_score", "score_total"]
     await session.execute(insert(LeaderboardTotal).from_select(columns, every.union_all(seasons)))
 
 

@@ -63,8 +63,8 @@ class EventResult(Base):
         UniqueConstraint("guild_id", "format", "event_id", "user_id"),
         Index("ix_event_results_board", "guild_id", "format", "season_id"),
         # The web pages: a server's events newest first and its newest result (whether its pages
-        # changed); a server's results by player from the index alone (Turnabout's ratings; the
-        # leaderboards read `leaderboard_totals`).
+        # changed); a server's results by player from the index alone (the leaderboards and
+        # Turnabout's ratings read `leaderboard_totals`, filled from it by migrations 0020 and 0024).
         Index("ix_event_results_newest", "guild_id", "id"),
         Index("ix_event_results_recent", "guild_id", "finished_at", "format", "event_id"),
         Index("ix_event_results_players", "guild_id", "user_id", "format", "season_id", "placement", "points",
@@ -91,7 +91,7 @@ class LeaderboardTotal(Base):
 
     `period` is the season's id for the results of that season, and 0 (`leaderboard.ALL_TIME_TOTALS`)
     for all of them: not NULL, which a unique key would let repeat. No foreign key: seasons are never
-    deleted."""
+    deleted. `score_total` sums the scores (Turnabout's all-time row is a player's rating)."""
 
     __tablename__ = "leaderboard_totals"
 
@@ -103,6 +103,7 @@ class LeaderboardTotal(Base):
     wins: Mapped[int]
     points: Mapped[float]
     best_score: Mapped[float | None]
+    score_total: Mapped[float]  # the results' scores summed (none: 0): Turnabout's rating
 
 
 class PlayerName(Base):

@@ -24,11 +24,12 @@ USERS = [1001, 1002, 1003, 1004, 1005, 1006]
 
 
 async def summed_from_results(db: Database, guild_id: int) -> dict[int, list[tuple]]:
-    """What the totals must be: {period: sorted (format, user, events, wins, points, best score)},
+    """What the totals must be: {period: sorted (format, user, events, wins, points, best score, scores
+    summed)},
     summed from the server's results the way the boards were before there were totals (all time,
     and each season from its own results)."""
     sums = (func.count(EventResult.id), func.sum(case((EventResult.placement == 1, 1), else_=0)),
-            func.sum(EventResult.points), func.max(EventResult.score))
+            func.sum(EventResult.points), func.max(EventResult.score), func.coalesce(func.sum(EventResult.score), 0.0))
     by = (EventResult.format, EventResult.user_id)
     found: dict[int, list[tuple]] = {}
     async with db.read() as session:
@@ -49,7 +50,8 @@ async def kept_totals(db: Database, guild_id: int) -> dict[int, list[tuple]]:
     found: dict[int, list[tuple]] = {}
     async with db.read() as session:
         rows = await session.execute(
-            select(kept.period, kept.format, kept.user_id, kept.events, kept.wins, kept.points, kept.best_score)
+            select(kept.period, kept.format, kept.user_id, kept.events, kept.wins, kept.points, kept.best_score,
+                   kept.score_total)
             .where(kept.guild_id == guild_id))
         for period, *row in rows:
             found.setdefault(period, []).append(tuple(row))
@@ -65,7 +67,7 @@ async def assert_totals_are_the_results(db: Database, guild_id: int) -> None:
     periods = [leaderboard.ALL_TIME_PERIOD, *(leaderboard.Period(s, "season", str(s)) for s in season_ids)]
     for period in periods:
         rows = expected.get(leaderboard.ALL_TIME_TOTALS if period.season_id is None else period.season_id, [])
-        want = leaderboard.boards_of(rows)
+        want = leaderboard.boards_of([row[:6] for row in rows])  # (the board shows no score sum)
         assert await leaderboard.boards(db, guild_id, period) == want
         assert await leaderboard.board(db, guild_id, period) == want[None]
         for fmt in leaderboard.FORMATS:
@@ -85,13 +87,15 @@ async def end_event(db: Database, guild_id: int, fmt: str, event_id: int, placem
 async def test_record_results_adds_to_the_totals_in_its_transaction(db):
     await end_event(db, GUILD, "421", 1, [(1001, 1, 30.0), (1002, 2, None), (1003, 2, 12.5)])
     assert await kept_totals(db, GUILD) == {leaderboard.ALL_TIME_TOTALS: [
-        ("421", 1001, 1, 1, 3.0, 30.0), ("421", 1002, 1, 0, 1.0, None), ("421", 1003, 1, 0, 1.0, 12.5)]}
+        ("421", 1001, 1, 1, 3.0, 30.0, 30.0), ("421", 1002, 1, 0, 1.0, None, 0.0),
+        ("421", 1003, 1, 0, 1.0, 12.5, 12.5)]}
     season = await leaderboard.start_season(db, GUILD, "Winter")
     await end_event(db, GUILD, "421", 2, [(1002, 1, 40.0), (1001, 2, 10.0)])
     totals = await kept_totals(db, GUILD)
     assert totals[leaderboard.ALL_TIME_TOTALS] == [
-        ("421", 1001, 2, 1, 4.0, 30.0), ("421", 1002, 2, 1, 3.0, 40.0), ("421", 1003, 1, 0, 1.0, 12.5)]
-    assert totals[season.id] == [("421", 1001, 1, 0, 1.0, 10.0), ("421", 1002, 1, 1, 2.0, 40.0)]
+        ("421", 1001, 2, 1, 4.0, 30.0, 40.0), ("421", 1002, 2, 1, 3.0, 40.0, 40.0),
+        ("421", 1003, 1, 0, 1.0, 12.5, 12.5)]
+    assert totals[season.id] == [("421", 1001, 1, 0, 1.0, 10.0, 10.0), ("421", 1002, 1, 1, 2.0, 40.0, 40.0)]
     assert [(r.user_id, r.points) for r in await leaderboard.board(db, GUILD, await leaderboard.find_period(db, GUILD))
             ] == [(1002, 2.0), (1001, 1.0)]
 

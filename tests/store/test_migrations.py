@@ -289,3 +289,95 @@ async def test_0021_adds_the_printings_ids_to_the_cards_and_round_trips(db):
         assert (await session.execute(text("SELECT name FROM cards"))).scalars().all() == ["Opt"]
     await upgrade(db)
     assert await _diff(db) == []
+
+
+async def test_0023_moves_the_vortex_logs_to_rows_and_back(db):
+    """0023 moves each game's public log from its bookkeeping to rows numbered after its dropped
+    events, and takes ``log`` and ``log_dropped`` out of the bookkeeping; its downgrade puts the newest
+    2,000 back with the count of the older ones (rows the bot appended since included)."""
+    from sqlalchemy import func, insert, select
+
+    from bot.games.vortex.models import VortexGame, VortexLogEntry
+
+    def event(n: int) -> dict:
+        return {"type": "vortex.LifeChanged", "seat": n % 2, "delta": -1, "life": n, "reason": "reported"}
+
+    await downgrade(db, "0020")
+    assert "vortex_log" not in await _tables(db)
+    long_log = [event(n) for n in range(1990)]
+    games = {  # bookkeeping as the bot kept it before 0023
+        "long": {"offer": 7, "winner": 1001, "log": long_log, "log_dropped": 15},
+        "short": {"offer": 2, "log": [event(1), event(2)]},
+        "unlogged": {"offer": 3},  # dealt before the log was kept
+    }
+    async with db.write() as session:
+        rows = {name: VortexGame(guild_id=1, channel_id=2, organizer_id=3, status="running", max_seats=5, seed=1,
+                                 cube_name="c", cube_cards=[], state={}, bookkeeping=bookkeeping, version=1,
+                                 created_at=datetime(2026, 1, 1, tzinfo=UTC))
+                for name, bookkeeping in games.items()}
+        session.add_all(rows.values())
+        await session.flush()
+        ids = {name: row.id for name, row in rows.items()}
+
+    async def logged(name: str) -> list[tuple[int, dict]]:
+        async with db.read() as session:
+            return [tuple(r) for r in await session.execute(
+                select(VortexLogEntry.seq, VortexLogEntry.event).where(VortexLogEntry.game_id == ids[name])
+                .order_by(VortexLogEntry.seq))]
+
+    async def bookkeeping(name: str) -> dict:
+        async with db.read() as session:
+            return await session.scalar(select(VortexGame.bookkeeping).where(VortexGame.id == ids[name]))
+
+    await upgrade(db)
+    assert await logged("long") == [(16 + n, e) for n, e in enumerate(long_log)]
+    assert await logged("short") == [(1, event(1)), (2, event(2))] and await logged("unlogged") == []
+    assert [await bookkeeping(name) for name in games] == [{"offer": 7, "winner": 1001}, {"offer": 2}, {"offer": 3}]
+    async with db.write() as session:  # the bot goes on: 20 more events for the long game
+        await session.execute(insert(VortexLogEntry), [
+            {"game_id": ids["long"], "seq": 2006 + n, "event": event(5000 + n)} for n in range(20)])
+
+    await downgrade(db, "0020")
+    assert "vortex_log" not in await _tables(db)
+    newest = (long_log + [event(5000 + n) for n in range(20)])[-2000:]
+    assert await bookkeeping("long") == {"offer": 7, "winner": 1001, "log": newest, "log_dropped": 25}
+    assert [await bookkeeping(name) for name in ("short", "unlogged")] == [games["short"], games["unlogged"]]
+
+    await upgrade(db)
+    assert [seq for seq, _ in await logged("long")] == list(range(26, 2026))
+    assert await logged("short") == [(1, event(1)), (2, event(2))]
+    async with db.read() as session:
+        assert await session.scalar(select(func.count()).select_from(VortexLogEntry)) == 2002
+    assert await _diff(db) == []
+
+
+async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
+    """0024 adds each totals row's score sum (Turnabout's ratings), filled from the stored results for
+    all time and each season, as the bot keeps it; its downgrade drops only that column."""
+    from bot.games.turnabout import service as turnabout
+    from bot.kit import leaderboard
+    from tests.games.turnabout.test_ratings import ratings_from_results
+    from tests.kit.test_leaderboard_totals import end_event, kept_totals, summed_from_results
+
+    season = await leaderboard.start_season(db, 1, "Spring")
+    for event_id, (fmt, scores) in enumerate([("turnabout", [12.0, 7.5, 3.0]), ("421", [30.0, None]),
+                                              ("turnabout", [4.5, 9.0])], start=1):
+        if event_id == 3:
+            await leaderboard.end_season(db, 1)
+        await end_event(db, 1, fmt, event_id, [(1000 + i, i + 1, score) for i, score in enumerate(scores)])
+    kept = await kept_totals(db, 1)
+    assert kept == await summed_from_results(db, 1) and set(kept) == {leaderboard.ALL_TIME_TOTALS, season.id}
+    ratings = await turnabout.ratings(db, 1)
+    assert [(r.user_id, r.rating, r.events) for r in ratings] == [(1000, 16.5, 2), (1001, 16.5, 2), (1002, 3.0, 1)]
+
+    async def columns() -> set[str]:
+        async with db.engine.connect() as connection:
+            return await connection.run_sync(
+                lambda sync: {c["name"] for c in inspect(sync).get_columns("leaderboard_totals")})
+
+    await downgrade(db, "0023_vortex_log_rows")
+    assert "score_total" not in await columns() and "best_score" in await columns()
+    await upgrade(db)
+    assert await kept_totals(db, 1) == kept
+    assert await turnabout.ratings(db, 1) == ratings == await ratings_from_results(db, 1)
+    assert await _diff(db) == []

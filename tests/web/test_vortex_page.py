@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from bot.games.vortex import service as vortex
-from bot.games.vortex.models import VortexGame
+from bot.games.vortex.models import VortexLogEntry
 from bot.kit import events, outbox
 from bot.store.models import OutboxMessage
 from bot.web import access, names
@@ -95,9 +95,8 @@ async def test_a_game_without_a_kept_log_shows_what_the_outbox_still_has(db):
     user = active_user(state)
     milled = await vortex.shoe(db, game.id, player(user), "mill", count=2)
     milled_cards = [c for e in milled.events if isinstance(e, vortex.engine.Milled) for c in e.cards]
-    async with db.write() as session:  # as such a game is stored: no "log" in its bookkeeping
-        row = (await session.execute(select(VortexGame).where(VortexGame.id == game.id))).scalar_one()
-        row.bookkeeping = {key: value for key, value in row.bookkeeping.items() if key != "log"}
+    async with db.write() as session:  # as such a game is stored: no log rows
+        await session.execute(delete(VortexLogEntry).where(VortexLogEntry.game_id == game.id))
     path = SiteLinks(site.address).event("vortex", game.id)
     async with site_client(db) as client:
         text = visible(await page(client, path))
@@ -111,18 +110,35 @@ async def test_a_game_without_a_kept_log_shows_what_the_outbox_still_has(db):
         assert "The news of this game is no longer kept." in text and " milled: " not in text
 
 
-async def test_a_long_games_page_says_its_oldest_news_is_gone(db):
+async def test_a_long_games_log_is_read_a_page_at_a_time(db):
     site, _ = await access.turn_on(db, GUILD, "MTG Club")
     game, state = await in_play(db, players=2)
-    async with db.write() as session:  # a long game: its log at its limit, older events dropped
-        row = (await session.execute(select(VortexGame).where(VortexGame.id == game.id))).scalar_one()
-        filler = events.encode(vortex.engine.ShoeShuffled(0, 10))
-        row.bookkeeping = {**row.bookkeeping, "log": [filler] * vortex.LOG_LIMIT, "log_dropped": 40}
+    filler = events.encode(vortex.engine.ShoeShuffled(0, 10))
+    async with db.write() as session:  # a long game: a page and a half of news
+        logged = await session.scalar(select(func.max(VortexLogEntry.seq)).where(VortexLogEntry.game_id == game.id))
+        await session.execute(insert(VortexLogEntry), [
+            {"game_id": game.id, "seq": logged + 1 + i, "event": filler} for i in range(vortex.LOG_LIMIT * 3 // 2)])
     await vortex.life(db, game.id, player(active_user(state)), -2)
+    path = SiteLinks(site.address).event("vortex", game.id)
     async with site_client(db) as client:
-        text = visible(await page(client, SiteLinks(site.address).event("vortex", game.id)))
-        assert "Older news of this game is no longer kept." in text and " lost 2 life (18)." in text
-        assert "The game began" not in text
+        html = await page(client, path)
+        text = visible(html)
+        assert "Page 1 of 2" in text and " lost 2 life (18)." in text and "The game began" not in text
+        assert "no longer kept" not in text and "Newer news" not in text
+        assert f'href="{path}?log=2">Older news' in html
+        html = await page(client, f"{path}?log=2")
+        text = visible(html)
+        assert "Page 2 of 2" in text and "The game began; turn order:" in text and " lost 2 life" not in text
+        assert f'href="{path}">← Newer news' in html and "Older news" not in text
+        assert "must be a number" in visible(await page(client, f"{path}?log=x", status=400))
+
+    async with db.write() as session:  # its log once kept with the game, capped: the oldest events lost
+        await session.execute(delete(VortexLogEntry).where(VortexLogEntry.game_id == game.id,
+                                                           VortexLogEntry.seq <= 40))
+    async with site_client(db) as client:
+        text = visible(await page(client, f"{path}?log=2"))
+        assert "Older news of this game is no longer kept." in text and "The game began" not in text
+        assert "no longer kept" not in visible(await page(client, path))
 
 
 async def test_another_servers_game_shows_nothing(db):

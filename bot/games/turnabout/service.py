@@ -14,7 +14,9 @@ by DM (public to the opponent for game 1), a dispute call to the organizer, the 
 rating awards to the leaderboard channel (written to the leaderboard in that very transaction).
 
 Ratings across events are the leaderboard rows of format ``turnabout``: `points` are the shared
-placement points, `score` is the event's rating award (FORMATS.md §3), summed by `ratings`.
+placement points, `score` is the event's rating award (FORMATS.md §3); a player's rating is the sum
+of their awards, kept with their all-time leaderboard totals (`score_total`, added to in the
+closing transaction) and read by `ratings` and `rating_totals`.
 
 The chess clock's entry points (`bot.kit.clock.service` calls them in its own transactions):
 `clock_game` tells a clock started between two players of an open match which game it is for and
@@ -24,6 +26,7 @@ clock's flag falls, and only in an event played with a clock.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -41,7 +44,7 @@ from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusal
 from bot.kit.events import Payload, decode
 from bot.kit.guild_config import load_settings_row
 from bot.store.db import Database
-from bot.store.models import EventResult
+from bot.store.models import LeaderboardTotal
 from bot.store.types import utcnow
 
 KIND = "turnabout"
@@ -671,17 +674,25 @@ async def answered_report(db: Database, event_id: int, match: int, game: int, gu
 
 
 async def ratings(db: Database, guild_id: int) -> list[Rating]:
-    """The server's accumulated Turnabout ratings: every finished event's award, summed per player."""
+    """The server's accumulated Turnabout ratings: every finished event's award, summed per player
+    (kept as they go: a row per player, `rating_totals`)."""
     async with db.read() as session:
-        rows = (
-            await session.execute(
-                select(EventResult.user_id, func.sum(EventResult.score), func.count(EventResult.id))
-                .where(EventResult.guild_id == guild_id, EventResult.format == KIND)
-                .group_by(EventResult.user_id)
-            )
-        ).all()
-    ordered = sorted(rows, key=lambda r: (-(r[1] or 0.0), r[0]))
-    return [Rating(i, user_id, float(total or 0.0), count) for i, (user_id, total, count) in enumerate(ordered, 1)]
+        rows = await rating_totals(session, guild_id)
+    ordered = sorted(rows.items(), key=lambda item: (-item[1][0], item[0]))
+    return [Rating(i, user_id, rating, count) for i, (user_id, (rating, count)) in enumerate(ordered, 1)]
+
+
+async def rating_totals(session: AsyncSession, guild_id: int,
+                        user_ids: Collection[int] | None = None) -> dict[int, tuple[float, int]]:
+    """{user: (rating, events)} of the server's players (or of `user_ids` only): the score sums of
+    their all-time Turnabout leaderboard totals, to which each event's end adds its awards
+    (`leaderboard.record_results`, in the closing transaction)."""
+    kept = LeaderboardTotal.__table__.c
+    query = select(kept.user_id, kept.score_total, kept.events).where(
+        kept.guild_id == guild_id, kept.period == leaderboard.ALL_TIME_TOTALS, kept.format == KIND)
+    if user_ids is not None:
+        query = query.where(kept.user_id.in_(list(user_ids)))
+    return {user_id: (float(total), count) for user_id, total, count in await session.execute(query)}
 
 
 # --- the chess clock's entry points ------------------------------------------------------------------

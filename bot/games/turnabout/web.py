@@ -11,12 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service
 from bot.kit.events import decode
-from bot.store.models import EventResult
 from bot.web import registry
 
 registry.templates("turnabout", Path(__file__).parent / "templates")
@@ -71,16 +68,12 @@ def _rounds(state: engine.TurnaboutState) -> list[tuple[int, list[MatchLine]]]:
 
 
 async def _ratings(ctx: registry.PageContext, user_ids: list[int]) -> dict[int, tuple[float, int]]:
-    """Each player's Turnabout rating in the server (every finished event's award summed), and events."""
+    """Each player's Turnabout rating in the server (every finished event's award summed, as kept
+    with the leaderboard totals), and events."""
     if not user_ids:
         return {}
     async with ctx.db.read() as session:
-        rows = await session.execute(
-            select(EventResult.user_id, func.sum(EventResult.score), func.count(EventResult.id))
-            .where(EventResult.guild_id == ctx.guild_id, EventResult.format == service.KIND,
-                   EventResult.user_id.in_(user_ids))
-            .group_by(EventResult.user_id))
-    return {user_id: (float(total or 0.0), count) for user_id, total, count in rows}
+        return await service.rating_totals(session, ctx.guild_id, user_ids)
 
 
 @registry.event_page(service.KIND, other_events=True)

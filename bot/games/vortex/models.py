@@ -1,4 +1,4 @@
-"""Vortex games and their seats."""
+"""Vortex games, their seats and their public logs."""
 
 from __future__ import annotations
 
@@ -28,3 +28,16 @@ class VortexSeat(SeatColumns, Base):
 
     game_id: Mapped[int] = mapped_column(ForeignKey("vortex_games.id", ondelete="CASCADE"), index=True)
     table_id = synonym("game_id")
+
+
+class VortexLogEntry(Base):
+    """One event of a game's public log: what its channel was told (`bot.games.vortex.service`'s
+    `PUBLIC_EVENTS`, encoded), appended in the transaction of the action that told it. `seq` counts
+    the game's events from 1, with no gap: a game whose first kept `seq` is above 1 lost its oldest
+    events (when its log was kept with the game, at most 2,000 of them)."""
+
+    __tablename__ = "vortex_log"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("vortex_games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    event: Mapped[dict] = mapped_column(JsonData)

@@ -14,10 +14,6 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
   recorded when Discord accepted them). Once that step is over (put back, taken, the shoe changed,
   the game ended or was cancelled), each one still showing its buttons is edited to say so, without
   them (`RETIRE`), so nothing live-looking does nothing.
-* ``log``: the public log, what the channel was told (the announced events, encoded, oldest first),
-  appended in the transaction of each action that tells it: the event page reads it (`public_log`),
-  since the outbox forgets its sent rows after a few days. At most `LOG_LIMIT` events; the oldest go
-  first, counted in ``log_dropped``. Games dealt before it was kept have none.
 
 Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
 decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
@@ -26,6 +22,14 @@ the same transaction: the public account of what happened (counts
 and public cards only: never a card of a hidden zone), the picker's pack by DM, the basic-land choice
 by DM when the opening turns are over, the looked-at cards by DM to the one who looked, the shoe (by
 name, never in its order) by DM to the one who searches it.
+
+What the channel is told is also appended to the game's public log, a row per event
+(`VortexLogEntry`, table ``vortex_log``) in the same transaction: the event page reads it
+(`public_log`), since the outbox forgets its sent rows after a few days. Every event is kept (an
+action inserts its few rows; the game's row does not grow with the log) and the page shows them
+`LOG_LIMIT` at a time, the newest first. Games dealt before the log was kept have none; games whose
+log was kept in their bookkeeping (at most 2,000 events) had it moved to rows by migration
+``0023_vortex_log_rows``, their dropped events lost.
 
 Nothing waits on a message that may be lost: every DM the player owes an answer to is sent again by
 `/vortex resend` (`resend`), and repeating the command of a pending step (`/vortex draw`
@@ -42,8 +46,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import func, insert, select
+
 from bot.games.vortex import rules as engine
-from bot.games.vortex.models import VortexGame, VortexSeat
+from bot.games.vortex.models import VortexGame, VortexLogEntry, VortexSeat
 from bot.kit import documents, events, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload
@@ -74,7 +80,7 @@ ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's tex
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
 RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
 STEPS = {LOOK: "look", SEARCH: "search"}  # DMs whose buttons are retired when their step is over
-LOG_LIMIT = 2000  # public events kept with a game (bookkeeping "log"), the newest
+LOG_LIMIT = 2000  # public events on a page of the event page's log (the newest first)
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -412,40 +418,53 @@ async def _commit(
         also.append(_dm(loaded, PICK, pick))
     also += _retired(loaded, answered)
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
-    _keep_log(loaded, told)
+    await _keep_log(session, loaded, told)
     await GAMES.commit(session, loaded, told, also=also, **columns)
     return held
 
 
-def _keep_log(loaded: Loaded, told: list[engine.Event]) -> None:
-    """Add to the game's public log what the channel is told of `told` (the announcement's events,
-    `PUBLIC_EVENTS`: counts and public cards only), keeping the newest `LOG_LIMIT`."""
+async def _keep_log(session: AsyncSession, loaded: Loaded, told: list[engine.Event]) -> None:
+    """Append to the game's public log (`VortexLogEntry` rows, in the action's transaction) what the
+    channel is told of `told` (the announcement's events, `PUBLIC_EVENTS`: counts and public cards
+    only). The game's row is locked (`GAMES.load`), so its next `seq` is the last one's plus one."""
     public = [events.encode(e) for e in told if isinstance(e, PUBLIC_EVENTS)]
     if not public:
         return
-    log = loaded.bookkeeping.setdefault("log", [])
-    log.extend(public)
-    if len(log) > LOG_LIMIT:
-        dropped = len(log) - LOG_LIMIT
-        del log[:dropped]
-        loaded.bookkeeping["log_dropped"] = loaded.bookkeeping.get("log_dropped", 0) + dropped
+    last = await session.scalar(select(func.max(VortexLogEntry.seq)).where(VortexLogEntry.game_id == loaded.id))
+    first = (last or 0) + 1
+    await session.execute(insert(VortexLogEntry).values(
+        [{"game_id": loaded.id, "seq": first + i, "event": event} for i, event in enumerate(public)]))
 
 
 @dataclass(frozen=True)
 class PublicLog:
-    """A game's public log as kept with it: its events (oldest first) and how many older ones were
-    dropped."""
+    """One page of a game's public log: its events (oldest first); the page (1: the newest
+    `LOG_LIMIT` events, 2: the ones before, ...) and how many there are; and whether events older
+    than the oldest page were lost (a game whose log was once kept with it, capped)."""
 
     events: tuple[engine.Event, ...]
-    dropped: int
+    page: int
+    pages: int
+    lost: bool
 
 
-def public_log(bookkeeping: dict | None) -> PublicLog | None:
-    """The public log kept in a game's bookkeeping; None for a game dealt before it was kept (or never
-    dealt). An entry that no longer decodes (a damaged document) is left out."""
-    stored = (bookkeeping or {}).get("log")
-    if stored is None:
-        return None
+async def public_log(db: Database, game_id: int, page: int = 1) -> PublicLog | None:
+    """Page `page` of a game's public log (a page past the oldest is the oldest); None for a game
+    dealt before the log was kept (or never dealt). An entry that no longer decodes (a damaged row)
+    is left out."""
+    of_game = VortexLogEntry.game_id == game_id
+    async with db.read() as session:
+        first, last = (await session.execute(
+            select(func.min(VortexLogEntry.seq), func.max(VortexLogEntry.seq)).where(of_game))).one()
+        if last is None:
+            return None
+        pages = -(-(last - first + 1) // LOG_LIMIT)
+        page = min(max(page, 1), pages)
+        newest = last - (page - 1) * LOG_LIMIT
+        stored = (await session.execute(
+            select(VortexLogEntry.event).where(of_game, VortexLogEntry.seq > newest - LOG_LIMIT,
+                                               VortexLogEntry.seq <= newest)
+            .order_by(VortexLogEntry.seq))).scalars().all()
     kept = []
     for entry in stored:
         try:
@@ -454,7 +473,7 @@ def public_log(bookkeeping: dict | None) -> PublicLog | None:
             continue
         if isinstance(event, PUBLIC_EVENTS):
             kept.append(event)
-    return PublicLog(tuple(kept), int((bookkeeping or {}).get("log_dropped", 0)))
+    return PublicLog(tuple(kept), page, pages, first > 1)
 
 
 def _open_step(loaded: Loaded, kind: str) -> int | None:

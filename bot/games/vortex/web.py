@@ -1,11 +1,11 @@
 """Vortex's event page: the result (the winner an organizer declared, each player's life and
 penalties), the table's public counts (the engine's `public_status`: never a card name), each
-player's public zones (battlefield, graveyard, exile)
-and the public log: what the channel was told of the game, as kept with the game (its bookkeeping's
-``log``, `service.public_log`: the newest `service.LOG_LIMIT` events), or, for a game dealt before
-that was kept, from the announcements the outbox still keeps (`outbox.KEEP_SETTLED` after they were
-sent); each event told here in the site's words from a list of public event types and fields (a
-card is named only where the channel named it).
+player's public zones (battlefield, graveyard, exile) and the public log: what the channel was
+told of the game, as kept with the game (its rows in ``vortex_log``, `service.public_log`:
+`service.LOG_LIMIT` events a page, the newest first, older pages at ``?log=2``, ``?log=3``...), or,
+for a game dealt before that was kept, from the announcements the outbox still keeps
+(`outbox.KEEP_SETTLED` after they were sent); each event told here in the site's words from a list
+of public event types and fields (a card is named only where the channel named it).
 
 Never shown: a hand, a pack, the passed pack, the shoe's cards or order, what a player looked at or
 searched for."""
@@ -23,7 +23,7 @@ from bot.games.vortex import rules as engine
 from bot.games.vortex import service
 from bot.kit.text import plural
 from bot.store.models import OutboxMessage
-from bot.web import registry
+from bot.web import params, registry
 
 registry.templates("vortex", Path(__file__).parent / "templates")
 
@@ -31,6 +31,7 @@ STATUSES = service.STATUSES
 PHASE = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "playing",
          engine.OVER: "over"}
 MAX_LOG = 500  # announcements read from the outbox (the newest), for a game without a kept log
+MAX_LOG_PAGE = 100_000  # the highest ``?log=`` page asked for (a page past the oldest shows the oldest)
 WHERE = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.TOP: "the top of the shoe"}
 FROM = {engine.HAND: "their hand", engine.BATTLEFIELD: "the battlefield", engine.GRAVEYARD: "their graveyard",
         engine.EXILE: "exile"}
@@ -106,15 +107,28 @@ def _lines(told: Sequence[engine.Event], user: Callable[[int], int]) -> list[Log
     return lines
 
 
-async def _log(ctx: registry.PageContext, loaded: Any) -> tuple[list[LogLine], bool]:
-    """What the channel was told of this game, oldest first; and whether older news is gone."""
+@dataclass(frozen=True)
+class LogPage:
+    """The lines of one page of a game's log (oldest first), which page of how many (1: the newest),
+    and whether older news is gone."""
+
+    lines: list[LogLine]
+    page: int = 1
+    pages: int = 1
+    partial: bool = False
+
+
+async def _log(ctx: registry.PageContext, loaded: Any) -> LogPage:
+    """What the channel was told of this game: the page the address asks for (``?log=``) of its kept
+    log, else what the outbox still has."""
     row = loaded.row
-    kept = service.public_log(loaded.bookkeeping)
+    kept = await service.public_log(ctx.db, row.id, params.integer(ctx.query, "log", 1, 1, MAX_LOG_PAGE))
     if kept is not None and loaded.state is not None:  # kept with the game: the users by seat
         users = tuple(p.user_id for p in loaded.state.players)
-        return _lines(kept.events, users.__getitem__), kept.dropped > 0
+        return LogPage(_lines(kept.events, users.__getitem__), kept.page, kept.pages,
+                       kept.lost and kept.page == kept.pages)
     if row.started_at is None:
-        return [], False
+        return LogPage([])
     async with ctx.db.read() as session:
         query = (select(OutboxMessage.payload)
                  .where(OutboxMessage.kind == service.ANNOUNCE, OutboxMessage.guild_id == row.guild_id,
@@ -132,7 +146,7 @@ async def _log(ctx: registry.PageContext, loaded: Any) -> tuple[list[LogLine], b
         lines += _lines(told.events, told.users.__getitem__)
     # The log is whole if it still begins with the deal (older news is pruned, or beyond MAX_LOG).
     whole = bool(lines) and lines[0].parts[0] == "The game began; turn order: "
-    return lines, not whole
+    return LogPage(lines, partial=not whole)
 
 
 @registry.event_page(service.KIND)
@@ -145,16 +159,16 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
     title = f"Vortex #{row.id}"
     if state is None:
         return registry.Page("vortex/event.html", title, {"row": row, "public": None, "names": names,
-                                                          "users": users, "log": [], "partial": False})
+                                                          "users": users, "log": LogPage([])})
     public = engine.public_status(state)
     zones = [(p.user_id, [(title, list(getattr(p, zone))) for zone, title in PUBLIC_ZONES if getattr(p, zone)])
              for p in state.players]
-    log, partial = await _log(ctx, loaded)
+    log = await _log(ctx, loaded)
     shown = [card for _, listed in zones for _, cards in listed for card in cards]
-    shown += [card for line in log for part in line.parts if isinstance(part, tuple) for card in part]
+    shown += [card for line in log.lines for part in line.parts if isinstance(part, tuple) for card in part]
     winner = (loaded.bookkeeping or {}).get("winner")
     return registry.Page("vortex/event.html", title, {
         "row": row, "public": public, "names": names, "users": users, "zones": zones, "log": log,
-        "partial": partial, "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),
+        "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),
         "pictures": await ctx.pictures(shown), "number": _number, "over": row.status == STATUSES.finished,
         "cancelled": row.status == STATUSES.cancelled}, final=row.status in (STATUSES.finished, STATUSES.cancelled))
