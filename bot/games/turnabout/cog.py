@@ -11,7 +11,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.service import EventView
-from bot.kit import tables
+from bot.kit import claims, claims_ui, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
@@ -174,7 +174,8 @@ class TurnaboutCog(TableCog):
         await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
                                               channel_id=interaction.channel_id, message_id=message_id)
 
-    @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizer).")
+    @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizers "
+                                              "who do not play in it).")
     @app_commands.describe(match="The match number (from the pairings).", game="Game 1 or 2.",
                            winner="Who won the game (leave empty with draw:True).", draw="The game was a draw.",
                            number=NUMBER_HELP, note="Optional reason, shown with the decision.")
@@ -270,19 +271,29 @@ class TurnaboutCog(TableCog):
     async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
                                action: str) -> None:
         actor = actor_of(interaction)
+        pressed = interaction.message.id if interaction.message is not None else None
         try:
-            pressed = interaction.message.id if interaction.message is not None else None
             answer = turnabout.confirm if action == "confirm" else turnabout.dispute
             result = await answer(self.db, event, match, game, actor, message_id=pressed)
-            assert result.done is not None  # the report's text replaced by the result, its buttons gone
-            await interaction.response.edit_message(content=ui.report_done_text(result.done), view=None)
+        except claims.AbsentConfirmNeeded as needed:  # an organizer who does not play in it: asked first
+
+            async def confirm_for_them() -> str:
+                done = (await turnabout.confirm(self.db, event, match, game, actor, for_absent=True)).done
+                assert done is not None  # every copy of the report, this one too, is edited through the outbox
+                return ui.report_done_text(done)
+
+            await claims_ui.confirm_for_absent(interaction, needed, confirm_for_them, db=self.db)
+            return
         except UserError:
-            # A copy of a report answered elsewhere (shown again, or confirmed by a matching report):
-            # the message says so and loses its buttons, instead of refusing every press.
-            status = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
-            if status is None:
+            # A copy of a report answered elsewhere (its edit lost, or confirmed by a matching report):
+            # it becomes the result, and only the clicker is told.
+            done = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
+            if done is None:
                 raise
-            await interaction.response.edit_message(content=ui.answered_report_text(match, game, status), view=None)
+            await claims_ui.late_click(interaction, ui.report_done_text(done))
+            return
+        assert result.done is not None  # the report's text replaced by the result, its buttons gone
+        await interaction.response.edit_message(content=ui.report_done_text(result.done), view=None)
 
 
 def _key_id(key: str) -> int:

@@ -1,0 +1,84 @@
+"""The Discord side of the claims flow (`bot.kit.claims`): the same buttons and words in every format
+([Confirm] [Dispute]), the question an organizer is asked before confirming for an absent player, the
+DM that tells that player, and the private answer to a late click on a report that already has its
+result."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import discord
+
+from bot.kit import limits
+from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded
+from bot.kit.confirm import Done, confirm_then_act
+from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.dispatch import Component
+from bot.store.db import Database
+
+LABELS = {"confirm": "Confirm", "dispute": "Dispute"}
+STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle.danger}
+LATE = "That report already has its result (shown in the message now): your click changed nothing."
+
+
+def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
+    """One of a report's two buttons, [Confirm] or [Dispute], for the format's component class
+    (whose `action` part says which)."""
+    custom_id = component_type.custom_id_for(action=action, **parts)
+    return component_type(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+
+
+def answer_view(component_type: type[Component], **parts: object) -> discord.ui.View:
+    """A waiting report's buttons: [Confirm] [Dispute]."""
+    view = discord.ui.View(timeout=None)
+    for action in ACTIONS:
+        view.add_item(answer_button(component_type, action, **parts))
+    return view
+
+
+def _name(interaction: discord.Interaction, user_id: int) -> str:
+    """A member's display name for a button label (plain text: a label renders no mention)."""
+    member = interaction.guild.get_member(user_id) if interaction.guild is not None else None
+    return member.display_name if member is not None else "the opponent"
+
+
+async def confirm_for_absent(
+    interaction: discord.Interaction, needed: AbsentConfirmNeeded, act: Callable[[], Awaitable[str]], *,
+    db: Database, edit_pressed: Callable[[], Awaitable[None]] | None = None,
+) -> bool:
+    """An organizer who does not play in the match pressed Confirm: ask first, naming the action
+    ("Confirm for <name> (absent)"), then `act` (the service confirming with `for_absent=True`) and
+    `edit_pressed` (the report message pressed shows the result)."""
+    label = limits.clip(f"Confirm for {_name(interaction, needed.absent)} (absent)", limits.BUTTON_LABEL)
+    question = (f"<@{needed.absent}> has not answered this report. Confirm {needed.what} for them (absent)? The "
+                "result counts as reported, the channel names you, and they are told by DM how to dispute it.")
+
+    async def act_and_edit() -> Done:
+        text = await act()
+        return Done(text, after=edit_pressed)
+
+    return await confirm_then_act(interaction, question, act_and_edit, db=db, yes=label)
+
+
+async def late_click(interaction: discord.Interaction, result: str) -> None:
+    """A click on a copy of a report that already has its result (its edit was lost): the copy
+    becomes the result it stands for, and only the clicker is told."""
+    await interaction.response.edit_message(content=limits.clip(result, limits.CONTENT), view=None,
+                                            allowed_mentions=discord.AllowedMentions.none())
+    await interaction.followup.send(LATE, ephemeral=True)
+
+
+def call_mentions(users: tuple[int, ...], role: int | None) -> discord.AllowedMentions:
+    """Ping exactly whom a dispute calls: users, or the organizer role."""
+    roles = [discord.Object(id=role)] if role is not None else False
+    return discord.AllowedMentions(everyone=False, users=[discord.Object(id=u) for u in users], roles=roles)
+
+
+@renders(ABSENT_DM, AbsentConfirmed)
+async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
+    text = (f"ℹ️ {told.table} (<#{told.channel_id}>): you had not answered, so <@{told.by}>, an organizer who does "
+            f"not play in your match, confirmed it for you: {told.result}. {told.dispute}")
+    return Outgoing(content=limits.clip(text, limits.CONTENT))
+
+
+__all__ = ["CONFIRM", "LABELS", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
