@@ -71,7 +71,7 @@ async def answerer(
     if action == CONFIRM and await tables.can_manage(session, row, actor):
         return REFEREE
     if action == CONFIRM:
-        raise PermissionDenied("Only the reporter's opponent, or an organizer who does not play in this match, can "
+        raise PermissionDenied("Only the reporter's opponent or an organizer who does not play in this match can "
                                "confirm this report.")
     raise PermissionDenied("Only the reporter's opponent can dispute this report.")
 

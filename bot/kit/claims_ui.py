@@ -36,9 +36,16 @@ def answer_view(component_type: type[Component], **parts: object) -> discord.ui.
     return view
 
 
-def _name(interaction: discord.Interaction, user_id: int) -> str:
-    """A member's display name for a button label (plain text: a label renders no mention)."""
-    member = interaction.guild.get_member(user_id) if interaction.guild is not None else None
+async def _name(interaction: discord.Interaction, user_id: int) -> str:
+    """A member's display name for a button label (plain text: a label renders no mention): from the
+    cache, else asked of Discord (the bot has no members intent)."""
+    guild = interaction.guild
+    member = guild.get_member(user_id) if guild is not None else None
+    if member is None and guild is not None:
+        try:
+            member = await guild.fetch_member(user_id)
+        except discord.HTTPException:
+            member = None
     return member.display_name if member is not None else "the opponent"
 
 
@@ -49,7 +56,7 @@ async def confirm_for_absent(
     """An organizer who does not play in the match pressed Confirm: ask first, naming the action
     ("Confirm for <name> (absent)"), then `act` (the service confirming with `for_absent=True`) and
     `edit_pressed` (the report message pressed shows the result)."""
-    label = limits.clip(f"Confirm for {_name(interaction, needed.absent)} (absent)", limits.BUTTON_LABEL)
+    label = limits.clip(f"Confirm for {await _name(interaction, needed.absent)} (absent)", limits.BUTTON_LABEL)
     question = (f"<@{needed.absent}> has not answered this report. Confirm {needed.what} for them (absent)? The "
                 "result counts as reported, the channel names you, and they are told by DM how to dispute it.")
 
