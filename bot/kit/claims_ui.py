@@ -6,19 +6,21 @@ result."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import discord
 
 from bot.kit import limits
-from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded
+from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component
+from bot.kit.errors import UserError
 from bot.store.db import Database
 
 LABELS = {"confirm": "Confirm", "dispute": "Dispute"}
 STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle.danger}
-LATE = "That report already has its result (shown in the message now): your click changed nothing."
+LATE = "That report was already answered (its message shows how, now): your click changed nothing."
 
 
 def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
@@ -75,6 +77,53 @@ async def late_click(interaction: discord.Interaction, result: str) -> None:
     await interaction.followup.send(LATE, ephemeral=True)
 
 
+@dataclass(frozen=True)
+class Answered:
+    """A report answered by a button: what its message says from then on; for a dispute that the
+    channel must hear of, the call (`call_text`, pinging `call`)."""
+
+    text: str
+    call: Call | None = None
+    call_text: str = ""
+
+
+async def on_answer(
+    interaction: discord.Interaction, *, db: Database, answer: Callable[[bool], Awaitable[Answered]],
+    late: Callable[[], Awaitable[str | None]] | None = None,
+) -> None:
+    """A press on a report's [Confirm] or [Dispute], the same in every format: `answer(for_absent)`
+    runs the service. The pressed message becomes the answer; an organizer who does not play in the
+    match is asked first (`confirm_for_absent`: the service is called again with `for_absent=True`,
+    and edits the report's messages itself); a refused press on a copy of a report that already has
+    its result (`late()`: that result's text, or None when the refusal stands) is a late click."""
+    try:
+        answered = await answer(False)
+    except AbsentConfirmNeeded as needed:
+
+        async def for_them() -> str:
+            return (await answer(True)).text
+
+        await confirm_for_absent(interaction, needed, for_them, db=db)
+        return
+    except UserError:
+        shown = await late() if late is not None else None
+        if shown is None:
+            raise
+        await late_click(interaction, shown)
+        return
+    await interaction.response.edit_message(content=limits.clip(answered.text, limits.CONTENT), view=None,
+                                            allowed_mentions=discord.AllowedMentions.none())
+    if answered.call is not None and answered.call_text:
+        await interaction.followup.send(limits.clip(answered.call_text, limits.CONTENT),
+                                        allowed_mentions=call_mentions(answered.call.users, answered.call.role))
+
+
+def check_winner_or_draw(winner: object | None, draw: bool) -> None:
+    """A decision's options (settle): a winner, or `draw:True`; not both, not neither."""
+    if (winner is None) != draw:
+        raise UserError("Give either the winner or draw:True.")
+
+
 def call_mentions(users: tuple[int, ...], role: int | None) -> discord.AllowedMentions:
     """Ping exactly whom a dispute calls: users, or the organizer role."""
     roles = [discord.Object(id=role)] if role is not None else False
@@ -88,4 +137,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["CONFIRM", "LABELS", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["ACTIONS", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.games.turnabout import ui
+from bot.kit import claims_ui
 from bot.store.models import EventResult
 from tests.e2e.drivers.common import embed_text, forged_click
 from tests.e2e.drivers.turnabout import TurnaboutDriver
@@ -339,7 +340,7 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
                                ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=1, action="confirm"))
     # Issue 34 item 2: a late click answers privately; the copy becomes the result it stands for.
     [late] = await stale.wait_followup()
-    assert late["flags"] & 64 and "already has its result" in late["content"], late
+    assert late["flags"] & 64 and late["content"] == claims_ui.LATE, late
     assert stale.message["content"] == reply.content and not stale.components
     assert not any("already has its result" in (m.get("content") or "") for m in fake.messages(world.channel))
     again = await t.report(winner, "won", value, 1)

@@ -183,8 +183,7 @@ class TurnaboutCog(TableCog):
     async def settle(self, interaction: discord.Interaction, match: app_commands.Range[int, 1, 100_000],
                      game: app_commands.Range[int, 1, 2], winner: discord.User | None = None, draw: bool = False,
                      number: int | None = None, note: app_commands.Range[str, 0, 300] | None = None) -> None:
-        if (winner is None) != draw:
-            raise UserError("Give either the winner or draw:True.")
+        claims_ui.check_winner_or_draw(winner, draw)
         event = await self.table_here(interaction, S.active)
         await turnabout.settle(self.db, event.id, actor_of(interaction), match=match, game=game,
                                winner_id=winner.id if winner else None, value=number, note=note or "")
@@ -272,28 +271,21 @@ class TurnaboutCog(TableCog):
                                action: str) -> None:
         actor = actor_of(interaction)
         pressed = interaction.message.id if interaction.message is not None else None
-        try:
-            answer = turnabout.confirm if action == "confirm" else turnabout.dispute
-            result = await answer(self.db, event, match, game, actor, message_id=pressed)
-        except claims.AbsentConfirmNeeded as needed:  # an organizer who does not play in it: asked first
 
-            async def confirm_for_them() -> str:
-                done = (await turnabout.confirm(self.db, event, match, game, actor, for_absent=True)).done
-                assert done is not None  # every copy of the report, this one too, is edited through the outbox
-                return ui.report_done_text(done)
+        async def answer(for_absent: bool) -> claims_ui.Answered:
+            if action == claims.DISPUTE:  # the channel's announcement calls the organizers who may decide it
+                result = await turnabout.dispute(self.db, event, match, game, actor, message_id=pressed)
+            else:
+                result = await turnabout.confirm(self.db, event, match, game, actor, for_absent=for_absent,
+                                                 message_id=pressed)
+            assert result.done is not None
+            return claims_ui.Answered(ui.report_done_text(result.done))
 
-            await claims_ui.confirm_for_absent(interaction, needed, confirm_for_them, db=self.db)
-            return
-        except UserError:
-            # A copy of a report answered elsewhere (its edit lost, or confirmed by a matching report):
-            # it becomes the result, and only the clicker is told.
+        async def late() -> str | None:
             done = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
-            if done is None:
-                raise
-            await claims_ui.late_click(interaction, ui.report_done_text(done))
-            return
-        assert result.done is not None  # the report's text replaced by the result, its buttons gone
-        await interaction.response.edit_message(content=ui.report_done_text(result.done), view=None)
+            return ui.report_done_text(done) if done is not None else None
+
+        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
 
 def _key_id(key: str) -> int:

@@ -571,7 +571,8 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
     """The reporter's opponent confirms a report. An organizer who does not play in the match may
     confirm it for the absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`);
     the opponent is told by DM. `message_id`: the report message pressed (the cog shows
-    `Outcome.done` in it; any other copy is edited through the outbox)."""
+    `Outcome.done` in it; any other copy, and every copy when confirmed for the absent, is edited
+    through the outbox)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state, m, g = _reported_game(loaded, actor, match, game)
@@ -593,7 +594,7 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
         if absent is not None:
             answered = {"by": state.players[absent].user_id, "for_absent": actor.user_id}
             also.append(_absent_dm(loaded, m, g, absent, actor.user_id))
-        also += _retire_reports(loaded, shown=message_id, **answered)
+        also += _retire_reports(loaded, shown=message_id if absent is None else None, **answered)
         await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
 

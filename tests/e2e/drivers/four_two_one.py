@@ -2,7 +2,7 @@
 
 The league's stored state (read from the bot's database) tells the test who plays whom and what the
 pool holds; every action goes through Discord: slash commands (decklists attached or pasted in the
-form), the Confirm / Reject buttons on reports, the menus that ask which decks, and confirmations.
+form), the Confirm / Dispute buttons on reports, the menus that ask which decks, and confirmations.
 """
 
 from __future__ import annotations
