@@ -52,18 +52,27 @@ async def _name(interaction: discord.Interaction, user_id: int) -> str:
 
 
 async def confirm_for_absent(
-    interaction: discord.Interaction, needed: AbsentConfirmNeeded, act: Callable[[], Awaitable[str]], *,
-    db: Database, edit_pressed: Callable[[], Awaitable[None]] | None = None,
+    interaction: discord.Interaction, needed: AbsentConfirmNeeded, act: Callable[[], Awaitable[str]], *, db: Database,
 ) -> bool:
     """An organizer who does not play in the match pressed Confirm: ask first, naming the action
-    ("Confirm for <name> (absent)"), then `act` (the service confirming with `for_absent=True`) and
-    `edit_pressed` (the report message pressed shows the result)."""
+    ("Confirm for <name> (absent)"), then `act` (the service confirming with `for_absent=True`): the
+    prompt and the report message pressed show what it returns (the channel sees the organizer's
+    name there; the service edits any other copy)."""
+    pressed = interaction.message
     label = limits.clip(f"Confirm for {await _name(interaction, needed.absent)} (absent)", limits.BUTTON_LABEL)
     question = (f"<@{needed.absent}> has not answered this report. Confirm {needed.what} for them (absent)? The "
                 "result counts as reported, the channel names you, and they are told by DM how to dispute it.")
 
     async def act_and_edit() -> Done:
-        text = await act()
+        text = limits.clip(await act(), limits.CONTENT)
+
+        async def edit_pressed() -> None:
+            if pressed is not None and not pressed.flags.ephemeral:
+                try:
+                    await pressed.edit(content=text, view=None, allowed_mentions=discord.AllowedMentions.none())
+                except discord.HTTPException:  # deleted meanwhile: the result is announced anyway
+                    pass
+
         return Done(text, after=edit_pressed)
 
     return await confirm_then_act(interaction, question, act_and_edit, db=db, yes=label)
