@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.drivers.common import eventually
+from bot.games.battler import ui
+from tests.e2e.drivers.battler import BattlerDriver
+from tests.e2e.drivers.common import component, eventually
+from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 
 pytestmark = pytest.mark.e2e
@@ -86,3 +89,126 @@ async def test_turnabout_when_the_organizer_plays(fake, bot, world):
 async def _paired(t: TurnaboutDriver):
     state = await t.state()
     return state if state.matches else None
+
+
+async def test_421_when_the_organizer_plays(fake, bot, world):
+    t = FourTwoOneDriver(fake, world, bot.database_url)
+    try:
+        await set_organizer_role(fake, world)
+        for code in ("mir", "vis"):
+            added = await t.set_add(world.admin, name=code, file=(f"{code}.txt", set_file(code)))
+            assert f"Added the set `{code}`" in added.content, added.content
+        await t.start(sets="mir vis", target=20)  # by the admin, who plays
+        await t.join_all([world.admin, *world.players[:3]])
+        begun = await t.slash(world.admin, "begin")
+        assert "has begun" in begun.content, begun.content
+        for _ in range(8):  # every player builds their first deck
+            state = await t.state()
+            if state.step is None or state.step.kind != "build":
+                break
+            builder = state.players[state.step.seat].user_id
+            built = await t.deck(builder, "build", as_text(legal_deck(state)))
+            assert "is built" in built.content, built.content
+        state = await t.state()
+        users = [p.user_id for p in state.players]
+        own = next(m for m in state.matches if world.admin in (users[s] for s in m.seats()))
+        other = next(m for m in state.matches if m is not own)
+        opponent = next(users[s] for s in own.seats() if users[s] != world.admin)
+        c, d = (users[s] for s in other.seats())
+
+        # Their own match: their Confirm (or Dispute) on their own report is refused and changes nothing.
+        claim = await t.report(world.admin, "won")
+        before = await t.stored()
+        for action in ("confirm", "dispute"):
+            own_answer = await t.answer(world.admin, claim.message, action)
+            assert own_answer.ephemeral and f"cannot {action} your own report" in own_answer.content
+        assert await t.stored() == before
+        # The opponent disputes: the call goes to the organizer role, not to the organizer who plays.
+        disputed = await t.answer(opponent, claim.message, "dispute")
+        [call] = await disputed.wait_followup()
+        assert f"<@&{world.organizer_role}>" in call["content"] and fake.pinged_users(call) == {world.organizer}
+        before = await t.stored()
+        refused = await t.slash(world.admin, "settle", match=own.label, winner=world.admin)
+        assert refused.ephemeral and f"You play in Match {own.label}" in refused.content, refused.content
+        assert await t.stored() == before
+        settled = await t.slash(world.organizer, "settle", match=own.label, winner=opponent)
+        assert settled.ephemeral and "is settled" in settled.content, settled.content
+        await t.wait_channel(f"Settled by the organizer <@{world.organizer}> after a dispute.")
+
+        # Another match: the organizer's Confirm asks first, names the action, and the absent player is told.
+        other_claim = await t.report(c, "won")
+        prompt = await t.answer(world.admin, other_claim.message)
+        label = f"Confirm for player{world.players.index(d)} (absent)"
+        assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
+        assert next(m for m in (await t.state()).matches if m.label == other.label).result is None  # nothing yet
+        pressed = await fake.click(world.admin, prompt.message, prompt_button(prompt, label))
+        assert f"Confirmed for <@{d}> (absent) by <@{world.admin}>" in pressed.content, pressed.content
+        assert next(m for m in (await t.state()).matches if m.label == other.label).result is not None
+        await t.wait_channel(f"Confirmed for <@{d}> (absent) by the organizer <@{world.admin}>.")
+        shown = await fake.wait_for(lambda: "(absent) by" in fake.message(other_claim.message["id"])["content"]
+                                    and fake.message(other_claim.message["id"]), what="the report edited")
+        assert not shown["components"]
+        dm = await fake.wait_for(dm_with(fake, d, "confirmed it for you"), what="the absent player's DM")
+        assert f"<@{world.admin}>" in dm["content"] and f"Match {other.label}" in dm["content"]
+    finally:
+        await t.close()
+
+
+async def test_battler_when_the_organizer_plays(fake, bot, world):
+    t = BattlerDriver(fake, world, bot.database_url)
+    try:
+        await set_organizer_role(fake, world)
+        group = [world.admin, *world.players[:3]]
+        lobby = await t.start(cube="battler", seats=4, seed=99)  # by the admin, who plays
+        await t.join_all(group, lobby)
+        await t.lobby(lobby, world.admin, "begin")
+        await t.build_mirror()
+        for index, user in enumerate(group):
+            await t.choose_basics(user, index)
+        await t.wait_channel("PLAY")
+        own = next(pr for pr in t.mirror.pairings if world.admin in (t.user(pr.a), t.user(pr.b)))
+        other = next(pr for pr in t.mirror.pairings if pr is not own)
+        opponent = next(t.user(s) for s in own.seats() if t.user(s) != world.admin)
+        c, d = t.user(other.a), t.user(other.b)
+
+        # Their own game: they report `won`, and their Confirm on it is refused and changes nothing.
+        report = await t.report(world.admin, "won")
+        before = await _battler_stored(t)
+        own_confirm = await t.answer(world.admin, report.message)
+        assert own_confirm.ephemeral and "own report" in own_confirm.content, own_confirm.content
+        assert await _battler_stored(t) == before
+
+        # Another game: their Confirm asks first, names the action; the absent player is told by DM and
+        # may still say their treasures until the PLAY phase ends.
+        other_report = await t.report(c, "won")
+        prompt = await t.answer(world.admin, other_report.message)
+        label = f"Confirm for player{world.players.index(d)} (absent)"
+        assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
+        pressed = await fake.click(world.admin, prompt.message, prompt_button(prompt, label))
+        assert f"confirmed for <@{d}> (absent) by <@{world.admin}>" in pressed.content, pressed.content
+        shown = await fake.wait_for(lambda: "(absent) by" in fake.message(other_report.message["id"])["content"]
+                                    and fake.message(other_report.message["id"]), what="the report edited")
+        assert not shown["components"]
+        dm = await fake.wait_for(dm_with(fake, d, "confirmed it for you"), what="the absent player's DM")
+        assert f"<@{world.admin}>" in dm["content"] and "`/battler report`" in dm["content"]
+        told = await t.report(d, "lost", treasures_left=1)
+        assert told.ephemeral and "treasures left after the game are now 1" in told.content, told.content
+
+        # Their own game disputed: the call goes to the organizer role; their decision is refused.
+        await t.answer(opponent, report.message, "dispute")
+        call = await t.wait_channel("is **disputed**")
+        assert f"<@&{world.organizer_role}>" in call["content"] and fake.pinged_users(call) == {world.organizer}
+        before = await _battler_stored(t)
+        refused = await fake.click(world.admin, call, component(call, ui.DecideButton, decision="a")["custom_id"])
+        assert refused.ephemeral and "You play in" in refused.content, refused.content
+        assert await _battler_stored(t) == before
+        decided = await fake.click(world.organizer, call, component(call, ui.DecideButton, decision="b")["custom_id"])
+        assert f"decided by <@{world.organizer}>" in decided.content, decided.content
+        await t.wait_channel("DRAFT")
+    finally:
+        await t.close()
+
+
+async def _battler_stored(t: BattlerDriver) -> tuple:
+    row, state = await t.stored()
+    return row.version, state, {k: v for k, v in (row.bookkeeping or {}).items() if k != "seat_versions"}

@@ -17,15 +17,9 @@ import pytest
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
 from tests.e2e.drivers.common import component, embed_text, lose_the_reply
-from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck
+from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 
 pytestmark = pytest.mark.e2e
-
-
-def set_file(code: str) -> bytes:
-    cards = ([f"C,{code} Common {i:02d}" for i in range(30)] + [f"U,{code} Uncommon {i:02d}" for i in range(10)]
-             + [f"R,{code} Rare {i:02d}" for i in range(5)] + [f"M,{code} Mythic {i:02d}" for i in range(2)])
-    return "\n".join(cards).encode()
 
 
 async def _sets(t: FourTwoOneDriver, codes: tuple[str, ...]) -> None:

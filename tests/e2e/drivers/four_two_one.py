@@ -37,6 +37,13 @@ def legal_deck(state: engine.LeagueState, *, skip: int = 0) -> dict[str, int]:
     raise AssertionError("the pool cannot make a deck")
 
 
+def set_file(code: str) -> bytes:
+    """A set list to upload (`/421 set add`): 30 commons, 10 uncommons, 5 rares, 2 mythics."""
+    cards = ([f"C,{code} Common {i:02d}" for i in range(30)] + [f"U,{code} Uncommon {i:02d}" for i in range(10)]
+             + [f"R,{code} Rare {i:02d}" for i in range(5)] + [f"M,{code} Mythic {i:02d}" for i in range(2)])
+    return "\n".join(cards).encode()
+
+
 def as_text(deck: dict[str, int]) -> str:
     return "\n".join(f"{count} {name}" for name, count in deck.items())
 
