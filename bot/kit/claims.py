@@ -78,17 +78,17 @@ async def answerer(
 
 async def require_referee(
     session: AsyncSession, noun: str, row: Any, actor: tables.Actor, *, players: Collection[int], match: str,
-    what: str = "decide",
+    what: str = "decide it",
 ) -> None:
-    """`actor` may decide (or settle, override) `match` between `players`: an organizer of the table
-    who does not play in it. An organizer who plays is refused: another organizer, or a member with
-    Manage Server, does it."""
+    """`actor` may `what` (decide, settle, override, reject) in `match` between `players`: an
+    organizer of the table who does not play in it. An organizer who plays is refused: another
+    organizer, or a member with Manage Server, can."""
     tables.check_same_server(noun, row, actor)
     if not await tables.can_manage(session, row, actor):
-        raise PermissionDenied(f"Only an organizer who does not play in {match} can {what} it.")
+        raise PermissionDenied(f"Only an organizer who does not play in {match} can {what}.")
     if _plays(actor, players):
-        raise UserError(f"You play in {match}: you cannot {what} it yourself. Another organizer (or a member with "
-                        "Manage Server) does.")
+        raise UserError(f"You play in {match}, so you cannot {what}: another organizer (or a member with Manage "
+                        "Server) can.")
 
 
 @dataclass(frozen=True)

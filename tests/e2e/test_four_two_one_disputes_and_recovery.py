@@ -89,7 +89,7 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(status.message)
 
         playing = await t.slash(organizer, "settle", match="A", winner=organizer)
-        assert playing.ephemeral and "You play in Match A: you cannot settle it yourself" in playing.content
+        assert playing.ephemeral and "You play in Match A, so you cannot settle it" in playing.content
         member = await t.slash(rival, "settle", match="A", winner=rival)
         assert member.ephemeral and "organizer" in member.content
         neither = await t.slash(world.admin, "settle", match="A")

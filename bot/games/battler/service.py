@@ -964,7 +964,7 @@ async def decide_report(
         state = await GAMES.managing(session, loaded, actor)
         pending = _pending(loaded, report_id)
         await claims.require_referee(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
-                                     match=f"report #{report_id}'s game", what="decide")
+                                     match=f"report #{report_id}'s game", what="decide it")
         if decision == "void":
             _reports(loaded).pop(str(report_id))
             _answered(loaded, pending, "void", actor.user_id)

@@ -853,7 +853,7 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
         if m.result is not None or entry is None or entry.round != state.round or entry.disputed_by is None:
             raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
                             "opponent confirms.")
-        await claims.require_referee(session, NOUN, loaded.row, actor, match=f"Match {label}", what="settle",
+        await claims.require_referee(session, NOUN, loaded.row, actor, match=f"Match {label}", what="settle it",
                                      players=[state.players[s].user_id for s in m.seats()])
         winner = None
         if winner_id is not None:

@@ -653,7 +653,7 @@ async def settle(
         state = await GAMES.managing(session, loaded, actor)
         m = GAMES.call(state.match, match)
         await claims.require_referee(session, NOUN, loaded.row, actor, players=_match_users(state, m),
-                                     match=f"match {match}", what="settle")
+                                     match=f"match {match}", what="settle it")
         winner = None
         if winner_id is not None:
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)

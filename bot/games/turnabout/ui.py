@@ -164,7 +164,7 @@ def event_lines(news: Announcement) -> list[str]:
                 lines.append(
                     f"⏱️ {mention(u(flagged))}'s flag fell: match {m}, game {game} is lost on time; "
                     f"{mention(u(winner))} wins it. Report the winner's {MEASURE[needed]} with "
-                    "`/turnabout report`; the opponent confirms, and an organizer may override."
+                    "`/turnabout report`; the opponent confirms, and an organizer who does not play in it may override."
                 )
             case engine.MatchFinished(result=result, corrected=corrected):
                 lines.append(match_result_line(news, result, corrected=corrected))

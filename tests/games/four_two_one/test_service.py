@@ -330,7 +330,7 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
                   UserError, "not playing in Match A")
     playing_organizer = Actor(a, GUILD, manage_guild=True)
     await refused(db, league.id, lambda: league_service.settle(db, league.id, playing_organizer, match="A", winner_id=a),
-                  UserError, "You play in Match A: you cannot settle it yourself")
+                  UserError, "You play in Match A, so you cannot settle it")
     await refused(db, league.id, lambda: league_service.settle(db, league.id, Actor(ORGANIZER, OTHER_GUILD,
                   manage_guild=True), match="A", winner_id=b), PermissionDenied, "another server")
     settled = await league_service.settle(db, league.id, ORG, match="a", winner_id=b)
