@@ -10,7 +10,7 @@ import pytest
 
 from bot.games.battler import ui
 from tests.e2e.drivers.battler import BattlerDriver
-from tests.e2e.drivers.common import component, eventually
+from tests.e2e.drivers.common import component, eventually, forged_click
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 
@@ -181,6 +181,7 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         # Another game: their Confirm asks first, names the action; the absent player is told by DM and
         # may still say their treasures until the PLAY phase ends.
         other_report = await t.report(c, "won")
+        late_id = component(other_report.message, ui.ReportButton, action="confirm")["custom_id"]
         prompt = await t.answer(world.admin, other_report.message)
         label = f"Confirm for player{world.players.index(d)} (absent)"
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
@@ -191,6 +192,9 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         assert not shown["components"]
         dm = await fake.wait_for(dm_with(fake, d, "confirmed it for you"), what="the absent player's DM")
         assert f"<@{world.admin}>" in dm["content"] and "`/battler report`" in dm["content"]
+        # A late Confirm on an old copy of that report: answered privately, the copy shows the result.
+        late = await forged_click(fake, d, other_report.message, late_id)
+        assert (await late.wait_followup())[0]["flags"] & 64 and "(absent) by" in late.message["content"]
         told = await t.report(d, "lost", treasures_left=1)
         assert told.ephemeral and "treasures left after the game are now 1" in told.content, told.content
 

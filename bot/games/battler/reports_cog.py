@@ -21,6 +21,7 @@ from bot.games.battler import ui
 from bot.games.battler.service import ActionResult
 from bot.kit import claims_ui
 from bot.kit.dispatch import actor_of
+from bot.kit.errors import UserError
 from bot.kit.limits import ping
 
 
@@ -51,7 +52,10 @@ class BattlerReports:
             await interaction.response.send_message("Your report matches your opponent's: confirmed.")
 
     async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
-        before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
+        try:
+            before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
+        except UserError:  # no longer open: answered below (a late click shows what became of it, or the refusal)
+            before = None
         if before is not None:  # the reporter's opponent: their treasures first
             await interaction.response.send_modal(ui.treasures_modal(game, report, action, before))
             return
