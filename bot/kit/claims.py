@@ -117,6 +117,21 @@ async def dispute_call(session: AsyncSession, row: Any, players: Collection[int]
     return Call(role=role)
 
 
+MAX_ANSWERED = 20  # answered reports remembered per table (a late click, a message id known late)
+
+
+def remember_answer(bookkeeping: dict, number: int, **answer: Any) -> None:
+    """Keep what became of report `number` (how, by whom, what it said) in a table's bookkeeping, for
+    a click or a message id that arrives after it (`answer_of`); the last `MAX_ANSWERED` are kept."""
+    kept = {**bookkeeping.get("answered", {}), str(number): answer}
+    bookkeeping["answered"] = dict(list(kept.items())[-MAX_ANSWERED:])
+
+
+def answer_of(bookkeeping: dict, number: int) -> dict | None:
+    """What became of report `number`, if it was answered lately (`remember_answer`)."""
+    return bookkeeping.get("answered", {}).get(str(number))
+
+
 @dataclass(frozen=True)
 class AbsentConfirmed(Payload):
     """By DM to a player: an organizer confirmed a result for them while they were absent.

@@ -820,14 +820,9 @@ async def _referees(session: AsyncSession, loaded: Loaded, report_: PendingRepor
     return await claims.dispute_call(session, loaded.row, _users(loaded, report_))
 
 
-MAX_ANSWERED = 20  # reports whose end is kept for a late click on an old copy
-
-
 def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None, absent: int | None = None) -> None:
     """Keep what became of `report_` a while (`answered_report`)."""
-    kept = {**loaded.bookkeeping.get("answered", {}),
-            str(report_.id): {"report": encode(report_), "how": how, "by": by, "absent": absent}}
-    loaded.bookkeeping["answered"] = dict(list(kept.items())[-MAX_ANSWERED:])
+    claims.remember_answer(loaded.bookkeeping, report_.id, report=encode(report_), how=how, by=by, absent=absent)
 
 
 async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *, how: str = "confirm",
@@ -994,7 +989,7 @@ async def answered_report(db: Database, game_id: int, report_id: int, guild_id: 
             loaded = await GAMES.load(session, game_id, lock=False)
         except UserError:
             return None
-        ended = loaded.bookkeeping.get("answered", {}).get(str(report_id))
+        ended = claims.answer_of(loaded.bookkeeping, report_id)
         if loaded.row.guild_id != guild_id or not ended or any(r.id == report_id for r in _open_reports(loaded)):
             return None
         return Answered(_view(loaded), decode(ended["report"], PendingReport), ended["how"], ended.get("by"),

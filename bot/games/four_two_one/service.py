@@ -77,7 +77,6 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
 MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
-MAX_ANSWERED = 20  # reports whose end is kept for a message shown after it (`claim_shown`)
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -324,9 +323,8 @@ def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None,
     message whose button answered it, which its interaction edits); what became of it is kept a
     while, for a message whose id arrives after it (`claim_shown`)."""
     if how != "gone":
-        kept = {"how": how, "by": by, "absent": absent, "claim": encode(_claim_of(loaded, entry))}
-        answered = {**loaded.bookkeeping.get("answered", {}), str(entry.number): kept}
-        loaded.bookkeeping["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
+        claims.remember_answer(loaded.bookkeeping, entry.number, how=how, by=by, absent=absent,
+                               claim=encode(_claim_of(loaded, entry)))
     if not entry.shown:
         return []
     claim = _claim_of(loaded, entry)
@@ -806,7 +804,7 @@ async def answered_claim(db: Database, league_id: int, number: int, guild_id: in
             loaded = await GAMES.load(session, league_id, lock=False)
         except UserError:
             return None
-        ended = loaded.bookkeeping.get("answered", {}).get(str(number))
+        ended = claims.answer_of(loaded.bookkeeping, number)
         if loaded.row.guild_id != guild_id or not ended or "claim" not in ended:
             return None
         return ClaimClosed(0, 0, decode(ended["claim"], Claim), ended["how"], ended.get("by"), ended.get("absent"))
@@ -823,7 +821,7 @@ async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id
         waiting = (entry is not None and entry.disputed_by is None and state is not None
                    and entry.round == state.round and loaded.row.status == STATUSES.running)
         if not waiting or entry is None:  # answered already (its own buttons may have been that fast)
-            ended = loaded.bookkeeping.get("answered", {}).get(str(claim.number), {})
+            ended = claims.answer_of(loaded.bookkeeping, claim.number) or {}
             closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"),
                                  ended.get("absent"))
             await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
