@@ -613,11 +613,14 @@ def _absent_dm(loaded: Loaded, m: engine.Match, g: engine.Game, absent: int, by:
     """Telling the absent opponent what an organizer confirmed for them, and how to dispute it."""
     state = loaded.state
     assert state is not None
-    winner = "a draw" if g.winner is None else (
-        f"<@{state.players[g.winner].user_id}> won" + (f" with {g.value}" if g.value is not None else ""))
+    winner = "a draw"
+    if g.winner is not None:
+        measure = engine.value_needed(state, m.number, g.number, g.winner)
+        number = f" ({_MEASURE_WORDS[measure]}: {g.value})" if g.value is not None else ""
+        winner = f"<@{state.players[g.winner].user_id}> won{number}"
     return claims.absent_dm(
         loaded.row, absent=state.players[absent].user_id, by=by, table=event_name(loaded.id),
-        result=f"match {m.number}, game {g.number}: {winner}, as <@{state.players[g.reported_by or 0].user_id}> "
+        result=f"match {m.number}, game {g.number}: {winner}, as <@{state.players[m.other(absent)].user_id}> "
                "reported it",
         dispute=(f"If that is wrong, tell an organizer who does not play in your match before round {m.round + 1} is "
                  f"paired: they correct it with `/turnabout settle match:{m.number} game:{g.number}`."),

@@ -622,6 +622,7 @@ async def test_an_organizer_confirming_another_match_confirms_for_the_absent_pla
                    for msg in await queued(db, turnabout.ANNOUNCE))  # confirmed, not "decided by an organizer"
     [dm] = await queued(db, claims.ABSENT_DM)
     assert dm.user_id == d and dm.payload["by"] == 1000 and "/turnabout settle" in dm.payload["dispute"]
+    assert dm.payload["result"] == (f"match {other.number}, game 1: <@{c}> won (life total: 5), as <@{c}> reported it")
 
 
 async def test_a_dispute_in_the_organizers_own_match_calls_the_organizer_role(db):
