@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.kit import claims, guild_config
+from bot.kit import claims, claims_ui, guild_config
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.tables import Actor
 from tests.common import CHANNEL, GUILD, OTHER_GUILD
@@ -64,3 +64,15 @@ def test_answered_reports_are_remembered_a_while():
     assert claims.answer_of(bookkeeping, 1) is None and claims.answer_of(bookkeeping, 2) is None
     assert claims.answer_of(bookkeeping, claims.MAX_ANSWERED + 2) == {"how": "confirm", "by": claims.MAX_ANSWERED + 2}
     assert len(bookkeeping["answered"]) == claims.MAX_ANSWERED
+
+
+async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it():
+    told = claims.AbsentConfirmed(GUILD, CHANNEL, OPPONENT, ORGANIZER, "Turnabout #3", "match 1, game 1: <@1001> won",
+                                  "If that is wrong, tell an organizer who does not play in your match.")
+    sent = await claims_ui.absent_confirmed(told, None)
+    assert sent.content == (f"ℹ️ Turnabout #3 (<#{CHANNEL}>): you had not answered, so <@{ORGANIZER}>, an organizer who "
+                            "does not play in your match, confirmed it for you: match 1, game 1: <@1001> won. If that "
+                            "is wrong, tell an organizer who does not play in your match.")
+    message = claims.absent_dm(ROW, absent=OPPONENT, by=ORGANIZER, table="Turnabout #3", result="r", dispute="d")
+    assert (message.kind, message.user_id, message.guild_id) == (claims.ABSENT_DM, OPPONENT, GUILD)
+    assert claims.AbsentConfirmed.from_payload(message.payload).channel_id == CHANNEL

@@ -736,7 +736,8 @@ async def _apply_claim(session: AsyncSession, loaded: Loaded, claims_: dict[str,
     if absent is not None:
         await outbox.queue(session, claims.absent_dm(
             loaded.row, absent=absent, by=by or 0, table=league_name(loaded.id),
-            result=f"round {claim.round}, Match {claim.match}: {_claim_words(claim)}, as <@{claim.reporter}> reported it",
+            result=(f"round {claim.round}, Match {claim.match}: "
+                    f"{'a draw' if claim.winner is None else f'<@{claim.winner}> won'}, as <@{claim.reporter}> reported it"),
             dispute=("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
                      "begins: the result has counted since it was confirmed.")))
     return Outcome(_view(loaded), events, claim=claim if how == "confirm" else None)

@@ -311,7 +311,8 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     assert news.decided == league_service.Decided(300, "confirmed", 1001) and reported.winner == engine.seat_of(
         confirmed.league.state, ORGANIZER)
     [dm] = await queued(db, claims.ABSENT_DM)
-    assert dm.user_id == 1001 and dm.payload["by"] == 300 and "Match A" in dm.payload["result"]
+    assert dm.user_id == 1001 and dm.payload["by"] == 300
+    assert dm.payload["result"] == f"round 1, Match A: <@{ORGANIZER}> won, as <@{ORGANIZER}> reported it"
 
 
 async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_settles(db):
