@@ -59,6 +59,8 @@ class Game(Generic[RowT, SeatT, StateT]):
     seats: list[SeatT]
     state: StateT | None
     bookkeeping: dict = field(default_factory=dict)
+    # What a use case tells its announcement beyond the state (e.g. whom a dispute calls); never saved.
+    extra: dict = field(default_factory=dict)
 
     @property
     def id(self) -> int:

@@ -100,7 +100,7 @@ FORMATS: tuple[FormatHelp, ...] = (
             "**Begin:** `/battler begin` (an even number of players). Each player gets 5 cards by DM and "
             "chooses 2 basic lands.",
             "**Play:** the channel posts the pairings; play your mini-game and send `/battler report` with "
-            "your treasures left; your opponent confirms.",
+            "your treasures left; your opponent presses Confirm or Dispute.",
             "**Draft:** each draft comes by DM: trade, re-roll, shift or buy basics, then Done. "
             "`/battler stash` shows yours; `/battler resend` DMs it again.",
             "**End:** the game ends by itself when one player is left, and the standings go to the "
@@ -111,7 +111,8 @@ FORMATS: tuple[FormatHelp, ...] = (
               "for both. Treasures buy re-rolls and basics; you keep at most 5. At 10 poison you are out (the "
               "first becomes the Ghost and keeps playing until a second player is out).",
         more="`/battler status` the whole table in public · `/battler rules` the resource table · "
-             "`/battler force` (organizer) ends a draft phase now.",
+             "`/battler force` (organizer) ends a draft phase now · a dispute is decided by an organizer who "
+             "does not play in that game.",
     ),
     FormatHelp(
         key="turnabout",
@@ -125,9 +126,9 @@ FORMATS: tuple[FormatHelp, ...] = (
             "(again to change them); `/turnabout leave` gives the seat up (after begin: drops you, asks first).",
             "**Begin:** `/turnabout begin` (at least 4 players).",
             "**Each round:** `/turnabout pair` (organizer) posts the pairings; players play both games and "
-            "send `/turnabout report` for each; the opponent confirms.",
-            "**Follow:** `/turnabout status` shows the standings; `/turnabout settle` (organizer) decides a "
-            "dispute or a no-show.",
+            "send `/turnabout report` for each; the opponent presses Confirm or Dispute.",
+            "**Follow:** `/turnabout status` shows the standings; `/turnabout settle` (an organizer who does "
+            "not play in that match) decides a dispute or a no-show.",
             "**End:** `/turnabout end` (organizer, after a finished round; asks first) posts the final ranking "
             "and rating awards. `/turnabout cancel` stops it with nothing recorded.",
         ),
@@ -148,7 +149,8 @@ FORMATS: tuple[FormatHelp, ...] = (
             "list of your own.",
             "**Join:** `/421 join` or the Join button; `/421 leave`.",
             "**Begin:** `/421 begin` seats the players; each builds a deck with `/421 build`.",
-            "**Each match:** play it and send `/421 report`; the opponent confirms. The loser then picks "
+            "**Each match:** play it and send `/421 report`; the opponent presses Confirm or Dispute. The loser "
+            "then picks "
             "with `/421 choose`: A alter (`/421 alter`), B build anew, C claim a set-aside deck, D make the "
             "winner build anew. `/421 takeapart` when a new deck would be one too many.",
             "**Follow:** `/421 status` shows scores, decks and who acts next; `/421 pool` and `/421 decks` "
@@ -160,7 +162,8 @@ FORMATS: tuple[FormatHelp, ...] = (
               "The second set joins when someone would build deck 6, the third at deck 11 (two unused "
               "decks are taken apart, so at most 10 decks exist). With 3 or 5 players one sits out each "
               "round and scores +2.",
-        more="`/421 settle` (organizer) decides a disputed match · `/421 set list` the server's sets.",
+        more="`/421 settle` (an organizer who does not play in it) decides a disputed match · `/421 set list` "
+             "the server's sets.",
     ),
     FormatHelp(
         key="vortex",

@@ -75,7 +75,7 @@ async def _play(table: Table, fake, bot, world) -> None:
     assert f"<@{b}>, confirm" in report.content
     await table.check()  # nothing applied before confirmation
     own = await _confirm(fake, table, a, report.message)
-    assert own.ephemeral and "your opponent confirms" in own.content
+    assert own.ephemeral and "your opponent must" in own.content
     confirmed = await _confirm(fake, table, b, report.message)
     assert "confirmed" in confirmed.content
     engine.report(mirror, pr1.a, "won", treasures={pr1.a: 0})

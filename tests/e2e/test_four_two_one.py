@@ -268,7 +268,7 @@ async def _play_rounds(t: FourTwoOneDriver, fake, bot, world) -> None:
 
 
 async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, winner: int, loser: int) -> None:
-    if round_number == 2:  # a false report is rejected, then both report the same result
+    if round_number == 2:  # a false report is disputed, then both report the same result
         claim = await t.report(loser, "won")
         assert f"reports that **<@{loser}> won**" in claim.content and fake.pinged_users(claim.message) == {winner}
         own = await t.answer(loser, claim.message)
@@ -278,15 +278,22 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
         twice = await t.report(winner, "won")
         assert twice.ephemeral and "already has a report waiting" in twice.content
         confirm_id = t.claim_button(claim.message, "confirm")
-        rejected = await t.answer(winner, claim.message, "reject")
-        assert "Rejected by" in rejected.content and "disputed" in rejected.content
-        assert rejected.content.startswith(f"📝 421 league #{t.league_id}, round 2, Match A: <@{loser}> reported that "
-                                           f"**<@{loser}> won**.\n❌ Rejected by <@{winner}>")
-        assert "Its players report it again" in rejected.content and "both of you" not in rejected.content
+        disputed = await t.answer(winner, claim.message, "dispute")
+        assert "Disputed by" in disputed.content
+        assert disputed.content.startswith(f"📝 421 league #{t.league_id}, round 2, Match A: <@{loser}> reported that "
+                                           f"**<@{loser}> won**.\n⚠️ Disputed by <@{winner}>")
+        assert "Its players report it again" in disputed.content and "both of you" not in disputed.content
+        # The dispute calls the league's organizer, who does not play in it.
+        [call] = await disputed.wait_followup()
+        assert f"Match A is disputed: <@{world.admin}> decides it" in call["content"]
+        assert fake.pinged_users(call) == {world.admin}
+        # Issue 34 item 2: a late Confirm on the answered report is answered privately; the copy shows the dispute.
         stale = await forged_click(fake, winner, claim.message, confirm_id)
-        assert stale.ephemeral and "no longer waiting" in stale.content
+        [late] = await stale.wait_followup()
+        assert late["flags"] & 64 and "already answered" in late["content"]
+        assert f"⚠️ Disputed by <@{winner}>" in stale.message["content"] and not stale.components
         again = await t.report(loser, "lost")
-        assert f"<@{winner}> confirms or rejects it" in again.content  # the channel hears it in the third person
+        assert f"<@{winner}> confirms or disputes it" in again.content  # the channel hears it in the third person
         both = await t.report(winner, "won")
         assert both.ephemeral and "same result" in both.content
         # The report both players agreed on keeps no live buttons: its message says it counts.
@@ -311,8 +318,8 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
         await bot.restart()  # kill -9 with a report waiting: its buttons still work
     reply = await t.answer(loser, claim.message)
     assert "✅ Confirmed by" in reply.content, reply.content
-    # The report's text gives way to the verdict: no "confirms or rejects it" left, and no buttons.
-    assert "confirms or rejects" not in reply.content and not reply.message["components"]
+    # The report's text gives way to the verdict: no "confirms or disputes it" left, and no buttons.
+    assert "confirms or disputes" not in reply.content and not reply.message["components"]
     assert f"<@{winner}> reported that **<@{winner}> won**.\n✅ Confirmed by <@{loser}>." in reply.content
 
 

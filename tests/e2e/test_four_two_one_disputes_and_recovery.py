@@ -2,7 +2,7 @@
 the Weatherlight saga's score-gated sets offered by `/421 start` (issue 22), and no step of a league
 stuck behind a lost message (issue 23).
 
-Nobody confirms their own report, organizer or not; a rejected report leaves the match disputed, and
+Nobody confirms their own report, organizer or not; a disputed report leaves the match disputed, and
 an organizer who does not play in it settles it, named by the channel's announcement. Every step that
 waits on a message is reached again by repeating its command: a report whose message was lost (the
 bot killed with its answer in flight) is shown again, with its buttons, to the reporter (publicly)
@@ -17,15 +17,9 @@ import pytest
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
 from tests.e2e.drivers.common import component, embed_text, lose_the_reply
-from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck
+from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 
 pytestmark = pytest.mark.e2e
-
-
-def set_file(code: str) -> bytes:
-    cards = ([f"C,{code} Common {i:02d}" for i in range(30)] + [f"U,{code} Uncommon {i:02d}" for i in range(10)]
-             + [f"R,{code} Rare {i:02d}" for i in range(5)] + [f"M,{code} Mythic {i:02d}" for i in range(2)])
-    return "\n".join(cards).encode()
 
 
 async def _sets(t: FourTwoOneDriver, codes: tuple[str, ...]) -> None:
@@ -82,17 +76,20 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         assert (await t.row()).bookkeeping["schedule"] == {"kind": "decks", "points": None}
         claim = await t.report(organizer, "won")
         assert fake.pinged_users(claim.message) == {rival}
-        for action in ("confirm", "reject"):
+        for action in ("confirm", "dispute"):
             own = await t.answer(organizer, claim.message, action)
             assert own.ephemeral and f"You cannot {action} your own report; your opponent must." in own.content
         assert (await t.state()) == state  # nothing counted
-        rejected = await t.answer(rival, claim.message, "reject")
-        assert f"Rejected by <@{rival}>: the match is disputed" in rejected.content and not rejected.message["components"]
+        disputed = await t.answer(rival, claim.message, "dispute")
+        assert f"Disputed by <@{rival}>" in disputed.content and not disputed.message["components"]
+        # The league's organizer (the admin) does not play in it: the dispute calls them, not the organizer who plays.
+        [call] = await disputed.wait_followup()
+        assert f"<@{world.admin}> decides it" in call["content"] and fake.pinged_users(call) == {world.admin}
         status = await t.slash(world.member, "status")
         assert "report Match A (disputed: report again, or an organizer settles it" in embed_text(status.message)
 
         playing = await t.slash(organizer, "settle", match="A", winner=organizer)
-        assert playing.ephemeral and "You play in Match A: another organizer settles its dispute" in playing.content
+        assert playing.ephemeral and "You play in Match A, so you cannot settle it" in playing.content
         member = await t.slash(rival, "settle", match="A", winner=rival)
         assert member.ephemeral and "organizer" in member.content
         neither = await t.slash(world.admin, "settle", match="A")

@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.games.turnabout import ui
+from bot.kit import claims_ui
 from bot.store.models import EventResult
 from tests.e2e.drivers.common import embed_text, forged_click
 from tests.e2e.drivers.turnabout import TurnaboutDriver
@@ -337,7 +338,11 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     assert not shown["components"]
     stale = await forged_click(fake, loser, twice.message,
                                ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=1, action="confirm"))
-    assert stale.content == f"✅ Match {match}, game 1 already has its result." and not stale.components
+    # Issue 34 item 2: a late click answers privately; the copy becomes the result it stands for.
+    [late] = await stale.wait_followup()
+    assert late["flags"] & 64 and late["content"] == claims_ui.LATE, late
+    assert stale.message["content"] == reply.content and not stale.components
+    assert not any("already has its result" in (m.get("content") or "") for m in fake.messages(world.channel))
     again = await t.report(winner, "won", value, 1)
     assert again.ephemeral and "already reported" in again.content
 
@@ -365,4 +370,4 @@ async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, los
     assert refused.ephemeral and "organizer" in refused.content
     settled = await t.slash(world.admin, "settle", match=match, game=2, winner=winner, number=value, note="judge call")
     assert settled.ephemeral and "decided" in settled.content
-    await t.wait_channel(f"Match {match}, game 2 decided by an organizer: <@{winner}> won it ({points} MP)")
+    await t.wait_channel(f"Match {match}, game 2 decided by <@{world.admin}>: <@{winner}> won it ({points} MP)")

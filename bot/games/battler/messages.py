@@ -12,7 +12,8 @@ from __future__ import annotations
 from bot.games.battler import service as battler
 from bot.games.battler import ui
 from bot.games.battler.service import Announcement, Dispute, PrivatePrompt
-from bot.kit import limits
+from bot.kit import claims_ui, limits
+from bot.kit.claims import Call
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.tables import TableRef
 from bot.web.buttons import event_view
@@ -39,8 +40,11 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
 
 @renders(battler.DISPUTE, Dispute)
 async def dispute(call: Dispute, ctx: Delivery) -> Outgoing:
-    return Outgoing(content=ui.dispute_text(call, call.report, call.organizer_id),
-                    view=ui.report_view(call.game_id, call.report), allowed_mentions=limits.ping(call.organizer_id))
+    """The call to decide a disputed report: the organizers who do not play in it are pinged."""
+    referees = call.call if call.call is not None else Call(users=(call.organizer_id,))
+    return Outgoing(content=ui.dispute_text(call, call.report, referees.text()),
+                    view=ui.report_view(call.game_id, call.report),
+                    allowed_mentions=claims_ui.call_mentions(referees.users, referees.role))
 
 
 @renders(battler.FINAL, TableRef)

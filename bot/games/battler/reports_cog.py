@@ -1,11 +1,14 @@
-"""Treasure Battler's PLAY-phase reports in Discord (a part of `BattlerCog`).
+"""Treasure Battler's PLAY-phase reports in Discord (a part of `BattlerCog`), on the kit's claims flow
+(`bot.kit.claims_ui`: the same [Confirm] [Dispute], the question before confirming for an absent
+player, the late click).
 
 Each player says their own treasures after the game: the reporter in `/battler report`, the
 opponent in the form their Confirm or Dispute button opens (or in their own matching report). An
-organizer's Confirm, for an absent opponent, asks nothing: that opponent's treasures stay.
+organizer who does not play in the game confirms for an absent opponent (asked first) without a
+count: that opponent is told by DM, and may still say their treasures until the PLAY phase ends.
 
 Nothing waits on a message that may be lost: a report whose message never arrived is answered by
-the opponent's own report, or reported again; a disputed game's call to the organizer is shown
+the opponent's own report, or reported again; a disputed game's call to the organizers is shown
 again, with its buttons, to a player who reports it again.
 """
 
@@ -16,7 +19,9 @@ import discord
 from bot.games.battler import service as battler
 from bot.games.battler import ui
 from bot.games.battler.service import ActionResult
+from bot.kit import claims_ui
 from bot.kit.dispatch import actor_of
+from bot.kit.errors import UserError
 from bot.kit.limits import ping
 
 
@@ -32,17 +37,25 @@ class BattlerReports:
             await interaction.response.send_message(ui.report_text(game, report), view=ui.report_view(game.id, report),
                                                     allowed_mentions=ping(opponent))
         elif outcome.waiting is not None:  # shown again, buttons and all; nobody is pinged twice
+            call = outcome.call.text() if outcome.call is not None else f"<@{game.organizer_id}>"
             await interaction.response.send_message(
-                ui.dispute_text(game, outcome.waiting, game.organizer_id), view=ui.report_view(game.id, outcome.waiting),
+                ui.dispute_text(game, outcome.waiting, call), view=ui.report_view(game.id, outcome.waiting),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
+        elif outcome.treasures_after is not None:
+            await interaction.response.send_message(
+                f"Your treasures left after the game are now {outcome.treasures_after}; its result stands.",
+                ephemeral=True)
         elif outcome.dispute is not None:
             await interaction.response.send_message("Your report differs from your opponent's: an organizer decides.")
         else:
             await interaction.response.send_message("Your report matches your opponent's: confirmed.")
 
     async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
-        before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
+        try:
+            before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
+        except UserError:  # no longer open: answered below (a late click shows what became of it, or the refusal)
+            before = None
         if before is not None:  # the reporter's opponent: their treasures first
             await interaction.response.send_modal(ui.treasures_modal(game, report, action, before))
             return
@@ -55,17 +68,32 @@ class BattlerReports:
     async def _answer(self, interaction: discord.Interaction, game: int, report: int, action: str,
                       treasures_left: int | None) -> None:
         actor = actor_of(interaction)
-        if action == "confirm":
-            result = await battler.confirm_report(self.db, game, report, actor, treasures_left=treasures_left)
-            applied = result.applied
-            detail = f": {ui.claim_text(result.game, applied, applied.claim)}" if applied else ""
-            text = f"✅ Report #{report} confirmed by <@{interaction.user.id}>{detail}."
-        else:
-            await battler.dispute_report(self.db, game, report, actor, treasures_left=treasures_left)
-            text = f"⚠️ Report #{report} was disputed: an organizer decides below."
-        await interaction.response.edit_message(content=text, view=None)
+
+        async def answer(for_absent: bool) -> claims_ui.Answered:
+            if action == "confirm":
+                result = await battler.confirm_report(self.db, game, report, actor, treasures_left=treasures_left,
+                                                      for_absent=for_absent)
+                text = ui.answered_text(result.game, result.applied, "confirm", actor.user_id,
+                                        result.game.user_of(_other(result.applied)) if for_absent else None)
+                return claims_ui.Answered(text)
+            result = await battler.dispute_report(self.db, game, report, actor, treasures_left=treasures_left)
+            return claims_ui.Answered(ui.answered_text(result.game, result.dispute, "dispute", actor.user_id))
+
+        async def late() -> str | None:
+            ended = await battler.answered_report(self.db, game, report, interaction.guild_id)
+            return None if ended is None else ui.answered_text(ended.game, ended.report, ended.how, ended.by,
+                                                               ended.absent)
+
+        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
     async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
-        await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
-        what = "voided: the players report again" if decision == "void" else "decided"
-        await interaction.response.edit_message(content=f"⚖️ Report #{report} {what} by <@{interaction.user.id}>.", view=None)
+        result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
+        decided = result.applied
+        text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None
+                else f"⚖️ Report #{report} voided by <@{interaction.user.id}>: the players report again.")
+        await interaction.response.edit_message(content=text, view=None)
+
+
+def _other(report: battler.PendingReport) -> int:
+    """The seat of the reporter's opponent."""
+    return report.b if report.reporter == report.a else report.a

@@ -958,6 +958,17 @@ def report_treasures(state: BattlerState, seat: int, remaining: int) -> list[Eve
     return events
 
 
+def report_treasures_after(state: BattlerState, seat: int, remaining: int) -> list[Event]:
+    """PLAY, after the game's result (confirmed while the player was absent): the treasures they
+    have left after it, until the PLAY phase ends."""
+    _, pr = _player_in_pairing(state, seat)
+    if pr.result is None:
+        raise InvalidAction("Report the game first.")
+    events: list[Event] = []
+    _apply_treasures(state, _validate_treasures(state, {seat: remaining}), events)
+    return events
+
+
 def report(
     state: BattlerState,
     seat: int,

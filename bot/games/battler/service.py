@@ -8,7 +8,12 @@ not know lives in its `bookkeeping` document, saved with it:
 * ``phase_started_at``: when it began;
 * ``seat_versions``: per seat, the version of the player's last private action, or of the start of
   their carousel turn (either makes their older DMs stale);
-* ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed.
+* ``reports``: pending / disputed mini-game reports, applied to the engine only once confirmed
+  (the kit's claims flow, `bot.kit.claims`: the opponent confirms or disputes; an organizer who does
+  not play in the game confirms for the absent opponent, asked first, or decides a dispute);
+* ``answered``: the last reports answered, how and by whom (a late click on an old copy shows it);
+* ``absent``: the seats whose game was confirmed for them while absent, who may still say their
+  treasures left until the PLAY phase ends.
 
 Every action loads the game with the kit's documents (`GAMES`: the row locked, its seats, both
 documents decoded), applies the engine, writes both documents back with ``version + 1``, and queues
@@ -33,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.battler import rules as engine
 from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
-from bot.kit import deadlines, documents, leaderboard, outbox, tables
+from bot.kit import claims, deadlines, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
@@ -145,9 +150,11 @@ class Announcement(Payload):
 
 @dataclass(frozen=True, kw_only=True)
 class Dispute(Announcement):
-    """The organizer's call to decide a disputed report, with who sits where."""
+    """The call to decide a disputed report, with who sits where: `call`, the organizers who do
+    not play in it (None in rows queued before issue 34: the game's organizer)."""
 
     report: PendingReport
+    call: claims.Call | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +217,9 @@ class ActionResult:
     dispute: PendingReport | None = None  # a disputed report: the organizer is asked (queued)
     applied: PendingReport | None = None  # the report that was just applied
     waiting: PendingReport | None = None  # a disputed report still waiting for the organizer: shown again
+    call: claims.Call | None = None  # whom a disputed report calls (with `dispute` or `waiting`)
+    for_absent: int | None = None  # the organizer who confirmed `applied` for the absent opponent
+    treasures_after: int | None = None  # an absent player's treasures, said after their game was confirmed
     finished: bool = False  # the game is over (its standings are queued)
 
     @property
@@ -323,6 +333,7 @@ async def _commit(
         loaded.bookkeeping["phase_version"] = loaded.version + 1
         loaded.bookkeeping["phase_started_at"] = utcnow().isoformat()
         loaded.bookkeeping["reports"] = {}
+        loaded.bookkeeping.pop("absent", None)  # a new phase: treasures of the last one can't be said any more
         turns = []
     else:
         turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
@@ -753,6 +764,8 @@ async def report(
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state, seat = GAMES.playing(loaded, actor)
+        if str(seat) in loaded.bookkeeping.get("absent", {}) and treasures_left is not None:
+            return await _treasures_after(session, loaded, seat, treasures_left)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
         existing = next((r for r in _open_reports(loaded) if (r.a, r.b) == pairing.seats()), None)
@@ -764,7 +777,7 @@ async def report(
                 _dry_run(state, existing)
                 _keep(loaded, existing)
                 GAMES.save(loaded)
-            return ActionResult(_view(loaded), waiting=existing)
+            return ActionResult(_view(loaded), waiting=existing, call=await _referees(session, loaded, existing))
         if existing is not None and existing.reporter != seat:
             # The opponent answers: same claim = confirmation, otherwise a dispute.
             merged = existing.with_treasures(seat, treasures_left)
@@ -788,21 +801,49 @@ async def report(
         return ActionResult(_view(loaded), report=new)
 
 
-async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> ActionResult:
+async def _treasures_after(session: AsyncSession, loaded: Loaded, seat: int, treasures_left: int) -> ActionResult:
+    """A player whose game was confirmed while they were absent says their treasures left after it
+    (their result stands), once, until the PLAY phase ends."""
+    state = loaded.state
+    assert state is not None
+    events = GAMES.call(engine.report_treasures_after, state, seat, treasures_left)
+    loaded.bookkeeping["absent"].pop(str(seat))
+    await _commit(session, loaded, events)
+    return ActionResult(_view(loaded), events=list(events), treasures_after=state.players[seat].treasures)
+
+
+def _users(loaded: Loaded, report_: PendingReport) -> tuple[int, int]:
+    return loaded.user_ids[report_.a], loaded.user_ids[report_.b]
+
+
+async def _referees(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> claims.Call:
+    return await claims.dispute_call(session, loaded.row, _users(loaded, report_))
+
+
+def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None, absent: int | None = None) -> None:
+    """Keep what became of `report_` a while (`answered_report`)."""
+    claims.remember_answer(loaded.bookkeeping, report_.id, report=encode(report_), how=how, by=by, absent=absent)
+
+
+async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *, how: str = "confirm",
+                        by: int | None = None, absent: int | None = None) -> ActionResult:
     state = loaded.state
     assert state is not None
     events = GAMES.call(_apply_claim, state, report_)
     _reports(loaded).pop(str(report_.id), None)
+    _answered(loaded, report_, how, by, absent)
     prompts = await _commit(session, loaded, events)
     return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
                         finished=state.phase == engine.OVER)
 
 
 async def _disputed(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> ActionResult:
-    """Save a disputed report and ask the game's organizer to decide it (in the game's channel)."""
+    """Save a disputed report and call the organizers who do not play in the game to decide it (in
+    the game's channel)."""
     GAMES.save(loaded)
-    await outbox.queue(session, loaded.channel(DISPUTE, _announcement(loaded, [], Dispute, report=report_)))
-    return ActionResult(_view(loaded), dispute=report_)
+    call = await _referees(session, loaded, report_)
+    await outbox.queue(session, loaded.channel(DISPUTE, _announcement(loaded, [], Dispute, report=report_, call=call)))
+    return ActionResult(_view(loaded), dispute=report_, call=call)
 
 
 def _answering_seat(state: engine.BattlerState, pending: PendingReport, user_id: int) -> int | None:
@@ -814,7 +855,8 @@ def _answering_seat(state: engine.BattlerState, pending: PendingReport, user_id:
 async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: int) -> int | None:
     """The user's treasures before the game, if answering this waiting report is theirs (the
     reporter's opponent): their Confirm or Dispute asks how many they have left after it. None
-    when it is not theirs (an organizer confirms without a count; anyone else is refused)."""
+    when it is not theirs (an organizer confirms for an absent opponent without a count; anyone
+    else is refused)."""
     async with db.read() as session:
         loaded = await GAMES.load(session, game_id, lock=False)
         state = GAMES.running(loaded)
@@ -832,47 +874,73 @@ def _pending(loaded: Loaded, report_id: int) -> PendingReport:
     return found
 
 
+async def _answering(session: AsyncSession, loaded: Loaded, report_id: int, actor: tables.Actor,
+                     action: str) -> tuple[engine.BattlerState, PendingReport, str]:
+    """The open report `report_id` and who the actor is for it (`claims.answerer`)."""
+    tables.check_same_server(NOUN, loaded.row, actor)
+    state = GAMES.running(loaded)
+    pending = _pending(loaded, report_id)
+    role = await claims.answerer(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
+                                 reporter=loaded.user_ids[pending.reporter], action=action)
+    if pending.status == "disputed":
+        raise Conflict("This report is disputed: an organizer who does not play in the game decides it.")
+    return state, pending, role
+
+
 async def confirm_report(
-    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None,
+    for_absent: bool = False,
 ) -> ActionResult:
-    """The opponent (or an organizer) confirms a pending report: it is applied to the game. The
-    opponent says how many treasures they have left after the game (`treasures_left`, which their
-    Confirm asks them), as the reporter did in their report; without a count (an organizer
-    confirming for an absent opponent) the opponent's treasures stay as they were."""
+    """The opponent confirms a pending report: it is applied to the game. The opponent says how many
+    treasures they have left after the game (`treasures_left`, which their Confirm asks them), as the
+    reporter did in their report. An organizer who does not play in the game confirms it for the
+    absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`), without a count:
+    the opponent is told by DM, and may still say their treasures until the PLAY phase ends."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
-        pending = _pending(loaded, report_id)
-        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-        manager = await tables.can_manage(session, loaded.row, actor)
-        if seat == pending.reporter and not manager:
-            raise UserError("You reported this game: your opponent confirms it.")
-        if seat not in (pending.a, pending.b) and not manager:
-            raise PermissionDenied("Only your opponent or an organizer can confirm this report.")
-        if pending.status == "disputed" and not manager:
-            raise UserError("This report is disputed: the organizer decides it.")
-        answering = _answering_seat(state, pending, actor.user_id)
-        if treasures_left is not None and answering is None:
+        state, pending, role = await _answering(session, loaded, report_id, actor, claims.CONFIRM)
+        if role == claims.OPPONENT:
+            answering = _answering_seat(state, pending, actor.user_id)
+            return await _apply_report(session, loaded, pending.with_treasures(answering, treasures_left),
+                                       by=actor.user_id)
+        if treasures_left is not None:
             raise UserError("Only the reporter's opponent tells their treasures when confirming.")
-        return await _apply_report(session, loaded, pending.with_treasures(answering, treasures_left))
+        absent = pending.b if pending.reporter == pending.a else pending.a
+        absent_user = loaded.user_ids[absent]
+        if not for_absent:
+            raise claims.AbsentConfirmNeeded(absent_user, f"report #{report_id}")
+        loaded.bookkeeping.setdefault("absent", {})[str(absent)] = report_id
+        result = await _apply_report(session, loaded, pending, by=actor.user_id, absent=absent_user)
+        treasures = ("Until then you can still say your treasures left after the game: `/battler report` with your "
+                     "result and `treasures_left`." if str(absent) in loaded.bookkeeping.get("absent", {}) else
+                     "The PLAY phase is over, so your treasures stay as they were.")
+        await outbox.queue(session, claims.absent_dm(
+            loaded.row, absent=absent_user, by=actor.user_id, table=_event_name(loaded.row),
+            result=f"report #{report_id}, {_claim_words(loaded, pending)}",
+            dispute=f"If that is wrong, tell an organizer who does not play in your game at once. {treasures}"))
+        return replace(result, for_absent=actor.user_id)
+
+
+def _claim_words(loaded: Loaded, report_: PendingReport) -> str:
+    """What a report says, in plain words (with mentions), for a DM."""
+    users = loaded.user_ids
+    if report_.claim == "draw":
+        return f"<@{users[report_.a]}> and <@{users[report_.b]}> drew"
+    if report_.claim == "unfinished":
+        return "the replayed game could not be finished"
+    winner, loser = (report_.a, report_.b) if report_.claim == "a" else (report_.b, report_.a)
+    return f"<@{users[winner]}> beat <@{users[loser]}>"
 
 
 async def dispute_report(
     db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
 ) -> ActionResult:
     """The opponent disputes a pending report (with their treasures after the game, for the
-    organizer's decision): the organizer decides it."""
+    decision): the organizers who do not play in the game are called to decide it."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
-        pending = _pending(loaded, report_id)
+        state, pending, _ = await _answering(session, loaded, report_id, actor, claims.DISPUTE)
         seat = _answering_seat(state, pending, actor.user_id)
-        if seat is None:
-            raise PermissionDenied("Only the reporter's opponent can dispute this report.")
-        if pending.status == "disputed":
-            raise Conflict("This report is already disputed: the organizer decides it.")
         disputed = replace(pending.with_treasures(seat, treasures_left), status="disputed", disputed_by=seat)
         _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
         _keep(loaded, disputed)
@@ -882,20 +950,50 @@ async def dispute_report(
 async def decide_report(
     db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor
 ) -> ActionResult:
-    """An organizer decides a (disputed) report: seat a won, seat b won, a draw, or void (report again)."""
+    """An organizer who does not play in the game decides a (disputed) report: seat a won, seat b
+    won, a draw, or void (report again)."""
     if decision not in DECISIONS:
         raise UserError(f"Unknown decision {decision!r}.")
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = await GAMES.managing(session, loaded, actor)
         pending = _pending(loaded, report_id)
+        await claims.require_referee(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
+                                     match=f"report #{report_id}'s game", what="decide it")
         if decision == "void":
             _reports(loaded).pop(str(report_id))
+            _answered(loaded, pending, "void", actor.user_id)
             GAMES.save(loaded)
             return ActionResult(_view(loaded))
         decided = replace(pending, claim=decision, conceded_by=None)
         _dry_run(state, decided)
-        return await _apply_report(session, loaded, decided)
+        return await _apply_report(session, loaded, decided, how="decide", by=actor.user_id)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What became of a report no longer open: "confirm", "decide" or "void", by whom, for whom."""
+
+    game: GameView
+    report: PendingReport
+    how: str
+    by: int | None
+    absent: int | None
+
+
+async def answered_report(db: Database, game_id: int, report_id: int, guild_id: int | None) -> Answered | None:
+    """For a report button that was refused: what became of the report if it was answered lately
+    (the pressed message is an out-of-date copy), else None (the refusal stands)."""
+    async with db.read() as session:
+        try:
+            loaded = await GAMES.load(session, game_id, lock=False)
+        except UserError:
+            return None
+        ended = claims.answer_of(loaded.bookkeeping, report_id)
+        if loaded.row.guild_id != guild_id or not ended or any(r.id == report_id for r in _open_reports(loaded)):
+            return None
+        return Answered(_view(loaded), decode(ended["report"], PendingReport), ended["how"], ended.get("by"),
+                        ended.get("absent"))
 
 
 # --- the end -----------------------------------------------------------------------------------

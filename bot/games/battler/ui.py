@@ -14,7 +14,7 @@ import discord
 
 from bot.games.battler import rules as engine
 from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
-from bot.kit import limits
+from bot.kit import claims_ui, limits
 from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
 from bot.kit.errors import UserError
@@ -496,12 +496,13 @@ def report_text(game: GameView | Announcement, report: PendingReport) -> str:
         counter = f" (they say: {claim_text(game, report, report.counter_claim)})" if report.counter_claim else ""
         return (
             f"⚠️ Report #{report.id} is **disputed**: {mention(u(reporter))} says {claim}; "
-            f"{mention(u(report.disputed_by))} disagrees{counter}. An organizer decides below "
+            f"{mention(u(report.disputed_by))} disagrees{counter}. An organizer who does not play in it decides below "
             f"(seat {report.a + 1} = {mention(u(report.a))}, seat {report.b + 1} = {mention(u(report.b))})."
         )
     return (
         f"📝 Report #{report.id}: {mention(u(reporter))} says **{claim}**. "
-        f"{mention(u(other))}, confirm or dispute (an organizer can confirm too)."
+        f"{mention(u(other))}, confirm or dispute (an organizer who does not play in it can confirm it for them if "
+        "they are absent)."
     )
 
 
@@ -518,14 +519,10 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
 
 
 class ReportButton(
-    Component, prefix="btr", parts=(number("game"), number("report"), word("action", ("confirm", "dispute"))),
+    Component, prefix="btr", parts=(number("game"), number("report"), word("action", claims_ui.ACTIONS)),
     route=("BattlerCog", "on_report_button"),
 ):
-    @classmethod
-    def make(cls, game_id: int, report_id: int, action: str) -> ReportButton:
-        style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
-        custom_id = cls.custom_id_for(game=game_id, report=report_id, action=action)
-        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
+    pass
 
 
 class DecideButton(
@@ -564,9 +561,22 @@ def parse_treasures(text: str) -> int:
     return int(text)
 
 
-def dispute_text(game: GameView | Announcement, report: PendingReport, organizer_id: int) -> str:
-    """The organizer's call to decide a disputed report (the same words wherever it is shown)."""
-    return limits.clip(f"<@{organizer_id}>: " + report_text(game, report), limits.CONTENT)
+def dispute_text(game: GameView | Announcement, report: PendingReport, call: str) -> str:
+    """The call to decide a disputed report (`call`: the organizers who do not play in it; the same
+    words wherever it is shown)."""
+    return limits.clip(f"{call}: " + report_text(game, report), limits.CONTENT)
+
+
+def answered_text(game: GameView | Announcement, report: PendingReport, how: str, by: int | None,
+                  absent: int | None = None) -> str:
+    """A report's message once answered: how, by whom, and what counts (its buttons gone)."""
+    if how == "dispute":
+        return f"⚠️ Report #{report.id} was disputed: an organizer who does not play in it decides below."
+    if how == "void":
+        return f"⚖️ Report #{report.id} voided by {mention(by)}: the players report again."
+    verb = "decided" if how == "decide" else "confirmed"
+    who = f"for {mention(absent)} (absent) by {mention(by)}" if absent is not None else f"by {mention(by)}"
+    return f"{'⚖️' if how == 'decide' else '✅'} Report #{report.id} {verb} {who}: {claim_text(game, report, report.claim)}."
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
@@ -577,9 +587,7 @@ def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
         view.add_item(DecideButton.make(game_id, report.id, "draw", "Draw"))
         view.add_item(DecideButton.make(game_id, report.id, "void", "Void: report again"))
         return view
-    view.add_item(ReportButton.make(game_id, report.id, "confirm"))
-    view.add_item(ReportButton.make(game_id, report.id, "dispute"))
-    return view
+    return claims_ui.answer_view(ReportButton, game=game_id, report=report.id)
 
 
 # --- status, stash, rules, results ---------------------------------------------------------------

@@ -18,7 +18,7 @@ from bot.games.draft.models import (
     GoldfishPendingWriteup,
     GoldfishSubmission,
 )
-from bot.kit import channels, leaderboard, outbox, tables
+from bot.kit import channels, claims, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.kit.guild_config import load_settings_row
@@ -436,7 +436,9 @@ async def reject(
     db: Database, guild_id: int, event_id: int, player_id: int, *, reason: str, actor: Actor
 ) -> Rejection:
     """Reject the player's counting score; the DM telling them why is queued in the same
-    transaction (held for the caller to send, so it can report whether it arrived)."""
+    transaction (held for the caller to send, so it can report whether it arrived). As in every
+    claims flow (`bot.kit.claims`), an organizer who played is a player there: their own score is
+    judged by another organizer."""
     reason = reason.strip()
     if not reason:
         raise UserError("Give a reason: the player is told why.")
@@ -445,6 +447,8 @@ async def reject(
     async with db.write() as session:
         event = await _event_row(session, guild_id, event_id)
         await tables.require_manager(session, "event", event, actor)
+        await claims.require_referee(session, "event", event, actor, players=(player_id,), match="this event",
+                                     what="reject your own score")
         if event.status != "open":
             raise Conflict("That event has ended; its results are final.")
         current = [row for row in await _current(session, event) if row.user_id == player_id]

@@ -11,7 +11,7 @@ from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import set_commands, set_lists, ui
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
-from bot.kit import limits, tables
+from bot.kit import claims, claims_ui, limits
 from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
@@ -201,17 +201,22 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
 
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
-        answer = four_two_one.confirm if action == "confirm" else four_two_one.reject
-        outcome = await answer(self.db, league, claim, actor_of(interaction), answered_in=interaction.message.id)
-        assert outcome.claim is not None
-        # The report's text gives way to what was reported and the verdict; its buttons go.
-        content = limits.clip(ui.answered_text(outcome.claim, action, interaction.user.id), limits.CONTENT)
-        await interaction.response.edit_message(content=content, view=None)
-        # Shown again to the opponent alone: the channel hears of the dispute (a result is announced anyway).
-        if interaction.message.flags.ephemeral and action == "reject":
-            await interaction.followup.send(content, allowed_mentions=discord.AllowedMentions.none())
+        actor, pressed = actor_of(interaction), interaction.message.id
 
-    @group.command(name="settle", description="Decide a disputed match of this round: its report was rejected "
+        async def answer(for_absent: bool) -> claims_ui.Answered:
+            if action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
+                out = await four_two_one.dispute(self.db, league, claim, actor, answered_in=pressed)
+                return ui.answered(out, claims.DISPUTE, actor.user_id)
+            out = await four_two_one.confirm(self.db, league, claim, actor, for_absent=for_absent, answered_in=pressed)
+            return ui.answered(out, action, actor.user_id, for_absent=for_absent)
+
+        async def late() -> str | None:
+            closed = await four_two_one.answered_claim(self.db, league, claim, interaction.guild_id)
+            return ui.closed_text(closed) if closed is not None else None
+
+        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
+
+    @group.command(name="settle", description="Decide a disputed match of this round: its report was disputed "
                                               "(organizers who do not play in it).")
     @app_commands.describe(match="The disputed match.", winner="Who won the match (leave empty with draw:True).",
                            draw="The match was a draw.")
@@ -219,17 +224,14 @@ class FourTwoOneCog(SetListCommands, TableCog):
     @app_commands.guild_only()
     async def settle(self, interaction: discord.Interaction, match: app_commands.Choice[str],
                      winner: discord.User | None = None, draw: bool = False) -> None:
-        if (winner is None) != draw:
-            raise UserError("Give either the winner or draw:True.")
+        claims_ui.check_winner_or_draw(winner, draw)
         league = await self.league_here(interaction)
         await four_two_one.settle(self.db, league.id, actor_of(interaction), match=match.value,
                                   winner_id=winner.id if winner else None)
-        await interaction.response.send_message(f"Match {match.value} is settled: the channel hears the result.",
-                                                ephemeral=True)
+        await interaction.response.send_message(f"Match {match.value} is settled: see the channel.", ephemeral=True)
 
     @group.command(name="choose", description="You lost: choose option A, B, C or D (C asks which set-aside deck).")
-    @app_commands.describe(option="What you do after losing.", deck="Option C: the number of the set-aside deck to "
-                                                                     "claim (#).")
+    @app_commands.describe(option="What you do after losing.", deck="Option C: the set-aside deck to claim (#).")
     @app_commands.choices(option=OPTION_CHOICES)
     @app_commands.guild_only()
     async def choose(self, interaction: discord.Interaction, option: app_commands.Choice[str],
@@ -266,9 +268,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
     @group.command(name="end", description="End the league now: standings to the leaderboard (organizer; asks first).")
     @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction) -> None:
-        league = await self.league_here(interaction)
-        async with self.db.read() as session:
-            await tables.require_manager(session, four_two_one.NOUN, league, actor_of(interaction))
+        league = await self.league_here(interaction)  # not a manager: refused by the rehearsal, before asking
 
         async def end() -> str:
             await four_two_one.end(self.db, league.id, actor_of(interaction))

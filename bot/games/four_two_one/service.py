@@ -15,14 +15,15 @@ options chosen, each set addition and take-apart, who must act next (the one pla
 the winner. A league that reaches its target finishes in the same transaction: its results go to
 the leaderboard (format `421`: placement points, the league score as `score`).
 
-A match report waits for the opponent's confirmation (`report` -> `confirm` / `reject`); the
-waiting reports (`Waiting`) live in `bookkeeping["claims"]`, one per match, each with its own
-number so a button of an older report never confirms a newer one. Nobody confirms their own report
-(an organizer who plays neither); the opponent's matching report confirms it too, and a report
-repeated while it waits is shown again with its buttons (its first message may be lost). A rejected
-report stays as the match's dispute (`disputed_by`) until the players report again or an organizer
-who does not play in the match settles it (`settle`); the announcement then names that organizer
-(`Decided`).
+A match report follows the kit's claims flow (`bot.kit.claims`): it waits for the opponent
+(`report` -> `confirm` / `dispute`); the waiting reports (`Waiting`) live in `bookkeeping["claims"]`,
+one per match, each with its own number so a button of an older report never confirms a newer one.
+Nobody confirms their own report (an organizer who plays neither); the opponent's matching report
+confirms it too, and a report repeated while it waits is shown again with its buttons (its first
+message may be lost). An organizer who does not play in the match confirms only for the absent
+opponent (`for_absent`, asked first; the opponent is told by DM). A disputed report stays as the
+match's dispute (`disputed_by`) until the players report again or an organizer who does not play in
+the match settles it (`settle`); the dispute calls them, and the announcement names them (`Decided`).
 
 Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
 are kept with it (`claim_shown`, `Waiting.shown`) and edited once it no longer waits, whichever way
@@ -49,8 +50,8 @@ from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.kit import documents, leaderboard, outbox, tables
-from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit import claims, documents, leaderboard, outbox, tables
+from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.guild_config import load_settings_row
 from bot.kit.text import escape, plural
@@ -76,7 +77,6 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
 MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
-MAX_ANSWERED = 20  # reports whose end is kept for a message shown after it (`claim_shown`)
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -125,7 +125,7 @@ class LeagueView(tables.TableView):
     players: tuple[int, ...]  # user ids: join order in the lobby, seat order once running
     state: engine.LeagueState | None  # once the league has begun
     schedule: Schedule | None = None
-    disputes: tuple[str, ...] = ()  # this round's matches whose report was rejected (an organizer may settle)
+    disputes: tuple[str, ...] = ()  # this round's matches whose report was disputed (an organizer may settle)
 
     def user_of(self, seat: int) -> int:
         return self.players[seat]
@@ -133,7 +133,7 @@ class LeagueView(tables.TableView):
 
 @dataclass(frozen=True)
 class Claim:
-    """A match report waiting for the opponent (the cog posts it with Confirm / Reject)."""
+    """A match report waiting for the opponent (the cog posts it with Confirm / Dispute)."""
 
     league_id: int
     number: int  # this report's own number (the buttons carry it)
@@ -150,16 +150,18 @@ class Outcome:
     events: list[engine.Event] = field(default_factory=list)
     claim: Claim | None = None
     again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
+    call: claims.Call | None = None  # a dispute: the referees it calls
     ignored: int = 0  # a decklist's sideboard cards, left out
 
 
 @dataclass(frozen=True)
 class Decided:
     """An organizer who decided a match result instead of its players: "confirmed" a waiting
-    report, or "settled" a dispute."""
+    report for the absent opponent (`absent`), or "settled" a dispute."""
 
     by: int
     how: str
+    absent: int | None = None
 
 
 @dataclass(frozen=True)
@@ -191,22 +193,22 @@ class Announcement(Payload):
 @dataclass(frozen=True)
 class Waiting:
     """A match report waiting for the opponent, as the league keeps it (`bookkeeping["claims"]`,
-    by match label); rejected, it stays as the match's dispute."""
+    by match label); disputed, it stays as the match's dispute."""
 
     number: int
     round: int
     match: str
     by: int  # the reporter's seat
     winner: int | None  # a seat; None: a draw
-    disputed_by: int | None = None  # the user who rejected it
+    disputed_by: int | None = None  # the user who disputed it
     shown: tuple[tuple[int, int], ...] = ()  # (channel id, message id) of the public messages with its buttons
 
 
 @dataclass(frozen=True)
 class ClaimClosed(Payload):
     """A message that showed a waiting report, once the report no longer waits: its text becomes
-    what was reported and what became of it, and its buttons go. `how`: "confirm" or "reject" (by
-    `by`), "agreed" (the opponent reported the same), "ended", "cancelled", or "gone" (answered before
+    what was reported and what became of it, and its buttons go. `how`: "confirm" or "dispute" (by
+    `by`; "reject" in older rows; `absent`: confirmed for them by `by`), "agreed" (the opponent reported the same), "ended", "cancelled", or "gone" (answered before
     its message was known)."""
 
     channel_id: int
@@ -214,6 +216,7 @@ class ClaimClosed(Payload):
     claim: Claim
     how: str
     by: int | None = None
+    absent: int | None = None
 
 
 @dataclass(frozen=True)
@@ -315,17 +318,17 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
 
 
 def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None,
-            answered_in: int | None = None) -> list[outbox.Message]:
+            answered_in: int | None = None, absent: int | None = None) -> list[outbox.Message]:
     """The edits that close the messages showing the waiting report `entry` (but `answered_in`, the
     message whose button answered it, which its interaction edits); what became of it is kept a
     while, for a message whose id arrives after it (`claim_shown`)."""
     if how != "gone":
-        answered = {**loaded.bookkeeping.get("answered", {}), str(entry.number): {"how": how, "by": by}}
-        loaded.bookkeeping["answered"] = dict(list(answered.items())[-MAX_ANSWERED:])
+        claims.remember_answer(loaded.bookkeeping, entry.number, how=how, by=by, absent=absent,
+                               claim=encode(_claim_of(loaded, entry)))
     if not entry.shown:
         return []
     claim = _claim_of(loaded, entry)
-    return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by), channel_id=channel)
+    return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by, absent), channel_id=channel)
             for channel, message in entry.shown if message != answered_in]
 
 
@@ -692,22 +695,22 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
         assert match is not None
         opponent = match.b if seat == match.a else match.a
         winner = {"won": seat, "lost": opponent, "draw": None}[result]
-        claims = _claims(loaded)
-        waiting = claims.get(match.label)
+        open_claims = _claims(loaded)
+        waiting = open_claims.get(match.label)
         if waiting is not None and waiting.round == state.round:
             if waiting.by == opponent and waiting.winner == winner:
-                return await _apply_claim(session, loaded, claims, waiting)
+                return await _apply_claim(session, loaded, open_claims, waiting)
             if waiting.disputed_by is None:
                 if waiting.by == seat and waiting.winner != winner:
                     reported = _claim_of(loaded, waiting)
                     raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
-                                   f"<@{reported.opponent}>. It can't be changed: they confirm or reject it (then "
+                                   f"<@{reported.opponent}>. It can't be changed: they confirm or dispute it (then "
                                    "report again). Report the same result to show it again with its buttons.")
                 return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
         number = int(loaded.bookkeeping.get("next_claim", 1))
-        claims[match.label] = entry = Waiting(number, state.round, match.label, seat, winner)
+        open_claims[match.label] = entry = Waiting(number, state.round, match.label, seat, winner)
         loaded.bookkeeping["next_claim"] = number + 1
-        _keep_claims(loaded, claims)
+        _keep_claims(loaded, open_claims)
         GAMES.save(loaded)
         return Outcome(_view(loaded), [], _claim_of(loaded, entry))
 
@@ -716,69 +719,96 @@ def _claim_words(claim: Claim) -> str:
     return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
 
 
-async def _apply_claim(session: AsyncSession, loaded: Loaded, claims: dict[str, Waiting], entry: Waiting,
+async def _apply_claim(session: AsyncSession, loaded: Loaded, claims_: dict[str, Waiting], entry: Waiting,
                        decided: Decided | None = None, *, how: str = "agreed", by: int | None = None,
                        answered_in: int | None = None) -> Outcome:
     """The waiting report counts (`how` it was decided, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
     claim = _claim_of(loaded, entry)
-    closing = _closed(loaded, entry, how, by, answered_in)
+    absent = decided.absent if decided is not None else None
+    closing = _closed(loaded, entry, how, by, answered_in, absent)
     events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
-    claims.pop(entry.match, None)
-    _keep_claims(loaded, claims)
+    claims_.pop(entry.match, None)
+    _keep_claims(loaded, claims_)
     await _commit(session, loaded, events, decided)
     await outbox.queue(session, *closing)
+    if absent is not None:
+        await outbox.queue(session, claims.absent_dm(
+            loaded.row, absent=absent, by=by or 0, table=league_name(loaded.id),
+            result=(f"round {claim.round}, Match {claim.match}: "
+                    f"{'a draw' if claim.winner is None else f'<@{claim.winner}> won'}, as <@{claim.reporter}> reported it"),
+            dispute=("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
+                     "begins: the result has counted since it was confirmed.")))
     return Outcome(_view(loaded), events, claim=claim if how == "confirm" else None)
 
 
 async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
-                         action: str) -> tuple[Waiting, Decided | None]:
-    """The waiting report `number`, if the actor may `action` it ("confirm" or "reject"): the
-    reporter's opponent, or an organizer who plays in neither seat of the match (never the reporter,
-    organizer or not). Also says who decided, when it is an organizer and not the opponent."""
+                         action: str) -> tuple[Waiting, str]:
+    """The waiting report `number` and who the actor is for it (`claims.answerer`: its opponent, or
+    an organizer who plays in neither seat of the match; never the reporter, organizer or not)."""
     tables.check_same_server(NOUN, loaded.row, actor)
     state = GAMES.running(loaded)
     entry = next((c for c in _claims(loaded).values() if c.number == number), None)
     if entry is None or entry.round != state.round or entry.disputed_by is not None:
-        raise Conflict("That report is no longer waiting: it was confirmed, rejected or replaced.")
+        raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
     match = next(m for m in state.matches if m.label == entry.match)
-    seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-    if seat == entry.by:
-        raise UserError(f"You cannot {action} your own report; your opponent must.")
-    if seat in match.seats():
-        return entry, None
-    if await tables.can_manage(session, loaded.row, actor):
-        return entry, Decided(actor.user_id, "confirmed")
-    raise PermissionDenied("Only the reporter's opponent or an organizer can answer this report.")
+    players = [state.players[s].user_id for s in match.seats()]
+    role = await claims.answerer(session, NOUN, loaded.row, actor, players=players,
+                                 reporter=state.players[entry.by].user_id, action=action)
+    return entry, role
 
 
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
-                  answered_in: int | None = None) -> Outcome:
-    """The opponent (or an organizer who does not play in the match) confirms a waiting report: the
-    result counts."""
+                  answered_in: int | None = None, for_absent: bool = False) -> Outcome:
+    """The opponent confirms a waiting report: the result counts. An organizer who does not play in
+    the match confirms it for the absent opponent (`for_absent`, asked first: without it,
+    `AbsentConfirmNeeded`), who is told by DM. `answered_in`: the message pressed, which the cog edits
+    (not for an absent player: the press answered a question, every message is edited here)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, decided = await _waiting_claim(session, loaded, number, actor, "confirm")
+        entry, role = await _waiting_claim(session, loaded, number, actor, claims.CONFIRM)
+        decided = None
+        if role == claims.REFEREE:
+            absent = _claim_of(loaded, entry).opponent
+            if not for_absent:
+                raise claims.AbsentConfirmNeeded(absent, f"Match {entry.match}")
+            decided = Decided(actor.user_id, "confirmed", absent)
         return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id,
-                                  answered_in=answered_in)
+                                  answered_in=None if decided is not None else answered_in)
 
 
-async def reject(db: Database, league_id: int, number: int, actor: tables.Actor, *,
-                 answered_in: int | None = None) -> Outcome:
-    """The opponent (or an organizer who does not play in the match) rejects a waiting report:
-    nothing counts, and the match is disputed until its players report again or an organizer
-    settles it."""
+async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor, *,
+                  answered_in: int | None = None) -> Outcome:
+    """The opponent disputes a waiting report: nothing counts, and the match is disputed until its
+    players report again or an organizer who does not play in it settles it (`Outcome.call`: whom
+    the dispute calls)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, _ = await _waiting_claim(session, loaded, number, actor, "reject")
-        closing = _closed(loaded, entry, "reject", actor.user_id, answered_in)
-        claims = _claims(loaded)
-        claims[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
-        _keep_claims(loaded, claims)
+        entry, _ = await _waiting_claim(session, loaded, number, actor, claims.DISPUTE)
+        closing = _closed(loaded, entry, claims.DISPUTE, actor.user_id, answered_in)
+        claims_ = _claims(loaded)
+        claims_[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
+        _keep_claims(loaded, claims_)
         GAMES.save(loaded)
         await outbox.queue(session, *closing)
-        return Outcome(_view(loaded), claim=_claim_of(loaded, entry))
+        claim = _claim_of(loaded, entry)
+        call = await claims.dispute_call(session, loaded.row, (claim.reporter, claim.opponent))
+        return Outcome(_view(loaded), claim=claim, call=call)
+
+
+async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
+    """For a report button that was refused: what became of report `number`, if it was answered
+    lately (its message is an out-of-date copy; `channel_id`/`message_id` 0), else None."""
+    async with db.read() as session:
+        try:
+            loaded = await GAMES.load(session, league_id, lock=False)
+        except UserError:
+            return None
+        ended = claims.answer_of(loaded.bookkeeping, number)
+        if loaded.row.guild_id != guild_id or not ended or "claim" not in ended:
+            return None
+        return ClaimClosed(0, 0, decode(ended["claim"], Claim), ended["how"], ended.get("by"), ended.get("absent"))
 
 
 async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
@@ -786,27 +816,28 @@ async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id
     the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
     async with db.write() as session:
         loaded = await GAMES.load(session, claim.league_id)
-        claims = _claims(loaded)
-        entry = next((c for c in claims.values() if c.number == claim.number), None)
+        open_claims = _claims(loaded)
+        entry = next((c for c in open_claims.values() if c.number == claim.number), None)
         state = loaded.state
         waiting = (entry is not None and entry.disputed_by is None and state is not None
                    and entry.round == state.round and loaded.row.status == STATUSES.running)
         if not waiting or entry is None:  # answered already (its own buttons may have been that fast)
-            ended = loaded.bookkeeping.get("answered", {}).get(str(claim.number), {})
-            closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"))
+            ended = claims.answer_of(loaded.bookkeeping, claim.number) or {}
+            closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"),
+                                 ended.get("absent"))
             await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
             return
         shown = (*entry.shown, (channel_id, message_id))
         older = replace(entry, shown=shown[:-MAX_SHOWN]) if len(shown) > MAX_SHOWN else None
-        claims[entry.match] = replace(entry, shown=shown[-MAX_SHOWN:])
-        _keep_claims(loaded, claims)
+        open_claims[entry.match] = replace(entry, shown=shown[-MAX_SHOWN:])
+        _keep_claims(loaded, open_claims)
         loaded.row.bookkeeping = dict(loaded.bookkeeping)  # not the state: no new version
         if older is not None:
             await outbox.queue(session, *_closed(loaded, older, "gone"))
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:
-    """Organizer: decide a disputed match (a rejected report) of this round: `winner_id` won, or a
+    """Organizer: decide a disputed match (a disputed report) of this round: `winner_id` won, or a
     draw (None). An organizer who plays in the match cannot; the announcement names the organizer."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
@@ -816,22 +847,21 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
         if m is None:
             labels = ", ".join(x.label for x in state.matches) or "none"
             raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
-        claims = _claims(loaded)
-        entry = claims.get(label)
+        waiting = _claims(loaded)
+        entry = waiting.get(label)
         if m.result is not None or entry is None or entry.round != state.round or entry.disputed_by is None:
             raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
                             "opponent confirms.")
-        if actor.user_id in (state.players[s].user_id for s in m.seats()):
-            raise UserError(f"You play in Match {label}: another organizer settles its dispute, or you both report "
-                            "again.")
+        await claims.require_referee(session, NOUN, loaded.row, actor, match=f"Match {label}", what="settle it",
+                                     players=[state.players[s].user_id for s in m.seats()])
         winner = None
         if winner_id is not None:
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
             if winner is None:
                 raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
         events = GAMES.call(engine.report, state, m.a, _outcome_for(m.a, winner))
-        claims.pop(label)
-        _keep_claims(loaded, claims)
+        waiting.pop(label)
+        _keep_claims(loaded, waiting)
         await _commit(session, loaded, events, Decided(actor.user_id, "settled"))
         return Outcome(_view(loaded), events)
 

@@ -1,4 +1,4 @@
-"""How a 421 league looks in Discord: the lobby, announcements, match reports with Confirm / Reject,
+"""How a 421 league looks in Discord: the lobby, announcements, match reports with Confirm / Dispute,
 the menus that ask which deck to claim or take apart, the decklist form, the pool, decks and
 status pages, and the messages the outbox sends (no rules, no SQL). Card names and player names
 are user text: always escaped."""
@@ -20,11 +20,12 @@ from bot.games.four_two_one.service import (
     ClaimClosed,
     Decided,
     LeagueView,
+    Outcome,
     ShownMenu,
     league_name,
 )
 from bot.games.four_two_one.set_lists import SetSummary
-from bot.kit import limits
+from bot.kit import claims_ui, limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import (
     Component,
@@ -244,6 +245,8 @@ def event_lines(news: Announcement) -> list[str]:
 def _decided_words(decided: Decided) -> str:
     if decided.how == "settled":
         return f" Settled by the organizer {mention(decided.by)} after a dispute."
+    if decided.absent is not None:
+        return f" Confirmed for {mention(decided.absent)} (absent) by the organizer {mention(decided.by)}."
     return f" Confirmed by the organizer {mention(decided.by)}."
 
 
@@ -276,22 +279,39 @@ def claim_text(claim: Claim, *, again: bool = False) -> str:
     """A report waiting for the opponent (`again`: shown once more, its first message may be lost)."""
     still = " (still waiting)" if again else ""
     return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)} confirms or rejects it (an organizer who "
-            "does not play in it can confirm too).")
+            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)} confirms or disputes it (an organizer who "
+            "does not play in it can confirm it for them if they are absent).")
 
 
 def waiting_for_you_text(claim: Claim) -> str:
     """The opponent reported while the other player's report waited for them: that report, to answer."""
     return (f"Match {claim.match} already has a report waiting for you: {mention(claim.reporter)} reports "
-            f"{_claimed(claim)}. Confirm it, or reject it (the match is then disputed: you both report again, or an "
+            f"{_claimed(claim)}. Confirm it, or dispute it (the match is then disputed: you both report again, or an "
             "organizer settles it).")
 
 
-def verdict_text(action: str, user_id: int) -> str:
+def verdict_text(action: str, user_id: int, absent: int | None = None) -> str:
     if action == "confirm":
+        if absent is not None:
+            return f"✅ Confirmed for {mention(absent)} (absent) by {mention(user_id)}."
         return f"✅ Confirmed by {mention(user_id)}."
-    return (f"❌ Rejected by {mention(user_id)}: the match is disputed. Its players report it again (`/421 report`), "
+    return (f"⚠️ Disputed by {mention(user_id)}. Its players report it again (`/421 report`), "
             "or an organizer who does not play in it settles it (`/421 settle`).")
+
+
+def answered(outcome: Outcome, action: str, user_id: int, *, for_absent: bool = False) -> claims_ui.Answered:
+    """A report answered by its button: the message's new text and, for a dispute, the call."""
+    claim = outcome.claim
+    assert claim is not None
+    text = answered_text(claim, action, user_id, claim.opponent if for_absent else None)
+    call = outcome.call
+    return claims_ui.Answered(text, call, dispute_call_text(claim, call.text()) if call is not None else "")
+
+
+def dispute_call_text(claim: Claim, call_text: str) -> str:
+    """The channel's call to the referees of a disputed match."""
+    return (f"⚠️ {league_name(claim.league_id)}, Match {claim.match} is disputed: {call_text} decides it with "
+            f"`/421 settle match:{claim.match}` (or its players report it again).")
 
 
 def _reported(claim: Claim) -> str:
@@ -299,9 +319,9 @@ def _reported(claim: Claim) -> str:
             f"reported {_claimed(claim)}.")
 
 
-def answered_text(claim: Claim, action: str, user_id: int) -> str:
+def answered_text(claim: Claim, action: str, user_id: int, absent: int | None = None) -> str:
     """The report message once answered: what was reported, and the verdict (its buttons go)."""
-    return f"{_reported(claim)}\n{verdict_text(action, user_id)}"
+    return f"{_reported(claim)}\n{verdict_text(action, user_id, absent)}"
 
 
 _GONE = "This report no longer waits for an answer: the channel has what became of it."
@@ -315,27 +335,21 @@ _CLOSED_WORDS = {
 
 def closed_text(closed: ClaimClosed) -> str:
     """A report's message once the report no longer waits (the edit that removes its buttons)."""
-    if closed.how in ("confirm", "reject") and closed.by is not None:
-        return answered_text(closed.claim, closed.how, closed.by)
+    if closed.how in ("confirm", "dispute", "reject") and closed.by is not None:
+        return answered_text(closed.claim, closed.how, closed.by, closed.absent)
     return f"{_reported(closed.claim)}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
 
 
 class ClaimButton(
-    Component, prefix="421r", parts=(number("league"), number("claim"), word("action", ("confirm", "reject"))),
+    # "reject": the Dispute button of messages posted before issue 34 (the same action)
+    Component, prefix="421r", parts=(number("league"), number("claim"), word("action", (*claims_ui.ACTIONS, "reject"))),
     route=("FourTwoOneCog", "on_claim_button"),
 ):
-    @classmethod
-    def make(cls, claim: Claim, action: str) -> ClaimButton:
-        style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
-        custom_id = cls.custom_id_for(league=claim.league_id, claim=claim.number, action=action)
-        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
+    pass
 
 
 def claim_view(claim: Claim) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for action in ("confirm", "reject"):
-        view.add_item(ClaimButton.make(claim, action))
-    return view
+    return claims_ui.answer_view(ClaimButton, league=claim.league_id, claim=claim.number)
 
 
 # --- the menus that ask which decks ---------------------------------------------------------------------------

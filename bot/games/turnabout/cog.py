@@ -11,7 +11,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.service import EventView
-from bot.kit import tables
+from bot.kit import claims, claims_ui, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
@@ -174,7 +174,8 @@ class TurnaboutCog(TableCog):
         await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
                                               channel_id=interaction.channel_id, message_id=message_id)
 
-    @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizer).")
+    @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizers "
+                                              "who do not play in it).")
     @app_commands.describe(match="The match number (from the pairings).", game="Game 1 or 2.",
                            winner="Who won the game (leave empty with draw:True).", draw="The game was a draw.",
                            number=NUMBER_HELP, note="Optional reason, shown with the decision.")
@@ -182,8 +183,7 @@ class TurnaboutCog(TableCog):
     async def settle(self, interaction: discord.Interaction, match: app_commands.Range[int, 1, 100_000],
                      game: app_commands.Range[int, 1, 2], winner: discord.User | None = None, draw: bool = False,
                      number: int | None = None, note: app_commands.Range[str, 0, 300] | None = None) -> None:
-        if (winner is None) != draw:
-            raise UserError("Give either the winner or draw:True.")
+        claims_ui.check_winner_or_draw(winner, draw)
         event = await self.table_here(interaction, S.active)
         await turnabout.settle(self.db, event.id, actor_of(interaction), match=match, game=game,
                                winner_id=winner.id if winner else None, value=number, note=note or "")
@@ -270,19 +270,22 @@ class TurnaboutCog(TableCog):
     async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
                                action: str) -> None:
         actor = actor_of(interaction)
-        try:
-            pressed = interaction.message.id if interaction.message is not None else None
-            answer = turnabout.confirm if action == "confirm" else turnabout.dispute
-            result = await answer(self.db, event, match, game, actor, message_id=pressed)
-            assert result.done is not None  # the report's text replaced by the result, its buttons gone
-            await interaction.response.edit_message(content=ui.report_done_text(result.done), view=None)
-        except UserError:
-            # A copy of a report answered elsewhere (shown again, or confirmed by a matching report):
-            # the message says so and loses its buttons, instead of refusing every press.
-            status = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
-            if status is None:
-                raise
-            await interaction.response.edit_message(content=ui.answered_report_text(match, game, status), view=None)
+        pressed = interaction.message.id if interaction.message is not None else None
+
+        async def answer(for_absent: bool) -> claims_ui.Answered:
+            if action == claims.DISPUTE:  # the channel's announcement calls the organizers who may decide it
+                result = await turnabout.dispute(self.db, event, match, game, actor, message_id=pressed)
+            else:
+                result = await turnabout.confirm(self.db, event, match, game, actor, for_absent=for_absent,
+                                                 message_id=pressed)
+            assert result.done is not None
+            return claims_ui.Answered(ui.report_done_text(result.done))
+
+        async def late() -> str | None:
+            done = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
+            return ui.report_done_text(done) if done is not None else None
+
+        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
 
 def _key_id(key: str) -> int:

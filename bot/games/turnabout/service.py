@@ -38,9 +38,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.cards.scryfall_api import ScryfallClient
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
-from bot.kit import card_data, documents, leaderboard, outbox, tables
+from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
 from bot.kit.clock import service as clock
-from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
+from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
 from bot.kit.guild_config import load_settings_row
 from bot.store.db import Database
@@ -113,6 +113,8 @@ class Announcement(Payload):
     rounds: int
     events: tuple[engine.Event, ...]
     ping: tuple[int, ...] = ()
+    call: claims.Call | None = None  # whom a dispute among these events calls (None: the organizer)
+    decided_by: int | None = None  # the organizer who decided a game among these events
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
@@ -165,6 +167,7 @@ class ReportDone(Payload):
     by: int | None = None  # who confirmed or disputed it, when known
     by_report: bool = False  # confirmed by the opponent's own matching report
     unopposed: bool = False  # reported by `by`, final at once: their opponent has dropped
+    for_absent: int | None = None  # the organizer who confirmed it for `by`, who was absent
     over: tuple[int, int, int, int] | None = None  # the match is over: (user a, VP a, user b, VP b)
     channel_id: int = 0
     message_id: int = 0
@@ -229,21 +232,36 @@ def _view_of(loaded: tables.Loaded) -> EventView:
 
 def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
     """The channel's snapshot of `events`, pinging only whom they call to act: the players of a new
-    round who must play and the player with its bye; the organizer for a dispute, and when a round
-    is complete (they pair the next one, or end the event)."""
+    round who must play and the player with its bye; for a dispute the referees (the organizer,
+    unless they play in that match: `claims.dispute_call`, found by the use case), and the organizer
+    when a round is complete (they pair the next one, or end the event)."""
     state, row = loaded.state, loaded.row
     assert state is not None
     ping = []
+    call: claims.Call | None = loaded.extra.get("call")
     for e in events:
         if isinstance(e, engine.RoundPaired):
             seats = [seat for plan in e.matches for seat in (plan.a, plan.b)]
             ping += [state.players[seat].user_id for seat in (*seats, *([e.bye] if e.bye is not None else []))]
-        elif isinstance(e, engine.GameDisputed | engine.RoundFinished):
+        elif isinstance(e, engine.GameDisputed):
+            ping += call.users if call is not None else [row.organizer_id]
+        elif isinstance(e, engine.RoundFinished):
             ping.append(row.organizer_id)
     return Announcement(
         row.id, row.organizer_id, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
-        tuple(p.scoring for p in state.players), state.settings.rounds, tuple(events), tuple(dict.fromkeys(ping)),
+        tuple(p.scoring for p in state.players), state.settings.rounds, tuple(events), tuple(dict.fromkeys(ping)), call,
+        loaded.extra.get("decided_by"),
     )
+
+
+def _match_users(state: engine.TurnaboutState, match: engine.Match) -> tuple[int, ...]:
+    return tuple(state.players[seat].user_id for seat in match.seats())
+
+
+async def _call_referees(session: AsyncSession, loaded: Loaded, match: engine.Match) -> None:
+    """A dispute in `match` calls the referees: kept for the announcement (`_announcement`)."""
+    assert loaded.state is not None
+    loaded.extra["call"] = await claims.dispute_call(session, loaded.row, _match_users(loaded.state, match))
 
 
 def _decklist_dms(loaded: Loaded, events: list[engine.Event]) -> list[outbox.Message]:
@@ -532,6 +550,8 @@ async def report(
                             f"by the losing deck's option.")
         events = GAMES.call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
                               match=match.number)
+        if any(isinstance(e, engine.GameDisputed) for e in events):
+            await _call_referees(session, loaded, match)
         matched = any(isinstance(e, engine.GameConfirmed) for e in events)
         await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
@@ -550,43 +570,80 @@ _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the 
 
 
 async def confirm(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, *,
-                  message_id: int | None = None) -> Outcome:
-    """The reporter's opponent confirms a report; an organizer's confirmation makes it their decision.
-    `message_id`: the report message pressed (the cog shows `Outcome.done` in it; any other copy is
-    edited through the outbox)."""
+                  message_id: int | None = None, for_absent: bool = False) -> Outcome:
+    """The reporter's opponent confirms a report. An organizer who does not play in the match may
+    confirm it for the absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`);
+    the opponent is told by DM. `message_id`: the report message pressed (the cog shows
+    `Outcome.done` in it; any other copy, and every copy when confirmed for the absent, is edited
+    through the outbox)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        tables.check_same_server(NOUN, loaded.row, actor)
-        state = GAMES.running(loaded)
-        m = GAMES.call(state.match, match)
-        if m.b is None or game not in (1, 2):
-            raise UserError(f"Match {match} has no game {game}.")
-        g = m.games[game - 1]
-        seat = next((p.seat for p in state.players if p.user_id == actor.user_id), None)
-        if seat in m.seats():  # a player of the match, organizer or not, never confirms their own report
-            if g.reported_by == seat:
-                raise UserError("You cannot confirm your own report; your opponent must.")
-            events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
-        elif await tables.can_manage(session, loaded.row, actor):
-            if g.status not in (engine.REPORTED, engine.DISPUTED):
-                raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}).")
-            events = GAMES.call(engine.decide_game, state, match, game, winner=g.winner, value=g.value,
-                                  note="report confirmed by an organizer")
-        else:
-            raise PermissionDenied("Only the reporter's opponent or an organizer can confirm this report.")
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
-        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, by=actor.user_id))
+        state, m, g = _reported_game(loaded, actor, match, game)
+        reporter = state.players[g.reported_by].user_id if g.reported_by is not None else None
+        role = await claims.answerer(session, NOUN, loaded.row, actor, players=_match_users(state, m),
+                                     reporter=reporter)
+        absent = None
+        if role == claims.REFEREE:
+            if g.status != engine.REPORTED or g.reported_by is None:
+                raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}): an organizer who "
+                               f"does not play in it decides it with `/turnabout settle match:{match} game:{game}`.")
+            absent = m.other(g.reported_by)
+            if not for_absent:
+                raise claims.AbsentConfirmNeeded(state.players[absent].user_id, f"match {match}, game {game}")
+        seat = absent if absent is not None else engine.seat_of(state, actor.user_id)
+        events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
+        also = []
+        answered: dict[str, Any] = {"by": actor.user_id}
+        if absent is not None:
+            answered = {"by": state.players[absent].user_id, "for_absent": actor.user_id}
+            also.append(_absent_dm(loaded, m, g, absent, actor.user_id))
+        also += _retire_reports(loaded, shown=message_id if absent is None else None, **answered)
+        await GAMES.commit(session, loaded, events, also=also)
+        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
+
+
+def _reported_game(loaded: Loaded, actor: tables.Actor, match: int,
+                   game: int) -> tuple[engine.TurnaboutState, engine.Match, engine.Game]:
+    tables.check_same_server(NOUN, loaded.row, actor)
+    state = GAMES.running(loaded)
+    m = GAMES.call(state.match, match)
+    if m.b is None or game not in (1, 2):
+        raise UserError(f"Match {match} has no game {game}.")
+    return state, m, m.games[game - 1]
+
+
+def _absent_dm(loaded: Loaded, m: engine.Match, g: engine.Game, absent: int, by: int) -> outbox.Message:
+    """Telling the absent opponent what an organizer confirmed for them, and how to dispute it."""
+    state = loaded.state
+    assert state is not None
+    winner = "a draw"
+    if g.winner is not None:
+        measure = engine.value_needed(state, m.number, g.number, g.winner)
+        number = f" ({_MEASURE_WORDS[measure]}: {g.value})" if g.value is not None else ""
+        winner = f"<@{state.players[g.winner].user_id}> won{number}"
+    return claims.absent_dm(
+        loaded.row, absent=state.players[absent].user_id, by=by, table=event_name(loaded.id),
+        result=f"match {m.number}, game {g.number}: {winner}, as <@{state.players[m.other(absent)].user_id}> "
+               "reported it",
+        dispute=(f"If that is wrong, tell an organizer who does not play in your match before round {m.round + 1} is "
+                 f"paired: they correct it with `/turnabout settle match:{m.number} game:{g.number}`."),
+    )
 
 
 async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "", *,
                   message_id: int | None = None) -> Outcome:
-    """The reporter's opponent disputes: the game waits for an organizer (`settle`)."""
+    """The reporter's opponent disputes: the game waits for an organizer who does not play in it
+    (`settle`), whom the channel calls."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        state, seat = GAMES.playing(loaded, actor)
+        state, m, g = _reported_game(loaded, actor, match, game)
+        reporter = state.players[g.reported_by].user_id if g.reported_by is not None else None
+        await claims.answerer(session, NOUN, loaded.row, actor, players=_match_users(state, m), reporter=reporter,
+                              action=claims.DISPUTE)
+        seat = engine.seat_of(state, actor.user_id)
         events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
+        await _call_referees(session, loaded, m)
         await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
-        m = state.match(match)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
 
 
@@ -594,12 +651,15 @@ async def settle(
     db: Database, event_id: int, actor: tables.Actor, *, match: int, game: int, winner_id: int | None,
     value: int | None = None, note: str = "",
 ) -> Outcome:
-    """Organizer: decide a game (a dispute, a flag fall, a no-show); final at once, and may override a
-    finished game until the event ends. `winner_id` None: a drawn game."""
+    """Organizer who does not play in the match: decide a game (a dispute, a flag fall, a no-show);
+    final at once, and may override a finished game until the event ends. `winner_id` None: a
+    drawn game. The channel names the organizer."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state = await GAMES.managing(session, loaded, actor)
         m = GAMES.call(state.match, match)
+        await claims.require_referee(session, NOUN, loaded.row, actor, players=_match_users(state, m),
+                                     match=f"match {match}", what="settle it")
         winner = None
         if winner_id is not None:
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
@@ -609,7 +669,8 @@ async def settle(
             measure = GAMES.call(engine.value_needed, state, match, game, winner)
             raise UserError(f"Deciding this game needs the winner's {_MEASURE_WORDS[measure]} (`number`).")
         events = GAMES.call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded))
+        loaded.extra["decided_by"] = actor.user_id
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id))
         return Outcome(_view(loaded), list(events))
 
 
@@ -659,18 +720,22 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 
 
 
-async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> str | None:
-    """For a report message's button that was refused: the game's status if its report no longer
-    waits (final or disputed: the message is out of date), else None (the refusal stands)."""
-    try:
-        event = await get_event(db, event_id)
-        m = event.state.match(match) if event.state is not None else None
-    except (UserError, engine.TurnaboutError):
-        return None
-    if m is None or event.guild_id != guild_id or m.b is None or game not in (1, 2):
-        return None
-    status = m.games[game - 1].status
-    return status if status in (engine.FINAL, engine.DISPUTED) else None
+async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> ReportDone | None:
+    """For a report message's button that was refused: the game as an answered report shows it, if
+    its report no longer waits (final or disputed: the message is an out-of-date copy), else None
+    (the refusal stands)."""
+    async with db.read() as session:
+        try:
+            loaded = await GAMES.load(session, event_id, lock=False)
+        except UserError:
+            return None
+        state = loaded.state
+        if state is None or loaded.row.guild_id != guild_id or not 1 <= match <= len(state.matches):
+            return None
+        m = state.match(match)
+        if m.b is None or game not in (1, 2) or m.games[game - 1].status not in (engine.FINAL, engine.DISPUTED):
+            return None
+        return _report_done(loaded, m, m.games[game - 1])
 
 
 async def ratings(db: Database, guild_id: int) -> list[Rating]:

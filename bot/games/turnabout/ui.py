@@ -21,7 +21,7 @@ from bot.games.turnabout.service import (
     ReportDone,
     event_name,
 )
-from bot.kit import limits, swiss
+from bot.kit import claims_ui, limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, index, number, word
 from bot.kit.lobby import lobby_button_type
@@ -151,18 +151,20 @@ def event_lines(news: Announcement) -> list[str]:
                 lines += _pairing_lines(news, e)
             case engine.GameDisputed(match=m, game=game, by=by, reason=reason):
                 why = f" ({escape(reason)})" if reason else ""
+                referees = news.call.text() if news.call is not None else mention(news.organizer_id)
                 lines.append(f"⚠️ Match {m}, game {game} is disputed by {mention(u(by))}{why}.{_claims(news, e)} "
-                             f"{mention(news.organizer_id)} decides it with `/turnabout settle match:{m} game:{game}`.")
+                             f"{referees} decides it with `/turnabout settle match:{m} game:{game}`.")
             case engine.GameDecided(match=m, game=game, winner=winner, match_points=points, note=note):
                 result = (f"{mention(u(winner))} won it ({max(points)} MP)" if winner is not None
                           else "a draw (no match points)")
                 noted = f" Note: {escape(note)}" if note else ""
-                lines.append(f"⚖️ Match {m}, game {game} decided by an organizer: {result}.{noted}")
+                who = mention(news.decided_by) if news.decided_by is not None else "an organizer"
+                lines.append(f"⚖️ Match {m}, game {game} decided by {who}: {result}.{noted}")
             case engine.GameLostOnTime(match=m, game=game, flagged=flagged, winner=winner, value_needed=needed):
                 lines.append(
                     f"⏱️ {mention(u(flagged))}'s flag fell: match {m}, game {game} is lost on time; "
                     f"{mention(u(winner))} wins it. Report the winner's {MEASURE[needed]} with "
-                    "`/turnabout report`; the opponent confirms, and an organizer may override."
+                    "`/turnabout report`; the opponent confirms, and an organizer who does not play in it may override."
                 )
             case engine.MatchFinished(result=result, corrected=corrected):
                 lines.append(match_result_line(news, result, corrected=corrected))
@@ -235,8 +237,8 @@ def report_text(pending: PendingGame, *, again: bool = False) -> str:
     verb = "reported" if again else "reports"
     head = "📝 Still waiting: match" if again else "📝 Match"
     return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
-            f"{mention(pending.opponent)} confirms or disputes it, or reports the game too; an organizer can "
-            "also confirm it.")
+            f"{mention(pending.opponent)} confirms or disputes it, or reports the game too; an organizer who does not "
+            "play in it can confirm it for them if they are absent.")
 
 
 def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
@@ -248,12 +250,6 @@ def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> s
     if not game_given and pending.game == 1:
         lines.append("To report game 2, run `/turnabout report` again with `game:2`.")
     return " ".join(lines) or None
-
-
-def answered_report_text(match: int, game: int, status: str) -> str:
-    if status == engine.DISPUTED:
-        return f"⚠️ Match {match}, game {game} is disputed: an organizer decides it."
-    return f"✅ Match {match}, game {game} already has its result."
 
 
 def report_done_text(done: ReportDone) -> str:
@@ -270,9 +266,11 @@ def report_done_text(done: ReportDone) -> str:
         by = f"{mention(done.by)} disputed it" if done.by is not None else "it was disputed"
         return f"⚠️ {head}: {reported}{result}; {by}. An organizer decides it."
     if done.decided:
-        how = "decided by an organizer"
+        how = f"decided by {mention(done.by)}" if done.by is not None else "decided by an organizer"
     elif done.by is None:
         how = "confirmed"
+    elif done.for_absent is not None:
+        how = f"confirmed for {mention(done.by)} (absent) by {mention(done.for_absent)}"
     elif done.unopposed:
         how = f"reported by {mention(done.by)}: final, as their opponent has dropped"
     elif done.by_report:
@@ -288,22 +286,14 @@ def report_done_text(done: ReportDone) -> str:
 
 class ReportButton(
     Component, prefix="tar",
-    parts=(number("event"), index("match", limit=100_000), index("game", limit=3),
-           word("action", ("confirm", "dispute"))),
+    parts=(number("event"), index("match", limit=100_000), index("game", limit=3), word("action", claims_ui.ACTIONS)),
     route=("TurnaboutCog", "on_report_button"),
 ):
-    @classmethod
-    def make(cls, event_id: int, match: int, game: int, action: str) -> ReportButton:
-        style = discord.ButtonStyle.success if action == "confirm" else discord.ButtonStyle.danger
-        custom_id = cls.custom_id_for(event=event_id, match=match, game=game, action=action)
-        return cls(discord.ui.Button(label=action.title(), style=style, custom_id=custom_id))
+    pass
 
 
 def report_view(pending: PendingGame) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
-    for action in ("confirm", "dispute"):
-        view.add_item(ReportButton.make(pending.event_id, pending.match, pending.game, action))
-    return view
+    return claims_ui.answer_view(ReportButton, event=pending.event_id, match=pending.match, game=pending.game)
 
 
 # --- standings, ratings, decklists -----------------------------------------------------------------------
@@ -388,9 +378,11 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = split_messages(event_lines(news))
     if not chunks:
         return None
-    # Only the players a new round calls to play (and the organizer for a dispute) are pinged.
-    return Outgoing(content=chunks[0], continued=chunks[1:],
-                    allowed_mentions=limits.ping(*news.ping) if news.ping else None)
+    # Only the players a new round calls to play (and the referees for a dispute) are pinged.
+    role = news.call.role if news.call is not None and any(isinstance(e, engine.GameDisputed) for e in news.events) \
+        else None
+    pinged = claims_ui.call_mentions(news.ping, role) if news.ping or role else None
+    return Outgoing(content=chunks[0], continued=chunks[1:], allowed_mentions=pinged)
 
 
 @renders(turnabout.DECKLIST, Decklist)

@@ -2,7 +2,7 @@
 
 The league's stored state (read from the bot's database) tells the test who plays whom and what the
 pool holds; every action goes through Discord: slash commands (decklists attached or pasted in the
-form), the Confirm / Reject buttons on reports, the menus that ask which decks, and confirmations.
+form), the Confirm / Dispute buttons on reports, the menus that ask which decks, and confirmations.
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ def legal_deck(state: engine.LeagueState, *, skip: int = 0) -> dict[str, int]:
         if sum(deck.values()) == engine.DECK_SIZE:
             return dict(deck)
     raise AssertionError("the pool cannot make a deck")
+
+
+def set_file(code: str) -> bytes:
+    """A set list to upload (`/421 set add`): 30 commons, 10 uncommons, 5 rares, 2 mythics."""
+    cards = ([f"C,{code} Common {i:02d}" for i in range(30)] + [f"U,{code} Uncommon {i:02d}" for i in range(10)]
+             + [f"R,{code} Rare {i:02d}" for i in range(5)] + [f"M,{code} Mythic {i:02d}" for i in range(2)])
+    return "\n".join(cards).encode()
 
 
 def as_text(deck: dict[str, int]) -> str:

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler.models import BattlerGame
-from bot.kit import outbox
+from bot.kit import claims, outbox
 from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.kit.tables import Actor, TableRef
@@ -145,7 +145,7 @@ async def test_setup_reports_confirmations_and_disputes_persist(db):
     # Nothing is applied until confirmed.
     _, saved = await stored(db, game.id)
     assert engine.BattlerState.from_dict(saved).pairings[0].result is None
-    with pytest.raises(UserError, match="your opponent confirms"):
+    with pytest.raises(UserError, match="your opponent must"):
         await battler.confirm_report(db, game.id, pending.report.id, member(a_user, False))
     with pytest.raises(PermissionDenied):
         await battler.confirm_report(db, game.id, pending.report.id, member(999, False))
@@ -564,7 +564,7 @@ async def test_each_player_tells_their_own_treasures_whichever_way_the_game_is_c
     assert matched.applied is not None and left_after_game(matched, before, p, q) == (1, 0)
     count = (before[r] + 1) % 6  # a count that differs from the one before the game
     pending = await battler.report(db, game.id, player(user[r]), "won", treasures_left=count)
-    done = await battler.confirm_report(db, game.id, pending.report.id, member(ORGANIZER, True))
+    done = await battler.confirm_report(db, game.id, pending.report.id, member(ORGANIZER, True), for_absent=True)
     assert left_after_game(done, before, r, s) == (count, before[s])  # the absent opponent's stay
 
 
@@ -593,3 +593,68 @@ async def test_a_disputed_game_reported_again_is_shown_again_with_the_count(db):
     decided = await battler.decide_report(db, game.id, disputed.dispute.id, "a", member(ORGANIZER, True))
     before = {a: result.game.state.players[a].treasures, b: result.game.state.players[b].treasures}
     assert left_after_game(decided, before, a, b) == (1, 3)
+
+
+async def _organizer_plays(db):
+    """A 4-player game whose organizer (Manage Server) plays, in its PLAY phase: (game, the
+    organizer's pairing, the other pairing)."""
+    organizer = member(ORGANIZER, True)
+    game = await battler.create_game(db, organizer, channel_id=CHANNEL, cube=make_cube(), seed=4242, max_seats=8)
+    for actor in (organizer, player(1001), player(1002), player(1003)):
+        game = await battler.join(db, game.id, actor)
+    result = await battler.begin(db, game.id, organizer)
+    result = await setup_all(db, await deliver(db, result.prompts))
+    state = result.game.state
+    own = next(pr for pr in state.pairings if ORGANIZER in (state.players[s].user_id for s in pr.seats()))
+    other = next(pr for pr in state.pairings if pr is not own)
+    return result.game, own, other
+
+
+async def test_an_organizer_who_plays_cannot_confirm_or_decide_their_own_game(db):
+    """Issue 34 item 1: the organizer who reports `won` can't confirm it, nor decide its dispute."""
+    game, own, _ = await _organizer_plays(db)
+    organizer = member(ORGANIZER, True)
+    users = {s: game.state.players[s].user_id for s in own.seats()}
+    opponent = next(u for u in users.values() if u != ORGANIZER)
+    pending = await battler.report(db, game.id, organizer, "won", treasures_left=2)
+    before = await stored(db, game.id)
+    with pytest.raises(UserError, match="own report"):
+        await battler.confirm_report(db, game.id, pending.report.id, organizer)
+    with pytest.raises(UserError, match="own report"):
+        await battler.confirm_report(db, game.id, pending.report.id, organizer, for_absent=True)
+    assert await stored(db, game.id) == before
+    disputed = await battler.dispute_report(db, game.id, pending.report.id, player(opponent), treasures_left=1)
+    [call] = await queued(db, battler.DISPUTE)
+    assert call.payload["call"] == {"users": [], "role": None}  # not the organizer who plays (no role set)
+    before = await stored(db, game.id)
+    for decision in ("a", "b", "draw", "void"):
+        with pytest.raises(UserError, match="You play in"):
+            await battler.decide_report(db, game.id, disputed.dispute.id, decision, organizer)
+    assert await stored(db, game.id) == before
+    other_organizer = member(300, True)
+    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "draw", other_organizer)
+    assert decided.applied is not None
+
+
+async def test_an_organizer_confirms_another_game_for_the_absent_player_who_may_still_say_their_treasures(db):
+    """Issue 34 item 3: the organizer's Confirm on a game they don't play is confirming for the
+    absent opponent (asked first), who is told by DM and may say their treasures until the PLAY phase ends."""
+    game, own, other = await _organizer_plays(db)
+    organizer = member(ORGANIZER, True)
+    a, b = (game.state.players[s].user_id for s in other.seats())
+    pending = await battler.report(db, game.id, player(a), "won", treasures_left=2)
+    with pytest.raises(claims.AbsentConfirmNeeded) as needed:
+        await battler.confirm_report(db, game.id, pending.report.id, organizer)
+    assert needed.value.absent == b
+    done = await battler.confirm_report(db, game.id, pending.report.id, organizer, for_absent=True)
+    assert done.applied is not None and done.for_absent == ORGANIZER and done.game.state.phase == "play"
+    [dm] = await queued(db, claims.ABSENT_DM)
+    assert dm.user_id == b and dm.payload["by"] == ORGANIZER and "`/battler report`" in dm.payload["dispute"]
+    ended = await battler.answered_report(db, game.id, pending.report.id, GUILD)
+    assert ended is not None and (ended.how, ended.by, ended.absent) == ("confirm", ORGANIZER, b)
+    # The absent player says their treasures (their result stands), once.
+    told = await battler.report(db, game.id, player(b), "lost", treasures_left=1)
+    b_seat = next(s for s in other.seats() if game.state.players[s].user_id == b)
+    assert told.treasures_after == 1 and told.game.state.players[b_seat].treasures == 1
+    with pytest.raises(UserError, match="already been reported"):
+        await battler.report(db, game.id, player(b), "lost", treasures_left=3)

@@ -104,6 +104,17 @@ async def test_only_pod_players_submit_to_a_draft_event(db):
     await submit(db, event, 1001, life_lost=5)
 
 
+async def test_an_organizer_who_played_does_not_reject_their_own_score(db):
+    """Issue 34: as in every claims flow, an organizer who played is a player there: another
+    organizer (or a member with Manage Server) judges their score."""
+    event = await paper_event(db)
+    await submit(db, event, ORGANIZER, life_lost=30)
+    with pytest.raises(UserError, match="so you cannot reject your own score"):
+        await goldfish.reject(db, GUILD, event.id, ORGANIZER, reason="mine", actor=Actor(ORGANIZER, GUILD))
+    rejected = await goldfish.reject(db, GUILD, event.id, ORGANIZER, reason="seen", actor=Actor(300, GUILD, True))
+    assert rejected.submission.status == "rejected"
+
+
 async def test_reject_close_and_leaderboard(db):
     await guild_config.update_config(db, GUILD, leaderboard_channel_id=77)
     await leaderboard.start_season(db, GUILD, "Autumn")

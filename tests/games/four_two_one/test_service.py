@@ -17,7 +17,7 @@ from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import set_lists
 from bot.games.four_two_one.models import FourTwoOneLeague
-from bot.kit import guild_config, outbox
+from bot.kit import claims, guild_config, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import EventResult, OutboxMessage
@@ -235,13 +235,13 @@ async def test_a_report_waits_for_the_opponent_and_the_loser_chooses(db):
                   PermissionDenied, "opponent or an organizer")
     await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, Actor(b, OTHER_GUILD)),
                   PermissionDenied, "another server")
-    await league_service.reject(db, league.id, claim.number, player(b))
+    await league_service.dispute(db, league.id, claim.number, player(b))
     await refused(db, league.id, lambda: league_service.confirm(db, league.id, claim.number, player(b)),
                   Conflict, "no longer waiting")
     assert (await league_service.get_league(db, league.id)).disputes == ("A",)
     again = await league_service.report(db, league.id, player(b), result="draw")  # replaces the disputed report
     assert again.claim is not None and not again.again and again.claim.number != claim.number
-    await league_service.reject(db, league.id, again.claim.number, player(a))
+    await league_service.dispute(db, league.id, again.claim.number, player(a))
     # The opponent's report matching the disputed one counts: they agree after all.
     confirmed = await league_service.report(db, league.id, player(a), result="draw")
     assert confirmed.claim is None and engine.MatchReported("A", match.a, match.b, None) in confirmed.events
@@ -297,16 +297,22 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     pending = await league_service.report(db, league.id, ORG, result="won")
     number = pending.claim.number
     for answer, words in ((league_service.confirm, "cannot confirm your own report"),
-                          (league_service.reject, "cannot reject your own report")):
+                          (league_service.dispute, "cannot dispute your own report")):
         await refused(db, league.id, lambda a=answer: a(db, league.id, number, ORG), UserError, words)
     other_organizer = Actor(300, GUILD, manage_guild=True)
-    confirmed = await league_service.confirm(db, league.id, number, other_organizer)
+    # Issue 34 item 3: for an organizer who does not play in it, confirming is for the absent opponent, asked first.
+    await refused(db, league.id, lambda: league_service.confirm(db, league.id, number, other_organizer),
+                  claims.AbsentConfirmNeeded, "for <@1001> \\(absent\\) asks first")
+    confirmed = await league_service.confirm(db, league.id, number, other_organizer, for_absent=True)
     assert confirmed.league.state.matches[0].result is not None
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
     news = league_service.Announcement.from_payload(announced.payload)
     reported = next(e for e in news.events if isinstance(e, engine.MatchReported))
-    assert news.decided == league_service.Decided(300, "confirmed") and reported.winner == engine.seat_of(
+    assert news.decided == league_service.Decided(300, "confirmed", 1001) and reported.winner == engine.seat_of(
         confirmed.league.state, ORGANIZER)
+    [dm] = await queued(db, claims.ABSENT_DM)
+    assert dm.user_id == 1001 and dm.payload["by"] == 300
+    assert dm.payload["result"] == f"round 1, Match A: <@{ORGANIZER}> won, as <@{ORGANIZER}> reported it"
 
 
 async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_settles(db):
@@ -316,7 +322,7 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
     pending = await league_service.report(db, league.id, player(a), result="won")
     no_dispute = lambda: league_service.settle(db, league.id, ORG, match="A", winner_id=b)  # noqa: E731
     await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # a report waits: not a dispute
-    await league_service.reject(db, league.id, pending.claim.number, player(b))
+    await league_service.dispute(db, league.id, pending.claim.number, player(b))
     await refused(db, league.id, lambda: league_service.settle(db, league.id, player(5), match="A", winner_id=b),
                   PermissionDenied, "organizer")
     await refused(db, league.id, lambda: league_service.settle(db, league.id, ORG, match="B", winner_id=b),
@@ -325,7 +331,7 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
                   UserError, "not playing in Match A")
     playing_organizer = Actor(a, GUILD, manage_guild=True)
     await refused(db, league.id, lambda: league_service.settle(db, league.id, playing_organizer, match="A", winner_id=a),
-                  UserError, "You play in Match A: another organizer settles")
+                  UserError, "You play in Match A, so you cannot settle it")
     await refused(db, league.id, lambda: league_service.settle(db, league.id, Actor(ORGANIZER, OTHER_GUILD,
                   manage_guild=True), match="A", winner_id=b), PermissionDenied, "another server")
     settled = await league_service.settle(db, league.id, ORG, match="a", winner_id=b)
@@ -334,7 +340,7 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
     assert (state.players[match.b].score, state.players[match.a].score) == (2, -1)
     assert state.step.kind == "choose" and state.step.seat == match.a
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
-    assert announced.payload["decided"] == {"by": ORGANIZER, "how": "settled"}
+    assert announced.payload["decided"] == {"by": ORGANIZER, "how": "settled", "absent": None}
     await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # already decided
 
 
@@ -343,10 +349,10 @@ async def test_a_disputed_match_may_be_reported_again_and_settled_as_a_draw(db):
     match = league.state.matches[0]
     a, b = league.user_of(match.a), league.user_of(match.b)
     pending = await league_service.report(db, league.id, player(a), result="won")
-    await league_service.reject(db, league.id, pending.claim.number, player(b))
+    await league_service.dispute(db, league.id, pending.claim.number, player(b))
     again = await league_service.report(db, league.id, player(a), result="draw")  # a new report replaces the dispute
     assert again.claim.number != pending.claim.number and not again.again
-    await league_service.reject(db, league.id, again.claim.number, player(b))
+    await league_service.dispute(db, league.id, again.claim.number, player(b))
     settled = await league_service.settle(db, league.id, ORG, match="A", winner_id=None)
     assert engine.MatchReported("A", match.a, match.b, None) in settled.events
 
@@ -515,8 +521,8 @@ async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db)
     a, b = league.user_of(match.a), league.user_of(match.b)
     rejected = await league_service.report(db, league.id, player(a), result="won")
     await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=504)
-    await league_service.reject(db, league.id, rejected.claim.number, player(b))
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[3:]] == [(504, "reject", b)]
+    await league_service.dispute(db, league.id, rejected.claim.number, player(b))
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[3:]] == [(504, "dispute", b)]
     confirmed = await league_service.report(db, league.id, player(b), result="won")
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=505)
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=509)  # shown again
@@ -525,7 +531,7 @@ async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db)
     # edited by the click that answered it
     await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=507)  # late ids: as it ended
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=508)
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[5:]] == [(507, "reject", b), (508, "confirm", a)]
+    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[5:]] == [(507, "dispute", b), (508, "confirm", a)]
     await league_service.choose(db, league.id, player(a), "A")
     state = (await league_service.get_league(db, league.id)).state
     kept = state.deck(state.players[match.a if league.user_of(match.a) == a else match.b].deck).cards

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout.models import TurnaboutEvent
-from bot.kit import deadlines, guild_config
+from bot.kit import claims, deadlines, guild_config
 from bot.kit.clock import rules as clock_rules
 from bot.kit.clock import service as clock
 from bot.kit.errors import Conflict, PermissionDenied, UserError
@@ -268,7 +268,8 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     # The opponent reports the same result (no number needed): that confirms it.
     matched = await turnabout.report(db, event.id, player(b), result="lost")
     assert matched.confirmed and matched.pending is None and matched.game == 1
-    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) == engine.FINAL
+    answered = await turnabout.answered_report(db, event.id, m.number, 1, GUILD)
+    assert answered is not None and answered.status == engine.FINAL and answered.winner == a
     assert await turnabout.answered_report(db, event.id, m.number, 1, OTHER_GUILD) is None
     assert await turnabout.answered_report(db, event.id, 999, 1, GUILD) is None
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
@@ -572,3 +573,67 @@ async def test_a_report_against_a_dropped_player_is_final_and_says_so(db):
     out = await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
     assert out.pending is None and out.done is not None and out.done.unopposed and out.done.by == a
     assert out.done.status == engine.FINAL and out.done.winner == a and out.done.value == 5
+
+
+async def _organizer_plays(db):
+    """An event whose organizer (Manage Server) plays: (event, the organizer's match, the other match)."""
+    playing_organizer = Actor(1000, GUILD, manage_guild=True)
+    event = await turnabout.create_event(db, playing_organizer, channel_id=CHANNEL, seed=7)
+    for i in range(4):
+        actor = playing_organizer if i == 0 else player(1000 + i)
+        await turnabout.join(db, event.id, actor, deck=f"Deck {i}", scoring="dominaria")
+    await turnabout.begin(db, event.id, playing_organizer)
+    event = (await turnabout.pair(db, event.id, playing_organizer)).event
+    own = next(m for m in event.state.round_matches() if 1000 in (user_of(event, m.a), user_of(event, m.b)))
+    other = next(m for m in event.state.round_matches() if m is not own)
+    return playing_organizer, event, own, other
+
+
+async def test_an_organizer_who_plays_cannot_settle_their_own_match_and_settling_another_names_them(db):
+    """Issue 34 item 1: `/turnabout settle` judges the seat; the channel names who decided."""
+    organizer, event, own, other = await _organizer_plays(db)
+    opponent = user_of(event, own.b) if user_of(event, own.a) == 1000 else user_of(event, own.a)
+    await turnabout.report(db, event.id, organizer, result="lost", value=5, game=1)
+    await turnabout.confirm(db, event.id, own.number, 1, player(opponent))
+    before = (await turnabout.get_event(db, event.id)).state.to_dict()
+    with pytest.raises(UserError, match="You play in match"):
+        await turnabout.settle(db, event.id, organizer, match=own.number, game=1, winner_id=1000, value=9)
+    assert (await turnabout.get_event(db, event.id)).state.to_dict() == before
+    c = user_of(event, other.a)
+    await turnabout.settle(db, event.id, organizer, match=other.number, game=1, winner_id=c, value=4)
+    [decided] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
+                 if any(e["type"] == "turnabout.GameDecided" for e in msg.payload["events"])]
+    assert decided.payload["decided_by"] == 1000
+
+
+async def test_an_organizer_confirming_another_match_confirms_for_the_absent_player(db):
+    """Issue 34 item 3: an organizer who does not play in the match confirms only as its own action
+    (asked first): the game is confirmed for the absent opponent, who is told by DM."""
+    organizer, event, own, other = await _organizer_plays(db)
+    c, d = user_of(event, other.a), user_of(event, other.b)
+    await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)
+    with pytest.raises(claims.AbsentConfirmNeeded) as needed:
+        await turnabout.confirm(db, event.id, other.number, 1, organizer)
+    assert needed.value.absent == d
+    assert (await turnabout.get_event(db, event.id)).state.match(other.number).games[0].status == engine.REPORTED
+    done = (await turnabout.confirm(db, event.id, other.number, 1, organizer, for_absent=True)).done
+    assert done.status == engine.FINAL and not done.decided and done.by == d and done.for_absent == 1000
+    assert not any(any(e["type"] == "turnabout.GameDecided" for e in msg.payload["events"])
+                   for msg in await queued(db, turnabout.ANNOUNCE))  # confirmed, not "decided by an organizer"
+    [dm] = await queued(db, claims.ABSENT_DM)
+    assert dm.user_id == d and dm.payload["by"] == 1000 and "/turnabout settle" in dm.payload["dispute"]
+    assert dm.payload["result"] == (f"match {other.number}, game 1: <@{c}> won (life total: 5), as <@{c}> reported it")
+
+
+async def test_a_dispute_in_the_organizers_own_match_calls_the_organizer_role(db):
+    """Issue 34 item 1: a dispute calls the referees, not the organizer who plays in it."""
+    organizer, event, own, other = await _organizer_plays(db)
+    await guild_config.update_config(db, GUILD, organizer_role_id=777)
+    opponent = user_of(event, own.b) if user_of(event, own.a) == 1000 else user_of(event, own.a)
+    await turnabout.report(db, event.id, organizer, result="won", value=5, game=1)
+    await turnabout.dispute(db, event.id, own.number, 1, player(opponent))
+    [call] = [msg for msg in await queued(db, turnabout.ANNOUNCE)
+              if any(e["type"] == "turnabout.GameDisputed" for e in msg.payload["events"])]
+    assert call.payload["ping"] == [] and call.payload["call"]["role"] == 777
+    with pytest.raises(UserError, match="You play in match"):
+        await turnabout.settle(db, event.id, organizer, match=own.number, game=1, winner_id=1000, value=5)

@@ -66,7 +66,7 @@ def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
                                        "(**15 MP**). <@11> confirms or disputes it, or reports the game too; an "
-                                       "organizer can also confirm it.")
+                                       "organizer who does not play in it can confirm it for them if they are absent.")
     assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
     assert ui.repeated_note(pending, differs=False, game_given=False) is None
     assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)

@@ -1,0 +1,149 @@
+"""The Discord side of the claims flow (`bot.kit.claims`): the same buttons and words in every format
+([Confirm] [Dispute]), the question an organizer is asked before confirming for an absent player, the
+DM that tells that player, and the private answer to a late click on a report that already has its
+result."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import discord
+
+from bot.kit import limits
+from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
+from bot.kit.confirm import Done, confirm_then_act
+from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.dispatch import Component
+from bot.kit.errors import UserError
+from bot.store.db import Database
+
+LABELS = {"confirm": "Confirm", "dispute": "Dispute"}
+STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle.danger}
+LATE = "That report was already answered (its message shows how, now): your click changed nothing."
+
+
+def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
+    """One of a report's two buttons, [Confirm] or [Dispute], for the format's component class
+    (whose `action` part says which)."""
+    custom_id = component_type.custom_id_for(action=action, **parts)
+    return component_type(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+
+
+def answer_view(component_type: type[Component], **parts: object) -> discord.ui.View:
+    """A waiting report's buttons: [Confirm] [Dispute]."""
+    view = discord.ui.View(timeout=None)
+    for action in ACTIONS:
+        view.add_item(answer_button(component_type, action, **parts))
+    return view
+
+
+async def _name(interaction: discord.Interaction, user_id: int) -> str:
+    """A member's display name for a button label (plain text: a label renders no mention): from the
+    cache, else asked of Discord (the bot has no members intent)."""
+    guild = interaction.guild
+    member = guild.get_member(user_id) if guild is not None else None
+    if member is None and guild is not None:
+        try:
+            member = await guild.fetch_member(user_id)
+        except discord.HTTPException:
+            member = None
+    return member.display_name if member is not None else "the opponent"
+
+
+async def confirm_for_absent(
+    interaction: discord.Interaction, needed: AbsentConfirmNeeded, act: Callable[[], Awaitable[str]], *, db: Database,
+) -> bool:
+    """An organizer who does not play in the match pressed Confirm: ask first, naming the action
+    ("Confirm for <name> (absent)"), then `act` (the service confirming with `for_absent=True`): the
+    prompt and the report message pressed show what it returns (the channel sees the organizer's
+    name there; the service edits any other copy)."""
+    pressed = interaction.message
+    label = limits.clip(f"Confirm for {await _name(interaction, needed.absent)} (absent)", limits.BUTTON_LABEL)
+    question = (f"<@{needed.absent}> has not answered this report. Confirm {needed.what} for them (absent)? The "
+                "result counts as reported, the channel names you, and they are told by DM how to dispute it.")
+
+    async def act_and_edit() -> Done:
+        text = limits.clip(await act(), limits.CONTENT)
+
+        async def edit_pressed() -> None:
+            if pressed is not None and not pressed.flags.ephemeral:
+                try:
+                    await pressed.edit(content=text, view=None, allowed_mentions=discord.AllowedMentions.none())
+                except discord.HTTPException:  # deleted meanwhile: the result is announced anyway
+                    pass
+
+        return Done(text, after=edit_pressed)
+
+    return await confirm_then_act(interaction, question, act_and_edit, db=db, yes=label)
+
+
+async def late_click(interaction: discord.Interaction, result: str) -> None:
+    """A click on a copy of a report that already has its result (its edit was lost): the copy
+    becomes the result it stands for, and only the clicker is told."""
+    await interaction.response.edit_message(content=limits.clip(result, limits.CONTENT), view=None,
+                                            allowed_mentions=discord.AllowedMentions.none())
+    await interaction.followup.send(LATE, ephemeral=True)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A report answered by a button: what its message says from then on; for a dispute that the
+    channel must hear of, the call (`call_text`, pinging `call`)."""
+
+    text: str
+    call: Call | None = None
+    call_text: str = ""
+
+
+async def on_answer(
+    interaction: discord.Interaction, *, db: Database, answer: Callable[[bool], Awaitable[Answered]],
+    late: Callable[[], Awaitable[str | None]] | None = None,
+) -> None:
+    """A press on a report's [Confirm] or [Dispute], the same in every format: `answer(for_absent)`
+    runs the service. The pressed message becomes the answer; an organizer who does not play in the
+    match is asked first (`confirm_for_absent`: the service is called again with `for_absent=True`,
+    and edits the report's messages itself); a refused press on a copy of a report that already has
+    its result (`late()`: that result's text, or None when the refusal stands) is a late click."""
+    try:
+        answered = await answer(False)
+    except AbsentConfirmNeeded as needed:
+
+        async def for_them() -> str:
+            return (await answer(True)).text
+
+        await confirm_for_absent(interaction, needed, for_them, db=db)
+        return
+    except UserError:
+        shown = await late() if late is not None else None
+        if shown is None:
+            raise
+        await late_click(interaction, shown)
+        return
+    await interaction.response.edit_message(content=limits.clip(answered.text, limits.CONTENT), view=None,
+                                            allowed_mentions=discord.AllowedMentions.none())
+    if answered.call is not None and answered.call_text:
+        await interaction.followup.send(limits.clip(answered.call_text, limits.CONTENT),
+                                        allowed_mentions=call_mentions(answered.call.users, answered.call.role))
+
+
+def check_winner_or_draw(winner: object | None, draw: bool) -> None:
+    """A decision's options (settle): a winner, or `draw:True`; not both, not neither."""
+    if (winner is None) != draw:
+        raise UserError("Give either the winner or draw:True.")
+
+
+def call_mentions(users: tuple[int, ...], role: int | None) -> discord.AllowedMentions:
+    """Ping exactly whom a dispute calls: users, or the organizer role."""
+    roles = [discord.Object(id=role)] if role is not None else False
+    return discord.AllowedMentions(everyone=False, users=[discord.Object(id=u) for u in users], roles=roles)
+
+
+@renders(ABSENT_DM, AbsentConfirmed)
+async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
+    text = (f"ℹ️ {told.table} (<#{told.channel_id}>): you had not answered, so <@{told.by}>, an organizer who does "
+            f"not play in your match, confirmed it for you: {told.result}. {told.dispute}")
+    return Outgoing(content=limits.clip(text, limits.CONTENT))
+
+
+__all__ = ["ACTIONS", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

@@ -1,0 +1,78 @@
+"""The kit's claims flow (issue 34): who answers a report, who decides a match, whom a dispute calls,
+on both backends (the organizer role is read from the server's settings)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from bot.kit import claims, claims_ui, guild_config
+from bot.kit.errors import PermissionDenied, UserError
+from bot.kit.tables import Actor
+from tests.common import CHANNEL, GUILD, OTHER_GUILD
+
+ORGANIZER, OTHER_ORGANIZER, REPORTER, OPPONENT, OUTSIDER = 100, 300, 1001, 1002, 1003
+ROW = SimpleNamespace(organizer_id=ORGANIZER, guild_id=GUILD, channel_id=CHANNEL)
+
+
+async def test_who_answers_a_report(db):
+    async with db.read() as session:
+        async def role(actor: Actor, action: str = claims.CONFIRM, players=(REPORTER, OPPONENT)) -> str:
+            return await claims.answerer(session, "event", ROW, actor, players=players, reporter=REPORTER,
+                                         action=action)
+
+        assert await role(Actor(OPPONENT, GUILD)) == claims.OPPONENT
+        assert await role(Actor(OPPONENT, GUILD), claims.DISPUTE) == claims.OPPONENT
+        assert await role(Actor(ORGANIZER, GUILD)) == claims.REFEREE  # the table's organizer, not playing
+        assert await role(Actor(OTHER_ORGANIZER, GUILD, manage_guild=True)) == claims.REFEREE
+        # An organizer who plays is a player there: as the opponent they answer, never as a referee.
+        assert await role(Actor(ORGANIZER, GUILD), players=(REPORTER, ORGANIZER)) == claims.OPPONENT
+        with pytest.raises(UserError, match="cannot confirm your own report"):
+            await role(Actor(REPORTER, GUILD, manage_guild=True))
+        with pytest.raises(PermissionDenied, match="Only the reporter's opponent can dispute"):
+            await role(Actor(ORGANIZER, GUILD), claims.DISPUTE)
+        with pytest.raises(PermissionDenied, match="opponent or an organizer who does not play"):
+            await role(Actor(OUTSIDER, GUILD))
+        with pytest.raises(PermissionDenied, match="another server"):
+            await role(Actor(OPPONENT, OTHER_GUILD))
+
+
+async def test_who_decides_a_match_and_whom_a_dispute_calls(db):
+    async with db.read() as session:
+        await claims.require_referee(session, "event", ROW, Actor(ORGANIZER, GUILD), players=(REPORTER, OPPONENT),
+                                     match="match 1")
+        with pytest.raises(UserError, match="You play in match 1, so you cannot decide it"):
+            await claims.require_referee(session, "event", ROW, Actor(ORGANIZER, GUILD),
+                                         players=(REPORTER, ORGANIZER), match="match 1")
+        with pytest.raises(PermissionDenied):
+            await claims.require_referee(session, "event", ROW, Actor(OUTSIDER, GUILD), players=(REPORTER, OPPONENT),
+                                         match="match 1")
+        assert await claims.dispute_call(session, ROW, (REPORTER, OPPONENT)) == claims.Call(users=(ORGANIZER,))
+        nobody = await claims.dispute_call(session, ROW, (REPORTER, ORGANIZER))
+        assert nobody == claims.Call() and nobody.text() == claims.REFEREE_WORDS
+    await guild_config.update_config(db, GUILD, organizer_role_id=777)
+    async with db.read() as session:
+        role = await claims.dispute_call(session, ROW, (REPORTER, ORGANIZER))
+        assert role == claims.Call(role=777) and role.text().startswith("<@&777>")
+
+
+def test_answered_reports_are_remembered_a_while():
+    bookkeeping: dict = {}
+    for number in range(1, claims.MAX_ANSWERED + 3):
+        claims.remember_answer(bookkeeping, number, how="confirm", by=number)
+    assert claims.answer_of(bookkeeping, 1) is None and claims.answer_of(bookkeeping, 2) is None
+    assert claims.answer_of(bookkeeping, claims.MAX_ANSWERED + 2) == {"how": "confirm", "by": claims.MAX_ANSWERED + 2}
+    assert len(bookkeeping["answered"]) == claims.MAX_ANSWERED
+
+
+async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it():
+    told = claims.AbsentConfirmed(GUILD, CHANNEL, OPPONENT, ORGANIZER, "Turnabout #3", "match 1, game 1: <@1001> won",
+                                  "If that is wrong, tell an organizer who does not play in your match.")
+    sent = await claims_ui.absent_confirmed(told, None)
+    assert sent.content == (f"ℹ️ Turnabout #3 (<#{CHANNEL}>): you had not answered, so <@{ORGANIZER}>, an organizer who "
+                            "does not play in your match, confirmed it for you: match 1, game 1: <@1001> won. If that "
+                            "is wrong, tell an organizer who does not play in your match.")
+    message = claims.absent_dm(ROW, absent=OPPONENT, by=ORGANIZER, table="Turnabout #3", result="r", dispute="d")
+    assert (message.kind, message.user_id, message.guild_id) == (claims.ABSENT_DM, OPPONENT, GUILD)
+    assert claims.AbsentConfirmed.from_payload(message.payload).channel_id == CHANNEL
