@@ -55,8 +55,8 @@ Public API (for the command layer)
     are the service's business: the engine trusts the caller for organizer operations.
 
 Rules decisions (where FORMATS.md is silent)
-    * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
-      Platinum Angel, reports 0: 10 MP either way), library 0..10,000 (a library can grow past
+    * Sane maxima for the reported number: life −1,000,000..1,000,000 (a winner below 0, e.g.
+      with Platinum Angel, is recorded and scored as 0: 10 MP, as FORMATS.md says), library 0..10,000 (a library can grow past
       any list), poison 0..1,000 (a winner with 10 or more, e.g. with Platinum Angel, scores the
       clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
@@ -357,11 +357,12 @@ class DeckRejected(TurnaboutError):
 # --------------------------------------------------------------------------- scoring
 
 
-def _count(value: object, what: str, maximum: int) -> int:
+def _count(value: object, what: str, maximum: int, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidScore(f"The {what} must be a whole number.")
-    if value < 0:
-        raise InvalidScore(f"The {what} cannot be negative.")
+    if value < minimum:
+        raise InvalidScore(f"The {what} cannot be negative." if minimum == 0
+                           else f"The {what} cannot be less than {minimum:,}.")
     if value > maximum:
         raise InvalidScore(f"The {what} cannot be more than {maximum:,}.")
     return value
@@ -375,7 +376,8 @@ def match_points(
     Dominaria: 10 + the winner's ``life``; Tolaria: 10 + ⌈the winner's ``library`` / 2⌉;
     Phyrexia: 30 − 2 × the winner's ``poison``; clamped to [10, 30]. The value the option
     needs must be given; every value given must be a whole number within
-    [0, MAX_LIFE / MAX_LIBRARY / MAX_POISON].
+    [0, MAX_LIBRARY / MAX_POISON], or for life [−MAX_LIFE, MAX_LIFE]: a winner below 0 life counts
+    as 0 (FORMATS.md §3), as Phyrexia's clamp takes a winner with 10 or more poison.
     """
     if option not in SCORING_OPTIONS:
         raise InvalidScore(f"Unknown scoring option {option!r} (choose {', '.join(SCORING_OPTIONS)}).")
@@ -388,12 +390,12 @@ def match_points(
     }
     for key, value in given.items():
         if value is not None:
-            _count(value, f"winner's {words[key]}", limits[key])
+            _count(value, f"winner's {words[key]}", limits[key], minimum=-MAX_LIFE if key == "life" else 0)
     needed = OPTION_MEASURE[option]
     value = given[needed]
     if value is None:
         raise InvalidScore(f"{option.title()} scoring needs the winner's {words[needed]}.")
-    raw = {"life": 10 + value, "library": 10 + math.ceil(value / 2), "poison": 30 - 2 * value}[needed]
+    raw = {"life": 10 + max(0, value), "library": 10 + math.ceil(value / 2), "poison": 30 - 2 * value}[needed]
     return min(MAX_MATCH_POINTS, max(MIN_MATCH_POINTS, raw))
 
 
@@ -479,8 +481,11 @@ def oracle_ban(card: OracleText) -> str | None:
     * an **ante** card: its rules text (reminder text aside) uses the word "ante";
     * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
       they own *from outside the game* and put it into their hand;
-    * any other text that brings a card in **from outside the game** (the wishes, Ring of Ma'rûf,
-      Research, Karn, the Great Creator, …), reminder text included.
+    * any other rules text that brings a card in **from outside the game** (the wishes, Ring of
+      Ma'rûf, Research, Karn, the Great Creator, …).
+
+    Reminder text never counts (FORMATS.md §3): a companion's reminder says it comes "from outside
+    the game", but with no sideboard a companion is simply a card of the main deck.
 
     The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
     Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
@@ -494,7 +499,7 @@ def oracle_ban(card: OracleText) -> str | None:
         return ANTE
     if _LEARN_WORD.search(rules):
         return LEARN
-    if _FROM_OUTSIDE.search(text):
+    if _FROM_OUTSIDE.search(rules):
         return OUTSIDE
     return None
 
@@ -529,7 +534,9 @@ def deck_problems(
             "(join with a bigger deck without a list)."
         )
     if sideboard:
-        problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
+        problems.append(
+            "Turnabout uses no sideboard: remove that section (a companion is played as a card of the main deck)."
+        )
     banned: Counter[tuple[str, str]] = Counter()
     for count, name in cards:
         found = _ban(name, known)
@@ -951,6 +958,16 @@ def _losing_option(state: TurnaboutState, match: Match, game: Game, winner: int)
     return state.players[owner].scoring
 
 
+def _recorded_value(state: TurnaboutState, match: Match, game: Game, winner: int | None, value: int | None) -> int | None:
+    """The number as it is recorded: none for a draw; a winner's life below 0 as 0 (it scores so)."""
+    if winner is None or value is None:
+        return None
+    if OPTION_MEASURE[_losing_option(state, match, game, winner)] == "life" and isinstance(value, int) and value < 0:
+        _game_points(state, match, game, winner, value)  # still refuses a number out of range
+        return 0
+    return value
+
+
 def _check_winner(match: Match, winner: int | None) -> None:
     if winner is not None and winner not in match.seats():
         raise NotInMatch("The winner must be one of the two players of this match (or None for a draw).")
@@ -1343,6 +1360,7 @@ def report_game(
     m = _players_match(state, seat, match)
     g = report_target(state, seat, game=game, match=m.number)
     _check_winner(m, winner)
+    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     if g.status == REPORTED:
         if g.reported_by == seat:
             raise ReportWaiting(m.number, g.number)
@@ -1432,6 +1450,7 @@ def decide_game(
     g = _find_game(m, game, ())
     assert g is not None
     _check_winner(m, winner)
+    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     points = _game_points(state, m, g, winner, value)
     was_finished = m.finished
     g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)

@@ -131,7 +131,7 @@ def test_match_points_never_below_ten():
 @pytest.mark.parametrize(
     ("option", "kwargs", "match"),
     [
-        ("dominaria", {"life": -1}, "negative"),
+        ("dominaria", {"life": -t.MAX_LIFE - 1}, "cannot be less than"),
         ("tolaria", {"library": -3}, "negative"),
         ("phyrexia", {"poison": -1}, "negative"),
         ("dominaria", {"life": t.MAX_LIFE + 1}, "more than"),
@@ -142,7 +142,7 @@ def test_match_points_never_below_ten():
         ("dominaria", {}, "needs the winner's life"),
         ("tolaria", {"life": 20}, "needs the winner's number of cards"),
         ("phyrexia", {"library": 3}, "needs the winner's number of poison"),
-        ("phyrexia", {"poison": 1, "life": -5}, "negative"),
+        ("phyrexia", {"poison": 1, "library": -5}, "negative"),
         ("other", {"life": 1}, "Unknown scoring option"),
     ],
 )
@@ -1053,3 +1053,49 @@ def test_random_events_round_trip_and_keep_the_invariants(seed, n, steps):
         assert len(seats) == len(set(seats))  # nobody twice in a round
         dropped_before = {p.seat for p in state.players if p.dropped and p.dropped_in_round < r}
         assert not dropped_before & set(seats)
+
+
+# --------------------------------------------------------------------------- issue 34: companions, life below 0
+
+LURRUS = ("Lifelink\nEach other creature card in your graveyard has escape. …\n"
+          "Companion — Each permanent card in your starting deck has mana value 2 or less. (If this card is your "
+          "chosen companion, you may put it into your hand from outside the game for {3} as a sorcery.)")
+
+
+def test_a_companion_is_a_legal_card_of_the_main_deck():
+    """The bans read the rules text: a companion's "from outside the game" is reminder text only."""
+    assert t.oracle_ban(t.OracleText("Lurrus of the Dream-Den", LURRUS)) is None
+    oracle = {"Lurrus of the Dream-Den": t.OracleText("Lurrus of the Dream-Den", LURRUS)}
+    cards, problems = t.check_decklist("1 Lurrus of the Dream-Den\n59 Plains\n", oracle=oracle)
+    assert problems == [] and (1, "Lurrus of the Dream-Den") in cards
+    # A wish still says it in its rules text.
+    assert t.oracle_ban(t.OracleText("Burning Wish", ORACLE["Burning Wish"])) == t.OUTSIDE
+
+
+def test_a_companion_section_is_refused_with_the_way_to_play_it():
+    _, problems = t.check_decklist("Companion\n1 Lurrus of the Dream-Den\n\nDeck\n60 Plains\n")
+    assert problems == ["Turnabout uses no sideboard: remove that section (a companion is played as a card of "
+                        "the main deck)."]
+
+
+def test_a_dominaria_winner_below_zero_life_scores_as_zero():
+    assert t.match_points("dominaria", life=-7) == 10
+    assert t.match_points("dominaria", life=-t.MAX_LIFE) == 10
+    with pytest.raises(InvalidScore, match="cannot be less than"):
+        t.match_points("dominaria", life=-t.MAX_LIFE - 1)
+    with pytest.raises(InvalidScore, match="negative"):
+        t.match_points("tolaria", library=-1)
+    with pytest.raises(InvalidScore, match="negative"):
+        t.match_points("phyrexia", poison=-1)
+
+
+def test_a_report_of_a_winner_below_zero_life_is_recorded_as_zero():
+    state = make_event(4, options=["dominaria"] * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    reported = t.report_game(state, m.b, winner=m.a, value=-3, game=1)
+    assert reported[0].value == 0 and reported[0].match_points == (10, 0)
+    t.confirm_game(state, m.a, game=1)
+    assert m.games[0].value == 0
+    decided = t.decide_game(state, m.number, 2, winner=m.b, value=-12)
+    assert decided[0].value == 0 and m.games[1].value == 0 and decided[0].match_points == (0, 10)

@@ -237,8 +237,8 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     # Bad input changes nothing.
     with pytest.raises(UserError, match="needs the winner's"):
         await turnabout.report(db, event.id, player(a), result="won")
-    with pytest.raises(UserError, match="negative"):
-        await turnabout.report(db, event.id, player(a), result="won", value=-1)
+    with pytest.raises(UserError, match="negative|less than"):  # life below 0 counts as 0, but not without end
+        await turnabout.report(db, event.id, player(a), result="won", value=-10**7)
     with pytest.raises(UserError, match="cannot be more than"):
         await turnabout.report(db, event.id, player(a), result="won", value=10**7)
     with pytest.raises(PermissionDenied, match="not registered"):
