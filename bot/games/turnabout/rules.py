@@ -157,6 +157,7 @@ __all__ = [
     "RegistrationClosed",
     "ReportWaiting",
     "RoundFinished",
+    "RoundsCut",
     "RoundPaired",
     "RoundUnfinished",
     "Settings",
@@ -187,6 +188,7 @@ __all__ = [
     "oracle_ban",
     "pair_next_round",
     "placement_multiplier",
+    "playable_rounds",
     "rating_award",
     "register",
     "report_game",
@@ -854,6 +856,16 @@ class PlayerDropped(Event):
 
 
 @dataclass(frozen=True)
+class RoundsCut(Event):
+    """After a drop the players left cannot play every scheduled round without a rematch: the
+    schedule keeps the ``rounds`` they can (``scheduled`` before)."""
+
+    scheduled: int
+    rounds: int
+    round_over: bool  # the round just played was the last: the event can end now
+
+
+@dataclass(frozen=True)
 class StandingRow:
     rank: int
     seat: int
@@ -937,6 +949,13 @@ def _check_rounds(state: TurnaboutState, rounds: int) -> None:
     players = len(state.players)
     if players >= MIN_PLAYERS and rounds > swiss.max_rounds(players):
         raise TooManyRounds(players, rounds)
+    if state.phase == RUNNING and rounds > state.round and any(p.dropped for p in state.players):
+        most = state.round + playable_rounds(state, rounds - state.round)
+        if rounds > most:
+            raise InvalidSetting(
+                f"The players still in can play at most {most} rounds without anyone meeting the same "
+                f"opponent twice."
+            )
 
 
 def _game_points(
@@ -1272,14 +1291,14 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
         listed = ", ".join(str(n) for n in unfinished[:10])
         raise RoundUnfinished(f"Round {state.round} is not finished yet (open matches: {listed}).")
     if state.round >= state.settings.rounds:
-        raise WrongPhase(
-            f"All {state.settings.rounds} rounds have been played: end the event (or add a round)."
-        )
+        played = (f"All {state.settings.rounds} rounds have" if state.settings.rounds > 1
+                  else "The event's one round has")
+        raise WrongPhase(f"{played} been played: end the event (or add a round).")
+    if len(state.players) < MIN_PLAYERS:
+        raise NotEnoughPlayers(f"An event needs at least {MIN_PLAYERS} players; {len(state.players)} registered.")
     active = [p.seat for p in state.players if not p.dropped]
-    if len(active) < MIN_PLAYERS:
-        raise NotEnoughPlayers(
-            f"Pairing needs at least {MIN_PLAYERS} players still in; there are {len(active)}."
-        )
+    if len(active) < 2:  # (the schedule is cut to the rounds played first: see drop)
+        raise NotEnoughPlayers(f"Pairing needs at least 2 players still in; there are {len(active)}.")
 
     number = state.round + 1
     pairing = swiss.pair_round(
@@ -1503,7 +1522,34 @@ def drop(state: TurnaboutState, seat: int) -> list[Event]:
     p.dropped, p.dropped_in_round = True, state.round
     open_match = current_match(state, seat)
     still_open = open_match.number if open_match is not None and not open_match.finished else None
-    return [PlayerDropped(seat, state.round, still_open)]
+    return [PlayerDropped(seat, state.round, still_open), *_cut_unplayable_rounds(state)]
+
+
+def _paired_so_far(state: TurnaboutState) -> list[swiss.Result]:
+    """Every match and bye paired so far, finished or not, without points: who has met whom."""
+    return [swiss.Result(m.a, m.b, 0, 0) if m.b is not None else swiss.Result.bye(m.a, 0) for m in state.matches]
+
+
+def playable_rounds(state: TurnaboutState, limit: int) -> int:
+    """How many rounds after the current one the players still in can play, at most ``limit``,
+    with nobody meeting an opponent twice (FORMATS.md §3: never the same opponent twice)."""
+    active = [p.seat for p in state.players if not p.dropped]
+    return swiss.playable_rounds(active, _paired_so_far(state), limit=limit)
+
+
+def _cut_unplayable_rounds(state: TurnaboutState) -> list[Event]:
+    """Drop from the schedule the rounds the players left can no longer play without a rematch
+    (a drop never stops an event while they can: three players pair with a bye)."""
+    scheduled = state.settings.rounds
+    left = scheduled - state.round
+    if left <= 0:
+        return []
+    can = playable_rounds(state, left)
+    if can >= left:
+        return []
+    state.settings.rounds = max(1, state.round + can)
+    round_over = state.round > 0 and all(m.finished for m in state.round_matches())
+    return [RoundsCut(scheduled, state.settings.rounds, round_over)]
 
 
 def end_event(state: TurnaboutState) -> list[Event]:

@@ -62,7 +62,7 @@ REPORT_DONE = "turnabout.report_done"  # edit: a report message answered elsewhe
 # itself, posted and then edited by the cog).
 PUBLIC_EVENTS = (
     engine.RegistrationClosed, engine.RoundPaired, engine.GameDisputed, engine.GameDecided,
-    engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped,
+    engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped, engine.RoundsCut,
 )
 
 
@@ -235,7 +235,7 @@ def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
         if isinstance(e, engine.RoundPaired):
             seats = [seat for plan in e.matches for seat in (plan.a, plan.b)]
             ping += [state.players[seat].user_id for seat in (*seats, *([e.bye] if e.bye is not None else []))]
-        elif isinstance(e, engine.GameDisputed | engine.RoundFinished):
+        elif isinstance(e, engine.GameDisputed | engine.RoundFinished | engine.RoundsCut):
             ping.append(row.organizer_id)
     return Announcement(
         row.id, row.organizer_id, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),

@@ -434,13 +434,21 @@ async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
     assert (default.clock.state.mode, default.clock.state.base) == ("delay", 600)
 
 
-async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db):
-    event = await registered(db, 4, rounds=2)
+async def test_three_left_pair_with_a_bye_rounds_nobody_can_play_are_cut_and_cancel_records_nothing(db):
+    event = await registered(db, 4, rounds=3)
     await turnabout.begin(db, event.id, ORG)
     event = await play_round(db, (await turnabout.pair(db, event.id, ORG)).event)
     await turnabout.drop(db, event.id, player(1000))
+    paired = (await turnabout.pair(db, event.id, ORG)).event.state.round_matches()
+    assert sorted(m.b is None for m in paired) == [False, True]  # one match and a bye
+    event = await play_round(db, await turnabout.get_event(db, event.id))
+    left = [p.user_id for p in event.state.players if not p.dropped]
+    await turnabout.drop(db, event.id, player(left[0]))
+    await turnabout.drop(db, event.id, player(left[1]))
+    announced = [e["type"] for msg in await queued(db, turnabout.ANNOUNCE) for e in msg.payload["events"]]
+    assert announced.count("turnabout.RoundsCut") == 1
     before = (await turnabout.get_event(db, event.id)).version
-    with pytest.raises(UserError, match="at least 4 players still in; there are 3"):
+    with pytest.raises(UserError, match="All 2 rounds have been played"):
         await turnabout.pair(db, event.id, ORG)
     assert (await turnabout.get_event(db, event.id)).version == before
     with pytest.raises(PermissionDenied):
