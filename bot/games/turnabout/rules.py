@@ -89,8 +89,11 @@ Rules decisions (where FORMATS.md is silent)
       a rematch (:func:`bot.kit.swiss.max_rounds`: N − 1 for an even N, N for an odd N,
       each sitting out once): closing registration refuses it (:class:`TooManyRounds`).
     * Pairing looks ahead to the last scheduled round: each round leaves the rounds after it a
-      way to be paired without a rematch (:func:`bot.kit.swiss.pair_round`). After drops
-      that may become impossible; then the fewest rematches, announced (``RoundPaired.rematches``).
+      way to be paired without a rematch (:func:`bot.kit.swiss.pair_round`). A drop never
+      stops an event while the players still in can be paired without a rematch (two or more:
+      three pair with a bye); the rounds they can no longer play so are dropped from the schedule
+      at once (:class:`RoundsCut`, announced; :func:`playable_rounds`) and cannot be added back.
+      A later drop does not bring a dropped round back.
     * "Other" scoring options the organizer might allow are not implemented: only the three
       named options have a formula.
 """

@@ -320,6 +320,8 @@ async def create_event(
     players start with `/clock` (off, delay or bronstein)."""
     if clock not in CLOCK_MODES:
         raise UserError(f"The clock is one of {', '.join(CLOCK_MODES)}.")
+    if clock == "off" and (clock_minutes is not None or clock_increment is not None):
+        raise UserError("The clock's minutes and increment need clock:delay or clock:bronstein.")
     settings = engine.Settings(rounds=rounds, bye_vp=bye_vp, clock=clock != "off",
                                clock_mode=clock if clock != "off" else "delay")
     if clock_minutes is not None:

@@ -36,6 +36,11 @@ OPTION_RULES = {
     "tolaria": "Tolaria: 10 + half the winner's library (rounded up)",
     "phyrexia": "Phyrexia: 30 − 2 × the winner's poison",
 }
+CLOCK_MODES = {  # /turnabout start's clock choices
+    "off": "off: no chess clock; a /clock decides no game (default)",
+    "delay": "delay: each move's first seconds are free (10 min per game, 3 s unless set)",
+    "bronstein": "bronstein: time spent refunded up to a limit (10 min + 3 s per game unless set)",
+}
 
 STATUS_WORDS = {  # the event's status as players read it
     turnabout.STATUSES.lobby: "Open for players", turnabout.STATUSES.running: "In progress",

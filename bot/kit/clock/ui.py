@@ -62,12 +62,31 @@ def timestamp(epoch: float, style: str = "R") -> str:
 
 
 def settings_text(state: engine.ClockState) -> str:
-    increment = f"{state.increment:g} s"
-    if state.mode == "bronstein":
-        how = f"Bronstein: time spent on a move is refunded up to {increment}"
+    return _settings_words(state.mode, state.base, state.increment)
+
+
+def _settings_words(mode: str, base: float, increment: float) -> str:
+    seconds = f"{increment:g} s"
+    if mode == "bronstein":
+        how = f"Bronstein: time spent on a move is refunded up to {seconds}"
     else:
-        how = f"Delay: the first {increment} of each move are free"
-    return f"{how} · {duration(state.base)} each per game"
+        how = f"Delay: the first {seconds} of each move are free"
+    return f"{how} · {duration(base)} each per game"
+
+
+def event_clock_text(event_clock: tuple[str, float, float]) -> str:
+    """An event's clock (mode, minutes, increment) in the words of :func:`settings_text`."""
+    mode, minutes, increment = event_clock
+    return _settings_words(mode, minutes * 60 + (increment if mode == "bronstein" else 0), increment)
+
+
+def decides_nothing(game: ClockGame) -> str:
+    """Why a clock for an event's game records no result, plainly."""
+    if game.event_clock is None:
+        why = f"{game.event_name} is played without a chess clock"
+    else:
+        why = f"its settings are not the clock of {game.event_name} ({event_clock_text(game.event_clock)})"
+    return f"{why}, so a flag fall records no result for match {game.match}, game {game.game}"
 
 
 def side_line(clock: ClockView, side: int) -> str:
@@ -95,9 +114,7 @@ def game_text(game: ClockGame | None) -> str | None:
         return None
     if game.decides:
         return f"For {game_name(game)}: a flag fall loses that game (an organizer can override)."
-    why = ("the event is played without a chess clock" if game.event_clock is None
-           else "these are not the event's clock settings")
-    return f"For {game_name(game)}, informally: a flag fall records nothing ({why})."
+    return f"This clock decides nothing: {decides_nothing(game)}."
 
 
 def status_text(clock: ClockView) -> str:
@@ -146,8 +163,14 @@ def offer_text(clock: ClockView) -> str | None:
         return None
     offerer = clock.user_of(clock.state.offered_by or 0)
     opponent = clock.user_of(1 - (clock.state.offered_by or 0))
-    what = f" for {game_name(clock.game)}" if clock.game is not None else ""
-    return (f"{mention(opponent)}, {mention(offerer)} offers you a chess clock{what}. Press **Accept** to start it, "
+    game = clock.game
+    if game is None:
+        what = "a chess clock"
+    elif game.decides:
+        what = f"a chess clock for {game_name(game)}"
+    else:
+        what = f"a chess clock that decides nothing: {decides_nothing(game)}"
+    return (f"{mention(opponent)}, {mention(offerer)} offers you {what}. Press **Accept** to start it, "
             "or **Decline**; it does not run until you accept.")
 
 

@@ -580,3 +580,14 @@ async def test_a_report_against_a_dropped_player_is_final_and_says_so(db):
     out = await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
     assert out.pending is None and out.done is not None and out.done.unopposed and out.done.by == a
     assert out.done.status == engine.FINAL and out.done.winner == a and out.done.value == 5
+
+
+async def test_the_organizer_sets_the_events_clock_and_a_clock_with_other_settings_decides_nothing(db):
+    """Issue 34: `/turnabout start` takes the clock's minutes and delay or increment."""
+    with pytest.raises(UserError, match="need clock:delay or clock:bronstein"):
+        await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="off", clock_minutes=25)
+    with pytest.raises(UserError, match="at most 180 minutes"):
+        await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="delay", clock_minutes=181)
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="delay", clock_minutes=25,
+                                         clock_increment=5, seed=3)
+    assert (event.settings.clock_mode, event.settings.clock_minutes, event.settings.clock_increment) == ("delay", 25, 5)
