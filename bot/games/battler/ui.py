@@ -25,7 +25,8 @@ from bot.kit.text import escape, plural, plural_word
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
-REPORT_RESULTS = {**MATCH_RESULTS, "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
+REPORT_RESULTS = {"won": MATCH_RESULTS["won"], "opponent_conceded": "I won: my opponent conceded", **MATCH_RESULTS,
+                  "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
 MAX_CONTENT = 1900
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
 # Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
@@ -420,7 +421,7 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
             return [f"⏸️ {mention(u(a))} and {mention(u(b))} could not finish: both go to 9 poison."]
         case engine.ResultReported(a=a, b=b, result=result, conceded_by=conceded_by):
             win, lose = (a, b) if result == "a" else (b, a)
-            how = " (conceded)" if conceded_by is not None else ""
+            how = f" ({mention(u(conceded_by))} conceded: no treasure next draft)" if conceded_by is not None else ""
             return [f"✅ {mention(u(win))} beat {mention(u(lose))}{how}."]
         case engine.ReplayRequired(a=a, b=b, reason=reason):
             return [
