@@ -117,10 +117,24 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
 
     outsider = await clock.press(world.member, "end")
     assert outsider.ephemeral and "Only the two players" in outsider.content
+    # Issue 34: Bob's time runs, so his End only asks Alice (pinged); her End ends it.
     prompt = await clock.press(b, "end")
+    assert prompt.ephemeral and f"Ask {at(a)} to end chess clock #{clock.clock_id}? It is your move" in prompt.content
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    asked = await fake.click(b, prompt.message, confirm)
+    assert f"you cannot end chess clock #{clock.clock_id} alone: you asked {at(a)}" in asked.content
+    request = await fake.wait_for(
+        lambda: next((m for m in fake.messages(world.channel) if "asks to end the clock" in (m.get("content") or "")),
+                     None),
+        what="the request to end",
+    )
+    assert fake.pinged_users(request) == {a}
+    await clock.wait_shown(f"{at(b)} asks to end the clock")
+    assert (await clock.stored())[0].status == "running"
+    prompt = await clock.press(a, "end")
     assert prompt.ephemeral and "End chess clock" in prompt.content
     confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
-    done = await fake.click(b, prompt.message, confirm)
+    done = await fake.click(a, prompt.message, confirm)
     assert f"Chess clock #{clock.clock_id} ended" in done.content
     news = await fake.wait_for(
         lambda: next((m for m in fake.messages(world.channel) if "ended after 2 passes" in (m.get("content") or "")),

@@ -718,7 +718,9 @@ def _open_match(state: engine.TurnaboutState, a: int, b: int) -> engine.Match | 
 async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: int, b: int,
                      game: int | None) -> clock.ClockGame | None:
     """For `/clock start` between `a` and `b`: the game of their open match it is for — `game`, or
-    the first game without a result — with the event's clock settings (None when the event is
+    the game without a result (while neither has one in an event with a clock, the player is asked
+    which) — with the event's
+    clock settings (None when the event is
     played without a clock). None when they play no open match here."""
     for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
         loaded = await GAMES.load(session, event_id, lock=False)
@@ -730,6 +732,8 @@ async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: i
             if chosen.status != engine.PENDING:
                 raise UserError(f"Game {game} of match {match.number} already has a result ({chosen.status}): "
                                 "a clock cannot decide it.")
+        elif state.settings.clock and all(g.status == engine.PENDING for g in match.games):
+            raise clock.which_game(event_name(event_id), match.number)  # it decides a game: game 2 may be the one
         else:
             chosen = next((g for g in match.games if g.status == engine.PENDING), None)
             if chosen is None:

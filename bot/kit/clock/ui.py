@@ -127,10 +127,11 @@ def status_text(clock: ClockView) -> str:
         return f"Withdrawn by {mention(clock.user_of(state.offered_by or 0))} before it was accepted: it never ran."
     if state.status == engine.DECLINED:
         return f"Declined by {mention(clock.user_of(1 - (state.offered_by or 0)))}: it never ran."
+    asked = "" if state.asked is None else " " + asked_line(clock.players, state.running or 0, state.asked)
     if state.status == engine.RUNNING:
-        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far."
+        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far.{asked}"
     if state.status == engine.PAUSED:
-        return "Paused: either player presses Resume to go on."
+        return f"Paused: either player presses Resume to go on.{asked}"
     if state.status == engine.FLAGGED:
         loser = clock.user_of(state.flagged)
         if clock.game is not None and clock.game.decides:
@@ -210,6 +211,32 @@ def clock_view(clock: ClockView, *, for_user: int | None = None) -> discord.ui.V
     return view
 
 
+def asked_line(users: tuple[int, int], side: int, action: str) -> str:
+    """The running player asked to pause or end the clock: the opponent's press of the same button agrees."""
+    return (f"{mention(users[side])} asks to {action} the clock (it is their move, so they cannot alone): "
+            f"{mention(users[1 - side])} presses **{LABELS[action]}** to agree.")
+
+
+def asked_text(result: service.ActionResult) -> str | None:
+    """What the running player is told when their Pause or End only asked (None: it was done)."""
+    asked = next((e for e in result.events if isinstance(e, engine.ClockAsked)), None)
+    if asked is None:
+        return None
+    opponent = mention(result.clock.user_of(1 - asked.side))
+    return (f"It is your move, so you cannot {asked.action} chess clock #{result.clock.id} alone: you asked "
+            f"{opponent}, who presses **{LABELS[asked.action]}** to agree.")
+
+
+def end_question(clock: ClockView, user_id: int) -> str:
+    """The End button's question: the player whose move it is only asks their opponent."""
+    state = clock.state
+    if (state.status in (engine.RUNNING, engine.PAUSED) and user_id in clock.players
+            and clock.players.index(user_id) == state.running):
+        return (f"Ask {mention(clock.user_of(1 - state.running))} to end chess clock #{clock.id}? It is your move, "
+                "so it ends only when they press End too.")
+    return f"End chess clock #{clock.id} now? Both clocks stop and the buttons go away."
+
+
 def news_text(news: ClockNews) -> str:
     """An announcement queued by the service (`bot.kit.clock.service.NEWS`)."""
     users, left = news.users, news.remaining
@@ -229,6 +256,8 @@ def news_text(news: ClockNews) -> str:
                 f"🚩 Chess clock #{news.clock_id}: {mention(loser)}'s flag fell at {timestamp(at, 'T')}. "
                 f"{verdict}; {mention(winner)} had {duration(left[1 - side])} left."
             )
+        case engine.ClockAsked(side=side, action=action):
+            text = f"⏸️ Chess clock #{news.clock_id}: " + asked_line(users, side, action)
         case engine.ClockEnded():
             text = (
                 f"⏹️ Chess clock #{news.clock_id} ended after {passes(news.moves)}: "
@@ -238,7 +267,10 @@ def news_text(news: ClockNews) -> str:
 
 
 def news_pings(news: ClockNews) -> tuple[int, ...]:
-    """A flag fall pings both players (they may have looked away); the end pings nobody."""
+    """A flag fall pings both players (they may have looked away); a request to pause or end pings
+    the opponent, who agrees to it; the end pings nobody."""
+    if isinstance(news.event, engine.ClockAsked):
+        return (news.users[1 - news.event.side],)
     return tuple(news.users) if isinstance(news.event, engine.FlagFell) else ()
 
 

@@ -383,11 +383,14 @@ def at(seconds: float) -> datetime:
 
 
 async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own_game(db):
-    """The clock is offered for the first game without a result, with the event's settings; it does
+    """The clock is offered for the game the player names, with the event's settings; it does
     not run (nor flag) until the opponent accepts; its flag fall loses that game, and a clock started
     for game 2 while game 1 has no result records game 2, never "the first unreported game"."""
     event, m, a, b = await _clocked_match(db, "bronstein")
-    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    # Issue 34: while game 1 has no result the player is asked which game, never assumed game 1.
+    with pytest.raises(UserError, match=rf"Which game of Turnabout #{event.id}, match {m.number} is this clock for"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=1, now=T0)
     game = offered.clock.game
     assert game == clock.ClockGame("turnabout", event.id, f"Turnabout #{event.id}", m.number, 1,
                                    ("bronstein", 10, 3), decides=True)

@@ -164,3 +164,17 @@ def test_a_clock_with_other_settings_than_the_events_says_plainly_it_decides_not
     assert ui.offer_text(untimed).startswith(
         f"<@{B}>, <@{A}> offers you a chess clock that decides nothing: Turnabout #4 is played without a chess "
         "clock, so a flag fall records no result for match 9, game 1.")
+
+
+def test_a_request_to_pause_or_end_is_shown_and_pings_the_opponent():
+    state = engine.new_clock("delay", 10, 3, players=[A, B])
+    engine.start(state, 0, T0)
+    engine.pause(state, T0 + 1, by=0)
+    line = (f"<@{A}> asks to pause the clock (it is their move, so they cannot alone): <@{B}> presses **Pause** to "
+            "agree.")
+    assert line in ui.clock_embed(view_of(state)).description
+    news = ClockNews(7, (A, B), "delay", (600, 600), 0, engine.ClockAsked(0, "end"))
+    assert ui.news_text(news) == (f"⏸️ Chess clock #7: <@{A}> asks to end the clock (it is their move, so they "
+                                  f"cannot alone): <@{B}> presses **End** to agree.")
+    assert ui.news_pings(news) == (B,)
+    assert ClockNews.from_payload(news.to_payload()) == news
