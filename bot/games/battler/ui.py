@@ -28,6 +28,8 @@ PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "
 REPORT_RESULTS = {"won": MATCH_RESULTS["won"], "opponent_conceded": "I won: my opponent conceded", **MATCH_RESULTS,
                   "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
 MAX_CONTENT = 1900
+FORCED = {False: "The draft phase was ended by an organizer.",  # by whether it was the carousel
+          True: "The carousel was ended by an organizer: the picks left were made at random."}
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
 # Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
 # gives back next), page (arg: page), back (from the give-back step), pass.
@@ -703,3 +705,12 @@ def final_lines(game: GameView, standings: Sequence[Standing]) -> list[str]:
         who = ", ".join(mention(u) for u in s.user_ids)
         lines.append(f"{s.placement}. {who} · {s.points:g} {plural_word(s.points, 'point')}")
     return lines
+
+
+def force_question(game_id: int, carousel: bool) -> str:
+    """`/battler force` asks first: it cannot be undone."""
+    if carousel:
+        return (f"End the carousel of Treasure Battler #{game_id} now? Every pick left is made at random, for "
+                "everyone; this cannot be undone.")
+    return (f"End the DRAFT phase of Treasure Battler #{game_id} now, for everyone? Players who are not done keep "
+            "what they have, and the PLAY phase begins; this cannot be undone.")
