@@ -99,6 +99,14 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert late.ephemeral and "flag has fallen" in late.content
 
 
+async def _posted(fake, world, words: str) -> dict:
+    """The channel message whose content has `words`, once it is posted."""
+    return await fake.wait_for(
+        lambda: next((m for m in fake.messages(world.channel) if words in (m.get("content") or "")), None),
+        what=f"a message saying {words!r}",
+    )
+
+
 async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fake, bot, world, clock):
     a, b = world.players[2:4]
     await clock.start(a, b, minutes=10, increment=60, mode="bronstein", first="opponent")
@@ -123,11 +131,7 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
     asked = await fake.click(b, prompt.message, confirm)
     assert f"you cannot end chess clock #{clock.clock_id} alone: you asked {at(a)}" in asked.content
-    request = await fake.wait_for(
-        lambda: next((m for m in fake.messages(world.channel) if "asks to end the clock" in (m.get("content") or "")),
-                     None),
-        what="the request to end",
-    )
+    request = await _posted(fake, world, "asks to end the clock")
     assert fake.pinged_users(request) == {a}
     await clock.wait_shown(f"{at(b)} asks to end the clock")
     assert (await clock.stored())[0].status == "running"
@@ -136,11 +140,7 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
     done = await fake.click(a, prompt.message, confirm)
     assert f"Chess clock #{clock.clock_id} ended" in done.content
-    news = await fake.wait_for(
-        lambda: next((m for m in fake.messages(world.channel) if "ended after 2 passes" in (m.get("content") or "")),
-                     None),
-        what="the end announcement",
-    )
+    news = await _posted(fake, world, "ended after 2 passes")
     assert f"{at(a)} 11:00 left" in news["content"] and not fake.pinged_users(news)
     await clock.wait_shown("Ended after 2 passes")
     assert not clock.message["components"]
