@@ -38,6 +38,15 @@ async def table(fake, bot, world):
         yield driver
 
 
+async def _others_join_and_round_1_is_paired(table, world, players: list[int], scoring: str) -> engine.TurnaboutState:
+    """Every player but the first joins with `scoring`; the organizer begins and pairs round 1."""
+    for user in players[1:]:
+        await table.join(user, f"Deck {user % 100}", scoring)
+    await table.slash(world.admin, "begin")
+    await table.slash(world.admin, "pair")
+    return await table.state()
+
+
 async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, table, scryfall):
     players = world.players[:4]
     await table.start(rounds=1)
@@ -58,11 +67,7 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
     listing = "".join(f"1 {name}\n" for name in LONG_NAMES).encode()
     ok = await table.join(owner, "Battle of Wits", "phyrexia", listing)
     assert ok.ephemeral and "with a legal list of 250 cards" in ok.content, ok.content
-    for user in players[1:]:
-        await table.join(user, f"Deck {user % 100}", "phyrexia")
-    await table.slash(world.admin, "begin")
-    await table.slash(world.admin, "pair")
-    state = await table.state()
+    state = await _others_join_and_round_1_is_paired(table, world, players, "phyrexia")
     seat = engine.seat_of(state, owner)
     match = engine.current_match(state, seat)
     opponent = state.players[match.other(seat)].user_id
@@ -102,11 +107,7 @@ async def test_a_companion_a_winner_below_zero_and_drops_that_cut_the_schedule(f
     await table.start(rounds=3)
     ok = await table.join(players[0], "Kitten", "dominaria", b"1 Lurrus of the Dream-Den\n59 Plains\n")
     assert ok.ephemeral and "with a legal list of 60 cards" in ok.content, ok.content
-    for user in players[1:]:
-        await table.join(user, f"Deck {user % 100}", "dominaria")
-    await table.slash(world.admin, "begin")
-    await table.slash(world.admin, "pair")
-    state = await table.state()
+    state = await _others_join_and_round_1_is_paired(table, world, players, "dominaria")
     for match in state.round_matches():
         a, b = (state.players[s].user_id for s in (match.a, match.b))
         for game in (1, 2):
