@@ -65,7 +65,13 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert no_clock.ephemeral and "There is no clock" in no_clock.content
     assert (await clock.stored())[0].version == row.version and embed_text(clock.message) == shown
 
-    # --- Alice passes (within her delay: still 1:00), Bob runs ----------------------------------------------
+    # --- Alice's own time runs: her Pause only asks Bob (issue 34); the clock runs on -------------------------
+    asked = await clock.press(a, "pause")
+    assert asked.ephemeral and asked.content == (f"It is your move, so you cannot pause chess clock #{clock.clock_id} "
+                                                 f"alone: you asked {at(b)}, who presses **Pause** to agree.")
+    await clock.wait_shown(f"{at(a)} asks to pause the clock", "Running")
+
+    # --- Alice passes (within her delay: still 1:00; her request lapses), Bob runs ---------------------------------
     await clock.press(a, "pass")
     await clock.wait_shown("▶️ " + at(b), f"⌛ {at(a)}: 1:00 left", "1 pass so far")
     row, state = await clock.stored()

@@ -384,3 +384,28 @@ def test_old_documents_without_a_request_read_as_before():
     data = started().to_dict()
     del data["asked"]
     assert ClockState.from_dict(data).asked is None
+
+
+@settings(max_examples=80, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["pass", "pause", "resume", "end"]), st.sampled_from([0, 1, None]),
+                                st.floats(0, 5)), max_size=30))
+def test_the_player_whose_move_it_is_never_stops_the_clock_alone(steps):
+    """Whatever happens, a Pause or End by the side whose move it is leaves the clock as it was but
+    for the request; the other side's (or an organizer's, ``None``) press does it."""
+    state = started("delay", minutes=5)
+    now = T0
+    for action, by, dt in steps:
+        now += dt
+        before = (state.status, state.running, list(state.banks))
+        mover = by is not None and by == state.running and state.status in (c.RUNNING, c.PAUSED)
+        try:
+            if action == "pass":
+                events = c.pass_clock(state, state.running if by is None else by, now)
+            elif action == "resume":
+                events = c.resume(state, now)
+            else:
+                events = {"pause": c.pause, "end": c.end}[action](state, now, by=by)
+        except ClockError:
+            continue
+        if action in ("pause", "end") and mover and not any(isinstance(e, c.FlagFell) for e in events):
+            assert events == [c.ClockAsked(by, action)] and (state.status, state.running, state.banks) == before
