@@ -25,8 +25,8 @@ from bot.kit.text import escape, plural, plural_word
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
-REPORT_RESULTS = {"won": MATCH_RESULTS["won"], "opponent_conceded": "I won: my opponent conceded", **MATCH_RESULTS,
-                  "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
+REPORT_RESULTS = {**MATCH_RESULTS, "opponent_conceded": "I won: my opponent conceded", "conceded": "I conceded",
+                  "unfinishable": "we cannot finish a replayed draw"}
 MAX_CONTENT = 1900
 FORCED = {False: "The draft phase was ended by an organizer.",  # by whether it was the carousel
           True: "The carousel was ended by an organizer: the picks left were made at random."}
