@@ -1547,10 +1547,10 @@ def _cut_unplayable_rounds(state: TurnaboutState) -> list[Event]:
     left = scheduled - state.round
     if left <= 0:
         return []
-    can = playable_rounds(state, left)
-    if can >= left:
+    rounds = max(1, state.round + playable_rounds(state, left))  # (an event keeps at least one round)
+    if rounds >= scheduled:
         return []
-    state.settings.rounds = max(1, state.round + can)
+    state.settings.rounds = rounds
     round_over = state.round > 0 and all(m.finished for m in state.round_matches())
     return [RoundsCut(scheduled, state.settings.rounds, round_over)]
 

@@ -1218,3 +1218,12 @@ def test_rounds_cut_after_drops_cannot_be_added_back():
     with pytest.raises(InvalidSetting, match="at most 4 rounds"):
         t.update_settings(state, rounds=5)
     assert snapshot(state) == before
+
+
+def test_drops_before_round_one_keep_at_least_one_round_and_say_nothing_when_nothing_changes():
+    state = make_event(4, rounds=3)
+    assert t.drop(state, 0)[1:] == []  # three left: three rounds, each sitting out once
+    assert t.drop(state, 1)[1:] == [t.RoundsCut(3, 1, False)]  # two left: one round
+    assert t.drop(state, 2)[1:] == []  # one left: still one round on the schedule, nothing to say
+    with pytest.raises(NotEnoughPlayers, match="at least 2 players still in; there are 1"):
+        t.pair_next_round(state)
