@@ -62,10 +62,10 @@ Act = Callable[[], Awaitable["Done | str"]]
 class ConfirmView(discord.ui.View):
     """Ephemeral two-button prompt; only the user who asked can answer it."""
 
-    def __init__(self, user_id: int, *, timeout: float = 120, yes: str = "Confirm") -> None:
+    def __init__(self, user_id: int, *, timeout: float = 120, label: str = "Confirm") -> None:
         super().__init__(timeout=timeout)
-        self.confirm.label = yes  # a prompt's Confirm may be named by what it does
         self.user_id = user_id
+        self.confirm.label = label  # named by what it does, where the question's verb is not plain enough
         self.confirmed: bool | None = None
         self.interaction: discord.Interaction | None = None
         prompt = next(_prompts)
@@ -112,10 +112,12 @@ class PromptButton(
 async def confirm_then_act(
     interaction: discord.Interaction, question: str, act: Act, *, db: Database | None = None,
     check: Callable[[], Awaitable[object]] | None = None,
-    around: Callable[[discord.Interaction], contextlib.AbstractContextManager] | None = None, yes: str = "Confirm",
+    around: Callable[[discord.Interaction], contextlib.AbstractContextManager] | None = None,
+    label: str = "Confirm",
 ) -> bool:
     """Check, ask `question`, and on Confirm run `act` and answer the press with what it returns
-    (a text, or `Done`) or with its refusal. Returns whether the action was done.
+    (a text, or `Done`) or with its refusal. Returns whether the action was done. `label` names
+    the Confirm button by what it does (e.g. "End the draft").
 
     `check` (default: `act` rehearsed on `db`) raises the refusal before anything is asked; it is
     answered by the command's error handler, like any refusal. `around(press)` wraps the action and
@@ -127,7 +129,7 @@ async def confirm_then_act(
             raise TypeError("confirm_then_act needs `db` to rehearse the action, or a `check`")
         check = _rehearsal(db, act)
     await check()
-    press = await _ask(interaction, question, yes)
+    press = await _ask(interaction, question, label)
     if press is None:
         return False
     with around(press) if around is not None else contextlib.nullcontext():
@@ -158,10 +160,10 @@ def _rehearsal(db: Database, act: Act) -> Callable[[], Awaitable[object]]:
     return rehearse
 
 
-async def _ask(interaction: discord.Interaction, question: str, yes: str = "Confirm") -> discord.Interaction | None:
+async def _ask(interaction: discord.Interaction, question: str, label: str = "Confirm") -> discord.Interaction | None:
     """Ask `question`; return the Confirm press (not yet answered), or None after answering a
     Cancel press or editing the prompt when nobody answered in time."""
-    view = ConfirmView(interaction.user.id, yes=yes)
+    view = ConfirmView(interaction.user.id, label=label)
     await interaction.response.send_message(question, view=view, ephemeral=True, allowed_mentions=QUIET)
     timed_out = await view.wait()
     if timed_out or not view.confirmed or view.interaction is None:

@@ -73,7 +73,9 @@ Look-ahead (``pair_round(..., rounds=R)``): never the same opponent twice in the
       it takes the first round of the way it found, else pairs this round alone. Events up to
       the 20-round limit stay well inside it (a few thousand steps, tens of milliseconds).
     :func:`max_rounds` is the most rounds a count of players allows: N − 1 (even) or N (odd);
-    :func:`min_players` the fewest players a number of rounds needs.
+    :func:`min_players` the fewest players a number of rounds needs; :func:`playable_rounds`
+    how many more rounds the players still in can play without a rematch (after drops: a format
+    drops the rounds that cannot be played from its schedule).
 
     Same results, players, seed, round number and rounds -> same pairing.
 """
@@ -101,6 +103,7 @@ __all__ = [
     "max_rounds",
     "min_players",
     "pair_round",
+    "playable_rounds",
     "standings",
 ]
 
@@ -308,6 +311,43 @@ def pair_round(
         found = _match(order, h, bye_penalty, window=None, rematches=True)
         assert found is not None  # complete graph with every pair allowed: always perfect
     return _result(found, rank, h, None)
+
+
+def playable_rounds(active: Iterable[PlayerId], results: Iterable[Result], *, limit: int) -> int:
+    """The most rounds in a row, at most ``limit``, that the ``active`` players can still play with
+    nobody meeting an opponent twice, each round's bye going to a player with the fewest byes at
+    the time (so byes come round again once everyone has had one). ``results``: every match and
+    bye paired so far (unfinished ones too: who has met whom is what counts; points are ignored).
+
+    First the look-ahead's own test (:class:`_Schedule`, the bye a node that meets the players
+    with the fewest byes now: each of them sits out at most once in those rounds), which is
+    exact when the byes need not come round again; failing that, an exhaustive search round by
+    round with the byes as they change. Both are bounded (:data:`LOOKAHEAD_STEPS`); out of
+    steps, the rounds are taken as playable (a format never drops a round it is unsure of)."""
+    players = _unique(active)
+    if limit <= 0 or len(players) < 2:
+        return 0
+    h = _history(results)
+    rank = {p: i for i, p in enumerate(players)}
+    bye_penalty = _bye_penalties(players, rank, h) if len(players) % 2 else {}
+    size = len(players) + (1 if bye_penalty else 0)
+    unmet = tuple(_adjacency(size, _candidate_edges(players, h, bye_penalty, window=None, rematches=False)))
+    schedule = _Schedule(size)
+    static = 0
+    try:
+        static = next((k for k in range(limit, 0, -1) if schedule.fits(unmet, k) is not None), 0)
+    except _OutOfSteps:
+        return limit
+    if static == limit or not bye_penalty:
+        return static  # without a bye the first test is exact
+    rounds = _RoundsWithByes(len(players))
+    among = unmet[: len(players)]
+    among = tuple(a & ~(1 << len(players)) for a in among)  # the players' own pairs, without the bye
+    byes = tuple(h.byes[p] for p in players)
+    try:
+        return next((k for k in range(limit, static, -1) if rounds.fits(among, byes, k)), static)
+    except _OutOfSteps:
+        return limit
 
 
 def _bye_penalties(order: Sequence[PlayerId], rank: dict[PlayerId, int], h: _History) -> dict[PlayerId, int]:
@@ -653,6 +693,31 @@ class _Schedule:
             pairs.append((best, y))
             yield from self._matchings(adj, free & ~(1 << best) & ~(1 << y), pairs)
             pairs.pop()
+
+
+class _RoundsWithByes(_Schedule):
+    """Exhaustive search for :func:`playable_rounds`: ``k`` rounds in a row of an odd number of
+    players, each a perfect matching of the pairs not yet met plus a bye to a player with the
+    fewest byes at the time. Failures are remembered (by the pairs left and the byes relative to
+    the fewest)."""
+
+    def fits(self, adj: tuple[int, ...], byes: tuple[int, ...], k: int) -> bool:  # type: ignore[override]
+        if k == 0:
+            return True
+        fewest = min(byes)
+        byes = tuple(b - fewest for b in byes)
+        key = (adj, byes, k)
+        if key in self.failed:
+            return False
+        self.spend(1)
+        everyone = (1 << self.size) - 1
+        for sitter in (p for p, b in enumerate(byes) if b == 0):
+            after = tuple(b + (p == sitter) for p, b in enumerate(byes))
+            for pairs in self._matchings(adj, everyone & ~(1 << sitter), []):
+                if self.fits(_without(adj, pairs), after, k - 1):
+                    return True
+        self.failed.add(key)  # type: ignore[arg-type]
+        return False
 
 
 def _narrowed(adj: Sequence[int], k: int) -> tuple[int, ...] | None:

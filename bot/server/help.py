@@ -100,7 +100,8 @@ FORMATS: tuple[FormatHelp, ...] = (
             "**Begin:** `/battler begin` (an even number of players). Each player gets 5 cards by DM and "
             "chooses 2 basic lands.",
             "**Play:** the channel posts the pairings; play your mini-game and send `/battler report` with "
-            "your treasures left; your opponent presses Confirm or Dispute.",
+            "your treasures left (the winner may report that the opponent conceded); your opponent presses "
+            "Confirm or Dispute.",
             "**Draft:** each draft comes by DM: trade, re-roll, shift or buy basics, then Done. "
             "`/battler stash` shows yours; `/battler resend` DMs it again.",
             "**End:** the game ends by itself when one player is left, and the standings go to the "
@@ -111,8 +112,8 @@ FORMATS: tuple[FormatHelp, ...] = (
               "for both. Treasures buy re-rolls and basics; you keep at most 5. At 10 poison you are out (the "
               "first becomes the Ghost and keeps playing until a second player is out).",
         more="`/battler status` the whole table in public · `/battler rules` the resource table · "
-             "`/battler force` (organizer) ends a draft phase now · a dispute is decided by an organizer who "
-             "does not play in that game.",
+             "`/battler force` (organizer; asks first) ends a draft phase now · a dispute is decided by an "
+             "organizer who does not play in that game.",
     ),
     FormatHelp(
         key="turnabout",
@@ -121,7 +122,8 @@ FORMATS: tuple[FormatHelp, ...] = (
         about="Every match is two games: game 1 with your opponent's deck, game 2 with your own. Games "
               "score match points, matches split 30 Victory Points, and rounds are Swiss.",
         flow=(
-            "**Start:** `/turnabout start` (an organizer), with rounds, a chess clock and the bye's VP.",
+            "**Start:** `/turnabout start` (an organizer), with rounds, a chess clock (its minutes and delay or "
+            "increment) and the bye's VP.",
             "**Join:** `/turnabout join deck scoring decklist` enters your deck and its scoring option "
             "(again to change them); `/turnabout leave` gives the seat up (after begin: drops you, asks first).",
             "**Begin:** `/turnabout begin` (at least 4 players).",
@@ -135,7 +137,8 @@ FORMATS: tuple[FormatHelp, ...] = (
         rules="Decks: 60+ cards, no sideboard, no ante cards, nothing fetched from outside the game. Game 1: "
               "5 minutes to study the opponent's deck; game 2: 3 minutes, and whoever played first plays "
               "second. A game's winner scores by the losing deck's option: Dominaria 10 + life, Tolaria 10 + "
-              "half the library, Phyrexia 30 − 2 × poison (always 10 to 30). Never the same opponent twice.",
+              "half the library, Phyrexia 30 − 2 × poison (always 10 to 30). Never the same opponent twice: "
+              "after drops, rounds that would need a rematch leave the schedule.",
         more="`/turnabout rating` the server's ratings over all events · `/clock start` a chess clock.",
     ),
     FormatHelp(

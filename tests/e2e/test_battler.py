@@ -234,6 +234,26 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         assert rules.ephemeral and "1, 1, 2, 3, 5" in rules.content
         assert "    5 |     3 |    7 |   15 |               2 |               5" in rules.content
 
+        # /battler force asks first (issue 34), its button named by what it does; Cancel changes nothing.
+        await _play_phase(fake, table)
+        await table.wait_channel("Stage 1, round 2: DRAFT")
+        refused = await fake.slash(first, "battler force", guild_id=world.guild, channel_id=world.channel)
+        assert refused.ephemeral and "organizer" in refused.content and not refused.components
+        version = await table.version()
+        prompt = await fake.slash(world.admin, "battler force", guild_id=world.guild, channel_id=world.channel)
+        assert prompt.ephemeral and prompt.content.startswith(f"End the DRAFT phase of Treasure Battler #{table.game_id}")
+        assert [c.get("label") for c in prompt.components] == ["End the draft", "Cancel"]
+        cancel = next(c["custom_id"] for c in prompt.components if c.get("label") == "Cancel")
+        await fake.click(world.admin, prompt.message, cancel)
+        assert await table.version() == version
+        prompt = await fake.slash(world.admin, "battler force", guild_id=world.guild, channel_id=world.channel)
+        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "End the draft")
+        forced = await fake.click(world.admin, prompt.message, confirm)
+        assert forced.content == "The draft phase was ended by an organizer."
+        engine.force_end_draft(table.mirror)
+        await table.wait_channel("Stage 1, round 2: PLAY")
+        await table.check()
+
         # /battler cancel: organizers only, asks first; no winner and nothing on the leaderboard.
         refused = await fake.slash(first, "battler cancel", guild_id=world.guild, channel_id=world.channel)
         assert refused.ephemeral and "organizer" in refused.content

@@ -65,7 +65,13 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert no_clock.ephemeral and "There is no clock" in no_clock.content
     assert (await clock.stored())[0].version == row.version and embed_text(clock.message) == shown
 
-    # --- Alice passes (within her delay: still 1:00), Bob runs ----------------------------------------------
+    # --- Alice's own time runs: her Pause only asks Bob (issue 34); the clock runs on -------------------------
+    asked = await clock.press(a, "pause")
+    assert asked.ephemeral and asked.content == (f"It is your move, so you cannot pause chess clock #{clock.clock_id} "
+                                                 f"alone: you asked {at(b)}, who presses **Pause** to agree.")
+    await clock.wait_shown(f"{at(a)} asks to pause the clock", "Running")
+
+    # --- Alice passes (within her delay: still 1:00; her request lapses), Bob runs ---------------------------------
     await clock.press(a, "pass")
     await clock.wait_shown("▶️ " + at(b), f"⌛ {at(a)}: 1:00 left", "1 pass so far")
     row, state = await clock.stored()
@@ -99,6 +105,14 @@ async def test_delay_clock_pass_pause_resume_and_a_flag_fall_across_a_restart(fa
     assert late.ephemeral and "flag has fallen" in late.content
 
 
+async def _posted(fake, world, words: str) -> dict:
+    """The channel message whose content has `words`, once it is posted."""
+    return await fake.wait_for(
+        lambda: next((m for m in fake.messages(world.channel) if words in (m.get("content") or "")), None),
+        what=f"a message saying {words!r}",
+    )
+
+
 async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fake, bot, world, clock):
     a, b = world.players[2:4]
     await clock.start(a, b, minutes=10, increment=60, mode="bronstein", first="opponent")
@@ -117,16 +131,22 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
 
     outsider = await clock.press(world.member, "end")
     assert outsider.ephemeral and "Only the two players" in outsider.content
+    # Issue 34: Bob's time runs, so his End only asks Alice (pinged); her End ends it.
     prompt = await clock.press(b, "end")
+    assert prompt.ephemeral and f"Ask {at(a)} to end chess clock #{clock.clock_id}? It is your move" in prompt.content
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    asked = await fake.click(b, prompt.message, confirm)
+    assert f"you cannot end chess clock #{clock.clock_id} alone: you asked {at(a)}" in asked.content
+    request = await _posted(fake, world, "asks to end the clock")
+    assert fake.pinged_users(request) == {a}
+    await clock.wait_shown(f"{at(b)} asks to end the clock")
+    assert (await clock.stored())[0].status == "running"
+    prompt = await clock.press(a, "end")
     assert prompt.ephemeral and "End chess clock" in prompt.content
     confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
-    done = await fake.click(b, prompt.message, confirm)
+    done = await fake.click(a, prompt.message, confirm)
     assert f"Chess clock #{clock.clock_id} ended" in done.content
-    news = await fake.wait_for(
-        lambda: next((m for m in fake.messages(world.channel) if "ended after 2 passes" in (m.get("content") or "")),
-                     None),
-        what="the end announcement",
-    )
+    news = await _posted(fake, world, "ended after 2 passes")
     assert f"{at(a)} 11:00 left" in news["content"] and not fake.pinged_users(news)
     await clock.wait_shown("Ended after 2 passes")
     assert not clock.message["components"]

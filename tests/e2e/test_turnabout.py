@@ -66,8 +66,10 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     # --- registration (the lobby) -------------------------------------------------------------
     refused = await t.slash(world.member, "start")
     assert refused.ephemeral and "organizer" in refused.content
-    lobby = await t.start(rounds=3, clock="delay")
-    assert "3 Swiss rounds" in embed_text(lobby) and "chess clock 10 min per game, delay 3 s" in embed_text(lobby)
+    off_with_minutes = await t.slash(world.admin, "start", clock="off", clock_minutes=25)
+    assert off_with_minutes.ephemeral and "need clock:delay or clock:bronstein" in off_with_minutes.content
+    lobby = await t.start(rounds=3, clock="delay", clock_minutes=25, clock_increment=5)  # issue 34: set by the organizer
+    assert "3 Swiss rounds" in embed_text(lobby) and "chess clock 25 min per game, delay 5 s" in embed_text(lobby)
     assert lobby["embeds"][0]["title"].endswith("· Open for players")
     assert lobby["embeds"][0]["footer"]["text"].startswith("Join with /turnabout join deck")
     for gone in ("register", "drop", "standings"):  # issue 25: one vocabulary, no dead aliases
@@ -305,8 +307,8 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     assert outsider.ephemeral and "not registered" in outsider.content
     missing = await t.report(winner, "won")
     assert missing.ephemeral and "needs the winner's" in missing.content
-    negative = await t.report(winner, "won", -3)
-    assert negative.ephemeral and "cannot be negative" in negative.content
+    negative = await t.report(winner, "won", -10**7)  # life below 0 counts as 0, but not without end
+    assert negative.ephemeral and ("cannot be negative" in negative.content or "less than" in negative.content)
     absurd = await t.report(winner, "won", 10**9)
     assert absurd.ephemeral and "cannot be more than" in absurd.content
     assert (await t.state()).to_dict() == before

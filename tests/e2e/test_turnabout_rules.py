@@ -38,6 +38,15 @@ async def table(fake, bot, world):
         yield driver
 
 
+async def _others_join_and_round_1_is_paired(table, world, players: list[int], scoring: str) -> engine.TurnaboutState:
+    """Every player but the first joins with `scoring`; the organizer begins and pairs round 1."""
+    for user in players[1:]:
+        await table.join(user, f"Deck {user % 100}", scoring)
+    await table.slash(world.admin, "begin")
+    await table.slash(world.admin, "pair")
+    return await table.state()
+
+
 async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, table, scryfall):
     players = world.players[:4]
     await table.start(rounds=1)
@@ -58,11 +67,7 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
     listing = "".join(f"1 {name}\n" for name in LONG_NAMES).encode()
     ok = await table.join(owner, "Battle of Wits", "phyrexia", listing)
     assert ok.ephemeral and "with a legal list of 250 cards" in ok.content, ok.content
-    for user in players[1:]:
-        await table.join(user, f"Deck {user % 100}", "phyrexia")
-    await table.slash(world.admin, "begin")
-    await table.slash(world.admin, "pair")
-    state = await table.state()
+    state = await _others_join_and_round_1_is_paired(table, world, players, "phyrexia")
     seat = engine.seat_of(state, owner)
     match = engine.current_match(state, seat)
     opponent = state.players[match.other(seat)].user_id
@@ -86,3 +91,44 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
                                  f"(**10 MP**), confirmed by <@{opponent}>."), confirmed.content
     game = (await table.state()).match(match.number).games[0]
     assert (game.status, game.value) == (engine.FINAL, 12)
+
+
+LURRUS = ("Lifelink\nEach other creature card in your graveyard has escape.\nCompanion — Each permanent card in your "
+          "starting deck has mana value 2 or less. (If this card is your chosen companion, you may put it into your "
+          "hand from outside the game for {3} as a sorcery.)")
+
+
+async def test_a_companion_a_winner_below_zero_and_drops_that_cut_the_schedule(fake, world, table, scryfall):
+    """Issue 34: a companion is a legal card of the main deck (its reminder text does not count); a
+    Dominaria winner at −3 life is reported and scored as 0; when drops leave two players who have
+    met, the rounds left are dropped from the schedule and the channel is told."""
+    scryfall.add_card("Lurrus of the Dream-Den", oracle_text=LURRUS)
+    players = world.players[:4]
+    await table.start(rounds=3)
+    ok = await table.join(players[0], "Kitten", "dominaria", b"1 Lurrus of the Dream-Den\n59 Plains\n")
+    assert ok.ephemeral and "with a legal list of 60 cards" in ok.content, ok.content
+    state = await _others_join_and_round_1_is_paired(table, world, players, "dominaria")
+    for match in state.round_matches():
+        a, b = (state.players[s].user_id for s in (match.a, match.b))
+        for game in (1, 2):
+            report = await table.report(a, "won", -3, game)
+            assert f"<@{a}> **won** with 0 life (**10 MP**)" in report.content, report.content
+            await table.answer(b, report.message)
+    state = await table.state()
+    assert all(g.value == 0 for m in state.matches for g in m.games)
+    leaving = [state.players[s].user_id for s in state.round_matches()[1].seats()]
+    for user in leaving:
+        prompt = await table.slash(user, "leave")
+        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        await fake.click(user, prompt.message, confirm)
+    cut = await fake.wait_for(
+        lambda: next((m for m in fake.messages(world.channel) if "dropped from the schedule" in (m.get("content") or "")),
+                     None),
+        what="the rounds dropped from the schedule",
+    )
+    assert ("✂️ Rounds 2–3 are dropped from the schedule: the players still in cannot play them without meeting an "
+            f"opponent twice. Round 1 was the last: <@{world.admin}> ends the event with `/turnabout end`.") in cut["content"]
+    assert world.admin in fake.pinged_users(cut)
+    refused = await table.slash(world.admin, "pair")
+    assert refused.ephemeral and "The event's one round has been played" in refused.content
+    assert (await table.state()).settings.rounds == 1

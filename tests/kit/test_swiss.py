@@ -653,3 +653,58 @@ def test_a_thousand_players_are_paired_within_a_second():
     figures = bench_swiss.run(players=1000, rounds=5, runs=1, clock=time.process_time)  # CPU time
     assert figures["rematches"] == 0 and figures["pairs"] == figures["active"] // 2
     assert figures["seconds"] < bench_swiss.LIMIT_SECONDS
+
+
+# --------------------------------------------------------------------------- rounds that can still be played
+
+
+def playable_brute_force(active: list, results: list[Result], limit: int) -> int:
+    """By exhaustive search: the most rounds in a row, up to ``limit``, in which ``active`` can be
+    paired with no rematch, each round's bye going to a player with the fewest byes then."""
+    met = {e for e, count in meetings(results).items() if count}
+    byes = bye_counts(results)
+
+    def deeper(unmet: frozenset, byes: tuple, k: int) -> bool:
+        if k == 0:
+            return True
+        sitters = [None]
+        if len(active) % 2:
+            fewest = min(byes)
+            sitters = [i for i, b in enumerate(byes) if b == fewest]
+        for s in sitters:
+            rest = [p for i, p in enumerate(active) if i != s]
+            after = byes if s is None else tuple(b + (i == s) for i, b in enumerate(byes))
+            for m in matchings_within(rest, unmet):
+                if deeper(unmet - frozenset(m), after, k - 1):
+                    return True
+        return False
+
+    unmet = frozenset(frozenset(e) for e in itertools.combinations(active, 2)) - met
+    start = tuple(byes[p] for p in active)
+    return max((k for k in range(limit + 1) if deeper(unmet, start, k)), default=0)
+
+
+def test_three_players_left_can_still_play_with_a_bye():
+    # 4 players, round 1 A-B C-D; D drops: A, B and C can play two more rounds (each sits out once).
+    results = [Result("A", "B", 20, 10), Result("C", "D", 15, 15)]
+    assert swiss.playable_rounds(["A", "B", "C"], results, limit=2) == 2
+    assert swiss.playable_rounds(["A", "B", "C"], results, limit=5) == 2
+    # …after a round robin nothing is left; two players who have met cannot play again.
+    robin = [Result(a, b, 15, 15) for a, b in itertools.combinations("ABCD", 2)]
+    assert swiss.playable_rounds(list("ABCD"), robin, limit=3) == 0
+    assert swiss.playable_rounds(["A", "B"], results, limit=3) == 0
+    assert swiss.playable_rounds(["A"], [], limit=3) == 0
+
+
+def test_byes_come_round_again_once_everyone_has_had_one():
+    """Only A has no bye yet: A sits out first, then anyone may; three rounds, not one."""
+    results = [Result.bye("B", 30), Result.bye("C", 30), Result("D", "E", 15, 15), Result("D", "E", 15, 15)]
+    assert swiss.playable_rounds(["A", "B", "C"], results, limit=5) == 3
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 8), played=st.integers(0, 6), limit=st.integers(0, 6))
+def test_playable_rounds_match_brute_force(seed, n, played, limit):
+    rng = random.Random(seed)
+    active, results = random_history(rng, list(range(n)), played)
+    assert swiss.playable_rounds(active, results, limit=limit) == playable_brute_force(active, results, limit)

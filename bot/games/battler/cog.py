@@ -16,6 +16,7 @@ from bot.games.battler.service import GameView, StaleMessage
 from bot.kit import cubes
 from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
+from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of, index
 from bot.kit.errors import UserError, chosen
 from bot.kit.table_cog import TableCog, add_lobby_commands
@@ -151,16 +152,19 @@ class BattlerCog(BattlerReports, TableCog):
         progression = poison.value if poison else (settings.progression if settings else "fibonacci")
         await interaction.response.send_message(ui.rules_text(progression, settings if not poison else None), ephemeral=True)
 
-    @group.command(name="force", description="End the DRAFT phase (or the carousel: picks left made at random) now (organizer).")
+    @group.command(name="force", description="End the DRAFT phase (or the carousel: picks left made at random) now "
+                                             "(organizer; asks first).")
     @app_commands.guild_only()
     async def force(self, interaction: discord.Interaction) -> None:
         game = await self.table_here(interaction, (S.running,))
-        result = await battler.force_end_draft(self.db, game.id, actor_of(interaction))
-        carousel = any(isinstance(e, engine.CarouselPicked | engine.CarouselPassed) for e in result.events)
-        await interaction.response.send_message(
-            "The carousel was ended by an organizer: the picks left were made at random." if carousel
-            else "The draft phase was ended by an organizer."
-        )
+        carousel = game.state is not None and game.state.phase == engine.CAROUSEL
+
+        async def force() -> str:
+            await battler.force_end_draft(self.db, game.id, actor_of(interaction))
+            return ui.FORCED[carousel]
+
+        await confirm_then_act(interaction, ui.force_question(game.id, carousel), force, db=self.db,
+                               label="End the carousel" if carousel else "End the draft")
 
     # --- private DMs -----------------------------------------------------------------------
 

@@ -42,7 +42,8 @@ Public API
       until everyone has chosen; when the last player chooses, the PLAY phase of stage 1
       round 1 starts (pairings across the table).
     * ``report(state, seat, outcome, *, treasures=None)`` — PLAY: ``outcome`` is from the
-      reporter's point of view, one of ``"won"``, ``"lost"``, ``"draw"``, ``"conceded"``.
+      reporter's point of view, one of ``"won"``, ``"lost"``, ``"draw"``, ``"conceded"``,
+      ``"opponent_conceded"`` (won: the opponent conceded).
       ``treasures`` optionally maps seat -> treasures left after the mini-game (treasures are
       spent in games).  When the last pairing of the phase is reported the phase ends.
     * ``report_treasures(state, seat, remaining)`` — PLAY, before the game's result: treasures
@@ -251,7 +252,7 @@ MAX_STAGE = 5
 ROUNDS_PER_STAGE = 3
 MIN_CARDS_PER_PLAYER = 20
 WIN_STREAK_BONUS_AT = 3
-OUTCOMES = ("won", "lost", "draw", "conceded")
+OUTCOMES = ("won", "lost", "draw", "conceded", "opponent_conceded")  # the last: won, the opponent conceded
 
 CAROUSEL_MODES = ("off", "round", "stage")
 CAROUSEL_SOURCES = ("packpile", "packyard")
@@ -976,7 +977,9 @@ def report(
     *,
     treasures: Mapping[int, int] | None = None,
 ) -> list[Event]:
-    """Report the reporter's mini-game: "won", "lost", "draw" or "conceded"."""
+    """Report the reporter's mini-game: "won", "lost", "draw", "conceded", or "opponent_conceded"
+    (won because the opponent conceded: the winner reports it, so the seed's "play it out" rule
+    holds without the conceder reporting against themselves)."""
     p, pr = _player_in_pairing(state, seat)
     if outcome not in OUTCOMES:
         raise InvalidAction(f"Unknown result {outcome!r}; use one of {', '.join(OUTCOMES)}.")
@@ -987,7 +990,7 @@ def report(
     _apply_treasures(state, t, events)
     mine = "a" if seat == pr.a else "b"
     theirs = "b" if mine == "a" else "a"
-    result = {"won": mine, "lost": theirs, "draw": "draw", "conceded": theirs}[outcome]
+    result = {"won": mine, "lost": theirs, "draw": "draw", "conceded": theirs, "opponent_conceded": mine}[outcome]
     if result == "draw":
         pa, pb = state.players[pr.a], state.players[pr.b]
         loss = poison_for_loss(state.stage, state.settings.progression)
@@ -1006,7 +1009,7 @@ def report(
             events.append(ReplayRequired(pr.a, pr.b, reason))
             return events
     pr.result = result
-    pr.conceded_by = seat if outcome == "conceded" else None
+    pr.conceded_by = {"conceded": seat, "opponent_conceded": pr.other(seat)}.get(outcome)
     events.append(ResultReported(pr.a, pr.b, result, pr.conceded_by))
     _maybe_end_play(state, events)
     return events

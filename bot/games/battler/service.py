@@ -713,6 +713,7 @@ def _claim_of(pairing: engine.Pairing, seat: int, outcome: str) -> tuple[str, in
         "won": (mine, None),
         "lost": (theirs, None),
         "conceded": (theirs, seat),
+        "opponent_conceded": (mine, pairing.other(seat)),
         "draw": ("draw", None),
         "unfinishable": ("unfinished", None),
     }[outcome]
@@ -947,6 +948,14 @@ async def dispute_report(
         return await _disputed(session, loaded, disputed)
 
 
+def _kept_concession(pending: PendingReport, decision: str) -> int | None:
+    """A decision keeps the report's concession when it names the same winner (the conceder lost)."""
+    if pending.conceded_by is None or decision not in ("a", "b"):
+        return None
+    loser = pending.b if decision == "a" else pending.a
+    return pending.conceded_by if pending.conceded_by == loser else None
+
+
 async def decide_report(
     db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor
 ) -> ActionResult:
@@ -965,7 +974,7 @@ async def decide_report(
             _answered(loaded, pending, "void", actor.user_id)
             GAMES.save(loaded)
             return ActionResult(_view(loaded))
-        decided = replace(pending, claim=decision, conceded_by=None)
+        decided = replace(pending, claim=decision, conceded_by=_kept_concession(pending, decision))
         _dry_run(state, decided)
         return await _apply_report(session, loaded, decided, how="decide", by=actor.user_id)
 

@@ -25,8 +25,11 @@ from bot.kit.text import escape, plural, plural_word
 
 BASIC_COMBOS: tuple[tuple[str, str], ...] = tuple(combinations_with_replacement(engine.BASIC_TYPES, 2))
 PHASE_NAMES = {"setup": "SETUP", "play": "PLAY", "draft": "DRAFT", "carousel": "CAROUSEL", "over": "OVER"}
-REPORT_RESULTS = {**MATCH_RESULTS, "conceded": "I conceded", "unfinishable": "we cannot finish a replayed draw"}
+REPORT_RESULTS = {**MATCH_RESULTS, "opponent_conceded": "I won: my opponent conceded", "conceded": "I conceded",
+                  "unfinishable": "we cannot finish a replayed draw"}
 MAX_CONTENT = 1900
+FORCED = {False: "The draft phase was ended by an organizer.",  # by whether it was the carousel
+          True: "The carousel was ended by an organizer: the picks left were made at random."}
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
 # Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
 # gives back next), page (arg: page), back (from the give-back step), pass.
@@ -420,7 +423,7 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
             return [f"⏸️ {mention(u(a))} and {mention(u(b))} could not finish: both go to 9 poison."]
         case engine.ResultReported(a=a, b=b, result=result, conceded_by=conceded_by):
             win, lose = (a, b) if result == "a" else (b, a)
-            how = " (conceded)" if conceded_by is not None else ""
+            how = f" ({mention(u(conceded_by))} conceded: no treasure next draft)" if conceded_by is not None else ""
             return [f"✅ {mention(u(win))} beat {mention(u(lose))}{how}."]
         case engine.ReplayRequired(a=a, b=b, reason=reason):
             return [
@@ -710,3 +713,12 @@ def final_lines(game: GameView, standings: Sequence[Standing]) -> list[str]:
         who = ", ".join(mention(u) for u in s.user_ids)
         lines.append(f"{s.placement}. {who} · {s.points:g} {plural_word(s.points, 'point')}")
     return lines
+
+
+def force_question(game_id: int, carousel: bool) -> str:
+    """`/battler force` asks first: it cannot be undone."""
+    if carousel:
+        return (f"End the carousel of Treasure Battler #{game_id} now? Every pick left is made at random, for "
+                "everyone; this cannot be undone.")
+    return (f"End the DRAFT phase of Treasure Battler #{game_id} now, for everyone? Players who are not done keep "
+            "what they have, and the PLAY phase begins; this cannot be undone.")

@@ -64,7 +64,10 @@ How FORMATS.md §5 maps to the code
     sat out; nobody gets two byes in a row; then a coin flip".
 
     **Target score** — when a round's results are all in, a player at or above
-    ``target_score`` (21) who leads alone wins.
+    ``target_score`` (21) who leads alone wins. Once a result brings a player to the target,
+    nobody is asked to choose A–D while the round's other results are still to come: if the
+    round ends with a sole leader at the target, nobody chooses at all; if it ends in a tie at
+    the top, the league goes on and the losers choose in match order.
 
 Public API — see ``__all__``; the command layer needs :func:`new_league`, :func:`check_table`,
 the operations :func:`build_deck`, :func:`alter_deck`, :func:`take_apart`, :func:`report`,
@@ -89,6 +92,7 @@ from bot.kit import events
 from bot.kit.text import clean_name, escape, name_key, plural
 
 __all__ = [
+    "ChoiceWaits",
     "DECK_SIZE",
     "DEFAULT_COPIES",
     "MAX_PLAYERS",
@@ -522,6 +526,16 @@ class ActionPending(Event):
 
 
 @dataclass(frozen=True)
+class ChoiceWaits(Event):
+    """A result brought a player to the target with other results still to come: the loser of
+    ``match`` does not choose now (the round's end may end the league)."""
+
+    seat: int  # the loser
+    match: str
+    leader: int  # a player at the target
+
+
+@dataclass(frozen=True)
 class LeagueWon(Event):
     seat: int
     score: int
@@ -888,6 +902,9 @@ def report(state: LeagueState, seat: int, outcome: str) -> list[Event]:
     if all(m.result is not None for m in state.matches):
         _end_round(state, events)
     _advance(state, events)
+    if winner is not None and _may_end_with_the_round(state):
+        leader = max(state.players, key=lambda p: p.score).seat
+        events.append(ChoiceWaits(opponent if winner == seat else seat, match.label, leader))
     return events
 
 
@@ -952,6 +969,8 @@ def _advance(state: LeagueState, events: list[Event]) -> None:
         state.phase = PLAYING
         _start_round(state, events)
         return
+    if _may_end_with_the_round(state):
+        return  # a result reached the target: nobody chooses until the round's end says the league goes on
     for match in state.matches:
         if match.resolved:
             continue
@@ -966,6 +985,13 @@ def _advance(state: LeagueState, events: list[Event]) -> None:
         events.append(ActionPending(CHOOSE, loser, match.label))
         return
     _start_round(state, events)
+
+
+def _may_end_with_the_round(state: LeagueState) -> bool:
+    """A player is at the target while results are still to come: the round's end may give the league
+    its winner, so no loser is asked to choose A–D before it (a choice that would never be played)."""
+    waiting = any(m.result is None for m in state.matches)
+    return waiting and max(p.score for p in state.players) >= state.settings.target_score
 
 
 def _finish_step(state: LeagueState, step: Step, events: list[Event]) -> None:

@@ -237,6 +237,9 @@ def event_lines(news: Announcement) -> list[str]:
                 lines.append(f"✏️ {mention(u(seat))} altered deck #{deck_id}: "
                              f"{plural(sum(c for _, c in added), 'card')} in, {sum(c for _, c in removed)} back to "
                              "the pool.")
+            case engine.ChoiceWaits(seat=seat, match=label, leader=leader):
+                lines.append(f"⏳ {mention(u(leader))} has reached the target: {mention(u(seat))} does not choose for "
+                             f"Match {label} yet, as the round's last result may end the league.")
             case engine.LeagueWon() | engine.LeagueEnded():
                 lines.append(_end_line(news, e))
     return lines

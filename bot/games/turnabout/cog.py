@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import discord
 from discord import app_commands
+from discord.app_commands import Range
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
@@ -14,6 +15,7 @@ from bot.games.turnabout.service import EventView
 from bot.kit import claims, claims_ui, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
+from bot.kit.clock import rules as chess_clock
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
@@ -27,11 +29,7 @@ from bot.web.buttons import event_links
 S = turnabout.STATUSES
 STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
-CLOCK_CHOICES = choices({
-    "off": "off: no chess clock; a /clock decides no game (default)",
-    "delay": "delay: 10 min per game, 3 s delay per move",
-    "bronstein": "bronstein: 10:03 per game, time spent refunded up to 3 s",
-})
+CLOCK_CHOICES = choices(ui.CLOCK_MODES)
 NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in library or poison counters."
 
 
@@ -90,15 +88,20 @@ class TurnaboutCog(TableCog):
     @app_commands.describe(
         rounds="Swiss rounds to play (default 3; no elimination finals).",
         clock="The chess clock of each game: /clock defaults to it, its flag fall loses the game (default off).",
+        clock_minutes="With a clock: minutes per player per game (default 10).",
+        clock_increment="With a clock: seconds of delay per move, or the Bronstein refund limit (default 3).",
         bye_vp="Victory Points a bye scores (default 30, a 30–0 win).",
     )
     @app_commands.choices(clock=CLOCK_CHOICES)
     @app_commands.guild_only()
-    async def start(self, interaction: discord.Interaction, rounds: app_commands.Range[int, 1, engine.MAX_ROUNDS] = 3,
+    async def start(self, interaction: discord.Interaction, rounds: Range[int, 1, engine.MAX_ROUNDS] = 3,
                     clock: app_commands.Choice[str] | None = None,
-                    bye_vp: app_commands.Range[int, 0, engine.VP_PER_MATCH] = engine.VP_PER_MATCH) -> None:
+                    clock_minutes: Range[int, 1, chess_clock.MAX_MINUTES] | None = None,
+                    clock_increment: Range[int, 0, chess_clock.MAX_INCREMENT] | None = None,
+                    bye_vp: Range[int, 0, engine.VP_PER_MATCH] = engine.VP_PER_MATCH) -> None:
         event = await turnabout.create_event(self.db, actor_of(interaction), channel_id=interaction.channel_id,
-                                             rounds=rounds, clock=clock.value if clock else "off", bye_vp=bye_vp)
+                                             rounds=rounds, clock=clock.value if clock else "off", bye_vp=bye_vp,
+                                             clock_minutes=clock_minutes, clock_increment=clock_increment)
         await self.post_lobby(interaction, event, f"{turnabout.event_name(event.id)} is open: join with "
                                                   "`/turnabout join`.")
 

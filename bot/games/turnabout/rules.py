@@ -55,8 +55,8 @@ Public API (for the command layer)
     are the service's business: the engine trusts the caller for organizer operations.
 
 Rules decisions (where FORMATS.md is silent)
-    * Sane maxima for the reported number: life 0..1,000,000 (a winner below 0, e.g. with
-      Platinum Angel, reports 0: 10 MP either way), library 0..10,000 (a library can grow past
+    * Sane maxima for the reported number: life −1,000,000..1,000,000 (a winner below 0, e.g.
+      with Platinum Angel, is recorded and scored as 0: 10 MP, as FORMATS.md says), library 0..10,000 (a library can grow past
       any list), poison 0..1,000 (a winner with 10 or more, e.g. with Platinum Angel, scores the
       clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
@@ -89,8 +89,11 @@ Rules decisions (where FORMATS.md is silent)
       a rematch (:func:`bot.kit.swiss.max_rounds`: N − 1 for an even N, N for an odd N,
       each sitting out once): closing registration refuses it (:class:`TooManyRounds`).
     * Pairing looks ahead to the last scheduled round: each round leaves the rounds after it a
-      way to be paired without a rematch (:func:`bot.kit.swiss.pair_round`). After drops
-      that may become impossible; then the fewest rematches, announced (``RoundPaired.rematches``).
+      way to be paired without a rematch (:func:`bot.kit.swiss.pair_round`). A drop never
+      stops an event while the players still in can be paired without a rematch (two or more:
+      three pair with a bye); the rounds they can no longer play so are dropped from the schedule
+      at once (:class:`RoundsCut`, announced; :func:`playable_rounds`) and cannot be added back.
+      A later drop does not bring a dropped round back.
     * "Other" scoring options the organizer might allow are not implemented: only the three
       named options have a formula.
 """
@@ -157,6 +160,7 @@ __all__ = [
     "RegistrationClosed",
     "ReportWaiting",
     "RoundFinished",
+    "RoundsCut",
     "RoundPaired",
     "RoundUnfinished",
     "Settings",
@@ -187,6 +191,7 @@ __all__ = [
     "oracle_ban",
     "pair_next_round",
     "placement_multiplier",
+    "playable_rounds",
     "rating_award",
     "register",
     "report_game",
@@ -357,11 +362,12 @@ class DeckRejected(TurnaboutError):
 # --------------------------------------------------------------------------- scoring
 
 
-def _count(value: object, what: str, maximum: int) -> int:
+def _count(value: object, what: str, maximum: int, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidScore(f"The {what} must be a whole number.")
-    if value < 0:
-        raise InvalidScore(f"The {what} cannot be negative.")
+    if value < minimum:
+        raise InvalidScore(f"The {what} cannot be negative." if minimum == 0
+                           else f"The {what} cannot be less than {minimum:,}.")
     if value > maximum:
         raise InvalidScore(f"The {what} cannot be more than {maximum:,}.")
     return value
@@ -375,7 +381,8 @@ def match_points(
     Dominaria: 10 + the winner's ``life``; Tolaria: 10 + ⌈the winner's ``library`` / 2⌉;
     Phyrexia: 30 − 2 × the winner's ``poison``; clamped to [10, 30]. The value the option
     needs must be given; every value given must be a whole number within
-    [0, MAX_LIFE / MAX_LIBRARY / MAX_POISON].
+    [0, MAX_LIBRARY / MAX_POISON], or for life [−MAX_LIFE, MAX_LIFE]: a winner below 0 life counts
+    as 0 (FORMATS.md §3), as Phyrexia's clamp takes a winner with 10 or more poison.
     """
     if option not in SCORING_OPTIONS:
         raise InvalidScore(f"Unknown scoring option {option!r} (choose {', '.join(SCORING_OPTIONS)}).")
@@ -388,12 +395,12 @@ def match_points(
     }
     for key, value in given.items():
         if value is not None:
-            _count(value, f"winner's {words[key]}", limits[key])
+            _count(value, f"winner's {words[key]}", limits[key], minimum=-MAX_LIFE if key == "life" else 0)
     needed = OPTION_MEASURE[option]
     value = given[needed]
     if value is None:
         raise InvalidScore(f"{option.title()} scoring needs the winner's {words[needed]}.")
-    raw = {"life": 10 + value, "library": 10 + math.ceil(value / 2), "poison": 30 - 2 * value}[needed]
+    raw = {"life": 10 + max(0, value), "library": 10 + math.ceil(value / 2), "poison": 30 - 2 * value}[needed]
     return min(MAX_MATCH_POINTS, max(MIN_MATCH_POINTS, raw))
 
 
@@ -479,8 +486,11 @@ def oracle_ban(card: OracleText) -> str | None:
     * an **ante** card: its rules text (reminder text aside) uses the word "ante";
     * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
       they own *from outside the game* and put it into their hand;
-    * any other text that brings a card in **from outside the game** (the wishes, Ring of Ma'rûf,
-      Research, Karn, the Great Creator, …), reminder text included.
+    * any other rules text that brings a card in **from outside the game** (the wishes, Ring of
+      Ma'rûf, Research, Karn, the Great Creator, …).
+
+    Reminder text never counts (FORMATS.md §3): a companion's reminder says it comes "from outside
+    the game", but with no sideboard a companion is simply a card of the main deck.
 
     The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
     Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
@@ -494,7 +504,7 @@ def oracle_ban(card: OracleText) -> str | None:
         return ANTE
     if _LEARN_WORD.search(rules):
         return LEARN
-    if _FROM_OUTSIDE.search(text):
+    if _FROM_OUTSIDE.search(rules):
         return OUTSIDE
     return None
 
@@ -529,7 +539,9 @@ def deck_problems(
             "(join with a bigger deck without a list)."
         )
     if sideboard:
-        problems.append("Turnabout uses no sideboard (nor companions): remove that section.")
+        problems.append(
+            "Turnabout uses no sideboard: remove that section (a companion is played as a card of the main deck)."
+        )
     banned: Counter[tuple[str, str]] = Counter()
     for count, name in cards:
         found = _ban(name, known)
@@ -847,6 +859,16 @@ class PlayerDropped(Event):
 
 
 @dataclass(frozen=True)
+class RoundsCut(Event):
+    """After a drop the players left cannot play every scheduled round without a rematch: the
+    schedule keeps the ``rounds`` they can (``scheduled`` before)."""
+
+    scheduled: int
+    rounds: int
+    round_over: bool  # the round just played was the last: the event can end now
+
+
+@dataclass(frozen=True)
 class StandingRow:
     rank: int
     seat: int
@@ -930,6 +952,13 @@ def _check_rounds(state: TurnaboutState, rounds: int) -> None:
     players = len(state.players)
     if players >= MIN_PLAYERS and rounds > swiss.max_rounds(players):
         raise TooManyRounds(players, rounds)
+    if state.phase == RUNNING and rounds > state.round and any(p.dropped for p in state.players):
+        most = state.round + playable_rounds(state, rounds - state.round)
+        if rounds > most:
+            raise InvalidSetting(
+                f"The players still in can play at most {most} rounds without anyone meeting the same "
+                f"opponent twice."
+            )
 
 
 def _game_points(
@@ -949,6 +978,16 @@ def _game_points(
 def _losing_option(state: TurnaboutState, match: Match, game: Game, winner: int) -> str:
     owner = winner if game.number == 1 else match.other(winner)
     return state.players[owner].scoring
+
+
+def _recorded_value(state: TurnaboutState, match: Match, game: Game, winner: int | None, value: int | None) -> int | None:
+    """The number as it is recorded: none for a draw; a winner's life below 0 as 0 (it scores so)."""
+    if winner is None or value is None:
+        return None
+    if OPTION_MEASURE[_losing_option(state, match, game, winner)] == "life" and isinstance(value, int) and value < 0:
+        _game_points(state, match, game, winner, value)  # still refuses a number out of range
+        return 0
+    return value
 
 
 def _check_winner(match: Match, winner: int | None) -> None:
@@ -1255,14 +1294,14 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
         listed = ", ".join(str(n) for n in unfinished[:10])
         raise RoundUnfinished(f"Round {state.round} is not finished yet (open matches: {listed}).")
     if state.round >= state.settings.rounds:
-        raise WrongPhase(
-            f"All {state.settings.rounds} rounds have been played: end the event (or add a round)."
-        )
+        played = (f"All {state.settings.rounds} rounds have" if state.settings.rounds > 1
+                  else "The event's one round has")
+        raise WrongPhase(f"{played} been played: end the event (or add a round).")
+    if len(state.players) < MIN_PLAYERS:
+        raise NotEnoughPlayers(f"An event needs at least {MIN_PLAYERS} players; {len(state.players)} registered.")
     active = [p.seat for p in state.players if not p.dropped]
-    if len(active) < MIN_PLAYERS:
-        raise NotEnoughPlayers(
-            f"Pairing needs at least {MIN_PLAYERS} players still in; there are {len(active)}."
-        )
+    if len(active) < 2:  # (the schedule is cut to the rounds played first: see drop)
+        raise NotEnoughPlayers(f"Pairing needs at least 2 players still in; there are {len(active)}.")
 
     number = state.round + 1
     pairing = swiss.pair_round(
@@ -1343,6 +1382,7 @@ def report_game(
     m = _players_match(state, seat, match)
     g = report_target(state, seat, game=game, match=m.number)
     _check_winner(m, winner)
+    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     if g.status == REPORTED:
         if g.reported_by == seat:
             raise ReportWaiting(m.number, g.number)
@@ -1432,6 +1472,7 @@ def decide_game(
     g = _find_game(m, game, ())
     assert g is not None
     _check_winner(m, winner)
+    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     points = _game_points(state, m, g, winner, value)
     was_finished = m.finished
     g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)
@@ -1484,7 +1525,34 @@ def drop(state: TurnaboutState, seat: int) -> list[Event]:
     p.dropped, p.dropped_in_round = True, state.round
     open_match = current_match(state, seat)
     still_open = open_match.number if open_match is not None and not open_match.finished else None
-    return [PlayerDropped(seat, state.round, still_open)]
+    return [PlayerDropped(seat, state.round, still_open), *_cut_unplayable_rounds(state)]
+
+
+def _paired_so_far(state: TurnaboutState) -> list[swiss.Result]:
+    """Every match and bye paired so far, finished or not, without points: who has met whom."""
+    return [swiss.Result(m.a, m.b, 0, 0) if m.b is not None else swiss.Result.bye(m.a, 0) for m in state.matches]
+
+
+def playable_rounds(state: TurnaboutState, limit: int) -> int:
+    """How many rounds after the current one the players still in can play, at most ``limit``,
+    with nobody meeting an opponent twice (FORMATS.md §3: never the same opponent twice)."""
+    active = [p.seat for p in state.players if not p.dropped]
+    return swiss.playable_rounds(active, _paired_so_far(state), limit=limit)
+
+
+def _cut_unplayable_rounds(state: TurnaboutState) -> list[Event]:
+    """Drop from the schedule the rounds the players left can no longer play without a rematch
+    (a drop never stops an event while they can: three players pair with a bye)."""
+    scheduled = state.settings.rounds
+    left = scheduled - state.round
+    if left <= 0:
+        return []
+    rounds = max(1, state.round + playable_rounds(state, left))  # (an event keeps at least one round)
+    if rounds >= scheduled:
+        return []
+    state.settings.rounds = rounds
+    round_over = state.round > 0 and all(m.finished for m in state.round_matches())
+    return [RoundsCut(scheduled, state.settings.rounds, round_over)]
 
 
 def end_event(state: TurnaboutState) -> list[Event]:

@@ -65,7 +65,7 @@ REPORT_DONE = "turnabout.report_done"  # edit: a report message answered elsewhe
 # itself, posted and then edited by the cog).
 PUBLIC_EVENTS = (
     engine.RegistrationClosed, engine.RoundPaired, engine.GameDisputed, engine.GameDecided,
-    engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped,
+    engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped, engine.RoundsCut,
 )
 
 
@@ -245,7 +245,7 @@ def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
             ping += [state.players[seat].user_id for seat in (*seats, *([e.bye] if e.bye is not None else []))]
         elif isinstance(e, engine.GameDisputed):
             ping += call.users if call is not None else [row.organizer_id]
-        elif isinstance(e, engine.RoundFinished):
+        elif isinstance(e, engine.RoundFinished | engine.RoundsCut):
             ping.append(row.organizer_id)
     return Announcement(
         row.id, row.organizer_id, tuple(p.user_id for p in state.players), tuple(p.deck for p in state.players),
@@ -341,6 +341,8 @@ async def create_event(
     players start with `/clock` (off, delay or bronstein)."""
     if clock not in CLOCK_MODES:
         raise UserError(f"The clock is one of {', '.join(CLOCK_MODES)}.")
+    if clock == "off" and (clock_minutes is not None or clock_increment is not None):
+        raise UserError("The clock's minutes and increment need clock:delay or clock:bronstein.")
     settings = engine.Settings(rounds=rounds, bye_vp=bye_vp, clock=clock != "off",
                                clock_mode=clock if clock != "off" else "delay")
     if clock_minutes is not None:
@@ -792,7 +794,9 @@ def _open_match(state: engine.TurnaboutState, a: int, b: int) -> engine.Match | 
 async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: int, b: int,
                      game: int | None) -> clock.ClockGame | None:
     """For `/clock start` between `a` and `b`: the game of their open match it is for — `game`, or
-    the first game without a result — with the event's clock settings (None when the event is
+    the game without a result (while neither has one in an event with a clock, the player is asked
+    which) — with the event's
+    clock settings (None when the event is
     played without a clock). None when they play no open match here."""
     for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
         loaded = await GAMES.load(session, event_id, lock=False)
@@ -804,6 +808,8 @@ async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: i
             if chosen.status != engine.PENDING:
                 raise UserError(f"Game {game} of match {match.number} already has a result ({chosen.status}): "
                                 "a clock cannot decide it.")
+        elif state.settings.clock and all(g.status == engine.PENDING for g in match.games):
+            raise clock.which_game(event_name(event_id), match.number)  # it decides a game: game 2 may be the one
         else:
             chosen = next((g for g in match.games if g.status == engine.PENDING), None)
             if chosen is None:

@@ -36,6 +36,11 @@ OPTION_RULES = {
     "tolaria": "Tolaria: 10 + half the winner's library (rounded up)",
     "phyrexia": "Phyrexia: 30 − 2 × the winner's poison",
 }
+CLOCK_MODES = {  # /turnabout start's clock choices
+    "off": "off: no chess clock; a /clock decides no game (default)",
+    "delay": "delay: each move's first seconds are free (10 min per game, 3 s unless set)",
+    "bronstein": "bronstein: time spent refunded up to a limit (10 min + 3 s per game unless set)",
+}
 
 STATUS_WORDS = {  # the event's status as players read it
     turnabout.STATUSES.lobby: "Open for players", turnabout.STATUSES.running: "In progress",
@@ -176,7 +181,21 @@ def event_lines(news: Announcement) -> list[str]:
             case engine.PlayerDropped(seat=seat, open_match=open_match):
                 still = f" Their match {open_match} must still be finished." if open_match is not None else ""
                 lines.append(f"🚪 {mention(u(seat))} dropped from the event.{still}")
+            case engine.RoundsCut():
+                lines.append(rounds_cut_line(news, e))
     return lines
+
+
+def rounds_cut_line(news: Announcement, cut: engine.RoundsCut) -> str:
+    """The schedule lost the rounds the players left cannot play without a rematch."""
+    first, last = cut.rounds + 1, cut.scheduled
+    which = f"Round {first} is" if first == last else f"Rounds {first}–{last} are"
+    if cut.round_over:
+        after = f"Round {cut.rounds} was the last: {mention(news.organizer_id)} ends the event with `/turnabout end`."
+    else:
+        after = f"The event now ends after round {cut.rounds}."
+    return (f"✂️ {which} dropped from the schedule: the players still in cannot play "
+            f"{'it' if first == last else 'them'} without meeting an opponent twice. {after}")
 
 
 def claim_text(news: Announcement, claim: engine.Claim) -> str:

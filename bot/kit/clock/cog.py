@@ -50,7 +50,7 @@ class ClockCog(commands.Cog):
         increment="Seconds: the delay per move, or the Bronstein refund limit (default: the event's, else 3).",
         mode="Delay (each move's first seconds free) or Bronstein (time spent refunded); default: the event's.",
         first="Whose clock runs first: the player who acts first (default: you).",
-        game="Turnabout: the game of your match this clock is for (default: the first without a result).",
+        game="Turnabout: which game of your match this clock is for (asked while game 1 has no result).",
     )
     @app_commands.choices(mode=MODE_CHOICES, first=FIRST_CHOICES)
     @app_commands.guild_only()
@@ -70,9 +70,10 @@ class ClockCog(commands.Cog):
         )
         clock = started.clock
         if started.new:
+            game = f" for {ui.game_name(clock.game)}" if clock.game is not None and clock.game.decides else ""
             await interaction.response.send_message(
-                f"Chess clock #{clock.id} offered to {ui.mention(opponent.id)}: it is posted in this channel and starts "
-                "when they press **Accept** (you can **Withdraw** it until then).", ephemeral=True,
+                f"Chess clock #{clock.id} offered to {ui.mention(opponent.id)}{game}: it is posted in this channel and "
+                "starts when they press **Accept** (you can **Withdraw** it until then).", ephemeral=True,
             )
             return
         # The two already have a clock here: show it again, with the buttons this player may press.
@@ -115,6 +116,8 @@ class ClockCog(commands.Cog):
         result = await service.act(self.db, clock, actor, action, message_id=message_id)
         if result.flag_fell:
             await interaction.response.send_message("Too late: the flag had already fallen.", ephemeral=True)
+        elif (asked := ui.asked_text(result)) is not None:  # the running player only asks; the opponent agrees
+            await interaction.response.send_message(asked, ephemeral=True)
         elif ephemeral:  # the copy shows the clock as it is now; the channel message is edited through the outbox
             await interaction.response.edit_message(embed=ui.clock_embed(result.clock),
                                                     view=ui.clock_view(result.clock, for_user=interaction.user.id))
@@ -158,10 +161,12 @@ class ClockCog(commands.Cog):
         """Ask the player first; the end stops both clocks for this game."""
         async def end() -> str:
             result = await service.end(self.db, clock_id, actor_of(interaction), message_id=message_id)
-            return "The flag had already fallen." if result.flag_fell else f"Chess clock #{clock_id} ended."
+            if result.flag_fell:
+                return "The flag had already fallen."
+            return ui.asked_text(result) or f"Chess clock #{clock_id} ended."
 
-        await confirm_then_act(interaction, f"End chess clock #{clock_id} now? Both clocks stop and the buttons go away.",
-                               end, db=self.db)
+        question = ui.end_question(await service.get(self.db, clock_id), interaction.user.id)
+        await confirm_then_act(interaction, question, end, db=self.db)
 
 
 async def setup(bot: KitBot) -> None:

@@ -29,7 +29,10 @@ States (``ClockState.status``)
     *other* player → ``running``; or :func:`withdraw` by the offering player (``withdrawn``) or
     :func:`decline` by the other (``declined``): a clock never runs without both players' consent.
     ``ready`` (new game, not started) → ``start`` → ``running`` ⇄ ``pause``/``resume``
-    (``paused``) → ``end`` (``ended``) or a flag fall (``flagged``). A flag falls the moment
+    (``paused``) → ``end`` (``ended``) or a flag fall (``flagged``). The player whose move it is
+    cannot pause or end the clock alone (FORMATS.md §3): their press only asks (``asked``,
+    :class:`ClockAsked`; the clock runs on) and the opponent's press of the same button does it; a
+    pass drops the request. An organizer who does not play (``by=None``) pauses and ends alone. A flag falls the moment
     the running player's remaining time reaches zero, exactly at :func:`flag_due_at`; it is
     recorded by the first operation at or after that time (:func:`check_flag` for the
     deadline sweeper, or a late pass). A paused clock never flags. :func:`new_game` resets
@@ -39,7 +42,7 @@ Public API
     ``new_clock(mode="delay", minutes=10, increment=3, *, players=None) -> ClockState``;
     operations returning ``list[Event]``: ``offer(state, side, first)``, ``accept(state, side,
     now)``, ``withdraw(state, side)``, ``decline(state, side)``, ``start(state, side, now)``, ``pass_clock(state,
-    side, now)``, ``pause(state, now)``, ``resume(state, now)``, ``end(state, now)``,
+    side, now)``, ``pause(state, now, *, by)``, ``resume(state, now)``, ``end(state, now, *, by)``,
     ``check_flag(state, now)``, ``new_game(state)``; queries: ``remaining(state, side, now)``,
     ``flag_due_at(state)``, ``flag_fallen(state, now)``, ``side_of(state, user_id)``.
     Sides are 0 and 1. Errors are :class:`ClockError` (a ``ValueError``) subclasses whose
@@ -63,6 +66,7 @@ __all__ = [
     "MODES",
     "SCHEMA_VERSION",
     "ClockAccepted",
+    "ClockAsked",
     "ClockDeclined",
     "ClockEnded",
     "ClockError",
@@ -149,6 +153,7 @@ class ClockState:
     history: list[dict[str, Any]] = field(default_factory=list)  # finished games
     offered_by: int | None = None  # side that offered the clock (the other accepts it)
     first: int = 0  # side whose clock runs first once an offered clock is accepted
+    asked: str | None = None  # "pause" or "end": what the running side asked for, until the opponent agrees
 
     def to_dict(self) -> dict[str, Any]:
         return {"v": SCHEMA_VERSION, **events.encode(self)}
@@ -215,6 +220,12 @@ class ClockPaused(Event):
 class ClockResumed(Event):
     side: int
     flag_due_at: float
+
+
+@dataclass(frozen=True)
+class ClockAsked(Event):
+    side: int  # the running side, who cannot pause or end the clock alone
+    action: str  # "pause" or "end": the opponent agrees by doing it too
 
 
 @dataclass(frozen=True)
@@ -310,7 +321,7 @@ def _record_flag(state: ClockState) -> list[Event]:
     at = _due(state)
     state.banks[side] = 0.0
     state.status, state.flagged, state.flag_time = FLAGGED, side, at
-    state.move_spent, state.segment_start = 0.0, None
+    state.move_spent, state.segment_start, state.asked = 0.0, None, None
     return [FlagFell(side, at)]
 
 
@@ -453,20 +464,38 @@ def pass_clock(state: ClockState, side: int, now: float) -> list[Event]:
     charged = _charge(state, spent)
     state.banks[side] -= charged
     state.running = 1 - side
-    state.move_spent, state.segment_start = 0.0, t
+    state.move_spent, state.segment_start, state.asked = 0.0, t, None
     state.moves += 1
     return [ClockPassed(side, state.running, spent, charged, state.banks[side], _due(state))]
 
 
-def pause(state: ClockState, now: float) -> list[Event]:
-    """Freeze the running move (e.g. for a judge call); a paused clock never flags."""
+def _asks(state: ClockState, by: int | None, action: str) -> list[Event] | None:
+    """The running side's press of Pause or End only asks (FORMATS.md §3: only the two players
+    together, or an organizer who does not play, pause or end a running clock); None: ``by`` may
+    do it now (the opponent of the running side, or ``by`` None: an organizer who does not play)."""
+    if by is None or _side(by) != state.running:
+        return None
+    if state.asked == action:
+        raise WrongClockState(f"You already asked to {action} the clock: your opponent presses {action.title()} "
+                              "to agree.")
+    state.asked = action
+    return [ClockAsked(by, action)]
+
+
+def pause(state: ClockState, now: float, *, by: int | None = None) -> list[Event]:
+    """Freeze the running move (e.g. for a judge call); a paused clock never flags. ``by``: the
+    side pressing (the running side only asks, see :func:`_asks`); None: an organizer who does not
+    play in it."""
     _require(state, RUNNING, action="pause the clock")
     t = _time(state, now)
-    state.last_time = t
     if t >= _due(state):
+        state.last_time = t
         return _record_flag(state)
+    if (asked := _asks(state, by, "pause")) is not None:
+        return asked
+    state.last_time = t
     state.move_spent = _spent(state, t)
-    state.status, state.segment_start = PAUSED, None
+    state.status, state.segment_start, state.asked = PAUSED, None, None
     assert state.running is not None
     return [ClockPaused(state.running, remaining(state, state.running, t))]
 
@@ -475,18 +504,23 @@ def resume(state: ClockState, now: float) -> list[Event]:
     """Continue the paused move where it stopped (a used-up delay stays used)."""
     _require(state, PAUSED, action="resume the clock")
     t = _time(state, now)
-    state.status, state.segment_start, state.last_time = RUNNING, t, t
+    state.status, state.segment_start, state.last_time, state.asked = RUNNING, t, t, None
     assert state.running is not None
     return [ClockResumed(state.running, _due(state))]
 
 
-def end(state: ClockState, now: float) -> list[Event]:
-    """Stop this game's clock (the game ended on the table). A flag already down is reported."""
+def end(state: ClockState, now: float, *, by: int | None = None) -> list[Event]:
+    """Stop this game's clock (the game ended on the table). A flag already down is reported.
+    ``by`` as for :func:`pause`: the side whose move it is (running or paused) only asks."""
     _require(state, READY, RUNNING, PAUSED, action="end the clock")
     t = _time(state, now)
-    state.last_time = t
     if state.status == RUNNING and t >= _due(state):
+        state.last_time = t
         return _record_flag(state)
+    if state.status != READY and (asked := _asks(state, by, "end")) is not None:
+        return asked
+    state.last_time = t
+    state.asked = None
     if state.running is not None and state.status in (RUNNING, PAUSED):
         # The last move is not a pass: no refund, the delay still applies.
         state.banks[state.running] = max(0.0, _left_during_move(state, _spent(state, t)))

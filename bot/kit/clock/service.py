@@ -10,8 +10,9 @@ whose message was lost can still be accepted).
 
 A clock started between two players of an open match knows the game it is for (`ClockGame`,
 stored as `game_ref`): a format registers a finder in `GAME_FINDERS` (Turnabout does). The game is
-fixed when the clock is offered (the first game without a result, or the one the player names)
-and shown on the offer, so a flag fall decides exactly that game, and only if the event plays with
+fixed when the clock is offered (the one the player names; when they name none, the first game
+without a result, except that while game 1 has none the finder asks which game, `which_game`) and
+shown on the offer, so a flag fall decides exactly that game, and only if the event plays with
 a clock and this clock has the event's settings (`ClockGame.decides`). An event's clock settings
 are the defaults of a clock started for one of its games.
 
@@ -47,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.kit import channels, deadlines, documents, outbox, tables
 from bot.kit.clock import rules as engine
 from bot.kit.clock.models import ChessClock
-from bot.kit.errors import Conflict, UserError, engine_refusals
+from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload, encode
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -86,6 +87,13 @@ class ClockGame(Payload):
     decides: bool = False  # a flag fall loses the game: the event has a clock and this clock has its settings
 
 
+def which_game(event_name: str, match: int) -> UserError:
+    """What a format's finder raises when the players did not say which game of their match a clock
+    is for and game 1 has no result: the clock would decide a game, so it is not guessed."""
+    return UserError(f"Which game of {event_name}, match {match} is this clock for? Game 1 has no result yet, so "
+                     "it is not assumed: run `/clock start` again with `game:1` or `game:2`.")
+
+
 def game_of(row: ChessClockRow) -> ClockGame | None:
     """The game a clock was started for, if any."""
     return ClockGame.from_payload(row.game_ref) if row.game_ref else None
@@ -116,7 +124,7 @@ class ClockNews(Payload):
     mode: str
     remaining: tuple[float, float]
     moves: int
-    event: engine.FlagFell | engine.ClockEnded
+    event: engine.FlagFell | engine.ClockEnded | engine.ClockAsked
     game: ClockGame | None = None
     recorded: bool = False
 
@@ -218,7 +226,8 @@ def _save(clock: Clock) -> None:
     CLOCKS.save(clock, status=state.status, **over)
 
 
-def _news(clock: Clock, event: engine.FlagFell | engine.ClockEnded, now: float, recorded: bool) -> outbox.Message:
+def _news(clock: Clock, event: engine.FlagFell | engine.ClockEnded | engine.ClockAsked, now: float,
+          recorded: bool) -> outbox.Message:
     row, state = clock.row, clock.state
     assert state is not None
     flag = isinstance(event, engine.FlagFell)
@@ -251,7 +260,8 @@ async def _after(session: AsyncSession, clock: Clock, events: list[engine.Event]
         for listener in list(FLAG_FALL_LISTENERS):
             recorded = bool(await listener(session, row)) or recorded
     messages = [_edit(row)] if row.message_id is not None else []
-    messages += [_news(clock, e, now, recorded) for e in events if isinstance(e, engine.FlagFell | engine.ClockEnded)]
+    news = engine.FlagFell | engine.ClockEnded | engine.ClockAsked
+    messages += [_news(clock, e, now, recorded) for e in events if isinstance(e, news)]
     await outbox.queue(session, *messages)
 
 
@@ -341,29 +351,47 @@ async def act(
 ) -> ActionResult:
     """A player presses a button. On an offered clock: `accept` or `decline` (the opponent),
     `withdraw` (the player who offered it). On an accepted one: `pass` (their own running clock),
-    `pause`, `resume` or `end`. Only the clock's two players may; anyone else is refused and
-    nothing changes. `message_id` (the channel message the button is on, never an ephemeral copy)
-    is recorded if the clock's message is not known yet."""
+    `pause`, `resume` or `end` — the player whose move it is only asks to pause or end it, and the
+    opponent's press does it (FORMATS.md §3). Only the clock's two players may, and for `pause`,
+    `resume` and `end` an organizer of the server who does not play on it; anyone else is refused
+    and nothing changes. `message_id` (the channel message the button is on, never an ephemeral
+    copy) is recorded if the clock's message is not known yet."""
     if action not in ACTIONS + OFFER_ACTIONS:
         raise UserError(f"Unknown clock action {action!r}.")
     now = _now(now)
     async with db.write() as session:
         clock = await CLOCKS.load(session, clock_id)
         row, state = clock.row, clock.state
-        tables.check_same_server(NOUN, row, actor)
-        side = CLOCKS.call(engine.side_of, state, actor.user_id)
+        side = await _side_of(session, row, state, actor, action)
         operations = {
             "accept": (engine.accept, side, now), "decline": (engine.decline, side),
             "withdraw": (engine.withdraw, side), "pass": (engine.pass_clock, side, now),
             "pause": (engine.pause, now), "resume": (engine.resume, now), "end": (engine.end, now),
         }
         operation, *arguments = operations[action]
-        events = CLOCKS.call(operation, state, *arguments)
+        by = {"by": side} if action in ("pause", "end") else {}
+        events = CLOCKS.call(operation, state, *arguments, **by)
         if row.message_id is None and message_id is not None:
             row.message_id = message_id
         _save(clock)
         await _after(session, clock, events, now)
         return ActionResult(_view(clock), tuple(events))
+
+
+REFEREE_ACTIONS = ("pause", "resume", "end")  # what an organizer who does not play may do
+
+
+async def _side_of(session: AsyncSession, row: ChessClock, state: engine.ClockState, actor: tables.Actor,
+                   action: str) -> int | None:
+    """The actor's side on the clock; None for an organizer of the clock's server who does not play
+    on it (pausing, resuming or ending it alone); anyone else is refused."""
+    tables.check_same_server(NOUN, row, actor)
+    if actor.user_id in (row.player_a, row.player_b) or action not in REFEREE_ACTIONS:
+        return CLOCKS.call(engine.side_of, state, actor.user_id)
+    if not await tables.is_organizer(session, actor, row.guild_id):
+        raise PermissionDenied("Only the two players on this clock (or an organizer who does not play on it) can "
+                               f"{action} it.")
+    return None
 
 
 async def pass_clock(db: Database, clock_id: int, actor: tables.Actor, **kwargs) -> ActionResult:

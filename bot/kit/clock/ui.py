@@ -62,12 +62,31 @@ def timestamp(epoch: float, style: str = "R") -> str:
 
 
 def settings_text(state: engine.ClockState) -> str:
-    increment = f"{state.increment:g} s"
-    if state.mode == "bronstein":
-        how = f"Bronstein: time spent on a move is refunded up to {increment}"
+    return _settings_words(state.mode, state.base, state.increment)
+
+
+def _settings_words(mode: str, base: float, increment: float) -> str:
+    seconds = f"{increment:g} s"
+    if mode == "bronstein":
+        how = f"Bronstein: time spent on a move is refunded up to {seconds}"
     else:
-        how = f"Delay: the first {increment} of each move are free"
-    return f"{how} · {duration(state.base)} each per game"
+        how = f"Delay: the first {seconds} of each move are free"
+    return f"{how} · {duration(base)} each per game"
+
+
+def event_clock_text(event_clock: tuple[str, float, float]) -> str:
+    """An event's clock (mode, minutes, increment) in the words of :func:`settings_text`."""
+    mode, minutes, increment = event_clock
+    return _settings_words(mode, minutes * 60 + (increment if mode == "bronstein" else 0), increment)
+
+
+def decides_nothing(game: ClockGame) -> str:
+    """Why a clock for an event's game records no result, plainly."""
+    if game.event_clock is None:
+        why = f"{game.event_name} is played without a chess clock"
+    else:
+        why = f"its settings are not the clock of {game.event_name} ({event_clock_text(game.event_clock)})"
+    return f"{why}, so a flag fall records no result for match {game.match}, game {game.game}"
 
 
 def side_line(clock: ClockView, side: int) -> str:
@@ -95,9 +114,7 @@ def game_text(game: ClockGame | None) -> str | None:
         return None
     if game.decides:
         return f"For {game_name(game)}: a flag fall loses that game (an organizer can override)."
-    why = ("the event is played without a chess clock" if game.event_clock is None
-           else "these are not the event's clock settings")
-    return f"For {game_name(game)}, informally: a flag fall records nothing ({why})."
+    return f"This clock decides nothing: {decides_nothing(game)}."
 
 
 def status_text(clock: ClockView) -> str:
@@ -110,10 +127,11 @@ def status_text(clock: ClockView) -> str:
         return f"Withdrawn by {mention(clock.user_of(state.offered_by or 0))} before it was accepted: it never ran."
     if state.status == engine.DECLINED:
         return f"Declined by {mention(clock.user_of(1 - (state.offered_by or 0)))}: it never ran."
+    asked = "" if state.asked is None else " " + asked_line(clock.players, state.running or 0, state.asked)
     if state.status == engine.RUNNING:
-        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far."
+        return f"Running: {mention(clock.user_of(state.running))} to act · {passes(state.moves)} so far.{asked}"
     if state.status == engine.PAUSED:
-        return "Paused: either player presses Resume to go on."
+        return f"Paused: either player presses Resume to go on.{asked}"
     if state.status == engine.FLAGGED:
         loser = clock.user_of(state.flagged)
         if clock.game is not None and clock.game.decides:
@@ -146,8 +164,14 @@ def offer_text(clock: ClockView) -> str | None:
         return None
     offerer = clock.user_of(clock.state.offered_by or 0)
     opponent = clock.user_of(1 - (clock.state.offered_by or 0))
-    what = f" for {game_name(clock.game)}" if clock.game is not None else ""
-    return (f"{mention(opponent)}, {mention(offerer)} offers you a chess clock{what}. Press **Accept** to start it, "
+    game = clock.game
+    if game is None:
+        what = "a chess clock"
+    elif game.decides:
+        what = f"a chess clock for {game_name(game)}"
+    else:
+        what = f"a chess clock that decides nothing: {decides_nothing(game)}"
+    return (f"{mention(opponent)}, {mention(offerer)} offers you {what}. Press **Accept** to start it, "
             "or **Decline**; it does not run until you accept.")
 
 
@@ -187,6 +211,32 @@ def clock_view(clock: ClockView, *, for_user: int | None = None) -> discord.ui.V
     return view
 
 
+def asked_line(users: tuple[int, int], side: int, action: str) -> str:
+    """The running player asked to pause or end the clock: the opponent's press of the same button agrees."""
+    return (f"{mention(users[side])} asks to {action} the clock (it is their move, so they cannot alone): "
+            f"{mention(users[1 - side])} presses **{LABELS[action]}** to agree.")
+
+
+def asked_text(result: service.ActionResult) -> str | None:
+    """What the running player is told when their Pause or End only asked (None: it was done)."""
+    asked = next((e for e in result.events if isinstance(e, engine.ClockAsked)), None)
+    if asked is None:
+        return None
+    opponent = mention(result.clock.user_of(1 - asked.side))
+    return (f"It is your move, so you cannot {asked.action} chess clock #{result.clock.id} alone: you asked "
+            f"{opponent}, who presses **{LABELS[asked.action]}** to agree.")
+
+
+def end_question(clock: ClockView, user_id: int) -> str:
+    """The End button's question: the player whose move it is only asks their opponent."""
+    state = clock.state
+    if (state.status in (engine.RUNNING, engine.PAUSED) and user_id in clock.players
+            and clock.players.index(user_id) == state.running):
+        return (f"Ask {mention(clock.user_of(1 - state.running))} to end chess clock #{clock.id}? It is your move, "
+                "so it ends only when they press End too.")
+    return f"End chess clock #{clock.id} now? Both clocks stop and the buttons go away."
+
+
 def news_text(news: ClockNews) -> str:
     """An announcement queued by the service (`bot.kit.clock.service.NEWS`)."""
     users, left = news.users, news.remaining
@@ -206,6 +256,8 @@ def news_text(news: ClockNews) -> str:
                 f"🚩 Chess clock #{news.clock_id}: {mention(loser)}'s flag fell at {timestamp(at, 'T')}. "
                 f"{verdict}; {mention(winner)} had {duration(left[1 - side])} left."
             )
+        case engine.ClockAsked(side=side, action=action):
+            text = f"⏸️ Chess clock #{news.clock_id}: " + asked_line(users, side, action)
         case engine.ClockEnded():
             text = (
                 f"⏹️ Chess clock #{news.clock_id} ended after {passes(news.moves)}: "
@@ -215,7 +267,10 @@ def news_text(news: ClockNews) -> str:
 
 
 def news_pings(news: ClockNews) -> tuple[int, ...]:
-    """A flag fall pings both players (they may have looked away); the end pings nobody."""
+    """A flag fall pings both players (they may have looked away); a request to pause or end pings
+    the opponent, who agrees to it; the end pings nobody."""
+    if isinstance(news.event, engine.ClockAsked):
+        return (news.users[1 - news.event.side],)
     return tuple(news.users) if isinstance(news.event, engine.FlagFell) else ()
 
 

@@ -1272,3 +1272,13 @@ def test_pairings_cover_everyone_in_play_once(n, seed):
             b.report(state, rng.choice(pr.seats()), rng.choice(["won", "lost"]))
         if state.phase == "draft":
             finish_draft(state)
+
+
+def test_the_winner_reports_that_the_opponent_conceded():
+    """Issue 34: the seed's "play it out" rule holds without the conceder reporting against themselves."""
+    state = make(4)
+    [reported] = b.report(state, 0, "opponent_conceded")  # 0 vs 2: 0 won, 2 conceded
+    assert reported == b.ResultReported(0, 2, "a", 2)
+    events = b.report(state, 1, "won")
+    income = {e.seat: e.delta for e in of_type(events, b.TreasuresChanged) if e.reason == "income"}
+    assert income == {0: 1, 1: 1, 3: 1} and state.players[2].poison == 1

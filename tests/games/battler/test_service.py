@@ -658,3 +658,28 @@ async def test_an_organizer_confirms_another_game_for_the_absent_player_who_may_
     assert told.treasures_after == 1 and told.game.state.players[b_seat].treasures == 1
     with pytest.raises(UserError, match="already been reported"):
         await battler.report(db, game.id, player(b), "lost", treasures_left=3)
+
+
+async def test_the_winner_reports_a_concession_and_an_organizers_decision_keeps_it(db):
+    """Issue 34: "won: opponent conceded" by the winner; the loser confirms it; a disputed concession
+    decided for the same winner keeps the concession (no treasure for the conceder)."""
+    game, prompts = await started_game(db, players=4)
+    await setup_all(db, prompts)
+    state = (await battler.get_game(db, game.id)).state
+    pr1, pr2 = state.pairings
+    users = [p.user_id for p in state.players]
+    pending = await battler.report(db, game.id, player(users[pr1.a]), "opponent_conceded")
+    assert (pending.report.claim, pending.report.conceded_by) == ("a", pr1.b)
+    await battler.confirm_report(db, game.id, pending.report.id, member(users[pr1.b], False))
+    # The second game: the winner says the loser conceded, the loser disputes; the organizer decides
+    # the same winner: the concession stands.
+    reported = await battler.report(db, game.id, player(users[pr2.b]), "opponent_conceded")
+    disputed = await battler.dispute_report(db, game.id, reported.report.id, member(users[pr2.a], False))
+    decided = await battler.decide_report(db, game.id, disputed.dispute.id, "b", member(ORGANIZER, True))
+    after = decided.game.state
+    assert after.phase == "draft"
+    conceded = {h["conceded_by"] for h in after.history[-2:]}
+    assert conceded == {pr1.b, pr2.a}
+    income = [p.treasures for p in after.players]
+    assert income[pr1.b] == state.players[pr1.b].treasures and income[pr2.a] == state.players[pr2.a].treasures
+    assert income[pr1.a] == state.players[pr1.a].treasures + 1

@@ -325,3 +325,11 @@ def state_player() -> engine.Player:
     player = engine.new_game(CUBE, USERS, seed=3).players[0]
     player.treasures = 0
     return player
+
+
+def test_the_winner_can_report_a_concession_and_the_channel_names_the_conceder():
+    from bot.games.battler.cog import RESULT_CHOICES
+    assert ("I won: my opponent conceded", "opponent_conceded") in [(c.name, c.value) for c in RESULT_CHOICES]
+    news = Announcement(1, 3, tuple(USERS), 1, 3, "fibonacci", (engine.ResultReported(0, 1, "a", 1),), ())
+    assert ui.event_lines(news) == [f"✅ <@{USERS[0]}> beat <@{USERS[1]}> (<@{USERS[1]}> conceded: no treasure next "
+                                    "draft)."]

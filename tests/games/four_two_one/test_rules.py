@@ -1073,3 +1073,31 @@ def test_never_more_than_10_decks(shape, walk_seed, steps, target) -> None:
 def test_every_step_survives_the_state_codec(shape, walk_seed, steps, target) -> None:
     for step in walk(shape, walk_seed, steps, target):
         assert LeagueState.from_dict(json.loads(json.dumps(step.state.to_dict()))) == step.state
+
+
+def test_nobody_chooses_while_a_result_at_the_target_may_end_the_league() -> None:
+    """Issue 34: Match A brings P0 to the target; the league may end with the round, so its loser is
+    not asked to choose A-D. A draw in Match B leaves P0 alone at the top: the league is won and
+    nobody was ever asked."""
+    state = league(4, target_score=2)
+    build_everyone(state)
+    events = win(state, 0)
+    assert not of_type(events, f.ActionPending) and state.step is None
+    assert of_type(events, f.ChoiceWaits) == [f.ChoiceWaits(1, "A", 0)]
+    assert [(a.kind, a.match) for a in f.pending_actions(state)] == [("report", "B")]
+    refused(state, lambda: f.choose(state, 1, "A"), NotYourTurn, "")
+    events = f.report(state, 2, "draw")
+    assert f.LeagueWon(0, 2) in events and not of_type(events, f.ActionPending)
+    assert f.pending_actions(state) == []
+
+
+def test_after_a_tie_at_the_target_the_losers_choose_in_match_order() -> None:
+    state = league(4, target_score=2)
+    build_everyone(state)
+    win(state, 0)
+    events = win(state, 3)  # P0 and P3 both at 2: the league plays on, so the losers choose now
+    assert not of_type(events, f.LeagueWon)
+    assert of_type(events, f.ActionPending) == [f.ActionPending("choose", 1, "A")]
+    f.choose(state, 1, "A")
+    f.alter_deck(state, 1, state.decks[1].cards)
+    assert state.step is not None and (state.step.kind, state.step.seat) == ("choose", 2)

@@ -380,3 +380,11 @@ async def test_a_finished_step_leaves_no_live_buttons_or_menus():
         assert edit.content.startswith("📝 421 league #7, round 2, Match A: <@100> reported that **<@100> won**.\n")
         assert words in edit.content and "confirms or disputes" not in edit.content
     assert ui.answered_text(claim, "confirm", 101) == ui.closed_text(service.ClaimClosed(5, 98, claim, "confirm", 101))
+
+
+def test_a_choice_that_waits_for_the_round_says_why():
+    state = league_state()
+    users = tuple(p.user_id for p in state.players)
+    [line] = ui.event_lines(Announcement(7, users, (engine.ChoiceWaits(1, "A", 0),)))
+    assert line == (f"⏳ <@{users[0]}> has reached the target: <@{users[1]}> does not choose for Match A yet, as the "
+                    "round's last result may end the league.")

@@ -131,7 +131,7 @@ def test_match_points_never_below_ten():
 @pytest.mark.parametrize(
     ("option", "kwargs", "match"),
     [
-        ("dominaria", {"life": -1}, "negative"),
+        ("dominaria", {"life": -t.MAX_LIFE - 1}, "cannot be less than"),
         ("tolaria", {"library": -3}, "negative"),
         ("phyrexia", {"poison": -1}, "negative"),
         ("dominaria", {"life": t.MAX_LIFE + 1}, "more than"),
@@ -142,7 +142,7 @@ def test_match_points_never_below_ten():
         ("dominaria", {}, "needs the winner's life"),
         ("tolaria", {"life": 20}, "needs the winner's number of cards"),
         ("phyrexia", {"library": 3}, "needs the winner's number of poison"),
-        ("phyrexia", {"poison": 1, "life": -5}, "negative"),
+        ("phyrexia", {"poison": 1, "library": -5}, "negative"),
         ("other", {"life": 1}, "Unknown scoring option"),
     ],
 )
@@ -501,7 +501,7 @@ def test_pairing_refused_before_registration_closes():
         t.pair_next_round(state)
 
 
-def test_pairing_needs_four_players():
+def test_pairing_needs_four_players_registered_and_then_pairs_three_left_with_a_bye():
     state = make_event(3)
     with pytest.raises(NotEnoughPlayers, match="at least 4"):
         t.pair_next_round(state)
@@ -509,10 +509,8 @@ def test_pairing_needs_four_players():
     t.pair_next_round(state)
     play_round(state)
     t.drop(state, 0)
-    before = snapshot(state)
-    with pytest.raises(NotEnoughPlayers):
-        t.pair_next_round(state)
-    assert snapshot(state) == before
+    [paired] = t.pair_next_round(state)
+    assert paired.bye is not None and len(paired.matches) == 1 and paired.rematches == 0
 
 
 def test_pairing_refused_while_the_round_is_unfinished():
@@ -530,7 +528,7 @@ def test_pairing_refused_after_the_last_round():
     state = make_event(4, rounds=1)
     t.pair_next_round(state)
     play_round(state)
-    with pytest.raises(WrongPhase, match="All 1 rounds"):
+    with pytest.raises(WrongPhase, match="one round has been played"):
         t.pair_next_round(state)
 
 
@@ -609,25 +607,23 @@ def test_five_or_six_players_over_five_rounds_meet_everyone_once(n):
         assert len(met) == n * (n - 1) // 2 and sorted(byes) == (list(range(n)) if n % 2 else [])
 
 
-def test_after_a_drop_an_unavoidable_rematch_is_paired_and_counted():
+def test_after_a_drop_a_round_that_needs_a_rematch_is_dropped_from_the_schedule():
     """5 players over 5 rounds, one drops after round 3: every pairing of the last round's 4
-    players repeats a match, so it pairs them with the fewest rematches and says how many."""
+    players would repeat a match, so round 5 leaves the schedule at once (the channel is told)
+    and round 4 is paired so that it needs no rematch either."""
     state = make_event(5, seed=0, rounds=5)
     rng = random.Random(0)
     paired = []
-    for number in range(1, 6):
+    for number in range(1, 5):
         [ev] = t.pair_next_round(state)
         paired.append(ev)
         play_round(state, rng)
         if number == 3:
-            t.drop(state, 0)
-    last = paired[-1]
-    assert [ev.rematches for ev in paired[:4]] == [0] * 4 and last.rematches == 1
-    met = [frozenset((m.a, m.b)) for m in state.matches if m.b is not None and m.round < 5]
-    assert sum(frozenset((plan.a, plan.b)) in met for plan in last.matches) == 1
-    active = [p.seat for p in state.players if not p.dropped]
-    every = [{frozenset((a, b)) for a, b in ((active[0], x), tuple(set(active[1:]) - {x}))} for x in active[1:]]
-    assert all(pairing & set(met) for pairing in every), "no pairing of the last round avoids a rematch"
+            events = t.drop(state, 0)
+            assert events[1:] == [t.RoundsCut(5, 4, True)]
+    assert [ev.rematches for ev in paired] == [0] * 4 and state.settings.rounds == 4
+    with pytest.raises(WrongPhase, match="All 4 rounds"):
+        t.pair_next_round(state)
 
 
 # --------------------------------------------------------------------------- reporting
@@ -1053,3 +1049,181 @@ def test_random_events_round_trip_and_keep_the_invariants(seed, n, steps):
         assert len(seats) == len(set(seats))  # nobody twice in a round
         dropped_before = {p.seat for p in state.players if p.dropped and p.dropped_in_round < r}
         assert not dropped_before & set(seats)
+
+
+# --------------------------------------------------------------------------- issue 34: companions, life below 0
+
+LURRUS = ("Lifelink\nEach other creature card in your graveyard has escape. …\n"
+          "Companion — Each permanent card in your starting deck has mana value 2 or less. (If this card is your "
+          "chosen companion, you may put it into your hand from outside the game for {3} as a sorcery.)")
+
+
+def test_a_companion_is_a_legal_card_of_the_main_deck():
+    """The bans read the rules text: a companion's "from outside the game" is reminder text only."""
+    assert t.oracle_ban(t.OracleText("Lurrus of the Dream-Den", LURRUS)) is None
+    oracle = {"Lurrus of the Dream-Den": t.OracleText("Lurrus of the Dream-Den", LURRUS)}
+    cards, problems = t.check_decklist("1 Lurrus of the Dream-Den\n59 Plains\n", oracle=oracle)
+    assert problems == [] and (1, "Lurrus of the Dream-Den") in cards
+    # A wish still says it in its rules text.
+    assert t.oracle_ban(t.OracleText("Burning Wish", ORACLE["Burning Wish"])) == t.OUTSIDE
+
+
+def test_a_companion_section_is_refused_with_the_way_to_play_it():
+    _, problems = t.check_decklist("Companion\n1 Lurrus of the Dream-Den\n\nDeck\n60 Plains\n")
+    assert problems == ["Turnabout uses no sideboard: remove that section (a companion is played as a card of "
+                        "the main deck)."]
+
+
+def test_a_dominaria_winner_below_zero_life_scores_as_zero():
+    assert t.match_points("dominaria", life=-7) == 10
+    assert t.match_points("dominaria", life=-t.MAX_LIFE) == 10
+    with pytest.raises(InvalidScore, match="cannot be less than"):
+        t.match_points("dominaria", life=-t.MAX_LIFE - 1)
+    with pytest.raises(InvalidScore, match="negative"):
+        t.match_points("tolaria", library=-1)
+    with pytest.raises(InvalidScore, match="negative"):
+        t.match_points("phyrexia", poison=-1)
+
+
+def test_a_report_of_a_winner_below_zero_life_is_recorded_as_zero():
+    state = make_event(4, options=["dominaria"] * 4)
+    t.pair_next_round(state)
+    m = open_matches(state)[0]
+    reported = t.report_game(state, m.b, winner=m.a, value=-3, game=1)
+    assert reported[0].value == 0 and reported[0].match_points == (10, 0)
+    t.confirm_game(state, m.a, game=1)
+    assert m.games[0].value == 0
+    decided = t.decide_game(state, m.number, 2, winner=m.b, value=-12)
+    assert decided[0].value == 0 and m.games[1].value == 0 and decided[0].match_points == (0, 10)
+
+
+# --------------------------------------------------------------------------- issue 34: drops never stop a playable event
+
+
+def test_three_players_left_pair_with_a_bye_until_the_last_round():
+    state = make_event(4, rounds=3)
+    t.pair_next_round(state)
+    play_round(state)
+    assert [e for e in t.drop(state, 3) if isinstance(e, t.RoundsCut)] == []
+    for _ in (2, 3):
+        [paired] = t.pair_next_round(state)
+        assert len(paired.matches) == 1 and paired.bye is not None and paired.rematches == 0
+        play_round(state)
+    assert state.settings.rounds == 3 and t.end_event(state)
+
+
+def test_rounds_that_can_no_longer_be_played_are_dropped_from_the_schedule():
+    """Two of four drop after round 1; the two left have met: no more round can be played."""
+    state = make_event(4, rounds=3)
+    t.pair_next_round(state)
+    play_round(state)
+    first, second = state.round_matches(1)
+    assert [e for e in t.drop(state, second.a) if isinstance(e, t.RoundsCut)] == []  # three left: a bye
+    events = t.drop(state, second.b)
+    assert events[-1] == t.RoundsCut(3, 1, True) and state.settings.rounds == 1
+    with pytest.raises(WrongPhase, match="been played"):
+        t.pair_next_round(state)
+    assert t.end_event(state)
+
+
+@pytest.mark.parametrize("left_have_met", [True, False])
+def test_a_drop_during_a_round_cuts_only_what_comes_after_it(left_have_met):
+    """Four players, three rounds; in round 2 two drop. The two left play on in round 3 if they
+    have not met; else round 3 is dropped, and round 2 (in progress) is the last."""
+    state = make_event(4, rounds=3)
+    t.pair_next_round(state)
+    play_round(state)
+    t.pair_next_round(state)
+    a, b = state.round_matches(1)[0].a, state.round_matches(1)[0].b
+    partner = t.current_match(state, a).other(a)
+    stays = b if left_have_met else next(s for s in range(4) if s not in (a, b, partner))
+    events = [e for seat in range(4) if seat not in (a, stays) for e in t.drop(state, seat)]
+    cut = [e for e in events if isinstance(e, t.RoundsCut)]
+    play_round(state)  # the round in progress is still played out
+    if left_have_met:
+        assert cut == [t.RoundsCut(3, 2, False)] and state.settings.rounds == 2
+        assert state.round == 2
+    else:
+        assert cut == [] and state.settings.rounds == 3
+        [paired] = t.pair_next_round(state)
+        assert [(p.a, p.b) for p in paired.matches] in ([(a, stays)], [(stays, a)])
+
+
+def test_pairing_refuses_fewer_than_two_players_still_in():
+    state = make_event(4, rounds=3)
+    t.pair_next_round(state)
+    play_round(state)
+    for seat in (1, 2, 3):
+        t.drop(state, seat)
+    assert state.settings.rounds == 1  # one player cannot play a round
+    before = snapshot(state)
+    with pytest.raises(WrongPhase, match="been played"):
+        t.pair_next_round(state)
+    assert snapshot(state) == before
+    state.settings.rounds = 3  # (as if it were not cut): pairing still needs two players
+    with pytest.raises(NotEnoughPlayers, match="at least 2 players still in"):
+        t.pair_next_round(state)
+
+
+def _drop_some(state, rng, *, keep=2):
+    """Some players drop; every cut of the schedule keeps exactly the rounds still playable."""
+    for seat in [p.seat for p in state.players if not p.dropped]:
+        if len([p for p in state.players if not p.dropped]) > keep and rng.random() < 0.25:
+            try:
+                events = t.drop(state, seat)
+            except WrongPhase:  # the last round is over
+                return
+            for cut in (e for e in events if isinstance(e, t.RoundsCut)):
+                assert cut.rounds < cut.scheduled
+                assert t.playable_rounds(state, cut.scheduled - state.round) == cut.rounds - state.round
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), n=st.integers(4, 9))
+def test_after_drops_pairing_never_rematches_and_pairs_everyone_it_can(seed, n):
+    """Drops at random, during rounds and between them: every round pairs each player still in
+    once (a bye for the odd one), nobody meets anyone twice, and the schedule is only cut to the
+    rounds the players left can still play without a rematch (checked at each cut)."""
+    rng = random.Random(seed)
+    state = make_event(n, seed=seed, rounds=max_rounds(n))
+    met: set[frozenset] = set()
+    while True:
+        try:
+            [paired] = t.pair_next_round(state)
+        except WrongPhase:
+            break
+        active = {p.seat for p in state.players if not p.dropped}
+        seated = [s for plan in paired.matches for s in (plan.a, plan.b)] + ([paired.bye] if paired.bye is not None else [])
+        assert sorted(seated) == sorted(active) and paired.rematches == 0
+        for plan in paired.matches:
+            assert frozenset((plan.a, plan.b)) not in met
+            met.add(frozenset((plan.a, plan.b)))
+        if rng.random() < 0.5:
+            _drop_some(state, rng)
+        play_round(state, rng)
+        if rng.random() < 0.5:
+            _drop_some(state, rng)
+    assert state.round == state.settings.rounds  # every round left on the schedule was played
+
+
+def test_rounds_cut_after_drops_cannot_be_added_back():
+    state = make_event(5, seed=0, rounds=4)
+    rng = random.Random(0)
+    for _ in range(3):
+        t.pair_next_round(state)
+        play_round(state, rng)
+    t.drop(state, 0)
+    assert state.settings.rounds == 4
+    before = snapshot(state)
+    with pytest.raises(InvalidSetting, match="at most 4 rounds"):
+        t.update_settings(state, rounds=5)
+    assert snapshot(state) == before
+
+
+def test_drops_before_round_one_keep_at_least_one_round_and_say_nothing_when_nothing_changes():
+    state = make_event(4, rounds=3)
+    assert t.drop(state, 0)[1:] == []  # three left: three rounds, each sitting out once
+    assert t.drop(state, 1)[1:] == [t.RoundsCut(3, 1, False)]  # two left: one round
+    assert t.drop(state, 2)[1:] == []  # one left: still one round on the schedule, nothing to say
+    with pytest.raises(NotEnoughPlayers, match="at least 2 players still in; there are 1"):
+        t.pair_next_round(state)

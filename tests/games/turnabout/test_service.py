@@ -237,8 +237,8 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     # Bad input changes nothing.
     with pytest.raises(UserError, match="needs the winner's"):
         await turnabout.report(db, event.id, player(a), result="won")
-    with pytest.raises(UserError, match="negative"):
-        await turnabout.report(db, event.id, player(a), result="won", value=-1)
+    with pytest.raises(UserError, match="negative|less than"):  # life below 0 counts as 0, but not without end
+        await turnabout.report(db, event.id, player(a), result="won", value=-10**7)
     with pytest.raises(UserError, match="cannot be more than"):
         await turnabout.report(db, event.id, player(a), result="won", value=10**7)
     with pytest.raises(PermissionDenied, match="not registered"):
@@ -384,11 +384,14 @@ def at(seconds: float) -> datetime:
 
 
 async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own_game(db):
-    """The clock is offered for the first game without a result, with the event's settings; it does
+    """The clock is offered for the game the player names, with the event's settings; it does
     not run (nor flag) until the opponent accepts; its flag fall loses that game, and a clock started
     for game 2 while game 1 has no result records game 2, never "the first unreported game"."""
     event, m, a, b = await _clocked_match(db, "bronstein")
-    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    # Issue 34: while game 1 has no result the player is asked which game, never assumed game 1.
+    with pytest.raises(UserError, match=rf"Which game of Turnabout #{event.id}, match {m.number} is this clock for"):
+        await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, now=T0)
+    offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=1, now=T0)
     game = offered.clock.game
     assert game == clock.ClockGame("turnabout", event.id, f"Turnabout #{event.id}", m.number, 1,
                                    ("bronstein", 10, 3), decides=True)
@@ -435,13 +438,21 @@ async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
     assert (default.clock.state.mode, default.clock.state.base) == ("delay", 600)
 
 
-async def test_pairing_needs_four_players_still_in_and_cancel_records_nothing(db):
-    event = await registered(db, 4, rounds=2)
+async def test_three_left_pair_with_a_bye_rounds_nobody_can_play_are_cut_and_cancel_records_nothing(db):
+    event = await registered(db, 4, rounds=3)
     await turnabout.begin(db, event.id, ORG)
     event = await play_round(db, (await turnabout.pair(db, event.id, ORG)).event)
     await turnabout.drop(db, event.id, player(1000))
+    paired = (await turnabout.pair(db, event.id, ORG)).event.state.round_matches()
+    assert sorted(m.b is None for m in paired) == [False, True]  # one match and a bye
+    event = await play_round(db, await turnabout.get_event(db, event.id))
+    left = [p.user_id for p in event.state.players if not p.dropped]
+    await turnabout.drop(db, event.id, player(left[0]))
+    await turnabout.drop(db, event.id, player(left[1]))
+    announced = [e["type"] for msg in await queued(db, turnabout.ANNOUNCE) for e in msg.payload["events"]]
+    assert announced.count("turnabout.RoundsCut") == 1
     before = (await turnabout.get_event(db, event.id)).version
-    with pytest.raises(UserError, match="at least 4 players still in; there are 3"):
+    with pytest.raises(UserError, match="All 2 rounds have been played"):
         await turnabout.pair(db, event.id, ORG)
     assert (await turnabout.get_event(db, event.id)).version == before
     with pytest.raises(PermissionDenied):
@@ -637,3 +648,14 @@ async def test_a_dispute_in_the_organizers_own_match_calls_the_organizer_role(db
     assert call.payload["ping"] == [] and call.payload["call"]["role"] == 777
     with pytest.raises(UserError, match="You play in match"):
         await turnabout.settle(db, event.id, organizer, match=own.number, game=1, winner_id=1000, value=5)
+
+
+async def test_the_organizer_sets_the_events_clock_and_a_clock_with_other_settings_decides_nothing(db):
+    """Issue 34: `/turnabout start` takes the clock's minutes and delay or increment."""
+    with pytest.raises(UserError, match="need clock:delay or clock:bronstein"):
+        await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="off", clock_minutes=25)
+    with pytest.raises(UserError, match="at most 180 minutes"):
+        await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="delay", clock_minutes=181)
+    event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="delay", clock_minutes=25,
+                                         clock_increment=5, seed=3)
+    assert (event.settings.clock_mode, event.settings.clock_minutes, event.settings.clock_increment) == ("delay", 25, 5)

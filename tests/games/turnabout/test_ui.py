@@ -214,3 +214,13 @@ def test_counts_and_status_words_read_as_english():
     assert "Round 1 of 1: 2 of 2 matches finished" in page.fields[0].value
     lines = ui.final_lines(announcement(state, engine.end_event(state)))
     assert "(1 win + ½ × 0 draws + 1 bonus" in lines[1] and "(4 players)" in lines[0]
+
+
+def test_rounds_dropped_from_the_schedule_are_announced():
+    state = event_state(4)
+    [one] = ui.event_lines(announcement(state, [engine.RoundsCut(3, 2, False)]))
+    assert one == ("✂️ Round 3 is dropped from the schedule: the players still in cannot play it without meeting "
+                   "an opponent twice. The event now ends after round 2.")
+    [many] = ui.event_lines(announcement(state, [engine.RoundsCut(5, 2, True)]))
+    assert many == ("✂️ Rounds 3–5 are dropped from the schedule: the players still in cannot play them without "
+                    "meeting an opponent twice. Round 2 was the last: <@4> ends the event with `/turnabout end`.")

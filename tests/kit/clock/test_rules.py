@@ -336,3 +336,76 @@ def test_codec_round_trip_and_banks_never_grow(mode, steps):
         assert all(c.remaining(state, s, now) >= 0 for s in (0, 1))
         reloaded = ClockState.from_dict(json.loads(json.dumps(state.to_dict())))
         assert reloaded == state
+
+
+# --------------------------------------------------------------------------- issue 34: pause and end need both
+
+
+@pytest.mark.parametrize("action", ["pause", "end"])
+def test_the_running_player_only_asks_and_the_opponent_agrees(action):
+    """The player whose time runs cannot stop it alone: their press is a request (the clock runs
+    on); the opponent's press of the same button does it."""
+    operation = {"pause": c.pause, "end": c.end}[action]
+    state = started("delay", minutes=1)
+    assert operation(state, T0 + 5, by=0) == [c.ClockAsked(0, action)]
+    assert state.status == c.RUNNING and state.asked == action and c.flag_due_at(state) == T0 + 63
+    with pytest.raises(WrongClockState, match=f"already asked to {action}"):
+        operation(state, T0 + 6, by=0)
+    done = operation(state, T0 + 10, by=1)
+    assert state.status == (c.PAUSED if action == "pause" else c.ENDED) and state.asked is None
+    assert done == ([c.ClockPaused(0, 53)] if action == "pause" else [c.ClockEnded((53, 60))])
+
+
+def test_a_request_lapses_when_the_move_ends_and_the_opponent_acts_alone():
+    state = started("delay")
+    c.pause(state, T0 + 1, by=0)
+    c.pass_clock(state, 0, T0 + 2)
+    assert state.asked is None
+    assert c.pause(state, T0 + 3, by=0) == [c.ClockPaused(1, 600)]  # side 0 waits: its press pauses side 1
+    c.resume(state, T0 + 4)
+    assert c.end(state, T0 + 5, by=0)[0] == c.ClockEnded((600, 600))
+
+
+def test_while_paused_the_running_player_still_only_asks_to_end():
+    state = started("delay")
+    c.pause(state, T0 + 1, by=1)
+    assert c.end(state, T0 + 2, by=0) == [c.ClockAsked(0, "end")] and state.status == c.PAUSED
+    assert c.end(state, T0 + 3, by=1)[0] == c.ClockEnded((600, 600))
+
+
+def test_an_organizer_who_does_not_play_pauses_and_ends_alone():
+    state = started("delay")
+    assert c.pause(state, T0 + 1) == [c.ClockPaused(0, 600)]  # by=None: not a player of this clock
+    c.resume(state, T0 + 2)
+    assert c.end(state, T0 + 3)[0] == c.ClockEnded((600, 600))
+
+
+def test_old_documents_without_a_request_read_as_before():
+    data = started().to_dict()
+    del data["asked"]
+    assert ClockState.from_dict(data).asked is None
+
+
+@settings(max_examples=80, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["pass", "pause", "resume", "end"]), st.sampled_from([0, 1, None]),
+                                st.floats(0, 5)), max_size=30))
+def test_the_player_whose_move_it_is_never_stops_the_clock_alone(steps):
+    """Whatever happens, a Pause or End by the side whose move it is leaves the clock as it was but
+    for the request; the other side's (or an organizer's, ``None``) press does it."""
+    state = started("delay", minutes=5)
+    now = T0
+    for action, by, dt in steps:
+        now += dt
+        before = (state.status, state.running, list(state.banks))
+        mover = by is not None and by == state.running and state.status in (c.RUNNING, c.PAUSED)
+        try:
+            if action == "pass":
+                events = c.pass_clock(state, state.running if by is None else by, now)
+            elif action == "resume":
+                events = c.resume(state, now)
+            else:
+                events = {"pause": c.pause, "end": c.end}[action](state, now, by=by)
+        except ClockError:
+            continue
+        if action in ("pause", "end") and mover and not any(isinstance(e, c.FlagFell) for e in events):
+            assert events == [c.ClockAsked(by, action)] and (state.status, state.running, state.banks) == before

@@ -15,7 +15,7 @@ from bot.kit.clock.models import ChessClock
 from bot.kit.errors import NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import OutboxMessage
-from tests.common import CHANNEL, GUILD, OTHER_GUILD, player
+from tests.common import CHANNEL, GUILD, ORG, OTHER_GUILD, player
 
 OTHER_CHANNEL = 11
 ALICE, BOB, CAROL = 1001, 1002, 1003
@@ -102,7 +102,7 @@ async def test_delay_mode_with_a_fake_clock(db):
     passed = await clock.pass_clock(db, started.id, player(ALICE), now=T0 + 110)
     assert passed.clock.state.banks == [588, 590] and passed.clock.state.moves == 3
 
-    ended = await clock.end(db, started.id, player(BOB), now=T0 + 111)
+    ended = await clock.end(db, started.id, player(ALICE), now=T0 + 111)  # Bob's move: Alice may end it
     assert ended.clock.status == "ended" and ended.clock.state.banks == [588, 590]
     assert await flag_deadline(db, started.id) is None
     [news] = map(clock.ClockNews.from_payload, await queued(db, clock.NEWS))
@@ -239,7 +239,7 @@ async def test_one_live_clock_per_pair_per_channel_and_bad_settings(db):
             await clock.start(db, player(ALICE), channel_id=OTHER_CHANNEL + 1, now=T0, **options)
     with pytest.raises(UserError, match="server"):
         await clock.start(db, Actor(ALICE, None), channel_id=CHANNEL, opponent_id=BOB, now=T0)
-    await clock.end(db, first.id, player(ALICE), now=T0 + 5)
+    await clock.end(db, first.id, player(BOB), now=T0 + 5)
     assert (await new_clock(db)).id > first.id
 
 
@@ -252,7 +252,7 @@ async def test_find_live_finds_a_players_clock_here_even_when_paused(db):
     assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=CAROL) is None
     assert await clock.find_live(db, guild_id=GUILD, channel_id=OTHER_CHANNEL, user_id=ALICE) is None
     assert await clock.find_live(db, guild_id=OTHER_GUILD, channel_id=CHANNEL, user_id=ALICE) is None
-    ended = await clock.end(db, started.id, player(ALICE), now=T0 + 500)  # paused: no time passed
+    ended = await clock.end(db, started.id, player(BOB), now=T0 + 500)  # paused: no time passed
     assert ended.clock.state.banks == [598, 600]
     assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None
     with pytest.raises(UserError, match="already over"):
@@ -307,3 +307,34 @@ async def test_an_offer_withdrawn_or_declined_never_runs_and_frees_the_pair(db):
     assert declined.clock.status == "declined" and await flag_deadline(db, second.id) is None
     assert await queued(db, clock.SHOW) == [{"clock_id": second.id, "version": declined.clock.version}]
     assert await clock.find_live(db, guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE) is None
+
+
+async def test_the_running_player_asks_and_the_opponent_or_an_organizer_who_does_not_play_agrees(db):
+    """Issue 34: the player whose time runs cannot pause or end the clock alone."""
+    started = await new_clock(db)  # Alice to act
+    await shown_as(db)
+    asked = await clock.pause(db, started.id, player(ALICE), now=T0 + 5)
+    assert asked.events == (engine.ClockAsked(0, "pause"),) and asked.clock.status == "running"
+    assert await flag_deadline(db, started.id) == pytest.approx(603)  # her time still runs
+    [news] = map(clock.ClockNews.from_payload, await queued(db, clock.NEWS))
+    assert news.event == engine.ClockAsked(0, "pause") and news.users == (ALICE, BOB)
+    paused = await clock.pause(db, started.id, player(BOB), now=T0 + 8)  # Bob agrees
+    assert paused.clock.status == "paused" and await flag_deadline(db, started.id) is None
+
+    # Paused, Alice (whose move it is) asks to end it; someone else with no say is refused; an organizer
+    # who does not play ends it alone.
+    asked = await clock.end(db, started.id, player(ALICE), now=T0 + 9)
+    assert asked.events == (engine.ClockAsked(0, "end"),) and asked.clock.status == "paused"
+    with pytest.raises(PermissionDenied, match="Only the two players"):
+        await clock.end(db, started.id, player(CAROL), now=T0 + 10)
+    with pytest.raises(PermissionDenied, match="Only the two players"):
+        await clock.pass_clock(db, started.id, ORG, now=T0 + 10)  # an organizer never passes for a player
+    ended = await clock.end(db, started.id, ORG, now=T0 + 10)
+    assert ended.clock.status == "ended" and ended.clock.state.banks == [595, 600]
+
+
+async def test_an_organizer_who_plays_on_the_clock_is_a_player_there(db):
+    started = await clock.start(db, ORG, channel_id=CHANNEL, opponent_id=BOB, now=T0)
+    await clock.accept(db, started.clock.id, player(BOB), now=T0)
+    asked = await clock.end(db, started.clock.id, ORG, now=T0 + 1)  # the organizer's own time runs
+    assert asked.events == (engine.ClockAsked(0, "end"),) and asked.clock.status == "running"

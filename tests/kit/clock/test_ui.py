@@ -91,8 +91,8 @@ def test_an_offer_waits_for_the_opponent_and_shows_each_player_their_buttons():
 
     assert actions(B) == ["accept", "decline"] and actions(A) == ["withdraw"]
     informal = view_of(state, game=ClockGame("turnabout", 4, "Turnabout #4", 9, 1, None))
-    assert ("For Turnabout #4, match 9, game 1, informally: a flag fall records nothing (the event is played "
-            "without a chess clock).") in ui.clock_embed(informal).description
+    assert ("This clock decides nothing: Turnabout #4 is played without a chess clock, so a flag fall records no "
+            "result for match 9, game 1.") in ui.clock_embed(informal).description
     engine.decline(state, 1)
     declined = view_of(state)
     assert f"Declined by <@{B}>: it never ran." in ui.clock_embed(declined).description
@@ -145,3 +145,36 @@ def test_every_command_and_option_has_help_text():
         assert command.description, command.name
         for parameter in command.parameters:
             assert parameter.description and parameter.description != "…", (command.name, parameter.name)
+
+
+def test_a_clock_with_other_settings_than_the_events_says_plainly_it_decides_nothing():
+    """Issue 34: the offer itself says so, and what the event's clock is."""
+    state = engine.new_clock("delay", 5, 0, players=[A, B])
+    engine.offer(state, 0, 0)
+    other = view_of(state, game=ClockGame("turnabout", 4, "Turnabout #4", 9, 1, ("bronstein", 25, 5)))
+    assert ui.offer_text(other) == (
+        f"<@{B}>, <@{A}> offers you a chess clock that decides nothing: its settings are not the clock of "
+        "Turnabout #4 (Bronstein: time spent on a move is refunded up to 5 s · 25:05 each per game), so a flag fall "
+        "records no result for match 9, game 1. Press **Accept** to start it, or **Decline**; it does not run until "
+        "you accept.")
+    assert ("This clock decides nothing: its settings are not the clock of Turnabout #4 (Bronstein: time spent on "
+            "a move is refunded up to 5 s · 25:05 each per game), so a flag fall records no result for match 9, "
+            "game 1.") in ui.clock_embed(other).description
+    untimed = view_of(state, game=ClockGame("turnabout", 4, "Turnabout #4", 9, 1, None))
+    assert ui.offer_text(untimed).startswith(
+        f"<@{B}>, <@{A}> offers you a chess clock that decides nothing: Turnabout #4 is played without a chess "
+        "clock, so a flag fall records no result for match 9, game 1.")
+
+
+def test_a_request_to_pause_or_end_is_shown_and_pings_the_opponent():
+    state = engine.new_clock("delay", 10, 3, players=[A, B])
+    engine.start(state, 0, T0)
+    engine.pause(state, T0 + 1, by=0)
+    line = (f"<@{A}> asks to pause the clock (it is their move, so they cannot alone): <@{B}> presses **Pause** to "
+            "agree.")
+    assert line in ui.clock_embed(view_of(state)).description
+    news = ClockNews(7, (A, B), "delay", (600, 600), 0, engine.ClockAsked(0, "end"))
+    assert ui.news_text(news) == (f"⏸️ Chess clock #7: <@{A}> asks to end the clock (it is their move, so they "
+                                  f"cannot alone): <@{B}> presses **End** to agree.")
+    assert ui.news_pings(news) == (B,)
+    assert ClockNews.from_payload(news.to_payload()) == news
