@@ -19,6 +19,7 @@ from bot.store.db import Database
 from bot.web import access
 
 PREFIX = "/s"
+LINK_HOURS = 24 * 7  # how long a player's signed link to their own page works
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ async def site_links(db: Database, settings: Settings, guild_id: int) -> SiteLin
 
 
 async def private_link(
-    db: Database, settings: Settings, guild_id: int, *, kind: str, user_id: int, ref: int, hours: float = 24 * 7,
+    db: Database, settings: Settings, guild_id: int, *, kind: str, user_id: int, ref: int, hours: float = LINK_HOURS,
 ) -> str | None:
     """A signed link to player `user_id`'s own page `kind` of object `ref`, good for `hours` (for the
     bot to DM them); None while the server's pages are off or the host serves no site."""

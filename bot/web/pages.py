@@ -73,7 +73,7 @@ class SitePages:
             site = await self._site(session, request)
             if not self.cache.enabled:
                 return site, None
-            newest_result, newest_name = await page_cache.stamp(session, site.guild_id)
+            newest_result, newest_name, *_ = await page_cache.stamp(session, site.guild_id)
         stamped = (newest_result if other_events else None, newest_name)
         return site, page_cache.key(site, stamped, *parts, query=tuple(sorted(request.query.items())))
 
@@ -114,7 +114,8 @@ class SitePages:
             by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
                          if boards.get(fmt)]
             async with self.db.read() as session:
-                recent = await queries.recent_events(session, guild_id, HOME_EVENTS)
+                recent = await queries.recent_events(session, guild_id, HOME_EVENTS,
+                                                     more=registry.finished_listers())
                 ids = [*(u for e in recent for u in e.winners), *(r.user_id for r in overall),
                        *(r.user_id for _, _, rows in by_format for r in rows)]
                 names = await names_of(session, guild_id, ids)
@@ -173,7 +174,8 @@ class SitePages:
                 return kept
 
             async def compute() -> tuple:
-                found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before)
+                found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before,
+                                                    more=registry.finished_listers())
                 shown = found[:EVENTS_PER_PAGE]
                 names = await names_of(session, guild_id, [u for e in shown for u in e.winners])
                 return shown, names, shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None

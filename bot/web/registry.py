@@ -24,6 +24,12 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.running_events                   # events that are no table (Goldfish scoring)
     async def open_events(session, guild_id) -> list[registry.RunningEvent]: ...
 
+    @registry.own_pages                        # a player's own pages, for `/web me`
+    async def player_pages(session, guild_id, user_id) -> list[registry.OwnPage]: ...
+
+    @registry.finished_events("draft", newest=...)  # finished events that have no results (plain drafts)
+    async def finished(session, guild_id, limit, before) -> list[queries.FinishedEvent]: ...
+
 An event page is found by the event's kind: a table's `TableSpec.kind` for a running table, the
 leaderboard's format key for a finished event (`EventResult.format`). Without a page of its format a
 finished event shows its results (placements and points); a running table shows in the home page's
@@ -52,6 +58,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.types import Snowflake
 from bot.web import names as player_names
+from bot.web import queries
 from bot.web.access import Grant, Site
 from bot.web.links import SiteLinks
 
@@ -65,6 +72,17 @@ class RunningEvent:
     title: str  # "Turnabout event #12"
     status: str  # OPEN (players may join) or RUNNING
     players: int
+    since: datetime
+
+
+@dataclass(frozen=True)
+class OwnPage:
+    """A player's own page (a `private_page` of `kind`, of object `ref`), as `/web me` lists it."""
+
+    kind: str
+    ref: int
+    title: str  # "Draft #12"
+    status: str  # "drafting", "complete"
     since: datetime
 
 
@@ -133,12 +151,19 @@ EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
 PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
 EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
+OwnLister = Callable[[AsyncSession, int, int], Awaitable[Iterable[OwnPage]]]
+# (session, guild_id, limit, before: (finished_at, kind, id) or None) -> the newest first
+FinishedLister = queries.FinishedLister
+# guild_id (a bind parameter) -> a scalar subquery: when the server's newest such event finished
+Newest = Callable[[Any], Any]
 
 _event_pages: dict[str, EventPage] = {}
 _reading_other_events: set[str] = set()
 _private_pages: dict[str, PrivatePage] = {}
 _event_files: dict[str, EventFile] = {}
 _listers: list[Lister] = []
+_own_listers: list[OwnLister] = []
+_finished: dict[str, tuple[FinishedLister, Newest]] = {}
 _templates: dict[str, Path] = {}
 
 
@@ -185,6 +210,38 @@ def running_events(lister: Lister) -> Lister:
     return lister
 
 
+def finished_events(kind: str, *, newest: Newest) -> Callable[[FinishedLister], FinishedLister]:
+    """Register finished events of `kind` that write no results (a plain draft), for the home page's
+    recent events and the events list (a decorator). `newest(guild_id)` is a scalar subquery of when
+    the server's newest one finished: it is in the stamp of those lists (`page_cache.stamp`), so a
+    kept list is built again when one finishes."""
+    def add(lister: FinishedLister) -> FinishedLister:
+        _finished[kind] = (lister, newest)
+        return lister
+    return add
+
+
+def finished_listers() -> list[FinishedLister]:
+    return [lister for lister, _ in _finished.values()]
+
+
+def newest_finished() -> list[Newest]:
+    return [newest for _, newest in _finished.values()]
+
+
+def own_pages(lister: OwnLister) -> OwnLister:
+    """Register where `/web me` finds a player's own pages (a decorator): `lister(session, guild_id,
+    user_id)` returns those of the server's events the player is in, newest first."""
+    _own_listers.append(lister)
+    return lister
+
+
+async def own_pages_of(session: AsyncSession, guild_id: int, user_id: int, limit: int) -> list[OwnPage]:
+    """A player's own pages in one server, newest first."""
+    found = [page for lister in _own_listers for page in await lister(session, guild_id, user_id)]
+    return sorted(found, key=lambda page: page.since, reverse=True)[:limit]
+
+
 def templates(prefix: str, directory: Path) -> None:
     """A format's templates, named "<prefix>/<file>" (they may use the site's `base.html` and `_macros.html`)."""
     _templates[prefix] = directory
@@ -218,6 +275,7 @@ def load() -> None:
 # --- events in progress -----------------------------------------------------------------------------
 
 MAX_RUNNING = 50  # per kind
+MAX_OWN_PAGES = 10  # a player's own pages that `/web me` gives, per format
 
 
 _in_progress_statements: dict[tuple[str, ...], Any] = {}

@@ -28,13 +28,14 @@ from bot.games.draft import goldfish_rules, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
 from bot.games.draft.service import SPEC, draft_record, log_names
+from bot.games.draft.service.deliveries import OWN_POOL
 from bot.kit import leaderboard, tables
-from bot.web import access, params, registry
+from bot.web import access, params, queries, registry
 from bot.web.cards import card_html
 
 registry.templates("draft", Path(__file__).parent / "templates")
 
-DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", "draft-pool"
+DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", OWN_POOL
 STATUSES = SPEC.statuses
 PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "drafting", STATUSES.finished: "complete",
          STATUSES.cancelled: "cancelled"}
@@ -223,6 +224,41 @@ async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.P
     return registry.Page("draft/pool.html", f"Your pool · Draft #{row.id}", {
         "row": row, "cards": cards, "pictures": await ctx.pictures(cards), "phase": PHASE.get(row.status, row.status),
         "total": row.packs * row.pack_size, "draft_link": ctx.links.event(DRAFT, row.id)})
+
+
+def _newest_complete(guild_id: object) -> object:
+    return (select(func.max(DraftPod.finished_at))
+            .where(DraftPod.guild_id == guild_id, DraftPod.status == STATUSES.finished).scalar_subquery())
+
+
+@registry.finished_events(DRAFT, newest=_newest_complete)
+async def complete_drafts(session: AsyncSession, guild_id: int, limit: int,
+                          before: queries.Cursor | None) -> list[queries.FinishedEvent]:
+    """Complete drafts, for the site's lists of finished events: a draft writes no results (a
+    Goldfish Draft's scores are an event of their own)."""
+    players = (select(func.count()).where(DraftSeat.pod_id == DraftPod.id, DraftSeat.user_id > 0)
+               .correlate(DraftPod).scalar_subquery())
+    query = (select(DraftPod.id, DraftPod.cube_name, DraftPod.finished_at, players)
+             .where(DraftPod.guild_id == guild_id, DraftPod.status == STATUSES.finished,
+                    DraftPod.finished_at.is_not(None)))
+    if before is not None:
+        query = query.where(queries.older_than(DraftPod.finished_at, DRAFT, DraftPod.id, before))
+    rows = await session.execute(query.order_by(DraftPod.finished_at.desc(), DraftPod.id.desc()).limit(limit))
+    return [queries.FinishedEvent(DRAFT, pod_id, f"Draft #{pod_id} · {cube}", finished, count, (), SPEC.title)
+            for pod_id, cube, finished, count in rows]
+
+
+@registry.own_pages
+async def own_pools(session: AsyncSession, guild_id: int, user_id: int) -> list[registry.OwnPage]:
+    """The drafts a player is in (drafting or complete), for `/web me`."""
+    rows = await session.execute(
+        select(DraftPod.id, DraftPod.status, DraftPod.started_at)
+        .join(DraftSeat, DraftSeat.pod_id == DraftPod.id)
+        .where(DraftPod.guild_id == guild_id, DraftSeat.user_id == user_id,
+               DraftPod.status.in_((STATUSES.running, STATUSES.finished)), DraftPod.started_at.is_not(None))
+        .order_by(DraftPod.started_at.desc()).limit(registry.MAX_OWN_PAGES))
+    return [registry.OwnPage(POOL, pod_id, f"Draft #{pod_id}", PHASE.get(status, status), started)
+            for pod_id, status, started in rows]
 
 
 # --- Goldfish events --------------------------------------------------------------------------------
