@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from datetime import timedelta
 
 import pytest
 
@@ -21,7 +22,7 @@ from bot.kit.tables import Actor
 from bot.web import access, names
 from bot.web.links import SiteLinks
 from tests.common import CHANNEL, GUILD, ORG, OTHER_GUILD, organizer, player
-from tests.web.helpers import NOT_FOUND, page, site_client, visible
+from tests.web.helpers import NOT_FOUND, START, page, site_client, visible
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 USERS = [1001, 1002, 1003]
@@ -218,3 +219,47 @@ def test_the_pages_cards_are_written_as_the_jinja_macro_wrote_them(name, picture
     assert macro.render(name=name, pictures=pictures) == expected
     if not picture:
         assert env.from_string('{% from "_macros.html" import card %}{{ card(name) }}').render(name=name) == expected
+
+
+async def test_a_complete_draft_is_listed_with_the_finished_events_in_order_and_pages(db):
+    """Issue 32, item 5: a plain draft writes no results, yet the home page's recent events and the
+    events list show it once complete, in time order with the events that have results, across
+    pages of the list; a kept list is built again when a draft completes."""
+    from sqlalchemy import update
+
+    from bot.games.draft.models import DraftPod
+    from bot.web import pages
+    from tests.web.helpers import add_many, add_results
+
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    await add_results(db, GUILD, "421", 1, "Before it", [1001, 1002], finished_at=START)
+    running, prompts = await started(db)
+    async with site_client(db) as client:
+        home = visible(await page(client, links.home))  # kept for the stamp it had
+        assert f"Draft #{running.id}" not in home.split("Recent events")[1]
+        await play_out(db, prompts, random.Random(6))
+        async with db.write() as session:  # finished between two events with results
+            await session.execute(update(DraftPod).where(DraftPod.id == running.id)
+                                  .values(finished_at=START + timedelta(hours=1)))
+        # No result changed: the draft's end alone makes the kept lists stale.
+        assert f"Draft #{running.id}" in visible(await page(client, links.home)).split("Recent events")[1]
+        await add_results(db, GUILD, "421", 2, "After it", [1001, 1002], finished_at=START + timedelta(hours=2))
+        for path in (links.home, links.events()):
+            html = await page(client, path)
+            recent = visible(html).split("Recent events")[-1]
+            assert f'href="{links.event("draft", running.id)}"' in html, path
+            assert recent.index("After it") < recent.index(f"Draft #{running.id} · Test cube") < recent.index("Before it")
+            assert f"Draft #{running.id} · Test cube Draft · 1 Mar 2026 · 3 players" in recent
+        # Pages of the list: the draft is on exactly one of them.
+        await add_many(db, GUILD, pages.EVENTS_PER_PAGE, [1001, 1002], start=START + timedelta(days=1))
+        first = await page(client, links.events())
+        assert f"Draft #{running.id}" not in first
+        older = re.search(r'href="([^"]*\?before=[^"]+)"', first)[1].replace("&amp;", "&")
+        second = visible(await page(client, older))
+        assert second.count(f"Draft #{running.id}") == 1 and "After it" in second and "Before it" in second
+    # A running or cancelled draft, or another server's complete one, is not listed.
+    other, theirs = await started(db, organizer(guild=OTHER_GUILD), users=[7001, 7002])
+    await play_out(db, theirs, random.Random(7))
+    async with site_client(db) as client:
+        assert f"Draft #{other.id}" not in await page(client, links.events())
