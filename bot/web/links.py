@@ -6,6 +6,7 @@
     /s/<address>/events/<kind>/<id>      one event: its format's page, or its results
     /s/<address>/events/<kind>/<id>/files/<name>   a download of one event (a format's exports)
     /s/<address>/me/<signed token>       a player's own page (see `access.Grant`)
+    /s/<address>/me/<signed token>/files/<name>    a download of it (a pool's exports)
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class SiteLinks:
 
     def private(self, token: str) -> str:
         return f"{self.home}/me/{token}"
+
+    def private_file(self, token: str, name: str) -> str:
+        return f"{self.private(token)}/files/{name}"
 
 
 async def site_links(db: Database, settings: Settings, guild_id: int) -> SiteLinks | None:

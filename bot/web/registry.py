@@ -18,6 +18,9 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.private_page("draft-pool")       # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
 
+    @registry.private_file("draft-pool")       # its downloads: /s/<address>/me/<token>/files/<name>
+    async def pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None: ...
+
     @registry.event_file("draft")              # /s/<address>/events/draft/<id>/files/<name>: a download
     async def export(ctx: registry.PageContext, event_id: int, name: str) -> registry.File | None: ...
 
@@ -51,7 +54,6 @@ from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.cards import scryfall
 from bot.kit import card_data, documents, tables
 from bot.kit.errors import NotFound
 from bot.settings import Settings
@@ -119,10 +121,16 @@ class PageContext:
     links: SiteLinks
     settings: Settings
     query: Mapping[str, str]
+    token: str | None = None  # a private page's signed token (its address)
 
     @property
     def guild_id(self) -> int:
         return self.site.guild_id
+
+    def private_file(self, name: str) -> str:
+        """The address of a download of this private page (`private_file`), as private as the page."""
+        assert self.token is not None, "only a private page has private downloads"
+        return self.links.private_file(self.token, name)
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         """The name to show for each player."""
@@ -130,11 +138,12 @@ class PageContext:
             return await player_names.names_of(session, self.guild_id, user_ids)
 
     async def pictures(self, card_names: Iterable[str]) -> dict[str, str]:
-        """A picture address for each card name (Scryfall's image of it); give it to `card(name, pictures)`."""
-        card_names = list(dict.fromkeys(card_names))
-        known = await card_data.image_urls(self.db, card_names)
-        base = self.settings.scryfall_base
-        return {name: known.get(name) or scryfall.card_image_url(name, base, "normal") for name in card_names}
+        """The picture address of each card name the card data has an image of, from the image host
+        the pages allow (`Settings.scryfall_images`); give it to `card(name, pictures)`. A card left
+        out shows its name instead."""
+        allowed = self.settings.scryfall_images + "/"
+        known = await card_data.image_urls(self.db, dict.fromkeys(card_names))
+        return {name: url for name, url in known.items() if url.startswith(allowed)}
 
     async def own_table(self, games: documents.Documents, table_id: int) -> documents.Game | None:
         """A format's table `table_id` (read unlocked), or None when there is none in this server: a
@@ -149,6 +158,7 @@ class PageContext:
 
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
 PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
+PrivateFile = Callable[[PageContext, Grant, str], Awaitable[File | None]]
 EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
 OwnLister = Callable[[AsyncSession, int, int], Awaitable[Iterable[OwnPage]]]
@@ -160,6 +170,7 @@ Newest = Callable[[Any], Any]
 _event_pages: dict[str, EventPage] = {}
 _reading_other_events: set[str] = set()
 _private_pages: dict[str, PrivatePage] = {}
+_private_files: dict[str, PrivateFile] = {}
 _event_files: dict[str, EventFile] = {}
 _listers: list[Lister] = []
 _own_listers: list[OwnLister] = []
@@ -189,6 +200,19 @@ def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:
         _private_pages[kind] = page
         return page
     return add
+
+
+def private_file(kind: str) -> Callable[[PrivateFile], PrivateFile]:
+    """Register the downloads of a player's own page `kind` (a decorator): behind the same signed
+    link (`PageContext.private_file(name)`), None for a name it has no file for (a 404)."""
+    def add(handler: PrivateFile) -> PrivateFile:
+        _private_files[kind] = handler
+        return handler
+    return add
+
+
+def private_file_of(kind: str) -> PrivateFile | None:
+    return _private_files.get(kind)
 
 
 def event_file(kind: str) -> Callable[[EventFile], EventFile]:
