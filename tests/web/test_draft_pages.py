@@ -10,8 +10,10 @@ import json
 import random
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
+from markupsafe import escape
 
 from bot.cards.model import Card
 from bot.games.draft import goldfish_service as goldfish
@@ -264,3 +266,81 @@ async def test_a_complete_draft_is_listed_with_the_finished_events_in_order_and_
     await play_out(db, theirs, random.Random(7))
     async with site_client(db) as client:
         assert f"Draft #{other.id}" not in await page(client, links.events())
+
+
+def piles_of(html: str) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """A curve as the page shows it: [(row title, [(pile head, [card names, top to bottom])])], a
+    card named by its image's alt text or, without an image, by its shown name."""
+    found = []
+    for row in html.split('<div class="curve-row">')[1:]:
+        title = re.search(r'<p class="curve-title">(.*?)</p>', row)[1]
+        piles = [(head, [unescape(alt or text) for alt, text in
+                         re.findall(r'<li><a class="tile"[^>]*>(?:<img [^>]*alt="([^"]*)"[^>]*>|<span class="tile-name">(.*?)</span>)', pile)])
+                 for head, pile in re.findall(r'<div class="pile"><p class="pile-head">(.*?)</p><ul>(.*?)</ul></div>', row)]
+        found.append((title, piles))
+    return found
+
+
+async def test_a_pool_shows_its_cards_images_in_piles_by_mana_value_with_its_exports(db):
+    """Issue 32, item 6: a player's own pool, and every pool of a complete draft, show each card's
+    image (lazy, its name as alt text; the name where the card data has no image) in piles by mana
+    value (creatures, other spells, lands apart); the pool's page offers its exports behind the same
+    signed link; the pick-by-pick page shows the packs' images."""
+    from bot.cards.export import export
+    from bot.kit import card_data
+    from tests.web.helpers import add_card_data, image_of
+
+    kinds = ("Creature — Elf", "Instant", "Basic Land — Forest")
+    data = {f"Card <{i:03d}>": (float(i % 8), kinds[i % 3]) for i in range(60) if i % 10 != 9}  # some without data
+    await add_card_data(db, data)
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod, prompts = await started(db)
+    await play_out(db, prompts, random.Random(8))
+    mine = USERS[0]
+    cards = (await drafts.all_pools(db, pod.id))[mine]
+    token = access.sign(site, access.Grant("draft-pool", mine, pod.id, 4_000_000_000), None)
+
+    expected: dict[str, dict[str, list[str]]] = {}
+    for name in cards:  # by hand: the Discord pool picture's piles
+        mana_value, type_line = data.get(name, (0.0, ""))
+        row = "Lands" if "Land" in type_line else "Creatures" if "Creature" in type_line else "Non-creature spells"
+        column = "" if row == "Lands" else ("0-1", "2", "3", "4", "5", "6+")[min(max(int(mana_value) - 1, 0), 5)]
+        expected.setdefault(row, {}).setdefault(column, []).append(name)
+    async with site_client(db) as client:
+        response = await client.get(links.private(token))
+        html = await response.text()
+        assert response.status == 200 and response.headers["Cache-Control"] == "private, no-store"
+        assert "img-src 'self' https://cards.scryfall.io;" in response.headers["Content-Security-Policy"]
+        shown = {title.rsplit(" (", 1)[0]: {head.rsplit(" (", 1)[0] if " (" in head else "": names
+                                            for head, names in piles} for title, piles in piles_of(html)}
+        assert shown == {row: expected[row] for row in ("Creatures", "Non-creature spells", "Lands") if row in expected}
+        assert list(shown) == [r for r in ("Creatures", "Non-creature spells", "Lands") if r in expected]
+        for name in cards:
+            if name in data:
+                assert f'loading="lazy" width="488" height="680" alt="{escape(name)}" src="{escape(image_of(name))}"' in html
+            else:
+                assert f'<span class="tile-name">{escape(name)}</span>' in html
+        assert f'href="{links.event("draft", pod.id)}?seat=' in html  # complete: every pack they saw
+
+        exports = re.findall(r'<a href="([^"]+/files/[^"]+)" download>', html)
+        assert [e.rsplit("/", 1)[1] for e in exports] == [f"draft-{pod.id}-{end}" for end in
+                                                          ("pool.dek", "pool-arena.txt", "pool.cod", "pool.txt")]
+        deck_names = await card_data.export_names(db, cards)
+        for href, fmt in zip(exports, ("mtgo", "arena", "cockatrice", "text"), strict=True):
+            assert href.startswith(links.private(token) + "/files/")
+            response = await client.get(href)
+            assert response.status == 200 and response.headers["Cache-Control"] == "private, no-store"
+            assert response.headers["Content-Disposition"] == f'attachment; filename="{href.rsplit("/", 1)[1]}"'
+            assert await response.text() == export(cards, fmt, deck_name=f"Draft {pod.id}", names=deck_names)[1]
+        forged = links.private(token[:-1] + ("A" if token[-1] != "A" else "B"))
+        for bad in (f"{forged}/files/draft-{pod.id}-pool.txt", links.private_file(token, f"draft-{pod.id + 1}-pool.txt"),
+                    links.private_file(token, f"draft-{pod.id}-pool.exe"),
+                    links.event_file("draft", pod.id, f"draft-{pod.id}-pool.txt")):
+            await page(client, bad, status=404)
+
+        everyone = await page(client, links.event("draft", pod.id))
+        assert len(piles_of(everyone.split("<h2>Pools</h2>")[1])) >= 3 * len(shown) - 3
+        assert everyone.count(f'alt="{escape(cards[0])}"') + everyone.count(f'>{escape(cards[0])}</span>') >= 1
+        packs = await page(client, links.event("draft", pod.id) + "?seat=1")
+        assert packs.count('class="picked"') == 10 and packs.count('loading="lazy"') > 10
