@@ -1,6 +1,7 @@
 """A player's own pages from Discord, end to end (issue 32, items 4 and 5): a draft that ends while
 the server's site is on DMs each player their signed link, once; the link opens their picks, a
-tampered one is refused, `/web me` gives it again, and the complete draft is listed on the site."""
+tampered one is refused, `/web me` gives it again, a new address for the site ends the links, and
+the complete draft is listed on the site."""
 
 from __future__ import annotations
 
@@ -68,6 +69,15 @@ async def test_a_draft_that_ends_dms_each_player_their_link_once(fake, bot, worl
         assert status == 200 and f'href="/s/{home.rsplit("/", 1)[1]}/events/draft/{pod_id}"' in html, page
         assert f"Draft #{pod_id}" in html
     assert len(own_links(fake, a)) == 1 and len(own_links(fake, b)) == 1
+
+    # A new address for the site ends every link given so far; /web me gives one that works.
+    prompt = await run(fake, world, world.admin, "web rotate")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    assert "new address" in (await fake.click(world.admin, prompt.message, confirm)).content
+    for player in (a, b):
+        assert (await get(links[player][0]))[0] == 404
+    renewed = OWN_LINK.search((await run(fake, world, b, "web me")).content)[1]
+    assert renewed != links[b][0] and (await get(renewed))[0] == 200
 
 
 async def test_no_link_while_the_site_is_off(fake, bot, world):
