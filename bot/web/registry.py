@@ -62,6 +62,7 @@ from bot.store.types import Snowflake
 from bot.web import names as player_names
 from bot.web import queries
 from bot.web.access import Grant, Site
+from bot.web.cards import Facts
 from bot.web.links import SiteLinks
 
 OPEN, RUNNING = "open", "running"  # what the home page says of an event not finished
@@ -144,6 +145,12 @@ class PageContext:
         allowed = self.settings.scryfall_images + "/"
         known = await card_data.image_urls(self.db, dict.fromkeys(card_names))
         return {name: url for name, url in known.items() if url.startswith(allowed)}
+
+    async def card_facts(self, card_names: Iterable[str]) -> dict[str, Facts]:
+        """What places each card the card data knows in a pool's or deck's piles (`curve_html`)."""
+        async with self.db.read() as session:
+            known = await card_data.by_name(session, dict.fromkeys(card_names))
+        return {name: Facts(card.mana_value or 0.0, card.type_line or "") for name, card in known.items()}
 
     async def own_table(self, games: documents.Documents, table_id: int) -> documents.Game | None:
         """A format's table `table_id` (read unlocked), or None when there is none in this server: a
