@@ -54,10 +54,11 @@ from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.kit import card_data, documents, tables
+from bot.kit import card_data, documents, leaderboard, tables
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.models import EventResult
 from bot.store.types import Snowflake
 from bot.web import names as player_names
 from bot.web import queries
@@ -250,6 +251,35 @@ def finished_events(kind: str, *, newest: Newest) -> Callable[[FinishedLister], 
         _finished[kind] = (lister, newest)
         return lister
     return add
+
+
+def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], detail: Any = None,
+                    title: str | None = None) -> FinishedLister:
+    """Register a format's finished tables that have no results (`finished_events`): a plain draft, a
+    game ended without a winner. `name(id, detail)` names one (`detail`: a column of its row, such as
+    the cube's name); `title` names its format in the lists (default: the leaderboard's, else the spec's)."""
+    model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
+
+    def newest(guild_id: Any) -> Any:
+        return (select(func.max(model.finished_at)).where(model.guild_id == guild_id, model.status == finished)
+                .scalar_subquery())
+
+    async def lister(session: AsyncSession, guild_id: int, limit: int,
+                     before: queries.Cursor | None) -> list[queries.FinishedEvent]:
+        results = select(EventResult.id).where(EventResult.guild_id == guild_id, EventResult.format == kind,
+                                               EventResult.event_id == model.id).exists()
+        players = (select(func.count()).where(seat.table_id == model.id, seat.user_id > 0)
+                   .correlate(model).scalar_subquery())
+        query = (select(model.id, model.finished_at, players, literal(None) if detail is None else detail)
+                 .where(model.guild_id == guild_id, model.status == finished, model.finished_at.is_not(None), ~results))
+        if before is not None:
+            query = query.where(queries.older_than(model.finished_at, kind, model.id, before))
+        rows = await session.execute(query.order_by(model.finished_at.desc(), model.id.desc()).limit(limit))
+        shown_title = title or leaderboard.FORMATS.get(kind, spec.title)
+        return [queries.FinishedEvent(kind, table_id, name(table_id, shown), at, count, (), shown_title)
+                for table_id, at, count, shown in rows]
+
+    return finished_events(kind, newest=newest)(lister)
 
 
 def finished_listers() -> list[FinishedLister]:

@@ -32,7 +32,7 @@ from bot.games.draft.service import SPEC, draft_record, log_names
 from bot.games.draft.service.deliveries import OWN_POOL
 from bot.games.draft.service.pools import card_facts
 from bot.kit import card_data, leaderboard, tables
-from bot.web import access, params, queries, registry
+from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
 registry.templates("draft", Path(__file__).parent / "templates")
@@ -280,26 +280,9 @@ async def own_pool_file(ctx: registry.PageContext, grant: access.Grant, name: st
     return registry.File(name, content_type, text.encode())
 
 
-def _newest_complete(guild_id: object) -> object:
-    return (select(func.max(DraftPod.finished_at))
-            .where(DraftPod.guild_id == guild_id, DraftPod.status == STATUSES.finished).scalar_subquery())
-
-
-@registry.finished_events(DRAFT, newest=_newest_complete)
-async def complete_drafts(session: AsyncSession, guild_id: int, limit: int,
-                          before: queries.Cursor | None) -> list[queries.FinishedEvent]:
-    """Complete drafts, for the site's lists of finished events: a draft writes no results (a
-    Goldfish Draft's scores are an event of their own)."""
-    players = (select(func.count()).where(DraftSeat.pod_id == DraftPod.id, DraftSeat.user_id > 0)
-               .correlate(DraftPod).scalar_subquery())
-    query = (select(DraftPod.id, DraftPod.cube_name, DraftPod.finished_at, players)
-             .where(DraftPod.guild_id == guild_id, DraftPod.status == STATUSES.finished,
-                    DraftPod.finished_at.is_not(None)))
-    if before is not None:
-        query = query.where(queries.older_than(DraftPod.finished_at, DRAFT, DraftPod.id, before))
-    rows = await session.execute(query.order_by(DraftPod.finished_at.desc(), DraftPod.id.desc()).limit(limit))
-    return [queries.FinishedEvent(DRAFT, pod_id, f"Draft #{pod_id} · {cube}", finished, count, (), SPEC.title)
-            for pod_id, cube, finished, count in rows]
+# Complete drafts, in the site's lists of finished events: a draft writes no results (a Goldfish
+# Draft's scores are an event of their own).
+registry.finished_tables(SPEC, name=lambda pod_id, cube: f"Draft #{pod_id} · {cube}", detail=DraftPod.cube_name)
 
 
 @registry.own_pages
