@@ -29,7 +29,7 @@ NO_SITE = "This bot's host has not set up its web site, so there is no link to g
 
 
 OWN_PAGES = 5  # the newest of a player's own pages that /web me gives
-VALID = f"only you can see it, and the link works for {LINK_HOURS // 24} days (`/web me` gives it again)"
+DAYS = LINK_HOURS // 24
 
 
 @renders(PRIVATE_LINK, PrivateLink)
@@ -45,7 +45,8 @@ async def own_page_link(owed: PrivateLink, ctx: Delivery) -> Outgoing | None:
     site = await access.site_of(ctx.db, message.guild_id)
     server = escape(site.title) if site is not None else "the server"
     return Outgoing(content=f"**{owed.title}** is over. Your own page of it on **{server}**'s web pages "
-                            f"shows your picks and exports: {VALID}.\n<{url}>",
+                            f"shows your picks and exports: only you can see it, and the link works for {DAYS} days "
+                            f"(`/web me` gives it again).\n<{url}>",
                     view=view_of([link_button(url, "Your page")] if len(url) <= URL_LIMIT else []))
 
 
@@ -93,7 +94,9 @@ class WebGroup(app_commands.Group, name="web", description="This server's web pa
                                      user_id=interaction.user.id, ref=page.ref)
             if url is not None:
                 lines.append(f"**{page.title}** ({page.status}): <{url}>")
-        await interaction.response.send_message(f"Your own pages ({VALID}):\n" + "\n".join(lines), ephemeral=True)
+        await interaction.response.send_message(
+            f"Your own pages: only you can see them, and each link works for {DAYS} days.\n" + "\n".join(lines),
+            ephemeral=True)
 
     @app_commands.command(name="rotate", description="Give the web pages a new address; old links stop working (Manage Server, asks first).")
     async def rotate(self, interaction: discord.Interaction) -> None:
