@@ -172,7 +172,7 @@ Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
 OwnLister = Callable[[AsyncSession, int, int], Awaitable[Iterable[OwnPage]]]
 # (session, guild_id, limit, before: (finished_at, kind, id) or None) -> the newest first
 FinishedLister = queries.FinishedLister
-# guild_id (a bind parameter) -> a scalar subquery: when the server's newest such event finished
+# guild_id (a bind parameter) -> a scalar subquery that changes when one more such event finishes
 Newest = Callable[[Any], Any]
 
 _event_pages: dict[str, EventPage] = {}
@@ -244,9 +244,9 @@ def running_events(lister: Lister) -> Lister:
 
 def finished_events(kind: str, *, newest: Newest) -> Callable[[FinishedLister], FinishedLister]:
     """Register finished events of `kind` that write no results (a plain draft), for the home page's
-    recent events and the events list (a decorator). `newest(guild_id)` is a scalar subquery of when
-    the server's newest one finished: it is in the stamp of those lists (`page_cache.stamp`), so a
-    kept list is built again when one finishes."""
+    recent events and the events list (a decorator). `newest(guild_id)` is a cheap scalar subquery
+    that changes when one more of the server's finishes (their count, say): it is in the stamp of
+    those lists (`page_cache.stamp`, read by every page), so a kept list is built again then."""
     def add(lister: FinishedLister) -> FinishedLister:
         _finished[kind] = (lister, newest)
         return lister
@@ -261,8 +261,10 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
     model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
 
     def newest(guild_id: Any) -> Any:
-        return (select(func.max(model.finished_at)).where(model.guild_id == guild_id, model.status == finished)
-                .scalar_subquery())
+        # How many there are (one more finishes: the lists change), counted from the index of the
+        # tables' server and status alone: a row's times come after its engine document, which
+        # SQLite would read through to reach them.
+        return select(func.count()).where(model.guild_id == guild_id, model.status == finished).scalar_subquery()
 
     async def lister(session: AsyncSession, guild_id: int, limit: int,
                      before: queries.Cursor | None) -> list[queries.FinishedEvent]:
