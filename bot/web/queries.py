@@ -7,9 +7,8 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from sqlalchemy import and_, or_, select, tuple_
+from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.models import EventResult, Season
@@ -61,17 +60,6 @@ def _parse_cursor(cursor: str) -> Cursor | None:
     except OverflowError:
         return None
     return when, match["format"], int(match["event"])
-
-
-def older_than(finished_at: Any, kind: str, event_id: Any, before: Cursor) -> Any:
-    """The condition "finished before the event `before`" on the columns of events of one `kind`
-    (the events list's order: finished_at, format, id, each descending)."""
-    when, other_kind, other_id = before
-    if kind < other_kind:
-        return finished_at <= when
-    if kind > other_kind:
-        return finished_at < when
-    return or_(finished_at < when, and_(finished_at == when, event_id < other_id))
 
 
 FinishedLister = Callable[[AsyncSession, int, int, Cursor | None], Awaitable[list[FinishedEvent]]]
