@@ -6,6 +6,7 @@ import ipaddress
 import re
 from functools import cached_property
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,9 @@ class Settings(BaseSettings):
     shard_count: int | None = None
     cubecobra_base: str = "https://cubecobra.com"
     scryfall_base: str = "https://api.scryfall.com"
+    # Where card images come from (Scryfall's image host, as its card data names it): the web pages
+    # show card images from this origin alone (their Content-Security-Policy); tests use a loopback fake.
+    scryfall_images: str = "https://cards.scryfall.io"
     cubecobra_timeout: float = Field(default=10.0, gt=0, le=120, description="Seconds a CubeCobra import may take.")
     # Where discord.py sends REST calls; only tests change it (to a loopback fake Discord).
     discord_api_base: str | None = None
@@ -67,6 +71,14 @@ class Settings(BaseSettings):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return level
+
+    @field_validator("scryfall_images")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") or parts.query:
+            raise ValueError(f"must be an origin such as https://cards.scryfall.io, not {value!r}")
+        return f"{parts.scheme}://{parts.netloc}"
 
     @field_validator("scryfall_base")
     @classmethod

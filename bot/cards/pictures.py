@@ -138,6 +138,25 @@ def curve_column(mana_value: float) -> int:
     return min(max(int(mana_value) - 1, 0), len(CURVE) - 1)
 
 
+POOL_ROWS = ((CREATURE, "Creatures"), (SPELL, "Non-creature spells"))  # then the lands, apart
+LANDS = "Lands"
+Pile = tuple[str, int]  # (kind, curve column); every land in (LAND, 0)
+
+
+def pool_pile(mana_value: float, kind: str) -> Pile:
+    """Where a card of a pool goes: its row (creatures, other spells) and curve column, or the lands."""
+    return (LAND, 0) if kind == LAND else (kind, curve_column(mana_value))
+
+
+def pool_piles(cards: Sequence[tuple[float, str]]) -> dict[Pile, list[int]]:
+    """The pool's cards, each (mana value, kind), by pile: their indexes, in pool order (the order a
+    pile keeps, top to bottom). What the pool picture draws, and the web pages show."""
+    piles: dict[Pile, list[int]] = {}
+    for index, (mana_value, kind) in enumerate(cards):
+        piles.setdefault(pool_pile(mana_value, kind), []).append(index)
+    return piles
+
+
 Box = tuple[int, int, int, int]
 
 
@@ -173,14 +192,11 @@ def pool_layout(cards: Sequence[tuple[float, str]]) -> PoolLayout:
     if not cards:
         height, peek, font_size, _line = _pool_metrics(POOL_TILE[0])
         return PoolLayout((POOL_TILE[0] + 2 * GAP, 2 * GAP), (POOL_TILE[0], height), peek, (), (), font_size, None)
-    rows = [(CREATURE, "Creatures"), (SPELL, "Non-creature spells")]
-    counts = {(kind, column): 0 for kind, _title in rows for column in range(len(CURVE))}
-    lands = 0
-    for mana_value, kind in cards:
-        if kind == LAND:
-            lands += 1
-        else:
-            counts[kind, curve_column(mana_value)] += 1
+    piles = pool_piles(cards)
+    counts = {(kind, column): len(piles.get((kind, column), ())) for kind, _title in POOL_ROWS
+              for column in range(len(CURVE))}
+    lands = len(piles.get((LAND, 0), ()))
+    rows = list(POOL_ROWS)
     rows = [(kind, title) for kind, title in rows if any(counts[kind, c] for c in range(len(CURVE)))]
     columns = [c for c in range(len(CURVE)) if any(counts[kind, c] for kind, _title in rows)]
     longest = max([lands, *counts.values()])
@@ -248,14 +264,14 @@ def _pool_place(cards, counts, rows, columns, lands, limit, width) -> PoolLayout
         top = tops[kind] + height + peek * (tallest - 1) + GAP
     bottom = top
     if land_piles:
-        labels.append(Label(canvas_width - GAP, GAP + line, f"Lands ({lands})", "ra"))
+        labels.append(Label(canvas_width - GAP, GAP + line, f"{LANDS} ({lands})", "ra"))
         tops[LAND] = GAP + 2 * line
         bottom = max(bottom, tops[LAND] + height + peek * (math.ceil(lands / land_piles) - 1) + GAP)
     # Each column's cards, in order, dealt into its piles: the first pile filled first.
     seen: dict[tuple[str, int], int] = {}
     boxes = []
     for mana_value, kind in cards:
-        key = (LAND, 0) if kind == LAND else (kind, curve_column(mana_value))
+        key = pool_pile(mana_value, kind)
         index = seen[key] = seen.get(key, -1) + 1
         count, pile_count = (lands, land_piles) if kind == LAND else (counts[key], piles[key[1]])
         per_pile = math.ceil(count / pile_count)

@@ -113,7 +113,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
     static = Static()
     renderer = Renderer(environment(static))
     limiter = limiter or guard.RateLimiter(settings.web_rate_limit)
-    headers = guard.security_headers(settings.scryfall_base)
+    headers = guard.security_headers(settings.scryfall_images)
     trusted = settings.trusted_proxies
 
     def error_page(status: int, detail: str | None = None, error_id: str | None = None) -> web.Response:

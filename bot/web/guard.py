@@ -20,17 +20,18 @@ PAGE_CACHE = "private, no-cache"  # a browser keeps a page and asks again with i
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def content_security_policy(scryfall_base: str) -> str:
-    """No script at all; styles and pictures from the site itself, card pictures from Scryfall."""
-    parts = urlsplit(scryfall_base)
-    images = " ".join(dict.fromkeys(("'self'", CARD_IMAGES, f"{parts.scheme}://{parts.netloc}")))
+def content_security_policy(card_images: str = CARD_IMAGES) -> str:
+    """No script at all; styles and pictures from the site itself, card pictures from Scryfall's
+    image host alone (`card_images`, the `SCRYFALL_IMAGES` setting: an origin)."""
+    parts = urlsplit(card_images)
+    images = " ".join(dict.fromkeys(("'self'", f"{parts.scheme}://{parts.netloc}")))
     return (f"default-src 'none'; style-src 'self'; img-src {images}; base-uri 'none'; form-action 'self'; "
             "frame-ancestors 'none'")
 
 
-def security_headers(scryfall_base: str) -> dict[str, str]:
+def security_headers(card_images: str = CARD_IMAGES) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(scryfall_base),
+        "Content-Security-Policy": content_security_policy(card_images),
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
         "X-Frame-Options": "DENY",

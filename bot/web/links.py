@@ -6,6 +6,7 @@
     /s/<address>/events/<kind>/<id>      one event: its format's page, or its results
     /s/<address>/events/<kind>/<id>/files/<name>   a download of one event (a format's exports)
     /s/<address>/me/<signed token>       a player's own page (see `access.Grant`)
+    /s/<address>/me/<signed token>/files/<name>    a download of it (a pool's exports)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bot.store.db import Database
 from bot.web import access
 
 PREFIX = "/s"
+LINK_HOURS = 24 * 7  # how long a player's signed link to their own page works
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class SiteLinks:
     def private(self, token: str) -> str:
         return f"{self.home}/me/{token}"
 
+    def private_file(self, token: str, name: str) -> str:
+        return f"{self.private(token)}/files/{name}"
+
 
 async def site_links(db: Database, settings: Settings, guild_id: int) -> SiteLinks | None:
     """Full URLs of the server's pages; None while they are off or the host serves no site."""
@@ -62,7 +67,7 @@ async def site_links(db: Database, settings: Settings, guild_id: int) -> SiteLin
 
 
 async def private_link(
-    db: Database, settings: Settings, guild_id: int, *, kind: str, user_id: int, ref: int, hours: float = 24 * 7,
+    db: Database, settings: Settings, guild_id: int, *, kind: str, user_id: int, ref: int, hours: float = LINK_HOURS,
 ) -> str | None:
     """A signed link to player `user_id`'s own page `kind` of object `ref`, good for `hours` (for the
     bot to DM them); None while the server's pages are off or the host serves no site."""

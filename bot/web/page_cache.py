@@ -32,6 +32,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.models import EventResult, PlayerName
+from bot.web import registry
 from bot.web.access import Site
 from bot.web.guard import etag_of
 
@@ -56,10 +57,12 @@ class Stored:
 
 async def stamp(session: AsyncSession, guild_id: int) -> tuple:
     """What changes a finished event's page without changing the event: the server's newest result
-    (index `ix_event_results_newest`) and its newest player name, in one statement."""
+    (index `ix_event_results_newest`) and its newest player name, in one statement; then when its
+    newest event without results finished (`registry.finished_events`: the lists show those too)."""
     newest_result = select(func.max(EventResult.id)).where(EventResult.guild_id == guild_id).scalar_subquery()
     newest_name = select(func.max(PlayerName.updated_at)).where(PlayerName.guild_id == guild_id).scalar_subquery()
-    return tuple((await session.execute(select(newest_result, newest_name))).one())
+    others = [newest(guild_id) for newest in registry.newest_finished()]
+    return tuple((await session.execute(select(newest_result, newest_name, *others))).one())
 
 
 def key(site: Site, stamped: tuple, *parts: Hashable, query: tuple[tuple[str, str], ...] = ()) -> tuple:

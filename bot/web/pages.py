@@ -28,6 +28,14 @@ ALL_FORMATS = "all"
 SEASON = re.compile(rf"{leaderboard.CURRENT}|{leaderboard.ALL_TIME}|\d{{1,18}}")
 ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
 FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
+PRIVATE = "private, no-store"
+
+
+def _download(found: registry.File) -> web.Response:
+    response = web.Response(body=found.body, content_type=found.content_type,
+                            charset="utf-8" if found.content_type.startswith(("text/", "application/xml")) else None)
+    response.headers["Content-Disposition"] = f'attachment; filename="{found.name}"'
+    return response
 
 
 class SitePages:
@@ -53,6 +61,7 @@ class SitePages:
         router.add_get(f"{base}/events/{{kind:[a-z0-9_-]{{1,32}}}}/{{event_id:\\d{{1,19}}}}/files/{{name:{FILE_NAME}}}",
                        self.event_file)
         router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}", self.private)
+        router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}/files/{{name:{FILE_NAME}}}", self.private_file)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -73,7 +82,7 @@ class SitePages:
             site = await self._site(session, request)
             if not self.cache.enabled:
                 return site, None
-            newest_result, newest_name = await page_cache.stamp(session, site.guild_id)
+            newest_result, newest_name, *_ = await page_cache.stamp(session, site.guild_id)
         stamped = (newest_result if other_events else None, newest_name)
         return site, page_cache.key(site, stamped, *parts, query=tuple(sorted(request.query.items())))
 
@@ -87,7 +96,8 @@ class SitePages:
         return response
 
     def _context(self, site: access.Site, request: web.Request) -> registry.PageContext:
-        return registry.PageContext(self.db, site, SiteLinks(site.address), self.settings, request.query)
+        return registry.PageContext(self.db, site, SiteLinks(site.address), self.settings, request.query,
+                                    request.match_info.get("token"))
 
     def _format_page(self, site: access.Site, page: registry.Page | None) -> web.Response:
         if page is None:
@@ -114,7 +124,8 @@ class SitePages:
             by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
                          if boards.get(fmt)]
             async with self.db.read() as session:
-                recent = await queries.recent_events(session, guild_id, HOME_EVENTS)
+                recent = await queries.recent_events(session, guild_id, HOME_EVENTS,
+                                                     more=registry.finished_listers())
                 ids = [*(u for e in recent for u in e.winners), *(r.user_id for r in overall),
                        *(r.user_id for _, _, rows in by_format for r in rows)]
                 names = await names_of(session, guild_id, ids)
@@ -173,7 +184,8 @@ class SitePages:
                 return kept
 
             async def compute() -> tuple:
-                found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before)
+                found = await queries.recent_events(session, guild_id, EVENTS_PER_PAGE + 1, before,
+                                                    more=registry.finished_listers())
                 shown = found[:EVENTS_PER_PAGE]
                 names = await names_of(session, guild_id, [u for e in shown for u in e.winners])
                 return shown, names, shown[-1].cursor if len(found) > EVENTS_PER_PAGE else None
@@ -216,18 +228,33 @@ class SitePages:
         found = await own(self._context(site, request), event_id, name) if own else None
         if found is None:
             raise NotFound("no such file")
-        response = web.Response(body=found.body, content_type=found.content_type,
-                                charset="utf-8" if found.content_type.startswith("text/") else None)
-        response.headers["Content-Disposition"] = f'attachment; filename="{found.name}"'
-        return self._keep(key, response, found.final)
+        return self._keep(key, _download(found), found.final)
 
-    async def private(self, request: web.Request) -> web.Response:
+    async def _granted(self, request: web.Request) -> tuple[access.Site, access.Grant]:
+        """The server and the grant of a signed link (a 404 for a forged, expired or foreign one)."""
         async with self.db.read() as session:
             site = await self._site(session, request)
         grant = access.verify(site, request.match_info["token"], self.secret)
-        page = registry.private_page_of(grant.kind) if grant is not None else None
-        if grant is None or page is None:
+        if grant is None:
+            raise NotFound("no such page")
+        return site, grant
+
+    async def private(self, request: web.Request) -> web.Response:
+        site, grant = await self._granted(request)
+        page = registry.private_page_of(grant.kind)
+        if page is None:
             raise NotFound("no such page")
         response = self._format_page(site, await page(self._context(site, request), grant))
-        response.headers["Cache-Control"] = "private, no-store"  # a player's own: not kept by the browser
+        response.headers["Cache-Control"] = PRIVATE  # a player's own: not kept by the browser
+        return response
+
+    async def private_file(self, request: web.Request) -> web.Response:
+        """A download of a player's own page (`registry.private_file`), behind the same signed link."""
+        site, grant = await self._granted(request)
+        own = registry.private_file_of(grant.kind)
+        found = await own(self._context(site, request), grant, request.match_info["name"]) if own else None
+        if found is None:
+            raise NotFound("no such file")
+        response = _download(found)
+        response.headers["Cache-Control"] = PRIVATE
         return response

@@ -4,6 +4,7 @@ seasons. Every query is scoped by the server's guild id."""
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -14,6 +15,7 @@ from bot.store.models import EventResult, Season
 
 EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
 CURSOR = re.compile(r"(?P<micros>\d{1,17})\.(?P<format>[a-z0-9_]{1,32})\.(?P<event>\d{1,19})")
+Cursor = tuple[datetime, str, int]  # (finished_at, format, event id): where a page of the events list starts
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class FinishedEvent:
     finished_at: datetime
     players: int
     winners: tuple[int, ...]
+    format_title: str | None = None  # what the lists call its format, when it has no leaderboard
 
     @property
     def cursor(self) -> str:
@@ -48,7 +51,7 @@ class SeasonRow:
     ended_at: datetime | None
 
 
-def _parse_cursor(cursor: str) -> tuple[datetime, str, int] | None:
+def _parse_cursor(cursor: str) -> Cursor | None:
     match = CURSOR.fullmatch(cursor)
     if match is None or int(match["event"]) >= 2**63:
         return None
@@ -59,13 +62,26 @@ def _parse_cursor(cursor: str) -> tuple[datetime, str, int] | None:
     return when, match["format"], int(match["event"])
 
 
-async def recent_events(session: AsyncSession, guild_id: int, limit: int, before: str | None = None) -> list[FinishedEvent]:
-    """The server's finished events, newest first (`before`: older than that event's cursor)."""
+FinishedLister = Callable[[AsyncSession, int, int, Cursor | None], Awaitable[list[FinishedEvent]]]
+
+
+async def recent_events(session: AsyncSession, guild_id: int, limit: int, before: str | None = None, *,
+                        more: Sequence[FinishedLister] = ()) -> list[FinishedEvent]:
+    """The server's finished events, newest first (`before`: older than that event's cursor): those
+    with results, and those that `more` finds (events that write no results, `registry.finished_events`)."""
+    parsed = _parse_cursor(before) if before is not None else None
+    if before is not None and parsed is None:
+        return []
+    found = await _with_results(session, guild_id, limit, parsed)
+    for lister in more:
+        found.extend(await lister(session, guild_id, limit, parsed))
+    found.sort(key=lambda e: (e.finished_at, e.format, e.event_id), reverse=True)
+    return found[:limit]
+
+
+async def _with_results(session: AsyncSession, guild_id: int, limit: int, parsed: Cursor | None) -> list[FinishedEvent]:
     keys = select(EventResult.finished_at, EventResult.format, EventResult.event_id).where(EventResult.guild_id == guild_id)
-    if before is not None:
-        parsed = _parse_cursor(before)
-        if parsed is None:
-            return []
+    if parsed is not None:
         keys = keys.where(tuple_(EventResult.finished_at, EventResult.format, EventResult.event_id) < tuple_(*parsed))
     order = (EventResult.finished_at.desc(), EventResult.format.desc(), EventResult.event_id.desc())
     found = (await session.execute(keys.distinct().order_by(*order).limit(limit))).all()

@@ -18,11 +18,20 @@ as the bot loads cogs), and its `service` module so that its `TableSpec` is regi
     @registry.private_page("draft-pool")       # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
 
+    @registry.private_file("draft-pool")       # its downloads: /s/<address>/me/<token>/files/<name>
+    async def pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None: ...
+
     @registry.event_file("draft")              # /s/<address>/events/draft/<id>/files/<name>: a download
     async def export(ctx: registry.PageContext, event_id: int, name: str) -> registry.File | None: ...
 
     @registry.running_events                   # events that are no table (Goldfish scoring)
     async def open_events(session, guild_id) -> list[registry.RunningEvent]: ...
+
+    @registry.own_pages                        # a player's own pages, for `/web me`
+    async def player_pages(session, guild_id, user_id) -> list[registry.OwnPage]: ...
+
+    @registry.finished_events("draft", newest=...)  # finished events that have no results (plain drafts)
+    async def finished(session, guild_id, limit, before) -> list[queries.FinishedEvent]: ...
 
 An event page is found by the event's kind: a table's `TableSpec.kind` for a running table, the
 leaderboard's format key for a finished event (`EventResult.format`). Without a page of its format a
@@ -35,6 +44,7 @@ the grant's object belongs to `ctx.guild_id` and to `grant.user_id`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,14 +55,16 @@ from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.cards import scryfall
-from bot.kit import card_data, documents, tables
+from bot.kit import card_data, documents, leaderboard, tables
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.models import EventResult
 from bot.store.types import Snowflake
 from bot.web import names as player_names
+from bot.web import queries
 from bot.web.access import Grant, Site
+from bot.web.cards import Facts
 from bot.web.links import SiteLinks
 
 OPEN, RUNNING = "open", "running"  # what the home page says of an event not finished
@@ -65,6 +77,17 @@ class RunningEvent:
     title: str  # "Turnabout event #12"
     status: str  # OPEN (players may join) or RUNNING
     players: int
+    since: datetime
+
+
+@dataclass(frozen=True)
+class OwnPage:
+    """A player's own page (a `private_page` of `kind`, of object `ref`), as `/web me` lists it."""
+
+    kind: str
+    ref: int
+    title: str  # "Draft #12"
+    status: str  # "drafting", "complete"
     since: datetime
 
 
@@ -101,10 +124,16 @@ class PageContext:
     links: SiteLinks
     settings: Settings
     query: Mapping[str, str]
+    token: str | None = None  # a private page's signed token (its address)
 
     @property
     def guild_id(self) -> int:
         return self.site.guild_id
+
+    def private_file(self, name: str) -> str:
+        """The address of a download of this private page (`private_file`), as private as the page."""
+        assert self.token is not None, "only a private page has private downloads"
+        return self.links.private_file(self.token, name)
 
     async def names(self, user_ids: Iterable[int]) -> dict[int, str]:
         """The name to show for each player."""
@@ -112,11 +141,18 @@ class PageContext:
             return await player_names.names_of(session, self.guild_id, user_ids)
 
     async def pictures(self, card_names: Iterable[str]) -> dict[str, str]:
-        """A picture address for each card name (Scryfall's image of it); give it to `card(name, pictures)`."""
-        card_names = list(dict.fromkeys(card_names))
-        known = await card_data.image_urls(self.db, card_names)
-        base = self.settings.scryfall_base
-        return {name: known.get(name) or scryfall.card_image_url(name, base, "normal") for name in card_names}
+        """The picture address of each card name the card data has an image of, from the image host
+        the pages allow (`Settings.scryfall_images`); give it to `card(name, pictures)`. A card left
+        out shows its name instead."""
+        allowed = self.settings.scryfall_images + "/"
+        known = await card_data.image_urls(self.db, dict.fromkeys(card_names))
+        return {name: url for name, url in known.items() if url.startswith(allowed)}
+
+    async def card_facts(self, card_names: Iterable[str]) -> dict[str, Facts]:
+        """What places each card the card data knows in a pool's or deck's piles (`curve_html`)."""
+        async with self.db.read() as session:
+            known = await card_data.by_name(session, dict.fromkeys(card_names))
+        return {name: Facts(card.mana_value or 0.0, card.type_line or "") for name, card in known.items()}
 
     async def own_table(self, games: documents.Documents, table_id: int) -> documents.Game | None:
         """A format's table `table_id` (read unlocked), or None when there is none in this server: a
@@ -131,14 +167,23 @@ class PageContext:
 
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
 PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
+PrivateFile = Callable[[PageContext, Grant, str], Awaitable[File | None]]
 EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
+OwnLister = Callable[[AsyncSession, int, int], Awaitable[Iterable[OwnPage]]]
+# (session, guild_id, limit, before: (finished_at, kind, id) or None) -> the newest first
+FinishedLister = queries.FinishedLister
+# guild_id (a bind parameter) -> a scalar subquery that changes when one more such event finishes
+Newest = Callable[[Any], Any]
 
 _event_pages: dict[str, EventPage] = {}
 _reading_other_events: set[str] = set()
 _private_pages: dict[str, PrivatePage] = {}
+_private_files: dict[str, PrivateFile] = {}
 _event_files: dict[str, EventFile] = {}
 _listers: list[Lister] = []
+_own_listers: list[OwnLister] = []
+_finished: dict[str, tuple[FinishedLister, Newest]] = {}
 _templates: dict[str, Path] = {}
 
 
@@ -166,6 +211,19 @@ def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:
     return add
 
 
+def private_file(kind: str) -> Callable[[PrivateFile], PrivateFile]:
+    """Register the downloads of a player's own page `kind` (a decorator): behind the same signed
+    link (`PageContext.private_file(name)`), None for a name it has no file for (a 404)."""
+    def add(handler: PrivateFile) -> PrivateFile:
+        _private_files[kind] = handler
+        return handler
+    return add
+
+
+def private_file_of(kind: str) -> PrivateFile | None:
+    return _private_files.get(kind)
+
+
 def event_file(kind: str) -> Callable[[EventFile], EventFile]:
     """Register the downloads of events of `kind` (a decorator): the handler gets the file's name from
     the address and returns None for a name or an event it has no file for (a 404)."""
@@ -183,6 +241,95 @@ def running_events(lister: Lister) -> Lister:
     """Register where the home page finds more events in progress (a decorator)."""
     _listers.append(lister)
     return lister
+
+
+def finished_events(kind: str, *, newest: Newest) -> Callable[[FinishedLister], FinishedLister]:
+    """Register finished events of `kind` that write no results (a plain draft), for the home page's
+    recent events and the events list (a decorator). `newest(guild_id)` is a cheap scalar subquery
+    that changes when one more of the server's finishes (their count, say): it is in the stamp of
+    those lists (`page_cache.stamp`, read by every page), so a kept list is built again then."""
+    def add(lister: FinishedLister) -> FinishedLister:
+        _finished[kind] = (lister, newest)
+        return lister
+    return add
+
+
+KEPT_ORDERS = 64  # servers whose finished tables' order each format keeps (`finished_tables`)
+
+
+def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], detail: Any = None,
+                    title: str | None = None) -> FinishedLister:
+    """Register a format's finished tables that have no results (`finished_events`): a plain draft, a
+    game ended without a winner. `name(id, detail)` names one (`detail`: a column of its row, such as
+    the cube's name); `title` names its format in the lists (default: the leaderboard's, else the spec's).
+
+    A table's times come after its engine document in its row, which SQLite reads through to reach
+    them (some 15 ms for 1,000 complete drafts): the order of a server's finished tables is read once
+    per count of them (one more finishes: read again) and kept, per process, for `KEPT_ORDERS` servers."""
+    model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
+    shown_title = title or leaderboard.FORMATS.get(kind, spec.title)
+    # (database, server) -> (their count, their order)
+    kept: OrderedDict[tuple[str, int], tuple[int, list[tuple[datetime, int]]]] = OrderedDict()
+
+    def newest(guild_id: Any) -> Any:
+        # How many there are, from the index of the tables' server and status alone.
+        return select(func.count()).where(model.guild_id == guild_id, model.status == finished).scalar_subquery()
+
+    async def order_of(session: AsyncSession, guild_id: int) -> list[tuple[datetime, int]]:
+        """(finished_at, id) of the server's finished tables without results, newest first."""
+        count = (await session.execute(select(newest(guild_id)))).scalar_one()
+        key = (str(session.bind.url if session.bind is not None else ""), guild_id)
+        found = kept.get(key)
+        if found is None or found[0] != count:
+            results = select(EventResult.id).where(EventResult.guild_id == guild_id, EventResult.format == kind,
+                                                   EventResult.event_id == model.id).exists()
+            rows = await session.execute(
+                select(model.finished_at, model.id)
+                .where(model.guild_id == guild_id, model.status == finished, model.finished_at.is_not(None), ~results)
+                .order_by(model.finished_at.desc(), model.id.desc()))
+            found = kept[key] = (count, [(at, table_id) for at, table_id in rows])
+        kept.move_to_end(key)
+        while len(kept) > KEPT_ORDERS:
+            kept.popitem(last=False)
+        return found[1]
+
+    async def lister(session: AsyncSession, guild_id: int, limit: int,
+                     before: queries.Cursor | None) -> list[queries.FinishedEvent]:
+        shown = [(at, table_id) for at, table_id in await order_of(session, guild_id)
+                 if before is None or (at, kind, table_id) < before][:limit]
+        if not shown:
+            return []
+        players = (select(func.count()).where(seat.table_id == model.id, seat.user_id > 0)
+                   .correlate(model).scalar_subquery())
+        rows = await session.execute(select(model.id, players, literal(None) if detail is None else detail)
+                                     .where(model.id.in_([table_id for _, table_id in shown])))
+        found = {table_id: (count, extra) for table_id, count, extra in rows}
+        return [queries.FinishedEvent(kind, table_id, name(table_id, found[table_id][1]), at, found[table_id][0], (),
+                                      shown_title)
+                for at, table_id in shown if table_id in found]
+
+    return finished_events(kind, newest=newest)(lister)
+
+
+def finished_listers() -> list[FinishedLister]:
+    return [lister for lister, _ in _finished.values()]
+
+
+def newest_finished() -> list[Newest]:
+    return [newest for _, newest in _finished.values()]
+
+
+def own_pages(lister: OwnLister) -> OwnLister:
+    """Register where `/web me` finds a player's own pages (a decorator): `lister(session, guild_id,
+    user_id)` returns those of the server's events the player is in, newest first."""
+    _own_listers.append(lister)
+    return lister
+
+
+async def own_pages_of(session: AsyncSession, guild_id: int, user_id: int, limit: int) -> list[OwnPage]:
+    """A player's own pages in one server, newest first."""
+    found = [page for lister in _own_listers for page in await lister(session, guild_id, user_id)]
+    return sorted(found, key=lambda page: page.since, reverse=True)[:limit]
 
 
 def templates(prefix: str, directory: Path) -> None:
@@ -218,6 +365,7 @@ def load() -> None:
 # --- events in progress -----------------------------------------------------------------------------
 
 MAX_RUNNING = 50  # per kind
+MAX_OWN_PAGES = 10  # a player's own pages that `/web me` gives, per format
 
 
 _in_progress_statements: dict[tuple[str, ...], Any] = {}

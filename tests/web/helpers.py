@@ -12,7 +12,8 @@ from html import unescape
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.kit import leaderboard
+from bot.cards.scryfall_api import CardData
+from bot.kit import card_data, leaderboard
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.models import EventResult
@@ -63,6 +64,23 @@ def _add(session, guild_id: int, format: str, event_id: int, name: str, results:
             guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,
             user_id=result.user_id, placement=result.placement, points=result.points, score=result.score,
             finished_at=finished_at))
+
+
+def image_of(name: str, host: str = "https://cards.scryfall.io") -> str:
+    """A card's image address as Scryfall's card data gives it (on `host`)."""
+    return f"{host}/normal/front/{abs(hash(name)) % 10}/{name_key_path(name)}.jpg?1700000000"
+
+
+def name_key_path(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "card"
+
+
+async def add_card_data(db: Database, cards: dict[str, tuple[float, str]], host: str | None = "https://cards.scryfall.io") -> None:
+    """Scryfall's data of `cards` ({name: (mana value, type line)}), with an image on `host` (None: no image)."""
+    await card_data.store(db, {name: CardData(
+        name=name, front_name=name.split(" // ")[0], colours="R", colour_identity="R", type_line=type_line,
+        mana_value=mana_value, rarity="common", set_code="tst",
+        image_uris={"normal": image_of(name, host)} if host else {}) for name, (mana_value, type_line) in cards.items()})
 
 
 @contextlib.asynccontextmanager

@@ -73,3 +73,26 @@ async def test_another_servers_league_shows_nothing(db):
         not_found = await page(client, NOT_FOUND, status=404)
         assert await page(client, links.event("421", theirs.id), status=404) == not_found
         assert "ZZZ" not in await page(client, links.home)
+
+
+async def test_each_deck_shows_its_cards_images_in_piles_by_mana_value(db):
+    """Issue 32, item 6: a deck's cards as images (from Scryfall's card data; a card without data by
+    its name), a copy each, in piles by mana value with the lands apart."""
+    from markupsafe import escape
+
+    from tests.web.helpers import add_card_data, image_of
+
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    league = await build_all(db, await begun(db, 2, sets=[card_set("aaa"), card_set("bbb"), card_set("ccc")]))
+    deck = league.state.decks[0]
+    named = sorted(name for name, count in deck.cards.items() if count)
+    known = {name: (float(i % 5), "Creature — Bear" if i % 2 else "Sorcery") for i, name in enumerate(named[1:])}
+    await add_card_data(db, known)
+    async with site_client(db) as client:
+        html = await page(client, SiteLinks(site.address).event("421", league.id))
+    shown = html.split(f"Deck {deck.id} ·")[1].split("</details>")[0]
+    curve = shown[shown.index('<div class="curve">'):]
+    for name in known:
+        assert curve.count(f'alt="{escape(name)}" src="{escape(image_of(name))}"') == deck.cards[name]
+    assert curve.count(f'<span class="tile-name">{escape(named[0])}</span>') == deck.cards[named[0]]
+    assert "Creatures (" in curve and "Non-creature spells (" in curve

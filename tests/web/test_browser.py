@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import shutil
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from aiohttp import web
@@ -37,12 +35,12 @@ from tests.browser import Browser
 from tests.common import GUILD, ORG
 from tests.conftest import SCRATCH
 from tests.web import seed_formats
-from tests.web.helpers import START, add_results
+from tests.web.helpers import START, add_card_data, add_results, name_key_path
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+PHONE_390 = {**PHONE, "viewport": {"width": 390, "height": 844}}
 DESKTOP = {"viewport": {"width": 1100, "height": 900}}
-SCRYFALL = re.compile(r"^https://(api\.scryfall\.com|cards\.scryfall\.io)/")
 PLAYERS = {2001: "Alice", 2002: "Bob", 2003: "Chandra", 2004: "Dmitri", 2005: "Emeka", 2006: "Fatima",
            2007: "Gideon", 2008: "Hana",
            2009: "Maximiliana-Wilhelmina von Überlangername-Schwarzenberg",
@@ -51,9 +49,8 @@ DECK = ["Lightning Bolt", "Counterspell", "Fire // Ice", "Brainstorm", "Llanowar
         "Dark Ritual", "Sol Ring"]
 
 
-def card_picture(url: str) -> bytes:
-    """A stand-in for Scryfall's picture of the card named in `url` (the tests never reach the internet)."""
-    name = parse_qs(urlsplit(url).query).get("exact", ["?"])[0]
+def card_picture(name: str) -> bytes:
+    """A stand-in for Scryfall's picture of card `name` (the tests never reach the internet)."""
     picture = Image.new("RGB", (244, 340), (60, 52, 70))
     draw = ImageDraw.Draw(picture)
     draw.rounded_rectangle((10, 10, 233, 329), radius=10, fill=(226, 218, 200))
@@ -65,6 +62,46 @@ def card_picture(url: str) -> bytes:
     return out.getvalue()
 
 
+KINDS = ("Creature — Human", "Instant", "Sorcery", "Artifact", "Enchantment", "Creature — Spirit", "Land")
+
+
+def card_facts() -> dict[str, tuple[float, str]]:
+    """Made-up mana values and types of the seeded cubes' cards: enough to fill a pool's piles."""
+    return {name: (float(i % 8), KINDS[i % len(KINDS)]) for i, name in enumerate(seed_formats.CARDS)}
+
+
+class ImageHost:
+    """A loopback stand-in for Scryfall's image host (`Settings.scryfall_images`): a card's picture
+    at the path its card data names (`tests.web.helpers.image_of`), and what it served."""
+
+    def __init__(self) -> None:
+        self.names = {name_key_path(name): name for name in seed_formats.CARDS}
+        self.served: list[str] = []
+        self.runner: web.AppRunner | None = None
+        self.origin = ""
+
+    async def picture(self, request: web.Request) -> web.Response:
+        name = self.names.get(request.match_info["file"].removesuffix(".jpg"))
+        if name is None:
+            raise web.HTTPNotFound()
+        self.served.append(name)
+        return web.Response(body=card_picture(name), content_type="image/png",
+                            headers={"Cache-Control": "public, max-age=3600"})
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_get("/normal/front/{shard}/{file}", self.picture)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", 0).start()
+        self.origin = f"http://127.0.0.1:{self.runner.addresses[0][1]}"
+        return self.origin
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+
 @dataclass(frozen=True)
 class Site:
     base: str
@@ -72,6 +109,8 @@ class Site:
     private: str  # a signed link to a player's own page
     formats: dict[str, tuple[str, int]]  # every format's event, played through its service (seed_formats)
     pool: str  # a signed link to a player's own pool during a draft
+    own_pool: str  # a signed link to a player's own pool of a complete draft
+    images: ImageHost
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -85,7 +124,7 @@ class Site:
                 "a format's page": self.links.event("demo", 9), "a player's own page": self.private,
                 **{what: self.links.event(kind, event_id) for what, (kind, event_id) in self.formats.items()},
                 "a draft's packs of one player": self.links.event(*self.formats["draft"]) + "?seat=1",
-                "a player's own pool": self.pool}
+                "a player's own pool": self.pool, "a player's own pool, complete": self.own_pool}
 
 
 async def demo_event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
@@ -134,9 +173,12 @@ async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
     path = directory / "site.sqlite3"
     shutil.copyfile(await SCRATCH.template("sqlite"), path)
     db = Database(f"sqlite+aiosqlite:///{path}")
+    images = ImageHost()
+    await add_card_data(db, card_facts(), host=await images.start())  # the cards' data: their pictures there
     formats = await seed_formats.seed(db, list(PLAYERS))  # first: the results below are made-up ids
     site = await fill(db)
-    runner = web.AppRunner(make_app(db, Settings(_env_file=None, web_rate_limit=0)), access_log=None)
+    settings = Settings(_env_file=None, web_rate_limit=0, scryfall_images=images.origin)
+    runner = web.AppRunner(make_app(db, settings), access_log=None)
     await runner.setup()
     tcp = web.TCPSite(runner, "127.0.0.1", 0)
     await tcp.start()
@@ -144,12 +186,15 @@ async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
     grant = access.Grant("demo-pool", 2001, 1, 4_000_000_000)
     links = SiteLinks(site.address)
     pool = access.Grant("draft-pool", 2001, formats["running draft"][1], 4_000_000_000)
+    own_pool = access.Grant("draft-pool", 2001, formats["draft"][1], 4_000_000_000)
     return db, runner, Site(f"http://127.0.0.1:{port}", links, links.private(access.sign(site, grant, None)), formats,
-                            links.private(access.sign(site, pool, None)))
+                            links.private(access.sign(site, pool, None)), links.private(access.sign(site, own_pool, None)),
+                            images)
 
 
-async def stop(db: Database, runner: web.AppRunner) -> None:
+async def stop(db: Database, runner: web.AppRunner, images: ImageHost) -> None:
     await runner.cleanup()
+    await images.stop()
     await db.dispose()
 
 
@@ -164,7 +209,7 @@ def site(browser: Browser, tmp_path_factory) -> Iterator[Site]:
         try:
             yield found
         finally:
-            browser.run(stop(db, runner))
+            browser.run(stop(db, runner, found.images))
     finally:
         registry._templates.pop("demo")
         registry._event_pages.pop("demo")
@@ -201,12 +246,10 @@ class Tab:
 
 
 def in_a_tab(browser: Browser, scenario: Callable[[Tab], Awaitable[None]], **options) -> None:
-    """Run `scenario` in a new tab of a new browser context (card pictures answered locally)."""
+    """Run `scenario` in a new tab of a new browser context (card pictures from the loopback image host)."""
     async def run() -> None:
         context = await browser.chromium.new_context(**options)
         try:
-            await context.route(SCRYFALL, lambda route: route.fulfill(
-                status=200, content_type="image/png", body=card_picture(route.request.url)))
             await scenario(Tab(await context.new_page()))
         finally:
             await context.close()
@@ -324,3 +367,42 @@ def test_every_formats_page_and_its_screenshot(browser, site, screenshots):
 
     in_a_tab(browser, desktop, **DESKTOP)
     in_a_tab(browser, phone, **PHONE)
+
+
+@pytest.mark.parametrize("window", ["desktop", "phone"])
+def test_a_pool_page_shows_its_cards_images(browser, site, screenshots, window):
+    """Issue 32, item 6: a player's own pool shows each card's image, from the image host the pages
+    allow (a loopback stand-in here), in piles by mana value; nothing scrolls sideways on a
+    390-pixel phone; no Content-Security-Policy violation (which the console would show: an image
+    from any other host is refused, and logged)."""
+    async def scenario(tab: Tab) -> None:
+        await tab.open(site.url(site.own_pool))
+        images = tab.page.locator(".curve img")
+        count = await images.count()
+        alts = await images.evaluate_all("images => images.map(i => i.alt)")
+        assert count >= 10 and set(alts) <= set(seed_formats.CARDS), alts
+        assert await images.evaluate_all("images => images.every(i => i.loading === 'lazy')")
+        for index in range(count):  # lazy: each loads once scrolled to
+            await images.nth(index).scroll_into_view_if_needed()
+            await expect(images.nth(index)).to_have_js_property("complete", True, timeout=5000)
+        widths = await images.evaluate_all("images => images.map(i => i.naturalWidth)")
+        assert all(width > 0 for width in widths), widths
+        assert set(alts) <= set(site.images.served)
+        assert await tab.page.locator(".curve .pile").count() >= 3
+        page_width, shown = await tab.width()
+        assert page_width <= shown, (page_width, shown)
+        await tab.page.evaluate("window.scrollTo(0, 0)")
+        await tab.page.screenshot(path=screenshots / f"web-pool{'-phone' if window == 'phone' else ''}.png",
+                                  full_page=window == "desktop")
+        assert tab.errors == []
+        # The check is real: an image from another host (the same stand-in under another name) is refused.
+        elsewhere = site.images.origin.replace("127.0.0.1", "localhost") + "/normal/front/0/sol-ring.jpg"
+        await tab.page.evaluate("src => { const i = new Image(); i.src = src; document.body.append(i); }", elsewhere)
+        await expect(tab.page.locator(f'img[src="{elsewhere}"]')).to_have_count(1)
+        for _ in range(100):  # the console's report comes a moment later (bounded: 100 turns of the browser's loop)
+            if tab.errors:
+                break
+            await tab.page.evaluate("new Promise(done => requestAnimationFrame(() => done()))")
+        assert any("Content Security Policy" in error for error in tab.errors), tab.errors
+
+    in_a_tab(browser, scenario, **(PHONE_390 if window == "phone" else DESKTOP))

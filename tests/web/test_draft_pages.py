@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 import random
 import re
+from datetime import timedelta
+from html import unescape
 
 import pytest
+from markupsafe import escape
 
 from bot.cards.model import Card
 from bot.games.draft import goldfish_service as goldfish
@@ -21,7 +24,7 @@ from bot.kit.tables import Actor
 from bot.web import access, names
 from bot.web.links import SiteLinks
 from tests.common import CHANNEL, GUILD, ORG, OTHER_GUILD, organizer, player
-from tests.web.helpers import NOT_FOUND, page, site_client, visible
+from tests.web.helpers import NOT_FOUND, START, page, site_client, visible
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 USERS = [1001, 1002, 1003]
@@ -194,14 +197,15 @@ async def test_another_servers_drafts_and_events_show_nothing(db):
         assert "Theirs" not in await page(client, links.home)
 
 
-# The card macro as it was written in Jinja before `bot.web.cards` wrote it in Python.
+# The card macro as Jinja would write it (`bot.web.cards` writes it in Python): a card without a
+# picture from the allowed image host is its name alone.
 JINJA_CARD = (
-    '<span class="card" tabindex="0"><a class="card-name" href="https://scryfall.com/search?q={{ (\'!"\' ~ name ~ \'"\') '
-    '| urlencode }}" rel="noreferrer noopener" target="_blank">{{ name }}</a><span class="card-pic"><a '
-    'href="https://scryfall.com/search?q={{ (\'!"\' ~ name ~ \'"\') | urlencode }}" rel="noreferrer noopener" '
-    'target="_blank" tabindex="-1"><img loading="lazy" alt="{{ name }}" src="{{ (pictures or {}).get(name) or '
-    '(\'https://api.scryfall.com/cards/named?format=image&version=normal&exact=\' ~ (name | urlencode)) }}"></a>'
-    '</span></span>')
+    '{% set search = "https://scryfall.com/search?q=" ~ ((\'!"\' ~ name ~ \'"\') | urlencode) %}'
+    '{% set picture = (pictures or {}).get(name) %}'
+    '<span class="card"{% if picture %} tabindex="0"{% endif %}><a class="card-name" href="{{ search }}" '
+    'rel="noreferrer noopener" target="_blank">{{ name }}</a>{% if picture %}<span class="card-pic"><a '
+    'href="{{ search }}" rel="noreferrer noopener" target="_blank" tabindex="-1"><img loading="lazy" '
+    'alt="{{ name }}" src="{{ picture }}"></a></span>{% endif %}</span>')
 
 
 @pytest.mark.parametrize("name", ["Lightning Bolt", "Fire // Ice", 'Kongming, "Sleeping Dragon"', "Æther Vial",
@@ -219,3 +223,125 @@ def test_the_pages_cards_are_written_as_the_jinja_macro_wrote_them(name, picture
     assert macro.render(name=name, pictures=pictures) == expected
     if not picture:
         assert env.from_string('{% from "_macros.html" import card %}{{ card(name) }}').render(name=name) == expected
+
+
+async def test_a_complete_draft_is_listed_with_the_finished_events_in_order_and_pages(db):
+    """Issue 32, item 5: a plain draft writes no results, yet the home page's recent events and the
+    events list show it once complete, in time order with the events that have results, across
+    pages of the list; a kept list is built again when a draft completes."""
+    from sqlalchemy import update
+
+    from bot.games.draft.models import DraftPod
+    from bot.web import pages
+    from tests.web.helpers import add_many, add_results
+
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    await add_results(db, GUILD, "421", 1, "Before it", [1001, 1002], finished_at=START)
+    running, prompts = await started(db)
+    async with site_client(db) as client:
+        home = visible(await page(client, links.home))  # kept for the stamp it had
+        assert f"Draft #{running.id}" not in home.split("Recent events")[1]
+        await play_out(db, prompts, random.Random(6))
+        async with db.write() as session:  # finished between two events with results
+            await session.execute(update(DraftPod).where(DraftPod.id == running.id)
+                                  .values(finished_at=START + timedelta(hours=1)))
+        # No result changed: the draft's end alone makes the kept lists stale.
+        assert f"Draft #{running.id}" in visible(await page(client, links.home)).split("Recent events")[1]
+        await add_results(db, GUILD, "421", 2, "After it", [1001, 1002], finished_at=START + timedelta(hours=2))
+        for path in (links.home, links.events()):
+            html = await page(client, path)
+            recent = visible(html).split("Recent events")[-1]
+            assert f'href="{links.event("draft", running.id)}"' in html, path
+            assert recent.index("After it") < recent.index(f"Draft #{running.id} · Test cube") < recent.index("Before it")
+            assert f"Draft #{running.id} · Test cube Draft · 1 Mar 2026 · 3 players" in recent
+        # Pages of the list: the draft is on exactly one of them.
+        await add_many(db, GUILD, pages.EVENTS_PER_PAGE, [1001, 1002], start=START + timedelta(days=1))
+        first = await page(client, links.events())
+        assert f"Draft #{running.id}" not in first
+        older = re.search(r'href="([^"]*\?before=[^"]+)"', first)[1].replace("&amp;", "&")
+        second = visible(await page(client, older))
+        assert second.count(f"Draft #{running.id}") == 1 and "After it" in second and "Before it" in second
+    # A running or cancelled draft, or another server's complete one, is not listed.
+    other, theirs = await started(db, organizer(guild=OTHER_GUILD), users=[7001, 7002])
+    await play_out(db, theirs, random.Random(7))
+    async with site_client(db) as client:
+        assert f"Draft #{other.id}" not in await page(client, links.events())
+
+
+def piles_of(html: str) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """A curve as the page shows it: [(row title, [(pile head, [card names, top to bottom])])], a
+    card named by its image's alt text or, without an image, by its shown name."""
+    found = []
+    for row in html.split('<div class="curve-row">')[1:]:
+        title = re.search(r'<p class="curve-title">(.*?)</p>', row)[1]
+        piles = [(head, [unescape(alt or text) for alt, text in
+                         re.findall(r'<li><a class="tile"[^>]*>(?:<img [^>]*alt="([^"]*)"[^>]*>|<span class="tile-name">(.*?)</span>)', pile)])
+                 for head, pile in re.findall(r'<div class="pile"><p class="pile-head">(.*?)</p><ul>(.*?)</ul></div>', row)]
+        found.append((title, piles))
+    return found
+
+
+async def test_a_pool_shows_its_cards_images_in_piles_by_mana_value_with_its_exports(db):
+    """Issue 32, item 6: a player's own pool, and every pool of a complete draft, show each card's
+    image (lazy, its name as alt text; the name where the card data has no image) in piles by mana
+    value (creatures, other spells, lands apart); the pool's page offers its exports behind the same
+    signed link; the pick-by-pick page shows the packs' images."""
+    from bot.cards.export import export
+    from bot.kit import card_data
+    from tests.web.helpers import add_card_data, image_of
+
+    kinds = ("Creature — Elf", "Instant", "Basic Land — Forest")
+    data = {f"Card <{i:03d}>": (float(i % 8), kinds[i % 3]) for i in range(60) if i % 10 != 9}  # some without data
+    await add_card_data(db, data)
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod, prompts = await started(db)
+    await play_out(db, prompts, random.Random(8))
+    mine = USERS[0]
+    cards = (await drafts.all_pools(db, pod.id))[mine]
+    token = access.sign(site, access.Grant("draft-pool", mine, pod.id, 4_000_000_000), None)
+
+    expected: dict[str, dict[str, list[str]]] = {}
+    for name in cards:  # by hand: the Discord pool picture's piles
+        mana_value, type_line = data.get(name, (0.0, ""))
+        row = "Lands" if "Land" in type_line else "Creatures" if "Creature" in type_line else "Non-creature spells"
+        column = "" if row == "Lands" else ("0-1", "2", "3", "4", "5", "6+")[min(max(int(mana_value) - 1, 0), 5)]
+        expected.setdefault(row, {}).setdefault(column, []).append(name)
+    async with site_client(db) as client:
+        response = await client.get(links.private(token))
+        html = await response.text()
+        assert response.status == 200 and response.headers["Cache-Control"] == "private, no-store"
+        assert "img-src 'self' https://cards.scryfall.io;" in response.headers["Content-Security-Policy"]
+        shown = {title.rsplit(" (", 1)[0]: {head.rsplit(" (", 1)[0] if " (" in head else "": names
+                                            for head, names in piles} for title, piles in piles_of(html)}
+        assert shown == {row: expected[row] for row in ("Creatures", "Non-creature spells", "Lands") if row in expected}
+        assert list(shown) == [r for r in ("Creatures", "Non-creature spells", "Lands") if r in expected]
+        for name in cards:
+            if name in data:
+                assert f'loading="lazy" width="488" height="680" alt="{escape(name)}" src="{escape(image_of(name))}"' in html
+            else:
+                assert f'<span class="tile-name">{escape(name)}</span>' in html
+        assert f'href="{links.event("draft", pod.id)}?seat=' in html  # complete: every pack they saw
+
+        exports = re.findall(r'<a href="([^"]+/files/[^"]+)" download>', html)
+        assert [e.rsplit("/", 1)[1] for e in exports] == [f"draft-{pod.id}-{end}" for end in
+                                                          ("pool.dek", "pool-arena.txt", "pool.cod", "pool.txt")]
+        deck_names = await card_data.export_names(db, cards)
+        for href, fmt in zip(exports, ("mtgo", "arena", "cockatrice", "text"), strict=True):
+            assert href.startswith(links.private(token) + "/files/")
+            response = await client.get(href)
+            assert response.status == 200 and response.headers["Cache-Control"] == "private, no-store"
+            assert response.headers["Content-Disposition"] == f'attachment; filename="{href.rsplit("/", 1)[1]}"'
+            assert await response.text() == export(cards, fmt, deck_name=f"Draft {pod.id}", names=deck_names)[1]
+        forged = links.private(token[:-1] + ("A" if token[-1] != "A" else "B"))
+        for bad in (f"{forged}/files/draft-{pod.id}-pool.txt", links.private_file(token, f"draft-{pod.id + 1}-pool.txt"),
+                    links.private_file(token, f"draft-{pod.id}-pool.exe"),
+                    links.event_file("draft", pod.id, f"draft-{pod.id}-pool.txt")):
+            await page(client, bad, status=404)
+
+        everyone = await page(client, links.event("draft", pod.id))
+        assert len(piles_of(everyone.split("<h2>Pools</h2>")[1])) >= 3 * len(shown) - 3
+        assert everyone.count(f'alt="{escape(cards[0])}"') + everyone.count(f'>{escape(cards[0])}</span>') >= 1
+        packs = await page(client, links.event("draft", pod.id) + "?seat=1")
+        assert packs.count('class="picked"') == 10 and packs.count('loading="lazy"') > 10

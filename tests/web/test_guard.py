@@ -65,9 +65,21 @@ def test_etags_match_as_browsers_send_them():
     assert not guard.matches(None, tag) and not guard.matches('"x"', tag)
 
 
-def test_the_policy_allows_no_script_and_card_pictures_from_scryfall():
-    policy = guard.content_security_policy("https://api.scryfall.com")
+def test_the_policy_allows_no_script_and_card_pictures_from_scryfalls_image_host_alone():
+    policy = guard.content_security_policy()
     assert "script" not in policy and "unsafe" not in policy
     assert "default-src 'none'" in policy and "style-src 'self'" in policy
-    assert "img-src 'self' https://cards.scryfall.io https://api.scryfall.com" in policy
+    assert "img-src 'self' https://cards.scryfall.io;" in policy  # not Scryfall's API, nor anything else
     assert "frame-ancestors 'none'" in policy
+    # A test's loopback fake of the image host: the setting names it, the policy allows it alone.
+    assert "img-src 'self' http://127.0.0.1:8123;" in guard.content_security_policy("http://127.0.0.1:8123")
+
+
+def test_the_image_host_setting_is_an_origin():
+    from pydantic import ValidationError
+
+    assert Settings(_env_file=None).scryfall_images == "https://cards.scryfall.io"
+    assert Settings(_env_file=None, scryfall_images="http://127.0.0.1:8123/").scryfall_images == "http://127.0.0.1:8123"
+    for bad in ("cards.scryfall.io", "https://cards.scryfall.io/normal", "ftp://x", "https://x/?a=1"):
+        with pytest.raises(ValidationError):
+            Settings(_env_file=None, scryfall_images=bad)

@@ -7,6 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from markupsafe import escape
 from sqlalchemy import update
 
 from bot.games.turnabout import service as turnabout
@@ -14,7 +15,7 @@ from bot.kit import leaderboard, tables
 from bot.web import access, names, registry
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, OTHER_GUILD, PLAYERS
-from tests.web.helpers import START, add_many, add_results, site_client
+from tests.web.helpers import START, add_card_data, add_many, add_results, image_of, site_client
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -200,12 +201,16 @@ async def test_a_formats_page_replaces_the_results_page(db, test_format):
     site, _ = await access.turn_on(db, GUILD, "MTG Club")
     links = SiteLinks(site.address)
     await add_results(db, GUILD, "testfmt", 404, "Results only", PLAYERS[:2])
+    # Pictures from Scryfall's card data, from its image host alone (the pages' Content-Security-Policy).
+    await add_card_data(db, {'Kongming, "Sleeping Dragon"': (4, "Legendary Creature")})
+    await add_card_data(db, {"Fire // Ice": (2, "Instant // Instant")}, host="https://elsewhere.example")
     async with site_client(db) as client:
         html = await page(client, links.event("testfmt", 5))
         assert "<h1>Test event 5</h1>" in html and "Deck of <span class=\"player\">Player …1001</span>" in html
         assert 'href="https://scryfall.com/search?q=%21%22Lightning%20Bolt%22"' in html
-        assert ('src="https://api.scryfall.com/cards/named?exact=Kongming%2C%20%22Sleeping%20Dragon%22'
-                '&amp;format=image&amp;version=normal"') in html
+        kongming = escape(image_of('Kongming, "Sleeping Dragon"'))
+        assert f'alt="Kongming, &#34;Sleeping Dragon&#34;" src="{kongming}"' in html
+        assert html.count("<img") == 1 and "elsewhere.example" not in html  # the others: their names alone
         assert "Results only" in await page(client, links.event("testfmt", 404))  # its page had nothing
         await page(client, links.event("testfmt", 405), status=404)
 

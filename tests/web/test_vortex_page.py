@@ -148,3 +148,22 @@ async def test_another_servers_game_shows_nothing(db):
     async with site_client(db) as client:
         not_found = await page(client, NOT_FOUND, status=404)
         assert await page(client, links.event("vortex", theirs.id), status=404) == not_found
+
+
+async def test_a_game_ended_without_a_winner_is_listed_with_the_finished_events(db):
+    """Issue 32, item 5: it writes no results, yet the home page and the events list show it, once;
+    a game with a winner shows once too (by its results)."""
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    no_winner = await started(db)
+    async with site_client(db) as client:
+        assert f"Vortex #{no_winner.id}" not in visible(await page(client, links.home)).split("Recent events")[1]
+        await vortex.end(db, no_winner.id, organizer())
+        won, state = await in_play(db)
+        await vortex.end(db, won.id, organizer(), winner_id=active_user(state))
+        for path in (links.home, links.events()):
+            html = await page(client, path)
+            recent = visible(html).split("Recent events")[-1]
+            assert html.count(f'href="{links.event("vortex", no_winner.id)}"') == 1, path
+            assert html.count(f'href="{links.event("vortex", won.id)}"') == 1, path
+            assert f"Vortex #{no_winner.id} (" in recent and "Vortex Based Magic ·" in recent

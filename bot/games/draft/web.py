@@ -24,17 +24,20 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
+from bot.cards.export import export
 from bot.games.draft import goldfish_rules, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
 from bot.games.draft.service import SPEC, draft_record, log_names
-from bot.kit import leaderboard, tables
+from bot.games.draft.service.deliveries import OWN_POOL
+from bot.games.draft.service.pools import card_facts
+from bot.kit import card_data, leaderboard, tables
 from bot.web import access, params, registry
-from bot.web.cards import card_html
+from bot.web.cards import Facts, card_html, curve_html, tile_html
 
 registry.templates("draft", Path(__file__).parent / "templates")
 
-DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", "draft-pool"
+DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", OWN_POOL
 STATUSES = SPEC.statuses
 PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "drafting", STATUSES.finished: "complete",
          STATUSES.cancelled: "cancelled"}
@@ -86,6 +89,17 @@ def _cards(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
     return {name: card_html(name, pictures) for name in dict.fromkeys(names)}
 
 
+def _tiles(names: Iterable[str], pictures: dict[str, str]) -> dict[str, Markup]:
+    """Each card's image (or its name), built once per name."""
+    return {name: tile_html(name, pictures) for name in dict.fromkeys(names)}
+
+
+async def _facts(session: AsyncSession, pod_id: int) -> dict[str, Facts]:
+    """What places each card of the pod's cube in a pool's columns (the cube's data, else Scryfall's)."""
+    return {name: Facts(float(entry.get("mana_value") or 0), entry.get("type_line") or "")
+            for name, entry in (await card_facts(session, pod_id, ("mana_value", "type_line"))).items()}
+
+
 @dataclass(frozen=True)
 class Seat:
     number: int  # 1-based
@@ -111,12 +125,13 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete else 0
         picks = (await _seat_packs(session, row, chosen - 1) if chosen
                  else await _pools(session, row.id, len(seats)) if complete else None)
+        facts = await _facts(session, row.id) if complete and not chosen else {}
     per_seat = row.packs * row.pack_size
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
                "goldfish": goldfish, "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
-               "mtgo": {}, "seat_link": {}, "cards": {}}
+               "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}}
     title = f"Draft #{row.id}"
     if not complete:  # its progress only: no card of any pack or pool
         return registry.Page("draft/draft.html", title, context)
@@ -134,7 +149,10 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     else:
         context["pools"] = [(seat, picks[seat.number - 1]) for seat in seats]
         shown = [card for cards in picks for card in cards]
-    context["cards"] = _cards(shown, await ctx.pictures(shown))
+    pictures = await ctx.pictures(shown)
+    context["cards"], context["tiles"] = _cards(shown, pictures), _tiles(shown, pictures)
+    if not chosen:
+        context["curves"] = {seat.number: curve_html(pool, facts, context["tiles"]) for seat, pool in context["pools"]}
     return registry.Page("draft/draft.html", title, context, final=True)  # complete: it never changes
 
 
@@ -207,9 +225,16 @@ async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> regis
         return None
 
 
-@registry.private_page(POOL)
-async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
-    """A player's own picks so far (`grant.ref` the pod), theirs alone, during the draft too."""
+# A pool's exports (`bot.cards.export`), by the end of their file's name: (format, label, content type).
+EXPORTS = {"pool.dek": ("mtgo", "Magic Online (.dek)", "application/xml"),
+           "pool-arena.txt": ("arena", "MTG Arena", "text/plain"),
+           "pool.cod": ("cockatrice", "Cockatrice (.cod)", "application/xml"),
+           "pool.txt": ("text", "Text, a card a line", "text/plain")}
+
+
+async def _own(ctx: registry.PageContext, grant: access.Grant) -> tuple[DraftPod, int, list[str], dict] | None:
+    """The pod of a player's own link, their seat (seat order), their picks in order and the cards'
+    facts; None unless the pod is this server's and the player is in it."""
     async with ctx.db.read() as session:
         row = await session.get(DraftPod, grant.ref) if 0 < grant.ref <= tables.MAX_ID else None
         if row is None or row.guild_id != ctx.guild_id:
@@ -220,9 +245,57 @@ async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.P
             return None
         cards = list((await session.execute(select(DraftPick.card).where(
             DraftPick.pod_id == row.id, DraftPick.seat == seat).order_by(DraftPick.sequence))).scalars())
+        return row, seat, cards, await _facts(session, row.id)
+
+
+@registry.private_page(POOL)
+async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
+    """A player's own picks so far (`grant.ref` the pod), theirs alone, during the draft too: by mana
+    value as the Discord pool picture shows them, with the exports; once complete, a link to every
+    pack they saw."""
+    found = await _own(ctx, grant)
+    if found is None:
+        return None
+    row, seat, cards, facts = found
+    tiles = _tiles(cards, await ctx.pictures(cards))
+    complete = row.status == STATUSES.finished
     return registry.Page("draft/pool.html", f"Your pool · Draft #{row.id}", {
-        "row": row, "cards": cards, "pictures": await ctx.pictures(cards), "phase": PHASE.get(row.status, row.status),
-        "total": row.packs * row.pack_size, "draft_link": ctx.links.event(DRAFT, row.id)})
+        "row": row, "cards": cards, "curve": curve_html(cards, facts, tiles), "phase": PHASE.get(row.status, row.status),
+        "total": row.packs * row.pack_size, "draft_link": ctx.links.event(DRAFT, row.id),
+        "picks_link": f"{ctx.links.event(DRAFT, row.id)}?seat={seat + 1}" if complete and seat is not None else None,
+        "exports": [(label, ctx.private_file(f"draft-{row.id}-{ending}")) for ending, (_, label, _) in EXPORTS.items()]})
+
+
+@registry.private_file(POOL)
+async def own_pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None:
+    """A player's own pool as a deck file (`EXPORTS`), as `/draft export` gives it."""
+    prefix = f"draft-{grant.ref}-"
+    export_as = EXPORTS.get(name.removeprefix(prefix)) if name.startswith(prefix) else None
+    found = await _own(ctx, grant) if export_as is not None else None
+    if found is None:
+        return None
+    row, _, cards, _ = found
+    fmt, _, content_type = export_as
+    _, text = export(cards, fmt, deck_name=f"Draft {row.id}", names=await card_data.export_names(ctx.db, cards))
+    return registry.File(name, content_type, text.encode())
+
+
+# Complete drafts, in the site's lists of finished events: a draft writes no results (a Goldfish
+# Draft's scores are an event of their own).
+registry.finished_tables(SPEC, name=lambda pod_id, cube: f"Draft #{pod_id} · {cube}", detail=DraftPod.cube_name)
+
+
+@registry.own_pages
+async def own_pools(session: AsyncSession, guild_id: int, user_id: int) -> list[registry.OwnPage]:
+    """The drafts a player is in (drafting or complete), for `/web me`."""
+    rows = await session.execute(
+        select(DraftPod.id, DraftPod.status, DraftPod.started_at)
+        .join(DraftSeat, DraftSeat.pod_id == DraftPod.id)
+        .where(DraftPod.guild_id == guild_id, DraftSeat.user_id == user_id,
+               DraftPod.status.in_((STATUSES.running, STATUSES.finished)), DraftPod.started_at.is_not(None))
+        .order_by(DraftPod.started_at.desc()).limit(registry.MAX_OWN_PAGES))
+    return [registry.OwnPage(POOL, pod_id, f"Draft #{pod_id}", PHASE.get(status, status), started)
+            for pod_id, status, started in rows]
 
 
 # --- Goldfish events --------------------------------------------------------------------------------

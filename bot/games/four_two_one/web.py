@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service
 from bot.web import registry
+from bot.web.cards import curve_html, tile_html
 
 registry.templates("421", Path(__file__).parent / "templates")
 
@@ -32,6 +33,11 @@ class DeckLine:
     built_round: int
     cards: list[tuple[int, str]]  # (count, name), by name
     size: int
+
+    @property
+    def copies(self) -> list[str]:
+        """A name per copy, as a deck's piles show it."""
+        return [name for count, name in self.cards for _ in range(count)]
 
 
 @dataclass(frozen=True)
@@ -89,9 +95,13 @@ async def event(ctx: registry.PageContext, league_id: int) -> registry.Page | No
     taken_apart = [deck_id for deck_id in range(1, state.next_deck_id) if deck_id not in existing]
     pending = [(STEP.get(a.kind, a.kind), [user[s] for s in a.seats], a.match) for a in engine.pending_actions(state)]
     shown = [c.name for c in pool] + [name for deck in decks for _, name in deck.cards]
+    pictures = await ctx.pictures(shown)
+    tiles = {name: tile_html(name, pictures) for deck in decks for _, name in deck.cards}
+    facts = await ctx.card_facts(tiles)
     return registry.Page("421/event.html", title, {
         "row": row, "state": state, "phase": PHASE.get(row.status, row.status), "names": names, "user": user,
         "standings": engine.standings(state), "history": list(reversed(state.history)), "decks": decks,
         "sets": _sets(state), "taken_apart": taken_apart, "pool": pool, "options": OPTION, "pending": pending,
-        "limit": engine.deck_limit(state), "pictures": await ctx.pictures(shown)},
+        "limit": engine.deck_limit(state), "pictures": pictures,
+        "curves": {deck.id: curve_html(deck.copies, facts, tiles) for deck in decks}},
         final=row.status in (STATUSES.finished, STATUSES.cancelled))

@@ -21,11 +21,16 @@ from sqlalchemy import select
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service
+from bot.games.vortex.models import VortexGame
 from bot.kit.text import plural
 from bot.store.models import OutboxMessage
 from bot.web import params, registry
 
 registry.templates("vortex", Path(__file__).parent / "templates")
+# A game an organizer ended without a winner writes no results: the site's lists of finished events
+# show it all the same.
+registry.finished_tables(service.SPEC, name=lambda game_id, cube: f"Vortex #{game_id} ({cube})",
+                         detail=VortexGame.cube_name)
 
 STATUSES = service.STATUSES
 PHASE = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic lands", engine.PLAY: "playing",

@@ -134,6 +134,37 @@ async def test_the_pick_that_ends_the_draft_holds_the_pickers_pool_for_its_answe
     assert len(await outbox_rows(db, drafts.SUMMARY)) == 1
 
 
+@pytest.mark.parametrize("site", ["on", "off"])
+async def test_the_end_of_the_draft_owes_each_player_their_own_pages_link_while_the_site_is_on(db, site):
+    """Issue 32, item 4: one row per player (the replaced one too), queued with the completion; the
+    web layer renders the link when it sends the row. None while the server's pages are off."""
+    from bot.kit import private_pages
+    from bot.web import access
+
+    if site == "on":
+        await access.turn_on(db, GUILD, "MTG Club")
+    pod = await new_pod(db, players=3, packs=1, pack_size=2)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await drafts.replace_with_bot(db, pod.id, begun.prompts[2].user_id, ADMIN)
+    pending = {p.user_id: p for p in begun.prompts[:2]}
+    while pending:
+        last = await pick_first_card(db, pending.pop(min(pending)))
+        assert not (await outbox_rows(db, private_pages.PRIVATE_LINK)) or last.completed
+        for nxt in [last.next_for_picker, *last.others]:
+            if nxt is not None:
+                pending[nxt.user_id] = nxt
+    rows = await outbox_rows(db, private_pages.PRIVATE_LINK)
+    if site == "off":
+        assert rows == []
+        return
+    assert sorted(r.user_id for r in rows) == sorted(p.user_id for p in begun.prompts)
+    assert {r.guild_id for r in rows} == {GUILD}
+    assert {private_pages.PrivateLink.from_payload(r.payload) for r in rows} == {
+        private_pages.PrivateLink("draft-pool", pod.id, f"Draft #{pod.id}")}
+    pools = await outbox_rows(db, drafts.FINAL_POOL)
+    assert max(r.id for r in pools) < min(r.id for r in rows)  # after the pools
+
+
 async def test_a_time_out_or_a_bot_that_ends_the_draft_closes_no_pack_message(db):
     """The message that showed the pack turns into the pool: a "time ran out" edit would hide it."""
     pod, _ = await timed_pod(db, players=2, packs=1, pack_size=2)

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
-from bot.kit import deadlines, outbox
+from bot.kit import deadlines, outbox, private_pages
 from bot.kit.errors import PermissionDenied
 from bot.kit.events import Payload
 from bot.store.db import Database
@@ -43,6 +43,8 @@ TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot tak
 # (a new DM if they have none), and the channel's summary pings them.
 FINAL_POOL = "draft.final_pool"
 SUMMARY = "draft.summary"  # the channel's summary when the draft is over (payload: PodRef)
+# A player's own page of a draft on the server's web pages (`registry.private_page`): their picks.
+OWN_POOL = "draft-pool"
 RECOVER = "draft.recover"  # deadline: queue what a pod owes that no message shows (after upgrades)
 # "📬 your next pack is in your pack message": a reply to a reaction pack message that now shows a
 # pack the player was waiting for (payload: Notice).
@@ -214,8 +216,9 @@ def _notice(prompt: PackPrompt, clock: SeatClock) -> outbox.Message:
 
 async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | None = None) -> outbox.Queued | None:
     """The draft is over: every player's pool in their DMs (a player a bot replaced too: the seat's
-    picks are theirs), and a summary in the channel. The pool of `hold_seat` (the player whose pick
-    ended the draft) is held for the caller, who shows it in answer to that pick."""
+    picks are theirs), and a summary in the channel; while the server's web pages are on, each
+    player's link to their own page of the draft, by DM after the pool. The pool of `hold_seat`
+    (the player whose pick ended the draft) is held for the caller, who shows it in answer to that pick."""
     row = pod.row
     pools = {
         seat.seat: outbox.Message(FINAL_POOL, FinalPool(row.id, seat.seat).to_payload(), user_id=seat.user_id,
@@ -226,6 +229,9 @@ async def queue_completion(session: AsyncSession, pod: Pod, *, hold_seat: int | 
     summary = outbox.Message(SUMMARY, PodRef(row.id).to_payload(), channel_id=row.channel_id, guild_id=row.guild_id)
     held = [pools.pop(hold_seat)] if hold_seat in pools else []
     rows = await outbox.queue(session, *pools.values(), summary, held=held)
+    players = [seat.user_id for seat in pod.seats if not seat.dm_closed and not is_bot_user(seat.user_id)]
+    await private_pages.queue_links(session, row.guild_id, page=OWN_POOL, ref=row.id, title=f"Draft #{row.id}",
+                                    user_ids=players)
     return rows[-1] if held else None
 
 
