@@ -145,6 +145,19 @@ def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [""])[0][:200]
 
 
+async def unless_unavailable(read: Awaitable[T], default: T) -> T:
+    """What `read` returns, or `default` when the database is unavailable: for what an answer adds
+    to a change already committed (a picture, say), which is then shown without it, never reported
+    as a change that failed."""
+    try:
+        return await read
+    except Exception as error:
+        if not is_database_outage(error):
+            raise
+        log.debug("answering without what the database could not give (%s)", type(error).__name__)
+        return default
+
+
 async def retry_while_unavailable(operation: Callable[[], Awaitable[T]], *, patience: float, what: str,
                                   watch: OutageWatch | None = None) -> T:
     """Run `operation`; while the database is unavailable, run it again after growing pauses for

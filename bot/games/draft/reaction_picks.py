@@ -139,9 +139,12 @@ class DraftReactions:
             while self._rereads.get(message_id):
                 self._rereads[message_id] = False
                 await retry_while_unavailable(lambda: self._reread(channel_id, message_id), patience=REREAD_PATIENCE,
-                                              what=f"reading pack message {message_id} again")
-        except Exception:
-            log.exception("could not read pack message %s again after a database outage", message_id)
+                                              what=f"reading pack message {message_id} again", watch=self.db.outage)
+        except Exception as error:
+            if is_database_outage(error):  # the outage itself is logged by the database's watch
+                log.warning("could not read pack message %s again: the database is still unavailable", message_id)
+            else:
+                log.exception("could not read pack message %s again after a database outage", message_id)
         finally:
             self._rereads.pop(message_id, None)  # no await since the last check: no toggle slips through
 
