@@ -42,6 +42,9 @@ BOT_WRITE_WAIT = 2.0
 FIRST_PAUSE = 0.25  # seconds before the first retry; each pause doubles …
 MAX_PAUSE = 5.0  # … up to this
 PROBE_EVERY = 0.5  # seconds between two checks of whether the database is back
+# Seconds without a failure before a success ends an outage: a connection that outlived it (a
+# PostgreSQL server refusing new connections) does not end it while the others still fail.
+QUIET_BEFORE_BACK = 2 * PROBE_EVERY
 
 
 class DatabaseUnavailable(Exception):
@@ -67,12 +70,14 @@ class OutageWatch:
     """One database's outage episodes. `failed(error)` when an operation meets an outage (the
     first one starts the episode: a warning line, and a probe that checks every `PROBE_EVERY`
     seconds whether the database is back), `worked()` when one reaches the database (that ends
-    the episode: a warning line with its length and the interactions refused, then the `on_back`
-    listeners), `refused()` when an interaction was answered "busy" for it."""
+    the episode once no failure came for `QUIET_BEFORE_BACK` seconds: a warning line with its
+    length and the interactions refused, then the `on_back` listeners), `refused()` when an
+    interaction was answered "busy" for it."""
 
     def __init__(self, probe: Callable[[], Awaitable[None]] | None = None) -> None:
         self._probe = probe  # reaches the database or raises
         self._since: float | None = None  # time.monotonic() the episode began
+        self._failed_at = 0.0  # time.monotonic() of the latest failure
         self._refused = 0
         self._back = asyncio.Event()
         self._probing: asyncio.Task | None = None
@@ -87,6 +92,7 @@ class OutageWatch:
         self._listeners.append(listener)
 
     def failed(self, error: BaseException) -> None:
+        self._failed_at = time.monotonic()
         if self._since is not None:
             log.debug("database still unavailable: %s", type(error).__name__)
             return
@@ -102,7 +108,7 @@ class OutageWatch:
         self._refused += 1
 
     def worked(self) -> None:
-        if self._since is None:
+        if self._since is None or time.monotonic() - self._failed_at < QUIET_BEFORE_BACK:
             return
         lasted, refused = time.monotonic() - self._since, self._refused
         self._since = None
