@@ -240,7 +240,8 @@ class Outbox:
             self._owed.update(owed)
             return
         if taken:
-            log.info("sending %d messages owed since the database outage", len(taken))
+            log.info("sending %d %s owed since the database outage", len(taken),
+                     "message" if len(taken) == 1 else "messages")
             await self.send_batch(taken, fresh=False)
 
     def _spawn(self, work, name: str) -> None:

@@ -209,6 +209,18 @@ async def test_the_database_taken_away_mid_draft_answers_every_click_in_time_and
         await draft.close()
 
 
+def _handing_to_a_waiting_seat(draft: ScriptedDraft) -> tuple[Pick, int] | None:
+    """A pick (by button) that passes its pack to a seat holding none, and that seat."""
+    for seat in draft.ready_seats():
+        pick = draft.pick_for(seat, "button")
+        after = draft.mirror.copy()
+        after.pick(pick.seat, pick.pack_id, pick.card)
+        for other in range(draft.options["seats"]):
+            if other != seat and draft.mirror.head(other) is None and after.head(other) is not None:
+                return pick, other
+    return None
+
+
 def _outage_lines(log: str) -> int:
     return sum(1 for line in log.splitlines() if "database" in line and (" WARNING " in line or " ERROR " in line))
 
@@ -234,21 +246,26 @@ async def test_a_pick_committed_just_before_the_database_fails_is_answered_taken
         draft = ScriptedDraft(fake, world, bot, seed=38, seats=3, packs=1, pack_size=5)
         name = make_url(bot.database_url).database
         try:
-            await draft.begin(picks=1)
-            pick = draft.pick_for(draft.ready_seats()[0], "button")
+            await draft.begin()
+            while not (handing := _handing_to_a_waiting_seat(draft)):
+                await draft.pick(draft.next_pick("button"))
+            pick, waiting = handing  # the pick passes its pack to a player who has none: a DM owed
             message = await draft.pack_message(pick)
             async with draft.db.write() as session:
                 for statement in OUTAGE_ON_PICK:
                     await session.execute(text(statement))
             try:
                 click = await _click(draft, pick, message)
+                assert click.took, click.content  # was: "The database is busy right now, so nothing was changed."
+                draft.apply(pick)
                 await asyncio.sleep(2)  # the outage lasts a little (the scenario), not synchronisation
+                owed = draft.pick_for(waiting, "button")
+                assert draft._showing(owed) is None, "the pack was sent while the database was away"
             finally:
                 await _admin_execute(postgres_admin_url(), f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
             back_at = time.monotonic()
-            assert click.took, click.content  # was: "The database is busy right now, so nothing was changed."
             assert click.seconds < ANSWER_WITHIN
-            draft.apply(pick)
+            assert waiting in draft.ready_seats()
             for seat in draft.ready_seats():  # the packs owed since the pick arrive once it is back
                 await fake.wait_for(lambda s=seat: draft._showing(draft.pick_for(s, "button")), timeout=OWED_WITHIN,
                                     what=f"seat {seat}'s pack after the database came back")
