@@ -434,6 +434,13 @@ class _Queued:
     taken: bool = False  # in a batch now: its caller waits for the outcome
 
 
+def _give_up(item: _Queued) -> None:
+    """The caller's time is up: a job not taken into a batch yet never runs, and its caller hears
+    that nothing was changed; a job running now is answered by its batch (whose waits are bounded)."""
+    if not item.taken and not item.future.done():
+        item.future.set_exception(_too_late().error)
+
+
 class GroupCommit:
     """Queues jobs on the caller's event loop and hands them to `execute(jobs, deadline)` in
     batches, one batch at a time, in FIFO order. `turn(deadline)` (SQLite's write lock, taken within
@@ -457,19 +464,13 @@ class GroupCommit:
         self._queue.append(item)
         if self._draining is None or self._draining.done():
             self._draining = loop.create_task(self._drain(), name="group-commit")
-        if item.deadline is None:
+        if self._budget is None:
             return await item.future
+        timer = loop.call_later(self._budget, _give_up, item)
         try:
-            return await asyncio.wait_for(asyncio.shield(item.future), item.deadline - time.monotonic())
-        except TimeoutError:
-            if item.taken:  # running now: its outcome comes within the batch's bounded waits
-                return await item.future
-            item.future.cancel()  # never run: the caller is told nothing was changed
-            raise DatabaseUnavailable("the database did not take this change in time") from None
-        except asyncio.CancelledError:
-            if not item.taken:
-                item.future.cancel()
-            raise
+            return await item.future
+        finally:
+            timer.cancel()
 
     async def _drain(self) -> None:
         while self._queue:

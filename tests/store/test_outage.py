@@ -212,3 +212,53 @@ async def test_a_lane_whose_connection_died_runs_its_next_batch_on_a_new_one(bou
     async with database_outage(bounded.url):
         pass
     assert await bounded.transact(one) == 1
+
+
+async def test_a_job_queued_behind_a_stuck_batch_is_refused_in_time_and_never_runs(bounded):
+    """PostgreSQL: a batch waits on a row another connection holds. A job queued behind it on the
+    same lane is refused once its time is up (its user hears "nothing was changed"), and does not
+    run when the lane moves again."""
+    if bounded.backend != "postgresql":
+        pytest.skip("on SQLite a batch's waits are all bounded (the turn, the busy wait)")
+    await add_season(bounded, "held")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_row() -> None:
+        async with bounded.write() as session:
+            await session.execute(text("SELECT id FROM seasons WHERE name = 'held' FOR UPDATE"))
+            holding.set()
+            await release.wait()
+
+    def rename(to: str):
+        async def job(session):
+            await session.execute(text("UPDATE seasons SET name_key = :to WHERE name = 'held'"), {"to": to})
+        return job
+
+    async def add(name: str):
+        async def job(session):
+            session.add(Season(guild_id=1, name=name, name_key=name))
+        return job
+
+    holder = asyncio.create_task(hold_the_row())
+    await holding.wait()
+    stuck = asyncio.create_task(bounded.transact(rename("stuck")))  # taken into a batch: waits on the row
+    for _ in range(500):  # until that batch waits on the row (at most 10 s)
+        async with bounded.read() as session:
+            if (await session.execute(text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND datname = current_database()"))).scalar_one():
+                break
+        await asyncio.sleep(0.02)  # polling a bounded wait
+    else:
+        pytest.fail("the batch never waited on the row")
+    started = time.monotonic()
+    with pytest.raises(DatabaseUnavailable):
+        await bounded.transact(await add("behind"))
+    assert time.monotonic() - started < WAIT + 0.3
+    release.set()
+    await holder
+    await stuck  # the batch that was running commits: its caller was waiting for it
+    await add_season(bounded, "after")
+    async with bounded.read() as session:
+        names = set((await session.execute(text("SELECT name FROM seasons"))).scalars())
+    assert names == {"held", "after"}  # "behind" never ran
