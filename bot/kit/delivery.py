@@ -56,7 +56,7 @@ from bot.kit.outbox import CannotPost, DmsClosed, Outcome, Queued
 from bot.kit.permissions import refused_text
 from bot.kit.replies import Replies
 from bot.store.db import Database
-from bot.store.outage import is_database_outage, retry_while_unavailable
+from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
 
 if TYPE_CHECKING:
     from bot.kit.client import KitBot
@@ -235,8 +235,7 @@ class Outbox:
         try:
             taken = await outbox.take(self.bot.db, owed)  # still pending: leased here, nobody else sends them
         except Exception as error:  # gone again: they stay owed, or the sweeper has them after their lease
-            if not is_database_outage(error):
-                log.exception("could not take %d owed outbox rows", len(owed))
+            log_failure(log, logging.ERROR, error, "could not take %d owed outbox rows", len(owed))
             self._owed.update(owed)
             return
         if taken:
@@ -286,10 +285,9 @@ class Outbox:
         except (aiohttp.ClientError, OSError, TimeoutError) as error:
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
         except Exception as error:  # a renderer's bug or a database outage: retried with backoff
-            if is_database_outage(error):  # logged once by the watch; sent again once it is back
+            if is_database_outage(error):  # sent again once it is back
                 self._owed[queued.id] = queued
-            else:
-                log.exception("could not render or send outbox row %s (%s)", queued.id, queued.kind)
+            log_failure(log, logging.ERROR, error, "could not render or send outbox row %s (%s)", queued.id, queued.kind)
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
         self._recording.sent(message.id)
         if outgoing.after_send is not None:

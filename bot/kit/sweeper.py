@@ -20,7 +20,7 @@ from discord.ext import commands
 
 from bot.kit import deadlines, outbox
 from bot.kit.client import KitBot
-from bot.store.outage import is_database_outage
+from bot.store.outage import log_failure
 from bot.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -120,10 +120,7 @@ class SweeperCog(commands.Cog):
 def _log_failure(what: str, error: Exception) -> None:
     """An outage is logged by the database's watch, once (it may last a while); anything else is a
     bug, with its traceback."""
-    if is_database_outage(error):
-        log.debug("%s (the database is unavailable: %s)", what, type(error).__name__)
-    else:
-        log.error(what, exc_info=error)
+    log_failure(log, logging.ERROR, error, what)
 
 
 async def setup(bot: KitBot) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -102,7 +103,9 @@ class OutageWatch:
                     type(error).__name__, _first_line(error))
         if self._probe is not None:
             with contextlib.suppress(RuntimeError):  # no running loop (a tool): no probe
-                self._probing = asyncio.get_running_loop().create_task(self._probe_until_back(), name="database-probe")
+                # A context of its own: not the failed operation's (inside a write transaction, say).
+                self._probing = asyncio.get_running_loop().create_task(
+                    self._probe_until_back(), name="database-probe", context=contextvars.Context())
 
     def refused(self) -> None:
         self._refused += 1
@@ -115,11 +118,9 @@ class OutageWatch:
         log.warning("the database is back after %.1f s; %d %s answered \"busy\" meanwhile", lasted, refused,
                     "interaction was" if refused == 1 else "interactions were")
         self._back.set()
-        for listener in self._listeners:
-            try:
-                listener()
-            except Exception:
-                log.exception("a listener for the database's return failed")
+        loop = asyncio.get_running_loop()
+        for listener in self._listeners:  # soon, in a context of their own (not the operation's that worked)
+            loop.call_soon(_call_listener, listener, context=contextvars.Context())
 
     async def back(self, timeout: float) -> None:
         """Wait until the database is back (returns at once when it is not down), or `timeout` seconds."""
@@ -145,6 +146,23 @@ class OutageWatch:
             self._probing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._probing
+
+
+def _call_listener(listener: Callable[[], None]) -> None:
+    try:
+        listener()
+    except Exception:
+        log.exception("a listener for the database's return failed")
+
+
+def log_failure(logger: logging.Logger, level: int, error: BaseException, message: str, *args: object) -> None:
+    """Log a failed piece of work with its traceback, unless it failed for a database outage: the
+    database's watch logs that once, so here it is only a DEBUG line (an outage may last a while
+    and fail the same work many times)."""
+    if is_database_outage(error):
+        logger.debug(message + " (the database is unavailable: %s)", *args, type(error).__name__)
+    else:
+        logger.log(level, message, *args, exc_info=error)
 
 
 def _first_line(error: BaseException) -> str:

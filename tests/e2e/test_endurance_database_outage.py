@@ -30,6 +30,7 @@ from bot.store.db import Database
 from bot.store.migrate import upgrade
 from tests.conftest import _admin_execute, postgres_admin_url
 from tests.e2e.conftest import launched_bot
+from tests.e2e.drivers.common import eventually
 from tests.e2e.drivers.draft import stored_picks
 from tests.e2e.drivers.private_postgres import PrivatePostgres, require_private_postgres
 from tests.e2e.drivers.scripted_draft import Pick, ScriptedDraft
@@ -197,6 +198,7 @@ async def test_the_database_taken_away_mid_draft_answers_every_click_in_time_and
         assert stored["status"] == "complete" and len(stored["picks"]) == draft.total
         assert sorted((e["seat"], e["card"]) for e in stored["picks"]) == sorted((p.seat, p.card) for p in draft.picks)
 
+        await eventually(lambda: _logged(bot, ENDED), timeout=OWED_WITHIN, what="the line saying the database is back")
         log = bot.log_since_start()
         started, ended = log.count(STARTED), log.count(ENDED)
         assert started >= 1 and ended == started, log[-3000:]
@@ -219,6 +221,10 @@ def _handing_to_a_waiting_seat(draft: ScriptedDraft) -> tuple[Pick, int] | None:
             if other != seat and draft.mirror.head(other) is None and after.head(other) is not None:
                 return pick, other
     return None
+
+
+async def _logged(bot: BotProcess, text: str) -> bool:
+    return text in bot.log_since_start()
 
 
 def _outage_lines(log: str) -> int:
@@ -277,6 +283,7 @@ async def test_a_pick_committed_just_before_the_database_fails_is_answered_taken
             while not draft.done:
                 await draft.pick(draft.next_pick())
             assert (await stored_picks(bot, draft.pod_id))["status"] == "complete"
+            await eventually(lambda: _logged(bot, ENDED), timeout=OWED_WITHIN, what="the line saying the database is back")
             log = bot.log_since_start()
             assert log.count(STARTED) == log.count(ENDED) >= 1 and "Traceback" not in log, log[-3000:]
             print(f"\n[postgresql, outage at a pick's commit] answered {click.content[:40]!r} in {click.seconds:.2f} s; "

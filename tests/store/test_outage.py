@@ -262,3 +262,28 @@ async def test_a_job_queued_behind_a_stuck_batch_is_refused_in_time_and_never_ru
     async with bounded.read() as session:
         names = set((await session.execute(text("SELECT name FROM seasons"))).scalars())
     assert names == {"held", "after"}  # "behind" never ran
+
+
+async def test_listeners_of_the_return_run_outside_the_operation_that_saw_it(bounded):
+    """The return is often seen by a write transaction (on SQLite, the watch's own probe): what a
+    listener starts then (the outbox sending owed messages, recorded by the writer) is not inside it."""
+    recorded: list[int] = []
+    done = asyncio.Event()
+
+    async def one(session):
+        return (await session.execute(text("select 1"))).scalar_one()
+
+    async def record() -> None:
+        try:
+            recorded.append(await bounded.transact(one))
+        finally:
+            done.set()
+
+    bounded.outage.on_back(lambda: asyncio.get_running_loop().create_task(record()))
+    async with database_outage(bounded.url):
+        with pytest.raises(Exception) as raised:
+            await add_season(bounded, "during")
+        assert is_database_outage(raised.value)
+    await asyncio.wait_for(bounded.outage.back(10), 11)
+    await asyncio.wait_for(done.wait(), 10)
+    assert recorded == [1]
