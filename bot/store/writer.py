@@ -300,17 +300,19 @@ async def run_batch(engine: AsyncEngine | InlineEngine, jobs: list[Job], *, dead
     if its connection had died (a server restarted since its last batch) and `deadline` (a
     `time.monotonic()`) allows. `busy_timeout_ms`: SQLite's wait for another process's lock, for
     this batch (the writer's own connection)."""
-    try:
-        return await _run_once(engine, jobs, busy_timeout_ms)
-    except Exception as error:
-        if _unavailable(error):
-            dead = getattr(error, "connection_invalidated", False) or isinstance(error, exc.InterfaceError)
-            if not dead or (deadline is not None and time.monotonic() >= deadline):
+    for first in (True, False):
+        try:
+            return await _run_once(engine, jobs, busy_timeout_ms)
+        except Exception as error:
+            if _unavailable(error):
+                dead = getattr(error, "connection_invalidated", False) or isinstance(error, exc.InterfaceError)
+                if first and dead and (deadline is None or time.monotonic() < deadline):
+                    continue  # on a new connection
                 raise
-            return await _run_once(engine, jobs, busy_timeout_ms)  # on a new connection
-        if len(jobs) == 1:
-            raise
-        log.warning("a group commit of %d jobs failed (%s); each runs alone", len(jobs), type(error).__name__)
+            if len(jobs) == 1:
+                raise
+            log.warning("a group commit of %d jobs failed (%s); each runs alone", len(jobs), type(error).__name__)
+            break
     return [_too_late() if deadline is not None and time.monotonic() >= deadline
             else await _alone(engine, job, busy_timeout_ms) for job in jobs]
 
