@@ -19,7 +19,7 @@ import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 from sqlalchemy import text
@@ -63,6 +63,14 @@ class Outage:
     take_away: Callable[[], Awaitable[None]]
     give_back: Callable[[], Awaitable[None]]
     prepare: Callable[[], Awaitable[None]] | None = None  # makes `take_away` take no time
+    holders: list[asyncio.subprocess.Process] = field(default_factory=list)  # SQLite: the locking process
+
+    async def end(self) -> None:
+        """A test that failed half-way leaves no process holding the lock."""
+        for process in self.holders:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -71,7 +79,11 @@ async def outage(request, fake, tmp_path) -> AsyncIterator[Outage]:
     its own PostgreSQL server stopped hard."""
     if request.param == "sqlite":
         async with launched_bot(fake, tmp_path) as bot:
-            yield _sqlite_outage(bot)
+            outage = _sqlite_outage(bot)
+            try:
+                yield outage
+            finally:
+                await outage.end()
         return
     require_private_postgres()
     server = PrivatePostgres()
@@ -95,13 +107,14 @@ async def outage(request, fake, tmp_path) -> AsyncIterator[Outage]:
 
 
 def _sqlite_outage(bot: BotProcess) -> Outage:
-    holder: list[asyncio.subprocess.Process] = []
+    holder: list[asyncio.subprocess.Process] = []  # the one process of this outage, while it holds the lock
 
     async def prepare() -> None:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-c", LOCK_HOLDER, make_url(bot.database_url).database,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
         holder.append(process)
+        outage.holders.append(process)
         assert await asyncio.wait_for(process.stdout.readline(), 30) == b"ready\n"
 
     async def take_away() -> None:
@@ -113,7 +126,8 @@ def _sqlite_outage(bot: BotProcess) -> Outage:
         await process.stdin.drain()
         assert await asyncio.wait_for(process.wait(), 30) == 0
 
-    return Outage(bot, take_away, give_back, prepare)
+    outage = Outage(bot, take_away, give_back, prepare)
+    return outage
 
 
 async def _tell(process: asyncio.subprocess.Process, expect: bytes) -> None:

@@ -29,6 +29,8 @@ def unavailable_reason() -> str | None:
     """Why a private server can't run here, or None."""
     if not (BINARIES / "initdb").exists() or not (BINARIES / "pg_ctl").exists():
         return f"no PostgreSQL server binaries in {BINARIES} (set PG_BINARIES)"
+    if shutil.which("runuser") is None:
+        return "no runuser (util-linux) to run a private PostgreSQL server as the postgres OS user"
     if os.geteuid() != 0:
         return "a private PostgreSQL server is started as the postgres OS user, which needs root"
     try:
