@@ -217,6 +217,9 @@ async def test_the_database_taken_away_mid_draft_answers_every_click_in_time_and
         started, ended = log.count(STARTED), log.count(ENDED)
         assert started >= 1 and ended == started, log[-3000:]
         assert "Traceback" not in log, log[-3000:]
+        if started == 1:  # the "back" line counts the clicks answered "busy"
+            back_line = next(line for line in log.splitlines() if ENDED in line)
+            assert f"; {len(busy)} interaction" in back_line, (back_line, len(busy))
         print(f"\n[{make_url(bot.database_url).get_backend_name()}] {len(clicks)} clicks ({len(took)} took, "
               f"{len(busy)} busy) during a {back_at - away_at:.1f} s outage; slowest answer {slowest:.2f} s; "
               f"owed packs shown {owed_after:.2f} s after the return; {started} outage(s), "
