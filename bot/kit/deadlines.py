@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.db import Database, notify_after_commit
 from bot.store.models import Deadline
+from bot.store.outage import log_failure
 from bot.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,6 @@ async def run_due(
             continue
         try:
             results.append(await handler(db, due, now))
-        except Exception:
-            log.exception("deadline %s %s failed; it will be retried", due.kind, due.key)
+        except Exception as error:
+            log_failure(log, logging.ERROR, error, "deadline %s %s failed; it will be retried", due.kind, due.key)
     return results

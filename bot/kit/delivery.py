@@ -20,7 +20,9 @@ arrive in order. Results are settled in one transaction per batch: a closed DM (
 kind's fallback, a permanent failure (4xx other than 429) is logged once and never retried, and
 anything transient is retried with backoff. A result that can't be recorded because the database is
 down is recorded when it is back (`SETTLE_PATIENCE`): what Discord showed is never sent twice for a
-short outage.
+short outage. A row that could not be rendered because the database is down (a renderer reads it)
+is owed: it is sent again as soon as the database is back (`OutageWatch.on_back`), not at the end
+of its lease; the outage is logged once, by the watch, never as a traceback per row.
 
 Exactly once: every message a row sends (and each of its `continued` messages) carries a nonce derived
 from the row (`nonce_of`), which discord.py sends with `enforce_nonce`. When the bot dies after Discord
@@ -54,7 +56,7 @@ from bot.kit.outbox import CannotPost, DmsClosed, Outcome, Queued
 from bot.kit.permissions import refused_text
 from bot.kit.replies import Replies
 from bot.store.db import Database
-from bot.store.outage import retry_while_unavailable
+from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
 
 if TYPE_CHECKING:
     from bot.kit.client import KitBot
@@ -192,6 +194,10 @@ class Outbox:
         # Messages sent but not recorded yet: a reaction on one waits for its record.
         self._recording = RecordWaits()
         self.replies = Replies()
+        # Rows this process could not render for a database outage: sent again when it is back.
+        self._owed: dict[int, Queued] = {}
+        if getattr(bot, "db", None) is not None:
+            bot.db.outage.on_back(self._send_owed)
 
     def register(self, kind: str, renderer: Callable[[Queued, bool], Awaitable[Outgoing | None]]) -> None:
         """The old way (until every format registers with `renders`): a bound method per bot."""
@@ -203,9 +209,7 @@ class Outbox:
 
     def on_commit(self, queued: list[Queued]) -> None:
         """Send what a transaction queued, now, in the background (the caller does not wait)."""
-        task = asyncio.get_running_loop().create_task(self.send_batch(queued, fresh=True), name="outbox-send")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self.send_batch(queued, fresh=True), "outbox-send")
 
     async def send_batch(self, queued: list[Queued], *, fresh: bool) -> list[Outcome]:
         outcomes = [await self._send(item, fresh) for item in queued]
@@ -220,6 +224,29 @@ class Outbox:
         if due:
             await self.send_batch(due, fresh=False)
         return len(due)
+
+    def _send_owed(self) -> None:
+        """The database is back: send the rows owed since the outage, now (in the background)."""
+        if self._owed:
+            self._spawn(self._send_owed_now(), "outbox-owed")
+
+    async def _send_owed_now(self) -> None:
+        owed, self._owed = self._owed, {}
+        try:
+            taken = await outbox.take(self.bot.db, owed)  # still pending: leased here, nobody else sends them
+        except Exception as error:  # gone again: they stay owed, or the sweeper has them after their lease
+            log_failure(log, logging.ERROR, error, "could not take %d owed outbox rows", len(owed))
+            self._owed.update(owed)
+            return
+        if taken:
+            log.info("sending %d %s owed since the database outage", len(taken),
+                     "message" if len(taken) == 1 else "messages")
+            await self.send_batch(taken, fresh=False)
+
+    def _spawn(self, work, name: str) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def wait_recorded(self, message_id: int) -> None:
         """Let a just-sent message's record land before a reaction on it is looked up."""
@@ -258,7 +285,9 @@ class Outbox:
         except (aiohttp.ClientError, OSError, TimeoutError) as error:
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
         except Exception as error:  # a renderer's bug or a database outage: retried with backoff
-            log.exception("could not render or send outbox row %s (%s)", queued.id, queued.kind)
+            if is_database_outage(error):  # sent again once it is back
+                self._owed[queued.id] = queued
+            log_failure(log, logging.ERROR, error, "could not render or send outbox row %s (%s)", queued.id, queued.kind)
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
         self._recording.sent(message.id)
         if outgoing.after_send is not None:
@@ -325,9 +354,12 @@ class Outbox:
             return
         try:
             await retry_while_unavailable(lambda: outbox.settle(self.bot.db, outcomes), patience=SETTLE_PATIENCE,
-                                          what=f"recording {len(outcomes)} sent messages")
-        except Exception:  # the rows stay pending: the sweeper sends them again after their lease
-            log.exception("could not record %d outbox results", len(outcomes))
+                                          what=f"recording {len(outcomes)} sent messages", watch=self.bot.db.outage)
+        except Exception as error:  # the rows stay pending: the sweeper sends them again after their lease
+            if is_database_outage(error):
+                log.warning("could not record %d outbox results: the database is still unavailable", len(outcomes))
+            else:
+                log.exception("could not record %d outbox results", len(outcomes))
         finally:
             for outcome in outcomes:
                 if outcome.message_id is not None:

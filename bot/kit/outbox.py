@@ -175,11 +175,22 @@ async def take_due(db: Database, *, now: datetime | None = None, created_before:
     async with db.read() as session:  # nothing due is the common case: no write lock for it
         if (await session.execute(pending_and_due.limit(1))).first() is None:
             return []
+    return await _lease(db, due, now, limit)
+
+
+async def take(db: Database, ids: Iterable[int], *, now: datetime | None = None) -> list[Queued]:
+    """Lease the rows `ids` that are still pending, due or not (messages owed since an outage,
+    sent again as soon as the database is back)."""
+    ids = list(ids)
+    return await _lease(db, OutboxMessage.id.in_(ids), now or utcnow(), len(ids)) if ids else []
+
+
+async def _lease(db: Database, which, now: datetime, limit: int) -> list[Queued]:
     async with db.write() as session:
         rows = (
             await session.execute(
                 select(OutboxMessage)
-                .where(OutboxMessage.status == PENDING, due)
+                .where(OutboxMessage.status == PENDING, which)
                 .order_by(OutboxMessage.next_attempt_at, OutboxMessage.id)
                 .limit(limit)
             )

@@ -27,6 +27,7 @@ from bot.cards.images import ImageCache, ImageTooLarge
 from bot.cards.pictures import placeholder_tile
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
 from bot.kit import card_data, guild_config
+from bot.store.outage import log_failure
 
 if TYPE_CHECKING:
     from bot.kit.client import KitBot
@@ -123,9 +124,9 @@ class Pictures:
                 names = await names()
             if not await self.prefetch(list(names)):
                 self._failed[key] = time.monotonic()
-        except Exception:
+        except Exception as error:
             self._failed[key] = time.monotonic()
-            log.exception("prefetching card images (%s) failed", key)
+            log_failure(log, logging.ERROR, error, "prefetching card images (%s) failed", key)
 
     async def prefetch(self, names: Sequence[str]) -> bool:
         """Make sure every card of `names` has its image on disk: card data first (asked from

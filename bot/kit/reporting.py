@@ -77,8 +77,11 @@ def error_text(interaction: discord.Interaction, error: BaseException) -> str:
         error_id = uuid.uuid4().hex[:8]
         log.error("unexpected error %s in interaction %s", error_id, describe(interaction), exc_info=error)
         message = f"Sorry, something went wrong on our side (error id `{error_id}`). Nothing you did was lost."
-    elif message == DATABASE_BUSY:
-        log.warning("database unavailable during interaction %s: %s", describe(interaction), error)
+    elif message == DATABASE_BUSY:  # the outage is logged once, by the database's watch, which counts this
+        watch = getattr(getattr(interaction.client, "db", None), "outage", None)
+        if watch is not None:
+            watch.refused()
+        log.debug("database unavailable during interaction %s: %s", describe(interaction), type(error).__name__)
     return limits.clip(message, limits.CONTENT)
 
 

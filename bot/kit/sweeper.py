@@ -4,8 +4,9 @@ It runs in the process that owns shard 0 (the one that receives DMs), so nothing
 Each pass asks the database only for work that is due (indexed queries), so a pass with nothing to
 do costs the same with ten or ten thousand running games. Between passes it sleeps until the next
 due time, at most `SWEEP_INTERVAL`, and wakes early when this process arms an earlier deadline.
-A pass that fails (the database is down) is tried again after `RETRY_AFTER_FAILURE`, so the
-sweeper catches up soon after an outage and never stops.
+A pass that fails (the database is down) is tried again after `RETRY_AFTER_FAILURE`, or as soon
+as the database is back (`OutageWatch.on_back`), so the sweeper catches up at once after an outage
+and never stops; the outage is logged once, by the watch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from discord.ext import commands
 
 from bot.kit import deadlines, outbox
 from bot.kit.client import KitBot
-from bot.store.outage import is_database_outage
+from bot.store.outage import log_failure
 from bot.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class SweeperCog(commands.Cog):
         # Set once the startup pass has sent what earlier processes left queued (others may wait on it).
         self.startup_swept = asyncio.Event()
         bot.db.listen(deadlines.TOPIC, self._deadline_armed)
+        bot.db.outage.on_back(self._wake.set)
 
     async def cog_load(self) -> None:
         if self.bot.owns_shard_zero:
@@ -116,11 +118,9 @@ class SweeperCog(commands.Cog):
 
 
 def _log_failure(what: str, error: Exception) -> None:
-    """An outage is one line each time (it may last a while); anything else is a bug, with its traceback."""
-    if is_database_outage(error):
-        log.warning("%s (the database is unavailable: %s)", what, type(error).__name__)
-    else:
-        log.error(what, exc_info=error)
+    """An outage is logged by the database's watch, once (it may last a while); anything else is a
+    bug, with its traceback."""
+    log_failure(log, logging.ERROR, error, what)
 
 
 async def setup(bot: KitBot) -> None:

@@ -9,7 +9,9 @@ Services open one short transaction per user action:
 
 The bot bounds every wait for the database (`write_wait`): when the database is locked or
 unreachable for longer, the transaction fails with an error `bot.store.outage.is_database_outage`
-recognises, so a user hears "try again" within Discord's 3-second interaction window.
+recognises, so a user hears "try again" within Discord's 3-second interaction window. Every
+operation tells the database's `outage` watch whether it reached the database, so an outage is
+logged once, when it starts and when it ends (`bot.store.outage.OutageWatch`).
 
 A hot write use case (a pick) is a job instead, run whole by the database's writer and committed
 together with the other jobs queued at the same moment (`bot.store.writer`):
@@ -37,12 +39,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.store import writer
-from bot.store.outage import DatabaseUnavailable
+from bot.store.outage import DatabaseUnavailable, OutageWatch, is_database_outage
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 # Set while a task is inside `Database.write()`: a job handed to the writer from there would wait
@@ -163,7 +165,7 @@ class Database:
         # commits a batch, so one lane's round trips overlap the others' work.
         lanes = 1 if self.backend == "sqlite" else POSTGRES_WRITER_LANES
         turn = self._turn_to_write if self._sqlite_write_lock is not None else None
-        self._lanes = [writer.GroupCommit(self._run_batch, turn) for _ in range(lanes)]
+        self._lanes = [writer.GroupCommit(self._run_batch, turn, write_wait) for _ in range(lanes)]
         self._writer: writer.WriterThread | None = None  # SQLite: started by the first job
         self._writer_engine: writer.InlineEngine | None = None  # the writer thread's own connection
         # PostgreSQL: a connection per lane, kept between batches and not pinged before each one:
@@ -176,6 +178,7 @@ class Database:
         self._sqlite_foreign_keys = sqlite_foreign_keys
         database = make_url(url).database or ""
         self._sqlite_file = self.backend == "sqlite" and database not in ("", ":memory:") and not database.startswith("file:")
+        self.outage = OutageWatch(self._probe)
 
     def _postgres_waits(self) -> dict:
         if self.write_wait is None:
@@ -191,7 +194,7 @@ class Database:
         """One write transaction: committed on success, rolled back on any exception."""
         token = _IN_WRITE.set(True)
         try:
-            async with self._unreachable_is_unavailable(), self._turn_to_write(), self._write() as session:
+            async with self._watched(writes=True), self._turn_to_write(), self._write() as session:
                 session.info[_NOTICES] = defaultdict(list)
                 try:
                     async with session.begin():
@@ -216,8 +219,9 @@ class Database:
             _REHEARSING.reset(token)
 
     @contextlib.asynccontextmanager
-    async def _turn_to_write(self) -> AsyncIterator[None]:
-        """This process's turn to write on SQLite, in FIFO order (bounded by half of `write_wait`)."""
+    async def _turn_to_write(self, deadline: float | None = None) -> AsyncIterator[None]:
+        """This process's turn to write on SQLite, in FIFO order (bounded by half of `write_wait`,
+        and by `deadline`, a `time.monotonic()`, for a writer's batch)."""
         lock = self._sqlite_write_lock
         if lock is None:
             yield
@@ -225,8 +229,11 @@ class Database:
         if self.write_wait is None:
             await lock.acquire()
         else:
+            wait = self.write_wait / 2
+            if deadline is not None:
+                wait = min(wait, writer.seconds_left(deadline))
             try:
-                await asyncio.wait_for(lock.acquire(), self.write_wait / 2)
+                await asyncio.wait_for(lock.acquire(), wait)
             except TimeoutError:
                 raise DatabaseUnavailable("no turn to write to the database in time") from None
         try:
@@ -235,14 +242,30 @@ class Database:
             lock.release()
 
     @contextlib.asynccontextmanager
-    async def _unreachable_is_unavailable(self) -> AsyncIterator[None]:
-        """asyncpg raises OSError or TimeoutError, unwrapped, when it can't reach the server."""
+    async def _watched(self, *, writes: bool) -> AsyncIterator[None]:
+        """Tell the outage watch whether the block reached the database: an outage error, or a
+        block that ended well (a write; on SQLite a read proves nothing, WAL readers never wait).
+        asyncpg raises OSError or TimeoutError, unwrapped, when it can't reach the server: those
+        become `DatabaseUnavailable`."""
         try:
             yield
         except (OSError, TimeoutError) as error:
             if self.backend != "postgresql":
                 raise
-            raise DatabaseUnavailable(f"the database server can't be reached: {error}") from error
+            unavailable = DatabaseUnavailable(f"the database server can't be reached: {error}")
+            self.outage.failed(unavailable)
+            raise unavailable from error
+        except Exception as error:
+            if is_database_outage(error):
+                self.outage.failed(error)
+            raise
+        if writes or self.backend == "postgresql":
+            self.outage.worked()
+
+    async def _probe(self) -> None:
+        """Reach the database the way writes do (SQLite: take its write lock), or raise."""
+        async with self.write() if self.backend == "sqlite" else self.read() as session:
+            await session.execute(text("SELECT 1"))
 
     def _announce(self, notices: dict[str, list]) -> None:
         for topic, items in notices.items():
@@ -272,7 +295,7 @@ class Database:
             session.info[_NOTICES] = defaultdict(list)
             return await job(session), session.info[_NOTICES]
 
-        async with self._unreachable_is_unavailable():
+        async with self._watched(writes=True):
             result, notices = await self._lanes[key % len(self._lanes)].submit(with_notices)
         self._announce(notices)
         return result
@@ -281,12 +304,12 @@ class Database:
         """Batches and jobs the writer has run so far (all lanes)."""
         return sum((lane.stats for lane in self._lanes), writer.Stats())
 
-    async def _run_batch(self, jobs: list[writer.Job]) -> list[writer.Outcome]:
+    async def _run_batch(self, jobs: list[writer.Job], deadline: float | None) -> list[writer.Outcome]:
         if self._lane_engine is not None:
-            return await writer.run_batch(self._lane_engine, jobs)
+            return await writer.run_batch(self._lane_engine, jobs, deadline=deadline)
         if not self._sqlite_file:
             # An in-memory SQLite database lives in its one connection, which the writer can't share.
-            return await writer.run_batch(self._write_engine, jobs)
+            return await writer.run_batch(self._write_engine, jobs, deadline=deadline)
         if self._writer is None:
             self._writer = writer.WriterThread()
             # A plain sqlite3 connection, opened and used by the writer's thread only.
@@ -298,14 +321,20 @@ class Database:
                                     busy_timeout_ms=self._busy_timeout_ms, synchronous="FULL")
             writer.count_writes(engine)
             self._writer_engine = writer.InlineEngine(engine.execution_options(**{_WRITE_OPTION: True}))
-        return await self._writer.run(writer.run_batch(self._writer_engine, jobs))
+        # SQLite waits for another process's lock until the batch's oldest job's time is up.
+        busy = self._busy_timeout_ms
+        if deadline is not None:
+            busy = min(busy, int(writer.seconds_left(deadline) * 1000))
+        return await self._writer.run(writer.run_batch(self._writer_engine, jobs, deadline=deadline,
+                                                       busy_timeout_ms=busy))
 
     @contextlib.asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
-        async with self._unreachable_is_unavailable(), self._read() as session, session.begin():
+        async with self._watched(writes=False), self._read() as session, session.begin():
             yield session
 
     async def dispose(self) -> None:
+        await self.outage.close()
         for lane in self._lanes:
             await lane.idle()
         if self._lane_engine is not None:

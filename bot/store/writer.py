@@ -8,6 +8,14 @@ raises is rolled back alone (`run_batch`): if it wrote nothing, there is nothing
 did, the batch runs again with a SAVEPOINT per job (two statements a job, which the common case
 saves); if the COMMIT itself fails, each job runs again alone.
 
+In time (`Database(write_wait=…)`): a job's caller waits at most `budget` seconds (the bot's
+`write_wait`) for its job to be taken into a batch; if it is not, the caller gives up with
+`DatabaseUnavailable` and the job never runs (nothing commits after its user heard "nothing was
+changed"). A batch taken waits for the database (SQLite's turn and busy wait) only until its oldest
+job's time is up, and a batch that failed because the database is unavailable is not run again job
+by job (each would wait again while holding the write turn): every job of it fails at once, as
+"busy". Once a job is taken its caller waits for its outcome, which those bounds keep in time.
+
 Why: a pick is a few small statements. Through aiosqlite every statement costs several round trips
 to the driver's thread, and every transaction its own BEGIN and COMMIT; run whole by the writer,
 a batch of picks costs one hand-over to the writer and back, and one commit.
@@ -35,6 +43,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -45,12 +54,16 @@ from sqlalchemy.engine import Connection, RootTransaction
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from sqlalchemy.orm import Session
 
+from bot.store.outage import DatabaseUnavailable, is_database_outage
+
 T = TypeVar("T")
 Job = Callable[[AsyncSession], Awaitable[Any]]
 THREAD_NAME = "sqlite-writer"
 MAX_BATCH = 64  # jobs per transaction: bounds how long one batch holds the write lock
 MAX_RETRIES = 3  # runs of a job that keeps losing deadlocks
 RETRY_SQLSTATES = {"40P01", "40001"}  # deadlock detected, serialization failure
+BUSY_TIMEOUT = "writer_busy_timeout_ms"  # connection.info: the SQLite busy timeout set on it
+MIN_WAIT = 0.05  # seconds: the least a batch waits for the database (its turn, SQLite's lock)
 log = logging.getLogger(__name__)
 
 
@@ -177,6 +190,14 @@ class _InlineConnection:
     async def invalidate(self) -> None:
         self.sync_connection.invalidate()
 
+    def set_busy_timeout(self, milliseconds: int) -> None:
+        """SQLite's wait for another process's lock, on the driver's connection (outside any
+        transaction: SQLAlchemy would begin one for a statement of its own)."""
+        info = self.sync_connection.info
+        if info.get(BUSY_TIMEOUT) != milliseconds:  # a PRAGMA only when it changes: under a lock
+            self.sync_connection.connection.driver_connection.execute(f"PRAGMA busy_timeout={int(milliseconds)}")
+            info[BUSY_TIMEOUT] = milliseconds
+
     def session(self, join_transaction_mode: str) -> InlineSession:
         return InlineSession(Session(bind=self.sync_connection, join_transaction_mode=join_transaction_mode,
                                      expire_on_commit=False))
@@ -253,33 +274,62 @@ def count_writes(sync_engine: Engine) -> None:
             connection.info[WRITES] = connection.info.get(WRITES, 0) + 1
 
 
-async def run_batch(engine: AsyncEngine | InlineEngine, jobs: list[Job]) -> list[Outcome]:
+def seconds_left(deadline: float | None) -> float | None:
+    """Seconds until `deadline` (a `time.monotonic()`; None: no deadline), never below `MIN_WAIT`."""
+    return None if deadline is None else max(deadline - time.monotonic(), MIN_WAIT)
+
+
+def _unavailable(error: BaseException) -> bool:
+    """The database could not be reached or was locked (asyncpg's refusals come unwrapped)."""
+    return is_database_outage(error) or isinstance(error, OSError | TimeoutError)
+
+
+def _too_late() -> Outcome:
+    return Outcome(error=DatabaseUnavailable("the database did not take this change in time"))
+
+
+async def run_batch(engine: AsyncEngine | InlineEngine, jobs: list[Job], *, deadline: float | None = None,
+                    busy_timeout_ms: int | None = None) -> list[Outcome]:
     """Run `jobs` in one transaction and commit once. They run one after the other with no
     savepoints first (two statements fewer per job); if one fails after it wrote something, that
     transaction is rolled back and the batch runs again, each job in a savepoint of its own (jobs
     are pure database work, so running one again is safe). If the transaction fails as a whole
-    (its COMMIT: a deferred constraint, a lost connection), each job runs again alone, so only the
-    one that caused it fails. Raises only if a lone job's transaction fails."""
-    try:
-        return await _run_once(engine, jobs)
-    except Exception:
-        if len(jobs) == 1:
-            raise
-        log.warning("a group commit of %d jobs failed; each runs alone", len(jobs), exc_info=True)
-    return [await _alone(engine, job) for job in jobs]
+    (its COMMIT: a deferred constraint), each job runs again alone, so only the one that caused it
+    fails. Raises if a lone job's transaction fails, or if the database is unavailable: then the
+    batch is not run again job by job, each job waiting for the database anew; only once, whole,
+    if its connection had died (a server restarted since its last batch) and `deadline` (a
+    `time.monotonic()`) allows. `busy_timeout_ms`: SQLite's wait for another process's lock, for
+    this batch (the writer's own connection)."""
+    for first in (True, False):
+        try:
+            return await _run_once(engine, jobs, busy_timeout_ms)
+        except Exception as error:
+            if _unavailable(error):
+                dead = getattr(error, "connection_invalidated", False) or isinstance(error, exc.InterfaceError)
+                if first and dead and (deadline is None or time.monotonic() < deadline):
+                    continue  # on a new connection
+                raise
+            if len(jobs) == 1:
+                raise
+            log.warning("a group commit of %d jobs failed (%s); each runs alone", len(jobs), type(error).__name__)
+            break
+    return [_too_late() if deadline is not None and time.monotonic() >= deadline
+            else await _alone(engine, job, busy_timeout_ms) for job in jobs]
 
 
-async def _alone(engine: AsyncEngine | InlineEngine, job: Job) -> Outcome:
+async def _alone(engine: AsyncEngine | InlineEngine, job: Job, busy_timeout_ms: int | None) -> Outcome:
     try:
-        (outcome,) = await _run_once(engine, [job])
+        (outcome,) = await _run_once(engine, [job], busy_timeout_ms)
     except Exception as error:
         return Outcome(error=error, retry=_is_retryable(error))
     return outcome
 
 
-async def _run_once(engine: AsyncEngine | InlineEngine, jobs: list[Job]) -> list[Outcome]:
+async def _run_once(engine: AsyncEngine | InlineEngine, jobs: list[Job], busy_timeout_ms: int | None) -> list[Outcome]:
     async with engine.connect() as connection:
         try:
+            if busy_timeout_ms is not None and isinstance(connection, _InlineConnection):
+                connection.set_busy_timeout(busy_timeout_ms)
             outcomes = await _run_together(connection, jobs)
             if outcomes is None:
                 outcomes = []
@@ -310,6 +360,8 @@ async def _run_together(connection: AsyncConnection, jobs: list[Job]) -> list[Ou
             await session.commit()
         except Exception as error:
             await session.close()
+            if _unavailable(error):  # the whole batch's: its connection died, or the database is locked
+                raise
             if info.get(WRITES, 0) == writes and not isinstance(error, exc.DBAPIError):
                 outcomes.append(Outcome(error=error))  # failed before writing anything: nothing to undo
                 continue
@@ -375,55 +427,91 @@ class Stats:
         return Stats(self.batches + other.batches, self.jobs + other.jobs)
 
 
-class GroupCommit:
-    """Queues jobs on the caller's event loop and hands them to `execute` in batches, one batch at
-    a time, in FIFO order. `turn()` (SQLite's write lock, taken within a bounded wait) is held
-    while a batch runs; if it can't be had, the batch's jobs fail with its error."""
+@dataclass(eq=False)
+class _Queued:
+    job: Job
+    future: asyncio.Future
+    deadline: float | None  # time.monotonic() by which it must be taken into a batch (None: no bound)
+    runs: int = 1
+    taken: bool = False  # in a batch now: its caller waits for the outcome
 
-    def __init__(self, execute: Callable[[list[Job]], Awaitable[list[Outcome]]],
-                 turn: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None) -> None:
+
+def _give_up(item: _Queued) -> None:
+    """The caller's time is up: a job not taken into a batch yet never runs, and its caller hears
+    that nothing was changed; a job running now is answered by its batch (whose waits are bounded)."""
+    if not item.taken and not item.future.done():
+        item.future.set_exception(_too_late().error)
+
+
+class GroupCommit:
+    """Queues jobs on the caller's event loop and hands them to `execute(jobs, deadline)` in
+    batches, one batch at a time, in FIFO order. `turn(deadline)` (SQLite's write lock, taken within
+    a bounded wait) is held while a batch runs; if it can't be had, the batch's jobs fail with its
+    error. `budget`: seconds a caller waits for its job to be taken into a batch (None: as long as
+    it takes); the batch's `deadline` is its oldest job's."""
+
+    def __init__(self, execute: Callable[[list[Job], float | None], Awaitable[list[Outcome]]],
+                 turn: Callable[[float | None], contextlib.AbstractAsyncContextManager[None]] | None,
+                 budget: float | None = None) -> None:
         self._execute = execute
         self._turn = turn
-        self._queue: deque[tuple[Job, asyncio.Future, int]] = deque()
+        self._budget = budget
+        self._queue: deque[_Queued] = deque()
         self._draining: asyncio.Task | None = None
         self.stats = Stats()
 
     async def submit(self, job: Job) -> Any:
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._queue.append((job, future, 1))
+        item = _Queued(job, loop.create_future(), None if self._budget is None else time.monotonic() + self._budget)
+        self._queue.append(item)
         if self._draining is None or self._draining.done():
             self._draining = loop.create_task(self._drain(), name="group-commit")
-        return await future
+        if self._budget is None:
+            return await item.future
+        timer = loop.call_later(self._budget, _give_up, item)
+        try:
+            return await item.future
+        finally:
+            timer.cancel()
 
     async def _drain(self) -> None:
         while self._queue:
-            batch = []
+            batch: list[_Queued] = []
+            now = time.monotonic()
             while self._queue and len(batch) < MAX_BATCH:
                 item = self._queue.popleft()
-                if not item[1].cancelled():  # its caller gave up before it started
-                    batch.append(item)
+                if item.future.done():  # its caller gave up before it started
+                    continue
+                if item.deadline is not None and now >= item.deadline:  # too late to start (e.g. a retry)
+                    item.future.set_exception(_too_late().error)
+                    continue
+                item.taken = True
+                batch.append(item)
             if batch:
                 await self._run(batch)
 
-    async def _run(self, batch: list[tuple[Job, asyncio.Future, int]]) -> None:
+    async def _run(self, batch: list[_Queued]) -> None:
+        deadlines = [item.deadline for item in batch if item.deadline is not None]
+        deadline = min(deadlines) if deadlines else None
         try:
-            async with self._turn() if self._turn is not None else contextlib.nullcontext():
+            async with self._turn(deadline) if self._turn is not None else contextlib.nullcontext():
                 self.stats.batches += 1
                 self.stats.jobs += len(batch)
-                outcomes = await self._execute([job for job, _, _ in batch])
+                outcomes = await self._execute([item.job for item in batch], deadline)
         except Exception as error:  # the transaction failed: no job's changes stand
             outcomes = [Outcome(error=error, retry=_is_retryable(error)) for _ in batch]
         retries = []
-        for (job, future, runs), outcome in zip(batch, outcomes, strict=True):
-            if outcome.retry and runs < MAX_RETRIES:
-                retries.append((job, future, runs + 1))
-            elif future.done():
+        for item, outcome in zip(batch, outcomes, strict=True):
+            item.taken = False
+            if outcome.retry and item.runs < MAX_RETRIES:
+                item.runs += 1
+                retries.append(item)
+            elif item.future.done():
                 continue
             elif outcome.error is not None:
-                future.set_exception(outcome.error)
+                item.future.set_exception(outcome.error)
             else:
-                future.set_result(outcome.value)
+                item.future.set_result(outcome.value)
         self._queue.extendleft(reversed(retries))
 
     async def idle(self) -> None:

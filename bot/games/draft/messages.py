@@ -66,6 +66,7 @@ from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
 from bot.kit.text import escape, plural, plural_word
+from bot.store.outage import log_failure
 from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
@@ -272,8 +273,8 @@ class DraftMessages:
         await self.bot.outbox.wait_recorded(message.id)
         try:
             await drafts.set_letters(self.bot.db, message.id, count)
-        except Exception:  # the letters are there; a later pack only adds them again
-            log.warning("could not record the letters on %s", message.id, exc_info=True)
+        except Exception as error:  # the letters are there; a later pack only adds them again
+            log_failure(log, logging.WARNING, error, "could not record the letters on %s", message.id)
 
     def stop_reactions(self, message_id: int) -> None:
         task = self._reaction_tasks.pop(message_id, None)

@@ -1,4 +1,9 @@
-"""How a pick made by button or select is answered on the message picked on (the draft cog's)."""
+"""How a pick made by button or select is answered on the message picked on (the draft cog's).
+
+The pick is committed before it is answered, so the answer always says it was taken: what the
+answer reads from the database besides (the pack's picture setting, the pool) is left out when the
+database fails meanwhile, never reported as a pick that failed (`unless_unavailable`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from bot.games.draft import ui
 from bot.games.draft.messages import DraftMessages
 from bot.kit import outbox
 from bot.kit.client import KitBot
+from bot.store.outage import unless_unavailable
 
 
 async def answer_pick(bot: KitBot, messages: DraftMessages, interaction: discord.Interaction, result: drafts.PickResult,
@@ -20,14 +26,16 @@ async def answer_pick(bot: KitBot, messages: DraftMessages, interaction: discord
     upcoming = result.next_for_picker
     # The DM (its letters stay, in `both` mode) and ephemeral /draft pick show the next pack in place.
     if upcoming is not None and (dm is None or upcoming.pick_mode in ("buttons", "both")):
-        picture = await messages.pack_picture(upcoming)  # the new picture replaces the old one
+        # The new picture replaces the old one; none this time if the database can't say.
+        picture = await unless_unavailable(messages.pack_picture(upcoming), None)
         await interaction.response.edit_message(
             embed=ui.pack_embed(upcoming, scryfall, picked_line=line, picture=picture and picture.url),
             view=ui.pack_view(upcoming, in_dm=dm is not None), attachments=[picture.file] if picture else [],
         )
-    elif result.completed and result.held is not None and dm is not None:  # the picker's pool, here
-        picked = drafts.Picked(result.card, result.round, result.pick_number)
-        embeds, files = await messages.final_pool_content(result.pod_id, result.user_id, picked)
+    elif result.completed and result.held is not None and dm is not None and (
+            pool := await unless_unavailable(messages.final_pool_content(
+                result.pod_id, result.user_id, drafts.Picked(result.card, result.round, result.pick_number)), None)):
+        embeds, files = pool  # the picker's pool, here (else "you took …", and the pool comes as its own DM)
         await interaction.response.edit_message(embeds=embeds, view=None, attachments=files)
     else:
         after = (ui.NEXT_MESSAGE if upcoming is not None else ui.DRAFT_OVER if result.completed

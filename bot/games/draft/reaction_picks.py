@@ -28,7 +28,7 @@ from bot.games.draft import ui
 from bot.games.draft.service import reactions
 from bot.kit import limits
 from bot.kit.client import KitBot
-from bot.store.outage import is_database_outage, retry_while_unavailable
+from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
 
 if TYPE_CHECKING:
     from bot.games.draft.messages import DraftMessages
@@ -139,9 +139,10 @@ class DraftReactions:
             while self._rereads.get(message_id):
                 self._rereads[message_id] = False
                 await retry_while_unavailable(lambda: self._reread(channel_id, message_id), patience=REREAD_PATIENCE,
-                                              what=f"reading pack message {message_id} again")
-        except Exception:
-            log.exception("could not read pack message %s again after a database outage", message_id)
+                                              what=f"reading pack message {message_id} again", watch=self.db.outage)
+        except Exception as error:
+            log_failure(log, logging.ERROR, error, "could not read pack message %s again after a database outage",
+                        message_id)
         finally:
             self._rereads.pop(message_id, None)  # no await since the last check: no toggle slips through
 
@@ -183,8 +184,8 @@ class DraftReactions:
         try:
             counted = await self.reconcile()
             log.info("reaction reconcile: %d pack messages read", counted)
-        except Exception:
-            log.exception("reaction reconcile failed")
+        except Exception as error:
+            log_failure(log, logging.ERROR, error, "reaction reconcile failed")
 
     async def reconcile(self) -> int:
         """Read each running pod's pack messages once (one per human seat), paced, and count what
