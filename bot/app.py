@@ -11,7 +11,17 @@ from discord import app_commands
 import bot.games
 from bot import __version__
 from bot.kit.client import KitBot
-from bot.kit.dispatch import check_routes, dispatch_modal, refuse_damaged_components, registered_components
+from bot.kit.clock.ui import ClockButton
+from bot.kit.confirm import PromptButton
+from bot.kit.dispatch import (
+    Component,
+    RoutesUnresolved,
+    bind_handlers,
+    dispatch_modal,
+    refuse_damaged_components,
+    unresolved_routes,
+)
+from bot.kit.formats import missing_pieces
 from bot.kit.paginate import PageButton
 from bot.kit.reporting import report_interaction_error
 from bot.settings import Settings
@@ -26,9 +36,18 @@ SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about",
                      "bot.server.config", "bot.server.cubes", "bot.server.leaderboard", "bot.server.web")
 
 
+# The components of what every server has beside the formats (each format declares its own).
+SHARED_COMPONENTS: tuple[type[Component], ...] = (PromptButton, ClockButton)
+
+
 def extensions() -> list[str]:
-    """The modules whose `setup` adds a cog: the shared ones, then every format package's `cog`."""
-    return [*SHARED_EXTENSIONS, *(module.__name__ for module in bot.games.modules("cog"))]
+    """The modules whose `setup` adds a cog: the shared ones, then every format's cog."""
+    return [*SHARED_EXTENSIONS, *dict.fromkeys(fmt.cog for fmt in bot.games.formats())]
+
+
+def components() -> list[type[Component]]:
+    """Every component the bot's messages carry: the shared ones and every format's."""
+    return [*SHARED_COMPONENTS, *(c for fmt in bot.games.formats() for c in fmt.components)]
 
 
 class MtgBot(KitBot):
@@ -37,6 +56,8 @@ class MtgBot(KitBot):
     def __init__(self, settings: Settings, db: Database) -> None:
         super().__init__(settings, db)
         self._announced_ready = False
+        self.components = components()  # what `refuse_damaged_components` knows as ours
+        self.handlers: dict = {}  # component or form -> the bound cog method that answers it (`load_cogs`)
         self.tree.on_error = self.on_app_command_error
 
     # --- startup -------------------------------------------------------------------------
@@ -49,16 +70,26 @@ class MtgBot(KitBot):
             await self._sync_commands()
 
     async def load_cogs(self) -> None:
-        """Load every extension and route every component and form to its cog; raises
-        `RoutesUnresolved` (the process exits with status 2) if a route names a cog or method that
-        is not there, so a renamed handler stops the start rather than the first click."""
+        """Load every extension and bind every component and form to the cog method that handles
+        it; raises `RoutesUnresolved` (the process exits with status 2, one line a piece) if a
+        format declares a component or form no loaded cog handles, an outbox kind without a
+        renderer or a deadline kind without a handler, so a missing piece stops the start rather
+        than the first click or the first message."""
         for extension in extensions():
             await self.load_extension(extension)
-        check_routes(self)
-        # Every Component the cogs' UI modules defined, so their buttons work after a restart.
-        self.add_dynamic_items(PageButton, *registered_components())
+        self.handlers = bind_handlers(self.cogs.values())
+        problems = unresolved_routes(self.handlers, self.components, self.forms())
+        problems += missing_pieces(bot.games.formats())
+        if problems:
+            raise RoutesUnresolved(problems)
+        # Every component, so the buttons of messages posted before a restart still answer.
+        self.add_dynamic_items(PageButton, *self.components)
         self.add_listener(dispatch_modal, "on_interaction")
         self.add_listener(refuse_damaged_components, "on_interaction")
+
+    @staticmethod
+    def forms() -> list:
+        return [form for fmt in bot.games.formats() for form in fmt.forms]
 
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:

@@ -52,6 +52,10 @@ def handles(kind: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def has_handler(kind: str) -> bool:
+    return kind in _handlers
+
+
 async def arm(session: AsyncSession, kind: str, key: str | int, due_at: datetime, payload: dict | None = None) -> None:
     """Make (kind, key) due at `due_at`, replacing an earlier arming."""
     key = str(key)

@@ -176,6 +176,10 @@ def renderer_of(kind: str) -> Renderer | None:
     return _renderers.get(kind)
 
 
+def has_renderer(kind: str) -> bool:
+    return kind in _renderers
+
+
 def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | None:
     """A text split into messages (`limits.chunk_lines`): the first, then the others right after it,
     pinging only the users `ping` names (none: nobody). None when there is nothing to say."""

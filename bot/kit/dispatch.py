@@ -4,16 +4,17 @@ A component is a `Component` subclass (a discord.py `DynamicItem`): its custom_i
 `:`-separated parts declared with `number`, `index` and `word`, so it keeps working after a restart
 and in any process. Each part is parsed and bounded before anything else runs: a forged or
 damaged custom_id (a 30-digit id, a letter where a number belongs, an unknown action) gets a clear
-ephemeral refusal and reaches no service. The item then calls its route, a method of a cog found
-through `interaction.client` (`route = ("DraftCog", "on_pick")`), with the parsed parts as keyword
-arguments; any error is reported by `report_interaction_error`, once, here.
+ephemeral refusal and reaches no service. The item then calls its handler, a cog method bound by
+reference: the method says what it answers (`@handles(ui.PickButton)`, a UI module must not import
+its cog), and the bot binds every loaded cog's handlers when it starts (`bind_handlers`); the
+handler gets the parsed parts as keyword arguments; any error is reported by
+`report_interaction_error`, once, here.
 
-Forms (modals) are routed the same way by `ModalRoute`, from their custom_id, so a form still
-answers after a restart.
+Forms (modals) are answered the same way from their custom_id (a `ModalRoute`, `@handles(FORM)`),
+so a form still answers after a restart.
 
-Routes are names (a UI module must not import its cog), so they are checked when the bot starts:
-`unresolved_routes` lists every component or form whose cog or method is missing, and the bot
-refuses to start while there is one (`RoutesUnresolved`), instead of failing at the first click.
+A component or form that a format declares but no loaded cog handles is caught when the bot starts
+(`unresolved_routes`, `RoutesUnresolved`: one line each, exit status 2), not at the first click.
 
 Build custom_ids only with `Component.custom_id_for(...)` (tests do too), never by hand.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 import inspect
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,8 +35,8 @@ from bot.kit.reporting import report_interaction_error
 from bot.kit.tables import MAX_ID, Actor
 from bot.kit.text import plural
 
-__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "RoutesUnresolved", "check_routes", "index",
-           "number", "unresolved_routes", "word"]
+__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "RoutesUnresolved", "bind_handlers", "handles",
+           "index", "number", "unresolved_routes", "word"]
 log = logging.getLogger(__name__)
 
 
@@ -87,13 +88,6 @@ def word(name: str, choices: tuple[str, ...] | frozenset[str], *, optional: bool
     return Part(name, parse, optional, "word")
 
 
-_components: list[type[Component]] = []
-
-
-def registered_components() -> list[type[Component]]:
-    return list(_components)
-
-
 def carries_index(parts: tuple[Part, ...], value: Part | None = None) -> bool:
     """Does a component (its parts and select value) or a form carry a position in the state?"""
     return any(part.kind == "index" for part in (*parts, *([value] if value else [])))
@@ -104,20 +98,17 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
 
     prefix: ClassVar[str]
     parts: ClassVar[tuple[Part, ...]]
-    route: ClassVar[tuple[str, str] | None]  # (cog name, method) or None: override `handle`
     value_part: ClassVar[Part | None]  # a select's chosen value(s), parsed like a part
     value_count: ClassVar[int]  # how many values the select takes: 1 gives `value`, more a list
 
     def __init_subclass__(
-        cls, *, prefix: str, parts: tuple[Part, ...] = (), route: tuple[str, str] | None = None,
-        value: Part | None = None, values: int = 1,
+        cls, *, prefix: str, parts: tuple[Part, ...] = (), value: Part | None = None, values: int = 1,
     ) -> None:
         template = re.escape(prefix) + "".join(
             f"(?::(?P<{part.name}>[^:]*)){'?' if part.optional else ''}" for part in parts
         )
         super().__init_subclass__(template=template)
-        cls.prefix, cls.parts, cls.route, cls.value_part, cls.value_count = prefix, tuple(parts), route, value, values
-        _components.append(cls)
+        cls.prefix, cls.parts, cls.value_part, cls.value_count = prefix, tuple(parts), value, values
 
     def __init__(self, item: discord.ui.Item, args: dict[str, Any] | None = None, problem: bool = False) -> None:
         super().__init__(item)
@@ -158,16 +149,21 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
             await report_interaction_error(interaction, error)
 
     async def handle(self, interaction: discord.Interaction, **args: Any) -> None:
-        assert self.route is not None, f"{type(self).__name__} needs a route or its own handle()"
-        await call_cog(interaction, self.route, **args)
+        """Call the cog method bound to this class (override to answer otherwise)."""
+        await call_handler(interaction, type(self), **args)
+
+    @classmethod
+    def has_own_handle(cls) -> bool:
+        return cls.handle is not Component.handle
 
 
-def is_damaged(custom_id: str) -> bool:
+def is_damaged(custom_id: str, components: Iterable[type[Component]]) -> bool:
     """A custom_id with one of our prefixes that no component's pattern takes (a part missing or
     one too many): discord.py would leave it unanswered, and Discord would show "This interaction
     failed"."""
-    ours = any(custom_id == c.prefix or custom_id.startswith(c.prefix + ":") for c in _components)
-    taken = any(c.__discord_ui_compiled_template__.fullmatch(custom_id) for c in _components)
+    components = list(components)
+    ours = any(custom_id == c.prefix or custom_id.startswith(c.prefix + ":") for c in components)
+    taken = any(c.__discord_ui_compiled_template__.fullmatch(custom_id) for c in components)
     return ours and not taken
 
 
@@ -175,29 +171,67 @@ async def refuse_damaged_components(interaction: discord.Interaction) -> None:
     """Answer a damaged custom_id of ours with the usual refusal (an `on_interaction` listener)."""
     if interaction.type is not discord.InteractionType.component:
         return
-    if is_damaged(str((interaction.data or {}).get("custom_id", ""))) and not interaction.response.is_done():
+    components = getattr(interaction.client, "components", ())
+    if is_damaged(str((interaction.data or {}).get("custom_id", "")), components) and not interaction.response.is_done():
         await interaction.response.send_message(INVALID, ephemeral=True)
 
 
-async def call_cog(interaction: discord.Interaction, route: tuple[str, str], **args: Any) -> None:
-    cog_name, method = route
-    cog = interaction.client.get_cog(cog_name)  # type: ignore[attr-defined]
-    if cog is None:
+# --- handlers, bound by reference -------------------------------------------------------------------
+
+Target = Any  # a Component subclass or a ModalRoute
+Handler = Callable[..., Awaitable[None]]
+
+
+def handles(*targets: Target) -> Callable[[Handler], Handler]:
+    """Mark a cog method as the handler of components or forms (a decorator): `bind_handlers` binds
+    it to the loaded cog when the bot starts."""
+
+    def mark(method: Handler) -> Handler:
+        method.__handles__ = (*getattr(method, "__handles__", ()), *targets)  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def handlers_of(cog: Any) -> dict[Target, Handler]:
+    """The components and forms `cog` answers, each with its bound method: the methods marked with
+    `handles`, and what the cog adds itself (`extra_handlers()`, e.g. a format's lobby button)."""
+    found: dict[Target, Handler] = {}
+    for klass in reversed(type(cog).__mro__):
+        for name, member in vars(klass).items():
+            for target in getattr(member, "__handles__", ()):
+                found[target] = getattr(cog, name)
+    extra = getattr(cog, "extra_handlers", None)
+    if callable(extra):
+        found.update(extra())
+    return found
+
+
+def bind_handlers(cogs: Iterable[Any]) -> dict[Target, Handler]:
+    """Every component and form the loaded `cogs` answer, with its bound method."""
+    bound: dict[Target, Handler] = {}
+    for cog in cogs:
+        bound.update(handlers_of(cog))
+    return bound
+
+
+async def call_handler(interaction: discord.Interaction, target: Target, **args: Any) -> None:
+    handler = getattr(interaction.client, "handlers", {}).get(target)
+    if handler is None:
         raise UserError("That part of the bot is not running right now; try again in a minute.")
-    await getattr(cog, method)(interaction, **args)
+    await handler(interaction, **args)
 
 
 # --- forms ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ModalRoute:
-    """Forms whose custom_id is `prefix:part:part…`, answered by a cog method with the parsed parts
-    and `fields` (the text inputs' values by custom_id)."""
+    """Forms whose custom_id is `prefix:part:part…`, answered by the cog method that `handles` it,
+    with the parsed parts and `fields` (the text inputs' values by custom_id)."""
 
     prefix: str
     parts: tuple[Part, ...]
-    route: tuple[str, str]
 
     def custom_id_for(self, **args: Any) -> str:
         return ":".join([self.prefix, *(str(args[part.name]) for part in self.parts)])
@@ -211,17 +245,8 @@ class ModalRoute:
         return {part.name: part.read(raw) for part, raw in zip(self.parts, pieces[1:], strict=True)}
 
 
-_modal_routes: list[ModalRoute] = []
-
-
-def registered_forms() -> list[ModalRoute]:
-    return list(_modal_routes)
-
-
-def modal_route(prefix: str, parts: tuple[Part, ...], route: tuple[str, str]) -> ModalRoute:
-    found = ModalRoute(prefix, parts, route)
-    _modal_routes.append(found)
-    return found
+def modal_route(prefix: str, parts: tuple[Part, ...]) -> ModalRoute:
+    return ModalRoute(prefix, parts)
 
 
 def form_fields(data: dict) -> dict[str, str]:
@@ -245,64 +270,48 @@ async def dispatch_modal(interaction: discord.Interaction) -> None:
     data = interaction.data or {}
     custom_id = str(data.get("custom_id", ""))
     try:
-        for route in _modal_routes:
-            args = route.parse(custom_id)
-            if args is not None:
-                await call_cog(interaction, route.route, fields=form_fields(data), **args)
+        for form in getattr(interaction.client, "handlers", {}):
+            if isinstance(form, ModalRoute) and (args := form.parse(custom_id)) is not None:
+                await call_handler(interaction, form, fields=form_fields(data), **args)
                 return
     except Exception as error:  # noqa: BLE001
         await report_interaction_error(interaction, error)
 
 
-# --- routes checked at startup ---------------------------------------------------------------------------
+# --- handlers checked at startup --------------------------------------------------------------------
 
 
 class RoutesUnresolved(Exception):
-    """Components or forms whose route names no loaded cog or method: the bot does not start."""
+    """Pieces a format declares that nothing answers (a component or form without a handler, an
+    outbox kind without a renderer, a deadline kind without a handler): the bot does not start."""
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__(f"{plural(len(problems), 'component or form route')} that no loaded cog answers")
+        super().__init__(f"{plural(len(problems), 'declared piece')} that nothing answers")
         self.problems = problems
 
 
-def _route_problem(bot: Any, what: str, route: tuple[str, str]) -> str | None:
-    cog_name, method = route
-    cog = bot.get_cog(cog_name)
-    if cog is None:
-        return f"{what} routes to {cog_name}.{method}, but no cog {cog_name} is loaded"
-    target = getattr(cog, method, None)
-    if target is None:
-        return f"{what} routes to {cog_name}.{method}, but {cog_name} has no method {method}"
-    if not inspect.iscoroutinefunction(target):
-        return f"{what} routes to {cog_name}.{method}, which is not an async method"
-    return None
-
-
 def unresolved_routes(
-    bot: Any, components: Iterable[type[Component]] | None = None, forms: Iterable[ModalRoute] | None = None,
+    handlers: dict[Target, Handler], components: Iterable[type[Component]], forms: Iterable[ModalRoute],
 ) -> list[str]:
-    """One line per component or form (default: every one registered) whose route `bot` cannot
-    reach: its cog is not loaded, or has no such async method; or a component has neither a route
-    nor its own `handle`."""
+    """One line per component or form that no bound handler answers (a component may answer
+    itself with its own `handle`), or whose handler is not an async method."""
     problems = []
-    for component in registered_components() if components is None else components:
+    for component in components:
         what = f"component {component.__name__} (custom_id {component.prefix}:…)"
-        if component.route is None:
-            if component.handle is Component.handle:
-                problems.append(f"{what} has no route and no handle() of its own")
-        elif (problem := _route_problem(bot, what, component.route)) is not None:
-            problems.append(problem)
-    for form in registered_forms() if forms is None else forms:
-        if (problem := _route_problem(bot, f"form {form.prefix}:…", form.route)) is not None:
-            problems.append(problem)
+        if component.has_own_handle():
+            continue
+        problems.extend(_handler_problem(what, handlers.get(component)))
+    for form in forms:
+        problems.extend(_handler_problem(f"form {form.prefix}:…", handlers.get(form)))
     return problems
 
 
-def check_routes(bot: Any) -> None:
-    """Refuse to start (`RoutesUnresolved`, one line a broken route) unless every route resolves."""
-    problems = unresolved_routes(bot)
-    if problems:
-        raise RoutesUnresolved(problems)
+def _handler_problem(what: str, handler: Handler | None) -> list[str]:
+    if handler is None:
+        return [f"{what} has no handler in a loaded cog"]
+    if not inspect.iscoroutinefunction(handler):
+        return [f"{what} is handled by {handler.__qualname__}, which is not an async method"]
+    return []
 
 
 class StatelessModal(discord.ui.Modal):

@@ -24,8 +24,6 @@ from bot.store.db import Database
 from bot.store.models import EventResult, LeaderboardTotal, Season
 from bot.store.types import utcnow
 
-FORMATS = {"goldfish": "Goldfish Draft", "battler": "Treasure Battler", "turnabout": "Turnabout", "421": "421",
-           "vortex": "Vortex Based Magic"}
 CURRENT, ALL_TIME = "current", "all"  # the words /leaderboard takes besides a season's name
 ALL_TIME_TOTALS = 0  # `LeaderboardTotal.period` of all time (seasons' ids start at 1)
 _UPSERT_ROWS = 1_000  # totals rows a statement: 8,000 parameters, well within SQLite's limit (32,766)

@@ -25,7 +25,7 @@ from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, add_renderer
 from bot.kit.dispatch import Component, actor_of
 from bot.kit.errors import UserError
-from bot.kit.lobby import lobby_view
+from bot.kit.lobby import LOBBY_ACTIONS, lobby_view
 from bot.kit.tables import TableRef
 from bot.store.db import Database
 
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 class TableCog(commands.Cog):
     spec: ClassVar[tables.TableSpec]
     lobby_button: ClassVar[type[Component]]
+    lobby_actions: ClassVar[tuple[str, ...]] = LOBBY_ACTIONS  # the buttons its lobby shows
+    older_lobby_buttons: ClassVar[tuple[type[Component], ...]] = ()  # custom_ids of older posts, still answered
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
@@ -94,7 +96,8 @@ class TableCog(commands.Cog):
     # --- shared helpers ------------------------------------------------------------------------------
 
     def lobby_view(self, table: Any) -> discord.ui.View | None:
-        return lobby_view(self.lobby_button, table.id, is_open=table.status == self.spec.statuses.lobby)
+        return lobby_view(self.lobby_button, table.id, is_open=table.status == self.spec.statuses.lobby,
+                          actions=self.lobby_actions)
 
     async def table_here(self, interaction: discord.Interaction, statuses: tuple[str, ...] | None = None) -> Any:
         """This channel's table, else the user's latest (in this server, if in one)."""
@@ -157,6 +160,10 @@ class TableCog(commands.Cog):
 
     async def cancel_here(self, interaction: discord.Interaction) -> None:
         await self.confirm_cancel(interaction, await self.table_here(interaction))
+
+    def extra_handlers(self) -> dict[Any, Any]:
+        """The format's lobby button (and any older prefix of it) is answered by `on_lobby_button`."""
+        return {button: self.on_lobby_button for button in (self.lobby_button, *self.older_lobby_buttons)}
 
     async def on_lobby_button(self, interaction: discord.Interaction, *, table: int, action: str) -> None:
         actor = actor_of(interaction)

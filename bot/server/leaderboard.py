@@ -6,6 +6,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import bot.games
 from bot.kit import leaderboard
 from bot.kit.client import KitBot
 from bot.kit.dispatch import require_guild
@@ -15,7 +16,7 @@ from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15
-FORMAT_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in leaderboard.FORMATS.items()]
+FORMAT_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in bot.games.leaderboard_titles().items()]
 ALL_FORMATS = "all"
 
 
@@ -61,7 +62,7 @@ class Leaderboard(commands.Cog):
             period = await leaderboard.period_by_key(self.bot.db, guild_id, period_key)
         rows = await leaderboard.board(self.bot.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
         shown, page, pages = slice_page(rows, page, ROWS_PER_PAGE)
-        title = f"Leaderboard · {leaderboard.FORMATS.get(fmt, 'all formats')} · {period.title}"
+        title = f"Leaderboard · {bot.games.leaderboard_titles().get(fmt, 'all formats')} · {period.title}"
         links = await leaderboard_buttons(self.bot.db, self.bot.settings, guild_id,
                                           format=None if fmt == ALL_FORMATS else fmt,
                                           season=None if period.key == leaderboard.NO_SEASON_PERIOD.key else period.key)

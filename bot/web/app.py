@@ -15,8 +15,8 @@ from typing import Any
 import jinja2
 from aiohttp import hdrs, web
 
+import bot.games
 from bot.kit.errors import NotFound
-from bot.kit.leaderboard import FORMATS
 from bot.kit.text import plural
 from bot.settings import Settings
 from bot.store.db import Database
@@ -80,7 +80,7 @@ def environment(static: Static) -> jinja2.Environment:
                                             for prefix, path in registry.template_dirs().items()}))
     env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, auto_reload=False)
-    env.globals.update(static=static.url, formats=FORMATS, card_html=card_html)
+    env.globals.update(static=static.url, formats=bot.games.leaderboard_titles(), card_html=card_html)
     env.filters.update(number=number, day=day)
     env.globals["plural"] = plural
     return env

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession
 
+import bot.games
 from bot.kit import leaderboard
 from bot.kit.errors import NotFound
 from bot.settings import Settings
@@ -121,7 +122,7 @@ class SitePages:
         async def compute() -> tuple:
             boards = await leaderboard.boards(self.db, guild_id, period, limit=max(HOME_BOARD, HOME_FORMAT_BOARD))
             overall = boards.get(None, [])[:HOME_BOARD]
-            by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in leaderboard.FORMATS.items()
+            by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in bot.games.leaderboard_titles().items()
                          if boards.get(fmt)]
             async with self.db.read() as session:
                 recent = await queries.recent_events(session, guild_id, HOME_EVENTS,
@@ -137,7 +138,7 @@ class SitePages:
                             has_page=registry.event_page_of)
 
     async def leaderboard(self, request: web.Request) -> web.Response:
-        fmt = params.choice(request.query, "format", [*leaderboard.FORMATS, ALL_FORMATS], ALL_FORMATS)
+        fmt = params.choice(request.query, "format", [*bot.games.leaderboard_titles(), ALL_FORMATS], ALL_FORMATS)
         season = params.shaped(request.query, "season", SEASON) or leaderboard.CURRENT
         page = params.integer(request.query, "page", 1, 1, MAX_PAGE)
         async with self.db.read() as session:
@@ -167,7 +168,7 @@ class SitePages:
 
         shown, names, pages, page = await self.computed.get((guild_id, stamped, "leaderboard", period, fmt, page),
                                                             compute)
-        format_title = leaderboard.FORMATS.get(fmt, "All formats")
+        format_title = bot.games.leaderboard_titles().get(fmt, "All formats")
         return self._keep_list(key, self._render(
             site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown, names=names,
             fmt=fmt, season=season, seasons=seasons, period=period, page=page, pages=pages, all_formats=ALL_FORMATS))
@@ -214,7 +215,7 @@ class SitePages:
             names = await names_of(session, site.guild_id, [r.user_id for r in results])
         # Results are written once, when the event ends: final (the names are in the key's stamp).
         return self._keep(key, self._render(site, "event.html", event.name, event=event, results=results, names=names,
-                                            format_title=leaderboard.FORMATS.get(kind, kind),
+                                            format_title=bot.games.leaderboard_titles().get(kind, kind),
                                             has_scores=any(r.score is not None for r in results)), True)
 
     async def event_file(self, request: web.Request) -> web.Response:

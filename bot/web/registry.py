@@ -55,7 +55,7 @@ from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.kit import card_data, documents, leaderboard, tables
+from bot.kit import card_data, documents, tables
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
@@ -267,7 +267,6 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
     them (some 15 ms for 1,000 complete drafts): the order of a server's finished tables is read once
     per count of them (one more finishes: read again) and kept, per process, for `KEPT_ORDERS` servers."""
     model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
-    shown_title = title or leaderboard.FORMATS.get(kind, spec.title)
     # (database, server) -> (their count, their order)
     kept: OrderedDict[tuple[str, int], tuple[int, list[tuple[datetime, int]]]] = OrderedDict()
 
@@ -304,6 +303,7 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
         rows = await session.execute(select(model.id, players, literal(None) if detail is None else detail)
                                      .where(model.id.in_([table_id for _, table_id in shown])))
         found = {table_id: (count, extra) for table_id, count, extra in rows}
+        shown_title = title or bot.games.leaderboard_titles().get(kind, spec.title)
         return [queries.FinishedEvent(kind, table_id, name(table_id, found[table_id][1]), at, found[table_id][0], (),
                                       shown_title)
                 for at, table_id in shown if table_id in found]

@@ -4,21 +4,19 @@ the state does not have: a card past the pack's end, a seat nobody sits in, a ve
 not reached, a deck that does not exist. Each gets a clear ephemeral refusal, nothing changes (the
 whole database and every non-ephemeral message stay as they were), and the bot logs no error.
 
-The components come from `bot.kit.dispatch.registered_components()` and `registered_forms()`: a new
-one that carries an index fails `test_every_indexed_component_is_forged` until it is forged here."""
+The components come from what the bot adds (`bot.app.components()`, every format's declared
+ones and the shared ones) and every format's forms: a new one that carries an index fails `test_every_indexed_component_is_forged` until it is forged here."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import pkgutil
 from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import select
 
-import bot.games
-import bot.kit
+from bot.app import MtgBot
+from bot.app import components as bot_components
 from bot.games.battler import rules as battler_engine
 from bot.games.battler import ui as battler_ui
 from bot.games.draft import ui as draft_ui
@@ -26,7 +24,7 @@ from bot.games.four_two_one import ui as fto_ui
 from bot.games.turnabout import ui as turnabout_ui
 from bot.games.vortex import rules as vortex_engine
 from bot.games.vortex import ui as vortex_ui
-from bot.kit.dispatch import INVALID, carries_index, registered_components, registered_forms
+from bot.kit.dispatch import INVALID, carries_index
 from bot.store.db import Database
 from bot.store.models import Base, OutboxMessage
 from tests.e2e.drivers.battler import BattlerDriver
@@ -38,11 +36,6 @@ from tests.e2e.drivers.vortex import VortexDriver
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
-
-# Every component registers when its module loads: every format's UI, and the kit's.
-bot.games.modules("ui")
-for _module in pkgutil.iter_modules(bot.kit.__path__):
-    importlib.import_module(f"bot.kit.{_module.name}")
 
 # The format whose test forges each indexed component (custom_id prefix) or form.
 FORGED_IN = {
@@ -56,8 +49,8 @@ FORGED_IN = {
 
 
 def test_every_indexed_component_is_forged():
-    indexed = {c.prefix for c in registered_components() if carries_index(c.parts, c.value_part)}
-    indexed |= {form.prefix for form in registered_forms() if carries_index(form.parts)}
+    indexed = {c.prefix for c in bot_components() if carries_index(c.parts, c.value_part)}
+    indexed |= {form.prefix for form in MtgBot.forms() if carries_index(form.parts)}
     assert indexed == set(FORGED_IN), f"forge the new component(s) here: {indexed - set(FORGED_IN)}"
 
 

@@ -10,7 +10,7 @@ from bot.server import help
 
 def test_every_help_page_fits_discords_limits():
     pages = help.pages()
-    assert len(pages) == 1 + len(help.FORMATS)
+    assert len(pages) == 1 + len(help.entries())
     for page in pages:
         assert len(page.title or "") <= limits.TITLE
         assert len(page.description or "") <= limits.DESCRIPTION
@@ -30,8 +30,8 @@ def test_the_greeting_fits_a_message_and_pings_nobody():
 
 
 def test_one_entry_per_format_with_its_rules_page():
-    assert [entry.key for entry in help.FORMATS] == ["goldfish", "draft", "battler", "turnabout", "421", "vortex"]
-    for entry in help.FORMATS:
+    assert [entry.key for entry in help.entries()] == ["goldfish", "draft", "battler", "turnabout", "421", "vortex"]
+    for entry in help.entries():
         assert entry.rules_page == f"docs/rules/{entry.key}.md"
         assert entry.flow[0].startswith("**Start:**") and entry.flow[-1].startswith("**End:**")
 
@@ -39,7 +39,7 @@ def test_one_entry_per_format_with_its_rules_page():
 def test_every_format_has_its_rules_page_for_players_and_the_readme_links_it():
     root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text()
-    for entry in help.FORMATS:
+    for entry in help.entries():
         page = root / entry.rules_page
         assert page.is_file(), entry.rules_page
         assert f"({entry.rules_page})" in readme, entry.rules_page

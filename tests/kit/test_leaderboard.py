@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import bot.games
 from bot.kit import leaderboard
 from bot.kit.errors import Conflict, NotFound, UserError
 from tests.common import GUILD
@@ -71,7 +72,7 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
     async with db.write() as session:
         for event_id in range(1, 41):
             players = rng.sample(range(100, 130), rng.randint(2, 8))
-            fmt = rng.choice(list(leaderboard.FORMATS))
+            fmt = rng.choice(list(bot.games.leaderboard_titles()))
             for place, user_id in enumerate(players, start=1):
                 session.add(EventResult(
                     guild_id=GUILD, format=fmt, event_id=event_id, event_name="e", user_id=user_id,
@@ -82,7 +83,7 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
     for period in (leaderboard.ALL_TIME_PERIOD, await leaderboard.find_period(db, GUILD)):
         boards = await leaderboard.boards(db, GUILD, period)
         assert boards[None] and boards[None] == await leaderboard.board(db, GUILD, period)
-        for fmt in leaderboard.FORMATS:
+        for fmt in bot.games.leaderboard_titles():
             assert boards.get(fmt, []) == await leaderboard.board(db, GUILD, period, format=fmt), fmt
         tops = await leaderboard.boards(db, GUILD, period, limit=3)  # the home page's: each board's first rows
         assert tops == {fmt: rows[:3] for fmt, rows in boards.items()}

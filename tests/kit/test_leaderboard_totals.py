@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import case, func, select
 
+import bot.games
 from bot.kit import leaderboard
 from bot.store.db import Database
 from bot.store.models import EventResult, LeaderboardTotal, Season
@@ -70,7 +71,7 @@ async def assert_totals_are_the_results(db: Database, guild_id: int) -> None:
         want = leaderboard.boards_of([row[:6] for row in rows])  # (the board shows no score sum)
         assert await leaderboard.boards(db, guild_id, period) == want
         assert await leaderboard.board(db, guild_id, period) == want[None]
-        for fmt in leaderboard.FORMATS:
+        for fmt in bot.games.leaderboard_titles():
             assert await leaderboard.board(db, guild_id, period, format=fmt) == want.get(fmt, [])
 
 
@@ -117,7 +118,7 @@ async def test_record_results_adds_to_the_totals_in_its_transaction(db):
 _placings = st.lists(st.tuples(st.integers(1, 4), st.one_of(st.none(), st.floats(-5, 40, width=16))),
                      min_size=1, max_size=len(USERS))
 _step = st.one_of(
-    st.tuples(st.just("event"), st.sampled_from(list(leaderboard.FORMATS)), _placings),
+    st.tuples(st.just("event"), st.sampled_from(list(bot.games.leaderboard_titles())), _placings),
     st.just(("start",)),
     st.just(("end",)),
 )
@@ -183,7 +184,7 @@ async def test_rebuild_gives_a_servers_totals_from_its_results(db):
     async with db.write() as session:
         for event_id in range(1, 30):
             for place, user in enumerate(random.Random(event_id).sample(USERS, 3), start=1):
-                session.add(EventResult(guild_id=GUILD, format=list(leaderboard.FORMATS)[event_id % 5],
+                session.add(EventResult(guild_id=GUILD, format=list(bot.games.leaderboard_titles())[event_id % 5],
                                         event_id=event_id, event_name="bulk", user_id=user, placement=place,
                                         season_id=season.id if event_id % 3 else None, points=float(4 - place),
                                         score=None if event_id % 4 else float(event_id)))

@@ -1,6 +1,8 @@
-"""Routes checked at startup (issue 24): every component and form reaches a loaded cog's async
-method, or the bot does not start. The resolver against a broken route of each kind, and the real
-bot's routes once every extension is loaded (without connecting to Discord)."""
+"""Handlers bound by reference and checked at startup (issues 24 and 36): every component and form
+a format declares is answered by a loaded cog's async method marked `@handles`, every outbox kind
+it declares has a renderer and every deadline kind a handler, or the bot does not start (one line
+each). The checks against broken declarations of each kind, and the real bot's once every
+extension is loaded (without connecting to Discord)."""
 
 from __future__ import annotations
 
@@ -8,100 +10,128 @@ import discord
 import pytest
 from discord.ext import commands
 
+import bot.games
 from bot.app import MtgBot
-from bot.kit import dispatch
-from bot.kit.dispatch import Component, ModalRoute, RoutesUnresolved, check_routes, number, unresolved_routes
+from bot.kit import deadlines, delivery
+from bot.kit.dispatch import (
+    Component,
+    ModalRoute,
+    RoutesUnresolved,
+    bind_handlers,
+    handles,
+    number,
+    unresolved_routes,
+)
+from bot.kit.formats import Format, missing_pieces
 from bot.settings import Settings
 
 
+class Fine(Component, prefix="t:fine", parts=(number("game"),)):
+    pass
+
+
+class Unanswered(Component, prefix="t:nowhere"):
+    pass
+
+
+class OwnHandle(Component, prefix="t:own"):
+    async def handle(self, interaction: discord.Interaction, **args) -> None:
+        pass
+
+
+class NotAsync(Component, prefix="t:sync"):
+    pass
+
+
+FORM = ModalRoute("tf", (number("game"),))
+LOST_FORM = ModalRoute("tg", (number("game"),))
+
+
 class HereCog(commands.Cog, name="HereCog"):
+    @handles(Fine, FORM)
     async def on_press(self, interaction: discord.Interaction, **args) -> None:
         pass
 
+    @handles(NotAsync)
     def not_async(self, interaction: discord.Interaction, **args) -> None:
         pass
 
 
-@pytest.fixture
-def own_registry(monkeypatch) -> None:
-    """Components a test defines are registered in a registry of its own, gone after the test (the
-    bot processes of the e2e tests, and the tests listing every component, never see them)."""
-    monkeypatch.setattr(dispatch, "_components", [])
-    monkeypatch.setattr(dispatch, "_modal_routes", [])
+def test_a_cog_method_marked_handles_is_bound_to_the_loaded_cog():
+    cog = HereCog()
+    bound = bind_handlers([cog])
+    assert bound[Fine] == cog.on_press and bound[FORM] == cog.on_press
+    assert bound[Fine].__self__ is cog
 
 
-async def bot_with_here_cog() -> commands.Bot:
-    bot = commands.Bot(command_prefix="!", intents=discord.Intents.none())
-    await bot.add_cog(HereCog())
-    return bot
-
-
-async def test_a_route_to_a_missing_cog_or_method_is_named_once_each(own_registry):
-    class Fine(Component, prefix="t:fine", parts=(number("game"),), route=("HereCog", "on_press")):
-        pass
-
-    class NoCog(Component, prefix="t:nocog", parts=(number("game"),), route=("GoneCog", "on_press")):
-        pass
-
-    class NoMethod(Component, prefix="t:renamed", parts=(number("game"),), route=("HereCog", "on_renamed")):
-        pass
-
-    class NotAsync(Component, prefix="t:sync", route=("HereCog", "not_async")):
-        pass
-
-    class Nowhere(Component, prefix="t:nowhere"):
-        pass
-
-    class OwnHandle(Component, prefix="t:own"):
-        async def handle(self, interaction: discord.Interaction, **args) -> None:
-            pass
-
-    dispatch.modal_route("tf", (number("game"),), ("HereCog", "on_press"))
-    dispatch.modal_route("tg", (number("game"),), ("GoneCog", "on_form"))
-    dispatch.modal_route("th", (number("game"),), ("HereCog", "on_form"))
-
-    bot = await bot_with_here_cog()
-    problems = unresolved_routes(bot)
+def test_a_component_or_form_nothing_answers_is_named_once_each():
+    bound = bind_handlers([HereCog()])
+    problems = unresolved_routes(bound, [Fine, Unanswered, OwnHandle, NotAsync], [FORM, LOST_FORM])
     assert problems == [
-        "component NoCog (custom_id t:nocog:…) routes to GoneCog.on_press, but no cog GoneCog is loaded",
-        "component NoMethod (custom_id t:renamed:…) routes to HereCog.on_renamed, but HereCog has no method on_renamed",
-        "component NotAsync (custom_id t:sync:…) routes to HereCog.not_async, which is not an async method",
-        "component Nowhere (custom_id t:nowhere:…) has no route and no handle() of its own",
-        "form tg:… routes to GoneCog.on_form, but no cog GoneCog is loaded",
-        "form th:… routes to HereCog.on_form, but HereCog has no method on_form",
+        "component Unanswered (custom_id t:nowhere:…) has no handler in a loaded cog",
+        "component NotAsync (custom_id t:sync:…) is handled by HereCog.not_async, which is not an async method",
+        "form tg:… has no handler in a loaded cog",
     ]
-    with pytest.raises(RoutesUnresolved) as refused:
-        check_routes(bot)
-    assert refused.value.problems == problems
+    assert unresolved_routes(bound, [Fine, OwnHandle], [FORM]) == []
 
 
-async def test_routes_that_all_resolve_pass(own_registry):
-    class Fine(Component, prefix="t:fine", parts=(number("game"),), route=("HereCog", "on_press")):
-        pass
-
-    bot = await bot_with_here_cog()
-    assert unresolved_routes(bot) == []
-    check_routes(bot)  # no refusal
-    # Explicit lists are checked instead of the registry.
-    form = ModalRoute("tx", (), ("HereCog", "gone"))
-    assert unresolved_routes(bot, components=[Fine], forms=[form]) == [
-        "form tx:… routes to HereCog.gone, but HereCog has no method gone"
-    ]
+def test_an_outbox_kind_without_renderer_or_a_deadline_kind_without_handler_is_named(monkeypatch):
+    fmt = Format(key="t", name="Test", order=99, cog="nowhere", outbox_kinds=("t.gone", "t.fine"),
+                 deadline_kinds=("t.late", "t.due"))
+    monkeypatch.setitem(delivery._renderers, "t.fine", object())  # gone after the test
+    monkeypatch.setitem(deadlines._handlers, "t.due", object())
+    assert missing_pieces([fmt]) == ["format t: outbox kind 't.gone' has no renderer",
+                                     "format t: deadline kind 't.late' has no handler"]
 
 
-async def test_the_bots_own_routes_all_resolve_once_its_cogs_are_loaded(db, tmp_path):
-    settings = Settings(_env_file=None, database_url="sqlite+aiosqlite://", image_cache_dir=tmp_path / "images")
-    bot = MtgBot(settings, db)
+async def test_the_bot_refuses_to_start_with_one_line_per_missing_piece(db, tmp_path, monkeypatch):
+    declared = bot.games.formats()
+    broken = Format(key="broken", name="Broken", order=99, cog=declared[0].cog, components=(Unanswered,),
+                    forms=(LOST_FORM,), outbox_kinds=("broken.post",), deadline_kinds=("broken.timer",))
+    monkeypatch.setattr(bot.games, "formats", lambda: [*declared, broken])
+    bot_ = MtgBot(Settings(_env_file=None, database_url="sqlite+aiosqlite://", image_cache_dir=tmp_path / "images"), db)
     try:
-        await bot.load_cogs()  # raises RoutesUnresolved otherwise
-        assert unresolved_routes(bot) == []
-        routed = {c.route[0] for c in dispatch.registered_components() if c.route} | {
-            form.route[0] for form in dispatch.registered_forms()
-        }
-        # Every format's buttons and forms were checked, not an empty registry.
-        assert {"BattlerCog", "DraftCog", "TurnaboutCog", "FourTwoOneCog", "VortexCog", "ClockCog"} <= routed
+        with pytest.raises(RoutesUnresolved) as refused:
+            await bot_.load_cogs()
+        assert refused.value.problems == [
+            "component Unanswered (custom_id t:nowhere:…) has no handler in a loaded cog",
+            "form tg:… has no handler in a loaded cog",
+            "format broken: outbox kind 'broken.post' has no renderer",
+            "format broken: deadline kind 'broken.timer' has no handler",
+        ]
+    finally:
+        for extension in list(bot_.extensions):
+            await bot_.unload_extension(extension)
+        await bot_.scryfall.close()
+
+
+async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_loaded(db, tmp_path):
+    settings = Settings(_env_file=None, database_url="sqlite+aiosqlite://", image_cache_dir=tmp_path / "images")
+    bot_ = MtgBot(settings, db)
+    try:
+        await bot_.load_cogs()  # raises RoutesUnresolved otherwise
+        formats = bot.games.formats()
+        assert unresolved_routes(bot_.handlers, bot_.components, bot_.forms()) == []
+        assert missing_pieces(formats) == []
+        # Every format declared something that was checked, not an empty list.
+        assert {fmt.key for fmt in formats} == {"goldfish", "draft", "battler", "turnabout", "421", "vortex"}
+        assert all(fmt.components or fmt.forms for fmt in formats)
+        assert all(fmt.outbox_kinds for fmt in formats)
+        # Every Component subclass the bot defines is one it adds (a button nobody declared would
+        # not answer after a restart).
+        assert set(_all_components()) - set(bot_.components) == set()
     finally:
         # Never logged in: unloading the extensions stops what their cogs started.
-        for extension in list(bot.extensions):
-            await bot.unload_extension(extension)
-        await bot.scryfall.close()
+        for extension in list(bot_.extensions):
+            await bot_.unload_extension(extension)
+        await bot_.scryfall.close()
+
+
+def _all_components() -> list[type[Component]]:
+    found, stack = [], list(Component.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.__module__.startswith("bot."):
+            found.append(cls)
+    return found

@@ -8,6 +8,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
+import bot.games
 from bot.store.db import Database
 from bot.store.migrate import downgrade, upgrade
 from bot.store.models import Base
@@ -244,7 +245,7 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
             players = rng.sample(range(100, 110), rng.randint(2, 6))
             for place, user_id in enumerate(players, start=1):
                 session.add(EventResult(
-                    guild_id=guild_id, format=list(leaderboard.FORMATS)[event_id % 5], event_id=event_id,
+                    guild_id=guild_id, format=list(bot.games.leaderboard_titles())[event_id % 5], event_id=event_id,
                     event_name="before", season_id=seasons[event_id % 3].id if event_id % 3 < 2 and guild_id == 1
                     else None, user_id=user_id, placement=place, points=float(len(players) + 1 - place),
                     score=rng.choice([None, float(rng.randint(0, 30))])))

@@ -12,6 +12,7 @@ from html import unescape
 
 from aiohttp.test_utils import TestClient, TestServer
 
+import bot.games
 from bot.cards.scryfall_api import CardData
 from bot.kit import card_data, leaderboard
 from bot.settings import Settings
@@ -46,7 +47,7 @@ async def add_results(
 
 async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int], *, start: datetime = START) -> None:
     """`count` finished events, one a minute from `start`, every format in turn."""
-    formats = list(leaderboard.FORMATS)
+    formats = list(bot.games.leaderboard_titles())
     async with db.write() as session:
         for index in range(count):
             ordered = [users[(index + k) % len(users)] for k in range(min(4, len(users)))]

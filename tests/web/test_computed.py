@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import bot.games
 from bot.kit import leaderboard
 from bot.web import access, names
 from bot.web.links import SiteLinks
@@ -16,7 +17,7 @@ from tests.common import GUILD, OTHER_GUILD
 from tests.web.helpers import START, add_many, add_results, page, site_client, visible
 
 USERS = list(range(1001, 1061))
-FORMATS = list(leaderboard.FORMATS)
+FORMATS = list(bot.games.leaderboard_titles())
 # Event 70 of `add_many`'s: the list older than it starts at event 69.
 halfway = FinishedEvent(FORMATS[69 % len(FORMATS)], 70, "", START + timedelta(minutes=69), 4, ())
 

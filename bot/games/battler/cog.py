@@ -17,7 +17,7 @@ from bot.kit import cubes
 from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of, index
+from bot.kit.dispatch import InvalidPayload, actor_of, handles, index
 from bot.kit.errors import UserError, chosen
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.web.buttons import event_view
@@ -48,6 +48,7 @@ VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 class BattlerCog(BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
+    older_lobby_buttons = (ui.LegacyLobbyButton,)
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
@@ -168,6 +169,7 @@ class BattlerCog(BattlerReports, TableCog):
 
     # --- private DMs -----------------------------------------------------------------------
 
+    @handles(ui.ActionButton)
     async def on_action(self, interaction: discord.Interaction, *, game: int, seat: int, version: int, action: str,
                         arg: int | None) -> None:
         try:
@@ -189,6 +191,7 @@ class BattlerCog(BattlerReports, TableCog):
         except StaleMessage as stale:
             await self._stale(interaction, stale)
 
+    @handles(ui.ActionSelect)
     async def on_select(self, interaction: discord.Interaction, *, game: int, seat: int, version: int, what: str,
                         arg: int | None, value: str) -> None:
         try:
@@ -213,6 +216,7 @@ class BattlerCog(BattlerReports, TableCog):
         except StaleMessage as stale:
             await self._stale(interaction, stale)
 
+    @handles(ui.SHIFT_FORM)
     async def on_shift_form(self, interaction: discord.Interaction, *, game: int, seat: int, version: int,
                             fields: dict[str, str]) -> None:
         try:

@@ -20,7 +20,7 @@ from bot.games.battler import service as battler
 from bot.games.battler import ui
 from bot.games.battler.service import ActionResult
 from bot.kit import claims_ui
-from bot.kit.dispatch import actor_of
+from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
 from bot.kit.limits import ping
 
@@ -51,6 +51,7 @@ class BattlerReports:
         else:
             await interaction.response.send_message("Your report matches your opponent's: confirmed.")
 
+    @handles(ui.ReportButton)
     async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
         try:
             before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
@@ -61,6 +62,7 @@ class BattlerReports:
             return
         await self._answer(interaction, game, report, action, None)
 
+    @handles(ui.TREASURES_FORM)
     async def on_treasures_form(self, interaction: discord.Interaction, *, game: int, report: int, action: str,
                                 fields: dict[str, str]) -> None:
         await self._answer(interaction, game, report, action, ui.parse_treasures(fields.get("treasures", "")))
@@ -86,6 +88,7 @@ class BattlerReports:
 
         await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
+    @handles(ui.DecideButton)
     async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied

@@ -107,9 +107,9 @@ def lobby_embed(game: GameView, note: str | None = None) -> discord.Embed:
     return limits.fit_embed(embed)
 
 
-LobbyButton = lobby_button_type("battler", "BattlerCog")
+LobbyButton = lobby_button_type("battler")
 # Lobbies posted before the shared lobby buttons carried `btl:<game>:<action>`.
-LegacyLobbyButton = lobby_button_type("battler", "BattlerCog", prefix="btl")
+LegacyLobbyButton = lobby_button_type("battler", prefix="btl")
 
 
 def lobby_view(game: GameView) -> discord.ui.View | None:
@@ -124,7 +124,6 @@ _DM_PARTS = (number("game"), index("seat", limit=64), index("version", limit=VER
 
 class ActionButton(
     Component, prefix="bt", parts=(*_DM_PARTS, word("action", ACTIONS), index("arg", optional=True)),
-    route=("BattlerCog", "on_action"),
 ):
     """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade (setup, draft); take, swap,
     page, back, pass (carousel; `arg` is a card of the carousel or a page)."""
@@ -139,8 +138,7 @@ class ActionButton(
 
 
 class ActionSelect(
-    Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)),
-    route=("BattlerCog", "on_select"), value=Part("value", str),
+    Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)), value=Part("value", str),
 ):
     """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type), give
     (carousel, full pool: arg = the carousel card taken, value = the stash card given back)."""
@@ -156,7 +154,7 @@ class ActionSelect(
         return cls(select)
 
 
-SHIFT_FORM: ModalRoute = modal_route("btm", _DM_PARTS, ("BattlerCog", "on_shift_form"))
+SHIFT_FORM: ModalRoute = modal_route("btm", _DM_PARTS)
 
 
 def shift_modal(prompt: PrivatePrompt) -> discord.ui.Modal:
@@ -523,14 +521,12 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
 
 class ReportButton(
     Component, prefix="btr", parts=(number("game"), number("report"), word("action", claims_ui.ACTIONS)),
-    route=("BattlerCog", "on_report_button"),
 ):
     pass
 
 
 class DecideButton(
     Component, prefix="btd", parts=(number("game"), number("report"), word("decision", ("a", "b", "draw", "void"))),
-    route=("BattlerCog", "on_decide_button"),
 ):
     @classmethod
     def make(cls, game_id: int, report_id: int, decision: str, label: str) -> DecideButton:
@@ -539,8 +535,7 @@ class DecideButton(
 
 
 TREASURES_FORM: ModalRoute = modal_route(
-    "btt", (number("game"), number("report"), word("action", ("confirm", "dispute"))), ("BattlerCog", "on_treasures_form")
-)
+    "btt", (number("game"), number("report"), word("action", ("confirm", "dispute"))))
 MAX_TREASURES_LEFT = 99
 
 

@@ -20,7 +20,7 @@ from bot.games.draft.reaction_picks import DraftReactions
 from bot.kit import card_data, confirm, cubes, guild_config, limits
 from bot.kit.autocomplete import cube_autocomplete
 from bot.kit.client import KitBot
-from bot.kit.dispatch import InvalidPayload, actor_of
+from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.tables import Actor
@@ -254,9 +254,11 @@ class DraftCog(TableCog):
 
     # --- picks -----------------------------------------------------------------------------
 
+    @handles(ui.PickButton)
     async def on_pick_button(self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, index: int) -> None:
         await self._pick(interaction, pod, pack, pick, index, "button")
 
+    @handles(ui.PickSelect)
     async def on_pick_select(
         self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int, value: int
     ) -> None:

@@ -14,7 +14,7 @@ from bot.games.draft import goldfish_ui as ui
 from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import actor_of, require_guild
+from bot.kit.dispatch import actor_of, handles, require_guild
 from bot.kit.errors import NotFound, UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.text import escape, name_key, plural
@@ -123,6 +123,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         custom_id = ui.submit_custom_id(chosen.id, lost_or_drew=lost_or_drew, prevented=prevented, file_key=file_key)
         await interaction.response.send_modal(ui.ScoreModal(chosen, custom_id, with_writeup=file_key is None))
 
+    @handles(ui.SCORE_FORM)
     async def on_score_form(
         self, interaction: discord.Interaction, *, event: int, lost: str, prevented: str, file: int | None,
         fields: dict[str, str],

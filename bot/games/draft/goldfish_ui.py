@@ -88,7 +88,6 @@ def _upload_key(raw: str) -> int | None:
 # /goldfish report command's id, or "-" for a write-up typed in the form.
 SCORE_FORM: ModalRoute = modal_route(
     "gfs", (number("event"), word("lost", ("0", "1")), word("prevented", ("0", "1")), Part("file", _upload_key)),
-    ("GoldfishCog", "on_score_form"),
 )
 
 

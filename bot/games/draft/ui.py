@@ -101,7 +101,7 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     return embed
 
 
-LobbyButton = lobby_button_type("draft", "DraftCog")
+LobbyButton = lobby_button_type("draft")
 
 
 START_OPTIONS = {  # /draft start's options, described
@@ -172,7 +172,6 @@ def pack_picture_name(prompt: PackPrompt) -> str:
 
 class PickButton(
     Component, prefix="dp", parts=(number("pod"), index("pack"), index("pick"), index("index")),
-    route=("DraftCog", "on_pick_button"),
 ):
     """One card of one pack state; a click on a stale one is answered "already picked"."""
 
@@ -183,8 +182,7 @@ class PickButton(
 
 
 class PickSelect(
-    Component, prefix="dps", parts=(number("pod"), index("pack"), index("pick"), index("part")),
-    route=("DraftCog", "on_pick_select"), value=index("value"),
+    Component, prefix="dps", parts=(number("pod"), index("pack"), index("pick"), index("part")), value=index("value"),
 ):
     """A select menu for packs too big for buttons."""
 

@@ -9,15 +9,16 @@ from discord import app_commands
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import set_commands, set_lists, ui
+from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
 from bot.kit import claims, claims_ui, limits
 from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of
-from bot.kit.errors import PermissionDenied, UserError
-from bot.kit.paginate import Page, register_renderer, send_paginated
+from bot.kit.dispatch import actor_of, handles
+from bot.kit.errors import UserError
+from bot.kit.paginate import register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 from bot.web.buttons import event_view
@@ -30,7 +31,7 @@ MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for lab
 LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 
 
-class FourTwoOneCog(SetListCommands, TableCog):
+class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
     lobby_button = ui.LobbyButton
 
@@ -145,6 +146,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
         shown = await four_two_one.check_step(self.db, league.id, actor_of(interaction), kind)
         await interaction.response.send_modal(ui.deck_modal(shown, kind, interaction.user.id))
 
+    @handles(ui.DECK_FORM)
     async def on_deck_form(self, interaction: discord.Interaction, *, league: int, kind: str,
                            fields: dict[str, str]) -> None:
         await self._apply_deck(interaction, league, kind, fields.get("list", ""))
@@ -171,6 +173,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await interaction.response.send_message("Which two decks nobody is using go back to the pool?", ephemeral=True,
                                                 view=ui.take_apart_view(shown.id, unused, shown.state))
 
+    @handles(ui.TakeApartSelect)
     async def on_take_apart(self, interaction: discord.Interaction, *, league: int, decks: list[int]) -> None:
         outcome = await four_two_one.take_apart(self.db, league, actor_of(interaction), decks)
         await interaction.response.edit_message(view=None)
@@ -200,6 +203,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
             return
         await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
 
+    @handles(ui.ClaimButton)
     async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
         actor, pressed = actor_of(interaction), interaction.message.id
 
@@ -254,6 +258,7 @@ class FourTwoOneCog(SetListCommands, TableCog):
                                                 user_id=interaction.user.id, statuses=(S.running,))
         return ui.claimable_choices(league.state if league else None, interaction.user.id, current)
 
+    @handles(ui.ClaimDeckSelect)
     async def on_claim_deck(self, interaction: discord.Interaction, *, league: int, value: int) -> None:
         await self._choose(interaction, league, "C", value)
 
@@ -277,23 +282,6 @@ class FourTwoOneCog(SetListCommands, TableCog):
         await confirm_then_act(interaction, f"End {league_name(league.id)} now? The standings go to the leaderboard as "
                                             "they are; no more matches are played.", end, db=self.db,
                                around=self.bot.outbox.replies.answering)
-
-    # --- pages ---------------------------------------------------------------------------------------------
-
-    async def _league_of_page(self, interaction: discord.Interaction, league_id: int) -> LeagueView:
-        league = await four_two_one.get_league(self.db, league_id)
-        if interaction.guild_id is not None and league.guild_id != interaction.guild_id:
-            raise PermissionDenied("That league belongs to another server.")
-        return league
-
-    async def pool_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
-        league_id, search = ui.parse_pool_key(key)
-        return ui.pool_page(await self._league_of_page(interaction, league_id), page, search)
-
-    async def decks_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
-        if not key.isascii() or not key.isdigit() or len(key) > 19:
-            raise InvalidPayload()
-        return ui.decks_page(await self._league_of_page(interaction, int(key)), page)
 
 
 async def setup(bot: KitBot) -> None:

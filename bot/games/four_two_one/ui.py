@@ -56,7 +56,7 @@ OPTION_RULES = {
     "D": "D: the winner sets their deck aside and builds a new one; you keep yours",
 }
 
-LobbyButton = lobby_button_type(KIND, "FourTwoOneCog")
+LobbyButton = lobby_button_type(KIND)
 
 # How new sets join a league (FORMATS.md §5 Variants), as `/421 start` offers it.
 SCHEDULE_CHOICES = [
@@ -346,7 +346,6 @@ def closed_text(closed: ClaimClosed) -> str:
 class ClaimButton(
     # "reject": the Dispute button of messages posted before issue 34 (the same action)
     Component, prefix="421r", parts=(number("league"), number("claim"), word("action", (*claims_ui.ACTIONS, "reject"))),
-    route=("FourTwoOneCog", "on_claim_button"),
 ):
     pass
 
@@ -369,7 +368,6 @@ def _deck_option(deck_id: int, state: engine.LeagueState | None) -> discord.Sele
 
 class TakeApartSelect(
     Component, prefix="421t", parts=(number("league"),), value=index("deck", limit=MAX_DECK_ID), values=2,
-    route=("FourTwoOneCog", "on_take_apart"),
 ):
     """Two decks nobody is using, chosen at once (a select with two values)."""
 
@@ -387,7 +385,6 @@ class TakeApartSelect(
 
 class ClaimDeckSelect(
     Component, prefix="421c", parts=(number("league"),), value=index("deck", limit=MAX_DECK_ID),
-    route=("FourTwoOneCog", "on_claim_deck"),
 ):
     """Option C: the set-aside deck to claim."""
 
@@ -413,8 +410,7 @@ def claim_deck_view(league: LeagueView, deck_ids: Sequence[int]) -> discord.ui.V
 # --- the decklist form -------------------------------------------------------------------------------------------
 
 
-DECK_FORM: ModalRoute = modal_route("421d", (number("league"), word("kind", (engine.BUILD, engine.ALTER))),
-                                    ("FourTwoOneCog", "on_deck_form"))
+DECK_FORM: ModalRoute = modal_route("421d", (number("league"), word("kind", (engine.BUILD, engine.ALTER))))
 
 
 def deck_lines(cards: dict[str, int]) -> list[str]:

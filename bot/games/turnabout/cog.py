@@ -17,7 +17,7 @@ from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.clock import rules as chess_clock
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of
+from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.limits import ping
 from bot.kit.paginate import Page, register_renderer, send_paginated
@@ -36,6 +36,7 @@ NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in 
 class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
     lobby_button = ui.LobbyButton
+    lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
 
     def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
@@ -44,12 +45,6 @@ class TurnaboutCog(TableCog):
 
     def lobby_embed(self, table: EventView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
-
-    def lobby_view(self, table: EventView) -> discord.ui.View | None:
-        view = super().lobby_view(table)
-        if view is not None:  # joining needs a deck name: /turnabout join, not a Join button
-            view.remove_item(view.children[0])
-        return view
 
     def begun_text(self, table: EventView) -> str:
         return f"Registration for {turnabout.event_name(table.id)} is closed: an organizer pairs round 1 with `/turnabout pair`."
@@ -270,6 +265,7 @@ class TurnaboutCog(TableCog):
 
     # --- report buttons ----------------------------------------------------------------------
 
+    @handles(ui.ReportButton)
     async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
                                action: str) -> None:
         actor = actor_of(interaction)

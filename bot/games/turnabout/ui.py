@@ -47,7 +47,7 @@ STATUS_WORDS = {  # the event's status as players read it
     turnabout.STATUSES.finished: "Ended", turnabout.STATUSES.cancelled: "Cancelled",
 }
 
-LobbyButton = lobby_button_type("turnabout", "TurnaboutCog")
+LobbyButton = lobby_button_type("turnabout")
 
 
 def mention(user_id: int) -> str:
@@ -306,7 +306,6 @@ def report_done_text(done: ReportDone) -> str:
 class ReportButton(
     Component, prefix="tar",
     parts=(number("event"), index("match", limit=100_000), index("game", limit=3), word("action", claims_ui.ACTIONS)),
-    route=("TurnaboutCog", "on_report_button"),
 ):
     pass
 

@@ -11,7 +11,7 @@ from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
 from bot.kit import outbox
-from bot.kit.dispatch import InvalidPayload
+from bot.kit.dispatch import InvalidPayload, handles
 from bot.kit.errors import chosen
 from bot.store.db import Database
 
@@ -19,6 +19,7 @@ from bot.store.db import Database
 class VortexDMs:
     db: Database
 
+    @handles(ui.PickButton)
     async def on_pick(self, interaction: discord.Interaction, *, game: int, seat: int, offer: int, card: int) -> None:
         result = await vortex.pick(self.db, game, interaction.user.id, seat=seat, offer=offer, index=card)
         note = ui.took_text(result.first(engine.CardDrafted).card, penalty=bool(result.first(engine.EmptyPackPenalty)))
@@ -30,6 +31,7 @@ class VortexDMs:
         shown = outbox.Outcome(result.held, channel_id=interaction.channel_id, message_id=interaction.message.id)
         await outbox.settle(self.db, [shown])
 
+    @handles(ui.LandButton)
     async def on_land(self, interaction: discord.Interaction, *, game: int, seat: int, chosen: int, action: str) -> None:
         lands = ui.decode_lands(chosen)
         if action == "confirm":
@@ -47,6 +49,7 @@ class VortexDMs:
             raise InvalidPayload()
         await interaction.response.edit_message(embed=ui.basics_embed(prompt, lands), view=ui.basics_view(prompt, lands))
 
+    @handles(ui.SearchSelect)
     async def on_search_select(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
                                menu: int, names: list[int]) -> None:
         listed = await self._search_page(game, interaction.user.id, seat, search, page, menu)
@@ -63,6 +66,7 @@ class VortexDMs:
         chosen(range(ui.search_pages(prompt)), page)
         return chosen([ui.search_menu_names(prompt, page, m) for m in range(ui.SEARCH_MENUS)], menu)
 
+    @handles(ui.SearchButton)
     async def on_search_button(self, interaction: discord.Interaction, *, game: int, seat: int, search: int, page: int,
                                action: str) -> None:
         await self._search_page(game, interaction.user.id, seat, search, page)
@@ -79,6 +83,7 @@ class VortexDMs:
             prompt = await vortex.checked_search(self.db, game, interaction.user.id, seat=seat, search=search)
         await interaction.response.edit_message(embed=ui.search_embed(prompt, page), view=ui.search_view(prompt, page))
 
+    @handles(ui.LookButton)
     async def on_look(self, interaction: discord.Interaction, *, game: int, seat: int, look: int, bottom: int,
                       action: str, card: int | None) -> None:
         marked = ui.bits(bottom)

@@ -61,14 +61,13 @@ PHASE_NAMES = {engine.OPENING: "opening hands", engine.BASICS: "choosing basic l
                engine.OVER: "over"}
 STEP_NAMES = {engine.UPKEEP: "upkeep (mulligan window)", engine.DRAW: "draw step", engine.MAIN: "main"}
 
-LobbyButton = lobby_button_type("vortex", "VortexCog")
+LobbyButton = lobby_button_type("vortex")
 _SEAT = index("seat", limit=engine.MAX_PLAYERS)
 
 
 class PickButton(
     Component, prefix="vortex:pick", parts=(number("game"), _SEAT, index("offer", limit=SERIAL),
                                             index("card", limit=engine.PACK_SIZE)),
-    route=("VortexCog", "on_pick"),
 ):
     """Take card `card` of the pack offered as pick number `offer`."""
 
@@ -76,7 +75,6 @@ class PickButton(
 class LandButton(
     Component, prefix="vortex:land", parts=(number("game"), _SEAT, index("chosen", limit=250),
                                             word("action", LAND_ACTIONS)),
-    route=("VortexCog", "on_land"),
 ):
     """The basic-land choice: add a land, start over, confirm. `chosen` encodes the lands chosen so far."""
 
@@ -85,7 +83,6 @@ class LookButton(
     Component, prefix="vortex:look", parts=(number("game"), _SEAT, index("look", limit=SERIAL),
                                             index("bottom", limit=2**MAX_ARRANGE), word("action", LOOK_ACTIONS),
                                             index("card", limit=MAX_ARRANGE, optional=True)),
-    route=("VortexCog", "on_look"),
 ):
     """A look's DM: toggle card `card` between top and bottom (the set `bottom` is a bit mask), or done."""
 
@@ -93,7 +90,6 @@ class LookButton(
 class SearchSelect(
     Component, prefix="vortex:find", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
                                             index("page", limit=MAX_SHOE_NAMES), index("menu", limit=SEARCH_MENUS)),
-    route=("VortexCog", "on_search_select"),
 ):
     """A search DM's menu: the cards chosen (their values index `SearchPrompt.names`), one copy each."""
 
@@ -108,7 +104,6 @@ class SearchSelect(
 class SearchButton(
     Component, prefix="vortex:seek", parts=(number("game"), _SEAT, index("search", limit=SERIAL),
                                             index("page", limit=MAX_SHOE_NAMES), word("action", SEARCH_ACTIONS)),
-    route=("VortexCog", "on_search_button"),
 ):
     """A search DM's buttons: turn to page `page`, start over, or take the chosen cards."""
 

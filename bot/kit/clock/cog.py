@@ -19,7 +19,7 @@ from bot.kit.client import KitBot
 from bot.kit.clock import rules as engine
 from bot.kit.clock import service, ui
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import actor_of
+from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
 from bot.store.db import Database
 
@@ -102,6 +102,7 @@ class ClockCog(commands.Cog):
 
     # --- the clock's buttons ---------------------------------------------------------------------
 
+    @handles(ui.ClockButton)
     async def on_button(self, interaction: discord.Interaction, *, clock: int, action: str) -> None:
         actor = actor_of(interaction)
         message = interaction.message

@@ -181,7 +181,6 @@ def offer_pinged(clock: ClockView) -> tuple[int, ...]:
 
 class ClockButton(
     Component, prefix="clk", parts=(number("clock"), word("action", service.ACTIONS + service.OFFER_ACTIONS)),
-    route=("ClockCog", "on_button"),
 ):
     @classmethod
     def make(cls, clock_id: int, action: str, *, disabled: bool = False) -> ClockButton:

@@ -1,0 +1,82 @@
+"""What a format declares about itself, in one place: a `Format`, exported as `FORMAT` by its package
+(`bot/games/<package>/__init__.py`). The bot (its cogs, components, forms), the web site, `/help` and
+the leaderboards read the list of formats (`bot.games.formats()`) instead of tables of their own.
+
+When the bot starts, `missing_pieces` checks what each format declares against what its modules
+provide: every outbox kind has a renderer and every deadline kind a handler (and `dispatch` checks
+that every component and form has one), or the bot refuses to start with one line per missing piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.kit import deadlines, delivery, tables
+from bot.kit.dispatch import Component, ModalRoute
+from bot.kit.tables import TableSpec
+
+RULES_HOME = "docs/rules/"  # in the bot's repository; named as text (Discord gets no links from us)
+
+
+@dataclass(frozen=True)
+class FormatHelp:
+    """A format's pages of `/help`."""
+
+    key: str  # /help format:<key>, and docs/rules/<key>.md
+    name: str
+    start: str  # the overview's one line: how to start it
+    about: str  # what it is, in a sentence or two
+    flow: tuple[str, ...]  # start → join → begin → … → end, with the commands of each step
+    rules: str  # the rules in short
+    more: str  # the other commands
+
+    @property
+    def rules_page(self) -> str:
+        return f"{RULES_HOME}{self.key}.md"
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format: everything the rest of the bot needs to know about it.
+
+    `order` places it in lists (/help, the leaderboards, the site); `cog` is the extension module
+    whose `setup` adds its cog; `spec` its table (None for one without the kit's table lifecycle);
+    `bookkeeping` the dataclass its rows' `bookkeeping` document decodes to; `components` and
+    `forms` what its messages carry (each answered by a cog method marked `@handles`);
+    `outbox_kinds` and `deadline_kinds` what its services queue and arm (each with its renderer and
+    handler); `web` the module of its web pages; `help` its /help page; `leaderboard` its title
+    on the leaderboards (None: its results do not go there)."""
+
+    key: str
+    name: str
+    order: int
+    cog: str
+    spec: TableSpec | None = None
+    bookkeeping: type | None = None
+    components: tuple[type[Component], ...] = ()
+    forms: tuple[ModalRoute, ...] = ()
+    outbox_kinds: tuple[str, ...] = ()
+    deadline_kinds: tuple[str, ...] = ()
+    web: str | None = None
+    help: FormatHelp | None = None
+    leaderboard: str | None = None
+
+
+def missing_pieces(formats: Iterable[Format]) -> list[str]:
+    """One line per outbox kind without a renderer and deadline kind without a handler that a
+    format declares (the modules that provide them are imported by then: its cog's)."""
+    problems = []
+    for fmt in formats:
+        kinds = [*fmt.outbox_kinds, *(_table_kinds(fmt.spec) if fmt.spec else ())]
+        problems += [f"format {fmt.key}: outbox kind {kind!r} has no renderer"
+                     for kind in kinds if not delivery.has_renderer(kind)]
+        problems += [f"format {fmt.key}: deadline kind {kind!r} has no handler"
+                     for kind in fmt.deadline_kinds if not deadlines.has_handler(kind)]
+    return problems
+
+
+
+def _table_kinds(spec: TableSpec) -> list[str]:
+    """What the kit's table lifecycle queues for a format: its lobby's redraw, its cancel notice."""
+    return [tables.lobby_kind(spec.kind), *([spec.cancel_notice] if spec.cancel_notice else [])]
