@@ -16,7 +16,10 @@ The format keeps its *words* (`NotRunning`, the engine's refusal texts); the kit
 
 An engine state is a `Document`: `to_dict()` with its `SCHEMA_VERSION`, `from_dict()`. The row's
 `bookkeeping` (the service's own document, when the model has one) travels with the state as a
-private copy in `Game.bookkeeping` and is written back by `save` when it changed.
+private copy in `Game.bookkeeping` and is written back by `save` when it changed. A format names its
+dataclass (`Documents(..., bookkeeping=VortexBook)`, declared in its `Format` too): the document is
+then decoded to it by the kit's codec (`bot.kit.events.decode`, a field added later takes its
+default) and encoded back when saved; without one it stays a dict.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit import outbox, tables
 from bot.kit.errors import NotFound, UserError
-from bot.kit.events import Payload
+from bot.kit.events import Payload, decode, encode
 
 
 class Document(Protocol):
@@ -58,7 +61,7 @@ class Game(Generic[RowT, SeatT, StateT]):
     row: RowT
     seats: list[SeatT]
     state: StateT | None
-    bookkeeping: dict = field(default_factory=dict)
+    bookkeeping: Any = field(default_factory=dict)  # a dict, or the format's bookkeeping dataclass
     # What a use case tells its announcement beyond the state (e.g. whom a dispute calls); never saved.
     extra: dict = field(default_factory=dict)
 
@@ -99,9 +102,11 @@ class RowDocuments(Generic[RowT, StateT]):
     """The documents of one model's rows: `model.state` holds a `state` document (and
     `model.bookkeeping`, if the model has it, the service's own)."""
 
-    def __init__(self, model: type[RowT], state: type[StateT], *, noun: str, refusals: Refusals) -> None:
+    def __init__(self, model: type[RowT], state: type[StateT], *, noun: str, refusals: Refusals,
+                 bookkeeping: type | None = None) -> None:
         self.model = model
         self.state = state
+        self.bookkeeping = bookkeeping  # the dataclass of `model.bookkeeping`, or None: a plain dict
         self.noun = noun
         self.call = refusals  # run an engine operation: its refusals become UserErrors
 
@@ -121,15 +126,22 @@ class RowDocuments(Generic[RowT, StateT]):
     def game(self, row: RowT, seats: Sequence[SeatT] = ()) -> Game[RowT, SeatT, StateT]:
         data = row.state  # type: ignore[attr-defined]
         state = self.state.from_dict(copy.deepcopy(data)) if data else None
-        return Game(row, list(seats), state, copy.deepcopy(getattr(row, "bookkeeping", None) or {}))
+        return Game(row, list(seats), state, self.read_bookkeeping(getattr(row, "bookkeeping", None)))
+
+    def read_bookkeeping(self, data: dict | None) -> Any:
+        """A row's bookkeeping document: its dataclass if the format has one, else a private dict."""
+        if self.bookkeeping is not None:
+            return decode(data or {}, self.bookkeeping)
+        return copy.deepcopy(data or {})
 
     def save(self, game: Game[RowT, Any, StateT], **columns: Any) -> int:
         """Write the state (and the bookkeeping, if it changed) and `columns`; the version moves
         on. Returns the new version."""
         row: Any = game.row
         row.state = None if game.state is None else game.state.to_dict()
-        if hasattr(row, "bookkeeping") and game.bookkeeping != (row.bookkeeping or {}):
-            row.bookkeeping = copy.deepcopy(game.bookkeeping)  # a new dict: the JSON column sees the change
+        kept = encode(game.bookkeeping) if self.bookkeeping is not None else game.bookkeeping
+        if hasattr(row, "bookkeeping") and kept != (row.bookkeeping or {}):
+            row.bookkeeping = copy.deepcopy(kept)  # a new dict: the JSON column sees the change
         row.version += 1
         for name, value in columns.items():
             setattr(row, name, value)
@@ -166,8 +178,9 @@ class Documents(RowDocuments[RowT, StateT], Generic[RowT, SeatT, StateT]):
     def __init__(
         self, spec: tables.TableSpec, state: type[StateT], *, refusals: Refusals, seat_of: Callable[[StateT, int], int],
         not_running: NotRunning | None = None, announce: Announcer[RowT, SeatT, StateT] | None = None,
+        bookkeeping: type | None = None,
     ) -> None:
-        super().__init__(spec.model, state, noun=spec.noun, refusals=refusals)
+        super().__init__(spec.model, state, noun=spec.noun, refusals=refusals, bookkeeping=bookkeeping)
         self.spec = spec
         self.seat_of = seat_of
         noun = spec.noun

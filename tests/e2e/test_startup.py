@@ -85,24 +85,31 @@ async def test_a_bad_token_still_ends_the_bot_at_once_with_one_line(fake, tmp_pa
         assert "Traceback" not in log and "cannot be reached" not in log, log
 
 
-# The bot's own `main`, after this process defined a button and a form whose routes name nothing
-# that is loaded (as a renamed handler would leave them).
-BROKEN_ROUTES = """
+# The bot's own `main`, after this process declared a format whose button and form no cog handles,
+# whose outbox kind has no renderer and whose deadline kind no handler (as a renamed or forgotten
+# handler would leave them).
+BROKEN_FORMAT = """
 import sys
+import bot.games
 from bot.kit.dispatch import Component, modal_route, number
-class RenamedButton(Component, prefix="renamed", parts=(number("game"),), route=("VortexCog", "on_renamed")):
+from bot.kit.formats import Format
+class UnansweredButton(Component, prefix="renamed", parts=(number("game"),)):
     pass
-modal_route("gone", (number("game"),), ("NoSuchCog", "on_form"))
+declared = bot.games.formats()
+broken = Format(key="broken", name="Broken", order=99, cog=declared[0].cog, components=(UnansweredButton,),
+                forms=(modal_route("gone", (number("game"),)),), outbox_kinds=("broken.post",),
+                deadline_kinds=("broken.timer",))
+bot.games.formats = lambda: [*declared, broken]
 from bot.__main__ import main
 sys.exit(main())
 """
 
 
-async def test_a_route_to_a_missing_cog_or_method_refuses_the_start_with_one_line_each(fake, tmp_path):
+async def test_a_declared_piece_nothing_answers_refuses_the_start_with_one_line_each(fake, tmp_path):
     async for url in create_scratch_database("sqlite", tmp_path):
         env = BotProcess(fake, url, tmp_path)._env()
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", BROKEN_ROUTES, cwd=tmp_path, env=env,
+            sys.executable, "-c", BROKEN_FORMAT, cwd=tmp_path, env=env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         )
         output, _ = await asyncio.wait_for(process.communicate(), 60)
@@ -110,9 +117,10 @@ async def test_a_route_to_a_missing_cog_or_method_refuses_the_start_with_one_lin
         assert process.returncode == 2, log
         refusals = [line for line in log.splitlines() if " ERROR " in line]
         assert [line.split(" ERROR   bot: ", 1)[1] for line in refusals] == [
-            "not starting: component RenamedButton (custom_id renamed:…) routes to VortexCog.on_renamed, "
-            "but VortexCog has no method on_renamed",
-            "not starting: form gone:… routes to NoSuchCog.on_form, but no cog NoSuchCog is loaded",
+            "not starting: component UnansweredButton (custom_id renamed:…) has no handler in a loaded cog",
+            "not starting: form gone:… has no handler in a loaded cog",
+            "not starting: format broken: outbox kind 'broken.post' has no renderer",
+            "not starting: format broken: deadline kind 'broken.timer' has no handler",
         ], log
         assert "Traceback" not in log and "Unclosed" not in log, log
         # Refused before going online: no gateway session, no commands synced.

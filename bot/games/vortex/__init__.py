@@ -11,6 +11,7 @@ FORMAT = Format(
     order=5,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
+    bookkeeping=service.VortexBook,
     components=(ui.LobbyButton, ui.PickButton, ui.LandButton, ui.LookButton, ui.SearchSelect, ui.SearchButton),
     forms=(),
     outbox_kinds=(service.PICK, service.BASICS, service.LOOK, service.SEARCH, service.ANNOUNCE, service.FINAL, service.DMS_CLOSED, service.RETIRE),

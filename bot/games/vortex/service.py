@@ -79,8 +79,25 @@ FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
 ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
 RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
-STEPS = {LOOK: "look", SEARCH: "search"}  # DMs whose buttons are retired when their step is over
+STEPS = (LOOK, SEARCH)  # DMs whose buttons are retired when their step is over
 LOG_LIMIT = 2000  # public events on a page of the event page's log (the newest first)
+
+
+@dataclass
+class VortexBook:
+    """What the service keeps beside the engine's state (the row's `bookkeeping` document): how many
+    picks, looks and searches were offered (a DM's buttons carry its number, so an older one is
+    refused), the look and search DMs shown while their step is open, and the winner named at the end."""
+
+    offer: int = 0
+    look: int = 0
+    search: int = 0
+    shown: list[tuple[str, int, int, int]] = field(default_factory=list)  # (kind, number, channel, message)
+    winner: int | None = None
+
+    def number_of(self, kind: str) -> int:
+        """The number of the latest look (`LOOK`) or search (`SEARCH`)."""
+        return self.look if kind == LOOK else self.search
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -283,7 +300,7 @@ def _view(loaded: Loaded) -> GameView:
     return GameView(
         **tables.view_columns(row), cube_name=row.cube_name, cube_size=len(row.cube_cards), seed=row.seed,
         version=loaded.version, player_ids=tuple(loaded.user_ids), state=GAMES.copy(loaded.state),
-        winner_id=loaded.bookkeeping.get("winner"),
+        winner_id=loaded.bookkeeping.winner,
     )
 
 
@@ -315,7 +332,7 @@ def _pick_prompt(loaded: Loaded) -> PickPrompt | None:
     draft = state.draft
     view = engine.private_view(state, draft.seat)
     return PickPrompt(
-        **_where(loaded, draft.seat), offer=loaded.bookkeeping.get("offer", 0), pack=view.pack,
+        **_where(loaded, draft.seat), offer=loaded.bookkeeping.offer, pack=view.pack,
         pick_number=view.pick_number, picks_total=view.picks_total,
         opening_turn=state.turn if state.phase == engine.OPENING else 0, opening_turns=state.opening_turns,
         shoe_size=len(state.shoe), replenish_to=view.replenish_to,
@@ -337,7 +354,7 @@ def _look_prompt(loaded: Loaded) -> LookPrompt | None:
     if loaded.row.status != STATUSES.running or state is None or state.look is None:
         return None
     look = state.look
-    return LookPrompt(**_where(loaded, look.seat), look=loaded.bookkeeping.get("look", 0),
+    return LookPrompt(**_where(loaded, look.seat), look=loaded.bookkeeping.look,
                       cards=tuple(state.shoe[: look.count]))
 
 
@@ -346,7 +363,7 @@ def _search_prompt(loaded: Loaded) -> SearchPrompt | None:
     if loaded.row.status != STATUSES.running or state is None or state.search is None:
         return None
     search = state.search
-    return SearchPrompt(**_where(loaded, search.seat), search=loaded.bookkeeping.get("search", 0), count=search.count,
+    return SearchPrompt(**_where(loaded, search.seat), search=loaded.bookkeeping.search, count=search.count,
                         to=search.to, reveal=search.reveal, shoe=tuple(sorted(state.shoe, key=lambda c: (name_key(c), c))),
                         chosen=tuple(search.chosen))
 
@@ -400,9 +417,8 @@ async def _commit(
     offered = offered or any(isinstance(e, engine.PickOffered) for e in events)
     looked = any(isinstance(e, engine.ShoeLooked) for e in events)
     began_search = any(isinstance(e, engine.SearchBegan) for e in events)
-    for serial, counted in (("offer", offered), ("look", looked), ("search", began_search)):
-        if counted:  # one more pick, look or search: its DM's buttons carry the new number
-            loaded.bookkeeping[serial] = loaded.bookkeeping.get(serial, 0) + 1
+    book = loaded.bookkeeping  # one more pick, look or search: its DM's buttons carry the new number
+    book.offer, book.look, book.search = book.offer + offered, book.look + looked, book.search + began_search
     also: list[outbox.Message] = []
     if any(isinstance(e, engine.PhaseChanged) and e.phase == engine.BASICS for e in events):
         also += [_dm(loaded, BASICS, p) for seat in range(len(state.players)) if (p := _basics_prompt(loaded, seat))]
@@ -482,20 +498,19 @@ def _open_step(loaded: Loaded, kind: str) -> int | None:
     if loaded.row.status != STATUSES.running or state is None:
         return None
     step = state.look if kind == LOOK else state.search
-    return None if step is None else loaded.bookkeeping.get(STEPS[kind], 0)
+    return None if step is None else loaded.bookkeeping.number_of(kind)
 
 
 def _retired(loaded: Loaded, answered: int | None = None) -> list[outbox.Message]:
     """The edits that take the buttons off every recorded look or search DM whose step is over (but
     `answered`, the message whose click ended it: the caller shows the outcome there)."""
     keep, edits = [], []
-    for kind, number, channel_id, message_id in loaded.bookkeeping.get("shown", []):
+    for kind, number, channel_id, message_id in loaded.bookkeeping.shown:
         if _open_step(loaded, kind) == number:
-            keep.append([kind, number, channel_id, message_id])
+            keep.append((kind, number, channel_id, message_id))
         elif message_id != answered:
             edits.append(Retired(loaded.id, kind, number, channel_id, message_id))
-    if "shown" in loaded.bookkeeping:
-        loaded.bookkeeping["shown"] = keep
+    loaded.bookkeeping.shown = keep
     return [outbox.Message(RETIRE, r.to_payload(), channel_id=r.channel_id, guild_id=loaded.row.guild_id)
             for r in edits]
 
@@ -520,7 +535,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     loaded = GAMES.decode(seated)
     row = loaded.row
     loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), [s.user_id for s in seated.seats], seed=row.seed)
-    loaded.bookkeeping = {}
+    loaded.bookkeeping = VortexBook()
     began = GameBegan(tuple(loaded.state.turn_order), len(loaded.state.shoe))
     await _commit(session, loaded, [], notes=(began,), offered=True)
     return ActionResult(_view(loaded))
@@ -546,7 +561,7 @@ GAMES: documents.Documents[VortexGame, VortexSeat, engine.VortexState] = documen
     not_running=documents.NotRunning(
         lobby="That game has not begun yet: an organizer presses Begin in the lobby.",
         finished="That game is over.", cancelled="That game was cancelled."),
-    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
+    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement), bookkeeping=VortexBook,
 )
 
 
@@ -909,10 +924,10 @@ async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, 
     prompt = (LookPrompt if kind == LOOK else SearchPrompt).from_payload(queued.payload)
     number = prompt.look if isinstance(prompt, LookPrompt) else prompt.search
     loaded = await GAMES.load(session, prompt.game_id)
-    shown = loaded.bookkeeping.setdefault("shown", [])
-    if [kind, number, channel_id, message_id] in shown:
+    shown = loaded.bookkeeping.shown
+    if (kind, number, channel_id, message_id) in shown:
         return
-    shown.append([kind, number, channel_id, message_id])
+    shown.append((kind, number, channel_id, message_id))
     edits = _retired(loaded)
     GAMES.save(loaded)
     await outbox.queue(session, *edits)
@@ -938,7 +953,7 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         if winner_id is not None and winner is None:
             raise UserError(f"<@{winner_id}> is not playing in this game.")
         events = GAMES.call(engine.end_game, state, winner)
-        loaded.bookkeeping["winner"] = winner_id
+        loaded.bookkeeping.winner = winner_id
         # The end is told by the FINAL post below, not as a line of news.
         await _commit(session, loaded, events, quiet=(engine.PhaseChanged, engine.GameOver))
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)

@@ -171,7 +171,7 @@ async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None
     log = await _log(ctx, loaded)
     shown = [card for _, listed in zones for _, cards in listed for card in cards]
     shown += [card for line in log.lines for part in line.parts if isinstance(part, tuple) for card in part]
-    winner = (loaded.bookkeeping or {}).get("winner")
+    winner = loaded.bookkeeping.winner
     return registry.Page("vortex/event.html", title, {
         "row": row, "public": public, "names": names, "users": users, "zones": zones, "log": log,
         "winner": winner, "phase_text": PHASE.get(public.phase, public.phase),

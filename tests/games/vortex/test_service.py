@@ -161,7 +161,7 @@ async def test_begin_deals_the_seeded_shoe_and_offers_the_first_opening_pick_by_
     assert state == engine.new_game(make_cube().names, order, seed=SEED)
     assert census_ok(state, make_cube()) and version == 1
     began = {"type": "vortex.GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
-    assert extras == {"offer": 1}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
+    assert extras == {"offer": 1, "look": 0, "search": 0, "shown": [], "winner": None}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
     async with db.read() as session:  # the public log, kept from the deal
         logged = (await session.execute(select(VortexLogEntry.seq, VortexLogEntry.event)
                                         .where(VortexLogEntry.game_id == game.id))).all()
