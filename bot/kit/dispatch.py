@@ -35,8 +35,8 @@ from bot.kit.reporting import report_interaction_error
 from bot.kit.tables import MAX_ID, Actor
 from bot.kit.text import plural
 
-__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "RoutesUnresolved", "bind_handlers", "handles",
-           "index", "number", "unresolved_routes", "word"]
+__all__ = ["INVALID", "Component", "InvalidPayload", "ModalRoute", "Part", "RoutesUnresolved", "bind_handlers", "fixed",
+           "handles", "index", "number", "unresolved_routes", "word"]
 log = logging.getLogger(__name__)
 
 
@@ -50,6 +50,7 @@ class Part:
     parse: Callable[[str], Any]
     optional: bool = False
     kind: str = "text"
+    fixed: str | None = None  # a word the custom_id always has here (`fixed`): it names the component
 
     def read(self, raw: str | None) -> Any:
         if raw is None or raw == "":
@@ -79,6 +80,12 @@ def index(name: str, *, limit: int = 1000, optional: bool = False) -> Part:
     return Part(name, lambda raw: _bounded_int(raw, 0, limit - 1), optional, "index")
 
 
+def fixed(name: str, value: str) -> Part:
+    """A word that is always `value`: the component class it names is the action (one class per
+    action, each with its own handler), while the custom_id keeps the shape of a `word` part."""
+    return Part(name, lambda raw: raw, kind="fixed", fixed=value)
+
+
 def word(name: str, choices: tuple[str, ...] | frozenset[str], *, optional: bool = False) -> Part:
     def parse(raw: str) -> str:
         if raw not in choices:
@@ -105,7 +112,8 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
         cls, *, prefix: str, parts: tuple[Part, ...] = (), value: Part | None = None, values: int = 1,
     ) -> None:
         template = re.escape(prefix) + "".join(
-            f"(?::(?P<{part.name}>[^:]*)){'?' if part.optional else ''}" for part in parts
+            f"(?::(?P<{part.name}>{re.escape(part.fixed) if part.fixed else '[^:]*'})){'?' if part.optional else ''}"
+            for part in parts
         )
         super().__init_subclass__(template=template)
         cls.prefix, cls.parts, cls.value_part, cls.value_count = prefix, tuple(parts), value, values
@@ -119,7 +127,7 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
     def custom_id_for(cls, **args: Any) -> str:
         pieces = [cls.prefix]
         for part in cls.parts:
-            value = args.get(part.name)
+            value = part.fixed or args.get(part.name)
             if value is None and part.optional:
                 break
             pieces.append(str(value))
@@ -128,7 +136,7 @@ class Component(discord.ui.DynamicItem[discord.ui.Item], template=r"(?!)"):
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]):
         try:
-            args = {part.name: part.read(match[part.name]) for part in cls.parts}
+            args = {part.name: part.read(match[part.name]) for part in cls.parts if part.fixed is None}
         except InvalidPayload:
             return cls(item, problem=True)
         return cls(item, args)

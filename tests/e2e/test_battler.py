@@ -13,7 +13,7 @@ import pytest
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
 from bot.kit.text import escape
-from tests.e2e.drivers.battler import Table
+from tests.e2e.drivers.battler import ActionButton, ActionSelect, Table
 from tests.e2e.drivers.common import component, embed_text, forged_click
 
 pytestmark = pytest.mark.e2e
@@ -89,7 +89,7 @@ async def _play(table: Table, fake, bot, world) -> None:
     # --- draft, stage 1 round 2 ---------------------------------------------------------------
     dms = {p: await table.wait_prompt(p, "Stage 1, round 2") for p in players}
     for dm in dms.values():
-        buy = component(dm, ui.ActionSelect, game=table.game_id, what="buy")
+        buy = component(dm, ActionSelect, game=table.game_id, what="buy")
         assert buy.get("disabled") and "Buy basic: 3 💰" in embed_text(dm)  # 3 treasures needed, nobody has them
     dms[a] = (await table.trade(a, dms[a], 0, 1)).message
     dms[b] = (await table.reroll(b, dms[b])).message
@@ -359,17 +359,17 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
     # A player whose turn it is not is refused, even with a button for the current version.
     other = table.user(order[1])
     version = await table.version()
-    take = ui.ActionButton.custom_id_for(game=table.game_id, seat=order[1], version=version, action="take", arg=0)
+    take = ActionButton.custom_id_for(game=table.game_id, seat=order[1], version=version, action="take", arg=0)
     refused = await forged_click(fake, other, dms[other], take)
     assert refused.ephemeral and "not your turn" in refused.content
     # A card the carousel does not have is refused (a forged index).
-    custom_id = ui.ActionButton.custom_id_for(game=table.game_id, seat=order[0], version=version, action="take", arg=999)
+    custom_id = ActionButton.custom_id_for(game=table.game_id, seat=order[0], version=version, action="take", arg=999)
     refused = await forged_click(fake, table.user(order[0]), first, custom_id)
     assert refused.ephemeral and "not valid" in refused.content
     await table.check()
 
     message = first
-    old_button = component(first, ui.ActionButton, game=table.game_id, action="take")["custom_id"]
+    old_button = component(first, ActionButton, game=table.game_id, action="take")["custom_id"]
     for turn, seat in enumerate(order):
         user = table.user(seat)
         if turn and seat != order[turn - 1]:
@@ -378,7 +378,7 @@ async def _stage_carousel(table: Table, fake, bot, world) -> None:
             result = await table.take(user, message, (turn * 7) % len(mirror.carousel_cards))
         elif turn == 3:
             for action, arg in (("swap", 40), ("page", 2)):  # a card or a page the carousel does not have
-                custom_id = ui.ActionButton.custom_id_for(game=table.game_id, seat=seat, version=await table.version(),
+                custom_id = ActionButton.custom_id_for(game=table.game_id, seat=seat, version=await table.version(),
                                                           action=action, arg=arg)
                 refused = await forged_click(fake, user, message, custom_id)
                 assert refused.ephemeral and "not valid" in refused.content

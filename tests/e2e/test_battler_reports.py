@@ -15,7 +15,7 @@ import pytest
 
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
-from tests.e2e.drivers.battler import BattlerDriver
+from tests.e2e.drivers.battler import ActionButton, ActionSelect, BattlerDriver
 from tests.e2e.drivers.common import component, embed_text
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
@@ -76,10 +76,10 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
         # SETUP: a's Confirm is saved but its answer is lost; the same button, pressed again, shows
         # the DM as it is now.
         message = await t.wait_prompt(a, "Setup")
-        select = component(message, ui.ActionSelect, what="combo")["custom_id"]
+        select = component(message, ActionSelect, what="combo")["custom_id"]
         shown = await fake.select(a, message, select, ["3"])
         fake.lose_next_reply(user_id=a)
-        confirm = component(shown.message, ui.ActionButton, action="basics", arg=3)["custom_id"]
+        confirm = component(shown.message, ActionButton, action="basics", arg=3)["custom_id"]
         assert (await fake.click(a, shown.message, confirm)).lost
         engine.choose_basics(t.mirror, t.seat(a), list(ui.BASIC_COMBOS[3]))
         again = await fake.click(a, shown.message, confirm)

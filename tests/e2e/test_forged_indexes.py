@@ -27,7 +27,7 @@ from bot.games.vortex import ui as vortex_ui
 from bot.kit.dispatch import INVALID, carries_index
 from bot.store.db import Database
 from bot.store.models import Base, OutboxMessage
-from tests.e2e.drivers.battler import BattlerDriver
+from tests.e2e.drivers.battler import ActionButton, ActionSelect, BattlerDriver
 from tests.e2e.drivers.common import component, components, eventually, forged_click, parts_of
 from tests.e2e.drivers.draft import join_all, live_pack_messages, start_lobby
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck
@@ -164,7 +164,7 @@ async def test_battler_setup_and_draft_dms(fake, bot, world):
         seat, other = t.seat(user), 1 - t.seat(user)
         message = await t.wait_prompt(user, "Setup")
         version = await t.version()
-        button, menu = battler_ui.ActionButton.custom_id_for, battler_ui.ActionSelect.custom_id_for
+        button, menu = ActionButton.custom_id_for, ActionSelect.custom_id_for
         dm = {"game": t.game_id, "seat": seat, "version": version}
         combos = len(battler_ui.BASIC_COMBOS)
         await f.select(user, message, menu(**dm, what="combo"), [str(combos)], INVALID)  # was an IndexError
@@ -194,7 +194,7 @@ async def test_battler_setup_and_draft_dms(fake, bot, world):
         await t.answer(t.user(pairing.b), report.message)
         battler_engine.report(t.mirror, pairing.a, "won")
         message = await t.wait_prompt(user, "your draft")
-        dm["version"] = int(parts_of(battler_ui.ActionSelect, component(message, battler_ui.ActionSelect,
+        dm["version"] = int(parts_of(ActionSelect, component(message, ActionSelect,
                                                                         what="tstash")["custom_id"])["version"])
         stash = len(t.mirror.players[seat].stash)
         await f.select(user, message, menu(**dm, what="tstash"), [str(stash)], INVALID)

@@ -80,13 +80,13 @@ async def _battler(db: Database, users: Sequence[int], channel: int) -> int:
             await battler.record_shown(db, prompt, channel_id=77, message_id=next(messages))
             prompts[prompt.user_id] = prompt
 
-    async def act(prompt, action, **kwargs):
-        return await battler.private_action(db, prompt.game_id, prompt.user_id, action, seat=prompt.seat,
-                                            version=prompt.version, channel_id=77, message_id=next(messages), **kwargs)
+    async def act(prompt, move):
+        return await battler.private_action(db, prompt.game_id, prompt.user_id, move, seat=prompt.seat,
+                                            version=prompt.version, channel_id=77, message_id=next(messages))
 
     await deliver(begun.prompts)
     for prompt in list(prompts.values()):
-        result = await act(prompt, "basics", basics=["Island", "Mountain"])
+        result = await act(prompt, battler.choose_basics(["Island", "Mountain"]))
         await deliver(result.prompts)
     for _ in range(300):
         state = (await battler.get_game(db, game.id)).state
@@ -100,7 +100,7 @@ async def _battler(db: Database, users: Sequence[int], channel: int) -> int:
         else:
             for p in state.players:
                 if p.status in ("alive", "ghost") and not p.done:
-                    result = await act(prompts[p.user_id], "done")
+                    result = await act(prompts[p.user_id], battler.done())
                     if result.actor_prompt is not None:
                         prompts[p.user_id] = result.actor_prompt
                     await deliver(result.prompts)

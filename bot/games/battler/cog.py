@@ -11,14 +11,15 @@ from bot.games.battler import messages as _renderers  # noqa: F401  (registers t
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui
+from bot.games.battler.dms_cog import BattlerDMs
 from bot.games.battler.reports_cog import BattlerReports
-from bot.games.battler.service import GameView, StaleMessage
+from bot.games.battler.service import GameView
 from bot.kit import cubes
 from bot.kit.autocomplete import choices, cube_autocomplete
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of, handles, index
-from bot.kit.errors import UserError, chosen
+from bot.kit.dispatch import actor_of
+from bot.kit.errors import UserError
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.web.buttons import event_view
 
@@ -39,13 +40,9 @@ CAROUSEL_FROM_CHOICES = choices({
 })
 RESULT_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.REPORT_RESULTS.items()]
 S = battler.STATUSES
-INDEXED_SELECTS = ("combo", "tstash", "tpack", "give")
-SELECT_INDEX = index("value", limit=100)  # a position in a list the DM showed (checked against the state)
-# DM steps that only change what the message shows (nothing is saved).
-VIEW_STEPS = ("shift", "untrade", "swap", "page", "back")
 
 
-class BattlerCog(BattlerReports, TableCog):
+class BattlerCog(BattlerDMs, BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
     older_lobby_buttons = (ui.LegacyLobbyButton,)
@@ -166,108 +163,6 @@ class BattlerCog(BattlerReports, TableCog):
 
         await confirm_then_act(interaction, ui.force_question(game.id, carousel), force, db=self.db,
                                label="End the carousel" if carousel else "End the draft")
-
-    # --- private DMs -----------------------------------------------------------------------
-
-    @handles(ui.ActionButton)
-    async def on_action(self, interaction: discord.Interaction, *, game: int, seat: int, version: int, action: str,
-                        arg: int | None) -> None:
-        try:
-            if action in VIEW_STEPS:
-                prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
-                if action == "shift":
-                    await interaction.response.send_modal(ui.shift_modal(prompt))
-                    return
-                step = _view_step(prompt, action, arg)
-                await interaction.response.edit_message(embed=ui.prompt_embed(prompt, **step),
-                                                        view=ui.prompt_view(prompt, **step))
-                return
-            kwargs: dict = {}
-            if action == "basics":
-                kwargs["basics"] = list(chosen(ui.BASIC_COMBOS, arg))
-            if action == "take":
-                kwargs["carousel_index"] = arg
-            await self._private(interaction, game, seat, version, action, **kwargs)
-        except StaleMessage as stale:
-            await self._stale(interaction, stale)
-
-    @handles(ui.ActionSelect)
-    async def on_select(self, interaction: discord.Interaction, *, game: int, seat: int, version: int, what: str,
-                        arg: int | None, value: str) -> None:
-        try:
-            if what in INDEXED_SELECTS:
-                picked = SELECT_INDEX.read(value)
-                if what == "tpack":
-                    await self._private(interaction, game, seat, version, "trade", stash_index=arg, pack_index=picked)
-                    return
-                if what == "give":
-                    await self._private(interaction, game, seat, version, "take", carousel_index=arg, stash_index=picked)
-                    return
-                prompt = await battler.checked_prompt(self.db, game, interaction.user.id, seat, version)
-                chosen(ui.BASIC_COMBOS if what == "combo" else prompt.stash, picked)  # shown only if the state has it
-                options = {"combo": picked} if what == "combo" else {"stash_index": picked}
-                await interaction.response.edit_message(
-                    embed=ui.prompt_embed(prompt, **options), view=ui.prompt_view(prompt, **options)
-                )
-            else:
-                if value not in engine.BASIC_TYPES:
-                    raise InvalidPayload()
-                await self._private(interaction, game, seat, version, "buy", basic_type=value)
-        except StaleMessage as stale:
-            await self._stale(interaction, stale)
-
-    @handles(ui.SHIFT_FORM)
-    async def on_shift_form(self, interaction: discord.Interaction, *, game: int, seat: int, version: int,
-                            fields: dict[str, str]) -> None:
-        try:
-            basics = ui.parse_basics(fields.get("basics", ""))
-            await self._private(interaction, game, seat, version, "shift", basics=basics)
-        except StaleMessage as stale:
-            await self._stale(interaction, stale)
-
-    async def _private(self, interaction: discord.Interaction, game_id: int, seat: int, version: int, action: str,
-                       **kwargs) -> None:
-        message = interaction.message
-        result = await battler.private_action(
-            self.db, game_id, interaction.user.id, action, seat=seat, version=version,
-            channel_id=interaction.channel_id, message_id=message.id if message else None, **kwargs,
-        )
-        prompt = result.actor_prompt
-        note = ui.action_note(result.events, seat)
-        if prompt is not None:
-            await interaction.response.edit_message(embed=ui.prompt_embed(prompt, note=note), view=ui.prompt_view(prompt))
-            return
-        await interaction.response.edit_message(embed=ui.moved_on_embed(result.game, note), view=None)
-
-    async def _stale(self, interaction: discord.Interaction, error: StaleMessage) -> None:
-        prompt, message_id = await battler.shown_in(self.db, error.game_id, error.user_id)
-        if prompt is None:
-            game = await battler.get_game(self.db, error.game_id)
-            if game.state and game.status == S.running:
-                now = f"the game is now in the {game.state.phase.upper()} phase"
-            else:
-                now = "the game was cancelled" if game.status == S.cancelled else "the game is over"
-            await interaction.response.send_message(f"That message is out of date: {now}.", ephemeral=True)
-        elif interaction.message is not None and message_id == interaction.message.id:
-            # This very message shows the current state (a double click), or was to and the edit was
-            # lost: it is shown again, as it is now.
-            await interaction.response.edit_message(embed=ui.prompt_embed(prompt), view=ui.prompt_view(prompt))
-        else:
-            await interaction.response.send_message(
-                "That message is out of date, here is the current one (sent as a new DM).", ephemeral=True
-            )
-            if (held := await battler.resend(self.db, error.game_id, error.user_id)) is not None:
-                await self.bot.outbox.send_batch([held], fresh=True)
-
-
-def _view_step(prompt: battler.PrivatePrompt, action: str, arg: int | None) -> dict:
-    """What a view-only DM step shows: a carousel card chosen (full pool), a page, or the start again."""
-    if action in ("swap", "page"):
-        if prompt.kind != "carousel":
-            raise InvalidPayload()
-        chosen(prompt.carousel if action == "swap" else range(ui.carousel_pages(prompt)), arg)
-        return {"chosen": arg} if action == "swap" else {"page": arg}
-    return {}
 
 
 async def setup(bot: KitBot) -> None:

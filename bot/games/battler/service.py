@@ -29,6 +29,7 @@ per (game, user, kind, version) when Discord accepts them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -547,20 +548,15 @@ async def private_action(
     db: Database,
     game_id: int,
     user_id: int,
-    action: str,
+    move: Move,
     *,
     seat: int,
     version: int,
     channel_id: int | None = None,
     message_id: int | None = None,
-    basics: list[str] | None = None,
-    stash_index: int | None = None,
-    pack_index: int | None = None,
-    basic_type: str | None = None,
-    carousel_index: int | None = None,
 ) -> ActionResult:
-    """A button in a setup/draft/carousel DM: basics (setup), trade, reroll, shift, buy, done (draft),
-    take (carousel: `carousel_index`, and with a full pool `stash_index` given back), pass (carousel).
+    """A button, menu or form of a setup/draft/carousel DM: `move` (one of the moves below, named by
+    the component's handler) applied to the player's seat.
 
     `version` is the version the message was rendered for; `message_id` is that message, which the
     caller re-renders in place (recorded here, in the same transaction, for the new version).
@@ -571,8 +567,7 @@ async def private_action(
         if GAMES.seat(state, user_id) != seat:
             raise PermissionDenied("That message is not yours.")
         _check_current(loaded, seat, version)
-        choice = _Choice(basics, stash_index, pack_index, basic_type, carousel_index)
-        events = GAMES.call(_apply_private, state, seat, action, choice)
+        events = GAMES.call(move, state, seat)
         loaded.bookkeeping.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
         prompts = await _commit(session, loaded, events, actor_seat=seat)
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
@@ -588,39 +583,52 @@ async def private_action(
         return result
 
 
-@dataclass(frozen=True)
-class _Choice:
-    """What a private action chose (indexes are positions in the lists the DM showed)."""
+# --- the moves of a DM (indexes are positions in the lists the DM showed, checked against the state) ---
 
-    basics: list[str] | None = None
-    stash_index: int | None = None
-    pack_index: int | None = None
-    basic_type: str | None = None
-    carousel_index: int | None = None
+Move = Callable[[engine.BattlerState, int], list[engine.Event]]  # (state, seat) -> events
 
 
-def _apply_private(state: engine.BattlerState, seat: int, action: str, choice: _Choice) -> list[engine.Event]:
-    if action == "basics":
-        return engine.choose_basics(state, seat, choice.basics or [])
-    if action == "trade":
-        p = state.player(seat)
-        return engine.trade(state, seat, chosen(p.stash, choice.stash_index), chosen(p.pack, choice.pack_index))
-    if action == "reroll":
-        return engine.reroll(state, seat)
-    if action == "shift":
-        return engine.shift_basics(state, seat, choice.basics or [])
-    if action == "buy":
-        return engine.buy_basic(state, seat, choice.basic_type or "")
-    if action == "done":
-        return engine.done(state, seat)
-    if action == "take":
-        p = state.player(seat)
-        card = chosen(state.carousel_cards, choice.carousel_index)
-        give_back = chosen(p.stash, choice.stash_index) if choice.stash_index is not None else None
+def choose_basics(basics: list[str]) -> Move:
+    """Setup: the two basic lands chosen."""
+    return lambda state, seat: engine.choose_basics(state, seat, basics)
+
+
+def trade(stash_index: int, pack_index: int) -> Move:
+    """Setup: a stash card for a pack card."""
+    def move(state: engine.BattlerState, seat: int) -> list[engine.Event]:
+        player = state.player(seat)
+        return engine.trade(state, seat, chosen(player.stash, stash_index), chosen(player.pack, pack_index))
+    return move
+
+
+def reroll() -> Move:
+    return engine.reroll
+
+
+def shift_basics(basics: list[str]) -> Move:
+    return lambda state, seat: engine.shift_basics(state, seat, basics)
+
+
+def buy(basic_type: str) -> Move:
+    """Draft: a basic land of that type."""
+    return lambda state, seat: engine.buy_basic(state, seat, basic_type)
+
+
+def done() -> Move:
+    return engine.done
+
+
+def take(carousel_index: int, stash_index: int | None = None) -> Move:
+    """Carousel: a card, giving a stash card back when the pool is full."""
+    def move(state: engine.BattlerState, seat: int) -> list[engine.Event]:
+        card = chosen(state.carousel_cards, carousel_index)
+        give_back = chosen(state.player(seat).stash, stash_index) if stash_index is not None else None
         return engine.carousel_pick(state, seat, card, give_back)
-    if action == "pass":
-        return engine.carousel_pass(state, seat)
-    raise engine.InvalidAction(f"Unknown action {action!r}.")
+    return move
+
+
+def pass_carousel() -> Move:
+    return engine.carousel_pass
 
 
 async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> ActionResult:

@@ -16,7 +16,17 @@ from bot.games.battler import rules as engine
 from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
 from bot.kit import claims_ui, limits
 from bot.kit.autocomplete import MATCH_RESULTS
-from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, index, modal_route, number, word
+from bot.kit.dispatch import (
+    Component,
+    ModalRoute,
+    Part,
+    StatelessModal,
+    fixed,
+    index,
+    modal_route,
+    number,
+    word,
+)
 from bot.kit.errors import UserError
 from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
@@ -33,8 +43,6 @@ FORCED = {False: "The draft phase was ended by an organizer.",  # by whether it 
 VERSION = 2**31  # a game's version (a DM's "rendered for" mark) stays far below this
 # Draft: basics … untrade. Carousel: take (arg: card), swap (arg: card; a full pool chooses what it
 # gives back next), page (arg: page), back (from the give-back step), pass.
-ACTIONS = ("basics", "reroll", "shift", "done", "untrade", "take", "swap", "page", "back", "pass")
-SELECTS = ("combo", "tstash", "tpack", "buy", "give")  # give: arg = carousel card, value = stash card
 CAROUSEL_PAGE = 20  # card buttons per page: four rows of five, the fifth row for paging and Pass
 
 
@@ -122,36 +130,108 @@ def lobby_view(game: GameView) -> discord.ui.View | None:
 _DM_PARTS = (number("game"), index("seat", limit=64), index("version", limit=VERSION))
 
 
-class ActionButton(
-    Component, prefix="bt", parts=(*_DM_PARTS, word("action", ACTIONS), index("arg", optional=True)),
-):
-    """A DM button: basics (confirm combo `arg`), reroll, shift, done, untrade (setup, draft); take, swap,
-    page, back, pass (carousel; `arg` is a card of the carousel or a page)."""
+class _DmButton:
+    """A DM button of one action: `bt:<game>:<seat>:<version>:<action>[:<arg>]` (the custom_ids of
+    messages posted before each action had its own class keep answering)."""
 
     @classmethod
-    def make(cls, prompt: PrivatePrompt, action: str, arg: int | None = None, *, label: str = "",
+    def make(cls, prompt: PrivatePrompt, arg: int | None = None, *, label: str,
              style: discord.ButtonStyle = discord.ButtonStyle.secondary, disabled: bool = False,
-             row: int | None = None) -> ActionButton:
-        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, action=action, arg=arg)
-        label = limits.clip(label or action.title(), limits.BUTTON_LABEL)
-        return cls(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id, row=row))
+             row: int | None = None) -> Component:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, arg=arg)  # type: ignore[attr-defined]
+        label = limits.clip(label, limits.BUTTON_LABEL)
+        return cls(discord.ui.Button(label=label, style=style, disabled=disabled, custom_id=custom_id, row=row))  # type: ignore[call-arg]
 
 
-class ActionSelect(
-    Component, prefix="bts", parts=(*_DM_PARTS, word("what", SELECTS), index("arg", optional=True)), value=Part("value", str),
-):
-    """A DM select: combo (setup basics), tstash / tpack (trade, arg = stash index), buy (basic type), give
-    (carousel, full pool: arg = the carousel card taken, value = the stash card given back)."""
+class _DmSelect:
+    """A DM menu of one action: `bts:<game>:<seat>:<version>:<what>[:<arg>]`, the value chosen."""
 
     @classmethod
-    def make(cls, prompt: PrivatePrompt, what: str, arg: int | None = None, *,
-             options: Sequence[discord.SelectOption] = (), placeholder: str = "", disabled: bool = False) -> ActionSelect:
-        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, what=what, arg=arg)
+    def make(cls, prompt: PrivatePrompt, arg: int | None = None, *, options: Sequence[discord.SelectOption] = (),
+             placeholder: str = "", disabled: bool = False) -> Component:
+        custom_id = cls.custom_id_for(game=prompt.game_id, seat=prompt.seat, version=prompt.version, arg=arg)  # type: ignore[attr-defined]
         select = discord.ui.Select(
             custom_id=custom_id, placeholder=limits.clip(placeholder, 150) or None,
             options=list(options) or [discord.SelectOption(label="-")], disabled=disabled,
         )
-        return cls(select)
+        return cls(select)  # type: ignore[call-arg]
+
+
+def _button(action: str) -> tuple[Part, ...]:
+    return (*_DM_PARTS, fixed("action", action), index("arg", optional=True))
+
+
+def _select(what: str) -> tuple[Part, ...]:
+    return (*_DM_PARTS, fixed("what", what), index("arg", optional=True))
+
+
+_POSITION = index("value", limit=100)  # a position in a list the DM showed (checked against the state)
+
+
+class BasicsButton(_DmButton, Component, prefix="bt", parts=_button("basics")):
+    """Setup: confirm the basic-land pair `arg` of `BASIC_COMBOS`."""
+
+
+class RerollButton(_DmButton, Component, prefix="bt", parts=_button("reroll")):
+    pass
+
+
+class ShiftButton(_DmButton, Component, prefix="bt", parts=_button("shift")):
+    """Opens the form that says which basics to shift to."""
+
+
+class DoneButton(_DmButton, Component, prefix="bt", parts=_button("done")):
+    pass
+
+
+class UntradeButton(_DmButton, Component, prefix="bt", parts=_button("untrade")):
+    """Setup: the trade chosen is dropped (the DM shows its start again)."""
+
+
+class TakeButton(_DmButton, Component, prefix="bt", parts=_button("take")):
+    """Carousel: take card `arg`."""
+
+
+class SwapButton(_DmButton, Component, prefix="bt", parts=_button("swap")):
+    """Carousel, with a full pool: card `arg` chosen; the DM asks which card goes back."""
+
+
+class CarouselPageButton(_DmButton, Component, prefix="bt", parts=_button("page")):
+    """Carousel: show page `arg` of the cards."""
+
+
+class BackButton(_DmButton, Component, prefix="bt", parts=_button("back")):
+    """Carousel: back to the cards from the give-back menu."""
+
+
+class PassButton(_DmButton, Component, prefix="bt", parts=_button("pass")):
+    pass
+
+
+class ComboSelect(_DmSelect, Component, prefix="bts", parts=_select("combo"), value=_POSITION):
+    """Setup: a basic-land pair chosen (shown with Confirm)."""
+
+
+class TradeStashSelect(_DmSelect, Component, prefix="bts", parts=_select("tstash"), value=_POSITION):
+    """Setup: the stash card to trade."""
+
+
+class TradePackSelect(_DmSelect, Component, prefix="bts", parts=_select("tpack"), value=_POSITION):
+    """Setup: the pack card the stash card `arg` is traded for."""
+
+
+class BuySelect(_DmSelect, Component, prefix="bts", parts=_select("buy"), value=word("value", engine.BASIC_TYPES)):
+    """Draft: buy a basic land of the type chosen."""
+
+
+class GiveSelect(_DmSelect, Component, prefix="bts", parts=_select("give"), value=_POSITION):
+    """Carousel, with a full pool: take card `arg`, giving back the stash card chosen."""
+
+
+DM_COMPONENTS: tuple[type[Component], ...] = (
+    BasicsButton, RerollButton, ShiftButton, DoneButton, UntradeButton, TakeButton, SwapButton, CarouselPageButton,
+    BackButton, PassButton, ComboSelect, TradeStashSelect, TradePackSelect, BuySelect, GiveSelect,
+)
 
 
 SHIFT_FORM: ModalRoute = modal_route("btm", _DM_PARTS)
@@ -283,8 +363,8 @@ def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index:
             discord.SelectOption(label=" + ".join(pair), value=str(i), default=(i == combo))
             for i, pair in enumerate(BASIC_COMBOS)
         ]
-        view.add_item(ActionSelect.make(prompt, "combo", options=options, placeholder="Choose 2 basic lands"))
-        view.add_item(ActionButton.make(prompt, "basics", combo, label="Confirm", style=discord.ButtonStyle.success,
+        view.add_item(ComboSelect.make(prompt, options=options, placeholder="Choose 2 basic lands"))
+        view.add_item(BasicsButton.make(prompt, combo, label="Confirm", style=discord.ButtonStyle.success,
                                         disabled=combo is None))
         return view
     if prompt.kind == "carousel":
@@ -296,26 +376,26 @@ def prompt_view(prompt: PrivatePrompt, *, combo: int | None = None, stash_index:
     if stash_index is None:
         options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
                    for i, c in enumerate(prompt.stash)]
-        view.add_item(ActionSelect.make(prompt, "tstash", options=options, placeholder="Trade: choose a stash card to give"))
+        view.add_item(TradeStashSelect.make(prompt, options=options, placeholder="Trade: choose a stash card to give"))
     else:
         options = [discord.SelectOption(label=limits.clip(f"{chr(65 + i)}. {c}", limits.SELECT_LABEL), value=str(i))
                    for i, c in enumerate(prompt.pack)]
         card = prompt.stash[stash_index] if stash_index < len(prompt.stash) else "?"
-        view.add_item(ActionSelect.make(prompt, "tpack", stash_index, options=options, placeholder=f"Trade {card} for…"))
+        view.add_item(TradePackSelect.make(prompt, stash_index, options=options, placeholder=f"Trade {card} for…"))
     buy = costs.buy_basic
     view.add_item(
-        ActionSelect.make(
-            prompt, "buy", options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
+        BuySelect.make(
+            prompt, options=[discord.SelectOption(label=b, value=b) for b in engine.BASIC_TYPES],
             placeholder=f"Buy a basic land ({cost_text(buy, len(prompt.basics) + 1)})", disabled=buy is None,
         )
     )
-    view.add_item(ActionButton.make(prompt, "reroll", label=f"Re-roll ({cost_text(costs.reroll, 1)})",
+    view.add_item(RerollButton.make(prompt, label=f"Re-roll ({cost_text(costs.reroll, 1)})",
                                     disabled=costs.reroll is None))
-    view.add_item(ActionButton.make(prompt, "shift", label=f"Shift basics ({cost_text(costs.shift_basics, 1)})",
+    view.add_item(ShiftButton.make(prompt, label=f"Shift basics ({cost_text(costs.shift_basics, 1)})",
                                     disabled=costs.shift_basics is None or not prompt.basics))
     if stash_index is not None:
-        view.add_item(ActionButton.make(prompt, "untrade", label="Cancel trade"))
-    view.add_item(ActionButton.make(prompt, "done", label="Done", style=discord.ButtonStyle.success))
+        view.add_item(UntradeButton.make(prompt, label="Cancel trade"))
+    view.add_item(DoneButton.make(prompt, label="Done", style=discord.ButtonStyle.success))
     return view
 
 
@@ -327,19 +407,19 @@ def _carousel_items(view: discord.ui.View, prompt: PrivatePrompt, page: int, cho
         options = [discord.SelectOption(label=limits.clip(f"{i + 1}. {c}", limits.SELECT_LABEL), value=str(i))
                    for i, c in enumerate(prompt.stash)]
         placeholder = f"Give back one card for {prompt.carousel[chosen]}"
-        view.add_item(ActionSelect.make(prompt, "give", chosen, options=options, placeholder=placeholder))
-        view.add_item(ActionButton.make(prompt, "back", label="Back", row=last_row))
+        view.add_item(GiveSelect.make(prompt, chosen, options=options, placeholder=placeholder))
+        view.add_item(BackButton.make(prompt, label="Back", row=last_row))
     else:
-        action = "swap" if prompt.pool_full else "take"
+        card_button = SwapButton if prompt.pool_full else TakeButton
         for slot, i in enumerate(_page_range(prompt, page)):
             label = limits.clip(f"{i + 1}. {prompt.carousel[i]}", limits.BUTTON_LABEL)
-            view.add_item(ActionButton.make(prompt, action, i, label=label, row=slot // 5))
+            view.add_item(card_button.make(prompt, i, label=label, row=slot // 5))
         if page > 0:
-            view.add_item(ActionButton.make(prompt, "page", page - 1, label="◀ Previous", row=last_row))
+            view.add_item(CarouselPageButton.make(prompt, page - 1, label="◀ Previous", row=last_row))
         if page + 1 < carousel_pages(prompt):
-            view.add_item(ActionButton.make(prompt, "page", page + 1, label="Next ▶", row=last_row))
+            view.add_item(CarouselPageButton.make(prompt, page + 1, label="Next ▶", row=last_row))
     if prompt.pool_full:
-        view.add_item(ActionButton.make(prompt, "pass", label="Pass (keep my pool)", style=discord.ButtonStyle.danger,
+        view.add_item(PassButton.make(prompt, label="Pass (keep my pool)", style=discord.ButtonStyle.danger,
                                         row=last_row))
 
 

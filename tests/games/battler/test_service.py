@@ -45,10 +45,16 @@ async def deliver(db, prompts) -> dict[int, battler.PrivatePrompt]:
     return {p.user_id: p for p in prompts}
 
 
+# Each DM action's move, by the word its custom_id carries (the component of each names its move).
+MOVES = {"basics": battler.choose_basics, "trade": battler.trade, "reroll": battler.reroll,
+         "shift": battler.shift_basics, "buy": battler.buy, "done": battler.done, "take": battler.take,
+         "pass": battler.pass_carousel}
+
+
 async def act(db, prompt: battler.PrivatePrompt, action: str, **kwargs) -> battler.ActionResult:
     return await battler.private_action(
-        db, prompt.game_id, prompt.user_id, action, seat=prompt.seat, version=prompt.version,
-        channel_id=DM_CHANNEL, message_id=next(_message_ids), **kwargs,
+        db, prompt.game_id, prompt.user_id, MOVES[action](**kwargs), seat=prompt.seat, version=prompt.version,
+        channel_id=DM_CHANNEL, message_id=next(_message_ids),
     )
 
 
@@ -220,9 +226,9 @@ async def test_draft_actions_persist_refusals_and_stale_messages(db):
         await act(db, p3, "reroll")
     other = drafts[state.players[1].user_id]
     with pytest.raises(PermissionDenied):
-        await battler.private_action(db, game.id, other.user_id, "done", seat=p3.seat, version=p3.version)
+        await battler.private_action(db, game.id, other.user_id, battler.done(), seat=p3.seat, version=p3.version)
     with pytest.raises(PermissionDenied):
-        await battler.private_action(db, game.id, 4242, "done", seat=p3.seat, version=p3.version)
+        await battler.private_action(db, game.id, 4242, battler.done(), seat=p3.seat, version=p3.version)
     done = (await act(db, p3, "done")).actor_prompt
     assert done.done and done.costs.trade is None
 
@@ -436,8 +442,8 @@ async def test_a_carousel_dms_each_picker_in_turn_one_transaction_per_pick(db):
     # Refused: another player (even with a forged current version), a card that is not there.
     other = state.players[order[1]]
     with pytest.raises(UserError, match="not your turn"):
-        await battler.private_action(db, game.id, other.user_id, "take", seat=other.seat, version=prompt.version,
-                                     carousel_index=0)
+        await battler.private_action(db, game.id, other.user_id, battler.take(0), seat=other.seat,
+                                     version=prompt.version)
     with pytest.raises(InvalidPayload):  # a position the carousel does not have
         await act(db, prompt, "take", carousel_index=len(state.carousel_cards))
     with pytest.raises(UserError, match="only a full pool"):
