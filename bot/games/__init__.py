@@ -20,7 +20,7 @@ def packages() -> list[str]:
 
 
 def modules(name: str) -> list[ModuleType]:
-    """Module `name` of every format package that has one (e.g. "models", "cog")."""
+    """Module `name` of every format package that has one (the migrations read every "models")."""
     found = []
     for package in packages():
         try:

@@ -1,8 +1,8 @@
 """What each format adds to the web pages, from its own package (`bot/games/<format>/web.py`).
 
-The site imports every format's `web` module at its start (`load`, through `bot.games.modules`,
-as the bot loads cogs), and its `service` module so that its `TableSpec` is registered. A format's
-`web.py` registers, at import:
+The site imports every format's `web` module at its start (`load`: the module its `Format` names,
+in `bot.games.formats()`, as the bot loads its cogs; the package, which declares the format, has
+imported its service, so its `TableSpec` is registered). A format's `web.py` registers, at import:
 
     from pathlib import Path
     from bot.web import registry
@@ -44,6 +44,7 @@ the grant's object belongs to `ctx.guild_id` and to `grant.user_id`.
 
 from __future__ import annotations
 
+import importlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -353,12 +354,13 @@ _loaded = False
 
 
 def load() -> None:
-    """Import every format's service (its table spec) and web module (its pages), once."""
+    """Import every format's web module (its pages, as its `Format` names it), once; its package,
+    which declares the format, has imported its service (its table spec)."""
     global _loaded
     if _loaded:
         return
-    bot.games.modules("service")
-    bot.games.modules("web")
+    for module in dict.fromkeys(fmt.web for fmt in bot.games.formats() if fmt.web):
+        importlib.import_module(module)
     _loaded = True
 
 
