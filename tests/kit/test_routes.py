@@ -13,6 +13,7 @@ from discord.ext import commands
 import bot.games
 from bot.app import MtgBot
 from bot.kit import deadlines, delivery
+from bot.kit import formats as formats_module
 from bot.kit.dispatch import (
     Component,
     ModalRoute,
@@ -117,6 +118,14 @@ async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_load
         assert {fmt.key for fmt in formats} == {"goldfish", "draft", "battler", "turnabout", "421", "vortex"}
         assert all(fmt.components or fmt.forms for fmt in formats)
         assert all(fmt.outbox_kinds for fmt in formats)
+        # And the declarations are whole: every outbox kind a format's modules render and every
+        # deadline kind they handle is declared by a format (or is the kit's table lifecycle's).
+        declared = {kind for fmt in formats for kind in (*fmt.outbox_kinds, *fmt.deadline_kinds)}
+        declared |= {kind for fmt in formats if fmt.spec for kind in formats_module._table_kinds(fmt.spec)}
+        rendered = {kind for kind, renderer in delivery._renderers.items() if renderer.owner.startswith("bot.games.")}
+        handled = {kind for kind, handler in deadlines._handlers.items()
+                   if getattr(handler, "__module__", "").startswith("bot.games.")}
+        assert rendered | handled <= declared, (rendered | handled) - declared
         # Every Component subclass the bot defines is one it adds (a button nobody declared would
         # not answer after a restart).
         assert set(_all_components()) - set(bot_.components) == set()
