@@ -40,7 +40,7 @@ from bot.games.battler import rules as engine
 from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
 from bot.kit import claims, deadlines, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
-from bot.kit.events import Payload, decode, encode
+from bot.kit.events import Payload, encode
 from bot.kit.guild_config import load_settings_row
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -243,18 +243,21 @@ def _settings(row: BattlerGame) -> engine.BattlerSettings:
     return engine.BattlerSettings(**row.settings)  # the constructor reads a lobby's old carousel boolean too
 
 
-def _reports(loaded: Loaded) -> dict[str, dict]:
-    """The open reports, by id, as the bookkeeping stores them."""
-    return loaded.bookkeeping.setdefault("reports", {})
+def _book(loaded: Loaded) -> claims.Book:
+    """The kit keeps the reports (`claims.Claim`s, whose typed result is a `PendingReport`, its id
+    the claim's number), one open per pairing, cleared when a phase ends."""
+    return claims.Book(loaded.bookkeeping)
 
 
 def _open_reports(loaded: Loaded) -> list[PendingReport]:
-    stored = loaded.bookkeeping.get("reports", {}).values()
-    return sorted((decode(r, PendingReport) for r in stored), key=lambda r: r.id)
+    return [c.result_as(PendingReport) for c in _book(loaded).waiting()]
 
 
-def _keep(loaded: Loaded, report_: PendingReport) -> None:
-    _reports(loaded)[str(report_.id)] = encode(report_)
+def _keep(loaded: Loaded, report_: PendingReport) -> claims.Claim:
+    status = claims.DISPUTED if report_.status == "disputed" else claims.REPORTED
+    disputer = loaded.user_ids[report_.disputed_by] if report_.disputed_by is not None else None
+    return _book(loaded).put(claims.Claim(report_.id, f"{report_.a}-{report_.b}", 0, _users(loaded, report_),
+                                          loaded.user_ids[report_.reporter], encode(report_), status, by=disputer))
 
 
 def _view(loaded: Loaded) -> GameView:
@@ -332,7 +335,7 @@ async def _commit(
     if new_phase:
         loaded.bookkeeping["phase_version"] = loaded.version + 1
         loaded.bookkeeping["phase_started_at"] = utcnow().isoformat()
-        loaded.bookkeeping["reports"] = {}
+        _book(loaded).clear()
         loaded.bookkeeping.pop("absent", None)  # a new phase: treasures of the last one can't be said any more
         turns = []
     else:
@@ -401,7 +404,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     row = loaded.row
     order = loaded.user_ids
     loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=_settings(row))
-    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
+    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat()}
     GAMES.save(loaded)
     prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
     await outbox.queue(session, *(_prompt_message(p) for p in prompts))
@@ -791,13 +794,10 @@ async def report(
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
         treasures = ((seat, treasures_left),) if treasures_left is not None else ()
-        new = PendingReport(loaded.bookkeeping.get("next_report", 1), pairing.a, pairing.b, seat, claim, conceded_by,
-                            treasures, "pending")
+        book = _book(loaded)
+        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
         _dry_run(state, new)
-        loaded.bookkeeping["next_report"] = new.id + 1
-        if existing is not None:
-            _reports(loaded).pop(str(existing.id))
-        _keep(loaded, new)
+        book.add(f"{new.a}-{new.b}", 0, (loaded.user_ids[new.a], loaded.user_ids[new.b]), actor.user_id, new)
         GAMES.save(loaded)
         return ActionResult(_view(loaded), report=new)
 
@@ -822,8 +822,8 @@ async def _referees(session: AsyncSession, loaded: Loaded, report_: PendingRepor
 
 
 def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None, absent: int | None = None) -> None:
-    """Keep what became of `report_` a while (`answered_report`)."""
-    claims.remember_answer(loaded.bookkeeping, report_.id, report=encode(report_), how=how, by=by, absent=absent)
+    """`report_` is no longer open; the kit keeps what became of it a while (`answered_report`)."""
+    _book(loaded).end(replace(_keep(loaded, report_), result=encode(report_)), how, by, absent)
 
 
 async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *, how: str = "confirm",
@@ -831,7 +831,6 @@ async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingR
     state = loaded.state
     assert state is not None
     events = GAMES.call(_apply_claim, state, report_)
-    _reports(loaded).pop(str(report_.id), None)
     _answered(loaded, report_, how, by, absent)
     prompts = await _commit(session, loaded, events)
     return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
@@ -869,23 +868,18 @@ async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: i
 
 
 def _pending(loaded: Loaded, report_id: int) -> PendingReport:
-    found = next((r for r in _open_reports(loaded) if r.id == report_id), None)
+    found = _book(loaded).find(report_id)
     if found is None:
-        raise Conflict("That report is no longer open (it was confirmed, replaced or decided).")
-    return found
+        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
+    return found.result_as(PendingReport)
 
 
 async def _answering(session: AsyncSession, loaded: Loaded, report_id: int, actor: tables.Actor,
                      action: str) -> tuple[engine.BattlerState, PendingReport, str]:
-    """The open report `report_id` and who the actor is for it (`claims.answerer`)."""
-    tables.check_same_server(NOUN, loaded.row, actor)
+    """The open report `report_id` and who the actor is for it (`claims.answering`)."""
     state = GAMES.running(loaded)
-    pending = _pending(loaded, report_id)
-    role = await claims.answerer(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
-                                 reporter=loaded.user_ids[pending.reporter], action=action)
-    if pending.status == "disputed":
-        raise Conflict("This report is disputed: an organizer who does not play in the game decides it.")
-    return state, pending, role
+    claim, role = await claims.answering(session, NOUN, loaded.row, _book(loaded), report_id, actor, action, round=0)
+    return state, claim.result_as(PendingReport), role
 
 
 async def confirm_report(
@@ -970,7 +964,6 @@ async def decide_report(
         await claims.require_referee(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
                                      match=f"report #{report_id}'s game", what="decide it")
         if decision == "void":
-            _reports(loaded).pop(str(report_id))
             _answered(loaded, pending, "void", actor.user_id)
             GAMES.save(loaded)
             return ActionResult(_view(loaded))
@@ -998,11 +991,10 @@ async def answered_report(db: Database, game_id: int, report_id: int, guild_id: 
             loaded = await GAMES.load(session, game_id, lock=False)
         except UserError:
             return None
-        ended = claims.answer_of(loaded.bookkeeping, report_id)
-        if loaded.row.guild_id != guild_id or not ended or any(r.id == report_id for r in _open_reports(loaded)):
+        ended = _book(loaded).ended(report_id)
+        if loaded.row.guild_id != guild_id or ended is None or _book(loaded).find(report_id) is not None:
             return None
-        return Answered(_view(loaded), decode(ended["report"], PendingReport), ended["how"], ended.get("by"),
-                        ended.get("absent"))
+        return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
 
 
 # --- the end -----------------------------------------------------------------------------------
