@@ -23,9 +23,9 @@ import: services use this module.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -121,7 +121,8 @@ async def dispute_call(session: AsyncSession, row: Any, players: Collection[int]
 
 BOOK = "claim_book"  # the kit's section of a table's bookkeeping document (saved with its row)
 REPORTED, DISPUTED, CONFIRMED, DECIDED = "reported", "disputed", "confirmed", "decided"
-_STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "settled": DECIDED, "void": DECIDED}
+_STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "settled": DECIDED, "void": DECIDED,
+              "dispute": DISPUTED}
 MAX_ANSWERED = 20  # ended claims remembered per table (a late click, a message id known late)
 MAX_SHOWN = 10  # messages kept per waiting claim (each repeated report posts one); older ones are closed
 Result = TypeVar("Result")
@@ -260,6 +261,88 @@ def absent_opponent(claim: Claim, role: str, *, for_absent: bool, what: str) -> 
     if not for_absent:
         raise AbsentConfirmNeeded(claim.opponent, what)
     return claim.opponent
+
+
+class Rules(Protocol):
+    """What a format tells the kit's use cases about its results (implemented once per format)."""
+
+    noun: str  # "league", "game", "event"
+
+    def table(self, loaded: Any) -> str:
+        """The table's name, for a DM ("421 league #3")."""
+
+    def words(self, loaded: Any, claim: Claim) -> str:
+        """What `claim` says, in plain words with mentions ("<@1> beat <@2>")."""
+
+    def until(self, loaded: Any, claim: Claim) -> str:
+        """How the absent opponent can still dispute `claim` (or add their part), and until when."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A claim answered by `confirm` or `dispute`: as it is now (ended, or disputed), who answered
+    (`OPPONENT` or `REFEREE`), the DM that tells an absent opponent (queue it with the result) and,
+    for a dispute, whom it calls."""
+
+    claim: Claim
+    role: str
+    told: outbox.Message | None = None
+    call: Call | None = None
+
+
+async def confirm(
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
+    for_absent: bool, what: str, adding: Callable[[Claim, str], Any] | None = None,
+) -> Answer:
+    """Claim `number` confirmed by its opponent, or by a referee for the absent opponent (asked
+    first: `AbsentConfirmNeeded` until `for_absent`; the DM that tells them is `Answer.told`); it
+    ends in the kit's book. `adding(claim, role)`: the result with what the one who confirms adds
+    to it (Battler's treasures), if anything. The format applies `Answer.claim` to its engine."""
+    book = Book(loaded.bookkeeping)
+    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, CONFIRM, round=round)
+    absent = absent_opponent(claim, role, for_absent=for_absent, what=what)
+    if adding is not None:
+        claim = replace(claim, result=encode(adding(claim, role)))
+    ended = book.end(claim, CONFIRM, actor.user_id, absent)
+    told = None
+    if absent is not None:
+        told = absent_dm(loaded.row, absent=absent, by=actor.user_id, table=rules.table(loaded),
+                         result=rules.words(loaded, ended), dispute=rules.until(loaded, ended))
+    return Answer(ended, role, told)
+
+
+async def dispute(
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
+    adding: Callable[[Claim, str], Any] | None = None,
+) -> Answer:
+    """Claim `number` disputed by its opponent: it waits for a referee, whom `Answer.call` names.
+    `adding`: as for `confirm` (what the opponent says with their dispute)."""
+    book = Book(loaded.bookkeeping)
+    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, DISPUTE, round=round)
+    if adding is not None:
+        claim = replace(claim, result=encode(adding(claim, role)))
+    return Answer(book.dispute(claim, actor.user_id), role, call=await dispute_call(session, loaded.row, claim.players))
+
+
+async def deciding(
+    session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
+    what: str = "decide it",
+) -> Claim:
+    """The claim a referee decides (or settles) in `match`: refused when there is none, or to an
+    organizer who plays in it (`require_referee`)."""
+    if claim is None:
+        raise Conflict(f"{match[0].upper()}{match[1:]} has no report to decide.")
+    await require_referee(session, rules.noun, loaded.row, actor, players=claim.players, match=match, what=what)
+    return claim
+
+
+async def ended_claim(session: AsyncSession, loaded: Any, number: int, guild_id: int | None) -> Claim | None:
+    """For a report button that was refused: claim `number` as it ended lately (the pressed message
+    is an out-of-date copy: a late click), else None (the refusal stands)."""
+    book = Book(loaded.bookkeeping)
+    if loaded.row.guild_id != guild_id or book.find(number) is not None:
+        return None
+    return book.ended(number)
 
 
 @dataclass(frozen=True)

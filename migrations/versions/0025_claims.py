@@ -7,7 +7,8 @@ them, one typed record each (`bot.kit.claims.Claim`: number, match key, round, p
 by user id, the format's result, status, how, by, absent, messages), in the bookkeeping's
 `claim_book` (`open` by match key, `ended` by number, `next`). Numbers are kept, so a button on a
 report's message posted before the upgrade still answers it (or, answered, says what became of it).
-The downgrade puts them back as they were.
+Turnabout's waiting reports (a game "reported", its `messages`) leave the engine's state the same
+way, into the event's `bookkeeping` (which it did not use). The downgrade puts them back as they were.
 
 Revision ID: 0025_claims
 Revises: 0024_turnabout_rating_totals
@@ -121,6 +122,48 @@ def _battler_down(row_id: int, state: dict | None, kept: dict) -> dict:
     return {**kept, "reports": reports, "answered": answered, "next_report": int(book.get("next", 1))}
 
 
+def _turnabout_up(row_id: int, state: dict | None, kept: dict) -> tuple[dict | None, dict]:
+    """The reports waiting for an answer, and their messages, leave the games of the event's state."""
+    book: dict = {"next": 1, "open": {}, "ended": {}}
+    if not state:
+        return state, {_BOOK: book}
+    users = _users(state)
+    matches = []
+    for match in state.get("matches", []):
+        games = []
+        for game in match.get("games", []):
+            messages = game.get("messages") or []
+            game = {k: v for k, v in game.items() if k != "messages"}
+            if game.get("status") == "reported" and game.get("reported_by") is not None and match.get("b") is not None:
+                key = f"{match['number']}.{game['number']}"
+                winner = users[game["winner"]] if game.get("winner") is not None else None
+                result = {"game": game["number"], "winner": winner, "value": game.get("value")}
+                book["open"][key] = _claim(book["next"], key, match["round"], (users[match["a"]], users[match["b"]]),
+                                           users[game["reported_by"]], result, shown=messages)
+                book["next"] += 1
+            games.append(game)
+        matches.append({**match, "games": games})
+    return {**state, "matches": matches}, {**kept, _BOOK: book}
+
+
+def _turnabout_down(row_id: int, state: dict | None, kept: dict) -> tuple[dict | None, dict]:
+    """The messages of the reports that wait go back to their games."""
+    if not state:
+        return state, kept
+    shown = {key: c.get("shown", []) for key, c in (kept.get(_BOOK) or {}).get("open", {}).items()}
+    matches = [{**m, "games": [{**g, "messages": shown.get(f"{m['number']}.{g['number']}", [])}
+                               for g in m.get("games", [])]} for m in state.get("matches", [])]
+    return {**state, "matches": matches}, kept
+
+
+def _move_turnabout(direction: int) -> None:
+    bind = op.get_bind()
+    table = _table("turnabout_events")
+    for row_id, state, bookkeeping in bind.execute(sa.select(table.c.id, table.c.state, table.c.bookkeeping)).all():
+        moved_state, moved = (_turnabout_up, _turnabout_down)[direction](row_id, state, dict(bookkeeping or {}))
+        bind.execute(table.update().where(table.c.id == row_id).values(state=moved_state, bookkeeping=moved))
+
+
 _MOVES = {"four_two_one_leagues": (_421_up, _421_down), "battler_games": (_battler_up, _battler_down)}
 
 
@@ -136,8 +179,10 @@ def _move(direction: int) -> None:
 
 
 def upgrade() -> None:
+    _move_turnabout(0)
     _move(0)
 
 
 def downgrade() -> None:
     _move(1)
+    _move_turnabout(1)

@@ -385,17 +385,21 @@ async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
 
 async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_back(db):
     """0025 moves the reports each format kept in its bookkeeping (421's `claims` and `answered`,
-    Battler's `reports` and `answered`) to the kit's claim book, numbers kept: a button of a report
+    Battler's `reports` and `answered`, Turnabout's messages of a waiting report from its engine state) to
+    the kit's claim book, numbers kept: a button of a report
     posted before the upgrade still answers it, and an answered one still says what became of it.
     The downgrade puts back the old shape, which the upgrade reads again."""
     from bot.games.battler import service as battler
     from bot.games.battler.models import BattlerGame
     from bot.games.four_two_one import service as four_two_one
     from bot.games.four_two_one.models import FourTwoOneLeague
+    from bot.games.turnabout import service as turnabout
+    from bot.games.turnabout.models import TurnaboutEvent
     from bot.kit import claims
     from tests.common import player
     from tests.games.battler.test_service import member, setup_all, started_game
     from tests.games.four_two_one.test_service import begun, build_all
+    from tests.games.turnabout.test_service import ORG, queued, registered
 
     league = await build_all(db, await begun(db, 4))
     first, second = league.state.matches[:2]
@@ -416,8 +420,26 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
         async with db.read() as session:
             return (await session.get(table, row_id, populate_existing=True)).bookkeeping
 
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a_user, b_user = event.user_of(m.a), event.user_of(m.b)
+    await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
+    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=7, message_id=80)
+
+    async def turnabout_report() -> list:
+        async with db.read() as session:
+            row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+            book = claims.Book(dict(row.bookkeeping or {}))
+            game = row.state["matches"][m.number - 1]["games"][0]
+            return game.get("messages") or [list(s) for c in book.waiting() for s in c.shown]
+
     new_421, new_battler = await bookkeeping(FourTwoOneLeague, league.id), await bookkeeping(BattlerGame, game.id)
     await downgrade(db, "0024_turnabout_rating_totals")
+    async with db.read() as session:  # the message is the game's again, in the engine's state
+        row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+        assert row.state["matches"][m.number - 1]["games"][0]["messages"] == [[7, 80]]
     old = await bookkeeping(FourTwoOneLeague, league.id)
     assert claims.BOOK not in old and old["next_claim"] == 3
     assert old["claims"][second.label] == {"number": 2, "round": 1, "match": second.label, "by": second.a, "winner": None,
@@ -429,6 +451,9 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
 
     await upgrade(db)
     assert await bookkeeping(FourTwoOneLeague, league.id) == new_421
+    assert await turnabout_report() == [[7, 80]] and claims.Book(await bookkeeping(TurnaboutEvent, event.id)).waiting()
+    await turnabout.confirm(db, event.id, m.number, 1, player(b_user))
+    assert [e.payload["message_id"] for e in await queued(db, turnabout.REPORT_DONE)] == [80]
     assert await bookkeeping(BattlerGame, game.id) == new_battler
     late = await four_two_one.answered_claim(db, league.id, answered.claim.number, league.guild_id)
     assert late is not None and (late.how, late.claim) == ("confirm", answered.claim)

@@ -452,7 +452,31 @@ def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingG
     )
 
 
-MAX_REPORT_MESSAGES = 10  # report messages remembered per game (each repeat of a report posts one)
+@dataclass(frozen=True)
+class Reported:
+    """A game's result as its report says it: the kit's claim result for Turnabout (`claims.Claim`,
+    keyed "match.game", kept with the messages that show it until the game no longer waits)."""
+
+    game: int
+    winner: int | None  # user id; None: a draw
+    value: int | None
+
+
+def _key(match: int, game: int) -> str:
+    return f"{match}.{game}"
+
+
+def _book(loaded: Loaded) -> claims.Book:
+    return claims.Book(loaded.bookkeeping)
+
+
+def _claimed(loaded: Loaded, match: engine.Match, game: engine.Game, reporter: int) -> None:
+    """A report that waits for the opponent: the kit keeps it, with its messages (`record_report_message`)."""
+    state = loaded.state
+    assert state is not None
+    winner = state.players[game.winner].user_id if game.winner is not None else None
+    _book(loaded).add(_key(match.number, game.number), match.round, _match_users(state, match), reporter,
+                      Reported(game.number, winner, game.value))
 
 
 def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra: Any) -> ReportDone:
@@ -481,22 +505,25 @@ def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra
 
 
 def _retire_reports(loaded: Loaded, *, shown: int | None = None, **answered: Any) -> list[outbox.Message]:
-    """Edits for the report messages of every game whose report was answered (final or disputed,
-    here or by any other way): each shows the result and loses its Confirm / Dispute buttons.
-    `shown`: the message the cog edits itself (the one whose button was pressed); `answered`: who
-    answered it and how (`ReportDone.by`, `by_report`)."""
+    """Edits for the report messages of every claim whose game no longer waits for its answer (final
+    or disputed, here or by any other way): each shows the result and loses its Confirm / Dispute
+    buttons, and the kit's claim ends. `shown`: the message the cog edits itself (the one whose
+    button was pressed); `answered`: who answered it and how (`ReportDone.by`, `by_report`)."""
     state = loaded.state
     assert state is not None
-    out = []
-    for m in state.matches:
-        for g in m.games:
-            if not g.messages or g.status == engine.REPORTED:
-                continue
-            for channel_id, message_id in g.messages:
-                if message_id != shown:
-                    done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id, **answered)
-                    out.append(loaded.channel(REPORT_DONE, done, channel_id=channel_id))
-            g.messages = []
+    book, out = _book(loaded), []
+    for claim in book.waiting():
+        match, game = (int(part) for part in claim.key.split("."))
+        m = state.match(match)
+        g = m.games[game - 1]
+        if g.status == engine.REPORTED:
+            continue
+        how = "dispute" if g.status == engine.DISPUTED else "decide" if g.decided else "confirm"
+        organizer = answered.get("for_absent")  # who confirmed for the absent `by`
+        book.end(claim, how, organizer or answered.get("by"), answered.get("by") if organizer else None)
+        for channel_id, message_id in claims.closing(claim, shown):
+            done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id, **answered)
+            out.append(loaded.channel(REPORT_DONE, done, channel_id=channel_id))
     return out
 
 
@@ -513,9 +540,11 @@ async def record_report_message(db: Database, event_id: int, match: int, game: i
         if m.b is None or game not in (1, 2):
             return
         g = m.games[game - 1]
-        if g.status == engine.REPORTED:
-            if [channel_id, message_id] not in g.messages:
-                g.messages = [*g.messages, [channel_id, message_id]][-MAX_REPORT_MESSAGES:]
+        book = _book(loaded)
+        claim = book.of(_key(match, game))
+        if g.status == engine.REPORTED and claim is not None:
+            if (channel_id, message_id) not in claim.shown:
+                book.show(claim.number, channel_id, message_id)  # beyond claims.MAX_SHOWN, the oldest are forgotten
                 GAMES.save(loaded)
         elif g.status in (engine.FINAL, engine.DISPUTED):
             done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
@@ -555,11 +584,12 @@ async def report(
         if any(isinstance(e, engine.GameDisputed) for e in events):
             await _call_referees(session, loaded, match)
         matched = any(isinstance(e, engine.GameConfirmed) for e in events)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
+            _claimed(loaded, match, target, actor.user_id)
             pending = _pending(loaded, match, target)
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         done = None
         if matched:
             done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
