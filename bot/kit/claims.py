@@ -195,11 +195,11 @@ class Book:
         return claim
 
     def dispute(self, claim: Claim, by: int) -> Claim:
-        """`claim` disputed by `by`: it waits for a referee (its messages are closed: `closing`), and
-        a late click on one of them shows the dispute (`ended`)."""
+        """`claim` disputed by `by`: it waits for a referee, and a late click on one of its messages
+        shows the dispute (`ended`). Returned with the messages to close (`closing`), which it forgets."""
         disputed = self.put(replace(claim, status=DISPUTED, how=DISPUTE, by=by, shown=()))
         self._remember(disputed)
-        return disputed
+        return replace(disputed, shown=claim.shown)
 
     def end(self, claim: Claim, how: str, by: int | None = None, absent: int | None = None) -> Claim:
         """`claim` no longer waits (`how`: "confirm", "agreed", "decide", "void", ...): it leaves the
@@ -271,6 +271,9 @@ class Rules(Protocol):
     def table(self, loaded: Any) -> str:
         """The table's name, for a DM ("421 league #3")."""
 
+    def what(self, claim: Claim) -> str:
+        """Which report `claim` is, in a question ("Match A", "report #3")."""
+
     def words(self, loaded: Any, claim: Claim) -> str:
         """What `claim` says, in plain words with mentions ("<@1> beat <@2>")."""
 
@@ -281,34 +284,37 @@ class Rules(Protocol):
 @dataclass(frozen=True)
 class Answer:
     """A claim answered by `confirm` or `dispute`: as it is now (ended, or disputed), who answered
-    (`OPPONENT` or `REFEREE`), the DM that tells an absent opponent (queue it with the result) and,
-    for a dispute, whom it calls."""
+    (`OPPONENT` or `REFEREE`) and, for a dispute, whom it calls."""
 
     claim: Claim
     role: str
-    told: outbox.Message | None = None
     call: Call | None = None
 
 
 async def confirm(
     session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
-    for_absent: bool, what: str, adding: Callable[[Claim, str], Any] | None = None,
+    for_absent: bool, adding: Callable[[Claim, str], Any] | None = None,
 ) -> Answer:
     """Claim `number` confirmed by its opponent, or by a referee for the absent opponent (asked
-    first: `AbsentConfirmNeeded` until `for_absent`; the DM that tells them is `Answer.told`); it
-    ends in the kit's book. `adding(claim, role)`: the result with what the one who confirms adds
-    to it (Battler's treasures), if anything. The format applies `Answer.claim` to its engine."""
+    first: `AbsentConfirmNeeded` until `for_absent`); it ends in the kit's book. `adding(claim,
+    role)`: the result with what the one who confirms adds to it (Battler's treasures), if anything.
+    The format applies `Answer.claim` to its engine, then queues `told` (the absent opponent's DM)."""
     book = Book(loaded.bookkeeping)
     claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, CONFIRM, round=round)
-    absent = absent_opponent(claim, role, for_absent=for_absent, what=what)
-    if adding is not None:
+    if adding is not None:  # first: what is added may be refused (an organizer adds no treasures)
         claim = replace(claim, result=encode(adding(claim, role)))
-    ended = book.end(claim, CONFIRM, actor.user_id, absent)
-    told = None
-    if absent is not None:
-        told = absent_dm(loaded.row, absent=absent, by=actor.user_id, table=rules.table(loaded),
-                         result=rules.words(loaded, ended), dispute=rules.until(loaded, ended))
-    return Answer(ended, role, told)
+    absent = absent_opponent(claim, role, for_absent=for_absent, what=rules.what(claim))
+    return Answer(book.end(claim, CONFIRM, actor.user_id, absent), role)
+
+
+def told(rules: Rules, loaded: Any, claim: Claim) -> list[outbox.Message]:
+    """The DM that tells the absent opponent of `claim` (confirmed for them) what counts now and how
+    to dispute it; none when they confirmed it themselves. After the result was applied: what they can
+    still do may depend on it (`Rules.until`)."""
+    if claim.absent is None or claim.by is None:
+        return []
+    return [absent_dm(loaded.row, absent=claim.absent, by=claim.by, table=rules.table(loaded),
+                      result=rules.words(loaded, claim), dispute=rules.until(loaded, claim))]
 
 
 async def dispute(
@@ -331,7 +337,7 @@ async def deciding(
     """The claim a referee decides (or settles) in `match`: refused when there is none, or to an
     organizer who plays in it (`require_referee`)."""
     if claim is None:
-        raise Conflict(f"{match[0].upper()}{match[1:]} has no report to decide.")
+        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
     await require_referee(session, rules.noun, loaded.row, actor, players=claim.players, match=match, what=what)
     return claim
 
@@ -339,8 +345,8 @@ async def deciding(
 async def ended_claim(session: AsyncSession, loaded: Any, number: int, guild_id: int | None) -> Claim | None:
     """For a report button that was refused: claim `number` as it ended lately (the pressed message
     is an out-of-date copy: a late click), else None (the refusal stands)."""
-    book = Book(loaded.bookkeeping)
-    if loaded.row.guild_id != guild_id or book.find(number) is not None:
+    book, still = Book(loaded.bookkeeping), None
+    if loaded.row.guild_id != guild_id or ((still := book.find(number)) is not None and still.status == REPORTED):
         return None
     return book.ended(number)
 

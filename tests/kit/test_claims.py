@@ -3,6 +3,7 @@ on both backends (the organizer role is read from the server's settings)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -71,7 +72,7 @@ def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while
     assert shown is not None and len(shown.shown) == claims.MAX_SHOWN and older == ((CHANNEL, 0),)
     assert claims.closing(shown, answered_in=5) == tuple((CHANNEL, m) for m in range(1, claims.MAX_SHOWN + 1) if m != 5)
     disputed = book.dispute(book.find(first.number), OPPONENT)
-    assert book.of("A") == disputed and book.ended(1).how == claims.DISPUTE and book.show(1, CHANNEL, 99) == (None, ())
+    assert disputed.shown == shown.shown and book.of("A") == replace(disputed, shown=()) and book.ended(1).how == claims.DISPUTE and book.show(1, CHANNEL, 99) == (None, ())
     second = book.add("A", 1, (REPORTER, OPPONENT), OPPONENT, None)
     assert book.waiting() == [second] and second.number == 2
     ended = book.end(second, "confirm", REPORTER)

@@ -694,10 +694,33 @@ def _claim_words(claim: Claim) -> str:
     return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
 
 
+class _Rules:
+    """421's results for the kit's claims flow: a claim's result is the winner's user id (None: a draw)."""
+
+    noun = NOUN
+
+    def table(self, loaded: Loaded) -> str:
+        return league_name(loaded.id)
+
+    def what(self, claim: claims.Claim) -> str:
+        return f"Match {claim.key}"
+
+    def words(self, loaded: Loaded, claim: claims.Claim) -> str:
+        winner = claim.result_as(int | None)
+        return (f"round {claim.round}, Match {claim.key}: {'a draw' if winner is None else f'<@{winner}> won'}, as "
+                f"<@{claim.reporter}> reported it")
+
+    def until(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return ("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
+                "begins: the result has counted since it was confirmed.")
+
+
+RULES = _Rules()
+
+
 async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Claim, decided: Decided | None = None, *,
                        answered_in: int | None = None) -> Outcome:
-    """The report `entry` counts (ended by `claims.Book.end`: how, by whom); its messages lose their
-    buttons."""
+    """The report `entry` counts (ended by the kit: how, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
     claim = _claim_of(loaded, entry)
@@ -706,20 +729,7 @@ async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Clai
     events = GAMES.call(engine.report, state, seat, _outcome_for(entry.reporter, claim.winner))
     await _commit(session, loaded, events, decided)
     await outbox.queue(session, *closing)
-    if entry.absent is not None:
-        await outbox.queue(session, claims.absent_dm(
-            loaded.row, absent=entry.absent, by=entry.by or 0, table=league_name(loaded.id),
-            result=(f"round {claim.round}, Match {claim.match}: "
-                    f"{'a draw' if claim.winner is None else f'<@{claim.winner}> won'}, as <@{claim.reporter}> reported it"),
-            dispute=("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
-                     "begins: the result has counted since it was confirmed.")))
     return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None)
-
-
-async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
-                         action: str) -> tuple[claims.Claim, str]:
-    state = GAMES.running(loaded)
-    return await claims.answering(session, NOUN, loaded.row, _book(loaded), number, actor, action, round=state.round)
 
 
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -730,11 +740,14 @@ async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor
     (not for an absent player: the press answered a question, every message is edited here)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, role = await _waiting_claim(session, loaded, number, actor, claims.CONFIRM)
-        absent = claims.absent_opponent(entry, role, for_absent=for_absent, what=f"Match {entry.key}")
+        answer = await claims.confirm(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round,
+                                      for_absent=for_absent)
+        absent = answer.claim.absent
         decided = Decided(actor.user_id, "confirmed", absent) if absent is not None else None
-        ended = _book(loaded).end(entry, "confirm", actor.user_id, absent)
-        return await _apply_claim(session, loaded, ended, decided, answered_in=None if absent is not None else answered_in)
+        outcome = await _apply_claim(session, loaded, answer.claim, decided,
+                                     answered_in=None if absent is not None else answered_in)
+        await outbox.queue(session, *claims.told(RULES, loaded, answer.claim))
+        return outcome
 
 
 async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -744,13 +757,11 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     the dispute calls)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, _ = await _waiting_claim(session, loaded, number, actor, claims.DISPUTE)
-        closing = _closed(loaded, entry, claims.DISPUTE, actor.user_id, answered_in)
-        _book(loaded).dispute(entry, actor.user_id)
+        answer = await claims.dispute(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round)
+        closing = _closed(loaded, answer.claim, claims.DISPUTE, actor.user_id, answered_in)
         GAMES.save(loaded)
         await outbox.queue(session, *closing)
-        call = await claims.dispute_call(session, loaded.row, entry.players)
-        return Outcome(_view(loaded), claim=_claim_of(loaded, entry), call=call)
+        return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call)
 
 
 async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
@@ -761,10 +772,8 @@ async def answered_claim(db: Database, league_id: int, number: int, guild_id: in
             loaded = await GAMES.load(session, league_id, lock=False)
         except UserError:
             return None
-        ended = _book(loaded).ended(number)
-        if loaded.row.guild_id != guild_id or ended is None:
-            return None
-        return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent)
+        ended = await claims.ended_claim(session, loaded, number, guild_id)
+        return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent) if ended else None
 
 
 async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
