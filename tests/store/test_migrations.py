@@ -381,3 +381,84 @@ async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
     assert await kept_totals(db, 1) == kept
     assert await turnabout.ratings(db, 1) == ratings == await ratings_from_results(db, 1)
     assert await _diff(db) == []
+
+
+async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_back(db):
+    """0025 moves the reports each format kept in its bookkeeping (421's `claims` and `answered`,
+    Battler's `reports` and `answered`, Turnabout's messages of a waiting report from its engine state) to
+    the kit's claim book, numbers kept: a button of a report
+    posted before the upgrade still answers it, and an answered one still says what became of it.
+    The downgrade puts back the old shape, which the upgrade reads again."""
+    from bot.games.battler import service as battler
+    from bot.games.battler.models import BattlerGame
+    from bot.games.four_two_one import service as four_two_one
+    from bot.games.four_two_one.models import FourTwoOneLeague
+    from bot.games.turnabout import service as turnabout
+    from bot.games.turnabout.models import TurnaboutEvent
+    from bot.kit import claims
+    from tests.common import player
+    from tests.games.battler.test_service import member, setup_all, started_game
+    from tests.games.four_two_one.test_service import begun, build_all
+    from tests.games.turnabout.test_service import ORG, queued, registered
+
+    league = await build_all(db, await begun(db, 4))
+    first, second = league.state.matches[:2]
+    answered = await four_two_one.report(db, league.id, player(league.user_of(first.a)), result="won")
+    await four_two_one.claim_shown(db, answered.claim, channel_id=7, message_id=70)
+    await four_two_one.confirm(db, league.id, answered.claim.number, player(league.user_of(first.b)))
+    waiting = await four_two_one.report(db, league.id, player(league.user_of(second.a)), result="draw")
+    await four_two_one.claim_shown(db, waiting.claim, channel_id=7, message_id=71)
+
+    game, prompts = await started_game(db)
+    state = (await setup_all(db, prompts)).game.state
+    (a, b), (c, d) = [(state.players[p.a].user_id, state.players[p.b].user_id) for p in state.pairings]
+    confirmed = (await battler.report(db, game.id, player(a), "won", treasures_left=0)).report
+    await battler.confirm_report(db, game.id, confirmed.id, member(b, False))
+    open_report = (await battler.report(db, game.id, player(c), "lost")).report
+
+    async def bookkeeping(table, row_id: int) -> dict:
+        async with db.read() as session:
+            return (await session.get(table, row_id, populate_existing=True)).bookkeeping
+
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a_user, b_user = event.user_of(m.a), event.user_of(m.b)
+    await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
+    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=7, message_id=80)
+
+    async def turnabout_report() -> list:
+        async with db.read() as session:
+            row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+            book = claims.Book(dict(row.bookkeeping or {}))
+            game = row.state["matches"][m.number - 1]["games"][0]
+            return game.get("messages") or [list(s) for c in book.waiting() for s in c.shown]
+
+    new_421, new_battler = await bookkeeping(FourTwoOneLeague, league.id), await bookkeeping(BattlerGame, game.id)
+    await downgrade(db, "0024_turnabout_rating_totals")
+    async with db.read() as session:  # the message is the game's again, in the engine's state
+        row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+        assert row.state["matches"][m.number - 1]["games"][0]["messages"] == [[7, 80]]
+    old = await bookkeeping(FourTwoOneLeague, league.id)
+    assert claims.BOOK not in old and old["next_claim"] == 3
+    assert old["claims"][second.label] == {"number": 2, "round": 1, "match": second.label, "by": second.a, "winner": None,
+                                           "disputed_by": None, "shown": [[7, 71]]}
+    assert old["answered"]["1"]["how"] == "confirm" and old["answered"]["1"]["claim"]["winner"] == league.user_of(first.a)
+    old = await bookkeeping(BattlerGame, game.id)
+    assert claims.BOOK not in old and old["next_report"] == 3 and list(old["reports"]) == [str(open_report.id)]
+    assert old["answered"][str(confirmed.id)]["how"] == "confirm"
+
+    await upgrade(db)
+    assert await bookkeeping(FourTwoOneLeague, league.id) == new_421
+    assert await turnabout_report() == [[7, 80]] and claims.Book(await bookkeeping(TurnaboutEvent, event.id)).waiting()
+    await turnabout.confirm(db, event.id, m.number, 1, player(b_user))
+    assert [e.payload["message_id"] for e in await queued(db, turnabout.REPORT_DONE)] == [80]
+    assert await bookkeeping(BattlerGame, game.id) == new_battler
+    late = await four_two_one.answered_claim(db, league.id, answered.claim.number, league.guild_id)
+    assert late is not None and (late.how, late.claim) == ("confirm", answered.claim)
+    await four_two_one.confirm(db, league.id, waiting.claim.number, player(league.user_of(second.b)))
+    assert (await battler.answered_report(db, game.id, confirmed.id, game.guild_id)).how == "confirm"
+    done = await battler.confirm_report(db, game.id, open_report.id, member(d, False), treasures_left=0)
+    assert done.applied is not None and done.applied.id == open_report.id
+    assert await _diff(db) == []

@@ -649,9 +649,6 @@ class Game:
     decided: bool = False  # the organizer's decision (final, not subject to confirmation)
     note: str = ""  # dispute reason or decision note
     confirmed_by: int | None = None  # seat of the opponent who confirmed the report
-    # [channel id, message id] of the channel messages showing its report with Confirm / Dispute,
-    # recorded by the service (the engine never reads them): edited once the report is answered.
-    messages: list[list[int]] = field(default_factory=list)
 
 
 @dataclass

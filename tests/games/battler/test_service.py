@@ -152,7 +152,7 @@ async def test_setup_reports_confirmations_and_disputes_persist(db):
     confirmed = await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
     assert confirmed.game.state.pairings[0].result == "a"
     assert confirmed.game.state.players[pr1.a].treasures == 0
-    with pytest.raises(Conflict, match="no longer open"):
+    with pytest.raises(Conflict, match="no longer waiting"):
         await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
 
     # Second pairing: contradicting reports become a dispute; only an organizer decides it.
