@@ -118,7 +118,7 @@ def test_the_web_pages_import_no_format_and_no_discord_client():
 def cog_modules() -> list[Path]:
     """Every module that is a cog or part of one: a package's cog.py and *_cog.py, the kit's and
     the server's cogs."""
-    named = [*BOT.glob("games/*/cog.py"), *BOT.glob("games/*/*_cog.py"), *BOT.glob("kit/clock/cog.py")]
+    named = [*BOT.glob("games/*/cog.py"), *BOT.glob("games/*/*_cog.py"), *BOT.glob("features/*/cog.py")]
     return [*named, BOT / "kit" / "sweeper.py", *BOT.glob("server/*.py")]
 
 

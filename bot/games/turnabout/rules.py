@@ -38,7 +38,7 @@ How the code maps to FORMATS.md §3
     * Rating (:func:`placement_multiplier`, :func:`rating_award`, :func:`final_ranking`).
     * Chess clock (:func:`new_match_clock`, :func:`flag_fell`): a flag fall reports the game
       as lost by the flagged player; the organizer may override (:func:`decide_game`). The
-      clock itself lives in its own document (:mod:`bot.kit.clock.rules`), one per match, so
+      clock itself lives in its own document (:mod:`bot.features.clock.rules`), one per match, so
       a clock pass — several a minute per match — never rewrites the whole event.
 
 Public API (for the command layer)
@@ -109,8 +109,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
+from bot.features.clock import rules as chess_clock
 from bot.kit import events, swiss
-from bot.kit.clock import rules as chess_clock
 from bot.kit.text import clean_name, name_key
 
 __all__ = [

@@ -18,7 +18,7 @@ placement points, `score` is the event's rating award (FORMATS.md §3); a player
 of their awards, kept with their all-time leaderboard totals (`score_total`, added to in the
 closing transaction) and read by `ratings` and `rating_totals`.
 
-The chess clock's entry points (`bot.kit.clock.service` calls them in its own transactions):
+The chess clock's entry points (`bot.features.clock.service` calls them in its own transactions):
 `clock_game` tells a clock started between two players of an open match which game it is for and
 the event's clock settings; `record_flag_fall` records exactly that game as lost on time when its
 clock's flag falls, and only in an event played with a clock.
@@ -36,10 +36,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import ScryfallClient
+from bot.features.clock import service as clock
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
 from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
-from bot.kit.clock import service as clock
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
 from bot.kit.guild_config import load_settings_row
