@@ -46,7 +46,7 @@ from bot.store.db import Database
 from bot.store.types import utcnow
 
 if TYPE_CHECKING:
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 STATUSES = tables.Statuses(running="running", finished="over")
 ACTIVE = STATUSES.active

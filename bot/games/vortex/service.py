@@ -60,7 +60,7 @@ from bot.store.db import Database
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 KIND = "vortex"
 NOUN = "game"
