@@ -41,7 +41,7 @@ from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
 from bot.kit import claims, deadlines, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.types import utcnow
 

@@ -21,7 +21,7 @@ from bot.games.draft.models import (
 from bot.kit import channels, claims, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.tables import Actor
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database

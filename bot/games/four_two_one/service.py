@@ -53,7 +53,7 @@ from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
 from bot.kit import claims, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.text import escape, plural
 from bot.store.db import Database
 

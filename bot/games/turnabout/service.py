@@ -42,7 +42,7 @@ from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
 from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.models import LeaderboardTotal
 from bot.store.types import utcnow

@@ -53,7 +53,7 @@ from bot.games.vortex.models import VortexGame, VortexLogEntry, VortexSeat
 from bot.kit import documents, events, leaderboard, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
 
