@@ -23,7 +23,7 @@ log = logging.getLogger("bot")
 # `bot.server.web` also serves the web pages in this process when WEB_PORT is set (started with the
 # bot, stopped when it closes).
 SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.features.clock.cog", "bot.server.about", "bot.server.help",
-                     "bot.features.config.cog", "bot.features.cubes.cog", "bot.server.leaderboard", "bot.server.web")
+                     "bot.features.config.cog", "bot.features.cubes.cog", "bot.features.leaderboard.cog", "bot.server.web")
 
 
 def extensions() -> list[str]:

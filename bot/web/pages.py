@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database

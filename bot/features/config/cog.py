@@ -9,7 +9,8 @@ from discord import app_commands
 
 from bot.features.config import service as guild_config
 from bot.features.config.service import PICK_MODES, GuildConfig
-from bot.kit import channels, leaderboard, limits
+from bot.features.leaderboard import service as leaderboard
+from bot.kit import channels, limits
 from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.dispatch import require_guild

@@ -28,7 +28,7 @@ from bot.games.draft import goldfish_rules, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
 from bot.games.draft.service import SPEC, draft_record, log_names
-from bot.kit import leaderboard, tables
+from bot.kit import event_results, tables
 from bot.web import access, params, registry
 from bot.web.cards import card_html
 
@@ -251,7 +251,7 @@ async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | 
             life_lost=by_user[p.user_id].life_lost, cards_milled=by_user[p.user_id].cards_milled,
             poison=by_user[p.user_id].poison, game_wins=by_user[p.user_id].game_wins,
             lost_or_drew=by_user[p.user_id].lost_or_drew, prevented=by_user[p.user_id].prevented, method=event.method))
-                  for p in leaderboard.rank_by_score({row.user_id: row.score for row in rows})]
+                  for p in event_results.rank_by_score({row.user_id: row.score for row in rows})]
         names = await _names(ctx, session, [event.organizer_id, *by_user])
     return registry.Page("draft/goldfish.html", event.name, {
         "event": event, "scores": scores, "names": names, "rejected": rejected,

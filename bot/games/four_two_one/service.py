@@ -50,7 +50,7 @@ from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.kit import claims, documents, leaderboard, outbox, tables
+from bot.kit import claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
@@ -380,8 +380,8 @@ async def _record_results(session: AsyncSession, loaded: Loaded, events: list[en
     league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
-    placings = leaderboard.rank_by_score({p.user_id: float(p.score) for p in state.players})
-    await leaderboard.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
+    placings = event_results.rank_by_score({p.user_id: float(p.score) for p in state.players})
+    await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                      event_name=league_name(row.id), results=placings)
     settings = await load_settings_row(session, row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id

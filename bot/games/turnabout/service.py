@@ -39,7 +39,7 @@ from bot.cards.scryfall_api import ScryfallClient
 from bot.features.clock import service as clock
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
-from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
+from bot.kit import card_data, claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
 from bot.kit.server_settings import load_settings_row
@@ -704,9 +704,9 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        await leaderboard.record_results(
+        await event_results.record_results(
             session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row.id),
-            results=leaderboard.placed([(p.user_id, p.position) for p in ended.placings],
+            results=event_results.placed([(p.user_id, p.position) for p in ended.placings],
                                        {p.user_id: p.award for p in ended.placings}),
         )
         settings = await load_settings_row(session, row.guild_id)
@@ -753,10 +753,10 @@ async def rating_totals(session: AsyncSession, guild_id: int,
                         user_ids: Collection[int] | None = None) -> dict[int, tuple[float, int]]:
     """{user: (rating, events)} of the server's players (or of `user_ids` only): the score sums of
     their all-time Turnabout leaderboard totals, to which each event's end adds its awards
-    (`leaderboard.record_results`, in the closing transaction)."""
+    (`event_results.record_results`, in the closing transaction)."""
     kept = LeaderboardTotal.__table__.c
     query = select(kept.user_id, kept.score_total, kept.events).where(
-        kept.guild_id == guild_id, kept.period == leaderboard.ALL_TIME_TOTALS, kept.format == KIND)
+        kept.guild_id == guild_id, kept.period == event_results.ALL_TIME_TOTALS, kept.format == KIND)
     if user_ids is not None:
         query = query.where(kept.user_id.in_(list(user_ids)))
     return {user_id: (float(total), count) for user_id, total, count in await session.execute(query)}
