@@ -37,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import ScryfallClient
 from bot.features.clock import service as clock
+from bot.games.turnabout import decklists
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
 from bot.kit import card_data, claims, documents, event_results, outbox, tables
@@ -362,11 +363,11 @@ TABLES = tables.TableUseCases[EventView](SPEC)
 get_event, find_event, leave, cancel = TABLES.get, TABLES.find, TABLES.leave, TABLES.cancel
 
 
-async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
+async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, decklists.OracleText]:
     """The Oracle text of the list's cards where it is known: the card table, and Scryfall for the
     names the table lacks (asked before the transaction, never inside it)."""
-    found = await card_data.oracle_texts(db, scryfall, engine.decklist_names(decklist))
-    return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
+    found = await card_data.oracle_texts(db, scryfall, decklists.decklist_names(decklist))
+    return {name: decklists.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
 
 
 async def join(
@@ -385,11 +386,13 @@ async def join(
         if row.status != STATUSES.lobby:
             raise Conflict("Registration for that event is closed.")
         mine = next((s for s in loaded.seats if s.user_id == actor.user_id), None)
-        # The engine checks the name, the option, name clashes and the list, on the registrations so far.
+        # The list is checked by the deck rules, then the engine checks the name, the option and name
+        # clashes, on the registrations so far.
         scratch = GAMES.call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
-            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
-        except engine.DeckRejected as error:
+            checked = decklists.checked(decklist, oracle=oracle) if decklist is not None else None
+            [registered] = engine.register(scratch, actor.user_id, deck, scoring, checked)
+        except decklists.DeckRejected as error:
             shown = error.problems[:20]
             more = len(error.problems) - len(shown)
             raise UserError("Your decklist is not legal for Turnabout:\n" + "\n".join(
