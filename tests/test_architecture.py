@@ -151,7 +151,7 @@ def is_discord_free(path: Path) -> bool:
     """A format's rules engine, its use cases and its tables: pure of Discord."""
     relative = path.relative_to(BOT / "games").parts
     stem = path.stem
-    return "service" in relative[1:-1] or stem in {"rules", "service", "models"} or stem.endswith(("_rules", "_service"))
+    return "service" in relative[1:-1] or stem in {"rules", "service", "models", "decklists"} or stem.endswith(("_rules", "_service"))
 
 
 def test_rules_and_services_import_no_discord():

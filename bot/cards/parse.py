@@ -47,7 +47,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
@@ -63,7 +63,9 @@ __all__ = [
     "MOST_SIDEBOARD",
     "CubeFormatError",
     "ReadList",
+    "content_lines",
     "decode_upload",
+    "first_content_line",
     "is_basic_land",
     "normalise_name",
     "parse_cube_bytes",
@@ -142,6 +144,9 @@ _COLOUR_WORDS = {
     "colorless": "C",
     "colourless": "C",
 }
+
+
+Line = tuple[int, str]  # (line number, the line)
 
 
 class CubeFormatError(ValueError):
@@ -340,7 +345,7 @@ def read_card_list(text: str, filename: str | None = None) -> ReadList:
         else:
             return ReadList(parse_cube_json(data))
 
-    first = _first_content_line(text)
+    first = first_content_line(text)
     if first is not None and "\t" in first and first.split("\t", 1)[0].strip().lower() == "name":
         return ReadList(parse_shipped_text(text)[1])
 
@@ -353,15 +358,15 @@ def read_card_list(text: str, filename: str | None = None) -> ReadList:
 # plain text
 
 
-def _first_content_line(text: str) -> str | None:
-    for line in text.splitlines():
-        s = line.strip()
-        if s and not s.startswith(("#", "//")):
-            return line
-    return None
+def content_lines(lines: Iterable[Line]) -> Iterator[Line]:
+    """The numbered lines of a list that say something (stripped): no blank line, no ``#`` or ``//``
+    comment. Every plain-text list (cubes, decklists, 421's set lists) is read from these."""
+    return ((number, line.strip()) for number, line in lines if _is_content(line))
 
 
-Line = tuple[int, str]  # (line number, the line)
+def first_content_line(text: str) -> str | None:
+    """The first line that says something (stripped), or None."""
+    return next((line for _, line in content_lines(enumerate(text.splitlines(), start=1))), None)
 
 
 def _heading(line: str) -> str:
@@ -419,10 +424,7 @@ def _split_at_blank_line(lines: list[Line]) -> tuple[list[Line], list[Line]]:
 
 
 def _plain_cards(lines: list[Line], out: _Collector) -> _Collector:
-    for lineno, raw in lines:
-        line = raw.strip()
-        if not line or line.startswith(("#", "//")):
-            continue
+    for lineno, line in content_lines(lines):
         quantity = 1
         m = _QTY_RE.match(line)
         if m:
