@@ -22,8 +22,8 @@ log = logging.getLogger("bot")
 # What every server has beside the formats: the kit's cogs and the server's own commands.
 # `bot.server.web` also serves the web pages in this process when WEB_PORT is set (started with the
 # bot, stopped when it closes).
-SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.help",
-                     "bot.server.config", "bot.server.cubes", "bot.server.leaderboard", "bot.server.web")
+SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.features.clock.cog", "bot.server.about", "bot.server.help",
+                     "bot.features.config.cog", "bot.features.cubes.cog", "bot.features.leaderboard.cog", "bot.server.web")
 
 
 def extensions() -> list[str]:

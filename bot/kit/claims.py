@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.kit import outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 
 CONFIRM, DISPUTE = "confirm", "dispute"
 ACTIONS = (CONFIRM, DISPUTE)

@@ -15,8 +15,8 @@ from typing import Any
 import jinja2
 from aiohttp import hdrs, web
 
+from bot.features.leaderboard.service import FORMATS
 from bot.kit.errors import NotFound
-from bot.kit.leaderboard import FORMATS
 from bot.kit.text import plural
 from bot.settings import Settings
 from bot.store.db import Database

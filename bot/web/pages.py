@@ -5,13 +5,13 @@ server's rows."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.features.leaderboard import web as leaderboard_web
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
@@ -22,10 +22,6 @@ from bot.web.names import names_of
 HOME_EVENTS = 10  # finished events on the home page
 HOME_BOARD, HOME_FORMAT_BOARD = 10, 5  # rows of the leaderboards on the home page
 EVENTS_PER_PAGE = 50
-ROWS_PER_PAGE = 50
-MAX_PAGE = 10_000
-ALL_FORMATS = "all"
-SEASON = re.compile(rf"{leaderboard.CURRENT}|{leaderboard.ALL_TIME}|\d{{1,18}}")
 ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
 FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 PRIVATE = "private, no-store"
@@ -115,7 +111,7 @@ class SitePages:
             guild_id = site.guild_id
             stamped = await page_cache.stamp(session, guild_id)
             running = await registry.in_progress(session, guild_id)  # changes without a result: never kept
-            seasons = await queries.seasons(session, guild_id)
+            seasons = await leaderboard_web.season_rows(session, guild_id)
             period = await leaderboard.current_period(session, guild_id)
 
         async def compute() -> tuple:
@@ -137,40 +133,7 @@ class SitePages:
                             has_page=registry.event_page_of)
 
     async def leaderboard(self, request: web.Request) -> web.Response:
-        fmt = params.choice(request.query, "format", [*leaderboard.FORMATS, ALL_FORMATS], ALL_FORMATS)
-        season = params.shaped(request.query, "season", SEASON) or leaderboard.CURRENT
-        page = params.integer(request.query, "page", 1, 1, MAX_PAGE)
-        async with self.db.read() as session:
-            site = await self._site(session, request)
-            guild_id = site.guild_id
-            stamped = await page_cache.stamp(session, guild_id)
-            seasons = await queries.seasons(session, guild_id)
-            if season == leaderboard.CURRENT:
-                period = await leaderboard.current_period(session, guild_id)
-            elif season == leaderboard.ALL_TIME:
-                period = leaderboard.ALL_TIME_PERIOD
-        if season not in (leaderboard.CURRENT, leaderboard.ALL_TIME):
-            period = await leaderboard.period_by_key(self.db, guild_id, season)
-        key = page_cache.key(site, stamped, "leaderboard", fmt, season, page, period, tuple(seasons))
-        kept = self.lists.get(key)
-        if kept is not None:
-            return kept
-
-        async def compute() -> tuple:
-            rows = await leaderboard.board(self.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
-            pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
-            shown_page = min(page, pages)
-            shown = rows[(shown_page - 1) * ROWS_PER_PAGE : shown_page * ROWS_PER_PAGE]
-            async with self.db.read() as session:
-                names = await names_of(session, guild_id, [r.user_id for r in shown])
-            return shown, names, pages, shown_page
-
-        shown, names, pages, page = await self.computed.get((guild_id, stamped, "leaderboard", period, fmt, page),
-                                                            compute)
-        format_title = leaderboard.FORMATS.get(fmt, "All formats")
-        return self._keep_list(key, self._render(
-            site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown, names=names,
-            fmt=fmt, season=season, seasons=seasons, period=period, page=page, pages=pages, all_formats=ALL_FORMATS))
+        return await leaderboard_web.leaderboard_page(self, request)
 
     async def events(self, request: web.Request) -> web.Response:
         before = params.shaped(request.query, "before", queries.CURSOR)

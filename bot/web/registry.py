@@ -55,7 +55,7 @@ from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.kit import card_data, documents, leaderboard, tables
+from bot.kit import card_data, documents, tables
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
@@ -261,13 +261,13 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
                     title: str | None = None) -> FinishedLister:
     """Register a format's finished tables that have no results (`finished_events`): a plain draft, a
     game ended without a winner. `name(id, detail)` names one (`detail`: a column of its row, such as
-    the cube's name); `title` names its format in the lists (default: the leaderboard's, else the spec's).
+    the cube's name); `title` names its format in the lists (default: the spec's).
 
     A table's times come after its engine document in its row, which SQLite reads through to reach
     them (some 15 ms for 1,000 complete drafts): the order of a server's finished tables is read once
     per count of them (one more finishes: read again) and kept, per process, for `KEPT_ORDERS` servers."""
     model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
-    shown_title = title or leaderboard.FORMATS.get(kind, spec.title)
+    shown_title = title or spec.title
     # (database, server) -> (their count, their order)
     kept: OrderedDict[tuple[str, int], tuple[int, list[tuple[datetime, int]]]] = OrderedDict()
 

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.kit import claims, claims_ui, guild_config
+from bot.features.config import service as guild_config
+from bot.kit import claims, claims_ui
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.tables import Actor
 from tests.common import CHANNEL, GUILD, OTHER_GUILD

@@ -8,6 +8,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.migrate import downgrade, upgrade
 from bot.store.models import Base
@@ -227,9 +228,9 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     them the same."""
     import random
 
-    from bot.kit import leaderboard
+    from bot.features.leaderboard import service as leaderboard
     from bot.store.models import EventResult, Season
-    from tests.kit.test_leaderboard_totals import kept_totals, summed_from_results
+    from tests.kit.test_event_results import kept_totals, summed_from_results
 
     await downgrade(db, "0019")
     assert "leaderboard_totals" not in await _tables(db)
@@ -251,7 +252,7 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     await upgrade(db)
     filled = {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)}
     assert filled == {guild_id: await summed_from_results(db, guild_id) for guild_id in (1, 2)}
-    assert set(filled[1]) == {leaderboard.ALL_TIME_TOTALS, seasons[0].id, seasons[1].id} and filled[2]
+    assert set(filled[1]) == {event_results.ALL_TIME_TOTALS, seasons[0].id, seasons[1].id} and filled[2]
 
     await downgrade(db, "0019")
     assert "leaderboard_totals" not in await _tables(db)
@@ -354,10 +355,10 @@ async def test_0023_moves_the_vortex_logs_to_rows_and_back(db):
 async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
     """0024 adds each totals row's score sum (Turnabout's ratings), filled from the stored results for
     all time and each season, as the bot keeps it; its downgrade drops only that column."""
+    from bot.features.leaderboard import service as leaderboard
     from bot.games.turnabout import service as turnabout
-    from bot.kit import leaderboard
     from tests.games.turnabout.test_ratings import ratings_from_results
-    from tests.kit.test_leaderboard_totals import end_event, kept_totals, summed_from_results
+    from tests.kit.test_event_results import end_event, kept_totals, summed_from_results
 
     season = await leaderboard.start_season(db, 1, "Spring")
     for event_id, (fmt, scores) in enumerate([("turnabout", [12.0, 7.5, 3.0]), ("421", [30.0, None]),
@@ -366,7 +367,7 @@ async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
             await leaderboard.end_season(db, 1)
         await end_event(db, 1, fmt, event_id, [(1000 + i, i + 1, score) for i, score in enumerate(scores)])
     kept = await kept_totals(db, 1)
-    assert kept == await summed_from_results(db, 1) and set(kept) == {leaderboard.ALL_TIME_TOTALS, season.id}
+    assert kept == await summed_from_results(db, 1) and set(kept) == {event_results.ALL_TIME_TOTALS, season.id}
     ratings = await turnabout.ratings(db, 1)
     assert [(r.user_id, r.rating, r.events) for r in ratings] == [(1000, 16.5, 2), (1001, 16.5, 2), (1002, 3.0, 1)]
 

@@ -38,15 +38,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.battler import rules as engine
 from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
-from bot.kit import claims, deadlines, documents, leaderboard, outbox, tables
+from bot.kit import claims, deadlines, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.kit.events import Payload, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.types import utcnow
 
 if TYPE_CHECKING:
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 STATUSES = tables.Statuses(running="running", finished="over")
 ACTIVE = STATUSES.active
@@ -358,7 +358,7 @@ async def _commit(
 async def _finish(session: AsyncSession, loaded: Loaded) -> outbox.Message:
     """Game over: results go to the leaderboard; the standings post is owed to its channel."""
     row = loaded.row
-    await leaderboard.record_results(
+    await event_results.record_results(
         session, guild_id=row.guild_id, format="battler", event_id=row.id, event_name=_event_name(row),
         results=_placements(loaded.state),
     )
@@ -369,19 +369,19 @@ def _event_name(row: BattlerGame) -> str:
     return f"Treasure Battler #{row.id} ({row.cube_name})"
 
 
-def _placements(state: engine.BattlerState) -> list[leaderboard.Placement]:
+def _placements(state: engine.BattlerState) -> list[event_results.Placement]:
     places: list[tuple[int, int]] = []
     place = 1
     for group in engine.standings(state):
         places.extend((state.players[seat].user_id, place) for seat in group)
         place += len(group)
-    return leaderboard.placed(places)
+    return event_results.placed(places)
 
 
 def standings_of(game: GameView) -> list[Standing]:
     """Engine standings as placements (winner, or everyone still in, first)."""
     assert game.state is not None
-    by_place: dict[int, list[leaderboard.Placement]] = {}
+    by_place: dict[int, list[event_results.Placement]] = {}
     for placement in _placements(game.state):
         by_place.setdefault(placement.placement, []).append(placement)
     return [

@@ -11,14 +11,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cards.export import FORMATS, export
+from bot.features.config import service as guild_config
+from bot.features.cubes import service as cubes
+from bot.features.cubes.ui import cube_autocomplete
 from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
-from bot.kit import card_data, confirm, cubes, guild_config, limits
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit import card_data, confirm, limits
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import UserError

@@ -32,29 +32,29 @@ are kept with it (`claim_shown`, `Claim.shown`) and edited once it no longer wai
 take-apart menu is remembered once Discord has it (`on_sent`) and edited without the menu once
 nobody is to take decks apart (`MENU_DONE`).
 
-A decklist is read by `bot.cards.parse`, its sideboard left out first (`read_decklist`: Arena's
-`Sideboard` and `Companion` sections, `SB:` lines, MTGO's part after a blank line); the reply says
-how many cards it ignored.
+A decklist is read by the one card-list reader (`bot.cards.parse.read_decklist`), its sideboard
+left out by its one sideboard rule (Arena's `Sideboard` and `Companion` sections, `SB:` lines,
+MTGO's part after a blank line, as Turnabout reads them); the reply says how many cards it ignored.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
+from bot.cards import parse as card_lists
+from bot.cards.parse import CubeFormatError
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.kit import claims, documents, leaderboard, outbox, tables
+from bot.kit import claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.text import escape, plural
 from bot.store.db import Database
 
@@ -362,8 +362,8 @@ async def _record_results(session: AsyncSession, loaded: Loaded, events: list[en
     league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
-    placings = leaderboard.rank_by_score({p.user_id: float(p.score) for p in state.players})
-    await leaderboard.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
+    placings = event_results.rank_by_score({p.user_id: float(p.score) for p in state.players})
+    await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                      event_name=league_name(row.id), results=placings)
     settings = await load_settings_row(session, row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
@@ -531,68 +531,15 @@ class Decklist:
     ignored: int = 0
 
 
-_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
-_SIDE_MARKERS = frozenset({"sideboard", "side board", "side", "companion", "commander", "maybeboard", "maybe",
-                           "considering"})
-_ABOUT_MARKERS = frozenset({"about"})  # Arena's "About / Name My Deck" lines before the deck
-_SIDE_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
-
-
-def _split_sideboard(text: str) -> tuple[str, str]:
-    """The main deck's lines and the sideboard's of a text decklist: after a `Sideboard` (or
-    `Companion`, `Maybeboard`) line until a `Deck` line, `SB:` lines, and, in a list with no such
-    marks whose part before its first blank line is exactly 60 cards (MTGO, Draftmancer), what
-    follows that blank line. Comments and headers stay with the main part (the parser skips them)."""
-    main: list[str] = []
-    side: list[str] = []
-    section = "main"
-    marked = False
-    for line in text.splitlines():
-        marker = line.strip().rstrip(":").strip().lower()
-        if marker in _MAIN_MARKERS:
-            section, marked = "main", True
-        elif marker in _SIDE_MARKERS:
-            section, marked = "side", True
-        elif marker in _ABOUT_MARKERS:
-            section, marked = "about", True
-        elif section == "about":
-            if not line.strip():
-                section = "main"
-        elif _SIDE_PREFIX.match(line.strip()):
-            marked = True
-            side.append(_SIDE_PREFIX.sub("", line.strip()))
-        else:
-            (main if section == "main" else side).append(line)
-    if not marked:
-        blank = next((i for i, line in enumerate(main) if not line.strip() and any(x.strip() for x in main[:i])), None)
-        if blank is not None and any(x.strip() for x in main[blank:]):
-            try:
-                first = len(parse_cube_text("\n".join(main[:blank])).names())
-            except CubeFormatError:
-                first = 0
-            if first == engine.DECK_SIZE:
-                return "\n".join(main[:blank]), "\n".join(main[blank:])
-    return "\n".join(main), "\n".join(side)
-
-
 def read_decklist(data: str | bytes) -> Decklist:
-    """A decklist (``4 Card Name`` lines, an Arena or CubeCobra export, as `bot.cards.parse` reads
-    them) as one name per card; an Arena or MTGO export's sideboard is left out (and counted)."""
+    """A decklist (``4 Card Name`` lines, an Arena, MTGO or CubeCobra export) as one name per card of
+    its main deck, read by the one card-list reader (`bot.cards.parse.read_decklist`, its sideboard
+    rule); the sideboard is left out (and counted)."""
     try:
-        text = data if isinstance(data, str) else decode_upload(data, what="decklist")
-        if text.lstrip().startswith(("{", "[")):  # JSON: the parser reads its main board only
-            return Decklist(parse_cube_text(text).names())
-        main, side = _split_sideboard(text)
-        names = parse_cube_text(main).names() if main.strip() else []
+        read = card_lists.read_decklist(data)
     except CubeFormatError as error:
         raise UserError(f"I can't read that decklist: {error}") from None
-    if not names:
-        raise UserError("I can't read that decklist: it has no cards outside its sideboard.")
-    try:
-        ignored = len(parse_cube_text(side).names()) if side.strip() else 0
-    except CubeFormatError:  # an unreadable sideboard is ignored all the same
-        ignored = sum(1 for line in side.splitlines() if line.strip())
-    return Decklist(names, ignored)
+    return Decklist(read.main.names(), len(read.sideboard))
 
 
 async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args, ignored: int = 0) -> Outcome:

@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import Range
 
+from bot.features.clock import rules as chess_clock
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
@@ -15,7 +16,6 @@ from bot.games.turnabout.service import EventView
 from bot.kit import claims, claims_ui, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
-from bot.kit.clock import rules as chess_clock
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError

@@ -18,7 +18,7 @@ placement points, `score` is the event's rating award (FORMATS.md §3); a player
 of their awards, kept with their all-time leaderboard totals (`score_total`, added to in the
 closing transaction) and read by `ratings` and `rating_totals`.
 
-The chess clock's entry points (`bot.kit.clock.service` calls them in its own transactions):
+The chess clock's entry points (`bot.features.clock.service` calls them in its own transactions):
 `clock_game` tells a clock started between two players of an open match which game it is for and
 the event's clock settings; `record_flag_fall` records exactly that game as lost on time when its
 clock's flag falls, and only in an event played with a clock.
@@ -36,13 +36,14 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import ScryfallClient
+from bot.features.clock import service as clock
+from bot.games.turnabout import decklists
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
-from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
-from bot.kit.clock import service as clock
+from bot.kit import card_data, claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.models import LeaderboardTotal
 from bot.store.types import utcnow
@@ -362,11 +363,11 @@ TABLES = tables.TableUseCases[EventView](SPEC)
 get_event, find_event, leave, cancel = TABLES.get, TABLES.find, TABLES.leave, TABLES.cancel
 
 
-async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
+async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, decklists.OracleText]:
     """The Oracle text of the list's cards where it is known: the card table, and Scryfall for the
     names the table lacks (asked before the transaction, never inside it)."""
-    found = await card_data.oracle_texts(db, scryfall, engine.decklist_names(decklist))
-    return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
+    found = await card_data.oracle_texts(db, scryfall, decklists.decklist_names(decklist))
+    return {name: decklists.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
 
 
 async def join(
@@ -385,11 +386,13 @@ async def join(
         if row.status != STATUSES.lobby:
             raise Conflict("Registration for that event is closed.")
         mine = next((s for s in loaded.seats if s.user_id == actor.user_id), None)
-        # The engine checks the name, the option, name clashes and the list, on the registrations so far.
+        # The list is checked by the deck rules, then the engine checks the name, the option and name
+        # clashes, on the registrations so far.
         scratch = GAMES.call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
-            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
-        except engine.DeckRejected as error:
+            checked = decklists.checked(decklist, oracle=oracle) if decklist is not None else None
+            [registered] = engine.register(scratch, actor.user_id, deck, scoring, checked)
+        except decklists.DeckRejected as error:
             shown = error.problems[:20]
             more = len(error.problems) - len(shown)
             raise UserError("Your decklist is not legal for Turnabout:\n" + "\n".join(
@@ -760,9 +763,9 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        await leaderboard.record_results(
+        await event_results.record_results(
             session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row.id),
-            results=leaderboard.placed([(p.user_id, p.position) for p in ended.placings],
+            results=event_results.placed([(p.user_id, p.position) for p in ended.placings],
                                        {p.user_id: p.award for p in ended.placings}),
         )
         settings = await load_settings_row(session, row.guild_id)
@@ -809,10 +812,10 @@ async def rating_totals(session: AsyncSession, guild_id: int,
                         user_ids: Collection[int] | None = None) -> dict[int, tuple[float, int]]:
     """{user: (rating, events)} of the server's players (or of `user_ids` only): the score sums of
     their all-time Turnabout leaderboard totals, to which each event's end adds its awards
-    (`leaderboard.record_results`, in the closing transaction)."""
+    (`event_results.record_results`, in the closing transaction)."""
     kept = LeaderboardTotal.__table__.c
     query = select(kept.user_id, kept.score_total, kept.events).where(
-        kept.guild_id == guild_id, kept.period == leaderboard.ALL_TIME_TOTALS, kept.format == KIND)
+        kept.guild_id == guild_id, kept.period == event_results.ALL_TIME_TOTALS, kept.format == KIND)
     if user_ids is not None:
         query = query.where(kept.user_id.in_(list(user_ids)))
     return {user_id: (float(total), count) for user_id, total, count in await session.execute(query)}

@@ -8,11 +8,11 @@ import random
 import pytest
 from sqlalchemy import func, select
 
+from bot.features.cubes.service import CubeDetail
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler.models import BattlerGame
 from bot.kit import claims, outbox
-from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.kit.tables import Actor, TableRef
 from bot.store.models import EventResult, OutboxMessage

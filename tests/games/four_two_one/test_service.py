@@ -13,11 +13,12 @@ from sqlalchemy import select
 
 from bot.cards.model import Card
 from bot.cards.sets import CardSet
+from bot.features.config import service as guild_config
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import set_lists
 from bot.games.four_two_one.models import FourTwoOneLeague
-from bot.kit import claims, guild_config, outbox
+from bot.kit import claims, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import EventResult, OutboxMessage

@@ -10,12 +10,13 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from bot.features.clock import rules as clock_rules
+from bot.features.clock import service as clock
+from bot.features.config import service as guild_config
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout.models import TurnaboutEvent
-from bot.kit import claims, deadlines, guild_config
-from bot.kit.clock import rules as clock_rules
-from bot.kit.clock import service as clock
+from bot.kit import claims, deadlines
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import CardRecord, EventResult, OutboxMessage

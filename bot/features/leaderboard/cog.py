@@ -6,10 +6,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.features.leaderboard.service import BoardRow
 from bot.kit.client import KitBot
 from bot.kit.dispatch import require_guild
-from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
