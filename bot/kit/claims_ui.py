@@ -14,7 +14,7 @@ from bot.kit import limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, renders
-from bot.kit.dispatch import Component
+from bot.kit.dispatch import Component, call_cog, index, number, word
 from bot.kit.errors import UserError
 from bot.store.db import Database
 
@@ -23,18 +23,54 @@ STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle
 LATE = "That report was already answered (its message shows how, now): your click changed nothing."
 
 
-def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
-    """One of a report's two buttons, [Confirm] or [Dispute], for the format's component class
-    (whose `action` part says which)."""
-    custom_id = component_type.custom_id_for(action=action, **parts)
-    return component_type(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+# Where a press on a format's report goes, by the format's key in the custom_id: its cog's method,
+# called with `table=`, `claim=` (the claim's number) and `action=` (names: a UI module does not
+# import its cog). "reject": the Dispute of 421's messages posted before issue 34.
+ROUTES = {"turnabout": ("TurnaboutCog", "on_report_button"), "421": ("FourTwoOneCog", "on_claim_button"),
+          "battler": ("BattlerCog", "on_report_button")}
+PRESSES = (*ACTIONS, "reject")
 
 
-def answer_view(component_type: type[Component], **parts: object) -> discord.ui.View:
+class AnswerButton(
+    Component, prefix="claim", parts=(word("format", tuple(ROUTES)), number("table"), number("claim"),
+                                      word("action", PRESSES)),
+):
+    """[Confirm] or [Dispute] on a report, in every format: `claim:<format>:<table>:<claim>:<action>`."""
+
+    async def handle(self, interaction: discord.Interaction, *, format: str, **parts: object) -> None:
+        await call_cog(interaction, ROUTES[format], **parts)
+
+
+def _old_buttons(prefix: str, format: str, *keys: tuple[str, int]) -> type[Component]:
+    """The buttons of reports posted before `AnswerButton` (custom_id `prefix:<table>:<keys…>:<action>`):
+    they still answer, through the same route. `keys`: the parts after the table (name, its limit
+    as an index; 0 for a number)."""
+    parts = (number("table"), *(index(name, limit=limit) if limit else number(name) for name, limit in keys),
+             word("action", PRESSES))
+
+    class OldAnswerButton(Component, prefix=prefix, parts=parts):
+        async def handle(self, interaction: discord.Interaction, **parts: object) -> None:
+            await call_cog(interaction, ROUTES[format], **parts)
+
+    OldAnswerButton.__name__ = f"OldAnswerButton_{format}"
+    return OldAnswerButton
+
+
+OLD_BUTTONS = {"tar": _old_buttons("tar", "turnabout", ("match", 100_000), ("game", 3)),
+               "421r": _old_buttons("421r", "421", ("claim", 0)), "btr": _old_buttons("btr", "battler", ("claim", 0))}
+
+
+def answer_button(format: str, table: int, claim: int, action: str) -> Component:
+    """One of a report's two buttons, [Confirm] or [Dispute]."""
+    custom_id = AnswerButton.custom_id_for(format=format, table=table, claim=claim, action=action)
+    return AnswerButton(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+
+
+def answer_view(format: str, table: int, claim: int) -> discord.ui.View:
     """A waiting report's buttons: [Confirm] [Dispute]."""
     view = discord.ui.View(timeout=None)
     for action in ACTIONS:
-        view.add_item(answer_button(component_type, action, **parts))
+        view.add_item(answer_button(format, table, claim, action))
     return view
 
 
@@ -146,4 +182,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["ACTIONS", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["ACTIONS", "AnswerButton", "ROUTES", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

@@ -15,6 +15,7 @@ import pytest
 
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
+from bot.kit.claims_ui import AnswerButton
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, embed_text
 from tests.e2e.test_forged_input import nothing_logged_as_error
@@ -40,13 +41,13 @@ async def test_each_player_says_their_treasures_after_the_game(fake, bot, world)
 
         # The opponent's Confirm asks their treasures (a form); a wrong count changes nothing.
         report = await t.report(a, "won", treasures_left=0)
-        asked = await fake.click(b, report.message, component(report.message, ui.ReportButton, action="confirm")["custom_id"])
+        asked = await fake.click(b, report.message, component(report.message, AnswerButton, action="confirm")["custom_id"])
         assert asked.modal is not None and "Confirm report" in asked.modal["title"], asked.content
         wrong = await fake.submit_modal(b, asked, {"treasures": "x"})
         assert wrong.ephemeral and "a whole number from 0 to 99" in wrong.content
         await t.check()
         organizer = await fake.click(world.admin, report.message,
-                                     component(report.message, ui.ReportButton, action="dispute")["custom_id"])
+                                     component(report.message, AnswerButton, action="dispute")["custom_id"])
         assert organizer.ephemeral and "Only the reporter's opponent" in organizer.content  # no form for them
         confirmed = await t.answer(b, report.message, treasures_left=7)  # tokens made in the game: 5 kept
         assert "confirmed by" in confirmed.content and not confirmed.components

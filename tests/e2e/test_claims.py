@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bot.games.battler import ui
+from bot.kit.claims_ui import AnswerButton
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, eventually, forged_click
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
@@ -181,7 +182,7 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         # Another game: their Confirm asks first, names the action; the absent player is told by DM and
         # may still say their treasures until the PLAY phase ends.
         other_report = await t.report(c, "won")
-        late_id = component(other_report.message, ui.ReportButton, action="confirm")["custom_id"]
+        late_id = component(other_report.message, AnswerButton, action="confirm")["custom_id"]
         prompt = await t.answer(world.admin, other_report.message)
         label = f"Confirm for player{world.players.index(d)} (absent)"
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components

@@ -521,13 +521,6 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
     return f"{mention(u(win))} beat {mention(u(lose))}{how}"
 
 
-class ReportButton(
-    Component, prefix="btr", parts=(number("game"), number("report"), word("action", claims_ui.ACTIONS)),
-    route=("BattlerCog", "on_report_button"),
-):
-    pass
-
-
 class DecideButton(
     Component, prefix="btd", parts=(number("game"), number("report"), word("decision", ("a", "b", "draw", "void"))),
     route=("BattlerCog", "on_decide_button"),
@@ -590,7 +583,7 @@ def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
         view.add_item(DecideButton.make(game_id, report.id, "draw", "Draw"))
         view.add_item(DecideButton.make(game_id, report.id, "void", "Void: report again"))
         return view
-    return claims_ui.answer_view(ReportButton, game=game_id, report=report.id)
+    return claims_ui.answer_view("battler", game_id, report.id)
 
 
 # --- status, stash, rules, results ---------------------------------------------------------------
