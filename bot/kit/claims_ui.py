@@ -60,6 +60,39 @@ OLD_BUTTONS = {"tar": _old_buttons("tar", "turnabout", ("match", 100_000), ("gam
                "421r": _old_buttons("421r", "421", ("claim", 0)), "btr": _old_buttons("btr", "battler", ("claim", 0))}
 
 
+# A disputed report's decisions, in every format that decides with buttons: the first player (a) or
+# the second (b) won, a draw, or void (the players report again); the format says which it offers
+# and their labels (`decide_view`). Where a press goes, by format: called with table=, claim=, decision=.
+DECISIONS = ("a", "b", "draw", "void")
+DECIDE_ROUTES = {"battler": ("BattlerCog", "on_decide_button")}
+
+
+class DecideButton(
+    Component, prefix="decide", parts=(word("format", tuple(DECIDE_ROUTES)), number("table"), number("claim"),
+                                       word("decision", DECISIONS)),
+):
+    """An organizer's decision on a disputed report: `decide:<format>:<table>:<claim>:<decision>`."""
+
+    async def handle(self, interaction: discord.Interaction, *, format: str, **parts: object) -> None:
+        await call_cog(interaction, DECIDE_ROUTES[format], **parts)
+
+
+class OldDecideButton(Component, prefix="btd", parts=(number("table"), number("claim"), word("decision", DECISIONS))):
+    """Battler's decide buttons of messages posted before `DecideButton`: the same press."""
+
+    async def handle(self, interaction: discord.Interaction, **parts: object) -> None:
+        await call_cog(interaction, DECIDE_ROUTES["battler"], **parts)
+
+
+def decide_view(format: str, table: int, claim: int, choices: tuple[tuple[str, str], ...]) -> discord.ui.View:
+    """A disputed report's decide buttons: `choices`, (decision, label) each, in order."""
+    view = discord.ui.View(timeout=None)
+    for decision, label in choices:
+        custom_id = DecideButton.custom_id_for(format=format, table=table, claim=claim, decision=decision)
+        view.add_item(DecideButton(discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=custom_id)))
+    return view
+
+
 def answer_button(format: str, table: int, claim: int, action: str) -> Component:
     """One of a report's two buttons, [Confirm] or [Dispute]."""
     custom_id = AnswerButton.custom_id_for(format=format, table=table, claim=claim, action=action)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.games.battler import ui
-from bot.kit.claims_ui import AnswerButton
+from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, eventually, forged_click
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
@@ -204,10 +203,10 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         call = await t.wait_channel("is **disputed**")
         assert f"<@&{world.organizer_role}>" in call["content"] and fake.pinged_users(call) == {world.organizer}
         before = await _battler_stored(t)
-        refused = await fake.click(world.admin, call, component(call, ui.DecideButton, decision="a")["custom_id"])
+        refused = await fake.click(world.admin, call, component(call, DecideButton, decision="a")["custom_id"])
         assert refused.ephemeral and "You play in" in refused.content, refused.content
         assert await _battler_stored(t) == before
-        decided = await fake.click(world.organizer, call, component(call, ui.DecideButton, decision="b")["custom_id"])
+        decided = await fake.click(world.organizer, call, component(call, DecideButton, decision="b")["custom_id"])
         assert f"decided by <@{world.organizer}>" in decided.content, decided.content
         await t.wait_channel("DRAFT")
     finally:

@@ -87,7 +87,8 @@ class BattlerReports:
 
         await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
-    async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
+    async def on_decide_button(self, interaction: discord.Interaction, *, table: int, claim: int, decision: str) -> None:
+        game, report = table, claim
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied
         text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None
