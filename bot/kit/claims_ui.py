@@ -14,7 +14,7 @@ from bot.kit import limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, renders
-from bot.kit.dispatch import Component
+from bot.kit.dispatch import Component, Part, call_cog, index, number, word
 from bot.kit.errors import UserError
 from bot.store.db import Database
 
@@ -23,19 +23,61 @@ STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle
 LATE = "That report was already answered (its message shows how, now): your click changed nothing."
 
 
-def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
-    """One of a report's two buttons, [Confirm] or [Dispute], for the format's component class
-    (whose `action` part says which)."""
-    custom_id = component_type.custom_id_for(action=action, **parts)
-    return component_type(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+# Where a press on a format's report goes, by the format's key in the custom_id: its cog's method,
+# called with `table=`, `claim=` (the claim's number) and `action=` or `decision=` (names: a UI module
+# does not import its cog). "reject": the Dispute of 421's messages posted before issue 34.
+ROUTES = {"turnabout": ("TurnaboutCog", "on_report_button"), "421": ("FourTwoOneCog", "on_claim_button"),
+          "battler": ("BattlerCog", "on_report_button")}
+PRESSES = (*ACTIONS, "reject")
+# A disputed report's decisions where a format decides with buttons: the first player (a) or the
+# second (b) won, a draw, or void (report again); the format gives the ones it offers, labelled.
+DECIDE_ROUTES = {"battler": ("BattlerCog", "on_decide_button")}
+DECISIONS = ("a", "b", "draw", "void")
 
 
-def answer_view(component_type: type[Component], **parts: object) -> discord.ui.View:
-    """A waiting report's buttons: [Confirm] [Dispute]."""
+def _routed(name: str, prefix: str, routes: dict[str, tuple[str, str]], *parts: Part, format: str = "",
+            ) -> type[Component]:
+    """A component answered by `routes[format]`, `format` being its custom_id's first part unless given
+    (the buttons of messages posted before the kit's, whose custom_id names no format)."""
+    leading = () if format else (word("format", tuple(routes)),)
+
+    async def handle(self: Component, interaction: discord.Interaction, **args: object) -> None:
+        await call_cog(interaction, routes[str(args.pop("format", format))], **args)
+
+    return type(name, (Component,), {"handle": handle},
+                prefix=prefix, parts=(*leading, number("table"), *parts))
+
+
+AnswerButton = _routed("AnswerButton", "claim", ROUTES, number("claim"), word("action", PRESSES))
+DecideButton = _routed("DecideButton", "decide", DECIDE_ROUTES, number("claim"), word("decision", DECISIONS))
+OLD_BUTTONS = {  # the same presses, from messages posted before these (their custom_ids)
+    "tar": _routed("OldTurnaboutButton", "tar", ROUTES, index("match", limit=100_000), index("game", limit=3),
+                   word("action", PRESSES), format="turnabout"),
+    "421r": _routed("Old421Button", "421r", ROUTES, number("claim"), word("action", PRESSES), format="421"),
+    "btr": _routed("OldBattlerButton", "btr", ROUTES, number("claim"), word("action", PRESSES), format="battler"),
+    "btd": _routed("OldDecideButton", "btd", DECIDE_ROUTES, number("claim"), word("decision", DECISIONS),
+                   format="battler"),
+}
+
+
+def _view(component: type[Component], format: str, table: int, claim: int,
+          buttons: tuple[tuple[str, str, discord.ButtonStyle], ...], part: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    for action in ACTIONS:
-        view.add_item(answer_button(component_type, action, **parts))
+    for value, label, style in buttons:
+        custom_id = component.custom_id_for(format=format, table=table, claim=claim, **{part: value})
+        view.add_item(component(discord.ui.Button(label=label, style=style, custom_id=custom_id)))
     return view
+
+
+def answer_view(format: str, table: int, claim: int) -> discord.ui.View:
+    """A waiting report's buttons: [Confirm] [Dispute]."""
+    return _view(AnswerButton, format, table, claim, tuple((a, LABELS[a], STYLES[a]) for a in ACTIONS), "action")
+
+
+def decide_view(format: str, table: int, claim: int, choices: tuple[tuple[str, str], ...]) -> discord.ui.View:
+    """A disputed report's decide buttons: `choices`, (decision, label) each, in order."""
+    return _view(DecideButton, format, table, claim,
+                 tuple((d, label, discord.ButtonStyle.primary) for d, label in choices), "decision")
 
 
 async def _name(interaction: discord.Interaction, user_id: int) -> str:
@@ -146,4 +188,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["ACTIONS", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["ACTIONS", "AnswerButton", "ROUTES", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

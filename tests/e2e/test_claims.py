@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.games.battler import ui
+from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, eventually, forged_click
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
@@ -181,7 +181,7 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         # Another game: their Confirm asks first, names the action; the absent player is told by DM and
         # may still say their treasures until the PLAY phase ends.
         other_report = await t.report(c, "won")
-        late_id = component(other_report.message, ui.ReportButton, action="confirm")["custom_id"]
+        late_id = component(other_report.message, AnswerButton, action="confirm")["custom_id"]
         prompt = await t.answer(world.admin, other_report.message)
         label = f"Confirm for player{world.players.index(d)} (absent)"
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
@@ -203,10 +203,10 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         call = await t.wait_channel("is **disputed**")
         assert f"<@&{world.organizer_role}>" in call["content"] and fake.pinged_users(call) == {world.organizer}
         before = await _battler_stored(t)
-        refused = await fake.click(world.admin, call, component(call, ui.DecideButton, decision="a")["custom_id"])
+        refused = await fake.click(world.admin, call, component(call, DecideButton, decision="a")["custom_id"])
         assert refused.ephemeral and "You play in" in refused.content, refused.content
         assert await _battler_stored(t) == before
-        decided = await fake.click(world.organizer, call, component(call, ui.DecideButton, decision="b")["custom_id"])
+        decided = await fake.click(world.organizer, call, component(call, DecideButton, decision="b")["custom_id"])
         assert f"decided by <@{world.organizer}>" in decided.content, decided.content
         await t.wait_channel("DRAFT")
     finally:

@@ -51,7 +51,8 @@ class BattlerReports:
         else:
             await interaction.response.send_message("Your report matches your opponent's: confirmed.")
 
-    async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
+    async def on_report_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
+        game, report = table, claim
         try:
             before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
         except UserError:  # no longer open: answered below (a late click shows what became of it, or the refusal)
@@ -86,7 +87,8 @@ class BattlerReports:
 
         await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
-    async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
+    async def on_decide_button(self, interaction: discord.Interaction, *, table: int, claim: int, decision: str) -> None:
+        game, report = table, claim
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied
         text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None

@@ -268,12 +268,10 @@ class TurnaboutCog(TableCog):
             raise PermissionDenied("Those ratings belong to another server.")
         return ui.ratings_page(await turnabout.ratings(self.db, interaction.guild_id), page)
 
-    # --- report buttons ----------------------------------------------------------------------
-
-    async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
-                               action: str) -> None:
-        actor = actor_of(interaction)
-        pressed = interaction.message.id if interaction.message is not None else None
+    async def on_report_button(self, interaction: discord.Interaction, *, table: int, action: str, claim: int = 0,
+                               match: int = 0, game: int = 0) -> None:  # no claim: a button of before the kit's
+        event, actor, pressed = table, actor_of(interaction), interaction.message.id if interaction.message else None
+        match, game = await turnabout.claim_game(self.db, event, claim) if claim else (match, game)
 
         async def answer(for_absent: bool) -> claims_ui.Answered:
             if action == claims.DISPUTE:  # the channel's announcement calls the organizers who may decide it

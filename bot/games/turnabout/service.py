@@ -147,6 +147,7 @@ class PendingGame:
     value: int | None
     measure: str | None  # "life", "library" or "poison" (the losing deck's option); None: a draw
     match_points: int  # what the winner would score
+    claim: int = 0  # the kit's claim number (its buttons carry it)
 
 
 @dataclass(frozen=True)
@@ -443,7 +444,8 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
 def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
     """A report waiting for confirmation, as stored (to show it, the first time or again)."""
     state = loaded.state
-    assert state is not None and game.reported_by is not None
+    claim = _book(loaded).of(_key(match.number, game.number))
+    assert state is not None and game.reported_by is not None and claim is not None
     reporter = game.reported_by
     winner = game.winner
     measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
@@ -451,7 +453,7 @@ def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingG
     return PendingGame(
         loaded.row.id, match.number, game.number, state.players[reporter].user_id,
         state.players[match.other(reporter)].user_id, None if winner is None else state.players[winner].user_id,
-        game.value, measure, max(points),
+        game.value, measure, max(points), claim.number,
     )
 
 
@@ -779,6 +781,17 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 # --- queries ----------------------------------------------------------------------------------------
 
 
+
+
+async def claim_game(db: Database, event_id: int, number: int) -> tuple[int, int]:
+    """The match and game of claim `number` (waiting, or ended lately: a late click), for its buttons."""
+    async with db.read() as session:
+        book = _book(await GAMES.load(session, event_id, lock=False))
+        claim = book.find(number) or book.ended(number)
+    if claim is None:
+        raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
+    match, game = claim.key.split(".")
+    return int(match), int(game)
 
 
 async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> ReportDone | None:

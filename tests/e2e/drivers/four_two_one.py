@@ -16,6 +16,7 @@ from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
 from bot.games.four_two_one.models import FourTwoOneLeague
 from bot.kit import claims
+from bot.kit.claims_ui import AnswerButton
 from tests.e2e.drivers.common import component
 from tests.e2e.drivers.table import TableDriver
 
@@ -111,7 +112,7 @@ class FourTwoOneDriver(TableDriver):
         return await self.slash(user, "report", result=result)
 
     def claim_button(self, message: dict, action: str) -> str:
-        return component(message, ui.ClaimButton, league=self.league_id, action=action)["custom_id"]
+        return component(message, AnswerButton, format="421", table=self.league_id, action=action)["custom_id"]
 
     async def answer(self, user: int, claim_message: dict, action: str = "confirm"):
         return await self.fake.click(user, claim_message, self.claim_button(claim_message, action))

@@ -13,6 +13,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import ui
 from bot.games.turnabout.models import TurnaboutEvent
 from bot.kit import claims
+from bot.kit.claims_ui import AnswerButton
 from tests.e2e.drivers.common import component, eventually
 from tests.e2e.drivers.table import TableDriver
 
@@ -64,7 +65,7 @@ class TurnaboutDriver(TableDriver):
         return not waiting or any(int(message_id) in {m for _, m in c.shown} for c in waiting)
 
     def report_button(self, message: dict, action: str) -> str:
-        return component(message, ui.ReportButton, event=self.event_id, action=action)["custom_id"]
+        return component(message, AnswerButton, format="turnabout", table=self.event_id, action=action)["custom_id"]
 
     async def answer(self, user: int, report_message: dict, action: str = "confirm"):
         """Press Confirm (or Dispute) on a report message."""
