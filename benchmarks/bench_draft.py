@@ -36,8 +36,8 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.cards.model import Card  # noqa: E402
+from bot.features.cubes.service import CubeDetail
 from bot.games.draft import service as drafts
-from bot.kit.cubes import CubeDetail
 from bot.kit.tables import Actor
 from bot.store.db import Database  # noqa: E402
 from bot.store.migrate import upgrade  # noqa: E402

@@ -13,8 +13,8 @@ the site's first middleware to its answer (the database queries, the template, t
 middleware wrapped around everything else records it. The goal: p99 ≤ 50 ms for every page.
 
 The leaderboards are read from the players' totals (`leaderboard_totals`, a row per player and
-format, kept by `leaderboard.record_results`; the fill's results, inserted in bulk, get theirs from
-`leaderboard.rebuild_totals`). The pages keep the pages of finished events rendered
+format, kept by `event_results.record_results`; the fill's results, inserted in bulk, get theirs from
+`event_results.rebuild_totals`). The pages keep the pages of finished events rendered
 (`bot.web.page_cache`), and the lists' and leaderboards' data and pages under the server's stamp
 (`page_cache.Computed`). Each backend is measured three times: as the pages are read between two
 events' ends (a finished event's page, the lists and leaderboards kept since their first request);
@@ -45,10 +45,11 @@ from sqlalchemy import insert, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import ms, percentile, scratch_postgres  # noqa: E402
+from bot.features.leaderboard import service as leaderboard  # noqa: E402
 from bot.games.draft import rules as draft_rules  # noqa: E402
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat  # noqa: E402
 from bot.games.turnabout import service as turnabout  # noqa: E402
-from bot.kit import leaderboard  # noqa: E402
+from bot.kit import event_results  # noqa: E402
 from bot.kit.tables import Actor  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
@@ -85,7 +86,7 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
         for place, user in enumerate(players, start=1):
             rows.append({"guild_id": GUILD, "format": fmt, "event_id": index + 1, "event_name": f"{fmt} event {index + 1}",
                          "season_id": season, "user_id": user, "placement": place,
-                         "points": leaderboard.placement_points(place, range(1, len(players) + 1)),
+                         "points": event_results.placement_points(place, range(1, len(players) + 1)),
                          "score": float(rng.randint(0, 40)) if fmt in ("goldfish", "battler") else None,
                          "finished_at": START + timedelta(hours=index)})
     rows += [{"guild_id": OTHER, "format": "421", "event_id": i, "event_name": "theirs", "season_id": None,
@@ -98,7 +99,7 @@ async def fill(db: Database, events: int) -> tuple[access.Site, str]:
             {"guild_id": GUILD, "user_id": user, "name": f"Player name {user}", "updated_at": START}
             for user in range(1, PLAYERS + 1)])
         for guild_id in (GUILD, OTHER):  # the results went in without `record_results`: their totals
-            await leaderboard.rebuild_totals(session, guild_id)
+            await event_results.rebuild_totals(session, guild_id)
     organizer = Actor(99, GUILD, manage_guild=True)
     for channel in range(5):
         await turnabout.create_event(db, organizer, channel_id=100 + channel)
@@ -228,9 +229,9 @@ async def _event_ends(db: Database, event_id: int) -> None:
     the server's newest, and its players' totals."""
     players = random.Random(event_id).sample(range(1, PLAYERS + 1), 8)
     async with db.write() as session:
-        await leaderboard.record_results(session, guild_id=GUILD, format="421", event_id=event_id,
+        await event_results.record_results(session, guild_id=GUILD, format="421", event_id=event_id,
                                          event_name=f"421 event {event_id}",
-                                         results=leaderboard.placed(list(zip(players, range(1, 9), strict=True))))
+                                         results=event_results.placed(list(zip(players, range(1, 9), strict=True))))
 
 
 async def run_backend(url: str, events: int, requests: int, quiet: bool,

@@ -10,8 +10,9 @@ from discord import app_commands
 
 import bot.games
 from bot import __version__
+from bot.features.clock.ui import ClockButton
+from bot.kit import claims_ui
 from bot.kit.client import KitBot
-from bot.kit.clock.ui import ClockButton
 from bot.kit.confirm import PromptButton
 from bot.kit.dispatch import (
     Component,
@@ -32,12 +33,12 @@ log = logging.getLogger("bot")
 # What every server has beside the formats: the kit's cogs and the server's own commands.
 # `bot.server.web` also serves the web pages in this process when WEB_PORT is set (started with the
 # bot, stopped when it closes).
-SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.kit.clock.cog", "bot.server.about", "bot.server.help",
-                     "bot.server.config", "bot.server.cubes", "bot.server.leaderboard", "bot.server.web")
+SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.features.clock.cog", "bot.server.about", "bot.server.help",
+                     "bot.features.config.cog", "bot.features.cubes.cog", "bot.features.leaderboard.cog", "bot.server.web")
 
 
 # The components of what every server has beside the formats (each format declares its own).
-SHARED_COMPONENTS: tuple[type[Component], ...] = (PromptButton, ClockButton)
+SHARED_COMPONENTS: tuple[type[Component], ...] = (PromptButton, ClockButton, *claims_ui.COMPONENTS)
 
 
 def extensions() -> list[str]:
@@ -57,6 +58,7 @@ class MtgBot(KitBot):
         super().__init__(settings, db)
         self._announced_ready = False
         self.components = components()  # what `refuse_damaged_components` knows as ours
+        self.leaderboard_titles = bot.games.leaderboard_titles()
         self.handlers: dict = {}  # component or form -> the bound cog method that answers it (`load_cogs`)
         self.tree.on_error = self.on_app_command_error
 
@@ -78,7 +80,7 @@ class MtgBot(KitBot):
         for extension in extensions():
             await self.load_extension(extension)
         self.handlers = bind_handlers(self.cogs.values())
-        problems = unresolved_routes(self.handlers, self.components, self.forms())
+        problems = unresolved_routes(self.handlers, self.components, self.forms(), self.claims())
         problems += missing_pieces(bot.games.formats())
         if problems:
             raise RoutesUnresolved(problems)
@@ -90,6 +92,10 @@ class MtgBot(KitBot):
     @staticmethod
     def forms() -> list:
         return [form for fmt in bot.games.formats() for form in fmt.forms]
+
+    @staticmethod
+    def claims() -> list:
+        return [pressed for fmt in bot.games.formats() for pressed in fmt.claims]
 
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:

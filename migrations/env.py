@@ -11,8 +11,8 @@ import asyncio
 from alembic import context
 from sqlalchemy.engine import Connection
 
+import bot.features.clock.models  # noqa: F401 - its table is in the metadata
 import bot.games
-import bot.kit.clock.models  # noqa: F401 - its table is in the metadata
 from bot.store.models import Base
 
 bot.games.modules("models")  # every format's tables are in the metadata

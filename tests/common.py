@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cards.model import Card
-from bot.kit.cubes import CubeDetail
+from bot.features.cubes.service import CubeDetail
 from bot.kit.tables import Actor
 
 GUILD, OTHER_GUILD = 1, 2  # the server the tests run in, and another one

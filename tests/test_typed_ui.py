@@ -14,7 +14,7 @@ NOT_TYPED_YET: set[str] = set()
 
 
 def ui_modules() -> list[Path]:
-    return sorted({*BOT.glob("games/*/ui.py"), *BOT.glob("games/*/*_ui.py"), *BOT.glob("kit/**/ui.py")})
+    return sorted({*BOT.glob("games/*/ui.py"), *BOT.glob("games/*/*_ui.py"), *BOT.glob("kit/**/ui.py"), *BOT.glob("features/*/ui.py")})
 
 
 def reads_by_key(path: Path) -> list[int]:
@@ -33,7 +33,7 @@ def test_ui_modules_read_no_document_by_key():
     typed = {str(p.relative_to(BOT)): lines for p in ui_modules()
              if str(p.relative_to(BOT)) not in NOT_TYPED_YET and (lines := reads_by_key(p))}
     assert typed == {}
-    assert {"games/turnabout/ui.py", "kit/clock/ui.py"} <= {str(p.relative_to(BOT)) for p in ui_modules()}
+    assert {"games/turnabout/ui.py", "features/clock/ui.py"} <= {str(p.relative_to(BOT)) for p in ui_modules()}
 
 
 def test_the_list_of_formats_not_typed_yet_only_shrinks():

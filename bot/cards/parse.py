@@ -1,15 +1,32 @@
-"""Cube list parsing: uploads, CubeCobra exports and the project's shipped-cube files.
+"""The one reader of card lists: cubes (uploads, CubeCobra exports, the project's shipped-cube
+files), 421 set lists' CSV and decklists (Turnabout's, 421's). Pure functions, no I/O.
 
-Pure functions, no I/O. Everything a user can upload goes through :func:`parse_cube_bytes`,
-which enforces the size limits and turns every problem into a :class:`CubeFormatError`
-whose message can be shown to the user as is.
+:func:`read_card_list` reads a list as its main part and its sideboard, by one rule (below);
+:func:`read_decklist` reads an uploaded decklist the same way; a cube is a list's main part
+(:func:`parse_cube_text`, :func:`parse_cube_bytes`, which enforce the size limits). Every problem
+is a :class:`CubeFormatError` whose message can be shown to the user as is.
+
+**The sideboard rule** (:func:`split_sideboard`, the same for every list; a format decides what a
+sideboard means: a cube leaves it out, 421 leaves it out and says so, Turnabout refuses it):
+
+1. the lines under a sideboard heading (a line of its own, a colon allowed: ``Sideboard``,
+   ``Side board``, ``Side``, ``Companion``, ``Commander``, ``Maybeboard``, ``Maybe``,
+   ``Considering``) until a main heading (``Deck``, ``Main``, ``Maindeck``, ``Main deck``,
+   ``Mainboard``);
+2. every line that starts with ``SB:`` (MTGO's and Cockatrice's mark);
+3. in a list with neither, what follows its first blank line when at least
+   :data:`CONSTRUCTED_DECK` cards come before it and at most :data:`MOST_SIDEBOARD` after it (MTGO's
+   and Draftmancer's text export: the deck, a blank line, its sideboard). A list cut by blank lines
+   in any other way (a cube's colour sections) is one list.
+
+An Arena export's ``About`` heading and the ``Name …`` lines under it (until a blank line) are
+neither part: they are skipped.
 
 Recognised formats (detected from the content, with the file name as a hint):
 
 * **plain text** — one card per line, optionally with a quantity (``2 Card``, ``2x Card``);
-  ``#`` and ``//`` comment lines, blank lines and section markers (``Sideboard``,
-  ``Deck``, ``SB:`` prefixes …) are ignored; cards under a ``Maybeboard`` / ``Considering``
-  marker are skipped. A trailing Arena-style set code (``Lightning Bolt (M10) 146``) is
+  ``#`` and ``//`` comment lines, blank lines and headings are ignored; the sideboard is
+  split off by the rule above. A trailing Arena-style set code (``Lightning Bolt (M10) 146``) is
   dropped. CubeCobra's plain-text export is this format.
 * **CSV** — CubeCobra's export (``name,CMC,Type,Color,Set,…,maybeboard,…``, also the
   older capitalised ``Name,CMC,Type,Color,…``). Rows whose ``maybeboard`` is true are
@@ -30,8 +47,8 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -42,14 +59,22 @@ __all__ = [
     "MAX_BYTES",
     "MAX_CARDS",
     "MAX_NAME_LENGTH",
+    "CONSTRUCTED_DECK",
+    "MOST_SIDEBOARD",
     "CubeFormatError",
+    "ReadList",
+    "content_lines",
     "decode_upload",
+    "first_content_line",
     "is_basic_land",
     "normalise_name",
     "parse_cube_bytes",
     "parse_cube_json",
     "parse_cube_text",
     "parse_shipped_text",
+    "read_card_list",
+    "read_decklist",
+    "split_sideboard",
 ]
 
 MAX_BYTES = 1024 * 1024
@@ -68,10 +93,17 @@ _UNPRINTABLE_RATIO = 0.10
 _QTY_RE = re.compile(r"^(\d{1,3})\s*[xX]?\s+(\S.*)$")
 _SET_SUFFIX_RE = re.compile(r"\s+\([A-Z0-9]{2,6}\)(?:\s+[A-Za-z0-9★-]+)?$")
 _SB_PREFIX_RE = re.compile(r"^SB:\s*", re.IGNORECASE)
-_SECTION_MARKERS = frozenset(
-    {"deck", "main", "maindeck", "main deck", "mainboard", "sideboard", "commander", "companion"}
+_MAIN_HEADINGS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
+_SIDE_HEADINGS = frozenset(
+    {"sideboard", "side board", "side", "companion", "commander", "maybeboard", "maybe", "considering"}
 )
-_SKIP_SECTIONS = frozenset({"maybeboard", "maybe", "considering"})
+# The boards of a CSV or JSON list that are not in it (its other boards are its cards).
+_SKIP_BOARDS = frozenset({"maybeboard", "maybe", "considering"})
+_ABOUT_HEADING = "about"  # Arena's "About / Name My Deck" lines before the deck
+CONSTRUCTED_DECK = 60
+"""The fewest cards before a blank line for what follows it to be a sideboard (rule 3)."""
+MOST_SIDEBOARD = 15
+"""The most cards after that blank line for them to be a sideboard (a constructed sideboard's most)."""
 
 _NAME_COLUMNS = ("name", "card name", "card", "cardname")
 _COUNT_COLUMNS = ("count", "quantity", "qty")
@@ -112,6 +144,9 @@ _COLOUR_WORDS = {
     "colorless": "C",
     "colourless": "C",
 }
+
+
+Line = tuple[int, str]  # (line number, the line)
 
 
 class CubeFormatError(ValueError):
@@ -267,8 +302,30 @@ def parse_cube_bytes(data: bytes, filename: str | None = None) -> CardList:
     return parse_cube_text(decode_upload(data), filename=filename)
 
 
+@dataclass(frozen=True)
+class ReadList:
+    """A card list as read: its main part and its sideboard (the sideboard rule, module docstring).
+    JSON, CSV and shipped lists carry no sideboard (their boards are fields: CubeCobra's maybeboard
+    is skipped)."""
+
+    main: CardList
+    sideboard: tuple[Card, ...] = ()
+
+
 def parse_cube_text(text: str, filename: str | None = None) -> CardList:
-    """Parse already-decoded text, detecting the format (see the module docstring)."""
+    """Parse already-decoded text as a cube: the list's main part (see the module docstring)."""
+    return read_card_list(text, filename).main
+
+
+def read_decklist(data: str | bytes) -> ReadList:
+    """An uploaded (or typed) decklist: its main deck and its sideboard, by the one rule; bytes are
+    checked and decoded as every upload is (:func:`decode_upload`)."""
+    text = data if isinstance(data, str) else decode_upload(bytes(data), what="decklist")
+    return read_card_list(text)
+
+
+def read_card_list(text: str, filename: str | None = None) -> ReadList:
+    """Read already-decoded text, detecting the format (see the module docstring)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -277,7 +334,7 @@ def parse_cube_text(text: str, filename: str | None = None) -> CardList:
     stripped = text.lstrip()
 
     if suffix == ".json" or stripped.startswith("{"):
-        return parse_cube_json(_load_json(text))
+        return ReadList(parse_cube_json(_load_json(text)))
     if stripped.startswith("["):
         try:
             data = json.loads(text)
@@ -286,14 +343,14 @@ def parse_cube_text(text: str, filename: str | None = None) -> CardList:
         except RecursionError:
             raise CubeFormatError("The JSON is nested too deeply to be a cube list.") from None
         else:
-            return parse_cube_json(data)
+            return ReadList(parse_cube_json(data))
 
-    first = _first_content_line(text)
+    first = first_content_line(text)
     if first is not None and "\t" in first and first.split("\t", 1)[0].strip().lower() == "name":
-        return parse_shipped_text(text)[1]
+        return ReadList(parse_shipped_text(text)[1])
 
     if suffix in (".csv",) or (first is not None and _looks_like_csv_header(first)):
-        return _parse_csv(text)
+        return ReadList(_parse_csv(text))
     return _parse_plain(text)
 
 
@@ -301,31 +358,73 @@ def parse_cube_text(text: str, filename: str | None = None) -> CardList:
 # plain text
 
 
-def _first_content_line(text: str) -> str | None:
-    for line in text.splitlines():
-        s = line.strip()
-        if s and not s.startswith(("#", "//")):
-            return line
-    return None
+def content_lines(lines: Iterable[Line]) -> Iterator[Line]:
+    """The numbered lines of a list that say something (stripped): no blank line, no ``#`` or ``//``
+    comment. Every plain-text list (cubes, decklists, 421's set lists) is read from these."""
+    return ((number, line.strip()) for number, line in lines if _is_content(line))
 
 
-def _parse_plain(text: str) -> CardList:
-    out = _Collector("text")
-    skipping = False
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith(("#", "//")):
-            continue
-        marker = line.rstrip(":").strip().lower()
-        if marker in _SECTION_MARKERS:
-            skipping = False
-            continue
-        if marker in _SKIP_SECTIONS:
-            skipping = True
-            continue
-        if skipping:
-            continue
-        line = _SB_PREFIX_RE.sub("", line)
+def first_content_line(text: str) -> str | None:
+    """The first line that says something (stripped), or None."""
+    return next((line for _, line in content_lines(enumerate(text.splitlines(), start=1))), None)
+
+
+def _heading(line: str) -> str:
+    return line.strip().rstrip(":").strip().lower()
+
+
+def _is_content(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(("#", "//"))
+
+
+def _quantity(line: str) -> int:
+    found = _QTY_RE.match(line.strip())
+    return int(found.group(1)) if found else 1
+
+
+def split_sideboard(text: str) -> tuple[list[Line], list[Line]]:
+    """A plain-text list's lines as (main part, sideboard), each line with its number, by the
+    sideboard rule (the module docstring); headings and ``SB:`` marks are left out."""
+    main: list[Line] = []
+    side: list[Line] = []
+    section, marked = "main", False
+    for number, line in enumerate(text.splitlines(), start=1):
+        heading = _heading(line)
+        if heading in _MAIN_HEADINGS:
+            section, marked = "main", True
+        elif heading in _SIDE_HEADINGS:
+            section, marked = "side", True
+        elif heading == _ABOUT_HEADING:
+            section = "about"
+        elif section == "about":
+            section = "about" if line.strip() else "main"
+        elif _SB_PREFIX_RE.match(line.strip()):
+            marked = True
+            side.append((number, _SB_PREFIX_RE.sub("", line.strip())))
+        else:
+            (main if section == "main" else side).append((number, line))
+    if not marked:
+        return _split_at_blank_line(main)
+    return main, side
+
+
+def _split_at_blank_line(lines: list[Line]) -> tuple[list[Line], list[Line]]:
+    """Rule 3: the part after the first blank line that follows cards, when it is a sideboard."""
+    before = 0
+    for index, (_, line) in enumerate(lines):
+        if not line.strip() and before:
+            after = sum(_quantity(rest) for _, rest in lines[index:] if _is_content(rest))
+            if before >= CONSTRUCTED_DECK and 0 < after <= MOST_SIDEBOARD:
+                return lines[:index], lines[index:]
+            break
+        if _is_content(line):
+            before += _quantity(line)
+    return lines, []
+
+
+def _plain_cards(lines: list[Line], out: _Collector) -> _Collector:
+    for lineno, line in content_lines(lines):
         quantity = 1
         m = _QTY_RE.match(line)
         if m:
@@ -333,7 +432,19 @@ def _parse_plain(text: str) -> CardList:
             line = m.group(2)
         line = _SET_SUFFIX_RE.sub("", line)
         out.add(Card(line), quantity, where=f"Line {lineno}: ")
-    return out.result()
+    return out
+
+
+def _parse_plain(text: str) -> ReadList:
+    main, side = split_sideboard(text)
+    try:
+        sideboard = tuple(_plain_cards(side, _Collector("text")).cards)
+    except CubeFormatError:  # an unreadable sideboard is left out all the same
+        sideboard = tuple(Card(raw.strip()[:MAX_NAME_LENGTH]) for _, raw in side if _is_content(raw))
+    read = _plain_cards(main, _Collector("text"))
+    if not read.cards and sideboard:
+        raise CubeFormatError("The list has no cards outside its sideboard.")
+    return ReadList(read.result(), sideboard)
 
 
 # ---------------------------------------------------------------------------------------
@@ -402,7 +513,7 @@ def _parse_csv(text: str) -> CardList:
                 continue
             if cell(row, maybe_idx).lower() in _TRUE_WORDS:
                 continue
-            if cell(row, board_idx).lower() in _SKIP_SECTIONS:
+            if cell(row, board_idx).lower() in _SKIP_BOARDS:
                 continue
             quantity = 1
             raw_count = cell(row, count_idx)
@@ -475,7 +586,7 @@ def parse_cube_json(data: Any) -> CardList:
         if not isinstance(entry, Mapping):
             unnamed += 1
             continue
-        if entry.get("maybeboard") is True or str(entry.get("board", "")).lower() in _SKIP_SECTIONS:
+        if entry.get("maybeboard") is True or str(entry.get("board", "")).lower() in _SKIP_BOARDS:
             continue
         details = entry.get("details")
         if not isinstance(details, Mapping):

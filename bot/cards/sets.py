@@ -48,7 +48,14 @@ import aiohttp
 from yarl import URL
 
 from bot.cards.model import Card, basic_land_name, is_basic_land
-from bot.cards.parse import MAX_NAME_LENGTH, CubeFormatError, decode_upload, parse_cube_text
+from bot.cards.parse import (
+    MAX_NAME_LENGTH,
+    CubeFormatError,
+    content_lines,
+    decode_upload,
+    first_content_line,
+    parse_cube_text,
+)
 from bot.kit.text import clean_name, name_key
 
 __all__ = [
@@ -305,7 +312,7 @@ def parse_set_text(text: str, *, code: str, name: str | None = None, filename: s
     display = clean_name(name) if name and clean_name(name) else code.upper()
     if text.startswith("\ufeff"):
         text = text[1:]
-    header = _first_content_line(text)
+    header = first_content_line(text)
     if header is None:
         raise SetFormatError(
             "The set list is empty; give one 'rarity,name' line per card (e.g. 'C,Lightning Bolt')."
@@ -321,14 +328,6 @@ def parse_set_text(text: str, *, code: str, name: str | None = None, filename: s
     return _parse_plain(text, code, display)
 
 
-def _first_content_line(text: str) -> str | None:
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(("#", "//")):
-            return stripped
-    return None
-
-
 def _csv_header(line: str) -> set[str]:
     try:
         return {cell.strip().lower() for cell in next(csv.reader([line]))}
@@ -339,10 +338,7 @@ def _csv_header(line: str) -> set[str]:
 def _parse_plain(text: str, code: str, display: str) -> CardSet:
     builder = _SetBuilder()
     problems: list[str] = []
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith(("#", "//")):
-            continue
+    for lineno, line in content_lines(enumerate(text.splitlines(), start=1)):
         where = f"Line {lineno}"
         rarity_text, comma, card_name = line.partition(",")
         if not comma:

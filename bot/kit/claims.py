@@ -23,16 +23,16 @@ import: services use this module.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit import outbox, tables
-from bot.kit.errors import PermissionDenied, UserError
-from bot.kit.events import Payload
-from bot.kit.guild_config import load_settings_row
+from bot.kit.errors import Conflict, PermissionDenied, UserError
+from bot.kit.events import Payload, decode, encode
+from bot.kit.server_settings import load_settings_row
 
 CONFIRM, DISPUTE = "confirm", "dispute"
 ACTIONS = (CONFIRM, DISPUTE)
@@ -117,19 +117,238 @@ async def dispute_call(session: AsyncSession, row: Any, players: Collection[int]
     return Call(role=role)
 
 
-MAX_ANSWERED = 20  # answered reports remembered per table (a late click, a message id known late)
+# --- the claims of a table: one typed record per reported result, kept by the kit ------------------
+
+BOOK = "claim_book"  # the kit's section of a table's bookkeeping document (saved with its row)
+REPORTED, DISPUTED, CONFIRMED, DECIDED = "reported", "disputed", "confirmed", "decided"
+_STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "settled": DECIDED, "void": DECIDED,
+              "dispute": DISPUTED}
+MAX_ANSWERED = 20  # ended claims remembered per table (a late click, a message id known late)
+MAX_SHOWN = 10  # messages kept per waiting claim (each repeated report posts one); older ones are closed
+Result = TypeVar("Result")
 
 
-def remember_answer(bookkeeping: dict, number: int, **answer: Any) -> None:
-    """Keep what became of report `number` (how, by whom, what it said) in a table's bookkeeping, for
-    a click or a message id that arrives after it (`answer_of`); the last `MAX_ANSWERED` are kept."""
-    kept = {**bookkeeping.get("answered", {}), str(number): answer}
-    bookkeeping["answered"] = dict(list(kept.items())[-MAX_ANSWERED:])
+@dataclass(frozen=True)
+class Claim(Payload):
+    """A result reported in a match, as the kit keeps it (`Book`): the match (`key`, in the format's
+    words), its players and reporter (user ids), the format's result (`result`, its own typed value,
+    encoded: `result_as`), and where it stands: `REPORTED` (its opponent answers), `DISPUTED` (a
+    referee decides), or ended (`CONFIRMED`, `DECIDED`: `how`, `by`, for the `absent` opponent).
+    `round`: the round or phase it belongs to; `shown`: its messages with buttons (channel, message)."""
+
+    number: int
+    key: str
+    round: int
+    players: tuple[int, ...]
+    reporter: int
+    result: Any
+    status: str = REPORTED
+    how: str = ""
+    by: int | None = None
+    absent: int | None = None
+    shown: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def opponent(self) -> int:
+        return next(p for p in self.players if p != self.reporter)
+
+    def result_as(self, kind: type[Result]) -> Result:
+        return decode(self.result, kind)
 
 
-def answer_of(bookkeeping: dict, number: int) -> dict | None:
-    """What became of report `number`, if it was answered lately (`remember_answer`)."""
-    return bookkeeping.get("answered", {}).get(str(number))
+class Book:
+    """The claims of one table, in its bookkeeping document (`BOOK`): the open ones by match key,
+    the last ended ones by number (for a late click), and the next number. Changed in the use case's
+    transaction, with the row locked: a report and its answer are never half kept."""
+
+    def __init__(self, bookkeeping: dict) -> None:
+        self._data = bookkeeping.setdefault(BOOK, {})
+
+    def waiting(self) -> list[Claim]:
+        return sorted((decode(c, Claim) for c in self._data.get("open", {}).values()), key=lambda c: c.number)
+
+    def of(self, key: str) -> Claim | None:
+        kept = self._data.get("open", {}).get(key)
+        return decode(kept, Claim) if kept is not None else None
+
+    def find(self, number: int) -> Claim | None:
+        return next((c for c in self.waiting() if c.number == number), None)
+
+    def ended(self, number: int) -> Claim | None:
+        kept = self._data.get("ended", {}).get(str(number))
+        return decode(kept, Claim) if kept is not None else None
+
+    def next_number(self) -> int:
+        """The number the next claim takes (`add`)."""
+        return int(self._data.get("next", 1))
+
+    def add(self, key: str, round: int, players: Collection[int], reporter: int, result: Any) -> Claim:
+        """A new claim for `key`, numbered (replacing the open one of that match, if any)."""
+        number = int(self._data.get("next", 1))
+        self._data["next"] = number + 1
+        claim = Claim(number, key, round, tuple(players), reporter, encode(result))
+        self.put(claim)
+        return claim
+
+    def put(self, claim: Claim) -> Claim:
+        self._data["open"] = {**self._data.get("open", {}), claim.key: encode(claim)}
+        return claim
+
+    def dispute(self, claim: Claim, by: int) -> Claim:
+        """`claim` disputed by `by`: it waits for a referee, and a late click on one of its messages
+        shows the dispute (`ended`). Returned with the messages to close (`closing`), which it forgets."""
+        disputed = self.put(replace(claim, status=DISPUTED, how=DISPUTE, by=by, shown=()))
+        self._remember(disputed)
+        return replace(disputed, shown=claim.shown)
+
+    def end(self, claim: Claim, how: str, by: int | None = None, absent: int | None = None) -> Claim:
+        """`claim` no longer waits (`how`: "confirm", "agreed", "decide", "void", ...): it leaves the
+        open ones and is remembered a while (`ended`)."""
+        ended = replace(claim, status=_STATUS_OF.get(how, claim.status), how=how, by=by, absent=absent)
+        self._data["open"] = {k: c for k, c in self._data.get("open", {}).items() if c["number"] != claim.number}
+        self._remember(ended)
+        return ended
+
+    def _remember(self, claim: Claim) -> None:
+        kept = {**self._data.get("ended", {}), str(claim.number): encode(replace(claim, shown=()))}
+        self._data["ended"] = dict(list(kept.items())[-MAX_ANSWERED:])
+
+    def clear(self) -> list[Claim]:
+        """A new round or phase (or the end): no claim waits any more; those that did are returned."""
+        dropped = self.waiting()
+        self._data["open"] = {}
+        return dropped
+
+    def show(self, number: int, channel_id: int, message_id: int) -> tuple[Claim | None, tuple[tuple[int, int], ...]]:
+        """A message shows waiting claim `number` with its buttons: kept with it (so the buttons go once
+        it no longer waits), and the open claim returned with the older messages to close (beyond
+        `MAX_SHOWN`); (None, ()) when it no longer waits (close the message at once)."""
+        claim = self.find(number)
+        if claim is None or claim.status != REPORTED:
+            return None, ()
+        shown = (*claim.shown, (channel_id, message_id))
+        return self.put(replace(claim, shown=shown[-MAX_SHOWN:])), shown[:-MAX_SHOWN]
+
+
+def closing(claim: Claim, answered_in: int | None = None) -> tuple[tuple[int, int], ...]:
+    """The messages of `claim` to edit once it no longer waits, but `answered_in` (the message whose
+    button answered it, which its interaction edits)."""
+    return tuple((channel, message) for channel, message in claim.shown if message != answered_in)
+
+
+async def answering(
+    session: AsyncSession, noun: str, row: Any, book: Book, number: int, actor: tables.Actor, action: str, *,
+    round: int,
+) -> tuple[Claim, str]:
+    """Claim `number`, still waiting for its opponent in this `round`, and who `actor` is for it
+    (`answerer`: its opponent, or a referee who may confirm it for the absent opponent)."""
+    tables.check_same_server(noun, row, actor)
+    claim = book.find(number)
+    if claim is None or claim.round != round:
+        raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
+    if claim.status == DISPUTED:
+        raise Conflict("That report is no longer waiting: it is disputed, and an organizer who does not play in the "
+                       "match decides it.")
+    role = await answerer(session, noun, row, actor, players=claim.players, reporter=claim.reporter, action=action)
+    return claim, role
+
+
+def absent_opponent(claim: Claim, role: str, *, for_absent: bool, what: str) -> int | None:
+    """A referee's Confirm is confirming for the absent opponent (returned), which is asked first
+    (`AbsentConfirmNeeded` until `for_absent`); the opponent's own Confirm: None."""
+    if role != REFEREE:
+        return None
+    if not for_absent:
+        raise AbsentConfirmNeeded(claim.opponent, what)
+    return claim.opponent
+
+
+class Rules(Protocol):
+    """What a format tells the kit's use cases about its results (implemented once per format)."""
+
+    noun: str  # "league", "game", "event"
+
+    def table(self, loaded: Any) -> str:
+        """The table's name, for a DM ("421 league #3")."""
+
+    def what(self, claim: Claim) -> str:
+        """Which report `claim` is, in a question ("Match A", "report #3")."""
+
+    def words(self, loaded: Any, claim: Claim) -> str:
+        """What `claim` says, in plain words with mentions ("<@1> beat <@2>")."""
+
+    def until(self, loaded: Any, claim: Claim) -> str:
+        """How the absent opponent can still dispute `claim` (or add their part), and until when."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A claim answered by `confirm` or `dispute`: as it is now (ended, or disputed), who answered
+    (`OPPONENT` or `REFEREE`) and, for a dispute, whom it calls."""
+
+    claim: Claim
+    role: str
+    call: Call | None = None
+
+
+async def confirm(
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
+    for_absent: bool, adding: Callable[[Claim, str], Any] | None = None,
+) -> Answer:
+    """Claim `number` confirmed by its opponent, or by a referee for the absent opponent (asked
+    first: `AbsentConfirmNeeded` until `for_absent`); it ends in the kit's book. `adding(claim,
+    role)`: the result with what the one who confirms adds to it (Battler's treasures), if anything.
+    The format applies `Answer.claim` to its engine, then queues `told` (the absent opponent's DM)."""
+    book = Book(loaded.bookkeeping)
+    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, CONFIRM, round=round)
+    if adding is not None:  # first: what is added may be refused (an organizer adds no treasures)
+        claim = replace(claim, result=encode(adding(claim, role)))
+    absent = absent_opponent(claim, role, for_absent=for_absent, what=rules.what(claim))
+    return Answer(book.end(claim, CONFIRM, actor.user_id, absent), role)
+
+
+def told(rules: Rules, loaded: Any, claim: Claim) -> list[outbox.Message]:
+    """The DM that tells the absent opponent of `claim` (confirmed for them) what counts now and how
+    to dispute it; none when they confirmed it themselves. After the result was applied: what they can
+    still do may depend on it (`Rules.until`)."""
+    if claim.absent is None or claim.by is None:
+        return []
+    return [absent_dm(loaded.row, absent=claim.absent, by=claim.by, table=rules.table(loaded),
+                      result=rules.words(loaded, claim), dispute=rules.until(loaded, claim))]
+
+
+async def dispute(
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
+    adding: Callable[[Claim, str], Any] | None = None,
+) -> Answer:
+    """Claim `number` disputed by its opponent: it waits for a referee, whom `Answer.call` names.
+    `adding`: as for `confirm` (what the opponent says with their dispute)."""
+    book = Book(loaded.bookkeeping)
+    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, DISPUTE, round=round)
+    if adding is not None:
+        claim = replace(claim, result=encode(adding(claim, role)))
+    return Answer(book.dispute(claim, actor.user_id), role, call=await dispute_call(session, loaded.row, claim.players))
+
+
+async def deciding(
+    session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
+    what: str = "decide it",
+) -> Claim:
+    """The claim a referee decides (or settles) in `match`: refused when there is none, or to an
+    organizer who plays in it (`require_referee`)."""
+    if claim is None:
+        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
+    await require_referee(session, rules.noun, loaded.row, actor, players=claim.players, match=match, what=what)
+    return claim
+
+
+async def ended_claim(session: AsyncSession, loaded: Any, number: int, guild_id: int | None) -> Claim | None:
+    """For a report button that was refused: claim `number` as it ended lately (the pressed message
+    is an out-of-date copy: a late click), else None (the refusal stands)."""
+    book, still = Book(loaded.bookkeeping), None
+    if loaded.row.guild_id != guild_id or ((still := book.find(number)) is not None and still.status == REPORTED):
+        return None
+    return book.ended(number)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from bot.kit import limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, renders
-from bot.kit.dispatch import Component
+from bot.kit.dispatch import Component, InvalidPayload, Part, call_handler, index, number, word
 from bot.kit.errors import UserError
 from bot.store.db import Database
 
@@ -23,19 +23,84 @@ STYLES = {"confirm": discord.ButtonStyle.success, "dispute": discord.ButtonStyle
 LATE = "That report was already answered (its message shows how, now): your click changed nothing."
 
 
-def answer_button(component_type: type[Component], action: str, **parts: object) -> Component:
-    """One of a report's two buttons, [Confirm] or [Dispute], for the format's component class
-    (whose `action` part says which)."""
-    custom_id = component_type.custom_id_for(action=action, **parts)
-    return component_type(discord.ui.Button(label=LABELS[action], style=STYLES[action], custom_id=custom_id))
+@dataclass(frozen=True)
+class Pressed:
+    """What a format's cog answers of the kit's report buttons: `answers(format)` (Confirm / Dispute)
+    or `decides(format)` (an organizer's decision), its method marked `@handles(claims_ui.answers("421"))`
+    and called with `table=`, `claim=` (the claim's number) and `action=` or `decision=`."""
+
+    press: str  # "answer" or "decide"
+    format: str  # the format's key, as the custom_id carries it
 
 
-def answer_view(component_type: type[Component], **parts: object) -> discord.ui.View:
-    """A waiting report's buttons: [Confirm] [Dispute]."""
+def answers(format: str) -> Pressed:
+    return Pressed("answer", format)
+
+
+def decides(format: str) -> Pressed:
+    return Pressed("decide", format)
+
+
+# "reject": the Dispute of 421's messages posted before issue 34.
+PRESSES = (*ACTIONS, "reject")
+# A disputed report's decisions where a format decides with buttons: the first player (a) or the
+# second (b) won, a draw, or void (report again); the format gives the ones it offers, labelled.
+DECISIONS = ("a", "b", "draw", "void")
+
+
+def _format_key(raw: str) -> str:
+    if not (0 < len(raw) <= 20 and raw.isascii() and raw.replace("_", "").isalnum()):
+        raise InvalidPayload()
+    return raw
+
+
+def _pressed(name: str, prefix: str, press: str, *parts: Part, format: str = "") -> type[Component]:
+    """A component answered by the cog method that handles `Pressed(press, format)`, `format` being its
+    custom_id's first part unless given (the buttons of messages posted before the kit's, whose
+    custom_id names no format). A format nobody answers is a damaged custom_id."""
+    leading = () if format else (Part("format", _format_key),)
+
+    async def handle(self: Component, interaction: discord.Interaction, **args: object) -> None:
+        target = Pressed(press, str(args.pop("format", format)))
+        if target not in getattr(interaction.client, "handlers", {}):
+            raise InvalidPayload()
+        await call_handler(interaction, target, **args)
+
+    return type(name, (Component,), {"handle": handle},
+                prefix=prefix, parts=(*leading, number("table"), *parts))
+
+
+AnswerButton = _pressed("AnswerButton", "claim", "answer", number("claim"), word("action", PRESSES))
+DecideButton = _pressed("DecideButton", "decide", "decide", number("claim"), word("decision", DECISIONS))
+OLD_BUTTONS = {  # the same presses, from messages posted before these (their custom_ids)
+    "tar": _pressed("OldTurnaboutButton", "tar", "answer", index("match", limit=100_000), index("game", limit=3),
+                    word("action", PRESSES), format="turnabout"),
+    "421r": _pressed("Old421Button", "421r", "answer", number("claim"), word("action", PRESSES), format="421"),
+    "btr": _pressed("OldBattlerButton", "btr", "answer", number("claim"), word("action", PRESSES), format="battler"),
+    "btd": _pressed("OldDecideButton", "btd", "decide", number("claim"), word("decision", DECISIONS),
+                    format="battler"),
+}
+COMPONENTS: tuple[type[Component], ...] = (AnswerButton, DecideButton, *OLD_BUTTONS.values())
+
+
+def _view(component: type[Component], format: str, table: int, claim: int,
+          buttons: tuple[tuple[str, str, discord.ButtonStyle], ...], part: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    for action in ACTIONS:
-        view.add_item(answer_button(component_type, action, **parts))
+    for value, label, style in buttons:
+        custom_id = component.custom_id_for(format=format, table=table, claim=claim, **{part: value})
+        view.add_item(component(discord.ui.Button(label=label, style=style, custom_id=custom_id)))
     return view
+
+
+def answer_view(format: str, table: int, claim: int) -> discord.ui.View:
+    """A waiting report's buttons: [Confirm] [Dispute]."""
+    return _view(AnswerButton, format, table, claim, tuple((a, LABELS[a], STYLES[a]) for a in ACTIONS), "action")
+
+
+def decide_view(format: str, table: int, claim: int, choices: tuple[tuple[str, str], ...]) -> discord.ui.View:
+    """A disputed report's decide buttons: `choices`, (decision, label) each, in order."""
+    return _view(DecideButton, format, table, claim,
+                 tuple((d, label, discord.ButtonStyle.primary) for d, label in choices), "decision")
 
 
 async def _name(interaction: discord.Interaction, user_id: int) -> str:
@@ -146,4 +211,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["ACTIONS", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_button", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

@@ -44,6 +44,9 @@ class KitBot(commands.AutoShardedBot):
         self.settings = settings
         self.db = db
         self.outbox = Outbox(self)
+        # The formats whose results go to the leaderboards, key -> title (the bot's formats, set by
+        # the app: the leaderboard, a feature below the formats, reads them here).
+        self.leaderboard_titles: dict[str, str] = {}
         db.listen(outbox.TOPIC, self.outbox.on_commit)
         # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
         self.scryfall = ScryfallClient(settings.scryfall_base)

@@ -300,9 +300,11 @@ class RoutesUnresolved(Exception):
 
 def unresolved_routes(
     handlers: dict[Target, Handler], components: Iterable[type[Component]], forms: Iterable[ModalRoute],
+    others: Iterable[Target] = (),
 ) -> list[str]:
     """One line per component or form that no bound handler answers (a component may answer
-    itself with its own `handle`), or whose handler is not an async method."""
+    itself with its own `handle`), or whose handler is not an async method; and per other target
+    (a press of a shared component a format answers, e.g. `claims_ui.answers("421")`)."""
     problems = []
     for component in components:
         what = f"component {component.__name__} (custom_id {component.prefix}:…)"
@@ -311,6 +313,8 @@ def unresolved_routes(
         problems.extend(_handler_problem(what, handlers.get(component)))
     for form in forms:
         problems.extend(_handler_problem(f"form {form.prefix}:…", handlers.get(form)))
+    for target in others:
+        problems.extend(_handler_problem(f"{target}", handlers.get(target)))
     return problems
 
 

@@ -26,7 +26,7 @@ from PIL import Image
 from bot.cards.images import ImageCache, ImageTooLarge
 from bot.cards.pictures import placeholder_tile
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
-from bot.kit import card_data, guild_config
+from bot.kit import card_data, server_settings
 from bot.store.outage import log_failure
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class Pictures:
     # --- rendering --------------------------------------------------------------------------------
 
     async def enabled(self, guild_id: int | None) -> bool:
-        return await guild_config.pictures_enabled(self.bot.db, guild_id)
+        return await server_settings.pictures_enabled(self.bot.db, guild_id)
 
     async def render(self, guild_id: int | None, names: Sequence[str], draw: Callable[[list[Image.Image]], bytes],
                      filename: str, *, fetch_key: str, fetch_names: FetchNames | None = None) -> Picture | None:

@@ -1,1 +1,2 @@
-"""What a server sees across formats: /about, /config, /cube and /leaderboard."""
+"""What a server sees across formats besides the features (`bot.features`: /clock, /config, /cube,
+/leaderboard): /about, /help and /web."""

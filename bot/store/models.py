@@ -87,9 +87,9 @@ class EventResult(Base):
 class LeaderboardTotal(Base):
     """One player's sums over a server's results in one format and one period: what /leaderboard and
     the web pages rank, so a board reads a row per player instead of every result. Kept in step with
-    `event_results` by `bot.kit.leaderboard.record_results`, in the transaction that writes them.
+    `event_results` by `bot.kit.event_results.record_results`, in the transaction that writes them.
 
-    `period` is the season's id for the results of that season, and 0 (`leaderboard.ALL_TIME_TOTALS`)
+    `period` is the season's id for the results of that season, and 0 (`event_results.ALL_TIME_TOTALS`)
     for all of them: not NULL, which a unique key would let repeat. No foreign key: seasons are never
     deleted. `score_total` sums the scores (Turnabout's all-time row is a player's rating)."""
 

@@ -5,14 +5,14 @@ server's rows."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession
 
 import bot.games
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.features.leaderboard import web as leaderboard_web
 from bot.kit.errors import NotFound
 from bot.settings import Settings
 from bot.store.db import Database
@@ -23,10 +23,6 @@ from bot.web.names import names_of
 HOME_EVENTS = 10  # finished events on the home page
 HOME_BOARD, HOME_FORMAT_BOARD = 10, 5  # rows of the leaderboards on the home page
 EVENTS_PER_PAGE = 50
-ROWS_PER_PAGE = 50
-MAX_PAGE = 10_000
-ALL_FORMATS = "all"
-SEASON = re.compile(rf"{leaderboard.CURRENT}|{leaderboard.ALL_TIME}|\d{{1,18}}")
 ADDRESS = r"{address:[A-Za-z0-9_-]{1,64}}"
 FILE_NAME = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}"
 PRIVATE = "private, no-store"
@@ -43,6 +39,7 @@ class SitePages:
     def __init__(self, db: Database, settings: Settings, renderer: Any, cache: page_cache.PageCache | None = None,
                  computed: page_cache.Computed | None = None) -> None:
         self.db, self.settings, self.renderer = db, settings, renderer
+        self.format_titles = bot.games.leaderboard_titles()  # the formats on the leaderboards, key -> title
         self.cache = cache if cache is not None else page_cache.PageCache()
         # The lists and leaderboards of the pages, kept per server and stamp; off with the page cache
         # unless given (`make_app(page_cache=PageCache(size=0))`: every page built anew).
@@ -116,13 +113,13 @@ class SitePages:
             guild_id = site.guild_id
             stamped = await page_cache.stamp(session, guild_id)
             running = await registry.in_progress(session, guild_id)  # changes without a result: never kept
-            seasons = await queries.seasons(session, guild_id)
+            seasons = await leaderboard_web.season_rows(session, guild_id)
             period = await leaderboard.current_period(session, guild_id)
 
         async def compute() -> tuple:
             boards = await leaderboard.boards(self.db, guild_id, period, limit=max(HOME_BOARD, HOME_FORMAT_BOARD))
             overall = boards.get(None, [])[:HOME_BOARD]
-            by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in bot.games.leaderboard_titles().items()
+            by_format = [(fmt, title, boards[fmt][:HOME_FORMAT_BOARD]) for fmt, title in self.format_titles.items()
                          if boards.get(fmt)]
             async with self.db.read() as session:
                 recent = await queries.recent_events(session, guild_id, HOME_EVENTS,
@@ -138,40 +135,7 @@ class SitePages:
                             has_page=registry.event_page_of)
 
     async def leaderboard(self, request: web.Request) -> web.Response:
-        fmt = params.choice(request.query, "format", [*bot.games.leaderboard_titles(), ALL_FORMATS], ALL_FORMATS)
-        season = params.shaped(request.query, "season", SEASON) or leaderboard.CURRENT
-        page = params.integer(request.query, "page", 1, 1, MAX_PAGE)
-        async with self.db.read() as session:
-            site = await self._site(session, request)
-            guild_id = site.guild_id
-            stamped = await page_cache.stamp(session, guild_id)
-            seasons = await queries.seasons(session, guild_id)
-            if season == leaderboard.CURRENT:
-                period = await leaderboard.current_period(session, guild_id)
-            elif season == leaderboard.ALL_TIME:
-                period = leaderboard.ALL_TIME_PERIOD
-        if season not in (leaderboard.CURRENT, leaderboard.ALL_TIME):
-            period = await leaderboard.period_by_key(self.db, guild_id, season)
-        key = page_cache.key(site, stamped, "leaderboard", fmt, season, page, period, tuple(seasons))
-        kept = self.lists.get(key)
-        if kept is not None:
-            return kept
-
-        async def compute() -> tuple:
-            rows = await leaderboard.board(self.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
-            pages = max(1, -(-len(rows) // ROWS_PER_PAGE))
-            shown_page = min(page, pages)
-            shown = rows[(shown_page - 1) * ROWS_PER_PAGE : shown_page * ROWS_PER_PAGE]
-            async with self.db.read() as session:
-                names = await names_of(session, guild_id, [r.user_id for r in shown])
-            return shown, names, pages, shown_page
-
-        shown, names, pages, page = await self.computed.get((guild_id, stamped, "leaderboard", period, fmt, page),
-                                                            compute)
-        format_title = bot.games.leaderboard_titles().get(fmt, "All formats")
-        return self._keep_list(key, self._render(
-            site, "leaderboard.html", f"Leaderboard · {format_title} · {period.title}", rows=shown, names=names,
-            fmt=fmt, season=season, seasons=seasons, period=period, page=page, pages=pages, all_formats=ALL_FORMATS))
+        return await leaderboard_web.leaderboard_page(self, request)
 
     async def events(self, request: web.Request) -> web.Response:
         before = params.shaped(request.query, "before", queries.CURSOR)
@@ -215,7 +179,7 @@ class SitePages:
             names = await names_of(session, site.guild_id, [r.user_id for r in results])
         # Results are written once, when the event ends: final (the names are in the key's stamp).
         return self._keep(key, self._render(site, "event.html", event.name, event=event, results=results, names=names,
-                                            format_title=bot.games.leaderboard_titles().get(kind, kind),
+                                            format_title=self.format_titles.get(kind, kind),
                                             has_scores=any(r.score is not None for r in results)), True)
 
     async def event_file(self, request: web.Request) -> web.Response:

@@ -1,5 +1,5 @@
-"""What the server-level pages read: finished events (from the leaderboard's result rows) and
-seasons. Every query is scoped by the server's guild id."""
+"""What the server-level pages read: finished events (from the leaderboard's result rows; the seasons
+are the leaderboard's, `bot.features.leaderboard.web`). Every query is scoped by the server's guild id."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.store.models import EventResult, Season
+from bot.store.models import EventResult
 
 EPOCH, MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
 CURSOR = re.compile(r"(?P<micros>\d{1,17})\.(?P<format>[a-z0-9_]{1,32})\.(?P<event>\d{1,19})")
@@ -41,14 +41,6 @@ class Result:
     placement: int
     points: float
     score: float | None
-
-
-@dataclass(frozen=True)
-class SeasonRow:
-    id: int
-    name: str
-    started_at: datetime
-    ended_at: datetime | None
 
 
 def _parse_cursor(cursor: str) -> Cursor | None:
@@ -125,15 +117,3 @@ async def event_results(session: AsyncSession, guild_id: int, format: str, event
     event = FinishedEvent(format, event_id, rows[0].event_name, max(r.finished_at for r in rows), len(rows),
                           tuple(r.user_id for r in rows if r.placement == 1))
     return event, [Result(r.user_id, r.placement, r.points, r.score) for r in rows]
-
-
-MAX_SEASONS = 100
-
-
-async def seasons(session: AsyncSession, guild_id: int) -> list[SeasonRow]:
-    """The server's seasons, newest first."""
-    rows = await session.execute(
-        select(Season.id, Season.name, Season.started_at, Season.ended_at)
-        .where(Season.guild_id == guild_id).order_by(Season.started_at.desc(), Season.id.desc()).limit(MAX_SEASONS)
-    )
-    return [SeasonRow(*row) for row in rows]

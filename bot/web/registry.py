@@ -262,12 +262,13 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
                     title: str | None = None) -> FinishedLister:
     """Register a format's finished tables that have no results (`finished_events`): a plain draft, a
     game ended without a winner. `name(id, detail)` names one (`detail`: a column of its row, such as
-    the cube's name); `title` names its format in the lists (default: the leaderboard's, else the spec's).
+    the cube's name); `title` names its format in the lists (default: the spec's).
 
     A table's times come after its engine document in its row, which SQLite reads through to reach
     them (some 15 ms for 1,000 complete drafts): the order of a server's finished tables is read once
     per count of them (one more finishes: read again) and kept, per process, for `KEPT_ORDERS` servers."""
     model, seat, kind, finished = spec.model, spec.seat_model, spec.kind, spec.statuses.finished
+    shown_title = title or spec.title
     # (database, server) -> (their count, their order)
     kept: OrderedDict[tuple[str, int], tuple[int, list[tuple[datetime, int]]]] = OrderedDict()
 
@@ -304,7 +305,6 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
         rows = await session.execute(select(model.id, players, literal(None) if detail is None else detail)
                                      .where(model.id.in_([table_id for _, table_id in shown])))
         found = {table_id: (count, extra) for table_id, count, extra in rows}
-        shown_title = title or bot.games.leaderboard_titles().get(kind, spec.title)
         return [queries.FinishedEvent(kind, table_id, name(table_id, found[table_id][1]), at, found[table_id][0], (),
                                       shown_title)
                 for at, table_id in shown if table_id in found]

@@ -21,7 +21,7 @@ down_revision: str | None = "0019"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# What the bot's `bot.kit.leaderboard.rebuild_totals` computes for one server, here for every server.
+# What the bot's `bot.kit.event_results.rebuild_totals` computes for one server, here for every server.
 # Written out rather than imported: a migration must keep doing what it did when the code moves on.
 # All time (period 0) from every result, then each season's from its results.
 _SUMS = ("COUNT(*), SUM(CASE WHEN placement = 1 THEN 1 ELSE 0 END), SUM(points), MAX(score)"

@@ -4,7 +4,7 @@
 format (0 when none has a score). A Turnabout result's score is the event's rating award, so a
 player's Turnabout rating is their all-time row's `score_total`, and `/turnabout rating` and the
 event page read a row per player instead of summing every result. The bot adds each event's scores
-in the transaction that writes its results (`bot.kit.leaderboard.add_to_totals`). Filled here from
+in the transaction that writes its results (`bot.kit.event_results.add_to_totals`). Filled here from
 the results already stored, for every format and period.
 
 Revision ID: 0024_turnabout_rating_totals
@@ -22,7 +22,7 @@ down_revision: str | None = "0023_vortex_log_rows"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# What the bot's `bot.kit.leaderboard.rebuild_totals` computes, here for every row at once (a row of
+# What the bot's `bot.kit.event_results.rebuild_totals` computes, here for every row at once (a row of
 # period 0 sums all time, another period its season). Written out rather than imported: a
 # migration must keep doing what it did when the code moves on.
 _BACKFILL = (

@@ -19,6 +19,7 @@ from bot.cards.parse import (
     parse_cube_json,
     parse_cube_text,
     parse_shipped_text,
+    read_card_list,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -55,9 +56,10 @@ def test_plain_text_quantities_comments_and_markers() -> None:
         "Dark Ritual",
         "Jace, the Mind Sculptor",
         "Fire // Ice",
-        "Sol Ring",
         "Lightning Helix",
     ]
+    # The sideboard (its heading's lines, SB: lines) is no part of a cube: the one sideboard rule.
+    assert read_card_list(text).sideboard == (Card("Sol Ring"),)
 
 
 def test_plain_text_maybeboard_section_is_skipped() -> None:

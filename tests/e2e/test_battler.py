@@ -12,6 +12,7 @@ import pytest
 
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
+from bot.kit.claims_ui import DecideButton
 from bot.kit.text import escape
 from tests.e2e.drivers.battler import ActionButton, ActionSelect, Table
 from tests.e2e.drivers.common import component, embed_text, forged_click
@@ -146,7 +147,7 @@ async def _play(table: Table, fake, bot, world) -> None:
     assert "disputed" in disputed.content
     ask = await table.wait_channel("is **disputed**", since=before)
     assert f"<@{world.admin}>" in ask["content"]
-    decide = component(ask, ui.DecideButton, game=gid, decision="b")["custom_id"]
+    decide = component(ask, DecideButton, table=gid, decision="b")["custom_id"]
     not_allowed = await fake.click(world.member, ask, decide)
     assert not_allowed.ephemeral and "organizer" in not_allowed.content
     await fake.click(world.admin, ask, decide)

@@ -15,8 +15,9 @@ import pytest
 
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
+from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import ActionButton, ActionSelect, BattlerDriver
-from tests.e2e.drivers.common import component, embed_text
+from tests.e2e.drivers.common import component, embed_text, parts_of
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
@@ -40,13 +41,13 @@ async def test_each_player_says_their_treasures_after_the_game(fake, bot, world)
 
         # The opponent's Confirm asks their treasures (a form); a wrong count changes nothing.
         report = await t.report(a, "won", treasures_left=0)
-        asked = await fake.click(b, report.message, component(report.message, ui.ReportButton, action="confirm")["custom_id"])
+        asked = await fake.click(b, report.message, component(report.message, AnswerButton, action="confirm")["custom_id"])
         assert asked.modal is not None and "Confirm report" in asked.modal["title"], asked.content
         wrong = await fake.submit_modal(b, asked, {"treasures": "x"})
         assert wrong.ephemeral and "a whole number from 0 to 99" in wrong.content
         await t.check()
         organizer = await fake.click(world.admin, report.message,
-                                     component(report.message, ui.ReportButton, action="dispute")["custom_id"])
+                                     component(report.message, AnswerButton, action="dispute")["custom_id"])
         assert organizer.ephemeral and "Only the reporter's opponent" in organizer.content  # no form for them
         confirmed = await t.answer(b, report.message, treasures_left=7)  # tokens made in the game: 5 kept
         assert "confirmed by" in confirmed.content and not confirmed.components
@@ -57,8 +58,11 @@ async def test_each_player_says_their_treasures_after_the_game(fake, bot, world)
         disputed = await t.answer(d, report.message, "dispute", treasures_left=4)
         assert "disputed" in disputed.content
         call = await t.wait_channel("is **disputed**")
-        decide = component(call, ui.DecideButton, decision="a")["custom_id"]
-        await fake.click(world.admin, call, decide)
+        # The call as posted before the kit's decide buttons (custom_id "btd:<game>:<report>:a") still decides.
+        number = parts_of(DecideButton, component(call, DecideButton, decision="a")["custom_id"])["claim"]
+        decide, old = f"btd:{t.game_id}:{number}:a", fake.message(call["id"])
+        old["components"] = [{"type": 1, "components": [{"type": 2, "style": 1, "label": "Seat 1 won", "custom_id": decide}]}]
+        await fake.click(world.admin, old, decide)
         engine.report(t.mirror, pr2.a, "won", treasures={pr2.a: 2, pr2.b: 4})
         await t.wait_channel("DRAFT")
         await t.check()
@@ -128,7 +132,7 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
         shown = await t.report(first, "won")
         assert "is **disputed**" in shown.content and not shown.ephemeral
         assert fake.pinged_users(shown.message) == set()  # shown again, nobody pinged again
-        decide = component(shown.message, ui.DecideButton, decision="b")["custom_id"]
+        decide = component(shown.message, DecideButton, decision="b")["custom_id"]
         decided = await fake.click(world.admin, shown.message, decide)
         assert "decided" in decided.content
         engine.report(t.mirror, pr.b, "won")

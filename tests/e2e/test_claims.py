@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.games.battler import ui
+from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import component, eventually, forged_click
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
@@ -181,7 +181,7 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         # Another game: their Confirm asks first, names the action; the absent player is told by DM and
         # may still say their treasures until the PLAY phase ends.
         other_report = await t.report(c, "won")
-        late_id = component(other_report.message, ui.ReportButton, action="confirm")["custom_id"]
+        late_id = component(other_report.message, AnswerButton, action="confirm")["custom_id"]
         prompt = await t.answer(world.admin, other_report.message)
         label = f"Confirm for player{world.players.index(d)} (absent)"
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
@@ -203,10 +203,10 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         call = await t.wait_channel("is **disputed**")
         assert f"<@&{world.organizer_role}>" in call["content"] and fake.pinged_users(call) == {world.organizer}
         before = await _battler_stored(t)
-        refused = await fake.click(world.admin, call, component(call, ui.DecideButton, decision="a")["custom_id"])
+        refused = await fake.click(world.admin, call, component(call, DecideButton, decision="a")["custom_id"])
         assert refused.ephemeral and "You play in" in refused.content, refused.content
         assert await _battler_stored(t) == before
-        decided = await fake.click(world.organizer, call, component(call, ui.DecideButton, decision="b")["custom_id"])
+        decided = await fake.click(world.organizer, call, component(call, DecideButton, decision="b")["custom_id"])
         assert f"decided by <@{world.organizer}>" in decided.content, decided.content
         await t.wait_channel("DRAFT")
     finally:
@@ -216,3 +216,63 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
 async def _battler_stored(t: BattlerDriver) -> tuple:
     row, state = await t.stored()
     return row.version, state, {k: v for k, v in (row.bookkeeping or {}).items() if k != "seat_versions"}
+
+
+async def test_a_kill_between_a_report_and_its_confirmation_loses_nothing(fake, bot, world):
+    """The bot is killed (SIGKILL) after each format's report was posted and before its opponent
+    answers: the claim was saved with it, so the Confirm on the message posted before the crash
+    still answers it, and the result counts (Turnabout, 421, Treasure Battler)."""
+    turnabout = TurnaboutDriver(fake, world, bot.database_url)
+    try:
+        await turnabout.start(rounds=1)
+        for i, user in enumerate(world.players[:4]):
+            await turnabout.join(user, f"Deck {i}", "dominaria")
+        await turnabout.slash(world.admin, "begin")
+        await turnabout.slash(world.admin, "pair")
+        state = await turnabout.state()
+        match = state.round_matches()[0]
+        a, b = state.players[match.a].user_id, state.players[match.b].user_id
+        report = await turnabout.report(a, "won", 5)
+        await bot.restart()
+        confirmed = await turnabout.answer(b, report.message)
+        assert f"confirmed by <@{b}>" in confirmed.content, confirmed.content
+        assert (await turnabout.state()).match(match.number).games[0].status == "final"
+    finally:
+        await turnabout.close()
+
+    league = FourTwoOneDriver(fake, world, bot.database_url)
+    try:
+        added = await league.set_add(world.admin, name="mir", file=("mir.txt", set_file("mir")))
+        assert "Added the set" in added.content, added.content
+        await league.start(sets="mir", target=20)
+        await league.join_all(world.players[4:6])
+        await league.slash(world.admin, "begin")
+        while (state := await league.state()).step is not None and state.step.kind == "build":
+            await league.deck(state.players[state.step.seat].user_id, "build", as_text(legal_deck(state)))
+        m = state.matches[0]
+        winner, loser = state.players[m.a].user_id, state.players[m.b].user_id
+        claim = await league.report(winner, "won")
+        await bot.restart()
+        confirmed = await league.answer(loser, claim.message)
+        assert f"Confirmed by <@{loser}>" in confirmed.content, confirmed.content
+        await league.wait_channel(f"🏁 Match {m.label}: <@{winner}> beat <@{loser}>.")
+    finally:
+        await league.close()
+
+    battler = BattlerDriver(fake, world, bot.database_url)
+    try:
+        lobby = await battler.start(cube="battler", seats=2, seed=99)
+        await battler.join_all(world.players[6:8], lobby)
+        await battler.lobby(lobby, world.admin, "begin")
+        await battler.build_mirror()
+        for index, user in enumerate(world.players[6:8]):
+            await battler.choose_basics(user, index)
+        pairing = battler.mirror.pairings[0]
+        winner, loser = battler.user(pairing.a), battler.user(pairing.b)
+        report = await battler.report(winner, "won", treasures_left=1)
+        await bot.restart()
+        confirmed = await battler.answer(loser, report.message, treasures_left=2)
+        assert "confirmed by" in confirmed.content and not confirmed.components, confirmed.content
+        await battler.wait_channel("DRAFT")
+    finally:
+        await battler.close()

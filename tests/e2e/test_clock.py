@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from bot.kit.clock import rules as engine
-from bot.kit.clock import service, ui
+from bot.features.clock import rules as engine
+from bot.features.clock import service, ui
 from bot.store.models import Deadline
 from tests.e2e.drivers.clock import ClockDriver
 from tests.e2e.drivers.common import driving, embed_text, forged_click

@@ -21,9 +21,9 @@ from bot.games.battler import rules as battler_engine
 from bot.games.battler import ui as battler_ui
 from bot.games.draft import ui as draft_ui
 from bot.games.four_two_one import ui as fto_ui
-from bot.games.turnabout import ui as turnabout_ui
 from bot.games.vortex import rules as vortex_engine
 from bot.games.vortex import ui as vortex_ui
+from bot.kit import claims_ui
 from bot.kit.dispatch import INVALID, carries_index
 from bot.store.db import Database
 from bot.store.models import Base, OutboxMessage
@@ -214,11 +214,11 @@ async def test_turnabout_report_buttons(fake, bot, world):
         match = state.round_matches()[0]
         a, b = state.players[match.a].user_id, state.players[match.b].user_id
         report = await t.report(a, "won", 5)
-        button = turnabout_ui.ReportButton.custom_id_for
+        button = claims_ui.OLD_BUTTONS["tar"].custom_id_for
         for action in ("confirm", "dispute"):
-            await f.click(b, report.message, button(event=t.event_id, match=99_999, game=1, action=action), "99999")
-            await f.click(b, report.message, button(event=t.event_id, match=match.number, game=0, action=action))
-            await f.click(b, report.message, button(event=t.event_id, match=match.number, game=2, action=action))
+            await f.click(b, report.message, button(table=t.event_id, match=99_999, game=1, action=action), "99999")
+            await f.click(b, report.message, button(table=t.event_id, match=match.number, game=0, action=action))
+            await f.click(b, report.message, button(table=t.event_id, match=match.number, game=2, action=action))
         assert lobby
 
 

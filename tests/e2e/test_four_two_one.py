@@ -18,8 +18,9 @@ from sqlalchemy import select
 from bot.cards.parse import parse_cube_text
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
+from bot.kit.claims_ui import AnswerButton
 from bot.store.models import EventResult
-from tests.e2e.drivers.common import component, embed_text, forged_click, forged_select
+from tests.e2e.drivers.common import component, embed_text, forged_click, forged_select, parts_of
 from tests.e2e.drivers.four_two_one import BASICS, FourTwoOneDriver, as_text, legal_deck
 from tests.e2e.fake_scryfall import FakeScryfall, FakeSet, default_sets, serve_fake_scryfall
 from tests.fake_discord import CommandNotAvailable
@@ -305,18 +306,26 @@ async def _report_win(t: FourTwoOneDriver, fake, bot, world, round_number: int, 
     claim = await t.report(winner, "won")
     if round_number == 3:  # forged custom_ids change nothing
         before = await t.stored()
-        for custom_id in (ui.ClaimButton.custom_id_for(league=10**30, claim=1, action="confirm"),
-                          f"{ui.ClaimButton.prefix}:{t.league_id}:1:approve",
-                          ui.ClaimButton.custom_id_for(league=t.league_id, claim=0, action="confirm")):
+        for custom_id in (AnswerButton.custom_id_for(format="421", table=10**30, claim=1, action="confirm"),
+                          f"{AnswerButton.prefix}:421:{t.league_id}:1:approve",
+                          AnswerButton.custom_id_for(format="421", table=t.league_id, claim=0, action="confirm"),
+                          f"421r:{t.league_id}:0:confirm"):
             forged = await forged_click(fake, loser, claim.message, custom_id)
             assert forged.ephemeral and "not valid" in forged.content, forged.content
         elsewhere = await forged_click(fake, loser, claim.message,
-                                       ui.ClaimButton.custom_id_for(league=t.league_id + 999, claim=1, action="confirm"))
+                                       AnswerButton.custom_id_for(format="421", table=t.league_id + 999, claim=1, action="confirm"))
         assert elsewhere.ephemeral and "There is no league" in elsewhere.content
         assert await t.stored() == before
     if round_number == 6:
         await bot.restart()  # kill -9 with a report waiting: its buttons still work
-    reply = await t.answer(loser, claim.message)
+        # A report posted before the kit's buttons (custom_id "421r:<league>:<claim>:confirm") still confirms.
+        number = parts_of(AnswerButton, t.claim_button(claim.message, "confirm"))["claim"]
+        old_id = f"421r:{t.league_id}:{number}:confirm"
+        old = fake.message(claim.message["id"])
+        old["components"] = [{"type": 1, "components": [{"type": 2, "style": 3, "label": "Confirm", "custom_id": old_id}]}]
+        reply = await fake.click(loser, old, old_id)
+    else:
+        reply = await t.answer(loser, claim.message)
     assert "✅ Confirmed by" in reply.content, reply.content
     # The report's text gives way to the verdict: no "confirms or disputes it" left, and no buttons.
     assert "confirms or disputes" not in reply.content and not reply.message["components"]

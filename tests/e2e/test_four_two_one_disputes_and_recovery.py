@@ -16,6 +16,7 @@ import pytest
 
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
+from bot.kit import claims
 from tests.e2e.drivers.common import component, embed_text, lose_the_reply
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 
@@ -132,7 +133,7 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         # A report whose message was lost: the reporter's same report shows it again, publicly, with its
         # buttons (pinging the opponent); the opponent's own report shows it to them, to answer.
         await lose_the_reply(t.fake, bot, t.report(winner, "won"))
-        assert (await t.row()).bookkeeping["claims"]["A"]["by"] == match.a  # saved before the answer
+        assert (await t.row()).bookkeeping[claims.BOOK]["open"]["A"]["reporter"] == winner  # saved before the answer
         again = await t.report(winner, "won")
         assert not again.ephemeral and "(still waiting)" in again.content and fake.pinged_users(again.message) == {loser}
         changed = await t.report(winner, "draw")

@@ -8,7 +8,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from bot.kit import leaderboard as lb
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.models import EventResult, Season
 
@@ -34,7 +34,7 @@ async def add_results(database_url: str, guild_id: int, season_name: str, player
                         season_id=season.id, user_id=user, placement=1, points=float(100 - index), score=1.0,
                     )
                 )
-            await lb.rebuild_totals(session, guild_id)  # the leaderboard reads the totals of the results
+            await event_results.rebuild_totals(session, guild_id)  # the leaderboard reads the totals of the results
     finally:
         await db.dispose()
 

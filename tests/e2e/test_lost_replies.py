@@ -17,8 +17,8 @@ import contextlib
 import pytest
 from sqlalchemy import select
 
+from bot.features.clock.models import ChessClock
 from bot.games.turnabout import rules as engine
-from bot.kit.clock.models import ChessClock
 from tests.e2e.drivers.clock import ClockDriver
 from tests.e2e.drivers.common import driving, embed_text
 from tests.e2e.drivers.turnabout import TurnaboutDriver

@@ -23,6 +23,7 @@ from tests.e2e.drivers.common import embed_text, forged_click
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 from tests.fake_discord import CommandNotAvailable
 
+OLD_TAR = claims_ui.OLD_BUTTONS["tar"]  # the buttons of reports posted before the kit's AnswerButton
 pytestmark = pytest.mark.e2e
 OPTIONS = ("dominaria", "tolaria", "phyrexia")
 MEASURE = {"dominaria": "life", "tolaria": "library", "phyrexia": "poison"}
@@ -323,13 +324,13 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     third = await t.answer(world.member, report.message)
     assert third.ephemeral and "opponent or an organizer" in third.content
     # Forged custom_ids: out of bounds, an unknown action, a game that does not exist, another match.
-    for custom_id in (ui.ReportButton.custom_id_for(event=10**30, match=1, game=1, action="confirm"),
-                      f"{ui.ReportButton.prefix}:{t.event_id}:{match}:1:approve",
-                      ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=7, action="confirm")):
+    for custom_id in (OLD_TAR.custom_id_for(table=10**30, match=1, game=1, action="confirm"),
+                      f"{OLD_TAR.prefix}:{t.event_id}:{match}:1:approve",
+                      OLD_TAR.custom_id_for(table=t.event_id, match=match, game=7, action="confirm")):
         forged = await forged_click(fake, loser, report.message, custom_id)
         assert forged.ephemeral and "not valid" in forged.content, forged.content
     elsewhere = await forged_click(fake, loser, report.message,
-                                   ui.ReportButton.custom_id_for(event=t.event_id, match=99, game=1, action="confirm"))
+                                   OLD_TAR.custom_id_for(table=t.event_id, match=99, game=1, action="confirm"))
     assert elsewhere.ephemeral and "no match 99" in elsewhere.content
     reply = await t.answer(loser, report.message)
     assert reply.content.startswith(f"✅ Match {match}, game 1: <@{winner}> **won** with {value} "), reply.content
@@ -339,7 +340,7 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
                                 what="the report shown again, answered")
     assert not shown["components"]
     stale = await forged_click(fake, loser, twice.message,
-                               ui.ReportButton.custom_id_for(event=t.event_id, match=match, game=1, action="confirm"))
+                               OLD_TAR.custom_id_for(table=t.event_id, match=match, game=1, action="confirm"))
     # Issue 34 item 2: a late click answers privately; the copy becomes the result it stands for.
     [late] = await stale.wait_followup()
     assert late["flags"] & 64 and late["content"] == claims_ui.LATE, late

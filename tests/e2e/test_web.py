@@ -12,7 +12,7 @@ import time
 import aiohttp
 import pytest
 
-from bot.kit import leaderboard
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.models import EventResult
 
@@ -104,7 +104,7 @@ async def test_leaderboard_has_a_link_to_its_page_with_names(fake, bot, world):
             for place, user in enumerate((world.member, world.players[0]), start=1):
                 session.add(EventResult(guild_id=world.guild, format="421", event_id=1, event_name="Autumn league",
                                         user_id=user, placement=place, points=float(3 - place), score=None))
-            await leaderboard.rebuild_totals(session, world.guild)  # the leaderboard reads the results' totals
+            await event_results.rebuild_totals(session, world.guild)  # the leaderboard reads the results' totals
     finally:
         await db.dispose()
 

@@ -8,7 +8,8 @@ from datetime import timedelta
 import pytest
 
 from bot.cards.model import Card, CardList
-from bot.kit import card_data, cubes, deadlines
+from bot.features.cubes import service as cubes
+from bot.kit import card_data, deadlines
 from bot.store.models import CardRecord
 from bot.store.types import utcnow
 from tests.common import organizer

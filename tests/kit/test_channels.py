@@ -5,11 +5,12 @@ running, each with what posts there; nothing finished or of another server."""
 from __future__ import annotations
 
 from bot.cards.model import Card
+from bot.features.clock import service as clock
+from bot.features.config import service as guild_config
+from bot.features.cubes.service import CubeDetail
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.vortex import service as vortex
-from bot.kit import channels, guild_config, tables
-from bot.kit.clock import service as clock
-from bot.kit.cubes import CubeDetail
+from bot.kit import channels, tables
 from bot.kit.tables import Actor
 
 GUILD, OTHER = 1, 2

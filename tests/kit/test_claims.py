@@ -3,11 +3,13 @@ on both backends (the organizer role is read from the server's settings)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 
-from bot.kit import claims, claims_ui, guild_config
+from bot.features.config import service as guild_config
+from bot.kit import claims, claims_ui
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.tables import Actor
 from tests.common import CHANNEL, GUILD, OTHER_GUILD
@@ -57,13 +59,29 @@ async def test_who_decides_a_match_and_whom_a_dispute_calls(db):
         assert role == claims.Call(role=777) and role.text().startswith("<@&777>")
 
 
-def test_answered_reports_are_remembered_a_while():
+def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while():
+    """The kit's record of a table's claims (`claims.Book`, in its bookkeeping): numbered, typed
+    results, one open per match (a new report replaces it), a dispute and an end remembered for a
+    late click, the last `MAX_ANSWERED` only; its messages capped at `MAX_SHOWN`."""
     bookkeeping: dict = {}
-    for number in range(1, claims.MAX_ANSWERED + 3):
-        claims.remember_answer(bookkeeping, number, how="confirm", by=number)
-    assert claims.answer_of(bookkeeping, 1) is None and claims.answer_of(bookkeeping, 2) is None
-    assert claims.answer_of(bookkeeping, claims.MAX_ANSWERED + 2) == {"how": "confirm", "by": claims.MAX_ANSWERED + 2}
-    assert len(bookkeeping["answered"]) == claims.MAX_ANSWERED
+    book = claims.Book(bookkeeping)
+    first = book.add("A", 1, (REPORTER, OPPONENT), REPORTER, {"winner": REPORTER})
+    assert (first.number, first.opponent, first.status, first.result_as(dict)) == (1, OPPONENT, claims.REPORTED,
+                                                                                     {"winner": REPORTER})
+    for message in range(claims.MAX_SHOWN + 1):
+        shown, older = book.show(first.number, CHANNEL, message)
+    assert shown is not None and len(shown.shown) == claims.MAX_SHOWN and older == ((CHANNEL, 0),)
+    assert claims.closing(shown, answered_in=5) == tuple((CHANNEL, m) for m in range(1, claims.MAX_SHOWN + 1) if m != 5)
+    disputed = book.dispute(book.find(first.number), OPPONENT)
+    assert disputed.shown == shown.shown and book.of("A") == replace(disputed, shown=()) and book.ended(1).how == claims.DISPUTE and book.show(1, CHANNEL, 99) == (None, ())
+    second = book.add("A", 1, (REPORTER, OPPONENT), OPPONENT, None)
+    assert book.waiting() == [second] and second.number == 2
+    ended = book.end(second, "confirm", REPORTER)
+    assert ended.status == claims.CONFIRMED and book.waiting() == [] and claims.Book(bookkeeping).ended(2) == ended
+    for number in range(3, claims.MAX_ANSWERED + 5):
+        book.end(book.add(f"M{number}", 1, (REPORTER, OPPONENT), REPORTER, None), "decide", ORGANIZER)
+    assert book.ended(1) is None and book.ended(claims.MAX_ANSWERED + 4).status == claims.DECIDED
+    assert len(bookkeeping[claims.BOOK]["ended"]) == claims.MAX_ANSWERED
 
 
 async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it():

@@ -9,6 +9,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 
 import bot.games
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.migrate import downgrade, upgrade
 from bot.store.models import Base
@@ -228,9 +229,8 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     them the same."""
     import random
 
-    from bot.kit import leaderboard
     from bot.store.models import EventResult, Season
-    from tests.kit.test_leaderboard_totals import kept_totals, summed_from_results
+    from tests.kit.test_event_results import kept_totals, summed_from_results
 
     await downgrade(db, "0019")
     assert "leaderboard_totals" not in await _tables(db)
@@ -252,7 +252,7 @@ async def test_0020_fills_the_leaderboard_totals_from_the_results_and_round_trip
     await upgrade(db)
     filled = {guild_id: await kept_totals(db, guild_id) for guild_id in (1, 2)}
     assert filled == {guild_id: await summed_from_results(db, guild_id) for guild_id in (1, 2)}
-    assert set(filled[1]) == {leaderboard.ALL_TIME_TOTALS, seasons[0].id, seasons[1].id} and filled[2]
+    assert set(filled[1]) == {event_results.ALL_TIME_TOTALS, seasons[0].id, seasons[1].id} and filled[2]
 
     await downgrade(db, "0019")
     assert "leaderboard_totals" not in await _tables(db)
@@ -355,10 +355,10 @@ async def test_0023_moves_the_vortex_logs_to_rows_and_back(db):
 async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
     """0024 adds each totals row's score sum (Turnabout's ratings), filled from the stored results for
     all time and each season, as the bot keeps it; its downgrade drops only that column."""
+    from bot.features.leaderboard import service as leaderboard
     from bot.games.turnabout import service as turnabout
-    from bot.kit import leaderboard
     from tests.games.turnabout.test_ratings import ratings_from_results
-    from tests.kit.test_leaderboard_totals import end_event, kept_totals, summed_from_results
+    from tests.kit.test_event_results import end_event, kept_totals, summed_from_results
 
     season = await leaderboard.start_season(db, 1, "Spring")
     for event_id, (fmt, scores) in enumerate([("turnabout", [12.0, 7.5, 3.0]), ("421", [30.0, None]),
@@ -367,7 +367,7 @@ async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
             await leaderboard.end_season(db, 1)
         await end_event(db, 1, fmt, event_id, [(1000 + i, i + 1, score) for i, score in enumerate(scores)])
     kept = await kept_totals(db, 1)
-    assert kept == await summed_from_results(db, 1) and set(kept) == {leaderboard.ALL_TIME_TOTALS, season.id}
+    assert kept == await summed_from_results(db, 1) and set(kept) == {event_results.ALL_TIME_TOTALS, season.id}
     ratings = await turnabout.ratings(db, 1)
     assert [(r.user_id, r.rating, r.events) for r in ratings] == [(1000, 16.5, 2), (1001, 16.5, 2), (1002, 3.0, 1)]
 
@@ -381,4 +381,85 @@ async def test_0024_fills_the_score_sums_from_the_results_and_round_trips(db):
     await upgrade(db)
     assert await kept_totals(db, 1) == kept
     assert await turnabout.ratings(db, 1) == ratings == await ratings_from_results(db, 1)
+    assert await _diff(db) == []
+
+
+async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_back(db):
+    """0025 moves the reports each format kept in its bookkeeping (421's `claims` and `answered`,
+    Battler's `reports` and `answered`, Turnabout's messages of a waiting report from its engine state) to
+    the kit's claim book, numbers kept: a button of a report
+    posted before the upgrade still answers it, and an answered one still says what became of it.
+    The downgrade puts back the old shape, which the upgrade reads again."""
+    from bot.games.battler import service as battler
+    from bot.games.battler.models import BattlerGame
+    from bot.games.four_two_one import service as four_two_one
+    from bot.games.four_two_one.models import FourTwoOneLeague
+    from bot.games.turnabout import service as turnabout
+    from bot.games.turnabout.models import TurnaboutEvent
+    from bot.kit import claims
+    from tests.common import player
+    from tests.games.battler.test_service import member, setup_all, started_game
+    from tests.games.four_two_one.test_service import begun, build_all
+    from tests.games.turnabout.test_service import ORG, queued, registered
+
+    league = await build_all(db, await begun(db, 4))
+    first, second = league.state.matches[:2]
+    answered = await four_two_one.report(db, league.id, player(league.user_of(first.a)), result="won")
+    await four_two_one.claim_shown(db, answered.claim, channel_id=7, message_id=70)
+    await four_two_one.confirm(db, league.id, answered.claim.number, player(league.user_of(first.b)))
+    waiting = await four_two_one.report(db, league.id, player(league.user_of(second.a)), result="draw")
+    await four_two_one.claim_shown(db, waiting.claim, channel_id=7, message_id=71)
+
+    game, prompts = await started_game(db)
+    state = (await setup_all(db, prompts)).game.state
+    (a, b), (c, d) = [(state.players[p.a].user_id, state.players[p.b].user_id) for p in state.pairings]
+    confirmed = (await battler.report(db, game.id, player(a), "won", treasures_left=0)).report
+    await battler.confirm_report(db, game.id, confirmed.id, member(b, False))
+    open_report = (await battler.report(db, game.id, player(c), "lost")).report
+
+    async def bookkeeping(table, row_id: int) -> dict:
+        async with db.read() as session:
+            return (await session.get(table, row_id, populate_existing=True)).bookkeeping
+
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m = event.state.round_matches()[0]
+    a_user, b_user = event.user_of(m.a), event.user_of(m.b)
+    await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
+    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=7, message_id=80)
+
+    async def turnabout_report() -> list:
+        async with db.read() as session:
+            row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+            book = claims.Book(dict(row.bookkeeping or {}))
+            game = row.state["matches"][m.number - 1]["games"][0]
+            return game.get("messages") or [list(s) for c in book.waiting() for s in c.shown]
+
+    new_421, new_battler = await bookkeeping(FourTwoOneLeague, league.id), await bookkeeping(BattlerGame, game.id)
+    await downgrade(db, "0024_turnabout_rating_totals")
+    async with db.read() as session:  # the message is the game's again, in the engine's state
+        row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+        assert row.state["matches"][m.number - 1]["games"][0]["messages"] == [[7, 80]]
+    old = await bookkeeping(FourTwoOneLeague, league.id)
+    assert claims.BOOK not in old and old["next_claim"] == 3
+    assert old["claims"][second.label] == {"number": 2, "round": 1, "match": second.label, "by": second.a, "winner": None,
+                                           "disputed_by": None, "shown": [[7, 71]]}
+    assert old["answered"]["1"]["how"] == "confirm" and old["answered"]["1"]["claim"]["winner"] == league.user_of(first.a)
+    old = await bookkeeping(BattlerGame, game.id)
+    assert claims.BOOK not in old and old["next_report"] == 3 and list(old["reports"]) == [str(open_report.id)]
+    assert old["answered"][str(confirmed.id)]["how"] == "confirm"
+
+    await upgrade(db)
+    assert await bookkeeping(FourTwoOneLeague, league.id) == new_421
+    assert await turnabout_report() == [[7, 80]] and claims.Book(await bookkeeping(TurnaboutEvent, event.id)).waiting()
+    await turnabout.confirm(db, event.id, m.number, 1, player(b_user))
+    assert [e.payload["message_id"] for e in await queued(db, turnabout.REPORT_DONE)] == [80]
+    assert await bookkeeping(BattlerGame, game.id) == new_battler
+    late = await four_two_one.answered_claim(db, league.id, answered.claim.number, league.guild_id)
+    assert late is not None and (late.how, late.claim) == ("confirm", answered.claim)
+    await four_two_one.confirm(db, league.id, waiting.claim.number, player(league.user_of(second.b)))
+    assert (await battler.answered_report(db, game.id, confirmed.id, game.guild_id)).how == "confirm"
+    done = await battler.confirm_report(db, game.id, open_report.id, member(d, False), treasures_left=0)
+    assert done.applied is not None and done.applied.id == open_report.id
     assert await _diff(db) == []

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 import bot.games
 from bot.cards.scryfall_api import CardData
-from bot.kit import card_data, leaderboard
+from bot.kit import card_data, event_results
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.models import EventResult
@@ -36,12 +36,12 @@ async def add_results(
     finished_at: datetime = START, season_id: int | None = None, scores: Sequence[float] | None = None,
 ) -> None:
     """An event's results: `users` in order of placement."""
-    results = [leaderboard.Placement(user_id, place, leaderboard.placement_points(place, range(1, len(users) + 1)),
+    results = [event_results.Placement(user_id, place, event_results.placement_points(place, range(1, len(users) + 1)),
                                      scores[place - 1] if scores else None)
                for place, user_id in enumerate(users, start=1)]
     async with db.write() as session:
         _add(session, guild_id, format, event_id, name, results, finished_at, season_id)
-        await leaderboard.add_to_totals(session, guild_id=guild_id, format=format, season_id=season_id,
+        await event_results.add_to_totals(session, guild_id=guild_id, format=format, season_id=season_id,
                                         results=results)
 
 
@@ -51,15 +51,15 @@ async def add_many(db: Database, guild_id: int, count: int, users: Sequence[int]
     async with db.write() as session:
         for index in range(count):
             ordered = [users[(index + k) % len(users)] for k in range(min(4, len(users)))]
-            results = [leaderboard.Placement(user_id, place, 5.0 - place) for place, user_id in enumerate(ordered, 1)]
+            results = [event_results.Placement(user_id, place, 5.0 - place) for place, user_id in enumerate(ordered, 1)]
             fmt = formats[index % len(formats)]
             _add(session, guild_id, fmt, index + 1, f"Event {index + 1}", results, start + timedelta(minutes=index))
-            await leaderboard.add_to_totals(session, guild_id=guild_id, format=fmt, season_id=None, results=results)
+            await event_results.add_to_totals(session, guild_id=guild_id, format=fmt, season_id=None, results=results)
 
 
-def _add(session, guild_id: int, format: str, event_id: int, name: str, results: Sequence[leaderboard.Placement],
+def _add(session, guild_id: int, format: str, event_id: int, name: str, results: Sequence[event_results.Placement],
          finished_at: datetime, season_id: int | None = None) -> None:
-    """Result rows as `leaderboard.record_results` writes them, at a given time and season."""
+    """Result rows as `event_results.record_results` writes them, at a given time and season."""
     for result in results:
         session.add(EventResult(
             guild_id=guild_id, format=format, event_id=event_id, event_name=name, season_id=season_id,

@@ -9,6 +9,7 @@ import random
 from collections.abc import Sequence
 
 from bot.cards.model import Card
+from bot.features.cubes.service import CubeDetail
 from bot.games.battler import service as battler
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
@@ -16,7 +17,6 @@ from bot.games.four_two_one import service as league_service
 from bot.games.turnabout import service as turnabout
 from bot.games.vortex import service as vortex
 from bot.kit import tables
-from bot.kit.cubes import CubeDetail
 from bot.kit.tables import Actor
 from bot.store.db import Database
 from tests.common import GUILD, ORG, player

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from bot.kit import guild_config
+from bot.features.config import service as guild_config
 from bot.kit.errors import NotFound
 from bot.web import access
 from tests.common import GUILD, OTHER_GUILD

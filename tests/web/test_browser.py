@@ -24,8 +24,8 @@ import pytest
 from aiohttp import web
 from PIL import Image, ImageDraw
 
+from bot.features.leaderboard import service as leaderboard
 from bot.games.turnabout import service as turnabout
-from bot.kit import leaderboard
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web import access, names, registry

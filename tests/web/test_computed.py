@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import bot.games
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
 from bot.web import access, names
 from bot.web.links import SiteLinks
 from bot.web.page_cache import Computed, PageCache

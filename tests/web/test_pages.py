@@ -10,8 +10,9 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import update
 
+from bot.features.leaderboard import service as leaderboard
 from bot.games.turnabout import service as turnabout
-from bot.kit import leaderboard, tables
+from bot.kit import tables
 from bot.web import access, names, registry
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, OTHER_GUILD, PLAYERS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.games.battler import service, ui
+from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -11,7 +12,8 @@ FORMAT = Format(
     order=2,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
-    components=(ui.LobbyButton, ui.LegacyLobbyButton, *ui.DM_COMPONENTS, ui.ReportButton, ui.DecideButton),
+    components=(ui.LobbyButton, ui.LegacyLobbyButton, *ui.DM_COMPONENTS),
+    claims=(claims_ui.answers("battler"), claims_ui.decides("battler")),
     forms=(ui.SHIFT_FORM, ui.TREASURES_FORM),
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED),
     deadline_kinds=(service.RECOVER,),

@@ -7,6 +7,8 @@ import logging
 import discord
 from discord import app_commands
 
+from bot.features.cubes import service as cubes
+from bot.features.cubes.ui import cube_autocomplete
 from bot.games.battler import messages as _renderers  # noqa: F401  (registers the outbox renderers)
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
@@ -14,8 +16,7 @@ from bot.games.battler import ui
 from bot.games.battler.dms_cog import BattlerDMs
 from bot.games.battler.reports_cog import BattlerReports
 from bot.games.battler.service import GameView
-from bot.kit import cubes
-from bot.kit.autocomplete import choices, cube_autocomplete
+from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of

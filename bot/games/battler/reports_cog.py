@@ -51,8 +51,9 @@ class BattlerReports:
         else:
             await interaction.response.send_message("Your report matches your opponent's: confirmed.")
 
-    @handles(ui.ReportButton)
-    async def on_report_button(self, interaction: discord.Interaction, *, game: int, report: int, action: str) -> None:
+    @handles(claims_ui.answers("battler"))
+    async def on_report_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
+        game, report = table, claim
         try:
             before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
         except UserError:  # no longer open: answered below (a late click shows what became of it, or the refusal)
@@ -88,8 +89,9 @@ class BattlerReports:
 
         await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
-    @handles(ui.DecideButton)
-    async def on_decide_button(self, interaction: discord.Interaction, *, game: int, report: int, decision: str) -> None:
+    @handles(claims_ui.decides("battler"))
+    async def on_decide_button(self, interaction: discord.Interaction, *, table: int, claim: int, decision: str) -> None:
+        game, report = table, claim
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied
         text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None

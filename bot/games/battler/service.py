@@ -39,15 +39,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.battler import rules as engine
 from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
-from bot.kit import claims, deadlines, documents, leaderboard, outbox, tables
+from bot.kit import claims, deadlines, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
-from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.events import Payload, encode
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.types import utcnow
 
 if TYPE_CHECKING:
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 STATUSES = tables.Statuses(running="running", finished="over")
 ACTIVE = STATUSES.active
@@ -244,18 +244,21 @@ def _settings(row: BattlerGame) -> engine.BattlerSettings:
     return engine.BattlerSettings(**row.settings)  # the constructor reads a lobby's old carousel boolean too
 
 
-def _reports(loaded: Loaded) -> dict[str, dict]:
-    """The open reports, by id, as the bookkeeping stores them."""
-    return loaded.bookkeeping.setdefault("reports", {})
+def _book(loaded: Loaded) -> claims.Book:
+    """The kit keeps the reports (`claims.Claim`s, whose typed result is a `PendingReport`, its id
+    the claim's number), one open per pairing, cleared when a phase ends."""
+    return claims.Book(loaded.bookkeeping)
 
 
 def _open_reports(loaded: Loaded) -> list[PendingReport]:
-    stored = loaded.bookkeeping.get("reports", {}).values()
-    return sorted((decode(r, PendingReport) for r in stored), key=lambda r: r.id)
+    return [c.result_as(PendingReport) for c in _book(loaded).waiting()]
 
 
-def _keep(loaded: Loaded, report_: PendingReport) -> None:
-    _reports(loaded)[str(report_.id)] = encode(report_)
+def _keep(loaded: Loaded, report_: PendingReport) -> claims.Claim:
+    status = claims.DISPUTED if report_.status == "disputed" else claims.REPORTED
+    disputer = loaded.user_ids[report_.disputed_by] if report_.disputed_by is not None else None
+    return _book(loaded).put(claims.Claim(report_.id, f"{report_.a}-{report_.b}", 0, _users(loaded, report_),
+                                          loaded.user_ids[report_.reporter], encode(report_), status, by=disputer))
 
 
 def _view(loaded: Loaded) -> GameView:
@@ -333,7 +336,7 @@ async def _commit(
     if new_phase:
         loaded.bookkeeping["phase_version"] = loaded.version + 1
         loaded.bookkeeping["phase_started_at"] = utcnow().isoformat()
-        loaded.bookkeeping["reports"] = {}
+        _book(loaded).clear()
         loaded.bookkeeping.pop("absent", None)  # a new phase: treasures of the last one can't be said any more
         turns = []
     else:
@@ -356,7 +359,7 @@ async def _commit(
 async def _finish(session: AsyncSession, loaded: Loaded) -> outbox.Message:
     """Game over: results go to the leaderboard; the standings post is owed to its channel."""
     row = loaded.row
-    await leaderboard.record_results(
+    await event_results.record_results(
         session, guild_id=row.guild_id, format="battler", event_id=row.id, event_name=_event_name(row),
         results=_placements(loaded.state),
     )
@@ -367,19 +370,19 @@ def _event_name(row: BattlerGame) -> str:
     return f"Treasure Battler #{row.id} ({row.cube_name})"
 
 
-def _placements(state: engine.BattlerState) -> list[leaderboard.Placement]:
+def _placements(state: engine.BattlerState) -> list[event_results.Placement]:
     places: list[tuple[int, int]] = []
     place = 1
     for group in engine.standings(state):
         places.extend((state.players[seat].user_id, place) for seat in group)
         place += len(group)
-    return leaderboard.placed(places)
+    return event_results.placed(places)
 
 
 def standings_of(game: GameView) -> list[Standing]:
     """Engine standings as placements (winner, or everyone still in, first)."""
     assert game.state is not None
-    by_place: dict[int, list[leaderboard.Placement]] = {}
+    by_place: dict[int, list[event_results.Placement]] = {}
     for placement in _placements(game.state):
         by_place.setdefault(placement.placement, []).append(placement)
     return [
@@ -402,7 +405,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     row = loaded.row
     order = loaded.user_ids
     loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=_settings(row))
-    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat(), "reports": {}}
+    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat()}
     GAMES.save(loaded)
     prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
     await outbox.queue(session, *(_prompt_message(p) for p in prompts))
@@ -799,13 +802,10 @@ async def report(
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
         treasures = ((seat, treasures_left),) if treasures_left is not None else ()
-        new = PendingReport(loaded.bookkeeping.get("next_report", 1), pairing.a, pairing.b, seat, claim, conceded_by,
-                            treasures, "pending")
+        book = _book(loaded)
+        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
         _dry_run(state, new)
-        loaded.bookkeeping["next_report"] = new.id + 1
-        if existing is not None:
-            _reports(loaded).pop(str(existing.id))
-        _keep(loaded, new)
+        book.add(f"{new.a}-{new.b}", 0, (loaded.user_ids[new.a], loaded.user_ids[new.b]), actor.user_id, new)
         GAMES.save(loaded)
         return ActionResult(_view(loaded), report=new)
 
@@ -829,18 +829,19 @@ async def _referees(session: AsyncSession, loaded: Loaded, report_: PendingRepor
     return await claims.dispute_call(session, loaded.row, _users(loaded, report_))
 
 
-def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None, absent: int | None = None) -> None:
-    """Keep what became of `report_` a while (`answered_report`)."""
-    claims.remember_answer(loaded.bookkeeping, report_.id, report=encode(report_), how=how, by=by, absent=absent)
+def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None) -> None:
+    """`report_` is no longer open; the kit keeps what became of it a while (`answered_report`)."""
+    _book(loaded).end(_keep(loaded, report_), how, by)
 
 
 async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *, how: str = "confirm",
-                        by: int | None = None, absent: int | None = None) -> ActionResult:
+                        by: int | None = None, ended: claims.Claim | None = None) -> ActionResult:
+    """`report_` counts: applied to the game (ended in the kit's book here, unless it was: `ended`)."""
     state = loaded.state
     assert state is not None
     events = GAMES.call(_apply_claim, state, report_)
-    _reports(loaded).pop(str(report_.id), None)
-    _answered(loaded, report_, how, by, absent)
+    if ended is None:
+        _answered(loaded, report_, how, by)
     prompts = await _commit(session, loaded, events)
     return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
                         finished=state.phase == engine.OVER)
@@ -877,23 +878,62 @@ async def treasures_asked(db: Database, game_id: int, report_id: int, user_id: i
 
 
 def _pending(loaded: Loaded, report_id: int) -> PendingReport:
-    found = next((r for r in _open_reports(loaded) if r.id == report_id), None)
+    found = _book(loaded).find(report_id)
     if found is None:
-        raise Conflict("That report is no longer open (it was confirmed, replaced or decided).")
-    return found
+        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
+    return found.result_as(PendingReport)
 
 
-async def _answering(session: AsyncSession, loaded: Loaded, report_id: int, actor: tables.Actor,
-                     action: str) -> tuple[engine.BattlerState, PendingReport, str]:
-    """The open report `report_id` and who the actor is for it (`claims.answerer`)."""
-    tables.check_same_server(NOUN, loaded.row, actor)
-    state = GAMES.running(loaded)
-    pending = _pending(loaded, report_id)
-    role = await claims.answerer(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
-                                 reporter=loaded.user_ids[pending.reporter], action=action)
-    if pending.status == "disputed":
-        raise Conflict("This report is disputed: an organizer who does not play in the game decides it.")
-    return state, pending, role
+class _Rules:
+    """Battler's results for the kit's claims flow: a claim's result is a `PendingReport` (its id the
+    claim's number); the opponent adds their treasures after the game when they answer."""
+
+    noun = NOUN
+
+    def table(self, loaded: Loaded) -> str:
+        return _event_name(loaded.row)
+
+    def what(self, claim: claims.Claim) -> str:
+        return f"report #{claim.number}"
+
+    def words(self, loaded: Loaded, claim: claims.Claim) -> str:
+        report_ = claim.result_as(PendingReport)
+        users = loaded.user_ids
+        if report_.claim == "draw":
+            said = f"<@{users[report_.a]}> and <@{users[report_.b]}> drew"
+        elif report_.claim == "unfinished":
+            said = "the replayed game could not be finished"
+        else:
+            winner, loser = (report_.a, report_.b) if report_.claim == "a" else (report_.b, report_.a)
+            said = f"<@{users[winner]}> beat <@{users[loser]}>"
+        return f"report #{claim.number}, {said}"
+
+    def until(self, loaded: Loaded, claim: claims.Claim) -> str:
+        seat = loaded.user_ids.index(claim.absent) if claim.absent in loaded.user_ids else None
+        treasures = ("Until then you can still say your treasures left after the game: `/battler report` with your "
+                     "result and `treasures_left`." if str(seat) in loaded.bookkeeping.get("absent", {}) else
+                     "The PLAY phase is over, so your treasures stay as they were.")
+        return f"If that is wrong, tell an organizer who does not play in your game at once. {treasures}"
+
+
+RULES = _Rules()
+
+
+def _adding(loaded: Loaded, actor: tables.Actor, treasures_left: int | None, *, disputed: bool = False):
+    """What the one who answers a report adds to it: the opponent their treasures after the game (and
+    a dispute its mark); an organizer confirming for the absent opponent adds nothing."""
+
+    def add(claim: claims.Claim, role: str) -> PendingReport:
+        pending = claim.result_as(PendingReport)
+        if role != claims.OPPONENT:
+            if treasures_left is not None:
+                raise UserError("Only the reporter's opponent tells their treasures when confirming.")
+            return pending
+        seat = loaded.user_ids.index(actor.user_id)
+        pending = pending.with_treasures(seat, treasures_left)
+        return replace(pending, status="disputed", disputed_by=seat) if disputed else pending
+
+    return add
 
 
 async def confirm_report(
@@ -907,38 +947,15 @@ async def confirm_report(
     the opponent is told by DM, and may still say their treasures until the PLAY phase ends."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
-        state, pending, role = await _answering(session, loaded, report_id, actor, claims.CONFIRM)
-        if role == claims.OPPONENT:
-            answering = _answering_seat(state, pending, actor.user_id)
-            return await _apply_report(session, loaded, pending.with_treasures(answering, treasures_left),
-                                       by=actor.user_id)
-        if treasures_left is not None:
-            raise UserError("Only the reporter's opponent tells their treasures when confirming.")
-        absent = pending.b if pending.reporter == pending.a else pending.a
-        absent_user = loaded.user_ids[absent]
-        if not for_absent:
-            raise claims.AbsentConfirmNeeded(absent_user, f"report #{report_id}")
-        loaded.bookkeeping.setdefault("absent", {})[str(absent)] = report_id
-        result = await _apply_report(session, loaded, pending, by=actor.user_id, absent=absent_user)
-        treasures = ("Until then you can still say your treasures left after the game: `/battler report` with your "
-                     "result and `treasures_left`." if str(absent) in loaded.bookkeeping.get("absent", {}) else
-                     "The PLAY phase is over, so your treasures stay as they were.")
-        await outbox.queue(session, claims.absent_dm(
-            loaded.row, absent=absent_user, by=actor.user_id, table=_event_name(loaded.row),
-            result=f"report #{report_id}, {_claim_words(loaded, pending)}",
-            dispute=f"If that is wrong, tell an organizer who does not play in your game at once. {treasures}"))
-        return replace(result, for_absent=actor.user_id)
-
-
-def _claim_words(loaded: Loaded, report_: PendingReport) -> str:
-    """What a report says, in plain words (with mentions), for a DM."""
-    users = loaded.user_ids
-    if report_.claim == "draw":
-        return f"<@{users[report_.a]}> and <@{users[report_.b]}> drew"
-    if report_.claim == "unfinished":
-        return "the replayed game could not be finished"
-    winner, loser = (report_.a, report_.b) if report_.claim == "a" else (report_.b, report_.a)
-    return f"<@{users[winner]}> beat <@{users[loser]}>"
+        GAMES.running(loaded)
+        answer = await claims.confirm(session, RULES, loaded, report_id, actor, round=0, for_absent=for_absent,
+                                      adding=_adding(loaded, actor, treasures_left))
+        ended = answer.claim
+        if ended.absent is not None:
+            loaded.bookkeeping.setdefault("absent", {})[str(loaded.user_ids.index(ended.absent))] = report_id
+        result = await _apply_report(session, loaded, ended.result_as(PendingReport), ended=ended)
+        await outbox.queue(session, *claims.told(RULES, loaded, ended))
+        return replace(result, for_absent=actor.user_id) if ended.absent is not None else result
 
 
 async def dispute_report(
@@ -948,11 +965,11 @@ async def dispute_report(
     decision): the organizers who do not play in the game are called to decide it."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
-        state, pending, _ = await _answering(session, loaded, report_id, actor, claims.DISPUTE)
-        seat = _answering_seat(state, pending, actor.user_id)
-        disputed = replace(pending.with_treasures(seat, treasures_left), status="disputed", disputed_by=seat)
+        state = GAMES.running(loaded)
+        answer = await claims.dispute(session, RULES, loaded, report_id, actor, round=0,
+                                      adding=_adding(loaded, actor, treasures_left, disputed=True))
+        disputed = answer.claim.result_as(PendingReport)
         _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
-        _keep(loaded, disputed)
         return await _disputed(session, loaded, disputed)
 
 
@@ -974,11 +991,10 @@ async def decide_report(
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = await GAMES.managing(session, loaded, actor)
-        pending = _pending(loaded, report_id)
-        await claims.require_referee(session, NOUN, loaded.row, actor, players=_users(loaded, pending),
-                                     match=f"report #{report_id}'s game", what="decide it")
+        claim = await claims.deciding(session, RULES, loaded, _book(loaded).find(report_id), actor,
+                                      match=f"report #{report_id}'s game")
+        pending = claim.result_as(PendingReport)
         if decision == "void":
-            _reports(loaded).pop(str(report_id))
             _answered(loaded, pending, "void", actor.user_id)
             GAMES.save(loaded)
             return ActionResult(_view(loaded))
@@ -1006,11 +1022,10 @@ async def answered_report(db: Database, game_id: int, report_id: int, guild_id: 
             loaded = await GAMES.load(session, game_id, lock=False)
         except UserError:
             return None
-        ended = claims.answer_of(loaded.bookkeeping, report_id)
-        if loaded.row.guild_id != guild_id or not ended or any(r.id == report_id for r in _open_reports(loaded)):
+        ended = await claims.ended_claim(session, loaded, report_id, guild_id)
+        if ended is None:
             return None
-        return Answered(_view(loaded), decode(ended["report"], PendingReport), ended["how"], ended.get("by"),
-                        ended.get("absent"))
+        return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
 
 
 # --- the end -----------------------------------------------------------------------------------

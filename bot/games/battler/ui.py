@@ -599,21 +599,6 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
     return f"{mention(u(win))} beat {mention(u(lose))}{how}"
 
 
-class ReportButton(
-    Component, prefix="btr", parts=(number("game"), number("report"), word("action", claims_ui.ACTIONS)),
-):
-    pass
-
-
-class DecideButton(
-    Component, prefix="btd", parts=(number("game"), number("report"), word("decision", ("a", "b", "draw", "void"))),
-):
-    @classmethod
-    def make(cls, game_id: int, report_id: int, decision: str, label: str) -> DecideButton:
-        custom_id = cls.custom_id_for(game=game_id, report=report_id, decision=decision)
-        return cls(discord.ui.Button(label=label, style=discord.ButtonStyle.primary, custom_id=custom_id))
-
-
 TREASURES_FORM: ModalRoute = modal_route(
     "btt", (number("game"), number("report"), word("action", ("confirm", "dispute"))))
 MAX_TREASURES_LEFT = 99
@@ -658,14 +643,11 @@ def answered_text(game: GameView | Announcement, report: PendingReport, how: str
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
     if report.status == "disputed":
-        view.add_item(DecideButton.make(game_id, report.id, "a", f"Seat {report.a + 1} won"))
-        view.add_item(DecideButton.make(game_id, report.id, "b", f"Seat {report.b + 1} won"))
-        view.add_item(DecideButton.make(game_id, report.id, "draw", "Draw"))
-        view.add_item(DecideButton.make(game_id, report.id, "void", "Void: report again"))
-        return view
-    return claims_ui.answer_view(ReportButton, game=game_id, report=report.id)
+        return claims_ui.decide_view("battler", game_id, report.id, (
+            ("a", f"Seat {report.a + 1} won"), ("b", f"Seat {report.b + 1} won"), ("draw", "Draw"),
+            ("void", "Void: report again")))
+    return claims_ui.answer_view("battler", game_id, report.id)
 
 
 # --- status, stash, rules, results ---------------------------------------------------------------

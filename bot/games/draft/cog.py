@@ -11,14 +11,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cards.export import FORMATS, export
+from bot.features.config import service as guild_config
+from bot.features.cubes import service as cubes
+from bot.features.cubes.ui import cube_autocomplete
 from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
-from bot.kit import card_data, confirm, cubes, guild_config, limits
-from bot.kit.autocomplete import cube_autocomplete
+from bot.kit import card_data, confirm, limits
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import UserError
@@ -252,16 +254,13 @@ class DraftCog(TableCog):
         file = discord.File(io.BytesIO(log_file.data), filename=log_file.name)
         await interaction.followup.send(f"{log_file.about}.", file=file, ephemeral=True)
 
-    # --- picks -----------------------------------------------------------------------------
-
-    @handles(ui.PickButton)
+    @handles(ui.PickButton)  # picks
     async def on_pick_button(self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, index: int) -> None:
         await self._pick(interaction, pod, pack, pick, index, "button")
 
     @handles(ui.PickSelect)
-    async def on_pick_select(
-        self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int, value: int
-    ) -> None:
+    async def on_pick_select(self, interaction: discord.Interaction, *, pod: int, pack: int, pick: int, part: int,
+                             value: int) -> None:
         if value // ui.SELECT_PART != part:  # each menu of a big pack offers its own 25 cards
             raise InvalidPayload()
         await self._pick(interaction, pod, pack, pick, value, "select")

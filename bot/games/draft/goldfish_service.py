@@ -18,10 +18,10 @@ from bot.games.draft.models import (
     GoldfishPendingWriteup,
     GoldfishSubmission,
 )
-from bot.kit import channels, claims, leaderboard, outbox, tables
+from bot.kit import channels, claims, event_results, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.tables import Actor
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
@@ -387,7 +387,7 @@ async def _current(session: AsyncSession, event: GoldfishEvent) -> list[Goldfish
 
 def _standings(rows: list[GoldfishSubmission], method: str) -> list[Standing]:
     by_user = {row.user_id: row for row in rows}
-    placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
+    placements = event_results.rank_by_score({row.user_id: row.score for row in rows})
     return [Standing(p.placement, _submission_view(by_user[p.user_id], method)) for p in placements]
 
 
@@ -471,8 +471,8 @@ async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> 
             raise Conflict(f"**{escape(event.name)}** has already ended.")
         rows = await _current(session, event)
         standings = _standings(rows, event.method)
-        placements = leaderboard.rank_by_score({row.user_id: row.score for row in rows})
-        await leaderboard.record_results(
+        placements = event_results.rank_by_score({row.user_id: row.score for row in rows})
+        await event_results.record_results(
             session, guild_id=guild_id, format=KIND, event_id=event.id, event_name=event.name, results=placements
         )
         event.status, event.closed_at = "closed", utcnow()

@@ -31,7 +31,7 @@ from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent
 from bot.games.draft.service import SPEC, draft_record, log_names
 from bot.games.draft.service.deliveries import OWN_POOL
 from bot.games.draft.service.pools import card_facts
-from bot.kit import card_data, leaderboard, tables
+from bot.kit import card_data, event_results, tables
 from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
@@ -324,7 +324,7 @@ async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | 
             life_lost=by_user[p.user_id].life_lost, cards_milled=by_user[p.user_id].cards_milled,
             poison=by_user[p.user_id].poison, game_wins=by_user[p.user_id].game_wins,
             lost_or_drew=by_user[p.user_id].lost_or_drew, prevented=by_user[p.user_id].prevented, method=event.method))
-                  for p in leaderboard.rank_by_score({row.user_id: row.score for row in rows})]
+                  for p in event_results.rank_by_score({row.user_id: row.score for row in rows})]
         names = await _names(ctx, session, [event.organizer_id, *by_user])
     return registry.Page("draft/goldfish.html", event.name, {
         "event": event, "scores": scores, "names": names, "rejected": rejected,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.games.four_two_one import service, ui
+from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -11,7 +12,8 @@ FORMAT = Format(
     order=4,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
-    components=(ui.LobbyButton, ui.ClaimButton, ui.TakeApartSelect, ui.ClaimDeckSelect),
+    components=(ui.LobbyButton, ui.TakeApartSelect, ui.ClaimDeckSelect),
+    claims=(claims_ui.answers(service.KIND),),
     forms=(ui.DECK_FORM,),
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
     deadline_kinds=(),

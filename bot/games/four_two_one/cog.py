@@ -203,19 +203,19 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
             return
         await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
 
-    @handles(ui.ClaimButton)
-    async def on_claim_button(self, interaction: discord.Interaction, *, league: int, claim: int, action: str) -> None:
+    @handles(claims_ui.answers("421"))
+    async def on_claim_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
         actor, pressed = actor_of(interaction), interaction.message.id
 
         async def answer(for_absent: bool) -> claims_ui.Answered:
             if action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
-                out = await four_two_one.dispute(self.db, league, claim, actor, answered_in=pressed)
+                out = await four_two_one.dispute(self.db, table, claim, actor, answered_in=pressed)
                 return ui.answered(out, claims.DISPUTE, actor.user_id)
-            out = await four_two_one.confirm(self.db, league, claim, actor, for_absent=for_absent, answered_in=pressed)
+            out = await four_two_one.confirm(self.db, table, claim, actor, for_absent=for_absent, answered_in=pressed)
             return ui.answered(out, action, actor.user_id, for_absent=for_absent)
 
         async def late() -> str | None:
-            closed = await four_two_one.answered_claim(self.db, league, claim, interaction.guild_id)
+            closed = await four_two_one.answered_claim(self.db, table, claim, interaction.guild_id)
             return ui.closed_text(closed) if closed is not None else None
 
         await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)

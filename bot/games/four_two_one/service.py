@@ -16,44 +16,45 @@ the winner. A league that reaches its target finishes in the same transaction: i
 the leaderboard (format `421`: placement points, the league score as `score`).
 
 A match report follows the kit's claims flow (`bot.kit.claims`): it waits for the opponent
-(`report` -> `confirm` / `dispute`); the waiting reports (`Waiting`) live in `bookkeeping["claims"]`,
-one per match, each with its own number so a button of an older report never confirms a newer one.
+(`report` -> `confirm` / `dispute`); the kit keeps the reports (`claims.Book`, a `claims.Claim` each:
+its result is the winner's user id, None for a draw), one open per match, each with its own number so
+a button of an older report never confirms a newer one.
 Nobody confirms their own report (an organizer who plays neither); the opponent's matching report
 confirms it too, and a report repeated while it waits is shown again with its buttons (its first
 message may be lost). An organizer who does not play in the match confirms only for the absent
 opponent (`for_absent`, asked first; the opponent is told by DM). A disputed report stays as the
-match's dispute (`disputed_by`) until the players report again or an organizer who does not play in
+match's dispute until the players report again or an organizer who does not play in
 the match settles it (`settle`); the dispute calls them, and the announcement names them (`Decided`).
 
 Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
-are kept with it (`claim_shown`, `Waiting.shown`) and edited once it no longer waits, whichever way
+are kept with it (`claim_shown`, `Claim.shown`) and edited once it no longer waits, whichever way
 (`CLAIM_DONE`: what was reported and what became of it, no buttons); the announcement carrying the
 take-apart menu is remembered once Discord has it (`on_sent`) and edited without the menu once
 nobody is to take decks apart (`MENU_DONE`).
 
-A decklist is read by `bot.cards.parse`, its sideboard left out first (`read_decklist`: Arena's
-`Sideboard` and `Companion` sections, `SB:` lines, MTGO's part after a blank line); the reply says
-how many cards it ignored.
+A decklist is read by the one card-list reader (`bot.cards.parse.read_decklist`), its sideboard
+left out by its one sideboard rule (Arena's `Sideboard` and `Companion` sections, `SB:` lines,
+MTGO's part after a blank line, as Turnabout reads them); the reply says how many cards it ignored.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.cards.parse import CubeFormatError, decode_upload, parse_cube_text
+from bot.cards import parse as card_lists
+from bot.cards.parse import CubeFormatError
 from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
-from bot.kit import claims, documents, leaderboard, outbox, tables
+from bot.kit import claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.text import escape, plural
 from bot.store.db import Database
 
@@ -191,20 +192,6 @@ class Announcement(Payload):
 
 
 @dataclass(frozen=True)
-class Waiting:
-    """A match report waiting for the opponent, as the league keeps it (`bookkeeping["claims"]`,
-    by match label); disputed, it stays as the match's dispute."""
-
-    number: int
-    round: int
-    match: str
-    by: int  # the reporter's seat
-    winner: int | None  # a seat; None: a draw
-    disputed_by: int | None = None  # the user who disputed it
-    shown: tuple[tuple[int, int], ...] = ()  # (channel id, message id) of the public messages with its buttons
-
-
-@dataclass(frozen=True)
 class ClaimClosed(Payload):
     """A message that showed a waiting report, once the report no longer waits: its text becomes
     what was reported and what became of it, and its buttons go. `how`: "confirm" or "dispute" (by
@@ -242,12 +229,8 @@ def league_name(league_id: int) -> str:
 Loaded = documents.Game[FourTwoOneLeague, FourTwoOneSeat, engine.LeagueState]
 
 
-def _claims(loaded: Loaded) -> dict[str, Waiting]:
-    return decode(loaded.bookkeeping.get("claims", {}), dict[str, Waiting])
-
-
-def _keep_claims(loaded: Loaded, claims: dict[str, Waiting]) -> None:
-    loaded.bookkeeping["claims"] = encode(claims)
+def _book(loaded: Loaded) -> claims.Book:
+    return claims.Book(loaded.bookkeeping)
 
 
 def _schedule(loaded: Loaded) -> Schedule:
@@ -269,8 +252,7 @@ def _disputes(loaded: Loaded) -> tuple[str, ...]:
     state = loaded.state
     if state is None:
         return ()
-    return tuple(sorted(label for label, c in _claims(loaded).items()
-                        if c.disputed_by is not None and c.round == state.round))
+    return tuple(sorted(c.key for c in _book(loaded).waiting() if c.status == claims.DISPUTED and c.round == state.round))
 
 
 def _view_of(loaded: tables.Loaded) -> LeagueView:
@@ -317,19 +299,21 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
     )
 
 
-def _closed(loaded: Loaded, entry: Waiting, how: str, by: int | None = None,
-            answered_in: int | None = None, absent: int | None = None) -> list[outbox.Message]:
+def _closed(loaded: Loaded, entry: claims.Claim, how: str, by: int | None = None,
+            answered_in: int | None = None, absent: int | None = None,
+            shown: tuple[tuple[int, int], ...] | None = None) -> list[outbox.Message]:
     """The edits that close the messages showing the waiting report `entry` (but `answered_in`, the
-    message whose button answered it, which its interaction edits); what became of it is kept a
-    while, for a message whose id arrives after it (`claim_shown`)."""
-    if how != "gone":
-        claims.remember_answer(loaded.bookkeeping, entry.number, how=how, by=by, absent=absent,
-                               claim=encode(_claim_of(loaded, entry)))
-    if not entry.shown:
-        return []
+    message whose button answered it, which its interaction edits; or only `shown`)."""
     claim = _claim_of(loaded, entry)
+    messages = claims.closing(entry, answered_in) if shown is None else shown
     return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by, absent), channel_id=channel)
-            for channel, message in entry.shown if message != answered_in]
+            for channel, message in messages]
+
+
+def _end_all(loaded: Loaded, how: str) -> list[outbox.Message]:
+    """The league is over or cancelled: no report waits any more, and their messages say so."""
+    book = _book(loaded)
+    return [edit for entry in book.waiting() for edit in _closed(loaded, book.end(entry, how), how)]
 
 
 def _menu(loaded: Loaded) -> ShownMenu | None:
@@ -361,9 +345,7 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
     edits: list[outbox.Message] = []
     if over:
-        for entry in _claims(loaded).values():
-            edits += _closed(loaded, entry, "ended")
-        _keep_claims(loaded, {})
+        edits += _end_all(loaded, "ended")
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     if not _taking_apart(loaded):
         edits += _menu_done(loaded)
@@ -380,8 +362,8 @@ async def _record_results(session: AsyncSession, loaded: Loaded, events: list[en
     league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
-    placings = leaderboard.rank_by_score({p.user_id: float(p.score) for p in state.players})
-    await leaderboard.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
+    placings = event_results.rank_by_score({p.user_id: float(p.score) for p in state.players})
+    await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                      event_name=league_name(row.id), results=placings)
     settings = await load_settings_row(session, row.guild_id)
     channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
@@ -429,10 +411,9 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     loaded = GAMES.decode(seated)
     edits: list[outbox.Message] = []
     if loaded.state is not None:
-        for entry in _claims(loaded).values():
-            edits += _closed(loaded, entry, "cancelled")
+        edits += _end_all(loaded, "cancelled")
     edits += _menu_done(loaded)
-    seated.row.bookkeeping = {**loaded.bookkeeping, "claims": {}}
+    seated.row.bookkeeping = dict(loaded.bookkeeping)
     await outbox.queue(session, *edits)
 
 
@@ -550,68 +531,15 @@ class Decklist:
     ignored: int = 0
 
 
-_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
-_SIDE_MARKERS = frozenset({"sideboard", "side board", "side", "companion", "commander", "maybeboard", "maybe",
-                           "considering"})
-_ABOUT_MARKERS = frozenset({"about"})  # Arena's "About / Name My Deck" lines before the deck
-_SIDE_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
-
-
-def _split_sideboard(text: str) -> tuple[str, str]:
-    """The main deck's lines and the sideboard's of a text decklist: after a `Sideboard` (or
-    `Companion`, `Maybeboard`) line until a `Deck` line, `SB:` lines, and, in a list with no such
-    marks whose part before its first blank line is exactly 60 cards (MTGO, Draftmancer), what
-    follows that blank line. Comments and headers stay with the main part (the parser skips them)."""
-    main: list[str] = []
-    side: list[str] = []
-    section = "main"
-    marked = False
-    for line in text.splitlines():
-        marker = line.strip().rstrip(":").strip().lower()
-        if marker in _MAIN_MARKERS:
-            section, marked = "main", True
-        elif marker in _SIDE_MARKERS:
-            section, marked = "side", True
-        elif marker in _ABOUT_MARKERS:
-            section, marked = "about", True
-        elif section == "about":
-            if not line.strip():
-                section = "main"
-        elif _SIDE_PREFIX.match(line.strip()):
-            marked = True
-            side.append(_SIDE_PREFIX.sub("", line.strip()))
-        else:
-            (main if section == "main" else side).append(line)
-    if not marked:
-        blank = next((i for i, line in enumerate(main) if not line.strip() and any(x.strip() for x in main[:i])), None)
-        if blank is not None and any(x.strip() for x in main[blank:]):
-            try:
-                first = len(parse_cube_text("\n".join(main[:blank])).names())
-            except CubeFormatError:
-                first = 0
-            if first == engine.DECK_SIZE:
-                return "\n".join(main[:blank]), "\n".join(main[blank:])
-    return "\n".join(main), "\n".join(side)
-
-
 def read_decklist(data: str | bytes) -> Decklist:
-    """A decklist (``4 Card Name`` lines, an Arena or CubeCobra export, as `bot.cards.parse` reads
-    them) as one name per card; an Arena or MTGO export's sideboard is left out (and counted)."""
+    """A decklist (``4 Card Name`` lines, an Arena, MTGO or CubeCobra export) as one name per card of
+    its main deck, read by the one card-list reader (`bot.cards.parse.read_decklist`, its sideboard
+    rule); the sideboard is left out (and counted)."""
     try:
-        text = data if isinstance(data, str) else decode_upload(data, what="decklist")
-        if text.lstrip().startswith(("{", "[")):  # JSON: the parser reads its main board only
-            return Decklist(parse_cube_text(text).names())
-        main, side = _split_sideboard(text)
-        names = parse_cube_text(main).names() if main.strip() else []
+        read = card_lists.read_decklist(data)
     except CubeFormatError as error:
         raise UserError(f"I can't read that decklist: {error}") from None
-    if not names:
-        raise UserError("I can't read that decklist: it has no cards outside its sideboard.")
-    try:
-        ignored = len(parse_cube_text(side).names()) if side.strip() else 0
-    except CubeFormatError:  # an unreadable sideboard is ignored all the same
-        ignored = sum(1 for line in side.splitlines() if line.strip())
-    return Decklist(names, ignored)
+    return Decklist(read.main.names(), len(read.sideboard))
 
 
 async def _deck_action(db: Database, league_id: int, actor: tables.Actor, operation, *args, ignored: int = 0) -> Outcome:
@@ -665,14 +593,10 @@ async def check_step(db: Database, league_id: int, actor: tables.Actor, kind: st
 # --- matches ------------------------------------------------------------------------------------------
 
 
-def _claim_of(loaded: Loaded, entry: Waiting) -> Claim:
-    state = loaded.state
-    assert state is not None
-    match = next(m for m in state.matches if m.label == entry.match)
-    opponent = match.b if entry.by == match.a else match.a
-    winner = entry.winner
-    return Claim(loaded.id, entry.number, entry.round, entry.match, state.players[entry.by].user_id,
-                 state.players[opponent].user_id, None if winner is None else state.players[winner].user_id)
+def _claim_of(loaded: Loaded, entry: claims.Claim) -> Claim:
+    """A report as the league shows it (its buttons carry its number)."""
+    return Claim(loaded.id, entry.number, entry.round, entry.key, entry.reporter, entry.opponent,
+                 entry.result_as(int | None))
 
 
 def _outcome_for(seat: int, winner: int | None) -> str:
@@ -694,23 +618,21 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
         match = engine.current_match(state, seat)
         assert match is not None
         opponent = match.b if seat == match.a else match.a
-        winner = {"won": seat, "lost": opponent, "draw": None}[result]
-        open_claims = _claims(loaded)
-        waiting = open_claims.get(match.label)
+        winner = {"won": actor.user_id, "lost": state.players[opponent].user_id, "draw": None}[result]
+        book = _book(loaded)
+        waiting = book.of(match.label)
         if waiting is not None and waiting.round == state.round:
-            if waiting.by == opponent and waiting.winner == winner:
-                return await _apply_claim(session, loaded, open_claims, waiting)
-            if waiting.disputed_by is None:
-                if waiting.by == seat and waiting.winner != winner:
+            if waiting.reporter != actor.user_id and waiting.result_as(int | None) == winner:
+                return await _apply_claim(session, loaded, book.end(waiting, "agreed"))
+            if waiting.status == claims.REPORTED:
+                if waiting.reporter == actor.user_id and waiting.result_as(int | None) != winner:
                     reported = _claim_of(loaded, waiting)
                     raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
                                    f"<@{reported.opponent}>. It can't be changed: they confirm or dispute it (then "
                                    "report again). Report the same result to show it again with its buttons.")
                 return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
-        number = int(loaded.bookkeeping.get("next_claim", 1))
-        open_claims[match.label] = entry = Waiting(number, state.round, match.label, seat, winner)
-        loaded.bookkeeping["next_claim"] = number + 1
-        _keep_claims(loaded, open_claims)
+        players = [state.players[s].user_id for s in match.seats()]
+        entry = book.add(match.label, state.round, players, actor.user_id, winner)
         GAMES.save(loaded)
         return Outcome(_view(loaded), [], _claim_of(loaded, entry))
 
@@ -719,44 +641,42 @@ def _claim_words(claim: Claim) -> str:
     return "a draw" if claim.winner is None else f"that <@{claim.winner}> won"
 
 
-async def _apply_claim(session: AsyncSession, loaded: Loaded, claims_: dict[str, Waiting], entry: Waiting,
-                       decided: Decided | None = None, *, how: str = "agreed", by: int | None = None,
+class _Rules:
+    """421's results for the kit's claims flow: a claim's result is the winner's user id (None: a draw)."""
+
+    noun = NOUN
+
+    def table(self, loaded: Loaded) -> str:
+        return league_name(loaded.id)
+
+    def what(self, claim: claims.Claim) -> str:
+        return f"Match {claim.key}"
+
+    def words(self, loaded: Loaded, claim: claims.Claim) -> str:
+        winner = claim.result_as(int | None)
+        return (f"round {claim.round}, Match {claim.key}: {'a draw' if winner is None else f'<@{winner}> won'}, as "
+                f"<@{claim.reporter}> reported it")
+
+    def until(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return ("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
+                "begins: the result has counted since it was confirmed.")
+
+
+RULES = _Rules()
+
+
+async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Claim, decided: Decided | None = None, *,
                        answered_in: int | None = None) -> Outcome:
-    """The waiting report counts (`how` it was decided, by whom); its messages lose their buttons."""
+    """The report `entry` counts (ended by the kit: how, by whom); its messages lose their buttons."""
     state = loaded.state
     assert state is not None
     claim = _claim_of(loaded, entry)
-    absent = decided.absent if decided is not None else None
-    closing = _closed(loaded, entry, how, by, answered_in, absent)
-    events = GAMES.call(engine.report, state, entry.by, _outcome_for(entry.by, entry.winner))
-    claims_.pop(entry.match, None)
-    _keep_claims(loaded, claims_)
+    closing = _closed(loaded, entry, entry.how, entry.by, answered_in, entry.absent)
+    seat = next(p.seat for p in state.players if p.user_id == entry.reporter)
+    events = GAMES.call(engine.report, state, seat, _outcome_for(entry.reporter, claim.winner))
     await _commit(session, loaded, events, decided)
     await outbox.queue(session, *closing)
-    if absent is not None:
-        await outbox.queue(session, claims.absent_dm(
-            loaded.row, absent=absent, by=by or 0, table=league_name(loaded.id),
-            result=(f"round {claim.round}, Match {claim.match}: "
-                    f"{'a draw' if claim.winner is None else f'<@{claim.winner}> won'}, as <@{claim.reporter}> reported it"),
-            dispute=("If that is wrong, tell an organizer who does not play in your match at once, before the next round "
-                     "begins: the result has counted since it was confirmed.")))
-    return Outcome(_view(loaded), events, claim=claim if how == "confirm" else None)
-
-
-async def _waiting_claim(session: AsyncSession, loaded: Loaded, number: int, actor: tables.Actor,
-                         action: str) -> tuple[Waiting, str]:
-    """The waiting report `number` and who the actor is for it (`claims.answerer`: its opponent, or
-    an organizer who plays in neither seat of the match; never the reporter, organizer or not)."""
-    tables.check_same_server(NOUN, loaded.row, actor)
-    state = GAMES.running(loaded)
-    entry = next((c for c in _claims(loaded).values() if c.number == number), None)
-    if entry is None or entry.round != state.round or entry.disputed_by is not None:
-        raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
-    match = next(m for m in state.matches if m.label == entry.match)
-    players = [state.players[s].user_id for s in match.seats()]
-    role = await claims.answerer(session, NOUN, loaded.row, actor, players=players,
-                                 reporter=state.players[entry.by].user_id, action=action)
-    return entry, role
+    return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None)
 
 
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -767,15 +687,14 @@ async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor
     (not for an absent player: the press answered a question, every message is edited here)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, role = await _waiting_claim(session, loaded, number, actor, claims.CONFIRM)
-        decided = None
-        if role == claims.REFEREE:
-            absent = _claim_of(loaded, entry).opponent
-            if not for_absent:
-                raise claims.AbsentConfirmNeeded(absent, f"Match {entry.match}")
-            decided = Decided(actor.user_id, "confirmed", absent)
-        return await _apply_claim(session, loaded, _claims(loaded), entry, decided, how="confirm", by=actor.user_id,
-                                  answered_in=None if decided is not None else answered_in)
+        answer = await claims.confirm(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round,
+                                      for_absent=for_absent)
+        absent = answer.claim.absent
+        decided = Decided(actor.user_id, "confirmed", absent) if absent is not None else None
+        outcome = await _apply_claim(session, loaded, answer.claim, decided,
+                                     answered_in=None if absent is not None else answered_in)
+        await outbox.queue(session, *claims.told(RULES, loaded, answer.claim))
+        return outcome
 
 
 async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -785,16 +704,11 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     the dispute calls)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, league_id)
-        entry, _ = await _waiting_claim(session, loaded, number, actor, claims.DISPUTE)
-        closing = _closed(loaded, entry, claims.DISPUTE, actor.user_id, answered_in)
-        claims_ = _claims(loaded)
-        claims_[entry.match] = replace(entry, disputed_by=actor.user_id, shown=())
-        _keep_claims(loaded, claims_)
+        answer = await claims.dispute(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round)
+        closing = _closed(loaded, answer.claim, claims.DISPUTE, actor.user_id, answered_in)
         GAMES.save(loaded)
         await outbox.queue(session, *closing)
-        claim = _claim_of(loaded, entry)
-        call = await claims.dispute_call(session, loaded.row, (claim.reporter, claim.opponent))
-        return Outcome(_view(loaded), claim=claim, call=call)
+        return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call)
 
 
 async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
@@ -805,10 +719,8 @@ async def answered_claim(db: Database, league_id: int, number: int, guild_id: in
             loaded = await GAMES.load(session, league_id, lock=False)
         except UserError:
             return None
-        ended = claims.answer_of(loaded.bookkeeping, number)
-        if loaded.row.guild_id != guild_id or not ended or "claim" not in ended:
-            return None
-        return ClaimClosed(0, 0, decode(ended["claim"], Claim), ended["how"], ended.get("by"), ended.get("absent"))
+        ended = await claims.ended_claim(session, loaded, number, guild_id)
+        return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent) if ended else None
 
 
 async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
@@ -816,24 +728,17 @@ async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id
     the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
     async with db.write() as session:
         loaded = await GAMES.load(session, claim.league_id)
-        open_claims = _claims(loaded)
-        entry = next((c for c in open_claims.values() if c.number == claim.number), None)
         state = loaded.state
-        waiting = (entry is not None and entry.disputed_by is None and state is not None
-                   and entry.round == state.round and loaded.row.status == STATUSES.running)
-        if not waiting or entry is None:  # answered already (its own buttons may have been that fast)
-            ended = claims.answer_of(loaded.bookkeeping, claim.number) or {}
-            closed = ClaimClosed(channel_id, message_id, claim, ended.get("how", "gone"), ended.get("by"),
-                                 ended.get("absent"))
+        book = _book(loaded)
+        entry, older = book.show(claim.number, channel_id, message_id)
+        if entry is None or state is None or entry.round != state.round or loaded.row.status != STATUSES.running:
+            ended = book.ended(claim.number)  # answered already (its own buttons may have been that fast)
+            closed = ClaimClosed(channel_id, message_id, claim, ended.how if ended else "gone",
+                                 ended.by if ended else None, ended.absent if ended else None)
             await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
             return
-        shown = (*entry.shown, (channel_id, message_id))
-        older = replace(entry, shown=shown[:-MAX_SHOWN]) if len(shown) > MAX_SHOWN else None
-        open_claims[entry.match] = replace(entry, shown=shown[-MAX_SHOWN:])
-        _keep_claims(loaded, open_claims)
         loaded.row.bookkeeping = dict(loaded.bookkeeping)  # not the state: no new version
-        if older is not None:
-            await outbox.queue(session, *_closed(loaded, older, "gone"))
+        await outbox.queue(session, *_closed(loaded, entry, "gone", shown=older))
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:
@@ -847,21 +752,17 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
         if m is None:
             labels = ", ".join(x.label for x in state.matches) or "none"
             raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
-        waiting = _claims(loaded)
-        entry = waiting.get(label)
-        if m.result is not None or entry is None or entry.round != state.round or entry.disputed_by is None:
+        book = _book(loaded)
+        entry = book.of(label)
+        if m.result is not None or entry is None or entry.round != state.round or entry.status != claims.DISPUTED:
             raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
                             "opponent confirms.")
         await claims.require_referee(session, NOUN, loaded.row, actor, match=f"Match {label}", what="settle it",
-                                     players=[state.players[s].user_id for s in m.seats()])
-        winner = None
-        if winner_id is not None:
-            winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
-            if winner is None:
-                raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
-        events = GAMES.call(engine.report, state, m.a, _outcome_for(m.a, winner))
-        waiting.pop(label)
-        _keep_claims(loaded, waiting)
+                                     players=entry.players)
+        if winner_id is not None and winner_id not in entry.players:
+            raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
+        book.end(replace(entry, result=winner_id), "settled", actor.user_id)
+        events = GAMES.call(engine.report, state, m.a, _outcome_for(state.players[m.a].user_id, winner_id))
         await _commit(session, loaded, events, Decided(actor.user_id, "settled"))
         return Outcome(_view(loaded), events)
 

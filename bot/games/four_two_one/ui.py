@@ -343,15 +343,8 @@ def closed_text(closed: ClaimClosed) -> str:
     return f"{_reported(closed.claim)}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
 
 
-class ClaimButton(
-    # "reject": the Dispute button of messages posted before issue 34 (the same action)
-    Component, prefix="421r", parts=(number("league"), number("claim"), word("action", (*claims_ui.ACTIONS, "reject"))),
-):
-    pass
-
-
 def claim_view(claim: Claim) -> discord.ui.View:
-    return claims_ui.answer_view(ClaimButton, league=claim.league_id, claim=claim.number)
+    return claims_ui.answer_view("421", claim.league_id, claim.number)
 
 
 # --- the menus that ask which decks ---------------------------------------------------------------------------

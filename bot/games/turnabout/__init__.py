@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.games.turnabout import service, ui
+from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -11,7 +12,8 @@ FORMAT = Format(
     order=3,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
-    components=(ui.LobbyButton, ui.ReportButton),
+    components=(ui.LobbyButton,),
+    claims=(claims_ui.answers(service.KIND),),
     forms=(),
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL, service.REPORT_DONE),
     deadline_kinds=(),

@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import Range
 
+from bot.features.clock import rules as chess_clock
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
@@ -15,7 +16,6 @@ from bot.games.turnabout.service import EventView
 from bot.kit import claims, claims_ui, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
-from bot.kit.clock import rules as chess_clock
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import PermissionDenied, UserError
@@ -265,11 +265,11 @@ class TurnaboutCog(TableCog):
 
     # --- report buttons ----------------------------------------------------------------------
 
-    @handles(ui.ReportButton)
-    async def on_report_button(self, interaction: discord.Interaction, *, event: int, match: int, game: int,
-                               action: str) -> None:
-        actor = actor_of(interaction)
-        pressed = interaction.message.id if interaction.message is not None else None
+    @handles(claims_ui.answers("turnabout"))
+    async def on_report_button(self, interaction: discord.Interaction, *, table: int, action: str, claim: int = 0,
+                               match: int = 0, game: int = 0) -> None:  # no claim: a button of before the kit's
+        event, actor, pressed = table, actor_of(interaction), interaction.message.id if interaction.message else None
+        match, game = await turnabout.claim_game(self.db, event, claim) if claim else (match, game)
 
         async def answer(for_absent: bool) -> claims_ui.Answered:
             if action == claims.DISPUTE:  # the channel's announcement calls the organizers who may decide it

@@ -16,12 +16,8 @@ Players are identified by **seat** (index into ``state.players``); :func:`seat_o
 Discord user id to it. Matches by **number** (1, 2, … over the whole event).
 
 How the code maps to FORMATS.md §3
-    * Decks (:func:`check_decklist`, :func:`deck_problems`): 60+ cards (a registered list at
-      most :data:`MAX_DECKLIST_CARDS`), any number of copies, no sideboard, no ante cards and
-      no cards that fetch from outside the game: judged by the card's Oracle text where it is
-      known (:func:`oracle_ban`: ante, learn, "from outside the game"), else by the fixed lists
-      :data:`ANTE_CARDS` and :data:`OUTSIDE_GAME_FETCHERS`. Every problem is reported, not
-      just the first.
+    * Decks: checked before they reach the engine, by :mod:`bot.games.turnabout.decklists`
+      (60+ cards, no sideboard, the bans by Oracle text); the engine keeps the checked list.
     * Registration (:func:`register`): one deck and its scoring option (Dominaria by
       default) per player; the organizer may restrict the options (``scoring_options``).
     * Match (:func:`pair_next_round`, :func:`game_plan`): two games. Game 1: each player plays
@@ -38,15 +34,14 @@ How the code maps to FORMATS.md §3
     * Rating (:func:`placement_multiplier`, :func:`rating_award`, :func:`final_ranking`).
     * Chess clock (:func:`new_match_clock`, :func:`flag_fell`): a flag fall reports the game
       as lost by the flagged player; the organizer may override (:func:`decide_game`). The
-      clock itself lives in its own document (:mod:`bot.kit.clock.rules`), one per match, so
+      clock itself lives in its own document (:mod:`bot.features.clock.rules`), one per match, so
       a clock pass — several a minute per match — never rewrites the whole event.
 
 Public API (for the command layer)
-    Pure: ``match_points``, ``victory_points``, ``placement_multiplier``, ``rating_award``,
-    ``check_decklist(text | bytes) -> (cards, problems)``, ``deck_problems(cards)``.
+    Pure: ``match_points``, ``victory_points``, ``placement_multiplier``, ``rating_award``.
     Event: ``new_event(seed, Settings(...))``; operations returning ``list[Event]``:
     ``update_settings(state, **changes)``, ``register(state, user_id, deck, scoring,
-    decklist)``, ``close_registration``, ``pair_next_round``, ``report_game(state, seat, *,
+    cards)``, ``close_registration``, ``pair_next_round``, ``report_game(state, seat, *,
     winner, value, game=None, match=None)``, ``confirm_game``, ``dispute_game``,
     ``decide_game(state, match, game, *, winner, value, note)`` (organizer), ``flag_fell(state,
     match, game, flagged)``, ``drop(state, seat)``, ``end_event``. Queries: ``seat_of``,
@@ -102,36 +97,28 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_text
+from bot.features.clock import rules as chess_clock
 from bot.kit import events, swiss
-from bot.kit.clock import rules as chess_clock
 from bot.kit.text import clean_name, name_key
 
 __all__ = [
-    "ANTE_CARDS",
-    "BANNED_CARDS",
     "DEFAULT_ROUNDS",
     "MAX_LIBRARY",
     "MAX_LIFE",
     "MAX_POISON",
-    "MAX_DECKLIST_CARDS",
-    "MIN_DECK_SIZE",
     "MIN_PLAYERS",
     "OPTION_MEASURE",
-    "OUTSIDE_GAME_FETCHERS",
     "PREP_MINUTES",
     "SCHEMA_VERSION",
     "SCORING_OPTIONS",
     "VP_TABLE",
     "AlreadyReported",
     "Claim",
-    "DeckRejected",
     "Event",
     "EventEnded",
     "Game",
@@ -151,7 +138,6 @@ __all__ = [
     "NotEnoughPlayers",
     "NotInMatch",
     "NothingToConfirm",
-    "OracleText",
     "Placing",
     "Player",
     "PlayerDropped",
@@ -170,12 +156,9 @@ __all__ = [
     "TurnaboutError",
     "TurnaboutState",
     "WrongPhase",
-    "check_decklist",
     "close_registration",
     "confirm_game",
     "current_match",
-    "deck_problems",
-    "decklist_names",
     "decide_game",
     "dispute_game",
     "drop",
@@ -188,7 +171,6 @@ __all__ = [
     "match_result",
     "new_event",
     "new_match_clock",
-    "oracle_ban",
     "pair_next_round",
     "placement_multiplier",
     "playable_rounds",
@@ -245,50 +227,8 @@ VP_TABLE: tuple[tuple[int, int], ...] = (
 MIN_PLAYERS = 4  # the seed: "no event should have fewer than four players"
 MAX_PLAYERS = 2000
 DEFAULT_ROUNDS, MAX_ROUNDS = 3, 20
-MIN_DECK_SIZE = 60
-# The most cards a registered list may hold: a list is shown to the opponent, so its size is bounded
-# (a bigger deck is legal; it registers without a list).
-MAX_DECKLIST_CARDS = 250
 MAX_DECK_NAME = 100
 PREP_MINUTES: dict[int, int] = {1: 5, 2: 3}  # game 1: studying the opponent's deck
-
-#: Every ante card ever printed (all nine; banned everywhere since ante was dropped).
-ANTE_CARDS: frozenset[str] = frozenset(
-    {
-        "Amulet of Quoz",
-        "Bronze Tablet",
-        "Contract from Below",
-        "Darkpact",
-        "Demonic Attorney",
-        "Jeweled Bird",
-        "Rebirth",
-        "Tempest Efreet",
-        "Timmerian Fiends",
-    }
-)
-#: Cards that bring cards into the game from outside it (the seed: "Ring of Ma'Ruf,
-#: Research/Development, and the Wishes"), plus later ones whose text plainly does so.
-#: Only the fallback for cards whose Oracle text is unknown (:func:`oracle_ban` judges the
-#: others, learn included); not exhaustive.
-OUTSIDE_GAME_FETCHERS: frozenset[str] = frozenset(
-    {
-        "Burning Wish",
-        "Cunning Wish",
-        "Death Wish",
-        "Glittering Wish",
-        "Golden Wish",
-        "Living Wish",
-        "Ring of Ma'Ruf",
-        "Research // Development",
-        "Mastermind's Acquisition",
-        "Spawnsire of Ulamog",
-        "Coax from the Blind Eternities",
-        "Karn, the Great Creator",
-        "Vivien, Arkbow Ranger",
-        "Fae of Wishes // Granted",
-    }
-)
-BANNED_CARDS: frozenset[str] = ANTE_CARDS | OUTSIDE_GAME_FETCHERS
 
 # event phases
 REGISTRATION, RUNNING, ENDED = "registration", "running", "ended"
@@ -349,17 +289,6 @@ class TooManyRounds(InvalidSetting):
             f"{players} players can play at most {self.most} rounds without anyone meeting the same "
             f"opponent twice; this event is set to {rounds}."
         )
-
-
-class DeckRejected(TurnaboutError):
-    """A decklist broke the deck rules; ``problems`` lists every problem (one sentence each)."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__("The decklist is not legal for Turnabout: " + " ".join(self.problems))
-
-
-# --------------------------------------------------------------------------- scoring
 
 
 def _count(value: object, what: str, maximum: int, *, minimum: int = 0) -> int:
@@ -437,181 +366,6 @@ def rating_award(wins: int, draws: int, *, completed: bool, players: int, positi
     return match_win_rating * placement_multiplier(players, position)
 
 
-# --------------------------------------------------------------------------- decklists
-
-_SIDEBOARD_MARKERS = frozenset({"sideboard", "companion"})
-_MAIN_MARKERS = frozenset({"deck", "main", "maindeck", "main deck", "mainboard"})
-_SB_PREFIX = re.compile(r"^SB:\s*", re.IGNORECASE)
-_SPLIT = re.compile(r"\s*/{1,2}\s*")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-
-
-def _card_key(name: str) -> str:
-    """Compare card names: name_key, typographic apostrophes, ``A/B`` = ``A // B``."""
-    return _SPLIT.sub(" // ", name_key(name.translate(_APOSTROPHES)))
-
-
-_BANNED_KEYS: dict[str, str] = {_card_key(n): n for n in BANNED_CARDS}
-# A split/adventure card is often listed by its first face alone ("Fae of Wishes").
-_BANNED_KEYS.update({_card_key(n).split(" // ")[0]: n for n in BANNED_CARDS if "//" in n})
-_ANTE_KEYS = {_card_key(n) for n in ANTE_CARDS}
-
-
-def _banned_name(card: str) -> str | None:
-    key = _card_key(card)
-    return _BANNED_KEYS.get(key) or _BANNED_KEYS.get(key.split(" // ")[0])
-
-
-@dataclass(frozen=True)
-class OracleText:
-    """What Scryfall says a card does: its official ``name`` ("A // B" for two faces) and its
-    Oracle ``text`` (reminder text included; the faces joined by a "//" line)."""
-
-    name: str
-    text: str
-
-
-ANTE = "an ante card"
-OUTSIDE = "it brings cards into the game from outside it"
-LEARN = "it has learn, which brings a Lesson card into the game from outside it"
-_REMINDER = re.compile(r"\([^()]*\)")
-_ANTE_WORD = re.compile(r"\bante\b", re.IGNORECASE)
-_LEARN_WORD = re.compile(r"\blearn\b", re.IGNORECASE)
-_FROM_OUTSIDE = re.compile(r"\bfrom\s+outside\s+the\s+game\b", re.IGNORECASE)
-
-
-def oracle_ban(card: OracleText) -> str | None:
-    """Why a card is banned by what its Oracle text says (None: it is allowed), FORMATS.md §3:
-
-    * an **ante** card: its rules text (reminder text aside) uses the word "ante";
-    * **learn**: the keyword action (reminder text aside) lets its controller reveal a Lesson card
-      they own *from outside the game* and put it into their hand;
-    * any other rules text that brings a card in **from outside the game** (the wishes, Ring of
-      Ma'rûf, Research, Karn, the Great Creator, …).
-
-    Reminder text never counts (FORMATS.md §3): a companion's reminder says it comes "from outside
-    the game", but with no sideboard a companion is simply a card of the main deck.
-
-    The card's own names are set aside first, so a name ("… Learned …") never counts as its text.
-    Cards that only mention the phrase without fetching do not exist in Oracle today; a Lesson
-    itself (fetched, not fetching) is allowed."""
-    text = card.text
-    for own in sorted({card.name, *(part.strip() for part in card.name.split("//"))}, key=len, reverse=True):
-        if own:
-            text = text.replace(own, "CARDNAME")
-    rules = _REMINDER.sub(" ", text)
-    if _ANTE_WORD.search(rules):
-        return ANTE
-    if _LEARN_WORD.search(rules):
-        return LEARN
-    if _FROM_OUTSIDE.search(rules):
-        return OUTSIDE
-    return None
-
-
-def _ban(name: str, oracle: Mapping[str, OracleText]) -> tuple[str, str] | None:
-    """(the name to show, why) if ``name`` is banned: by its Oracle text when it is known, else by
-    the fixed lists (:data:`ANTE_CARDS`, :data:`OUTSIDE_GAME_FETCHERS`)."""
-    known = oracle.get(_card_key(name))
-    if known is not None:
-        why = oracle_ban(known)
-        return None if why is None else (known.name, f"{why} (by its Oracle text)")
-    official = _banned_name(name)
-    if official is None:
-        return None
-    return official, ANTE if _card_key(official) in _ANTE_KEYS else "it fetches cards from outside the game"
-
-
-def deck_problems(
-    cards: Sequence[tuple[int, str]], *, sideboard: bool = False, oracle: Mapping[str, OracleText] | None = None
-) -> list[str]:
-    """Every deck-rule problem of a main deck given as (count, name) lines; [] when legal.
-    ``oracle`` maps card names to their Oracle text where it is known (see :func:`oracle_ban`);
-    the others are judged by the fixed lists."""
-    known = {_card_key(name): text for name, text in (oracle or {}).items()}
-    problems: list[str] = []
-    total = sum(count for count, _ in cards)
-    if total < MIN_DECK_SIZE:
-        problems.append(f"The deck has {total} cards; it needs at least {MIN_DECK_SIZE}.")
-    elif total > MAX_DECKLIST_CARDS:
-        problems.append(
-            f"The list has {total:,} cards; a registered list may have at most {MAX_DECKLIST_CARDS} "
-            "(join with a bigger deck without a list)."
-        )
-    if sideboard:
-        problems.append(
-            "Turnabout uses no sideboard: remove that section (a companion is played as a card of the main deck)."
-        )
-    banned: Counter[tuple[str, str]] = Counter()
-    for count, name in cards:
-        found = _ban(name, known)
-        if found is not None:
-            banned[found] += count
-    for (official, why), count in sorted(banned.items()):
-        copies = f" ({count} copies)" if count > 1 else ""
-        problems.append(f"{official}{copies} is banned: {why}.")
-    return problems
-
-
-def _split_sideboard(text: str) -> tuple[str, bool]:
-    """(main-deck text, whether a sideboard/companion section or SB: line was present)."""
-    main: list[str] = []
-    in_sideboard = has_sideboard = False
-    for line in text.splitlines():
-        marker = line.strip().rstrip(":").strip().lower()
-        if marker in _SIDEBOARD_MARKERS:
-            in_sideboard = has_sideboard = True
-            continue
-        if marker in _MAIN_MARKERS:
-            in_sideboard = False
-            continue
-        if _SB_PREFIX.match(line.strip()):
-            has_sideboard = True
-            continue
-        if in_sideboard:
-            if line.strip() and not line.strip().startswith(("#", "//")):
-                has_sideboard = True
-            continue
-        main.append(line)
-    return "\n".join(main), has_sideboard
-
-
-def check_decklist(
-    data: str | bytes, *, oracle: Mapping[str, OracleText] | None = None
-) -> tuple[list[tuple[int, str]], list[str]]:
-    """Read a plain-text decklist (``4 Card Name`` lines, as :mod:`bot.cards.parse` reads them)
-    and check it: (merged (count, name) lines, every problem). ``oracle``: the Oracle text of the
-    cards where it is known (:func:`deck_problems`). Unreadable input raises :class:`DeckRejected`."""
-    if isinstance(data, bytes | bytearray):
-        if len(data) > MAX_BYTES:
-            raise DeckRejected([f"The file is too big; a decklist may be at most {MAX_BYTES // 1024} KiB."])
-        try:
-            data = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise DeckRejected(["The file is not UTF-8 text; save the list as plain text."]) from None
-    main_text, sideboard = _split_sideboard(data)
-    try:
-        parsed = parse_cube_text(main_text)
-    except CubeFormatError as exc:
-        raise DeckRejected([str(exc)]) from None
-    merged: dict[str, list] = {}
-    for card in parsed.cards:
-        entry = merged.setdefault(_card_key(card.name), [0, card.name])
-        entry[0] += 1
-    cards = [(count, name) for count, name in merged.values()]
-    return cards, deck_problems(cards, sideboard=sideboard, oracle=oracle)
-
-
-def decklist_names(data: str | bytes) -> list[str]:
-    """The card names of a decklist's main deck ([] if it cannot be read): what to look up before
-    checking it with :func:`check_decklist`."""
-    try:
-        cards, _ = check_decklist(data)
-    except DeckRejected:
-        return []
-    return [name for _, name in cards]
-
-
 # --------------------------------------------------------------------------- data
 
 
@@ -649,9 +403,6 @@ class Game:
     decided: bool = False  # the organizer's decision (final, not subject to confirmation)
     note: str = ""  # dispute reason or decision note
     confirmed_by: int | None = None  # seat of the opponent who confirmed the report
-    # [channel id, message id] of the channel messages showing its report with Confirm / Dispute,
-    # recorded by the service (the engine never reads them): edited once the report is answered.
-    messages: list[list[int]] = field(default_factory=list)
 
 
 @dataclass
@@ -1229,13 +980,11 @@ def register(
     user_id: int,
     deck: str,
     scoring: str = DEFAULT_OPTION,
-    decklist: str | bytes | None = None,
-    *,
-    oracle: Mapping[str, OracleText] | None = None,
+    cards: Sequence[tuple[int, str]] | None = None,
 ) -> list[Event]:
-    """Register (or, while registration is open, re-register) a player's deck and option.
-    A decklist is checked against the deck rules (``oracle``: the cards' Oracle text where it is
-    known); every problem is reported at once."""
+    """Register (or, while registration is open, re-register) a player's deck and option, with its
+    decklist as (count, name) lines when it has one (checked against the deck rules beforehand:
+    :func:`bot.games.turnabout.decklists.checked`)."""
     _require_phase(state, REGISTRATION, "register")
     name = clean_name(deck or "")
     if not name or len(name) > MAX_DECK_NAME:
@@ -1252,11 +1001,6 @@ def register(
         )
     if existing is None and len(state.players) >= MAX_PLAYERS:
         raise TurnaboutError(f"The event is full ({MAX_PLAYERS} players).")
-    cards = None
-    if decklist is not None:
-        cards, problems = check_decklist(decklist, oracle=oracle)
-        if problems:
-            raise DeckRejected(problems)
     stored = [[count, card] for count, card in cards] if cards is not None else None
     if existing is None:
         existing = Player(

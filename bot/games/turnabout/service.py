@@ -18,7 +18,7 @@ placement points, `score` is the event's rating award (FORMATS.md §3); a player
 of their awards, kept with their all-time leaderboard totals (`score_total`, added to in the
 closing transaction) and read by `ratings` and `rating_totals`.
 
-The chess clock's entry points (`bot.kit.clock.service` calls them in its own transactions):
+The chess clock's entry points (`bot.features.clock.service` calls them in its own transactions):
 `clock_game` tells a clock started between two players of an open match which game it is for and
 the event's clock settings; `record_flag_fall` records exactly that game as lost on time when its
 clock's flag falls, and only in an event played with a clock.
@@ -36,13 +36,14 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import ScryfallClient
+from bot.features.clock import service as clock
+from bot.games.turnabout import decklists
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
-from bot.kit import card_data, claims, documents, leaderboard, outbox, tables
-from bot.kit.clock import service as clock
+from bot.kit import card_data, claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.models import LeaderboardTotal
 from bot.store.types import utcnow
@@ -146,6 +147,7 @@ class PendingGame:
     value: int | None
     measure: str | None  # "life", "library" or "poison" (the losing deck's option); None: a draw
     match_points: int  # what the winner would score
+    claim: int = 0  # the kit's claim number (its buttons carry it)
 
 
 @dataclass(frozen=True)
@@ -362,11 +364,11 @@ TABLES = tables.TableUseCases[EventView](SPEC)
 get_event, find_event, leave, cancel = TABLES.get, TABLES.find, TABLES.leave, TABLES.cancel
 
 
-async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, engine.OracleText]:
+async def _oracle(db: Database, scryfall: ScryfallClient | None, decklist: str | bytes) -> dict[str, decklists.OracleText]:
     """The Oracle text of the list's cards where it is known: the card table, and Scryfall for the
     names the table lacks (asked before the transaction, never inside it)."""
-    found = await card_data.oracle_texts(db, scryfall, engine.decklist_names(decklist))
-    return {name: engine.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
+    found = await card_data.oracle_texts(db, scryfall, decklists.decklist_names(decklist))
+    return {name: decklists.OracleText(card.name, card.oracle_text or "") for name, card in found.items()}
 
 
 async def join(
@@ -385,11 +387,13 @@ async def join(
         if row.status != STATUSES.lobby:
             raise Conflict("Registration for that event is closed.")
         mine = next((s for s in loaded.seats if s.user_id == actor.user_id), None)
-        # The engine checks the name, the option, name clashes and the list, on the registrations so far.
+        # The list is checked by the deck rules, then the engine checks the name, the option and name
+        # clashes, on the registrations so far.
         scratch = GAMES.call(_registered_state, row, [s for s in loaded.seats if s is not mine])
         try:
-            [registered] = engine.register(scratch, actor.user_id, deck, scoring, decklist, oracle=oracle)
-        except engine.DeckRejected as error:
+            checked = decklists.checked(decklist, oracle=oracle) if decklist is not None else None
+            [registered] = engine.register(scratch, actor.user_id, deck, scoring, checked)
+        except decklists.DeckRejected as error:
             shown = error.problems[:20]
             more = len(error.problems) - len(shown)
             raise UserError("Your decklist is not legal for Turnabout:\n" + "\n".join(
@@ -440,7 +444,8 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
 def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
     """A report waiting for confirmation, as stored (to show it, the first time or again)."""
     state = loaded.state
-    assert state is not None and game.reported_by is not None
+    claim = _book(loaded).of(_key(match.number, game.number))
+    assert state is not None and game.reported_by is not None and claim is not None
     reporter = game.reported_by
     winner = game.winner
     measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
@@ -448,11 +453,35 @@ def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingG
     return PendingGame(
         loaded.row.id, match.number, game.number, state.players[reporter].user_id,
         state.players[match.other(reporter)].user_id, None if winner is None else state.players[winner].user_id,
-        game.value, measure, max(points),
+        game.value, measure, max(points), claim.number,
     )
 
 
-MAX_REPORT_MESSAGES = 10  # report messages remembered per game (each repeat of a report posts one)
+@dataclass(frozen=True)
+class Reported:
+    """A game's result as its report says it: the kit's claim result for Turnabout (`claims.Claim`,
+    keyed "match.game", kept with the messages that show it until the game no longer waits)."""
+
+    game: int
+    winner: int | None  # user id; None: a draw
+    value: int | None
+
+
+def _key(match: int, game: int) -> str:
+    return f"{match}.{game}"
+
+
+def _book(loaded: Loaded) -> claims.Book:
+    return claims.Book(loaded.bookkeeping)
+
+
+def _claimed(loaded: Loaded, match: engine.Match, game: engine.Game, reporter: int) -> None:
+    """A report that waits for the opponent: the kit keeps it, with its messages (`record_report_message`)."""
+    state = loaded.state
+    assert state is not None
+    winner = state.players[game.winner].user_id if game.winner is not None else None
+    _book(loaded).add(_key(match.number, game.number), match.round, _match_users(state, match), reporter,
+                      Reported(game.number, winner, game.value))
 
 
 def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra: Any) -> ReportDone:
@@ -481,23 +510,34 @@ def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra
 
 
 def _retire_reports(loaded: Loaded, *, shown: int | None = None, **answered: Any) -> list[outbox.Message]:
-    """Edits for the report messages of every game whose report was answered (final or disputed,
-    here or by any other way): each shows the result and loses its Confirm / Dispute buttons.
-    `shown`: the message the cog edits itself (the one whose button was pressed); `answered`: who
-    answered it and how (`ReportDone.by`, `by_report`)."""
+    """Edits for the report messages of every claim whose game no longer waits for its answer (final
+    or disputed, here or by any other way): each shows the result and loses its Confirm / Dispute
+    buttons, and the kit's claim ends. `shown`: the message the cog edits itself (the one whose
+    button was pressed); `answered`: who answered it and how (`ReportDone.by`, `by_report`)."""
     state = loaded.state
     assert state is not None
-    out = []
-    for m in state.matches:
-        for g in m.games:
-            if not g.messages or g.status == engine.REPORTED:
-                continue
-            for channel_id, message_id in g.messages:
-                if message_id != shown:
-                    done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id, **answered)
-                    out.append(loaded.channel(REPORT_DONE, done, channel_id=channel_id))
-            g.messages = []
+    book, out = _book(loaded), []
+    for claim in book.waiting():
+        match, game = (int(part) for part in claim.key.split("."))
+        m = state.match(match)
+        g = m.games[game - 1]
+        if g.status == engine.REPORTED:
+            continue
+        how = "dispute" if g.status == engine.DISPUTED else "decide" if g.decided else "confirm"
+        organizer = answered.get("for_absent")  # who confirmed for the absent `by`
+        book.end(claim, how, organizer or answered.get("by"), answered.get("by") if organizer else None)
+        out += _closing(loaded, claim, shown, **answered)
     return out
+
+
+def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None, **answered: Any) -> list[outbox.Message]:
+    """The edits of `claim`'s messages (but `shown`, the cog's) once its game no longer waits."""
+    assert loaded.state is not None
+    match, game = (int(part) for part in claim.key.split("."))
+    m = loaded.state.match(match)
+    return [loaded.channel(REPORT_DONE, _report_done(loaded, m, m.games[game - 1], channel_id=channel_id,
+                                                     message_id=message_id, **answered), channel_id=channel_id)
+            for channel_id, message_id in claims.closing(claim, shown)]
 
 
 async def record_report_message(db: Database, event_id: int, match: int, game: int, *, channel_id: int,
@@ -513,9 +553,11 @@ async def record_report_message(db: Database, event_id: int, match: int, game: i
         if m.b is None or game not in (1, 2):
             return
         g = m.games[game - 1]
-        if g.status == engine.REPORTED:
-            if [channel_id, message_id] not in g.messages:
-                g.messages = [*g.messages, [channel_id, message_id]][-MAX_REPORT_MESSAGES:]
+        book = _book(loaded)
+        claim = book.of(_key(match, game))
+        if g.status == engine.REPORTED and claim is not None:
+            if (channel_id, message_id) not in claim.shown:
+                book.show(claim.number, channel_id, message_id)  # beyond claims.MAX_SHOWN, the oldest are forgotten
                 GAMES.save(loaded)
         elif g.status in (engine.FINAL, engine.DISPUTED):
             done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
@@ -555,11 +597,12 @@ async def report(
         if any(isinstance(e, engine.GameDisputed) for e in events):
             await _call_referees(session, loaded, match)
         matched = any(isinstance(e, engine.GameConfirmed) for e in events)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
+            _claimed(loaded, match, target, actor.user_id)
             pending = _pending(loaded, match, target)
+        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         done = None
         if matched:
             done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
@@ -580,26 +623,17 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
     through the outbox)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        state, m, g = _reported_game(loaded, actor, match, game)
-        reporter = state.players[g.reported_by].user_id if g.reported_by is not None else None
-        role = await claims.answerer(session, NOUN, loaded.row, actor, players=_match_users(state, m),
-                                     reporter=reporter)
-        absent = None
-        if role == claims.REFEREE:
-            if g.status != engine.REPORTED or g.reported_by is None:
-                raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}): an organizer who "
-                               f"does not play in it decides it with `/turnabout settle match:{match} game:{game}`.")
-            absent = m.other(g.reported_by)
-            if not for_absent:
-                raise claims.AbsentConfirmNeeded(state.players[absent].user_id, f"match {match}, game {game}")
-        seat = absent if absent is not None else engine.seat_of(state, actor.user_id)
+        state, m, g, claim = _waiting(loaded, actor, match, game)
+        ended = (await claims.confirm(session, RULES, loaded, claim.number, actor, round=claim.round,
+                                      for_absent=for_absent)).claim
+        seat = engine.seat_of(state, ended.absent if ended.absent is not None else actor.user_id)
         events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
-        also = []
         answered: dict[str, Any] = {"by": actor.user_id}
-        if absent is not None:
-            answered = {"by": state.players[absent].user_id, "for_absent": actor.user_id}
-            also.append(_absent_dm(loaded, m, g, absent, actor.user_id))
-        also += _retire_reports(loaded, shown=message_id if absent is None else None, **answered)
+        if ended.absent is not None:
+            answered = {"by": ended.absent, "for_absent": actor.user_id}
+        shown = message_id if ended.absent is None else None
+        also = [*claims.told(RULES, loaded, ended), *_closing(loaded, ended, shown, **answered),
+                *_retire_reports(loaded, shown=shown, **answered)]
         await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
 
@@ -614,22 +648,49 @@ def _reported_game(loaded: Loaded, actor: tables.Actor, match: int,
     return state, m, m.games[game - 1]
 
 
-def _absent_dm(loaded: Loaded, m: engine.Match, g: engine.Game, absent: int, by: int) -> outbox.Message:
-    """Telling the absent opponent what an organizer confirmed for them, and how to dispute it."""
-    state = loaded.state
-    assert state is not None
-    winner = "a draw"
-    if g.winner is not None:
-        measure = engine.value_needed(state, m.number, g.number, g.winner)
-        number = f" ({_MEASURE_WORDS[measure]}: {g.value})" if g.value is not None else ""
-        winner = f"<@{state.players[g.winner].user_id}> won{number}"
-    return claims.absent_dm(
-        loaded.row, absent=state.players[absent].user_id, by=by, table=event_name(loaded.id),
-        result=f"match {m.number}, game {g.number}: {winner}, as <@{state.players[m.other(absent)].user_id}> "
-               "reported it",
-        dispute=(f"If that is wrong, tell an organizer who does not play in your match before round {m.round + 1} is "
-                 f"paired: they correct it with `/turnabout settle match:{m.number} game:{g.number}`."),
-    )
+def _waiting(loaded: Loaded, actor: tables.Actor, match: int,
+             game: int) -> tuple[engine.TurnaboutState, engine.Match, engine.Game, claims.Claim]:
+    """Game `game` of match `match` and the kit's claim of its report, which waits for an answer."""
+    state, m, g = _reported_game(loaded, actor, match, game)
+    claim = _book(loaded).of(_key(match, game))
+    if claim is None or g.status != engine.REPORTED:
+        raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}): an organizer who does not "
+                       f"play in it decides it with `/turnabout settle match:{match} game:{game}`.")
+    return state, m, g, claim
+
+
+class _Rules:
+    """Turnabout's results for the kit's claims flow: a claim's result is a `Reported` game, keyed
+    "match.game"."""
+
+    noun = NOUN
+
+    def table(self, loaded: Loaded) -> str:
+        return event_name(loaded.id)
+
+    def what(self, claim: claims.Claim) -> str:
+        match, game = claim.key.split(".")
+        return f"match {match}, game {game}"
+
+    def words(self, loaded: Loaded, claim: claims.Claim) -> str:
+        state = loaded.state
+        assert state is not None
+        reported = claim.result_as(Reported)
+        winner = "a draw"
+        if reported.winner is not None:
+            match, game = (int(part) for part in claim.key.split("."))
+            measure = engine.value_needed(state, match, game, engine.seat_of(state, reported.winner))
+            number = f" ({_MEASURE_WORDS[measure]}: {reported.value})" if reported.value is not None else ""
+            winner = f"<@{reported.winner}> won{number}"
+        return f"{self.what(claim)}: {winner}, as <@{claim.reporter}> reported it"
+
+    def until(self, loaded: Loaded, claim: claims.Claim) -> str:
+        match, game = claim.key.split(".")
+        return (f"If that is wrong, tell an organizer who does not play in your match before round {claim.round + 1} is "
+                f"paired: they correct it with `/turnabout settle match:{match} game:{game}`.")
+
+
+RULES = _Rules()
 
 
 async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "", *,
@@ -638,14 +699,14 @@ async def dispute(db: Database, event_id: int, match: int, game: int, actor: tab
     (`settle`), whom the channel calls."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
-        state, m, g = _reported_game(loaded, actor, match, game)
-        reporter = state.players[g.reported_by].user_id if g.reported_by is not None else None
-        await claims.answerer(session, NOUN, loaded.row, actor, players=_match_users(state, m), reporter=reporter,
-                              action=claims.DISPUTE)
+        state, m, _, claim = _waiting(loaded, actor, match, game)
+        answer = await claims.dispute(session, RULES, loaded, claim.number, actor, round=claim.round)
         seat = engine.seat_of(state, actor.user_id)
         events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
-        await _call_referees(session, loaded, m)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, shown=message_id, by=actor.user_id))
+        loaded.extra["call"] = answer.call
+        also = [*_closing(loaded, answer.claim, message_id, by=actor.user_id),
+                *_retire_reports(loaded, shown=message_id, by=actor.user_id)]
+        await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
 
 
@@ -704,9 +765,9 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
         GAMES.save(loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
-        await leaderboard.record_results(
+        await event_results.record_results(
             session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row.id),
-            results=leaderboard.placed([(p.user_id, p.position) for p in ended.placings],
+            results=event_results.placed([(p.user_id, p.position) for p in ended.placings],
                                        {p.user_id: p.award for p in ended.placings}),
         )
         settings = await load_settings_row(session, row.guild_id)
@@ -720,6 +781,17 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
 # --- queries ----------------------------------------------------------------------------------------
 
 
+
+
+async def claim_game(db: Database, event_id: int, number: int) -> tuple[int, int]:
+    """The match and game of claim `number` (waiting, or ended lately: a late click), for its buttons."""
+    async with db.read() as session:
+        book = _book(await GAMES.load(session, event_id, lock=False))
+        claim = book.find(number) or book.ended(number)
+    if claim is None:
+        raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
+    match, game = claim.key.split(".")
+    return int(match), int(game)
 
 
 async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> ReportDone | None:
@@ -753,10 +825,10 @@ async def rating_totals(session: AsyncSession, guild_id: int,
                         user_ids: Collection[int] | None = None) -> dict[int, tuple[float, int]]:
     """{user: (rating, events)} of the server's players (or of `user_ids` only): the score sums of
     their all-time Turnabout leaderboard totals, to which each event's end adds its awards
-    (`leaderboard.record_results`, in the closing transaction)."""
+    (`event_results.record_results`, in the closing transaction)."""
     kept = LeaderboardTotal.__table__.c
     query = select(kept.user_id, kept.score_total, kept.events).where(
-        kept.guild_id == guild_id, kept.period == leaderboard.ALL_TIME_TOTALS, kept.format == KIND)
+        kept.guild_id == guild_id, kept.period == event_results.ALL_TIME_TOTALS, kept.format == KIND)
     if user_ids is not None:
         query = query.where(kept.user_id.in_(list(user_ids)))
     return {user_id: (float(total), count) for user_id, total, count in await session.execute(query)}

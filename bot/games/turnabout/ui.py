@@ -23,7 +23,6 @@ from bot.games.turnabout.service import (
 )
 from bot.kit import claims_ui, limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, renders
-from bot.kit.dispatch import Component, index, number, word
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural
@@ -303,15 +302,8 @@ def report_done_text(done: ReportDone) -> str:
     return f"{'⚖️' if done.decided else '✅'} {head}: {result}, {how}.{over}"
 
 
-class ReportButton(
-    Component, prefix="tar",
-    parts=(number("event"), index("match", limit=100_000), index("game", limit=3), word("action", claims_ui.ACTIONS)),
-):
-    pass
-
-
 def report_view(pending: PendingGame) -> discord.ui.View:
-    return claims_ui.answer_view(ReportButton, event=pending.event_id, match=pending.match, game=pending.game)
+    return claims_ui.answer_view("turnabout", pending.event_id, pending.claim)
 
 
 # --- standings, ratings, decklists -----------------------------------------------------------------------

@@ -7,13 +7,15 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from bot.features.cubes import service as cubes
+from bot.features.cubes.ui import cube_autocomplete
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
 from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
-from bot.kit import cubes, outbox, tables
-from bot.kit.autocomplete import choices, cube_autocomplete
+from bot.kit import outbox, tables
+from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of

@@ -50,17 +50,17 @@ from sqlalchemy import func, insert, select
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex.models import VortexGame, VortexLogEntry, VortexSeat
-from bot.kit import documents, events, leaderboard, outbox, tables
+from bot.kit import documents, event_results, events, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload
-from bot.kit.guild_config import load_settings_row
+from bot.kit.server_settings import load_settings_row
 from bot.kit.text import clean_name, escape, name_key
 from bot.store.db import Database
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 KIND = "vortex"
 NOUN = "game"
@@ -961,9 +961,9 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         ref = tables.TableRef(row.id).to_payload()
         posts = [loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
-            await leaderboard.record_results(
+            await event_results.record_results(
                 session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),
-                results=leaderboard.placed([(p.user_id, 1 if p.seat == winner else 2) for p in state.players]),
+                results=event_results.placed([(p.user_id, 1 if p.seat == winner else 2) for p in state.players]),
             )
             settings = await load_settings_row(session, row.guild_id)
             board = settings.leaderboard_channel_id if settings else None

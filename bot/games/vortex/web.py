@@ -29,7 +29,7 @@ from bot.web import params, registry
 registry.templates("vortex", Path(__file__).parent / "templates")
 # A game an organizer ended without a winner writes no results: the site's lists of finished events
 # show it all the same.
-registry.finished_tables(service.SPEC, name=lambda game_id, cube: f"Vortex #{game_id} ({cube})",
+registry.finished_tables(service.SPEC, name=lambda game_id, cube: f"Vortex #{game_id} ({cube})", title="Vortex Based Magic",
                          detail=VortexGame.cube_name)
 
 STATUSES = service.STATUSES

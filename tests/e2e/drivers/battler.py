@@ -12,6 +12,7 @@ from sqlalchemy import select
 from bot.games.battler import rules as engine
 from bot.games.battler import ui
 from bot.games.battler.models import BattlerGame
+from bot.kit.claims_ui import AnswerButton
 from bot.kit.dispatch import Component, index, number, word
 from bot.kit.text import escape
 from tests.e2e.drivers.common import component, components, embed_text, forged_click, parts_of
@@ -231,10 +232,10 @@ class BattlerDriver(TableDriver):
     async def answer(self, user: int, report_message: dict, action: str = "confirm", treasures_left: int | None = None):
         """Press Confirm or Dispute on a report; the form it opens for the reporter's opponent gets
         their treasures left (by default, their treasures now)."""
-        report = component(report_message, ui.ReportButton, game=self.game_id)
-        number = parts_of(ui.ReportButton, report["custom_id"])["report"]
-        pressed = await self.fake.click(user, report_message, ui.ReportButton.custom_id_for(
-            game=self.game_id, report=number, action=action))
+        report = component(report_message, AnswerButton, format="battler", table=self.game_id)
+        number = parts_of(AnswerButton, report["custom_id"])["claim"]
+        pressed = await self.fake.click(user, report_message, AnswerButton.custom_id_for(
+            format="battler", table=self.game_id, claim=number, action=action))
         if pressed.modal is None:
             return pressed
         count = self.treasures_of(user) if treasures_left is None else treasures_left

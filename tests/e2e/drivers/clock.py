@@ -1,4 +1,4 @@
-"""Acting as the two players on a chess clock through the fake Discord (custom ids from `bot.kit.clock.ui`)."""
+"""Acting as the two players on a chess clock through the fake Discord (custom ids from `bot.features.clock.ui`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from bot.kit.clock import rules as engine
-from bot.kit.clock import service, ui
-from bot.kit.clock.models import ChessClock
+from bot.features.clock import rules as engine
+from bot.features.clock import service, ui
+from bot.features.clock.models import ChessClock
 from bot.store.db import Database
 from bot.store.models import Deadline
 from tests.e2e.drivers.common import components, embed_text

@@ -15,6 +15,8 @@ from sqlalchemy import select
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import ui
 from bot.games.four_two_one.models import FourTwoOneLeague
+from bot.kit import claims
+from bot.kit.claims_ui import AnswerButton
 from tests.e2e.drivers.common import component
 from tests.e2e.drivers.table import TableDriver
 
@@ -69,8 +71,9 @@ class FourTwoOneDriver(TableDriver):
         its menus and reports (recorded once Discord has them, whenever that is)."""
         row = await self.row()
         kept = {k: v for k, v in (row.bookkeeping or {}).items() if k != "menu"}
-        kept["claims"] = {label: {k: v for k, v in claim.items() if k != "shown"}
-                          for label, claim in kept.get("claims", {}).items()}
+        book = kept.get(claims.BOOK, {})
+        kept[claims.BOOK] = {**book, "open": {key: {k: v for k, v in claim.items() if k != "shown"}
+                                              for key, claim in book.get("open", {}).items()}}
         return row.state, kept, row.status, row.version
 
     async def settled(self, result):
@@ -109,7 +112,7 @@ class FourTwoOneDriver(TableDriver):
         return await self.slash(user, "report", result=result)
 
     def claim_button(self, message: dict, action: str) -> str:
-        return component(message, ui.ClaimButton, league=self.league_id, action=action)["custom_id"]
+        return component(message, AnswerButton, format="421", table=self.league_id, action=action)["custom_id"]
 
     async def answer(self, user: int, claim_message: dict, action: str = "confirm"):
         return await self.fake.click(user, claim_message, self.claim_button(claim_message, action))

@@ -12,7 +12,9 @@ from sqlalchemy import select
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import ui
 from bot.games.turnabout.models import TurnaboutEvent
-from tests.e2e.drivers.common import component
+from bot.kit import claims
+from bot.kit.claims_ui import AnswerButton
+from tests.e2e.drivers.common import component, eventually
 from tests.e2e.drivers.table import TableDriver
 
 __all__ = ["TurnaboutDriver"]
@@ -49,10 +51,21 @@ class TurnaboutDriver(TableDriver):
             options["number"] = number
         if game is not None:
             options["game"] = game
-        return await self.slash(user, "report", **options)
+        sent = await self.slash(user, "report", **options)
+        if sent.message is not None and sent.components and not sent.ephemeral:
+            await eventually(lambda: self._kept(sent.message["id"]), what="the report's message kept with its claim")
+        return sent
+
+    async def _kept(self, message_id: str) -> bool:
+        """The bot kept `message_id` with its waiting report (the cog records it after posting), or the
+        report no longer waits: what a test compares before and after is then settled."""
+        row = await self.state_row()
+        book = claims.Book(dict(row.bookkeeping or {}))
+        waiting = book.waiting()
+        return not waiting or any(int(message_id) in {m for _, m in c.shown} for c in waiting)
 
     def report_button(self, message: dict, action: str) -> str:
-        return component(message, ui.ReportButton, event=self.event_id, action=action)["custom_id"]
+        return component(message, AnswerButton, format="turnabout", table=self.event_id, action=action)["custom_id"]
 
     async def answer(self, user: int, report_message: dict, action: str = "confirm"):
         """Press Confirm (or Dispute) on a report message."""

@@ -8,11 +8,11 @@ import random
 import pytest
 from sqlalchemy import func, select
 
+from bot.features.cubes.service import CubeDetail
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler.models import BattlerGame
 from bot.kit import claims, outbox
-from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError
 from bot.kit.tables import Actor, TableRef
 from bot.store.models import EventResult, OutboxMessage
@@ -158,7 +158,7 @@ async def test_setup_reports_confirmations_and_disputes_persist(db):
     confirmed = await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
     assert confirmed.game.state.pairings[0].result == "a"
     assert confirmed.game.state.players[pr1.a].treasures == 0
-    with pytest.raises(Conflict, match="no longer open"):
+    with pytest.raises(Conflict, match="no longer waiting"):
         await battler.confirm_report(db, game.id, pending.report.id, member(b_user, False))
 
     # Second pairing: contradicting reports become a dispute; only an organizer decides it.

@@ -10,12 +10,12 @@ import pytest
 
 from bot.cards.model import Card
 from bot.cards.scryfall_api import CardData
+from bot.features.cubes.service import CubeDetail
 from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft import service as drafts
 from bot.games.draft.service.pools import pick_hints
 from bot.kit import card_data
-from bot.kit.cubes import CubeDetail
 from tests.games.draft.test_service import ADMIN, CHANNEL, player
 
 NAMES = [f"Plain {i:02d}" for i in range(60)]

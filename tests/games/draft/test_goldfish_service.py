@@ -7,9 +7,11 @@ from datetime import timedelta
 
 import pytest
 
+from bot.features.config import service as guild_config
+from bot.features.leaderboard import service as leaderboard
 from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
-from bot.kit import guild_config, leaderboard, outbox
+from bot.kit import outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.types import utcnow

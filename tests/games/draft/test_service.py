@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import select
 
 from bot.cards.model import Card
+from bot.features.cubes.service import CubeDetail
 from bot.games.draft import bots
 from bot.games.draft import service as drafts
 from bot.games.draft.models import DraftPick, DraftSeat
 from bot.games.draft.rules import pass_direction
 from bot.kit import outbox
-from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.db import Database

@@ -13,11 +13,12 @@ from sqlalchemy import select
 
 from bot.cards.model import Card
 from bot.cards.sets import CardSet
+from bot.features.config import service as guild_config
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import set_lists
 from bot.games.four_two_one.models import FourTwoOneLeague
-from bot.kit import claims, guild_config, outbox
+from bot.kit import claims, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import EventResult, OutboxMessage
@@ -432,9 +433,9 @@ async def test_the_organizer_ends_or_cancels(db):
 async def test_a_running_league_cancelled_drops_its_waiting_reports_and_tells_the_channel(db):
     league = await build_all(db, await begun(db, 2))
     await league_service.report(db, league.id, player(league.user_of(league.state.matches[0].a)), result="won")
-    assert (await stored(db, league.id))["bookkeeping"]["claims"]["A"]["number"] == 1
+    assert (await stored(db, league.id))["bookkeeping"]["claim_book"]["open"]["A"]["number"] == 1
     await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
-    assert (await stored(db, league.id))["bookkeeping"]["claims"] == {}
+    assert (await stored(db, league.id))["bookkeeping"]["claim_book"]["open"] == {}
     [told] = await queued(db, league_service.CANCELLED)
     assert told.payload == {"table_id": league.id} and told.channel_id == CHANNEL
 

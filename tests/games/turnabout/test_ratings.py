@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
+from bot.features.leaderboard import service as leaderboard
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import web as turnabout_web
-from bot.kit import leaderboard
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.models import EventResult
 from bot.web.registry import PageContext
@@ -74,24 +75,24 @@ async def test_kept_ratings_are_the_ratings_summed_from_every_result(db, steps, 
             _, awards, guild_id = step
             users = rng.sample(USERS, len(awards))
             ranked = sorted(zip(users, awards, strict=True), key=lambda pair: -pair[1])
-            results = leaderboard.placed([(user, place) for place, (user, _) in enumerate(ranked, 1)], dict(ranked))
+            results = event_results.placed([(user, place) for place, (user, _) in enumerate(ranked, 1)], dict(ranked))
             fmt = turnabout.KIND
         elif step[0] == "other":
             _, fmt, scores = step
             users = rng.sample(USERS, len(scores))
-            results = leaderboard.placed([(user, place) for place, user in enumerate(users, 1)], dict(zip(
+            results = event_results.placed([(user, place) for place, user in enumerate(users, 1)], dict(zip(
                 users, scores, strict=True)))
             guild_id = GUILD
         else:
             async with db.read() as session:
-                running = await leaderboard.active_season(session, GUILD)
+                running = await event_results.active_season(session, GUILD)
             if step[0] == "start" and running is None:
                 await leaderboard.start_season(db, GUILD, f"Season {next(_events)}")
             elif step[0] == "end" and running is not None:
                 await leaderboard.end_season(db, GUILD)
             continue
         async with db.write() as session:  # an event's end, as every format closes one
-            await leaderboard.record_results(session, guild_id=guild_id, format=fmt, event_id=next(_events),
+            await event_results.record_results(session, guild_id=guild_id, format=fmt, event_id=next(_events),
                                              event_name="random", results=results)
     for guild_id in (GUILD, OTHER_GUILD):
         await assert_kept_ratings_are_the_results(db, guild_id, rng)

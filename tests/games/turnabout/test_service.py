@@ -10,12 +10,13 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from bot.features.clock import rules as clock_rules
+from bot.features.clock import service as clock
+from bot.features.config import service as guild_config
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout.models import TurnaboutEvent
-from bot.kit import claims, deadlines, guild_config
-from bot.kit.clock import rules as clock_rules
-from bot.kit.clock import service as clock
+from bot.kit import claims, deadlines
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import CardRecord, EventResult, OutboxMessage
@@ -553,8 +554,9 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     await turnabout.record_report_message(db, event.id, other.number, 2, channel_id=CHANNEL, message_id=602)
     disputed = await turnabout.dispute(db, event.id, other.number, 2, player(d), message_id=602)
     assert 602 not in await edits() and disputed.done.status == engine.DISPUTED and disputed.done.reporter == c
-    state = (await turnabout.get_event(db, event.id)).state
-    assert all(not g.messages for x in state.matches for g in x.games)
+    async with db.read() as session:  # no report waits: the kit's claims all ended, as their games did
+        book = claims.Book(dict((await session.get(TurnaboutEvent, event.id)).bookkeeping or {}))
+    assert book.waiting() == [] and [book.ended(n).how for n in (1, 2, 3, 4)] == ["confirm", "confirm", "decide", "dispute"]
 
 
 async def test_a_dispute_carries_both_claims_to_the_organizer(db):

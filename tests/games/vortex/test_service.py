@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import select
 
 from bot.cards.model import is_basic_land
+from bot.features.cubes.service import CubeDetail
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex.models import VortexGame, VortexLogEntry
 from bot.kit import outbox, tables
-from bot.kit.cubes import CubeDetail
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.store.models import EventResult, GuildSettings, OutboxMessage
 from tests.common import BOARD, CHANNEL, GUILD, numbered_cube, organizer, player

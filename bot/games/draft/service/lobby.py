@@ -30,7 +30,7 @@ from bot.kit.text import name_key
 from bot.store.db import Database
 
 if TYPE_CHECKING:
-    from bot.kit.cubes import CubeDetail
+    from bot.features.cubes.service import CubeDetail
 
 MIN_PICK_TIMER = 60
 MAX_PICK_TIMER = 7 * 24 * 3600

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import delete, func, select
 
+from bot.features.clock import rules as engine
+from bot.features.clock import service as clock
+from bot.features.clock.models import ChessClock
 from bot.kit import deadlines, outbox
-from bot.kit.clock import rules as engine
-from bot.kit.clock import service as clock
-from bot.kit.clock.models import ChessClock
 from bot.kit.errors import NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import OutboxMessage

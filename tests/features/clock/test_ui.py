@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.features.clock import rules as engine
+from bot.features.clock import ui
+from bot.features.clock.cog import ClockCog
+from bot.features.clock.service import ClockGame, ClockNews, ClockView
 from bot.kit import limits
-from bot.kit.clock import rules as engine
-from bot.kit.clock import ui
-from bot.kit.clock.cog import ClockCog
-from bot.kit.clock.service import ClockGame, ClockNews, ClockView
 from tests.e2e.drivers.common import parts_of
 
 A, B = 111, 222

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 from bot.cards.model import Card, CardList
-from bot.kit import cubes, guild_config
+from bot.features.config import service as guild_config
+from bot.features.cubes import service as cubes
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from tests.common import organizer

@@ -7,13 +7,15 @@ from dataclasses import replace
 import discord
 from discord import app_commands
 
-from bot.kit import channels, guild_config, leaderboard, limits
+from bot.features.config import service as guild_config
+from bot.features.config.service import PICK_MODES, GuildConfig
+from bot.features.leaderboard import service as leaderboard
+from bot.kit import channels, limits
 from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.dispatch import require_guild
 from bot.kit.errors import UserError
 from bot.kit.formatting import channel_mention, role_mention
-from bot.kit.guild_config import PICK_MODES, GuildConfig
 from bot.kit.permissions import channel_problem
 from bot.kit.text import escape
 from bot.web import access

@@ -17,10 +17,10 @@ import math
 
 import discord
 
+from bot.features.clock import rules as engine
+from bot.features.clock import service
+from bot.features.clock.service import ClockEdit, ClockGame, ClockNews, ClockRef, ClockView
 from bot.kit import limits
-from bot.kit.clock import rules as engine
-from bot.kit.clock import service
-from bot.kit.clock.service import ClockEdit, ClockGame, ClockNews, ClockRef, ClockView
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, number, word
 
@@ -237,7 +237,7 @@ def end_question(clock: ClockView, user_id: int) -> str:
 
 
 def news_text(news: ClockNews) -> str:
-    """An announcement queued by the service (`bot.kit.clock.service.NEWS`)."""
+    """An announcement queued by the service (`bot.features.clock.service.NEWS`)."""
     users, left = news.users, news.remaining
     match news.event:
         case engine.FlagFell(side=side, at=at):

@@ -3,7 +3,7 @@
 `/clock start` offers a clock to the opponent: one message with Accept, Decline and Withdraw; it
 runs only once the opponent accepts it. Then it has Pass clock, Pause, Resume and End; only the two
 players can press them. The message is edited through the outbox after each action, and the flag
-fall is a deadline the sweeper runs on time, also after a restart (`bot.kit.clock.service`).
+fall is a deadline the sweeper runs on time, also after a restart (`bot.features.clock.service`).
 Running `/clock start` again while the two have a clock here shows that clock again, with the
 buttons the player may press (an offer whose message was lost is never stuck).
 """
@@ -14,10 +14,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.features.clock import rules as engine
+from bot.features.clock import service, ui
 from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
-from bot.kit.clock import rules as engine
-from bot.kit.clock import service, ui
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError

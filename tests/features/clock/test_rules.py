@@ -1,4 +1,4 @@
-"""Tests for the two-player chess clock (bot/kit/clock/rules.py), driven by an explicit fake time."""
+"""Tests for the two-player chess clock (bot/features/clock/rules.py), driven by an explicit fake time."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.kit.clock import rules as c
-from bot.kit.clock.rules import ClockError, ClockState, NotAClockPlayer, NotYourClock, WrongClockState
+from bot.features.clock import rules as c
+from bot.features.clock.rules import ClockError, ClockState, NotAClockPlayer, NotYourClock, WrongClockState
 
 T0 = 1_700_000_000.0  # an arbitrary epoch second: the fake "now" starts here
 

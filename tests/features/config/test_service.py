@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.kit import guild_config
+from bot.features.config import service as guild_config
+from bot.kit import server_settings
 from bot.kit.errors import UserError
 
 
@@ -42,10 +43,10 @@ async def test_unset_and_reset(db):
 
 
 async def test_pictures_are_on_unless_turned_off(db):
-    assert await guild_config.pictures_enabled(db, 42) and await guild_config.pictures_enabled(db, None)
+    assert await server_settings.pictures_enabled(db, 42) and await server_settings.pictures_enabled(db, None)
     config = await guild_config.update_config(db, 42, pictures=False)
-    assert config.pictures is False and not await guild_config.pictures_enabled(db, 42)
-    assert await guild_config.pictures_enabled(db, 43)  # another server keeps its own
+    assert config.pictures is False and not await server_settings.pictures_enabled(db, 42)
+    assert await server_settings.pictures_enabled(db, 43)  # another server keeps its own
     await guild_config.update_config(db, 42, default_pick_mode="buttons")  # a partial update keeps it off
     assert not (await guild_config.get_config(db, 42)).pictures
     await guild_config.reset_config(db, 42)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import bot.games
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.kit import event_results
 from bot.kit.errors import Conflict, NotFound, UserError
 from tests.common import GUILD
 
@@ -77,9 +78,9 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
                 session.add(EventResult(
                     guild_id=GUILD, format=fmt, event_id=event_id, event_name="e", user_id=user_id,
                     season_id=season.id if event_id % 2 else None, placement=place,
-                    points=leaderboard.placement_points(place, range(1, len(players) + 1)),
+                    points=event_results.placement_points(place, range(1, len(players) + 1)),
                     score=rng.choice([None, float(rng.randint(-5, 40))])))
-        await leaderboard.rebuild_totals(session, GUILD)  # written in bulk, not by `record_results`
+        await event_results.rebuild_totals(session, GUILD)  # written in bulk, not by `record_results`
     for period in (leaderboard.ALL_TIME_PERIOD, await leaderboard.find_period(db, GUILD)):
         boards = await leaderboard.boards(db, GUILD, period)
         assert boards[None] and boards[None] == await leaderboard.board(db, GUILD, period)
@@ -92,27 +93,27 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
 
 def test_points_are_one_per_player_finished_ahead_of_plus_one():
     """The rule the README and /help state, with and without shared places."""
-    assert [leaderboard.placement_points(p, range(1, 9)) for p in range(1, 9)] == [8, 7, 6, 5, 4, 3, 2, 1]
+    assert [event_results.placement_points(p, range(1, 9)) for p in range(1, 9)] == [8, 7, 6, 5, 4, 3, 2, 1]
     # Two players sharing 2nd of 4 finished ahead of one player (the 4th): 2 points each, not 3.
-    assert [leaderboard.placement_points(p, [1, 2, 2, 4]) for p in (1, 2, 4)] == [4, 2, 1]
+    assert [event_results.placement_points(p, [1, 2, 2, 4]) for p in (1, 2, 4)] == [4, 2, 1]
     # Everyone tied: nobody finished ahead of anybody.
-    assert [leaderboard.placement_points(1, [1, 1, 1])] == [1]
+    assert [event_results.placement_points(1, [1, 1, 1])] == [1]
     # A winner and the others sharing 2nd (a Vortex game): n for the winner, 1 for the others.
-    assert [leaderboard.placement_points(p, [1, 2, 2, 2, 2]) for p in (1, 2)] == [5, 1]
+    assert [event_results.placement_points(p, [1, 2, 2, 2, 2]) for p in (1, 2)] == [5, 1]
 
 
 def test_rank_by_score_shares_places_and_their_points():
-    ranked = leaderboard.rank_by_score({10: 30.0, 11: 20.0, 12: 20.0, 13: 5.0, 14: 20.0})
+    ranked = event_results.rank_by_score({10: 30.0, 11: 20.0, 12: 20.0, 13: 5.0, 14: 20.0})
     assert [(p.user_id, p.placement, p.points, p.score) for p in ranked] == [
         (10, 1, 5.0, 30.0), (11, 2, 2.0, 20.0), (12, 2, 2.0, 20.0), (14, 2, 2.0, 20.0), (13, 5, 1.0, 5.0),
     ]
-    tied = leaderboard.rank_by_score({1: 0.0, 2: 0.0})
+    tied = event_results.rank_by_score({1: 0.0, 2: 0.0})
     assert [(p.placement, p.points) for p in tied] == [(1, 1.0), (1, 1.0)]
 
 
 def test_placed_gives_points_and_scores_by_placement():
-    results = leaderboard.placed([(7, 1), (8, 3), (9, 3), (6, 2)], {7: 4.0, 8: 1.0, 9: 1.5, 6: 2.0})
+    results = event_results.placed([(7, 1), (8, 3), (9, 3), (6, 2)], {7: 4.0, 8: 1.0, 9: 1.5, 6: 2.0})
     assert [(p.user_id, p.placement, p.points, p.score) for p in results] == [
         (7, 1, 4.0, 4.0), (8, 3, 1.0, 1.0), (9, 3, 1.0, 1.5), (6, 2, 3.0, 2.0),
     ]
-    assert [p.score for p in leaderboard.placed([(1, 1), (2, 2)])] == [None, None]
+    assert [p.score for p in event_results.placed([(1, 1), (2, 2)])] == [None, None]

@@ -6,17 +6,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-import bot.games
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.features.leaderboard.service import BoardRow
 from bot.kit.client import KitBot
 from bot.kit.dispatch import require_guild
-from bot.kit.leaderboard import BoardRow
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15
-FORMAT_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in bot.games.leaderboard_titles().items()]
 ALL_FORMATS = "all"
 
 
@@ -48,6 +46,9 @@ async def season_autocomplete(interaction: discord.Interaction, current: str) ->
 class Leaderboard(commands.Cog):
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
+        # The formats' choices, from the formats the bot runs (set before the commands are synced).
+        self.leaderboard_._params["format"].choices = [
+            app_commands.Choice(name=title, value=key) for key, title in bot.leaderboard_titles.items()]
         register_renderer("board", self.render)
 
     async def render(self, interaction: discord.Interaction, key: str, page: int) -> Page:
@@ -62,7 +63,7 @@ class Leaderboard(commands.Cog):
             period = await leaderboard.period_by_key(self.bot.db, guild_id, period_key)
         rows = await leaderboard.board(self.bot.db, guild_id, period, format=None if fmt == ALL_FORMATS else fmt)
         shown, page, pages = slice_page(rows, page, ROWS_PER_PAGE)
-        title = f"Leaderboard · {bot.games.leaderboard_titles().get(fmt, 'all formats')} · {period.title}"
+        title = f"Leaderboard · {self.bot.leaderboard_titles.get(fmt, 'all formats')} · {period.title}"
         links = await leaderboard_buttons(self.bot.db, self.bot.settings, guild_id,
                                           format=None if fmt == ALL_FORMATS else fmt,
                                           season=None if period.key == leaderboard.NO_SEASON_PERIOD.key else period.key)
@@ -73,7 +74,6 @@ class Leaderboard(commands.Cog):
         format="One format, or leave empty for all formats.",
         season="current (default: the running season, or all time if none is running), all, or a season's name.",
     )
-    @app_commands.choices(format=FORMAT_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
     @app_commands.guild_only()
     async def leaderboard_(

@@ -1,4 +1,5 @@
-"""Per-guild settings (/config)."""
+"""Per-guild settings (/config). Reading the row (`load_settings_row`) is the kit's
+(`bot.kit.server_settings`): every format reads it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit.errors import UserError
+from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.models import GuildSettings, Season
 
@@ -37,10 +39,6 @@ class GuildConfig:
     web: bool = False  # the server's web pages are on (it has an address: `bot.web.access`)
 
 
-async def load_settings_row(session: AsyncSession, guild_id: int) -> GuildSettings | None:
-    return await session.get(GuildSettings, guild_id)
-
-
 async def _active_season_name(session: AsyncSession, guild_id: int) -> str | None:
     query = select(Season.name).where(Season.guild_id == guild_id, Season.ended_at.is_(None))
     return (await session.execute(query.order_by(Season.started_at.desc()).limit(1))).scalar_one_or_none()
@@ -59,15 +57,6 @@ async def get_config(db: Database, guild_id: int) -> GuildConfig:
     async with db.read() as session:
         row = await load_settings_row(session, guild_id)
         return _to_config(guild_id, row, await _active_season_name(session, guild_id))
-
-
-async def pictures_enabled(db: Database, guild_id: int | None) -> bool:
-    """Whether this server's pack DMs and pools carry pictures (on unless turned off)."""
-    if guild_id is None:
-        return True
-    async with db.read() as session:
-        setting = await session.execute(select(GuildSettings.pictures).where(GuildSettings.guild_id == guild_id))
-        return setting.scalar_one_or_none() is not False
 
 
 async def update_config(

@@ -14,7 +14,7 @@ from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
 class ChessClock(Base):
     """A two-player chess clock posted in a channel (`/clock`), usable in any format.
 
-    `state` is `bot.kit.clock.rules.ClockState` (side 0 is `player_a`); `status` mirrors its status
+    `state` is `bot.features.clock.rules.ClockState` (side 0 is `player_a`); `status` mirrors its status
     so active clocks can be found. `live` is 1 while the clock is not over and NULL after, so the
     unique constraint allows one live clock per pair of players per channel (NULLs never collide).
     """
@@ -38,7 +38,7 @@ class ChessClock(Base):
     status: Mapped[str] = mapped_column(String(16))  # the engine's: ready, running, paused, ended, flagged
     state: Mapped[dict] = mapped_column(JsonData)
     version: Mapped[int] = mapped_column(default=0)
-    # The format's game this clock was started for (`bot.kit.clock.service.ClockGame` as a dict): what
+    # The format's game this clock was started for (`bot.features.clock.service.ClockGame` as a dict): what
     # its flag fall decides, if anything. NULL: a clock outside any event.
     game_ref: Mapped[dict | None] = mapped_column(JsonData)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -17,7 +17,7 @@ a clock and this clock has the event's settings (`ClockGame.decides`). An event'
 are the defaults of a clock started for one of its games.
 
 A clock is one `ChessClock` row: the two players (side 0 is `player_a`), the engine's whole state
-(`bot.kit.clock.rules.ClockState`) and a `version` that every write moves on. Every action loads the
+(`bot.features.clock.rules.ClockState`) and a `version` that every write moves on. Every action loads the
 row locked (the shared concurrency rule), reads the real time once (`now`, epoch seconds; tests
 pass a fake one), applies the engine, saves the state, and in the same transaction:
 
@@ -45,9 +45,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.features.clock import rules as engine
+from bot.features.clock.models import ChessClock
 from bot.kit import channels, deadlines, documents, outbox, tables
-from bot.kit.clock import rules as engine
-from bot.kit.clock.models import ChessClock
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload, encode
 from bot.store.db import Database
@@ -58,7 +58,7 @@ LIVE = (engine.OFFERED, engine.READY, engine.RUNNING, engine.PAUSED)  # a clock 
 ACTIONS = ("pass", "pause", "resume", "end")  # a running clock's buttons
 OFFER_ACTIONS = ("accept", "decline", "withdraw")  # an offered clock's buttons
 
-# Outbox kinds (rendered by bot.kit.clock.ui) and the deadline kind.
+# Outbox kinds (rendered by bot.features.clock.ui) and the deadline kind.
 POST = "clock.post"  # the clock message with its buttons (payload: ClockRef)
 SHOW = "clock.show"  # edit the clock message to the row's state (payload: ClockEdit)
 NEWS = "clock.news"  # an announcement in the channel: the end or a flag fall (payload: ClockNews)

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from sqlalchemy import case, func, select
 
 import bot.games
-from bot.kit import leaderboard
+from bot.features.leaderboard import service as leaderboard
+from bot.kit import event_results
 from bot.store.db import Database
 from bot.store.models import EventResult, LeaderboardTotal, Season
 from tests.common import GUILD, OTHER_GUILD
@@ -35,7 +36,7 @@ async def summed_from_results(db: Database, guild_id: int) -> dict[int, list[tup
     found: dict[int, list[tuple]] = {}
     async with db.read() as session:
         every = await session.execute(select(*by, *sums).where(EventResult.guild_id == guild_id).group_by(*by))
-        found[leaderboard.ALL_TIME_TOTALS] = sorted(tuple(row) for row in every)
+        found[event_results.ALL_TIME_TOTALS] = sorted(tuple(row) for row in every)
         seasons = await session.execute(
             select(EventResult.season_id, *by, *sums)
             .where(EventResult.guild_id == guild_id, EventResult.season_id.is_not(None))
@@ -67,7 +68,7 @@ async def assert_totals_are_the_results(db: Database, guild_id: int) -> None:
         season_ids = (await session.execute(select(Season.id).where(Season.guild_id == guild_id))).scalars().all()
     periods = [leaderboard.ALL_TIME_PERIOD, *(leaderboard.Period(s, "season", str(s)) for s in season_ids)]
     for period in periods:
-        rows = expected.get(leaderboard.ALL_TIME_TOTALS if period.season_id is None else period.season_id, [])
+        rows = expected.get(event_results.ALL_TIME_TOTALS if period.season_id is None else period.season_id, [])
         want = leaderboard.boards_of([row[:6] for row in rows])  # (the board shows no score sum)
         assert await leaderboard.boards(db, guild_id, period) == want
         assert await leaderboard.board(db, guild_id, period) == want[None]
@@ -78,22 +79,22 @@ async def assert_totals_are_the_results(db: Database, guild_id: int) -> None:
 async def end_event(db: Database, guild_id: int, fmt: str, event_id: int, placements: list[tuple[int, int, float | None]]):
     """An event's end as every format writes it: `record_results` in the closing transaction."""
     places = [place for _, place, _ in placements]
-    results = [leaderboard.Placement(user, place, leaderboard.placement_points(place, places), score)
+    results = [event_results.Placement(user, place, event_results.placement_points(place, places), score)
                for user, place, score in placements]
     async with db.write() as session:
-        await leaderboard.record_results(session, guild_id=guild_id, format=fmt, event_id=event_id,
+        await event_results.record_results(session, guild_id=guild_id, format=fmt, event_id=event_id,
                                          event_name=f"Event {event_id}", results=results)
 
 
 async def test_record_results_adds_to_the_totals_in_its_transaction(db):
     await end_event(db, GUILD, "421", 1, [(1001, 1, 30.0), (1002, 2, None), (1003, 2, 12.5)])
-    assert await kept_totals(db, GUILD) == {leaderboard.ALL_TIME_TOTALS: [
+    assert await kept_totals(db, GUILD) == {event_results.ALL_TIME_TOTALS: [
         ("421", 1001, 1, 1, 3.0, 30.0, 30.0), ("421", 1002, 1, 0, 1.0, None, 0.0),
         ("421", 1003, 1, 0, 1.0, 12.5, 12.5)]}
     season = await leaderboard.start_season(db, GUILD, "Winter")
     await end_event(db, GUILD, "421", 2, [(1002, 1, 40.0), (1001, 2, 10.0)])
     totals = await kept_totals(db, GUILD)
-    assert totals[leaderboard.ALL_TIME_TOTALS] == [
+    assert totals[event_results.ALL_TIME_TOTALS] == [
         ("421", 1001, 2, 1, 4.0, 30.0, 40.0), ("421", 1002, 2, 1, 3.0, 40.0, 40.0),
         ("421", 1003, 1, 0, 1.0, 12.5, 12.5)]
     assert totals[season.id] == [("421", 1001, 1, 0, 1.0, 10.0, 10.0), ("421", 1002, 1, 1, 2.0, 40.0, 40.0)]
@@ -105,8 +106,8 @@ async def test_record_results_adds_to_the_totals_in_its_transaction(db):
 
     with pytest.raises(Abandoned):  # the close fails after the results: neither they nor the totals land
         async with db.write() as session:
-            await leaderboard.record_results(session, guild_id=GUILD, format="421", event_id=3, event_name="x",
-                                             results=leaderboard.placed([(1003, 1), (1001, 2)]))
+            await event_results.record_results(session, guild_id=GUILD, format="421", event_id=3, event_name="x",
+                                             results=event_results.placed([(1003, 1), (1001, 2)]))
             raise Abandoned
     assert await kept_totals(db, GUILD) == totals
     await assert_totals_are_the_results(db, GUILD)
@@ -145,7 +146,7 @@ async def test_totals_are_the_sums_of_the_results_after_any_events_and_seasons(d
 
 async def _running(db: Database, guild_id: int):
     async with db.read() as session:
-        return await leaderboard.active_season(session, guild_id)
+        return await event_results.active_season(session, guild_id)
 
 
 async def test_processes_ending_events_of_one_server_at_once_lose_nothing(db):
@@ -161,10 +162,10 @@ async def test_processes_ending_events_of_one_server_at_once_lose_nothing(db):
         async def ends(process: Database, first_id: int) -> None:
             for event_id in range(first_id, first_id + 12):
                 players = rng.sample(USERS, rng.randint(2, len(USERS)))
-                results = leaderboard.rank_by_score({u: float(rng.randint(0, 3)) for u in players})
+                results = event_results.rank_by_score({u: float(rng.randint(0, 3)) for u in players})
                 await asyncio.wait_for(together.wait(), 30)
                 async with process.write() as session:  # on PostgreSQL, open beside the other's
-                    await leaderboard.record_results(session, guild_id=GUILD, format="vortex", event_id=event_id,
+                    await event_results.record_results(session, guild_id=GUILD, format="vortex", event_id=event_id,
                                                      event_name="race", results=results)
 
         await asyncio.gather(ends(db, 1), ends(second, 101))
@@ -191,6 +192,6 @@ async def test_rebuild_gives_a_servers_totals_from_its_results(db):
     assert await kept_totals(db, GUILD) == {}
     for _ in range(2):  # and again: the same, not doubled
         async with db.write() as session:
-            await leaderboard.rebuild_totals(session, GUILD)
+            await event_results.rebuild_totals(session, GUILD)
         await assert_totals_are_the_results(db, GUILD)
     assert await kept_totals(db, OTHER_GUILD) == theirs

@@ -9,15 +9,15 @@ from bot.cards.cubecobra import CubeCobraError, fetch_cube
 from bot.cards.model import CardList
 from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
 from bot.cards.scryfall import card_link_markdown
-from bot.kit import card_data, cubes
-from bot.kit.autocomplete import cube_autocomplete
+from bot.features.cubes import service as cubes
+from bot.features.cubes.ui import cube_autocomplete, resolution_report
+from bot.kit import card_data
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import UserError
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import escape
-from bot.server.cube_ui import resolution_report
 
 CARDS_PER_PAGE = 30
 
