@@ -162,7 +162,7 @@ async def _vortex(db: Database, users: Sequence[int], channel: int) -> int:
         view = await vortex.get_game(db, game.id)
         async with db.read() as session:
             loaded = await vortex.GAMES.load(session, game.id, lock=False)
-            offer = loaded.bookkeeping["offer"]
+            offer = loaded.bookkeeping.offer
         seat = view.state.draft.seat
         await vortex.pick(db, game.id, view.state.players[seat].user_id, seat=seat, offer=offer, index=0)
 
