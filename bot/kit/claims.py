@@ -161,8 +161,9 @@ class Book:
     the last ended ones by number (for a late click), and the next number. Changed in the use case's
     transaction, with the row locked: a report and its answer are never half kept."""
 
-    def __init__(self, bookkeeping: dict) -> None:
-        self._data = bookkeeping.setdefault(BOOK, {})
+    def __init__(self, bookkeeping: Any) -> None:
+        # A plain bookkeeping dict, or a format's bookkeeping dataclass with its `claim_book` field.
+        self._data = bookkeeping.setdefault(BOOK, {}) if isinstance(bookkeeping, dict) else bookkeeping.claim_book
 
     def waiting(self) -> list[Claim]:
         return sorted((decode(c, Claim) for c in self._data.get("open", {}).values()), key=lambda c: c.number)

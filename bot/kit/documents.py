@@ -147,6 +147,12 @@ class RowDocuments(Generic[RowT, StateT]):
             setattr(row, name, value)
         return row.version
 
+    def write_bookkeeping(self, game: Game[RowT, Any, StateT]) -> None:
+        """Write the bookkeeping alone, not the state: the version stays (what a message shows, say)."""
+        row: Any = game.row
+        kept = encode(game.bookkeeping) if self.bookkeeping is not None else game.bookkeeping
+        row.bookkeeping = copy.deepcopy(kept)  # a new dict: the JSON column sees the change
+
     def copy(self, state: StateT | None) -> StateT | None:
         """A private copy of a state (for a view handed out of the transaction)."""
         return None if state is None else self.state.from_dict(copy.deepcopy(state.to_dict()))

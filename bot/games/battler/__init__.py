@@ -12,6 +12,7 @@ FORMAT = Format(
     order=2,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
+    bookkeeping=service.BattlerBook,
     components=(ui.LobbyButton, ui.LegacyLobbyButton, *ui.DM_COMPONENTS),
     claims=(claims_ui.answers("battler"), claims_ui.decides("battler")),
     forms=(ui.SHIFT_FORM, ui.TREASURES_FORM),

@@ -244,6 +244,27 @@ def _settings(row: BattlerGame) -> engine.BattlerSettings:
     return engine.BattlerSettings(**row.settings)  # the constructor reads a lobby's old carousel boolean too
 
 
+@dataclass
+class BattlerBook:
+    """What the service keeps beside the engine's state (the row's `bookkeeping` document): the
+    version its phase began at and each seat's latest turn (a DM rendered before either is out of
+    date), when the phase began, the seats confirmed absent whose treasures after their game may
+    still be said (seat -> that report's number), and the kit's claims (`claims.Book`)."""
+
+    phase_version: int = 0
+    phase_started_at: str | None = None
+    seat_versions: dict[str, int] = field(default_factory=dict)
+    absent: dict[str, int] = field(default_factory=dict)
+    claim_book: dict = field(default_factory=dict)
+
+    def seat_moved(self, seat: int, version: int) -> None:
+        """The seat's older DMs are stale from `version` on."""
+        self.seat_versions[str(seat)] = version
+
+    def changed_since(self, seat: int) -> int:
+        return max(self.phase_version, self.seat_versions.get(str(seat), 0))
+
+
 def _book(loaded: Loaded) -> claims.Book:
     """The kit keeps the reports (`claims.Claim`s, whose typed result is a `PendingReport`, its id
     the claim's number), one open per pairing, cleared when a phase ends."""
@@ -334,15 +355,15 @@ async def _commit(
     leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place."""
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
     if new_phase:
-        loaded.bookkeeping["phase_version"] = loaded.version + 1
-        loaded.bookkeeping["phase_started_at"] = utcnow().isoformat()
+        book = loaded.bookkeeping
+        book.phase_version, book.phase_started_at = loaded.version + 1, utcnow().isoformat()
         _book(loaded).clear()
-        loaded.bookkeeping.pop("absent", None)  # a new phase: treasures of the last one can't be said any more
+        book.absent = {}  # a new phase: treasures of the last one can't be said any more
         turns = []
     else:
         turns = [e.seat for e in events if isinstance(e, engine.CarouselTurn) and e.seat != actor_seat]
     for seat in turns:  # the player's older DMs are stale from now on
-        loaded.bookkeeping.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
+        loaded.bookkeeping.seat_moved(seat, loaded.version + 1)
     if any(isinstance(e, engine.GameOver) for e in events):
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     await GAMES.commit(session, loaded, events)
@@ -405,7 +426,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
     row = loaded.row
     order = loaded.user_ids
     loaded.state = GAMES.call(engine.new_game, list(row.cube_cards), order, seed=row.seed, settings=_settings(row))
-    loaded.bookkeeping = {"phase_version": loaded.version + 1, "phase_started_at": now.isoformat()}
+    loaded.bookkeeping = BattlerBook(phase_version=loaded.version + 1, phase_started_at=now.isoformat())
     GAMES.save(loaded)
     prompts = [p for seat in range(len(order)) if (p := _prompt(loaded, seat)) is not None]
     await outbox.queue(session, *(_prompt_message(p) for p in prompts))
@@ -421,7 +442,7 @@ GAMES: documents.Documents[BattlerGame, BattlerPlayer, engine.BattlerState] = do
     SPEC, engine.BattlerState, refusals=engine_refusals(engine.BattlerError, engine.NotAPlayer), seat_of=engine.seat_of,
     not_running=documents.NotRunning(lobby="That game has not begun yet.", finished="That game is over.",
                                      cancelled="That game was cancelled."),
-    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement),
+    announce=documents.Announcer(ANNOUNCE, PUBLIC_EVENTS, _announcement), bookkeeping=BattlerBook,
 )
 
 
@@ -467,7 +488,7 @@ async def _latest_message_version(session: AsyncSession, game_id: int, user_id: 
 
 
 def _changed_since(loaded: Loaded, seat: int) -> int:
-    return max(loaded.bookkeeping.get("phase_version", 0), loaded.bookkeeping.get("seat_versions", {}).get(str(seat), 0))
+    return loaded.bookkeeping.changed_since(seat)
 
 
 def _check_current(loaded: Loaded, seat: int, version: int) -> None:
@@ -571,7 +592,7 @@ async def private_action(
             raise PermissionDenied("That message is not yours.")
         _check_current(loaded, seat, version)
         events = GAMES.call(move, state, seat)
-        loaded.bookkeeping.setdefault("seat_versions", {})[str(seat)] = loaded.version + 1
+        loaded.bookkeeping.seat_moved(seat, loaded.version + 1)
         prompts = await _commit(session, loaded, events, actor_seat=seat)
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
         if not result.phase_changed:
@@ -776,7 +797,7 @@ async def report(
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state, seat = GAMES.playing(loaded, actor)
-        if str(seat) in loaded.bookkeeping.get("absent", {}) and treasures_left is not None:
+        if str(seat) in loaded.bookkeeping.absent and treasures_left is not None:
             return await _treasures_after(session, loaded, seat, treasures_left)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
@@ -816,7 +837,7 @@ async def _treasures_after(session: AsyncSession, loaded: Loaded, seat: int, tre
     state = loaded.state
     assert state is not None
     events = GAMES.call(engine.report_treasures_after, state, seat, treasures_left)
-    loaded.bookkeeping["absent"].pop(str(seat))
+    loaded.bookkeeping.absent.pop(str(seat))
     await _commit(session, loaded, events)
     return ActionResult(_view(loaded), events=list(events), treasures_after=state.players[seat].treasures)
 
@@ -911,7 +932,7 @@ class _Rules:
     def until(self, loaded: Loaded, claim: claims.Claim) -> str:
         seat = loaded.user_ids.index(claim.absent) if claim.absent in loaded.user_ids else None
         treasures = ("Until then you can still say your treasures left after the game: `/battler report` with your "
-                     "result and `treasures_left`." if str(seat) in loaded.bookkeeping.get("absent", {}) else
+                     "result and `treasures_left`." if str(seat) in loaded.bookkeeping.absent else
                      "The PLAY phase is over, so your treasures stay as they were.")
         return f"If that is wrong, tell an organizer who does not play in your game at once. {treasures}"
 
@@ -952,7 +973,7 @@ async def confirm_report(
                                       adding=_adding(loaded, actor, treasures_left))
         ended = answer.claim
         if ended.absent is not None:
-            loaded.bookkeeping.setdefault("absent", {})[str(loaded.user_ids.index(ended.absent))] = report_id
+            loaded.bookkeeping.absent[str(loaded.user_ids.index(ended.absent))] = report_id
         result = await _apply_report(session, loaded, ended.result_as(PendingReport), ended=ended)
         await outbox.queue(session, *claims.told(RULES, loaded, ended))
         return replace(result, for_absent=actor.user_id) if ended.absent is not None else result

@@ -12,6 +12,7 @@ FORMAT = Format(
     order=4,
     cog=f"{__name__}.cog",
     spec=service.SPEC,
+    bookkeeping=service.LeagueBook,
     components=(ui.LobbyButton, ui.TakeApartSelect, ui.ClaimDeckSelect),
     claims=(claims_ui.answers(service.KIND),),
     forms=(ui.DECK_FORM,),

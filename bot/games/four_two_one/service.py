@@ -114,9 +114,6 @@ class Schedule:
         return engine.LeagueSettings(target_score=target_score, first_deck_limit=self.first_deck_limit,
                                      additions=list(self.additions))
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "points": self.points}
-
 
 @dataclass(frozen=True)
 class LeagueView(tables.TableView):
@@ -216,6 +213,25 @@ class ShownMenu(Payload):
     news: Announcement
 
 
+@dataclass(frozen=True)
+class ChosenSchedule:
+    """When the later sets join, as the organizer chose it at the start (`Schedule.of` resolves it)."""
+
+    kind: str = "decks"
+    points: int | None = None
+
+
+@dataclass
+class LeagueBook:
+    """What the service keeps beside the engine's state (the row's `bookkeeping` document): the
+    schedule chosen, the announcement that shows the take-apart menu while it is open, and the
+    kit's claims (`claims.Book`)."""
+
+    schedule: ChosenSchedule = field(default_factory=ChosenSchedule)
+    menu: ShownMenu | None = None
+    claim_book: dict = field(default_factory=dict)
+
+
 class DeckProblems(UserError):
     """A decklist the league refused; `str()` lists every problem (within one message)."""
 
@@ -235,8 +251,8 @@ def _book(loaded: Loaded) -> claims.Book:
 
 def _schedule(loaded: Loaded) -> Schedule:
     """The league's schedule of set additions, as its organizer chose it at the start."""
-    chosen = loaded.bookkeeping.get("schedule") or {}
-    return Schedule.of(len(loaded.row.set_names), chosen.get("kind", "decks"), chosen.get("points"))
+    chosen = loaded.bookkeeping.schedule
+    return Schedule.of(len(loaded.row.set_names), chosen.kind, chosen.points)
 
 
 def _view(loaded: Loaded) -> LeagueView:
@@ -317,8 +333,7 @@ def _end_all(loaded: Loaded, how: str) -> list[outbox.Message]:
 
 
 def _menu(loaded: Loaded) -> ShownMenu | None:
-    data = loaded.bookkeeping.get("menu")
-    return None if data is None else decode(data, ShownMenu)
+    return loaded.bookkeeping.menu
 
 
 def _menu_done(loaded: Loaded) -> list[outbox.Message]:
@@ -327,7 +342,7 @@ def _menu_done(loaded: Loaded) -> list[outbox.Message]:
     shown = _menu(loaded)
     if shown is None:
         return []
-    loaded.bookkeeping.pop("menu", None)
+    loaded.bookkeeping.menu = None
     return [loaded.channel(MENU_DONE, shown, channel_id=shown.channel_id)]
 
 
@@ -413,7 +428,7 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     if loaded.state is not None:
         edits += _end_all(loaded, "cancelled")
     edits += _menu_done(loaded)
-    seated.row.bookkeeping = dict(loaded.bookkeeping)
+    GAMES.write_bookkeeping(loaded)
     await outbox.queue(session, *edits)
 
 
@@ -432,7 +447,8 @@ async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id:
         await outbox.queue(session, loaded.channel(MENU_DONE, shown, channel_id=channel_id))
         return
     edits = [m for m in _menu_done(loaded) if m.payload.get("message_id") != message_id]  # an older copy's
-    loaded.row.bookkeeping = {**loaded.bookkeeping, "menu": encode(shown)}  # not the state: no new version
+    loaded.bookkeeping.menu = shown
+    GAMES.write_bookkeeping(loaded)  # not the state: no new version
     await outbox.queue(session, *edits)
 
 
@@ -452,6 +468,7 @@ GAMES: documents.Documents[FourTwoOneLeague, FourTwoOneSeat, engine.LeagueState]
     not_running=documents.NotRunning(
         lobby="The league has not begun yet: an organizer begins it once everyone has joined.",
         finished="That league is over.", cancelled="That league was cancelled."),
+    bookkeeping=LeagueBook,
 )
 
 
@@ -499,7 +516,7 @@ async def create_league(
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, max_seats=max_seats,
             target_score=target_score, set_names=names, set_lists=[s.to_dict() for s in sets],
-            bookkeeping={"schedule": chosen.to_json()},
+            bookkeeping=encode(LeagueBook(ChosenSchedule(chosen.kind, chosen.points))),
         )
         return _view_of(loaded)
 
@@ -737,7 +754,7 @@ async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id
                                  ended.by if ended else None, ended.absent if ended else None)
             await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
             return
-        loaded.row.bookkeeping = dict(loaded.bookkeeping)  # not the state: no new version
+        GAMES.write_bookkeeping(loaded)  # not the state: no new version
         await outbox.queue(session, *_closed(loaded, entry, "gone", shown=older))
 
 

@@ -579,7 +579,7 @@ async def test_the_take_apart_menu_leaves_its_announcement_once_the_decks_are_ta
     shown = league_service.ShownMenu.from_payload(done.payload)
     assert (shown.channel_id, shown.message_id) == (CHANNEL, 700 + menu.id) and done.channel_id == CHANNEL
     assert shown.news == league_service.Announcement.from_payload(menu.payload)
-    assert "menu" not in (await stored(db, league.id))["bookkeeping"]
+    assert (await stored(db, league.id))["bookkeeping"]["menu"] is None  # forgotten
     await posted(db, menu, 800)  # the menu's announcement sent (again) after the take-apart: closed at once
     assert [league_service.ShownMenu.from_payload(m.payload).message_id
             for m in await queued(db, league_service.MENU_DONE)] == [700 + menu.id, 800]
