@@ -19,7 +19,10 @@ from bot.kit.dispatch import (
     ModalRoute,
     RoutesUnresolved,
     bind_handlers,
+    fixed,
     handles,
+    index,
+    is_damaged,
     number,
     unresolved_routes,
 )
@@ -144,3 +147,29 @@ def _all_components() -> list[type[Component]]:
         if cls.__module__.startswith("bot."):
             found.append(cls)
     return found
+
+
+# --- one class per action, the custom_id's shape kept (`fixed`) ------------------------------------------
+
+
+class TakeIt(Component, prefix="tp", parts=(number("game"), fixed("action", "take"), index("arg", optional=True))):
+    pass
+
+
+class PassIt(Component, prefix="tp", parts=(number("game"), fixed("action", "pass"), index("arg", optional=True))):
+    pass
+
+
+def test_each_action_class_answers_only_its_own_word_and_builds_the_old_shape():
+    assert TakeIt.custom_id_for(game=7, arg=3) == "tp:7:take:3" and PassIt.custom_id_for(game=7) == "tp:7:pass"
+    take, pass_ = TakeIt.__discord_ui_compiled_template__, PassIt.__discord_ui_compiled_template__
+    assert take.fullmatch("tp:7:take:3") and not pass_.fullmatch("tp:7:take:3")
+    assert pass_.fullmatch("tp:7:pass") and not take.fullmatch("tp:7:pass")
+    # A word no class has is one of ours that nothing takes: refused as damaged, not left unanswered.
+    assert is_damaged("tp:7:steal", [TakeIt, PassIt]) and not is_damaged("tp:7:take", [TakeIt, PassIt])
+
+
+async def test_the_fixed_word_is_not_passed_to_the_handler():
+    match = TakeIt.__discord_ui_compiled_template__.fullmatch("tp:7:take:3")
+    item = await TakeIt.from_custom_id(None, discord.ui.Button(custom_id="tp:7:take:3"), match)  # type: ignore[arg-type]
+    assert item.args == {"game": 7, "arg": 3} and not item.problem
