@@ -274,7 +274,7 @@ class DraftCog(TableCog):
         with self.messages.settling(dm) if dm is not None else contextlib.nullcontext():
             result = await drafts.pick(
                 self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
-                source=source, in_server=not in_dm,
+                source=source, in_server=not in_dm, shown_on=(interaction.channel_id, dm) if dm is not None else None,
             )
             await answer_pick(self.bot, self.messages, interaction, result, dm)
 

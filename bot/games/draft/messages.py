@@ -104,8 +104,14 @@ class DraftMessages:
 
     # --- packs -------------------------------------------------------------------------------------
 
-    async def pack(self, prompt: PackPost, fresh: bool) -> Outgoing | None:
-        if not fresh and not prompt.resend:
+    async def pack(self, prompt: PackPost, fresh: bool, shown_on: tuple[int, int] | None = None) -> Outgoing | None:
+        """`shown_on`: shown again on the message it is recorded on (after a crash), while it is still
+        the seat's pack and that message still shows it."""
+        if shown_on is not None:
+            if (not await drafts.still_current(self.bot.db, prompt)
+                    or await drafts.delivery_message(self.bot.db, prompt.pod_id, prompt.pack_id, prompt.pack_pick) != shown_on):
+                return None
+        elif not fresh and not prompt.resend:
             if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
                 return None
         picture = await self.pack_picture(prompt)
@@ -298,7 +304,7 @@ def _closing_text(p: ClosePack) -> str:
 
 @renders(drafts.PACK, PackPost)
 async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
-    return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh)
+    return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh, ctx.shown_on)
 
 
 @renders(drafts.NOTICE, Notice)

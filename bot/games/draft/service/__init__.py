@@ -44,6 +44,7 @@ from bot.games.draft.service.deliveries import (
     prompt_of,
     record_shown,
     resend,
+    shows_in_place,
     still_current,
     uses_reactions,
 )
@@ -116,7 +117,7 @@ __all__ = [
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "last_shown", "leave", "pick", "pool", "LOG_FORMATS", "LogFile", "draft_log", "draft_record", "log_names", "prompt_of", "record_shown", "rejoin",
-    "RejoinResult", "replace_with_bot", "resend", "SeatWait",
+    "RejoinResult", "replace_with_bot", "resend", "shows_in_place", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions", "is_bot_user", "seat_name", "SeatHandover", "bot_seats", "hand_seat",
     "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]

@@ -164,6 +164,12 @@ class FinalPool(Payload):
     picked: Picked | None = None
 
 
+def shows_in_place(prompt: PackPrompt) -> bool:
+    """Does a pack that waits for a player who picks on a DM by button replace the pack they
+    picked from on that message (buttons or both modes), rather than come as a new message?"""
+    return prompt.pick_mode in ("buttons", "both")
+
+
 def pack_post(prompt: PackPrompt, **more) -> PackPost:
     return PackPost(**prompt.__dict__, **more)
 

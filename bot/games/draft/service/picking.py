@@ -8,7 +8,7 @@ pod back with the new pick rows (their unique keys make a double click count onc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
@@ -61,6 +61,9 @@ class PickResult:
     held: outbox.Queued | None = field(default=None, compare=False)
     done: bool = False  # the picker has made all their picks (the draft may go on with the others)
     pick_mode: str = "both"  # the pod's ("buttons": each pack that reaches a waiting player is a new DM)
+    # `held` is recorded as shown on the message picked on (`shown_on`), in the pick's transaction:
+    # the caller edits that message to it, or sends it anew if the edit fails (`deliveries.resend`).
+    held_shown: bool = False
 
 
 def head_keys(state: engine.DraftState) -> list[tuple[int, int] | None]:
@@ -69,12 +72,14 @@ def head_keys(state: engine.DraftState) -> list[tuple[int, int] | None]:
 
 async def pick(
     db: Database, pod_id: int, actor: tables.Actor, *, pack_id: int, pack_pick: int, card_index: int, source: str,
-    in_server: bool = False, now: datetime | None = None,
+    in_server: bool = False, shown_on: tuple[int, int] | None = None, now: datetime | None = None,
 ) -> PickResult:
     """Pick card `card_index` of pack `pack_id` as shown after `pack_pick` picks.
 
     A stale prompt (the pack has moved on, e.g. a double click) raises Conflict and changes nothing.
     `in_server`: picked with /draft pick, so the DM showing that pack loses its buttons.
+    `shown_on`: the (channel id, message id) of the DM picked on; the picker's next pack, if one is
+    waiting and their mode shows it in place, is recorded as shown there in this same transaction.
     """
     now = now or utcnow()
 
@@ -86,6 +91,10 @@ async def pick(
         result = await apply_pick(session, pod, row.seat, pack_id, pack_pick, card_index, source, now)
         if in_server:
             await outbox.queue(session, *_closing(pod, result, deliveries.Closed.SERVER, card=result.card))
+        upcoming = result.next_for_picker
+        if shown_on is not None and result.held is not None and upcoming is not None and deliveries.shows_in_place(upcoming):
+            await outbox.show_in_place(session, result.held, *shown_on)
+            return replace(result, held_shown=True)
         return result
 
     return await db.transact(use_case, key=pod_id)
