@@ -45,21 +45,19 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 import discord
 
 from bot.kit import limits, outbox
 from bot.kit.events import Payload
+from bot.kit.host import Host
 from bot.kit.outbox import CannotPost, DmsClosed, Outcome, Queued
 from bot.kit.permissions import refused_text
 from bot.kit.replies import Replies
 from bot.store.db import Database
 from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
-
-if TYPE_CHECKING:
-    from bot.kit.client import KitBot
 
 log = logging.getLogger(__name__)
 DISCORD_CANNOT_DM = 50007
@@ -118,7 +116,7 @@ class Delivery:
     this (channel id, message id) by an interaction response that may never have reached Discord
     (`outbox.show_in_place`); it is shown there again, if the renderer says it is still wanted."""
 
-    bot: KitBot
+    bot: Host
     queued: Queued
     fresh: bool
     shown_on: tuple[int, int] | None = None
@@ -189,7 +187,7 @@ def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | No
 
 
 class Outbox:
-    def __init__(self, bot: KitBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         # Renderers of formats not converted to `renders` yet: (queued, fresh) -> Outgoing | None.
         self._legacy: dict[str, Callable[[Queued, bool], Awaitable[Outgoing | None]]] = {}

@@ -20,12 +20,9 @@ shown by no other message; otherwise the row is skipped.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import io
 import logging
 import weakref
-from collections.abc import Iterator
 from functools import partial
 
 import discord
@@ -33,6 +30,7 @@ import discord
 from bot.cards.export import export
 from bot.games.draft import service as drafts
 from bot.games.draft.confirmations import HeldConfirmations
+from bot.games.draft.message_states import MessageStates
 from bot.games.draft.service import (
     Closed,
     ClosePack,
@@ -70,7 +68,6 @@ from bot.store.outage import log_failure
 from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
-SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
 
 renders_dms_closed(drafts.DMS_CLOSED, what="your draft pack", resend="/draft resend",
                    meanwhile="Meanwhile, pick here with `/draft pick`.")
@@ -85,11 +82,10 @@ class DraftMessages:
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self._reaction_tasks: dict[int, asyncio.Task] = {}
-        # Pack messages being turned to their next pack by this process: a reaction on one waits
-        # until the database knows what it shows, so it is judged against the pack the player saw.
-        self._settling: dict[int, asyncio.Future] = {}
-        self.confirmations = HeldConfirmations(bot, self)
+        # What this process is doing to each pack message (being turned to its next pack, its
+        # letters being added, read again), and the order those follow.
+        self.states = MessageStates()
+        self.confirmations = HeldConfirmations(bot, self.states)
         _live[bot] = self
 
     @classmethod
@@ -143,10 +139,10 @@ class DraftMessages:
         confirmation; a player who took their seat back (`rejoined`) also gets a short new message
         saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
-        done = self.begin_settling(target.message_id)
+        done = self.states.begin_change(target.message_id)
 
         def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
-            self.end_settling(target.message_id, done)
+            self.states.end_change(target.message_id, done)
             self.start_reactions(message, prompt, have=target.letters)
 
         return Outgoing(
@@ -169,34 +165,6 @@ class DraftMessages:
             return None
         return Outgoing(content=notice_text(notice), reply_to=(target.channel_id, target.message_id),
                         delete=await drafts.notice_to_replace(self.bot.db, notice))
-
-    @contextlib.contextmanager
-    def settling(self, message_id: int) -> Iterator[None]:
-        """Around showing the next pack on a message and recording it (see `_settling`)."""
-        done = self.begin_settling(message_id)
-        try:
-            yield
-        finally:
-            self.end_settling(message_id, done)
-
-    def begin_settling(self, message_id: int) -> asyncio.Future:
-        done = asyncio.get_running_loop().create_future()
-        self._settling[message_id] = done
-        return done
-
-    def end_settling(self, message_id: int, done: asyncio.Future) -> None:
-        if self._settling.get(message_id) is done:
-            del self._settling[message_id]
-        if not done.done():
-            done.set_result(None)
-
-    async def settled(self, message_id: int) -> None:
-        """Wait (boundedly: a failed edit never ends its wait) until `message_id` is not being changed."""
-        done = self._settling.get(message_id)
-        if done is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
-            self.end_settling(message_id, done)
 
     async def retire(self, old: MessageRef) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
@@ -263,11 +231,9 @@ class DraftMessages:
                         *, have: int = 0) -> None:
         """Add the letters 🇦… the message lacks, in the background: the buttons are usable at
         once, and a reaction the player adds before the bot does counts just the same."""
-        if not uses_reactions(prompt) or have >= len(prompt.cards) or message.id in self._reaction_tasks:
+        if not uses_reactions(prompt) or have >= len(prompt.cards) or self.states.adding_letters(message.id):
             return
-        task = asyncio.create_task(self._add_reactions(message, have, len(prompt.cards)), name=f"reactions-{message.id}")
-        self._reaction_tasks[message.id] = task
-        task.add_done_callback(lambda _t, mid=message.id: self._reaction_tasks.pop(mid, None))
+        self.states.add_letters(message.id, self._add_reactions(message, have, len(prompt.cards)))
 
     async def _add_reactions(self, message, have: int, count: int) -> None:
         try:
@@ -283,9 +249,7 @@ class DraftMessages:
             log_failure(log, logging.WARNING, error, "could not record the letters on %s", message.id)
 
     def stop_reactions(self, message_id: int) -> None:
-        task = self._reaction_tasks.pop(message_id, None)
-        if task is not None:
-            task.cancel()
+        self.states.stop_letters(message_id)
 
 
 def _closing_text(p: ClosePack) -> str:

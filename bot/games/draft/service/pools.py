@@ -14,7 +14,7 @@ from bot.cards.scryfall_api import CardData, ScryfallClient
 from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import GAMES, NOUN, SPEC, STATUSES, is_bot_user, seat_name
+from bot.games.draft.service.state import GAMES, NOUN, STATUSES, TABLE, is_bot_user, seat_name
 from bot.kit import card_data, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
@@ -179,7 +179,7 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
     if fmt not in LOG_FORMATS:
         raise UserError(f"Unknown log format {fmt!r}: choose {', '.join(LOG_FORMATS)}.")
     async with db.read() as session:
-        loaded = await tables.load(session, SPEC, pod_id)
+        loaded = await tables.load(session, TABLE, pod_id)
         row = loaded.row
         tables.check_same_server(NOUN, row, actor)
         mine = loaded.seat_of(actor.user_id)
