@@ -15,7 +15,6 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import bots
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.service import deliveries
@@ -34,12 +33,15 @@ from bot.games.draft.service.state import (
     seat_name,
     seat_wait,
 )
-from bot.kit import deadlines, outbox, tables
+from bot.kit import deadlines, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
+# Fired in the transaction that completes a pod (`hooks.Finished`: options turns, method and
+# play_order, a Goldfish draft's); other formats follow it by its name.
+COMPLETE = hooks.declare("draft.complete")
 
 
 @dataclass(frozen=True)
@@ -202,9 +204,13 @@ async def finish(
 
 async def _complete(session: AsyncSession, pod: Pod, now: datetime, hold_seat: int | None) -> outbox.Queued | None:
     await tables.finish(session, pod.row, kind=NOUN, finished=STATUSES.finished, now=now)
-    if pod.row.turns:
-        # Scoring opens in the same transaction as the last pick: a crash can't lose it.
-        await goldfish.open_event_for_pod(session, pod.row)
+    # What follows a draft (a Goldfish draft's scoring) starts in the transaction of its last pick:
+    # a crash can't lose it.
+    row = pod.row
+    await hooks.fire(session, COMPLETE, hooks.Finished(
+        NOUN, row.id, row.guild_id, row.channel_id, row.organizer_id, f"Draft #{row.id} ({row.cube_name})",
+        {"turns": row.turns, "method": row.goldfish_method, "play_order": row.goldfish_play_order},
+    ))
     return await deliveries.queue_completion(session, pod, hold_seat=hold_seat)
 
 
