@@ -157,14 +157,10 @@ class DraftMessages:
         """The "📬 your next pack" notice: a reply to the player's pack message (a jump link to it),
         deleting their notice before it. Skipped when the pack went as a new message (which
         notifies by itself) or, sent late, when the player has picked from it meanwhile."""
-        if not fresh and not await drafts.is_head(self.bot.db, notice.pod_id, notice.seat, notice.pack_id,
-                                                  notice.pack_pick):
-            return None
-        target = await drafts.pack_message_of(self.bot.db, notice.pod_id, notice.seat)
+        target = await drafts.notice_target(self.bot.db, notice, late=not fresh)
         if target is None:
             return None
-        return Outgoing(content=notice_text(notice), reply_to=(target.channel_id, target.message_id),
-                        delete=await drafts.notice_to_replace(self.bot.db, notice))
+        return Outgoing(content=notice_text(notice), reply_to=target.pack_message, delete=target.replaces)
 
     async def retire(self, old: MessageRef) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
@@ -176,17 +172,13 @@ class DraftMessages:
         """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
         A reaction pack message that will show the player's next pack (queued with this) keeps
         its letters and is left to that edit."""
-        found = await drafts.delivery_message(self.bot.db, p.pod_id, p.pack_id, p.pack_pick)
-        if found is None:
+        closing = await drafts.closing_target(self.bot.db, p)
+        if closing is None:
             return None
-        target = await drafts.pack_message(self.bot.db, found[1])
-        if target is None:
-            self.stop_reactions(found[1])
-        elif (target.pack_id, target.pack_pick) != (p.pack_id, p.pack_pick) or (
-            p.reason is Closed.TIMEOUT and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
-        ):
-            return None
-        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
+        if closing.stop_letters:
+            self.stop_reactions(closing.message[1])
+        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=closing.message,
+                        replace_attachments=True)
 
     # --- the end --------------------------------------------------------------------------------------
 
@@ -322,8 +314,7 @@ async def final_pool(pool: FinalPool, ctx: Delivery) -> Outgoing:
 @renders(drafts.SUMMARY, PodRef)
 async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pod_id = ref.pod_id
-    pod = await drafts.get_pod(ctx.db, pod_id)
-    pools = await drafts.all_pools(ctx.db, pod_id)
+    pod, pools = await drafts.summary_of(ctx.db, pod_id)
     lines = [
         f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
         "`/draft pool` shows it to them again, `/draft export` as a deck file.",

@@ -599,3 +599,29 @@ async def test_a_dm_button_pick_that_leaves_the_picker_waiting_records_nothing_s
                                card_index=0, source="button", shown_on=(55, 9001))
     assert result.next_for_picker is None and not result.held_shown
     assert await outbox.shown_in_place(db, since=utcnow() - timedelta(hours=1), before=utcnow()) == []
+
+
+async def test_a_notice_replies_to_the_seats_pack_message_unless_sent_late_for_a_pack_gone(db):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode="reactions")
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    notice = drafts.Notice(pod.id, prompt.seat, prompt.pack_id, prompt.pack_pick, 0, 1, "reactions", None)
+    assert await drafts.notice_target(db, notice, late=False) is None  # no pack message to reply to
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    assert await drafts.notice_target(db, notice, late=True) == drafts.NoticeTarget((55, 9001), None)
+    await pick_first_card(db, prompt)  # the pack moved on
+    assert await drafts.notice_target(db, notice, late=True) is None
+    assert await drafts.notice_target(db, notice, late=False) == drafts.NoticeTarget((55, 9001), None)
+
+
+@pytest.mark.parametrize("mode", ["reactions", "buttons"])
+async def test_a_pack_picked_from_elsewhere_closes_the_message_that_showed_it(db, mode):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode=mode)
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    closing = drafts.ClosePack(pod.id, prompt.pack_id, prompt.pack_pick, drafts.Closed.SERVER, card="Card")
+    assert await drafts.closing_target(db, closing) is None  # no message showed it
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    await pick_first_card(db, prompt)
+    # A reaction pack message keeps its letters (its next pack comes to it); any other stops them.
+    assert await drafts.closing_target(db, closing) == drafts.Closing((55, 9001), stop_letters=mode == "buttons")

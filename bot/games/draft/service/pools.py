@@ -104,16 +104,28 @@ async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
 async def all_pools(db: Database, pod_id: int) -> dict[int, list[str]]:
     """user id -> picks in order."""
     async with db.read() as session:
-        rows = await session.execute(
-            select(DraftSeat.user_id, DraftPick.card)
-            .join(DraftSeat, (DraftSeat.pod_id == DraftPick.pod_id) & (DraftSeat.seat == DraftPick.seat))
-            .where(DraftPick.pod_id == pod_id)
-            .order_by(DraftPick.sequence)
-        )
-        pools: dict[int, list[str]] = {}
-        for user_id, card in rows:
-            pools.setdefault(user_id, []).append(card)
-        return pools
+        return await _all_pools(session, pod_id)
+
+
+async def _all_pools(session: AsyncSession, pod_id: int) -> dict[int, list[str]]:
+    rows = await session.execute(
+        select(DraftSeat.user_id, DraftPick.card)
+        .join(DraftSeat, (DraftSeat.pod_id == DraftPick.pod_id) & (DraftSeat.seat == DraftPick.seat))
+        .where(DraftPick.pod_id == pod_id)
+        .order_by(DraftPick.sequence)
+    )
+    pools: dict[int, list[str]] = {}
+    for user_id, card in rows:
+        pools.setdefault(user_id, []).append(card)
+    return pools
+
+
+async def summary_of(db: Database, pod_id: int) -> tuple[Any, dict[int, list[str]]]:
+    """The pod's view and every player's picks in order (user id -> cards), in one read."""
+    async with db.read() as session:
+        view = TABLE.view(await tables.load(session, TABLE, pod_id))
+        pools = await _all_pools(session, pod_id)
+        return view, pools
 
 
 async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
