@@ -103,21 +103,18 @@ class DraftMessages:
     async def pack(self, prompt: PackPost, fresh: bool, shown_on: tuple[int, int] | None = None) -> Outgoing | None:
         """`shown_on`: shown again on the message it is recorded on (after a crash), while it is still
         the seat's pack and that message still shows it."""
-        if shown_on is not None:
-            if (not await drafts.still_current(self.bot.db, prompt)
-                    or await drafts.delivery_message(self.bot.db, prompt.pod_id, prompt.pack_id, prompt.pack_pick) != shown_on):
-                return None
-        elif not fresh and not prompt.resend:
-            if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
-                return None
+        reactions = uses_reactions(prompt) and not prompt.resend
+        found = await drafts.pack_target(self.bot.db, prompt, check=not fresh and not prompt.resend,
+                                         shown_on=shown_on, pack_message=reactions)
+        if found is None:
+            return None
         picture = await self.pack_picture(prompt)
         rejoined = prompt.rejoined
-        if uses_reactions(prompt) and not prompt.resend:
-            target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
-            if target is not None:
-                picked = prompt.picked or await self.confirmations.take_over(
-                    prompt.pod_id, prompt.user_id, target.message_id)
-                return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
+        if found.pack_message is not None:
+            target = found.pack_message
+            picked = prompt.picked or await self.confirmations.take_over(prompt.pod_id, prompt.user_id,
+                                                                         target.message_id)
+            return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
             content=rejoined_text(prompt.pod_id) if rejoined else None,
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
