@@ -184,19 +184,20 @@ class DraftMessages:
         into their pool, with what they took last if that pick's confirmation was still held; a
         new DM if no message showed them a pack. The channel's summary pings them."""
         pod_id = p.pod_id
-        target = await drafts.last_shown(self.bot.db, pod_id, p.seat) if p.seat is not None else None
+        target, pool = await drafts.final_pool_of(self.bot.db, pod_id, user_id, p.seat)
         picked = p.picked
         if target is not None and picked is None:
             picked = await self.confirmations.take_over(pod_id, user_id, target[1])
         if target is not None:
             self.stop_reactions(target[1])
-        embeds, files = await self.final_pool_content(pod_id, user_id, picked)
+        embeds, files = await self.final_pool_content(pod_id, user_id, picked, pool=pool)
         return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
 
-    async def final_pool_content(self, pod_id: int, user_id: int,
-                                 picked: Picked | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
-        """The final pool's embed (with the player's last pick, `picked`), its text file and picture."""
-        pool = await drafts.pool(self.bot.db, pod_id, user_id)
+    async def final_pool_content(self, pod_id: int, user_id: int, picked: Picked | None = None, *,
+                                 pool: drafts.PoolView | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+        """The final pool's embed (with the player's last pick, `picked`), its text file and picture
+        (`pool`: read already)."""
+        pool = pool or await drafts.pool(self.bot.db, pod_id, user_id)
         extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
         picture = await self.pool_picture(pool)
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None

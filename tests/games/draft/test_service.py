@@ -625,3 +625,15 @@ async def test_a_pack_picked_from_elsewhere_closes_the_message_that_showed_it(db
     await pick_first_card(db, prompt)
     # A reaction pack message keeps its letters (its next pack comes to it); any other stops them.
     assert await drafts.closing_target(db, closing) == drafts.Closing((55, 9001), stop_letters=mode == "buttons")
+
+
+async def test_the_final_pool_replaces_the_message_that_showed_the_seat_its_newest_pack(db):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5)
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    assert await drafts.final_pool_of(db, pod.id, 1001, prompt.seat) == (None, await drafts.pool(db, pod.id, 1001))
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    await pick_first_card(db, prompt)
+    target, pool = await drafts.final_pool_of(db, pod.id, 1001, prompt.seat)
+    assert target == (55, 9001) and pool == await drafts.pool(db, pod.id, 1001) and len(pool.cards) == 1
+    assert (await drafts.final_pool_of(db, pod.id, 1001, None))[0] is None

@@ -83,6 +83,7 @@ from bot.games.draft.service.pools import (
     count_picks,
     draft_log,
     draft_record,
+    final_pool_of,
     log_names,
     pool,
     summary_of,
@@ -123,7 +124,7 @@ __all__ = [
     "count_picks", "create_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",
     "is_shown", "join", "last_shown", "leave", "pick", "pool", "LOG_FORMATS", "LogFile", "draft_log", "draft_record", "log_names", "prompt_of", "record_shown", "rejoin",
     "RejoinResult", "replace_with_bot", "resend", "shows_in_place", "summary_of", "Closing", "NoticeTarget",
-    "closing_target", "notice_target", "PackTarget", "pack_target", "SeatWait",
+    "closing_target", "notice_target", "final_pool_of", "PackTarget", "pack_target", "SeatWait",
     "set_lobby_message", "still_current", "sweep_timers", "TimerActions", "is_bot_user", "seat_name", "SeatHandover", "bot_seats", "hand_seat",
     "CardFacts", "ClosePack", "Closed", "Confirmation", "FinalPool", "MessageRef", "PackPost", "pack_post", "Picked", "PodRef", "TimedOut",
 ]
