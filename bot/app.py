@@ -10,6 +10,7 @@ from discord import app_commands
 
 import bot.games
 from bot import __version__
+from bot.kit import hooks
 from bot.kit.client import KitBot
 from bot.kit.dispatch import check_routes, dispatch_modal, refuse_damaged_components, registered_components
 from bot.kit.paginate import PageButton
@@ -55,6 +56,8 @@ class MtgBot(KitBot):
         for extension in extensions():
             await self.load_extension(extension)
         check_routes(self)
+        if unknown := hooks.check():
+            raise RuntimeError(f"Handlers follow hooks no format declares: {', '.join(unknown)}")
         # Every Component the cogs' UI modules defined, so their buttons work after a restart.
         self.add_dynamic_items(PageButton, *registered_components())
         self.add_listener(dispatch_modal, "on_interaction")
