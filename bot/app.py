@@ -11,7 +11,7 @@ from discord import app_commands
 import bot.games
 from bot import __version__
 from bot.features.clock.ui import ClockButton
-from bot.kit import claims_ui
+from bot.kit import claims_ui, hooks
 from bot.kit.client import KitBot
 from bot.kit.confirm import PromptButton
 from bot.kit.dispatch import (
@@ -82,6 +82,7 @@ class MtgBot(KitBot):
         self.handlers = bind_handlers(self.cogs.values())
         problems = unresolved_routes(self.handlers, self.components, self.forms(), self.claims())
         problems += missing_pieces(bot.games.formats())
+        problems += [f"handlers follow the hook {name!r}, which no format declares" for name in hooks.check()]
         if problems:
             raise RoutesUnresolved(problems)
         # Every component, so the buttons of messages posted before a restart still answer.

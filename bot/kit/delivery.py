@@ -45,21 +45,19 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 import discord
 
 from bot.kit import limits, outbox
 from bot.kit.events import Payload
+from bot.kit.host import Host
 from bot.kit.outbox import CannotPost, DmsClosed, Outcome, Queued
 from bot.kit.permissions import refused_text
 from bot.kit.replies import Replies
 from bot.store.db import Database
 from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
-
-if TYPE_CHECKING:
-    from bot.kit.client import KitBot
 
 log = logging.getLogger(__name__)
 DISCORD_CANNOT_DM = 50007
@@ -114,11 +112,14 @@ class Outgoing:
 @dataclass(frozen=True)
 class Delivery:
     """What a renderer gets beside its payload: the bot, the queued row, and whether it is sent
-    right after the commit that queued it (`fresh`)."""
+    right after the commit that queued it (`fresh`). `shown_on`: the row was recorded as shown on
+    this (channel id, message id) by an interaction response that may never have reached Discord
+    (`outbox.show_in_place`); it is shown there again, if the renderer says it is still wanted."""
 
-    bot: KitBot
+    bot: Host
     queued: Queued
     fresh: bool
+    shown_on: tuple[int, int] | None = None
 
     @property
     def db(self) -> Database:
@@ -190,7 +191,7 @@ def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | No
 
 
 class Outbox:
-    def __init__(self, bot: KitBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         # Renderers of formats not converted to `renders` yet: (queued, fresh) -> Outgoing | None.
         self._legacy: dict[str, Callable[[Queued, bool], Awaitable[Outgoing | None]]] = {}
@@ -251,6 +252,28 @@ class Outbox:
         task = asyncio.get_running_loop().create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def show_again(self, rows: Sequence[outbox.ShownInPlace]) -> int:
+        """Edit each message recorded as showing a row (`outbox.show_in_place`) to show it again,
+        where its renderer still wants it: a process that died between the commit and its
+        interaction response never showed it. An edit made twice shows once; nothing is recorded
+        (the row is recorded already). Returns how many messages were edited."""
+        edited = 0
+        for row in rows:
+            where = (row.channel_id, row.message_id)
+            try:
+                renderer = _renderers.get(row.queued.kind)
+                outgoing = None if renderer is None else await renderer(
+                    row.queued, Delivery(self.bot, row.queued, False, shown_on=where))
+                if outgoing is None:
+                    continue
+                if outgoing.edit is None:
+                    outgoing.edit, outgoing.replace_attachments = where, True
+                await self._deliver(row.queued, outgoing)
+                edited += 1
+            except Exception as error:  # the player still has the command that shows it again
+                log_failure(log, logging.WARNING, error, "could not show outbox row %s again", row.queued.id)
+        return edited
 
     async def wait_recorded(self, message_id: int) -> None:
         """Let a just-sent message's record land before a reaction on it is looked up."""

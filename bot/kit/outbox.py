@@ -42,6 +42,10 @@ SWEEP_LEASE = timedelta(seconds=120)
 BACKOFF_SECONDS = (15, 30, 60, 120, 300, 600, 1800, 3600)
 MAX_ATTEMPTS = 10
 KEEP_SETTLED = timedelta(days=7)
+# A restart shows again what was recorded as shown in an interaction response this long before it
+# (`show_in_place`); after a longer downtime the player's old message says the pack moved on, and
+# the format's resend command shows it.
+SHOW_AGAIN_WITHIN = timedelta(minutes=15)
 _ROWS = OutboxMessage.__table__
 _QUEUED_COLUMNS = ("kind", "guild_id", "channel_id", "user_id", "payload", "status", "attempts", "next_attempt_at",
                    "created_at")
@@ -228,6 +232,9 @@ class Outcome:
     forbidden: int | None = None  # another 403 (Discord's code: 50001 Missing Access, 50013 Missing Permissions)
     skipped: bool = False  # no longer wanted (the state moved on)
     error: str | None = None
+    # Shown by the caller in an interaction response, recorded in the transaction that queued it
+    # (before Discord shows it): kept with no attempt, so a restart shows it again (`shown_in_place`).
+    in_place: bool = False
 
 
 async def settle(db: Database, outcomes: Iterable[Outcome], *, now: datetime | None = None) -> None:
@@ -252,6 +259,34 @@ async def settle_in(session: AsyncSession, outcome: Outcome, *, now: datetime | 
     await _settle_one(session, outcome, now or utcnow())
 
 
+async def show_in_place(session: AsyncSession, queued: Queued, channel_id: int, message_id: int) -> None:
+    """Record, in the transaction that queued it, that the held row `queued` is shown by editing
+    `message_id` in the interaction response that follows the commit: one write transaction for the
+    change and its record. Until Discord has shown it the record is ahead of Discord, so the row is
+    kept as sent with no attempt: after a crash the restart edits the message to it again
+    (`shown_in_place`), and a caller whose edit failed sends it anew."""
+    await _settle_one(session, Outcome(queued, channel_id=channel_id, message_id=message_id, in_place=True), utcnow())
+
+
+@dataclass(frozen=True)
+class ShownInPlace:
+    queued: Queued
+    channel_id: int
+    message_id: int
+
+
+async def shown_in_place(db: Database, *, since: datetime, before: datetime, limit: int = 1000) -> list[ShownInPlace]:
+    """Rows recorded by `show_in_place` between `since` and `before` (e.g. by a process that died
+    before its interaction response showed them)."""
+    async with db.read() as session:
+        rows = (await session.execute(
+            select(OutboxMessage).where(OutboxMessage.status == SENT, OutboxMessage.attempts == 0,
+                                        OutboxMessage.created_at >= since, OutboxMessage.created_at < before)
+            .order_by(OutboxMessage.id).limit(limit)
+        )).scalars().all()
+        return [ShownInPlace(_queued(row), row.channel_id, row.message_id) for row in rows if row.message_id is not None]
+
+
 async def _settle_one(session: AsyncSession, outcome: Outcome, now: datetime) -> None:
     queued = outcome.queued
     values: dict = {"next_attempt_at": now}
@@ -274,7 +309,7 @@ async def _settle_one(session: AsyncSession, outcome: Outcome, now: datetime) ->
     settled = await session.execute(
         update(OutboxMessage)
         .where(OutboxMessage.id == queued.id, OutboxMessage.status == PENDING)
-        .values(attempts=max(queued.attempts, 1), **values)
+        .values(attempts=0 if outcome.in_place else max(queued.attempts, 1), **values)
         .execution_options(synchronize_session=False)
     )
     if outcome.forbidden is not None and settled.rowcount:  # this settles it: told once

@@ -18,7 +18,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import discord
 from PIL import Image
@@ -27,10 +26,8 @@ from bot.cards.images import ImageCache, ImageTooLarge
 from bot.cards.pictures import placeholder_tile
 from bot.cards.scryfall_api import ScryfallUnreachable, gather_limited
 from bot.kit import card_data, server_settings
+from bot.kit.host import Host
 from bot.store.outage import log_failure
-
-if TYPE_CHECKING:
-    from bot.kit.client import KitBot
 
 log = logging.getLogger(__name__)
 MIB = 1024 * 1024
@@ -52,7 +49,7 @@ class Picture:
 
 
 class Pictures:
-    def __init__(self, bot: KitBot) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
         settings = bot.settings
         self.cache = ImageCache(settings.image_cache_dir, settings.image_cache_mb * MIB)

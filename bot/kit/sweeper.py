@@ -86,6 +86,10 @@ class SweeperCog(commands.Cog):
         """One pass; returns (outbox rows sent, deadlines run). At startup every row queued before
         this process began is sent at once (none of them can be in flight here)."""
         sent = await self.bot.outbox.sweep(created_before=self.started_at if startup else None)
+        if startup:  # what a dead process recorded as shown in an interaction response it may never have made
+            shown = await outbox.shown_in_place(self.bot.db, since=self.started_at - outbox.SHOW_AGAIN_WITHIN,
+                                                before=self.started_at)
+            sent += await self.bot.outbox.show_again(shown)
         ran = len(await deadlines.run_due(self.bot.db))
         if sent or ran:
             log.info("sweep: %d queued messages sent, %d deadlines run", sent, ran)

@@ -73,7 +73,7 @@ async def test_a_database_outage_is_answered_in_time_changes_nothing_and_passes(
         shown = await fake.slash(world.admin, "config show", guild_id=world.guild, channel_id=world.channel)
         assert "both" in str(shown.message["embeds"])  # the refused setting changed nothing
 
-        # --- a send's result recorded after the outage, not sent twice ------------------------------
+        # --- an answer shown during the outage: recorded with its pick, never sent twice ----------------
         while not (ready := [s for s in draft.ready_seats() if draft.has_next_pack_after(draft.pick_for(s, "button"))]):
             await draft.pick(draft.next_pick())
         pick = draft.pick_for(ready[0], "button")
@@ -83,8 +83,9 @@ async def test_a_database_outage_is_answered_in_time_changes_nothing_and_passes(
         await asyncio.wait_for(held.arrived.wait(), 10)  # picked; the answer (its next pack) on its way
         async with database_outage(bot.database_url):
             held.release()
+            # The next pack it shows was recorded on this message in the pick's own transaction
+            # (issue 36): nothing is left to record while the database is away.
             assert "you took" in (await answer).content
-            await eventually(lambda: _logged(bot, "database unavailable while recording"), what="the record retried")
         draft.apply(pick)
         await draft.pick(draft.pick_for(pick.seat, "reaction"))  # a letter on that message: it was recorded
         assert not [m for m in fake.dms(pick.user) if "sent again" in (m.get("content") or "")]

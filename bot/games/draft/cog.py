@@ -272,10 +272,10 @@ class DraftCog(TableCog):
         # The DM picked on is changing from the pick to its answer: what else is sent to that
         # message (another player's pick ending the draft turns it into the pool) waits for it.
         dm = message.id if in_dm and message is not None else None
-        with self.messages.settling(dm) if dm is not None else contextlib.nullcontext():
+        with self.messages.states.changing(dm) if dm is not None else contextlib.nullcontext():
             result = await drafts.pick(
                 self.db, pod_id, actor_of(interaction), pack_id=pack_id, pack_pick=pack_pick, card_index=index,
-                source=source, in_server=not in_dm,
+                source=source, in_server=not in_dm, shown_on=(interaction.channel_id, dm) if dm is not None else None,
             )
             await answer_pick(self.bot, self.messages, interaction, result, dm)
 

@@ -13,25 +13,22 @@ picked from).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from bot.games.draft import service as drafts
+from bot.games.draft.message_states import MessageStates
 from bot.games.draft.service import Confirmation, Picked
 from bot.games.draft.ui import LAST_PICK, WAITING, picked_embed
 from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
 from bot.kit.outbox import Queued
 
-if TYPE_CHECKING:
-    from bot.games.draft.messages import DraftMessages
-
 
 class HeldConfirmations:
-    def __init__(self, bot: KitBot, messages: DraftMessages) -> None:
+    def __init__(self, bot: KitBot, states: MessageStates) -> None:
         self.bot = bot
-        # A confirmation being shown marks its message as settling there, like a pack does: the
-        # next pack for the message waits for that edit, so the message ends up showing the pack.
-        self.messages = messages
+        # A confirmation being shown is a change of its message, like a pack: the next pack for
+        # the message waits for that edit, so the message ends up showing the pack.
+        self.states = states
         self._tasks: set[asyncio.Task] = set()
 
     def after_grace(self, queued: Queued) -> None:
@@ -47,23 +44,23 @@ class HeldConfirmations:
     async def render(self, p: Confirmation, queued: Queued) -> Outgoing | None:
         """The confirmation (its outbox row: `queued`), if no pack has taken it over."""
         message_id = p.message_id
-        settling = self.messages.begin_settling(message_id)
+        settling = self.states.begin_change(message_id)
         claimed = False
         try:
             claimed = await drafts.claim_confirmation(self.bot.db, queued)
         finally:
             if not claimed:
-                self.messages.end_settling(message_id, settling)
+                self.states.end_change(message_id, settling)
         if not claimed:
             return None
         after = LAST_PICK if p.done else WAITING
         embed = picked_embed(p.round, p.pick_number, p.card, p.pod_id, self.bot.settings.scryfall_base, after)
-        # A failed edit never ends its settling: waits on it are bounded (`DraftMessages.settled`).
+        # A failed edit never ends its settling: waits on it are bounded (`MessageStates.settled`).
         return Outgoing(embeds=[embed], edit=(p.channel_id, message_id), replace_attachments=True,
-                        after_send=lambda _message: self.messages.end_settling(message_id, settling))
+                        after_send=lambda _message: self.states.end_change(message_id, settling))
 
     async def take_over(self, pod_id: int, user_id: int, message_id: int) -> Picked | None:
         """The pick confirmation still held for the message a pack (or the final pool) goes to,
         taken over by that edit; None if there is none."""
-        await self.messages.settled(message_id)  # a confirmation being shown: let that edit land first
+        await self.states.settled(message_id)  # a confirmation being shown: let that edit land first
         return await drafts.merge_confirmation(self.bot.db, pod_id, user_id, message_id)

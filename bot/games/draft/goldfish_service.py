@@ -12,13 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import goldfish_rules as rules
 from bot.games.draft.models import (
-    DraftPod,
     DraftSeat,
     GoldfishEvent,
     GoldfishPendingWriteup,
     GoldfishSubmission,
 )
-from bot.kit import channels, claims, event_results, outbox, tables
+from bot.kit import channels, claims, event_results, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.kit.server_settings import load_settings_row
@@ -202,27 +201,32 @@ async def _free_event_name(session: AsyncSession, guild_id: int, name: str) -> s
     return candidate
 
 
-async def open_event_for_pod(session: AsyncSession, pod: DraftPod) -> GoldfishEvent:
-    """Called in the transaction that completes a Goldfish pod: scoring opens with the pod's players."""
-    existing = (await session.execute(select(GoldfishEvent).where(GoldfishEvent.pod_id == pod.id))).scalar_one_or_none()
+async def open_event_for_pod(session: AsyncSession, pod: hooks.Finished) -> None:
+    """A draft is complete (the draft's "draft.complete" hook, run in the transaction of its last
+    pick, so a crash can't lose it): a Goldfish draft (one with `turns`) opens scoring with its players."""
+    turns = pod.options.get("turns")
+    if not turns:
+        return
+    existing = (await session.execute(select(GoldfishEvent.id).where(GoldfishEvent.pod_id == pod.table_id))).first()
     if existing is not None:
-        return existing
+        return
     # A paper event may already be called "Draft #7 (…)": this one is then numbered.
-    name = await _free_event_name(session, pod.guild_id, clean_name(f"Draft #{pod.id} ({pod.cube_name})"))
-    row = GoldfishEvent(
+    name = await _free_event_name(session, pod.guild_id, clean_name(pod.title))
+    session.add(GoldfishEvent(
         guild_id=pod.guild_id,
         channel_id=pod.channel_id,
         name=name,
         name_key=name_key(name),
-        turns=pod.turns or rules.TURNS_ORDINARY,
-        method=pod.goldfish_method or "sum",
-        play_order=pod.goldfish_play_order or "first",
-        pod_id=pod.id,
+        turns=turns,
+        method=pod.options.get("method") or "sum",
+        play_order=pod.options.get("play_order") or "first",
+        pod_id=pod.table_id,
         organizer_id=pod.organizer_id,
-    )
-    session.add(row)
+    ))
     await session.flush()
-    return row
+
+
+hooks.follow("draft.complete", open_event_for_pod)
 
 
 async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:

@@ -20,12 +20,9 @@ shown by no other message; otherwise the row is skipped.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import io
 import logging
 import weakref
-from collections.abc import Iterator
 from functools import partial
 
 import discord
@@ -33,6 +30,7 @@ import discord
 from bot.cards.export import export
 from bot.games.draft import service as drafts
 from bot.games.draft.confirmations import HeldConfirmations
+from bot.games.draft.message_states import MessageStates
 from bot.games.draft.service import (
     Closed,
     ClosePack,
@@ -70,7 +68,6 @@ from bot.store.outage import log_failure
 from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
-SETTLING_WAIT = 5  # seconds a reaction waits, at most, for its message's new pack to be recorded
 
 renders_dms_closed(drafts.DMS_CLOSED, what="your draft pack", resend="/draft resend",
                    meanwhile="Meanwhile, pick here with `/draft pick`.")
@@ -85,11 +82,10 @@ class DraftMessages:
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        self._reaction_tasks: dict[int, asyncio.Task] = {}
-        # Pack messages being turned to their next pack by this process: a reaction on one waits
-        # until the database knows what it shows, so it is judged against the pack the player saw.
-        self._settling: dict[int, asyncio.Future] = {}
-        self.confirmations = HeldConfirmations(bot, self)
+        # What this process is doing to each pack message (being turned to its next pack, its
+        # letters being added, read again), and the order those follow.
+        self.states = MessageStates()
+        self.confirmations = HeldConfirmations(bot, self.states)
         _live[bot] = self
 
     @classmethod
@@ -104,18 +100,21 @@ class DraftMessages:
 
     # --- packs -------------------------------------------------------------------------------------
 
-    async def pack(self, prompt: PackPost, fresh: bool) -> Outgoing | None:
-        if not fresh and not prompt.resend:
-            if not await drafts.still_current(self.bot.db, prompt) or await drafts.is_shown(self.bot.db, prompt):
-                return None
+    async def pack(self, prompt: PackPost, fresh: bool, shown_on: tuple[int, int] | None = None) -> Outgoing | None:
+        """`shown_on`: shown again on the message it is recorded on (after a crash), while it is still
+        the seat's pack and that message still shows it."""
+        reactions = uses_reactions(prompt) and not prompt.resend
+        found = await drafts.pack_target(self.bot.db, prompt, check=not fresh and not prompt.resend,
+                                         shown_on=shown_on, pack_message=reactions)
+        if found is None:
+            return None
         picture = await self.pack_picture(prompt)
         rejoined = prompt.rejoined
-        if uses_reactions(prompt) and not prompt.resend:
-            target = await drafts.pack_message_of(self.bot.db, prompt.pod_id, prompt.seat)
-            if target is not None:
-                picked = prompt.picked or await self.confirmations.take_over(
-                    prompt.pod_id, prompt.user_id, target.message_id)
-                return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
+        if found.pack_message is not None:
+            target = found.pack_message
+            picked = prompt.picked or await self.confirmations.take_over(prompt.pod_id, prompt.user_id,
+                                                                         target.message_id)
+            return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
             content=rejoined_text(prompt.pod_id) if rejoined else None,
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
@@ -137,10 +136,10 @@ class DraftMessages:
         confirmation; a player who took their seat back (`rejoined`) also gets a short new message
         saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
-        done = self.begin_settling(target.message_id)
+        done = self.states.begin_change(target.message_id)
 
         def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
-            self.end_settling(target.message_id, done)
+            self.states.end_change(target.message_id, done)
             self.start_reactions(message, prompt, have=target.letters)
 
         return Outgoing(
@@ -155,42 +154,10 @@ class DraftMessages:
         """The "📬 your next pack" notice: a reply to the player's pack message (a jump link to it),
         deleting their notice before it. Skipped when the pack went as a new message (which
         notifies by itself) or, sent late, when the player has picked from it meanwhile."""
-        if not fresh and not await drafts.is_head(self.bot.db, notice.pod_id, notice.seat, notice.pack_id,
-                                                  notice.pack_pick):
-            return None
-        target = await drafts.pack_message_of(self.bot.db, notice.pod_id, notice.seat)
+        target = await drafts.notice_target(self.bot.db, notice, late=not fresh)
         if target is None:
             return None
-        return Outgoing(content=notice_text(notice), reply_to=(target.channel_id, target.message_id),
-                        delete=await drafts.notice_to_replace(self.bot.db, notice))
-
-    @contextlib.contextmanager
-    def settling(self, message_id: int) -> Iterator[None]:
-        """Around showing the next pack on a message and recording it (see `_settling`)."""
-        done = self.begin_settling(message_id)
-        try:
-            yield
-        finally:
-            self.end_settling(message_id, done)
-
-    def begin_settling(self, message_id: int) -> asyncio.Future:
-        done = asyncio.get_running_loop().create_future()
-        self._settling[message_id] = done
-        return done
-
-    def end_settling(self, message_id: int, done: asyncio.Future) -> None:
-        if self._settling.get(message_id) is done:
-            del self._settling[message_id]
-        if not done.done():
-            done.set_result(None)
-
-    async def settled(self, message_id: int) -> None:
-        """Wait (boundedly: a failed edit never ends its wait) until `message_id` is not being changed."""
-        done = self._settling.get(message_id)
-        if done is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
-            self.end_settling(message_id, done)
+        return Outgoing(content=notice_text(notice), reply_to=target.pack_message, delete=target.replaces)
 
     async def retire(self, old: MessageRef) -> Outgoing:
         """An older message showed the same pack: take its buttons away so only the new one is live."""
@@ -202,17 +169,13 @@ class DraftMessages:
         """The pack a player was shown was picked from elsewhere: say so in place of its buttons.
         A reaction pack message that will show the player's next pack (queued with this) keeps
         its letters and is left to that edit."""
-        found = await drafts.delivery_message(self.bot.db, p.pod_id, p.pack_id, p.pack_pick)
-        if found is None:
+        closing = await drafts.closing_target(self.bot.db, p)
+        if closing is None:
             return None
-        target = await drafts.pack_message(self.bot.db, found[1])
-        if target is None:
-            self.stop_reactions(found[1])
-        elif (target.pack_id, target.pack_pick) != (p.pack_id, p.pack_pick) or (
-            p.reason is Closed.TIMEOUT and await drafts.has_pack(self.bot.db, target.pod_id, target.seat)
-        ):
-            return None
-        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=found, replace_attachments=True)
+        if closing.stop_letters:
+            self.stop_reactions(closing.message[1])
+        return Outgoing(content=limits.clip(_closing_text(p), limits.CONTENT), edit=closing.message,
+                        replace_attachments=True)
 
     # --- the end --------------------------------------------------------------------------------------
 
@@ -221,19 +184,20 @@ class DraftMessages:
         into their pool, with what they took last if that pick's confirmation was still held; a
         new DM if no message showed them a pack. The channel's summary pings them."""
         pod_id = p.pod_id
-        target = await drafts.last_shown(self.bot.db, pod_id, p.seat) if p.seat is not None else None
+        target, pool = await drafts.final_pool_of(self.bot.db, pod_id, user_id, p.seat)
         picked = p.picked
         if target is not None and picked is None:
             picked = await self.confirmations.take_over(pod_id, user_id, target[1])
         if target is not None:
             self.stop_reactions(target[1])
-        embeds, files = await self.final_pool_content(pod_id, user_id, picked)
+        embeds, files = await self.final_pool_content(pod_id, user_id, picked, pool=pool)
         return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
 
-    async def final_pool_content(self, pod_id: int, user_id: int,
-                                 picked: Picked | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
-        """The final pool's embed (with the player's last pick, `picked`), its text file and picture."""
-        pool = await drafts.pool(self.bot.db, pod_id, user_id)
+    async def final_pool_content(self, pod_id: int, user_id: int, picked: Picked | None = None, *,
+                                 pool: drafts.PoolView | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+        """The final pool's embed (with the player's last pick, `picked`), its text file and picture
+        (`pool`: read already)."""
+        pool = pool or await drafts.pool(self.bot.db, pod_id, user_id)
         extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
         picture = await self.pool_picture(pool)
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
@@ -257,11 +221,9 @@ class DraftMessages:
                         *, have: int = 0) -> None:
         """Add the letters 🇦… the message lacks, in the background: the buttons are usable at
         once, and a reaction the player adds before the bot does counts just the same."""
-        if not uses_reactions(prompt) or have >= len(prompt.cards) or message.id in self._reaction_tasks:
+        if not uses_reactions(prompt) or have >= len(prompt.cards) or self.states.adding_letters(message.id):
             return
-        task = asyncio.create_task(self._add_reactions(message, have, len(prompt.cards)), name=f"reactions-{message.id}")
-        self._reaction_tasks[message.id] = task
-        task.add_done_callback(lambda _t, mid=message.id: self._reaction_tasks.pop(mid, None))
+        self.states.add_letters(message.id, self._add_reactions(message, have, len(prompt.cards)))
 
     async def _add_reactions(self, message, have: int, count: int) -> None:
         try:
@@ -277,9 +239,7 @@ class DraftMessages:
             log_failure(log, logging.WARNING, error, "could not record the letters on %s", message.id)
 
     def stop_reactions(self, message_id: int) -> None:
-        task = self._reaction_tasks.pop(message_id, None)
-        if task is not None:
-            task.cancel()
+        self.states.stop_letters(message_id)
 
 
 def _closing_text(p: ClosePack) -> str:
@@ -298,7 +258,7 @@ def _closing_text(p: ClosePack) -> str:
 
 @renders(drafts.PACK, PackPost)
 async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
-    return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh)
+    return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh, ctx.shown_on)
 
 
 @renders(drafts.NOTICE, Notice)
@@ -352,8 +312,7 @@ async def final_pool(pool: FinalPool, ctx: Delivery) -> Outgoing:
 @renders(drafts.SUMMARY, PodRef)
 async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pod_id = ref.pod_id
-    pod = await drafts.get_pod(ctx.db, pod_id)
-    pools = await drafts.all_pools(ctx.db, pod_id)
+    pod, pools = await drafts.summary_of(ctx.db, pod_id)
     lines = [
         f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
         "`/draft pool` shows it to them again, `/draft export` as a deck file.",

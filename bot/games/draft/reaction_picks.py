@@ -46,8 +46,7 @@ class DraftReactions:
         self.messages = messages
         self._task: asyncio.Task | None = None
         self._sessions = 0  # gateway sessions shard 0 has had in this process
-        # Pack messages to read again once the database answers -> another toggle came meanwhile.
-        self._rereads: dict[int, bool] = {}
+        self.states = messages.states  # each pack message's state, its rereads included
         self._reread_tasks: set[asyncio.Task] = set()
 
     @property
@@ -62,15 +61,15 @@ class DraftReactions:
         index = ui.index_of_reaction(str(payload.emoji))
         if index is None:
             return
-        if payload.message_id in self._rereads:  # waiting for the database: the next reading sees this too
-            self._rereads[payload.message_id] = True
+        if self.states.rereading(payload.message_id):  # waiting for the database: the next reading sees this too
+            self.states.ask_reread(payload.message_id)
             return
         # Just after a restart: first let the startup sweep show and record what the previous
         # process left half-sent, or the toggle is judged against a pack the player never saw.
         await self._startup_swept()
         # A message this process is turning to its next pack: wait until the edit is made and then
         # until it is recorded, so the toggle is judged against the pack the player saw.
-        await self.messages.settled(payload.message_id)
+        await self.states.settled(payload.message_id)
         await self.bot.outbox.wait_recorded(payload.message_id)
         try:
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
@@ -102,7 +101,7 @@ class DraftReactions:
             if done.outcome == reactions.PICKED:
                 result = done.result
                 if result.held is not None:
-                    with self.messages.settling(message_id):  # the next pack, on this same message
+                    with self.states.changing(message_id):  # the next pack, on this same message
                         await self.bot.outbox.send_batch([result.held], fresh=True)
                     return
                 # No next pack yet: "you took …" shortly, or with the next pack if it comes first.
@@ -122,10 +121,8 @@ class DraftReactions:
         """Tell the player their toggle waits for the database, and read the message's letters
         again once it answers (as at startup: one changed letter is the pick, several are asked
         about). Toggles that arrive meanwhile only ask for one more reading."""
-        if message_id in self._rereads:
-            self._rereads[message_id] = True
+        if not self.states.ask_reread(message_id):
             return
-        self._rereads[message_id] = True
         task = asyncio.get_running_loop().create_task(self._read_again(channel_id, message_id), name=f"reread-{message_id}")
         self._reread_tasks.add(task)
         task.add_done_callback(self._reread_tasks.discard)
@@ -136,15 +133,14 @@ class DraftReactions:
         except discord.HTTPException:
             log.warning("could not tell %s that the database is busy", channel_id, exc_info=True)
         try:
-            while self._rereads.get(message_id):
-                self._rereads[message_id] = False
+            while self.states.take_reread(message_id):
                 await retry_while_unavailable(lambda: self._reread(channel_id, message_id), patience=REREAD_PATIENCE,
                                               what=f"reading pack message {message_id} again", watch=self.db.outage)
         except Exception as error:
             log_failure(log, logging.ERROR, error, "could not read pack message %s again after a database outage",
                         message_id)
         finally:
-            self._rereads.pop(message_id, None)  # no await since the last check: no toggle slips through
+            self.states.end_reread(message_id)  # no await since the last check: no toggle slips through
 
     async def _reread(self, channel_id: int, message_id: int) -> None:
         targets = await reactions.pending(self.db, message_id=message_id)

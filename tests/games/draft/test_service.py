@@ -555,3 +555,85 @@ async def test_a_pack_reaching_a_player_away_for_a_minute_queues_a_notice_replac
     assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", rows[1][0])) == (
         55, 9001)
     assert await drafts.notice_to_replace(db, drafts.Notice(pod.id, 0, 0, 0, 0, 5, "reactions", first_row)) is None
+
+
+@pytest.mark.parametrize("mode", ["buttons", "both"])
+async def test_a_dm_button_pick_records_the_next_pack_shown_on_its_message_in_one_transaction(db, mode, monkeypatch):
+    """The pick and the record of the picker's next pack on the message picked on are one write
+    transaction; that record is kept as not yet confirmed by Discord, so a restart shows it again."""
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode=mode)
+    await drafts.begin(db, pod.id, ADMIN)
+    a, b = 1001, 1002
+    before = utcnow()
+    await pick_first_card(db, await drafts.current_prompt(db, pod.id, b))  # b's pack waits for a, behind a's
+    prompt = await drafts.current_prompt(db, pod.id, a)
+    writes = []
+    transact = Database.transact
+
+    async def counted(self, job, **kwargs):
+        writes.append(job)
+        return await transact(self, job, **kwargs)
+
+    monkeypatch.setattr(Database, "transact", counted)
+    result = await drafts.pick(db, pod.id, in_dm(a), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                               card_index=0, source="button", shown_on=(55, 9001))
+    monkeypatch.undo()
+    assert len(writes) == 1
+    assert result.held_shown and result.next_for_picker is not None
+    upcoming = result.next_for_picker
+    assert await drafts.delivery_message(db, pod.id, upcoming.pack_id, upcoming.pack_pick) == (55, 9001)
+    [again] = await outbox.shown_in_place(db, since=before, before=utcnow() + timedelta(seconds=1))
+    assert (again.queued.id, again.channel_id, again.message_id) == (result.held.id, 55, 9001)
+    # The sweeper never sends it as a new message: it is recorded as sent.
+    assert result.held.id not in {q.id for q in await outbox.take_due(db, now=utcnow() + timedelta(hours=1))}
+    # A row sent the usual way is not one to show again.
+    await outbox.settle(db, [outbox.Outcome(result.held, channel_id=55, message_id=9001)])
+    assert len(await outbox.shown_in_place(db, since=before, before=utcnow() + timedelta(seconds=1))) == 1
+
+
+async def test_a_dm_button_pick_that_leaves_the_picker_waiting_records_nothing_shown(db):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode="buttons")
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    result = await drafts.pick(db, pod.id, in_dm(1001), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                               card_index=0, source="button", shown_on=(55, 9001))
+    assert result.next_for_picker is None and not result.held_shown
+    assert await outbox.shown_in_place(db, since=utcnow() - timedelta(hours=1), before=utcnow()) == []
+
+
+async def test_a_notice_replies_to_the_seats_pack_message_unless_sent_late_for_a_pack_gone(db):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode="reactions")
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    notice = drafts.Notice(pod.id, prompt.seat, prompt.pack_id, prompt.pack_pick, 0, 1, "reactions", None)
+    assert await drafts.notice_target(db, notice, late=False) is None  # no pack message to reply to
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    assert await drafts.notice_target(db, notice, late=True) == drafts.NoticeTarget((55, 9001), None)
+    await pick_first_card(db, prompt)  # the pack moved on
+    assert await drafts.notice_target(db, notice, late=True) is None
+    assert await drafts.notice_target(db, notice, late=False) == drafts.NoticeTarget((55, 9001), None)
+
+
+@pytest.mark.parametrize("mode", ["reactions", "buttons"])
+async def test_a_pack_picked_from_elsewhere_closes_the_message_that_showed_it(db, mode):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5, pick_mode=mode)
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    closing = drafts.ClosePack(pod.id, prompt.pack_id, prompt.pack_pick, drafts.Closed.SERVER, card="Card")
+    assert await drafts.closing_target(db, closing) is None  # no message showed it
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    await pick_first_card(db, prompt)
+    # A reaction pack message keeps its letters (its next pack comes to it); any other stops them.
+    assert await drafts.closing_target(db, closing) == drafts.Closing((55, 9001), stop_letters=mode == "buttons")
+
+
+async def test_the_final_pool_replaces_the_message_that_showed_the_seat_its_newest_pack(db):
+    pod = await new_pod(db, players=2, packs=1, pack_size=5)
+    await drafts.begin(db, pod.id, ADMIN)
+    prompt = await drafts.current_prompt(db, pod.id, 1001)
+    assert await drafts.final_pool_of(db, pod.id, 1001, prompt.seat) == (None, await drafts.pool(db, pod.id, 1001))
+    await drafts.record_shown(db, prompt, channel_id=55, message_id=9001)
+    await pick_first_card(db, prompt)
+    target, pool = await drafts.final_pool_of(db, pod.id, 1001, prompt.seat)
+    assert target == (55, 9001) and pool == await drafts.pool(db, pod.id, 1001) and len(pool.cards) == 1
+    assert (await drafts.final_pool_of(db, pod.id, 1001, None))[0] is None

@@ -1085,7 +1085,7 @@ def test_nobody_chooses_while_a_result_at_the_target_may_end_the_league() -> Non
     assert not of_type(events, f.ActionPending) and state.step is None
     assert of_type(events, f.ChoiceWaits) == [f.ChoiceWaits(1, "A", 0)]
     assert [(a.kind, a.match) for a in f.pending_actions(state)] == [("report", "B")]
-    refused(state, lambda: f.choose(state, 1, "A"), NotYourTurn, "")
+    refused(state, lambda: f.choose(state, 1, "A"), NotYourTurn, "now")
     events = f.report(state, 2, "draw")
     assert f.LeagueWon(0, 2) in events and not of_type(events, f.ActionPending)
     assert f.pending_actions(state) == []

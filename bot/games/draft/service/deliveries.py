@@ -164,6 +164,12 @@ class FinalPool(Payload):
     picked: Picked | None = None
 
 
+def shows_in_place(prompt: PackPrompt) -> bool:
+    """Does a pack that waits for a player who picks on a DM by button replace the pack they
+    picked from on that message (buttons or both modes), rather than come as a new message?"""
+    return prompt.pick_mode in ("buttons", "both")
+
+
 def pack_post(prompt: PackPrompt, **more) -> PackPost:
     return PackPost(**prompt.__dict__, **more)
 
@@ -377,14 +383,18 @@ async def last_shown(db: Database, pod_id: int, seat: int) -> tuple[int, int] | 
     """(channel id, message id) of the message that showed the seat its newest pack, if one did:
     the player's pack message (in a reaction draft, the one they have), which their pool replaces."""
     async with db.read() as session:
-        row = (
-            await session.execute(
-                select(DraftDelivery.channel_id, DraftDelivery.message_id)
-                .where(DraftDelivery.pod_id == pod_id, DraftDelivery.seat == seat)
-                .order_by(DraftDelivery.id.desc())
-                .limit(1)
-            )
-        ).first()
+        return await last_shown_in(session, pod_id, seat)
+
+
+async def last_shown_in(session: AsyncSession, pod_id: int, seat: int) -> tuple[int, int] | None:
+    row = (
+        await session.execute(
+            select(DraftDelivery.channel_id, DraftDelivery.message_id)
+            .where(DraftDelivery.pod_id == pod_id, DraftDelivery.seat == seat)
+            .order_by(DraftDelivery.id.desc())
+            .limit(1)
+        )
+    ).first()
     return None if row is None else (row[0], row[1])
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,7 @@ from bot.games.draft.service.picking import finish, run_bot_seats
 from bot.games.draft.service.pools import cube_info
 from bot.games.draft.service.state import (
     GAMES,
-    SPEC,
+    TABLE,
     PackPrompt,
     PodView,
     SeatClock,
@@ -63,6 +63,9 @@ async def deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> B
     await run_bot_seats(session, pod, now)
     _, prompts, _ = await finish(session, pod, heads_before, now)
     return BeginResult(pod_view(pod), prompts, state.is_complete())
+
+
+SPEC = replace(TABLE, begin=deal)  # the pods' table, whose begin deals
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,13 @@ pod back with the new pick rows (their unique keys make a double click count onc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import bots
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.service import deliveries
@@ -34,12 +33,15 @@ from bot.games.draft.service.state import (
     seat_name,
     seat_wait,
 )
-from bot.kit import deadlines, outbox, tables
+from bot.kit import deadlines, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
 from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
+# Fired in the transaction that completes a pod (`hooks.Finished`: options turns, method and
+# play_order, a Goldfish draft's); other formats follow it by its name.
+COMPLETE = hooks.declare("draft.complete")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class PickResult:
     held: outbox.Queued | None = field(default=None, compare=False)
     done: bool = False  # the picker has made all their picks (the draft may go on with the others)
     pick_mode: str = "both"  # the pod's ("buttons": each pack that reaches a waiting player is a new DM)
+    # `held` is recorded as shown on the message picked on (`shown_on`), in the pick's transaction:
+    # the caller edits that message to it, or sends it anew if the edit fails (`deliveries.resend`).
+    held_shown: bool = False
 
 
 def head_keys(state: engine.DraftState) -> list[tuple[int, int] | None]:
@@ -69,12 +74,14 @@ def head_keys(state: engine.DraftState) -> list[tuple[int, int] | None]:
 
 async def pick(
     db: Database, pod_id: int, actor: tables.Actor, *, pack_id: int, pack_pick: int, card_index: int, source: str,
-    in_server: bool = False, now: datetime | None = None,
+    in_server: bool = False, shown_on: tuple[int, int] | None = None, now: datetime | None = None,
 ) -> PickResult:
     """Pick card `card_index` of pack `pack_id` as shown after `pack_pick` picks.
 
     A stale prompt (the pack has moved on, e.g. a double click) raises Conflict and changes nothing.
     `in_server`: picked with /draft pick, so the DM showing that pack loses its buttons.
+    `shown_on`: the (channel id, message id) of the DM picked on; the picker's next pack, if one is
+    waiting and their mode shows it in place, is recorded as shown there in this same transaction.
     """
     now = now or utcnow()
 
@@ -86,6 +93,10 @@ async def pick(
         result = await apply_pick(session, pod, row.seat, pack_id, pack_pick, card_index, source, now)
         if in_server:
             await outbox.queue(session, *_closing(pod, result, deliveries.Closed.SERVER, card=result.card))
+        upcoming = result.next_for_picker
+        if shown_on is not None and result.held is not None and upcoming is not None and deliveries.shows_in_place(upcoming):
+            await outbox.show_in_place(session, result.held, *shown_on)
+            return replace(result, held_shown=True)
         return result
 
     return await db.transact(use_case, key=pod_id)
@@ -193,9 +204,13 @@ async def finish(
 
 async def _complete(session: AsyncSession, pod: Pod, now: datetime, hold_seat: int | None) -> outbox.Queued | None:
     await tables.finish(session, pod.row, kind=NOUN, finished=STATUSES.finished, now=now)
-    if pod.row.turns:
-        # Scoring opens in the same transaction as the last pick: a crash can't lose it.
-        await goldfish.open_event_for_pod(session, pod.row)
+    # What follows a draft (a Goldfish draft's scoring) starts in the transaction of its last pick:
+    # a crash can't lose it.
+    row = pod.row
+    await hooks.fire(session, COMPLETE, hooks.Finished(
+        NOUN, row.id, row.guild_id, row.channel_id, row.organizer_id, f"Draft #{row.id} ({row.cube_name})",
+        {"turns": row.turns, "method": row.goldfish_method, "play_order": row.goldfish_play_order},
+    ))
     return await deliveries.queue_completion(session, pod, hold_seat=hold_seat)
 
 

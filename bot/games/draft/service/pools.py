@@ -14,7 +14,8 @@ from bot.cards.scryfall_api import CardData, ScryfallClient
 from bot.games.draft import bots, logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service.state import GAMES, NOUN, SPEC, STATUSES, is_bot_user, seat_name
+from bot.games.draft.service.deliveries import last_shown_in
+from bot.games.draft.service.state import GAMES, NOUN, STATUSES, TABLE, is_bot_user, seat_name
 from bot.kit import card_data, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.store.db import Database
@@ -87,33 +88,58 @@ async def bot_picks_of(session: AsyncSession, pod_id: int, seat: int) -> int:
 
 async def pool(db: Database, pod_id: int, user_id: int) -> PoolView:
     async with db.read() as session:
-        row = await session.get(DraftPod, pod_id)
-        if row is None:
-            raise NotFound(f"There is no draft #{pod_id}.")
-        seat = (
-            await session.execute(select(DraftSeat.seat).where(DraftSeat.pod_id == pod_id, DraftSeat.user_id == user_id))
-        ).scalar_one_or_none()
-        if seat is None:
-            raise PermissionDenied("You are not playing in that draft.")
-        cards = await pool_cards(session, pod_id, seat)
-        # The type line too: the pool picture puts creatures, other spells and lands apart.
-        facts = await card_facts(session, pod_id, ("colour", "mana_value", "type_line"))
-        return PoolView(pod_id, user_id, cards, facts, row.guild_id)
+        return await _pool(session, pod_id, user_id)
+
+
+async def final_pool_of(db: Database, pod_id: int, user_id: int,
+                        seat: int | None) -> tuple[tuple[int, int] | None, PoolView]:
+    """The player's pool and (channel id, message id) of the message that showed the seat its
+    newest pack, if one did (which the pool replaces), in one read."""
+    async with db.read() as session:
+        return (await last_shown_in(session, pod_id, seat) if seat is not None else None,
+                await _pool(session, pod_id, user_id))
+
+
+async def _pool(session: AsyncSession, pod_id: int, user_id: int) -> PoolView:
+    row = await session.get(DraftPod, pod_id)
+    if row is None:
+        raise NotFound(f"There is no draft #{pod_id}.")
+    seat = (
+        await session.execute(select(DraftSeat.seat).where(DraftSeat.pod_id == pod_id, DraftSeat.user_id == user_id))
+    ).scalar_one_or_none()
+    if seat is None:
+        raise PermissionDenied("You are not playing in that draft.")
+    cards = await pool_cards(session, pod_id, seat)
+    # The type line too: the pool picture puts creatures, other spells and lands apart.
+    facts = await card_facts(session, pod_id, ("colour", "mana_value", "type_line"))
+    return PoolView(pod_id, user_id, cards, facts, row.guild_id)
 
 
 async def all_pools(db: Database, pod_id: int) -> dict[int, list[str]]:
     """user id -> picks in order."""
     async with db.read() as session:
-        rows = await session.execute(
-            select(DraftSeat.user_id, DraftPick.card)
-            .join(DraftSeat, (DraftSeat.pod_id == DraftPick.pod_id) & (DraftSeat.seat == DraftPick.seat))
-            .where(DraftPick.pod_id == pod_id)
-            .order_by(DraftPick.sequence)
-        )
-        pools: dict[int, list[str]] = {}
-        for user_id, card in rows:
-            pools.setdefault(user_id, []).append(card)
-        return pools
+        return await _all_pools(session, pod_id)
+
+
+async def _all_pools(session: AsyncSession, pod_id: int) -> dict[int, list[str]]:
+    rows = await session.execute(
+        select(DraftSeat.user_id, DraftPick.card)
+        .join(DraftSeat, (DraftSeat.pod_id == DraftPick.pod_id) & (DraftSeat.seat == DraftPick.seat))
+        .where(DraftPick.pod_id == pod_id)
+        .order_by(DraftPick.sequence)
+    )
+    pools: dict[int, list[str]] = {}
+    for user_id, card in rows:
+        pools.setdefault(user_id, []).append(card)
+    return pools
+
+
+async def summary_of(db: Database, pod_id: int) -> tuple[Any, dict[int, list[str]]]:
+    """The pod's view and every player's picks in order (user id -> cards), in one read."""
+    async with db.read() as session:
+        view = TABLE.view(await tables.load(session, TABLE, pod_id))
+        pools = await _all_pools(session, pod_id)
+        return view, pools
 
 
 async def picks_in_order(session: AsyncSession, pod_id: int) -> list[DraftPick]:
@@ -179,7 +205,7 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
     if fmt not in LOG_FORMATS:
         raise UserError(f"Unknown log format {fmt!r}: choose {', '.join(LOG_FORMATS)}.")
     async with db.read() as session:
-        loaded = await tables.load(session, SPEC, pod_id)
+        loaded = await tables.load(session, TABLE, pod_id)
         row = loaded.row
         tables.check_same_server(NOUN, row, actor)
         mine = loaded.seat_of(actor.user_id)

@@ -26,10 +26,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
-from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
-from bot.games.draft.service.deliveries import Picked
+from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
+from bot.games.draft.service.deliveries import Closed, ClosePack, Notice, Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
-from bot.games.draft.service.state import GAMES, STATUSES, Pod, seat_wait
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for, seat_wait
 from bot.kit import outbox, tables
 from bot.kit.events import Payload
 from bot.store.db import Database
@@ -119,6 +119,112 @@ async def pack_message(db: Database, message_id: int) -> PackMessage | None:
     return None if row is None else _view(row)
 
 
+async def _newest_pack_message(session: AsyncSession, pod_id: int, seat: int) -> DraftPackMessage | None:
+    return (await session.execute(
+        select(DraftPackMessage).where(DraftPackMessage.pod_id == pod_id, DraftPackMessage.seat == seat)
+        .order_by(DraftPackMessage.id.desc()).limit(1)
+    )).scalar_one_or_none()
+
+
+def _heads(pod: Pod, seat: int) -> tuple[int, int] | None:
+    """The seat's current pack state (pack id, picks made) in a running pod, if it has a pack."""
+    if pod.row.status != STATUSES.running or pod.state is None or seat >= len(pod.seats):
+        return None
+    head = pod.state.head(seat)
+    return None if head is None else (head.pack_id, head.picks_made)
+
+
+def _is_head(pod: Pod, seat: int, pack_id: int, pack_pick: int) -> bool:
+    """Is that pack state what the seat's player picks from now (a running pod, not a bot's seat)?"""
+    now = prompt_for(pod, seat) if _heads(pod, seat) is not None else None
+    return now is not None and (now.pack_id, now.pack_pick) == (pack_id, pack_pick)
+
+
+@dataclass(frozen=True)
+class PackTarget:
+    pack_message: PackMessage | None  # the seat's reaction pack message, which the pack edits
+
+
+async def pack_target(db: Database, prompt: PackPrompt, *, check: bool, shown_on: tuple[int, int] | None = None,
+                      pack_message: bool) -> PackTarget | None:
+    """Where a pack goes, in one read. With `check` (sent long after its commit) None when it is no
+    longer wanted: the seat has moved on, or a message shows it already (with `shown_on`: unless
+    that message is the one it is recorded on). With `pack_message`, the seat's reaction pack message."""
+    async with db.read() as session:
+        if check or shown_on is not None:
+            pod = await GAMES.load(session, prompt.pod_id, lock=False)
+            if not _is_head(pod, prompt.seat, prompt.pack_id, prompt.pack_pick):
+                return None
+            shown = (await session.execute(
+                select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+                    DraftDelivery.pod_id == prompt.pod_id, DraftDelivery.pack_id == prompt.pack_id,
+                    DraftDelivery.pack_pick == prompt.pack_pick)
+            )).first()
+            if (None if shown is None else (shown[0], shown[1])) != shown_on:
+                return None
+        target = await _newest_pack_message(session, prompt.pod_id, prompt.seat) if pack_message else None
+        return PackTarget(None if target is None else _view(target))
+
+
+@dataclass(frozen=True)
+class NoticeTarget:
+    pack_message: tuple[int, int]  # (channel id, message id): the reaction pack message it replies to
+    replaces: tuple[int, int] | None  # the player's notice before it, if it was sent: deleted
+
+
+async def notice_target(db: Database, notice: Notice, *, late: bool) -> NoticeTarget | None:
+    """Where a "your next pack" notice goes, in one read: None when the player has no reaction pack
+    message, or (`late`: sent long after its commit) when the pack has moved on meanwhile."""
+    async with db.read() as session:
+        if late:
+            pod = await GAMES.load(session, notice.pod_id, lock=False)
+            if not _is_head(pod, notice.seat, notice.pack_id, notice.pack_pick):
+                return None
+        target = await _newest_pack_message(session, notice.pod_id, notice.seat)
+        if target is None:
+            return None
+        replaces = None
+        if notice.previous is not None:
+            replaces = (await session.execute(
+                select(OutboxMessage.channel_id, OutboxMessage.message_id)
+                .where(OutboxMessage.id == notice.previous, OutboxMessage.status == outbox.SENT)
+            )).first()
+        return NoticeTarget((target.channel_id, target.message_id),
+                            None if replaces is None or replaces[1] is None else (replaces[0], replaces[1]))
+
+
+@dataclass(frozen=True)
+class Closing:
+    message: tuple[int, int]  # (channel id, message id) that showed the pack: its buttons go
+    stop_letters: bool  # a message without a reaction record: stop adding letters to it
+
+
+async def closing_target(db: Database, closing: ClosePack) -> Closing | None:
+    """Which message loses the buttons of a pack picked from elsewhere, in one read. None: no
+    message showed it, or it is the player's reaction pack message and will show their next pack
+    (it moved on already, or a time-out's pick left the seat a pack, whose edit replaces it)."""
+    async with db.read() as session:
+        found = (await session.execute(
+            select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+                DraftDelivery.pod_id == closing.pod_id, DraftDelivery.pack_id == closing.pack_id,
+                DraftDelivery.pack_pick == closing.pack_pick)
+        )).first()
+        if found is None:
+            return None
+        message = (found[0], found[1])
+        target = (await session.execute(
+            select(DraftPackMessage).where(DraftPackMessage.message_id == message[1]))).scalar_one_or_none()
+        if target is None:
+            return Closing(message, stop_letters=True)
+        if (target.pack_id, target.pack_pick) != (closing.pack_id, closing.pack_pick):
+            return None
+        if closing.reason is Closed.TIMEOUT:
+            pod = await GAMES.load(session, target.pod_id, lock=False)
+            if _heads(pod, target.seat) is not None:
+                return None
+        return Closing(message, stop_letters=False)
+
+
 async def set_letters(db: Database, message_id: int, letters: int) -> None:
     """The bot's letters 🇦… up to `letters` are on the message (never fewer than recorded)."""
     async with db.write() as session:
@@ -127,13 +233,6 @@ async def set_letters(db: Database, message_id: int, letters: int) -> None:
             .where(DraftPackMessage.message_id == message_id, DraftPackMessage.letters < letters)
             .values(letters=letters)
         )
-
-
-async def has_pack(db: Database, pod_id: int, seat: int) -> bool:
-    """Does the seat have a pack to pick from now?"""
-    async with db.read() as session:
-        pod = await GAMES.load(session, pod_id, lock=False)
-        return pod.row.status == STATUSES.running and pod.state is not None and pod.state.head(seat) is not None
 
 
 async def toggle(db: Database, message_id: int, user_id: int, index: int, added: bool, *,

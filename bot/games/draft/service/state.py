@@ -449,11 +449,8 @@ def _players_problem(count: int) -> str | None:
     return None
 
 
-async def _begin(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> Any:
-    # The deal runs the picking use cases, which read this module.
-    from bot.games.draft.service.lobby import deal
-
-    return await deal(session, loaded, now)
+async def _dealt_by_the_lobby(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> Any:
+    raise NotImplementedError("a draft begins through `service.lobby.SPEC`, whose `begin` deals")
 
 
 async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
@@ -461,12 +458,14 @@ async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: 
         await deadlines.disarm(session, TIMER, loaded.row.id)
 
 
-SPEC = tables.TableSpec(
-    kind="draft", noun=NOUN, title="Draft", model=DraftPod, seat_model=DraftSeat, view=view_of, begin=_begin,
+# The pods' table, to load and show them. `lobby.SPEC` is the same with the deal that begins a pod:
+# the deal runs the picking use cases, which read this module.
+TABLE = tables.TableSpec(
+    kind="draft", noun=NOUN, title="Draft", model=DraftPod, seat_model=DraftSeat, view=view_of, begin=_dealt_by_the_lobby,
     players_problem=_players_problem, statuses=STATUSES, on_cancel=_cancelled,
 )
 GAMES = PodDocuments(
-    SPEC, engine.DraftState, seat_of=_seat_in_state,
+    TABLE, engine.DraftState, seat_of=_seat_in_state,
     refusals=engine_refusals(engine.DraftError, _NotAPlayer, explain=lambda error: Conflict(str(error))),
     not_running=documents.NotRunning(lobby="That draft has not started yet.",
                                      finished="That draft is not running any more.",
