@@ -214,12 +214,12 @@ async def test_a_lane_whose_connection_died_runs_its_next_batch_on_a_new_one(bou
     assert await bounded.transact(one) == 1
 
 
+# PostgreSQL only: on SQLite a batch's waits are all bounded (the turn, the busy wait).
+@pytest.mark.parametrize("db_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True)
 async def test_a_job_queued_behind_a_stuck_batch_is_refused_in_time_and_never_runs(bounded):
     """PostgreSQL: a batch waits on a row another connection holds. A job queued behind it on the
     same lane is refused once its time is up (its user hears "nothing was changed"), and does not
     run when the lane moves again."""
-    if bounded.backend != "postgresql":
-        pytest.skip("on SQLite a batch's waits are all bounded (the turn, the busy wait)")
     await add_season(bounded, "held")
     holding, release = asyncio.Event(), asyncio.Event()
 
