@@ -72,8 +72,10 @@ async def forget_printings(bot) -> None:
 
 
 async def draft_to_the_end(fake, bot, pod_id: int, players: list[int]) -> dict[int, list[str]]:
-    """The players pick until the draft is complete, the first a card without an MTGO id whenever
-    its pack has one (so its pool has some), the others the first card. Their picks, by player."""
+    """The players pick until the draft is complete, the others the first card, the first player in
+    turn a card without an MTGO id and one with an id, whenever its pack has one (so its pool has
+    both, however the packs came: always preferring the first kind could take only those). Their
+    picks, by player."""
     picks: dict[int, list[str]] = {player: [] for player in players}
     while True:
         status, holding, _ = await heads(bot, pod_id)
@@ -82,7 +84,9 @@ async def draft_to_the_end(fake, bot, pod_id: int, players: list[int]) -> dict[i
         player = next(user for user, held in holding.items() if held)
         await fake.wait_for(lambda p=player: live_pack_messages(fake, p), what=f"a pack for {player}")
         buttons = pick_buttons(live_pack_messages(fake, player)[-1])
-        choice = next((b for b in buttons if card_of(b) in WITHOUT_ID), buttons[0]) if player == players[0] else buttons[0]
+        wanted_without_id = len(picks[player]) % 2 == 0
+        choice = next((b for b in buttons if (card_of(b) in WITHOUT_ID) == wanted_without_id),
+                      buttons[0]) if player == players[0] else buttons[0]
         result = await fake.click(player, live_pack_messages(fake, player)[-1], choice["custom_id"])
         assert "you took" in result.content or "your pool" in str(result.message.get("embeds")), result.content
         picks[player].append(card_of(choice))
