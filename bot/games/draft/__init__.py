@@ -45,7 +45,7 @@ FORMAT = Format(
 )
 
 # Its cog is the draft's (`bot.games.draft.cog` adds both). The one package holding two formats
-# (until Goldfish has a package of its own): `bot.games.formats()` reads `MORE_FORMATS` too.
+# (until Goldfish has a package of its own): the list of formats reads `MORE_FORMATS` too.
 GOLDFISH = Format(
     key=goldfish_service.KIND,
     name="Goldfish Draft",
