@@ -100,6 +100,7 @@ __all__ = [
     "Result",
     "Standing",
     "SwissError",
+    "coin_flip",
     "max_rounds",
     "min_players",
     "pair_round",
@@ -200,7 +201,9 @@ def _unique(players: Iterable[PlayerId]) -> list[PlayerId]:
 # --------------------------------------------------------------------------- standings
 
 
-def _coin(seed: int | str, player: PlayerId) -> float:
+def coin_flip(seed: int | str, player: PlayerId) -> float:
+    """The seeded coin flip that orders fully tied players: fixed for the event and the player, so
+    two looks at the standings agree (any format's standings use it as their last tiebreaker)."""
     return random.Random(f"{seed}:coin:{player!r}").random()
 
 
@@ -226,7 +229,7 @@ def _standings(ids: list[PlayerId], h: _History, seed: int | str) -> list[Standi
     for group in tied.values():
         for p in group:
             h2h[p] = Fraction(sum(h.net.get((p, q), 0) for q in group if q != p))
-    coins = {p: _coin(seed, p) for p in ids}
+    coins = {p: coin_flip(seed, p) for p in ids}
     order = sorted(ids, key=lambda p: (-h.scores[p], -oas[p], -h2h[p], coins[p]))
     return [
         Standing(
