@@ -66,7 +66,7 @@ def eight_player_pod() -> list[Match]:
     return [
         # round 1
         Match("A", "B", 2, 0),
-        Match("C", "D", 2, 1),
+        Match("C", "D", 2, 0),
         Match("E", "F", 1, 1),
         Match("G", "H", 0, 2),
         # round 2 (D dropped)
@@ -88,8 +88,8 @@ def test_eight_player_pod_with_a_drop_computed_by_hand():
     player  record  MP  MWP          games won/played  GWP          opponents
     A       2–1–0   6   6/9  = 2/3   5/8               15/24 = 5/8  B, C, H
     B       1–2–0   3   3/9  = 1/3   2/7               6/21 → 1/3*  A, F, G
-    C       2–1–0   6   2/3          5/8               5/8          D, A, E
-    D       0–1–0   0   0 → 1/3*     1/3               3/9  = 1/3   C
+    C       2–1–0   6   2/3          5/7               15/21 = 5/7  D, A, E
+    D       0–1–0   0   0 → 1/3*     0/2               0 → 1/3*     C
     E       0–2–1   1   1/9 → 1/3*   1/6               3/18 → 1/3*  F, H, C
     F       1–1–1   4   4/9          4/7 (bye 2/2)     12/21 = 4/7  E, B (bye)
     G       2–1–0   6   2/3          4/6 (bye 2/2)     12/18 = 2/3  H, B (bye)
@@ -98,7 +98,8 @@ def test_eight_player_pod_with_a_drop_computed_by_hand():
     OMW: A (1/3 + 2/3 + 1)/3 = 2/3; G (1 + 1/3)/2 = 2/3 (the bye is no opponent); C (1/3 + 2/3 +
     1/3)/3 = 4/9; H (2/3 + 1/3 + 2/3)/3 = 5/9. A and G tie on 6 MP and 2/3 OMW: G's game-win
     percentage, 2/3 with the bye's two games, beats A's 5/8 (without them G would have 2/4 and be
-    behind A)."""
+    behind A). C's game-win percentage, 5/7, is the best of the three, but C's opponents did worse:
+    the opponents' match-win percentage comes first, so C is third of them."""
     table = standings("ABCDEFGH", eight_player_pod(), seed="pod")
     assert [s.player for s in table] == ["H", "G", "A", "C", "F", "B", "E", "D"]
     by = {s.player: s for s in table}
@@ -117,13 +118,13 @@ def test_eight_player_pod_with_a_drop_computed_by_hand():
         A=F(2, 3), B=THIRD, C=F(2, 3), D=THIRD, E=THIRD, F=F(4, 9), G=F(2, 3), H=1
     )
     assert {p: s.game_win for p, s in by.items()} == dict(
-        A=F(5, 8), B=THIRD, C=F(5, 8), D=THIRD, E=THIRD, F=F(4, 7), G=F(2, 3), H=F(6, 7)
+        A=F(5, 8), B=THIRD, C=F(5, 7), D=THIRD, E=THIRD, F=F(4, 7), G=F(2, 3), H=F(6, 7)
     )
     assert by["A"].opponents_match_win == F(2, 3)
     assert by["G"].opponents_match_win == F(2, 3)
     assert by["C"].opponents_match_win == F(4, 9)
     assert by["H"].opponents_match_win == F(5, 9)
-    assert by["A"].opponents_game_win == (THIRD + F(5, 8) + F(6, 7)) / 3 == F(305, 504)
+    assert by["A"].opponents_game_win == (THIRD + F(5, 7) + F(6, 7)) / 3 == F(40, 63)
     assert by["G"].opponents_game_win == (F(6, 7) + THIRD) / 2 == F(25, 42)
     assert by["G"].byes == 1 and by["F"].byes == 1 and by["D"].byes == 0
     assert [s.rank for s in table] == list(range(1, 9))
