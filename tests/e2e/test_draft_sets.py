@@ -80,3 +80,8 @@ async def test_three_players_and_five_bots_draft_a_sets_boosters_to_the_end(fake
     assert named == [sorted(boosters[pack]) for pack in range(16)]
     exported = await fake.slash(players[1], "draft export", guild_id=world.guild, channel_id=world.channel)
     assert "30 picks from draft" in exported.content
+
+    asked = len(scryfall.requests)  # the set is the server's now: the next set draft asks Scryfall nothing
+    again = await fake.slash(world.admin, "draft start", guild_id=world.guild, channel_id=world.channel,
+                             options={"set": "TST", "pack_size": 14})
+    assert "set Test Set (tst)" in embed_text(again.message) and len(scryfall.requests) == asked

@@ -83,7 +83,8 @@ class SetListCommands:
         basics = f"; basic lands: {', '.join(card_set.basics)}" if card_set.basics else ""
         await interaction.edit_original_response(
             content=limits.clip(f"Added the set `{key}`: **{escape(card_set.name)}**, "
-                                f"{plural(len(card_set.cards), 'card')} ({counts}){basics}. Use it with `/421 start sets:{key}`.", limits.CONTENT))
+                                f"{plural(len(card_set.cards), 'card')} ({counts}){basics}. Use it with `/421 start sets:{key}` or "
+                                f"`/draft start set:{key}`.", limits.CONTENT))
 
     async def _add_set(self, interaction: discord.Interaction, key: str, file: discord.Attachment | None,
                        code: str | None, title: str | None) -> CardSet:
