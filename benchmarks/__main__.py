@@ -6,7 +6,7 @@ Runs, one after the other (about 4 minutes on 2 cores):
   * REST calls per pick by pick mode, end to end (`bench_rest_calls`: the real bot, the fake Discord),
     and in reactions mode once more with players taking 0-4 s a pick;
   * picks on SQLite and PostgreSQL (`bench_draft`): pick ÷ bare insert, saturation, latency at an
-    offered 500 picks/s, and CPU per pick;
+    offered 500 picks/s, and CPU per pick; beside them a set draft's booster collation (`bench_boosters`);
   * a sweep with nothing due at 1,000 and 10,000 running pods (`bench_sweep`);
   * a restart with 1,000 active pods (`bench_restart`): memory per active pod, the time to the first
     queued pack re-sent, and the reaction reconciliation's reads;
@@ -38,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import (  # noqa: E402
+    bench_boosters,
     bench_bots,
     bench_draft,
     bench_parse,
@@ -102,6 +103,7 @@ async def rest_calls(args) -> list[Row]:
 async def picks(args) -> list[Row]:
     options = bench_draft.options(["--postgres", args.postgres] + (["--sqlite-only"] if args.sqlite_only else []))
     results = await bench_draft.run(options, quiet=True)
+    collation = bench_boosters.run()  # measured in the same run, so its ratio to a pick holds on a busy machine
     rows: list[Row] = []
     for backend, name in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL")):
         f = results[backend]
@@ -116,6 +118,10 @@ async def picks(args) -> list[Row]:
                 judged(ratio <= 1.5) if sqlite else INFO),
             Row(f"picks, {name}", "one pick ÷ the same insert as a writer job (`db.transact`)",
                 f"{writer_ratio:.2f}× (÷ {ms(f['writer_insert_p50'])})"),
+            Row(f"picks, {name}", "a set draft's 15-card booster collated ÷ one pick, idle (a 234-card set; an "
+                f"8-seat, 3-pack draft's {bench_boosters.DRAFT_BOOSTERS} boosters: {ms(collation['deal_p50'])})",
+                f"{collation['booster_p50'] / f['pick_p50']:.3f}× ({collation['booster_p50'] * 1e6:.0f} µs ÷ "
+                f"{ms(f['pick_p50'])})"),
             Row(f"picks, {name}", f"saturation, {f['pods']} concurrent 8-seat pods",
                 f"{f['throughput']:,.0f} picks/s; CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick"
                 f" (≈ {1 / f['cpu_per_pick']:,.0f}/s per idle core); {f['jobs_per_batch']:.0f} picks per commit",

@@ -260,3 +260,24 @@ class Deadline(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class SetList(Base):
+    """A set list a server uploaded or imported from Scryfall (`/421 set add`), for 421 leagues and set
+    drafts (`bot.features.sets`); its table keeps the name it had when only 421 used it.
+
+    `key` is what `/421 start sets:` names it by (a short code-like name, unique per server in
+    any case: `key_fold` is its `bot.kit.text.name_key`); `cards` is `bot.cards.sets.CardSet.to_dict()`."""
+
+    __tablename__ = "four_two_one_sets"
+    __table_args__ = (UniqueConstraint("guild_id", "key_fold"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(Snowflake)  # indexed by the unique key (guild_id, key_fold)
+    key: Mapped[str] = mapped_column(String(20))
+    key_fold: Mapped[str] = mapped_column(String(80))
+    name: Mapped[str] = mapped_column(String(200))  # the set's own name ("Shards of Alara")
+    source: Mapped[str] = mapped_column(String(16))  # text, csv, scryfall
+    source_ref: Mapped[str | None] = mapped_column(String(200))  # the file name or the Scryfall code
+    card_count: Mapped[int]
+    cards: Mapped[dict] = mapped_column(JsonData, deferred=True)
+    created_by: Mapped[int] = mapped_column(Snowflake)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

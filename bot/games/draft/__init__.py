@@ -21,11 +21,12 @@ FORMAT = Format(
     help=FormatHelp(
         key="draft",
         name="Draft pods",
-        start="`/draft start cube:<cube>`: a booster draft picked in DMs at each player's pace",
+        start="`/draft start cube:<cube>` or `set:<set>`: a booster draft picked in DMs at each player's pace",
         about="An asynchronous booster draft: everyone picks when they like, by reacting to or clicking "
-              "the pack the bot DMs them. Any cube works: `/cube list` shows them.",
+              "the pack the bot DMs them. Any cube works (`/cube list` shows them), or a set's boosters.",
         flow=(
-            "**Start:** `/draft start cube` (an organizer), with packs, pack size, seats and an optional pick timer.",
+            "**Start:** `/draft start cube` or `/draft start set` (a set's boosters: 1 rare or mythic, 3 uncommons, "
+            "10 commons, 1 basic land; an organizer), with packs, pack size, seats and an optional pick timer.",
             "**Join:** `/draft join` or the Join button; `/draft leave` before it begins.",
             "**Begin:** `/draft begin` (at least 2 players), or it begins by itself when the lobby is full.",
             "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs your pack "

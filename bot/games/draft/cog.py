@@ -12,14 +12,15 @@ from discord.ext import commands
 
 from bot.cards.export import FORMATS, export
 from bot.features.config import service as guild_config
-from bot.features.cubes import service as cubes
 from bot.features.cubes.ui import cube_autocomplete
+from bot.features.sets.ui import set_key_autocomplete
 from bot.games.draft import service as drafts
 from bot.games.draft import ui
 from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
+from bot.games.draft.set_start import open_lobby
 from bot.kit import card_data, confirm, limits
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, handles
@@ -98,14 +99,15 @@ class DraftCog(TableCog):
 
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
     @app_commands.describe(**ui.START_OPTIONS)
-    @app_commands.autocomplete(cube=cube_autocomplete)
-    @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES,
-                          pick_mode=PICK_MODE_CHOICES)
+    @app_commands.autocomplete(cube=cube_autocomplete, set_=set_key_autocomplete)
+    @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES, pick_mode=PICK_MODE_CHOICES)
+    @app_commands.rename(set_="set")
     @app_commands.guild_only()
     async def start(
         self,
         interaction: discord.Interaction,
-        cube: str,
+        cube: str | None = None,
+        set_: app_commands.Range[str, 1, 20] | None = None,
         packs: app_commands.Range[int, 1, 5] = 2,
         pack_size: app_commands.Range[int, 1, 30] = 15,
         seats: app_commands.Range[int, 2, 16] = 8,
@@ -117,17 +119,15 @@ class DraftCog(TableCog):
         pick_mode: app_commands.Choice[str] | None = None,
         bots: app_commands.Range[int, 0, 15] = 0,
     ) -> None:
-        actor = actor_of(interaction)
         config = await guild_config.get_config(self.db, interaction.guild_id)
         scored = None
         if goldfish or turns or scoring or play_order:
             scored = drafts.GoldfishOptions(turns, scoring.value if scoring else "sum",
                                             play_order.value if play_order else "first")
-        pod = await drafts.create_pod(
-            self.db, actor, channel_id=interaction.channel_id, cube=await cubes.get_cube(self.db, actor.guild_id, cube),
-            packs=packs, pack_size=pack_size, max_seats=seats, pick_timer_seconds=pick_timer * 60 if pick_timer else None,
-            goldfish=scored, pick_mode=pick_mode.value if pick_mode else config.default_pick_mode, bots=bots,
-        )
+        options = dict(packs=packs, pack_size=pack_size, max_seats=seats, bots=bots, goldfish=scored,
+                       pick_timer_seconds=pick_timer * 60 if pick_timer else None, channel_id=interaction.channel_id,
+                       pick_mode=pick_mode.value if pick_mode else config.default_pick_mode)
+        pod = await open_lobby(self.bot, interaction, cube=cube, set_key=set_, options=options)
         await self.post_lobby(interaction, pod)
         self.fetch_pictures(pod.id, config.pictures)
 

@@ -93,12 +93,15 @@ class DraftRecord:
         cls, *, draft_id: int, title: str, cube: Sequence[str], packs: int, pack_size: int, seed: int,
         picks: Sequence[LogPick], seats: Sequence[LogSeat], finished_at: datetime,
         cards: Mapping[str, Mapping[str, Any]] | None = None, started_at: datetime | None = None,
+        booster_of: Sequence[Mapping[str, Any]] | None = None,
     ) -> DraftRecord:
         """The record of a pod as stored: its packs dealt again as the pod dealt them (its cube's
-        names in cube order, one seat per player, its seed: ``rules.generate_packs``)."""
+        names in cube order, one seat per player, its seed: ``rules.generate_packs``; a set draft's
+        boosters from ``booster_of``, the set's entries with their rarities: ``rules.deal_packs``)."""
         config = rules.DraftConfig(len(seats), packs, pack_size)
-        return cls(draft_id, title, config, rules.generate_packs(cube, config, seed), picks, seats, finished_at,
-                   cards or {}, started_at)
+        dealt = (rules.deal_packs(booster_of, config, seed, "classic") if booster_of
+                 else rules.generate_packs(cube, config, seed))
+        return cls(draft_id, title, config, dealt, picks, seats, finished_at, cards or {}, started_at)
 
 
 @dataclass(frozen=True)

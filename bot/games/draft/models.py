@@ -25,6 +25,7 @@ class DraftPod(TableColumns, Base):
     goldfish_method: Mapped[str | None] = mapped_column(String(16))  # its scoring (sum, max, product)
     goldfish_play_order: Mapped[str | None] = mapped_column(String(16))  # first, second, flip
     pick_mode: Mapped[str] = mapped_column(String(16))
+    booster: Mapped[str | None] = mapped_column(String(16))  # set: a set draft's collation ("classic")
     # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
     # Deferred: a pick does not need the whole cube, only bot picks and pools do (`cube_info()`).
     card_info: Mapped[list] = mapped_column(JsonData, deferred=True)

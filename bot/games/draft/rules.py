@@ -15,7 +15,8 @@ Packs
 :func:`generate_packs` shuffles a copy of the cube with ``random.Random(seed)`` and deals
 consecutive slices of ``pack_size`` cards. Pack id ``p`` belongs to round ``p // seats`` and
 was opened by (has origin) seat ``p % seats``; i.e. ``pack_id = round * seats + origin``. The
-caller stores the seed, so the packs can always be regenerated.
+caller stores the seed, so the packs can always be regenerated. A set draft's packs are boosters
+collated from the set instead (:func:`deal_packs`, :mod:`bot.cards.boosters`), seeded the same way.
 
 A pack from which ``k`` picks have already been made is held by seat
 ``(origin + direction * k) % seats`` (:meth:`PackState.holder`).
@@ -64,6 +65,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.cards import boosters
 from bot.kit import events
 from bot.kit.text import plural
 
@@ -86,6 +88,8 @@ __all__ = [
     "pass_direction",
     "direction_name",
     "generate_packs",
+    "deal_packs",
+    "set_sheet",
     "PackState",
     "PickEvent",
     "DraftState",
@@ -218,6 +222,24 @@ def cards_dealt(cube: Sequence[str], config: DraftConfig, seed: int) -> list[str
     (a smaller table deals a prefix of the same shuffle), so a lobby knows which cards its draft
     can show before its players are counted. A cube too small for the table gives all its cards."""
     return _shuffled(cube, seed)[: config.total_packs * config.pack_size]
+
+
+def set_sheet(cube: Sequence[Mapping]) -> boosters.SetSheet:
+    """A set draft's cube (its entries carry a ``rarity``, ``basic`` for the land slot's cards) by rarity."""
+    return boosters.SetSheet.from_cards((entry["name"], entry.get("rarity")) for entry in cube)
+
+
+def deal_packs(cube: Sequence[Mapping], config: DraftConfig, seed: int, booster: str | None = None) -> list[list[str]]:
+    """A pod's packs (index = pack id) from its cube's entries: a seeded shuffle of a cube
+    (:func:`generate_packs`), or a set's boosters where ``booster`` is set (a too small set is a
+    :class:`DraftError`)."""
+    if booster is None:
+        return generate_packs([entry["name"] for entry in cube], config, seed)
+    config.validate()
+    try:
+        return boosters.collate(set_sheet(cube), config.pack_size, config.total_packs, seed)
+    except boosters.BoosterError as error:
+        raise DraftError(str(error)) from None
 
 
 def _shuffled(cube: Sequence[str], seed: int) -> list[str]:

@@ -75,7 +75,7 @@ def status_text(status: str) -> str:
 
 def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     kind = f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else "Draft"
-    embed = discord.Embed(title=f"{kind} #{pod.id} · cube {pod.cube_name}", colour=discord.Colour.gold())
+    embed = discord.Embed(title=f"{kind} #{pod.id} · {'set' if pod.booster else 'cube'} {pod.cube_name}", colour=discord.Colour.gold())
     settings = [
         f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}",
         f"up to {plural(pod.max_seats, 'player')}",
@@ -105,7 +105,8 @@ LobbyButton = lobby_button_type("draft")
 
 
 START_OPTIONS = {  # /draft start's options, described
-    "cube": "The card pool to draft from.",
+    "cube": "The card pool to draft from (or give `set`).",
+    "set_": "A set to draft boosters of: this server's set (`/421 set add`) or a Scryfall set code.",
     "packs": "Packs per player (default 2).",
     "pack_size": "Cards per pack (default 15).",
     "seats": "Most players; the draft begins by itself when this many have joined (default 8).",

@@ -174,7 +174,7 @@ async def _seat_packs(session: AsyncSession, row: DraftPod, seat: int) -> list[l
     cube = (await session.execute(select(DraftPod.card_info).where(DraftPod.id == row.id))).scalar_one()
     seats = (await session.execute(select(func.count()).where(DraftSeat.pod_id == row.id))).scalar_one()
     config = engine.DraftConfig(seats, row.packs, row.pack_size)
-    packs = engine.generate_packs([entry["name"] for entry in cube], config, row.seed)
+    packs = engine.deal_packs(cube, config, row.seed, row.booster)
     mine = list((await session.execute(
         select(DraftPick.round, DraftPick.pick_number, DraftPick.pack_id, DraftPick.pack_pick, DraftPick.card)
         .where(DraftPick.pod_id == row.id, DraftPick.seat == seat).order_by(DraftPick.sequence))).all())

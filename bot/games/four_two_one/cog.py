@@ -6,9 +6,10 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from bot.features.sets import service as set_lists
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
-from bot.games.four_two_one import set_commands, set_lists, ui
+from bot.games.four_two_one import set_commands, ui
 from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands

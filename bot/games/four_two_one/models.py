@@ -1,14 +1,12 @@
-"""421 leagues, their seats and each server's set lists."""
+"""421 leagues and their seats (the set lists are `bot.store.models.SetList`)."""
 
 from __future__ import annotations
-
-from datetime import datetime
 
 from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, synonym
 
 from bot.store.models import Base, SeatColumns, TableColumns
-from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
+from bot.store.types import JsonData
 
 
 class FourTwoOneLeague(TableColumns, Base):
@@ -35,25 +33,3 @@ class FourTwoOneSeat(SeatColumns, Base):
     league_id: Mapped[int] = mapped_column(ForeignKey("four_two_one_leagues.id", ondelete="CASCADE"), index=True)
     table_id = synonym("league_id")
     name: Mapped[str | None] = mapped_column(String(100))  # the member's display name when they joined
-
-
-class FourTwoOneSet(Base):
-    """A set list a server uploaded or imported from Scryfall for 421 leagues (`/421 set add`).
-
-    `key` is what `/421 start sets:` names it by (a short code-like name, unique per server in
-    any case: `key_fold` is its `bot.kit.text.name_key`); `cards` is `bot.cards.sets.CardSet.to_dict()`."""
-
-    __tablename__ = "four_two_one_sets"
-    __table_args__ = (UniqueConstraint("guild_id", "key_fold"),)
-
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
-    guild_id: Mapped[int] = mapped_column(Snowflake)  # indexed by the unique key (guild_id, key_fold)
-    key: Mapped[str] = mapped_column(String(20))
-    key_fold: Mapped[str] = mapped_column(String(80))
-    name: Mapped[str] = mapped_column(String(200))  # the set's own name ("Shards of Alara")
-    source: Mapped[str] = mapped_column(String(16))  # text, csv, scryfall
-    source_ref: Mapped[str | None] = mapped_column(String(200))  # the file name or the Scryfall code
-    card_count: Mapped[int]
-    cards: Mapped[dict] = mapped_column(JsonData, deferred=True)
-    created_by: Mapped[int] = mapped_column(Snowflake)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -2,7 +2,7 @@
 the opponent, the loser's options A–D, set additions, taking decks apart, the winner.
 
 The lobby is the shared table lifecycle (`bot.kit.tables`, `SPEC` below): an organizer opens
-it with the league's sets (copied from the server's set lists, `bot.games.four_two_one.set_lists`) and its
+it with the league's sets (copied from the server's set lists, `bot.features.sets.service`) and its
 target score; 2–6 players join, a one-set league at most 3 (FORMATS.md: "only two or three
 players"); begin seats them with the league's seed and hands the rest to the engine
 (`bot.games.four_two_one.rules`), whose document is the row's `state`.

@@ -9,21 +9,22 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.cards.sets import CardSet, ImportProgress, SetListError, fetch_scryfall_set, parse_set_bytes
-from bot.games.four_two_one import set_lists, ui
+from bot.cards.sets import CardSet, SetListError, parse_set_bytes
+from bot.features.sets import service as set_lists
+from bot.features.sets.ui import import_set, set_key_autocomplete
+from bot.games.four_two_one import ui
 from bot.kit import limits
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.paginate import Page, send_paginated, slice_page
-from bot.kit.text import escape, plural, plural_word
+from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
 from bot.store.db import Database
 
 SET_PAGES = "fourtwoone_sets"
 SETS_PER_PAGE = 25
-SCRYFALL_TIMEOUT = 60.0
 
 
 def _choice(label: str, value: str) -> app_commands.Choice[str]:
@@ -33,13 +34,6 @@ def _choice(label: str, value: str) -> app_commands.Choice[str]:
 def _db(interaction: discord.Interaction) -> Database:
     bot: KitBot = interaction.client  # type: ignore[assignment]
     return bot.db
-
-
-async def set_key_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    if interaction.guild_id is None:
-        return []
-    found = await set_lists.set_keys(_db(interaction), interaction.guild_id, current or "")
-    return [_choice(f"{s.key} — {s.name} ({plural(s.card_count, 'card')})", s.key) for s in found]
 
 
 async def sets_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -62,23 +56,7 @@ class SetListCommands:
     db: Database
 
     async def import_set(self, interaction: discord.Interaction, key: str, code: str) -> CardSet:
-        """Import set `code` from Scryfall and store it as `key`, showing the pages as they load in
-        the interaction's deferred response."""
-        async def progress(status: ImportProgress) -> None:
-            of = f" of {status.total_cards}" if status.total_cards else ""
-            cards = plural_word(status.total_cards or status.cards_loaded, "card")
-            await interaction.edit_original_response(
-                content=f"⏳ Importing `{code}` from Scryfall: {status.cards_loaded}{of} {cards} "
-                        f"(page {status.pages_loaded})…")
-
-        await interaction.edit_original_response(content=f"⏳ Importing `{code}` from Scryfall…")
-        try:
-            card_set = await fetch_scryfall_set(code, base=self.bot.settings.scryfall_base, progress=progress,
-                                                timeout=SCRYFALL_TIMEOUT)
-        except SetListError as error:
-            raise UserError(f"Could not import `{escape(code)}`: {error.message}") from None
-        await set_lists.add_set(self.db, actor_of(interaction), key, card_set, source_ref=code)
-        return card_set
+        return await import_set(self.bot, interaction, key, code)
 
     @app_commands.describe(
         name="What leagues call this set (`/421 start sets:`): 1–20 letters, digits, - or _. Default: the code.",
@@ -105,7 +83,8 @@ class SetListCommands:
         basics = f"; basic lands: {', '.join(card_set.basics)}" if card_set.basics else ""
         await interaction.edit_original_response(
             content=limits.clip(f"Added the set `{key}`: **{escape(card_set.name)}**, "
-                                f"{plural(len(card_set.cards), 'card')} ({counts}){basics}. Use it with `/421 start sets:{key}`.", limits.CONTENT))
+                                f"{plural(len(card_set.cards), 'card')} ({counts}){basics}. Use it with `/421 start sets:{key}` or "
+                                f"`/draft start set:{key}`.", limits.CONTENT))
 
     async def _add_set(self, interaction: discord.Interaction, key: str, file: discord.Attachment | None,
                        code: str | None, title: str | None) -> CardSet:

@@ -11,6 +11,7 @@ from typing import Any
 
 import discord
 
+from bot.features.sets.service import SetSummary
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one.service import (
@@ -24,7 +25,6 @@ from bot.games.four_two_one.service import (
     ShownMenu,
     league_name,
 )
-from bot.games.four_two_one.set_lists import SetSummary
 from bot.kit import claims_ui, limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import (

@@ -14,9 +14,9 @@ from sqlalchemy import select
 from bot.cards.model import Card
 from bot.cards.sets import CardSet
 from bot.features.config import service as guild_config
+from bot.features.sets import service as set_lists
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
-from bot.games.four_two_one import set_lists
 from bot.games.four_two_one.models import FourTwoOneLeague
 from bot.kit import claims, outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError

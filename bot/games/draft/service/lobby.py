@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards import boosters
+from bot.cards.model import Card
+from bot.cards.sets import CardSet
 from bot.games.draft import goldfish_rules
 from bot.games.draft import rules as engine
 from bot.games.draft.goldfish_service import validate_turns
@@ -50,12 +53,13 @@ async def deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> B
     if all(is_bot_user(seat.user_id) for seat in loaded.seats):
         raise UserError("A draft needs at least one player besides its bots.")
     config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
-    cube = [entry["name"] for entry in await cube_info(session, row.id)]
+    cube = await cube_info(session, row.id)
     try:
-        config.validate(len(cube))
+        config.validate(len(cube) if row.booster is None else None)
+        packs = engine.deal_packs(cube, config, row.seed, row.booster)
     except engine.DraftError as error:
         raise UserError(str(error)) from None
-    state = engine.DraftState.new(config, engine.generate_packs(cube, config, row.seed))
+    state = engine.DraftState.new(config, packs)
     await session.flush()  # the seating, which the pod is read back with
     pod = await GAMES.load(session, row.id, lock=False)
     pod.state, pod.clocks = state, [SeatClock(waiting_since=now) for _ in pod.seats]
@@ -91,7 +95,7 @@ class GoldfishOptions:
 async def create_pod(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
     max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
-    pick_mode: str = "both", seed: int | None = None, bots: int = 0,
+    pick_mode: str = "both", seed: int | None = None, bots: int = 0, booster: str | None = None,
 ) -> PodView:
     """Open a lobby; `bots` seats of it are bot drafters from the start (seat rows with user ids
     -1..-bots, `state.is_bot_user`), and the humans who join fill the rest."""
@@ -100,7 +104,7 @@ async def create_pod(
         raise UserError(f"Bots fill at most {max_seats - 1} of {max_seats} seats: a draft needs at least one player.")
     try:
         config.validate()
-        engine.DraftConfig(engine.MIN_SEATS, packs, pack_size).validate(cube.size)
+        engine.DraftConfig(engine.MIN_SEATS, packs, pack_size).validate(cube.size if booster is None else None)
     except engine.DraftError as error:
         raise UserError(str(error)) from None
     if pick_timer_seconds is not None and not MIN_PICK_TIMER <= pick_timer_seconds <= MAX_PICK_TIMER:
@@ -109,7 +113,8 @@ async def create_pod(
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
             packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
-            card_info=[_card_json(card) for card in cube.cards], **(goldfish.columns(cube) if goldfish else {}),
+            card_info=[_card_json(card) for card in cube.cards], booster=booster,
+            **(goldfish.columns(cube) if goldfish else {}),
         )
         for number in range(1, bots + 1):
             seat = DraftSeat(pod_id=loaded.row.id, guild_id=loaded.row.guild_id, user_id=bot_user_id(number), is_bot=True)
@@ -117,6 +122,34 @@ async def create_pod(
             loaded.seats.append(seat)
         await session.flush()
         return pod_view(GAMES.decode(loaded))
+
+
+async def create_set_pod(db: Database, actor: tables.Actor, *, channel_id: int, card_set: CardSet,
+                         packs: int = 2, pack_size: int = 15, **options) -> PodView:
+    """Open a lobby of a set draft: its packs are the set's boosters (`bot.cards.boosters`), and its
+    `card_info` the set's cards with their rarities, then the land slot's basic lands."""
+    sheet = engine.set_sheet([{"name": card.name, "rarity": card.rarity} for card in card_set.cards])
+    lands = card_set.basics or boosters.BASIC_LANDS
+    try:
+        boosters.validate(replace(sheet, basics=tuple(lands)), pack_size)
+    except boosters.BoosterError as error:
+        raise UserError(f"{error} Choose another set or a smaller `pack_size`.") from None
+    cube = SetDetail(f"{card_set.name} ({card_set.code})"[:100], [*card_set.cards, *(Card(name, "basic") for name in lands)])
+    return await create_pod(db, actor, channel_id=channel_id, cube=cube, packs=packs, pack_size=pack_size,
+                            booster="classic", **options)
+
+
+@dataclass(frozen=True)
+class SetDetail:
+    """A set as a pod's cube: its name, and its cards (the land slot's included)."""
+
+    name: str
+    cards: list[Card]
+    source: str = "set"  # what a Goldfish Draft's default turns ask of a cube
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
 
 
 def _card_json(card) -> dict:

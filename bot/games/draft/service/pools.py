@@ -166,7 +166,7 @@ async def draft_record(session: AsyncSession, row: Any, seats: Sequence[Any], na
     printed = await card_data.by_name(session, [entry["name"] for entry in cube])
     return logs.DraftRecord.from_deal(
         draft_id=row.id, title=row.cube_name, cube=[entry["name"] for entry in cube], packs=row.packs,
-        pack_size=row.pack_size, seed=row.seed, picks=[logs.LogPick(*p) for p in picks],
+        pack_size=row.pack_size, seed=row.seed, booster_of=row.booster and cube, picks=[logs.LogPick(*p) for p in picks],
         seats=[logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
         finished_at=row.finished_at or row.started_at or row.created_at, started_at=row.started_at,
         cards={entry["name"]: _log_card(entry, printed.get(entry["name"])) for entry in cube})
@@ -250,9 +250,13 @@ async def cards_to_show(db: Database, pod_id: int) -> list[str]:
     (the players are not counted yet); once dealt, what was dealt."""
     async with db.read() as session:
         pod = await GAMES.load(session, pod_id, lock=False)
-        cube = [entry["name"] for entry in await cube_info(session, pod_id)]
+        cube = await cube_info(session, pod_id)
     seats = len(pod.seats) if pod.state is not None else pod.row.max_seats
-    return engine.cards_dealt(cube, engine.DraftConfig(seats, pod.row.packs, pod.row.pack_size), pod.row.seed)
+    config = engine.DraftConfig(seats, pod.row.packs, pod.row.pack_size)
+    if pod.row.booster is not None:  # a set's boosters: a smaller table deals the first of them
+        return list(dict.fromkeys(card for pack in engine.deal_packs(cube, config, pod.row.seed, pod.row.booster)
+                                  for card in pack))
+    return engine.cards_dealt([entry["name"] for entry in cube], config, pod.row.seed)
 
 
 async def count_picks(db: Database, pod_id: int) -> int:

@@ -1,4 +1,4 @@
-"""The set lists a server keeps for 421 leagues (FORMATS.md §5): uploads and Scryfall imports.
+"""The set lists a server keeps (FORMATS.md §5): uploads and Scryfall imports, for 421 leagues and set drafts.
 
 A set is stored under a short **key** (`ala`, `my-set`: 1–20 letters, digits, `-` or `_`, the
 same shape as a set code), unique in the server in any case or script, so `/421 start sets:` can
@@ -20,11 +20,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from bot.cards.sets import CardSet, SetListError, validate_set_code
-from bot.games.four_two_one.models import FourTwoOneSet
 from bot.kit import tables
 from bot.kit.errors import Conflict, NotFound, UserError
 from bot.kit.text import escape, name_key
 from bot.store.db import Database
+from bot.store.models import SetList
 
 MAX_SETS_PER_GUILD = 200
 MAX_SETS_PER_LEAGUE = 12  # the Weatherlight saga, the longest sequence in the rule book
@@ -40,7 +40,7 @@ class SetSummary:
     card_count: int
 
 
-def _summary(row: FourTwoOneSet) -> SetSummary:
+def _summary(row: SetList) -> SetSummary:
     return SetSummary(row.key, row.name, row.source, row.source_ref, row.card_count)
 
 
@@ -85,8 +85,8 @@ def _not_found(key: str) -> NotFound:
     return NotFound(f"There is no set called `{key}` here. `/421 set list` shows this server's sets.")
 
 
-async def _row(session, guild_id: int, key: str) -> FourTwoOneSet | None:
-    query = select(FourTwoOneSet).where(FourTwoOneSet.guild_id == guild_id, FourTwoOneSet.key_fold == name_key(key))
+async def _row(session, guild_id: int, key: str) -> SetList | None:
+    query = select(SetList).where(SetList.guild_id == guild_id, SetList.key_fold == name_key(key))
     return (await session.execute(query)).scalar_one_or_none()
 
 
@@ -127,12 +127,12 @@ async def add_set(db: Database, actor: tables.Actor, key: str, card_set: CardSet
     try:
         async with db.write() as session:
             await tables.require_organizer(session, actor, guild_id, "add set lists")
-            count = (await session.execute(select(func.count()).where(FourTwoOneSet.guild_id == guild_id))).scalar_one()
+            count = (await session.execute(select(func.count()).where(SetList.guild_id == guild_id))).scalar_one()
             if count >= MAX_SETS_PER_GUILD:
                 raise UserError(f"This server already has {MAX_SETS_PER_GUILD} set lists; remove one first.")
             if await _row(session, guild_id, key) is not None:
                 raise _taken(key)
-            row = FourTwoOneSet(
+            row = SetList(
                 guild_id=guild_id, key=key, key_fold=name_key(key), name=card_set.name[:200], source=card_set.source,
                 source_ref=source_ref[:200] if source_ref else None, card_count=len(card_set.cards),
                 cards=stored.to_dict(), created_by=actor.user_id,
@@ -147,7 +147,7 @@ async def add_set(db: Database, actor: tables.Actor, key: str, card_set: CardSet
 async def list_sets(db: Database, guild_id: int) -> list[SetSummary]:
     async with db.read() as session:
         rows = await session.execute(
-            select(FourTwoOneSet).where(FourTwoOneSet.guild_id == guild_id).order_by(FourTwoOneSet.key_fold)
+            select(SetList).where(SetList.guild_id == guild_id).order_by(SetList.key_fold)
         )
         return [_summary(row) for row in rows.scalars()]
 
@@ -156,8 +156,8 @@ async def missing_keys(db: Database, guild_id: int, keys: Sequence[str]) -> list
     """The keys this server has no set for (in the order given)."""
     async with db.read() as session:
         rows = await session.execute(
-            select(FourTwoOneSet.key_fold).where(
-                FourTwoOneSet.guild_id == guild_id, FourTwoOneSet.key_fold.in_([name_key(k) for k in keys])
+            select(SetList.key_fold).where(
+                SetList.guild_id == guild_id, SetList.key_fold.in_([name_key(k) for k in keys])
             )
         )
         known = set(rows.scalars())
@@ -168,8 +168,8 @@ async def get_sets(db: Database, guild_id: int, keys: Sequence[str]) -> list[Car
     """The server's sets named by `keys`, in that order (NotFound for the first unknown one)."""
     async with db.read() as session:
         rows = await session.execute(
-            select(FourTwoOneSet.key_fold, FourTwoOneSet.cards).where(
-                FourTwoOneSet.guild_id == guild_id, FourTwoOneSet.key_fold.in_([name_key(k) for k in keys])
+            select(SetList.key_fold, SetList.cards).where(
+                SetList.guild_id == guild_id, SetList.key_fold.in_([name_key(k) for k in keys])
             )
         )
         found = {fold: cards for fold, cards in rows.all()}
@@ -184,7 +184,7 @@ async def remove_set(db: Database, actor: tables.Actor, key: str) -> None:
     async with db.write() as session:
         await tables.require_organizer(session, actor, guild_id, "remove set lists")
         result = await session.execute(
-            delete(FourTwoOneSet).where(FourTwoOneSet.guild_id == guild_id, FourTwoOneSet.key_fold == name_key(key))
+            delete(SetList).where(SetList.guild_id == guild_id, SetList.key_fold == name_key(key))
         )
     if result.rowcount == 0:
         raise _not_found(key)
