@@ -574,7 +574,7 @@ async def test_an_expired_upload_says_it_expired(fake, bot, world):
 
     from sqlalchemy import update
 
-    from bot.games.draft.models import GoldfishPendingWriteup
+    from bot.games.goldfish.models import GoldfishPendingWriteup
     from bot.store.db import Database
     from bot.store.types import utcnow
 

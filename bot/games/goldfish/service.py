@@ -3,20 +3,17 @@ leaderboard) and cancelling (the event and its scores deleted, nothing recorded)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft.models import (
-    DraftSeat,
-    GoldfishEvent,
-    GoldfishPendingWriteup,
-    GoldfishSubmission,
-)
+from bot.games.goldfish import rules
+from bot.games.goldfish.models import GoldfishEvent, GoldfishPendingWriteup, GoldfishSubmission
 from bot.kit import channels, claims, event_results, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
@@ -203,7 +200,8 @@ async def _free_event_name(session: AsyncSession, guild_id: int, name: str) -> s
 
 async def open_event_for_pod(session: AsyncSession, pod: hooks.Finished) -> None:
     """A draft is complete (the draft's "draft.complete" hook, run in the transaction of its last
-    pick, so a crash can't lose it): a Goldfish draft (one with `turns`) opens scoring with its players."""
+    pick, so a crash can't lose it): a Goldfish draft (one with `turns`) opens scoring with its
+    players (`players`: the seats' user ids)."""
     turns = pod.options.get("turns")
     if not turns:
         return
@@ -221,12 +219,41 @@ async def open_event_for_pod(session: AsyncSession, pod: hooks.Finished) -> None
         method=pod.options.get("method") or "sum",
         play_order=pod.options.get("play_order") or "first",
         pod_id=pod.table_id,
+        players=sorted(pod.options.get("players") or ()),
         organizer_id=pod.organizer_id,
     ))
     await session.flush()
 
 
-hooks.follow("draft.complete", open_event_for_pod)
+def settle_draft_options(chosen: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What `/draft start` keeps for a Goldfish draft (`goldfish`, `turns`, `method`, `play_order`,
+    any of them makes it one), checked now: unset turns default from the cube (7 for the shipped
+    Goldfish Cube, 10 for any other pool, FORMATS.md §1)."""
+    if not any(chosen.get(key) not in (None, False) for key in ("goldfish", "turns", "method", "play_order")):
+        return None
+    cube = chosen.get("cube") or {}
+    turns = chosen.get("turns")
+    if turns is None:
+        turns = rules.default_turns(bool(cube.get("shipped")) and name_key(cube.get("name", "")) == "goldfish")
+    method, play_order = chosen.get("method") or "sum", chosen.get("play_order") or "first"
+    try:
+        rules.validate_method(method)
+        rules.validate_play_order(play_order)
+    except rules.GoldfishInputError as error:
+        raise UserError(str(error)) from None
+    return {"turns": validate_turns(turns), "method": method, "play_order": play_order}
+
+
+# How players read the choices (`/goldfish start` and, through the hook, `/draft start`).
+METHODS = {"sum": "sum of the components (standard)", "max": "largest component",
+           "product": "product of the non-zero components"}
+PLAY_ORDERS = {"first": "players play first (standard)", "second": "players play second",
+               "flip": "each player flips for it"}
+DRAFT_OPTIONS = hooks.Options(settle_draft_options, choices={"method": tuple(METHODS.items()),
+                                                             "play_order": tuple(PLAY_ORDERS.items())})
+
+
+hooks.follow("draft.complete", open_event_for_pod, options=DRAFT_OPTIONS)
 
 
 async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:
@@ -262,11 +289,8 @@ async def default_event(db: Database, guild_id: int, channel_id: int | None, *, 
 
 
 async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | None:
-    """The players allowed to submit (a pod's seats), or None for an open paper event."""
-    if event.pod_id is None:
-        return None
-    rows = await session.execute(select(DraftSeat.user_id).where(DraftSeat.pod_id == event.pod_id))
-    return set(rows.scalars())
+    """The players allowed to submit (a draft's seats), or None for an open paper event."""
+    return None if event.players is None else set(event.players)
 
 
 async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: int) -> EventView:

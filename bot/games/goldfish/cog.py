@@ -8,10 +8,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft import goldfish_service as goldfish
-from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
+from bot.games.goldfish import rules, ui
+from bot.games.goldfish import service as goldfish
+from bot.games.goldfish.messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles, require_guild
@@ -20,16 +19,12 @@ from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.text import escape, name_key, plural
 from bot.web.buttons import event_view
 
-# A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
+# A game's length in turns (FORMATS.md §1: configurable).
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
 TURNS_HELP = (f"Game length, {rules.MIN_TURNS}–{rules.MAX_TURNS} turns: usually {rules.TURNS_GOLDFISH_CUBE} with the "
               f"Goldfish Cube, {rules.TURNS_ORDINARY} with any other pool.")
-METHODS = {"sum": "sum of the components (standard)", "max": "largest component",
-           "product": "product of the non-zero components"}
-PLAY_ORDERS = {"first": "players play first (standard)", "second": "players play second",
-               "flip": "each player flips for it"}
-METHOD_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in METHODS.items()]
-PLAY_ORDER_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in PLAY_ORDERS.items()]
+METHOD_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in goldfish.METHODS.items()]
+PLAY_ORDER_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in goldfish.PLAY_ORDERS.items()]
 MAX_WRITEUP_FILE = 200_000
 # Event names and reasons are user text: whatever they contain must never ping anyone.
 NO_PINGS = discord.AllowedMentions.none()
@@ -266,3 +261,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     async def roll(self, interaction: discord.Interaction, first: app_commands.Range[int, 1, 6], count: app_commands.Range[int, 1, 50] = 1) -> None:
         await interaction.response.send_message(f"Rolls: {', '.join(map(str, rules.roll_sequence(first, count)))}")
 
+
+
+async def setup(bot: KitBot) -> None:
+    await bot.add_cog(GoldfishCog(bot))

@@ -1,16 +1,16 @@
 """How a Goldfish event's owed messages look in Discord: its outbox renderers (registered with
 `bot.kit.delivery.renders` when the cog imports this module).
 
-The service queues them with the change that causes them (`bot.games.draft.goldfish_service`): the final
+The service queues them with the change that causes them (`bot.games.goldfish.service`): the final
 standings when an event ends, the DM telling a player why their score was rejected, and the channel's
 note that an event was cancelled.
 """
 
 from __future__ import annotations
 
-from bot.games.draft import goldfish_service as goldfish
-from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_service import Cancelled, EventRef, Rejected
+from bot.games.goldfish import service as goldfish
+from bot.games.goldfish import ui
+from bot.games.goldfish.service import Cancelled, EventRef, Rejected
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.outbox import Outcome

@@ -9,8 +9,8 @@ import pytest
 
 from bot.features.config import service as guild_config
 from bot.features.leaderboard import service as leaderboard
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
+from bot.games.goldfish import service as goldfish
 from bot.kit import outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
@@ -239,7 +239,7 @@ async def test_reject_reasons_are_bounded(db):
 async def pending_keys(db) -> list[tuple[int, int]]:
     from sqlalchemy import select
 
-    from bot.games.draft.models import GoldfishPendingWriteup as Pending
+    from bot.games.goldfish.models import GoldfishPendingWriteup as Pending
 
     async with db.read() as session:
         rows = await session.execute(select(Pending.user_id, Pending.key).order_by(Pending.key))
@@ -294,7 +294,7 @@ async def test_expired_uploads_say_so_and_are_cleaned_up_lazily(db):
 
     from sqlalchemy import update
 
-    from bot.games.draft.models import GoldfishPendingWriteup as Pending
+    from bot.games.goldfish.models import GoldfishPendingWriteup as Pending
     from bot.store.types import utcnow
 
     event = await paper_event(db)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft.goldfish_service import EventView, Standing, SubmissionView
+from bot.games.goldfish import rules
+from bot.games.goldfish.service import EventView, Standing, SubmissionView
 from bot.kit.dispatch import ModalRoute, Part, StatelessModal, modal_route, number, word
 from bot.kit.text import escape, plural
 
