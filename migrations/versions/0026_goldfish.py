@@ -6,6 +6,9 @@ the draft's seats (`draft_seats`) whenever a score came in; it now keeps them, a
 in `goldfish_events.players` (the seats' user ids; NULL for a paper event, where anyone may report).
 The upgrade fills it for the events of existing drafts from their seats; the downgrade drops it.
 
+A refused score form is kept as the player typed it, to be offered again: in the table where uploaded
+write-ups wait for their form (`goldfish_pending_writeups.form`, NULL for an upload).
+
 Revision ID: 0026_goldfish
 Revises: 0025_claims
 Create Date: 2026-12-02
@@ -30,6 +33,8 @@ _JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=Text()), "postgresql
 def upgrade() -> None:
     with op.batch_alter_table("goldfish_events") as batch:
         batch.add_column(sa.Column("players", _JSON, nullable=True))
+    with op.batch_alter_table("goldfish_pending_writeups") as batch:
+        batch.add_column(sa.Column("form", _JSON, nullable=True))
     events = sa.table("goldfish_events", sa.column("id", sa.BigInteger()), sa.column("pod_id", sa.BigInteger()),
                       sa.column("players", _JSON))
     seats = sa.table("draft_seats", sa.column("pod_id", sa.BigInteger()), sa.column("user_id", sa.BigInteger()))
@@ -43,5 +48,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute(sa.text("DELETE FROM goldfish_pending_writeups WHERE form IS NOT NULL"))
+    with op.batch_alter_table("goldfish_pending_writeups") as batch:
+        batch.drop_column("form")
     with op.batch_alter_table("goldfish_events") as batch:
         batch.drop_column("players")

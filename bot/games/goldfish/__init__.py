@@ -14,6 +14,7 @@ FORMAT = Format(
     order=0,
     cog=f"{__name__}.cog",
     web=f"{__name__}.web",
+    components=(ui.FormAgainButton,),
     forms=(ui.SCORE_FORM,),
     outbox_kinds=(service.FINAL, service.REJECTED, service.CANCELLED),
     leaderboard="Goldfish Draft",

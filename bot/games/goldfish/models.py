@@ -61,7 +61,8 @@ class GoldfishSubmission(Base):
 
 
 class GoldfishPendingWriteup(Base):
-    """A write-up file uploaded with /goldfish report, waiting for its score form to be sent.
+    """A write-up file uploaded with /goldfish report, waiting for its score form to be sent (or a
+    refused form, as the player typed it, waiting to be offered again: `form`).
 
     Deleted once the form saves it; expires after a while (expired rows are cleaned up lazily);
     each user has only a few at a time, so nobody can crowd out another player's upload."""
@@ -73,3 +74,6 @@ class GoldfishPendingWriteup(Base):
     user_id: Mapped[int] = mapped_column(Snowflake, index=True)
     text: Mapped[str] = mapped_column(Text)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    # A refused score form kept as typed (`service.hold_form`: its event, options and fields), keyed
+    # by the refused submission's interaction id; None for an uploaded write-up.
+    form: Mapped[dict | None] = mapped_column(JsonData)
