@@ -173,6 +173,15 @@ def test_no_format_imports_another():
     assert crossing == set()
 
 
+def test_goldfish_and_the_draft_meet_only_through_the_drafts_hook():
+    """Goldfish has its own package (issue 36, item 3); neither it nor the draft imports the other,
+    not even inside a function: Goldfish follows "draft.complete" by name."""
+    for package, other in (("draft", "goldfish"), ("goldfish", "draft")):
+        assert (BOT / "games" / package / "__init__.py").exists()
+        assert reaching(f"games/{package}", (f"bot.games.{other}",)) == set()
+    assert 'hooks.follow("draft.complete"' in (BOT / "games" / "goldfish" / "service.py").read_text()
+
+
 def reaching(package: str, forbidden: tuple[str, ...]) -> set[tuple[str, str]]:
     """(file, module) of every import in `package` of a module under one of `forbidden`."""
     return {(str(p.relative_to(BOT)), m) for p in (BOT / package).rglob("*.py") for m in imports_of(p)

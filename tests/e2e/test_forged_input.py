@@ -8,7 +8,7 @@ import pytest
 
 from bot.games.battler import ui as battler_ui
 from bot.games.draft import ui as draft_ui
-from bot.games.draft.goldfish_ui import SCORE_FORM
+from bot.games.goldfish.ui import SCORE_FORM
 from bot.kit.dispatch import INVALID
 from tests.e2e.drivers.battler import BattlerDriver
 from tests.e2e.drivers.common import forged_click, forged_select, message_text

@@ -448,7 +448,7 @@ async def test_open_forms_are_independent_and_survive_a_restart(fake, bot, world
     assert "**0**" in saved1.content and "win prevented" in saved1.content
 
     await bot.restart()  # p2's form is still open
-    saved2 = await fake.submit_modal(p2, form2, {**SCORE, "life_lost": "40", "writeup": "Decked myself"})
+    saved2 = await fake.submit_modal(p2, form2, {"writeup": "Decked myself"})  # lost: only the write-up asked
     assert "**0**" in saved2.content and "lost/drew" in saved2.content, saved2.content
 
     assert standings(await status(fake, world)) == [(1, p0, 20.0), (2, p1, 0.0), (2, p2, 0.0)]
@@ -558,10 +558,12 @@ async def test_goldfish_rules_in_the_command_and_the_form(fake, bot, world):
     opened = await gf(fake, world, world.players[0], "report")
     labels = [c for c in opened.modal["components"] if c.get("type") == 18]
     assert len(labels) == 5
+    # Each field's hint describes that field (the game's rules are in /goldfish rules, which the
+    # write-up's hint names).
     help_text = " ".join(c.get("description") or "" for c in labels)
-    for rule in ("You play second", "11th turn", "infinite library of basic lands", "minimises your score",
-                 "Restarting the game resets your score to 0", "20 each: you win, or the goldfish loses, the game"):
-        assert rule in help_text, rule
+    for hint in ("life the goldfish lost", "1 point each", "½ point each", "2 points each",
+                 "made the goldfish lose it: 20 each", "/goldfish rules"):
+        assert hint in help_text, hint
     assert "Win / lose the game effects" in [c["label"] for c in labels]
     # A Goldfish Draft takes any length from 1 to 20 turns too.
     _, lobby = await start_lobby(fake, world, turns=12)
@@ -574,7 +576,7 @@ async def test_an_expired_upload_says_it_expired(fake, bot, world):
 
     from sqlalchemy import update
 
-    from bot.games.draft.models import GoldfishPendingWriteup
+    from bot.games.goldfish.models import GoldfishPendingWriteup
     from bot.store.db import Database
     from bot.store.types import utcnow
 

@@ -8,7 +8,7 @@ from bot.cards.model import Card
 from bot.features.clock import service as clock
 from bot.features.config import service as guild_config
 from bot.features.cubes.service import CubeDetail
-from bot.games.draft import goldfish_service as goldfish
+from bot.games.goldfish import service as goldfish
 from bot.games.vortex import service as vortex
 from bot.kit import channels, tables
 from bot.kit.tables import Actor

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect, select, text
 
 import bot.games
 from bot.kit import event_results
@@ -462,4 +462,32 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     assert (await battler.answered_report(db, game.id, confirmed.id, game.guild_id)).how == "confirm"
     done = await battler.confirm_report(db, game.id, open_report.id, member(d, False), treasures_left=0)
     assert done.applied is not None and done.applied.id == open_report.id
+    assert await _diff(db) == []
+
+
+async def test_0027_keeps_a_draft_events_players_from_its_seats_and_round_trips(db):
+    """0027 gives each Goldfish event opened by a draft the players it used to read from the draft's
+    seats (Goldfish no longer reads the draft's tables); a paper event keeps none (anyone reports)."""
+    import random
+
+    from bot.games.draft import service as drafts
+    from bot.games.goldfish import service as goldfish
+    from bot.games.goldfish.models import GoldfishEvent
+    from tests.games.draft.test_service import ADMIN, new_pod, play_out
+
+    pod = await new_pod(db, players=3, goldfish=drafts.GoldfishOptions(turns=7))
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    await play_out(db, pod.id, begun.prompts, random.Random(1))
+    paper = await goldfish.create_event(db, actor=ADMIN, channel_id=10, name="Paper", turns=7)
+
+    async def players() -> dict[int | None, list | None]:
+        async with db.read() as session:
+            rows = await session.execute(select(GoldfishEvent.pod_id, GoldfishEvent.players))
+            return {pod_id: kept for pod_id, kept in rows}
+
+    kept = await players()
+    assert sorted(kept[pod.id]) == sorted(pod.player_ids) and kept[None] is None
+    await downgrade(db, "0026_set_drafts")
+    await upgrade(db)
+    assert await players() == kept and paper.id
     assert await _diff(db) == []

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from bot.cards.model import Card
 from bot.features.cubes.service import CubeDetail
 from bot.games.battler import service as battler
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
 from bot.games.four_two_one import service as league_service
+from bot.games.goldfish import service as goldfish
 from bot.games.turnabout import service as turnabout
 from bot.games.vortex import service as vortex
 from bot.kit import tables

@@ -17,9 +17,9 @@ from markupsafe import escape
 
 from bot.cards.model import Card
 from bot.features.cubes.service import CubeDetail
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import logs
 from bot.games.draft import service as drafts
+from bot.games.goldfish import service as goldfish
 from bot.kit.tables import Actor
 from bot.web import access, names
 from bot.web.links import SiteLinks

@@ -15,12 +15,12 @@ from sqlalchemy import select
 
 from bot.games.battler import messages as battler_messages  # noqa: F401 - registers the renderers
 from bot.games.battler import service as battler
-from bot.games.draft import goldfish_messages  # noqa: F401 - registers the renderers
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import messages as draft_messages  # noqa: F401 - registers the renderers
 from bot.games.draft import service as drafts
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one import ui as league_ui  # noqa: F401 - registers the renderers
+from bot.games.goldfish import messages  # noqa: F401 - registers the renderers
+from bot.games.goldfish import service as goldfish
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui as turnabout_ui
 from bot.games.vortex import service as vortex
@@ -34,10 +34,10 @@ from bot.web.buttons import LABEL, event_links, event_view
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, organizer
 from tests.games.battler.test_service import play_out, setup_all, started_game
-from tests.games.draft.test_goldfish_service import paper_event, submit
 from tests.games.draft.test_service import ADMIN, new_pod
 from tests.games.draft.test_service import play_out as play_draft
 from tests.games.four_two_one.test_service import begun, build_all
+from tests.games.goldfish.test_service import paper_event, submit
 from tests.games.turnabout.test_service import play_round, registered
 from tests.games.vortex.test_service import started
 from tests.web.helpers import page, site_client, site_settings

@@ -11,8 +11,8 @@ import random
 
 from aiohttp import web
 
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
+from bot.games.goldfish import service as goldfish
 from bot.games.turnabout import service as turnabout
 from bot.web import access, names
 from bot.web.links import SiteLinks

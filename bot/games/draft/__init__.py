@@ -1,10 +1,10 @@
-"""Draft pods (and, until it moves to a package of its own, Goldfish Draft, the scoring of a
-draft's games): the formats as the rest of the bot sees them (`FORMAT`, `GOLDFISH`), declared once here."""
+"""Draft pods: the format as the rest of the bot sees it (`FORMAT`), declared once here. What follows a
+draft (Goldfish Draft's scoring) follows its "draft.complete" hook from its own package."""
 
 from __future__ import annotations
 
-from bot.games.draft import goldfish_service, goldfish_ui, ui
 from bot.games.draft import service as drafts
+from bot.games.draft import ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -44,41 +44,3 @@ FORMAT = Format(
              "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
     ),
 )
-
-# Its cog is the draft's (`bot.games.draft.cog` adds both). The one package holding two formats
-# (until Goldfish has a package of its own): the list of formats reads `MORE_FORMATS` too.
-GOLDFISH = Format(
-    key=goldfish_service.KIND,
-    name="Goldfish Draft",
-    order=0,
-    cog=f"{__name__}.cog",
-    forms=(goldfish_ui.SCORE_FORM,),
-    outbox_kinds=(goldfish_service.FINAL, goldfish_service.REJECTED, goldfish_service.CANCELLED),
-    leaderboard="Goldfish Draft",
-    help=FormatHelp(
-        key="goldfish",
-        name="Goldfish Draft",
-        start="`/draft start cube:goldfish goldfish:True`, or `/goldfish start` to score a draft played elsewhere",
-        about="A booster draft of 2 packs of 15, then each player plays one game alone against a "
-              "\"goldfish\" that does nothing, and scores what the goldfish suffered.",
-        flow=(
-            "**Start:** `/draft start cube:goldfish goldfish:True` (an organizer); for a draft played in "
-            "paper, `/goldfish start name turns` opens the scoring alone.",
-            "**Join:** `/draft join` or the lobby's Join button; `/draft leave` to give the seat up.",
-            "**Begin:** `/draft begin` (the lobby also begins by itself once it is full). Picks come by DM.",
-            "**Play:** when the draft is over the scoring event opens; each player plays their game "
-            "and sends `/goldfish report` with the numbers and a turn-by-turn write-up (again to correct it).",
-            "**Follow:** `/goldfish status` shows the scores; `/goldfish writeup` reads a player's game.",
-            "**End:** `/goldfish end` (the organizer; asks first) makes the standings final and sends them to "
-            "the leaderboard. `/goldfish cancel` (asks first) deletes the event and its scores, with nothing recorded.",
-        ),
-        rules="The game lasts 7 turns with the Goldfish Cube, 10 otherwise (the event says). You stack your "
-              "deck and may add basic lands; the goldfish has endless basic lands, plays one a turn and "
-              "always chooses what scores you least. Score: 1 per life it lost, ½ per card milled, 2 per "
-              "poison counter, 20 per \"win the game\" or \"lose the game\" effect; 0 if you lose or draw. "
-              "Restarting resets your score. Highest score wins.",
-        more="`/goldfish rules` the full game rules · `/goldfish reject` (organizer) refuses a score with a "
-             "reason · `/goldfish flip`, `/goldfish roll` fixed coin flips and dice for write-ups.",
-    ),
-)
-MORE_FORMATS = (GOLDFISH,)

@@ -16,7 +16,6 @@ from bot.features.cubes.ui import cube_autocomplete
 from bot.features.sets.ui import set_key_autocomplete
 from bot.games.draft import service as drafts
 from bot.games.draft import ui
-from bot.games.draft.goldfish_cog import METHOD_CHOICES, PLAY_ORDER_CHOICES, GoldfishCog, Turns
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
@@ -36,6 +35,7 @@ PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key)
                      for key, text in guild_config.PICK_MODES.items()]
 S = drafts.STATUSES
 RUNNING = (S.running,)
+
 
 
 class DraftCog(TableCog):
@@ -99,8 +99,9 @@ class DraftCog(TableCog):
 
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
     @app_commands.describe(**ui.START_OPTIONS)
-    @app_commands.autocomplete(cube=cube_autocomplete, set_=set_key_autocomplete)
-    @app_commands.choices(scoring=METHOD_CHOICES, play_order=PLAY_ORDER_CHOICES, pick_mode=PICK_MODE_CHOICES)
+    @app_commands.autocomplete(cube=cube_autocomplete, set_=set_key_autocomplete, scoring=ui.follower_choices("method"),
+                               play_order=ui.follower_choices("play_order"))
+    @app_commands.choices(pick_mode=PICK_MODE_CHOICES)
     @app_commands.rename(set_="set")
     @app_commands.guild_only()
     async def start(
@@ -113,17 +114,16 @@ class DraftCog(TableCog):
         seats: app_commands.Range[int, 2, 16] = 8,
         pick_timer: app_commands.Range[int, 1, 10080] | None = None,
         goldfish: bool = False,
-        turns: Turns | None = None,
-        scoring: app_commands.Choice[str] | None = None,
-        play_order: app_commands.Choice[str] | None = None,
+        turns: app_commands.Range[int, 1, 100] | None = None,
+        scoring: str | None = None,
+        play_order: str | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
         bots: app_commands.Range[int, 0, 15] = 0,
     ) -> None:
         config = await guild_config.get_config(self.db, interaction.guild_id)
         scored = None
         if goldfish or turns or scoring or play_order:
-            scored = drafts.GoldfishOptions(turns, scoring.value if scoring else "sum",
-                                            play_order.value if play_order else "first")
+            scored = drafts.GoldfishOptions(turns, scoring or "sum", play_order or "first")
         options = dict(packs=packs, pack_size=pack_size, max_seats=seats, bots=bots, goldfish=scored,
                        pick_timer_seconds=pick_timer * 60 if pick_timer else None, channel_id=interaction.channel_id,
                        pick_mode=pick_mode.value if pick_mode else config.default_pick_mode)
@@ -296,4 +296,3 @@ class DraftCog(TableCog):
 
 async def setup(bot: KitBot) -> None:
     await bot.add_cog(DraftCog(bot))
-    await bot.add_cog(GoldfishCog(bot))

@@ -1,10 +1,10 @@
-"""Draft pods (seats, picks, deliveries, pack messages) and Goldfish scoring events."""
+"""Draft pods (seats, picks, deliveries, pack messages)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, synonym
 
 from bot.store.models import Base, SeatColumns, TableColumns
@@ -109,63 +109,3 @@ class DraftPackMessage(Base):
     letters: Mapped[int] = mapped_column(default=0)
     highlights: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-
-class GoldfishEvent(Base):
-    """A Goldfish Draft scoring event: after a pod (pod_id) or for a paper draft (no pod)."""
-
-    __tablename__ = "goldfish_events"
-    __table_args__ = (UniqueConstraint("guild_id", "name_key"),)
-
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
-    guild_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    channel_id: Mapped[int] = mapped_column(Snowflake)
-    name: Mapped[str] = mapped_column(String(100))  # bot.kit.text.clean_name
-    name_key: Mapped[str] = mapped_column(String(400))  # bot.kit.text.name_key (may be longer than the name: ß -> ss)
-    turns: Mapped[int]
-    method: Mapped[str] = mapped_column(String(16), default="sum")
-    # Who plays first, agreed for the whole event: first, second or flip (bot.games.draft.goldfish_rules.PLAY_ORDERS).
-    play_order: Mapped[str] = mapped_column(String(16), default="first")
-    pod_id: Mapped[int | None] = mapped_column(ForeignKey("draft_pods.id", ondelete="SET NULL"), unique=True)
-    organizer_id: Mapped[int] = mapped_column(Snowflake)
-    status: Mapped[str] = mapped_column(String(16), default="open")  # open, closed
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-
-
-class GoldfishSubmission(Base):
-    """Every submission is kept; the newest non-rejected one per player counts."""
-
-    __tablename__ = "goldfish_submissions"
-    __table_args__ = (Index("ix_goldfish_submissions_event_user", "event_id", "user_id"),)
-
-    id: Mapped[int] = mapped_column(AutoId, primary_key=True)
-    event_id: Mapped[int] = mapped_column(ForeignKey("goldfish_events.id", ondelete="CASCADE"))
-    guild_id: Mapped[int] = mapped_column(Snowflake)
-    user_id: Mapped[int] = mapped_column(Snowflake)
-    life_lost: Mapped[float]
-    cards_milled: Mapped[int]
-    poison: Mapped[int]
-    game_wins: Mapped[int]
-    lost_or_drew: Mapped[bool] = mapped_column(default=False)
-    prevented: Mapped[bool] = mapped_column(default=False)
-    score: Mapped[float]
-    writeup: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default="active")  # active, superseded, rejected
-    reject_reason: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-
-class GoldfishPendingWriteup(Base):
-    """A write-up file uploaded with /goldfish report, waiting for its score form to be sent.
-
-    Deleted once the form saves it; expires after a while (expired rows are cleaned up lazily);
-    each user has only a few at a time, so nobody can crowd out another player's upload."""
-
-    __tablename__ = "goldfish_pending_writeups"
-
-    key: Mapped[int] = mapped_column(Snowflake, primary_key=True, autoincrement=False)  # the command's interaction id
-    guild_id: Mapped[int] = mapped_column(Snowflake)
-    user_id: Mapped[int] = mapped_column(Snowflake, index=True)
-    text: Mapped[str] = mapped_column(Text)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)

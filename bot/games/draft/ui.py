@@ -15,6 +15,7 @@ from bot.cards import pictures
 from bot.cards.export import MtgoExport
 from bot.cards.scryfall import card_link_markdown
 from bot.games.draft.service import (
+    COMPLETE,
     REACTION_CARDS,
     STATUSES,
     CardFacts,
@@ -29,7 +30,7 @@ from bot.games.draft.service import (
     seat_name,
 )
 from bot.games.draft.service import uses_reactions as uses_reactions
-from bot.kit import limits
+from bot.kit import hooks, limits
 from bot.kit.dispatch import Component, index, number
 from bot.kit.formatting import format_duration
 from bot.kit.lobby import lobby_button_type
@@ -459,3 +460,13 @@ def mtgo_export_text(pod_id: int, picks: int, result: MtgoExport) -> str:
                 " imports it by name.")
     return (f"{head} The .dek leaves out {plural(len(result.left_out), 'card')} without a known Magic Online id:"
             f" {left_out}. The text list attached beside it has every card; Magic Online imports it by name.")
+
+
+def follower_choices(option: str):
+    """Autocomplete of an option kept for what follows the draft (Goldfish's scoring, play order):
+    the values its followers allow (`hooks.choices`), so the draft names none of them itself."""
+    async def complete(interaction: discord.Interaction, current: str) -> list[discord.app_commands.Choice[str]]:
+        needle = current.casefold()
+        return [discord.app_commands.Choice(name=name, value=value) for value, name in hooks.choices(COMPLETE, option)
+                if needle in name.casefold() or needle in value][:25]
+    return complete

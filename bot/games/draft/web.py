@@ -1,13 +1,11 @@
-"""The draft package's pages: a draft pod's page, a Goldfish Draft event's page, and a player's own
-pool behind a signed link ("draft-pool").
+"""The draft package's pages: a draft pod's page and a player's own pool behind a signed link
+("draft-pool").
 
 * A draft in its lobby shows who joined; a running draft shows only its progress (how many picks
   each player has made): no card of any pack or pool. Once complete: every player's pool (card
   names with their pictures), and for each player (`?seat=N`) every pack they saw with their pick
   marked, replayed from the stored picks (`logs.views`); the exports (`logs`: Draftmancer's log,
   each player's Magic Online log, the text summary) are downloads (`registry.event_file`).
-* A Goldfish event shows its standings with each score's parts, and every counting write-up: the
-  format shows write-ups to everyone while scores come in (FORMATS.md §1; `/goldfish writeup`).
 * "draft-pool": the player's own picks so far, during the draft too (only theirs).
 """
 
@@ -25,26 +23,24 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
 from bot.cards.export import export
-from bot.games.draft import goldfish_rules, logs
+from bot.games.draft import logs
 from bot.games.draft import rules as engine
-from bot.games.draft.models import DraftPick, DraftPod, DraftSeat, GoldfishEvent, GoldfishSubmission
+from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service import SPEC, draft_record, log_names
 from bot.games.draft.service.deliveries import OWN_POOL
 from bot.games.draft.service.pools import card_facts
-from bot.kit import card_data, event_results, tables
+from bot.kit import card_data, tables
 from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
 registry.templates("draft", Path(__file__).parent / "templates")
 
-DRAFT, GOLDFISH, POOL = SPEC.kind, "goldfish", OWN_POOL
+DRAFT, POOL = SPEC.kind, OWN_POOL
 STATUSES = SPEC.statuses
 PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "drafting", STATUSES.finished: "complete",
          STATUSES.cancelled: "cancelled"}
 DRAFTMANCER, SUMMARY = "draftmancer.json", "summary.txt"
 MTGO = re.compile(r"seat-(\d{1,2})-mtgo\.txt")
-METHOD = {"sum": "the parts added", "max": "the largest part", "product": "the parts multiplied"}
-PLAY_ORDER = {"first": "everyone plays first", "second": "everyone plays second", "flip": "a coin flip decides"}
 
 
 # --- drafts -----------------------------------------------------------------------------------------
@@ -117,8 +113,6 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         row = loaded.row
         counts = dict((await session.execute(
             select(DraftPick.seat, func.count()).where(DraftPick.pod_id == row.id).group_by(DraftPick.seat))).all())
-        goldfish = (await session.execute(select(GoldfishEvent.id, GoldfishEvent.name)
-                                          .where(GoldfishEvent.pod_id == row.id))).first()
         names = await _names(ctx, session, [s.user_id for s in loaded.seats])
         seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
         complete = row.status == STATUSES.finished
@@ -129,7 +123,7 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     per_seat = row.packs * row.pack_size
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
-               "goldfish": goldfish, "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
+               "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
                "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}}
     title = f"Draft #{row.id}"
@@ -296,52 +290,3 @@ async def own_pools(session: AsyncSession, guild_id: int, user_id: int) -> list[
         .order_by(DraftPod.started_at.desc()).limit(registry.MAX_OWN_PAGES))
     return [registry.OwnPage(POOL, pod_id, f"Draft #{pod_id}", PHASE.get(status, status), started)
             for pod_id, status, started in rows]
-
-
-# --- Goldfish events --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Score:
-    placement: int
-    user_id: int
-    row: GoldfishSubmission
-    parts: dict[str, float]
-
-
-@registry.event_page(GOLDFISH)
-async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
-    async with ctx.db.read() as session:
-        event = await session.get(GoldfishEvent, event_id) if 0 < event_id <= tables.MAX_ID else None
-        if event is None or event.guild_id != ctx.guild_id:
-            return None
-        rows = list((await session.execute(select(GoldfishSubmission).where(
-            GoldfishSubmission.event_id == event.id, GoldfishSubmission.status == "active"))).scalars())
-        rejected = (await session.execute(select(func.count()).where(
-            GoldfishSubmission.event_id == event.id, GoldfishSubmission.status == "rejected"))).scalar_one()
-        by_user = {row.user_id: row for row in rows}
-        scores = [Score(p.placement, p.user_id, by_user[p.user_id], goldfish_rules.breakdown(
-            life_lost=by_user[p.user_id].life_lost, cards_milled=by_user[p.user_id].cards_milled,
-            poison=by_user[p.user_id].poison, game_wins=by_user[p.user_id].game_wins,
-            lost_or_drew=by_user[p.user_id].lost_or_drew, prevented=by_user[p.user_id].prevented, method=event.method))
-                  for p in event_results.rank_by_score({row.user_id: row.score for row in rows})]
-        names = await _names(ctx, session, [event.organizer_id, *by_user])
-    return registry.Page("draft/goldfish.html", event.name, {
-        "event": event, "scores": scores, "names": names, "rejected": rejected,
-        "method": METHOD.get(event.method, event.method), "play_order": PLAY_ORDER.get(event.play_order, ""),
-        "draft_link": ctx.links.event(DRAFT, event.pod_id) if event.pod_id else None}, final=event.status == "closed")
-
-
-@registry.running_events
-async def open_goldfish_events(session: AsyncSession, guild_id: int) -> list[registry.RunningEvent]:
-    """Goldfish events taking scores (no table: a lobby's list does not have them)."""
-    rows = await session.execute(
-        select(GoldfishEvent.id, GoldfishEvent.name, GoldfishEvent.created_at, func.count(GoldfishSubmission.id))
-        .outerjoin(GoldfishSubmission, (GoldfishSubmission.event_id == GoldfishEvent.id)
-                   & (GoldfishSubmission.status == "active"))
-        .where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.status == "open")
-        .group_by(GoldfishEvent.id, GoldfishEvent.name, GoldfishEvent.created_at)
-        .order_by(GoldfishEvent.id.desc()).limit(registry.MAX_RUNNING))
-    return [registry.RunningEvent(GOLDFISH, event_id, f"Goldfish: {name}", registry.OPEN, players, created)
-            for event_id, name, created, players in rows]
-

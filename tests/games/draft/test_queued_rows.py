@@ -1,4 +1,4 @@
-"""Outbox rows a draft or a Goldfish event queued before their payloads were typed (`bot.kit.events`
+"""Outbox rows a draft queued before their payloads were typed (`bot.kit.events`
 `Payload`s) may still be waiting after an upgrade: each reads as the typed payload the service
 queues now, and the renderers that need no database say the same as they did."""
 
@@ -7,14 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from bot.games.draft import goldfish_messages as _goldfish_renderers  # noqa: F401  (registers its renderers)
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import messages as _draft_renderers  # noqa: F401  (registers its renderers)
 from bot.games.draft import service as drafts
 from bot.games.draft.service.deliveries import pack_message
 from bot.kit import events, outbox
 from bot.kit.delivery import Outbox
-from bot.kit.text import escape
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 PROMPT = {
@@ -69,10 +66,6 @@ def test_old_rows_of_every_other_draft_kind_read_as_their_payloads():
     confirmation = drafts.Confirmation(3, 1, 5, 6, 4, 2, "Card Z", 0, 2)
     assert confirmation.to_payload() == events.encode(confirmation)
     assert outbox.DmsClosed.from_payload({"pod_id": 3, "user_id": 7}) == outbox.DmsClosed(7)
-    told = outbox.telling({"event_id": 12}, 4, "the final standings of **Fish**")
-    assert goldfish.EventRef.from_payload(told) == goldfish.EventRef(12)
-    assert goldfish.Rejected.from_payload({"event_id": 12, "event_name": "Fish", "reason": "no"}) == (
-        goldfish.Rejected(12, "Fish", "no"))
 
 
 async def test_old_rows_render_as_they_did():
@@ -89,7 +82,3 @@ async def test_old_rows_render_as_they_did():
     assert content == ("<@7>, I can't DM you your draft pack. Turn on Direct Messages from server members, then run "
                        "`/draft resend`. Meanwhile, pick here with `/draft pick`.")
     assert mentions["users"] == [7]
-    rejected = {"event_id": 12, "event_name": "Fish **x**", "reason": "no <@1>"}
-    assert (await rendered(goldfish.REJECTED, rejected))[0] == (
-        f"Your score in **{escape('Fish **x**')}** was rejected by the organizer: {escape('no <@1>')}\n"
-        "You can report again with `/goldfish report` until the event ends.")

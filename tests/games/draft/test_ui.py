@@ -99,18 +99,6 @@ def test_draft_embeds_show_no_raw_status_words_and_count_in_words():
     assert ui.pack_embed(one_more, SCRYFALL).footer.text.endswith("1 more pack waiting after this one.")
 
 
-def test_goldfish_standings_say_the_event_state_and_method_in_words():
-    from bot.games.draft import goldfish_ui
-    from bot.games.draft.goldfish_service import EventView
-
-    for status, shown in (("open", "taking scores"), ("closed", "ended")):
-        event = EventView(4, 1, 2, "Fish", 1, "sum", None, 9, status)
-        footer = goldfish_ui.standings_embed(event, [], final=status == "closed").footer.text
-        assert footer == f"Event #4 · 1 turn · components added up · {shown}"
-    assert goldfish_ui.standings_embed(EventView(4, 1, 2, "Fish", 7, "max", None, 9, "open"), []).footer.text == (
-        "Event #4 · 7 turns · largest component counts · taking scores")
-
-
 def test_the_mtgo_exports_answer_names_what_the_dek_leaves_out_within_discords_limits():
     complete = mtgo_export(["Opt", "Opt"], mtgo_ids={"Opt": 65543})
     text, files = ui.mtgo_export_answer(3, 2, complete)

@@ -65,6 +65,7 @@ from bot.games.draft.service.lobby import (
     set_lobby_message,
 )
 from bot.games.draft.service.picking import (
+    COMPLETE,
     PickResult,
     RejoinResult,
     SeatHandover,
@@ -119,7 +120,7 @@ from bot.games.draft.service.timers import TIMEOUTS_BEFORE_BOT, TimerActions, sw
 __all__ = [
     "CLOSE_PACK", "CONFIRM", "DMS_CLOSED", "FINAL_POOL", "MAX_PICK_TIMER", "MIN_PICK_TIMER", "NOTICE", "Notice", "WATCHING",
     "is_head", "notice_to_replace", "PACK", "REMINDER", "RETIRE",
-    "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
+    "SPEC", "STATUSES", "SUMMARY", "TIMED_OUT", "TIMEOUTS_BEFORE_BOT", "COMPLETE", "BeginResult", "DeliveryRef", "GoldfishOptions", "PackPrompt",
     "PackMessage", "PickResult", "PodView", "REACTION_CARDS", "Toggle", "claim_confirmation", "merge_confirmation", "pack_message",
     "pack_message_of", "set_letters", "uses_reactions", "PoolView", "SeatView", "adopt_unrecorded_message", "all_pools", "begin", "cancel", "cards_to_show",
     "count_picks", "create_pod", "create_set_pod", "current_prompt", "delivery_for_message", "delivery_message", "find_pod", "get_pod",

@@ -11,11 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.cards import boosters
 from bot.cards.model import Card
 from bot.cards.sets import CardSet
-from bot.games.draft import goldfish_rules
 from bot.games.draft import rules as engine
-from bot.games.draft.goldfish_service import validate_turns
 from bot.games.draft.models import DraftSeat
-from bot.games.draft.service.picking import finish, run_bot_seats
+from bot.games.draft.service.picking import COMPLETE, finish, run_bot_seats
 from bot.games.draft.service.pools import cube_info
 from bot.games.draft.service.state import (
     GAMES,
@@ -27,9 +25,8 @@ from bot.games.draft.service.state import (
     is_bot_user,
     pod_view,
 )
-from bot.kit import tables
+from bot.kit import hooks, tables
 from bot.kit.errors import UserError
-from bot.kit.text import name_key
 from bot.store.db import Database
 
 if TYPE_CHECKING:
@@ -74,22 +71,23 @@ SPEC = replace(TABLE, begin=deal)  # the pods' table, whose begin deals
 
 @dataclass(frozen=True)
 class GoldfishOptions:
-    """Make the pod a Goldfish Draft: scoring opens when it ends (FORMATS.md §1). Unset turns
-    default from the cube: 7 for the shipped Goldfish Cube, 10 for any other pool."""
+    """Make the pod a Goldfish Draft: scoring opens when it ends (FORMATS.md §1). What these mean
+    and which values are allowed is the business of whoever follows "draft.complete" (`hooks.settle`
+    checks them and fills unset turns from the cube); the pod keeps what they settle and hands it
+    back when it fires the hook."""
 
     turns: int | None = None
     method: str = "sum"
     play_order: str = "first"
 
     def columns(self, cube: CubeDetail) -> dict:
-        turns = self.turns or goldfish_rules.default_turns(cube.source == "shipped" and name_key(cube.name) == "goldfish")
-        try:
-            goldfish_rules.validate_method(self.method)
-            goldfish_rules.validate_play_order(self.play_order)
-        except goldfish_rules.GoldfishInputError as error:
-            raise UserError(str(error)) from None
-        validate_turns(turns)
-        return {"turns": turns, "goldfish_method": self.method, "goldfish_play_order": self.play_order}
+        kept = hooks.settle(COMPLETE, {
+            "goldfish": True, "turns": self.turns, "method": self.method, "play_order": self.play_order,
+            "cube": {"name": cube.name, "shipped": cube.source == "shipped"},
+        })
+        if kept is None:
+            return {}
+        return {"turns": kept["turns"], "goldfish_method": kept["method"], "goldfish_play_order": kept["play_order"]}
 
 
 async def create_pod(

@@ -40,7 +40,8 @@ from bot.store.types import utcnow
 
 MACHINE_SOURCES = ("timeout", "bot")
 # Fired in the transaction that completes a pod (`hooks.Finished`: options turns, method and
-# play_order, a Goldfish draft's); other formats follow it by its name.
+# play_order, as its followers settled them at the start (`lobby.GoldfishOptions`), and players, the
+# seats' user ids); other formats follow it by its name.
 COMPLETE = hooks.declare("draft.complete")
 
 
@@ -209,7 +210,8 @@ async def _complete(session: AsyncSession, pod: Pod, now: datetime, hold_seat: i
     row = pod.row
     await hooks.fire(session, COMPLETE, hooks.Finished(
         NOUN, row.id, row.guild_id, row.channel_id, row.organizer_id, f"Draft #{row.id} ({row.cube_name})",
-        {"turns": row.turns, "method": row.goldfish_method, "play_order": row.goldfish_play_order},
+        {"turns": row.turns, "method": row.goldfish_method, "play_order": row.goldfish_play_order,
+         "players": [seat.user_id for seat in pod.seats]},
     ))
     return await deliveries.queue_completion(session, pod, hold_seat=hold_seat)
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import discord
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft.goldfish_service import EventView, Standing, SubmissionView
-from bot.kit.dispatch import ModalRoute, Part, StatelessModal, modal_route, number, word
+from bot.games.goldfish import rules
+from bot.games.goldfish.service import EventView, Standing, SubmissionView
+from bot.kit import limits
+from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, modal_route, number, word
 from bot.kit.text import escape, plural
 
 WRITEUP_PAGE_CHARS = 3500
@@ -53,6 +54,17 @@ def standings_embed(event: EventView, standings: list[Standing], *, final: bool 
     embed.set_footer(text=f"Event #{event.id} · {plural(event.turns, 'turn')} · {METHOD_TEXT[event.method]} · "
                           f"{STATUS_TEXT.get(event.status, '')}")
     return embed
+
+
+def winner_line(event: EventView, winners: list[int]) -> str:
+    """The final post's first line: who won (players tied for first all win)."""
+    name = f"**{escape(event.name)}**"
+    if not winners:
+        return f"🏁 {name} has ended with no scores reported: nothing went to the leaderboard."
+    who = " and ".join(f"<@{w}>" for w in winners)
+    verb = "wins" if len(winners) == 1 else "share the win"
+    return limits.clip(f"🏆 {name} has ended: {who} {verb}. The results went to the leaderboard (`/leaderboard`).",
+                       limits.CONTENT)
 
 
 def writeup_pages(sub: SubmissionView) -> list[str]:
@@ -119,13 +131,27 @@ def game_end_rule(turns: int, play_order: str) -> str:
     return f"You play first; stop before your {last} normal turn. Extra turns don't count."
 
 
-# What the goldfish does and what a restart costs, one line per form field (each ≤ 100 characters).
-GOLDFISH_LIBRARY = "The goldfish has an infinite library of basic lands; it draws and plays one each turn."
-GOLDFISH_CHOICES = "It takes no other action, and always chooses what minimises your score (basic type too)."
 WIN_POINTS = f"{rules.WIN_POINTS:g}"
-# The win field's label and help: both kinds of game-ending effect, and the restart rule.
+# Each field's hint says what goes in it (the game's rules are in `/goldfish rules`); each ≤ 100 characters.
+LIFE_HINT = "All the life the goldfish lost in your game (it may go below 0): 1 point each."
+MILL_HINT = "Cards put from the goldfish's library into its graveyard: ½ point each."
+POISON_HINT = "Poison counters the goldfish ended with: 2 points each."
 WIN_LABEL = "Win / lose the game effects"
-WIN_RULE = f"{WIN_POINTS} each: you win, or the goldfish loses, the game. Restarting the game resets your score to 0."
+WIN_HINT = f"Effects that would have won you the game or made the goldfish lose it: {WIN_POINTS} each."
+WRITEUP_HINT = "Your line of play, turn by turn; everyone can read it. The rules: /goldfish rules"
+LOST_WRITEUP_HINT = "How the game went, turn by turn (a lost or drawn game scores 0). Rules: /goldfish rules"
+NUMBER_FIELDS = (("Life the goldfish lost", LIFE_HINT, "life_lost", 12), ("Cards milled", MILL_HINT, "cards_milled", 12),
+                 ("Poison counters", POISON_HINT, "poison", 12), (WIN_LABEL, WIN_HINT, "game_wins", 6))
+WRITEUP_MAX = 4000  # a form's text field holds at most this much
+
+
+def form_values(sub: SubmissionView) -> dict[str, str]:
+    """A saved report as its form shows it again (a write-up too long for the form is left out)."""
+    values = {"life_lost": f"{sub.life_lost:g}", "cards_milled": str(sub.cards_milled), "poison": str(sub.poison),
+              "game_wins": str(sub.game_wins)}
+    if len(sub.writeup) <= WRITEUP_MAX:
+        values["writeup"] = sub.writeup
+    return values
 
 
 def rules_embed(event: EventView | None) -> discord.Embed:
@@ -178,38 +204,48 @@ def rules_embed(event: EventView | None) -> discord.Embed:
 
 
 class ScoreModal(StatelessModal):
-    """Life lost, cards milled, poison, win effects and the write-up; each field's help carries
-    one of the game's rules, so the form shows them all.
+    """Life lost, cards milled, poison, win effects and the write-up, each with a hint that says what
+    goes in it; `values` fills them in (a saved report, or a refused form as typed). A lost or drawn
+    game scores 0 whatever the numbers: its form asks only for the write-up (`with_numbers=False`).
 
     Its submission is answered from the custom_id by :data:`SCORE_FORM`.
     """
 
-    def __init__(self, event: EventView, custom_id: str, *, with_writeup: bool = True) -> None:
+    def __init__(self, event: EventView, custom_id: str, *, with_writeup: bool = True, with_numbers: bool = True,
+                 values: dict[str, str] | None = None) -> None:
         super().__init__(title=f"Score: {event.name}"[:MODAL_TITLE], custom_id=custom_id)
-        fields = [
-            ("Life the goldfish lost (may go below 0)", game_end_rule(event.turns, event.play_order), "life_lost", 12),
-            ("Cards milled", GOLDFISH_LIBRARY, "cards_milled", 12),
-            ("Poison counters", GOLDFISH_CHOICES, "poison", 12),
-            (WIN_LABEL, WIN_RULE, "game_wins", 6),
-        ]
-        for label, rule, field_id, length in fields:
-            number = discord.ui.TextInput(default="0", max_length=length, custom_id=field_id)
-            self.add_item(discord.ui.Label(text=label, description=rule, component=number))
+        values = values or {}
+        for label, hint, field_id, length in NUMBER_FIELDS if with_numbers else ():
+            number = discord.ui.TextInput(default=values.get(field_id, "0")[:length], max_length=length,
+                                          custom_id=field_id, required=False)
+            self.add_item(discord.ui.Label(text=label, description=hint, component=number))
         if with_writeup:
             text = discord.ui.TextInput(
                 style=discord.TextStyle.paragraph,
-                max_length=4000,
+                max_length=WRITEUP_MAX,
                 custom_id="writeup",
                 placeholder="T1: Mountain, Goblin Guide, attack (2)…",
+                default=values.get("writeup") or None,
             )
             self.add_item(
                 discord.ui.Label(
                     text="Write-up: your line of play, turn by turn",
-                    description="Everyone can read it. An infinite loop counts once: name the step done once. "
-                                "Rules: /goldfish rules",
+                    description=WRITEUP_HINT if with_numbers else LOST_WRITEUP_HINT,
                     component=text,
                 )
             )
         # Stopped before it is sent, so discord.py does not keep it (keyed by custom_id alone, one
         # player's open form would replace another's) and the listener is the only handler.
         self.stop()
+
+
+class FormAgainButton(Component, prefix="gfa", parts=(number("form"),)):
+    """Under a refused score form's error: opens the form again as the player typed it (`form`: the
+    key it is kept under, `service.hold_form`)."""
+
+
+def form_again_view(key: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(label="Correct the form", style=discord.ButtonStyle.primary,
+                                    custom_id=FormAgainButton.custom_id_for(form=key)))
+    return view

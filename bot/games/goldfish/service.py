@@ -3,20 +3,17 @@ leaderboard) and cancelling (the event and its scores deleted, nothing recorded)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft.models import (
-    DraftSeat,
-    GoldfishEvent,
-    GoldfishPendingWriteup,
-    GoldfishSubmission,
-)
+from bot.games.goldfish import rules
+from bot.games.goldfish.models import GoldfishEvent, GoldfishPendingWriteup, GoldfishSubmission
 from bot.kit import channels, claims, event_results, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
@@ -40,9 +37,16 @@ _MAX_ID = 2**63 - 1  # ids beyond a BIGINT can only come from a forged custom_id
 
 @dataclass(frozen=True)
 class EventRef(Payload):
-    """The event whose final standings are posted (read from the database when it is sent)."""
+    """The event whose final standings are posted (read from the database when it is sent); `ping`:
+    the post that pings the winner (the event's channel's; the results channel's copy pings nobody)."""
 
     event_id: int
+    ping: bool = False
+
+
+class BadReport(UserError):
+    """A report the rules refuse as typed (a number that isn't one, an empty write-up): the form is
+    offered again with everything the player typed."""
 
 
 # What the bot owes (outbox kinds): the final standings post, the rejected player's DM, and the
@@ -118,7 +122,8 @@ class Standing:
 class CloseResult:
     event: EventView
     standings: list[Standing]
-    post_channel_id: int
+    post_channel_id: int  # the event's channel
+    results_channel_id: int | None = None  # the results channel's copy, if it has one
 
 
 @dataclass(frozen=True)
@@ -203,7 +208,8 @@ async def _free_event_name(session: AsyncSession, guild_id: int, name: str) -> s
 
 async def open_event_for_pod(session: AsyncSession, pod: hooks.Finished) -> None:
     """A draft is complete (the draft's "draft.complete" hook, run in the transaction of its last
-    pick, so a crash can't lose it): a Goldfish draft (one with `turns`) opens scoring with its players."""
+    pick, so a crash can't lose it): a Goldfish draft (one with `turns`) opens scoring with its
+    players (`players`: the seats' user ids)."""
     turns = pod.options.get("turns")
     if not turns:
         return
@@ -221,12 +227,41 @@ async def open_event_for_pod(session: AsyncSession, pod: hooks.Finished) -> None
         method=pod.options.get("method") or "sum",
         play_order=pod.options.get("play_order") or "first",
         pod_id=pod.table_id,
+        players=sorted(pod.options.get("players") or ()),
         organizer_id=pod.organizer_id,
     ))
     await session.flush()
 
 
-hooks.follow("draft.complete", open_event_for_pod)
+def settle_draft_options(chosen: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What `/draft start` keeps for a Goldfish draft (`goldfish`, `turns`, `method`, `play_order`,
+    any of them makes it one), checked now: unset turns default from the cube (7 for the shipped
+    Goldfish Cube, 10 for any other pool, FORMATS.md §1)."""
+    if not any(chosen.get(key) not in (None, False) for key in ("goldfish", "turns", "method", "play_order")):
+        return None
+    cube = chosen.get("cube") or {}
+    turns = chosen.get("turns")
+    if turns is None:
+        turns = rules.default_turns(bool(cube.get("shipped")) and name_key(cube.get("name", "")) == "goldfish")
+    method, play_order = chosen.get("method") or "sum", chosen.get("play_order") or "first"
+    try:
+        rules.validate_method(method)
+        rules.validate_play_order(play_order)
+    except rules.GoldfishInputError as error:
+        raise UserError(str(error)) from None
+    return {"turns": validate_turns(turns), "method": method, "play_order": play_order}
+
+
+# How players read the choices (`/goldfish start` and, through the hook, `/draft start`).
+METHODS = {"sum": "sum of the components (standard)", "max": "largest component",
+           "product": "product of the non-zero components"}
+PLAY_ORDERS = {"first": "players play first (standard)", "second": "players play second",
+               "flip": "each player flips for it"}
+DRAFT_OPTIONS = hooks.Options(settle_draft_options, choices={"method": tuple(METHODS.items()),
+                                                             "play_order": tuple(PLAY_ORDERS.items())})
+
+
+hooks.follow("draft.complete", open_event_for_pod, options=DRAFT_OPTIONS)
 
 
 async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:
@@ -262,11 +297,8 @@ async def default_event(db: Database, guild_id: int, channel_id: int | None, *, 
 
 
 async def _players(session: AsyncSession, event: GoldfishEvent) -> set[int] | None:
-    """The players allowed to submit (a pod's seats), or None for an open paper event."""
-    if event.pod_id is None:
-        return None
-    rows = await session.execute(select(DraftSeat.user_id).where(DraftSeat.pod_id == event.pod_id))
-    return set(rows.scalars())
+    """The players allowed to submit (a draft's seats), or None for an open paper event."""
+    return None if event.players is None else set(event.players)
 
 
 async def check_can_submit(db: Database, guild_id: int, event_id: int, user_id: int) -> EventView:
@@ -288,9 +320,9 @@ def _check_submitter(event: GoldfishEvent, players: set[int] | None, user_id: in
 def _check_writeup(text: str) -> str:
     text = text.strip()
     if not text:
-        raise UserError("The write-up can't be empty: describe your line of play, turn by turn.")
+        raise BadReport("The write-up can't be empty: describe your line of play, turn by turn.")
     if len(text) > MAX_WRITEUP_CHARS:
-        raise UserError(f"That write-up is {len(text):,} characters; the limit is {MAX_WRITEUP_CHARS:,}.")
+        raise BadReport(f"That write-up is {len(text):,} characters; the limit is {MAX_WRITEUP_CHARS:,}.")
     return text
 
 
@@ -319,7 +351,7 @@ async def _take_writeup(session: AsyncSession, guild_id: int, user_id: int, key:
     row = await session.get(GoldfishPendingWriteup, key) if 0 < key <= _MAX_ID else None
     minutes = int(PENDING_WRITEUP_TTL.total_seconds() // 60)
     again = "Nothing was saved: run `/goldfish report` again with the `writeup_file`."
-    if row is None or row.guild_id != guild_id or row.user_id != user_id:
+    if row is None or row.guild_id != guild_id or row.user_id != user_id or row.form is not None:
         raise NotFound(
             f"The write-up file you attached is no longer held: uploads wait {minutes} minutes for their form, "
             f"and only your {MAX_PENDING_WRITEUPS_PER_USER} newest are kept. {again}"
@@ -357,7 +389,7 @@ async def submit(
                 lost_or_drew=lost_or_drew, prevented=prevented, method=event.method,
             )
         except rules.GoldfishInputError as error:
-            raise UserError(str(error)) from None
+            raise BadReport(f"{error}.") from None
         if writeup_key is not None:
             writeup = await _take_writeup(session, guild_id, user_id, writeup_key)
         previous = await session.execute(
@@ -480,13 +512,18 @@ async def close(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> 
             session, guild_id=guild_id, format=KIND, event_id=event.id, event_name=event.name, results=placements
         )
         event.status, event.closed_at = "closed", utcnow()
+        # Posted after the commit; after a crash the sweeper posts them, once. The event's channel
+        # hears it (the winner pinged there), and the results channel gets a copy that pings nobody.
+        what = f"the final standings of **{escape(event.name)}**"
+        posts = [outbox.Message(FINAL, outbox.telling(EventRef(event.id, ping=True).to_payload(), actor.user_id, what),
+                                channel_id=event.channel_id, guild_id=guild_id)]
         settings = await load_settings_row(session, guild_id)
-        channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else event.channel_id
-        # Posted after the commit; after a crash the sweeper posts it, once.
-        payload = outbox.telling(EventRef(event.id).to_payload(), actor.user_id,
-                                 f"the final standings of **{escape(event.name)}**")
-        await outbox.queue(session, outbox.Message(FINAL, payload, channel_id=channel, guild_id=guild_id))
-        return CloseResult(_event_view(event), standings, channel)
+        board = settings.leaderboard_channel_id if settings else None
+        if board and board != event.channel_id:
+            posts.append(outbox.Message(FINAL, outbox.telling(EventRef(event.id).to_payload(), actor.user_id, what),
+                                        channel_id=board, guild_id=guild_id))
+        await outbox.queue(session, *posts)
+        return CloseResult(_event_view(event), standings, event.channel_id, board if board != event.channel_id else None)
 
 
 async def cancel(db: Database, guild_id: int, event_id: int, *, actor: Actor) -> int:
@@ -508,15 +545,81 @@ async def cancel(db: Database, guild_id: int, event_id: int, *, actor: Actor) ->
 
 
 def parse_number(label: str, text: str, *, whole: bool) -> float:
-    """Turn what a player typed into a number, or a clear UserError."""
+    """Turn what a player typed into a number (blank: 0), or a clear BadReport."""
     cleaned = text.strip().replace(",", ".") or "0"
     try:
         value = float(cleaned)
     except ValueError:
-        raise UserError(f"{label}: {text.strip()[:30]!r} is not a number.") from None
+        raise BadReport(f"{label}: {text.strip()[:30]!r} is not a number.") from None
     if whole and not value.is_integer():
-        raise UserError(f"{label} must be a whole number (got {text.strip()}).")
+        raise BadReport(f"{label} must be a whole number (got {text.strip()[:30]}).")
     return int(value) if whole else value
+
+
+# The score form's number fields: (field id, label in errors, whole number?).
+COUNTS = (("life_lost", "Life lost", False), ("cards_milled", "Cards milled", True),
+          ("poison", "Poison counters", True), ("game_wins", "Win / lose effects", True))
+
+
+def parse_counts(fields: Mapping[str, str]) -> dict[str, float]:
+    """The form's numbers (a field the form did not ask for is 0); every field that is not a number
+    is named in one BadReport, so one correction fixes them all."""
+    counts, problems = {}, []
+    for field_id, label, whole in COUNTS:
+        try:
+            counts[field_id] = parse_number(label, fields.get(field_id, ""), whole=whole)
+        except BadReport as error:
+            problems.append(str(error))
+    if problems:
+        raise BadReport(" ".join(problems))
+    return counts
+
+
+@dataclass(frozen=True)
+class HeldForm:
+    """A refused score form as the player typed it: its event, options and fields."""
+
+    event_id: int
+    lost_or_drew: bool
+    prevented: bool
+    file_key: int | None
+    fields: dict[str, str]
+
+
+async def hold_form(db: Database, guild_id: int, user_id: int, key: int, form: HeldForm) -> None:
+    """Keep a refused form as typed until the player opens it again (`held_form`); only their
+    newest is kept, for as long as an uploaded write-up waits."""
+    now = utcnow()
+    pending = GoldfishPendingWriteup
+    async with db.write() as session:
+        mine = await session.execute(select(pending).where(pending.user_id == user_id))
+        for row in mine.scalars():
+            if row.form is not None or row.expires_at < now - PENDING_WRITEUP_TTL:
+                await session.delete(row)
+        session.add(pending(key=key, guild_id=guild_id, user_id=user_id, text="", expires_at=now + PENDING_WRITEUP_TTL,
+                            form={"event": form.event_id, "lost": form.lost_or_drew, "prevented": form.prevented,
+                                  "file": form.file_key, "fields": dict(form.fields)}))
+
+
+async def held_form(db: Database, guild_id: int, user_id: int, key: int) -> HeldForm:
+    """The player's refused form `key`, as they typed it (kept for the next form they send)."""
+    async with db.read() as session:
+        row = await session.get(GoldfishPendingWriteup, key) if 0 < key <= _MAX_ID else None
+    if (row is None or row.form is None or row.guild_id != guild_id or row.user_id != user_id
+            or row.expires_at <= utcnow()):
+        raise NotFound("That form is no longer kept (only your newest, for an hour): run `/goldfish report` again.")
+    form = row.form
+    fields = {str(k): str(v) for k, v in (form.get("fields") or {}).items()}
+    return HeldForm(int(form["event"]), bool(form["lost"]), bool(form["prevented"]), form.get("file"), fields)
+
+
+async def saved_report(db: Database, guild_id: int, event_id: int, user_id: int) -> SubmissionView | None:
+    """What the player reported last in the event (the counting report, else their newest), for
+    `/goldfish report` to open with; None if they have not reported."""
+    try:
+        return await writeup(db, guild_id, event_id, user_id)
+    except NotFound:
+        return None
 
 
 @channels.register

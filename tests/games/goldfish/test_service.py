@@ -9,8 +9,8 @@ import pytest
 
 from bot.features.config import service as guild_config
 from bot.features.leaderboard import service as leaderboard
-from bot.games.draft import goldfish_service as goldfish
 from bot.games.draft import service as drafts
+from bot.games.goldfish import service as goldfish
 from bot.kit import outbox
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
@@ -137,12 +137,17 @@ async def test_reject_close_and_leaderboard(db):
     with pytest.raises(PermissionDenied):
         await goldfish.close(db, GUILD, event.id, actor=Actor(1, GUILD))
     closed = await goldfish.close(db, GUILD, event.id, actor=Actor(ORGANIZER, GUILD))
-    assert closed.post_channel_id == 77
+    assert (closed.post_channel_id, closed.results_channel_id) == (10, 77)
     assert [(s.placement, s.submission.user_id) for s in closed.standings] == [(1, 2), (2, 1), (2, 3)]
-    [final] = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
-               if q.message.kind == goldfish.FINAL]
-    told = outbox.telling({"event_id": event.id}, ORGANIZER, f"the final standings of **{event.name}**")
-    assert (final.message.channel_id, final.message.payload) == (77, told)  # who closed it hears a refusal
+    finals = [q for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
+              if q.message.kind == goldfish.FINAL]
+    what = f"the final standings of **{event.name}**"
+    # The event's channel (the post that pings the winner) and a copy in the results channel; who
+    # closed it hears a refusal of either.
+    assert sorted((q.message.channel_id, q.message.payload) for q in finals) == [
+        (10, outbox.telling({"event_id": event.id, "ping": True}, ORGANIZER, what)),
+        (77, outbox.telling({"event_id": event.id, "ping": False}, ORGANIZER, what)),
+    ]
     shown, standings = await goldfish.final_standings(db, event.id)
     assert shown.status == "closed" and standings == closed.standings
     with pytest.raises(Conflict, match="has ended; scores are no longer taken"):
@@ -239,7 +244,7 @@ async def test_reject_reasons_are_bounded(db):
 async def pending_keys(db) -> list[tuple[int, int]]:
     from sqlalchemy import select
 
-    from bot.games.draft.models import GoldfishPendingWriteup as Pending
+    from bot.games.goldfish.models import GoldfishPendingWriteup as Pending
 
     async with db.read() as session:
         rows = await session.execute(select(Pending.user_id, Pending.key).order_by(Pending.key))
@@ -294,7 +299,7 @@ async def test_expired_uploads_say_so_and_are_cleaned_up_lazily(db):
 
     from sqlalchemy import update
 
-    from bot.games.draft.models import GoldfishPendingWriteup as Pending
+    from bot.games.goldfish.models import GoldfishPendingWriteup as Pending
     from bot.store.types import utcnow
 
     event = await paper_event(db)
@@ -392,3 +397,53 @@ async def test_only_organizers_create_events_and_only_theirs_or_organizers_manag
     await goldfish.reject(db, GUILD, by_role.id, 6, reason="no write-up", actor=manager)
     assert (await goldfish.close(db, GUILD, by_manager.id, actor=role_holder)).event.status == "closed"
     assert (await goldfish.close(db, GUILD, by_role.id, actor=manager)).event.status == "closed"
+
+
+async def test_the_end_is_posted_once_in_the_events_channel_without_a_separate_results_channel(db):
+    event = await paper_event(db)
+    await submit(db, event, 1, life_lost=20)
+    closed = await goldfish.close(db, GUILD, event.id, actor=ADMIN)
+    assert (closed.post_channel_id, closed.results_channel_id) == (10, None)
+    finals = [q.message for q in await outbox.take_due(db, created_before=utcnow() + timedelta(seconds=1))
+              if q.message.kind == goldfish.FINAL]
+    assert [(m.channel_id, m.payload["ping"]) for m in finals] == [(10, True)]
+
+
+def test_every_number_typed_wrong_is_named_at_once():
+    assert goldfish.parse_counts({"life_lost": "2,5", "poison": " "}) == {
+        "life_lost": 2.5, "cards_milled": 0, "poison": 0, "game_wins": 0}
+    with pytest.raises(goldfish.BadReport) as refused:
+        goldfish.parse_counts({"life_lost": "l4", "cards_milled": "2.5", "poison": "1"})
+    assert str(refused.value) == "Life lost: 'l4' is not a number. Cards milled must be a whole number (got 2.5)."
+
+
+async def test_a_refused_form_is_kept_as_typed_for_its_player_alone_and_only_the_newest(db):
+    event = await paper_event(db)
+    typed = goldfish.HeldForm(event.id, False, True, None, {"life_lost": "l4", "writeup": "T1 go"})
+    await goldfish.hold_form(db, GUILD, 5, 111, typed)
+    assert await goldfish.held_form(db, GUILD, 5, 111) == typed
+    for guild, user, key in ((GUILD, 6, 111), (OTHER_GUILD, 5, 111), (GUILD, 5, 112), (GUILD, 5, 2**70)):
+        with pytest.raises(NotFound, match="no longer kept"):
+            await goldfish.held_form(db, guild, user, key)
+    # Not a write-up upload: a forged file key naming it is refused.
+    with pytest.raises(NotFound, match="no longer held"):
+        await goldfish.submit(db, GUILD, event.id, 5, life_lost=1, cards_milled=0, poison=0, game_wins=0,
+                              writeup_key=111)
+    upload = 120
+    await goldfish.hold_writeup(db, GUILD, 5, upload, "A long write-up")
+    newer = goldfish.HeldForm(event.id, True, False, upload, {"writeup": ""})
+    await goldfish.hold_form(db, GUILD, 5, 113, newer)
+    with pytest.raises(NotFound):
+        await goldfish.held_form(db, GUILD, 5, 111)  # only the newest refused form is kept
+    assert await goldfish.held_form(db, GUILD, 5, 113) == newer
+    await submit_held(db, event, 5, upload, life_lost=3)  # and the upload still waits for its form
+
+
+async def test_the_saved_report_is_the_counting_one_else_the_newest(db):
+    event = await paper_event(db)
+    assert await goldfish.saved_report(db, GUILD, event.id, 5) is None
+    await submit(db, event, 5, life_lost=10, writeup="first")
+    await submit(db, event, 5, life_lost=12, writeup="second")
+    assert (await goldfish.saved_report(db, GUILD, event.id, 5)).writeup == "second"
+    await goldfish.reject(db, GUILD, event.id, 5, reason="no", actor=ADMIN)
+    assert (await goldfish.saved_report(db, GUILD, event.id, 5)).life_lost == 12

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.games.draft.goldfish_rules import (
+from bot.games.goldfish.rules import (
     DEFAULT_TABLE,
     GOLDFISH_CALL,
     MAX_CARDS_MILLED,

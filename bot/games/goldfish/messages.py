@@ -1,16 +1,18 @@
 """How a Goldfish event's owed messages look in Discord: its outbox renderers (registered with
 `bot.kit.delivery.renders` when the cog imports this module).
 
-The service queues them with the change that causes them (`bot.games.draft.goldfish_service`): the final
-standings when an event ends, the DM telling a player why their score was rejected, and the channel's
+The service queues them with the change that causes them (`bot.games.goldfish.service`): the final
+standings when an event ends (in its channel and the results channel), the DM telling a player why their score was rejected, and the channel's
 note that an event was cancelled.
 """
 
 from __future__ import annotations
 
-from bot.games.draft import goldfish_service as goldfish
-from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_service import Cancelled, EventRef, Rejected
+import discord
+
+from bot.games.goldfish import service as goldfish
+from bot.games.goldfish import ui
+from bot.games.goldfish.service import Cancelled, EventRef, Rejected
 from bot.kit import limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.outbox import Outcome
@@ -20,8 +22,13 @@ from bot.web.buttons import event_view
 
 @renders(goldfish.FINAL, EventRef)
 async def final(ref: EventRef, ctx: Delivery) -> Outgoing:
+    """The final standings with a line naming the winner: pinged in the event's channel (`ping`), the
+    results channel's copy pings nobody, so a winner hears it once."""
     event, standings = await goldfish.final_standings(ctx.db, ref.event_id)
-    return Outgoing(embeds=[ui.standings_embed(event, standings, final=True)],
+    winners = [s.submission.user_id for s in standings if s.placement == 1]
+    return Outgoing(content=ui.winner_line(event, winners), embeds=[ui.standings_embed(event, standings, final=True)],
+                    allowed_mentions=discord.AllowedMentions(users=[discord.Object(w) for w in winners])
+                    if ref.ping and winners else None,
                     view=await event_view(ctx.bot, ctx.message.guild_id, goldfish.KIND, ref.event_id))
 
 

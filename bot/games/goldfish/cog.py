@@ -8,10 +8,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.games.draft import goldfish_rules as rules
-from bot.games.draft import goldfish_service as goldfish
-from bot.games.draft import goldfish_ui as ui
-from bot.games.draft.goldfish_messages import delivery_problem  # and its renderers, registered on import
+from bot.games.goldfish import rules, ui
+from bot.games.goldfish import service as goldfish
+from bot.games.goldfish.messages import delivery_problem  # and its renderers, registered on import
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles, require_guild
@@ -20,16 +19,12 @@ from bot.kit.paginate import Page, register_renderer, send_paginated
 from bot.kit.text import escape, name_key, plural
 from bot.web.buttons import event_view
 
-# A game's length in turns (FORMATS.md §1: configurable); `/draft start` takes it too.
+# A game's length in turns (FORMATS.md §1: configurable).
 Turns = app_commands.Range[int, rules.MIN_TURNS, rules.MAX_TURNS]
 TURNS_HELP = (f"Game length, {rules.MIN_TURNS}–{rules.MAX_TURNS} turns: usually {rules.TURNS_GOLDFISH_CUBE} with the "
               f"Goldfish Cube, {rules.TURNS_ORDINARY} with any other pool.")
-METHODS = {"sum": "sum of the components (standard)", "max": "largest component",
-           "product": "product of the non-zero components"}
-PLAY_ORDERS = {"first": "players play first (standard)", "second": "players play second",
-               "flip": "each player flips for it"}
-METHOD_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in METHODS.items()]
-PLAY_ORDER_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in PLAY_ORDERS.items()]
+METHOD_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in goldfish.METHODS.items()]
+PLAY_ORDER_CHOICES = [app_commands.Choice(name=name, value=value) for value, name in goldfish.PLAY_ORDERS.items()]
 MAX_WRITEUP_FILE = 200_000
 # Event names and reasons are user text: whatever they contain must never ping anyone.
 NO_PINGS = discord.AllowedMentions.none()
@@ -120,27 +115,58 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
             file_key = interaction.id
             text = await self._read_writeup(writeup_file)
             await goldfish.hold_writeup(self.bot.db, chosen.guild_id, interaction.user.id, interaction.id, text)
-        custom_id = ui.submit_custom_id(chosen.id, lost_or_drew=lost_or_drew, prevented=prevented, file_key=file_key)
-        await interaction.response.send_modal(ui.ScoreModal(chosen, custom_id, with_writeup=file_key is None))
+        if lost_or_drew and file_key is not None:  # nothing left to ask: a lost game's numbers count for nothing
+            sub = await goldfish.submit(self.bot.db, chosen.guild_id, chosen.id, interaction.user.id, life_lost=0,
+                                        cards_milled=0, poison=0, game_wins=0, writeup_key=file_key,
+                                        lost_or_drew=True, prevented=prevented)
+            await self._saved(interaction, chosen, sub)
+            return
+        saved = await goldfish.saved_report(self.bot.db, chosen.guild_id, chosen.id, interaction.user.id)
+        form = goldfish.HeldForm(chosen.id, lost_or_drew, prevented, file_key, ui.form_values(saved) if saved else {})
+        await interaction.response.send_modal(self._form(chosen, form))
+
+    @staticmethod
+    def _form(event: goldfish.EventView, form: goldfish.HeldForm) -> ui.ScoreModal:
+        custom_id = ui.submit_custom_id(event.id, lost_or_drew=form.lost_or_drew, prevented=form.prevented,
+                                        file_key=form.file_key)
+        return ui.ScoreModal(event, custom_id, with_writeup=form.file_key is None, with_numbers=not form.lost_or_drew,
+                             values=form.fields)
 
     @handles(ui.SCORE_FORM)
     async def on_score_form(
         self, interaction: discord.Interaction, *, event: int, lost: str, prevented: str, file: int | None,
         fields: dict[str, str],
     ) -> None:
-        """A submitted score form (see `ui.SCORE_FORM`): any process takes it, after a restart too."""
+        """A submitted score form (see `ui.SCORE_FORM`): any process takes it, after a restart too. One
+        the rules refuse as typed is kept, and the error offers it again with every value."""
         chosen = await goldfish.get_event(self.bot.db, require_guild(interaction), event)
-        sub = await goldfish.submit(
-            self.bot.db, chosen.guild_id, chosen.id, interaction.user.id,
-            life_lost=goldfish.parse_number("Life lost", fields.get("life_lost", ""), whole=False),
-            cards_milled=goldfish.parse_number("Cards milled", fields.get("cards_milled", ""), whole=True),
-            poison=goldfish.parse_number("Poison counters", fields.get("poison", ""), whole=True),
-            game_wins=goldfish.parse_number("Win / lose effects", fields.get("game_wins", ""), whole=True),
-            writeup=fields.get("writeup", ""), writeup_key=file, lost_or_drew=lost == "1", prevented=prevented == "1",
-        )
+        try:
+            sub = await goldfish.submit(
+                self.bot.db, chosen.guild_id, chosen.id, interaction.user.id, **goldfish.parse_counts(fields),
+                writeup=fields.get("writeup", ""), writeup_key=file, lost_or_drew=lost == "1",
+                prevented=prevented == "1",
+            )
+        except goldfish.BadReport as error:
+            typed = goldfish.HeldForm(chosen.id, lost == "1", prevented == "1", file, dict(fields))
+            await goldfish.hold_form(self.bot.db, chosen.guild_id, interaction.user.id, interaction.id, typed)
+            await interaction.response.send_message(
+                f"{error} Nothing was saved yet: **Correct the form** opens it again with everything you typed.",
+                view=ui.form_again_view(interaction.id), ephemeral=True, allowed_mentions=NO_PINGS)
+            return
+        await self._saved(interaction, chosen, sub)
+
+    @handles(ui.FormAgainButton)
+    async def on_form_again(self, interaction: discord.Interaction, *, form: int) -> None:
+        """The refused form, offered again as the player typed it."""
+        typed = await goldfish.held_form(self.bot.db, require_guild(interaction), interaction.user.id, form)
+        event = await goldfish.check_can_submit(self.bot.db, require_guild(interaction), typed.event_id,
+                                                interaction.user.id)
+        await interaction.response.send_modal(self._form(event, typed))
+
+    async def _saved(self, interaction: discord.Interaction, event: goldfish.EventView, sub: goldfish.SubmissionView):
         await interaction.response.send_message(
-            f"Saved your score for **{escape(chosen.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
-            "You can report again until the event ends.",
+            f"Saved your score for **{escape(event.name)}**: **{sub.score:g}** ({ui.breakdown_text(sub)}). "
+            "You can report again until the event ends: `/goldfish report` opens with this report.",
             ephemeral=True, allowed_mentions=NO_PINGS,
         )
 
@@ -227,7 +253,8 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
 
         async def end() -> str:
             result = await goldfish.close(self.bot.db, chosen.guild_id, chosen.id, actor=actor)
-            return f"**{escape(chosen.name)}** has ended. Final standings are posted in <#{result.post_channel_id}>."
+            copy = f" and <#{result.results_channel_id}>" if result.results_channel_id else ""
+            return f"**{escape(chosen.name)}** has ended. Final standings are posted in <#{result.post_channel_id}>{copy}."
 
         await confirm_then_act(
             interaction, f"End **{escape(chosen.name)}** now? Its standings become final and go to the leaderboard; "
@@ -266,3 +293,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     async def roll(self, interaction: discord.Interaction, first: app_commands.Range[int, 1, 6], count: app_commands.Range[int, 1, 50] = 1) -> None:
         await interaction.response.send_message(f"Rolls: {', '.join(map(str, rules.roll_sequence(first, count)))}")
 
+
+
+async def setup(bot: KitBot) -> None:
+    await bot.add_cog(GoldfishCog(bot))
