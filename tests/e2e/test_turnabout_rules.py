@@ -119,7 +119,7 @@ async def test_a_companion_a_winner_below_zero_and_drops_that_cut_the_schedule(f
     leaving = [state.players[s].user_id for s in state.round_matches()[1].seats()]
     for user in leaving:
         prompt = await table.slash(user, "leave")
-        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
         await fake.click(user, prompt.message, confirm)
     cut = await fake.wait_for(
         lambda: next((m for m in fake.messages(world.channel) if "dropped from the schedule" in (m.get("content") or "")),

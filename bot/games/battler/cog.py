@@ -46,6 +46,7 @@ S = battler.STATUSES
 class BattlerCog(BattlerDMs, BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its result is posted"
     older_lobby_buttons = (ui.LegacyLobbyButton,)
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
@@ -163,7 +164,7 @@ class BattlerCog(BattlerDMs, BattlerReports, TableCog):
             return ui.FORCED[carousel]
 
         await confirm_then_act(interaction, ui.force_question(game.id, carousel), force, db=self.db,
-                               label="End the carousel" if carousel else "End the draft")
+                               label="End the carousel" if carousel else "End the draft", keep="Keep waiting")
 
 
 async def setup(bot: KitBot) -> None:

@@ -233,7 +233,8 @@ class DraftCog(TableCog):
                 interaction.followup.send, ui.handed_announcement(result), allowed_mentions=limits.ping(player.id)))
 
         await confirm.confirm_then_act(interaction, f"Hand seat {seat} of draft #{pod.id} (a bot plays it) to {player.mention}? "
-                                       "They keep its picks and draft it from now on.", hand, db=self.db)
+                                       "They keep its picks and draft it from now on.", hand, db=self.db,
+                                       label="Hand the seat over", keep="Keep the bot")
 
     @seat.autocomplete("seat")
     async def seat_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:

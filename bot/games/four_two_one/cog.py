@@ -34,6 +34,7 @@ LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); 
 class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its final standings are posted"
 
     def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
@@ -281,7 +282,7 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
 
         await confirm_then_act(interaction, f"End {league_name(league.id)} now? The standings go to the leaderboard as "
                                             "they are; no more matches are played.", end, db=self.db,
-                               around=self.bot.outbox.replies.answering)
+                               around=self.bot.outbox.replies.answering, label="End the league", keep="Keep playing")
 
 
 async def setup(bot: KitBot) -> None:

@@ -36,6 +36,7 @@ NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in 
 class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its final standings are posted"
     lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
 
     def __init__(self, bot: KitBot) -> None:
@@ -235,7 +236,8 @@ class TurnaboutCog(TableCog):
 
         await confirm_then_act(
             interaction, f"Drop from {name}? You will not be paired again (a match in progress must still be "
-                         "finished) and lose the rating bonus for playing every round.", drop, db=self.db)
+                         "finished) and lose the rating bonus for playing every round.", drop, db=self.db,
+            label="Drop out", keep="Stay in")
 
     @group.command(name="end", description="End the event: final ranking and rating awards to the leaderboard (organizer; asks first).")
     @app_commands.guild_only()
@@ -251,7 +253,7 @@ class TurnaboutCog(TableCog):
         await confirm_then_act(
             interaction, f"End {turnabout.event_name(event.id)} now? The final ranking and rating awards are posted "
                          "and recorded; no more rounds can be played.", end, db=self.db,
-            around=self.bot.outbox.replies.answering)
+            around=self.bot.outbox.replies.answering, label="End the event", keep="Keep playing")
 
     @group.command(name="rating", description="This server's accumulated Turnabout ratings.")
     @app_commands.guild_only()

@@ -50,6 +50,7 @@ SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards
 class VortexCog(VortexDMs, TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its result is posted"
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
@@ -125,7 +126,8 @@ class VortexCog(VortexDMs, TableCog):
 
         await confirm_then_act(
             interaction, "Mulligan? Your pack is revealed to everyone and exiled; until the end of the turn you "
-                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db)
+                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db,
+            label="Mulligan", keep="Keep my pack")
 
     @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, reveal, search, "
                                             "top, bottom, shuffle.")
@@ -271,7 +273,7 @@ class VortexCog(VortexDMs, TableCog):
             return f"Vortex #{game.id} has ended: {result}."
 
         await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db,
-                               around=self.bot.outbox.replies.answering)
+                               around=self.bot.outbox.replies.answering, label="End the game", keep="Keep playing")
 
 
 async def setup(bot: KitBot) -> None:
