@@ -28,7 +28,7 @@ from bot.store.db import Database
 
 # A prompt is the asker's own (ephemeral): it never pings, whatever names it shows.
 QUIET = discord.AllowedMentions.none()
-CANCELLED = "Nothing was changed."
+CANCELLED = "Kept as it was: nothing was changed."
 NO_ANSWER = "No answer: nothing was changed."
 EXPIRED = "This question has expired (the bot restarted since): nothing was changed. Run the command again."
 # A prompt's buttons name this process: after a restart, a press on an old prompt is answered by

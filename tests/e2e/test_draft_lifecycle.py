@@ -308,9 +308,10 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     await table.pick(p0)
     await table.pick(p1)
 
-    # /draft status is public: picks, queues, and who the draft waits on.
+    # /draft status: picks, queues, and who the draft waits on; only the asker sees it unless posted.
     status = await slash(fake, world, p1, "draft status")
-    assert not status.ephemeral
+    assert status.ephemeral
+    assert not (await slash(fake, world, p1, "draft status", post=True)).ephemeral
     text = status.content
     assert "2 of 30 picks made" in text and "DMs closed" in text and "Waiting on" in text
     assert "Draft #" in text and "· In progress" in text and "· 1 pick ·" in text  # no "drafting", no "1 picks"

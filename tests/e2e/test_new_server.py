@@ -514,7 +514,7 @@ async def _results_post(fake, club: Club, needle: str, name: str) -> str:
 async def _leaderboard(fake, club: Club, formats: list[str]) -> None:
     w = club.world
     everyone = await slash(fake, club, w.member, "leaderboard")
-    assert not everyone.ephemeral and "all formats" in everyone.content, everyone.content
+    assert everyone.ephemeral and "all formats" in everyone.content  # a look-up: only the asker sees it, everyone.content
     # The two players who played every format: one finished event per format each.
     for player in w.players[:2]:
         assert re.search(rf"<@{player}> · [\d.]+ pts? · {len(formats)} events", everyone.content), everyone.content

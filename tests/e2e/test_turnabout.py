@@ -257,7 +257,9 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     for user, row in rows.items():
         assert f"<@{user}> — **{ui.number_text(row.score)}** (1 event)" in text
     after = await t.report(players[1], "won", 3)
-    assert after.ephemeral and "no Turnabout event" in after.content
+    # Issue 35 item 6: a report after the end says it ended and where its standings are.
+    assert after.ephemeral and (f"Turnabout #{t.event_id} has ended: its final standings are posted in <#{world.channel}>"
+                                in after.content), after.content
 
 
 async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, world):

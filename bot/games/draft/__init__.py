@@ -25,22 +25,16 @@ FORMAT = Format(
         about="An asynchronous booster draft: everyone picks when they like, by reacting to or clicking "
               "the pack the bot DMs them. Any cube works: `/cube list` shows them.",
         flow=(
-            "**Start:** `/draft start cube` (an organizer), with packs, pack size, seats and an optional pick timer.",
-            "**Join:** `/draft join` or the Join button; `/draft leave` before it begins.",
-            "**Begin:** `/draft begin` (at least 2 players), or it begins by itself when the lobby is full.",
-            "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs your pack "
-            "again; `/draft pick` picks in the server when your DMs are closed.",
-            "**Follow:** `/draft status` shows who the draft waits on; `/draft pool` your picks.",
-            "**End:** the draft ends by itself after the last pick and every player gets their pool; "
-            "`/draft export` gives it as a deck file. `/draft cancel` (organizer; asks first) stops it.",
+            "**Start:** `/draft start cube` (an organizer): packs, pack size, seats, a pick timer.",
+            "**Join:** `/draft join` or the Join button; `/draft leave`.",
+            "**Begin:** `/draft begin` (2+ players), or by itself when the lobby is full.",
+            "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs it again.",
+            "**Follow:** `/draft status` whom it waits on; `/draft pool` your picks.",
+            "**End:** after the last pick everyone gets their pool; `/draft export` a deck file. "
+            "`/draft cancel` (organizer; asks first) stops it.",
         ),
-        rules="Pack 1 passes left, pack 2 right, pack 3 left. A pack passed to a busy player waits in their "
-              "queue; nobody picks from a later pack while an earlier one can still reach them. With a pick "
-              "timer, a player who runs out of time gets a pick made for them; after 3 in a row a bot takes "
-              "the seat until they come back with `/draft rejoin`.",
-        more="`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
-             "`/draft rejoin` takes it back · `/draft seat` (organizer) gives a bot's seat to a new player · "
-             "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
+        more="`/draft pick` when your DMs are closed · `/draft replace`, `/draft rejoin`, `/draft seat` for "
+             "bot seats · `/draft log` the whole draft.",
     ),
 )
 
@@ -62,22 +56,16 @@ GOLDFISH = Format(
               "\"goldfish\" that does nothing, and scores what the goldfish suffered.",
         flow=(
             "**Start:** `/draft start cube:goldfish goldfish:True` (an organizer); for a draft played in "
-            "paper, `/goldfish start name turns` opens the scoring alone.",
-            "**Join:** `/draft join` or the lobby's Join button; `/draft leave` to give the seat up.",
-            "**Begin:** `/draft begin` (the lobby also begins by itself once it is full). Picks come by DM.",
-            "**Play:** when the draft is over the scoring event opens; each player plays their game "
-            "and sends `/goldfish report` with the numbers and a turn-by-turn write-up (again to correct it).",
-            "**Follow:** `/goldfish status` shows the scores; `/goldfish writeup` reads a player's game.",
-            "**End:** `/goldfish end` (the organizer; asks first) makes the standings final and sends them to "
-            "the leaderboard. `/goldfish cancel` (asks first) deletes the event and its scores, with nothing recorded.",
+            "paper, `/goldfish start name turns`.",
+            "**Join:** `/draft join` or the Join button; `/draft leave`.",
+            "**Begin:** `/draft begin`, or by itself when full. Picks come by DM.",
+            "**Play:** after the draft, play your game alone and `/goldfish report` its numbers and write-up.",
+            "**Follow:** `/goldfish status` the scores; `/goldfish writeup` a player's game.",
+            "**End:** `/goldfish end` (organizer; asks first) makes the standings final; `/goldfish cancel` "
+            "records nothing.",
         ),
-        rules="The game lasts 7 turns with the Goldfish Cube, 10 otherwise (the event says). You stack your "
-              "deck and may add basic lands; the goldfish has endless basic lands, plays one a turn and "
-              "always chooses what scores you least. Score: 1 per life it lost, ½ per card milled, 2 per "
-              "poison counter, 20 per \"win the game\" or \"lose the game\" effect; 0 if you lose or draw. "
-              "Restarting resets your score. Highest score wins.",
-        more="`/goldfish rules` the full game rules · `/goldfish reject` (organizer) refuses a score with a "
-             "reason · `/goldfish flip`, `/goldfish roll` fixed coin flips and dice for write-ups.",
+        more="`/goldfish rules` the game's rules · `/goldfish reject` (organizer) refuses a score · "
+             "`/goldfish flip`, `/goldfish roll`.",
     ),
 )
 MORE_FORMATS = (GOLDFISH,)

@@ -18,6 +18,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
+from bot.kit.lookups import POST
 from bot.kit.paginate import register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
@@ -122,10 +123,11 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
         await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
 
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
-    async def status(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         view = await event_view(self.bot, league.guild_id, four_two_one.KIND, league.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(league), view=view)
+        await interaction.response.send_message(embed=ui.status_embed(league), view=view, ephemeral=not post)
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)

@@ -71,7 +71,7 @@ class VortexDriver(TableDriver):
         assert engine.card_census(state) == Counter(engine.starting_shoe(row.cube_cards, len(state.players))) + chosen
         assert all(len(p.pack) <= engine.PACK_SIZE for p in state.players) and len(state.passed_pack) <= 7
         status = await self.slash(self.world.member, "status")
-        assert not status.ephemeral
+        assert status.ephemeral  # a look-up answers only the one who asked
         text = embed_text(status.message)
         assert f"Shoe\n{len(state.shoe)} card" in text and f"Passed pack\n{len(state.passed_pack)} card" in text
         for p in state.players:
