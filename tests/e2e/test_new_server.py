@@ -333,12 +333,12 @@ async def _turnabout(fake, club: Club, database_url: str) -> None:
             a, b = state.players[m.a].user_id, state.players[m.b].user_id
             for game in (1, 2):
                 report = await t.report(a, "won", 7, game)
-                assert f"<@{a}> **won** with 7" in report.content and "**17 MP**" in report.content, report.content
+                assert f"<@{a}> **won** with 7" in report.content and "**17 match points**" in report.content, report.content
                 reply = await t.answer(b, report.message)
                 assert reply.content.startswith(f"✅ Match {m.number}, game {game}: <@{a}> **won** with 7 "), reply.content
                 assert f"confirmed by <@{b}>." in reply.content and not reply.components
             # 34 MP to 0: 25–5 VP (FORMATS.md §3's table), whose VP said by name.
-            assert reply.content.endswith(f" Match {m.number} is over: <@{a}> 25 VP, <@{b}> 5 VP."), reply.content
+            assert reply.content.endswith(f" Match {m.number} is over: <@{a}> 25 Victory Points (VP), <@{b}> 5 VP."), reply.content
             vp |= {a: 25, b: 5}
         complete = await t.wait_channel("Round 1 is complete")
         assert f"<@{w.organizer}> ends the event with `/turnabout end`" in complete["content"]

@@ -113,7 +113,7 @@ class BattlerCog(BattlerDMs, BattlerReports, TableCog):
         outcome = await battler.report(self.db, game.id, actor_of(interaction), result.value, treasures_left=treasures_left)
         await self.answer_report(interaction, outcome)
 
-    @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, packyard.")
+    @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, the used packs.")
     @app_commands.describe(post=POST)
     async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         game = await self.table_here(interaction, S.all)
