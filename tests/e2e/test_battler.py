@@ -203,8 +203,9 @@ async def _play(table: Table, fake, bot, world) -> None:
             expected[table.user(seat)] = place
         place += len(group)
     assert await table.results() == expected
-    late = await table.report(winner, "won")
-    assert late.ephemeral and "no Treasure Battler game" in late.content
+    late = await table.report(winner, "won")  # after the end: it says so, and where the result is
+    assert late.ephemeral and late.content == (f"Treasure Battler #{table.game_id} has ended: its result is posted in "
+                                               f"<#{world.channel}>."), late.content
 
 
 async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, world):
