@@ -72,8 +72,9 @@ def overview_embed(rules_url: str | None = None) -> discord.Embed:
     embed = discord.Embed(title="MTG async formats bot: help", description=WHAT_IT_RUNS, colour=COLOUR)
     embed.add_field(name="Start a format", inline=False,
                     value="\n".join(f"**{entry.name}:** {entry.start.split(': ')[0]}" for entry in entries()))
-    embed.add_field(name="Set up", value="`/config set organizer_role leaderboard_channel pictures` "
-                                         "(Manage Server); `/config show` checks it.", inline=False)
+    embed.add_field(name="Set up (Manage Server)", inline=False,
+                    value="`/config set organizer_role` who runs events · `/config set leaderboard_channel` where "
+                          "results go · `/config set pictures` · `/config show` checks it all")
     embed.add_field(name="Also", inline=False,
                     value=f"`/help format` a format's steps · full rules: {rules_link(rules_url)} · `/cube list` · "
                           "`/leaderboard` · `/clock start` · `/about`")
