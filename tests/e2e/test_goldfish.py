@@ -201,7 +201,7 @@ async def test_goldfish_draft_scoring_rejection_end_and_season_leaderboard(fake,
     prompt = await fake.slash(
         world.admin, "config season end", guild_id=world.guild, channel_id=world.channel
     )
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "End the season")
     ended = await fake.click(world.admin, prompt.message, confirm)
     assert "Season **Winter** has ended" in ended.content
     current = await fake.slash(
@@ -211,7 +211,7 @@ async def test_goldfish_draft_scoring_rejection_end_and_season_leaderboard(fake,
         channel_id=world.channel,
         options={"format": "goldfish"},
     )
-    assert not current.ephemeral and "all time (no season running)" in current.content
+    assert current.ephemeral and "all time (no season running)" in current.content
     assert len(BOARD_LINE.findall(current.content)) == 3
     past = await fake.slash(
         world.member,

@@ -164,7 +164,7 @@ async def _help(fake, club: Club) -> None:
     for key in FORMAT_KEYS:
         page = await slash(fake, club, club.world.admin, "help", format=key)
         text = page.content
-        assert page.ephemeral and "The rules in short" in text and f"docs/rules/{key}.md" in text
+        assert page.ephemeral and "**Full rules:**" in text and f"docs/rules/{key}.md" in text
         group = key
         flow = [f"/{group} start", f"/{'draft' if key == 'goldfish' else group} join", "begin"]
         positions = [text.index(word) for word in flow]
