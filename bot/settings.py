@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For is believed (comma-separated addresses or networks); empty: none.
     web_trusted_proxy: str = ""
     web_rate_limit: int = Field(default=120, ge=0, le=100_000, description="Requests a minute per client (0: no limit).")
+    # Where players read the full rules: the address of a folder holding `<format>.md`, such as the
+    # project's docs/rules/ on its code host; /help links each format's page there (unset: /help names
+    # `docs/rules/<format>.md` in the bot's repository as text).
+    rules_url: str | None = Field(default=None, max_length=100)
     # Mixed into the key that signs players' own links; without it a generated key stored per server.
     web_secret: SecretStr | None = None
 
@@ -71,6 +75,17 @@ class Settings(BaseSettings):
         if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL, not {value!r}")
         return level
+
+    @field_validator("rules_url")
+    @classmethod
+    def _folder_address(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError(f"must be the address of a folder, such as https://example.org/bot/docs/rules/, not {value!r}")
+        return value if value.endswith("/") else f"{value}/"
 
     @field_validator("scryfall_images")
     @classmethod

@@ -140,7 +140,7 @@ async def confirm_for_absent(
 
         return Done(text, after=edit_pressed)
 
-    return await confirm_then_act(interaction, question, act_and_edit, db=db, label=label)
+    return await confirm_then_act(interaction, question, act_and_edit, db=db, label=label, keep="Leave it for now")
 
 
 async def late_click(interaction: discord.Interaction, result: str) -> None:

@@ -3,7 +3,8 @@
 1. The command checks before it asks: by default its action is rehearsed (`Database.rehearsal`:
    it runs, and every write is rolled back), so it refuses at once, with the very refusal the
    action would give, and no prompt is shown.
-2. It asks: an ephemeral Confirm / Cancel prompt only the asking user can answer.
+2. It asks: an ephemeral two-button prompt only the asking user can answer, each button named by
+   what it does ("Cancel the game" / "Keep it"), never Confirm / Cancel on a question about cancelling.
 3. Confirm runs the action for real (the state may have changed meanwhile) and answers the press
    itself: the prompt becomes the result, or the refusal, and its buttons go. A press is never left
    unanswered, and the answer is never a separate follow-up.
@@ -27,7 +28,7 @@ from bot.store.db import Database
 
 # A prompt is the asker's own (ephemeral): it never pings, whatever names it shows.
 QUIET = discord.AllowedMentions.none()
-CANCELLED = "Cancelled: nothing was changed."
+CANCELLED = "Kept as it was: nothing was changed."
 NO_ANSWER = "No answer: nothing was changed."
 EXPIRED = "This question has expired (the bot restarted since): nothing was changed. Run the command again."
 # A prompt's buttons name this process: after a restart, a press on an old prompt is answered by
@@ -62,10 +63,10 @@ Act = Callable[[], Awaitable["Done | str"]]
 class ConfirmView(discord.ui.View):
     """Ephemeral two-button prompt; only the user who asked can answer it."""
 
-    def __init__(self, user_id: int, *, timeout: float = 120, label: str = "Confirm") -> None:
+    def __init__(self, user_id: int, *, timeout: float = 120, label: str = "Confirm", keep: str = "Cancel") -> None:
         super().__init__(timeout=timeout)
         self.user_id = user_id
-        self.confirm.label = label  # named by what it does, where the question's verb is not plain enough
+        self.confirm.label, self.cancel.label = label, keep  # each named by what it does
         self.confirmed: bool | None = None
         self.interaction: discord.Interaction | None = None
         prompt = next(_prompts)
@@ -113,23 +114,24 @@ async def confirm_then_act(
     interaction: discord.Interaction, question: str, act: Act, *, db: Database | None = None,
     check: Callable[[], Awaitable[object]] | None = None,
     around: Callable[[discord.Interaction], contextlib.AbstractContextManager] | None = None,
-    label: str = "Confirm",
+    label: str = "Confirm", keep: str = "Cancel",
 ) -> bool:
     """Check, ask `question`, and on Confirm run `act` and answer the press with what it returns
     (a text, or `Done`) or with its refusal. Returns whether the action was done. `label` names
-    the Confirm button by what it does (e.g. "End the draft").
+    the button that acts by what it does ("End the draft", "Cancel the game"), `keep` the one that
+    leaves things as they are ("Keep it"); every caller names both (the defaults are only for
+    callers not yet converted: a test lists them).
 
     `check` (default: `act` rehearsed on `db`) raises the refusal before anything is asked; it is
     answered by the command's error handler, like any refusal. `around(press)` wraps the action and
-    its answer (e.g. `bot.outbox.replies.answering`, so a notice can follow the answer up). `yes`:
-    the Confirm button's label, when it says better what it does.
+    its answer (e.g. `bot.outbox.replies.answering`, so a notice can follow the answer up).
     """
     if check is None:
         if db is None:
             raise TypeError("confirm_then_act needs `db` to rehearse the action, or a `check`")
         check = _rehearsal(db, act)
     await check()
-    press = await _ask(interaction, question, label)
+    press = await _ask(interaction, question, label, keep)
     if press is None:
         return False
     with around(press) if around is not None else contextlib.nullcontext():
@@ -160,10 +162,10 @@ def _rehearsal(db: Database, act: Act) -> Callable[[], Awaitable[object]]:
     return rehearse
 
 
-async def _ask(interaction: discord.Interaction, question: str, label: str = "Confirm") -> discord.Interaction | None:
+async def _ask(interaction: discord.Interaction, question: str, label: str, keep: str) -> discord.Interaction | None:
     """Ask `question`; return the Confirm press (not yet answered), or None after answering a
     Cancel press or editing the prompt when nobody answered in time."""
-    view = ConfirmView(interaction.user.id, label=label)
+    view = ConfirmView(interaction.user.id, label=label, keep=keep)
     await interaction.response.send_message(question, view=view, ephemeral=True, allowed_mentions=QUIET)
     timed_out = await view.wait()
     if timed_out or not view.confirmed or view.interaction is None:

@@ -17,19 +17,19 @@ from bot.kit.claims_ui import Pressed
 from bot.kit.dispatch import Component, ModalRoute
 from bot.kit.tables import TableSpec
 
-RULES_HOME = "docs/rules/"  # in the bot's repository; named as text (Discord gets no links from us)
+RULES_HOME = "docs/rules/"  # in the bot's repository; a link where RULES_URL says where that folder is read
 
 
 @dataclass(frozen=True)
 class FormatHelp:
-    """A format's pages of `/help`."""
+    """A format's page of `/help`: short enough for a phone's screen (at most 1,000 characters, a
+    test measures it); its full rules are `rules_page`, which the page links to."""
 
     key: str  # /help format:<key>, and docs/rules/<key>.md
     name: str
     start: str  # the overview's one line: how to start it
     about: str  # what it is, in a sentence or two
     flow: tuple[str, ...]  # start → join → begin → … → end, with the commands of each step
-    rules: str  # the rules in short
     more: str  # the other commands
 
     @property

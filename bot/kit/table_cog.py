@@ -37,6 +37,7 @@ class TableCog(commands.Cog):
     lobby_button: ClassVar[type[Component]]
     lobby_actions: ClassVar[tuple[str, ...]] = LOBBY_ACTIONS  # the buttons its lobby shows
     older_lobby_buttons: ClassVar[tuple[type[Component], ...]] = ()  # custom_ids of older posts, still answered
+    ended_posts: ClassVar[str] = "its results are posted"  # what an ended table left in its channel
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
@@ -104,8 +105,27 @@ class TableCog(commands.Cog):
         table = await tables.find(self.db, self.spec, guild_id=interaction.guild_id,
                                   channel_id=interaction.channel_id, user_id=interaction.user.id, statuses=statuses)
         if table is None:
-            raise UserError(self.nothing_here_text())
+            where = await tables.find_elsewhere(self.db, self.spec, guild_id=interaction.guild_id,
+                                                channel_id=interaction.channel_id, user_id=interaction.user.id,
+                                                statuses=statuses)
+            raise UserError(self.nothing_here_text() if where is None else
+                            self.elsewhere_text(where, wanted=statuses or self.spec.statuses.active))
         return table
+
+    def elsewhere_text(self, where: tables.Elsewhere, *, wanted: tuple[str, ...]) -> str:
+        """Where the table the user meant is, or why the command does not apply to it (a refusal that
+        leads somewhere rather than "there is none")."""
+        name, channel, s = self.spec.name_of(where.table_id), f"<#{where.channel_id}>", self.spec.statuses
+        if where.status in wanted:  # the command was typed in another channel
+            verb = "is open" if where.status == s.lobby else "runs" if where.status == s.running else "was played"
+            return f"{name} {verb} in {channel}: use the command there."
+        if where.status == s.finished:
+            return f"{name} has ended: {self.ended_posts} in {channel}."
+        if where.status == s.cancelled:
+            return f"{name} was cancelled: nothing was recorded."
+        if where.status == s.lobby:
+            return f"{name} has not begun yet: an organizer begins it with `/{self.spec.kind} begin`."
+        return f"{name} has already begun."
 
     async def edit_lobby(self, table: Any, note: str | None = None) -> None:
         await edit_channel_message(
@@ -189,7 +209,8 @@ class TableCog(commands.Cog):
             ended = await tables.cancel(self.db, self.spec, table.id, actor_of(interaction))
             return Done(self.cancelled_text(ended), after=lambda: self.edit_lobby(ended, note=self.cancelled_note(ended)))
 
-        await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db)
+        await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db,
+                               label=f"Cancel the {self.spec.noun}", keep="Keep it")
 
 
 async def _cancelled(spec: tables.TableSpec, ref: TableRef, ctx: Delivery) -> Outgoing:

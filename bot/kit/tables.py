@@ -221,6 +221,46 @@ async def find_here(
         return (await session.execute(query.order_by(model.id.desc()).limit(1))).scalar_one_or_none()
 
 
+@dataclass(frozen=True)
+class Elsewhere:
+    """A table the user's command did not find here but may have meant: its id, channel and status."""
+
+    table_id: int
+    channel_id: int
+    status: str
+
+
+async def find_elsewhere(
+    db: Database, spec: TableSpec, *, guild_id: int | None, channel_id: int | None, user_id: int,
+    statuses: tuple[str, ...] | None = None,
+) -> Elsewhere | None:
+    """When `find_here` finds nothing, the table the user may have meant, so the refusal can lead
+    somewhere: this server's newest table in `statuses` in another channel (the command was typed in
+    the wrong channel), else the newest table of this channel or of the user in another status (an
+    event that has ended, or not begun yet)."""
+    statuses = statuses or spec.statuses.active
+    model, seat_model = spec.model, spec.seat_model
+    columns = (model.id, model.channel_id, model.status)
+    async with db.read() as session:
+        if guild_id is not None:
+            other = await session.execute(
+                select(*columns).where(model.guild_id == guild_id, model.status.in_(statuses))
+                .order_by(model.id.desc()).limit(1)
+            )
+            if (row := other.first()) is not None:
+                return Elsewhere(*row)
+        candidates = []
+        if guild_id is not None and channel_id is not None:
+            here = select(*columns).where(model.guild_id == guild_id, model.channel_id == channel_id)
+            candidates.append((await session.execute(here.order_by(model.id.desc()).limit(1))).first())
+        mine = select(*columns).join(seat_model, seat_model.table_id == model.id).where(seat_model.user_id == user_id)
+        if guild_id is not None:
+            mine = mine.where(model.guild_id == guild_id)
+        candidates.append((await session.execute(mine.order_by(model.id.desc()).limit(1))).first())
+    found = [row for row in candidates if row is not None]
+    return Elsewhere(*max(found, key=lambda row: row[0])) if found else None
+
+
 # --- permissions ------------------------------------------------------------------------------------
 
 

@@ -2,9 +2,10 @@
 server gets when the bot joins it.
 
 Every text about a format is in its own declaration (`help=FormatHelp(...)` of the `FORMAT` in
-`bot/games/<package>/__init__.py`): the overview's one line, the flow of `/help format:`, its rules
-in short and the name of its rules page in the repository's `docs/rules/`. `/about` lists the
-formats from them too.
+`bot/games/<package>/__init__.py`): the overview's one line, the flow of `/help format:`, its other
+commands and its rules page in the repository's `docs/rules/`, linked where `RULES_URL` says that
+folder is read. Every page fits a phone's screen: at most `PAGE_LIMIT` characters (a test measures
+them). `/about` lists the formats from them too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bot.kit.formats import RULES_HOME, FormatHelp
 log = logging.getLogger(__name__)
 
 COLOUR = discord.Colour.blurple()
+PAGE_LIMIT = 1000  # characters of a page (title, text, fields and footer): one phone screen
 
 
 def entries() -> list[FormatHelp]:
@@ -33,9 +35,8 @@ BY_KEY = {entry.key: entry for entry in entries()}
 FORMAT_CHOICES = [app_commands.Choice(name=entry.name, value=entry.key) for entry in entries()]
 
 WHAT_IT_RUNS = (
-    "I run casual Magic: The Gathering formats **asynchronously**: drafts picked in DMs at each "
-    "player's pace, and games whose hidden cards, scores and standings I keep. Every finished event "
-    "feeds the server's `/leaderboard`."
+    "I run casual Magic: The Gathering formats **asynchronously**: drafts picked in DMs, and games "
+    "whose hidden cards and scores I keep. Finished events feed `/leaderboard`."
 )
 
 # The three setup steps (the real /config options), for /help and the greeting.
@@ -59,35 +60,38 @@ def format_names() -> str:
     return ", ".join(entry.name for entry in entries())
 
 
-def overview_embed() -> discord.Embed:
+def rules_link(rules_url: str | None, page: str = RULES_HOME) -> str:
+    """The full rules (`page`: a format's, or the folder of them): a link where RULES_URL says they are
+    read, else their place in the bot's repository, named."""
+    if rules_url is None:
+        return f"`{page}` in the bot's repository"
+    return f"[{page.removeprefix(RULES_HOME) or 'every format'}]({rules_url}{page.removeprefix(RULES_HOME)})"
+
+
+def overview_embed(rules_url: str | None = None) -> discord.Embed:
     embed = discord.Embed(title="MTG async formats bot: help", description=WHAT_IT_RUNS, colour=COLOUR)
-    embed.add_field(
-        name="Start a format", inline=False,
-        value="\n".join(f"**{entry.name}:** {entry.start}" for entry in entries()),
-    )
-    embed.add_field(name="Set up (Manage Server)", value=SETUP_TEXT, inline=False)
-    embed.add_field(
-        name="Also", inline=False,
-        value="`/cube list` the cubes · `/leaderboard` the standings · `/clock start` a chess clock · "
-              "`/about` the bot's version",
-    )
-    embed.set_footer(text="/help format:<name> shows a format's steps and rules in short. "
-                          f"Full rules for players: {RULES_HOME}<format>.md in the bot's repository.")
+    embed.add_field(name="Start a format", inline=False,
+                    value="\n".join(f"**{entry.name}:** {entry.start.split(': ')[0]}" for entry in entries()))
+    embed.add_field(name="Set up (Manage Server)", inline=False,
+                    value="`/config set organizer_role` who runs events · `/config set leaderboard_channel` where "
+                          "results go · `/config set pictures` · `/config show` checks it all")
+    embed.add_field(name="Also", inline=False,
+                    value=f"`/help format` a format's steps · full rules: {rules_link(rules_url)} · `/cube list` · "
+                          "`/leaderboard` · `/clock start` · `/about`")
     return embed
 
 
-def format_embed(entry: FormatHelp) -> discord.Embed:
+def format_embed(entry: FormatHelp, rules_url: str | None = None) -> discord.Embed:
     embed = discord.Embed(title=f"{entry.name}: help", description=entry.about, colour=COLOUR)
     embed.add_field(name="How it goes", value="\n".join(entry.flow), inline=False)
-    embed.add_field(name="The rules in short", value=entry.rules, inline=False)
-    embed.add_field(name="Other commands", value=entry.more, inline=False)
-    embed.set_footer(text=f"The full rules for players: {entry.rules_page} in the bot's repository.")
+    embed.add_field(name="Also", value=f"{entry.more}\n**Full rules:** {rules_link(rules_url, entry.rules_page)}",
+                    inline=False)
     return embed
 
 
-def pages() -> list[discord.Embed]:
+def pages(rules_url: str | None = None) -> list[discord.Embed]:
     """Every help page (the overview, then each format's): what a test measures against the limits."""
-    return [overview_embed(), *(format_embed(entry) for entry in entries())]
+    return [overview_embed(rules_url), *(format_embed(entry, rules_url) for entry in entries())]
 
 
 def may_greet(channel: discord.abc.GuildChannel | None, me: discord.Member | None) -> bool:
@@ -106,7 +110,8 @@ class Help(commands.Cog):
     @app_commands.describe(format="A format: its steps from start to end, and its rules in short.")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def help(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
-        embed = overview_embed() if format is None else format_embed(BY_KEY[format.value])
+        rules_url = self.bot.settings.rules_url
+        embed = overview_embed(rules_url) if format is None else format_embed(BY_KEY[format.value], rules_url)
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @commands.Cog.listener()

@@ -112,7 +112,7 @@ class WebGroup(app_commands.Group, name="web", description="This server's web pa
 
         await confirm_then_act(
             interaction, "Give this server's web pages a new address? Every link to them shared so far stops working.",
-            act, db=self.bot.db)
+            act, db=self.bot.db, label="Give a new address", keep="Keep this address")
 
 
 class Web(commands.Cog):

@@ -76,12 +76,12 @@ async def test_config_reset_asks_first(fake, bot, world):
     )
     prompt = await fake.slash(world.admin, "config reset", guild_id=world.guild, channel_id=world.channel)
     assert "Reset" in prompt.content
-    cancelled = await fake.click(world.admin, prompt.message, _custom_id(prompt, "Cancel"))
+    cancelled = await fake.click(world.admin, prompt.message, _custom_id(prompt, "Keep them"))
     assert "nothing was changed" in cancelled.content
     assert "reactions" in (await fake.slash(world.admin, "config show", guild_id=world.guild, channel_id=world.channel)).content
 
     prompt = await fake.slash(world.admin, "config reset", guild_id=world.guild, channel_id=world.channel)
-    done = await fake.click(world.admin, prompt.message, _custom_id(prompt, "Confirm"))
+    done = await fake.click(world.admin, prompt.message, _custom_id(prompt, "Reset the settings"))
     assert "Settings reset" in done.content and "both" in done.content
 
 

@@ -203,8 +203,9 @@ async def _play(table: Table, fake, bot, world) -> None:
             expected[table.user(seat)] = place
         place += len(group)
     assert await table.results() == expected
-    late = await table.report(winner, "won")
-    assert late.ephemeral and "no Treasure Battler game" in late.content
+    late = await table.report(winner, "won")  # after the end: it says so, and where the result is
+    assert late.ephemeral and late.content == (f"Treasure Battler #{table.game_id} has ended: its result is posted in "
+                                               f"<#{world.channel}>."), late.content
 
 
 async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, world):
@@ -243,8 +244,8 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         version = await table.version()
         prompt = await fake.slash(world.admin, "battler force", guild_id=world.guild, channel_id=world.channel)
         assert prompt.ephemeral and prompt.content.startswith(f"End the DRAFT phase of Treasure Battler #{table.game_id}")
-        assert [c.get("label") for c in prompt.components] == ["End the draft", "Cancel"]
-        cancel = next(c["custom_id"] for c in prompt.components if c.get("label") == "Cancel")
+        assert [c.get("label") for c in prompt.components] == ["End the draft", "Keep waiting"]
+        cancel = next(c["custom_id"] for c in prompt.components if c.get("label") == "Keep waiting")
         await fake.click(world.admin, prompt.message, cancel)
         assert await table.version() == version
         prompt = await fake.slash(world.admin, "battler force", guild_id=world.guild, channel_id=world.channel)
@@ -260,7 +261,7 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         assert refused.ephemeral and "organizer" in refused.content
         prompt = await fake.slash(world.admin, "battler cancel", guild_id=world.guild, channel_id=world.channel)
         assert prompt.content.startswith(f"Cancel Treasure Battler #{table.game_id} now?")
-        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
         ended = await fake.click(world.admin, prompt.message, confirm)
         assert "was cancelled" in ended.content
         await table.wait_channel("was cancelled by an organizer without a winner")
@@ -268,12 +269,12 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         assert "Cancelled" in status.content and "cancelled ·" not in status.content
         assert await table.results() == {}
         late = await table.report(first, "won")
-        assert late.ephemeral and "no Treasure Battler game" in late.content
+        assert late.ephemeral and f"Treasure Battler #{table.game_id} was cancelled" in late.content, late.content
 
         # A new lobby can open in the channel and be cancelled from its Cancel button.
         lobby = await table.start(cube="battler")
         cancel = await table.lobby(lobby, world.admin, "cancel")
-        confirm = next(c["custom_id"] for c in cancel.components if c.get("label") == "Confirm")
+        confirm = next(c["custom_id"] for c in cancel.components if c.get("label") == "Cancel the game")
         await fake.click(world.admin, cancel.message, confirm)
         await fake.wait_for(lambda: not fake.message(lobby["id"])["components"], what="lobby closed")
     finally:

@@ -134,7 +134,7 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     # Issue 34: Bob's time runs, so his End only asks Alice (pinged); her End ends it.
     prompt = await clock.press(b, "end")
     assert prompt.ephemeral and f"Ask {at(a)} to end chess clock #{clock.clock_id}? It is your move" in prompt.content
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
     asked = await fake.click(b, prompt.message, confirm)
     assert f"you cannot end chess clock #{clock.clock_id} alone: you asked {at(a)}" in asked.content
     request = await _posted(fake, world, "asks to end the clock")
@@ -143,7 +143,7 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     assert (await clock.stored())[0].status == "running"
     prompt = await clock.press(a, "end")
     assert prompt.ephemeral and "End chess clock" in prompt.content
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
     done = await fake.click(a, prompt.message, confirm)
     assert f"Chess clock #{clock.clock_id} ended" in done.content
     news = await _posted(fake, world, "ended after 2 passes")
@@ -161,7 +161,7 @@ async def test_bronstein_clock_survives_a_restart_and_ends_with_confirmation(fak
     await clock.wait_shown("Paused")
     prompt = await fake.slash(b, "clock end", guild_id=world.guild, channel_id=world.channel)
     assert prompt.ephemeral and f"End chess clock #{clock.clock_id}" in prompt.content
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
     await fake.click(b, prompt.message, confirm)
     await clock.wait_shown("Ended after 0 passes")
     assert not clock.message["components"]

@@ -26,23 +26,24 @@ async def run(fake, world, user: int, command: str, **options):
     return await fake.slash(user, command, guild_id=world.guild, channel_id=world.channel, options=options or None)
 
 
-def button(prompt, label: str) -> str:
-    found = [c["custom_id"] for c in prompt.components if c.get("label") == label]
-    assert found, (label, prompt.content, prompt.components)
+def button(prompt, answer: str) -> str:
+    """The prompt's button that acts ("yes") or leaves things as they are ("no"), whatever its label."""
+    found = [c["custom_id"] for c in prompt.components if c["custom_id"].endswith(f":{answer}")]
+    assert found, (answer, prompt.content, prompt.components)
     return found[0]
 
 
 async def ask(fake, world, user: int, command: str, **options):
-    """Run a command that asks first; the answer is the prompt (ephemeral, Confirm and Cancel)."""
+    """Run a command that asks first; the answer is the prompt (ephemeral, a button that acts and one that doesn't)."""
     prompt = await run(fake, world, user, command, **options)
-    assert prompt.ephemeral and {c.get("label") for c in prompt.components} == {"Confirm", "Cancel"}, prompt.content
+    assert prompt.ephemeral and [c["custom_id"][-3:] for c in prompt.components] == ["yes", ":no"], prompt.content
     return prompt
 
 
-async def press(fake, user: int, prompt, label: str = "Confirm"):
+async def press(fake, user: int, prompt, answer: str = "yes"):
     """Press a prompt's button: the press is answered by editing the prompt (buttons gone), and
     nothing else is said (no follow-up to the command or to the press)."""
-    result = await fake.click(user, prompt.message, button(prompt, label))
+    result = await fake.click(user, prompt.message, button(prompt, answer))
     assert result.callback_type == 7 and int(result.message["id"]) == int(prompt.message["id"]), result
     assert result.components == [] and result.followups == [] and prompt.followups == [], result.content
     return result
@@ -112,7 +113,7 @@ async def test_turnabout_drop_twice_and_end_with_a_round_open(fake, bot, world):
 
         # Cancel changes nothing; after the round, Confirm ends the event.
         await finish_round(t)
-        cancelled = await press(fake, world.admin, await ask(fake, world, world.admin, "turnabout end"), "Cancel")
+        cancelled = await press(fake, world.admin, await ask(fake, world, world.admin, "turnabout end"), "no")
         assert "nothing was changed" in cancelled.content
         ended = await press(fake, world.admin, await ask(fake, world, world.admin, "turnabout end"))
         assert "has ended" in ended.content
@@ -129,8 +130,8 @@ async def test_draft_and_battler_lobbies_cancel_once(fake, bot, world):
     pod_id, lobby = await start_lobby(fake, world, seats=4)
     refused_at_once(await run(fake, world, world.member, "draft cancel"), "organizer")
     by_button = await fake.click(world.admin, lobby, f"draft:lobby:{pod_id}:cancel")
-    assert by_button.ephemeral and {c.get("label") for c in by_button.components} == {"Confirm", "Cancel"}
-    await race(fake, world, "draft cancel", "cancelled", "already cancelled", "no draft")
+    assert by_button.ephemeral and [c.get("label") for c in by_button.components] == ["Cancel the draft", "Keep it"]
+    await race(fake, world, "draft cancel", "cancelled", "already cancelled", "was cancelled: nothing was recorded")
     late = await press(fake, world.admin, by_button)
     assert "cancelled" in late.content.lower() and "draft" in late.content.lower(), late.content
 
@@ -138,7 +139,7 @@ async def test_draft_and_battler_lobbies_cancel_once(fake, bot, world):
     try:
         await battler.start(cube="battler", seats=4)
         refused_at_once(await run(fake, world, world.member, "battler cancel"), "organizer")
-        await race(fake, world, "battler cancel", "was cancelled", "already cancelled", "no Treasure Battler game here")
+        await race(fake, world, "battler cancel", "was cancelled", "already cancelled", "was cancelled: nothing was recorded")
     finally:
         await battler.close()
     nothing_logged_as_error(bot)
@@ -154,7 +155,7 @@ async def test_vortex_end_goldfish_end_and_cancel_and_clock_end(fake, bot, world
         await t.join_all(world.players[:2])
         await t.lobby(lobby, world.admin, "begin")
         refused_at_once(await t.slash(world.players[0], "end"), "organizer")
-        await race(fake, world, "vortex end", "has ended", "That game is over", "no Vortex game here")
+        await race(fake, world, "vortex end", "has ended", "That game is over", "has ended: its result is posted in")
     finally:
         await t.close()
 
@@ -200,9 +201,9 @@ async def test_a_question_asked_before_a_restart_says_it_expired(fake, bot, worl
     await run(fake, world, world.admin, "config season start", name="Summer")
     prompt = await ask(fake, world, world.admin, "config season end")
     await bot.restart()
-    for label in ("Confirm", "Cancel"):
+    for answer in ("yes", "no"):
         stale = dict(prompt.message)  # both buttons, as the user still sees them
-        result = await fake.click(world.admin, stale, button(prompt, label))
+        result = await fake.click(world.admin, stale, button(prompt, answer))
         assert result.callback_type == 7 and "expired" in result.content and result.components == [], result.content
         fake.message(prompt.message["id"])["components"] = stale["components"]  # the other button, pressed too
     ended = await press(fake, world.admin, await ask(fake, world, world.admin, "config season end"))

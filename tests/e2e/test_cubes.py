@@ -240,7 +240,7 @@ async def test_remove_is_for_organizers_and_asks_first(fake, bot, world):
     # Cancel changes nothing.
     prompt = await cube(fake, world, world.admin, "remove", options={"name": "doomed"})
     assert prompt.ephemeral and "Remove the cube **Doomed** (2 cards)?" in prompt.content
-    cancelled = await fake.click(world.admin, prompt.message, _button(prompt, "Cancel"))
+    cancelled = await fake.click(world.admin, prompt.message, _button(prompt, "Keep it"))
     assert "nothing was changed" in cancelled.content
     assert await cube_list(fake, world) == listed
 
@@ -253,7 +253,7 @@ async def test_remove_is_for_organizers_and_asks_first(fake, bot, world):
         options={"organizer_role": world.organizer_role},
     )
     prompt = await cube(fake, world, world.organizer, "remove", options={"name": "Doomed"})
-    done = await fake.click(world.organizer, prompt.message, _button(prompt, "Confirm"))
+    done = await fake.click(world.organizer, prompt.message, _button(prompt, "Remove the cube"))
     assert "Removed the cube **Doomed**" in done.content
     after = await cube_list(fake, world)
     assert "Doomed" not in after and "goldfish" in after
@@ -388,7 +388,7 @@ async def test_non_ascii_names_and_pages_keyed_by_cube_id(fake, bot, world):
     next_id = _button(shown, "Next")
     assert next_id.startswith("pg:cube:1:id:") and "pfel" not in next_id
     prompt = await cube(fake, world, world.admin, "remove", options={"name": "ÄPFEL"})
-    done = await fake.click(world.admin, prompt.message, _button(prompt, "Confirm"))
+    done = await fake.click(world.admin, prompt.message, _button(prompt, "Remove the cube"))
     assert "Removed the cube **Äpfel**" in done.content
     gone = await fake.click(world.member, shown.message, next_id)
     assert gone.ephemeral and "no longer here" in gone.content, gone.content

@@ -155,8 +155,8 @@ async def test_an_organizer_hands_bot_seats_to_new_players(fake, bot, world):
     assert taken.ephemeral and "already has a seat" in taken.content and not taken.components
     prompt = await fake.slash(world.admin, "draft seat", guild_id=world.guild, channel_id=world.channel,
                               options={"seat": p1_seat, "player": newcomer})
-    assert prompt.ephemeral and {c.get("label") for c in prompt.components} == {"Confirm", "Cancel"}
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    assert prompt.ephemeral and [c.get("label") for c in prompt.components] == ["Hand the seat over", "Keep the bot"]
+    confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
     pool_before = [p["card"] for p in (await stored_picks(bot, pod_id))["picks"] if p["seat"] == p1_seat - 1]
     await fake.click(world.admin, prompt.message, confirm)
     told = await fake.wait_for(lambda: [m for m in fake.messages(world.channel)
@@ -171,7 +171,7 @@ async def test_an_organizer_hands_bot_seats_to_new_players(fake, bot, world):
     prompt = await fake.slash(world.admin, "draft seat", guild_id=world.guild, channel_id=world.channel,
                               options={"seat": bot_seat, "player": late})
     await fake.click(world.admin, prompt.message, next(c["custom_id"] for c in prompt.components
-                                                       if c.get("label") == "Confirm"))
+                                                       if c.get("label") == "Hand the seat over"))
     await fake.wait_for(lambda: any("from Bot 1" in m.get("content", "") for m in fake.messages(world.channel)),
                         what="the second hand-over announced")
     await draft_on(fake, bot, pod_id, [p0, newcomer, late])

@@ -129,24 +129,24 @@ async def test_lobby_join_leave_begin_and_cancel(fake, bot, world):
     assert too_few.ephemeral and "at least 2 players" in too_few.content
     assert lobby_id(pod_id, "begin") in lobby_buttons(fake, lobby)
 
-    # Cancel asks first; "Cancel" changes nothing, "Confirm" cancels and edits the lobby.
+    # Cancel asks first; "Keep it" changes nothing, "Cancel the draft" cancels and edits the lobby.
     not_yours = await fake.click(p0, lobby, lobby_id(pod_id, "cancel"))
     assert not_yours.ephemeral and "organizer" in not_yours.content
     prompt = await fake.click(world.admin, lobby, lobby_id(pod_id, "cancel"))
     assert prompt.ephemeral and f"Cancel draft #{pod_id}?" in prompt.content
-    kept = await fake.click(world.admin, prompt.message, button_id(prompt, "Cancel"))
+    kept = await fake.click(world.admin, prompt.message, button_id(prompt, "Keep it"))
     assert "nothing was changed" in kept.content
     assert lobby_id(pod_id, "join") in lobby_buttons(fake, lobby)
     status = (await slash(fake, world, world.admin, "draft status")).content
     assert f"Draft #{pod_id} · Open for players" in status and "In the lobby: 1 of 3 players." in status, status
 
     prompt = await fake.click(world.admin, lobby, lobby_id(pod_id, "cancel"))
-    done = await fake.click(world.admin, prompt.message, button_id(prompt, "Confirm"))
+    done = await fake.click(world.admin, prompt.message, button_id(prompt, "Cancel the draft"))
     assert f"Draft #{pod_id} was cancelled" in done.content
     await fake.wait_for(lambda: "Cancelled" in lobby_text(fake, lobby), what="lobby shows the cancellation")
     assert lobby_buttons(fake, lobby) == []
     gone = await slash(fake, world, p1, "draft join")
-    assert gone.ephemeral and "no draft here" in gone.content
+    assert gone.ephemeral and f"Draft #{pod_id} was cancelled: nothing was recorded." in gone.content
     # The channel is free again.
     await open_lobby(fake, world)
 
@@ -308,9 +308,10 @@ async def test_commands_while_drafting_replace_and_closed_dms(fake, bot, world):
     await table.pick(p0)
     await table.pick(p1)
 
-    # /draft status is public: picks, queues, and who the draft waits on.
+    # /draft status: picks, queues, and who the draft waits on; only the asker sees it unless posted.
     status = await slash(fake, world, p1, "draft status")
-    assert not status.ephemeral
+    assert status.ephemeral
+    assert not (await slash(fake, world, p1, "draft status", post=True)).ephemeral
     text = status.content
     assert "2 of 30 picks made" in text and "DMs closed" in text and "Waiting on" in text
     assert "Draft #" in text and "· In progress" in text and "· 1 pick ·" in text  # no "drafting", no "1 picks"

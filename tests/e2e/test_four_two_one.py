@@ -159,7 +159,7 @@ async def _lobbies_that_refuse(t: FourTwoOneDriver, fake, world) -> None:
         words = "with only one set, 421 is for two or three players" if room == 3 else "at most 6 players"
         assert extra.ephemeral and words in extra.content, extra.content
         prompt = await fake.slash(world.admin, "421 cancel", guild_id=world.guild, channel_id=channel)
-        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
         done = await fake.click(world.admin, prompt.message, confirm)
         assert "was cancelled" in done.content
 
@@ -541,4 +541,4 @@ async def _the_end(t: FourTwoOneDriver, fake, world, scores: Counter[int]) -> No
     with pytest.raises(CommandNotAvailable):  # the old name is gone, not an alias
         await t.slash(world.member, "standings")
     after = await t.report(winner, "won")
-    assert after.ephemeral and "no 421 league here" in after.content
+    assert after.ephemeral and f"has ended: its final standings are posted in <#{world.channel}>" in after.content, after.content

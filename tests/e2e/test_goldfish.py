@@ -39,7 +39,7 @@ async def gf(fake, world, user, command, *, options=None, attachments=None, **kw
 async def end(fake, world, user, *, options=None):
     """/goldfish end, and Confirm when it asks (a refusal comes at once, without a prompt)."""
     prompt = await gf(fake, world, user, "end", options=options)
-    confirm = [c for c in prompt.components if c.get("label") == "Confirm"]
+    confirm = [c for c in prompt.components if c.get("label") == "End the event"]
     if not confirm:
         return prompt
     assert prompt.ephemeral and "End **" in prompt.content, prompt.content
@@ -201,7 +201,7 @@ async def test_goldfish_draft_scoring_rejection_end_and_season_leaderboard(fake,
     prompt = await fake.slash(
         world.admin, "config season end", guild_id=world.guild, channel_id=world.channel
     )
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "End the season")
     ended = await fake.click(world.admin, prompt.message, confirm)
     assert "Season **Winter** has ended" in ended.content
     current = await fake.slash(
@@ -211,7 +211,7 @@ async def test_goldfish_draft_scoring_rejection_end_and_season_leaderboard(fake,
         channel_id=world.channel,
         options={"format": "goldfish"},
     )
-    assert not current.ephemeral and "all time (no season running)" in current.content
+    assert current.ephemeral and "all time (no season running)" in current.content
     assert len(BOARD_LINE.findall(current.content)) == 3
     past = await fake.slash(
         world.member,
@@ -228,12 +228,12 @@ async def test_the_organizer_cancels_an_event_after_asking_and_nothing_is_record
     await fake.slash(world.admin, "config season start", guild_id=world.guild, channel_id=world.channel,
                      options={"name": "Spring"})
     created = await gf(fake, world, world.admin, "start", options={"name": "Rained out", "turns": 7})
-    assert "is open for scores (7 turns, components added up, players play first)" in created.content
+    assert "is open for scores (7 turns, score: life lost, cards milled, poison and wins added up, players play first)" in created.content
     assert "`/goldfish report`" in created.content
     await report(fake, world, p0, {"life_lost": "20", "writeup": "Bolt, bolt"})
     await report(fake, world, p1, {"life_lost": "9", "writeup": "Slow hand"})
     shown = await gf(fake, world, world.member, "status")
-    assert shown.message["embeds"][0]["footer"]["text"].endswith("· 7 turns · components added up · taking scores")
+    assert shown.message["embeds"][0]["footer"]["text"].endswith("· 7 turns · score: life lost, cards milled, poison and wins added up · taking scores")
 
     # Only the organizer, and only after saying yes.
     refused = await gf(fake, world, p0, "cancel")
@@ -241,12 +241,12 @@ async def test_the_organizer_cancels_an_event_after_asking_and_nothing_is_record
     prompt = await gf(fake, world, world.admin, "cancel")
     assert prompt.ephemeral and prompt.content == (
         "Cancel **Rained out**? The event and its 2 scores are deleted for good, and nothing goes to the leaderboard.")
-    keep = next(c["custom_id"] for c in prompt.components if c.get("label") == "Cancel")
+    keep = next(c["custom_id"] for c in prompt.components if c.get("label") == "Keep it")
     assert "nothing was changed" in (await fake.click(world.admin, prompt.message, keep)).content
     assert standings(await status(fake, world)) == [(1, p0, 20.0), (2, p1, 9.0)]
 
     prompt = await gf(fake, world, world.admin, "cancel")
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Cancel the event")
     done = await fake.click(world.admin, prompt.message, confirm)
     assert done.content == "**Rained out** is cancelled: it and its scores are deleted, and nothing was recorded."
     # The channel reads it, in the third person, pinging nobody.

@@ -24,9 +24,9 @@ async def test_help_says_what_runs_how_to_start_each_format_and_how_to_set_up(fa
     for start in ("/draft start", "/goldfish start", "/battler start", "/turnabout start", "/421 start",
                   "/vortex start"):
         assert start in text
-    for step in ("/config set organizer_role", "/config set leaderboard_channel", "/config set pictures"):
+    for step in ("/config set organizer_role", "/config set leaderboard_channel", "/config set pictures", "/config show"):
         assert step in text
-    assert "/help format:" in text and "docs/rules/" in text
+    assert "/help format" in text and "docs/rules/" in text
 
 
 async def test_help_offers_every_format_and_shows_its_flow(fake, bot, world):
@@ -41,7 +41,7 @@ async def test_help_offers_every_format_and_shows_its_flow(fake, bot, world):
         flow = [f"/{group} start", "join", "begin", "end" if key != "draft" else "cancel"]
         positions = [text.index(word) for word in flow]
         assert positions == sorted(positions), (key, flow)  # start → join → begin → … → end
-        assert "The rules in short" in text and f"docs/rules/{key}.md" in text
+        assert "**Full rules:**" in text and f"docs/rules/{key}.md" in text
 
 
 async def test_help_works_in_dms(fake, bot, world):

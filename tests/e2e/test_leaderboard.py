@@ -45,7 +45,7 @@ def _button(message: dict, label: str) -> str:
 
 async def test_no_season_yet_is_all_time_and_long_season_names_page(fake, bot, world):
     empty = await leaderboard(fake, world)
-    assert not empty.ephemeral and "all time (no season running)" in empty.content, empty.content
+    assert empty.ephemeral and "all time (no season running)" in empty.content, empty.content
     assert "No finished events yet" in empty.content
 
     name = "Saison d'été " + "é" * 87

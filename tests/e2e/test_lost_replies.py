@@ -92,7 +92,7 @@ async def test_a_turnabout_report_whose_reply_is_lost_is_never_stuck(fake, bot, 
     again = await table.report(a, "won", 5)
     assert not again.ephemeral and again.content.startswith(f"📝 Still waiting: match {first.number}, game 1"), \
         again.content
-    assert f"<@{a}> reported <@{a}> **won** with 5 life (**15 MP**)" in again.content
+    assert f"<@{a}> reported <@{a}> **won** with 5 life (**15 match points**)" in again.content
     assert fake.pinged_users(again.message) == {b}  # who must act next
     note = await again.wait_followup()
     assert "To report game 2" in note[0]["content"]

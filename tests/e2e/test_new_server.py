@@ -164,7 +164,7 @@ async def _help(fake, club: Club) -> None:
     for key in FORMAT_KEYS:
         page = await slash(fake, club, club.world.admin, "help", format=key)
         text = page.content
-        assert page.ephemeral and "The rules in short" in text and f"docs/rules/{key}.md" in text
+        assert page.ephemeral and "**Full rules:**" in text and f"docs/rules/{key}.md" in text
         group = key
         flow = [f"/{group} start", f"/{'draft' if key == 'goldfish' else group} join", "begin"]
         positions = [text.index(word) for word in flow]
@@ -333,12 +333,12 @@ async def _turnabout(fake, club: Club, database_url: str) -> None:
             a, b = state.players[m.a].user_id, state.players[m.b].user_id
             for game in (1, 2):
                 report = await t.report(a, "won", 7, game)
-                assert f"<@{a}> **won** with 7" in report.content and "**17 MP**" in report.content, report.content
+                assert f"<@{a}> **won** with 7" in report.content and "**17 match points**" in report.content, report.content
                 reply = await t.answer(b, report.message)
                 assert reply.content.startswith(f"✅ Match {m.number}, game {game}: <@{a}> **won** with 7 "), reply.content
                 assert f"confirmed by <@{b}>." in reply.content and not reply.components
             # 34 MP to 0: 25–5 VP (FORMATS.md §3's table), whose VP said by name.
-            assert reply.content.endswith(f" Match {m.number} is over: <@{a}> 25 VP, <@{b}> 5 VP."), reply.content
+            assert reply.content.endswith(f" Match {m.number} is over: <@{a}> 25 Victory Points (VP), <@{b}> 5 VP."), reply.content
             vp |= {a: 25, b: 5}
         complete = await t.wait_channel("Round 1 is complete")
         assert f"<@{w.organizer}> ends the event with `/turnabout end`" in complete["content"]
@@ -514,7 +514,7 @@ async def _results_post(fake, club: Club, needle: str, name: str) -> str:
 async def _leaderboard(fake, club: Club, formats: list[str]) -> None:
     w = club.world
     everyone = await slash(fake, club, w.member, "leaderboard")
-    assert not everyone.ephemeral and "all formats" in everyone.content, everyone.content
+    assert everyone.ephemeral and "all formats" in everyone.content  # a look-up: only the asker sees it, everyone.content
     # The two players who played every format: one finished event per format each.
     for player in w.players[:2]:
         assert re.search(rf"<@{player}> · [\d.]+ pts? · {len(formats)} events", everyone.content), everyone.content

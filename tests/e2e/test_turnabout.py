@@ -156,7 +156,7 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
             [bye] = byes
             bye_user = state.players[bye.a].user_id
             assert bye_user != dropped and len(matches) == 3
-            assert f"<@{bye_user}> has a bye: 30–0 VP" in announcement["content"]
+            assert f"<@{bye_user}> has a bye: 30–0 Victory Points" in announcement["content"]
             vp[bye_user] += 30
             wins[bye_user] += 1
         else:
@@ -192,7 +192,7 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                     reply = await t.answer(winner, report.message)
                 else:
                     report = await t.report(winner, "won", value)
-                    assert f"<@{winner}> **won** with {value}" in report.content and f"**{points} MP**" in report.content
+                    assert f"<@{winner}> **won** with {value}" in report.content and f"**{points} match points**" in report.content
                     if round_number == 2 and index == 2 and game == 1:
                         await bot.restart()  # kill -9 with a report waiting: its buttons still work
                     confirmer = loser
@@ -200,19 +200,19 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                 assert fake.pinged_users(report.message) == {confirmer}
                 # The report's text is replaced: who won with what number, who confirmed; no buttons left.
                 assert reply.content.startswith(f"✅ Match {m.number}, game {game}: <@{winner}> **won** with {value} "
-                                                f"{ui.MEASURE[MEASURE[option]]} (**{points} MP**), confirmed by "
+                                                f"{ui.MEASURE[MEASURE[option]]} (**{points} match points**), confirmed by "
                                                 f"<@{confirmer}>."), reply.content
                 assert not reply.components and not fake.message(report.message["id"])["components"]
             expected = hand_vp(*mp)
             assert sum(expected) == 30
             if not (round_number == 1 and index == 0):  # (that match's last game was settled by an organizer)
-                assert reply.content.endswith(f" Match {m.number} is over: <@{a}> {expected[0]} VP, <@{b}> "
+                assert reply.content.endswith(f" Match {m.number} is over: <@{a}> {expected[0]} Victory Points (VP), <@{b}> "
                                               f"{expected[1]} VP."), reply.content
             result = await t.wait_channel(f"🏁 Match {m.number}:")
             if "is complete" not in result["content"]:  # a match result calls nobody to act: no ping
                 assert fake.pinged_users(result) == set()
-            assert f"<@{a}> {mp[0]} MP – {mp[1]} MP <@{b}>" in result["content"]
-            assert f"**{expected[0]}–{expected[1]} VP**" in result["content"]
+            assert f"<@{a}> {mp[0]} – {mp[1]} <@{b}> in match points" in result["content"]
+            assert f"**{expected[0]}–{expected[1]} Victory Points**" in result["content"]
             vp[a] += expected[0]
             vp[b] += expected[1]
             if mp[0] != mp[1]:
@@ -257,7 +257,9 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     for user, row in rows.items():
         assert f"<@{user}> — **{ui.number_text(row.score)}** (1 event)" in text
     after = await t.report(players[1], "won", 3)
-    assert after.ephemeral and "no Turnabout event" in after.content
+    # Issue 35 item 6: a report after the end says it ended and where its standings are.
+    assert after.ephemeral and (f"Turnabout #{t.event_id} has ended: its final standings are posted in <#{world.channel}>"
+                                in after.content), after.content
 
 
 async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, world):
@@ -373,4 +375,4 @@ async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, los
     assert refused.ephemeral and "organizer" in refused.content
     settled = await t.slash(world.admin, "settle", match=match, game=2, winner=winner, number=value, note="judge call")
     assert settled.ephemeral and "decided" in settled.content
-    await t.wait_channel(f"Match {match}, game 2 decided by <@{world.admin}>: <@{winner}> won it ({points} MP)")
+    await t.wait_channel(f"Match {match}, game 2 decided by <@{world.admin}>: <@{winner}> won it ({points} match points)")

@@ -85,10 +85,10 @@ async def test_deck_rules_the_long_list_dm_and_a_poisoned_winner(fake, world, ta
 
     # --- Platinum Angel: the winner has 12 poison; every deck is Phyrexia, so 30 − 24 → 10 MP ----------
     report = await table.report(owner, "won", 12, 1)
-    assert "**won** with 12 poison counters (**10 MP**)" in report.content, report.content
+    assert "**won** with 12 poison counters (**10 match points**)" in report.content, report.content
     confirmed = await table.answer(opponent, report.message)
     assert confirmed.content == (f"✅ Match {match.number}, game 1: <@{owner}> **won** with 12 poison counters "
-                                 f"(**10 MP**), confirmed by <@{opponent}>."), confirmed.content
+                                 f"(**10 match points**), confirmed by <@{opponent}>."), confirmed.content
     game = (await table.state()).match(match.number).games[0]
     assert (game.status, game.value) == (engine.FINAL, 12)
 
@@ -112,14 +112,14 @@ async def test_a_companion_a_winner_below_zero_and_drops_that_cut_the_schedule(f
         a, b = (state.players[s].user_id for s in (match.a, match.b))
         for game in (1, 2):
             report = await table.report(a, "won", -3, game)
-            assert f"<@{a}> **won** with 0 life (**10 MP**)" in report.content, report.content
+            assert f"<@{a}> **won** with 0 life (**10 match points**)" in report.content, report.content
             await table.answer(b, report.message)
     state = await table.state()
     assert all(g.value == 0 for m in state.matches for g in m.games)
     leaving = [state.players[s].user_id for s in state.round_matches()[1].seats()]
     for user in leaving:
         prompt = await table.slash(user, "leave")
-        confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+        confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
         await fake.click(user, prompt.message, confirm)
     cut = await fake.wait_for(
         lambda: next((m for m in fake.messages(world.channel) if "dropped from the schedule" in (m.get("content") or "")),

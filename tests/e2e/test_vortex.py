@@ -68,7 +68,7 @@ async def _lobby(t: VortexDriver, fake, world, players: list[int]) -> None:
     not_organizer = await t.lobby(lobby, players[0], "begin")
     assert not_organizer.ephemeral and "organizer" in not_organizer.content
     early = await t.slash(players[0], "draw")
-    assert early.ephemeral and "no Vortex game here" in early.content
+    assert early.ephemeral and "has not begun yet: an organizer begins it with `/vortex begin`" in early.content
     begun = await t.lobby(lobby, world.admin, "begin")
     assert "has begun" in begun.content and not fake.message(lobby["id"])["components"]
     state = await t.check()
@@ -356,7 +356,7 @@ async def _end(t: VortexDriver, fake, world) -> None:
     await fake.wait_for(lambda: "Status\nOver" in embed_text(fake.message(lobby["id"])), what="the lobby redrawn as over")
     assert await t.results() == {p.user_id: 1 if p.user_id == winner else 2 for p in state.players}
     after = await t.slash(winner, "draw")
-    assert after.ephemeral and "no Vortex game here" in after.content
+    assert after.ephemeral and f"has ended: its result is posted in <#{world.channel}>" in after.content, after.content
     status = await t.slash(world.member, "status")
     assert f"Winner: <@{winner}>" in embed_text(status.message)
     t.assert_nothing_hidden_shown(await t.state())

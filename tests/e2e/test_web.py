@@ -72,7 +72,7 @@ async def test_turn_on_link_rotate_and_turn_off(fake, bot, world, bot_env):
 
     prompt = await run(fake, world, world.admin, "web rotate")
     assert prompt.ephemeral and "new address" in prompt.content
-    rotated = await fake.click(world.admin, prompt.message, button(prompt, "Confirm"))
+    rotated = await fake.click(world.admin, prompt.message, button(prompt, "Give a new address"))
     assert "old links no longer work" in rotated.content
     new_url = link_of(await run(fake, world, world.member, "web link"))
     assert new_url != url and new_url in rotated.content
@@ -81,7 +81,7 @@ async def test_turn_on_link_rotate_and_turn_off(fake, bot, world, bot_env):
 
     prompt = await run(fake, world, world.admin, "config set", web="off")
     assert "stops working" in prompt.content
-    done = await fake.click(world.admin, prompt.message, button(prompt, "Confirm"))
+    done = await fake.click(world.admin, prompt.message, button(prompt, "Turn them off"))
     assert "Settings saved" in done.content
     assert (await get(new_url))[0] == 404
     assert "/config set web on" in (await run(fake, world, world.member, "web link")).content

@@ -74,7 +74,7 @@ async def test_a_draft_that_ends_dms_each_player_their_link_once(fake, bot, worl
 
     # A new address for the site ends every link given so far; /web me gives one that works.
     prompt = await run(fake, world, world.admin, "web rotate")
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c["custom_id"].endswith(":yes"))
     assert "new address" in (await fake.click(world.admin, prompt.message, confirm)).content
     for player in (a, b):
         assert (await get(links[player][0]))[0] == 404

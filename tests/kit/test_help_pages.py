@@ -4,8 +4,38 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from bot.kit import limits
 from bot.server import help
+from bot.settings import Settings
+
+LONGEST_RULES_URL = "https://example.org/" + "r" * 79 + "/"  # RULES_URL's longest (100 characters)
+
+
+@pytest.mark.parametrize("rules_url", [None, LONGEST_RULES_URL])
+def test_every_help_page_fits_a_phone_screen_and_links_the_full_rules(rules_url):
+    """Issue 35 item 10: at most 1,000 characters a page, each with the way to its full rules."""
+    assert len(LONGEST_RULES_URL) == Settings.model_fields["rules_url"].metadata[0].max_length
+    pages = help.pages(rules_url)
+    for page in pages:
+        assert limits.embed_size(page) <= help.PAGE_LIMIT == 1000, (page.title, limits.embed_size(page))
+    for page, entry in zip(pages[1:], help.entries(), strict=True):
+        also = page.fields[-1].value
+        if rules_url is None:
+            assert f"`docs/rules/{entry.key}.md` in the bot's repository" in also, also
+        else:
+            assert f"({rules_url}{entry.key}.md)" in also, also
+    assert ("(" + rules_url + ")" if rules_url else "`docs/rules/`") in pages[0].fields[-1].value
+
+
+def test_rules_url_is_a_folders_address():
+    assert Settings(rules_url="https://example.org/bot/docs/rules").rules_url == "https://example.org/bot/docs/rules/"
+    assert Settings(rules_url="").rules_url is None and Settings().rules_url is None
+    for wrong in ("docs/rules/", "ftp://example.org/rules/", "https://example.org/rules/?x=1"):
+        with pytest.raises(ValidationError):
+            Settings(rules_url=wrong)
 
 
 def test_every_help_page_fits_discords_limits():

@@ -70,7 +70,7 @@ async def test_registration_then_rounds_then_the_final_ranking(db):
                     f"VP {result.victory_points[0]}–{result.victory_points[1]}") in text
         assert "Game 1 (each plays the opponent's deck): won by" in text
         assert "not reported yet" in text  # round 2 waits
-        assert "Standings # Player Deck VP Opp. avg VP W–D–L Byes" in text
+        assert "Standings # Player Deck VP Opp. avg VP W–L–D Byes" in text
         assert "Lightning Bolt" not in html and "Counterspell" not in html and "Decklists show here once" in text
         assert "Final ranking" not in text
 

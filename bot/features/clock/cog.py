@@ -166,8 +166,9 @@ class ClockCog(commands.Cog):
                 return "The flag had already fallen."
             return ui.asked_text(result) or f"Chess clock #{clock_id} ended."
 
-        question = ui.end_question(await service.get(self.db, clock_id), interaction.user.id)
-        await confirm_then_act(interaction, question, end, db=self.db)
+        clock = await service.get(self.db, clock_id)
+        await confirm_then_act(interaction, ui.end_question(clock, interaction.user.id), end, db=self.db,
+                               label=ui.end_label(clock, interaction.user.id), keep="Keep it running")
 
 
 async def setup(bot: KitBot) -> None:

@@ -228,12 +228,21 @@ def asked_text(result: service.ActionResult) -> str | None:
 
 def end_question(clock: ClockView, user_id: int) -> str:
     """The End button's question: the player whose move it is only asks their opponent."""
-    state = clock.state
-    if (state.status in (engine.RUNNING, engine.PAUSED) and user_id in clock.players
-            and clock.players.index(user_id) == state.running):
-        return (f"Ask {mention(clock.user_of(1 - state.running))} to end chess clock #{clock.id}? It is your move, "
-                "so it ends only when they press End too.")
+    if _only_asks(clock, user_id):
+        return (f"Ask {mention(clock.user_of(1 - clock.state.running))} to end chess clock #{clock.id}? It is your "
+                "move, so it ends only when they press End too.")
     return f"End chess clock #{clock.id} now? Both clocks stop and the buttons go away."
+
+
+def end_label(clock: ClockView, user_id: int) -> str:
+    """The button that does what `end_question` asks."""
+    return "Ask to end it" if _only_asks(clock, user_id) else "End the clock"
+
+
+def _only_asks(clock: ClockView, user_id: int) -> bool:
+    state = clock.state
+    return (state.status in (engine.RUNNING, engine.PAUSED) and user_id in clock.players
+            and clock.players.index(user_id) == state.running)
 
 
 def news_text(news: ClockNews) -> str:

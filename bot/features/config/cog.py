@@ -127,7 +127,8 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
 
         if web is not None and web.value == "off" and (await guild_config.get_config(self.bot.db, guild_id)).web:
             await confirm_then_act(interaction, "Turn the web pages off? Every link to them stops working, and "
-                                   "turning them on again gives them a new address.", save, db=self.bot.db)
+                                   "turning them on again gives them a new address.", save, db=self.bot.db,
+                                   label="Turn them off", keep="Keep them on")
             return
         done = await save()
         await interaction.response.send_message(content=done.content, embed=done.embed, ephemeral=True)
@@ -157,7 +158,8 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             ended = await leaderboard.end_season(self.bot.db, guild_id)
             return f"Season **{escape(ended.name)}** has ended."
 
-        await confirm_then_act(interaction, "End the running season? Its leaderboard stays readable.", end, db=self.bot.db)
+        await confirm_then_act(interaction, "End the running season? Its leaderboard stays readable.", end, db=self.bot.db,
+                               label="End the season", keep="Keep it running")
 
     @app_commands.command(name="reset", description="Reset every server setting to its default (asks first).")
     async def reset(self, interaction: discord.Interaction) -> None:
@@ -170,7 +172,7 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
             await guild_config.get_config(self.bot.db, guild_id)).web else ""
         await confirm_then_act(
             interaction, "Reset the organizer role, leaderboard channel, pick mode, card pictures and web pages to "
-            f"their defaults?{web}", reset, db=self.bot.db,
+            f"their defaults?{web}", reset, db=self.bot.db, label="Reset the settings", keep="Keep them",
         )
 
 

@@ -136,7 +136,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
             return f"Removed the cube **{escape(cube.name)}**."
 
         await confirm_then_act(interaction, f"Remove the cube **{escape(cube.name)}** ({cube.size} cards)?", remove,
-                               db=self.bot.db)
+                               db=self.bot.db, label="Remove the cube", keep="Keep it")
 
 
 async def setup(bot: KitBot) -> None:

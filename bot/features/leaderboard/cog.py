@@ -10,6 +10,7 @@ from bot.features.leaderboard import service as leaderboard
 from bot.features.leaderboard.service import BoardRow
 from bot.kit.client import KitBot
 from bot.kit.dispatch import require_guild
+from bot.kit.lookups import POST
 from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
 from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
@@ -73,6 +74,7 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(
         format="One format, or leave empty for all formats.",
         season="current (default: the running season, or all time if none is running), all, or a season's name.",
+        post=POST,
     )
     @app_commands.autocomplete(season=season_autocomplete)
     @app_commands.guild_only()
@@ -81,10 +83,11 @@ class Leaderboard(commands.Cog):
         interaction: discord.Interaction,
         format: app_commands.Choice[str] | None = None,
         season: str = leaderboard.CURRENT,
+        post: bool = False,
     ) -> None:
         period = await leaderboard.find_period(self.bot.db, require_guild(interaction), season)
         key = f"{format.value if format else ALL_FORMATS}:{period.key}"
-        await send_paginated(interaction, "board", key, ephemeral=False)
+        await send_paginated(interaction, "board", key, ephemeral=not post)
 
 
 async def setup(bot: KitBot) -> None:

@@ -155,13 +155,14 @@ def _totals(*by, guild_id: int, period: Period):
 
 
 async def board(db: Database, guild_id: int, period: Period, *, format: str | None = None) -> list[BoardRow]:
-    """Rows for `period`, ranked by points, then wins, then best score."""
+    """Rows for `period`, ranked by points, then wins, then best score (a format's board only: the
+    board of all formats has no best score, since one format's score means nothing beside another's)."""
     query = _totals(_KEPT.user_id, guild_id=guild_id, period=period)
     if format is not None:
         query = query.where(_KEPT.format == format)
     async with db.read() as session:
         rows = (await session.execute(query.group_by(_KEPT.user_id))).all()
-    return _ranked(rows)
+    return _ranked(rows if format is not None else [(*row[:4], None) for row in rows])
 
 
 def _ranked(rows, limit: int | None = None) -> list[BoardRow]:
@@ -199,9 +200,7 @@ def boards_of(rows, limit: int | None = None) -> dict[str | None, list[BoardRow]
         total = totals.setdefault(user_id, [user_id, 0, 0, 0.0, None])
         total[1] += events
         total[2] += wins or 0
-        total[3] += points or 0
-        if best is not None and (total[4] is None or best > total[4]):
-            total[4] = best
+        total[3] += points or 0  # no best score: a Goldfish score is no Turnabout rating
     return {None: _ranked(totals.values(), limit), **{fmt: _ranked(rows, limit) for fmt, rows in by_format.items()}}
 
 

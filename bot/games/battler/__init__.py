@@ -27,24 +27,15 @@ FORMAT = Format(
         about="Draft a small pool, play short mini-games, collect treasures and survive the poison: the "
               "last player standing wins. The bot deals every pack and keeps every resource.",
         flow=(
-            "**Start:** `/battler start cube` (an organizer), with the poison, carousel and treasure options.",
+            "**Start:** `/battler start cube` (an organizer): poison, carousel and treasure options.",
             "**Join:** `/battler join` or the Join button; `/battler leave`.",
-            "**Begin:** `/battler begin` (an even number of players). Each player gets 5 cards by DM and "
-            "chooses 2 basic lands.",
-            "**Play:** the channel posts the pairings; play your mini-game and send `/battler report` with "
-            "your treasures left (the winner may report that the opponent conceded); your opponent presses "
-            "Confirm or Dispute.",
-            "**Draft:** each draft comes by DM: trade, re-roll, shift or buy basics, then Done. "
-            "`/battler stash` shows yours; `/battler resend` DMs it again.",
-            "**End:** the game ends by itself when one player is left, and the standings go to the "
-            "leaderboard. `/battler cancel` (organizer; asks first) stops it with nothing recorded.",
+            "**Begin:** `/battler begin` (an even number of players); pick 2 basic lands by DM.",
+            "**Play:** play the paired mini-game and `/battler report` your treasures left; the opponent "
+            "confirms or disputes.",
+            "**Draft:** each draft comes by DM: trade, re-roll, buy basics, then Done.",
+            "**End:** the last player left wins. `/battler cancel` (organizer; asks first) records nothing.",
         ),
-        rules="Each round is a draft, then a mini-game (10 life, a hand of stage + 2 cards from your stash, "
-              "no library). The loser gets poison by stage (1, 1, 2, 3, 5, or a flat 2); a draw is a loss "
-              "for both. Treasures buy re-rolls and basics; you keep at most 5. At 10 poison you are out (the "
-              "first becomes the Ghost and keeps playing until a second player is out).",
-        more="`/battler status` the whole table in public · `/battler rules` the resource table · "
-             "`/battler force` (organizer; asks first) ends a draft phase now · a dispute is decided by an "
-             "organizer who does not play in that game.",
+        more="`/battler status` · `/battler stash` yours · `/battler rules` the resources · `/battler force` "
+             "(organizer) ends a draft phase.",
     ),
 )

@@ -21,6 +21,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
+from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.web.buttons import event_view
 
@@ -46,6 +47,7 @@ S = battler.STATUSES
 class BattlerCog(BattlerDMs, BattlerReports, TableCog):
     spec = battler.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its result is posted"
     older_lobby_buttons = (ui.LegacyLobbyButton,)
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
@@ -111,11 +113,12 @@ class BattlerCog(BattlerDMs, BattlerReports, TableCog):
         outcome = await battler.report(self.db, game.id, actor_of(interaction), result.value, treasures_left=treasures_left)
         await self.answer_report(interaction, outcome)
 
-    @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, packyard.")
-    async def status(self, interaction: discord.Interaction) -> None:
+    @group.command(name="status", description="Show the game: stage, round, phase, poison, treasures, basics, the used packs.")
+    @app_commands.describe(post=POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         game = await self.table_here(interaction, S.all)
         view = await event_view(self.bot, game.guild_id, battler.SPEC.kind, game.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(game), view=view)
+        await interaction.response.send_message(embed=ui.status_embed(game), view=view, ephemeral=not post)
 
     @group.command(name="stash", description="Show your stash, pack, basics and treasures (only you see it).")
     async def stash(self, interaction: discord.Interaction) -> None:
@@ -163,7 +166,7 @@ class BattlerCog(BattlerDMs, BattlerReports, TableCog):
             return ui.FORCED[carousel]
 
         await confirm_then_act(interaction, ui.force_question(game.id, carousel), force, db=self.db,
-                               label="End the carousel" if carousel else "End the draft")
+                               label="End the carousel" if carousel else "End the draft", keep="Keep waiting")
 
 
 async def setup(bot: KitBot) -> None:

@@ -268,7 +268,7 @@ def prompt_embed(prompt: PrivatePrompt, *, note: str | None = None, combo: int |
         embed, lines = _draft_embed(prompt, stash_index)
     if note:
         embed.add_field(name="Last action", value=limits.clip(note, limits.FIELD_VALUE), inline=False)
-    footer = f"Seat {prompt.seat + 1}"
+    footer = f"Your seat at the table: {prompt.seat + 1}"
     if prompt.kind == "carousel" and chosen is None:
         footer += f" · page {page + 1}/{carousel_pages(prompt)}"
     embed.set_footer(text=footer)
@@ -515,7 +515,8 @@ def _lines_of(news: Announcement, e: engine.Event) -> list[str]:
         case engine.TreasuresChanged(seat=seat, delta=delta, total=total, reason="cap"):
             return [f"💰 {mention(u(seat))} keeps {plural(total, 'treasure')} ({-delta} over the cap)."]
         case engine.PackyardReshuffled(cards=cards, packpile=packpile):
-            return [f"♻️ The packyard ({plural(cards, 'card')}) was shuffled into the packpile ({plural(packpile, 'card')})."]
+            return [f"♻️ The packyard (the used packs: {plural(cards, 'card')}) was shuffled into the packpile (the cards "
+                    f"still to deal: {plural(packpile, 'card')})."]
         case engine.PlayerDied(seat=seat):
             return [f"💀 {mention(u(seat))} reached 10 poison."]
         case engine.BecameGhost(seat=seat):
@@ -547,7 +548,7 @@ def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
         case engine.CarouselStarted(cards=cards, order=order, picks_each=picks_each, source=source,
                                     random_tiebreak=random_tiebreak):
             each = "1 card" if picks_each == 1 else f"{plural(picks_each, 'card')}, in snake order"
-            where = "fresh from the packpile" if source == "packpile" else "from the packyard"
+            where = "fresh from the packpile (the cards still to deal)" if source == "packpile" else "from the packyard (the used packs)"
             lap = order[: len(order) // picks_each]
             shown = ", ".join(f"{i + 1}. {mention(u(seat))}" for i, seat in enumerate(lap))
             tie = " (equal poison: in random order)" if random_tiebreak else ""
@@ -564,7 +565,7 @@ def carousel_event_lines(news: Announcement, e: engine.Event) -> list[str]:
         case engine.CarouselPassed(seat=seat, forced=by_force):
             return [f"🎠 {mention(u(seat))} passed (their pool is full){forced if by_force else ''}."]
         case engine.CarouselEnded(leftover=leftover):
-            left = f": {plural(len(leftover), 'card')} left {'goes' if len(leftover) == 1 else 'go'} to the packyard" if leftover else ""
+            left = f": {plural(len(leftover), 'card')} left {'goes' if len(leftover) == 1 else 'go'} to the packyard (the used packs)" if leftover else ""
             return [f"🎠 The carousel is over{left}."]
     return []
 
@@ -668,7 +669,7 @@ def status_lines(state: engine.BattlerState) -> list[str]:
     """The public status of a game (also used by tests to compare with an engine replay)."""
     lines = [
         f"Stage **{state.stage}**, round **{state.round}** · phase **{PHASE_NAMES.get(state.phase, state.phase)}** · "
-        f"packpile {plural(len(state.packpile), 'card')} · packyard {plural(len(state.packyard), 'card')}"
+        f"packpile (to deal) {plural(len(state.packpile), 'card')} · packyard (used packs) {plural(len(state.packyard), 'card')}"
     ]
     for p in state.players:
         last = mention(state.players[p.last_opponent].user_id) if p.last_opponent is not None else "-"
@@ -722,7 +723,7 @@ def status_embed(game: GameView) -> discord.Embed:
         embed.add_field(name="Winner", value=mention(game.user_of(state.winner)), inline=False)
     embed.set_footer(text=limits.clip(f"{settings_text(game.settings)} · seed {game.seed}", limits.FOOTER))
     # The packyard is the longest list: it gets what is left of the message's 6,000 characters.
-    name = f"Packyard ({len(state.packyard)})"
+    name = f"Packyard: the used packs, face up ({len(state.packyard)})"
     room = min(limits.FIELD_VALUE, limits.EMBED_TOTAL - limits.embed_size(embed) - len(name))
     embed.add_field(name=name, value=packyard_text(state, room), inline=False)
     return limits.fit_embed(embed)

@@ -22,25 +22,18 @@ FORMAT = Format(
         key="draft",
         name="Draft pods",
         start="`/draft start cube:<cube>` or `set:<set>`: a booster draft picked in DMs at each player's pace",
-        about="An asynchronous booster draft: everyone picks when they like, by reacting to or clicking "
-              "the pack the bot DMs them. Any cube works (`/cube list` shows them), or a set's boosters.",
+        about="An asynchronous booster draft: everyone picks when they like, by clicking the pack the bot "
+              "DMs them. Any cube (`/cube list`) or a set's boosters.",
         flow=(
-            "**Start:** `/draft start cube` or `/draft start set` (a set's boosters: 1 rare or mythic, 3 uncommons, "
-            "10 commons, 1 basic land; an organizer), with packs, pack size, seats and an optional pick timer.",
-            "**Join:** `/draft join` or the Join button; `/draft leave` before it begins.",
-            "**Begin:** `/draft begin` (at least 2 players), or it begins by itself when the lobby is full.",
-            "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs your pack "
-            "again; `/draft pick` picks in the server when your DMs are closed.",
-            "**Follow:** `/draft status` shows who the draft waits on; `/draft pool` your picks.",
-            "**End:** the draft ends by itself after the last pick and every player gets their pool; "
-            "`/draft export` gives it as a deck file. `/draft cancel` (organizer; asks first) stops it.",
+            "**Start:** `/draft start cube` or `set` (an organizer): packs, pack size, seats, a pick timer.",
+            "**Join:** `/draft join` or the Join button; `/draft leave`.",
+            "**Begin:** `/draft begin` (2+ players), or by itself when the lobby is full.",
+            "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs it again.",
+            "**Follow:** `/draft status` whom it waits on; `/draft pool` your picks.",
+            "**End:** after the last pick everyone gets their pool; `/draft export` a deck file. "
+            "`/draft cancel` (organizer; asks first) stops it.",
         ),
-        rules="Pack 1 passes left, pack 2 right, pack 3 left. A pack passed to a busy player waits in their "
-              "queue; nobody picks from a later pack while an earlier one can still reach them. With a pick "
-              "timer, a player who runs out of time gets a pick made for them; after 3 in a row a bot takes "
-              "the seat until they come back with `/draft rejoin`.",
-        more="`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
-             "`/draft rejoin` takes it back · `/draft seat` (organizer) gives a bot's seat to a new player · "
-             "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
+        more="`/draft pick` when your DMs are closed · `/draft replace`, `/draft rejoin`, `/draft seat` for "
+             "bot seats · `/draft log` the whole draft.",
     ),
 )

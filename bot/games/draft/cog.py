@@ -20,7 +20,7 @@ from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
 from bot.games.draft.set_start import open_lobby
-from bot.kit import card_data, confirm, limits
+from bot.kit import card_data, confirm, limits, lookups
 from bot.kit.client import KitBot
 from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import UserError
@@ -140,11 +140,12 @@ class DraftCog(TableCog):
         self.fetch_pictures(result.pod.id, await self.bot.pictures.enabled(result.pod.guild_id))
 
     @draft.command(name="status", description="Show the draft's round, picks, queues and who it is waiting on.")
-    async def status(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=lookups.POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         pod = await self.table_here(interaction, (S.lobby, S.running, S.finished))
         picks = await drafts.count_picks(self.db, pod.id)
         view = await event_view(self.bot, pod.guild_id, drafts.SPEC.kind, pod.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(pod, picks), view=view)
+        await interaction.response.send_message(embed=ui.status_embed(pod, picks), view=view, ephemeral=not post)
 
     @draft.command(name="pool", description="Show the cards you have picked so far (only you see it).")
     async def pool(self, interaction: discord.Interaction) -> None:
@@ -233,7 +234,7 @@ class DraftCog(TableCog):
                 interaction.followup.send, ui.handed_announcement(result), allowed_mentions=limits.ping(player.id)))
 
         await confirm.confirm_then_act(interaction, f"Hand seat {seat} of draft #{pod.id} (a bot plays it) to {player.mention}? "
-                                       "They keep its picks and draft it from now on.", hand, db=self.db)
+                                       "They keep its picks and draft it from now on.", hand, db=self.db, label="Hand the seat over", keep="Keep the bot")
 
     @seat.autocomplete("seat")
     async def seat_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:

@@ -27,24 +27,15 @@ FORMAT = Format(
         about="A league for 2–6 players who build 60-card decks from one shared pool of a set: 4 of each "
               "common, 2 of each uncommon, 1 of each rare. The loser of each match changes decks.",
         flow=(
-            "**Start:** `/421 start sets` (an organizer), e.g. `sets:ala con arb`; `/421 set add` keeps a set "
-            "list of your own.",
+            "**Start:** `/421 start sets` (an organizer), e.g. `sets:ala con`.",
             "**Join:** `/421 join` or the Join button; `/421 leave`.",
-            "**Begin:** `/421 begin` seats the players; each builds a deck with `/421 build`.",
-            "**Each match:** play it and send `/421 report`; the opponent presses Confirm or Dispute. The loser "
-            "then picks "
-            "with `/421 choose`: A alter (`/421 alter`), B build anew, C claim a set-aside deck, D make the "
-            "winner build anew. `/421 takeapart` when a new deck would be one too many.",
-            "**Follow:** `/421 status` shows scores, decks and who acts next; `/421 pool` and `/421 decks` "
-            "the cards.",
-            "**End:** the first to the target score (21) wins and the league ends by itself; `/421 end` "
-            "(organizer; asks first) ends it now. `/421 cancel` stops it with nothing recorded.",
+            "**Begin:** `/421 begin`; each player builds a deck with `/421 build`.",
+            "**Each match:** `/421 report`; the opponent confirms or disputes. The loser then picks with "
+            "`/421 choose`: alter, build anew, claim a set-aside deck, or make the winner build anew.",
+            "**Follow:** `/421 status` scores, decks, who acts next; `/421 pool`, `/421 decks` the cards.",
+            "**End:** the first to 21 points wins; `/421 end` (organizer; asks first) ends it now, "
+            "`/421 cancel` records nothing.",
         ),
-        rules="Decks are exactly 60 cards of unchosen copies; every list is public. Win +2, loss −1, draw 0. "
-              "The second set joins when someone would build deck 6, the third at deck 11 (two unused "
-              "decks are taken apart, so at most 10 decks exist). With 3 or 5 players one sits out each "
-              "round and scores +2.",
-        more="`/421 settle` (an organizer who does not play in it) decides a disputed match · `/421 set list` "
-             "the server's sets.",
+        more="`/421 settle` (an organizer not playing) decides a dispute · `/421 set list` the sets.",
     ),
 )

@@ -19,6 +19,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
+from bot.kit.lookups import POST
 from bot.kit.paginate import register_renderer, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
@@ -35,6 +36,7 @@ LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); 
 class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its final standings are posted"
 
     def __init__(self, bot: KitBot) -> None:
         super().__init__(bot)
@@ -122,10 +124,11 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
         await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
 
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
-    async def status(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         view = await event_view(self.bot, league.guild_id, four_two_one.KIND, league.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(league), view=view)
+        await interaction.response.send_message(embed=ui.status_embed(league), view=view, ephemeral=not post)
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
@@ -282,7 +285,7 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
 
         await confirm_then_act(interaction, f"End {league_name(league.id)} now? The standings go to the leaderboard as "
                                             "they are; no more matches are played.", end, db=self.db,
-                               around=self.bot.outbox.replies.answering)
+                               around=self.bot.outbox.replies.answering, label="End the league", keep="Keep playing")
 
 
 async def setup(bot: KitBot) -> None:

@@ -127,7 +127,8 @@ class SetListCommands:
             return f"Removed the set `{key}`."
 
         await confirm_then_act(interaction, f"Remove the set `{key}` ({escape(card_set.name)})? Leagues already using "
-                                            "it keep their copy.", remove, db=self.db)
+                                            "it keep their copy.", remove, db=self.db,
+                               label="Remove the set", keep="Keep it")
 
 
 def add_set_commands(group: app_commands.Group) -> None:

@@ -26,21 +26,15 @@ FORMAT = Format(
               "\"goldfish\" that does nothing, and scores what the goldfish suffered.",
         flow=(
             "**Start:** `/draft start cube:goldfish goldfish:True` (an organizer); for a draft played in "
-            "paper, `/goldfish start name turns` opens the scoring alone.",
-            "**Join:** `/draft join` or the lobby's Join button; `/draft leave` to give the seat up.",
-            "**Begin:** `/draft begin` (the lobby also begins by itself once it is full). Picks come by DM.",
-            "**Play:** when the draft is over the scoring event opens; each player plays their game "
-            "and sends `/goldfish report` with the numbers and a turn-by-turn write-up (again to correct it).",
-            "**Follow:** `/goldfish status` shows the scores; `/goldfish writeup` reads a player's game.",
-            "**End:** `/goldfish end` (the organizer; asks first) makes the standings final and sends them to "
-            "the leaderboard. `/goldfish cancel` (asks first) deletes the event and its scores, with nothing recorded.",
+            "paper, `/goldfish start name turns`.",
+            "**Join:** `/draft join` or the Join button; `/draft leave`.",
+            "**Begin:** `/draft begin`, or by itself when full. Picks come by DM.",
+            "**Play:** after the draft, play alone and `/goldfish report` your numbers and write-up.",
+            "**Follow:** `/goldfish status` the scores; `/goldfish writeup` a player's game.",
+            "**End:** `/goldfish end` (organizer; asks first) makes the standings final; `/goldfish cancel` "
+            "records nothing.",
         ),
-        rules="The game lasts 7 turns with the Goldfish Cube, 10 otherwise (the event says). You stack your "
-              "deck and may add basic lands; the goldfish has endless basic lands, plays one a turn and "
-              "always chooses what scores you least. Score: 1 per life it lost, ½ per card milled, 2 per "
-              "poison counter, 20 per \"win the game\" or \"lose the game\" effect; 0 if you lose or draw. "
-              "Restarting resets your score. Highest score wins.",
-        more="`/goldfish rules` the full game rules · `/goldfish reject` (organizer) refuses a score with a "
-             "reason · `/goldfish flip`, `/goldfish roll` fixed coin flips and dice for write-ups.",
+        more="`/goldfish rules` the game's rules · `/goldfish reject` (organizer) refuses a score · "
+             "`/goldfish flip`, `/goldfish roll`.",
     ),
 )

@@ -259,7 +259,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         await confirm_then_act(
             interaction, f"End **{escape(chosen.name)}** now? Its standings become final and go to the leaderboard; "
                          "no more scores can be reported.", end, db=self.bot.db,
-            around=self.bot.outbox.replies.answering,
+            around=self.bot.outbox.replies.answering, label="End the event", keep="Keep scoring",
         )
 
     @group.command(name="cancel", description="Cancel an event: it and its scores are deleted, nothing is recorded "
@@ -278,7 +278,7 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         await confirm_then_act(
             interaction, f"Cancel **{escape(chosen.name)}**? The event and its {plural(len(standings), 'score')} are "
                          "deleted for good, and nothing goes to the leaderboard.", cancel, db=self.bot.db,
-            around=self.bot.outbox.replies.answering,
+            around=self.bot.outbox.replies.answering, label="Cancel the event", keep="Keep it",
         )
 
     @group.command(name="flip", description="Coin flips for your write-up: you choose the first, then they alternate.")

@@ -22,8 +22,9 @@ MINUS = rules.MINUS  # the one minus sign users see
 
 # An event's status and scoring method as players read them (not the stored words).
 STATUS_TEXT = {"open": "taking scores", "closed": "ended"}
-METHOD_TEXT = {"sum": "components added up", "max": "largest component counts",
-               "product": "non-zero components multiplied"}
+METHOD_TEXT = {"sum": "score: life lost, cards milled, poison and wins added up",
+               "max": "score: the largest of life lost, cards milled, poison and wins",
+               "product": "score: life lost, cards milled, poison and wins multiplied (those above 0)"}
 
 
 def _fmt(value: float) -> str:

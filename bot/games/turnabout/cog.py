@@ -13,7 +13,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.service import EventView
-from bot.kit import claims, claims_ui, tables
+from bot.kit import claims, claims_ui, lookups, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
@@ -36,6 +36,7 @@ NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in 
 class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its final standings are posted"
     lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
 
     def __init__(self, bot: KitBot) -> None:
@@ -206,9 +207,9 @@ class TurnaboutCog(TableCog):
         return choices
 
     @group.command(name="status", description="The event's standings: VP, record and tiebreakers; the round in play.")
-    async def status(self, interaction: discord.Interaction) -> None:
-        event = await self.table_here(interaction, S.all)
-        await send_paginated(interaction, STANDINGS_PAGES, str(event.id), ephemeral=False)
+    @app_commands.describe(post=lookups.POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
+        await send_paginated(interaction, STANDINGS_PAGES, str((await self.table_here(interaction, S.all)).id), ephemeral=not post)
 
     async def standings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         event = await turnabout.get_event(self.db, _key_id(key))
@@ -235,7 +236,7 @@ class TurnaboutCog(TableCog):
 
         await confirm_then_act(
             interaction, f"Drop from {name}? You will not be paired again (a match in progress must still be "
-                         "finished) and lose the rating bonus for playing every round.", drop, db=self.db)
+                         "finished) and lose the rating bonus for playing every round.", drop, db=self.db, label="Drop out", keep="Stay in")
 
     @group.command(name="end", description="End the event: final ranking and rating awards to the leaderboard (organizer; asks first).")
     @app_commands.guild_only()
@@ -250,13 +251,14 @@ class TurnaboutCog(TableCog):
 
         await confirm_then_act(
             interaction, f"End {turnabout.event_name(event.id)} now? The final ranking and rating awards are posted "
-                         "and recorded; no more rounds can be played.", end, db=self.db,
+                         "and recorded; no more rounds can be played.", end, db=self.db, label="End the event", keep="Keep playing",
             around=self.bot.outbox.replies.answering)
 
     @group.command(name="rating", description="This server's accumulated Turnabout ratings.")
+    @app_commands.describe(post=lookups.POST)
     @app_commands.guild_only()
-    async def rating(self, interaction: discord.Interaction) -> None:
-        await send_paginated(interaction, RATING_PAGES, str(interaction.guild_id), ephemeral=False)
+    async def rating(self, interaction: discord.Interaction, post: bool = False) -> None:
+        await send_paginated(interaction, RATING_PAGES, str(interaction.guild_id), ephemeral=not post)
 
     async def ratings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         if _key_id(key) != interaction.guild_id:

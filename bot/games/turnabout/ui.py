@@ -61,6 +61,14 @@ def number_text(value: float) -> str:
     return f"{value:g}"
 
 
+RECORD_LEGEND = "VP: Victory Points (each match splits 30) · W–L–D: match wins–losses–draws"
+
+
+def record_text(wins: int, losses: int, draws: int) -> str:
+    """A player's record in the order its legend (`RECORD_LEGEND`) gives: wins–losses–draws."""
+    return f"{wins}–{losses}–{draws}"
+
+
 def split_messages(lines: Sequence[str]) -> list[str]:
     return limits.chunk_lines(lines, MAX_CONTENT)
 
@@ -70,7 +78,7 @@ def status_word(status: str) -> str:
 
 
 def settings_text(settings: engine.Settings) -> str:
-    parts = [plural(settings.rounds, "Swiss round"), f"a bye scores {settings.bye_vp}–0 VP"]
+    parts = [plural(settings.rounds, "Swiss round"), f"a bye scores {settings.bye_vp}–0 Victory Points"]
     if settings.clock:
         limit = number_text(settings.clock_increment)
         how = "delay" if settings.clock_mode == "delay" else "Bronstein refund up to"
@@ -135,7 +143,7 @@ def _pairing_lines(news: Announcement, paired: engine.RoundPaired) -> list[str]:
             f"{mention(news.user_of(g2.first))} plays first."
         )
     if paired.bye is not None:
-        lines.append(f"🛌 {mention(news.user_of(paired.bye))} has a bye: {paired.bye_vp}–0 VP.")
+        lines.append(f"🛌 {mention(news.user_of(paired.bye))} has a bye: {paired.bye_vp}–0 Victory Points.")
     if paired.rematches:
         lines.append(f"⚠️ {plural(paired.rematches, 'rematch', 'rematches')}: no pairing without one was possible.")
     lines.append("Each player reports their games with `/turnabout report`; their opponent confirms.")
@@ -159,7 +167,7 @@ def event_lines(news: Announcement) -> list[str]:
                 lines.append(f"⚠️ Match {m}, game {game} is disputed by {mention(u(by))}{why}.{_claims(news, e)} "
                              f"{referees} decides it with `/turnabout settle match:{m} game:{game}`.")
             case engine.GameDecided(match=m, game=game, winner=winner, match_points=points, note=note):
-                result = (f"{mention(u(winner))} won it ({max(points)} MP)" if winner is not None
+                result = (f"{mention(u(winner))} won it ({max(points)} match points)" if winner is not None
                           else "a draw (no match points)")
                 noted = f" Note: {escape(note)}" if note else ""
                 who = mention(news.decided_by) if news.decided_by is not None else "an organizer"
@@ -202,7 +210,7 @@ def claim_text(news: Announcement, claim: engine.Claim) -> str:
     if claim.winner is None:
         return "a draw"
     number = "" if claim.value is None else f" with {claim.value} {MEASURE[claim.measure or 'life']}"
-    points = "" if claim.match_points is None else f" ({max(claim.match_points)} MP)"
+    points = "" if claim.match_points is None else f" ({max(claim.match_points)} match points)"
     return f"{mention(news.user_of(claim.winner))} won{number}{points}"
 
 
@@ -222,15 +230,16 @@ def match_result_line(news: Announcement, r: engine.MatchResult, *, corrected: b
     mp, vp = r.match_points, r.victory_points
     verdict = f"{mention(u(r.winner))} wins" if r.winner is not None else "a draw"
     fix = " (corrected by an organizer)" if corrected else ""
-    return (f"🏁 Match {r.match}{fix}: {mention(u(r.a))} {mp[0]} MP – {mp[1]} MP {mention(u(r.b))}: "
-            f"{verdict}, **{vp[0]}–{vp[1]} VP**.")
+    return (f"🏁 Match {r.match}{fix}: {mention(u(r.a))} {mp[0]} – {mp[1]} {mention(u(r.b))} in match points: "
+            f"{verdict}, **{vp[0]}–{vp[1]} Victory Points**.")
 
 
 def final_lines(news: Announcement) -> list[str]:
     ended = next(e for e in news.events if isinstance(e, engine.EventEnded))
-    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({plural(len(ended.placings), 'player')})"]
+    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({plural(len(ended.placings), 'player')}; "
+             f"{RECORD_LEGEND})"]
     for p in ended.placings:
-        record = f"{p.wins}-{p.draws}-{p.losses}"
+        record = record_text(p.wins, p.losses, p.draws)
         bonus = " + 1 bonus" if p.completed else " (dropped: no bonus)"
         win_rating = p.wins + p.draws / 2 + (1 if p.completed else 0)
         lines.append(
@@ -251,7 +260,7 @@ def report_text(pending: PendingGame, *, again: bool = False) -> str:
         claim = "a **draw** (no match points)"
     else:
         claim = (f"{mention(pending.winner)} **won** with {pending.value} {MEASURE[pending.measure]} "
-                 f"(**{pending.match_points} MP**)")
+                 f"(**{pending.match_points} match points**)")
     verb = "reported" if again else "reports"
     head = "📝 Still waiting: match" if again else "📝 Match"
     return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
@@ -278,7 +287,7 @@ def report_done_text(done: ReportDone) -> str:
         result = "a **draw** (no match points)"
     else:
         number = f" with {done.value} {MEASURE[done.measure or 'life']}" if done.value is not None else ""
-        result = f"{mention(done.winner)} **won**{number} (**{done.match_points} MP**)"
+        result = f"{mention(done.winner)} **won**{number} (**{done.match_points} match points**)"
     if done.status == engine.DISPUTED:
         reported = f"{mention(done.reporter)} reported " if done.reporter is not None else "reported: "
         by = f"{mention(done.by)} disputed it" if done.by is not None else "it was disputed"
@@ -298,7 +307,7 @@ def report_done_text(done: ReportDone) -> str:
     over = ""
     if done.over is not None:
         a, vp_a, b, vp_b = done.over
-        over = f" Match {done.match} is over: {mention(a)} {vp_a} VP, {mention(b)} {vp_b} VP."
+        over = f" Match {done.match} is over: {mention(a)} {vp_a} Victory Points (VP), {mention(b)} {vp_b} VP."
     return f"{'⚖️' if done.decided else '✅'} {head}: {result}, {how}.{over}"
 
 
@@ -316,7 +325,7 @@ def standings_lines(state: engine.TurnaboutState) -> list[str]:
         dropped = " · dropped" if row.dropped else ""
         lines.append(
             f"{row.rank}. {mention(row.user_id)} — {escape(row.deck)}: **{row.victory_points} VP** · "
-            f"{row.wins}-{row.draws}-{row.losses}{byes} · opp. avg {row.opponents_average:.1f}{dropped}"
+            f"{record_text(row.wins, row.losses, row.draws)}{byes} · opp. avg {row.opponents_average:.1f}{dropped}"
         )
     return lines
 
@@ -342,6 +351,7 @@ def standings_page(event: EventView, page: int = 0, links: Sequence[discord.ui.B
     embed.add_field(name="Status", value=status, inline=False)
     embed.add_field(name="Tiebreakers", value="opponents' average VP, head-to-head, then a seeded coin flip",
                     inline=False)
+    embed.add_field(name="Legend", value=f"{RECORD_LEGEND} · opp. avg: the opponents' average VP", inline=False)
     return Page(limits.fit_embed(embed), page, pages, links)
 
 

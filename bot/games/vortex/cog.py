@@ -20,6 +20,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
+from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import name_key, plural
 from bot.web.buttons import event_view
@@ -50,6 +51,7 @@ SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards
 class VortexCog(VortexDMs, TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
+    ended_posts = "its result is posted"
 
     def lobby_embed(self, table: GameView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
@@ -125,7 +127,8 @@ class VortexCog(VortexDMs, TableCog):
 
         await confirm_then_act(
             interaction, "Mulligan? Your pack is revealed to everyone and exiled; until the end of the turn you "
-                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db)
+                         f"replenish to {engine.MULLIGAN_PACK_SIZE} cards instead of 7.", mulligan, db=self.db,
+            label="Mulligan", keep="Keep my pack")
 
     @group.command(name="shoe", description="A library effect, which affects the shoe: mill, look, reveal, search, "
                                             "top, bottom, shuffle.")
@@ -229,10 +232,11 @@ class VortexCog(VortexDMs, TableCog):
                                                 "told.", ephemeral=True)
 
     @group.command(name="status", description="The game in public: turn, who acts, every zone's size, life, penalties.")
-    async def status(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=POST)
+    async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         game = await self.table_here(interaction, S.all)
         view = await event_view(self.bot, game.guild_id, vortex.KIND, game.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(game), view=view)
+        await interaction.response.send_message(embed=ui.status_embed(game), view=view, ephemeral=not post)
 
     @group.command(name="hand", description="Your hand (what you drafted) and your pack; only you see it.")
     async def hand(self, interaction: discord.Interaction) -> None:
@@ -271,7 +275,7 @@ class VortexCog(VortexDMs, TableCog):
             return f"Vortex #{game.id} has ended: {result}."
 
         await confirm_then_act(interaction, f"End Vortex #{game.id} now? {result.capitalize()}.", end, db=self.db,
-                               around=self.bot.outbox.replies.answering)
+                               around=self.bot.outbox.replies.answering, label="End the game", keep="Keep playing")
 
 
 async def setup(bot: KitBot) -> None:

@@ -93,7 +93,7 @@ class BattlerDriver(TableDriver):
         embed = status.message["embeds"][0]
         assert embed["description"] == ui.status_description(self.mirror)
         packyard = next(f for f in embed["fields"] if f["name"].startswith("Packyard"))
-        assert packyard["name"] == f"Packyard ({len(self.mirror.packyard)})"
+        assert packyard["name"] == f"Packyard: the used packs, face up ({len(self.mirror.packyard)})"
         assert packyard["value"] == ui.packyard_text(self.mirror)
         carousel = [f for f in embed["fields"] if f["name"].startswith("Carousel")]
         if self.mirror.carousel_cards:

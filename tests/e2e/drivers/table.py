@@ -62,9 +62,10 @@ class TableDriver:
 
         return await self.fake.wait_for(found, what=f"channel message with {needle!r}")
 
-    async def confirmed_command(self, user: int, subcommand: str, button: str = "Confirm", **options):
+    async def confirmed_command(self, user: int, subcommand: str, button: str | None = None, **options):
         """A command that asks first (end, cancel, drop): run it and press `button`."""
         prompt = await self.slash(user, subcommand, **options)
         assert prompt.ephemeral and prompt.components, prompt.content
-        custom_id = next(c["custom_id"] for c in prompt.components if c.get("label") == button)
+        custom_id = next(c["custom_id"] for c in prompt.components  # `button`: a label; default the one that acts
+                         if (c["custom_id"].endswith(":yes") if button is None else c.get("label") == button))
         return prompt, await self.fake.click(user, prompt.message, custom_id)

@@ -71,7 +71,7 @@ class VortexDriver(TableDriver):
         assert engine.card_census(state) == Counter(engine.starting_shoe(row.cube_cards, len(state.players))) + chosen
         assert all(len(p.pack) <= engine.PACK_SIZE for p in state.players) and len(state.passed_pack) <= 7
         status = await self.slash(self.world.member, "status")
-        assert not status.ephemeral
+        assert status.ephemeral  # a look-up answers only the one who asked
         text = embed_text(status.message)
         assert f"Shoe\n{len(state.shoe)} card" in text and f"Passed pack\n{len(state.passed_pack)} card" in text
         for p in state.players:
@@ -144,9 +144,10 @@ class VortexDriver(TableDriver):
         assert f"You added {', '.join(lands)} to your hand" in embed_text(result.message)
         return result
 
-    async def confirmed_command(self, user: int, subcommand: str, button: str = "Confirm", **options):
+    async def confirmed_command(self, user: int, subcommand: str, button: str | None = None, **options):
         """A command that asks first (mulligan, end, cancel): run it and press `button`."""
         prompt = await self.slash(user, subcommand, **options)
         assert prompt.ephemeral and prompt.components, prompt.content
-        custom_id = next(c["custom_id"] for c in prompt.components if c.get("label") == button)
+        custom_id = next(c["custom_id"] for c in prompt.components  # `button`: a label; default the one that acts
+                         if (c["custom_id"].endswith(":yes") if button is None else c.get("label") == button))
         return prompt, await self.fake.click(user, prompt.message, custom_id)

@@ -86,6 +86,9 @@ async def test_every_formats_board_at_once_is_each_formats_board(db):
         assert boards[None] and boards[None] == await leaderboard.board(db, GUILD, period)
         for fmt in bot.games.leaderboard_titles():
             assert boards.get(fmt, []) == await leaderboard.board(db, GUILD, period, format=fmt), fmt
+        # Issue 35 item 11: "best" is a format's own score; the board of all formats has none.
+        assert all(row.best_score is None for row in boards[None])
+        assert any(row.best_score is not None for fmt, rows in boards.items() if fmt is not None for row in rows)
         tops = await leaderboard.boards(db, GUILD, period, limit=3)  # the home page's: each board's first rows
         assert tops == {fmt: rows[:3] for fmt, rows in boards.items()}
     assert await leaderboard.boards(db, GUILD + 1, leaderboard.ALL_TIME_PERIOD) == {None: []}

@@ -298,7 +298,7 @@ def test_the_lobby_is_cancelled_and_dms_are_resent_by_their_own_commands():
 def test_dms_and_embeds_show_no_internal_words():
     state = engine.new_game(CUBE, USERS, seed=3)
     footer = ui.prompt_embed(prompt_of(state, 0, "setup")).footer.text
-    assert footer == "Seat 1" and "state" not in footer and str(10**9) not in footer
+    assert footer == "Your seat at the table: 1" and "state" not in footer and str(10**9) not in footer
     assert ui.status_embed(view_of(game_state("draft"))).title == "Treasure Battler #123456 · In progress"
     lobby = dataclasses.replace(view_of(state), status="over")
     assert [f.value for f in ui.lobby_embed(lobby).fields if f.name == "Status"] == ["Over"]
@@ -310,10 +310,11 @@ def test_announcements_count_through_plural_and_speak_of_players_in_the_third_pe
         engine.CarouselEnded(("x",)), engine.ReplayRequired(0, 1, "draw"), engine.PhaseChanged("draft", 1, 2),
     ), ())
     text = "\n".join(ui.event_lines(news))
-    assert "The packyard (1 card) was shuffled into the packpile (41 cards)." in text
+    assert ("The packyard (the used packs: 1 card) was shuffled into the packpile (the cards still to deal: 41 cards)."
+            in text)
     assert f"<@{USERS[0]}> keeps 1 treasure (1 over the cap)." in text
     assert f"<@{USERS[2]}> picks from the carousel (pick 1): their choice is in their DMs." in text
-    assert "1 card left goes to the packyard" in text
+    assert "1 card left goes to the packyard (the used packs)" in text
     assert "Each player trades, re-rolls, shifts or buys basics in their DMs, then presses Done." in text
     assert "your" not in text.lower() and " you " not in text.lower()
     assert ui.pairing_lines(news, ())[-1] == "Each player reports with `/battler report`; their opponent confirms."

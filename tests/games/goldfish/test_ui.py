@@ -10,9 +10,9 @@ def test_goldfish_standings_say_the_event_state_and_method_in_words():
     for status, shown in (("open", "taking scores"), ("closed", "ended")):
         event = EventView(4, 1, 2, "Fish", 1, "sum", None, 9, status)
         footer = goldfish_ui.standings_embed(event, [], final=status == "closed").footer.text
-        assert footer == f"Event #4 · 1 turn · components added up · {shown}"
+        assert footer == f"Event #4 · 1 turn · score: life lost, cards milled, poison and wins added up · {shown}"
     assert goldfish_ui.standings_embed(EventView(4, 1, 2, "Fish", 7, "max", None, 9, "open"), []).footer.text == (
-        "Event #4 · 7 turns · largest component counts · taking scores")
+        "Event #4 · 7 turns · score: the largest of life lost, cards milled, poison and wins · taking scores")
 
 
 EVENT = EventView(4, 1, 2, "Fish", 7, "sum", None, 9, "open")

@@ -47,7 +47,7 @@ def test_pairings_of_a_big_event_split_into_messages_with_names_escaped():
     assert len(chunks) > 1 and all(len(c) <= limits.CONTENT for c in chunks)
     text = "\n".join(chunks)
     assert "@everyone" not in text.replace("@\u200beveryone", "") and "\\*\\*bold\\*\\*" in text
-    assert text.count("**Match ") == 50 and "has a bye: 30–0 VP" in text
+    assert text.count("**Match ") == 50 and "has a bye: 30–0 Victory Points" in text
 
 
 def test_standings_and_ratings_are_paginated():
@@ -65,7 +65,7 @@ def test_standings_and_ratings_are_paginated():
 def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
-                                       "(**15 MP**). <@11> confirms or disputes it, or reports the game too; an "
+                                       "(**15 match points**). <@11> confirms or disputes it, or reports the game too; an "
                                        "organizer who does not play in it can confirm it for them if they are absent.")
     assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
     assert ui.repeated_note(pending, differs=False, game_given=False) is None
@@ -141,14 +141,14 @@ def test_an_answered_report_says_who_won_with_what_number_and_whose_vp():
     """Issue 25 item 3: the report message's text is replaced, and the result stays readable."""
     confirmed = ReportDone(1, 1, 2, engine.FINAL, False, 10, 45, "library", 30, None, by=11, over=(10, 30, 11, 0))
     assert ui.report_done_text(confirmed) == (
-        "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 MP**), confirmed by <@11>. "
-        "Match 1 is over: <@10> 30 VP, <@11> 0 VP.")
+        "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), confirmed by <@11>. "
+        "Match 1 is over: <@10> 30 Victory Points (VP), <@11> 0 VP.")
     matching = dataclasses.replace(confirmed, game=1, by_report=True, over=None, value=7, measure="life",
                                    match_points=17)
     assert ui.report_done_text(matching) == (
-        "✅ Match 1, game 1: <@10> **won** with 7 life (**17 MP**), confirmed by <@11>'s matching report.")
+        "✅ Match 1, game 1: <@10> **won** with 7 life (**17 match points**), confirmed by <@11>'s matching report.")
     alone = dataclasses.replace(confirmed, by=10, unopposed=True, over=None)
-    assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 MP**), "
+    assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), "
                                           "reported by <@10>: final, as their opponent has dropped.")
     decided = dataclasses.replace(confirmed, decided=True, by=None, over=None)
     assert ui.report_done_text(decided).startswith("⚖️ Match 1, game 2: <@10> **won** with 45 cards")
@@ -157,7 +157,7 @@ def test_an_answered_report_says_who_won_with_what_number_and_whose_vp():
     assert ui.report_done_text(draw) == "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>."
     disputed = dataclasses.replace(confirmed, status=engine.DISPUTED, reporter=10, over=None)
     assert ui.report_done_text(disputed) == (
-        "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 MP**); <@11> "
+        "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 match points**); <@11> "
         "disputed it. An organizer decides it.")
 
 
@@ -213,7 +213,7 @@ def test_counts_and_status_words_read_as_english():
     page = ui.standings_page(view_of(state), 0).embed
     assert "Round 1 of 1: 2 of 2 matches finished" in page.fields[0].value
     lines = ui.final_lines(announcement(state, engine.end_event(state)))
-    assert "(1 win + ½ × 0 draws + 1 bonus" in lines[1] and "(4 players)" in lines[0]
+    assert "(1 win + ½ × 0 draws + 1 bonus" in lines[1] and "(4 players;" in lines[0]
 
 
 def test_rounds_dropped_from_the_schedule_are_announced():
@@ -224,3 +224,25 @@ def test_rounds_dropped_from_the_schedule_are_announced():
     [many] = ui.event_lines(announcement(state, [engine.RoundsCut(5, 2, True)]))
     assert many == ("✂️ Rounds 3–5 are dropped from the schedule: the players still in cannot play them without "
                     "meeting an opponent twice. Round 2 was the last: <@4> ends the event with `/turnabout end`.")
+
+
+def test_records_read_wins_losses_draws_with_their_legend():
+    """Issue 35 item 11: a player with a win and a loss reads 1–1–0 (never "1-0-1"), and every post
+    that shows records says what they and VP mean."""
+    state = event_state(4)
+    state.settings.rounds = 2
+    for _ in range(2):
+        engine.pair_next_round(state)
+        for m in state.round_matches():
+            engine.decide_game(state, m.number, 1, winner=m.a, value=0)
+            engine.decide_game(state, m.number, 2, winner=m.a, value=0)
+    one_each = [row for row in engine.standings(state) if row.wins == 1 and row.losses == 1]
+    assert one_each
+    line = next(text for text in ui.standings_lines(state) if f"<@{one_each[0].user_id}>" in text)
+    assert " · 1–1–0 · " in line and "1-0-1" not in line, line
+    page = ui.standings_page(view_of(state), 0).embed
+    assert "W–L–D: match wins–losses–draws" in page.fields[-1].value and "VP: Victory Points" in page.fields[-1].value
+    lines = ui.final_lines(announcement(state, engine.end_event(state)))
+    assert "VP: Victory Points" in lines[0] and "W–L–D: match wins–losses–draws" in lines[0]
+    loser_of_the_winners = next(text for text in lines[1:] if f"<@{one_each[0].user_id}>" in text)
+    assert " VP, 1–1–0. " in loser_of_the_winners, loser_of_the_winners
