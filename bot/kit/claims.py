@@ -33,6 +33,7 @@ from bot.kit import outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
+from bot.store.db import Database
 
 CONFIRM, DISPUTE = "confirm", "dispute"
 ACTIONS = (CONFIRM, DISPUTE)
@@ -156,6 +157,19 @@ class Claim(Payload):
         return decode(self.result, kind)
 
 
+NEW, AGAIN, AGREED, CONTRARY = "new", "again", "agreed", "contrary"
+
+
+@dataclass(frozen=True)
+class Met:
+    """What a report met in the book (`Book.report`): `how` (`NEW`, `AGAIN`, `AGREED`, `CONTRARY` or
+    `DISPUTED`) and the claim it concerns; `differs`: the reporter's own claim, reported otherwise now."""
+
+    how: str
+    claim: Claim
+    differs: bool = False
+
+
 class Book:
     """The claims of one table, in its bookkeeping document (`BOOK`): the open ones by match key,
     the last ended ones by number (for a late click), and the next number. Changed in the use case's
@@ -219,6 +233,25 @@ class Book:
         dropped = self.waiting()
         self._data["open"] = {}
         return dropped
+
+    def report(self, key: str, round: int, players: Collection[int], reporter: int, result: Any, *,
+               same: Callable[[Claim], bool]) -> Met:
+        """The report step, the same in every format: `reporter` reports `result` for match `key` in
+        `round` (`same(claim)`: a waiting claim says what this report says). A new claim waits for the
+        opponent (`NEW`); a report meeting one that waits is not a second claim: it is the reporter's
+        own again (`AGAIN`, unchanged, shown again), the opponent's matching report (`AGREED`: the claim
+        counts by itself, ended here), the opponent's contrary report (`CONTRARY`) or one of a match
+        whose dispute waits for a referee (`DISPUTED`: a disputer's matching report agrees). The format
+        applies an `AGREED` claim to its engine and decides what `CONTRARY` and `DISPUTED` do."""
+        waiting = self.of(key)
+        if waiting is None or waiting.round != round:
+            return Met(NEW, self.add(key, round, players, reporter, result))
+        agrees = same(waiting)
+        if waiting.reporter != reporter and agrees:
+            return Met(AGREED, self.end(waiting, "agreed", reporter))
+        if waiting.status == DISPUTED:
+            return Met(DISPUTED, waiting)
+        return Met(AGAIN if waiting.reporter == reporter else CONTRARY, waiting, differs=not agrees)
 
     def show(self, number: int, channel_id: int, message_id: int) -> tuple[Claim | None, tuple[tuple[int, int], ...]]:
         """A message shows waiting claim `number` with its buttons: kept with it (so the buttons go once
@@ -343,13 +376,47 @@ async def deciding(
     return claim
 
 
-async def ended_claim(session: AsyncSession, loaded: Any, number: int, guild_id: int | None) -> Claim | None:
+def ended_claim(loaded: Any, number: int, guild_id: int | None) -> Claim | None:
     """For a report button that was refused: claim `number` as it ended lately (the pressed message
     is an out-of-date copy: a late click), else None (the refusal stands)."""
     book, still = Book(loaded.bookkeeping), None
     if loaded.row.guild_id != guild_id or ((still := book.find(number)) is not None and still.status == REPORTED):
         return None
     return book.ended(number)
+
+
+async def late(db: Database, games: Any, table_id: int, number: int, guild_id: int | None) -> tuple[Any, Claim] | None:
+    """The late-click lookup, one for every format: the table (`games.load`, unlocked) and claim
+    `number` if it ended lately (`ended_claim`), else None (the refusal stands)."""
+    async with db.read() as session:
+        try:
+            loaded = await games.load(session, table_id, lock=False)
+        except UserError:
+            return None
+    ended = ended_claim(loaded, number, guild_id)
+    return (loaded, ended) if ended is not None else None
+
+
+async def shown(
+    db: Database, games: Any, table_id: int, number: int, *, channel_id: int, message_id: int,
+    edits: Callable[[Any, Claim | None, tuple[tuple[int, int], ...]], list[outbox.Message]],
+    waits: Callable[[Any, Claim], bool] = lambda loaded, claim: True,
+) -> None:
+    """A public message shows waiting claim `number` with its buttons (the report step's message, one
+    use case for every format): kept with the claim, so its buttons go once it no longer waits. The
+    format's `edits(loaded, claim, messages)` close `messages`: this one at once when claim `number`
+    no longer waits (`claim`: as it ended, None if forgotten), or the claim's oldest beyond `MAX_SHOWN`
+    (`claim`: still `REPORTED`). `waits`: the format's check that the table still plays its round."""
+    async with db.write() as session:
+        loaded = await games.load(session, table_id)
+        book = Book(loaded.bookkeeping)
+        claim, older = book.show(number, channel_id, message_id)
+        if claim is None or not waits(loaded, claim):
+            closing = edits(loaded, book.ended(number), ((channel_id, message_id),))
+        else:
+            games.write_bookkeeping(loaded)  # not the state: no new version
+            closing = edits(loaded, claim, older) if older else []
+        await outbox.queue(session, *closing)
 
 
 @dataclass(frozen=True)

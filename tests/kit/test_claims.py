@@ -84,6 +84,33 @@ def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while
     assert len(bookkeeping[claims.BOOK]["ended"]) == claims.MAX_ANSWERED
 
 
+def test_the_report_step_is_the_kits_a_matching_report_counts_by_itself_a_repeated_one_is_the_same_claim():
+    """The report step, one for every format (`Book.report`): a report meeting a waiting claim of its
+    match is not a second claim. The reporter's own again is that claim (`differs` when they say
+    otherwise now); the opponent's matching report ends it, "agreed"; a contrary one, or any report
+    while a dispute waits, is the format's to handle; a disputer who now agrees ends the dispute."""
+    book = claims.Book({})
+    players = (REPORTER, OPPONENT)
+
+    def report(reporter: int, winner: int | None, round: int = 1) -> claims.Met:
+        return book.report("A", round, players, reporter, winner, same=lambda claim: claim.result_as(int | None) == winner)
+
+    new = report(REPORTER, REPORTER)
+    assert (new.how, new.claim.number, book.waiting()) == (claims.NEW, 1, [new.claim])
+    assert report(REPORTER, REPORTER) == claims.Met(claims.AGAIN, new.claim, differs=False)
+    assert report(REPORTER, None) == claims.Met(claims.AGAIN, new.claim, differs=True)
+    assert report(OPPONENT, None) == claims.Met(claims.CONTRARY, new.claim, differs=True)
+    agreed = report(OPPONENT, REPORTER)
+    assert agreed.how == claims.AGREED and agreed.claim.status == claims.CONFIRMED and book.waiting() == []
+    assert (agreed.claim.how, agreed.claim.by, book.ended(1).how) == ("agreed", OPPONENT, "agreed")
+
+    disputed = book.dispute(report(REPORTER, REPORTER).claim, OPPONENT)
+    assert report(REPORTER, REPORTER).how == report(OPPONENT, None).how == claims.DISPUTED
+    ended = report(OPPONENT, REPORTER)  # the disputer reports what the claim says: it counts
+    assert ended.how == claims.AGREED and ended.claim.number == disputed.number and book.waiting() == []
+    assert report(REPORTER, None, round=2).how == claims.NEW  # a claim of an earlier round does not wait
+
+
 async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it():
     told = claims.AbsentConfirmed(GUILD, CHANNEL, OPPONENT, ORGANIZER, "Turnabout #3", "match 1, game 1: <@1001> won",
                                   "If that is wrong, tell an organizer who does not play in your match.")

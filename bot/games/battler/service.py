@@ -801,8 +801,14 @@ async def report(
             return await _treasures_after(session, loaded, seat, treasures_left)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
-        existing = next((r for r in _open_reports(loaded) if (r.a, r.b) == pairing.seats()), None)
-        if existing is not None and existing.status == "disputed":
+        book = _book(loaded)
+        treasures = ((seat, treasures_left),) if treasures_left is not None else ()
+        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
+        users = _users(loaded, new)
+        met = book.report(f"{new.a}-{new.b}", 0, users, actor.user_id, new,
+                          same=lambda waiting: waiting.result_as(PendingReport).claim == claim)
+        existing = met.claim.result_as(PendingReport)
+        if met.how == claims.DISPUTED:
             # Still the organizer's to decide: shown again (its message may be lost), with this
             # player's count of treasures kept for the decision.
             if treasures_left is not None:
@@ -811,22 +817,19 @@ async def report(
                 _keep(loaded, existing)
                 GAMES.save(loaded)
             return ActionResult(_view(loaded), waiting=existing, call=await _referees(session, loaded, existing))
-        if existing is not None and existing.reporter != seat:
-            # The opponent answers: same claim = confirmation, otherwise a dispute.
+        if met.how in (claims.AGREED, claims.CONTRARY):  # the opponent's answer, by their own report
             merged = existing.with_treasures(seat, treasures_left)
             if conceded_by is not None:
                 merged = replace(merged, conceded_by=conceded_by)
-            if claim == existing.claim:
+            if met.how == claims.AGREED:
                 _dry_run(state, merged)
-                return await _apply_report(session, loaded, merged)
+                return await _apply_report(session, loaded, merged, ended=met.claim)
             merged = replace(merged, status="disputed", disputed_by=seat, counter_claim=claim)
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
-        treasures = ((seat, treasures_left),) if treasures_left is not None else ()
-        book = _book(loaded)
-        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
+        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one
+            book.add(f"{new.a}-{new.b}", 0, users, actor.user_id, new)
         _dry_run(state, new)
-        book.add(f"{new.a}-{new.b}", 0, (loaded.user_ids[new.a], loaded.user_ids[new.b]), actor.user_id, new)
         GAMES.save(loaded)
         return ActionResult(_view(loaded), report=new)
 
@@ -1038,15 +1041,11 @@ class Answered:
 async def answered_report(db: Database, game_id: int, report_id: int, guild_id: int | None) -> Answered | None:
     """For a report button that was refused: what became of the report if it was answered lately
     (the pressed message is an out-of-date copy), else None (the refusal stands)."""
-    async with db.read() as session:
-        try:
-            loaded = await GAMES.load(session, game_id, lock=False)
-        except UserError:
-            return None
-        ended = await claims.ended_claim(session, loaded, report_id, guild_id)
-        if ended is None:
-            return None
-        return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
+    found = await claims.late(db, GAMES, game_id, report_id, guild_id)
+    if found is None:
+        return None
+    loaded, ended = found
+    return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
 
 
 # --- the end -----------------------------------------------------------------------------------

@@ -540,28 +540,20 @@ def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None, **answered:
             for channel_id, message_id in claims.closing(claim, shown)]
 
 
-async def record_report_message(db: Database, event_id: int, match: int, game: int, *, channel_id: int,
-                                message_id: int) -> None:
-    """The cog posted the report of `game` of `match` in `message_id`: remembered, so the message
+async def record_report_message(db: Database, event_id: int, claim: int, *, channel_id: int, message_id: int) -> None:
+    """The cog posted report `claim` (the kit's number) in `message_id`: remembered, so the message
     loses its buttons once the report is answered in any way (or at once, if it already was)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, event_id)
-        state = loaded.state
-        if loaded.row.status != STATUSES.running or state is None or not 1 <= match <= len(state.matches):
-            return
-        m = state.match(match)
-        if m.b is None or game not in (1, 2):
-            return
-        g = m.games[game - 1]
-        book = _book(loaded)
-        claim = book.of(_key(match, game))
-        if g.status == engine.REPORTED and claim is not None:
-            if (channel_id, message_id) not in claim.shown:
-                book.show(claim.number, channel_id, message_id)  # beyond claims.MAX_SHOWN, the oldest are forgotten
-                GAMES.save(loaded)
-        elif g.status in (engine.FINAL, engine.DISPUTED):
-            done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
-            await outbox.queue(session, loaded.channel(REPORT_DONE, done, channel_id=channel_id))
+
+    def edits(loaded: Loaded, ended: claims.Claim | None, messages: tuple[tuple[int, int], ...]) -> list:
+        if ended is None or ended.status == claims.REPORTED:  # forgotten, or the oldest copies of one that waits
+            return []
+        return _closing(loaded, replace(ended, shown=messages), None)
+
+    def plays(loaded: Loaded, waiting: claims.Claim) -> bool:
+        return loaded.row.status == STATUSES.running and loaded.state is not None
+
+    await claims.shown(db, GAMES, event_id, claim, channel_id=channel_id, message_id=message_id, edits=edits,
+                       waits=plays)
 
 
 async def report(
