@@ -969,17 +969,15 @@ async def confirm_report(
     reporter did in their report. An organizer who does not play in the game confirms it for the
     absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`), without a count:
     the opponent is told by DM, and may still say their treasures until the PLAY phase ends."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, game_id)
-        GAMES.running(loaded)
-        answer = await claims.confirm(session, RULES, loaded, report_id, actor, round=0, for_absent=for_absent,
-                                      adding=_adding(loaded, actor, treasures_left))
-        ended = answer.claim
+
+    async def apply(session: AsyncSession, loaded: Loaded, ended: claims.Claim) -> ActionResult:
         if ended.absent is not None:
             loaded.bookkeeping.absent[str(loaded.user_ids.index(ended.absent))] = report_id
         result = await _apply_report(session, loaded, ended.result_as(PendingReport), ended=ended)
-        await outbox.queue(session, *claims.told(RULES, loaded, ended))
         return replace(result, for_absent=actor.user_id) if ended.absent is not None else result
+
+    return await claims.confirmed(db, GAMES, RULES, game_id, report_id, actor, for_absent=for_absent, apply=apply,
+                                  round=_running, adding=lambda loaded: _adding(loaded, actor, treasures_left))
 
 
 async def dispute_report(
@@ -987,14 +985,20 @@ async def dispute_report(
 ) -> ActionResult:
     """The opponent disputes a pending report (with their treasures after the game, for the
     decision): the organizers who do not play in the game are called to decide it."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, game_id)
-        state = GAMES.running(loaded)
-        answer = await claims.dispute(session, RULES, loaded, report_id, actor, round=0,
-                                      adding=_adding(loaded, actor, treasures_left, disputed=True))
+
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> ActionResult:
         disputed = answer.claim.result_as(PendingReport)
-        _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
+        _dry_run(GAMES.running(loaded), disputed)  # a count the engine refuses is refused now, not at the decision
         return await _disputed(session, loaded, disputed)
+
+    return await claims.disputed(db, GAMES, RULES, game_id, report_id, actor, apply=apply, round=_running,
+                                 adding=lambda loaded: _adding(loaded, actor, treasures_left, disputed=True))
+
+
+def _running(loaded: Loaded) -> int:
+    """A report of a running game (its reports have no rounds: a phase's are cleared when it ends)."""
+    GAMES.running(loaded)
+    return 0
 
 
 def _kept_concession(pending: PendingReport, decision: str) -> int | None:

@@ -696,22 +696,24 @@ async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Clai
     return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None)
 
 
+def _round(loaded: Loaded) -> int:
+    return GAMES.running(loaded).round
+
+
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
                   answered_in: int | None = None, for_absent: bool = False) -> Outcome:
     """The opponent confirms a waiting report: the result counts. An organizer who does not play in
     the match confirms it for the absent opponent (`for_absent`, asked first: without it,
     `AbsentConfirmNeeded`), who is told by DM. `answered_in`: the message pressed, which the cog edits
     (not for an absent player: the press answered a question, every message is edited here)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, league_id)
-        answer = await claims.confirm(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round,
-                                      for_absent=for_absent)
-        absent = answer.claim.absent
-        decided = Decided(actor.user_id, "confirmed", absent) if absent is not None else None
-        outcome = await _apply_claim(session, loaded, answer.claim, decided,
-                                     answered_in=None if absent is not None else answered_in)
-        await outbox.queue(session, *claims.told(RULES, loaded, answer.claim))
-        return outcome
+
+    async def apply(session: AsyncSession, loaded: Loaded, entry: claims.Claim) -> Outcome:
+        if entry.absent is None:
+            return await _apply_claim(session, loaded, entry, answered_in=answered_in)
+        return await _apply_claim(session, loaded, entry, Decided(actor.user_id, "confirmed", entry.absent))
+
+    return await claims.confirmed(db, GAMES, RULES, league_id, number, actor, for_absent=for_absent, apply=apply,
+                                  round=_round)
 
 
 async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -719,13 +721,14 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     """The opponent disputes a waiting report: nothing counts, and the match is disputed until its
     players report again or an organizer who does not play in it settles it (`Outcome.call`: whom
     the dispute calls)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, league_id)
-        answer = await claims.dispute(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round)
+
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
         closing = _closed(loaded, answer.claim, claims.DISPUTE, actor.user_id, answered_in)
         GAMES.save(loaded)
         await outbox.queue(session, *closing)
         return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call)
+
+    return await claims.disputed(db, GAMES, RULES, league_id, number, actor, apply=apply, round=_round)
 
 
 async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
