@@ -261,7 +261,7 @@ class Book:
         claim = self.find(number)
         if claim is None or claim.status != REPORTED:
             return None, ()
-        shown = (*claim.shown, (channel_id, message_id))
+        shown = (*(s for s in claim.shown if s != (channel_id, message_id)), (channel_id, message_id))
         return self.put(replace(claim, shown=shown[-MAX_SHOWN:])), shown[:-MAX_SHOWN]
 
 
@@ -272,16 +272,17 @@ def closing(claim: Claim, answered_in: int | None = None) -> tuple[tuple[int, in
 
 
 async def _answering(
-    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, action: str, *, round: int,
-    adding: Callable[[Claim, str], Any] | None,
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, action: str, *,
+    round: int | None, adding: Callable[[Claim, str], Any] | None,
 ) -> tuple[Book, Claim, str]:
-    """Claim `number`, still waiting for its opponent in this `round`, and who `actor` is for it
-    (`answerer`: its opponent, or a referee who may confirm it for the absent opponent), with what
-    they add to it (`adding(claim, role)`, Battler's treasures; first: what is added may be refused)."""
+    """Claim `number`, still waiting for its opponent in this `round` (None: the format ends its
+    claims with their rounds itself), who `actor` is for it (`answerer`: its opponent, or a referee
+    who may confirm it for the absent opponent) and what they add to it (`adding(claim, role)`,
+    Battler's treasures; first: what is added may be refused)."""
     tables.check_same_server(rules.noun, loaded.row, actor)
     book = Book(loaded.bookkeeping)
     claim = book.find(number)
-    if claim is None or claim.round != round:
+    if claim is None or (round is not None and claim.round != round):
         raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
     if claim.status == DISPUTED:
         raise Conflict("That report is no longer waiting: it is disputed, and an organizer who does not play in the "
@@ -350,7 +351,7 @@ def _number(number: Number, loaded: Any) -> int:
 
 async def confirmed(
     db: Database, games: Any, rules: Rules, table_id: int, number: Number, actor: tables.Actor, *, for_absent: bool,
-    apply: Callable[[AsyncSession, Any, Claim], Awaitable[T]], round: Callable[[Any], int] = lambda loaded: 0,
+    apply: Callable[[AsyncSession, Any, Claim], Awaitable[T]], round: Callable[[Any], int | None] = lambda loaded: None,
     adding: Adding | None = None,
 ) -> T:
     """The confirm use case, one for every format, in one transaction under the table's lock: claim
@@ -373,7 +374,7 @@ async def confirmed(
 
 async def disputed(
     db: Database, games: Any, rules: Rules, table_id: int, number: Number, actor: tables.Actor, *,
-    apply: Callable[[AsyncSession, Any, Answer], Awaitable[T]], round: Callable[[Any], int] = lambda loaded: 0,
+    apply: Callable[[AsyncSession, Any, Answer], Awaitable[T]], round: Callable[[Any], int | None] = lambda loaded: None,
     adding: Adding | None = None,
 ) -> T:
     """The dispute use case, one for every format: claim `number` disputed by its opponent (as for

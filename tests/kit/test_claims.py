@@ -71,6 +71,7 @@ def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while
     for message in range(claims.MAX_SHOWN + 1):
         shown, older = book.show(first.number, CHANNEL, message)
     assert shown is not None and len(shown.shown) == claims.MAX_SHOWN and older == ((CHANNEL, 0),)
+    assert book.show(first.number, CHANNEL, claims.MAX_SHOWN) == (shown, ())  # the same message again: kept once
     assert claims.closing(shown, answered_in=5) == tuple((CHANNEL, m) for m in range(1, claims.MAX_SHOWN + 1) if m != 5)
     disputed = book.dispute(book.find(first.number), OPPONENT)
     assert disputed.shown == shown.shown and book.of("A") == replace(disputed, shown=()) and book.ended(1).how == claims.DISPUTE and book.show(1, CHANNEL, 99) == (None, ())

@@ -627,16 +627,12 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
 
     return await claims.confirmed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor,
-                                  for_absent=for_absent, apply=apply, round=_claim_round(actor, match, game))
+                                  for_absent=for_absent, apply=apply)
 
 
 def _claim_number(actor: tables.Actor, match: int, game: int) -> Callable[[Loaded], int]:
     """The number of the claim of game `game` of match `match` (its buttons name the game)."""
     return lambda loaded: _waiting(loaded, actor, match, game)[3].number
-
-
-def _claim_round(actor: tables.Actor, match: int, game: int) -> Callable[[Loaded], int]:
-    return lambda loaded: _waiting(loaded, actor, match, game)[3].round
 
 
 def _reported_game(loaded: Loaded, actor: tables.Actor, match: int,
@@ -709,8 +705,7 @@ async def dispute(db: Database, event_id: int, match: int, game: int, actor: tab
         await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
 
-    return await claims.disputed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor, apply=apply,
-                                 round=_claim_round(actor, match, game))
+    return await claims.disputed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor, apply=apply)
 
 
 async def settle(
