@@ -23,7 +23,7 @@ import: services use this module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
@@ -33,6 +33,7 @@ from bot.kit import outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
+from bot.store.db import Database
 
 CONFIRM, DISPUTE = "confirm", "dispute"
 ACTIONS = (CONFIRM, DISPUTE)
@@ -126,6 +127,7 @@ _STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "set
 MAX_ANSWERED = 20  # ended claims remembered per table (a late click, a message id known late)
 MAX_SHOWN = 10  # messages kept per waiting claim (each repeated report posts one); older ones are closed
 Result = TypeVar("Result")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,19 @@ class Claim(Payload):
 
     def result_as(self, kind: type[Result]) -> Result:
         return decode(self.result, kind)
+
+
+NEW, AGAIN, AGREED, CONTRARY = "new", "again", "agreed", "contrary"
+
+
+@dataclass(frozen=True)
+class Met:
+    """What a report met in the book (`Book.report`): `how` (`NEW`, `AGAIN`, `AGREED`, `CONTRARY` or
+    `DISPUTED`) and the claim it concerns; `differs`: the reporter's own claim, reported otherwise now."""
+
+    how: str
+    claim: Claim
+    differs: bool = False
 
 
 class Book:
@@ -220,6 +235,25 @@ class Book:
         self._data["open"] = {}
         return dropped
 
+    def report(self, key: str, round: int, players: Collection[int], reporter: int, result: Any, *,
+               same: Callable[[Claim], bool]) -> Met:
+        """The report step, the same in every format: `reporter` reports `result` for match `key` in
+        `round` (`same(claim)`: a waiting claim says what this report says). A new claim waits for the
+        opponent (`NEW`); a report meeting one that waits is not a second claim: it is the reporter's
+        own again (`AGAIN`, unchanged, shown again), the opponent's matching report (`AGREED`: the claim
+        counts by itself, ended here), the opponent's contrary report (`CONTRARY`) or one of a match
+        whose dispute waits for a referee (`DISPUTED`: a disputer's matching report agrees). The format
+        applies an `AGREED` claim to its engine and decides what `CONTRARY` and `DISPUTED` do."""
+        waiting = self.of(key)
+        if waiting is None or waiting.round != round:
+            return Met(NEW, self.add(key, round, players, reporter, result))
+        agrees = same(waiting)
+        if waiting.reporter != reporter and agrees:
+            return Met(AGREED, self.end(waiting, "agreed", reporter))
+        if waiting.status == DISPUTED:
+            return Met(DISPUTED, waiting)
+        return Met(AGAIN if waiting.reporter == reporter else CONTRARY, waiting, differs=not agrees)
+
     def show(self, number: int, channel_id: int, message_id: int) -> tuple[Claim | None, tuple[tuple[int, int], ...]]:
         """A message shows waiting claim `number` with its buttons: kept with it (so the buttons go once
         it no longer waits), and the open claim returned with the older messages to close (beyond
@@ -227,7 +261,7 @@ class Book:
         claim = self.find(number)
         if claim is None or claim.status != REPORTED:
             return None, ()
-        shown = (*claim.shown, (channel_id, message_id))
+        shown = (*(s for s in claim.shown if s != (channel_id, message_id)), (channel_id, message_id))
         return self.put(replace(claim, shown=shown[-MAX_SHOWN:])), shown[:-MAX_SHOWN]
 
 
@@ -237,21 +271,27 @@ def closing(claim: Claim, answered_in: int | None = None) -> tuple[tuple[int, in
     return tuple((channel, message) for channel, message in claim.shown if message != answered_in)
 
 
-async def answering(
-    session: AsyncSession, noun: str, row: Any, book: Book, number: int, actor: tables.Actor, action: str, *,
-    round: int,
-) -> tuple[Claim, str]:
-    """Claim `number`, still waiting for its opponent in this `round`, and who `actor` is for it
-    (`answerer`: its opponent, or a referee who may confirm it for the absent opponent)."""
-    tables.check_same_server(noun, row, actor)
+async def _answering(
+    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, action: str, *,
+    round: int | None, adding: Callable[[Claim, str], Any] | None,
+) -> tuple[Book, Claim, str]:
+    """Claim `number`, still waiting for its opponent in this `round` (None: the format ends its
+    claims with their rounds itself), who `actor` is for it (`answerer`: its opponent, or a referee
+    who may confirm it for the absent opponent) and what they add to it (`adding(claim, role)`,
+    Battler's treasures; first: what is added may be refused)."""
+    tables.check_same_server(rules.noun, loaded.row, actor)
+    book = Book(loaded.bookkeeping)
     claim = book.find(number)
-    if claim is None or claim.round != round:
+    if claim is None or (round is not None and claim.round != round):
         raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
     if claim.status == DISPUTED:
         raise Conflict("That report is no longer waiting: it is disputed, and an organizer who does not play in the "
                        "match decides it.")
-    role = await answerer(session, noun, row, actor, players=claim.players, reporter=claim.reporter, action=action)
-    return claim, role
+    role = await answerer(session, rules.noun, loaded.row, actor, players=claim.players, reporter=claim.reporter,
+                          action=action)
+    if adding is not None:
+        claim = replace(claim, result=encode(adding(claim, role)))
+    return book, claim, role
 
 
 def absent_opponent(claim: Claim, role: str, *, for_absent: bool, what: str) -> int | None:
@@ -284,28 +324,11 @@ class Rules(Protocol):
 
 @dataclass(frozen=True)
 class Answer:
-    """A claim answered by `confirm` or `dispute`: as it is now (ended, or disputed), who answered
-    (`OPPONENT` or `REFEREE`) and, for a dispute, whom it calls."""
+    """A claim disputed (`disputed`): as it is now, who answered (`OPPONENT`) and whom it calls."""
 
     claim: Claim
     role: str
     call: Call | None = None
-
-
-async def confirm(
-    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
-    for_absent: bool, adding: Callable[[Claim, str], Any] | None = None,
-) -> Answer:
-    """Claim `number` confirmed by its opponent, or by a referee for the absent opponent (asked
-    first: `AbsentConfirmNeeded` until `for_absent`); it ends in the kit's book. `adding(claim,
-    role)`: the result with what the one who confirms adds to it (Battler's treasures), if anything.
-    The format applies `Answer.claim` to its engine, then queues `told` (the absent opponent's DM)."""
-    book = Book(loaded.bookkeeping)
-    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, CONFIRM, round=round)
-    if adding is not None:  # first: what is added may be refused (an organizer adds no treasures)
-        claim = replace(claim, result=encode(adding(claim, role)))
-    absent = absent_opponent(claim, role, for_absent=for_absent, what=rules.what(claim))
-    return Answer(book.end(claim, CONFIRM, actor.user_id, absent), role)
 
 
 def told(rules: Rules, loaded: Any, claim: Claim) -> list[outbox.Message]:
@@ -318,17 +341,51 @@ def told(rules: Rules, loaded: Any, claim: Claim) -> list[outbox.Message]:
                       result=rules.words(loaded, claim), dispute=rules.until(loaded, claim))]
 
 
-async def dispute(
-    session: AsyncSession, rules: Rules, loaded: Any, number: int, actor: tables.Actor, *, round: int,
-    adding: Callable[[Claim, str], Any] | None = None,
-) -> Answer:
-    """Claim `number` disputed by its opponent: it waits for a referee, whom `Answer.call` names.
-    `adding`: as for `confirm` (what the opponent says with their dispute)."""
-    book = Book(loaded.bookkeeping)
-    claim, role = await answering(session, rules.noun, loaded.row, book, number, actor, DISPUTE, round=round)
-    if adding is not None:
-        claim = replace(claim, result=encode(adding(claim, role)))
-    return Answer(book.dispute(claim, actor.user_id), role, call=await dispute_call(session, loaded.row, claim.players))
+Number = int | Callable[[Any], int]  # a claim's number, or how to find it in the loaded table
+Adding = Callable[[Any], Callable[[Claim, str], Any]]  # from the loaded table: what the answerer adds
+
+
+def _number(number: Number, loaded: Any) -> int:
+    return number(loaded) if callable(number) else number
+
+
+async def confirmed(
+    db: Database, games: Any, rules: Rules, table_id: int, number: Number, actor: tables.Actor, *, for_absent: bool,
+    apply: Callable[[AsyncSession, Any, Claim], Awaitable[T]], round: Callable[[Any], int | None] = lambda loaded: None,
+    adding: Adding | None = None,
+) -> T:
+    """The confirm use case, one for every format, in one transaction under the table's lock: claim
+    `number` (the claim's, or how to find it in the loaded table: Turnabout's buttons name the game)
+    of this `round(loaded)` confirmed by its opponent, or by a referee for the absent opponent (asked
+    first: `AbsentConfirmNeeded` until `for_absent`), with what the one who confirms adds
+    (`adding(loaded)(claim, role)`); it ends in the kit's book, is applied by the format's one
+    function `apply(session, loaded, claim)` (which saves the table and returns what the cog shows),
+    and the absent opponent is told (`told`, after: what they can still do may depend on it)."""
+    async with db.write() as session:
+        loaded = await games.load(session, table_id)
+        book, claim, role = await _answering(session, rules, loaded, _number(number, loaded), actor, CONFIRM,
+                                             round=round(loaded), adding=adding(loaded) if adding else None)
+        absent = absent_opponent(claim, role, for_absent=for_absent, what=rules.what(claim))
+        ended = book.end(claim, CONFIRM, actor.user_id, absent)
+        result = await apply(session, loaded, ended)
+        await outbox.queue(session, *told(rules, loaded, ended))
+        return result
+
+
+async def disputed(
+    db: Database, games: Any, rules: Rules, table_id: int, number: Number, actor: tables.Actor, *,
+    apply: Callable[[AsyncSession, Any, Answer], Awaitable[T]], round: Callable[[Any], int | None] = lambda loaded: None,
+    adding: Adding | None = None,
+) -> T:
+    """The dispute use case, one for every format: claim `number` disputed by its opponent (as for
+    `confirmed`); it waits for a referee, whom `Answer.call` names, and the format's `apply(session,
+    loaded, answer)` saves it and tells the channel."""
+    async with db.write() as session:
+        loaded = await games.load(session, table_id)
+        book, claim, role = await _answering(session, rules, loaded, _number(number, loaded), actor, DISPUTE,
+                                             round=round(loaded), adding=adding(loaded) if adding else None)
+        call = await dispute_call(session, loaded.row, claim.players)
+        return await apply(session, loaded, Answer(book.dispute(claim, actor.user_id), role, call))
 
 
 async def deciding(
@@ -343,13 +400,43 @@ async def deciding(
     return claim
 
 
-async def ended_claim(session: AsyncSession, loaded: Any, number: int, guild_id: int | None) -> Claim | None:
-    """For a report button that was refused: claim `number` as it ended lately (the pressed message
-    is an out-of-date copy: a late click), else None (the refusal stands)."""
-    book, still = Book(loaded.bookkeeping), None
-    if loaded.row.guild_id != guild_id or ((still := book.find(number)) is not None and still.status == REPORTED):
+async def late(db: Database, games: Any, table_id: int, number: int, guild_id: int | None) -> tuple[Any, Claim] | None:
+    """The late-click lookup, one for every format, for a report button that was refused: the table
+    (`games.load`, unlocked) and claim `number` as it ended lately (the pressed message is an
+    out-of-date copy), else None (the refusal stands)."""
+    async with db.read() as session:
+        try:
+            loaded = await games.load(session, table_id, lock=False)
+        except UserError:
+            return None
+    book = Book(loaded.bookkeeping)
+    still = book.find(number)
+    if loaded.row.guild_id != guild_id or (still is not None and still.status == REPORTED):
         return None
-    return book.ended(number)
+    ended = book.ended(number)
+    return (loaded, ended) if ended is not None else None
+
+
+async def shown(
+    db: Database, games: Any, table_id: int, number: int, *, channel_id: int, message_id: int,
+    edits: Callable[[Any, Claim | None, tuple[tuple[int, int], ...]], list[outbox.Message]],
+    waits: Callable[[Any, Claim], bool] = lambda loaded, claim: True,
+) -> None:
+    """A public message shows waiting claim `number` with its buttons (the report step's message, one
+    use case for every format): kept with the claim, so its buttons go once it no longer waits. The
+    format's `edits(loaded, claim, messages)` close `messages`: this one at once when claim `number`
+    no longer waits (`claim`: as it ended, None if forgotten), or the claim's oldest beyond `MAX_SHOWN`
+    (`claim`: still `REPORTED`). `waits`: the format's check that the table still plays its round."""
+    async with db.write() as session:
+        loaded = await games.load(session, table_id)
+        book = Book(loaded.bookkeeping)
+        claim, older = book.show(number, channel_id, message_id)
+        if claim is None or not waits(loaded, claim):
+            closing = edits(loaded, book.ended(number), ((channel_id, message_id),))
+        else:
+            games.write_bookkeeping(loaded)  # not the state: no new version
+            closing = edits(loaded, claim, older) if older else []
+        await outbox.queue(session, *closing)
 
 
 @dataclass(frozen=True)

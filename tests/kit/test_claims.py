@@ -71,6 +71,7 @@ def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while
     for message in range(claims.MAX_SHOWN + 1):
         shown, older = book.show(first.number, CHANNEL, message)
     assert shown is not None and len(shown.shown) == claims.MAX_SHOWN and older == ((CHANNEL, 0),)
+    assert book.show(first.number, CHANNEL, claims.MAX_SHOWN) == (shown, ())  # the same message again: kept once
     assert claims.closing(shown, answered_in=5) == tuple((CHANNEL, m) for m in range(1, claims.MAX_SHOWN + 1) if m != 5)
     disputed = book.dispute(book.find(first.number), OPPONENT)
     assert disputed.shown == shown.shown and book.of("A") == replace(disputed, shown=()) and book.ended(1).how == claims.DISPUTE and book.show(1, CHANNEL, 99) == (None, ())
@@ -82,6 +83,33 @@ def test_the_book_keeps_one_open_claim_per_match_and_remembers_the_ended_a_while
         book.end(book.add(f"M{number}", 1, (REPORTER, OPPONENT), REPORTER, None), "decide", ORGANIZER)
     assert book.ended(1) is None and book.ended(claims.MAX_ANSWERED + 4).status == claims.DECIDED
     assert len(bookkeeping[claims.BOOK]["ended"]) == claims.MAX_ANSWERED
+
+
+def test_the_report_step_is_the_kits_a_matching_report_counts_by_itself_a_repeated_one_is_the_same_claim():
+    """The report step, one for every format (`Book.report`): a report meeting a waiting claim of its
+    match is not a second claim. The reporter's own again is that claim (`differs` when they say
+    otherwise now); the opponent's matching report ends it, "agreed"; a contrary one, or any report
+    while a dispute waits, is the format's to handle; a disputer who now agrees ends the dispute."""
+    book = claims.Book({})
+    players = (REPORTER, OPPONENT)
+
+    def report(reporter: int, winner: int | None, round: int = 1) -> claims.Met:
+        return book.report("A", round, players, reporter, winner, same=lambda claim: claim.result_as(int | None) == winner)
+
+    new = report(REPORTER, REPORTER)
+    assert (new.how, new.claim.number, book.waiting()) == (claims.NEW, 1, [new.claim])
+    assert report(REPORTER, REPORTER) == claims.Met(claims.AGAIN, new.claim, differs=False)
+    assert report(REPORTER, None) == claims.Met(claims.AGAIN, new.claim, differs=True)
+    assert report(OPPONENT, None) == claims.Met(claims.CONTRARY, new.claim, differs=True)
+    agreed = report(OPPONENT, REPORTER)
+    assert agreed.how == claims.AGREED and agreed.claim.status == claims.CONFIRMED and book.waiting() == []
+    assert (agreed.claim.how, agreed.claim.by, book.ended(1).how) == ("agreed", OPPONENT, "agreed")
+
+    disputed = book.dispute(report(REPORTER, REPORTER).claim, OPPONENT)
+    assert report(REPORTER, REPORTER).how == report(OPPONENT, None).how == claims.DISPUTED
+    ended = report(OPPONENT, REPORTER)  # the disputer reports what the claim says: it counts
+    assert ended.how == claims.AGREED and ended.claim.number == disputed.number and book.waiting() == []
+    assert report(REPORTER, None, round=2).how == claims.NEW  # a claim of an earlier round does not wait
 
 
 async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it():

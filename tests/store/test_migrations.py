@@ -426,8 +426,8 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     event = (await turnabout.pair(db, event.id, ORG)).event
     m = event.state.round_matches()[0]
     a_user, b_user = event.user_of(m.a), event.user_of(m.b)
-    await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
-    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=7, message_id=80)
+    reported = await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
+    await turnabout.record_report_message(db, event.id, reported.pending.claim, channel_id=7, message_id=80)
 
     async def turnabout_report() -> list:
         async with db.read() as session:

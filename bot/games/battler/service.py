@@ -801,8 +801,14 @@ async def report(
             return await _treasures_after(session, loaded, seat, treasures_left)
         pairing = _open_pairing(state, seat)
         claim, conceded_by = _claim_of(pairing, seat, outcome)
-        existing = next((r for r in _open_reports(loaded) if (r.a, r.b) == pairing.seats()), None)
-        if existing is not None and existing.status == "disputed":
+        book = _book(loaded)
+        treasures = ((seat, treasures_left),) if treasures_left is not None else ()
+        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
+        users = _users(loaded, new)
+        met = book.report(f"{new.a}-{new.b}", 0, users, actor.user_id, new,
+                          same=lambda waiting: waiting.result_as(PendingReport).claim == claim)
+        existing = met.claim.result_as(PendingReport)
+        if met.how == claims.DISPUTED:
             # Still the organizer's to decide: shown again (its message may be lost), with this
             # player's count of treasures kept for the decision.
             if treasures_left is not None:
@@ -811,22 +817,19 @@ async def report(
                 _keep(loaded, existing)
                 GAMES.save(loaded)
             return ActionResult(_view(loaded), waiting=existing, call=await _referees(session, loaded, existing))
-        if existing is not None and existing.reporter != seat:
-            # The opponent answers: same claim = confirmation, otherwise a dispute.
+        if met.how in (claims.AGREED, claims.CONTRARY):  # the opponent's answer, by their own report
             merged = existing.with_treasures(seat, treasures_left)
             if conceded_by is not None:
                 merged = replace(merged, conceded_by=conceded_by)
-            if claim == existing.claim:
+            if met.how == claims.AGREED:
                 _dry_run(state, merged)
-                return await _apply_report(session, loaded, merged)
+                return await _apply_report(session, loaded, merged, ended=met.claim)
             merged = replace(merged, status="disputed", disputed_by=seat, counter_claim=claim)
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
-        treasures = ((seat, treasures_left),) if treasures_left is not None else ()
-        book = _book(loaded)
-        new = PendingReport(book.next_number(), pairing.a, pairing.b, seat, claim, conceded_by, treasures, "pending")
+        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one
+            book.add(f"{new.a}-{new.b}", 0, users, actor.user_id, new)
         _dry_run(state, new)
-        book.add(f"{new.a}-{new.b}", 0, (loaded.user_ids[new.a], loaded.user_ids[new.b]), actor.user_id, new)
         GAMES.save(loaded)
         return ActionResult(_view(loaded), report=new)
 
@@ -966,17 +969,15 @@ async def confirm_report(
     reporter did in their report. An organizer who does not play in the game confirms it for the
     absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`), without a count:
     the opponent is told by DM, and may still say their treasures until the PLAY phase ends."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, game_id)
-        GAMES.running(loaded)
-        answer = await claims.confirm(session, RULES, loaded, report_id, actor, round=0, for_absent=for_absent,
-                                      adding=_adding(loaded, actor, treasures_left))
-        ended = answer.claim
+
+    async def apply(session: AsyncSession, loaded: Loaded, ended: claims.Claim) -> ActionResult:
         if ended.absent is not None:
             loaded.bookkeeping.absent[str(loaded.user_ids.index(ended.absent))] = report_id
         result = await _apply_report(session, loaded, ended.result_as(PendingReport), ended=ended)
-        await outbox.queue(session, *claims.told(RULES, loaded, ended))
         return replace(result, for_absent=actor.user_id) if ended.absent is not None else result
+
+    return await claims.confirmed(db, GAMES, RULES, game_id, report_id, actor, for_absent=for_absent, apply=apply,
+                                  round=_running, adding=lambda loaded: _adding(loaded, actor, treasures_left))
 
 
 async def dispute_report(
@@ -984,14 +985,20 @@ async def dispute_report(
 ) -> ActionResult:
     """The opponent disputes a pending report (with their treasures after the game, for the
     decision): the organizers who do not play in the game are called to decide it."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, game_id)
-        state = GAMES.running(loaded)
-        answer = await claims.dispute(session, RULES, loaded, report_id, actor, round=0,
-                                      adding=_adding(loaded, actor, treasures_left, disputed=True))
+
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> ActionResult:
         disputed = answer.claim.result_as(PendingReport)
-        _dry_run(state, disputed)  # a count the engine refuses is refused now, not at the decision
+        _dry_run(GAMES.running(loaded), disputed)  # a count the engine refuses is refused now, not at the decision
         return await _disputed(session, loaded, disputed)
+
+    return await claims.disputed(db, GAMES, RULES, game_id, report_id, actor, apply=apply, round=_running,
+                                 adding=lambda loaded: _adding(loaded, actor, treasures_left, disputed=True))
+
+
+def _running(loaded: Loaded) -> int:
+    """A report of a running game (its reports have no rounds: a phase's are cleared when it ends)."""
+    GAMES.running(loaded)
+    return 0
 
 
 def _kept_concession(pending: PendingReport, decision: str) -> int | None:
@@ -1038,15 +1045,11 @@ class Answered:
 async def answered_report(db: Database, game_id: int, report_id: int, guild_id: int | None) -> Answered | None:
     """For a report button that was refused: what became of the report if it was answered lately
     (the pressed message is an out-of-date copy), else None (the refusal stands)."""
-    async with db.read() as session:
-        try:
-            loaded = await GAMES.load(session, game_id, lock=False)
-        except UserError:
-            return None
-        ended = await claims.ended_claim(session, loaded, report_id, guild_id)
-        if ended is None:
-            return None
-        return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
+    found = await claims.late(db, GAMES, game_id, report_id, guild_id)
+    if found is None:
+        return None
+    loaded, ended = found
+    return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
 
 
 # --- the end -----------------------------------------------------------------------------------

@@ -636,20 +636,20 @@ async def report(db: Database, league_id: int, actor: tables.Actor, *, result: s
         assert match is not None
         opponent = match.b if seat == match.a else match.a
         winner = {"won": actor.user_id, "lost": state.players[opponent].user_id, "draw": None}[result]
-        book = _book(loaded)
-        waiting = book.of(match.label)
-        if waiting is not None and waiting.round == state.round:
-            if waiting.reporter != actor.user_id and waiting.result_as(int | None) == winner:
-                return await _apply_claim(session, loaded, book.end(waiting, "agreed"))
-            if waiting.status == claims.REPORTED:
-                if waiting.reporter == actor.user_id and waiting.result_as(int | None) != winner:
-                    reported = _claim_of(loaded, waiting)
-                    raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
-                                   f"<@{reported.opponent}>. It can't be changed: they confirm or dispute it (then "
-                                   "report again). Report the same result to show it again with its buttons.")
-                return Outcome(_view(loaded), [], _claim_of(loaded, waiting), again=True)
         players = [state.players[s].user_id for s in match.seats()]
-        entry = book.add(match.label, state.round, players, actor.user_id, winner)
+        book = _book(loaded)
+        met = book.report(match.label, state.round, players, actor.user_id, winner,
+                          same=lambda claim: claim.result_as(int | None) == winner)
+        if met.how == claims.AGREED:
+            return await _apply_claim(session, loaded, met.claim)
+        if met.how == claims.AGAIN and met.differs:
+            reported = _claim_of(loaded, met.claim)
+            raise Conflict(f"Your report of Match {match.label} ({_claim_words(reported)}) is waiting for "
+                           f"<@{reported.opponent}>. It can't be changed: they confirm or dispute it (then "
+                           "report again). Report the same result to show it again with its buttons.")
+        if met.how in (claims.AGAIN, claims.CONTRARY):
+            return Outcome(_view(loaded), [], _claim_of(loaded, met.claim), again=True)
+        entry = met.claim if met.how == claims.NEW else book.add(match.label, state.round, players, actor.user_id, winner)
         GAMES.save(loaded)
         return Outcome(_view(loaded), [], _claim_of(loaded, entry))
 
@@ -696,22 +696,24 @@ async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Clai
     return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None)
 
 
+def _round(loaded: Loaded) -> int:
+    return GAMES.running(loaded).round
+
+
 async def confirm(db: Database, league_id: int, number: int, actor: tables.Actor, *,
                   answered_in: int | None = None, for_absent: bool = False) -> Outcome:
     """The opponent confirms a waiting report: the result counts. An organizer who does not play in
     the match confirms it for the absent opponent (`for_absent`, asked first: without it,
     `AbsentConfirmNeeded`), who is told by DM. `answered_in`: the message pressed, which the cog edits
     (not for an absent player: the press answered a question, every message is edited here)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, league_id)
-        answer = await claims.confirm(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round,
-                                      for_absent=for_absent)
-        absent = answer.claim.absent
-        decided = Decided(actor.user_id, "confirmed", absent) if absent is not None else None
-        outcome = await _apply_claim(session, loaded, answer.claim, decided,
-                                     answered_in=None if absent is not None else answered_in)
-        await outbox.queue(session, *claims.told(RULES, loaded, answer.claim))
-        return outcome
+
+    async def apply(session: AsyncSession, loaded: Loaded, entry: claims.Claim) -> Outcome:
+        if entry.absent is None:
+            return await _apply_claim(session, loaded, entry, answered_in=answered_in)
+        return await _apply_claim(session, loaded, entry, Decided(actor.user_id, "confirmed", entry.absent))
+
+    return await claims.confirmed(db, GAMES, RULES, league_id, number, actor, for_absent=for_absent, apply=apply,
+                                  round=_round)
 
 
 async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor, *,
@@ -719,43 +721,43 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     """The opponent disputes a waiting report: nothing counts, and the match is disputed until its
     players report again or an organizer who does not play in it settles it (`Outcome.call`: whom
     the dispute calls)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, league_id)
-        answer = await claims.dispute(session, RULES, loaded, number, actor, round=GAMES.running(loaded).round)
+
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
         closing = _closed(loaded, answer.claim, claims.DISPUTE, actor.user_id, answered_in)
         GAMES.save(loaded)
         await outbox.queue(session, *closing)
         return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call)
 
+    return await claims.disputed(db, GAMES, RULES, league_id, number, actor, apply=apply, round=_round)
+
 
 async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
     """For a report button that was refused: what became of report `number`, if it was answered
     lately (its message is an out-of-date copy; `channel_id`/`message_id` 0), else None."""
-    async with db.read() as session:
-        try:
-            loaded = await GAMES.load(session, league_id, lock=False)
-        except UserError:
-            return None
-        ended = await claims.ended_claim(session, loaded, number, guild_id)
-        return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent) if ended else None
+    found = await claims.late(db, GAMES, league_id, number, guild_id)
+    if found is None:
+        return None
+    loaded, ended = found
+    return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent)
 
 
 async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
     """A public message shows the waiting report `claim` with its buttons: kept with the report, so
     the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, claim.league_id)
+
+    def edits(loaded: Loaded, entry: claims.Claim | None, messages: tuple[tuple[int, int], ...]) -> list:
+        if entry is not None and entry.status == claims.REPORTED:  # its oldest messages, beyond the kit's limit
+            return _closed(loaded, entry, "gone", shown=messages)
+        how, by, absent = (entry.how, entry.by, entry.absent) if entry is not None else ("gone", None, None)
+        return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by, absent), channel_id=channel)
+                for channel, message in messages]
+
+    def plays(loaded: Loaded, entry: claims.Claim) -> bool:
         state = loaded.state
-        book = _book(loaded)
-        entry, older = book.show(claim.number, channel_id, message_id)
-        if entry is None or state is None or entry.round != state.round or loaded.row.status != STATUSES.running:
-            ended = book.ended(claim.number)  # answered already (its own buttons may have been that fast)
-            closed = ClaimClosed(channel_id, message_id, claim, ended.how if ended else "gone",
-                                 ended.by if ended else None, ended.absent if ended else None)
-            await outbox.queue(session, loaded.channel(CLAIM_DONE, closed, channel_id=channel_id))
-            return
-        GAMES.write_bookkeeping(loaded)  # not the state: no new version
-        await outbox.queue(session, *_closed(loaded, entry, "gone", shown=older))
+        return state is not None and entry.round == state.round and loaded.row.status == STATUSES.running
+
+    await claims.shown(db, GAMES, claim.league_id, claim.number, channel_id=channel_id, message_id=message_id,
+                       edits=edits, waits=plays)
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:

@@ -170,7 +170,7 @@ class TurnaboutCog(TableCog):
                                                        view=ui.report_view(pending), allowed_mentions=ping(pending.opponent))
         message_id = sent.message_id if sent is not None else None  # else: ask which message it made
         message_id = message_id or (await interaction.original_response()).id
-        await turnabout.record_report_message(self.db, pending.event_id, pending.match, pending.game,
+        await turnabout.record_report_message(self.db, pending.event_id, pending.claim,
                                               channel_id=interaction.channel_id, message_id=message_id)
 
     @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizers "

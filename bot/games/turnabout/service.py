@@ -26,7 +26,7 @@ clock's flag falls, and only in an event played with a clock.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -540,28 +540,20 @@ def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None, **answered:
             for channel_id, message_id in claims.closing(claim, shown)]
 
 
-async def record_report_message(db: Database, event_id: int, match: int, game: int, *, channel_id: int,
-                                message_id: int) -> None:
-    """The cog posted the report of `game` of `match` in `message_id`: remembered, so the message
+async def record_report_message(db: Database, event_id: int, claim: int, *, channel_id: int, message_id: int) -> None:
+    """The cog posted report `claim` (the kit's number) in `message_id`: remembered, so the message
     loses its buttons once the report is answered in any way (or at once, if it already was)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, event_id)
-        state = loaded.state
-        if loaded.row.status != STATUSES.running or state is None or not 1 <= match <= len(state.matches):
-            return
-        m = state.match(match)
-        if m.b is None or game not in (1, 2):
-            return
-        g = m.games[game - 1]
-        book = _book(loaded)
-        claim = book.of(_key(match, game))
-        if g.status == engine.REPORTED and claim is not None:
-            if (channel_id, message_id) not in claim.shown:
-                book.show(claim.number, channel_id, message_id)  # beyond claims.MAX_SHOWN, the oldest are forgotten
-                GAMES.save(loaded)
-        elif g.status in (engine.FINAL, engine.DISPUTED):
-            done = _report_done(loaded, m, g, channel_id=channel_id, message_id=message_id)
-            await outbox.queue(session, loaded.channel(REPORT_DONE, done, channel_id=channel_id))
+
+    def edits(loaded: Loaded, ended: claims.Claim | None, messages: tuple[tuple[int, int], ...]) -> list:
+        if ended is None or ended.status == claims.REPORTED:  # forgotten, or the oldest copies of one that waits
+            return []
+        return _closing(loaded, replace(ended, shown=messages), None)
+
+    def plays(loaded: Loaded, waiting: claims.Claim) -> bool:
+        return loaded.row.status == STATUSES.running and loaded.state is not None
+
+    await claims.shown(db, GAMES, event_id, claim, channel_id=channel_id, message_id=message_id, edits=edits,
+                       waits=plays)
 
 
 async def report(
@@ -621,21 +613,26 @@ async def confirm(db: Database, event_id: int, match: int, game: int, actor: tab
     the opponent is told by DM. `message_id`: the report message pressed (the cog shows
     `Outcome.done` in it; any other copy, and every copy when confirmed for the absent, is edited
     through the outbox)."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, event_id)
-        state, m, g, claim = _waiting(loaded, actor, match, game)
-        ended = (await claims.confirm(session, RULES, loaded, claim.number, actor, round=claim.round,
-                                      for_absent=for_absent)).claim
+
+    async def apply(session: AsyncSession, loaded: Loaded, ended: claims.Claim) -> Outcome:
+        state, m, g = _reported_game(loaded, actor, match, game)  # its claim ended in the kit's book
         seat = engine.seat_of(state, ended.absent if ended.absent is not None else actor.user_id)
         events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
         answered: dict[str, Any] = {"by": actor.user_id}
         if ended.absent is not None:
             answered = {"by": ended.absent, "for_absent": actor.user_id}
         shown = message_id if ended.absent is None else None
-        also = [*claims.told(RULES, loaded, ended), *_closing(loaded, ended, shown, **answered),
-                *_retire_reports(loaded, shown=shown, **answered)]
+        also = [*_closing(loaded, ended, shown, **answered), *_retire_reports(loaded, shown=shown, **answered)]
         await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
+
+    return await claims.confirmed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor,
+                                  for_absent=for_absent, apply=apply)
+
+
+def _claim_number(actor: tables.Actor, match: int, game: int) -> Callable[[Loaded], int]:
+    """The number of the claim of game `game` of match `match` (its buttons name the game)."""
+    return lambda loaded: _waiting(loaded, actor, match, game)[3].number
 
 
 def _reported_game(loaded: Loaded, actor: tables.Actor, match: int,
@@ -697,10 +694,9 @@ async def dispute(db: Database, event_id: int, match: int, game: int, actor: tab
                   message_id: int | None = None) -> Outcome:
     """The reporter's opponent disputes: the game waits for an organizer who does not play in it
     (`settle`), whom the channel calls."""
-    async with db.write() as session:
-        loaded = await GAMES.load(session, event_id)
-        state, m, _, claim = _waiting(loaded, actor, match, game)
-        answer = await claims.dispute(session, RULES, loaded, claim.number, actor, round=claim.round)
+
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
+        state, m, _ = _reported_game(loaded, actor, match, game)  # its claim disputed in the kit's book
         seat = engine.seat_of(state, actor.user_id)
         events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
         loaded.extra["call"] = answer.call
@@ -708,6 +704,8 @@ async def dispute(db: Database, event_id: int, match: int, game: int, actor: tab
                 *_retire_reports(loaded, shown=message_id, by=actor.user_id)]
         await GAMES.commit(session, loaded, events, also=also)
         return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
+
+    return await claims.disputed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor, apply=apply)
 
 
 async def settle(

@@ -520,9 +520,9 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
         return {msg.payload["message_id"]: msg.payload for msg in await queued(db, turnabout.REPORT_DONE)}
 
     # Game 1: posted twice (a repeat), confirmed by the opponent's own matching report: both copies edited.
-    await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)
-    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=CHANNEL, message_id=501)
-    await turnabout.record_report_message(db, event.id, m.number, 1, channel_id=CHANNEL, message_id=502)
+    first = (await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)).pending.claim
+    await turnabout.record_report_message(db, event.id, first, channel_id=CHANNEL, message_id=501)
+    await turnabout.record_report_message(db, event.id, first, channel_id=CHANNEL, message_id=502)
     assert await edits() == {}
     matched = await turnabout.report(db, event.id, player(b), result="lost")
     assert matched.done is not None and matched.done.by == b and matched.done.by_report
@@ -531,27 +531,27 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     assert done[501]["status"] == engine.FINAL and done[501]["channel_id"] == CHANNEL
     assert done[501]["by"] == b and done[501]["by_report"]
     # Game 2: confirmed with the button on message 503: that one is the cog's, 504 goes through the outbox.
-    await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)
+    second = (await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)).pending.claim
     for message_id in (503, 504):
-        await turnabout.record_report_message(db, event.id, m.number, 2, channel_id=CHANNEL, message_id=message_id)
+        await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=message_id)
     confirmed = await turnabout.confirm(db, event.id, m.number, 2, player(a), message_id=503)
     assert set(await edits()) == {501, 502, 504}
     result = confirmed.match_finished
     assert confirmed.done.over == (a, result.victory_points[0], b, result.victory_points[1])
     assert confirmed.done.winner == b and confirmed.done.value == 3 and confirmed.done.by == a
     # A message recorded after its report was answered (a slow reply) is edited at once.
-    await turnabout.record_report_message(db, event.id, m.number, 2, channel_id=CHANNEL, message_id=505)
+    await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=505)
     assert 505 in await edits()
 
     # The other match: a report decided by an organizer, and one disputed with the button.
     c, d = user_of(event, other.a), user_of(event, other.b)
-    await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)
-    await turnabout.record_report_message(db, event.id, other.number, 1, channel_id=CHANNEL, message_id=601)
+    third = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)).pending.claim
+    await turnabout.record_report_message(db, event.id, third, channel_id=CHANNEL, message_id=601)
     await turnabout.settle(db, event.id, ORG, match=other.number, game=1, winner_id=d, value=4)
     decided = (await edits())[601]
     assert decided["decided"] and decided["winner"] == d and decided["value"] == 4
-    await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)
-    await turnabout.record_report_message(db, event.id, other.number, 2, channel_id=CHANNEL, message_id=602)
+    fourth = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)).pending.claim
+    await turnabout.record_report_message(db, event.id, fourth, channel_id=CHANNEL, message_id=602)
     disputed = await turnabout.dispute(db, event.id, other.number, 2, player(d), message_id=602)
     assert 602 not in await edits() and disputed.done.status == engine.DISPUTED and disputed.done.reporter == c
     async with db.read() as session:  # no report waits: the kit's claims all ended, as their games did
