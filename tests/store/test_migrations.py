@@ -463,3 +463,42 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     done = await battler.confirm_report(db, game.id, open_report.id, member(d, False), treasures_left=0)
     assert done.applied is not None and done.applied.id == open_report.id
     assert await _diff(db) == []
+
+
+async def test_0026_moves_vortex_and_421_message_records_to_shown_messages_and_back(db):
+    """0026 moves what Vortex (`shown`: its look and search DMs) and 421 (`menu`: the take-apart
+    menu's announcement) kept in their bookkeeping to the kit's `shown_messages`; the downgrade puts
+    them back, and the upgrade reads them again."""
+    from bot.games.four_two_one import service as four_two_one
+    from bot.games.four_two_one.models import FourTwoOneLeague
+    from bot.games.vortex import service as vortex
+    from bot.games.vortex.models import VortexGame
+    from bot.kit import shown
+    from tests.games.four_two_one.test_service import begun
+    from tests.games.vortex.test_service import in_play
+
+    game, _ = await in_play(db)
+    league = await begun(db, 2)
+    news = {"league_id": league.id, "events": []}
+    records = {shown.Owner(vortex.KIND, game.id): (vortex.LOOK, 2, 7000, 501, None),
+               shown.Owner(four_two_one.KIND, league.id): (four_two_one.MENU, 0, 7, 70, news)}
+    async with db.write() as session:
+        for owner, (key, version, channel_id, message_id, payload) in records.items():
+            await shown.want(session, owner, key, version)
+            await shown.record(session, owner, key, version, channel_id, message_id, payload)
+
+    async def bookkeeping(table, row_id: int) -> dict:
+        async with db.read() as session:
+            return (await session.get(table, row_id, populate_existing=True)).bookkeeping
+
+    await downgrade(db, "0025_claims")
+    assert (await bookkeeping(VortexGame, game.id))["shown"] == [[vortex.LOOK, 2, 7000, 501]]
+    assert (await bookkeeping(FourTwoOneLeague, league.id))["menu"] == {"channel_id": 7, "message_id": 70,
+                                                                         "news": news}
+    await upgrade(db)
+    assert "shown" not in await bookkeeping(VortexGame, game.id)
+    assert "menu" not in await bookkeeping(FourTwoOneLeague, league.id)
+    async with db.read() as session:
+        for owner, (key, version, channel_id, message_id, payload) in records.items():
+            assert await shown.showing(session, owner) == [shown.Shown(key, version, channel_id, message_id, payload)]
+    assert await _diff(db) == []
