@@ -140,6 +140,7 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     await t.wait_channel(f"<@{a}> draws 2")
     offer = await t.offer()
     first = await t.wait_pick(a, offer)
+    stale = components(first, ui.PickButton, offer=offer)[0]["custom_id"]  # clicked below, after the pick
     # Another player's button (forged into their own DM) and out-of-range ids: refused, nothing changed.
     elsewhere = fake.dms(b)[-1]
     seat_a = engine.seat_of(state, a)
@@ -172,8 +173,7 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     assert all("sent again in a newer DM" in embed_text(m) for m in copies_of_the_pick()[:-1])
     picked = await t.pick(a, live)
     assert "pick 2 of 2" in embed_text(picked.message)  # the next pick, shown in place
-    stale = components(first, ui.PickButton, offer=offer)[0]["custom_id"]  # a click that left before its edit
-    answer = await forged_click(fake, a, first, stale)
+    answer = await forged_click(fake, a, first, stale)  # a click that left before its message lost the button
     assert answer.ephemeral and "already made" in answer.content and "pick 2 of 2" in answer.content
     state = await t.check()
     assert len(t.player(state, a).pack) == 7 and len(state.shoe) == shoe - refill - 1
