@@ -17,6 +17,8 @@ no engine holds a message id.
   (`answered`), which the interaction's answer shows.
 * `still_wanted(session, owner, key, version)`: is that version the one to show (for a renderer
   sending long after the commit, after a crash or a retry)?
+* `show(…)`: `want` and `record` at once, where the newest rendering is the one wanted (Treasure
+  Battler's DMs, versioned by the game's version when rendered).
 
 Retiring a message is the caller's: it queues the edit that takes the buttons off (an outbox row,
 in the same transaction), so what the database says is shown and what Discord shows agree once the
@@ -97,6 +99,25 @@ async def record(session: AsyncSession, owner: Owner, key: str, version: int, ch
     old = _shown(row)
     row.channel_id, row.message_id, row.payload = channel_id, message_id, payload
     return [old] if old is not None and old.message_id != message_id else []
+
+
+async def show(session: AsyncSession, owner: Owner, key: str, version: int, channel_id: int, message_id: int,
+               payload: dict | None = None) -> list[Shown]:
+    """`want` and `record` at once, for a thing whose newest rendering is the one wanted (Treasure
+    Battler's DMs: the version is the game's when it was rendered; a message edited in place by an
+    interaction): `message_id` shows `key` unless a newer version is recorded already. Returns what
+    to retire, as `record` does."""
+    row = await _row(session, owner, key, lock=True)
+    if row is not None and row.version > version:
+        return [Shown(key, version, channel_id, message_id, payload)]
+    older = [m for m in await want(session, owner, key, version) if m.message_id != message_id]  # (re-rendered)
+    return older + await record(session, owner, key, version, channel_id, message_id, payload)
+
+
+async def message_of(session: AsyncSession, owner: Owner, key: str) -> Shown | None:
+    """The message that shows `key` now, if one does."""
+    row = await _row(session, owner, key)
+    return None if row is None else _shown(row)
 
 
 async def retire(session: AsyncSession, owner: Owner, key: str | None = None, *,

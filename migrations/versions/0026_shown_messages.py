@@ -5,8 +5,10 @@
 message that shows it. Filled here from the records the formats kept in their bookkeeping, which
 leave it: Vortex's ``shown`` (``[kind, number, channel_id, message_id]``, the newest message of each
 kind kept: one message per key has live buttons now) and 421's ``menu`` (``{channel_id,
-message_id, news}``, the announcement kept as the row's payload to redraw it without the menu).
-The downgrade puts them back.
+message_id, news}``, the announcement kept as the row's payload to redraw it without the menu);
+and Treasure Battler's table ``battler_messages`` (a row per game, user, DM kind and version) goes,
+the newest version of each game's, user's and kind's DM moving to key ``<kind>.<user id>``.
+The downgrade puts them back (Battler's as one row per DM, sent at the downgrade's time).
 
 Revision ID: 0026_shown_messages
 Revises: 0025_claims
@@ -14,6 +16,7 @@ Create Date: 2026-12-02
 """
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
@@ -56,6 +59,58 @@ def _421_rows(league_id: int, menu: dict | None) -> list[dict]:
 
 
 _MOVED = {_VORTEX: ("shown", _vortex_rows), _421: ("menu", _421_rows)}
+_BATTLER = "battler"
+_BATTLER_MESSAGES = sa.table("battler_messages", sa.column("game_id", _BIG), sa.column("user_id", _BIG),
+                             sa.column("kind", sa.String()), sa.column("version", sa.Integer()),
+                             sa.column("channel_id", _BIG), sa.column("message_id", _BIG),
+                             sa.column("sent_at", sa.DateTime(timezone=True)))
+
+
+def _battler_up(bind) -> None:
+    m = _BATTLER_MESSAGES.c
+    newest: dict[tuple[int, str], dict] = {}
+    for game_id, user_id, kind, version, channel_id, message_id in bind.execute(
+            sa.select(m.game_id, m.user_id, m.kind, m.version, m.channel_id, m.message_id).order_by(m.version)):
+        newest[(game_id, f"{kind}.{user_id}")] = {
+            "owner_kind": _BATTLER, "owner_id": game_id, "key": f"{kind}.{user_id}", "version": version,
+            "channel_id": channel_id, "message_id": message_id, "payload": None}
+    if newest:
+        bind.execute(_SHOWN.insert(), list(newest.values()))
+    with op.batch_alter_table("battler_messages", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_battler_messages_message_id"))
+        batch_op.drop_index(batch_op.f("ix_battler_messages_game_id"))
+    op.drop_table("battler_messages")
+
+
+def _battler_down(bind) -> None:
+    op.create_table(
+        "battler_messages",
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("game_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("user_id", sa.BigInteger(), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("channel_id", sa.BigInteger(), nullable=False),
+        sa.Column("message_id", sa.BigInteger(), nullable=False),
+        sa.Column("sent_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["game_id"], ["battler_games.id"], name=op.f("fk_battler_messages_game_id_battler_games"),
+                                ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_battler_messages")),
+        sa.UniqueConstraint("game_id", "user_id", "kind", "version",
+                            name=op.f("uq_battler_messages_game_id_user_id_kind_version")),
+    )
+    with op.batch_alter_table("battler_messages", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_battler_messages_game_id"), ["game_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_battler_messages_message_id"), ["message_id"], unique=False)
+    s = _SHOWN.c
+    rows = bind.execute(sa.select(s.owner_id, s.key, s.version, s.channel_id, s.message_id).where(
+        s.owner_kind == _BATTLER, s.message_id.is_not(None))).all()
+    now = datetime.now(UTC)
+    back = [{"game_id": game_id, "user_id": int(key.rsplit(".", 1)[1]), "kind": key.rsplit(".", 1)[0],
+             "version": version, "channel_id": channel_id, "message_id": message_id, "sent_at": now}
+            for game_id, key, version, channel_id, message_id in rows]
+    if back:
+        bind.execute(_BATTLER_MESSAGES.insert(), back)
 
 
 def upgrade() -> None:
@@ -81,10 +136,12 @@ def upgrade() -> None:
                 bind.execute(_SHOWN.insert(), rows)
             rest = {k: v for k, v in bookkeeping.items() if k != field}
             bind.execute(games.update().where(games.c.id == game_id).values(bookkeeping=rest))
+    _battler_up(bind)
 
 
 def downgrade() -> None:
     bind = op.get_bind()
+    _battler_down(bind)
     rows = bind.execute(sa.select(_SHOWN).where(_SHOWN.c.message_id.is_not(None))).mappings().all()
     kept: dict[tuple[str, int], list] = {}
     for row in rows:

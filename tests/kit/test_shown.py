@@ -59,3 +59,16 @@ async def test_retiring_returns_every_message_but_the_one_clicked(db):
     async with db.read() as session:
         assert await shown.wanted(session, GAME) == {LOOK: 4}
         assert await shown.showing(session, OTHER) == [Shown("421.menu", 0, 80, 801)]  # untouched
+
+
+async def test_show_keeps_the_newest_rendering(db):
+    """`show` (Treasure Battler's DMs, versioned by the game's version when rendered): a newer
+    rendering replaces the record, an older one arriving late changes nothing and is returned."""
+    dm = "setup.1001"
+    async with db.write() as session:
+        assert await shown.show(session, GAME, dm, 4, 70, 901) == []
+        assert await shown.show(session, GAME, dm, 4, 70, 902) == [Shown(dm, 4, 70, 901)]  # sent again
+        assert await shown.show(session, GAME, dm, 6, 70, 902) == []  # re-rendered in place
+        assert await shown.show(session, GAME, dm, 5, 70, 903) == [Shown(dm, 5, 70, 903)]  # late: not recorded
+        assert await shown.message_of(session, GAME, dm) == Shown(dm, 6, 70, 902)
+        assert await shown.message_of(session, GAME, "draft.1001") is None
