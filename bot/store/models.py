@@ -281,3 +281,20 @@ class SetList(Base):
     cards: Mapped[dict] = mapped_column(JsonData, deferred=True)
     created_by: Mapped[int] = mapped_column(Snowflake)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ShownMessage(Base):
+    """The message that shows one thing of a table (`bot.kit.shown`): its key (e.g. a game's pending
+    pick), the version of it that is wanted now, and the Discord message that shows it, once sent.
+    One row per (owner kind, owner id, key): a newer message showing the key replaces the older one,
+    which is retired (its buttons taken off)."""
+
+    __tablename__ = "shown_messages"
+
+    owner_kind: Mapped[str] = mapped_column(String(32), primary_key=True)  # a table kind: "vortex", "421"
+    owner_id: Mapped[int] = mapped_column(Snowflake, primary_key=True)  # the table's id
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    version: Mapped[int]
+    channel_id: Mapped[int | None] = mapped_column(Snowflake)  # None until Discord has the message
+    message_id: Mapped[int | None] = mapped_column(Snowflake)
+    payload: Mapped[dict | None] = mapped_column(JsonData)  # what retiring it needs to redraw it, if anything

@@ -140,6 +140,7 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     await t.wait_channel(f"<@{a}> draws 2")
     offer = await t.offer()
     first = await t.wait_pick(a, offer)
+    stale = components(first, ui.PickButton, offer=offer)[0]["custom_id"]  # clicked below, after the pick
     # Another player's button (forged into their own DM) and out-of-range ids: refused, nothing changed.
     elsewhere = fake.dms(b)[-1]
     seat_a = engine.seat_of(state, a)
@@ -153,7 +154,8 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
         assert forged.ephemeral and words in forged.content, (custom_id, forged.content)
     assert await t.state() == state
     # /vortex draw again and /vortex resend each send the pending pick again (nothing more is
-    # drawn); picking on one copy makes the others stale.
+    # drawn); each new copy takes the buttons off the one before (issue 35 item 4): one message
+    # has live pick buttons, the others say where the pick went.
     again = await t.slash(a, "draw")
     assert again.ephemeral and "Make your pending pick first (pick 1 of 2): nothing else was drawn" in again.content
     assert await t.state() == state
@@ -162,12 +164,16 @@ async def _first_turn(t: VortexDriver, fake, bot) -> None:
     resent = await t.slash(a, "resend")
     await resent.wait_followup()
     assert resent.ephemeral and "Sent: check your DMs" in resent.content
-    copies = await fake.wait_for(lambda: (m := t.dms_with(a, ui.PickButton, offer=offer)) and len(m) == 3 and m,
-                                 what="the re-sent picks")
-    picked = await t.pick(a, copies[-1])
+
+    def copies_of_the_pick() -> list[dict]:
+        return [m for m in fake.dms(a) if "pick 1 of 2" in embed_text(m) or "sent again" in embed_text(m)]
+
+    live = await fake.wait_for(lambda: len(copies_of_the_pick()) == 3 and t.dms_with(a, ui.PickButton, offer=offer)
+                               == copies_of_the_pick()[-1:] and copies_of_the_pick()[-1], what="one live pick")
+    assert all("sent again in a newer DM" in embed_text(m) for m in copies_of_the_pick()[:-1])
+    picked = await t.pick(a, live)
     assert "pick 2 of 2" in embed_text(picked.message)  # the next pick, shown in place
-    stale = components(first, ui.PickButton, offer=offer)[0]["custom_id"]
-    answer = await fake.click(a, first, stale)
+    answer = await forged_click(fake, a, first, stale)  # a click that left before its message lost the button
     assert answer.ephemeral and "already made" in answer.content and "pick 2 of 2" in answer.content
     state = await t.check()
     assert len(t.player(state, a).pack) == 7 and len(state.shoe) == shoe - refill - 1

@@ -490,4 +490,59 @@ async def test_0027_keeps_a_draft_events_players_from_its_seats_and_round_trips(
     await downgrade(db, "0026_set_drafts")
     await upgrade(db)
     assert await players() == kept and paper.id
+
+
+async def test_0028_moves_vortex_and_421_message_records_to_shown_messages_and_back(db):
+    """0028 moves what Vortex (`shown`: its look and search DMs) and 421 (`menu`: the take-apart
+    menu's announcement) kept in their bookkeeping, and Battler's `battler_messages`, to the kit's
+    `shown_messages`; the downgrade puts them back, and the upgrade reads them again."""
+    from bot.games.battler import service as battler
+    from bot.games.four_two_one import service as four_two_one
+    from bot.games.four_two_one.models import FourTwoOneLeague
+    from bot.games.vortex import service as vortex
+    from bot.games.vortex.models import VortexGame
+    from bot.kit import shown
+    from tests.games.battler.test_service import started_game
+    from tests.games.four_two_one.test_service import begun
+    from tests.games.vortex.test_service import in_play
+
+    game, _ = await in_play(db)
+    league = await begun(db, 2)
+    news = {"league_id": league.id, "events": []}
+    records = {shown.Owner(vortex.KIND, game.id): (vortex.LOOK, 2, 7000, 501, None),
+               shown.Owner(four_two_one.KIND, league.id): (four_two_one.MENU, 0, 7, 70, news)}
+    async with db.write() as session:
+        for owner, (key, version, channel_id, message_id, payload) in records.items():
+            await shown.want(session, owner, key, version)
+            await shown.record(session, owner, key, version, channel_id, message_id, payload)
+
+    async def bookkeeping(table, row_id: int) -> dict:
+        async with db.read() as session:
+            return (await session.get(table, row_id, populate_existing=True)).bookkeeping
+
+    battler_game, prompts = await started_game(db)  # each player's setup DM recorded as shown
+    dm = next(iter(prompts.values()))
+    await battler.record_shown(db, dm, channel_id=77, message_id=990)  # sent again: replaces its record
+    battler_owner = shown.Owner("battler", battler_game.id)
+    async with db.read() as session:
+        battler_dms = await shown.showing(session, battler_owner)
+    assert len(battler_dms) == len(prompts)
+
+    await downgrade(db, "0027_goldfish")
+    async with db.read() as session:
+        old = (await session.execute(text("SELECT game_id, user_id, kind, version, channel_id, message_id"
+                                          " FROM battler_messages"))).all()
+    assert len(old) == len(prompts)
+    assert (battler_game.id, dm.user_id, dm.kind, dm.version, 77, 990) in [tuple(r) for r in old]
+    assert (await bookkeeping(VortexGame, game.id))["shown"] == [[vortex.LOOK, 2, 7000, 501]]
+    assert (await bookkeeping(FourTwoOneLeague, league.id))["menu"] == {"channel_id": 7, "message_id": 70,
+                                                                         "news": news}
+    await upgrade(db)
+    assert "shown" not in await bookkeeping(VortexGame, game.id)
+    assert "menu" not in await bookkeeping(FourTwoOneLeague, league.id)
+    async with db.read() as session:
+        for owner, (key, version, channel_id, message_id, payload) in records.items():
+            assert await shown.showing(session, owner) == [shown.Shown(key, version, channel_id, message_id, payload)]
+        assert await shown.showing(session, battler_owner) == battler_dms
+    assert await battler.shown_in(db, battler_game.id, dm.user_id) == (dm, 990)
     assert await _diff(db) == []

@@ -23,8 +23,9 @@ call, the final standings.
 
 A DM button carries the game version it was rendered for. It is current unless the phase began or
 the player acted after that version (another player's action does not make your DM stale; your own
-double click or an older copy of your DM does). Private DMs are recorded in ``battler_messages``
-per (game, user, kind, version) when Discord accepts them.
+double click or an older copy of your DM does). The message that shows a player's private DM is
+the kit's record (`bot.kit.shown`, key ``<kind>.<user id>``, its version the game's when the DM was
+rendered: the newest one recorded wins), written when Discord accepts it.
 """
 
 from __future__ import annotations
@@ -34,12 +35,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.battler import rules as engine
-from bot.games.battler.models import BattlerGame, BattlerMessage, BattlerPlayer
-from bot.kit import claims, deadlines, documents, event_results, outbox, tables
+from bot.games.battler.models import BattlerGame, BattlerPlayer
+from bot.kit import claims, deadlines, documents, event_results, outbox, shown, tables
 from bot.kit.errors import Conflict, InvalidPayload, PermissionDenied, UserError, chosen, engine_refusals
 from bot.kit.events import Payload, encode
 from bot.kit.server_settings import load_settings_row
@@ -477,14 +477,18 @@ get_game, find_game, join, leave, begin, cancel = (
 # --- private actions (setup and draft DMs) ------------------------------------------------------
 
 
+def _dm_key(kind: str, user_id: int) -> str:
+    """The key of a player's private DM of `kind` in the kit's record of shown messages."""
+    return f"{kind}.{user_id}"
+
+
+async def _shown_dm(session: AsyncSession, game_id: int, user_id: int, kind: str) -> shown.Shown | None:
+    return await shown.message_of(session, shown.Owner(SPEC.kind, game_id), _dm_key(kind, user_id))
+
+
 async def _latest_message_version(session: AsyncSession, game_id: int, user_id: int, kind: str) -> int | None:
-    return (
-        await session.execute(
-            select(func.max(BattlerMessage.version)).where(
-                BattlerMessage.game_id == game_id, BattlerMessage.user_id == user_id, BattlerMessage.kind == kind
-            )
-        )
-    ).scalar_one_or_none()
+    message = await _shown_dm(session, game_id, user_id, kind)
+    return None if message is None else message.version
 
 
 def _changed_since(loaded: Loaded, seat: int) -> int:
@@ -540,18 +544,9 @@ async def shown_in(db: Database, game_id: int, user_id: int) -> tuple[PrivatePro
         prompt = _prompt(loaded, seat)
         if prompt is None:
             return None, None
-        message_id = (
-            await session.execute(
-                select(BattlerMessage.message_id)
-                .where(
-                    BattlerMessage.game_id == game_id, BattlerMessage.user_id == user_id,
-                    BattlerMessage.kind == prompt.kind, BattlerMessage.version >= _changed_since(loaded, seat),
-                )
-                .order_by(BattlerMessage.version.desc(), BattlerMessage.id.desc())
-                .limit(1)
-            )
-        ).scalar_one_or_none()
-        return prompt, message_id
+        message = await _shown_dm(session, game_id, user_id, prompt.kind)
+        current = message is not None and message.version >= _changed_since(loaded, seat)
+        return prompt, message.message_id if current else None
 
 
 async def checked_prompt(db: Database, game_id: int, user_id: int, seat: int, version: int) -> PrivatePrompt:
@@ -597,13 +592,10 @@ async def private_action(
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
         if not result.phase_changed:
             result.actor_prompt = _prompt(loaded, seat)
-            if result.actor_prompt is not None and message_id is not None and channel_id is not None:
-                session.add(
-                    BattlerMessage(
-                        game_id=loaded.row.id, user_id=result.actor_prompt.user_id, kind=result.actor_prompt.kind,
-                        version=loaded.version, channel_id=channel_id, message_id=message_id,
-                    )
-                )
+            prompt = result.actor_prompt
+            if prompt is not None and message_id is not None and channel_id is not None:
+                await shown.show(session, shown.Owner(SPEC.kind, loaded.row.id), _dm_key(prompt.kind, prompt.user_id),
+                                 loaded.version, channel_id, message_id)
         return result
 
 
@@ -670,23 +662,11 @@ async def force_end_draft(db: Database, game_id: int, actor: tables.Actor) -> Ac
 
 
 async def _record_message(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
-    """Remember that `message_id` shows the prompt (a re-send of the same version replaces the record)."""
+    """Remember that `message_id` shows the prompt (a re-send of the same version replaces the record;
+    one of an older version than the one recorded changes nothing)."""
     prompt = PrivatePrompt.from_payload(queued.payload)
-    existing = (
-        await session.execute(
-            select(BattlerMessage).where(
-                BattlerMessage.game_id == prompt.game_id, BattlerMessage.user_id == prompt.user_id,
-                BattlerMessage.kind == prompt.kind, BattlerMessage.version == prompt.version,
-            )
-        )
-    ).scalar_one_or_none()
-    if existing is None:
-        session.add(
-            BattlerMessage(game_id=prompt.game_id, user_id=prompt.user_id, kind=prompt.kind, version=prompt.version,
-                           channel_id=channel_id, message_id=message_id)
-        )
-    else:
-        existing.channel_id, existing.message_id, existing.sent_at = channel_id, message_id, utcnow()
+    await shown.show(session, shown.Owner(SPEC.kind, prompt.game_id), _dm_key(prompt.kind, prompt.user_id),
+                     prompt.version, channel_id, message_id)
 
 
 async def record_shown(db: Database, prompt: PrivatePrompt, *, channel_id: int, message_id: int) -> None:

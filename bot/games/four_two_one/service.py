@@ -29,8 +29,9 @@ the match settles it (`settle`); the dispute calls them, and the announcement na
 Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
 are kept with it (`claim_shown`, `Claim.shown`) and edited once it no longer waits, whichever way
 (`CLAIM_DONE`: what was reported and what became of it, no buttons); the announcement carrying the
-take-apart menu is remembered once Discord has it (`on_sent`) and edited without the menu once
-nobody is to take decks apart (`MENU_DONE`).
+take-apart menu is recorded as what shows it once Discord has it (`on_sent`, the kit's
+`bot.kit.shown`, key `MENU`: one copy has the menu, an older one loses it) and edited without the
+menu once nobody is to take decks apart (`MENU_DONE`).
 
 A decklist is read by the one card-list reader (`bot.cards.parse.read_decklist`), its sideboard
 left out by its one sideboard rule (Arena's `Sideboard` and `Companion` sections, `SB:` lines,
@@ -52,6 +53,7 @@ from bot.cards.sets import CardSet
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one.models import FourTwoOneLeague, FourTwoOneSeat
 from bot.kit import claims, documents, event_results, outbox, tables
+from bot.kit import shown as shown_records  # (`shown` names a claim's messages here)
 from bot.kit.errors import Conflict, UserError, engine_refusals
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
@@ -76,6 +78,7 @@ FINAL = "421.final"  # the final standings (payload: Announcement with LeagueWon
 CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
 # Edits of messages whose step is done, so nothing live-looking does nothing:
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
+MENU = "421.menu"  # the key of the announcement showing the take-apart menu (`bot.kit.shown`)
 CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
 MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
 
@@ -224,11 +227,9 @@ class ChosenSchedule:
 @dataclass
 class LeagueBook:
     """What the service keeps beside the engine's state (the row's `bookkeeping` document): the
-    schedule chosen, the announcement that shows the take-apart menu while it is open, and the
-    kit's claims (`claims.Book`)."""
+    schedule chosen and the kit's claims (`claims.Book`)."""
 
     schedule: ChosenSchedule = field(default_factory=ChosenSchedule)
-    menu: ShownMenu | None = None
     claim_book: dict = field(default_factory=dict)
 
 
@@ -332,18 +333,19 @@ def _end_all(loaded: Loaded, how: str) -> list[outbox.Message]:
     return [edit for entry in book.waiting() for edit in _closed(loaded, book.end(entry, how), how)]
 
 
-def _menu(loaded: Loaded) -> ShownMenu | None:
-    return loaded.bookkeeping.menu
+def _owner(league_id: int) -> shown_records.Owner:
+    return shown_records.Owner(KIND, league_id)
 
 
-def _menu_done(loaded: Loaded) -> list[outbox.Message]:
+def _without_menu(loaded: Loaded, message: shown_records.Shown) -> outbox.Message:
+    menu = ShownMenu(message.channel_id, message.message_id, Announcement.from_payload(message.payload or {}))
+    return loaded.channel(MENU_DONE, menu, channel_id=message.channel_id)
+
+
+async def _menu_done(session: AsyncSession, loaded: Loaded) -> list[outbox.Message]:
     """The edit that removes the take-apart menu from its announcement, once nobody is to take
-    decks apart (the bookkeeping forgets it)."""
-    shown = _menu(loaded)
-    if shown is None:
-        return []
-    loaded.bookkeeping.menu = None
-    return [loaded.channel(MENU_DONE, shown, channel_id=shown.channel_id)]
+    decks apart (its record goes)."""
+    return [_without_menu(loaded, m) for m in await shown_records.retire(session, _owner(loaded.id), MENU)]
 
 
 def _taking_apart(loaded: Loaded) -> bool:
@@ -363,7 +365,7 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
         edits += _end_all(loaded, "ended")
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     if not _taking_apart(loaded):
-        edits += _menu_done(loaded)
+        edits += await _menu_done(session, loaded)
     GAMES.save(loaded)
     await outbox.queue(session, *edits)
     if events:  # after the save: the snapshot has the league's new version
@@ -427,14 +429,15 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     edits: list[outbox.Message] = []
     if loaded.state is not None:
         edits += _end_all(loaded, "cancelled")
-    edits += _menu_done(loaded)
+    edits += await _menu_done(session, loaded)
     GAMES.write_bookkeeping(loaded)
     await outbox.queue(session, *edits)
 
 
 async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
     """An announcement was posted: if it carries the take-apart menu, the league remembers the
-    message, to remove the menu once the take-apart is done; if it is done already, at once."""
+    message (`bot.kit.shown`), to remove the menu once the take-apart is done; if it is done
+    already, at once. An older copy of the menu loses it: one message has it."""
     news = Announcement.from_payload(queued.payload)
     if len(news.take_apart) < 2:
         return
@@ -442,14 +445,14 @@ async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id:
         loaded = await GAMES.load(session, news.league_id)
     except UserError:  # the league is gone: nothing to keep
         return
-    shown = ShownMenu(channel_id, message_id, news)
+    this = shown_records.Shown(MENU, 0, channel_id, message_id, news.to_payload())
     if not _taking_apart(loaded):
-        await outbox.queue(session, loaded.channel(MENU_DONE, shown, channel_id=channel_id))
+        await outbox.queue(session, _without_menu(loaded, this))
         return
-    edits = [m for m in _menu_done(loaded) if m.payload.get("message_id") != message_id]  # an older copy's
-    loaded.bookkeeping.menu = shown
-    GAMES.write_bookkeeping(loaded)  # not the state: no new version
-    await outbox.queue(session, *edits)
+    owner = _owner(loaded.id)
+    await shown_records.want(session, owner, MENU, 0)  # wanted while decks are taken apart (checked under the league's lock)
+    older = await shown_records.record(session, owner, MENU, 0, channel_id, message_id, payload=this.payload)
+    await outbox.queue(session, *(_without_menu(loaded, m) for m in older))
 
 
 outbox.on_sent(ANNOUNCE, _record_menu)

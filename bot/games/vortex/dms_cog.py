@@ -21,7 +21,8 @@ class VortexDMs:
 
     @handles(ui.PickButton)
     async def on_pick(self, interaction: discord.Interaction, *, game: int, seat: int, offer: int, card: int) -> None:
-        result = await vortex.pick(self.db, game, interaction.user.id, seat=seat, offer=offer, index=card)
+        result = await vortex.pick(self.db, game, interaction.user.id, seat=seat, offer=offer, index=card,
+                                   message_id=interaction.message.id if interaction.message else None)
         note = ui.took_text(result.first(engine.CardDrafted).card, penalty=bool(result.first(engine.EmptyPackPenalty)))
         if result.held is None:
             await interaction.response.edit_message(embed=ui.picked_embed(game, note), view=None)

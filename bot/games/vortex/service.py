@@ -10,10 +10,13 @@ row's `state` document; what it does not know lives in `bookkeeping`, saved with
 * ``look``: the same for looks at the top of the shoe (their arrange buttons).
 * ``search``: the same for searches of the shoe (their DM's menus and buttons).
 * ``winner``: the user an organizer declared the winner at the end, if any.
-* ``shown``: the DMs that show an open look or search (``[kind, number, channel_id, message_id]``,
-  recorded when Discord accepted them). Once that step is over (put back, taken, the shoe changed,
-  the game ended or was cancelled), each one still showing its buttons is edited to say so, without
-  them (`RETIRE`), so nothing live-looking does nothing.
+
+Which DM shows the pending pick, the open look and the open search is the kit's record
+(`bot.kit.shown`, keyed by the DM's outbox kind, its version the step's number), written when
+Discord accepted the DM. Once that step is over (picked, put back, taken, the shoe changed, the
+game ended or was cancelled), its DM is edited to say so, without its buttons (`RETIRE`), so
+nothing live-looking does nothing; a DM sent again (`/vortex resend`, a repeated `/vortex draw`)
+takes the buttons off the copy before it: one message per step has live buttons.
 
 Every action loads the row locked with the kit's documents (`GAMES`: the row, its seats, the
 decoded state and bookkeeping), applies the engine (whose refusals become `UserError`s that change
@@ -50,7 +53,7 @@ from sqlalchemy import func, insert, select
 
 from bot.games.vortex import rules as engine
 from bot.games.vortex.models import VortexGame, VortexLogEntry, VortexSeat
-from bot.kit import documents, event_results, events, outbox, tables
+from bot.kit import documents, event_results, events, outbox, shown, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload
 from bot.kit.server_settings import load_settings_row
@@ -78,8 +81,8 @@ ANNOUNCE = "vortex.announce"  # channel: what happened, counts and public cards 
 FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
 ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
-RETIRE = "vortex.retire"  # DM edit: a look's or a search's message once that step is over (payload: Retired)
-STEPS = (LOOK, SEARCH)  # DMs whose buttons are retired when their step is over
+RETIRE = "vortex.retire"  # DM edit: a pick's, a look's or a search's message once it is over (payload: Retired)
+STEPS = (PICK, LOOK, SEARCH)  # DMs recorded as shown (`bot.kit.shown`), retired when their step is over
 LOG_LIMIT = 2000  # public events on a page of the event page's log (the newest first)
 
 
@@ -87,17 +90,16 @@ LOG_LIMIT = 2000  # public events on a page of the event page's log (the newest 
 class VortexBook:
     """What the service keeps beside the engine's state (the row's `bookkeeping` document): how many
     picks, looks and searches were offered (a DM's buttons carry its number, so an older one is
-    refused), the look and search DMs shown while their step is open, and the winner named at the end."""
+    refused) and the winner named at the end."""
 
     offer: int = 0
     look: int = 0
     search: int = 0
-    shown: list[tuple[str, int, int, int]] = field(default_factory=list)  # (kind, number, channel, message)
     winner: int | None = None
 
     def number_of(self, kind: str) -> int:
-        """The number of the latest look (`LOOK`) or search (`SEARCH`)."""
-        return self.look if kind == LOOK else self.search
+        """The number of the latest pick (`PICK`), look (`LOOK`) or search (`SEARCH`)."""
+        return {PICK: self.offer, LOOK: self.look, SEARCH: self.search}[kind]
 
 
 # --- news the engine's events do not tell ------------------------------------------------------------
@@ -243,14 +245,18 @@ class Announcement(Payload):
 
 @dataclass(frozen=True)
 class Retired(Payload):
-    """A DM that showed look or search number `number` (`kind`), whose step is over: shown again
-    without its buttons."""
+    """A DM that showed pick, look or search number `number` (`kind`), shown again without its
+    buttons: its step is over (`OVER`), or it was sent again in a newer DM (`MOVED`)."""
 
     game_id: int
     kind: str
     number: int
     channel_id: int
     message_id: int
+    reason: str = "over"
+
+
+OVER, MOVED = "over", "moved"  # why a DM was retired (`Retired.reason`)
 
 
 @dataclass(frozen=True)
@@ -432,7 +438,7 @@ async def _commit(
         [held] = await outbox.queue(session, _dm(loaded, PICK, pick), hold=True)
     elif pick is not None:
         also.append(_dm(loaded, PICK, pick))
-    also += _retired(loaded, answered)
+    also += await _retired(session, loaded, answered)
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
     await _keep_log(session, loaded, told)
     await GAMES.commit(session, loaded, told, also=also, **columns)
@@ -493,26 +499,37 @@ async def public_log(db: Database, game_id: int, page: int = 1) -> PublicLog | N
 
 
 def _open_step(loaded: Loaded, kind: str) -> int | None:
-    """The number of the look or search (`kind`) open now, if any."""
+    """The number of the pick, look or search (`kind`) open now, if any."""
     state = loaded.state
     if loaded.row.status != STATUSES.running or state is None:
         return None
-    step = state.look if kind == LOOK else state.search
+    step = {PICK: state.draft, LOOK: state.look, SEARCH: state.search}[kind]
     return None if step is None else loaded.bookkeeping.number_of(kind)
 
 
-def _retired(loaded: Loaded, answered: int | None = None) -> list[outbox.Message]:
-    """The edits that take the buttons off every recorded look or search DM whose step is over (but
-    `answered`, the message whose click ended it: the caller shows the outcome there)."""
-    keep, edits = [], []
-    for kind, number, channel_id, message_id in loaded.bookkeeping.shown:
-        if _open_step(loaded, kind) == number:
-            keep.append((kind, number, channel_id, message_id))
-        elif message_id != answered:
-            edits.append(Retired(loaded.id, kind, number, channel_id, message_id))
-    loaded.bookkeeping.shown = keep
-    return [outbox.Message(RETIRE, r.to_payload(), channel_id=r.channel_id, guild_id=loaded.row.guild_id)
-            for r in edits]
+def _owner(game_id: int) -> shown.Owner:
+    return shown.Owner(KIND, game_id)
+
+
+async def _retired(session: AsyncSession, loaded: Loaded, answered: int | None = None) -> list[outbox.Message]:
+    """Bring the records of what the DMs show (`bot.kit.shown`) to the steps open now, and return
+    the edits that take the buttons off every DM whose step is over (but `answered`, the message
+    whose click ended it: the caller shows the outcome there)."""
+    owner = _owner(loaded.id)
+    recorded = await shown.wanted(session, owner)
+    over: list[shown.Shown] = []
+    for kind in STEPS:
+        number = _open_step(loaded, kind)
+        if number is None and kind in recorded:
+            over += await shown.retire(session, owner, kind)
+        elif number is not None and recorded.get(kind) != number:
+            over += await shown.want(session, owner, kind, number)
+    return [_retire(loaded.id, loaded.row.guild_id, s) for s in over if s.message_id != answered]
+
+
+def _retire(game_id: int, guild_id: int | None, message: shown.Shown, reason: str = OVER) -> outbox.Message:
+    retired = Retired(game_id, message.key, message.version, message.channel_id, message.message_id, reason)
+    return outbox.Message(RETIRE, retired.to_payload(), channel_id=message.channel_id, guild_id=guild_id)
 
 
 # --- the lobby -------------------------------------------------------------------------------------
@@ -546,10 +563,7 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     if not was_running:
         return
     loaded = GAMES.decode(seated)
-    edits = _retired(loaded)
-    if edits:
-        GAMES.save(loaded)
-        await outbox.queue(session, *edits)
+    await outbox.queue(session, *await _retired(session, loaded))
 
 
 SPEC = tables.TableSpec(
@@ -614,9 +628,11 @@ async def draw(db: Database, game_id: int, actor: tables.Actor, count: int = 1) 
                       notes=lambda seat, _: (Drawing(seat, count),))
 
 
-async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: int, index: int) -> ActionResult:
+async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: int, index: int,
+               message_id: int | None = None) -> ActionResult:
     """A pick button: card `index` of the pack offered as pick `offer`. The player's next pick of the
-    same draw is held for the caller to show in place of the clicked message."""
+    same draw is held for the caller to show in place of the clicked message (`message_id`: other
+    copies of the pick lose their buttons)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
         state = _button_seat(loaded, user_id, seat)
@@ -628,7 +644,8 @@ async def pick(db: Database, game_id: int, user_id: int, *, seat: int, offer: in
                 if mine else ""))
         events = GAMES.call(engine.pick, state, seat, index)
         # The next replenish of the same draw is not news: the draw was announced when it began.
-        held = await _commit(session, loaded, events, quiet=(engine.Replenished,), hold_for=seat)
+        held = await _commit(session, loaded, events, quiet=(engine.Replenished,), hold_for=seat,
+                             answered=message_id)
         return ActionResult(_view(loaded), list(events), held=held)
 
 
@@ -917,20 +934,19 @@ for _kind in (PICK, BASICS, LOOK, SEARCH):
     outbox.on_dm_closed(_kind, _dms_closed, retry_at_startup=True)
 
 
+_STEP_PROMPTS = {PICK: (PickPrompt, "offer"), LOOK: (LookPrompt, "look"), SEARCH: (SearchPrompt, "search")}
+
+
 async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
-    """A look's or a search's DM was accepted by Discord: remember it while its step is open (to take
-    its buttons off when the step is over), or take them off at once if it is over already."""
-    kind = queued.kind
-    prompt = (LookPrompt if kind == LOOK else SearchPrompt).from_payload(queued.payload)
-    number = prompt.look if isinstance(prompt, LookPrompt) else prompt.search
-    loaded = await GAMES.load(session, prompt.game_id)
-    shown = loaded.bookkeeping.shown
-    if (kind, number, channel_id, message_id) in shown:
-        return
-    shown.append((kind, number, channel_id, message_id))
-    edits = _retired(loaded)
-    GAMES.save(loaded)
-    await outbox.queue(session, *edits)
+    """A pick's, a look's or a search's DM was accepted by Discord: record it as the one that shows
+    its step (`bot.kit.shown`). The copy it replaces loses its buttons (`MOVED`), and so does this
+    one at once if its step is over already."""
+    prompt_type, number_field = _STEP_PROMPTS[queued.kind]
+    prompt = prompt_type.from_payload(queued.payload)
+    number = getattr(prompt, number_field)
+    stale = await shown.record(session, _owner(prompt.game_id), queued.kind, number, channel_id, message_id)
+    await outbox.queue(session, *(_retire(prompt.game_id, prompt.guild_id, s, OVER if s.message_id == message_id
+                                          else MOVED) for s in stale))
 
 
 for _kind in STEPS:

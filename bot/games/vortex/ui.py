@@ -590,11 +590,19 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     return chunked(split_messages(event_lines(news)), ping=news.ping)
 
 
+RETIRED_TEXT = {
+    vortex.PICK: "This pick is over (it was made, or the game moved on): nothing here can be picked now.",
+    vortex.LOOK: "This look is over (the shoe changed or the game moved on): nothing here can be put back now.",
+    vortex.SEARCH: "This search is over: nothing more can be taken here.",
+}
+MOVED_TEXT = "This was sent again in a newer DM: answer there."
+
+
 @renders(vortex.RETIRE, Retired)
 async def retire(done: Retired, ctx: Delivery) -> Outgoing:
-    """A look's or a search's DM once that step is over: its buttons go (a click would do nothing)."""
-    what = "This look is over (the shoe changed or the game moved on): nothing here can be put back now." \
-        if done.kind == vortex.LOOK else "This search is over: nothing more can be taken here."
+    """A pick's, a look's or a search's DM once that step is over, or once it was sent again in a
+    newer DM: its buttons go (a click would do nothing)."""
+    what = RETIRED_TEXT[done.kind] if done.reason == vortex.OVER else MOVED_TEXT
     return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
 
 

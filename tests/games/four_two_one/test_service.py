@@ -19,6 +19,7 @@ from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as league_service
 from bot.games.four_two_one.models import FourTwoOneLeague
 from bot.kit import claims, outbox
+from bot.kit import shown as shown_records
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.store.models import EventResult, OutboxMessage
@@ -573,13 +574,17 @@ async def test_the_take_apart_menu_leaves_its_announcement_once_the_decks_are_ta
     for row in await queued(db, league_service.ANNOUNCE):
         await posted(db, row, 700 + row.id)  # every announcement sent; only the menu's is remembered
     assert await queued(db, league_service.MENU_DONE) == []
+    async with db.read() as session:
+        [record] = await shown_records.showing(session, shown_records.Owner(league_service.KIND, league.id))
+    assert (record.key, record.message_id) == (league_service.MENU, 700 + menu.id)
     unused = [d.id for d in engine.unused_decks(result.league.state)]
     await league_service.take_apart(db, league.id, player(loser), unused[:2])
     [done] = await queued(db, league_service.MENU_DONE)
     shown = league_service.ShownMenu.from_payload(done.payload)
     assert (shown.channel_id, shown.message_id) == (CHANNEL, 700 + menu.id) and done.channel_id == CHANNEL
     assert shown.news == league_service.Announcement.from_payload(menu.payload)
-    assert (await stored(db, league.id))["bookkeeping"]["menu"] is None  # forgotten
+    async with db.read() as session:  # forgotten (the kit's record of what shows the menu)
+        assert await shown_records.showing(session, shown_records.Owner(league_service.KIND, league.id)) == []
     await posted(db, menu, 800)  # the menu's announcement sent (again) after the take-apart: closed at once
     assert [league_service.ShownMenu.from_payload(m.payload).message_id
             for m in await queued(db, league_service.MENU_DONE)] == [700 + menu.id, 800]

@@ -17,7 +17,7 @@ from bot.features.cubes.service import CubeDetail
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
 from bot.games.vortex.models import VortexGame, VortexLogEntry
-from bot.kit import outbox, tables
+from bot.kit import outbox, shown, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.store.models import EventResult, GuildSettings, OutboxMessage
 from tests.common import BOARD, CHANNEL, GUILD, numbered_cube, organizer, player
@@ -161,7 +161,7 @@ async def test_begin_deals_the_seeded_shoe_and_offers_the_first_opening_pick_by_
     assert state == engine.new_game(make_cube().names, order, seed=SEED)
     assert census_ok(state, make_cube()) and version == 1
     began = {"type": "vortex.GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
-    assert extras == {"offer": 1, "look": 0, "search": 0, "shown": [], "winner": None}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
+    assert extras == {"offer": 1, "look": 0, "search": 0, "winner": None}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
     async with db.read() as session:  # the public log, kept from the deal
         logged = (await session.execute(select(VortexLogEntry.seq, VortexLogEntry.event)
                                         .where(VortexLogEntry.game_id == game.id))).all()
@@ -601,6 +601,17 @@ async def _delivered(db, row: OutboxMessage, message_id: int) -> None:
     await outbox.settle(db, [outbox.Outcome(_queued(row), channel_id=7000, message_id=message_id)])
 
 
+async def shown_of(db, game_id: int) -> list[tuple[str, int, int, int]]:
+    """What the kit records as shown for the game: (key, version, channel, message)."""
+    async with db.read() as session:
+        return [(s.key, s.version, s.channel_id, s.message_id)
+                for s in await shown.showing(session, shown.Owner(vortex.KIND, game_id))]
+
+
+def _retired(rows: list[OutboxMessage]) -> list[tuple[str, int, str]]:
+    return [(r.payload["kind"], r.payload["message_id"], r.payload["reason"]) for r in rows]
+
+
 async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
     game, state = await in_play(db)
     user = active_user(state)
@@ -609,19 +620,23 @@ async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
     await vortex.shoe(db, game.id, player(user), "look", count=2)
     [first] = await outbox_rows(db, since, vortex.LOOK)
     await _delivered(db, first, 501)
+    assert await shown_of(db, game.id) == [(vortex.LOOK, 1, 7000, 501)]
+    assert "shown" not in (await state_of(db, game.id))[2]  # the kit's record, not the game's bookkeeping
     [again] = await vortex.resend(db, game.id, user)  # a second copy of the same look
     [copy] = [r for r in await outbox_rows(db, first.id, vortex.LOOK) if r.id == again.id]
-    await _delivered(db, copy, 502)
-    assert (await state_of(db, game.id))[2]["shown"] == [[vortex.LOOK, 1, 7000, 501], [vortex.LOOK, 1, 7000, 502]]
-    assert await outbox_rows(db, since, vortex.RETIRE) == []
+    await _delivered(db, copy, 502)  # one message per step has live buttons: the first copy loses them
+    assert await shown_of(db, game.id) == [(vortex.LOOK, 1, 7000, 502)]
+    assert _retired(await outbox_rows(db, since, vortex.RETIRE)) == [(vortex.LOOK, 501, vortex.MOVED)]
     since = await last_row_id(db)
-    await vortex.shoe(db, game.id, player(user), "shuffle")  # the look is over: both copies lose their buttons
+    await vortex.shoe(db, game.id, player(user), "shuffle")  # the look is over: the copy loses its buttons
     retired = await outbox_rows(db, since, vortex.RETIRE)
     assert [(r.payload["kind"], r.payload["message_id"], r.payload["channel_id"]) for r in retired] == [
-        (vortex.LOOK, 501, 7000), (vortex.LOOK, 502, 7000)]
-    assert (await state_of(db, game.id))[2]["shown"] == []
+        (vortex.LOOK, 502, 7000)]
+    assert _retired(retired) == [(vortex.LOOK, 502, vortex.OVER)]
+    assert await shown_of(db, game.id) == []
 
-    # Put back from one copy: that one shows the outcome (the cog edits it), the other loses its buttons.
+    # Put back from the older copy (clicked before its edit landed): it shows the outcome (the cog
+    # edits it), the newer one loses its buttons.
     since = await last_row_id(db)
     await vortex.shoe(db, game.id, player(user), "look", count=1)
     [look] = await outbox_rows(db, since, vortex.LOOK)
@@ -630,8 +645,15 @@ async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
     [copy] = [r for r in await outbox_rows(db, look.id, vortex.LOOK) if r.id == held.id]
     await _delivered(db, copy, 602)
     since = await last_row_id(db)
-    await vortex.arrange(db, game.id, user, seat=seat, look=look.payload["look"], bottom=frozenset(), message_id=602)
-    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [601]
+    await vortex.arrange(db, game.id, user, seat=seat, look=look.payload["look"], bottom=frozenset(), message_id=601)
+    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [602]
+    # Put back from the message that shows it: nothing else to retire.
+    await vortex.shoe(db, game.id, player(user), "look", count=1)
+    [look] = await outbox_rows(db, since, vortex.LOOK)
+    await _delivered(db, look, 651)
+    since = await last_row_id(db)
+    await vortex.arrange(db, game.id, user, seat=seat, look=look.payload["look"], bottom=frozenset(), message_id=651)
+    assert await outbox_rows(db, since, vortex.RETIRE) == []
 
     # A copy Discord accepts after its step is over loses its buttons at once.
     since = await last_row_id(db)
@@ -640,7 +662,8 @@ async def test_a_looks_dms_lose_their_buttons_when_the_shoe_moves_on(db):
     await vortex.shoe(db, game.id, player(user), "shuffle")
     since = await last_row_id(db)
     await _delivered(db, late, 701)
-    assert [r.payload["message_id"] for r in await outbox_rows(db, since, vortex.RETIRE)] == [701]
+    assert _retired(await outbox_rows(db, since, vortex.RETIRE)) == [(vortex.LOOK, 701, vortex.OVER)]
+    assert await shown_of(db, game.id) == []
 
 
 async def test_a_searchs_dm_loses_its_buttons_when_the_game_is_cancelled_or_ended(db):
@@ -654,7 +677,7 @@ async def test_a_searchs_dm_loses_its_buttons_when_the_game_is_cancelled_or_ende
     await tables.cancel(db, vortex.SPEC, game.id, organizer())
     [retired] = await outbox_rows(db, since, vortex.RETIRE)
     assert retired.payload == {"game_id": game.id, "kind": vortex.SEARCH, "number": 1, "channel_id": 7000,
-                               "message_id": 801}
+                               "message_id": 801, "reason": vortex.OVER}
 
     game, state = await in_play(db)
     user = active_user(state)

@@ -1,0 +1,149 @@
+"""Which message shows what: one record per thing a table shows in a message with live buttons (a
+game's pending pick, an open look or search, a league's take-apart menu), table `shown_messages`.
+
+A thing is named by its owner (the table's kind and id: `Owner`) and a key (e.g. the outbox kind
+that shows it, "vortex.look"); its version says which one (the look's number). The record says
+which version is wanted now and which Discord message shows it. The rules engines know none of it:
+no engine holds a message id.
+
+* `want(session, owner, key, version)`, in the transaction that queues the message: this version is
+  the one to show now. A message showing an older version is returned, to be retired.
+* `record(session, owner, key, version, channel_id, message_id)`, from the outbox's `on_sent` hook
+  (or an interaction that showed it in place): Discord shows it there. The message it replaces (a
+  copy sent again, e.g. by a resend command), or this very message if the key has moved on since
+  it was queued, is returned, to be retired: **one message per key has live buttons**.
+* `retire(session, owner, key)` when the thing is over (a look put back, the game ended): the
+  record goes and its message is returned to be retired, but the message the click came from
+  (`answered`), which the interaction's answer shows.
+* `still_wanted(session, owner, key, version)`: is that version the one to show (for a renderer
+  sending long after the commit, after a crash or a retry)?
+* `show(…)`: `want` and `record` at once, where the newest rendering is the one wanted (Treasure
+  Battler's DMs, versioned by the game's version when rendered).
+
+Retiring a message is the caller's: it queues the edit that takes the buttons off (an outbox row,
+in the same transaction), so what the database says is shown and what Discord shows agree once the
+outbox has run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.store.models import ShownMessage
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The table a record belongs to: its kind ("vortex", "421") and id."""
+
+    kind: str
+    id: int
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A message that showed version `version` of `key` (`payload`: what redrawing it needs)."""
+
+    key: str
+    version: int
+    channel_id: int
+    message_id: int
+    payload: dict | None = None
+
+
+def _where(owner: Owner, key: str | None = None) -> list:
+    where = [ShownMessage.owner_kind == owner.kind, ShownMessage.owner_id == owner.id]
+    return where if key is None else [*where, ShownMessage.key == key]
+
+
+async def _row(session: AsyncSession, owner: Owner, key: str, *, lock: bool = False) -> ShownMessage | None:
+    query = select(ShownMessage).where(*_where(owner, key))
+    return (await session.execute(query.with_for_update() if lock else query)).scalar_one_or_none()
+
+
+def _shown(row: ShownMessage) -> Shown | None:
+    if row.message_id is None or row.channel_id is None:
+        return None
+    return Shown(row.key, row.version, row.channel_id, row.message_id, row.payload)
+
+
+async def want(session: AsyncSession, owner: Owner, key: str, version: int) -> list[Shown]:
+    """`version` of `key` is the one to show now (its message is queued in this transaction). A
+    message that shows an older version is returned, to be retired; one that shows this version
+    stays (the same pick queued again keeps its message until the new one is recorded)."""
+    row = await _row(session, owner, key)
+    if row is None:
+        session.add(ShownMessage(owner_kind=owner.kind, owner_id=owner.id, key=key, version=version))
+        return []
+    if row.version == version:
+        return []
+    old = _shown(row)
+    row.version, row.channel_id, row.message_id, row.payload = version, None, None, None
+    return [old] if old is not None else []
+
+
+async def record(session: AsyncSession, owner: Owner, key: str, version: int, channel_id: int, message_id: int,
+                 payload: dict | None = None) -> list[Shown]:
+    """Discord shows version `version` of `key` in `message_id`. Returns what to retire: the message
+    this one replaces, or this one itself when `key` no longer wants this version (it moved on, or
+    was retired, while the message was on its way)."""
+    this = Shown(key, version, channel_id, message_id, payload)
+    # Locked: an action that moves the key on meanwhile (`want`, under its table's lock) commits
+    # first, and this record then sees the new version.
+    row = await _row(session, owner, key, lock=True)
+    if row is None or row.version != version:
+        return [this]
+    old = _shown(row)
+    row.channel_id, row.message_id, row.payload = channel_id, message_id, payload
+    return [old] if old is not None and old.message_id != message_id else []
+
+
+async def show(session: AsyncSession, owner: Owner, key: str, version: int, channel_id: int, message_id: int,
+               payload: dict | None = None) -> list[Shown]:
+    """`want` and `record` at once, for a thing whose newest rendering is the one wanted (Treasure
+    Battler's DMs: the version is the game's when it was rendered; a message edited in place by an
+    interaction): `message_id` shows `key` unless a newer version is recorded already. Returns what
+    to retire, as `record` does."""
+    row = await _row(session, owner, key, lock=True)
+    if row is not None and row.version > version:
+        return [Shown(key, version, channel_id, message_id, payload)]
+    older = [m for m in await want(session, owner, key, version) if m.message_id != message_id]  # (re-rendered)
+    return older + await record(session, owner, key, version, channel_id, message_id, payload)
+
+
+async def message_of(session: AsyncSession, owner: Owner, key: str) -> Shown | None:
+    """The message that shows `key` now, if one does."""
+    row = await _row(session, owner, key)
+    return None if row is None else _shown(row)
+
+
+async def retire(session: AsyncSession, owner: Owner, key: str | None = None, *,
+                 answered: int | None = None) -> list[Shown]:
+    """`key` (None: every key of `owner`) is over: its records go. Returns their messages to retire,
+    but `answered` (the message whose click ended it: the interaction's answer shows the outcome)."""
+    rows = (await session.execute(select(ShownMessage).where(*_where(owner, key)))).scalars().all()
+    for row in rows:
+        await session.delete(row)
+    gone = [s for row in rows if (s := _shown(row)) is not None]
+    return [s for s in gone if s.message_id != answered]
+
+
+async def still_wanted(session: AsyncSession, owner: Owner, key: str, version: int) -> bool:
+    """Is `version` of `key` the one to show now?"""
+    row = await _row(session, owner, key)
+    return row is not None and row.version == version
+
+
+async def wanted(session: AsyncSession, owner: Owner) -> dict[str, int]:
+    """The version wanted of each key `owner` shows (for a check of every key against the state)."""
+    rows = (await session.execute(select(ShownMessage.key, ShownMessage.version).where(*_where(owner)))).all()
+    return {key: version for key, version in rows}
+
+
+async def showing(session: AsyncSession, owner: Owner) -> list[Shown]:
+    """The messages recorded as showing something of `owner` now."""
+    rows = (await session.execute(select(ShownMessage).where(*_where(owner)).order_by(ShownMessage.key))).scalars()
+    return [s for row in rows if (s := _shown(row)) is not None]
