@@ -282,6 +282,44 @@ async def db(db_url) -> AsyncIterator[Database]:
         await database.dispose()
 
 
+# ---------------------------------------------------------------------------------- scheduling
+#
+# pytest-xdist's `--dist loadscope` hands each worker a whole module at a time, the next one as soon
+# as it is done. So the run ends together on every worker only if the long modules go first and the
+# short ones fill the end: pytest-xdist's own order (most tests first) put one-test e2e modules of
+# half a minute (the kill -9 endurance test) last. Its reordering is off (`--no-loadscope-reorder`
+# in pyproject.toml) and the modules are sorted here by an estimate of their cost, the same in every
+# worker (so their collections agree).
+
+E2E_TEST_COST = 5.0  # seconds, roughly: a bot process, a fake Discord, a flow through both
+ENDURANCE_TEST_COST = 30.0  # tests/e2e/test_endurance_*.py: a whole draft with kills or outages
+BROWSER_TEST_COST = 5.0
+POSTGRES_TEST_COST = 0.4  # a database copied from the template and dropped, a server round trip per statement
+TEST_COST = 0.05
+
+
+def estimated_cost(item: pytest.Item) -> float:
+    """A rough guess of `item`'s seconds, only to order the modules (long ones first)."""
+    if item.nodeid.startswith("tests/e2e/test_endurance_"):
+        return ENDURANCE_TEST_COST
+    if item.nodeid.startswith("tests/e2e/"):
+        return E2E_TEST_COST
+    if "browser" in getattr(item, "fixturenames", ()):
+        return BROWSER_TEST_COST
+    if item.get_closest_marker("postgres") is not None:
+        return POSTGRES_TEST_COST
+    return TEST_COST
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The modules longest first (a stable sort: a module's tests keep their order)."""
+    module_cost: dict[str, float] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        module_cost[module] = module_cost.get(module, 0.0) + estimated_cost(item)
+    items.sort(key=lambda item: -module_cost[item.nodeid.split("::", 1)[0]])
+
+
 def pytest_runtest_logreport(report) -> None:
     # With pytest-xdist this runs in the controller for every worker's report: the summary counts all.
     if report.skipped and isinstance(report.longrepr, tuple) and "browser tests skipped: " in report.longrepr[2]:

@@ -14,6 +14,7 @@ inside functions included:
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -26,6 +27,17 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the file's syntax tree (`ast.walk`), parsed once per content: the tests here
+    read the same 200-odd files again and again."""
+    return _walked(path.read_text())
+
+
+@functools.cache
+def _walked(text: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(ast.parse(text)))
+
+
 def import_graph() -> dict[str, set[str]]:
     """Module -> the bot modules it imports anywhere: at its top level, for type checking, or inside
     a function (one that runs later can't break the import, but it is a circle all the same: the two
@@ -33,7 +45,7 @@ def import_graph() -> dict[str, set[str]]:
     modules = {module_name(p): p for p in BOT.rglob("*.py")}
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in nodes(path):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
                     target = f"{node.module}.{alias.name}"
@@ -126,7 +138,7 @@ def test_the_graph_counts_imports_inside_functions():
 def function_level_imports(path: Path) -> set[str]:
     modules = {module_name(p) for p in BOT.rglob("*.py")}
     found = set()
-    for function in ast.walk(ast.parse(path.read_text())):
+    for function in nodes(path):
         if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             for node in ast.walk(function):
                 if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -138,7 +150,7 @@ def function_level_imports(path: Path) -> set[str]:
 def imports_of(path: Path) -> set[str]:
     """Every module a file imports, anywhere in it (also inside functions)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
