@@ -1,0 +1,122 @@
+"""Rotisserie draft rules: snake order, every card taken once, only the seat on turn picks."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.games.draft.rotisserie_rules import (
+    NotYourTurn,
+    RotisserieConfig,
+    RotisserieState,
+    deal,
+    replay,
+    seat_of_turn,
+)
+from bot.games.draft.rules import CardNotInPack, DraftComplete, DraftError
+
+PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def drafts(draw):
+    seats = draw(st.integers(2, 8))
+    picks = draw(st.integers(1, 12))
+    spare = draw(st.integers(0, 10))
+    duplicates = draw(st.integers(0, 3))
+    cube = [f"Card {i}" for i in range(seats * picks + spare)] + ["Island"] * duplicates
+    cards = draw(st.one_of(st.none(), st.integers(seats * picks, len(cube))))
+    config = RotisserieConfig(seats, picks, cards)
+    return config, deal(cube, config, draw(st.integers(0, 2**32))), random.Random(draw(st.integers(0, 2**32)))
+
+
+def play(config, dealt, rng):
+    state = RotisserieState.new(config, dealt)
+    events = []
+    while not state.is_complete():
+        seat = state.on_turn()
+        for other in range(config.seats):
+            if other != seat:
+                with pytest.raises(NotYourTurn):
+                    state.pick(other, state.cards[0])
+        events.append(state.pick(seat, rng.choice(state.cards)))
+    return state, events
+
+
+def test_snake_order_of_four_seats():
+    assert [seat_of_turn(t, 4) for t in range(12)] == [0, 1, 2, 3, 3, 2, 1, 0, 0, 1, 2, 3]
+
+
+@PROPERTY
+@given(drafts())
+def test_seats_pick_in_snake_order_and_each_makes_its_picks(draft):
+    config, dealt, rng = draft
+    state, events = play(config, dealt, rng)
+    n = config.seats
+    order = [e.seat for e in events]
+    laps = [order[i : i + n] for i in range(0, len(order), n)]
+    for lap, seats in enumerate(laps):
+        assert seats == (list(range(n)) if lap % 2 == 0 else list(range(n))[::-1])
+    assert Counter(order) == {seat: config.picks for seat in range(n)}
+    for seat in range(n):
+        assert [e.pick_number for e in events if e.seat == seat] == list(range(1, config.picks + 1))
+    assert [e.next_seat for e in events] == order[1:] + [None]
+
+
+@PROPERTY
+@given(drafts())
+def test_every_card_is_taken_once_or_left_on_offer(draft):
+    config, dealt, rng = draft
+    state, events = play(config, dealt, rng)
+    pools = Counter(card for seat in range(config.seats) for card in state.pool(seat))
+    assert pools == Counter(e.card for e in events)
+    assert pools + Counter(state.cards) == Counter(dealt)
+    assert len(dealt) == (config.cards or len(dealt))
+    with pytest.raises(DraftComplete):
+        state.pick(0, dealt[0])
+
+
+@PROPERTY
+@given(drafts(), st.data())
+def test_a_taken_card_cannot_be_taken_again(draft, data):
+    config, dealt, rng = draft
+    state, events = play(config, dealt, rng)
+    cut = data.draw(st.integers(0, len(events) - 1))
+    partial = replay(config, dealt, [(e.seat, e.card) for e in events[:cut]])
+    gone = Counter(dealt) - Counter(partial.cards)
+    for card in gone:
+        if card not in partial.cards:
+            with pytest.raises(CardNotInPack):
+                partial.pick(partial.on_turn(), card)
+
+
+@PROPERTY
+@given(drafts(), st.data())
+def test_the_document_and_a_replay_give_the_same_state(draft, data):
+    config, dealt, rng = draft
+    state, events = play(config, dealt, rng)
+    cut = data.draw(st.integers(0, len(events)))
+    partial = replay(config, dealt, [(e.seat, e.card) for e in events[:cut]])
+    assert RotisserieState.from_dict(partial.to_dict(), config) == partial
+    for e in events[cut:]:
+        partial.pick(e.seat, e.card)
+    assert partial == state
+
+
+def test_the_seat_not_on_turn_is_told_how_many_turns_it_waits():
+    state = RotisserieState.new(RotisserieConfig(3, 2), [f"C{i}" for i in range(6)])
+    with pytest.raises(NotYourTurn, match="you pick in 2 turns"):
+        state.pick(2, "C0")
+    state.pick(0, "C0")
+    assert [state.after(seat) for seat in range(3)] == [4, 0, 1]
+
+
+def test_too_few_cards_for_the_table_are_refused():
+    with pytest.raises(DraftError, match="too few"):
+        RotisserieConfig(4, 45, cards=100).validate()
+    with pytest.raises(DraftError, match="cube is too small"):
+        deal([f"C{i}" for i in range(50)], RotisserieConfig(2, 30), 1)
