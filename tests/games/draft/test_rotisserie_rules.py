@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import asdict
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.cards.shipped import load_shipped_cubes
+from bot.games.draft import bots
 from bot.games.draft.rotisserie_rules import (
     NotYourTurn,
     RotisserieConfig,
@@ -120,3 +123,23 @@ def test_too_few_cards_for_the_table_are_refused():
         RotisserieConfig(4, 45, cards=100).validate()
     with pytest.raises(DraftError, match="cube is too small"):
         deal([f"C{i}" for i in range(50)], RotisserieConfig(2, 30), 1)
+
+
+def test_bots_draft_a_rotisserie_on_colour_from_the_whole_offer():
+    """A bot seat of a Rotisserie picks as a booster draft's bot does, from every card on offer:
+    after its first picks, nearly all its cards are in its pool's two colours."""
+    entries = [{k: v for k, v in asdict(card).items() if v is not None}
+               for card in load_shipped_cubes()["goldfish"].cards.cards]
+    book = bots.CardBook(entries)
+    config = RotisserieConfig(4, 30)
+    state = RotisserieState.new(config, deal([entry["name"] for entry in entries], config, 3))
+    while not state.is_complete():
+        seat = state.on_turn()
+        state.pick(seat, bots.pick_for_seat(book, state.cards, state.pool(seat), draft_seed=3, seat=seat,
+                                            picks_per_seat=config.picks, bot=True))
+    for seat in range(config.seats):
+        pool = state.pool(seat)
+        pair = bots.deck_colours(book, pool)
+        later = [book.profile(name) for name in pool[8:]]
+        on_colour = sum(1 for card in later if not card.colours & ~pair) / len(later)
+        assert on_colour >= 0.8, (seat, on_colour)
