@@ -43,7 +43,7 @@ def run(drafts: int = 3, cube: str = "goldfish", clock=time.perf_counter) -> dic
             card = bots.pick_for_seat(book, state.cards, state.pool(seat), draft_seed=seed, seat=seat,
                                       picks_per_seat=config.picks, bot=True)
             chosen = clock()
-            state.pick(seat, card)
+            state.take(seat, card)
             engine.append(clock() - chosen)
             choice.append(chosen - started)
             if state.sequence == 1:

@@ -19,7 +19,16 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.games.draft.rules import MAX_SEATS, MIN_SEATS, CardNotInPack, DraftComplete, DraftError, NotYourPack
+from bot.games.draft.rules import (
+    MAX_SEATS,
+    MIN_SEATS,
+    CardNotInPack,
+    DraftComplete,
+    DraftError,
+    NotYourPack,
+    PackState,
+    PickEvent,
+)
 from bot.kit.text import plural
 
 SCHEMA_VERSION = 1
@@ -141,6 +150,7 @@ class RotisserieState:
         self._check_seat(seat)
         return [card for who, card in self.picks if who == seat]
 
+    @property
     def picks_by_seat(self) -> list[int]:
         counts = [0] * self.config.seats
         for seat, _card in self.picks:
@@ -149,7 +159,7 @@ class RotisserieState:
 
     # ----------------------------------------------------------------- the one mutation
 
-    def pick(self, seat: int, card: str) -> RotisseriePick:
+    def take(self, seat: int, card: str) -> RotisseriePick:
         """Take ``card`` for ``seat``. Raises (changing nothing) :class:`DraftComplete`,
         :class:`NotYourTurn` when another seat is on turn, :class:`CardNotInPack` when the card is
         not (or no longer) on offer."""
@@ -167,9 +177,66 @@ class RotisserieState:
             raise CardNotInPack(f"{card} is not on offer (any more).") from None
         self.picks.append((seat, card))
         return RotisseriePick(
-            seat=seat, card=card, sequence=self.sequence, pick_number=self.picks_by_seat()[seat],
+            seat=seat, card=card, sequence=self.sequence, pick_number=self.picks_by_seat[seat],
             next_seat=self.on_turn(),
         )
+
+    # ----------------------------------------------------------------- as the pods read a draft
+
+    # A pod's use cases (picks, bot seats, timers, waits, views) read a draft through the booster
+    # engine's queries (`rules.DraftState`). A Rotisserie answers them as one pack, id 0 of round 0,
+    # holding every card on offer and held by the seat on turn: its pick rows are pack 0's picks.
+
+    @property
+    def packs(self) -> list[PackState]:
+        return [PackState(0, 0, 0, self.cards, self.sequence, self.sequence)]
+
+    def head(self, seat: int) -> PackState | None:
+        """The offer, for the seat on turn; None for every other seat."""
+        self._check_seat(seat)
+        return self.packs[0] if seat == self.on_turn() else None
+
+    def heads(self) -> list[PackState | None]:
+        offer = self.packs[0]
+        return [offer if seat == self.on_turn() else None for seat in range(self.config.seats)]
+
+    def queue(self, seat: int) -> list[PackState]:
+        head = self.head(seat)
+        return [] if head is None else [head]
+
+    def current_round(self, seat: int) -> int:
+        """0 until the seat has made all its picks, then 1 (the booster engine's "after the last pack")."""
+        self._check_seat(seat)
+        return 0 if self.picks_by_seat[seat] < self.config.picks else 1
+
+    def waiting_on(self) -> list[int]:
+        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
+
+    def next_pack_from(self, seat: int) -> int | None:
+        """The seat on turn, for a seat that waits for its next turn."""
+        if self.head(seat) is not None or self.after(seat) is None:
+            return None
+        return self.on_turn()
+
+    def total_picks(self) -> int:
+        return self.config.total_picks
+
+    def picks_remaining(self) -> int:
+        return self.config.total_picks - self.sequence
+
+    def pick(self, seat: int, pack_id: int, card: str) -> PickEvent:
+        """:meth:`take` as the booster engine's pick from pack 0 (any other pack is none of this draft)."""
+        if pack_id != 0:
+            raise NotYourPack("That pack does not exist in this draft.")
+        taken = self.take(seat, card)
+        following = taken.next_seat
+        return PickEvent(
+            seat=seat, pack_id=0, round=0, pick_number=taken.pick_number, card=card, sequence=taken.sequence,
+            passed_to=following, newly_available=[] if following is None else [(following, 0)],
+        )
+
+    def copy(self) -> RotisserieState:
+        return RotisserieState(self.config, list(self.cards), list(self.picks))
 
     def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.config.seats:
@@ -180,5 +247,5 @@ def replay(config: RotisserieConfig, dealt: Sequence[str], picks: Iterable[tuple
     """Rebuild a Rotisserie draft from its dealt cards and the ordered ``(seat, card)`` picks."""
     state = RotisserieState.new(config, dealt)
     for seat, card in picks:
-        state.pick(seat, card)
+        state.take(seat, card)
     return state

@@ -45,8 +45,8 @@ def play(config, dealt, rng):
         for other in range(config.seats):
             if other != seat:
                 with pytest.raises(NotYourTurn):
-                    state.pick(other, state.cards[0])
-        events.append(state.pick(seat, rng.choice(state.cards)))
+                    state.take(other, state.cards[0])
+        events.append(state.take(seat, rng.choice(state.cards)))
     return state, events
 
 
@@ -80,7 +80,7 @@ def test_every_card_is_taken_once_or_left_on_offer(draft):
     assert pools + Counter(state.cards) == Counter(dealt)
     assert len(dealt) == (config.cards or len(dealt))
     with pytest.raises(DraftComplete):
-        state.pick(0, dealt[0])
+        state.take(0, dealt[0])
 
 
 @PROPERTY
@@ -94,7 +94,7 @@ def test_a_taken_card_cannot_be_taken_again(draft, data):
     for card in gone:
         if card not in partial.cards:
             with pytest.raises(CardNotInPack):
-                partial.pick(partial.on_turn(), card)
+                partial.take(partial.on_turn(), card)
 
 
 @PROPERTY
@@ -106,15 +106,15 @@ def test_the_document_and_a_replay_give_the_same_state(draft, data):
     partial = replay(config, dealt, [(e.seat, e.card) for e in events[:cut]])
     assert RotisserieState.from_dict(partial.to_dict(), config) == partial
     for e in events[cut:]:
-        partial.pick(e.seat, e.card)
+        partial.take(e.seat, e.card)
     assert partial == state
 
 
 def test_the_seat_not_on_turn_is_told_how_many_turns_it_waits():
     state = RotisserieState.new(RotisserieConfig(3, 2), [f"C{i}" for i in range(6)])
     with pytest.raises(NotYourTurn, match="you pick in 2 turns"):
-        state.pick(2, "C0")
-    state.pick(0, "C0")
+        state.take(2, "C0")
+    state.take(0, "C0")
     assert [state.after(seat) for seat in range(3)] == [4, 0, 1]
 
 
@@ -135,7 +135,7 @@ def test_bots_draft_a_rotisserie_on_colour_from_the_whole_offer():
     state = RotisserieState.new(config, deal([entry["name"] for entry in entries], config, 3))
     while not state.is_complete():
         seat = state.on_turn()
-        state.pick(seat, bots.pick_for_seat(book, state.cards, state.pool(seat), draft_seed=3, seat=seat,
+        state.take(seat, bots.pick_for_seat(book, state.cards, state.pool(seat), draft_seed=3, seat=seat,
                                             picks_per_seat=config.picks, bot=True))
     for seat in range(config.seats):
         pool = state.pool(seat)
@@ -143,3 +143,29 @@ def test_bots_draft_a_rotisserie_on_colour_from_the_whole_offer():
         later = [book.profile(name) for name in pool[8:]]
         on_colour = sum(1 for card in later if not card.colours & ~pair) / len(later)
         assert on_colour >= 0.8, (seat, on_colour)
+
+
+@PROPERTY
+@given(drafts())
+def test_a_pod_reads_it_as_one_pack_held_by_the_seat_on_turn(draft):
+    """What the pods' use cases ask of a draft (the booster engine's queries): one pack, id 0,
+    every card on offer, held by the seat on turn; the others wait on that seat."""
+    config, dealt, rng = draft
+    state = RotisserieState.new(config, dealt)
+    while not state.is_complete():
+        seat = state.on_turn()
+        heads = state.heads()
+        assert [s for s, head in enumerate(heads) if head is not None] == [seat] == state.waiting_on()
+        offer = heads[seat]
+        assert (offer.pack_id, offer.round, offer.cards, offer.picks_made) == (0, 0, state.cards, state.sequence)
+        for other in range(config.seats):
+            if other != seat:
+                assert state.queue(other) == [] and state.head(other) is None
+                assert state.next_pack_from(other) == (seat if state.after(other) is not None else None)
+        event = state.pick(seat, 0, rng.choice(offer.cards))
+        assert event.sequence == state.sequence and event.passed_to == state.on_turn()
+        assert event.newly_available == ([] if state.is_complete() else [(state.on_turn(), 0)])
+        assert state.picks_by_seat[seat] == event.pick_number
+    assert state.heads() == [None] * config.seats and state.picks_remaining() == 0
+    with pytest.raises(DraftComplete):
+        state.pick(0, 0, dealt[0])

@@ -55,7 +55,7 @@ def test_a_rotisserie_log_lists_each_pick_as_draftmancer_does():
     state, rng, picks = rotisserie_rules.RotisserieState.new(config, dealt), random.Random(1), []
     while not state.is_complete():
         picks.append((seat := state.on_turn(), card := rng.choice(state.cards)))
-        state.pick(seat, card)
+        state.take(seat, card)
     log = json.loads(json.dumps(rotisserie_log(record(3), config, dealt, picks)))
     assert problems(log, [ROTISSERIE_PICK]) == []
     assert log["type"] == "Rotisserie Draft" and log["boosters"] == [] and len(log["carddata"]) == 15
