@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service import variants
 from bot.kit import deadlines, documents, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, engine_refusals
 from bot.kit.events import Payload
@@ -341,10 +342,9 @@ class PodDocuments(documents.Documents[Any, Any, engine.DraftState]):
         marks = [_seat_marks(seat) for seat in seats]
         if row.state is None:
             return Pod(row, seats, None, loaded_seats=marks)
-        config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
         bookkeeping = row.bookkeeping or {}
         clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
-        return Pod(row, seats, engine.DraftState.from_dict(row.state, config), bookkeeping, clocks=clocks,
+        return Pod(row, seats, variants.decode(row, len(seats)), bookkeeping, clocks=clocks,
                    timer_due=_parse_iso(bookkeeping.get("timer_due")), loaded_seats=marks)
 
     def playing(self, game: Pod, actor: tables.Actor) -> tuple[engine.DraftState, Any]:  # type: ignore[override]
