@@ -15,7 +15,7 @@ FORMAT = Format(
     spec=drafts.SPEC,
     components=(ui.LobbyButton, ui.PickButton, ui.PickSelect),
     outbox_kinds=(drafts.PACK, drafts.RETIRE, drafts.CLOSE_PACK, drafts.DMS_CLOSED, drafts.REMINDER, drafts.TIMED_OUT,
-                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM),
+                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     web=f"{__name__}.web",
     help=FormatHelp(

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service import turns
 from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
 from bot.kit import deadlines, outbox, private_pages
 from bot.kit.errors import PermissionDenied
@@ -189,7 +190,10 @@ async def queue_packs(
 ) -> tuple[list[PackPrompt], outbox.Queued | None]:
     """Queue the current pack of every human seat in `seats` whose DMs are open. The pack of
     `hold_seat` (the picker) is held for the caller, who usually shows it in its interaction
-    response; the rest are sent right after the commit. Returns every prompt, and the held row."""
+    response; the rest are sent right after the commit. Returns every prompt, and the held row.
+    A draft variant announces its turns its own way (`turns.queue_turns`)."""
+    if pod.row.variant is not None:
+        return await turns.queue_turns(session, pod, seats)
     prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
     sendable = [p for p in prompts if not p.dm_closed]
     held = [pack_message(p) for p in sendable if p.seat == hold_seat]
