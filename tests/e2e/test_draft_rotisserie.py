@@ -4,12 +4,13 @@ middle, and the end. Only the player on turn is pinged; nothing is lost or doubl
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from bot.games.draft.rotisserie_rules import seat_of_turn
-from tests.e2e.drivers.draft import age_waits, join_all, stored_picks
+from tests.e2e.drivers.draft import age_waits, download_log, join_all, stored_picks
 
 pytestmark = pytest.mark.e2e
 
@@ -49,6 +50,9 @@ async def test_a_rotisserie_of_three_players_and_a_bot_with_a_timer_and_a_kill(f
                               options={"cube": "goldfish", "picks": PICKS, "cards": OFFER, "seats": 4, "bots": 1,
                                        "pick_timer": 1})
     pod_id = int(re.search(r"#(\d+)", result.content).group(1))
+    lobby = result.message["embeds"][0]
+    assert lobby["title"].startswith(f"Rotisserie draft #{pod_id}") and "4 picks each from 24 cards" in lobby["description"]
+    assert "pick in turn with `/draft take`" in lobby["footer"]["text"]
     await join_all(fake, result.message, pod_id, players)  # the fourth seat is the bot's: it begins
 
     seen, turns, timed_out, killed = set(), 0, False, False
@@ -60,6 +64,9 @@ async def test_a_rotisserie_of_three_players_and_a_bot_with_a_timer_and_a_kill(f
         refused = await fake.slash(others[0], "draft take", guild_id=world.guild, channel_id=world.channel,
                                    options={"card": "anything"})
         assert refused.ephemeral and "not your turn" in refused.content
+        if turns == 1:
+            status = await fake.slash(user, "draft status", guild_id=world.guild, channel_id=world.channel)
+            assert "on turn" in status.message["embeds"][0]["description"] and "pack" not in status.content
         if not timed_out:  # the first player to be on turn lets the timer pick
             timed_out = True
             await age_waits(bot, pod_id, 61, users=[user])
@@ -80,6 +87,17 @@ async def test_a_rotisserie_of_three_players_and_a_bot_with_a_timer_and_a_kill(f
     sources = [p["source"] for p in picks]
     assert sources.count("timeout") == 1 and sources.count("command") == len(seen)
     assert {p["source"] for p in picks if p["user_id"] < 0} == {"bot"}
+    summary = await fake.wait_for(lambda: [m for m in fake.messages(world.channel)
+                                           if "is complete" in (m.get("content") or "")], what="the summary")
+    assert "Each player's pool is in their DMs" in summary[0]["content"]
     for player in players:  # every player gets their pool once
         await fake.wait_for(lambda p=player: any("pool" in (m.get("content") or "").lower() or m.get("embeds")
                                                  for m in fake.dms(p)), what=f"pool of {player}")
+    # The logs: Draftmancer's (its Rotisserie pick type) and a summary; Magic Online's logs packs.
+    name, data = await download_log(fake, world, players[0], "draftmancer")
+    log = json.loads(data)
+    assert log["type"] == "Rotisserie Draft" and log["boosters"] == []
+    assert sum(len(user["picks"]) for user in log["users"].values()) == 4 * PICKS
+    name, data = await download_log(fake, world, players[0], "summary")
+    assert data.decode().count(": ") >= 4 * PICKS and "Rotisserie draft #" in data.decode()
+    assert "no packs for a Magic Online log" in await download_log(fake, world, players[0], "mtgo")

@@ -64,7 +64,7 @@ class DraftCog(TableCog):
         return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
 
     def begun_text(self, table: drafts.PodView) -> str:
-        return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
+        return ui.begun_text(table)
 
     async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
         """A full lobby begins at once, on the organizer's behalf."""

@@ -314,8 +314,10 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pod_id = ref.pod_id
     pod, pools = await drafts.summary_of(ctx.db, pod_id)
     lines = [
-        f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
-        "`/draft pool` shows it to them again, `/draft export` as a deck file.",
+        f"🏁 **Draft #{pod_id} is complete.** "
+        + ("Each player's pool is in their DMs; " if pod.variant else
+           "Each player's pack message (in their DMs) now shows their pool; ")
+        + "`/draft pool` shows it to them again, `/draft export` as a deck file.",
         *(f"{drafts.seat_name(uid)}: {plural(len(cards), 'card')}, first {plural_word(min(len(cards), 3), 'pick')} "
           f"{', '.join(escape(c) for c in cards[:3])}" for uid, cards in pools.items()),
     ]

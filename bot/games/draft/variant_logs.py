@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.games.draft import grid_rules, rotisserie_rules, winston_rules
 from bot.games.draft.logs import LogSeat, draftmancer_card, draftmancer_document
 from bot.games.draft.rules import DraftError
+from bot.kit.text import plural
 
 
 @dataclass(frozen=True)
@@ -107,3 +108,22 @@ def winston_log(record: VariantRecord, config: winston_rules.WinstonConfig, deal
     _over(state.is_complete())
     return draftmancer_document("Winston Draft", record, boosters=[[ids[c] for c in dealt]], carddata=carddata,
                                users=users)
+
+
+def rotisserie_summary(record: VariantRecord, config: rotisserie_rules.RotisserieConfig, dealt: Sequence[str],
+                       picks: Sequence[tuple[int, str]]) -> str:
+    """A complete Rotisserie draft in plain text: the table, every pick in order, each player's pool."""
+    state = _replayed(rotisserie_rules.replay, config, dealt, picks)
+    _over(state.is_complete())
+    names = [" ".join(seat.name.split()) + (" (bot)" if seat.bot else "") for seat in record.seats]
+    lines = [
+        f"Rotisserie draft #{record.draft_id} · {' '.join(record.title.split())}",
+        f"{plural(config.seats, 'player')} · {plural(config.picks, 'pick')} each from {plural(len(dealt), 'card')} "
+        f"face up · finished {record.finished_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC",
+        "Picks in turn, seat 1 to the last and back:",
+        *(f"  {number}. {names[seat]}: {card}" for number, (seat, card) in enumerate(picks, 1)),
+    ]
+    for seat, name in enumerate(names):
+        pool = state.pool(seat)
+        lines += ["", f"{name} (seat {seat + 1}), pool ({plural(len(pool), 'card')}): {', '.join(pool)}"]
+    return "\n".join(lines) + "\n"
