@@ -39,7 +39,10 @@ FORMAT = Format(
               "queue; nobody picks from a later pack while an earlier one can still reach them. With a pick "
               "timer, a player who runs out of time gets a pick made for them; after 3 in a row a bot takes "
               "the seat until they come back with `/draft rejoin`.",
-        more="`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
+        more="`/draft rotisserie cube:` (organizer) opens a Rotisserie draft: the cube face up, everyone takes one card "
+             "at a time in snake order (1, 2, 3, 3, 2, 1, …), pinged here on their turn, with `/draft take` "
+             "(it suggests the cards on offer by name, colour or type) · "
+             "`/draft start … bots:N` seats bot drafters · `/draft replace` (organizer) hands a seat to a bot · "
              "`/draft rejoin` takes it back · `/draft seat` (organizer) gives a bot's seat to a new player · "
              "`/draft log` the complete draft as a Draftmancer, MTGO or text log.",
     ),
