@@ -13,6 +13,7 @@ from bot.games.draft import service as drafts
 from bot.games.draft.models import DraftPick
 from bot.games.draft.rotisserie_rules import seat_of_turn
 from bot.kit.errors import Conflict, UserError
+from bot.store.models import OutboxMessage
 from bot.store.types import utcnow
 from tests.common import CHANNEL, player
 from tests.common import ORG as ADMIN
@@ -82,3 +83,21 @@ async def test_a_rotisserie_lobby_needs_cards_for_every_pick(db):
     begun = await drafts.begin(db, pod.id, ADMIN)
     assert len(begun.prompts[0].cards) == 60  # the whole cube face up
     assert Counter(begun.prompts[0].cards) == Counter(f"Card {i:03d}" for i in range(60))
+
+
+async def test_a_rotisserie_sends_no_pack_its_turns_are_posted_in_the_channel(db):
+    pod = await rotisserie(db, players=2)
+    begun = await drafts.begin(db, pod.id, ADMIN)
+    first = begun.prompts[0].user_id
+    with pytest.raises(UserError, match="sends no packs"):
+        await drafts.resend(db, pod.id, first)
+    with pytest.raises(UserError, match="`/draft take`"):
+        await drafts.current_prompt(db, pod.id, first)
+    await drafts.replace_with_bot(db, pod.id, first, ADMIN)  # the bot takes the seat's turn at once
+    await drafts.rejoin(db, pod.id, in_dm(first))
+    async with db.read() as session:
+        kinds = Counter((row.kind, row.channel_id, row.user_id) for row in
+                        (await session.execute(select(OutboxMessage))).scalars())
+    assert not [kind for kind, _, _ in kinds if kind == drafts.PACK]
+    turns = [(channel, user) for kind, channel, user in kinds if kind == "draft.turn"]
+    assert turns and all(channel == CHANNEL and user is None for channel, user in turns)

@@ -27,7 +27,7 @@ from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, D
 from bot.games.draft.service import turns
 from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
 from bot.kit import deadlines, outbox, private_pages
-from bot.kit.errors import PermissionDenied
+from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -338,12 +338,16 @@ outbox.on_dm_closed(PACK, _dms_closed)
 # --- lookups ---------------------------------------------------------------------------------------------
 
 
-async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt | None:
+async def current_prompt(db: Database, pod_id: int, user_id: int, *, variant: bool = False) -> PackPrompt | None:
+    """The player's current pack (None: none now); a draft variant's turn only when asked for (`variant`):
+    it has no pack to show or DM."""
     async with db.read() as session:
         pod = await GAMES.load(session, pod_id, lock=False)
         row = pod.seat_of(user_id)
         if row is None or row.seat is None:
             raise PermissionDenied("You are not playing in that draft.")
+        if pod.row.variant is not None and not variant:
+            raise UserError(turns.NO_PACKS)
         if pod.row.status != STATUSES.running:
             return None
         return prompt_for(pod, row.seat)

@@ -54,7 +54,7 @@ def matching(cards: list[Offered], typed: str) -> list[Offered]:
 async def take_index(db: Database, pod_id: int, actor: tables.Actor, card: str) -> tuple[PackPrompt, int]:
     """The actor's turn in a running Rotisserie and the index of `card` on offer (Conflict: not their
     turn, or the card is gone), for `drafts.pick`."""
-    prompt = await current_prompt(db, pod_id, actor.user_id)
+    prompt = await current_prompt(db, pod_id, actor.user_id, variant=True)
     if prompt is None:
         raise Conflict("It is not your turn: I'll ping you in the draft's channel when it is.")
     try:

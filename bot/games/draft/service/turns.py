@@ -13,6 +13,8 @@ from bot.kit import outbox
 from bot.kit.events import Payload
 
 TURN = "draft.turn"  # in the channel: whose pick it is in a Rotisserie (payload: Turn)
+NO_PACKS = ("A Rotisserie draft sends no packs: on your turn you are pinged in the draft's channel, and you take "
+            "a card there with `/draft take`.")
 
 
 @dataclass(frozen=True)
