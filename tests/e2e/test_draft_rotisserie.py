@@ -67,9 +67,12 @@ async def test_a_rotisserie_of_three_players_and_a_bot_with_a_timer_and_a_kill(f
         if turns == 1:
             status = await fake.slash(user, "draft status", guild_id=world.guild, channel_id=world.channel)
             assert "on turn" in status.message["embeds"][0]["description"] and "pack" not in status.content
-        if not timed_out:  # the first player to be on turn lets the timer pick
+        if not timed_out:  # the first player to be on turn is reminded, then lets the timer pick
             timed_out = True
-            await age_waits(bot, pod_id, 61, users=[user])
+            await age_waits(bot, pod_id, 31, users=[user])
+            await fake.wait_for(lambda u=user: any("it is your turn (`/draft take`" in (m.get("content") or "")
+                                                   for m in fake.dms(u)), what="the reminder")
+            await age_waits(bot, pod_id, 31, users=[user])
             await fake.wait_for(lambda t=turns: len(turn_posts(fake, world)) > t,
                                 what="the timer's pick and the next turn", timeout=15)
             continue
