@@ -283,7 +283,7 @@ async def confirm(confirmation: Confirmation, ctx: Delivery) -> Outgoing | None:
 
 @renders(drafts.REMINDER, PodRef)
 async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
-    if (await drafts.get_pod(ctx.db, pod.pod_id)).variant is not None:
+    if pod.variant is not None:
         return Outgoing(content=f"⏰ Half your pick time is gone in Rotisserie draft #{pod.pod_id}: it is your turn "
                                 "(`/draft take` in the draft's channel).")
     return Outgoing(content=f"⏰ Half your pick time is gone in draft #{pod.pod_id}: your pack is waiting above.")

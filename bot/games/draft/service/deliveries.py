@@ -99,9 +99,10 @@ class Notice(Payload):
 
 @dataclass(frozen=True)
 class PodRef(Payload):
-    """The pod a reminder or the channel's summary is about."""
+    """The pod a reminder or the channel's summary is about (`variant`: a reminder's draft variant)."""
 
     pod_id: int
+    variant: str | None = None
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
