@@ -6,7 +6,8 @@ Runs, one after the other (about 4 minutes on 2 cores):
   * REST calls per pick by pick mode, end to end (`bench_rest_calls`: the real bot, the fake Discord),
     and in reactions mode once more with players taking 0-4 s a pick;
   * picks on SQLite and PostgreSQL (`bench_draft`): pick ÷ bare insert, saturation, latency at an
-    offered 500 picks/s, and CPU per pick; beside them a set draft's booster collation (`bench_boosters`);
+    offered 500 picks/s, and CPU per pick; beside them a set draft's booster collation (`bench_boosters`)
+    and a Rotisserie pick, the engine's and a bot's choice from the whole offer (`bench_rotisserie`);
   * a sweep with nothing due at 1,000 and 10,000 running pods (`bench_sweep`);
   * a restart with 1,000 active pods (`bench_restart`): memory per active pod, the time to the first
     queued pack re-sent, and the reaction reconciliation's reads;
@@ -45,6 +46,7 @@ from benchmarks import (  # noqa: E402
     bench_pictures,
     bench_rest_calls,
     bench_restart,
+    bench_rotisserie,
     bench_sweep,
     bench_swiss,
     bench_web,
@@ -104,6 +106,7 @@ async def picks(args) -> list[Row]:
     options = bench_draft.options(["--postgres", args.postgres] + (["--sqlite-only"] if args.sqlite_only else []))
     results = await bench_draft.run(options, quiet=True)
     collation = bench_boosters.run()  # measured in the same run, so its ratio to a pick holds on a busy machine
+    rotisserie = bench_rotisserie.run()
     rows: list[Row] = []
     for backend, name in (("sqlite", "SQLite"), ("postgresql", "PostgreSQL")):
         f = results[backend]
@@ -122,6 +125,12 @@ async def picks(args) -> list[Row]:
                 f"8-seat, 3-pack draft's {bench_boosters.DRAFT_BOOSTERS} boosters: {ms(collation['deal_p50'])})",
                 f"{collation['booster_p50'] / f['pick_p50']:.3f}× ({collation['booster_p50'] * 1e6:.0f} µs ÷ "
                 f"{ms(f['pick_p50'])})"),
+            Row(f"picks, {name}", f"a Rotisserie pick ÷ one pick, idle: the engine's, and a bot's choice from "
+                f"{rotisserie['offer']} cards face up ({rotisserie['seats']} seats × {rotisserie['picks']}; the service's "
+                "Rotisserie pick is not measured: the variant is not wired to the pods yet)",
+                f"engine {rotisserie['engine_p50'] / f['pick_p50']:.3f}× ({rotisserie['engine_p50'] * 1e6:.0f} µs); "
+                f"bot {rotisserie['bot_p50'] / f['pick_p50']:.2f}× ({ms(rotisserie['bot_p50'])}, "
+                f"{ms(rotisserie['bot_first_p50'])} from the full offer)"),
             Row(f"picks, {name}", f"saturation, {f['pods']} concurrent 8-seat pods",
                 f"{f['throughput']:,.0f} picks/s; CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick"
                 f" (≈ {1 / f['cpu_per_pick']:,.0f}/s per idle core); {f['jobs_per_batch']:.0f} picks per commit",

@@ -345,3 +345,26 @@ async def test_a_pool_shows_its_cards_images_in_piles_by_mana_value_with_its_exp
         assert everyone.count(f'alt="{escape(cards[0])}"') + everyone.count(f'>{escape(cards[0])}</span>') >= 1
         packs = await page(client, links.event("draft", pod.id) + "?seat=1")
         assert packs.count('class="picked"') == 10 and packs.count('loading="lazy"') > 10
+
+
+async def test_a_rotisserie_shows_its_progress_then_its_pools_and_no_packs(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod = await drafts.create_rotisserie_pod(db, ORG, channel_id=CHANNEL, cube=cube(), picks=4, offer=20, seed=5,
+                                             max_seats=3)
+    for user in USERS:
+        await drafts.join(db, pod.id, player(user))
+    prompts = (await drafts.begin(db, pod.id, ORG)).prompts
+    path = links.event("draft", pod.id)
+    async with site_client(db) as client:
+        pending = await play_out(db, prompts, random.Random(2), stop_after=5)
+        text = visible(await page(client, path))
+        assert "Rotisserie draft · drafting · Test cube · 3 players · 4 picks each from 20 cards face up" in text
+        assert "5 of 12 picks made" in text and "Card" not in text  # no card on offer or taken
+        await play_out(db, pending.values(), random.Random(3))
+        html = await page(client, path)
+        for cards in (await drafts.all_pools(db, pod.id)).values():
+            assert all(str(escape(card)) in html for card in cards)
+        assert "?seat=" not in html and "mtgo.txt" not in html  # no packs to show a seat, no log files yet
+        assert "Pools" in visible(await page(client, path + "?seat=1"))  # a seat's packs: none, the pools again
+        await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json"), status=404)

@@ -15,7 +15,7 @@ FORMAT = Format(
     spec=drafts.SPEC,
     components=(ui.LobbyButton, ui.PickButton, ui.PickSelect),
     outbox_kinds=(drafts.PACK, drafts.RETIRE, drafts.CLOSE_PACK, drafts.DMS_CLOSED, drafts.REMINDER, drafts.TIMED_OUT,
-                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM),
+                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     web=f"{__name__}.web",
     help=FormatHelp(
@@ -33,7 +33,7 @@ FORMAT = Format(
             "**End:** after the last pick everyone gets their pool; `/draft export` a deck file. "
             "`/draft cancel` (organizer; asks first) stops it.",
         ),
-        more="`/draft pick` when your DMs are closed · `/draft replace`, `/draft rejoin`, `/draft seat` for "
-             "bot seats · `/draft log` the whole draft.",
+        more="`/draft rotisserie`: the cube face up, a card each in snake order (`/draft take`) · "
+             "`/draft replace`, `rejoin`, `seat` for bot seats · `/draft log`.",
     ),
 )

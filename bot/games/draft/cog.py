@@ -14,8 +14,8 @@ from bot.cards.export import FORMATS, export
 from bot.features.config import service as guild_config
 from bot.features.cubes.ui import cube_autocomplete
 from bot.features.sets.ui import set_key_autocomplete
+from bot.games.draft import rotisserie_cog, ui
 from bot.games.draft import service as drafts
-from bot.games.draft import ui
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
 from bot.games.draft.reaction_picks import DraftReactions
@@ -64,7 +64,7 @@ class DraftCog(TableCog):
         return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
 
     def begun_text(self, table: drafts.PodView) -> str:
-        return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
+        return ui.begun_text(table)
 
     async def after_join(self, interaction: discord.Interaction, pod: drafts.PodView, *, by_button: bool) -> bool:
         """A full lobby begins at once, on the organizer's behalf."""
@@ -297,3 +297,4 @@ class DraftCog(TableCog):
 
 async def setup(bot: KitBot) -> None:
     await bot.add_cog(DraftCog(bot))
+    await rotisserie_cog.setup(bot)  # /draft rotisserie and /draft take: a Rotisserie's commands

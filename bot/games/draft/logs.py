@@ -36,6 +36,8 @@ __all__ = [
     "LogPick",
     "LogSeat",
     "PickView",
+    "draftmancer_card",
+    "draftmancer_document",
     "draftmancer_log",
     "listed",
     "mtgo_log",
@@ -181,41 +183,49 @@ def draftmancer_log(record: DraftRecord) -> dict[str, Any]:
     """
     seen = listed(record)
     names = list(dict.fromkeys(card for pack in record.packs for card in pack))
-    carddata = {name: _draftmancer_card(name, record.cards.get(name, {})) for name in names}
+    carddata = {name: draftmancer_card(name, record.cards.get(name, {})) for name in names}
     ids = {name: card["id"] for name, card in carddata.items()}
-    users = {}
-    for seat, (player, picks) in enumerate(zip(record.seats, seen, strict=True)):
-        user_id = f"seat-{seat + 1}"
-        users[user_id] = {
-            "userID": user_id,
-            "userName": _one_line(player.name),
-            "isBot": player.bot,
-            "picks": [
-                {"packNum": view.round, "pickNum": view.pick_number - 1, "pick": [view.index], "burn": [],
-                 "booster": [ids[card] for card in view.pack]}
-                for view in picks
-            ],
-            "cards": [ids[view.card] for view in picks],
-        }
+    users = [
+        ([{"packNum": view.round, "pickNum": view.pick_number - 1, "pick": [view.index], "burn": [],
+           "booster": [ids[card] for card in view.pack]} for view in picks],
+         [ids[view.card] for view in picks])
+        for picks in seen
+    ]
+    return draftmancer_document(
+        "Draft", record, boosters=[[ids[card] for card in pack] for pack in record.packs], carddata=carddata,
+        users=users,
+    )
+
+
+def draftmancer_document(kind: str, record: Any, *, boosters: list, carddata: Mapping[str, dict],
+                         users: Sequence[tuple[list, list]]) -> dict[str, Any]:
+    """Draftmancer's ``DraftLog`` around what a draft of type ``kind`` ("Draft", "Rotisserie Draft",
+    "Grid Draft", "Winston Draft", as Draftmancer names them) logged: ``record`` gives its title, id,
+    times and seats (``LogSeat``s), ``users`` each seat's picks (Draftmancer's pick type of that kind)
+    and pool (card ids), ``carddata`` the cards by name (:func:`draftmancer_card`)."""
     return {
         "version": DRAFTMANCER_VERSION,
-        "type": "Draft",
+        "type": kind,
         "sessionID": f"{_one_line(record.title)} #{record.draft_id}",
         "time": int(record.began.timestamp() * 1000),
         "lastUpdated": int(record.finished_at.timestamp() * 1000),
         "setRestriction": [],
         "useCustomBoosters": False,
         "customBoosters": [],
-        "boosters": [[ids[card] for card in pack] for pack in record.packs],
+        "boosters": boosters,
         "carddata": {card["id"]: card for card in carddata.values()},
         "delayed": False,
         "personalLogs": True,
         "teamDraft": False,
-        "users": users,
+        "users": {
+            f"seat-{seat + 1}": {"userID": f"seat-{seat + 1}", "userName": _one_line(player.name), "isBot": player.bot,
+                                 "picks": picks, "cards": cards}
+            for seat, (player, (picks, cards)) in enumerate(zip(record.seats, users, strict=True))
+        },
     }
 
 
-def _draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+def draftmancer_card(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """Draftmancer's ``Card``: a printing Scryfall knows by its id, any other card as a custom one
     (``is_custom``, set "custom", as Draftmancer makes its own custom cards)."""
     type_line = str(data.get("type_line") or "").split("//")[0].strip()

@@ -283,6 +283,9 @@ async def confirm(confirmation: Confirmation, ctx: Delivery) -> Outgoing | None:
 
 @renders(drafts.REMINDER, PodRef)
 async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
+    if pod.variant is not None:
+        return Outgoing(content=f"⏰ Half your pick time is gone in Rotisserie draft #{pod.pod_id}: it is your turn "
+                                "(`/draft take` in the draft's channel).")
     return Outgoing(content=f"⏰ Half your pick time is gone in draft #{pod.pod_id}: your pack is waiting above.")
 
 
@@ -314,8 +317,10 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pod_id = ref.pod_id
     pod, pools = await drafts.summary_of(ctx.db, pod_id)
     lines = [
-        f"🏁 **Draft #{pod_id} is complete.** Each player's pack message (in their DMs) now shows their pool; "
-        "`/draft pool` shows it to them again, `/draft export` as a deck file.",
+        f"🏁 **Draft #{pod_id} is complete.** "
+        + ("Each player's pool is in their DMs; " if pod.variant else
+           "Each player's pack message (in their DMs) now shows their pool; ")
+        + "`/draft pool` shows it to them again, `/draft export` as a deck file.",
         *(f"{drafts.seat_name(uid)}: {plural(len(cards), 'card')}, first {plural_word(min(len(cards), 3), 'pick')} "
           f"{', '.join(escape(c) for c in cards[:3])}" for uid, cards in pools.items()),
     ]

@@ -26,6 +26,9 @@ class DraftPod(TableColumns, Base):
     goldfish_play_order: Mapped[str | None] = mapped_column(String(16))  # first, second, flip
     pick_mode: Mapped[str] = mapped_column(String(16))
     booster: Mapped[str | None] = mapped_column(String(16))  # set: a set draft's collation ("classic")
+    # set: a draft variant ("rotisserie"; `service.variants`); none: a booster draft
+    variant: Mapped[str | None] = mapped_column(String(16))
+    offer: Mapped[int | None]  # a Rotisserie: how many of the cube's cards are on offer (none: all)
     # the cube at creation, in cube order: [{"name": ..., "colour": ..., "type_line": ..., ...}]
     # Deferred: a pick does not need the whole cube, only bot picks and pools do (`cube_info()`).
     card_info: Mapped[list] = mapped_column(JsonData, deferred=True)

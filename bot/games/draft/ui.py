@@ -74,14 +74,20 @@ def status_text(status: str) -> str:
     return STATUS_TEXT.get(status, "")
 
 
+ROTISSERIE_PICKS = "Players pick in turn with `/draft take`; whoever is on turn is pinged here."
+
+
 def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
-    kind = f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else "Draft"
+    kind = (f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else "Rotisserie draft" if pod.variant
+            else "Draft")
     embed = discord.Embed(title=f"{kind} #{pod.id} · {'set' if pod.booster else 'cube'} {pod.cube_name}", colour=discord.Colour.gold())
+    rotisserie = pod.variant is not None
     settings = [
-        f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}",
+        (f"{plural(pod.pack_size, 'pick')} each from {plural(pod.offer, 'card') if pod.offer else 'the whole cube'}"
+         " face up" if rotisserie else f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}"),
         f"up to {plural(pod.max_seats, 'player')}",
         f"pick timer {format_duration(pod.pick_timer_seconds)}" if pod.pick_timer_seconds else "no pick timer",
-        PICK_MODE_TEXT.get(pod.pick_mode, "picks in DMs"),
+        "picks in turn" if rotisserie else PICK_MODE_TEXT.get(pod.pick_mode, "picks in DMs"),
     ]
     embed.description = " · ".join(settings)
     if pod.status == STATUSES.lobby:
@@ -89,13 +95,15 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
         joined = "has" if pod.max_seats == 1 else "have"
         embed.set_footer(text=f"The draft begins by itself once {plural(pod.max_seats, 'player')} {joined} joined, "
-                              "or earlier when the organizer presses Begin. Picks happen in DMs.")
+                              "or earlier when the organizer presses Begin. "
+                              + (ROTISSERIE_PICKS if rotisserie else "Picks happen in DMs."))
     else:
         seating = "\n".join(
             f"Seat {s.seat + 1}: {seat_name(s.user_id)}{' (bot)' if s.is_bot and not is_bot_user(s.user_id) else ''}"
             for s in pod.seats if s.seat is not None
         )
-        embed.add_field(name="Seating (pack 1 passes left, pack 2 right)", value=seating or "-", inline=False)
+        order = "turns go seat 1 to the last, then back" if rotisserie else "pack 1 passes left, pack 2 right"
+        embed.add_field(name=f"Seating ({order})", value=seating or "-", inline=False)
         embed.add_field(name="Status", value=status_text(pod.status), inline=False)
     if note:
         embed.add_field(name="\u200b", value=note, inline=False)
@@ -328,6 +336,12 @@ def _ago(moment: datetime | None, now: datetime) -> str:
     return "-" if moment is None else f"{format_duration((now - moment).total_seconds())} ago"
 
 
+def begun_text(pod: PodView) -> str:
+    if pod.variant is not None:
+        return f"Rotisserie draft #{pod.id} has begun: the player on turn is pinged here."
+    return f"Draft #{pod.id} has begun: each player's first pack is in their DMs."
+
+
 def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
     now = utcnow()
     embed = discord.Embed(title=f"Draft #{pod.id} · {status_text(pod.status)}", colour=discord.Colour.gold())
@@ -336,11 +350,14 @@ def status_embed(pod: PodView, picks_made: int) -> discord.Embed:
         return embed
     lines = []
     for seat in pod.seats:
-        round_text = f"pack {pod.round_of(seat) + 1}" if seat.picks < pod.packs * pod.pack_size else "done"
+        done = seat.picks >= pod.packs * pod.pack_size
+        where = f"{'done' if done else f'pack {pod.round_of(seat) + 1}'} · {plural(seat.queued, 'pack')} waiting"
+        if pod.variant is not None:  # a Rotisserie: one card at a time, on turn or waiting for it
+            where = "done" if done else "on turn" if seat.has_head else "waiting"
         flags = " 🤖" if seat.is_bot else (" 📪 DMs closed" if seat.dm_closed else "")
         lines.append(
             f"**{(seat.seat or 0) + 1}.** {seat_name(seat.user_id)}{flags} · {plural(seat.picks, 'pick')} · "
-            f"{round_text} · {plural(seat.queued, 'pack')} waiting · last pick {_ago(seat.last_pick_at, now)}"
+            f"{where} · last pick {_ago(seat.last_pick_at, now)}"
         )
     embed.description = "\n".join(lines)
     waiting = [s for s in pod.seats if s.has_head and not s.is_bot]

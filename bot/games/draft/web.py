@@ -69,8 +69,8 @@ async def _record(session: AsyncSession, loaded: tables.Loaded, names: dict[int,
 async def _complete(ctx: registry.PageContext, pod_id: int) -> tuple[tables.Loaded, logs.DraftRecord, dict] | None:
     async with ctx.db.read() as session:
         loaded = await _pod(session, ctx.guild_id, pod_id)
-        if loaded is None or loaded.row.status != STATUSES.finished:
-            return None
+        if loaded is None or loaded.row.status != STATUSES.finished or loaded.row.variant is not None:
+            return None  # a variant's logs are `/draft log`'s (`service.pools`), not files here yet
         names = await _names(ctx, session, [s.user_id for s in loaded.seats])
         return loaded, await _record(session, loaded, names), names
 
@@ -116,7 +116,8 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         names = await _names(ctx, session, [s.user_id for s in loaded.seats])
         seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
         complete = row.status == STATUSES.finished
-        chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete else 0
+        booster = row.variant is None  # a variant (a Rotisserie) has no packs to show a seat
+        chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete and booster else 0
         picks = (await _seat_packs(session, row, chosen - 1) if chosen
                  else await _pools(session, row.id, len(seats)) if complete else None)
         facts = await _facts(session, row.id) if complete and not chosen else {}
@@ -124,18 +125,20 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
                "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
-               "directions": [f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)],
+               "directions": ([f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)] if booster
+                              else ["one card at a time, in snake order"]),
                "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}}
     title = f"Draft #{row.id}"
     if not complete:  # its progress only: no card of any pack or pool
         return registry.Page("draft/draft.html", title, context)
-    context.update(
-        chosen=seats[chosen - 1] if chosen else None,
-        files=[(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
-               for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))],
-        mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
-              for seat in seats},
-        seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
+    context["chosen"] = seats[chosen - 1] if chosen else None
+    if booster:  # a variant's logs are `/draft log`'s
+        context.update(
+            files=[(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
+                   for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))],
+            mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
+                  for seat in seats},
+            seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
     if chosen:
         context["picks"] = picks
         shown = [card for view in picks for card in view.pack]

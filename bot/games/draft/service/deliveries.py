@@ -24,9 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service import turns
 from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
 from bot.kit import deadlines, outbox, private_pages
-from bot.kit.errors import PermissionDenied
+from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.types import utcnow
@@ -98,9 +99,10 @@ class Notice(Payload):
 
 @dataclass(frozen=True)
 class PodRef(Payload):
-    """The pod a reminder or the channel's summary is about."""
+    """The pod a reminder or the channel's summary is about (`variant`: a reminder's draft variant)."""
 
     pod_id: int
+    variant: str | None = None
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
@@ -189,7 +191,10 @@ async def queue_packs(
 ) -> tuple[list[PackPrompt], outbox.Queued | None]:
     """Queue the current pack of every human seat in `seats` whose DMs are open. The pack of
     `hold_seat` (the picker) is held for the caller, who usually shows it in its interaction
-    response; the rest are sent right after the commit. Returns every prompt, and the held row."""
+    response; the rest are sent right after the commit. Returns every prompt, and the held row.
+    A draft variant announces its turns its own way (`turns.queue_turns`)."""
+    if pod.row.variant is not None:
+        return await turns.queue_turns(session, pod, seats)
     prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
     sendable = [p for p in prompts if not p.dm_closed]
     held = [pack_message(p) for p in sendable if p.seat == hold_seat]
@@ -334,12 +339,16 @@ outbox.on_dm_closed(PACK, _dms_closed)
 # --- lookups ---------------------------------------------------------------------------------------------
 
 
-async def current_prompt(db: Database, pod_id: int, user_id: int) -> PackPrompt | None:
+async def current_prompt(db: Database, pod_id: int, user_id: int, *, variant: bool = False) -> PackPrompt | None:
+    """The player's current pack (None: none now); a draft variant's turn only when asked for (`variant`):
+    it has no pack to show or DM."""
     async with db.read() as session:
         pod = await GAMES.load(session, pod_id, lock=False)
         row = pod.seat_of(user_id)
         if row is None or row.seat is None:
             raise PermissionDenied("You are not playing in that draft.")
+        if pod.row.variant is not None and not variant:
+            raise UserError(turns.NO_PACKS)
         if pod.row.status != STATUSES.running:
             return None
         return prompt_for(pod, row.seat)

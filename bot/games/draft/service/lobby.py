@@ -13,6 +13,7 @@ from bot.cards.model import Card
 from bot.cards.sets import CardSet
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftSeat
+from bot.games.draft.service import variants
 from bot.games.draft.service.picking import COMPLETE, finish, run_bot_seats
 from bot.games.draft.service.pools import cube_info
 from bot.games.draft.service.state import (
@@ -49,14 +50,11 @@ async def deal(session: AsyncSession, loaded: tables.Loaded, now: datetime) -> B
     row = loaded.row
     if all(is_bot_user(seat.user_id) for seat in loaded.seats):
         raise UserError("A draft needs at least one player besides its bots.")
-    config = engine.DraftConfig(len(loaded.seats), row.packs, row.pack_size)
     cube = await cube_info(session, row.id)
     try:
-        config.validate(len(cube) if row.booster is None else None)
-        packs = engine.deal_packs(cube, config, row.seed, row.booster)
+        state = variants.deal(row, cube, len(loaded.seats))
     except engine.DraftError as error:
         raise UserError(str(error)) from None
-    state = engine.DraftState.new(config, packs)
     await session.flush()  # the seating, which the pod is read back with
     pod = await GAMES.load(session, row.id, lock=False)
     pod.state, pod.clocks = state, [SeatClock(waiting_since=now) for _ in pod.seats]
@@ -94,15 +92,17 @@ async def create_pod(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
     max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
     pick_mode: str = "both", seed: int | None = None, bots: int = 0, booster: str | None = None,
+    variant: str | None = None, offer: int | None = None,
 ) -> PodView:
     """Open a lobby; `bots` seats of it are bot drafters from the start (seat rows with user ids
-    -1..-bots, `state.is_bot_user`), and the humans who join fill the rest."""
-    config = engine.DraftConfig(max_seats, packs, pack_size)
+    -1..-bots, `state.is_bot_user`), and the humans who join fill the rest. `variant`: a draft
+    variant (`variants.ROTISSERIE`: `pack_size` is then the picks each player makes, `packs` 1, and
+    `offer` how many of the cube's cards are on offer, none for all)."""
     if not 0 <= bots < max_seats:
         raise UserError(f"Bots fill at most {max_seats - 1} of {max_seats} seats: a draft needs at least one player.")
     try:
-        config.validate()
-        engine.DraftConfig(engine.MIN_SEATS, packs, pack_size).validate(cube.size if booster is None else None)
+        variants.check_lobby(variant, seats=max_seats, packs=packs, pack_size=pack_size, offer=offer,
+                             cube_size=cube.size, booster=booster)
     except engine.DraftError as error:
         raise UserError(str(error)) from None
     if pick_timer_seconds is not None and not MIN_PICK_TIMER <= pick_timer_seconds <= MAX_PICK_TIMER:
@@ -111,7 +111,7 @@ async def create_pod(
         loaded = await tables.create(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
             packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
-            card_info=[_card_json(card) for card in cube.cards], booster=booster,
+            card_info=[_card_json(card) for card in cube.cards], booster=booster, variant=variant, offer=offer,
             **(goldfish.columns(cube) if goldfish else {}),
         )
         for number in range(1, bots + 1):
@@ -120,6 +120,14 @@ async def create_pod(
             loaded.seats.append(seat)
         await session.flush()
         return pod_view(GAMES.decode(loaded))
+
+
+async def create_rotisserie_pod(db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail,
+                                picks: int = 45, offer: int | None = None, **options) -> PodView:
+    """Open a lobby of a Rotisserie draft: `offer` of the cube's cards (none: all) face up, `picks`
+    each (`variants`)."""
+    return await create_pod(db, actor, channel_id=channel_id, cube=cube, packs=1, pack_size=picks,
+                            variant=variants.ROTISSERIE, offer=offer, **options)
 
 
 async def create_set_pod(db: Database, actor: tables.Actor, *, channel_id: int, card_set: CardSet,

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
-from bot.games.draft.service import deliveries
+from bot.games.draft.service import deliveries, turns
 from bot.games.draft.service.pools import bot_picks_of, pick_hints, pool_cards
 from bot.games.draft.service.state import (
     GAMES,
@@ -339,7 +339,9 @@ async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: dat
     clock.waiting_since = now if state.head(row.seat) is not None else None
     clock.reminded = False
     prompt = prompt_for(pod, row.seat)
-    if prompt is not None and not prompt.dm_closed:
+    if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
+        await turns.queue_turns(session, pod, [row.seat])
+    elif prompt is not None and not prompt.dm_closed:
         await outbox.queue(session, deliveries.pack_message(prompt, rejoined=True))
     await schedule_timer(session, pod)
     await GAMES.commit(session, pod)
@@ -396,7 +398,9 @@ async def hand_seat(
         clock.waiting_since = now if pod.state.head(seat) is not None else None
         clock.reminded = False
         prompt = prompt_for(pod, seat)
-        if prompt is not None:
+        if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
+            await turns.queue_turns(session, pod, [seat])
+        elif prompt is not None:
             await outbox.queue(session, deliveries.pack_message(prompt))
         await schedule_timer(session, pod)
         await GAMES.commit(session, pod)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import CardData, ScryfallClient
-from bot.games.draft import bots, logs
+from bot.games.draft import bots, logs, rotisserie_rules, variant_logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service.deliveries import last_shown_in
@@ -219,6 +219,8 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
                            + ("; `/draft status` shows its progress." if manager else "."))
         if seat is not None and not manager:
             raise PermissionDenied("Only organizers can get another seat's log: yours comes without `seat`.")
+        if row.variant is not None:
+            return await _rotisserie_log(session, row, loaded.seats, fmt)
         if fmt == "mtgo":
             if seat is None and mine is None:
                 raise UserError("You had no seat in that draft: name the seat whose log you want.")
@@ -241,6 +243,31 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
                            f"Summary of draft #{row.id}")
         return LogFile(f"draft-{row.id}-seat-{index + 1}-mtgo.txt", logs.mtgo_log(record, index).encode(),
                        f"Magic Online log of seat {index + 1} in draft #{row.id}")
+    except ValueError:  # picks that do not replay (never for a draft the bot ran)
+        raise Conflict(f"Draft #{row.id}'s picks do not replay into a log.") from None
+
+
+async def _rotisserie_log(session: AsyncSession, row: Any, seats: Sequence[Any], fmt: str) -> LogFile:
+    """A complete Rotisserie's log (`variant_logs`): Draftmancer's or a summary; Magic Online's logs packs."""
+    if fmt == "mtgo":
+        raise UserError("A Rotisserie draft has no packs for a Magic Online log: choose `draftmancer` or `summary`.")
+    names = await log_names(session, row.guild_id, [s.user_id for s in seats])
+    cube = await cube_info(session, row.id)
+    printed = await card_data.by_name(session, [entry["name"] for entry in cube])
+    picks = [(seat, card) for seat, card in await session.execute(
+        select(DraftPick.seat, DraftPick.card).where(DraftPick.pod_id == row.id).order_by(DraftPick.sequence))]
+    record = variant_logs.VariantRecord(
+        row.id, row.cube_name, [logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
+        row.finished_at or row.started_at or row.created_at, started_at=row.started_at,
+        cards={entry["name"]: _log_card(entry, printed.get(entry["name"])) for entry in cube})
+    config = rotisserie_rules.RotisserieConfig(len(seats), row.pack_size, row.offer)
+    try:
+        dealt = rotisserie_rules.deal([entry["name"] for entry in cube], config, row.seed)
+        if fmt == "draftmancer":
+            data = json.dumps(variant_logs.rotisserie_log(record, config, dealt, picks), indent=1).encode()
+            return LogFile(f"draft-{row.id}-draftmancer.json", data, f"Draftmancer log of Rotisserie draft #{row.id}")
+        return LogFile(f"draft-{row.id}-summary.txt", variant_logs.rotisserie_summary(record, config, dealt, picks).encode(),
+                       f"Summary of Rotisserie draft #{row.id}")
     except ValueError:  # picks that do not replay (never for a draft the bot ran)
         raise Conflict(f"Draft #{row.id}'s picks do not replay into a log.") from None
 

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service import variants
 from bot.kit import deadlines, documents, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, engine_refusals
 from bot.kit.events import Payload
@@ -81,6 +82,8 @@ class PodView(tables.TableView):
     pick_mode: str
     seats: tuple[SeatView, ...]  # join order in the lobby; seat order once drafting
     booster: str | None = None  # a set draft's collation (`bot.cards.boosters`); none for a cube
+    variant: str | None = None  # a draft variant (`variants`); none for a booster draft
+    offer: int | None = None  # a Rotisserie's cards on offer (none: the whole cube)
 
     @property
     def player_ids(self) -> list[int]:
@@ -341,10 +344,9 @@ class PodDocuments(documents.Documents[Any, Any, engine.DraftState]):
         marks = [_seat_marks(seat) for seat in seats]
         if row.state is None:
             return Pod(row, seats, None, loaded_seats=marks)
-        config = engine.DraftConfig(len(seats), row.packs, row.pack_size)
         bookkeeping = row.bookkeeping or {}
         clocks = [SeatClock.from_dict(clock) for clock in bookkeeping.get("seats", [])]
-        return Pod(row, seats, engine.DraftState.from_dict(row.state, config), bookkeeping, clocks=clocks,
+        return Pod(row, seats, variants.decode(row, len(seats)), bookkeeping, clocks=clocks,
                    timer_due=_parse_iso(bookkeeping.get("timer_due")), loaded_seats=marks)
 
     def playing(self, game: Pod, actor: tables.Actor) -> tuple[engine.DraftState, Any]:  # type: ignore[override]
@@ -416,7 +418,7 @@ def pod_view(pod: Pod) -> PodView:
     return PodView(
         **tables.view_columns(r), cube_name=r.cube_name, packs=r.packs, pack_size=r.pack_size,
         pick_timer_seconds=r.pick_timer_seconds, turns=r.turns, pick_mode=r.pick_mode, seats=tuple(seats),
-        booster=r.booster,
+        booster=r.booster, variant=r.variant, offer=r.offer,
     )
 
 

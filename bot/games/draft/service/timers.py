@@ -87,7 +87,7 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
             clock.reminded = True
             if (prompt := prompt_for(pod, row.seat)) is not None:
                 actions.reminders.append(prompt)
-                reminder = deliveries.PodRef(prompt.pod_id)
+                reminder = deliveries.PodRef(prompt.pod_id, pod.row.variant)
                 await outbox.queue(session, outbox.Message(deliveries.REMINDER, reminder.to_payload(),
                                                            user_id=prompt.user_id))
 
