@@ -478,7 +478,7 @@ async def _goldfish(fake, club: Club) -> None:
     assert not_organizer.ephemeral and "organizer" in not_organizer.content.lower(), not_organizer.content
     prompt = await goldfish(w.organizer, "end")
     assert prompt.ephemeral and prompt.content.startswith("End **Paper night** now?"), prompt.content
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "End the event")
     ended = await fake.click(w.organizer, prompt.message, confirm)
     assert "**Paper night** has ended" in ended.content and f"<#{w.leaderboard_channel}>" in ended.content, ended.content
     final = await fake.wait_for(lambda: [m for m in fake.messages(w.leaderboard_channel)
@@ -491,7 +491,7 @@ async def _goldfish(fake, club: Club) -> None:
     await goldfish(w.organizer, "start", name="Rainy night", turns=10)
     prompt = await goldfish(w.organizer, "cancel")
     assert prompt.ephemeral and prompt.content.startswith("Cancel **Rainy night**?"), prompt.content
-    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Confirm")
+    confirm = next(c["custom_id"] for c in prompt.components if c.get("label") == "Cancel the event")
     cancelled = await fake.click(w.organizer, prompt.message, confirm)
     assert "**Rainy night** is cancelled" in cancelled.content and "nothing was recorded" in cancelled.content
     tree = subcommands(fake)["goldfish"]
