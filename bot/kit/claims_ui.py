@@ -192,6 +192,50 @@ async def on_answer(
                                         allowed_mentions=call_mentions(answered.call.users, answered.call.role))
 
 
+# --- the words of a report's message, the same in every format --------------------------------------
+# A format gives only its match's name (`what`: "Match 1, game 2", "421 league #3, round 2, Match A",
+# "Report #3") and how its result reads (`result`: "<@1> **won** with 4 life (**12 match points**)").
+
+AGREED, UNOPPOSED, VOID = "agreed", "unopposed", "void"  # besides CONFIRM, DISPUTE and "decide"
+WAITS = "an organizer who does not play in it can confirm it for them if they are absent"
+
+
+def _at(user: int | None, otherwise: str) -> str:
+    return f"<@{user}>" if user is not None else otherwise
+
+
+def waiting_text(what: str, reporter: int, result: str, opponent: int, *, again: bool = False) -> str:
+    """A report waiting for its opponent, with [Confirm] [Dispute] (`again`: shown once more when its
+    reporter repeats it, as its first message may be lost)."""
+    still = " (still waiting)" if again else ""
+    return (f"📝 {what}: <@{reporter}> reports {result}{still}. <@{opponent}> confirms or disputes it, or reports it "
+            f"too ({WAITS}).")
+
+
+def answered_text(what: str, result: str, how: str, by: int | None = None, *, absent: int | None = None,
+                  reporter: int | None = None) -> str:
+    """A report's message once it no longer waits (its buttons gone): what counts and how it came to
+    (`how`: `CONFIRM` — by `by`, or by the organizer `by` for the `absent` opponent —, `AGREED` by
+    `by`'s matching report, `UNOPPOSED` — final at once, the opponent has dropped —, "decide" by the
+    organizer `by`, `DISPUTE` by `by` of `reporter`'s report, or `VOID` by the organizer `by`)."""
+    if how == "dispute":
+        return (f"⚠️ {what}: {_at(reporter, 'it was')} reported {result}; {_at(by, 'it was')} disputed it. An "
+                "organizer who does not play in it decides it.")
+    if how == VOID:
+        return f"⚖️ {what}: voided by {_at(by, 'an organizer')}; its players report it again."
+    if how == "decide":
+        return f"⚖️ {what}: {result}, decided by {_at(by, 'an organizer')}."
+    if how == AGREED:
+        came = f"confirmed by <@{by}>'s matching report" if by is not None else "both players reported it"
+    elif how == UNOPPOSED:
+        came = f"reported by {_at(by, 'a player')}: final, as their opponent has dropped"
+    elif absent is not None:
+        came = f"confirmed for <@{absent}> (absent) by {_at(by, 'an organizer')}"
+    else:
+        came = f"confirmed by <@{by}>" if by is not None else "confirmed"
+    return f"✅ {what}: {result}, {came}."
+
+
 def check_winner_or_draw(winner: object | None, draw: bool) -> None:
     """A decision's options (settle): a winner, or `draw:True`; not both, not neither."""
     if (winner is None) != draw:
@@ -211,4 +255,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["waiting_text", "answered_text", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

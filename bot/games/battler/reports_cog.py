@@ -46,10 +46,11 @@ class BattlerReports:
             await interaction.response.send_message(
                 f"Your treasures left after the game are now {outcome.treasures_after}; its result stands.",
                 ephemeral=True)
-        elif outcome.dispute is not None:
-            await interaction.response.send_message("Your report differs from your opponent's: an organizer decides.")
-        else:
-            await interaction.response.send_message("Your report matches your opponent's: confirmed.")
+        elif outcome.dispute is not None:  # the channel's call to the organizers says it: one post per news
+            await interaction.response.send_message("Your report differs from your opponent's: an organizer who does "
+                                                    "not play in it decides (they have been called).", ephemeral=True)
+        else:  # the channel's announcement of the result says it
+            await interaction.response.send_message("Your report matches your opponent's: it counts.", ephemeral=True)
 
     @handles(claims_ui.answers("battler"))
     async def on_report_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
@@ -95,7 +96,7 @@ class BattlerReports:
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied
         text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None
-                else f"⚖️ Report #{report} voided by <@{interaction.user.id}>: the players report again.")
+                else claims_ui.answered_text(f"Report #{report}", "", claims_ui.VOID, interaction.user.id))
         await interaction.response.edit_message(content=text, view=None)
 
 

@@ -581,17 +581,13 @@ def report_text(game: GameView | Announcement, report: PendingReport) -> str:
             f"{mention(u(report.disputed_by))} disagrees{counter}. An organizer who does not play in it decides below "
             f"(seat {report.a + 1} = {mention(u(report.a))}, seat {report.b + 1} = {mention(u(report.b))})."
         )
-    return (
-        f"📝 Report #{report.id}: {mention(u(reporter))} says **{claim}**. "
-        f"{mention(u(other))}, confirm or dispute (an organizer who does not play in it can confirm it for them if "
-        "they are absent)."
-    )
+    return claims_ui.waiting_text(f"Report #{report.id}", u(reporter), f"**{claim}**", u(other))
 
 
 def claim_text(game: GameView | Announcement, report: PendingReport, claim: str | None) -> str:
     u = game.user_of
     if claim == "draw":
-        return "draw"
+        return "a draw"
     if claim == "unfinished":
         return "the replayed game cannot be finished"
     win = report.a if claim == "a" else report.b
@@ -633,14 +629,9 @@ def dispute_text(game: GameView | Announcement, report: PendingReport, call: str
 
 def answered_text(game: GameView | Announcement, report: PendingReport, how: str, by: int | None,
                   absent: int | None = None) -> str:
-    """A report's message once answered: how, by whom, and what counts (its buttons gone)."""
-    if how == "dispute":
-        return f"⚠️ Report #{report.id} was disputed: an organizer who does not play in it decides below."
-    if how == "void":
-        return f"⚖️ Report #{report.id} voided by {mention(by)}: the players report again."
-    verb = "decided" if how == "decide" else "confirmed"
-    who = f"for {mention(absent)} (absent) by {mention(by)}" if absent is not None else f"by {mention(by)}"
-    return f"{'⚖️' if how == 'decide' else '✅'} Report #{report.id} {verb} {who}: {claim_text(game, report, report.claim)}."
+    """A report's message once answered: how, by whom, and what counts (the kit's words; its buttons gone)."""
+    return claims_ui.answered_text(f"Report #{report.id}", f"**{claim_text(game, report, report.claim)}**", how, by,
+                                   absent=absent, reporter=game.user_of(report.reporter))
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:

@@ -158,9 +158,8 @@ class TurnaboutCog(TableCog):
             await interaction.response.send_message(
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
-        else:  # confirmed by this matching report, or final at once (the opponent has dropped)
-            assert outcome.done is not None
-            await interaction.response.send_message(ui.report_done_text(outcome.done))
+        else:  # confirmed: shown by the report's message, else (lost, or the opponent has dropped) posted here
+            await interaction.response.send_message(**ui.matched_reply(outcome.game, outcome.done))
 
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
                            again: bool = False) -> None:
