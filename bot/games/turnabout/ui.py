@@ -300,6 +300,33 @@ def matched_reply(game: int | None, done: ReportDone | None) -> dict:
     return {"content": report_done_text(done)}
 
 
+async def _game_of(press: claims_ui.Press) -> tuple[int, int]:
+    """The match and game a report button is about (its claim's; a button of before the kit's names them)."""
+    if press.claim:
+        return await turnabout.claim_game(press.db, press.table, press.claim)
+    return int(press.parts["match"]), int(press.parts["game"])  # type: ignore[call-overload]
+
+
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    match, game = await _game_of(press)
+    if press.action == claims.CONFIRM:
+        result = await turnabout.confirm(press.db, press.table, match, game, press.actor, for_absent=for_absent,
+                                         message_id=press.pressed)
+    else:  # the channel's announcement calls the organizers who may decide it
+        result = await turnabout.dispute(press.db, press.table, match, game, press.actor, message_id=press.pressed)
+    assert result.done is not None
+    return claims_ui.Answered(report_done_text(result.done))
+
+
+async def _late(press: claims_ui.Press) -> str | None:
+    match, game = await _game_of(press)
+    done = await turnabout.answered_report(press.db, press.table, match, game, press.guild_id)
+    return report_done_text(done) if done is not None else None
+
+
+ANSWERING = claims_ui.Answering(turnabout.KIND, _answer, _late)  # the kit's report buttons, answered
+
+
 def report_view(pending: PendingGame) -> discord.ui.View:
     return claims_ui.answer_view("turnabout", pending.event_id, pending.claim)
 
