@@ -331,6 +331,23 @@ def closed_text(closed: ClaimClosed) -> str:
     return f"{reported}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
 
 
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    if press.action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
+        out = await four_two_one.dispute(press.db, press.table, press.claim, press.actor, answered_in=press.pressed)
+        return answered(out, claims.DISPUTE, press.actor.user_id)
+    out = await four_two_one.confirm(press.db, press.table, press.claim, press.actor, for_absent=for_absent,
+                                     answered_in=press.pressed)
+    return answered(out, press.action, press.actor.user_id, for_absent=for_absent)
+
+
+async def _late(press: claims_ui.Press) -> str | None:
+    closed = await four_two_one.answered_claim(press.db, press.table, press.claim, press.guild_id)
+    return closed_text(closed) if closed is not None else None
+
+
+ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, _late)  # the kit's report buttons, answered
+
+
 def claim_view(claim: Claim) -> discord.ui.View:
     return claims_ui.answer_view("421", claim.league_id, claim.number)
 
