@@ -146,3 +146,22 @@ def test_a_reports_words_are_the_kits_a_format_gives_only_its_matchs_name_and_it
         by = 9 if absent is not None or how in ("decide", claims_ui.VOID) else 2
         assert claims_ui.answered_text(what, result, how, by, absent=absent, reporter=1) == text
     assert claims_ui.answered_text(what, result, "decide").endswith("decided by an organizer.")
+
+
+def test_a_format_declares_how_it_answers_and_the_kit_binds_its_one_press_handler():
+    """Issue 34: no cog wires [Confirm] [Dispute]; the kit's handler answers the formats that declare an
+    `Answering`, and a `Pressed` a format still answers in its cog is left to the cog."""
+
+    async def answer(press, for_absent):
+        return claims_ui.Answered("answered")
+
+    async def late(press):
+        return None
+
+    answering = claims_ui.Answering("pods", answer, late)
+    declared = [answering, claims_ui.decides("pods")]
+    assert claims_ui.targets(declared) == [claims_ui.answers("pods"), claims_ui.decides("pods")]
+    bound = claims_ui.bind(declared, db=None)
+    assert set(bound) == {claims_ui.answers("pods")}
+    assert bound[claims_ui.answers("pods")].func is claims_ui.on_press
+    assert bound[claims_ui.answers("pods")].keywords["answering"] is answering
