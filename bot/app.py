@@ -79,7 +79,7 @@ class MtgBot(KitBot):
         than the first click or the first message."""
         for extension in extensions():
             await self.load_extension(extension)
-        self.handlers = bind_handlers(self.cogs.values())
+        self.handlers = {**bind_handlers(self.cogs.values()), **claims_ui.bind(self.declared_claims(), self.db)}
         problems = unresolved_routes(self.handlers, self.components, self.forms(), self.claims())
         problems += missing_pieces(bot.games.formats())
         problems += [f"handlers follow the hook {name!r}, which no format declares" for name in hooks.check()]
@@ -95,8 +95,12 @@ class MtgBot(KitBot):
         return [form for fmt in bot.games.formats() for form in fmt.forms]
 
     @staticmethod
-    def claims() -> list:
-        return [pressed for fmt in bot.games.formats() for pressed in fmt.claims]
+    def declared_claims() -> list:
+        return [declared for fmt in bot.games.formats() for declared in fmt.claims]
+
+    @classmethod
+    def claims(cls) -> list:
+        return claims_ui.targets(cls.declared_claims())
 
     async def _sync_commands(self) -> None:
         if self.settings.dev_guild_id:

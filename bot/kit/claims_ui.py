@@ -5,8 +5,9 @@ result."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
 
 import discord
 
@@ -14,8 +15,9 @@ from bot.kit import limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, renders
-from bot.kit.dispatch import Component, InvalidPayload, Part, call_handler, index, number, word
+from bot.kit.dispatch import Component, InvalidPayload, Part, actor_of, call_handler, index, number, word
 from bot.kit.errors import UserError
+from bot.kit.tables import Actor
 from bot.store.db import Database
 
 LABELS = {"confirm": "Confirm", "dispute": "Dispute"}
@@ -192,6 +194,117 @@ async def on_answer(
                                         allowed_mentions=call_mentions(answered.call.users, answered.call.role))
 
 
+# --- the words of a report's message, the same in every format --------------------------------------
+# A format gives only its match's name (`what`: "Match 1, game 2", "421 league #3, round 2, Match A",
+# "Report #3") and how its result reads (`result`: "<@1> **won** with 4 life (**12 match points**)").
+
+AGREED, UNOPPOSED, VOID = "agreed", "unopposed", "void"  # besides CONFIRM, DISPUTE and "decide"
+WAITS = "an organizer who does not play in it can confirm it for them if they are absent"
+
+
+def _at(user: int | None, otherwise: str) -> str:
+    return f"<@{user}>" if user is not None else otherwise
+
+
+def waiting_text(what: str, reporter: int, result: str, opponent: int, *, again: bool = False) -> str:
+    """A report waiting for its opponent, with [Confirm] [Dispute] (`again`: shown once more when its
+    reporter repeats it, as its first message may be lost)."""
+    still = " (still waiting)" if again else ""
+    return (f"📝 {what}: <@{reporter}> reports {result}{still}. <@{opponent}> confirms or disputes it, or reports it "
+            f"too ({WAITS}).")
+
+
+def answered_text(what: str, result: str, how: str, by: int | None = None, *, absent: int | None = None,
+                  reporter: int | None = None) -> str:
+    """A report's message once it no longer waits (its buttons gone): what counts and how it came to
+    (`how`: `CONFIRM` — by `by`, or by the organizer `by` for the `absent` opponent —, `AGREED` by
+    `by`'s matching report, `UNOPPOSED` — final at once, the opponent has dropped —, "decide" by the
+    organizer `by`, `DISPUTE` by `by` of `reporter`'s report, or `VOID` by the organizer `by`)."""
+    if how == "dispute":
+        return (f"⚠️ {what}: {_at(reporter, 'it was')} reported {result}; {_at(by, 'it was')} disputed it. An "
+                "organizer who does not play in it decides it.")
+    if how == VOID:
+        return f"⚖️ {what}: voided by {_at(by, 'an organizer')}; its players report it again."
+    if how == "decide":
+        return f"⚖️ {what}: {result}, decided by {_at(by, 'an organizer')}."
+    if how == AGREED:
+        came = f"confirmed by <@{by}>'s matching report" if by is not None else "both players reported it"
+    elif how == UNOPPOSED:
+        came = f"reported by {_at(by, 'a player')}: final, as their opponent has dropped"
+    elif absent is not None:
+        came = f"confirmed for <@{absent}> (absent) by {_at(by, 'an organizer')}"
+    else:
+        came = f"confirmed by <@{by}>" if by is not None else "confirmed"
+    return f"✅ {what}: {result}, {came}."
+
+
+# --- the one press path: the kit answers [Confirm] [Dispute] for every format ---------------------------
+
+
+@dataclass(frozen=True)
+class Press:
+    """A press on a report's [Confirm] or [Dispute], as the kit hands it to the format (`Answering`):
+    the table, the claim's number, the action ("reject": the Dispute of 421's old buttons), who pressed
+    and which message; `parts`: what else the custom_id or a form carries (an old Turnabout button's
+    match and game, Battler's treasures)."""
+
+    db: Database
+    table: int
+    claim: int
+    action: str
+    actor: Actor
+    pressed: int | None
+    guild_id: int | None
+    parts: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answering:
+    """How a format answers the kit's report buttons, declared in its `Format.claims` (the kit binds
+    its one handler, `on_press`, to them): `answer(press, for_absent)` runs the confirm or dispute use
+    case and says what the message shows from then on; `late(press)` the result a late click shows
+    (None: the refusal stands); `first(interaction, press)`, if given, may answer the press itself
+    first (Battler asks the opponent's treasures in a form, which then calls `answer_press`)."""
+
+    format: str
+    answer: Callable[[Press, bool], Awaitable[Answered]]
+    late: Callable[[Press], Awaitable[str | None]]
+    first: Callable[[discord.Interaction, Press], Awaitable[bool]] | None = None
+
+    @property
+    def target(self) -> Pressed:
+        return answers(self.format)
+
+
+def press_of(interaction: discord.Interaction, db: Database, *, table: int, action: str, claim: int = 0,
+             **parts: object) -> Press:
+    pressed = interaction.message.id if interaction.message is not None else None
+    return Press(db, table, claim, action, actor_of(interaction), pressed, interaction.guild_id, parts)
+
+
+async def answer_press(interaction: discord.Interaction, answering: Answering, press: Press) -> None:
+    await on_answer(interaction, db=press.db, answer=lambda for_absent: answering.answer(press, for_absent),
+                    late=lambda: answering.late(press))
+
+
+async def on_press(interaction: discord.Interaction, *, answering: Answering, db: Database, **args: object) -> None:
+    """The kit's handler of [Confirm] [Dispute] in every format (its custom_id names the format)."""
+    press = press_of(interaction, db, **args)  # type: ignore[arg-type]
+    if answering.first is not None and await answering.first(interaction, press):
+        return
+    await answer_press(interaction, answering, press)
+
+
+def bind(declared: Iterable[Pressed | Answering], db: Database) -> dict[Pressed, Callable[..., Awaitable[None]]]:
+    """The kit's handlers of the presses formats declare with an `Answering` (a `Pressed` is a cog's)."""
+    return {a.target: partial(on_press, answering=a, db=db) for a in declared if isinstance(a, Answering)}
+
+
+def targets(declared: Iterable[Pressed | Answering]) -> list[Pressed]:
+    """The presses declared, each answered by a cog method or by the kit (checked at startup)."""
+    return [a.target if isinstance(a, Answering) else a for a in declared]
+
+
 def check_winner_or_draw(winner: object | None, draw: bool) -> None:
     """A decision's options (settle): a winner, or `draw:True`; not both, not neither."""
     if (winner is None) != draw:
@@ -211,4 +324,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["waiting_text", "answered_text", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

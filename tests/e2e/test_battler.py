@@ -73,7 +73,7 @@ async def _play(table: Table, fake, bot, world) -> None:
     outsider = await table.report(world.member, "won")
     assert outsider.ephemeral and "not a player" in outsider.content
     report = await table.report(a, "won", treasures_left=0)
-    assert f"<@{b}>, confirm" in report.content
+    assert f"<@{b}> confirms or disputes it" in report.content
     await table.check()  # nothing applied before confirmation
     own = await _confirm(fake, table, a, report.message)
     assert own.ephemeral and "your opponent must" in own.content

@@ -125,7 +125,7 @@ async def test_no_step_waits_on_a_lost_message(fake, bot, world):
         fake.lose_next_reply(user_id=first)
         assert (await t.report(first, "won")).lost
         report = await t.report(first, "won")
-        assert f"<@{second}>, confirm" in report.content and report.components
+        assert f"<@{second}> confirms or disputes it" in report.content and report.components
         await t.answer(second, report.message, "dispute")
         call = await t.wait_channel("is **disputed**")
         t.fake.delete_message(call)

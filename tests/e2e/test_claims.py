@@ -142,7 +142,7 @@ async def test_421_when_the_organizer_plays(fake, bot, world):
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
         assert next(m for m in (await t.state()).matches if m.label == other.label).result is None  # nothing yet
         pressed = await fake.click(world.admin, prompt.message, prompt_button(prompt, label))
-        assert f"Confirmed for <@{d}> (absent) by <@{world.admin}>" in pressed.content, pressed.content
+        assert f"confirmed for <@{d}> (absent) by <@{world.admin}>" in pressed.content, pressed.content
         assert next(m for m in (await t.state()).matches if m.label == other.label).result is not None
         await t.wait_channel(f"Confirmed for <@{d}> (absent) by the organizer <@{world.admin}>.")
         shown = await fake.wait_for(lambda: "(absent) by" in fake.message(other_claim.message["id"])["content"]
@@ -254,7 +254,7 @@ async def test_a_kill_between_a_report_and_its_confirmation_loses_nothing(fake, 
         claim = await league.report(winner, "won")
         await bot.restart()
         confirmed = await league.answer(loser, claim.message)
-        assert f"Confirmed by <@{loser}>" in confirmed.content, confirmed.content
+        assert f"confirmed by <@{loser}>" in confirmed.content, confirmed.content
         await league.wait_channel(f"🏁 Match {m.label}: <@{winner}> beat <@{loser}>.")
     finally:
         await league.close()

@@ -105,7 +105,7 @@ async def test_a_treasure_battler_game_carries_on_through_gateway_outages(fake, 
         await fake.wait_for(lambda: fake.events_dispatched() > before, what="the report stored for the RESUME")
         fake.restore_gateway()
         report = await report
-        assert f"<@{loser}>, confirm" in report.content
+        assert f"<@{loser}> confirms or disputes it" in report.content
         posted = len(fake.messages(world.channel))
         confirmed = await table.answer(loser, report.message)  # with the loser's treasures, in the form
         assert "confirmed" in confirmed.content

@@ -82,7 +82,7 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
             assert own.ephemeral and f"You cannot {action} your own report; your opponent must." in own.content
         assert (await t.state()) == state  # nothing counted
         disputed = await t.answer(rival, claim.message, "dispute")
-        assert f"Disputed by <@{rival}>" in disputed.content and not disputed.message["components"]
+        assert f"<@{rival}> disputed it" in disputed.content and not disputed.message["components"]
         # The league's organizer (the admin) does not play in it: the dispute calls them, not the organizer who plays.
         [call] = await disputed.wait_followup()
         assert f"<@{world.admin}> decides it" in call["content"] and fake.pinged_users(call) == {world.admin}
@@ -141,12 +141,12 @@ async def test_no_step_of_a_league_waits_on_a_lost_message(fake, bot, world):
         theirs = await t.report(loser, "draw")
         assert theirs.ephemeral and "Match A already has a report waiting for you" in theirs.content
         confirmed = await t.answer(loser, theirs.message)
-        assert f"Confirmed by <@{loser}>" in confirmed.content
+        assert f"confirmed by <@{loser}>" in confirmed.content
         await t.wait_channel(f"🏁 Match A: <@{winner}> beat <@{loser}>.")
         # The other copy of the report loses its buttons too, and says what became of it.
         stale = await fake.wait_for(lambda: (m := fake.message(again.message["id"])) and not m.get("components")
                                     and m, what="the other copy of the report without its buttons")
-        assert stale["content"].endswith(f"✅ Confirmed by <@{loser}>.")
+        assert stale["content"].endswith(f"confirmed by <@{loser}>.")
         await t.choose(loser, "B")
         await _build(t, skip=40)
 

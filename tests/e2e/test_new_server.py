@@ -285,7 +285,7 @@ async def _battler(fake, club: Club, database_url: str) -> None:
                 assert mirror.phase == "play", mirror.phase
                 for pr in [p for p in mirror.pairings if p.result is None]:
                     report = await t.report(t.user(pr.a), "won")
-                    assert f"<@{t.user(pr.b)}>, confirm" in report.content, report.content
+                    assert f"<@{t.user(pr.b)}> confirms or disputes it" in report.content, report.content
                     confirmed = await t.answer(t.user(pr.b), report.message)
                     assert "confirmed" in confirmed.content, confirmed.content
                     battler_engine.report(mirror, pr.a, "won")
@@ -337,8 +337,10 @@ async def _turnabout(fake, club: Club, database_url: str) -> None:
                 reply = await t.answer(b, report.message)
                 assert reply.content.startswith(f"✅ Match {m.number}, game {game}: <@{a}> **won** with 7 "), reply.content
                 assert f"confirmed by <@{b}>." in reply.content and not reply.components
-            # 34 MP to 0: 25–5 VP (FORMATS.md §3's table), whose VP said by name.
-            assert reply.content.endswith(f" Match {m.number} is over: <@{a}> 25 Victory Points (VP), <@{b}> 5 VP."), reply.content
+            # 34 MP to 0: 25–5 VP (FORMATS.md §3's table), in the match's own post (not in the report's too).
+            assert "Victory Points" not in reply.content, reply.content
+            result = await t.wait_channel(f"🏁 Match {m.number}:")
+            assert "**25–5 Victory Points**" in result["content"], result["content"]
             vp |= {a: 25, b: 5}
         complete = await t.wait_channel("Round 1 is complete")
         assert f"<@{w.organizer}> ends the event with `/turnabout end`" in complete["content"]
@@ -377,9 +379,9 @@ async def _four_two_one(fake, club: Club, database_url: str) -> None:
         a, b = (state.players[s].user_id for s in (state.matches[0].a, state.matches[0].b))
         assert f"Match A: <@{a}> vs <@{b}>" in round_one["content"]
         claim = await t.report(a, "won")
-        assert f"reports that **<@{a}> won**" in claim.content, claim.content
+        assert f"reports **<@{a}> won**" in claim.content, claim.content
         reply = await t.answer(b, claim.message)
-        assert f"<@{a}> reported that **<@{a}> won**.\n✅ Confirmed by <@{b}>." in reply.content, reply.content
+        assert reply.content.endswith(f"Match A: **<@{a}> won**, confirmed by <@{b}>."), reply.content
         status = embed_text((await t.slash(w.member, "status")).message)
         assert f"1. <@{a}> — **2** points" in status, status
         await gone(t, w.member, "standings")

@@ -186,6 +186,9 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
                 if round_number == 1 and index == 0 and game == 1:
                     await _bad_reports(t, fake, world, m.number, winner, loser, value)
                     continue
+                if round_number == 3 and index == 0 and game == 1:
+                    await _matching_report(t, fake, world, m.number, winner, loser, value, points)
+                    continue
                 if index == 1 and game == 1:  # the loser reports, the winner confirms
                     report = await t.report(loser, "lost", value, game)
                     confirmer = winner
@@ -206,8 +209,7 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
             expected = hand_vp(*mp)
             assert sum(expected) == 30
             if not (round_number == 1 and index == 0):  # (that match's last game was settled by an organizer)
-                assert reply.content.endswith(f" Match {m.number} is over: <@{a}> {expected[0]} Victory Points (VP), <@{b}> "
-                                              f"{expected[1]} VP."), reply.content
+                assert "Victory Points" not in reply.content  # the match's result is its own post (one post per news)
             result = await t.wait_channel(f"🏁 Match {m.number}:")
             if "is complete" not in result["content"]:  # a match result calls nobody to act: no ping
                 assert fake.pinged_users(result) == set()
@@ -302,6 +304,21 @@ async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, wo
         await t.close()
 
 
+async def _matching_report(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, value: int,
+                           points: int) -> None:
+    """The opponent's own matching report confirms a report: its message shows the result, and the
+    channel gets no second post of it (issue 35 item 3: one post per piece of news)."""
+    report = await t.report(winner, "won", value)
+    since = len(fake.messages(world.channel))
+    matched = await t.report(loser, "lost")
+    assert matched.ephemeral and "matches your opponent's" in matched.content, matched.content
+    shown = await fake.wait_for(lambda: (m := fake.message(report.message["id"])) and not m.get("components") and m,
+                                what="the report showing its result")
+    assert shown["content"].startswith(f"✅ Match {match}, game 1: <@{winner}> **won** with {value} ")
+    assert shown["content"].endswith(f"(**{points} match points**), confirmed by <@{loser}>'s matching report.")
+    assert not [m for m in fake.messages(world.channel)[since:] if f"Match {match}, game 1" in (m.get("content") or "")]
+
+
 async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int, loser: int, value: int) -> None:
     """Game 1 of the first match, with bad input on the way: each gets a clear ephemeral error and
     changes nothing (the stored state is compared)."""
@@ -319,7 +336,8 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     # confirming it, a third user confirming it.
     report = await t.report(winner, "won", value, 1)
     twice = await t.report(winner, "won", value, 1)
-    assert not twice.ephemeral and twice.content.startswith(f"📝 Still waiting: match {match}, game 1"), twice.content
+    assert not twice.ephemeral and twice.content.startswith(f"📝 Match {match}, game 1: "), twice.content
+    assert "(still waiting)" in twice.content
     assert t.report_button(twice.message, "confirm") == t.report_button(report.message, "confirm")
     own = await t.answer(winner, report.message)
     assert own.ephemeral and "own report" in own.content
@@ -360,7 +378,7 @@ async def _dispute(t: TurnaboutDriver, fake, world, match: int, winner: int, los
     disputed = await t.answer(winner, report.message, "dispute")
     assert disputed.content.startswith(f"⚠️ Match {match}, game 2: <@{loser}> reported <@{loser}> **won** with "
                                        f"{claim} ") and disputed.content.endswith(
-        f"; <@{winner}> disputed it. An organizer decides it."), disputed.content
+        f"; <@{winner}> disputed it. An organizer who does not play in it decides it."), disputed.content
     assert not disputed.components
     call = await t.wait_channel(f"Match {match}, game 2 is disputed by <@{winner}>")
     # The organizer sees what was claimed, and is the only one pinged.

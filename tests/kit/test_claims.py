@@ -122,3 +122,46 @@ async def test_the_absent_players_dm_says_who_decided_what_and_how_to_dispute_it
     message = claims.absent_dm(ROW, absent=OPPONENT, by=ORGANIZER, table="Turnabout #3", result="r", dispute="d")
     assert (message.kind, message.user_id, message.guild_id) == (claims.ABSENT_DM, OPPONENT, GUILD)
     assert claims.AbsentConfirmed.from_payload(message.payload).channel_id == CHANNEL
+
+
+def test_a_reports_words_are_the_kits_a_format_gives_only_its_matchs_name_and_its_result():
+    """Issue 34: one set of words for a report's message in every format."""
+    what, result = "Match 2, game 1", "<@1> **won**"
+    assert claims_ui.waiting_text(what, 1, result, 2) == (
+        "📝 Match 2, game 1: <@1> reports <@1> **won**. <@2> confirms or disputes it, or reports it too (an organizer "
+        "who does not play in it can confirm it for them if they are absent).")
+    assert "**won** (still waiting). <@2>" in claims_ui.waiting_text(what, 1, result, 2, again=True)
+    answered = {
+        (claims.CONFIRM, None): "✅ Match 2, game 1: <@1> **won**, confirmed by <@2>.",
+        (claims.CONFIRM, 2): "✅ Match 2, game 1: <@1> **won**, confirmed for <@2> (absent) by <@9>.",
+        (claims_ui.AGREED, None): "✅ Match 2, game 1: <@1> **won**, confirmed by <@2>'s matching report.",
+        (claims_ui.UNOPPOSED, None): "✅ Match 2, game 1: <@1> **won**, reported by <@2>: final, as their opponent has "
+                                     "dropped.",
+        ("decide", None): "⚖️ Match 2, game 1: <@1> **won**, decided by <@9>.",
+        (claims.DISPUTE, None): "⚠️ Match 2, game 1: <@1> reported <@1> **won**; <@2> disputed it. An organizer who "
+                                "does not play in it decides it.",
+        (claims_ui.VOID, None): "⚖️ Match 2, game 1: voided by <@9>; its players report it again.",
+    }
+    for (how, absent), text in answered.items():
+        by = 9 if absent is not None or how in ("decide", claims_ui.VOID) else 2
+        assert claims_ui.answered_text(what, result, how, by, absent=absent, reporter=1) == text
+    assert claims_ui.answered_text(what, result, "decide").endswith("decided by an organizer.")
+
+
+def test_a_format_declares_how_it_answers_and_the_kit_binds_its_one_press_handler():
+    """Issue 34: no cog wires [Confirm] [Dispute]; the kit's handler answers the formats that declare an
+    `Answering`, and a `Pressed` a format still answers in its cog is left to the cog."""
+
+    async def answer(press, for_absent):
+        return claims_ui.Answered("answered")
+
+    async def late(press):
+        return None
+
+    answering = claims_ui.Answering("pods", answer, late)
+    declared = [answering, claims_ui.decides("pods")]
+    assert claims_ui.targets(declared) == [claims_ui.answers("pods"), claims_ui.decides("pods")]
+    bound = claims_ui.bind(declared, db=None)
+    assert set(bound) == {claims_ui.answers("pods")}
+    assert bound[claims_ui.answers("pods")].func is claims_ui.on_press
+    assert bound[claims_ui.answers("pods")].keywords["answering"] is answering

@@ -21,7 +21,6 @@ from bot.games.battler import ui
 from bot.games.battler.service import ActionResult
 from bot.kit import claims_ui
 from bot.kit.dispatch import actor_of, handles
-from bot.kit.errors import UserError
 from bot.kit.limits import ping
 
 
@@ -46,48 +45,19 @@ class BattlerReports:
             await interaction.response.send_message(
                 f"Your treasures left after the game are now {outcome.treasures_after}; its result stands.",
                 ephemeral=True)
-        elif outcome.dispute is not None:
-            await interaction.response.send_message("Your report differs from your opponent's: an organizer decides.")
-        else:
-            await interaction.response.send_message("Your report matches your opponent's: confirmed.")
-
-    @handles(claims_ui.answers("battler"))
-    async def on_report_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
-        game, report = table, claim
-        try:
-            before = await battler.treasures_asked(self.db, game, report, interaction.user.id)
-        except UserError:  # no longer open: answered below (a late click shows what became of it, or the refusal)
-            before = None
-        if before is not None:  # the reporter's opponent: their treasures first
-            await interaction.response.send_modal(ui.treasures_modal(game, report, action, before))
-            return
-        await self._answer(interaction, game, report, action, None)
+        elif outcome.dispute is not None:  # the channel's call to the organizers says it: one post per news
+            await interaction.response.send_message("Your report differs from your opponent's: an organizer who does "
+                                                    "not play in it decides (they have been called).", ephemeral=True)
+        else:  # the channel's announcement of the result says it
+            await interaction.response.send_message("Your report matches your opponent's: it counts.", ephemeral=True)
 
     @handles(ui.TREASURES_FORM)
     async def on_treasures_form(self, interaction: discord.Interaction, *, game: int, report: int, action: str,
                                 fields: dict[str, str]) -> None:
-        await self._answer(interaction, game, report, action, ui.parse_treasures(fields.get("treasures", "")))
-
-    async def _answer(self, interaction: discord.Interaction, game: int, report: int, action: str,
-                      treasures_left: int | None) -> None:
-        actor = actor_of(interaction)
-
-        async def answer(for_absent: bool) -> claims_ui.Answered:
-            if action == "confirm":
-                result = await battler.confirm_report(self.db, game, report, actor, treasures_left=treasures_left,
-                                                      for_absent=for_absent)
-                text = ui.answered_text(result.game, result.applied, "confirm", actor.user_id,
-                                        result.game.user_of(_other(result.applied)) if for_absent else None)
-                return claims_ui.Answered(text)
-            result = await battler.dispute_report(self.db, game, report, actor, treasures_left=treasures_left)
-            return claims_ui.Answered(ui.answered_text(result.game, result.dispute, "dispute", actor.user_id))
-
-        async def late() -> str | None:
-            ended = await battler.answered_report(self.db, game, report, interaction.guild_id)
-            return None if ended is None else ui.answered_text(ended.game, ended.report, ended.how, ended.by,
-                                                               ended.absent)
-
-        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
+        treasures = ui.parse_treasures(fields.get("treasures", ""))
+        press = claims_ui.press_of(interaction, self.db, table=game, claim=report, action=action,
+                                   treasures_left=treasures)
+        await claims_ui.answer_press(interaction, ui.ANSWERING, press)
 
     @handles(claims_ui.decides("battler"))
     async def on_decide_button(self, interaction: discord.Interaction, *, table: int, claim: int, decision: str) -> None:
@@ -95,10 +65,6 @@ class BattlerReports:
         result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
         decided = result.applied
         text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None
-                else f"⚖️ Report #{report} voided by <@{interaction.user.id}>: the players report again.")
+                else claims_ui.answered_text(f"Report #{report}", "", claims_ui.VOID, interaction.user.id))
         await interaction.response.edit_message(content=text, view=None)
 
-
-def _other(report: battler.PendingReport) -> int:
-    """The seat of the reporter's opponent."""
-    return report.b if report.reporter == report.a else report.a

@@ -13,8 +13,9 @@ from itertools import combinations_with_replacement
 import discord
 
 from bot.games.battler import rules as engine
+from bot.games.battler import service as battler
 from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
-from bot.kit import claims_ui, limits
+from bot.kit import claims, claims_ui, limits
 from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.dispatch import (
     Component,
@@ -581,17 +582,13 @@ def report_text(game: GameView | Announcement, report: PendingReport) -> str:
             f"{mention(u(report.disputed_by))} disagrees{counter}. An organizer who does not play in it decides below "
             f"(seat {report.a + 1} = {mention(u(report.a))}, seat {report.b + 1} = {mention(u(report.b))})."
         )
-    return (
-        f"📝 Report #{report.id}: {mention(u(reporter))} says **{claim}**. "
-        f"{mention(u(other))}, confirm or dispute (an organizer who does not play in it can confirm it for them if "
-        "they are absent)."
-    )
+    return claims_ui.waiting_text(f"Report #{report.id}", u(reporter), f"**{claim}**", u(other))
 
 
 def claim_text(game: GameView | Announcement, report: PendingReport, claim: str | None) -> str:
     u = game.user_of
     if claim == "draw":
-        return "draw"
+        return "a draw"
     if claim == "unfinished":
         return "the replayed game cannot be finished"
     win = report.a if claim == "a" else report.b
@@ -633,14 +630,40 @@ def dispute_text(game: GameView | Announcement, report: PendingReport, call: str
 
 def answered_text(game: GameView | Announcement, report: PendingReport, how: str, by: int | None,
                   absent: int | None = None) -> str:
-    """A report's message once answered: how, by whom, and what counts (its buttons gone)."""
-    if how == "dispute":
-        return f"⚠️ Report #{report.id} was disputed: an organizer who does not play in it decides below."
-    if how == "void":
-        return f"⚖️ Report #{report.id} voided by {mention(by)}: the players report again."
-    verb = "decided" if how == "decide" else "confirmed"
-    who = f"for {mention(absent)} (absent) by {mention(by)}" if absent is not None else f"by {mention(by)}"
-    return f"{'⚖️' if how == 'decide' else '✅'} Report #{report.id} {verb} {who}: {claim_text(game, report, report.claim)}."
+    """A report's message once answered: how, by whom, and what counts (the kit's words; its buttons gone)."""
+    return claims_ui.answered_text(f"Report #{report.id}", f"**{claim_text(game, report, report.claim)}**", how, by,
+                                   absent=absent, reporter=game.user_of(report.reporter))
+
+
+async def _treasures_first(interaction: discord.Interaction, press: claims_ui.Press) -> bool:
+    """The reporter's opponent says their treasures left first, in a form (which then answers)."""
+    try:
+        before = await battler.treasures_asked(press.db, press.table, press.claim, press.actor.user_id)
+    except UserError:  # no longer open: answered as usual (a late click shows what became of it, or the refusal)
+        return False
+    if before is not None:
+        await interaction.response.send_modal(treasures_modal(press.table, press.claim, press.action, before))
+    return before is not None
+
+
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    treasures = press.parts.get("treasures_left")
+    if press.action == claims.CONFIRM:
+        result = await battler.confirm_report(press.db, press.table, press.claim, press.actor,
+                                              treasures_left=treasures, for_absent=for_absent)
+        report = result.applied
+        absent = result.game.user_of(report.b if report.reporter == report.a else report.a) if for_absent else None
+        return claims_ui.Answered(answered_text(result.game, report, claims.CONFIRM, press.actor.user_id, absent))
+    result = await battler.dispute_report(press.db, press.table, press.claim, press.actor, treasures_left=treasures)
+    return claims_ui.Answered(answered_text(result.game, result.dispute, claims.DISPUTE, press.actor.user_id))
+
+
+async def _late(press: claims_ui.Press) -> str | None:
+    ended = await battler.answered_report(press.db, press.table, press.claim, press.guild_id)
+    return None if ended is None else answered_text(ended.game, ended.report, ended.how, ended.by, ended.absent)
+
+
+ANSWERING = claims_ui.Answering("battler", _answer, _late, first=_treasures_first)  # the kit's report buttons
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot.games.four_two_one import service, ui
-from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -14,7 +13,7 @@ FORMAT = Format(
     spec=service.SPEC,
     bookkeeping=service.LeagueBook,
     components=(ui.LobbyButton, ui.TakeApartSelect, ui.ClaimDeckSelect),
-    claims=(claims_ui.answers(service.KIND),),
+    claims=(ui.ANSWERING,),
     forms=(ui.DECK_FORM,),
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
     deadline_kinds=(),

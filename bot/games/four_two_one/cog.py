@@ -13,7 +13,7 @@ from bot.games.four_two_one import set_commands, ui
 from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
-from bot.kit import claims, claims_ui, limits
+from bot.kit import claims_ui, limits
 from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
@@ -206,23 +206,6 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
         except discord.HTTPException:  # unknown: its buttons stay (a click says the report no longer waits)
             return
         await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
-
-    @handles(claims_ui.answers("421"))
-    async def on_claim_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
-        actor, pressed = actor_of(interaction), interaction.message.id
-
-        async def answer(for_absent: bool) -> claims_ui.Answered:
-            if action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
-                out = await four_two_one.dispute(self.db, table, claim, actor, answered_in=pressed)
-                return ui.answered(out, claims.DISPUTE, actor.user_id)
-            out = await four_two_one.confirm(self.db, table, claim, actor, for_absent=for_absent, answered_in=pressed)
-            return ui.answered(out, action, actor.user_id, for_absent=for_absent)
-
-        async def late() -> str | None:
-            closed = await four_two_one.answered_claim(self.db, table, claim, interaction.guild_id)
-            return ui.closed_text(closed) if closed is not None else None
-
-        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
     @group.command(name="settle", description="Decide a disputed match of this round: its report was disputed "
                                               "(organizers who do not play in it).")

@@ -25,7 +25,7 @@ from bot.games.four_two_one.service import (
     ShownMenu,
     league_name,
 )
-from bot.kit import claims_ui, limits
+from bot.kit import claims, claims_ui, limits
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import (
     Component,
@@ -274,32 +274,24 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------------
 
 
-def _claimed(claim: Claim) -> str:
-    return "a **draw**" if claim.winner is None else f"that **{mention(claim.winner)} won**"
+def _what(claim: Claim) -> str:
+    return f"{league_name(claim.league_id)}, round {claim.round}, Match {claim.match}"
+
+
+def _result(claim: Claim) -> str:
+    return "a **draw**" if claim.winner is None else f"**{mention(claim.winner)} won**"
 
 
 def claim_text(claim: Claim, *, again: bool = False) -> str:
     """A report waiting for the opponent (`again`: shown once more, its first message may be lost)."""
-    still = " (still waiting)" if again else ""
-    return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reports {_claimed(claim)}{still}. {mention(claim.opponent)} confirms or disputes it (an organizer who "
-            "does not play in it can confirm it for them if they are absent).")
+    return claims_ui.waiting_text(_what(claim), claim.reporter, _result(claim), claim.opponent, again=again)
 
 
 def waiting_for_you_text(claim: Claim) -> str:
     """The opponent reported while the other player's report waited for them: that report, to answer."""
     return (f"Match {claim.match} already has a report waiting for you: {mention(claim.reporter)} reports "
-            f"{_claimed(claim)}. Confirm it, or dispute it (the match is then disputed: you both report again, or an "
+            f"{_result(claim)}. Confirm it, or dispute it (the match is then disputed: you both report again, or an "
             "organizer settles it).")
-
-
-def verdict_text(action: str, user_id: int, absent: int | None = None) -> str:
-    if action == "confirm":
-        if absent is not None:
-            return f"✅ Confirmed for {mention(absent)} (absent) by {mention(user_id)}."
-        return f"✅ Confirmed by {mention(user_id)}."
-    return (f"⚠️ Disputed by {mention(user_id)}. Its players report it again (`/421 report`), "
-            "or an organizer who does not play in it settles it (`/421 settle`).")
 
 
 def answered(outcome: Outcome, action: str, user_id: int, *, for_absent: bool = False) -> claims_ui.Answered:
@@ -317,19 +309,14 @@ def dispute_call_text(claim: Claim, call_text: str) -> str:
             f"`/421 settle match:{claim.match}` (or its players report it again).")
 
 
-def _reported(claim: Claim) -> str:
-    return (f"📝 {league_name(claim.league_id)}, round {claim.round}, Match {claim.match}: {mention(claim.reporter)} "
-            f"reported {_claimed(claim)}.")
-
-
-def answered_text(claim: Claim, action: str, user_id: int, absent: int | None = None) -> str:
-    """The report message once answered: what was reported, and the verdict (its buttons go)."""
-    return f"{_reported(claim)}\n{verdict_text(action, user_id, absent)}"
+def answered_text(claim: Claim, action: str, user_id: int | None, absent: int | None = None) -> str:
+    """The report message once answered (the kit's words; "reject": a Dispute of before issue 34)."""
+    how = claims.DISPUTE if action == "reject" else action
+    return claims_ui.answered_text(_what(claim), _result(claim), how, user_id, absent=absent, reporter=claim.reporter)
 
 
 _GONE = "This report no longer waits for an answer: the channel has what became of it."
 _CLOSED_WORDS = {
-    "agreed": "✅ Both players reported it: it counts.",
     "ended": "⏹️ The league ended before it was confirmed: it does not count.",
     "cancelled": "⏹️ The league was cancelled before it was confirmed.",
     "gone": _GONE,
@@ -338,9 +325,27 @@ _CLOSED_WORDS = {
 
 def closed_text(closed: ClaimClosed) -> str:
     """A report's message once the report no longer waits (the edit that removes its buttons)."""
-    if closed.how in ("confirm", "dispute", "reject") and closed.by is not None:
+    if closed.how in (*claims.ACTIONS, "reject", claims_ui.AGREED):
         return answered_text(closed.claim, closed.how, closed.by, closed.absent)
-    return f"{_reported(closed.claim)}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
+    reported = f"📝 {_what(closed.claim)}: {mention(closed.claim.reporter)} reported {_result(closed.claim)}."
+    return f"{reported}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
+
+
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    if press.action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
+        out = await four_two_one.dispute(press.db, press.table, press.claim, press.actor, answered_in=press.pressed)
+        return answered(out, claims.DISPUTE, press.actor.user_id)
+    out = await four_two_one.confirm(press.db, press.table, press.claim, press.actor, for_absent=for_absent,
+                                     answered_in=press.pressed)
+    return answered(out, press.action, press.actor.user_id, for_absent=for_absent)
+
+
+async def _late(press: claims_ui.Press) -> str | None:
+    closed = await four_two_one.answered_claim(press.db, press.table, press.claim, press.guild_id)
+    return closed_text(closed) if closed is not None else None
+
+
+ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, _late)  # the kit's report buttons, answered
 
 
 def claim_view(claim: Claim) -> discord.ui.View:

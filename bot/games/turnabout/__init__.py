@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot.games.turnabout import service, ui
-from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -13,7 +12,7 @@ FORMAT = Format(
     cog=f"{__name__}.cog",
     spec=service.SPEC,
     components=(ui.LobbyButton,),
-    claims=(claims_ui.answers(service.KIND),),
+    claims=(ui.ANSWERING,),
     forms=(),
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL, service.REPORT_DONE),
     deadline_kinds=(),

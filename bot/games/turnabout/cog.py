@@ -13,11 +13,11 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.service import EventView
-from bot.kit import claims, claims_ui, lookups, tables
+from bot.kit import claims_ui, lookups, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of, handles
+from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.limits import ping
 from bot.kit.paginate import Page, register_renderer, send_paginated
@@ -158,9 +158,8 @@ class TurnaboutCog(TableCog):
             await interaction.response.send_message(
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
-        else:  # confirmed by this matching report, or final at once (the opponent has dropped)
-            assert outcome.done is not None
-            await interaction.response.send_message(ui.report_done_text(outcome.done))
+        else:  # confirmed: shown by the report's message, else (lost, or the opponent has dropped) posted here
+            await interaction.response.send_message(**ui.matched_reply(outcome.game, outcome.done))
 
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
                            again: bool = False) -> None:
@@ -264,29 +263,6 @@ class TurnaboutCog(TableCog):
         if _key_id(key) != interaction.guild_id:
             raise PermissionDenied("Those ratings belong to another server.")
         return ui.ratings_page(await turnabout.ratings(self.db, interaction.guild_id), page)
-
-    # --- report buttons ----------------------------------------------------------------------
-
-    @handles(claims_ui.answers("turnabout"))
-    async def on_report_button(self, interaction: discord.Interaction, *, table: int, action: str, claim: int = 0,
-                               match: int = 0, game: int = 0) -> None:  # no claim: a button of before the kit's
-        event, actor, pressed = table, actor_of(interaction), interaction.message.id if interaction.message else None
-        match, game = await turnabout.claim_game(self.db, event, claim) if claim else (match, game)
-
-        async def answer(for_absent: bool) -> claims_ui.Answered:
-            if action == claims.DISPUTE:  # the channel's announcement calls the organizers who may decide it
-                result = await turnabout.dispute(self.db, event, match, game, actor, message_id=pressed)
-            else:
-                result = await turnabout.confirm(self.db, event, match, game, actor, for_absent=for_absent,
-                                                 message_id=pressed)
-            assert result.done is not None
-            return claims_ui.Answered(ui.report_done_text(result.done))
-
-        async def late() -> str | None:
-            done = await turnabout.answered_report(self.db, event, match, game, interaction.guild_id)
-            return ui.report_done_text(done) if done is not None else None
-
-        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
 
 def _key_id(key: str) -> int:

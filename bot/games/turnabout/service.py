@@ -153,7 +153,7 @@ class PendingGame:
 @dataclass(frozen=True)
 class ReportDone(Payload):
     """A game whose report was answered, as its report message shows it from then on (without
-    buttons): who won with what number, how it was settled, and the match's VP once it is over.
+    buttons): who won with what number and how it was settled.
     `channel_id`/`message_id`: the message to edit (0 when the cog edits the message pressed)."""
 
     event_id: int
@@ -170,7 +170,6 @@ class ReportDone(Payload):
     by_report: bool = False  # confirmed by the opponent's own matching report
     unopposed: bool = False  # reported by `by`, final at once: their opponent has dropped
     for_absent: int | None = None  # the organizer who confirmed it for `by`, who was absent
-    over: tuple[int, int, int, int] | None = None  # the match is over: (user a, VP a, user b, VP b)
     channel_id: int = 0
     message_id: int = 0
 
@@ -183,7 +182,7 @@ class Outcome:
     repeated: bool = False  # the player's own waiting report, unchanged (to show again)
     differs: bool = False  # ... and what they reported this time is not what it says
     game: int | None = None  # the game a report was about
-    done: ReportDone | None = None  # the answered report, as its message shows it now
+    done: ReportDone | None = None  # the answered report, as its message shows it now (a report's: when none does)
 
     @property
     def confirmed(self) -> bool:
@@ -498,14 +497,10 @@ def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra
         extra = {"by": user(game.confirmed_by), **extra}
     elif game.status == engine.DISPUTED and game.reported_by is not None:
         extra = {"by": user(match.other(game.reported_by)), **extra}
-    result = engine.match_result(state, match)
-    over = None
-    if result is not None and result.b is not None:
-        over = (user(result.a), result.victory_points[0], user(result.b), result.victory_points[1])
     return ReportDone(
         loaded.row.id, match.number, game.number, game.status, game.decided, None if winner is None else user(winner),
         game.value, measure, max(engine.reported_points(state, match, game)),
-        user(game.reported_by) if game.reported_by is not None else None, over=over, **extra,
+        user(game.reported_by) if game.reported_by is not None else None, **extra,
     )
 
 
@@ -589,6 +584,8 @@ async def report(
         if any(isinstance(e, engine.GameDisputed) for e in events):
             await _call_referees(session, loaded, match)
         matched = any(isinstance(e, engine.GameConfirmed) for e in events)
+        waiting = _book(loaded).of(_key(match.number, target.number))
+        shown = matched and waiting is not None and bool(waiting.shown)  # a message of it shows the result
         reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
         pending = None
         if reported is not None and reported.needs_confirmation_by is not None:
@@ -596,7 +593,7 @@ async def report(
             pending = _pending(loaded, match, target)
         await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
         done = None
-        if matched:
+        if matched and not shown:
             done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
         elif reported is not None and reported.needs_confirmation_by is None:
             done = _report_done(loaded, match, target, by=actor.user_id, unopposed=True)

@@ -21,7 +21,7 @@ from bot.games.turnabout.service import (
     ReportDone,
     event_name,
 )
-from bot.kit import claims_ui, limits, swiss
+from bot.kit import claims, claims_ui, limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
@@ -254,18 +254,19 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------
 
 
+def result_words(winner: int | None, value: int | None, measure: str | None, match_points: int) -> str:
+    """A game's result as a report says it (the kit words the rest: `claims_ui`)."""
+    if winner is None:
+        return "a **draw** (no match points)"
+    number = f" with {value} {MEASURE[measure or 'life']}" if value is not None else ""
+    return f"{mention(winner)} **won**{number} (**{match_points} match points**)"
+
+
 def report_text(pending: PendingGame, *, again: bool = False) -> str:
     """A report waiting for the opponent (`again`: shown again when its reporter repeats it)."""
-    if pending.winner is None:
-        claim = "a **draw** (no match points)"
-    else:
-        claim = (f"{mention(pending.winner)} **won** with {pending.value} {MEASURE[pending.measure]} "
-                 f"(**{pending.match_points} match points**)")
-    verb = "reported" if again else "reports"
-    head = "📝 Still waiting: match" if again else "📝 Match"
-    return (f"{head} {pending.match}, game {pending.game}: {mention(pending.reporter)} {verb} {claim}. "
-            f"{mention(pending.opponent)} confirms or disputes it, or reports the game too; an organizer who does not "
-            "play in it can confirm it for them if they are absent.")
+    result = result_words(pending.winner, pending.value, pending.measure, pending.match_points)
+    return claims_ui.waiting_text(f"Match {pending.match}, game {pending.game}", pending.reporter, result,
+                                  pending.opponent, again=again)
 
 
 def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> str | None:
@@ -281,34 +282,49 @@ def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> s
 
 def report_done_text(done: ReportDone) -> str:
     """An answered report, as its message reads from then on (its buttons gone): who won the game
-    with what number, how it was settled, and whose VP once the match is over."""
-    head = f"Match {done.match}, game {done.game}"
-    if done.winner is None:
-        result = "a **draw** (no match points)"
-    else:
-        number = f" with {done.value} {MEASURE[done.measure or 'life']}" if done.value is not None else ""
-        result = f"{mention(done.winner)} **won**{number} (**{done.match_points} match points**)"
-    if done.status == engine.DISPUTED:
-        reported = f"{mention(done.reporter)} reported " if done.reporter is not None else "reported: "
-        by = f"{mention(done.by)} disputed it" if done.by is not None else "it was disputed"
-        return f"⚠️ {head}: {reported}{result}; {by}. An organizer decides it."
-    if done.decided:
-        how = f"decided by {mention(done.by)}" if done.by is not None else "decided by an organizer"
-    elif done.by is None:
-        how = "confirmed"
-    elif done.for_absent is not None:
-        how = f"confirmed for {mention(done.by)} (absent) by {mention(done.for_absent)}"
-    elif done.unopposed:
-        how = f"reported by {mention(done.by)}: final, as their opponent has dropped"
-    elif done.by_report:
-        how = f"confirmed by {mention(done.by)}'s matching report"
-    else:
-        how = f"confirmed by {mention(done.by)}"
-    over = ""
-    if done.over is not None:
-        a, vp_a, b, vp_b = done.over
-        over = f" Match {done.match} is over: {mention(a)} {vp_a} Victory Points (VP), {mention(b)} {vp_b} VP."
-    return f"{'⚖️' if done.decided else '✅'} {head}: {result}, {how}.{over}"
+    with what number and how it was settled (the match's result is the channel's own post)."""
+    result = result_words(done.winner, done.value, done.measure, done.match_points)
+    how = ("dispute" if done.status == engine.DISPUTED else "decide" if done.decided else
+           claims_ui.UNOPPOSED if done.unopposed else claims_ui.AGREED if done.by_report else claims.CONFIRM)
+    by, absent = (done.for_absent, done.by) if done.for_absent is not None else (done.by, None)
+    return claims_ui.answered_text(f"Match {done.match}, game {done.game}", result, how, by, absent=absent,
+                                   reporter=done.reporter)
+
+
+def matched_reply(game: int | None, done: ReportDone | None) -> dict:
+    """The reply to a report that made a game final: private when its report's message shows the
+    result (one post per piece of news), else the result itself, posted."""
+    if done is None:
+        return {"content": f"Your report matches your opponent's: game {game} counts (their report's message shows "
+                           "it).", "ephemeral": True}
+    return {"content": report_done_text(done)}
+
+
+async def _game_of(press: claims_ui.Press) -> tuple[int, int]:
+    """The match and game a report button is about (its claim's; a button of before the kit's names them)."""
+    if press.claim:
+        return await turnabout.claim_game(press.db, press.table, press.claim)
+    return int(press.parts["match"]), int(press.parts["game"])  # type: ignore[call-overload]
+
+
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    match, game = await _game_of(press)
+    if press.action == claims.CONFIRM:
+        result = await turnabout.confirm(press.db, press.table, match, game, press.actor, for_absent=for_absent,
+                                         message_id=press.pressed)
+    else:  # the channel's announcement calls the organizers who may decide it
+        result = await turnabout.dispute(press.db, press.table, match, game, press.actor, message_id=press.pressed)
+    assert result.done is not None
+    return claims_ui.Answered(report_done_text(result.done))
+
+
+async def _late(press: claims_ui.Press) -> str | None:
+    match, game = await _game_of(press)
+    done = await turnabout.answered_report(press.db, press.table, match, game, press.guild_id)
+    return report_done_text(done) if done is not None else None
+
+
+ANSWERING = claims_ui.Answering(turnabout.KIND, _answer, _late)  # the kit's report buttons, answered
 
 
 def report_view(pending: PendingGame) -> discord.ui.View:

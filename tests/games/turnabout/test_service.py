@@ -525,7 +525,7 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     await turnabout.record_report_message(db, event.id, first, channel_id=CHANNEL, message_id=502)
     assert await edits() == {}
     matched = await turnabout.report(db, event.id, player(b), result="lost")
-    assert matched.done is not None and matched.done.by == b and matched.done.by_report
+    assert matched.confirmed and matched.done is None  # its messages show it: the reporter is answered privately
     done = await edits()
     assert set(done) == {501, 502} and done[501]["winner"] == a and done[501]["value"] == 20
     assert done[501]["status"] == engine.FINAL and done[501]["channel_id"] == CHANNEL
@@ -536,8 +536,7 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
         await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=message_id)
     confirmed = await turnabout.confirm(db, event.id, m.number, 2, player(a), message_id=503)
     assert set(await edits()) == {501, 502, 504}
-    result = confirmed.match_finished
-    assert confirmed.done.over == (a, result.victory_points[0], b, result.victory_points[1])
+    assert confirmed.match_finished is not None  # the match's result is the channel's own post, not in the report's
     assert confirmed.done.winner == b and confirmed.done.value == 3 and confirmed.done.by == a
     # A message recorded after its report was answered (a slow reply) is edited at once.
     await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=505)

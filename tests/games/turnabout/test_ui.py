@@ -65,9 +65,10 @@ def test_standings_and_ratings_are_paginated():
 def test_report_and_final_text():
     pending = PendingGame(1, 3, 2, 10, 11, 11, 9, "library", 15)
     assert ui.report_text(pending) == ("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards left in library "
-                                       "(**15 match points**). <@11> confirms or disputes it, or reports the game too; an "
-                                       "organizer who does not play in it can confirm it for them if they are absent.")
-    assert ui.report_text(pending, again=True).startswith("📝 Still waiting: match 3, game 2: <@10> reported <@11> **won**")
+                                       "(**15 match points**). <@11> confirms or disputes it, or reports it too (an "
+                                       "organizer who does not play in it can confirm it for them if they are absent).")
+    assert ui.report_text(pending, again=True).startswith("📝 Match 3, game 2: <@10> reports <@11> **won** with 9 cards "
+                                                          "left in library (**15 match points**) (still waiting).")
     assert ui.repeated_note(pending, differs=False, game_given=False) is None
     assert "Your earlier report of game 2 stands" in ui.repeated_note(pending, differs=True, game_given=True)
     first = PendingGame(1, 3, 1, 10, 11, None, None, None, 0)
@@ -137,28 +138,28 @@ def test_an_announcement_queued_before_typed_events_renders_the_same():
     assert Announcement.from_payload(json.loads(json.dumps(news.to_payload()))) == news
 
 
-def test_an_answered_report_says_who_won_with_what_number_and_whose_vp():
-    """Issue 25 item 3: the report message's text is replaced, and the result stays readable."""
-    confirmed = ReportDone(1, 1, 2, engine.FINAL, False, 10, 45, "library", 30, None, by=11, over=(10, 30, 11, 0))
+def test_an_answered_report_says_who_won_with_what_number():
+    """Issue 25 item 3: the report message's text is replaced, and the result stays readable (the
+    match's result is the channel's own post: issue 35 item 3, one post per piece of news)."""
+    confirmed = ReportDone(1, 1, 2, engine.FINAL, False, 10, 45, "library", 30, None, by=11)
     assert ui.report_done_text(confirmed) == (
-        "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), confirmed by <@11>. "
-        "Match 1 is over: <@10> 30 Victory Points (VP), <@11> 0 VP.")
-    matching = dataclasses.replace(confirmed, game=1, by_report=True, over=None, value=7, measure="life",
+        "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), confirmed by <@11>.")
+    matching = dataclasses.replace(confirmed, game=1, by_report=True, value=7, measure="life",
                                    match_points=17)
     assert ui.report_done_text(matching) == (
         "✅ Match 1, game 1: <@10> **won** with 7 life (**17 match points**), confirmed by <@11>'s matching report.")
-    alone = dataclasses.replace(confirmed, by=10, unopposed=True, over=None)
+    alone = dataclasses.replace(confirmed, by=10, unopposed=True)
     assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), "
                                           "reported by <@10>: final, as their opponent has dropped.")
-    decided = dataclasses.replace(confirmed, decided=True, by=None, over=None)
+    decided = dataclasses.replace(confirmed, decided=True, by=None)
     assert ui.report_done_text(decided).startswith("⚖️ Match 1, game 2: <@10> **won** with 45 cards")
     assert ui.report_done_text(decided).endswith("decided by an organizer.")
-    draw = dataclasses.replace(confirmed, winner=None, value=None, measure=None, match_points=0, over=None)
+    draw = dataclasses.replace(confirmed, winner=None, value=None, measure=None, match_points=0)
     assert ui.report_done_text(draw) == "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>."
-    disputed = dataclasses.replace(confirmed, status=engine.DISPUTED, reporter=10, over=None)
+    disputed = dataclasses.replace(confirmed, status=engine.DISPUTED, reporter=10)
     assert ui.report_done_text(disputed) == (
         "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 match points**); <@11> "
-        "disputed it. An organizer decides it.")
+        "disputed it. An organizer who does not play in it decides it.")
 
 
 def test_a_dispute_shows_the_organizer_both_claims():
