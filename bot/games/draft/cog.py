@@ -100,7 +100,7 @@ class DraftCog(TableCog):
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
     @app_commands.describe(**ui.START_OPTIONS)
     @app_commands.autocomplete(cube=cube_autocomplete, set_=set_key_autocomplete, scoring=ui.follower_choices("method"),
-                               play_order=ui.follower_choices("play_order"))
+                               play_order=ui.follower_choices("play_order"), matches=ui.follower_choices("matches"))
     @app_commands.choices(pick_mode=PICK_MODE_CHOICES)
     @app_commands.rename(set_="set")
     @app_commands.guild_only()
@@ -119,6 +119,7 @@ class DraftCog(TableCog):
         play_order: str | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
         bots: app_commands.Range[int, 0, 15] = 0,
+        matches: str | None = None, teams: app_commands.Range[int, 2, 2] | None = None,
     ) -> None:
         config = await guild_config.get_config(self.db, interaction.guild_id)
         scored = None
@@ -126,7 +127,7 @@ class DraftCog(TableCog):
             scored = drafts.GoldfishOptions(turns, scoring or "sum", play_order or "first")
         options = dict(packs=packs, pack_size=pack_size, max_seats=seats, bots=bots, goldfish=scored,
                        pick_timer_seconds=pick_timer * 60 if pick_timer else None, channel_id=interaction.channel_id,
-                       pick_mode=pick_mode.value if pick_mode else config.default_pick_mode)
+                       pick_mode=pick_mode.value if pick_mode else config.default_pick_mode, follow={"matches": matches, "teams": teams})
         pod = await open_lobby(self.bot, interaction, cube=cube, set_key=set_, options=options)
         await self.post_lobby(interaction, pod)
         self.fetch_pictures(pod.id, config.pictures)

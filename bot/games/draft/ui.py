@@ -116,6 +116,8 @@ START_OPTIONS = {  # /draft start's options, described
     "turns": "Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
     "scoring": "Goldfish scoring: how the damage components combine (default: sum).",
     "play_order": "Goldfish games: who plays first (default: the player).",
+    "matches": "Play matches after the draft: swiss pairs them at once (the organizer can start them later).",
+    "teams": "2: seat the drafters alternately in two teams, who play each other after the draft.",
     "pick_mode": "How players pick in DMs (default: the server's setting).",
 }
 
