@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from bot.kit import match_results
-from bot.kit.match_results import Match, MatchError
+from bot.kit.match_results import Match
 
 SCHEMA_VERSION = 1
 SWISS, TEAMS = "swiss", "teams"
@@ -136,11 +136,14 @@ def new_pod(seats: Sequence[int], *, stand_ins: Mapping[int, int], bots: Sequenc
     if len(entrants) < 2:
         raise PodError("Matches need at least 2 players.")
     if kind == TEAMS:
-        try:
-            first, second = match_results.split_teams(entrants)
-        except MatchError as error:
-            raise PodError(str(error)) from None
-        return PodState(TEAMS, entrants, min(rounds, len(first)), seed, auto_pair, [list(first), list(second)])
+        # The teams sat alternately at the draft (seats 1, 3, 5 … and 2, 4, 6 …): a bot's seat
+        # without a stand-in leaves its team one player short.
+        first, second = ([stand_ins.get(seat, seat) for seat in seats[start::2] if seat not in bots or seat in stand_ins]
+                         for start in (0, 1))
+        if len(first) != len(second) or not first:
+            raise PodError("Team against team needs two teams of the same size: name a stand-in for each bot's seat "
+                           f"(the teams have {len(first)} and {len(second)} players).")
+        return PodState(TEAMS, entrants, min(rounds, len(first)), seed, auto_pair, [first, second])
     return PodState(SWISS, entrants, match_results.scheduled_rounds(len(entrants), rounds), seed, auto_pair)
 
 

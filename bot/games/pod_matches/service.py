@@ -87,7 +87,7 @@ def settle_draft_options(chosen: Mapping[str, Any]) -> dict[str, Any] | None:
         raise UserError(f"`matches` is one of: {', '.join(f'`{m}`' for m in MATCHES)}.")
     if teams and teams != 2:
         raise UserError("A team draft has 2 teams (`teams:2`).")
-    return {"matches": rules.TEAMS if teams else rules.SWISS, "auto_pair": True}
+    return {"matches": rules.TEAMS if teams else rules.SWISS, "auto_pair": True, **({"teams": 2} if teams else {})}
 
 
 DRAFT_OPTIONS = hooks.Options(settle_draft_options, choices={"matches": tuple(MATCHES.items())})

@@ -81,6 +81,7 @@ class PodView(tables.TableView):
     pick_mode: str
     seats: tuple[SeatView, ...]  # join order in the lobby; seat order once drafting
     booster: str | None = None  # a set draft's collation (`bot.cards.boosters`); none for a cube
+    teams: int | None = None  # `/draft start teams:2`: the drafters sit alternately in two teams
 
     @property
     def player_ids(self) -> list[int]:
@@ -416,7 +417,7 @@ def pod_view(pod: Pod) -> PodView:
     return PodView(
         **tables.view_columns(r), cube_name=r.cube_name, packs=r.packs, pack_size=r.pack_size,
         pick_timer_seconds=r.pick_timer_seconds, turns=r.turns, pick_mode=r.pick_mode, seats=tuple(seats),
-        booster=r.booster,
+        booster=r.booster, teams=(r.follow_options or {}).get("teams"),
     )
 
 
