@@ -95,6 +95,9 @@ async def test_an_eight_seat_swiss_pod_with_a_dispute_and_a_drop(fake, bot, worl
 async def test_a_three_a_side_team_draft_to_a_team_result(fake, bot, world):
     players = world.players[:6]
     await run_draft(fake, world, players, seats=6, teams=2)
+    seating = [f["value"] for m in fake.messages(world.channel) for e in m.get("embeds") or []
+               for f in e.get("fields") or [] if f.get("name", "").startswith("Seating")]
+    assert seating and seating[-1].count("· team 1") == 3 and seating[-1].count("· team 2") == 3, seating
     met = set()
     for round_number in (1, 2, 3):
         pairs, byes = await pairings(fake, world, round_number)  # paired by themselves
