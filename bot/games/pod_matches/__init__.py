@@ -25,14 +25,15 @@ FORMAT = Format(
         about="After a draft, its players play best-of-three matches: Swiss (or team against team), "
               "with standings by match points and the usual tiebreakers.",
         flow=(
-            "**Start:** `/draft start … matches:swiss` pairs round 1 when the draft ends; else the organizer "
-            "`/pod start`s (bots' seats need a `stand_in`).",
-            "**Report:** `/pod report won lost`; your opponent confirms or disputes.",
-            "**Follow:** `/pod status` the pairings and standings; `/pod drop` to stop playing.",
-            "**Rounds:** 3 (fewer for small pods), never a rematch; the organizer `/pod pair`s the next one "
-            "(or it comes by itself with `matches:swiss`).",
-            "**End:** after the last round (or `/pod end`, organizer): the standings go to the leaderboard.",
+            "**Start:** after the draft its organizer uses `/pod start` (a bot's seat plays with a stand-in, "
+            "`bot1:`), or `/draft start … matches:swiss` (or `teams:2`) starts them itself.",
+            "**Join:** the draft's players play (`/draft join` before it begins); `/pod drop` to stop.",
+            "**Rounds:** best of three; `/pod pair` pairs the next round once this one is in (or by itself).",
+            "**Report:** `/pod report won lost`; your opponent confirms or disputes; `/pod decide` (an organizer "
+            "who does not play) decides.",
+            "**End:** after the last round (or `/pod end`): the standings go to the leaderboard.",
         ),
-        more="`/pod decide` (an organizer who does not play) decides a disputed match.",
+        more="`/pod status` the pairings and standings (W–L–D, tiebreakers). 3 rounds (fewer for small pods), "
+             "no rematch.",
     ),
 )
