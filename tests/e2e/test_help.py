@@ -14,7 +14,7 @@ from tests.fake_discord.constants import SEND_MESSAGES
 
 pytestmark = pytest.mark.e2e
 
-FORMAT_KEYS = ["goldfish", "draft", "battler", "turnabout", "421", "vortex"]
+FORMAT_KEYS = ["goldfish", "draft", "pod", "battler", "turnabout", "421", "vortex"]
 
 
 async def test_help_says_what_runs_how_to_start_each_format_and_how_to_set_up(fake, bot, world):

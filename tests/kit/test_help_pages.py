@@ -60,7 +60,7 @@ def test_the_greeting_fits_a_message_and_pings_nobody():
 
 
 def test_one_entry_per_format_with_its_rules_page():
-    assert [entry.key for entry in help.entries()] == ["goldfish", "draft", "battler", "turnabout", "421", "vortex"]
+    assert [entry.key for entry in help.entries()] == ["goldfish", "draft", "pod", "battler", "turnabout", "421", "vortex"]
     for entry in help.entries():
         assert entry.rules_page == f"docs/rules/{entry.key}.md"
         assert entry.flow[0].startswith("**Start:**") and entry.flow[-1].startswith("**End:**")

@@ -118,8 +118,8 @@ async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_load
         assert unresolved_routes(bot_.handlers, bot_.components, bot_.forms()) == []
         assert missing_pieces(formats) == []
         # Every format declared something that was checked, not an empty list.
-        assert {fmt.key for fmt in formats} == {"goldfish", "draft", "battler", "turnabout", "421", "vortex"}
-        assert all(fmt.components or fmt.forms for fmt in formats)
+        assert {fmt.key for fmt in formats} == {"goldfish", "draft", "pod", "battler", "turnabout", "421", "vortex"}
+        assert all(fmt.components or fmt.forms or fmt.claims for fmt in formats)
         assert all(fmt.outbox_kinds for fmt in formats)
         # And the declarations are whole: every outbox kind a format's modules render and every
         # deadline kind they handle is declared by a format (or is the kit's table lifecycle's).

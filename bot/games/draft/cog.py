@@ -100,7 +100,7 @@ class DraftCog(TableCog):
     @draft.command(name="start", description="Open a draft lobby in this channel (organizers).")
     @app_commands.describe(**ui.START_OPTIONS)
     @app_commands.autocomplete(cube=cube_autocomplete, set_=set_key_autocomplete, scoring=ui.follower_choices("method"),
-                               play_order=ui.follower_choices("play_order"))
+                               play_order=ui.follower_choices("play_order"), matches=ui.follower_choices("matches"))
     @app_commands.choices(pick_mode=PICK_MODE_CHOICES)
     @app_commands.rename(set_="set")
     @app_commands.guild_only()
@@ -113,12 +113,11 @@ class DraftCog(TableCog):
         pack_size: app_commands.Range[int, 1, 30] = 15,
         seats: app_commands.Range[int, 2, 16] = 8,
         pick_timer: app_commands.Range[int, 1, 10080] | None = None,
-        goldfish: bool = False,
-        turns: app_commands.Range[int, 1, 100] | None = None,
-        scoring: str | None = None,
-        play_order: str | None = None,
+        goldfish: bool = False, turns: app_commands.Range[int, 1, 100] | None = None,
+        scoring: str | None = None, play_order: str | None = None,
         pick_mode: app_commands.Choice[str] | None = None,
         bots: app_commands.Range[int, 0, 15] = 0,
+        matches: str | None = None, teams: app_commands.Range[int, 2, 2] | None = None,
     ) -> None:
         config = await guild_config.get_config(self.db, interaction.guild_id)
         scored = None
@@ -126,7 +125,7 @@ class DraftCog(TableCog):
             scored = drafts.GoldfishOptions(turns, scoring or "sum", play_order or "first")
         options = dict(packs=packs, pack_size=pack_size, max_seats=seats, bots=bots, goldfish=scored,
                        pick_timer_seconds=pick_timer * 60 if pick_timer else None, channel_id=interaction.channel_id,
-                       pick_mode=pick_mode.value if pick_mode else config.default_pick_mode)
+                       pick_mode=pick_mode.value if pick_mode else config.default_pick_mode, follow={"matches": matches, "teams": teams})
         pod = await open_lobby(self.bot, interaction, cube=cube, set_key=set_, options=options)
         await self.post_lobby(interaction, pod)
         self.fetch_pictures(pod.id, config.pictures)

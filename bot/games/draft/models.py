@@ -24,6 +24,9 @@ class DraftPod(TableColumns, Base):
     turns: Mapped[int | None]  # set: a Goldfish Draft, scored after the draft
     goldfish_method: Mapped[str | None] = mapped_column(String(16))  # its scoring (sum, max, product)
     goldfish_play_order: Mapped[str | None] = mapped_column(String(16))  # first, second, flip
+    # What the followers of "draft.complete" settled from `/draft start` beyond Goldfish's columns
+    # (the matches after the draft: `matches`, `teams`), handed back in the hook's `Finished.options`.
+    follow_options: Mapped[dict | None] = mapped_column(JsonData)
     pick_mode: Mapped[str] = mapped_column(String(16))
     booster: Mapped[str | None] = mapped_column(String(16))  # set: a set draft's collation ("classic")
     # set: a draft variant ("rotisserie"; `service.variants`); none: a booster draft

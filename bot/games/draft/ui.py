@@ -93,6 +93,9 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     if pod.status == STATUSES.lobby:
         players = "\n".join(f"• {seat_name(uid)}" for uid in pod.player_ids) or "nobody yet"
         embed.add_field(name=f"Players ({len(pod.seats)}/{pod.max_seats})", value=players, inline=False)
+        if pod.teams:
+            embed.add_field(name="Teams", value="Two teams, seated alternately when the draft begins (seats 1, 3, 5 … "
+                                                "and 2, 4, 6 …); they play each other after the draft.", inline=False)
         joined = "has" if pod.max_seats == 1 else "have"
         embed.set_footer(text=f"The draft begins by itself once {plural(pod.max_seats, 'player')} {joined} joined, "
                               "or earlier when the organizer presses Begin. "
@@ -100,6 +103,7 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     else:
         seating = "\n".join(
             f"Seat {s.seat + 1}: {seat_name(s.user_id)}{' (bot)' if s.is_bot and not is_bot_user(s.user_id) else ''}"
+            f"{f' · team {s.seat % 2 + 1}' if pod.teams else ''}"
             for s in pod.seats if s.seat is not None
         )
         order = "turns go seat 1 to the last, then back" if rotisserie else "pack 1 passes left, pack 2 right"
@@ -124,6 +128,8 @@ START_OPTIONS = {  # /draft start's options, described
     "turns": "Goldfish game length, 1–20 turns (default: 7 for the Goldfish Cube, 10 for any other pool).",
     "scoring": "Goldfish scoring: how the damage components combine (default: sum).",
     "play_order": "Goldfish games: who plays first (default: the player).",
+    "matches": "Play matches after the draft: swiss pairs them at once (the organizer can start them later).",
+    "teams": "2: seat the drafters alternately in two teams, who play each other after the draft.",
     "pick_mode": "How players pick in DMs (default: the server's setting).",
 }
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -92,12 +93,15 @@ async def create_pod(
     db: Database, actor: tables.Actor, *, channel_id: int, cube: CubeDetail, packs: int = 2, pack_size: int = 15,
     max_seats: int = 8, pick_timer_seconds: int | None = None, goldfish: GoldfishOptions | None = None,
     pick_mode: str = "both", seed: int | None = None, bots: int = 0, booster: str | None = None,
-    variant: str | None = None, offer: int | None = None,
+    variant: str | None = None, offer: int | None = None, follow: Mapping[str, Any] | None = None,
 ) -> PodView:
     """Open a lobby; `bots` seats of it are bot drafters from the start (seat rows with user ids
     -1..-bots, `state.is_bot_user`), and the humans who join fill the rest. `variant`: a draft
     variant (`variants.ROTISSERIE`: `pack_size` is then the picks each player makes, `packs` 1, and
-    `offer` how many of the cube's cards are on offer, none for all)."""
+    `offer` how many of the cube's cards are on offer, none for all). `follow`: other settings of
+    `/draft start` that concern the followers of "draft.complete" (the matches after the draft),
+    settled by them now (`hooks.settle`) and handed back when the hook fires."""
+    follow_options = hooks.settle(COMPLETE, follow) if follow else None
     if not 0 <= bots < max_seats:
         raise UserError(f"Bots fill at most {max_seats - 1} of {max_seats} seats: a draft needs at least one player.")
     try:
@@ -112,7 +116,7 @@ async def create_pod(
             session, SPEC, actor=actor, channel_id=channel_id, seed=seed, cube_name=cube.name, max_seats=max_seats,
             packs=packs, pack_size=pack_size, pick_timer_seconds=pick_timer_seconds, pick_mode=pick_mode,
             card_info=[_card_json(card) for card in cube.cards], booster=booster, variant=variant, offer=offer,
-            **(goldfish.columns(cube) if goldfish else {}),
+            **(goldfish.columns(cube) if goldfish else {}), follow_options=follow_options,
         )
         for number in range(1, bots + 1):
             seat = DraftSeat(pod_id=loaded.row.id, guild_id=loaded.row.guild_id, user_id=bot_user_id(number), is_bot=True)

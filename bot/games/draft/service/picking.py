@@ -211,7 +211,7 @@ async def _complete(session: AsyncSession, pod: Pod, now: datetime, hold_seat: i
     await hooks.fire(session, COMPLETE, hooks.Finished(
         NOUN, row.id, row.guild_id, row.channel_id, row.organizer_id, f"Draft #{row.id} ({row.cube_name})",
         {"turns": row.turns, "method": row.goldfish_method, "play_order": row.goldfish_play_order,
-         "players": [seat.user_id for seat in pod.seats]},
+         **(row.follow_options or {}), "players": [seat.user_id for seat in pod.seats]},
     ))
     return await deliveries.queue_completion(session, pod, hold_seat=hold_seat)
 

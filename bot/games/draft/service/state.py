@@ -84,6 +84,7 @@ class PodView(tables.TableView):
     booster: str | None = None  # a set draft's collation (`bot.cards.boosters`); none for a cube
     variant: str | None = None  # a draft variant (`variants`); none for a booster draft
     offer: int | None = None  # a Rotisserie's cards on offer (none: the whole cube)
+    teams: int | None = None  # `/draft start teams:2`: the drafters sit alternately in two teams
 
     @property
     def player_ids(self) -> list[int]:
@@ -418,7 +419,7 @@ def pod_view(pod: Pod) -> PodView:
     return PodView(
         **tables.view_columns(r), cube_name=r.cube_name, packs=r.packs, pack_size=r.pack_size,
         pick_timer_seconds=r.pick_timer_seconds, turns=r.turns, pick_mode=r.pick_mode, seats=tuple(seats),
-        booster=r.booster, variant=r.variant, offer=r.offer,
+        booster=r.booster, variant=r.variant, offer=r.offer, teams=(r.follow_options or {}).get("teams"),
     )
 
 
