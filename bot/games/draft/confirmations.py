@@ -55,9 +55,9 @@ class HeldConfirmations:
             return None
         after = LAST_PICK if p.done else WAITING
         embed = picked_embed(p.round, p.pick_number, p.card, p.pod_id, self.bot.settings.scryfall_base, after)
-        # A failed edit never ends its settling: waits on it are bounded (`MessageStates.settled`).
+        # Changing until its outcome is recorded (sent or not); waits on it are bounded besides.
         return Outgoing(embeds=[embed], edit=(p.channel_id, message_id), replace_attachments=True,
-                        after_send=lambda _message: self.states.end_change(message_id, settling))
+                        after_record=lambda _sent: self.states.end_change(message_id, settling))
 
     async def take_over(self, pod_id: int, user_id: int, message_id: int) -> Picked | None:
         """The pick confirmation still held for the message a pack (or the final pool) goes to,

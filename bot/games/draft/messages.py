@@ -20,6 +20,7 @@ shown by no other message; otherwise the row is skipped.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import weakref
@@ -118,8 +119,28 @@ class DraftMessages:
         return Outgoing(
             content=rejoined_text(prompt.pod_id) if rejoined else None,
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
-            files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
+            files=[picture.file] if picture else [], **self._changing_until_recorded(prompt),
         )
+
+    def _changing_until_recorded(self, prompt: drafts.PackPrompt, target: drafts.PackMessage | None = None) -> dict:
+        """`after_send` and `after_record` of a pack sent to a reaction pack message (`target`, an
+        edit: changing from now) or as a new one (changing once sent): the message is being changed
+        until its record lands, so a reaction on it, or its letters' record, waits for that
+        (`MessageStates.settled`); its letters are added once it is sent."""
+        changes: dict[int, asyncio.Future] = {}
+        if target is not None:
+            changes[target.message_id] = self.states.begin_change(target.message_id)
+
+        def after_send(message: discord.Message | discord.PartialMessage) -> None:
+            if uses_reactions(prompt) and message.id not in changes:
+                changes[message.id] = self.states.begin_change(message.id)
+            self.start_reactions(message, prompt, have=target.letters if target is not None else 0)
+
+        def after_record(_message_id: int | None) -> None:
+            for message_id, done in changes.items():
+                self.states.end_change(message_id, done)
+
+        return {"after_send": after_send, "after_record": after_record}
 
     async def pack_picture(self, prompt: drafts.PackPrompt) -> Picture | None:
         """The pack's picture if its images are here (else the pack goes as text, and the draft's
@@ -136,18 +157,12 @@ class DraftMessages:
         confirmation; a player who took their seat back (`rejoined`) also gets a short new message
         saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
-        done = self.states.begin_change(target.message_id)
-
-        def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
-            self.states.end_change(target.message_id, done)
-            self.start_reactions(message, prompt, have=target.letters)
-
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
             view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
             edit=(target.channel_id, target.message_id),
             continued=[pack_ready_text(prompt, rejoined=True)] if rejoined and not picked else [],
-            after_send=after_send,
+            **self._changing_until_recorded(prompt, target),
         )
 
     async def notice(self, notice: Notice, fresh: bool) -> Outgoing | None:
@@ -232,7 +247,7 @@ class DraftMessages:
         except discord.HTTPException:
             log.info("stopped adding reactions to %s", message.id, exc_info=True)
             return
-        await self.bot.outbox.wait_recorded(message.id)
+        await self.states.settled(message.id)  # the message's record first: the letters' goes on it
         try:
             await drafts.set_letters(self.bot.db, message.id, count)
         except Exception as error:  # the letters are there; a later pack only adds them again
