@@ -106,15 +106,17 @@ class DraftMessages:
         the seat's pack and that message still shows it."""
         reactions = uses_reactions(prompt) and not prompt.resend
         found = await drafts.pack_target(self.bot.db, prompt, check=not fresh and not prompt.resend,
-                                         shown_on=shown_on, pack_message=reactions)
+                                         shown_on=shown_on, pack_message=reactions, take_over=prompt.picked is None)
         if found is None:
             return None
         picture = await self.pack_picture(prompt)
         rejoined = prompt.rejoined
         if found.pack_message is not None:
             target = found.pack_message
-            picked = prompt.picked or await self.confirmations.take_over(prompt.pod_id, prompt.user_id,
-                                                                         target.message_id)
+            picked = prompt.picked
+            if picked is None:  # (with its pick, it is the change of this very message: nothing before it)
+                await self.states.settled(target.message_id)  # a confirmation being shown: its edit lands first
+                picked = found.picked
             return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
             content=rejoined_text(prompt.pod_id) if rejoined else None,
@@ -199,21 +201,25 @@ class DraftMessages:
         into their pool, with what they took last if that pick's confirmation was still held; a
         new DM if no message showed them a pack. The channel's summary pings them."""
         pod_id = p.pod_id
-        target, pool = await drafts.final_pool_of(self.bot.db, pod_id, user_id, p.seat)
-        picked = p.picked
-        if target is not None and picked is None:
-            picked = await self.confirmations.take_over(pod_id, user_id, target[1])
+        found = await drafts.final_pool_target(self.bot.db, pod_id, user_id, p.seat, take_over=p.picked is None)
+        target = found.message
         if target is not None:
+            if p.picked is None:
+                await self.states.settled(target[1])  # a confirmation being shown: its edit lands first
             self.stop_reactions(target[1])
-        embeds, files = await self.final_pool_content(pod_id, user_id, picked, pool=pool)
+        embeds, files = await self.final_pool_content(pod_id, user_id, p.picked or found.picked, pool=found.pool,
+                                                      names=found.export_names)
         return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
 
     async def final_pool_content(self, pod_id: int, user_id: int, picked: Picked | None = None, *,
-                                 pool: drafts.PoolView | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+                                 pool: drafts.PoolView | None = None, names: dict[str, str] | None = None,
+                                 ) -> tuple[list[discord.Embed], list[discord.File]]:
         """The final pool's embed (with the player's last pick, `picked`), its text file and picture
-        (`pool`: read already)."""
+        (`pool`, and its cards' `names` in deck files: read already)."""
         pool = pool or await drafts.pool(self.bot.db, pod_id, user_id)
-        extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
+        if names is None:
+            names = await card_data.export_names(self.bot.db, pool.cards)
+        extension, text = export(pool.cards, "text", names=names)
         picture = await self.pool_picture(pool)
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         embed = pool_embed(pool, self.scryfall, final_pool_title(pod_id), picture=picture and picture.url,
