@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import sys
 from pathlib import Path
 
@@ -241,3 +242,41 @@ def test_cogs_stay_thin():
     long = {str(p.relative_to(BOT)): n for p in cog_modules() if (n := len(p.read_text().splitlines())) > MAX_COG_LINES}
     assert long == {}
     assert len(cog_modules()) >= 12
+
+
+DISCORD_ID_NAME = re.compile(r"(message|msg|channel|thread)s?_?ids?$|^messages$", re.IGNORECASE)
+
+
+def discord_id_names(source: str) -> set[str]:
+    """The names in `source` (variables, attributes, fields, arguments, keywords) that say they hold
+    a Discord message or channel id, or the messages something is shown on."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            names.add(node.arg)
+    return {name for name in names if DISCORD_ID_NAME.search(name)}
+
+
+def engine_modules() -> list[Path]:
+    """Every format's rules engine: its rules.py and any *_rules.py beside it."""
+    return [*BOT.glob("games/*/rules.py"), *BOT.glob("games/*/*_rules.py")]
+
+
+def test_no_rules_engine_holds_a_discord_message_id():
+    """Which message shows what is `bot.kit.shown`'s (or a claim's) to know, never an engine's
+    (issue 36, item 4): an engine's state is saved on every action, and a message id kept there
+    was written by a second transaction and went stale with it."""
+    holding = {str(p.relative_to(BOT)): names for p in engine_modules() if (names := discord_id_names(p.read_text()))}
+    assert holding == {}
+    assert len(engine_modules()) >= 6
+    # The check sees the shapes an id took before (Turnabout's `messages` pairs, a field, an argument).
+    assert discord_id_names("class G:\n    messages: list\n    lobby_message_id: int\n"
+                            "def f(g, channel_id):\n    g.messages.append([channel_id, g.thread_id])\n") == {
+        "messages", "lobby_message_id", "channel_id", "thread_id"}
+    assert discord_id_names("message = 'a sentence for the user'\nproblem.message\n") == set()

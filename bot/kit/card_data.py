@@ -131,8 +131,11 @@ def deck_name(card: CardData) -> str:
 async def export_names(db: Database, names: Iterable[str]) -> dict[str, str]:
     """The name deck files use for each card (`deck_name`), for the names the table holds."""
     async with db.read() as session:
-        cards = await by_name(session, names)
-    return {name: deck_name(card) for name, card in cards.items()}
+        return await export_names_in(session, names)
+
+
+async def export_names_in(session: AsyncSession, names: Iterable[str]) -> dict[str, str]:
+    return {name: deck_name(card) for name, card in (await by_name(session, names)).items()}
 
 
 async def printings(db: Database, client: ScryfallClient | None, names: Iterable[str]) -> dict[str, CardData]:

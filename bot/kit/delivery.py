@@ -41,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,7 +63,6 @@ DISCORD_CANNOT_DM = 50007
 # Seconds a send's result waits for the database to come back before the row is left to the sweeper
 # (which, after the row's lease, sends it again: a second message for a long outage).
 SETTLE_PATIENCE = 60.0
-RECORD_WAIT = 10.0  # seconds a reaction waits, at most, for its message's latest send to be recorded
 
 
 def nonce_of(queued: Queued, part: int = 0) -> str:
@@ -105,6 +103,9 @@ class Outgoing:
     # fine: a row sent again after a crash deletes it again), e.g. the notice this one replaces.
     delete: tuple[int, int] | None = None
     after_send: Callable[[discord.Message | discord.PartialMessage], None] | None = None
+    # Called once the send's outcome is recorded (or could not be: it is called all the same), with
+    # the message id sent (None: nothing was sent): the end of a change a format waits on.
+    after_record: Callable[[int | None], None] | None = None
     # A DM sent instead as an ephemeral follow-up of this interaction (by DM if that fails).
     follow_up: discord.Interaction | None = None
 
@@ -197,7 +198,6 @@ class Outbox:
         self._legacy: dict[str, Callable[[Queued, bool], Awaitable[Outgoing | None]]] = {}
         self._tasks: set[asyncio.Task] = set()
         # Messages sent but not recorded yet: a reaction on one waits for its record.
-        self._recording = RecordWaits()
         self.replies = Replies()
         # Rows this process could not render for a database outage: sent again when it is back.
         self._owed: dict[int, Queued] = {}
@@ -217,10 +217,16 @@ class Outbox:
         self._spawn(self.send_batch(queued, fresh=True), "outbox-send")
 
     async def send_batch(self, queued: list[Queued], *, fresh: bool) -> list[Outcome]:
-        outcomes = [await self._send(item, fresh) for item in queued]
-        # A fresh row that failed for now keeps its first lease: the sweeper retries it when that
-        # ends (no write needed here); rows the sweeper took get their backoff recorded.
-        await self._settle([o for o in outcomes if not (fresh and o.retry)])
+        sends = [await self._send(item, fresh) for item in queued]
+        outcomes = [outcome for outcome, _ in sends]
+        try:
+            # A fresh row that failed for now keeps its first lease: the sweeper retries it when that
+            # ends (no write needed here); rows the sweeper took get their backoff recorded.
+            await self._settle([o for o in outcomes if not (fresh and o.retry)])
+        finally:
+            for outcome, after_record in sends:
+                if after_record is not None:
+                    after_record(outcome.message_id)
         return outcomes
 
     async def sweep(self, *, created_before: datetime | None = None) -> int:
@@ -269,15 +275,15 @@ class Outbox:
                     continue
                 if outgoing.edit is None:
                     outgoing.edit, outgoing.replace_attachments = where, True
-                await self._deliver(row.queued, outgoing)
+                try:
+                    await self._deliver(row.queued, outgoing)
+                finally:  # recorded already: what waits on its record waits no longer
+                    if outgoing.after_record is not None:
+                        outgoing.after_record(row.message_id)
                 edited += 1
             except Exception as error:  # the player still has the command that shows it again
                 log_failure(log, logging.WARNING, error, "could not show outbox row %s again", row.queued.id)
         return edited
-
-    async def wait_recorded(self, message_id: int) -> None:
-        """Let a just-sent message's record land before a reaction on it is looked up."""
-        await self._recording.wait(message_id, RECORD_WAIT)
 
     async def drain(self) -> None:
         """Wait for the background sends (shutdown, tests)."""
@@ -292,7 +298,13 @@ class Outbox:
             return await renderer(queued, Delivery(self.bot, queued, fresh))
         return await self._legacy[queued.kind](queued, fresh)
 
-    async def _send(self, queued: Queued, fresh: bool) -> Outcome:
+    async def _send(self, queued: Queued, fresh: bool) -> tuple[Outcome, Callable[[int | None], None] | None]:
+        """How the send ended, and what to call once that is recorded (`Outgoing.after_record`)."""
+        rendered: list[Outgoing] = []
+        outcome = await self._try_send(queued, fresh, rendered)
+        return outcome, (rendered[0].after_record if rendered else None)
+
+    async def _try_send(self, queued: Queued, fresh: bool, rendered: list[Outgoing]) -> Outcome:
         if queued.kind not in _renderers and queued.kind not in self._legacy:
             log.error("no renderer for outbox kind %s (row %s)", queued.kind, queued.id)
             return Outcome(queued, error=f"no renderer for {queued.kind}")
@@ -300,6 +312,7 @@ class Outbox:
             outgoing = await self._render(queued, fresh)
             if outgoing is None:
                 return Outcome(queued, skipped=True, error="no longer wanted")
+            rendered.append(outgoing)
             message = await self._deliver(queued, outgoing)
         except discord.Forbidden as error:
             if error.code == DISCORD_CANNOT_DM:
@@ -316,7 +329,6 @@ class Outbox:
                 self._owed[queued.id] = queued
             log_failure(log, logging.ERROR, error, "could not render or send outbox row %s (%s)", queued.id, queued.kind)
             return Outcome(queued, retry=True, error=f"{type(error).__name__}: {error}"[:300])
-        self._recording.sent(message.id)
         if outgoing.after_send is not None:
             outgoing.after_send(message)
         return Outcome(queued, channel_id=message.channel.id, message_id=message.id)
@@ -387,40 +399,6 @@ class Outbox:
                 log.warning("could not record %d outbox results: the database is still unavailable", len(outcomes))
             else:
                 log.exception("could not record %d outbox results", len(outcomes))
-        finally:
-            for outcome in outcomes:
-                if outcome.message_id is not None:
-                    self._recording.recorded(outcome.message_id)
-
-
-class RecordWaits:
-    """Waits for the records of sent messages. Two sends of one message can overlap (an edit while
-    the previous edit's record is being written): a wait ends when the last of them is recorded,
-    and never waits longer than its timeout, so a record that never lands holds nothing for good."""
-
-    def __init__(self) -> None:
-        self._done: dict[int, asyncio.Future] = {}
-        self._sends: Counter[int] = Counter()
-
-    def sent(self, message_id: int) -> None:
-        if self._sends[message_id] == 0:
-            self._done[message_id] = asyncio.get_running_loop().create_future()
-        self._sends[message_id] += 1
-
-    def recorded(self, message_id: int) -> None:
-        if self._sends[message_id] == 0:  # sent elsewhere (an interaction response): nobody waits
-            del self._sends[message_id]
-            return
-        self._sends[message_id] -= 1
-        if self._sends[message_id] == 0:
-            del self._sends[message_id]
-            self._done.pop(message_id).set_result(None)
-
-    async def wait(self, message_id: int, timeout: float) -> None:
-        done = self._done.get(message_id)
-        if done is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(done), timeout)
 
 
 # --- what every format says alike ----------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A pick that leaves the player with no pack queues its confirmation (`drafts.CONFIRM`) with the
 pick and shows it after `pick_confirm_grace` seconds ("that was your last pick" after the player's
-last one). A pack that reaches the player within that moment takes it over (`take_over`): the one
+last one). A pack that reaches the player within that moment takes it over (the pack's one read of
+where it goes, `drafts.pack_target(…, take_over=True)`): the one
 edit that shows the pack says what they took, and no "next pack" notice goes out, since the player
 has just picked on that very message; the end of the draft takes it over the same way (the pool,
 with what they took). Whichever comes first claims the row in the database, so two processes never
@@ -16,7 +17,7 @@ import asyncio
 
 from bot.games.draft import service as drafts
 from bot.games.draft.message_states import MessageStates
-from bot.games.draft.service import Confirmation, Picked
+from bot.games.draft.service import Confirmation
 from bot.games.draft.ui import LAST_PICK, WAITING, picked_embed
 from bot.kit.client import KitBot
 from bot.kit.delivery import Outgoing
@@ -55,12 +56,6 @@ class HeldConfirmations:
             return None
         after = LAST_PICK if p.done else WAITING
         embed = picked_embed(p.round, p.pick_number, p.card, p.pod_id, self.bot.settings.scryfall_base, after)
-        # A failed edit never ends its settling: waits on it are bounded (`MessageStates.settled`).
+        # Changing until its outcome is recorded (sent or not); waits on it are bounded besides.
         return Outgoing(embeds=[embed], edit=(p.channel_id, message_id), replace_attachments=True,
-                        after_send=lambda _message: self.states.end_change(message_id, settling))
-
-    async def take_over(self, pod_id: int, user_id: int, message_id: int) -> Picked | None:
-        """The pick confirmation still held for the message a pack (or the final pool) goes to,
-        taken over by that edit; None if there is none."""
-        await self.states.settled(message_id)  # a confirmation being shown: let that edit land first
-        return await drafts.merge_confirmation(self.bot.db, pod_id, user_id, message_id)
+                        after_record=lambda _sent: self.states.end_change(message_id, settling))

@@ -5,9 +5,12 @@ A pack message (a player's DM that shows a pack) is changed by several hands: a 
 turns it into the next pack in the interaction's answer, the outbox edits it to the next pack of a
 reaction pick or to a held "you took …" confirmation, its letters are added in the background, a
 reaction on it is judged, and after a database outage its letters are read again. The rule: **a
-change to a message, or a reaction judged on it, waits until the change before it has been made and
-recorded** (`settled`), never longer than `SETTLING_WAIT` (a failed edit never ends its wait), so a
-reaction is judged against the pack the player saw and the message ends up showing the newest.
+change to a message, or a reaction judged on it, waits until the changes before it have been made and
+recorded** (`settled`), never longer than `SETTLING_WAIT` in all (a record that never lands holds
+nothing for good), so a reaction is judged against the pack the player saw and recorded, and the
+message ends up showing the newest. A change ends when its record lands: an outbox send's
+`Outgoing.after_record`, or the end of the interaction or send that made and recorded it
+(`changing`). This is the draft's one wait on its messages: the outbox keeps none of its own.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-SETTLING_WAIT = 5  # seconds a change or a reaction waits, at most, for the change before it
+SETTLING_WAIT = 10  # seconds a change or a reaction waits, at most, for the changes before it
 
 
 @dataclass
 class MessageState:
-    # Set while the message is being turned to its next pack (or its confirmation) and recorded.
+    # Set while the message is being sent or turned to its next pack (or its confirmation), until
+    # that is recorded; a later change replaces it (and its waiters wait for that one too).
     changing: asyncio.Future | None = None
     letters: asyncio.Task | None = None  # its letters 🇦… being added
     # Its letters wait to be read again once the database answers; True: a toggle came meanwhile.
@@ -76,13 +80,16 @@ class MessageStates:
             done.set_result(None)
 
     async def settled(self, message_id: int) -> None:
-        """Wait (boundedly) until `message_id` is not being changed."""
-        state = self._states.get(message_id)
-        done = state.changing if state is not None else None
-        if done is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(done), SETTLING_WAIT)
-            self.end_change(message_id, done)
+        """Wait until `message_id` is not being changed, the changes begun meanwhile included, at
+        most `SETTLING_WAIT` seconds in all (then the change waited on counts as over)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + SETTLING_WAIT
+        while (state := self._states.get(message_id)) is not None and (done := state.changing) is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(done), max(until - loop.time(), 0))
+            except TimeoutError:
+                self.end_change(message_id, done)
+                return
 
     # --- letters ---------------------------------------------------------------------------------------
 

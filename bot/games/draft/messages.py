@@ -20,6 +20,7 @@ shown by no other message; otherwise the row is skipped.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import weakref
@@ -105,21 +106,43 @@ class DraftMessages:
         the seat's pack and that message still shows it."""
         reactions = uses_reactions(prompt) and not prompt.resend
         found = await drafts.pack_target(self.bot.db, prompt, check=not fresh and not prompt.resend,
-                                         shown_on=shown_on, pack_message=reactions)
+                                         shown_on=shown_on, pack_message=reactions, take_over=prompt.picked is None)
         if found is None:
             return None
         picture = await self.pack_picture(prompt)
         rejoined = prompt.rejoined
         if found.pack_message is not None:
             target = found.pack_message
-            picked = prompt.picked or await self.confirmations.take_over(prompt.pod_id, prompt.user_id,
-                                                                         target.message_id)
+            picked = prompt.picked
+            if picked is None:  # (with its pick, it is the change of this very message: nothing before it)
+                await self.states.settled(target.message_id)  # a confirmation being shown: its edit lands first
+                picked = found.picked
             return self._on_pack_message(prompt, target, picture, picked, rejoined=rejoined)
         return Outgoing(
             content=rejoined_text(prompt.pod_id) if rejoined else None,
             embeds=[pack_embed(prompt, self.scryfall, picture=picture and picture.url)], view=pack_view(prompt),
-            files=[picture.file] if picture else [], after_send=lambda message: self.start_reactions(message, prompt),
+            files=[picture.file] if picture else [], **self._changing_until_recorded(prompt),
         )
+
+    def _changing_until_recorded(self, prompt: drafts.PackPrompt, target: drafts.PackMessage | None = None) -> dict:
+        """`after_send` and `after_record` of a pack sent to a reaction pack message (`target`, an
+        edit: changing from now) or as a new one (changing once sent): the message is being changed
+        until its record lands, so a reaction on it, or its letters' record, waits for that
+        (`MessageStates.settled`); its letters are added once it is sent."""
+        changes: dict[int, asyncio.Future] = {}
+        if target is not None:
+            changes[target.message_id] = self.states.begin_change(target.message_id)
+
+        def after_send(message: discord.Message | discord.PartialMessage) -> None:
+            if uses_reactions(prompt) and message.id not in changes:
+                changes[message.id] = self.states.begin_change(message.id)
+            self.start_reactions(message, prompt, have=target.letters if target is not None else 0)
+
+        def after_record(_message_id: int | None) -> None:
+            for message_id, done in changes.items():
+                self.states.end_change(message_id, done)
+
+        return {"after_send": after_send, "after_record": after_record}
 
     async def pack_picture(self, prompt: drafts.PackPrompt) -> Picture | None:
         """The pack's picture if its images are here (else the pack goes as text, and the draft's
@@ -136,18 +159,12 @@ class DraftMessages:
         confirmation; a player who took their seat back (`rejoined`) also gets a short new message
         saying so. (A player who was away is notified by the pack's `Notice`, queued with it.)"""
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
-        done = self.states.begin_change(target.message_id)
-
-        def after_send(message) -> None:  # the outbox now waits for its record (`wait_recorded`)
-            self.states.end_change(target.message_id, done)
-            self.start_reactions(message, prompt, have=target.letters)
-
         return Outgoing(
             embeds=[pack_embed(prompt, self.scryfall, picked_line=line, picture=picture and picture.url)],
             view=pack_view(prompt), files=[picture.file] if picture else [], replace_attachments=True,
             edit=(target.channel_id, target.message_id),
             continued=[pack_ready_text(prompt, rejoined=True)] if rejoined and not picked else [],
-            after_send=after_send,
+            **self._changing_until_recorded(prompt, target),
         )
 
     async def notice(self, notice: Notice, fresh: bool) -> Outgoing | None:
@@ -184,21 +201,25 @@ class DraftMessages:
         into their pool, with what they took last if that pick's confirmation was still held; a
         new DM if no message showed them a pack. The channel's summary pings them."""
         pod_id = p.pod_id
-        target, pool = await drafts.final_pool_of(self.bot.db, pod_id, user_id, p.seat)
-        picked = p.picked
-        if target is not None and picked is None:
-            picked = await self.confirmations.take_over(pod_id, user_id, target[1])
+        found = await drafts.final_pool_target(self.bot.db, pod_id, user_id, p.seat, take_over=p.picked is None)
+        target = found.message
         if target is not None:
+            if p.picked is None:
+                await self.states.settled(target[1])  # a confirmation being shown: its edit lands first
             self.stop_reactions(target[1])
-        embeds, files = await self.final_pool_content(pod_id, user_id, picked, pool=pool)
+        embeds, files = await self.final_pool_content(pod_id, user_id, p.picked or found.picked, pool=found.pool,
+                                                      names=found.export_names)
         return Outgoing(embeds=embeds, files=files, edit=target, replace_attachments=True)
 
     async def final_pool_content(self, pod_id: int, user_id: int, picked: Picked | None = None, *,
-                                 pool: drafts.PoolView | None = None) -> tuple[list[discord.Embed], list[discord.File]]:
+                                 pool: drafts.PoolView | None = None, names: dict[str, str] | None = None,
+                                 ) -> tuple[list[discord.Embed], list[discord.File]]:
         """The final pool's embed (with the player's last pick, `picked`), its text file and picture
-        (`pool`: read already)."""
+        (`pool`, and its cards' `names` in deck files: read already)."""
         pool = pool or await drafts.pool(self.bot.db, pod_id, user_id)
-        extension, text = export(pool.cards, "text", names=await card_data.export_names(self.bot.db, pool.cards))
+        if names is None:
+            names = await card_data.export_names(self.bot.db, pool.cards)
+        extension, text = export(pool.cards, "text", names=names)
         picture = await self.pool_picture(pool)
         line = picked_line(picked.round, picked.pick_number, picked.card, self.scryfall) if picked else None
         embed = pool_embed(pool, self.scryfall, final_pool_title(pod_id), picture=picture and picture.url,
@@ -232,7 +253,7 @@ class DraftMessages:
         except discord.HTTPException:
             log.info("stopped adding reactions to %s", message.id, exc_info=True)
             return
-        await self.bot.outbox.wait_recorded(message.id)
+        await self.states.settled(message.id)  # the message's record first: the letters' goes on it
         try:
             await drafts.set_letters(self.bot.db, message.id, count)
         except Exception as error:  # the letters are there; a later pack only adds them again

@@ -67,10 +67,9 @@ class DraftReactions:
         # Just after a restart: first let the startup sweep show and record what the previous
         # process left half-sent, or the toggle is judged against a pack the player never saw.
         await self._startup_swept()
-        # A message this process is turning to its next pack: wait until the edit is made and then
-        # until it is recorded, so the toggle is judged against the pack the player saw.
+        # A message this process is sending or turning to its next pack: wait until that is made
+        # and recorded, so the toggle is judged against the pack the player saw.
         await self.states.settled(payload.message_id)
-        await self.bot.outbox.wait_recorded(payload.message_id)
         try:
             done = await reactions.toggle(self.db, payload.message_id, payload.user_id, index, added)
             if done is None and added and await self._adopt(payload):

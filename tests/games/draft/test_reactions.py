@@ -205,6 +205,41 @@ async def test_a_pick_that_leaves_the_player_waiting_holds_its_confirmation_for_
     assert await status_of(db, confirm.id) == "skipped"
 
 
+
+async def test_the_next_packs_one_read_takes_the_held_confirmation_over(db):
+    """The pack renderer's one service call says where the pack goes and takes the confirmation
+    held for that message with it (once); a pack that already carries its pick takes nothing."""
+    pod_id, prompts = await reaction_pod(db, players=3)
+    (a, first), *others = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    confirm = (await reactions.toggle(db, message.message_id, a, 1, True)).confirm
+    for _, other in others:  # one of them passes a pack to a
+        await pick_first_card(db, other, source="reaction")
+    prompt = await drafts.current_prompt(db, pod_id, a)
+    assert prompt is not None
+    found = await drafts.pack_target(db, prompt, check=False, pack_message=True, take_over=False)
+    assert found.pack_message.message_id == message.message_id and found.picked is None
+    assert await status_of(db, confirm.id) == "pending"
+    found = await drafts.pack_target(db, prompt, check=True, pack_message=True, take_over=True)
+    assert found.pack_message.message_id == message.message_id
+    assert found.picked == drafts.Picked(first.cards[1], 0, 1)
+    again = await drafts.pack_target(db, prompt, check=False, pack_message=True, take_over=True)
+    assert again.picked is None  # taken once
+    assert not await drafts.claim_confirmation(db, confirm) and await status_of(db, confirm.id) == "skipped"
+
+
+async def test_the_final_pools_one_read_holds_all_it_shows(db):
+    pod_id, prompts = await reaction_pod(db, players=3)
+    (a, first), *_ = sorted(prompts.items())
+    message = await drafts.pack_message_of(db, pod_id, first.seat)
+    confirm = (await reactions.toggle(db, message.message_id, a, 1, True)).confirm
+    found = await drafts.final_pool_target(db, pod_id, a, first.seat, take_over=True)
+    assert found.message == (message.channel_id, message.message_id)
+    assert found.pool == await drafts.pool(db, pod_id, a) and found.pool.cards == [first.cards[1]]
+    assert found.picked == drafts.Picked(first.cards[1], 0, 1) and await status_of(db, confirm.id) == "skipped"
+    assert set(found.export_names) <= set(found.pool.cards)
+    assert (await drafts.final_pool_target(db, pod_id, a, None, take_over=True)).message is None
+
 async def test_a_held_confirmation_is_shown_by_its_timer_unless_the_message_moved_on(db):
     pod_id, prompts = await reaction_pod(db, players=3)
     (a, first), *_ = sorted(prompts.items())

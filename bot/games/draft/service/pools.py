@@ -96,8 +96,13 @@ async def final_pool_of(db: Database, pod_id: int, user_id: int,
     """The player's pool and (channel id, message id) of the message that showed the seat its
     newest pack, if one did (which the pool replaces), in one read."""
     async with db.read() as session:
-        return (await last_shown_in(session, pod_id, seat) if seat is not None else None,
-                await _pool(session, pod_id, user_id))
+        return await final_pool_in(session, pod_id, user_id, seat)
+
+
+async def final_pool_in(session: AsyncSession, pod_id: int, user_id: int,
+                        seat: int | None) -> tuple[tuple[int, int] | None, PoolView]:
+    return (await last_shown_in(session, pod_id, seat) if seat is not None else None,
+            await _pool(session, pod_id, user_id))
 
 
 async def _pool(session: AsyncSession, pod_id: int, user_id: int) -> PoolView:

@@ -29,8 +29,9 @@ from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
 from bot.games.draft.service.deliveries import Closed, ClosePack, Notice, Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
+from bot.games.draft.service.pools import PoolView, final_pool_in
 from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for, seat_wait
-from bot.kit import outbox, tables
+from bot.kit import card_data, outbox, tables
 from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
@@ -143,27 +144,44 @@ def _is_head(pod: Pod, seat: int, pack_id: int, pack_pick: int) -> bool:
 @dataclass(frozen=True)
 class PackTarget:
     pack_message: PackMessage | None  # the seat's reaction pack message, which the pack edits
+    picked: Picked | None = None  # the confirmation held for that message, taken over by the pack's edit
 
 
 async def pack_target(db: Database, prompt: PackPrompt, *, check: bool, shown_on: tuple[int, int] | None = None,
-                      pack_message: bool) -> PackTarget | None:
-    """Where a pack goes, in one read. With `check` (sent long after its commit) None when it is no
-    longer wanted: the seat has moved on, or a message shows it already (with `shown_on`: unless
-    that message is the one it is recorded on). With `pack_message`, the seat's reaction pack message."""
+                      pack_message: bool, take_over: bool = False) -> PackTarget | None:
+    """Where a pack goes, in one transaction (a read unless it takes a confirmation over). With
+    `check` (sent long after its commit) None when it is no longer wanted: the seat has moved on, or
+    a message shows it already (with `shown_on`: unless that message is the one it is recorded on).
+    With `pack_message`, the seat's reaction pack message, and with `take_over` the pick
+    confirmation still held for it (`merge_confirmation`): the pack's edit shows it."""
+
+    async def use_case(session: AsyncSession) -> PackTarget | None:
+        found = await _pack_target_in(session, prompt, check=check, shown_on=shown_on, pack_message=pack_message)
+        if found is None or found.pack_message is None or not take_over:
+            return found
+        return replace(found, picked=await _take_confirmation(session, prompt.user_id, found.pack_message.message_id))
+
+    if pack_message and take_over:
+        return await db.transact(use_case, key=prompt.pod_id)
     async with db.read() as session:
-        if check or shown_on is not None:
-            pod = await GAMES.load(session, prompt.pod_id, lock=False)
-            if not _is_head(pod, prompt.seat, prompt.pack_id, prompt.pack_pick):
-                return None
-            shown = (await session.execute(
-                select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
-                    DraftDelivery.pod_id == prompt.pod_id, DraftDelivery.pack_id == prompt.pack_id,
-                    DraftDelivery.pack_pick == prompt.pack_pick)
-            )).first()
-            if (None if shown is None else (shown[0], shown[1])) != shown_on:
-                return None
-        target = await _newest_pack_message(session, prompt.pod_id, prompt.seat) if pack_message else None
-        return PackTarget(None if target is None else _view(target))
+        return await use_case(session)
+
+
+async def _pack_target_in(session: AsyncSession, prompt: PackPrompt, *, check: bool,
+                          shown_on: tuple[int, int] | None, pack_message: bool) -> PackTarget | None:
+    if check or shown_on is not None:
+        pod = await GAMES.load(session, prompt.pod_id, lock=False)
+        if not _is_head(pod, prompt.seat, prompt.pack_id, prompt.pack_pick):
+            return None
+        shown = (await session.execute(
+            select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+                DraftDelivery.pod_id == prompt.pod_id, DraftDelivery.pack_id == prompt.pack_id,
+                DraftDelivery.pack_pick == prompt.pack_pick)
+        )).first()
+        if (None if shown is None else (shown[0], shown[1])) != shown_on:
+            return None
+    target = await _newest_pack_message(session, prompt.pod_id, prompt.seat) if pack_message else None
+    return PackTarget(None if target is None else _view(target))
 
 
 @dataclass(frozen=True)
@@ -392,26 +410,54 @@ async def merge_confirmation(db: Database, pod_id: int, user_id: int, message_id
     """The next pack reached a player whose confirmation is still held: take it, to show it with
     the pack. None: it was shown already (or there is none)."""
 
-    async def use_case(session: AsyncSession) -> Picked | None:
-        held = (await session.execute(
-            select(OutboxMessage.id, OutboxMessage.payload)
-            .where(OutboxMessage.status == outbox.PENDING, OutboxMessage.kind == CONFIRM,
-                   OutboxMessage.user_id == user_id)
-        )).all()
-        for row_id, payload in held:
-            if Confirmation.from_payload(payload).message_id != message_id:
-                continue
-            claimed = await session.execute(
-                update(OutboxMessage)
-                .where(OutboxMessage.id == row_id, OutboxMessage.status == outbox.PENDING)
-                .values(status=outbox.SKIPPED, error="shown with the next pack", next_attempt_at=utcnow())
-                .execution_options(synchronize_session=False)
-            )
-            if claimed.rowcount == 1:
-                return Picked.from_payload(payload)
-        return None
+    return await db.transact(lambda session: _take_confirmation(session, user_id, message_id), key=pod_id)
 
-    return await db.transact(use_case, key=pod_id)
+
+async def _take_confirmation(session: AsyncSession, user_id: int, message_id: int) -> Picked | None:
+    held = (await session.execute(
+        select(OutboxMessage.id, OutboxMessage.payload)
+        .where(OutboxMessage.status == outbox.PENDING, OutboxMessage.kind == CONFIRM,
+               OutboxMessage.user_id == user_id)
+    )).all()
+    for row_id, payload in held:
+        if Confirmation.from_payload(payload).message_id != message_id:
+            continue
+        claimed = await session.execute(
+            update(OutboxMessage)
+            .where(OutboxMessage.id == row_id, OutboxMessage.status == outbox.PENDING)
+            .values(status=outbox.SKIPPED, error="shown with the next pack", next_attempt_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        if claimed.rowcount == 1:
+            return Picked.from_payload(payload)
+    return None
+
+
+@dataclass(frozen=True)
+class FinalPoolTarget:
+    """What a player's final pool shows, read at once: the message it replaces (None: a new DM),
+    the pool, the confirmation it takes over and the cards' names in deck files."""
+
+    message: tuple[int, int] | None
+    pool: PoolView
+    picked: Picked | None
+    export_names: dict[str, str]
+
+
+async def final_pool_target(db: Database, pod_id: int, user_id: int, seat: int | None, *,
+                            take_over: bool) -> FinalPoolTarget:
+    """The player's pool and the message that showed the seat its newest pack, if one did (which the
+    pool replaces), with (`take_over`) the pick confirmation still held for it, in one transaction."""
+
+    async def use_case(session: AsyncSession) -> FinalPoolTarget:
+        message, pool = await final_pool_in(session, pod_id, user_id, seat)
+        picked = await _take_confirmation(session, user_id, message[1]) if take_over and message else None
+        return FinalPoolTarget(message, pool, picked, await card_data.export_names_in(session, pool.cards))
+
+    if take_over and seat is not None:
+        return await db.transact(use_case, key=pod_id)
+    async with db.read() as session:
+        return await use_case(session)
 
 
 PENDING_PAGE = 200  # pack messages listed at a time at startup (read at 20 a second: no need for more)
