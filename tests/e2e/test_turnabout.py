@@ -251,6 +251,12 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     ranked = sorted(players, key=lambda u: rows[u].placement)
     assert [vp[u] for u in ranked] == sorted(vp.values(), reverse=True)
     assert "dropped: no bonus" in final[0]["content"]
+    # Issue 35 item 2: the event's channel hears it too, the winner pinged there once; the results
+    # channel's copy pings nobody.
+    [here] = [m for m in fake.messages(world.channel) if "final ranking" in m.get("content", "")]
+    assert here["content"] == final[0]["content"]
+    assert f"has ended: <@{ranked[0]}> wins" in here["content"]
+    assert fake.pinged_users(here) == {ranked[0]} and fake.pinged_users(final[0]) == set()
 
     rating = await fake.slash(world.member, "turnabout rating", guild_id=world.guild, channel_id=world.channel)
     text = embed_text(rating.message)
