@@ -265,6 +265,9 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         ended = await fake.click(world.admin, prompt.message, confirm)
         assert "was cancelled" in ended.content
         await table.wait_channel("was cancelled by an organizer without a winner")
+        # Issue 35 item 4: the lobby's first line says so too, never "has begun: choose your basic lands".
+        await fake.wait_for(lambda: fake.message(lobby["id"])["content"] == f"Treasure Battler #{table.game_id} was cancelled.",
+                            what="the cancelled lobby's first line")
         status = await fake.slash(world.member, "battler status", guild_id=world.guild, channel_id=world.channel)
         assert "Cancelled" in status.content and "cancelled ·" not in status.content
         assert await table.results() == {}

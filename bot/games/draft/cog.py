@@ -63,6 +63,9 @@ class DraftCog(TableCog):
     def cancel_question(self, table: drafts.PodView) -> str:
         return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
 
+    def open_text(self, table: drafts.PodView) -> None:
+        return None  # the lobby's embed says how to join
+
     def begun_text(self, table: drafts.PodView) -> str:
         return f"Draft #{table.id} has begun: each player's first pack is in their DMs."
 
@@ -84,7 +87,7 @@ class DraftCog(TableCog):
         begun = await drafts.get_pod(self.db, pod.id)
         self.fetch_pictures(pod.id, await self.bot.pictures.enabled(pod.guild_id))
         if by_button:
-            await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
+            await interaction.response.edit_message(content=self.headline(begun), embed=ui.lobby_embed(begun), view=None)
         else:
             await interaction.response.send_message(
                 f"{interaction.user.mention} joined draft #{pod.id}, which is full and has begun: each player's first "

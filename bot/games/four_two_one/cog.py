@@ -47,6 +47,9 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     def lobby_embed(self, table: LeagueView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
 
+    def open_text(self, table: LeagueView) -> str:
+        return f"{league_name(table.id)} is open: join with the button or `/421 join`."
+
     def begun_text(self, table: LeagueView) -> str:
         return f"{league_name(table.id)} has begun: everyone builds a deck before round 1, in seat order."
 
@@ -101,8 +104,7 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
             if missing:  # the public progress message goes; the error is shown to the organizer alone
                 await interaction.delete_original_response()
             raise
-        await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
-                                                   "`/421 join`.")
+        await self.post_lobby(interaction, league)
 
     @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
     @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)
