@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bot.games.battler import service as battler
 from bot.games.battler import ui
-from bot.games.battler.service import Announcement, Dispute, PrivatePrompt
+from bot.games.battler.service import Announcement, Dispute, PhaseOver, PrivatePrompt
 from bot.kit import claims_ui, limits
 from bot.kit.claims import Call
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
@@ -26,6 +26,12 @@ async def prompt(prompt: PrivatePrompt, ctx: Delivery) -> Outgoing | None:
     if not ctx.fresh and not await battler.still_wanted(ctx.db, prompt):
         return None
     return Outgoing(embeds=[ui.prompt_embed(prompt)], view=ui.prompt_view(prompt))
+
+
+@renders(battler.PHASE_OVER, PhaseOver)
+async def phase_over(over: PhaseOver, ctx: Delivery) -> Outgoing:
+    """A DM of a phase that has ended says so, its buttons gone (edited in place: no notification)."""
+    return Outgoing(embeds=[ui.phase_over_embed(over)], view=None, edit=(over.channel_id, over.message_id))
 
 
 @renders(battler.ANNOUNCE, Announcement)

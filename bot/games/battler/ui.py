@@ -13,7 +13,14 @@ from itertools import combinations_with_replacement
 import discord
 
 from bot.games.battler import rules as engine
-from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.games.battler.service import (
+    Announcement,
+    GameView,
+    PendingReport,
+    PhaseOver,
+    PrivatePrompt,
+    Standing,
+)
 from bot.kit import claims_ui, limits
 from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.dispatch import (
@@ -441,6 +448,16 @@ def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str 
             case engine.CarouselPassed(seat=passer) if passer == seat:
                 return "You passed: your pool stays as it was."
     return None
+
+
+def phase_over_embed(over: PhaseOver) -> discord.Embed:
+    """A DM whose phase has ended (the player had nothing left to do in it, or ran out of time)."""
+    where = f"<#{over.game_channel_id}>"
+    now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
+           f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
+    lines = ["✅ That phase is over.", now]
+    return discord.Embed(title=f"Treasure Battler #{over.game_id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
+                         colour=discord.Colour.green())
 
 
 def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
