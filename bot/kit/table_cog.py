@@ -73,9 +73,11 @@ class TableCog(commands.Cog):
         None when the format's begin announces it itself (so the channel hears it once)."""
         return f"{self.spec.title} #{table.id} has begun."
 
+    join_hint: str | None = "join below"  # how to join, in the lobby's first line (None: no such line)
+
     def open_text(self, table: Any) -> str | None:
         """The lobby message's first line while it is open (how to join), if any."""
-        return f"{self.spec.name_of(table.id)} is open: join below."
+        return None if self.join_hint is None else f"{self.spec.name_of(table.id)} is open: {self.join_hint}."
 
     def headline(self, table: Any) -> str | None:
         """The lobby message's first line, from the table's stage, so that it always agrees with the

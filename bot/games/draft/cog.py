@@ -40,6 +40,7 @@ RUNNING = (S.running,)
 
 class DraftCog(TableCog):
     spec = drafts.SPEC
+    join_hint = None  # the lobby's embed says how to join
     lobby_button = ui.LobbyButton
 
     def __init__(self, bot: KitBot) -> None:
@@ -62,9 +63,6 @@ class DraftCog(TableCog):
 
     def cancel_question(self, table: drafts.PodView) -> str:
         return f"Cancel draft #{table.id}? Nobody can pick in it any more, and it gets no log."
-
-    def open_text(self, table: drafts.PodView) -> None:
-        return None  # the lobby's embed says how to join
 
     def begun_text(self, table: drafts.PodView) -> str:
         return f"Draft #{table.id} has begun: each player's first pack is in their DMs."

@@ -35,6 +35,7 @@ LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); 
 
 class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
+    join_hint = "join with the button or `/421 join`"
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
 
@@ -46,9 +47,6 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
 
     def lobby_embed(self, table: LeagueView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
-
-    def open_text(self, table: LeagueView) -> str:
-        return f"{league_name(table.id)} is open: join with the button or `/421 join`."
 
     def begun_text(self, table: LeagueView) -> str:
         return f"{league_name(table.id)} has begun: everyone builds a deck before round 1, in seat order."

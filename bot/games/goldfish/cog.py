@@ -199,11 +199,9 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
                                                 view=link, ephemeral=not post)
 
     @group.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
-    @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).",
-                           post=lookups.POST)
+    @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).", post=lookups.POST)
     @app_commands.autocomplete(event=event_autocomplete)
-    async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None,
-                      post: bool = False) -> None:
+    async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None, post: bool = False) -> None:
         chosen = await self._event(interaction, event, status=None)
         await goldfish.writeup(self.bot.db, chosen.guild_id, chosen.id, player.id)  # a clear error if none
         await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=not post)

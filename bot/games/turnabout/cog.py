@@ -35,6 +35,7 @@ NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in 
 
 class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
+    join_hint = "join with `/turnabout join`"
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
     lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
@@ -47,11 +48,8 @@ class TurnaboutCog(TableCog):
     def lobby_embed(self, table: EventView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
 
-    def begun_text(self, table: EventView) -> None:
-        return None  # the event's own announcement says registration is closed, and what comes next
-
-    def open_text(self, table: EventView) -> str:
-        return f"{turnabout.event_name(table.id)} is open: join with `/turnabout join`."
+    def begun_text(self, table: EventView) -> None:  # its announcement says registration is closed
+        return None
 
     def cancel_question(self, table: EventView) -> str:
         if table.status == S.running:
