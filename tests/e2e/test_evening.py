@@ -139,10 +139,17 @@ async def test_one_evening_at_the_table(fake, bot, world):
         await b.build_mirror()
         for index, player in enumerate(players):
             await b.choose_basics(player, index)
-        await b.wait_channel("Stage 1, round 1: PLAY")
-        for pairing in b.mirror.pairings:
+        play = await b.wait_channel("Stage 1, round 1: PLAY")
+        for number, pairing in enumerate(b.mirror.pairings):
             winner, loser = b.user(pairing.a), b.user(pairing.b)
-            report = await b.report(winner, "won")
+            if number == 0:  # issue 35 item 9: reported from the PLAY post's button, nothing typed
+                button = next(c for row in play["components"] for c in row["components"]
+                              if c.get("label") == "Report: I won")
+                form = await fake.click(winner, play, button["custom_id"])
+                report = await fake.submit_modal(winner, form, {"treasures": str(b.treasures_of(winner))})
+            else:
+                report = await b.report(winner, "won")
+            assert not report.ephemeral and f"<@{loser}>" in report.content, report.content
             await b.answer(loser, report.message)
         await b.wait_channel("Stage 1, round 2: DRAFT")
         _, ended = await b.confirmed_command(organizer, "cancel", button="Cancel the game")

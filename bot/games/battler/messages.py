@@ -9,6 +9,7 @@ organizer and a player's closed DMs are told in the kit's words.
 
 from __future__ import annotations
 
+from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui
 from bot.games.battler.service import Announcement, Dispute, PhaseOver, PrivatePrompt
@@ -39,8 +40,10 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = ui.split_messages(ui.event_lines(news))
     if not chunks:
         return None
-    # Only the players these events call to act are pinged (a new phase, their carousel pick).
-    return Outgoing(content=chunks[0], continued=chunks[1:],
+    # Only the players these events call to act are pinged (a new phase, their carousel pick). A PLAY
+    # phase's post carries the report buttons, so nobody has to type a report.
+    playing = any(isinstance(e, engine.PairingsMade) for e in news.events)
+    return Outgoing(content=chunks[0], continued=chunks[1:], view=ui.play_view(news.game_id) if playing else None,
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 

@@ -500,7 +500,7 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
                 f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
                 f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
             )
-    lines.append("Each player reports with `/battler report`; their opponent confirms.")
+    lines.append("Each player reports with the buttons below (or `/battler report`); their opponent confirms.")
     return lines
 
 
@@ -615,6 +615,38 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
     lose = report.b if claim == "a" else report.a
     how = " (conceded)" if report.conceded_by is not None and claim == report.claim else ""
     return f"{mention(u(win))} beat {mention(u(lose))}{how}"
+
+
+PLAY_RESULTS = (("won", "I won"), ("lost", "I lost"), ("draw", "Draw"))
+_PLAY_PARTS = (number("game"), word("result", tuple(r for r, _ in PLAY_RESULTS)))
+
+
+class PlayReportButton(Component, prefix="btp", parts=_PLAY_PARTS):
+    """On the PLAY post: a player reports their game (the form asks their treasures left), the same
+    report as `/battler report`, so nobody has to type it."""
+
+
+PLAY_REPORT_FORM: ModalRoute = modal_route("btq", _PLAY_PARTS)
+
+
+def play_view(game_id: int) -> discord.ui.View:
+    """The PLAY post's buttons: [I won] [I lost] [Draw]."""
+    view = discord.ui.View(timeout=None)
+    for result, label in PLAY_RESULTS:
+        custom_id = PlayReportButton.custom_id_for(game=game_id, result=result)
+        view.add_item(PlayReportButton(discord.ui.Button(label=f"Report: {label}", custom_id=custom_id)))
+    return view
+
+
+def play_report_modal(game_id: int, result: str) -> discord.ui.Modal:
+    """The treasures a player keeps after their game, to report it from the PLAY post."""
+    said = dict(PLAY_RESULTS)[result]
+    modal = StatelessModal(title=f"Report: {said}", custom_id=PLAY_REPORT_FORM.custom_id_for(game=game_id, result=result))
+    modal.add_item(discord.ui.TextInput(
+        label="Your treasures left after the game", custom_id="treasures", min_length=1, max_length=2,
+        placeholder=f"Tokens made in it included; you keep at most {engine.MAX_TREASURES}",
+    ))
+    return modal
 
 
 TREASURES_FORM: ModalRoute = modal_route(
