@@ -220,10 +220,9 @@ class TableCog(commands.Cog):
         elif action == "begin":
             result = await self.begin_table(table, actor)
             begun = await tables.get(self.db, self.spec, table)
-            await interaction.response.edit_message(content=self.headline(begun), embed=self.lobby_embed(begun), view=None)
-            news = self.begun_text(begun)
-            if news is not None:  # the news, once, as the begin command posts it
-                await interaction.followup.send(news)
+            # The news in the lobby's first line (no post of its own), until the table ends or is cancelled.
+            news = self.begun_text(begun) or self.headline(begun)
+            await interaction.response.edit_message(content=news, embed=self.lobby_embed(begun), view=None)
             await self.after_begin(result)
         else:
             await self.confirm_cancel(interaction, await tables.get(self.db, self.spec, table))
