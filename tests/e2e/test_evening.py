@@ -162,11 +162,18 @@ async def test_one_evening_at_the_table(fake, bot, world):
     for name, tally in evening.tallies.items():
         print(tally.line(name, players))
 
-    # --- the bounds (issue 35: fewer posts, a ping only for whom must act, one DM per piece of news) -
-    assert draft.posts <= 3 and max(draft.pings.values(), default=0) <= 1
-    assert goldfish.posts <= 2 and sum(goldfish.pings.values()) == 1  # the winner, once
-    assert all(n == 0 for n in goldfish.dms.values())
-    assert turnabout.posts <= 12 and max(turnabout.pings.values()) <= 4
-    assert battler.posts <= 10 and max(battler.pings.values()) <= 4
-    for tally in (turnabout, battler):
-        assert max(tally.dms.values()) <= 3
+    # --- the bounds (issue 35: fewer posts, a ping only for whom must act, one DM per piece of news);
+    # the figures measured are in docs/development.md, "One evening at the table" -----------------
+    assert draft.posts <= 2 and max(draft.pings.values()) <= 1  # the completion post pings each player once
+    assert max(draft.dms.values()) <= 2  # the pack message (edited as it goes), the pool in it
+    assert goldfish.posts == 2 and sum(goldfish.pings.values()) == 1  # its channel and the results': the winner, once
+    # Turnabout: the pairing, the opponent's two reports to confirm, the winner's final ranking; the
+    # organizer also hears that the round is complete.
+    assert turnabout.posts <= 11 and max(turnabout.pings.values()) <= 4
+    assert battler.posts <= 7 and max(battler.pings.values()) <= 3  # PLAY, the report to confirm, DRAFT
+    assert all(n == 0 for tally in (goldfish, turnabout) for n in tally.dms.values())
+    assert all(n <= 2 for n in battler.dms.values())  # setup, draft: one DM each, edited in place
+    # One post per piece of news: no channel shows the same line twice.
+    for channel in evening.channels:
+        lines = [line for m in fake.messages(channel) for line in (m.get("content") or "").splitlines() if line.strip()]
+        assert [line for line, n in Counter(lines).items() if n > 1] == [], channel
