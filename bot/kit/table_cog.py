@@ -68,8 +68,26 @@ class TableCog(commands.Cog):
     def lobby_embed(self, table: Any, note: str | None = None) -> discord.Embed:
         raise NotImplementedError
 
-    def begun_text(self, table: Any) -> str:
+    def begun_text(self, table: Any) -> str | None:
+        """The channel's news that the table has begun, posted once by the begin command or button;
+        None when the format's begin announces it itself (so the channel hears it once)."""
         return f"{self.spec.title} #{table.id} has begun."
+
+    join_hint: str | None = "join below"  # how to join, in the lobby's first line (None: no such line)
+
+    def open_text(self, table: Any) -> str | None:
+        """The lobby message's first line while it is open (how to join), if any."""
+        return None if self.join_hint is None else f"{self.spec.name_of(table.id)} is open: {self.join_hint}."
+
+    def headline(self, table: Any) -> str | None:
+        """The lobby message's first line, from the table's stage, so that it always agrees with the
+        embed below it: how to join while open, then that it has begun, ended or was cancelled
+        (never an instruction of a stage that is over)."""
+        s, name = self.spec.statuses, self.spec.name_of(table.id)
+        if table.status == s.lobby:
+            return self.open_text(table)
+        return {s.running: f"{name} has begun.", s.finished: f"{name} has ended.",
+                s.cancelled: f"{name} was cancelled."}.get(table.status)
 
     def cancel_question(self, table: Any) -> str:
         return f"Cancel {self.spec.noun} #{table.id}?"
@@ -130,7 +148,7 @@ class TableCog(commands.Cog):
     async def edit_lobby(self, table: Any, note: str | None = None) -> None:
         await edit_channel_message(
             self.bot, table.channel_id, table.guild_id, table.lobby_message_id,
-            embed=self.lobby_embed(table, note), view=self.lobby_view(table),
+            content=self.headline(table), embed=self.lobby_embed(table, note), view=self.lobby_view(table),
         )
 
     async def redrawn_lobby(self, table_id: int) -> Outgoing | None:
@@ -138,13 +156,14 @@ class TableCog(commands.Cog):
         table = await tables.get(self.db, self.spec, table_id)
         if table.lobby_message_id is None:
             return None
-        return Outgoing(embeds=[self.lobby_embed(table)], view=self.lobby_view(table),
+        return Outgoing(content=self.headline(table), embeds=[self.lobby_embed(table)], view=self.lobby_view(table),
                         edit=(table.channel_id, table.lobby_message_id))
 
     async def post_lobby(self, interaction: discord.Interaction, table: Any, content: str | None = None) -> None:
         """Answer a start command with the lobby (in its deferred response, if it was deferred), and
-        remember which message it is."""
+        remember which message it is. Its first line is the `headline` unless `content` says more."""
         embed, view = self.lobby_embed(table), self.lobby_view(table)
+        content = content or self.headline(table)
         if interaction.response.is_done():
             message = await interaction.edit_original_response(content=content, embed=embed, view=view)
         else:
@@ -174,7 +193,11 @@ class TableCog(commands.Cog):
         """Begin this channel's table, with the options of a format's own `begin` command."""
         table = await self.table_here(interaction)
         result = await self.begin_table(table.id, actor_of(interaction), **options)
-        await interaction.response.send_message(self.begun_text(table))
+        news = self.begun_text(table)
+        if news is None:  # the format's own announcement tells the channel
+            await interaction.response.send_message(f"{self.spec.name_of(table.id)} has begun.", ephemeral=True)
+        else:
+            await interaction.response.send_message(news)
         await self.edit_lobby(await tables.get(self.db, self.spec, table.id))
         await self.after_begin(result)
 
@@ -197,7 +220,9 @@ class TableCog(commands.Cog):
         elif action == "begin":
             result = await self.begin_table(table, actor)
             begun = await tables.get(self.db, self.spec, table)
-            await interaction.response.edit_message(content=self.begun_text(begun), embed=self.lobby_embed(begun), view=None)
+            # The news in the lobby's first line (no post of its own), until the table ends or is cancelled.
+            news = self.begun_text(begun) or self.headline(begun)
+            await interaction.response.edit_message(content=news, embed=self.lobby_embed(begun), view=None)
             await self.after_begin(result)
         else:
             await self.confirm_cancel(interaction, await tables.get(self.db, self.spec, table))

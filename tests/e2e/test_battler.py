@@ -57,11 +57,16 @@ async def _play(table: Table, fake, bot, world) -> None:
 
     # --- setup by DM: two basics each; a choice can be changed until everyone has chosen ---------
     message = await table.choose_basics(players[0], 5)
-    await table.choose_basics(players[0], 7, message=message)
+    setup_dms = {players[0]: await table.choose_basics(players[0], 7, message=message)}
     for index, player in enumerate(players[1:]):
-        await table.choose_basics(player, index * 4)
+        setup_dms[player] = await table.choose_basics(player, index * 4)
     assert mirror.phase == "play"
     play = await table.wait_channel("Stage 1, round 1: PLAY")
+    # Issue 35 item 4: when the phase ends, every player's DM says so (none keeps "waiting"), buttons gone.
+    for player, dm in setup_dms.items():
+        await fake.wait_for(lambda dm=dm: "PLAY** phase" in embed_text(fake.message(dm["id"]))
+                            and not fake.message(dm["id"])["components"], what=f"{player}'s setup DM moved on")
+        assert "waiting for the other players" not in embed_text(fake.message(dm["id"]))
     assert "Starting hand: **3 cards**" in play["content"]
     for pr in mirror.pairings:
         assert f"<@{table.user(pr.a)}> vs <@{table.user(pr.b)}>" in play["content"]
@@ -230,7 +235,10 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         await table.choose_basics(closed, 2)
         await table.wait_channel("Stage 1, round 1: PLAY")
         await table.check()
-        assert len(table.prompt_messages(first)) == 1  # the delivered DM was not sent twice
+        # The delivered DM was not sent twice (it now says that the setup is over).
+        setup = [m for m in fake.dms(first) if (m.get("embeds") or [{}])[0].get("title", "").startswith(
+            f"Treasure Battler #{table.game_id}")]
+        assert len(setup) == 1 and "That phase is over" in embed_text(setup[0])
 
         rules = await fake.slash(first, "battler rules", guild_id=world.guild, channel_id=world.channel)
         assert rules.ephemeral and "1, 1, 2, 3, 5" in rules.content
@@ -265,6 +273,9 @@ async def test_closed_dms_are_resent_at_startup_and_end_rules_cancel(fake, bot, 
         ended = await fake.click(world.admin, prompt.message, confirm)
         assert "was cancelled" in ended.content
         await table.wait_channel("was cancelled by an organizer without a winner")
+        # Issue 35 item 4: the lobby's first line says so too, never "has begun: choose your basic lands".
+        await fake.wait_for(lambda: fake.message(lobby["id"])["content"] == f"Treasure Battler #{table.game_id} was cancelled.",
+                            what="the cancelled lobby's first line")
         status = await fake.slash(world.member, "battler status", guild_id=world.guild, channel_id=world.channel)
         assert "Cancelled" in status.content and "cancelled ·" not in status.content
         assert await table.results() == {}

@@ -531,6 +531,7 @@ async def _the_end(t: FourTwoOneDriver, fake, world, scores: Counter[int]) -> No
         lambda: [m for m in fake.messages(world.leaderboard_channel) if "final standings" in (m.get("content") or "")],
         what="final standings")
     assert f"1. <@{winner}> — **{scores[winner]}** points" in final[0]["content"]
+    assert final[0]["content"].count("🏆") == 1  # issue 35 item 3: one trophy line
     async with t.db.read() as session:
         rows = {r.user_id: r for r in (await session.execute(
             select(EventResult).where(EventResult.format == "421", EventResult.event_id == t.league_id))).scalars()}

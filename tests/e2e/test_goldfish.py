@@ -310,6 +310,16 @@ async def test_paper_event_scores_long_writeup_and_helpers(fake, bot, world):
     # The write-up opens on its first page (the paging itself: test_long_writeup_pages_with_buttons).
     first = await gf(fake, world, world.member, "writeup", options={"player": p0, "event": event_id})
     assert lines[0] in first.content or "Sorry, something went wrong" in first.content
+    assert first.ephemeral  # a look-up is quiet unless asked to post it
+
+    # Looking up is quiet: the standings and a write-up are posted only when asked to.
+    posts = len(fake.messages(world.channel))
+    quiet = await gf(fake, world, world.member, "status", options={"event": event_id})
+    assert quiet.ephemeral and len(fake.messages(world.channel)) == posts
+    posted = await gf(fake, world, world.member, "status", options={"event": event_id, "post": True})
+    shared = await gf(fake, world, world.member, "writeup", options={"player": p1, "event": event_id, "post": True})
+    assert not posted.ephemeral and not shared.ephemeral and "Glistener Elf" in shared.content
+    assert len(fake.messages(world.channel)) == posts + 2
 
     # No write-up for someone who did not report.
     nothing = await gf(fake, world, world.member, "writeup", options={"player": world.players[5]})

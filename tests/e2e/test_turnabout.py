@@ -115,10 +115,15 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     not_org = await t.slash(players[0], "begin")
     assert not_org.ephemeral and "organizer" in not_org.content
     closed = await t.slash(world.admin, "begin")
-    assert "Registration for Turnabout" in closed.content and "is closed" in closed.content
+    # Issue 35 item 3: the channel hears once that registration is closed (the event's announcement).
+    assert closed.ephemeral and closed.content == f"Turnabout #{t.event_id} has begun."
     await t.wait_channel("registration is closed with 8 players")
+    assert len([m for m in fake.messages(world.channel) if "is closed" in m.get("content", "")]) == 1
     await fake.wait_for(lambda: fake.message(lobby["id"])["embeds"][0]["title"].endswith("· In progress"),
                         what="the lobby in progress")
+    # Item 4: its first line agrees with the embed ("is open: join…" is gone).
+    await fake.wait_for(lambda: fake.message(lobby["id"])["content"] == f"Turnabout #{t.event_id} has begun.",
+                        what="the lobby's first line")
     late = await t.join(world.member, "Late deck")
     assert late.ephemeral
 
@@ -253,6 +258,12 @@ async def _run_event(t: TurnaboutDriver, fake, bot, world) -> None:
     ranked = sorted(players, key=lambda u: rows[u].placement)
     assert [vp[u] for u in ranked] == sorted(vp.values(), reverse=True)
     assert "dropped: no bonus" in final[0]["content"]
+    # Issue 35 item 2: the event's channel hears it too, the winner pinged there once; the results
+    # channel's copy pings nobody.
+    [here] = [m for m in fake.messages(world.channel) if "final ranking" in m.get("content", "")]
+    assert here["content"] == final[0]["content"]
+    assert f"has ended: <@{ranked[0]}> wins" in here["content"]
+    assert fake.pinged_users(here) == {ranked[0]} and fake.pinged_users(final[0]) == set()
 
     rating = await fake.slash(world.member, "turnabout rating", guild_id=world.guild, channel_id=world.channel)
     text = embed_text(rating.message)
@@ -292,7 +303,7 @@ async def test_begin_refuses_more_rounds_than_the_players_can_play(fake, bot, wo
         assert state_row.status == "registration" and state_row.settings["rounds"] == 7 and state_row.state is None
 
         closed = await t.slash(world.admin, "begin", rounds=5)
-        assert not closed.ephemeral and "is closed" in closed.content
+        assert closed.ephemeral and "has begun" in closed.content
         await t.wait_channel("registration is closed with 6 players, 5 rounds.")
         assert (await t.state()).settings.rounds == 5
         await fake.wait_for(lambda: "5 Swiss rounds" in embed_text(fake.message(lobby["id"])),

@@ -99,7 +99,7 @@ class BattlerCog(BattlerDMs, BattlerReports, TableCog):
             carousel=carousel.value if carousel else "off", carousel_from=carousel_from.value if carousel_from else "packpile",
             seed=seed,
         )
-        await self.post_lobby(interaction, game, f"Treasure Battler #{game.id} is open: join below.")
+        await self.post_lobby(interaction, game)
 
     @group.command(name="report", description="Report your mini-game and your treasures left; your opponent confirms it.")
     @app_commands.describe(

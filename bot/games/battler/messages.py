@@ -9,9 +9,10 @@ organizer and a player's closed DMs are told in the kit's words.
 
 from __future__ import annotations
 
+from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui
-from bot.games.battler.service import Announcement, Dispute, PrivatePrompt
+from bot.games.battler.service import Announcement, Dispute, PhaseOver, PrivatePrompt
 from bot.kit import claims_ui, limits
 from bot.kit.claims import Call
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
@@ -28,13 +29,21 @@ async def prompt(prompt: PrivatePrompt, ctx: Delivery) -> Outgoing | None:
     return Outgoing(embeds=[ui.prompt_embed(prompt)], view=ui.prompt_view(prompt))
 
 
+@renders(battler.PHASE_OVER, PhaseOver)
+async def phase_over(over: PhaseOver, ctx: Delivery) -> Outgoing:
+    """A DM of a phase that has ended says so, its buttons gone (edited in place: no notification)."""
+    return Outgoing(embeds=[ui.phase_over_embed(over)], view=None, edit=(over.channel_id, over.message_id))
+
+
 @renders(battler.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = ui.split_messages(ui.event_lines(news))
     if not chunks:
         return None
-    # Only the players these events call to act are pinged (a new phase, their carousel pick).
-    return Outgoing(content=chunks[0], continued=chunks[1:],
+    # Only the players these events call to act are pinged (a new phase, their carousel pick). A PLAY
+    # phase's post carries the report buttons, so nobody has to type a report.
+    playing = any(isinstance(e, engine.PairingsMade) for e in news.events)
+    return Outgoing(content=chunks[0], continued=chunks[1:], view=ui.play_view(news.game_id) if playing else None,
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 

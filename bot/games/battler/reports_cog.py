@@ -27,6 +27,19 @@ from bot.kit.limits import ping
 class BattlerReports:
     db: object
 
+    @handles(ui.PlayReportButton)
+    async def on_play_report(self, interaction: discord.Interaction, *, game: int, result: str) -> None:
+        """A report button of the PLAY post: the form that asks the player's treasures left."""
+        await interaction.response.send_modal(ui.play_report_modal(game, result))
+
+    @handles(ui.PLAY_REPORT_FORM)
+    async def on_play_report_form(self, interaction: discord.Interaction, *, game: int, result: str,
+                                  fields: dict[str, str]) -> None:
+        """The same report as `/battler report`, from the PLAY post's button."""
+        treasures = ui.parse_treasures(fields.get("treasures", ""))
+        outcome = await battler.report(self.db, game, actor_of(interaction), result, treasures_left=treasures)
+        await self.answer_report(interaction, outcome)
+
     async def answer_report(self, interaction: discord.Interaction, outcome: ActionResult) -> None:
         """The reply to `/battler report`: the report to confirm, the dispute, or the confirmation."""
         game = outcome.game

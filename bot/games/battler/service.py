@@ -65,6 +65,7 @@ ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announ
 DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Dispute)
 FINAL = "battler.final"  # the final standings, read from the game when sent (payload: TableRef)
 ENDED = "battler.ended"  # cancelled by an organizer without a winner (payload: TableRef)
+PHASE_OVER = "battler.phase_over"  # a DM of a phase that ended, edited to say so (payload: PhaseOver)
 DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices" (payload: DmsClosed)
 RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
 # Events players hear about in the channel (the rest is private or bookkeeping).
@@ -147,6 +148,18 @@ class Announcement(Payload):
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
+
+
+@dataclass(frozen=True)
+class PhaseOver(Payload):
+    """A player's DM of a phase that has ended (`channel_id`, `message_id`): edited to say which
+    phase the game is in now and where to follow it, its buttons gone."""
+
+    game_id: int
+    game_channel_id: int
+    channel_id: int
+    message_id: int
+    phase: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -343,18 +356,32 @@ def _called(state: engine.BattlerState, events: list[engine.Event]) -> tuple[int
     return tuple(dict.fromkeys(state.players[seat].user_id for seat in seats))
 
 
+def _phase_over(loaded: Loaded, dm: shown.Shown) -> outbox.Message:
+    row, state = loaded.row, loaded.state
+    assert state is not None
+    user_id = int(dm.key.rsplit(".", 1)[1])
+    payload = PhaseOver(row.id, row.channel_id, dm.channel_id, dm.message_id, state.phase)
+    return outbox.Message(PHASE_OVER, payload.to_payload(), user_id=user_id, guild_id=row.guild_id)
+
+
 def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
     return outbox.Message(PROMPT, prompt.to_payload(), user_id=prompt.user_id, guild_id=prompt.guild_id)
 
 
 async def _commit(
-    session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, actor_seat: int | None = None
+    session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, actor_seat: int | None = None,
+    answered: int | None = None,
 ) -> list[PrivatePrompt]:
     """Save an action's state and queue what it owes: its announcement, the new phase's DMs (or the
     DM of the player whose carousel turn begins), and at the end the standings (with the
-    leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place."""
+    leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place
+    (`answered`: its message, which the interaction's answer edits). When a phase ends, every other
+    DM of it says so (nobody keeps "waiting for the other players")."""
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
+    over: list[outbox.Message] = []
     if new_phase:
+        ended = await shown.retire(session, shown.Owner(SPEC.kind, loaded.row.id), answered=answered)
+        over = [_phase_over(loaded, m) for m in ended]
         book = loaded.bookkeeping
         book.phase_version, book.phase_started_at = loaded.version + 1, utcnow().isoformat()
         _book(loaded).clear()
@@ -370,7 +397,7 @@ async def _commit(
     # The DMs show the saved version (their buttons carry it).
     seats = range(len(loaded.state.players)) if new_phase else dict.fromkeys(turns)
     prompts = [p for seat in seats if (p := _prompt(loaded, seat)) is not None]
-    messages = [_prompt_message(p) for p in prompts]
+    messages = [*over, *(_prompt_message(p) for p in prompts)]
     if loaded.row.status == STATUSES.finished:
         messages.append(await _finish(session, loaded))
     await outbox.queue(session, *messages)
@@ -588,7 +615,7 @@ async def private_action(
         _check_current(loaded, seat, version)
         events = GAMES.call(move, state, seat)
         loaded.bookkeeping.seat_moved(seat, loaded.version + 1)
-        prompts = await _commit(session, loaded, events, actor_seat=seat)
+        prompts = await _commit(session, loaded, events, actor_seat=seat, answered=message_id)
         result = ActionResult(_view(loaded), events=list(events), prompts=prompts, finished=state.phase == engine.OVER)
         if not result.phase_changed:
             result.actor_prompt = _prompt(loaded, seat)

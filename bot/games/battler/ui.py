@@ -14,7 +14,14 @@ import discord
 
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
-from bot.games.battler.service import Announcement, GameView, PendingReport, PrivatePrompt, Standing
+from bot.games.battler.service import (
+    Announcement,
+    GameView,
+    PendingReport,
+    PhaseOver,
+    PrivatePrompt,
+    Standing,
+)
 from bot.kit import claims, claims_ui, limits
 from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.dispatch import (
@@ -444,6 +451,16 @@ def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str 
     return None
 
 
+def phase_over_embed(over: PhaseOver) -> discord.Embed:
+    """A DM whose phase has ended (the player had nothing left to do in it, or ran out of time)."""
+    where = f"<#{over.game_channel_id}>"
+    now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
+           f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
+    lines = ["✅ That phase is over.", now]
+    return discord.Embed(title=f"Treasure Battler #{over.game_id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
+                         colour=discord.Colour.green())
+
+
 def moved_on_embed(game: GameView, note: str | None) -> discord.Embed:
     """The actor's DM once it has nothing left to do there (their draft or carousel turn is over)."""
     state = game.state
@@ -484,7 +501,7 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
                 f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
                 f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
             )
-    lines.append("Each player reports with `/battler report`; their opponent confirms.")
+    lines.append("Each player reports with the buttons below (or `/battler report`); their opponent confirms.")
     return lines
 
 
@@ -595,6 +612,38 @@ def claim_text(game: GameView | Announcement, report: PendingReport, claim: str 
     lose = report.b if claim == "a" else report.a
     how = " (conceded)" if report.conceded_by is not None and claim == report.claim else ""
     return f"{mention(u(win))} beat {mention(u(lose))}{how}"
+
+
+PLAY_RESULTS = (("won", "I won"), ("lost", "I lost"), ("draw", "Draw"))
+_PLAY_PARTS = (number("game"), word("result", tuple(r for r, _ in PLAY_RESULTS)))
+
+
+class PlayReportButton(Component, prefix="btp", parts=_PLAY_PARTS):
+    """On the PLAY post: a player reports their game (the form asks their treasures left), the same
+    report as `/battler report`, so nobody has to type it."""
+
+
+PLAY_REPORT_FORM: ModalRoute = modal_route("btq", _PLAY_PARTS)
+
+
+def play_view(game_id: int) -> discord.ui.View:
+    """The PLAY post's buttons: [I won] [I lost] [Draw]."""
+    view = discord.ui.View(timeout=None)
+    for result, label in PLAY_RESULTS:
+        custom_id = PlayReportButton.custom_id_for(game=game_id, result=result)
+        view.add_item(PlayReportButton(discord.ui.Button(label=f"Report: {label}", custom_id=custom_id)))
+    return view
+
+
+def play_report_modal(game_id: int, result: str) -> discord.ui.Modal:
+    """The treasures a player keeps after their game, to report it from the PLAY post."""
+    said = dict(PLAY_RESULTS)[result]
+    modal = StatelessModal(title=f"Report: {said}", custom_id=PLAY_REPORT_FORM.custom_id_for(game=game_id, result=result))
+    modal.add_item(discord.ui.TextInput(
+        label="Your treasures left after the game", custom_id="treasures", min_length=1, max_length=2,
+        placeholder=f"Tokens made in it included; you keep at most {engine.MAX_TREASURES}",
+    ))
+    return modal
 
 
 TREASURES_FORM: ModalRoute = modal_route(

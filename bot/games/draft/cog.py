@@ -40,6 +40,7 @@ RUNNING = (S.running,)
 
 class DraftCog(TableCog):
     spec = drafts.SPEC
+    join_hint = None  # the lobby's embed says how to join
     lobby_button = ui.LobbyButton
 
     def __init__(self, bot: KitBot) -> None:
@@ -84,7 +85,7 @@ class DraftCog(TableCog):
         begun = await drafts.get_pod(self.db, pod.id)
         self.fetch_pictures(pod.id, await self.bot.pictures.enabled(pod.guild_id))
         if by_button:
-            await interaction.response.edit_message(embed=ui.lobby_embed(begun), view=None)
+            await interaction.response.edit_message(content=self.headline(begun), embed=ui.lobby_embed(begun), view=None)
         else:
             await interaction.response.send_message(
                 f"{interaction.user.mention} joined draft #{pod.id}, which is full and has begun: each player's first "

@@ -35,6 +35,7 @@ LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); 
 
 class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
+    join_hint = "join with the button or `/421 join`"
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
 
@@ -101,8 +102,7 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
             if missing:  # the public progress message goes; the error is shown to the organizer alone
                 await interaction.delete_original_response()
             raise
-        await self.post_lobby(interaction, league, f"{league_name(league.id)} is open: join with the button or "
-                                                   "`/421 join`.")
+        await self.post_lobby(interaction, league)
 
     @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
     @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)

@@ -262,8 +262,9 @@ def _end_line(news: Announcement, e: engine.LeagueWon | engine.LeagueEnded) -> s
 
 
 def final_lines(news: Announcement) -> list[str]:
-    lines = [f"🏆 **{league_name(news.league_id)} · final standings**"]
-    lines += [_end_line(news, e) for e in news.events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
+    # One headline: how it ended (the winner's trophy line) when the events say so, then the standings.
+    ends = [_end_line(news, e) for e in news.events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
+    lines = [*ends, "The final standings:"] if ends else [f"🏆 **{league_name(news.league_id)} · final standings**"]
     ranked = sorted(range(len(news.users)), key=lambda seat: (-news.scores[seat], seat))
     for place, seat in enumerate(ranked, start=1):
         lines.append(f"{place}. {mention(news.user_of(seat))} — {points(news.scores[seat])}")

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.games.goldfish import rules, ui
 from bot.games.goldfish import service as goldfish
 from bot.games.goldfish.messages import delivery_problem  # and its renderers, registered on import
+from bot.kit import lookups
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles, require_guild
@@ -188,22 +189,22 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
         return text
 
     @group.command(name="status", description="Show an event's standings with each score's breakdown.")
-    @app_commands.describe(event="The event (default: this channel's newest).")
+    @app_commands.describe(event="The event (default: this channel's newest).", post=lookups.POST)
     @app_commands.autocomplete(event=event_autocomplete)
-    async def status(self, interaction: discord.Interaction, event: int | None = None) -> None:
+    async def status(self, interaction: discord.Interaction, event: int | None = None, post: bool = False) -> None:
         chosen = await self._event(interaction, event, status=None)
         view, standings = await goldfish.scores(self.bot.db, chosen.guild_id, chosen.id)
         link = await event_view(self.bot, chosen.guild_id, goldfish.KIND, chosen.id) or discord.utils.MISSING
         await interaction.response.send_message(embed=ui.standings_embed(view, standings, final=view.status == "closed"),
-                                                view=link)
+                                                view=link, ephemeral=not post)
 
     @group.command(name="writeup", description="Read a player's write-up (long ones page with buttons).")
-    @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).")
+    @app_commands.describe(player="Whose write-up.", event="The event (default: this channel's newest).", post=lookups.POST)
     @app_commands.autocomplete(event=event_autocomplete)
-    async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None) -> None:
+    async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None, post: bool = False) -> None:
         chosen = await self._event(interaction, event, status=None)
         await goldfish.writeup(self.bot.db, chosen.guild_id, chosen.id, player.id)  # a clear error if none
-        await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=False)
+        await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=not post)
 
     async def render_writeup(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         """`key` is "<event id>:<player id>"."""

@@ -35,6 +35,7 @@ NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in 
 
 class TurnaboutCog(TableCog):
     spec = turnabout.SPEC
+    join_hint = "join with `/turnabout join`"
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
     lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
@@ -47,8 +48,8 @@ class TurnaboutCog(TableCog):
     def lobby_embed(self, table: EventView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
 
-    def begun_text(self, table: EventView) -> str:
-        return f"Registration for {turnabout.event_name(table.id)} is closed: an organizer pairs round 1 with `/turnabout pair`."
+    def begun_text(self, table: EventView) -> None:  # its announcement says registration is closed
+        return None
 
     def cancel_question(self, table: EventView) -> str:
         if table.status == S.running:
@@ -98,8 +99,7 @@ class TurnaboutCog(TableCog):
         event = await turnabout.create_event(self.db, actor_of(interaction), channel_id=interaction.channel_id,
                                              rounds=rounds, clock=clock.value if clock else "off", bye_vp=bye_vp,
                                              clock_minutes=clock_minutes, clock_increment=clock_increment)
-        await self.post_lobby(interaction, event, f"{turnabout.event_name(event.id)} is open: join with "
-                                                  "`/turnabout join`.")
+        await self.post_lobby(interaction, event)
 
     @group.command(name="join", description="Join the event with your deck and its scoring option (again to change them).")
     @app_commands.describe(

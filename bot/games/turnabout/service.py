@@ -765,11 +765,18 @@ async def end(db: Database, event_id: int, actor: tables.Actor) -> Outcome:
             results=event_results.placed([(p.user_id, p.position) for p in ended.placings],
                                        {p.user_id: p.award for p in ended.placings}),
         )
+        # The event's channel hears it, the winner pinged there; the results channel gets a copy that
+        # pings nobody, so a winner hears it once.
+        winners = tuple(p.user_id for p in ended.placings if p.position == 1)
+        news = _announcement(loaded, list(events))
+        what = f"the final ranking of {event_name(row.id)}"
+        posts = [loaded.channel(FINAL, outbox.telling(replace(news, ping=winners).to_payload(), actor.user_id, what))]
         settings = await load_settings_row(session, row.guild_id)
-        channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
-        payload = outbox.telling(_announcement(loaded, list(events)).to_payload(), actor.user_id,
-                                 f"the final ranking of {event_name(row.id)}")
-        await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
+        board = settings.leaderboard_channel_id if settings else None
+        if board and board != row.channel_id:
+            copy = replace(news, ping=())
+            posts.append(loaded.channel(FINAL, outbox.telling(copy.to_payload(), actor.user_id, what), channel_id=board))
+        await outbox.queue(session, *posts)
         return Outcome(_view(loaded), list(events))
 
 

@@ -236,8 +236,11 @@ def match_result_line(news: Announcement, r: engine.MatchResult, *, corrected: b
 
 def final_lines(news: Announcement) -> list[str]:
     ended = next(e for e in news.events if isinstance(e, engine.EventEnded))
-    lines = [f"🏆 **{event_name(news.event_id)} · final ranking** ({plural(len(ended.placings), 'player')}; "
-             f"{RECORD_LEGEND})"]
+    winners = [p.user_id for p in ended.placings if p.position == 1]
+    won = (f"{' and '.join(mention(w) for w in winners)} {'wins' if len(winners) == 1 else 'share the win'}; "
+           if winners else "")
+    lines = [f"🏆 **{event_name(news.event_id)}** has ended: {won}the **final ranking** "
+             f"({plural(len(ended.placings), 'player')}; {RECORD_LEGEND})"]
     for p in ended.placings:
         record = record_text(p.wins, p.losses, p.draws)
         bonus = " + 1 bonus" if p.completed else " (dropped: no bonus)"
@@ -435,6 +438,8 @@ async def report_done(done: ReportDone, ctx: Delivery) -> Outgoing:
 
 @renders(turnabout.FINAL, Announcement)
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
+    """The final ranking, its first line naming the winner: pinged in the event's channel (`news.ping`),
+    the results channel's copy pings nobody."""
     chunks = split_messages(final_lines(news))
-    return Outgoing(content=chunks[0], continued=chunks[1:],
+    return Outgoing(content=chunks[0], continued=chunks[1:], allowed_mentions=limits.ping(*news.ping) if news.ping else None,
                     view=await event_view(ctx.bot, ctx.message.guild_id, turnabout.KIND, news.event_id))

@@ -317,7 +317,8 @@ def test_announcements_count_through_plural_and_speak_of_players_in_the_third_pe
     assert "1 card left goes to the packyard (the used packs)" in text
     assert "Each player trades, re-rolls, shifts or buys basics in their DMs, then presses Done." in text
     assert "your" not in text.lower() and " you " not in text.lower()
-    assert ui.pairing_lines(news, ())[-1] == "Each player reports with `/battler report`; their opponent confirms."
+    assert ui.pairing_lines(news, ())[-1] == ("Each player reports with the buttons below (or `/battler report`); their "
+                                              "opponent confirms.")
     with pytest.raises(engine.NotEnoughTreasures, match="costs 1 treasure;"):
         engine._check_affordable(state_player(), 1, "A re-roll")
 

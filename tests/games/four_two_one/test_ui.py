@@ -146,7 +146,7 @@ def test_standings_lobby_claim_and_final():
         "✅ 421 league #7, round 2, Match A: a **draw**, confirmed for <@101> (absent) by <@555>.")
     events = engine.end_league(state)
     lines = ui.final_lines(news(state, events))
-    assert lines[1] == "🏁 An organizer ended 421 league #7: nobody leads alone."
+    assert lines[:2] == ["🏁 An organizer ended 421 league #7: nobody leads alone.", "The final standings:"]
 
 
 def test_menus_forms_and_page_keys_refuse_forged_values():
@@ -261,7 +261,8 @@ async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancel
     ended = engine.end_league(state)
     final = outbox.telling(news(state, ended).to_payload(), 1, "the final standings")
     sent = await render(service.FINAL, final)
-    assert sent.content.startswith("🏆 **421 league #7 · final standings**\n🏁 An organizer ended 421 league #7")
+    assert sent.content.startswith("🏁 An organizer ended 421 league #7")
+    assert sent.content.count("🏆") == 0 and "\nThe final standings:\n1. " in sent.content  # one headline
     for payload in ({"table_id": 7}, {"league_id": 7}):  # the latter as the format queued it before the kit
         sent = await render(service.CANCELLED, payload)
         assert sent.content == "❌ 421 league #7 was cancelled by an organizer: nothing was recorded."

@@ -326,8 +326,11 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
         assert rows[p.user_id].placement == p.position and rows[p.user_id].score == p.award
         assert rows[p.user_id].points == 5 - p.position + 1
         assert p.completed == (p.user_id != dropper)
-    [post] = await queued(db, turnabout.FINAL)
-    assert post.channel_id == BOARD
+    # The event's channel (the winner pinged) and the results channel (a copy that pings nobody).
+    here, board = await queued(db, turnabout.FINAL)
+    assert (here.channel_id, board.channel_id) == (CHANNEL, BOARD)
+    winners = tuple(p.user_id for p in final.placings if p.position == 1)
+    assert tuple(here.payload["ping"]) == winners and tuple(board.payload["ping"]) == ()
     with pytest.raises(UserError, match="ended"):
         await turnabout.report(db, event.id, player(a), result="won", value=3)
 
