@@ -18,7 +18,7 @@ from bot.kit import outbox, tables
 from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import actor_of
+from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
 from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
@@ -90,7 +90,9 @@ class VortexCog(VortexDMs, TableCog):
     @group.command(name="draw", description="Draw: each card is a refill of your pack to 7, then a pick by DM.")
     @app_commands.describe(count="How many cards to draw (default 1); you pick them one at a time.")
     async def draw(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, engine.MAX_COUNT] = 1) -> None:
-        game = await self._running(interaction)
+        await self._draw(interaction, await self._running(interaction), count)
+
+    async def _draw(self, interaction: discord.Interaction, game: GameView, count: int = 1) -> None:
         result = await vortex.draw(self.db, game.id, actor_of(interaction), count)
         if result.resent:  # a pick of theirs was pending: nothing drawn, its DM again
             prompt = vortex.PickPrompt.from_payload(result.resent[0].payload)
@@ -106,11 +108,49 @@ class VortexCog(VortexDMs, TableCog):
 
     @group.command(name="pass", description="End your turn: swap your pack with the passed pack.")
     async def pass_(self, interaction: discord.Interaction) -> None:
-        game = await self._running(interaction)
+        await self._pass(interaction, await self._running(interaction))
+
+    async def _pass(self, interaction: discord.Interaction, game: GameView) -> None:
         result = await vortex.pass_turn(self.db, game.id, actor_of(interaction))
         passed = result.first(engine.PackPassed)
         await interaction.response.send_message(
             f"You passed: you left {passed.passed} cards as the passed pack and took {passed.received}.", ephemeral=True)
+
+    # --- the turn message's buttons (Draw, Pass, Play a card) and the private select of the hand ------
+
+    @handles(ui.TurnButton)
+    async def on_turn(self, interaction: discord.Interaction, *, game: int, turn: int, action: str) -> None:
+        shown = await vortex.get_game(self.db, game)
+        if shown.status != S.running or shown.state is None or shown.state.turn != turn:
+            raise UserError("That turn is over: the newest turn's message has the buttons.")
+        if action == "draw":
+            await self._draw(interaction, shown)
+        elif action == "pass":
+            await self._pass(interaction, shown)
+        else:
+            await self._offer_hand(interaction, shown)
+
+    async def _offer_hand(self, interaction: discord.Interaction, game: GameView) -> None:
+        """Play a card: the player's hand as a private select (a card chosen is played)."""
+        if interaction.user.id not in game.player_ids:
+            raise UserError("You are not a player in this game.")
+        hand = vortex.zone_cards(game, interaction.user.id, engine.HAND)
+        view = ui.play_view(game.id, game.player_ids.index(interaction.user.id), hand)
+        if view is None:
+            raise UserError("Your hand is empty: there is nothing to play.")
+        more = f" (the first {ui.PLAY_OPTIONS}; `/vortex play` names any other)" if len(set(hand)) > ui.PLAY_OPTIONS else ""
+        await interaction.response.send_message(f"Which card do you play onto the battlefield?{more}", view=view,
+                                                ephemeral=True)
+
+    @handles(ui.PlaySelect)
+    async def on_play(self, interaction: discord.Interaction, *, game: int, seat: int, card: str) -> None:
+        shown = await vortex.get_game(self.db, game)
+        if seat >= len(shown.player_ids) or shown.player_ids[seat] != interaction.user.id:
+            raise UserError("That hand is not yours.")
+        result = await vortex.move(self.db, game, actor_of(interaction), card, engine.HAND, engine.BATTLEFIELD)
+        moved = result.first(engine.CardMoved)
+        await interaction.response.edit_message(content=f"**{ui.card_text(moved.card)}** is on the battlefield; the "
+                                                        "channel is told.", view=None)
 
     @group.command(name="mulligan", description="In your upkeep, with 5+ basic lands in your pack: exile it (asks first).")
     async def mulligan(self, interaction: discord.Interaction) -> None:
