@@ -20,6 +20,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
+from bot.kit.formatting import mention
 from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import name_key, plural
@@ -123,6 +124,11 @@ class VortexCog(VortexDMs, TableCog):
         shown = await vortex.get_game(self.db, game)
         if shown.status != S.running or shown.state is None or shown.state.turn != turn:
             raise UserError("That turn is over: the newest turn's message has the buttons.")
+        active = engine.active_seat(shown.state)
+        if action != "play" and (active is None or shown.user_of(active) != interaction.user.id):
+            whose = f"{mention(shown.user_of(active))}'s" if active is not None else "not anyone's"
+            raise UserError(f"It is {whose} turn: these buttons are theirs. An effect that makes you draw: "
+                            "`/vortex draw`.")
         if action == "draw":
             await self._draw(interaction, shown)
         elif action == "pass":

@@ -1011,9 +1011,14 @@ async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, 
     prompt = prompt_type.from_payload(queued.payload)
     number = getattr(prompt, number_field)
     stale = await shown.record(session, _owner(prompt.game_id), queued.kind, number, channel_id, message_id)
+    over = any(s.message_id == message_id for s in stale)
+    if over and getattr(prompt, "again", None) is False:
+        # A pick shown on the player's desk, over before its send was recorded (the player was quick):
+        # the desk shows what came after (the click's answer, their next step), never this.
+        stale = [s for s in stale if s.message_id != message_id]
     await outbox.queue(session, *(_retire(prompt.game_id, prompt.guild_id, s, OVER if s.message_id == message_id
                                           else MOVED) for s in stale))
-    if queued.kind == PICK:
+    if queued.kind == PICK and not (over and prompt.again):  # (a copy sent again too late is no desk)
         await _at_desk(session, prompt, channel_id, message_id)
 
 
