@@ -279,6 +279,12 @@ class Outbox:
         """Let a just-sent message's record land before a reaction on it is looked up."""
         await self._recording.wait(message_id, RECORD_WAIT)
 
+    async def wait_all_recorded(self) -> None:
+        """Let the records of every message sent so far land (at most `RECORD_WAIT`): for a renderer
+        that edits a message its format records when sent (`outbox.on_sent`), queued by an action
+        that came faster than that record (a player who clicked as soon as the message arrived)."""
+        await self._recording.wait_all(RECORD_WAIT)
+
     async def drain(self) -> None:
         """Wait for the background sends (shutdown, tests)."""
         while self._tasks:
@@ -415,6 +421,11 @@ class RecordWaits:
         if self._sends[message_id] == 0:
             del self._sends[message_id]
             self._done.pop(message_id).set_result(None)
+
+    async def wait_all(self, timeout: float) -> None:
+        pending = list(self._done.values())
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
 
     async def wait(self, message_id: int, timeout: float) -> None:
         done = self._done.get(message_id)

@@ -14,13 +14,13 @@ from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
 from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
+from bot.games.vortex.turn_cog import VortexTurns
 from bot.kit import outbox, tables
 from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import actor_of, handles
+from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
-from bot.kit.formatting import mention
 from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import name_key, plural
@@ -49,7 +49,7 @@ SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards
              "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
 
 
-class VortexCog(VortexDMs, TableCog):
+class VortexCog(VortexDMs, VortexTurns, TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
     ended_posts = "its result is posted"
@@ -116,47 +116,6 @@ class VortexCog(VortexDMs, TableCog):
         passed = result.first(engine.PackPassed)
         await interaction.response.send_message(
             f"You passed: you left {passed.passed} cards as the passed pack and took {passed.received}.", ephemeral=True)
-
-    # --- the turn message's buttons (Draw, Pass, Play a card) and the private select of the hand ------
-
-    @handles(ui.TurnButton)
-    async def on_turn(self, interaction: discord.Interaction, *, game: int, turn: int, action: str) -> None:
-        shown = await vortex.get_game(self.db, game)
-        if shown.status != S.running or shown.state is None or shown.state.turn != turn:
-            raise UserError("That turn is over: the newest turn's message has the buttons.")
-        active = engine.active_seat(shown.state)
-        if action != "play" and (active is None or shown.user_of(active) != interaction.user.id):
-            whose = f"{mention(shown.user_of(active))}'s" if active is not None else "not anyone's"
-            raise UserError(f"It is {whose} turn: these buttons are theirs. An effect that makes you draw: "
-                            "`/vortex draw`.")
-        if action == "draw":
-            await self._draw(interaction, shown)
-        elif action == "pass":
-            await self._pass(interaction, shown)
-        else:
-            await self._offer_hand(interaction, shown)
-
-    async def _offer_hand(self, interaction: discord.Interaction, game: GameView) -> None:
-        """Play a card: the player's hand as a private select (a card chosen is played)."""
-        if interaction.user.id not in game.player_ids:
-            raise UserError("You are not a player in this game.")
-        hand = vortex.zone_cards(game, interaction.user.id, engine.HAND)
-        view = ui.play_view(game.id, game.player_ids.index(interaction.user.id), hand)
-        if view is None:
-            raise UserError("Your hand is empty: there is nothing to play.")
-        more = f" (the first {ui.PLAY_OPTIONS}; `/vortex play` names any other)" if len(set(hand)) > ui.PLAY_OPTIONS else ""
-        await interaction.response.send_message(f"Which card do you play onto the battlefield?{more}", view=view,
-                                                ephemeral=True)
-
-    @handles(ui.PlaySelect)
-    async def on_play(self, interaction: discord.Interaction, *, game: int, seat: int, card: str) -> None:
-        shown = await vortex.get_game(self.db, game)
-        if seat >= len(shown.player_ids) or shown.player_ids[seat] != interaction.user.id:
-            raise UserError("That hand is not yours.")
-        result = await vortex.move(self.db, game, actor_of(interaction), card, engine.HAND, engine.BATTLEFIELD)
-        moved = result.first(engine.CardMoved)
-        await interaction.response.edit_message(content=f"**{ui.card_text(moved.card)}** is on the battlefield; the "
-                                                        "channel is told.", view=None)
 
     @group.command(name="mulligan", description="In your upkeep, with 5+ basic lands in your pack: exile it (asks first).")
     async def mulligan(self, interaction: discord.Interaction) -> None:

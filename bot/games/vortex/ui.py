@@ -522,21 +522,18 @@ def opening_text(news: Announcement, game: GameView) -> str:
     now (whose pick, the basic lands, play begins); opening turns and passes are not a line each."""
     lines = [line for e in news.events if isinstance(e, GameBegan) and (line := _line(news, e))]
     lines += event_lines(replace(news, events=tuple(e for e in news.events if not isinstance(e, OPENING_QUIET))))
-    phases = [e.phase for e in news.events if isinstance(e, engine.PhaseChanged)]
-    turns = [e for e in news.events if isinstance(e, engine.TurnStarted) and e.phase == engine.OPENING]
+    status = game.public  # where the opening stands now
     if game.status == "cancelled":
         lines.append("❌ The game was cancelled.")
-    elif engine.PLAY in phases:
+    elif any(isinstance(e, engine.PhaseChanged) and e.phase == engine.PLAY for e in news.events):
         lines.append("⚔️ Every player has their opening hand: play begins.")
-    elif engine.BASICS in phases:
-        status = game.public
-        done = sum(1 for seat in status.seats if seat.basics_chosen) if status and status.phase == engine.BASICS else None
-        count = f" ({done}/{len(news.users)} done)" if done is not None else ""
-        lines.append(f"🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs{count}.")
-    elif turns:
-        last = turns[-1]
-        lines.append(f"⏳ Opening turn {last.turn_in_phase}/{news.opening_turns}: {mention(news.user_of(last.seat))} "
-                     "picks in their DM.")
+    elif status is not None and status.phase == engine.BASICS:
+        done = sum(1 for seat in status.seats if seat.basics_chosen)
+        lines.append("🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs "
+                     f"({done}/{len(status.seats)} done).")
+    elif status is not None and status.phase == engine.OPENING and status.picking_seat is not None:
+        lines.append(f"⏳ Opening turn {status.turn_in_phase}/{status.opening_turns}: "
+                     f"{mention(game.user_of(status.picking_seat))} picks in their DM.")
     return _fit(lines)
 
 
@@ -711,8 +708,11 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     shows the message as it stands."""
     if news.turn < 0:  # queued by the version before: the news on its own, as then
         return chunked(split_messages(event_lines(news)), ping=news.ping)
-    where = ctx.shown_on or await vortex.message_showing(ctx.db, news)
     deal = news.turn == 0 and any(isinstance(e, GameBegan) for e in news.events)
+    where = ctx.shown_on or await vortex.message_showing(ctx.db, news)
+    if where is None and not (news.opens or deal):  # its post may be on its way to its record
+        await ctx.bot.outbox.wait_all_recorded()
+        where = await vortex.message_showing(ctx.db, news)
     if where is None and (news.redraw or not (news.opens or deal)):
         # Its message was never recorded (lost, or posted by an older version): the news on its own.
         return None if news.redraw else chunked(split_messages(event_lines(news)), ping=news.ping)
