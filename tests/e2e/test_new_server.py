@@ -175,7 +175,7 @@ async def _help(fake, club: Club) -> None:
                           "turnabout": ["/turnabout join", "/turnabout pair", "/turnabout report",
                                         "/turnabout status", "/turnabout end"],
                           "421": ["/421 build", "/421 report", "/421 status", "/421 end"],
-                          "vortex": ["/vortex draw", "/vortex play", "/vortex life", "/vortex pass",
+                          "vortex": ["**Draw**", "**Pass**", "**Play a card**", "/vortex draw", "/vortex life",
                                      "/vortex status", "/vortex end"],
                           "battler": ["/battler report", "/battler status", "/battler cancel"]}.items():
         text = (await slash(fake, club, club.world.member, "help", format=key)).content
