@@ -145,3 +145,30 @@ async def _turn(t: VortexDriver, fake, counted: Counted, state, message: dict, p
     passed = await fake.click(active, message, button("pass"))
     assert passed.ephemeral and "You passed" in passed.content
     await t.check()
+
+
+async def test_a_cancelled_game_leaves_no_live_button(fake, bot, world):
+    """Cancelled in play: the turn's message loses its buttons, no DM keeps a live pick button, and
+    nothing is posted but the cancellation."""
+    t = VortexDriver(fake, world, bot.database_url)
+    try:
+        await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
+                         options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
+        lobby = await t.start(cube="Table", seed=SEED)
+        players = world.players[:2]
+        await t.join_all(players)
+        await t.lobby(lobby, world.admin, "begin")
+        while (await t.state()).phase == engine.OPENING:
+            await t.pick_pending()
+        for user in players:
+            await t.choose_basics(user, ["Island", "Island", "Forest"])
+        turn = await t.wait_channel("**Turn 1**")
+        assert components(turn, ui.TurnButton, game=t.game_id)
+        posts = len(fake.messages(world.channel))
+        await t.confirmed_command(world.admin, "cancel")
+        await fake.wait_for(lambda: not fake.message(turn["id"]).get("components"), what="the turn without buttons")
+        await t.wait_channel("was cancelled by an organizer")
+        assert len(fake.messages(world.channel)) == posts + 1  # the kit's cancellation, and nothing else
+        assert not any(components(m, ui.PickButton) for user in players for m in fake.dms(user))
+    finally:
+        await t.close()

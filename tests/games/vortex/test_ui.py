@@ -354,3 +354,12 @@ async def test_a_finished_look_or_search_dm_is_shown_again_without_buttons():
         payload = vortex.Retired(12, kind, 3, 7000, 501).to_payload()
         out = await sender._render(queued(vortex.RETIRE, payload, user_id=USERS[0]), False)
         assert out.edit == (7000, 501) and out.view is None and words in out.embeds[0].description
+
+
+def test_a_turn_too_long_for_one_message_keeps_its_first_line_and_its_newest():
+    lines = ["▶️ **Turn 3**: <@1>'s turn", *(f"🩸 <@1> loses 1 life (life {n})." for n in range(200))]
+    text = ui._fit(lines)
+    assert len(text) <= ui.MAX_CONTENT and text.startswith(lines[0]) and text.endswith(lines[-1])
+    skipped = 200 - (len(text.splitlines()) - 2)
+    assert f"… {skipped} earlier lines on the game's page" in text
+    assert ui._fit(lines[:3]) == "\n".join(lines[:3])
