@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -59,6 +60,8 @@ from bot.store.db import Database
 from bot.store.outage import is_database_outage, log_failure, retry_while_unavailable
 
 log = logging.getLogger(__name__)
+RECORD_WAIT = 10.0  # seconds a renderer waits at most for other batches' records (`wait_all_recorded`)
+_BATCH: ContextVar[asyncio.Future | None] = ContextVar("outbox_batch", default=None)  # the batch being sent
 DISCORD_CANNOT_DM = 50007
 # Seconds a send's result waits for the database to come back before the row is left to the sweeper
 # (which, after the row's lease, sends it again: a second message for a long outage).
@@ -201,6 +204,8 @@ class Outbox:
         self.replies = Replies()
         # Rows this process could not render for a database outage: sent again when it is back.
         self._owed: dict[int, Queued] = {}
+        # Batches sent whose results are not kept yet (`wait_all_recorded`).
+        self._unrecorded: set[asyncio.Future] = set()
         if getattr(bot, "db", None) is not None:
             bot.db.outage.on_back(self._send_owed)
 
@@ -217,9 +222,13 @@ class Outbox:
         self._spawn(self.send_batch(queued, fresh=True), "outbox-send")
 
     async def send_batch(self, queued: list[Queued], *, fresh: bool) -> list[Outcome]:
-        sends = [await self._send(item, fresh) for item in queued]
-        outcomes = [outcome for outcome, _ in sends]
+        recorded = asyncio.get_running_loop().create_future()  # set once this batch's results are kept
+        self._unrecorded.add(recorded)
+        own = _BATCH.set(recorded)
+        sends = []
         try:
+            sends = [await self._send(item, fresh) for item in queued]
+            outcomes = [outcome for outcome, _ in sends]
             # A fresh row that failed for now keeps its first lease: the sweeper retries it when that
             # ends (no write needed here); rows the sweeper took get their backoff recorded.
             await self._settle([o for o in outcomes if not (fresh and o.retry)])
@@ -227,6 +236,9 @@ class Outbox:
             for outcome, after_record in sends:
                 if after_record is not None:
                     after_record(outcome.message_id)
+            recorded.set_result(None)
+            self._unrecorded.discard(recorded)
+            _BATCH.reset(own)
         return outcomes
 
     async def sweep(self, *, created_before: datetime | None = None) -> int:
@@ -284,6 +296,16 @@ class Outbox:
             except Exception as error:  # the player still has the command that shows it again
                 log_failure(log, logging.WARNING, error, "could not show outbox row %s again", row.queued.id)
         return edited
+
+    async def wait_all_recorded(self) -> None:
+        """Let the records of every message sent so far by other batches land (at most
+        `RECORD_WAIT`): for a renderer that edits a message its format records when sent
+        (`outbox.on_sent`), queued by an action that came faster than that record (a player who
+        clicked as soon as the message arrived). Its own batch is not waited for: it records after."""
+        own = _BATCH.get()
+        pending = [done for done in self._unrecorded if done is not own]
+        if pending:
+            await asyncio.wait(pending, timeout=RECORD_WAIT)
 
     async def drain(self) -> None:
         """Wait for the background sends (shutdown, tests)."""

@@ -44,7 +44,7 @@ FORGED_IN = {
     "tar": "turnabout",
     "421t": "421", "421c": "421",
     "vortex:pick": "vortex", "vortex:land": "vortex", "vortex:look": "vortex", "vortex:find": "vortex",
-    "vortex:seek": "vortex",
+    "vortex:seek": "vortex", "vortex:turn": "vortex", "vortex:play": "vortex",
 }
 
 
@@ -285,6 +285,15 @@ async def test_vortex_picks_lands_and_looks(fake, bot, world):
         state = await t.state()
         active = t.active(state)
         seat = vortex_engine.seat_of(state, active)
+        # The turn message's buttons carry the turn; the select of a hand, the seat.
+        turn_message = await t.wait_channel("**Turn 1**")
+        turn = vortex_ui.TurnButton.custom_id_for
+        await f.click(active, turn_message, turn(game=t.game_id, turn=state.turn + 1000, action="draw"), "turn is over")
+        other = next(p for p in players if p != active)
+        await f.click(other, turn_message, turn(game=t.game_id, turn=state.turn, action="pass"), "turn")
+        play = vortex_ui.PlaySelect.custom_id_for
+        await f.select(active, turn_message, play(game=t.game_id, seat=4), ["Gem 00"], "not yours")
+        await f.select(active, turn_message, play(game=t.game_id, seat=seat), ["No Such Gem"], "is not")
         looked = await t.slash(active, "shoe", action="look", count=2)
         assert looked.ephemeral, looked.content
         message = await fake.wait_for(lambda: (m := t.dms_with(active, vortex_ui.LookButton)) and m[-1], what="look DM")

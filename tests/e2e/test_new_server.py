@@ -175,7 +175,7 @@ async def _help(fake, club: Club) -> None:
                           "turnabout": ["/turnabout join", "/turnabout pair", "/turnabout report",
                                         "/turnabout status", "/turnabout end"],
                           "421": ["/421 build", "/421 report", "/421 status", "/421 end"],
-                          "vortex": ["/vortex draw", "/vortex play", "/vortex life", "/vortex pass",
+                          "vortex": ["**Draw**", "**Pass**", "**Play a card**", "/vortex draw", "/vortex life",
                                      "/vortex status", "/vortex end"],
                           "battler": ["/battler report", "/battler status", "/battler cancel"]}.items():
         text = (await slash(fake, club, club.world.member, "help", format=key)).content
@@ -413,8 +413,10 @@ async def _vortex(fake, club: Club, database_url: str) -> None:
             await t.choose_basics(user, ["Island", "Island", "Forest"])
         state = await t.state()
         a = t.active(state)
-        began = await t.wait_channel("play begins")
-        assert fake.pinged_users(began) == {a}
+        began = await t.wait_channel("play begins")  # the opening's message, edited: it pings nobody
+        assert not fake.pinged_users(began)
+        turn = await t.wait_channel("**Turn 1**")  # the first turn's message pings its player alone
+        assert fake.pinged_users(turn) == {a}
         drawn = await t.slash(a, "draw")
         assert drawn.ephemeral and "pick 1 of 1" in drawn.content, drawn.content
         await t.wait_channel(f"<@{a}> draws 1")

@@ -115,8 +115,10 @@ async def _opening(t: VortexDriver, fake, bot, players: list[int]) -> None:
         await t.choose_basics(user, ["Forest", "Swamp", "Island"])
         state = await t.check()
     assert state.phase == engine.PLAY and all(len(p.hand) == 7 for p in state.players)
-    began = await t.wait_channel("play begins")
-    assert fake.pinged_users(began) == {t.active(state)}
+    began = await t.wait_channel("play begins")  # the opening's message, edited: it pings nobody
+    assert not fake.pinged_users(began)
+    turn = await t.wait_channel("**Turn 1**")  # the first turn's message, a post of its own
+    assert fake.pinged_users(turn) == {t.active(state)}
 
 
 async def _first_turn(t: VortexDriver, fake, bot) -> None:
@@ -248,7 +250,7 @@ async def _second_turn(t: VortexDriver, fake) -> None:
     assert drawn.ephemeral and "pick 1 of 1" in drawn.content
     state = await t.check()
     assert len(t.player(state, b).pack) == pack  # the empty shoe refills nothing
-    await t.wait_channel(f"The shoe is empty: <@{b}>'s pack was not refilled")
+    await t.wait_channel(f"<@{b}> draws 1: 1 pick from their pack, by DM; the shoe is empty: the pack was not refilled")
     await t.pick(b)
     await t.check()
     await _zones_and_life(t, fake, b)

@@ -53,13 +53,16 @@ async def _opening(t: VortexDriver) -> engine.VortexState:
     return await t.check()
 
 
-async def _lose_the_next_dm(fake, user: int, action) -> None:
-    """Run `action`; the DM it sends `user` is refused by Discord (a 404: never retried)."""
-    path = rf"^/channels/{fake.dm_channel_id(user)}/messages$"
+async def _lose_the_next_dm(fake, user: int, action, *, desk: bool = False) -> None:
+    """Run `action`; the DM it sends `user` is refused by Discord (a 404: never retried). `desk`: it
+    is shown on the player's desk (their DM of picks and basic lands, edited in place), which the
+    player deleted."""
+    method, path = ("PATCH", rf"^/channels/{fake.dm_channel_id(user)}/messages/\d+$") if desk else (
+        "POST", rf"^/channels/{fake.dm_channel_id(user)}/messages$")
     since = len(fake.rest_log)
-    fake.inject_error("POST", path, status=404)
+    fake.inject_error(method, path, status=404)
     await action()
-    await fake.wait_for(lambda: [c for c in fake.calls("POST", path, since=since) if c.status == 404],
+    await fake.wait_for(lambda: [c for c in fake.calls(method, path, since=since) if c.status == 404],
                         what="the DM Discord refused")
 
 
@@ -172,7 +175,7 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
         state = await t.state()
         picker = t.user_of(state, state.draft.seat)
         nxt = next(u for u in players if u != picker)
-        await _lose_the_next_dm(fake, nxt, lambda: t.pick(picker))
+        await _lose_the_next_dm(fake, nxt, lambda: t.pick(picker), desk=True)
         state = await t.state()
         assert t.user_of(state, state.draft.seat) == nxt and not t.dms_with(nxt, ui.PickButton, offer=await t.offer())
         shown = await t.slash(nxt, "draw")
@@ -186,7 +189,7 @@ async def test_no_step_of_a_vortex_game_waits_on_a_lost_message(fake, bot, world
             # The last opening pick: the basic-land DMs go out, and Discord refuses one.
             picker = t.user_of(state, state.draft.seat)
             message = await t.wait_pick(picker, await t.offer())  # delivered before the refusal is set up
-            await _lose_the_next_dm(fake, players[0], lambda p=picker, m=message: t.pick(p, m))
+            await _lose_the_next_dm(fake, players[0], lambda p=picker, m=message: t.pick(p, m), desk=True)
 
         # The basic-land DM Discord refused: /vortex resend sends it again.
         assert not t.dms_with(players[0], ui.LandButton, action="confirm")

@@ -695,8 +695,11 @@ async def _treasures_first(interaction: discord.Interaction, press: claims_ui.Pr
     return before is not None
 
 
+TREASURES_LEFT = "treasures_left"  # what the treasures form adds to a press (`claims_ui.press_of(treasures_left=…)`)
+
+
 async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
-    treasures = press.parts.get("treasures_left")
+    treasures = press.parts.get(TREASURES_LEFT)
     if press.action == claims.CONFIRM:
         result = await battler.confirm_report(press.db, press.table, press.claim, press.actor,
                                               treasures_left=treasures, for_absent=for_absent)

@@ -144,15 +144,14 @@ LOST_WRITEUP_HINT = "How the game went, turn by turn (a lost or drawn game score
 NUMBER_FIELDS = (("Life the goldfish lost", LIFE_HINT, "life_lost", 12), ("Cards milled", MILL_HINT, "cards_milled", 12),
                  ("Poison counters", POISON_HINT, "poison", 12), (WIN_LABEL, WIN_HINT, "game_wins", 6))
 WRITEUP_MAX = 4000  # a form's text field holds at most this much
+WRITEUP = "writeup"  # the write-up field's id in the form
 
 
 def form_values(sub: SubmissionView) -> dict[str, str]:
     """A saved report as its form shows it again (a write-up too long for the form is left out)."""
     values = {"life_lost": f"{sub.life_lost:g}", "cards_milled": str(sub.cards_milled), "poison": str(sub.poison),
               "game_wins": str(sub.game_wins)}
-    if len(sub.writeup) <= WRITEUP_MAX:
-        values["writeup"] = sub.writeup
-    return values
+    return values | ({WRITEUP: sub.writeup} if len(sub.writeup) <= WRITEUP_MAX else {})
 
 
 def rules_embed(event: EventView | None) -> discord.Embed:
@@ -224,9 +223,9 @@ class ScoreModal(StatelessModal):
             text = discord.ui.TextInput(
                 style=discord.TextStyle.paragraph,
                 max_length=WRITEUP_MAX,
-                custom_id="writeup",
+                custom_id=WRITEUP,
                 placeholder="T1: Mountain, Goblin Guide, attack (2)…",
-                default=values.get("writeup") or None,
+                default=values.get(WRITEUP) or None,
             )
             self.add_item(
                 discord.ui.Label(

@@ -303,11 +303,14 @@ def matched_reply(game: int | None, done: ReportDone | None) -> dict:
     return {"content": report_done_text(done)}
 
 
+OLD_MATCH, OLD_GAME = "match", "game"  # the parts of a report button of before the kit's claims
+
+
 async def _game_of(press: claims_ui.Press) -> tuple[int, int]:
     """The match and game a report button is about (its claim's; a button of before the kit's names them)."""
     if press.claim:
         return await turnabout.claim_game(press.db, press.table, press.claim)
-    return int(press.parts["match"]), int(press.parts["game"])  # type: ignore[call-overload]
+    return int(press.parts[OLD_MATCH]), int(press.parts[OLD_GAME])  # type: ignore[call-overload]
 
 
 async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:

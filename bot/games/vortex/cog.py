@@ -14,6 +14,7 @@ from bot.games.vortex import service as vortex
 from bot.games.vortex import ui
 from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
+from bot.games.vortex.turn_cog import VortexTurns
 from bot.kit import outbox, tables
 from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
@@ -48,7 +49,7 @@ SHOE_DONE = {"mill": "Milled: the cards are in the channel.", "look": "The cards
              "bottom": "Put at the bottom of the shoe.", "shuffle": "Shuffled."}
 
 
-class VortexCog(VortexDMs, TableCog):
+class VortexCog(VortexDMs, VortexTurns, TableCog):
     spec = vortex.SPEC
     lobby_button = ui.LobbyButton
     ended_posts = "its result is posted"
@@ -90,7 +91,9 @@ class VortexCog(VortexDMs, TableCog):
     @group.command(name="draw", description="Draw: each card is a refill of your pack to 7, then a pick by DM.")
     @app_commands.describe(count="How many cards to draw (default 1); you pick them one at a time.")
     async def draw(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, engine.MAX_COUNT] = 1) -> None:
-        game = await self._running(interaction)
+        await self._draw(interaction, await self._running(interaction), count)
+
+    async def _draw(self, interaction: discord.Interaction, game: GameView, count: int = 1) -> None:
         result = await vortex.draw(self.db, game.id, actor_of(interaction), count)
         if result.resent:  # a pick of theirs was pending: nothing drawn, its DM again
             prompt = vortex.PickPrompt.from_payload(result.resent[0].payload)
@@ -106,7 +109,9 @@ class VortexCog(VortexDMs, TableCog):
 
     @group.command(name="pass", description="End your turn: swap your pack with the passed pack.")
     async def pass_(self, interaction: discord.Interaction) -> None:
-        game = await self._running(interaction)
+        await self._pass(interaction, await self._running(interaction))
+
+    async def _pass(self, interaction: discord.Interaction, game: GameView) -> None:
         result = await vortex.pass_turn(self.db, game.id, actor_of(interaction))
         passed = result.first(engine.PackPassed)
         await interaction.response.send_message(

@@ -45,7 +45,7 @@ the game's organizer or a server organizer, judged in the game's own server.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -82,8 +82,14 @@ FINAL = "vortex.final"  # the end: the winner, if any (payload: TableRef)
 ENDED = "vortex.ended"  # cancelled by an organizer while running: the kit's text (TableRef)
 DMS_CLOSED = "vortex.dms_closed"  # channel: "I can't DM you", the kit's text (payload: outbox.DmsClosed)
 RETIRE = "vortex.retire"  # DM edit: a pick's, a look's or a search's message once it is over (payload: Retired)
+# What else the kit's record (`bot.kit.shown`) keeps of a game's messages: the channel message that
+# tells the opening (edited as it goes), the message of the turn of play now (edited as the turn goes,
+# with its Draw, Pass and Play buttons; version: the turn's number), and each player's own DM, the
+# "desk" (`desk_key`), which shows their picks and their basic-land choice, edited in place.
+OPENING, TURN = "vortex.opening", "vortex.turn"
 STEPS = (PICK, LOOK, SEARCH)  # DMs recorded as shown (`bot.kit.shown`), retired when their step is over
 LOG_LIMIT = 2000  # public events on a page of the event page's log (the newest first)
+ACCOUNT_LIMIT = 500  # log events a channel message of the opening or of a turn is drawn from, at most
 
 
 @dataclass
@@ -96,6 +102,8 @@ class VortexBook:
     look: int = 0
     search: int = 0
     winner: int | None = None
+    turn: int = 0  # the turn of play now (`engine.TurnStarted.turn`; 0 before play): its channel message
+    turn_seq: int = 0  # the public log's `seq` of that turn's start: its channel message tells from there
 
     def number_of(self, kind: str) -> int:
         """The number of the latest pick (`PICK`), look (`LOOK`) or search (`SEARCH`)."""
@@ -180,6 +188,9 @@ class PickPrompt(Prompt):
     opening_turns: int
     shoe_size: int
     replenish_to: int  # 7, or 5 after a mulligan this turn
+    # A new DM when sent again (True: the player may have lost it) or queued before desks were kept
+    # (None); else (False) shown on the player's desk, edited in place.
+    again: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +198,9 @@ class BasicsPrompt(Prompt):
     """After the opening turns: the player chooses 3 basic lands (their hand so far, to choose by)."""
 
     hand: tuple[str, ...]
+    # A new DM when sent again (True: the player may have lost it) or queued before desks were kept
+    # (None); else (False) shown on the player's desk, edited in place.
+    again: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -238,6 +252,13 @@ class Announcement(Payload):
     opening_turns: int
     events: tuple[engine.Event, ...]
     ping: tuple[int, ...] = ()
+    # The channel message that tells these events: the opening's (0) or turn `turn`'s of play, which
+    # tells the public log from `since` on; `opens`: this post begins it (a new message, pinging the
+    # player whose turn it is); `redraw`: no news, the message shown as it now stands (the game ended).
+    turn: int = -1  # (-1: queued before these messages were kept: the news on its own, as then)
+    since: int = 0
+    opens: bool = False
+    redraw: bool = False
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
@@ -341,7 +362,7 @@ def _pick_prompt(loaded: Loaded) -> PickPrompt | None:
         **_where(loaded, draft.seat), offer=loaded.bookkeeping.offer, pack=view.pack,
         pick_number=view.pick_number, picks_total=view.picks_total,
         opening_turn=state.turn if state.phase == engine.OPENING else 0, opening_turns=state.opening_turns,
-        shoe_size=len(state.shoe), replenish_to=view.replenish_to,
+        shoe_size=len(state.shoe), replenish_to=view.replenish_to, again=False,
     )
 
 
@@ -352,7 +373,7 @@ def _basics_prompt(loaded: Loaded, seat: int) -> BasicsPrompt | None:
     player = state.players[seat]
     if player.opening_basics is not None:
         return None
-    return BasicsPrompt(**_where(loaded, seat), hand=tuple(player.hand))
+    return BasicsPrompt(**_where(loaded, seat), hand=tuple(player.hand), again=False)
 
 
 def _look_prompt(loaded: Loaded) -> LookPrompt | None:
@@ -396,17 +417,58 @@ def _dm(loaded: Loaded, kind: str, prompt: Prompt) -> outbox.Message:
     return loaded.dm(kind, prompt, prompt.user_id)
 
 
+def _again(prompt: Prompt) -> Prompt:
+    """`prompt` sent again (the first may be lost): a new DM, never an edit of the player's desk."""
+    return replace(prompt, again=True) if hasattr(prompt, "again") else prompt
+
+
+def desk_key(seat: int) -> str:
+    """The kit's key (`bot.kit.shown`) of a player's desk: the DM that shows their picks and basic lands."""
+    return f"vortex.desk.{seat}"
+
+
 # --- committing an action --------------------------------------------------------------------------
 
 
-def _announcement(loaded: Loaded, public: list[engine.Event]) -> Announcement:
+def _announcement(loaded: Loaded, public: list[engine.Event], turn: int = 0, since: int = 0, opens: bool = False,
+                  redraw: bool = False) -> Announcement:
     """The channel's snapshot of `public`, pinging the player whose turn of normal play begins (nobody
-    else, ever)."""
+    else, ever), told by the opening's message or turn `turn`'s (see `Announcement`)."""
     state = loaded.state
     assert state is not None
     called = tuple(state.players[e.seat].user_id for e in public
                    if isinstance(e, engine.TurnStarted) and e.phase == engine.PLAY)
-    return Announcement(loaded.id, tuple(loaded.user_ids), state.opening_turns, tuple(public), called)
+    return Announcement(loaded.id, tuple(loaded.user_ids), state.opening_turns, tuple(public), called,
+                        turn=turn, since=since, opens=opens, redraw=redraw)
+
+
+def _news(loaded: Loaded, public: list[engine.Event], first: int) -> list[outbox.Message]:
+    """The channel's account of an action's `public` events (logged from `seq` `first` on): what
+    happened in the turn now goes to that turn's message (the opening's before play), and a turn of
+    play that begins opens a message of its own (the only new post, pinging its player). A turn
+    that ends with nothing to tell is still redrawn (its buttons go)."""
+    book = loaded.bookkeeping
+    told: list[outbox.Message] = []
+    segment: list[engine.Event] = []
+    turn, since, opens = book.turn, book.turn_seq, False
+    for seq, event in enumerate(public, first):
+        if isinstance(event, engine.TurnStarted) and event.phase == engine.PLAY:
+            if segment or turn:
+                told.append(loaded.channel(ANNOUNCE, _announcement(loaded, segment, turn, since, opens,
+                                                                   redraw=not segment)))
+            segment, (turn, since, opens) = [], (event.turn, seq, True)
+            book.turn, book.turn_seq = turn, seq
+        segment.append(event)
+    if segment:
+        told.append(loaded.channel(ANNOUNCE, _announcement(loaded, segment, turn, since, opens)))
+    return told
+
+
+def _redraw(loaded: Loaded) -> outbox.Message:
+    """The message of the turn now (the opening's before play) shown as it stands: once the game is
+    over or cancelled, without its buttons."""
+    book = loaded.bookkeeping
+    return loaded.channel(ANNOUNCE, _announcement(loaded, [], book.turn, book.turn_seq, redraw=True))
 
 
 async def _commit(
@@ -438,24 +500,26 @@ async def _commit(
         [held] = await outbox.queue(session, _dm(loaded, PICK, pick), hold=True)
     elif pick is not None:
         also.append(_dm(loaded, PICK, pick))
-    also += await _retired(session, loaded, answered)
+    # Retired first: a desk retired and showing the player's next pick in one commit shows the pick.
+    also = [*await _retired(session, loaded, answered), *also]
     told = [*notes, *(e for e in events if not isinstance(e, quiet))]
-    await _keep_log(session, loaded, told)
-    await GAMES.commit(session, loaded, told, also=also, **columns)
+    public = [e for e in told if isinstance(e, PUBLIC_EVENTS)]
+    first = await _keep_log(session, loaded, public)
+    await GAMES.commit(session, loaded, [], also=[*_news(loaded, public, first), *also], **columns)
     return held
 
 
-async def _keep_log(session: AsyncSession, loaded: Loaded, told: list[engine.Event]) -> None:
+async def _keep_log(session: AsyncSession, loaded: Loaded, public: list[engine.Event]) -> int:
     """Append to the game's public log (`VortexLogEntry` rows, in the action's transaction) what the
-    channel is told of `told` (the announcement's events, `PUBLIC_EVENTS`: counts and public cards
-    only). The game's row is locked (`GAMES.load`), so its next `seq` is the last one's plus one."""
-    public = [events.encode(e) for e in told if isinstance(e, PUBLIC_EVENTS)]
+    channel is told (`public`, of `PUBLIC_EVENTS`: counts and public cards only); returns the `seq` of
+    the first. The game's row is locked (`GAMES.load`), so its next `seq` is the last one's plus one."""
     if not public:
-        return
+        return 0
     last = await session.scalar(select(func.max(VortexLogEntry.seq)).where(VortexLogEntry.game_id == loaded.id))
     first = (last or 0) + 1
     await session.execute(insert(VortexLogEntry).values(
-        [{"game_id": loaded.id, "seq": first + i, "event": event} for i, event in enumerate(public)]))
+        [{"game_id": loaded.id, "seq": first + i, "event": events.encode(e)} for i, e in enumerate(public)]))
+    return first
 
 
 @dataclass(frozen=True)
@@ -563,7 +627,7 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     if not was_running:
         return
     loaded = GAMES.decode(seated)
-    await outbox.queue(session, *await _retired(session, loaded))
+    await outbox.queue(session, *await _retired(session, loaded), _redraw(loaded))
 
 
 SPEC = tables.TableSpec(
@@ -613,7 +677,8 @@ async def _act(db: Database, game_id: int, actor: tables.Actor, operation, *args
         state, seat = GAMES.playing(loaded, actor)
         owed = [prompt for kind, prompt in _prompts_of(loaded, actor.user_id) if kind == pending]
         if owed:
-            resent = await outbox.queue(session, *(_dm(loaded, pending, prompt) for prompt in owed), hold=True)
+            resent = await outbox.queue(session, *(_dm(loaded, pending, _again(prompt)) for prompt in owed),
+                                        hold=True)
             return ActionResult(_view(loaded), resent=resent)
         events = GAMES.call(operation, state, seat, *args)
         await _commit(session, loaded, events, notes=notes(seat, events) if notes else ())
@@ -911,7 +976,7 @@ async def resend(db: Database, game_id: int, user_id: int) -> list[outbox.Queued
         loaded = await GAMES.load(session, game_id, lock=False)
         if loaded.row.status != STATUSES.running:
             return []
-        return await outbox.queue(session, *(_dm(loaded, kind, p) for kind, p in _prompts_of(loaded, user_id)),
+        return await outbox.queue(session, *(_dm(loaded, kind, _again(p)) for kind, p in _prompts_of(loaded, user_id)),
                                   hold=True)
 
 
@@ -920,7 +985,8 @@ async def still_wanted(db: Database, prompt: Prompt) -> bool:
     crash, or a retry.)"""
     async with db.read() as session:
         loaded = await GAMES.load(session, prompt.game_id, lock=False)
-        return any(p == prompt for _, p in _prompts_of(loaded, prompt.user_id))
+        return any(p == replace(prompt, again=False) if hasattr(prompt, "again") else p == prompt
+                   for _, p in _prompts_of(loaded, prompt.user_id))
 
 
 async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
@@ -945,12 +1011,81 @@ async def _shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, 
     prompt = prompt_type.from_payload(queued.payload)
     number = getattr(prompt, number_field)
     stale = await shown.record(session, _owner(prompt.game_id), queued.kind, number, channel_id, message_id)
+    over = any(s.message_id == message_id for s in stale)
+    if over and getattr(prompt, "again", None) is False:
+        # A pick shown on the player's desk, over before its send was recorded (the player was quick):
+        # the desk shows what came after (the click's answer, their next step), never this.
+        stale = [s for s in stale if s.message_id != message_id]
     await outbox.queue(session, *(_retire(prompt.game_id, prompt.guild_id, s, OVER if s.message_id == message_id
                                           else MOVED) for s in stale))
+    if queued.kind == PICK and not (over and prompt.again):  # (a copy sent again too late is no desk)
+        await _at_desk(session, prompt, channel_id, message_id)
+
+
+async def _at_desk(session: AsyncSession, prompt: Prompt, channel_id: int, message_id: int) -> None:
+    """A pick or the basic lands shown to the player: that DM is their desk now (their next pick is
+    shown there, edited in place, not sent as a new DM)."""
+    await shown.show(session, _owner(prompt.game_id), desk_key(prompt.seat), 0, channel_id, message_id)
+
+
+async def _basics_shown(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    await _at_desk(session, BasicsPrompt.from_payload(queued.payload), channel_id, message_id)
 
 
 for _kind in STEPS:
     outbox.on_sent(_kind, _shown)
+outbox.on_sent(BASICS, _basics_shown)
+
+
+async def desk_of(db: Database, prompt: Prompt) -> tuple[int, int] | None:
+    """The player's desk (channel id, message id), if they have one: their pick or basic lands go
+    there, edited in place (one DM per player for the whole game)."""
+    async with db.read() as session:
+        found = await shown.message_of(session, _owner(prompt.game_id), desk_key(prompt.seat))
+    return None if found is None else (found.channel_id, found.message_id)
+
+
+async def _announced(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """The opening's or a turn's channel message was posted: later news of it edits that message."""
+    news = Announcement.from_payload(queued.payload)
+    owner = _owner(news.game_id)
+    if news.opens:
+        await shown.show(session, owner, TURN, news.turn, channel_id, message_id)
+    elif news.turn == 0 and any(isinstance(e, GameBegan) for e in news.events):
+        await shown.show(session, owner, OPENING, 0, channel_id, message_id)
+
+
+outbox.on_sent(ANNOUNCE, _announced)
+
+
+async def message_showing(db: Database, news: Announcement) -> tuple[int, int] | None:
+    """The channel message that tells `news` (the opening's, or its turn's), if it was posted."""
+    async with db.read() as session:
+        found = await shown.message_of(session, _owner(news.game_id), TURN if news.turn else OPENING)
+    if found is None or found.version != news.turn:
+        return None
+    return found.channel_id, found.message_id
+
+
+async def account(db: Database, news: Announcement) -> list[engine.Event]:
+    """What the message telling `news` tells, from the public log: the opening (up to the first turn
+    of play), or its turn of play (from `news.since` up to the next turn's start)."""
+    of_game = VortexLogEntry.game_id == news.game_id
+    async with db.read() as session:
+        stored = (await session.execute(
+            select(VortexLogEntry.event).where(of_game, VortexLogEntry.seq >= news.since)
+            .order_by(VortexLogEntry.seq).limit(ACCOUNT_LIMIT))).scalars().all()
+    told: list[engine.Event] = []
+    for entry in stored:
+        try:
+            event = events.decode(entry, engine.Event)
+        except (events.DecodeError, KeyError, TypeError, ValueError):
+            continue
+        if isinstance(event, engine.TurnStarted) and event.phase == engine.PLAY and (told or not news.turn):
+            break  # the next turn's message tells the rest
+        if isinstance(event, PUBLIC_EVENTS):
+            told.append(event)
+    return told
 
 
 
@@ -975,7 +1110,7 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
         ref = tables.TableRef(row.id).to_payload()
-        posts = [loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
+        posts = [_redraw(loaded), loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
             await event_results.record_results(
                 session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -51,6 +52,8 @@ SERIAL = 2**31  # how many picks or looks a game can offer (far more than any ga
 LAND_ACTIONS = (*(land.lower() for land in engine.BASIC_TYPES), "clear", "confirm")
 LOOK_ACTIONS = ("toggle", "done")
 SEARCH_ACTIONS = ("page", "clear", "take")
+TURN_ACTIONS = ("draw", "pass", "play")
+PLAY_OPTIONS = 25  # a select's options: Discord's limit (more cards in a hand: `/vortex play`)
 SEARCH_MENUS, SEARCH_MENU_SIZE = 4, 25  # per page: four menus of 25 names, and a row of buttons (Discord's five)
 SEARCH_PAGE = SEARCH_MENUS * SEARCH_MENU_SIZE
 MAX_SHOE_NAMES = 100_000  # far more distinct names than any shoe holds
@@ -106,6 +109,24 @@ class SearchButton(
                                             index("page", limit=MAX_SHOE_NAMES), word("action", SEARCH_ACTIONS)),
 ):
     """A search DM's buttons: turn to page `page`, start over, or take the chosen cards."""
+
+
+class TurnButton(
+    Component, prefix="vortex:turn", parts=(number("game"), index("turn", limit=SERIAL), word("action", TURN_ACTIONS)),
+):
+    """The turn message's buttons: the player whose turn it is draws a card or passes; any player
+    opens the select of their hand to play a card (privately)."""
+
+
+class PlaySelect(Component, prefix="vortex:play", parts=(number("game"), _SEAT)):
+    """The private select of a player's hand: the card chosen (its value: the card's name, or the
+    first 100 characters of it) goes onto the battlefield."""
+
+    async def handle(self, interaction: discord.Interaction, **args: Any) -> None:
+        values = getattr(self.item, "values", None) or []
+        if len(values) != 1:
+            raise InvalidPayload()
+        await super().handle(interaction, card=values[0], **args)
 
 
 # --- the basic lands chosen so far, in a custom_id ---------------------------------------------------
@@ -397,7 +418,7 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
         case engine.TurnStarted(phase=engine.OPENING, turn_in_phase=turn):
             return f"Opening turn {turn}/{news.opening_turns}: {who} picks (DM)."
         case engine.TurnStarted(turn_in_phase=turn):
-            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (they may mulligan now, then `/vortex draw`)."
+            return f"▶️ **Turn {turn}**: {who}'s turn — upkeep (they may mulligan now), then **Draw** below."
         case engine.PackPassed(passed=passed, received=received):
             return f"🔁 {who} passed: left {_s(passed, 'card')} as the passed pack and took {_s(received, 'card')}."
         case Drawing(count=count):
@@ -465,14 +486,104 @@ def _revealed_lines(news: Announcement, e: engine.ShoeRevealed) -> list[str]:
     return [head, *numbered(e.cards)]
 
 
+def _draw_line(news: Announcement, drawing: Drawing, refill: engine.Replenished) -> str:
+    """A draw and the refill of the drawer's pack, in one line."""
+    who = mention(news.user_of(drawing.seat))
+    head = f"🃏 {who} draws {drawing.count}: {_s(drawing.count, 'pick')} from their pack, by DM"
+    if refill.added:
+        return f"{head}; the pack was refilled with {_s(refill.added, 'card')} (shoe {refill.shoe_size})."
+    if refill.shoe_size == 0:
+        return f"{head}; the shoe is empty: the pack was not refilled."
+    return f"{head}."
+
+
 def event_lines(news: Announcement) -> list[str]:
     lines: list[str] = []
-    for e in news.events:
+    events = list(news.events)
+    for i, e in enumerate(events):
+        after = events[i + 1] if i + 1 < len(events) else None
         if isinstance(e, engine.ShoeRevealed):
             lines += _revealed_lines(news, e)
+        elif isinstance(e, Drawing) and isinstance(after, engine.Replenished) and after.seat == e.seat:
+            lines.append(_draw_line(news, e, after))
+        elif isinstance(e, engine.Replenished) and i and isinstance(events[i - 1], Drawing) \
+                and events[i - 1].seat == e.seat:
+            continue  # told with the draw
         elif (line := _line(news, e)) is not None:
             lines.append(line)
     return lines
+
+
+OPENING_QUIET = (GameBegan, engine.TurnStarted, engine.PackPassed, engine.PhaseChanged, engine.Replenished)
+
+
+def opening_text(news: Announcement, game: GameView) -> str:
+    """The opening's channel message: the deal, anything else the opening told, and where it stands
+    now (whose pick, the basic lands, play begins); opening turns and passes are not a line each."""
+    lines = [line for e in news.events if isinstance(e, GameBegan) and (line := _line(news, e))]
+    lines += event_lines(replace(news, events=tuple(e for e in news.events if not isinstance(e, OPENING_QUIET))))
+    status = game.public  # where the opening stands now
+    if game.status == "cancelled":
+        lines.append("❌ The game was cancelled.")
+    elif any(isinstance(e, engine.PhaseChanged) and e.phase == engine.PLAY for e in news.events):
+        lines.append("⚔️ Every player has their opening hand: play begins.")
+    elif status is not None and status.phase == engine.BASICS:
+        done = sum(1 for seat in status.seats if seat.basics_chosen)
+        lines.append("🏞️ The opening turns are over: each player chooses 3 basic lands in their DMs "
+                     f"({done}/{len(status.seats)} done).")
+    elif status is not None and status.phase == engine.OPENING and status.picking_seat is not None:
+        lines.append(f"⏳ Opening turn {status.turn_in_phase}/{status.opening_turns}: "
+                     f"{mention(game.user_of(status.picking_seat))} picks in their DM.")
+    return _fit(lines)
+
+
+def turn_text(news: Announcement) -> str:
+    """A turn's channel message: everything the channel was told in that turn."""
+    return _fit(event_lines(news))
+
+
+def _fit(lines: list[str]) -> str:
+    """Lines in one message: the first and as many of the newest as fit (the event page has them all)."""
+    if len("\n".join(lines)) <= MAX_CONTENT:
+        return "\n".join(lines)
+    head, kept = lines[0], []
+    room = MAX_CONTENT - len(head) - 80
+    for line in reversed(lines[1:]):
+        if room - len(line) - 1 < 0:
+            break
+        kept.insert(0, line)
+        room -= len(line) + 1
+    skipped = len(lines) - 1 - len(kept)
+    return "\n".join([limits.clip(head, MAX_CONTENT // 2), f"… {_s(skipped, 'earlier line')} on the game's page "
+                       "(`/vortex status`).", *kept])
+
+
+def turn_view(game: GameView, turn: int) -> discord.ui.View | None:
+    """The buttons of turn `turn`'s message while it is the turn now: Draw and Pass for its player,
+    Play a card for anyone in the game (gone once the turn or the game is over)."""
+    state = game.state
+    if game.status != "running" or state is None or state.phase != engine.PLAY or state.turn != turn:
+        return None
+    view = discord.ui.View(timeout=None)
+    for action, label, style in (("draw", "Draw", discord.ButtonStyle.primary),
+                                 ("pass", "Pass", discord.ButtonStyle.secondary),
+                                 ("play", "Play a card", discord.ButtonStyle.secondary)):
+        custom_id = TurnButton.custom_id_for(game=game.id, turn=turn, action=action)
+        view.add_item(TurnButton(discord.ui.Button(label=label, style=style, custom_id=custom_id)))
+    return view
+
+
+def play_view(game_id: int, seat: int, hand: Sequence[str]) -> discord.ui.View | None:
+    """A private select of the player's hand (its distinct names, the first 25): the card chosen is played."""
+    names = list(dict.fromkeys(card[:100] for card in hand))[:PLAY_OPTIONS]
+    if not names:
+        return None
+    view = discord.ui.View(timeout=None)
+    options = [discord.SelectOption(label=limits.clip(name, limits.SELECT_LABEL), value=name) for name in names]
+    select = discord.ui.Select(custom_id=PlaySelect.custom_id_for(game=game_id, seat=seat), placeholder="Play a card",
+                               min_values=1, max_values=1, options=options)
+    view.add_item(PlaySelect(select))
+    return view
 
 
 def split_messages(lines: Sequence[str]) -> list[str]:
@@ -581,13 +692,37 @@ async def prompt_dm(prompt: Prompt, ctx: Delivery) -> Outgoing | None:
     if not ctx.fresh and not await vortex.still_wanted(ctx.db, prompt):
         return None
     embed, view = PROMPTS[type(prompt)]
-    return Outgoing(embeds=[embed(prompt)], view=view(prompt))
+    # A pick or the basic lands go to the player's desk, edited in place (one DM for the whole game);
+    # sent again (`again`: the player may have lost it), a new DM.
+    desk = None
+    if ctx.shown_on is None and isinstance(prompt, PickPrompt | BasicsPrompt) and prompt.again is False:
+        desk = await vortex.desk_of(ctx.db, prompt)
+    return Outgoing(embeds=[embed(prompt)], view=view(prompt), edit=desk)
 
 
 @renders(vortex.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
-    # Only the player whose turn of normal play begins is pinged.
-    return chunked(split_messages(event_lines(news)), ping=news.ping)
+    """The opening's message (posted with the deal, edited as the opening goes) or a turn's (posted
+    when the turn begins, pinging only its player; edited as the turn goes, with the turn's buttons
+    while it is the turn now). Either is drawn from the public log, so an edit made late or twice
+    shows the message as it stands."""
+    if news.turn < 0:  # queued by the version before: the news on its own, as then
+        return chunked(split_messages(event_lines(news)), ping=news.ping)
+    deal = news.turn == 0 and any(isinstance(e, GameBegan) for e in news.events)
+    where = ctx.shown_on or await vortex.message_showing(ctx.db, news)
+    if where is None and not (news.opens or deal):  # its post may be on its way to its record
+        await ctx.bot.outbox.wait_all_recorded()
+        where = await vortex.message_showing(ctx.db, news)
+    if where is None and (news.redraw or not (news.opens or deal)):
+        # Its message was never recorded (lost, or posted by an older version): the news on its own.
+        return None if news.redraw else chunked(split_messages(event_lines(news)), ping=news.ping)
+    game = await vortex.get_game(ctx.db, news.game_id)
+    told = replace(news, events=tuple(await vortex.account(ctx.db, news)))
+    text = turn_text(told) if news.turn else opening_text(told, game)
+    view = turn_view(game, news.turn) if news.turn else None
+    if where is not None:
+        return Outgoing(content=text, view=view, edit=where)
+    return Outgoing(content=text, view=view, allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 
 RETIRED_TEXT = {

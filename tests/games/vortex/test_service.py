@@ -161,7 +161,7 @@ async def test_begin_deals_the_seeded_shoe_and_offers_the_first_opening_pick_by_
     assert state == engine.new_game(make_cube().names, order, seed=SEED)
     assert census_ok(state, make_cube()) and version == 1
     began = {"type": "vortex.GameBegan", "turn_order": list(state.turn_order), "shoe_size": len(state.shoe)}
-    assert extras == {"offer": 1, "look": 0, "search": 0, "winner": None}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
+    assert extras == {"offer": 1, "look": 0, "search": 0, "winner": None, "turn": 0, "turn_seq": 0}  # the log is kept in rows of its own (tests/games/vortex/test_public_log.py)
     async with db.read() as session:  # the public log, kept from the deal
         logged = (await session.execute(select(VortexLogEntry.seq, VortexLogEntry.event)
                                         .where(VortexLogEntry.game_id == game.id))).all()
@@ -246,7 +246,12 @@ async def test_basic_lands_are_chosen_once_then_play_begins_and_pings_the_active
     await vortex.choose_basics(db, game.id, b.user_id, seat=b.seat, lands=["Island"] * 3)
     _, state, _ = await state_of(db, game.id)
     assert state.phase == engine.PLAY and state.players[a.seat].hand[-3:] == ["Plains", "Plains", "Swamp"]
-    [news] = await outbox_rows(db, since, vortex.ANNOUNCE)
+    # The opening's message is told that play begins (no ping: an edit); the first turn's message is
+    # a post of its own, pinging only the player whose turn it is.
+    opening, news = await outbox_rows(db, since, vortex.ANNOUNCE)
+    assert opening.payload["turn"] == 0 and not opening.payload["ping"]
+    assert [e["type"] for e in opening.payload["events"]] == ["vortex.PhaseChanged"]
+    assert news.payload["opens"] and news.payload["turn"] == state.turn
     assert news.payload["ping"] == [active_user(state)]
     assert census_ok(state, make_cube())
 
@@ -269,7 +274,8 @@ async def test_a_draw_of_two_is_two_picks_the_second_held_for_the_clicked_messag
     version = (await state_of(db, game.id))[0]
     again = await vortex.draw(db, game.id, player(user))
     [resent] = again.resent
-    assert resent.kind == vortex.PICK and resent.payload == rows[1].payload and not again.events
+    # sent again as a new DM (`again`), not an edit of the player's desk
+    assert resent.kind == vortex.PICK and resent.payload == {**rows[1].payload, "again": True} and not again.events
     assert (await state_of(db, game.id))[0] == version and await outbox_rows(db, resent.id) == []
     other = next(u for u in PLAYERS[:3] if u != user)
     with pytest.raises(UserError, match="another player is picking"):
@@ -435,9 +441,11 @@ async def test_an_empty_shoe_refills_nothing_and_an_empty_pack_costs_a_life_and_
     after = penalty.game.state
     assert after.players[seat].life == 19 and after.players[seat].penalties == 1
     assert after.turn == turn + 1 and after.draft is None and census_ok(after, make_cube())
-    news = (await outbox_rows(db, since, vortex.ANNOUNCE))[-1]
-    kinds = [e["type"] for e in news.payload["events"]]
-    assert kinds[:3] == ["vortex.Drawing", "vortex.Replenished", "vortex.EmptyPackPenalty"] and "vortex.TurnStarted" in kinds
+    # The penalty is told in the turn's message; the next turn opens a message of its own, pinging its player.
+    told, news = (await outbox_rows(db, since, vortex.ANNOUNCE))[-2:]
+    kinds = [e["type"] for e in told.payload["events"]]
+    assert kinds[:3] == ["vortex.Drawing", "vortex.Replenished", "vortex.EmptyPackPenalty"] and not told.payload["ping"]
+    assert news.payload["events"][0]["type"] == "vortex.TurnStarted" and news.payload["opens"]
     assert news.payload["ping"] == [active_user(after)]
     await assert_channel_hides(db, game.id, since)
 
@@ -724,8 +732,12 @@ async def test_end_with_a_winner_records_the_result_and_without_one_records_noth
     ended = await vortex.end(db, game.id, organizer(), winner_id=winner)
     assert ended.status == "over" and ended.winner_id == winner and ended.state.phase == engine.OVER
     rows = await outbox_rows(db, since)
-    # The game's own channel is told who won, and the results channel too.
-    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, CHANNEL), (vortex.FINAL, BOARD)]
+    # The turn's message loses its buttons (redrawn); the game's own channel is told who won, and
+    # the results channel too.
+    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.ANNOUNCE, CHANNEL), (vortex.FINAL, CHANNEL),
+                                                       (vortex.FINAL, BOARD)]
+    assert rows[0].payload["redraw"] and not rows[0].payload["events"]
+    rows = rows[1:]
     assert "tell_if_refused" not in rows[0].payload and rows[1].payload["tell_if_refused"]["user_id"] == organizer().user_id
     async with db.read() as session:
         results = {r.user_id: (r.placement, r.points) for r in (await session.execute(
@@ -743,7 +755,7 @@ async def test_end_with_a_winner_records_the_result_and_without_one_records_noth
     since = await last_row_id(db)
     await vortex.end(db, second.id, organizer())
     rows = await outbox_rows(db, since)
-    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.FINAL, CHANNEL)]
+    assert [(r.kind, r.channel_id) for r in rows] == [(vortex.ANNOUNCE, CHANNEL), (vortex.FINAL, CHANNEL)]
     async with db.read() as session:
         assert not (await session.execute(select(EventResult).where(EventResult.event_id == second.id))).first()
 
@@ -753,7 +765,8 @@ async def test_cancelling_a_running_game_says_so_and_stops_its_buttons(db):
     _, state, extras = await state_of(db, game.id)
     since = await last_row_id(db)
     await tables.cancel(db, vortex.SPEC, game.id, organizer())
-    assert [r.kind for r in await outbox_rows(db, since)] == [vortex.ENDED]
+    # The opening's message is redrawn (it says the game was cancelled); the kit tells the channel.
+    assert [r.kind for r in await outbox_rows(db, since)] == [vortex.ANNOUNCE, vortex.ENDED]
     picker = state.players[state.draft.seat]
     with pytest.raises(UserError, match="cancelled"):
         await vortex.pick(db, game.id, picker.user_id, seat=picker.seat, offer=extras["offer"], index=0)
