@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     # Seconds before the first new try when Discord can't be reached at startup (doubling each time,
     # up to 5 minutes); tests only shorten it.
     discord_retry_pause: float = Field(default=1.0, gt=0, le=300)
+    # Seconds discord.py waits after the last server announced at connection before it counts the
+    # bot ready (and says so in the log); a server that adds the bot meanwhile is greeted only then.
+    # discord.py's default; the end-to-end tests, whose fake Discord announces every server at once,
+    # shorten it.
+    guild_ready_timeout: float = Field(default=2.0, ge=0, le=60)
     # Seconds between background sweeps (pick timers, undelivered DMs).
     sweep_interval: float = 30.0
     # Seconds a reaction pick that leaves the player waiting holds back its "you took …" edit: a

@@ -97,3 +97,22 @@ def test_the_web_settings():
     assert Settings(_env_file=None).web_base_url is None  # no site: no links
     with pytest.raises(ValueError, match="http"):
         Settings(_env_file=None, web_public_url="mtg.example.org")
+
+
+async def test_guild_ready_timeout_reaches_discord_py(monkeypatch, tmp_path):
+    """GUILD_READY_TIMEOUT: how long discord.py waits for more servers after connecting before the bot
+    counts as ready (its own default, 2 s); the end-to-end tests shorten it."""
+    from bot.kit.client import KitBot
+    from bot.store.db import Database
+
+    assert Settings().guild_ready_timeout == 2.0
+    monkeypatch.setenv("GUILD_READY_TIMEOUT", "0.1")
+    settings = Settings(image_cache_dir=tmp_path / "images")
+    db = Database("sqlite+aiosqlite://")
+    try:
+        assert KitBot(settings, db)._connection.guild_ready_timeout == 0.1
+    finally:
+        await db.dispose()
+    monkeypatch.setenv("GUILD_READY_TIMEOUT", "-1")
+    with pytest.raises(ValueError):
+        Settings()

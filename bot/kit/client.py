@@ -40,6 +40,7 @@ class KitBot(commands.AutoShardedBot):
             help_command=None,
             # Nothing user-typed may ever ping anyone: messages that should ping opt in.
             allowed_mentions=discord.AllowedMentions.none(),
+            guild_ready_timeout=settings.guild_ready_timeout,
         )
         self.settings = settings
         self.db = db

@@ -73,6 +73,9 @@ class BotProcess:
             # Tests drive one pick at a time and wait for its confirmation, so holding it back for a
             # pack that can't come only slows them; tests of the grace itself set it.
             PICK_CONFIRM_GRACE="0",
+            # The fake announces every server right after READY, so discord.py's 2 s wait for more
+            # (before it counts the bot ready, which some tests wait for) is only a pause here.
+            GUILD_READY_TIMEOUT="0.1",
         )
         if self.shard is not None:
             # With a fixed shard count discord.py skips GET /gateway/bot and dials DISCORD_GATEWAY_URL.

@@ -19,6 +19,7 @@ the kernel kills its children with it.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import ctypes
 import importlib
@@ -222,6 +223,21 @@ class PreforkServer:
         )
         if self.process.stdout.readline() != b"ready\n":
             raise RuntimeError(f"the prefork server did not start (exit status {self.process.wait()})")
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (its stdin closes) and reap it, so that its CPU time, and that of every bot
+        it forked and reaped, is counted as this process's (`time`, `getrusage`): an unreaped server
+        takes all of it away with it."""
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+        atexit.unregister(self.close)
 
     @classmethod
     def get(cls) -> PreforkServer:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e import prefork
 from tests.e2e.drivers.common import eventually
 from tests.e2e.harness import REPO_ROOT, BotProcess
 
@@ -69,3 +70,26 @@ async def test_the_bot_dies_with_the_process_that_started_it():
 
 async def _dead(pid: int) -> bool:
     return not alive(pid)
+
+
+# A test process that starts the prefork server and ends normally; it says how much CPU time its
+# reaped children used, once everything else registered to run at its exit has run.
+COUNTED = """
+import atexit, resource
+atexit.register(lambda: print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime, flush=True))
+from tests.e2e import prefork
+prefork.PreforkServer.get()
+"""
+
+
+@pytest.mark.skipif(not prefork.supported(), reason="no prefork server on this platform")
+async def test_the_prefork_servers_cpu_time_counts_as_the_test_processs():
+    """A test process reaps its prefork server when it ends, so `time` counts the server's CPU (and
+    that of the bots it forked): about a second of imports here, none if it were left unreaped."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", COUNTED, cwd=REPO_ROOT, stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0
+    assert float(out.split()[-1]) > 0.3, out
