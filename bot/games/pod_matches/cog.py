@@ -15,9 +15,11 @@ from bot.kit import claims, claims_ui, limits, lookups
 from bot.kit.client import KitBot
 from bot.kit.dispatch import actor_of, handles, require_guild
 from bot.kit.errors import UserError
+from bot.kit.uploads import read_upload
 
 Games = app_commands.Range[int, 0, 2]
 Drawn = app_commands.Range[int, 0, 3]
+DECK_KEPT = "Your deck is kept: nobody sees it until the pod has ended, then it is on the pod's page."
 
 
 class PodCog(commands.Cog, name="PodCog"):
@@ -47,23 +49,27 @@ class PodCog(commands.Cog, name="PodCog"):
         await interaction.response.send_message("The matches start: round 1's pairings follow.", ephemeral=True)
 
     @group.command(name="report", description="Report your match of this round: the games you won and lost.")
-    @app_commands.describe(won="Games you won.", lost="Games you lost.", drawn="Drawn games, if any.")
-    async def report(self, interaction: discord.Interaction, won: Games, lost: Games, drawn: Drawn = 0) -> None:
+    @app_commands.describe(won="Games you won.", lost="Games you lost.", drawn="Drawn games, if any.",
+                           deck="Your decklist (a text file), shown on the pod's page once the pod has ended.")
+    async def report(self, interaction: discord.Interaction, won: Games, lost: Games, drawn: Drawn = 0,
+                     deck: discord.Attachment | None = None) -> None:
         pod = await self._here(interaction)
-        done = await pods.report(self.db, pod.id, actor_of(interaction), won, lost, drawn)
+        data = await read_upload(deck, "decklist") if deck is not None else None
+        done = await pods.report(self.db, pod.id, actor_of(interaction), won, lost, drawn, deck=data)
         words = pods.result_words(done.claim)
         if done.how == claims.AGREED:
             await interaction.response.send_message(f"✅ {words}: both reported it, so it counts.",
                                                     allowed_mentions=discord.AllowedMentions.none())
-            return
-        if done.how == claims.DISPUTED:
+        elif done.how == claims.DISPUTED:
             await interaction.response.send_message("Your opponent reported otherwise: an organizer decides, the "
                                                     "channel is told.", ephemeral=True)
-            return
-        await interaction.response.send_message(
-            f"📝 Report #{done.claim.number}: {words}. <@{done.claim.opponent}>, confirm or dispute it.",
-            view=claims_ui.answer_view(pods.KIND, pod.id, done.claim.number),
-            allowed_mentions=limits.ping(done.claim.opponent))
+        else:
+            await interaction.response.send_message(
+                f"📝 Report #{done.claim.number}: {words}. <@{done.claim.opponent}>, confirm or dispute it.",
+                view=claims_ui.answer_view(pods.KIND, pod.id, done.claim.number),
+                allowed_mentions=limits.ping(done.claim.opponent))
+        if data is not None:
+            await interaction.followup.send(DECK_KEPT, ephemeral=True)
 
     @handles(claims_ui.answers(pods.KIND))
     async def on_claim_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:

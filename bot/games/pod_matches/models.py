@@ -15,7 +15,7 @@ from bot.store.types import AutoId, JsonData, Snowflake, UTCDateTime, utcnow
 class PodMatches(Base):
     """The matches of draft `pod_id`. `seats`: the draft's seats' user ids in seat order, as the hook
     gave them (bots' seats negative); `state`: the engine's document (`rules.PodState`) once the
-    matches start; `bookkeeping`: the kit's claims (`bot.kit.claims.Book`)."""
+    matches start; `bookkeeping`: the kit's claims (`bot.kit.claims.Book`); `decks`: the players' decks."""
 
     __tablename__ = "pod_matches"
 
@@ -33,6 +33,9 @@ class PodMatches(Base):
     status: Mapped[str] = mapped_column(String(16), default="waiting", index=True)  # waiting, running, ended
     state: Mapped[dict | None] = mapped_column(JsonData)
     bookkeeping: Mapped[dict | None] = mapped_column(JsonData)
+    # The decks players attached to their reports: {"<user id>": {"main": [names], "sideboard": [names]}},
+    # user text not escaped; shown only once the pod has ended (`service.shown_decks`).
+    decks: Mapped[dict | None] = mapped_column(JsonData)
     version: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -13,6 +13,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.cards import parse as card_lists
+from bot.cards.parse import CubeFormatError
 from bot.games.pod_matches import rules
 from bot.games.pod_matches.models import PodMatches
 from bot.kit import claims, documents, event_results, hooks, match_results, outbox, tables
@@ -65,12 +67,59 @@ class PodView:
     bots: tuple[int, ...]
     state: rules.PodState | None
     waiting: tuple[claims.Claim, ...]
+    decks: Mapping[int, Deck]  # the players' decks: none until the pod has ended
 
 
 def _view(loaded: Loaded) -> PodView:
     row = loaded.row
     return PodView(row.id, row.guild_id, row.channel_id, row.name, row.organizer_id, row.status, tuple(row.seats),
-                   tuple(row.bots), GAMES.copy(loaded.state), tuple(claims.Book(loaded.bookkeeping).waiting()))
+                   tuple(row.bots), GAMES.copy(loaded.state), tuple(claims.Book(loaded.bookkeeping).waiting()),
+                   shown_decks(row))
+
+
+# --- decks: attached to a report, shown once the pod has ended ----------------------------------------------
+
+MAX_DECK_CARDS = 300  # main deck and sideboard together: a deck is shown on a page, so it is bounded
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A player's deck as shown: (count, card name) lines in the list's order, user text not escaped."""
+
+    main: tuple[tuple[int, str], ...]
+    sideboard: tuple[tuple[int, str], ...]
+
+    @property
+    def size(self) -> int:
+        return sum(count for count, _ in self.main)
+
+
+def read_deck(data: str | bytes) -> dict[str, list[str]]:
+    """An attached decklist, read by the one card-list reader, as kept: its cards' names, main deck and
+    sideboard; a UserError for a file that is not one."""
+    try:
+        read = card_lists.read_decklist(data)
+    except CubeFormatError as error:
+        raise UserError(f"I can't read that decklist: {error}") from None
+    main, sideboard = read.main.names(), [card.name for card in read.sideboard]
+    if len(main) + len(sideboard) > MAX_DECK_CARDS:
+        raise UserError(f"That decklist has {len(main) + len(sideboard)} cards; a deck here has at most "
+                        f"{MAX_DECK_CARDS} (sideboard included).")
+    return {"main": main, "sideboard": sideboard}
+
+
+def _lines(names: list[str]) -> tuple[tuple[int, str], ...]:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return tuple((count, name) for name, count in counts.items())
+
+
+def shown_decks(row: PodMatches) -> dict[int, Deck]:
+    """The decks anyone may see: every attached deck once the pod has ended, none before."""
+    if row.status != ENDED:
+        return {}
+    return {int(user): Deck(_lines(kept["main"]), _lines(kept["sideboard"])) for user, kept in (row.decks or {}).items()}
 
 
 # --- opening: the draft's hook -------------------------------------------------------------------------
@@ -229,9 +278,12 @@ def result_words(claim: claims.Claim) -> str:
         f"–{drawn}" if drawn else "")
 
 
-async def report(db: Database, pod_id: int, actor: Actor, won: int, lost: int, drawn: int = 0) -> Reported:
-    """A player reports their match of this round: the games they won, lost and drew."""
+async def report(db: Database, pod_id: int, actor: Actor, won: int, lost: int, drawn: int = 0, *,
+                 deck: str | bytes | None = None) -> Reported:
+    """A player reports their match of this round: the games they won, lost and drew, and perhaps the
+    deck they play (kept, replacing one attached before, and shown once the pod has ended)."""
     result = GAMES.call(rules.check_result, won, lost, drawn)
+    kept = read_deck(deck) if deck is not None else None
     async with db.write() as session:
         loaded = await _running(session, pod_id)
         tables.check_same_server(NOUN, loaded.row, actor)
@@ -254,6 +306,8 @@ async def report(db: Database, pod_id: int, actor: Actor, won: int, lost: int, d
                                                       f"<@{actor.user_id}> reports otherwise. {call.text()} decides "
                                                       f"with `/pod decide`.", call.users))
             met = claims.Met(claims.DISPUTED, disputed)
+        if kept is not None:
+            loaded.row.decks = {**(loaded.row.decks or {}), str(actor.user_id): kept}
         GAMES.save(loaded)
         return Reported(met.how, met.claim, _view(loaded))
 

@@ -1,5 +1,5 @@
-"""A pod's page: its rounds, pairings and results, the standings (and the team score), and the pods
-playing, for the site's lists of running events."""
+"""A pod's page: its rounds, pairings and results, the standings (and the team score), the players'
+decks once it has ended, and the pods playing, for the site's lists of running events."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.pod_matches import rules
 from bot.games.pod_matches.models import PodMatches
-from bot.games.pod_matches.service import ENDED, KIND, RUNNING
+from bot.games.pod_matches.service import ENDED, KIND, RUNNING, shown_decks
 from bot.kit import tables
 from bot.web import registry
 
@@ -30,16 +30,17 @@ async def pod_page(ctx: registry.PageContext, pod_id: int) -> registry.Page | No
         if row is None or row.guild_id != ctx.guild_id:
             return None
         state = rules.PodState.from_dict(row.state) if row.state else None
+        decks = shown_decks(row)  # none while the pod runs
     standings = [
         {"rank": s.rank, "player": s.player, "record": s.record, "points": s.match_points,
          "omw": _percent(s.opponents_match_win), "gw": _percent(s.game_win), "ogw": _percent(s.opponents_game_win),
          "dropped": s.player in state.dropped}
         for s in state.standings()] if state else []
-    everyone = [row.organizer_id, *(state.entrants if state else [s for s in row.seats if s > 0])]
+    everyone = [row.organizer_id, *(state.entrants if state else [s for s in row.seats if s > 0]), *decks]
     names = await ctx.names(everyone)
     return registry.Page("pod/pod.html", row.name, {
         "row": row, "state": state, "standings": standings, "names": names,
-        "team_score": state.team_score() if state else None,
+        "team_score": state.team_score() if state else None, "decks": decks,
         "draft_link": ctx.links.event(DRAFT, row.pod_id) if row.pod_id else None}, final=row.status == ENDED)
 
 

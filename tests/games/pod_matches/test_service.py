@@ -34,7 +34,7 @@ def other(view: pods.PodView, user: int) -> int:
 
 async def play_round(db, view: pods.PodView, results) -> pods.PodView:
     """`results(a, b)`: (a's games, b's games) of each match; a reports, b confirms."""
-    for pairing in [p for p in view.state.current() if p.b is not None]:
+    for pairing in [p for p in view.state.current() if p.b is not None and p.result is None]:
         won, lost = results(pairing.a, pairing.b)
         reported = await pods.report(db, view.id, player(pairing.a), won, lost)
         view = await pods.confirm(db, view.id, reported.claim.number, player(pairing.b))
@@ -157,3 +157,27 @@ async def test_an_organizer_who_plays_cannot_decide_their_own_match(db):
     assert view.state.round_complete()
     with pytest.raises(UserError, match="best-of-three"):
         await pods.report(db, view.id, player(1001), 3, 0)
+
+
+DECK = b"4 Lightning Bolt\n2 <b>Fireball</b> [x](https://e.vil)\n1 Lightning Bolt\n\nSideboard\n1 Opt\n"
+
+
+async def test_a_deck_attached_to_a_report_is_hidden_until_the_pod_ends(db):
+    view = await pods.start(db, (await drafted(db, 4)).id, ADMIN)
+    a, b = next((p.a, p.b) for p in view.state.current() if p.b is not None)
+    for bad, refusal in ((b"\x00\x01\x02binary", "can't read that decklist"),
+                         (b"Opt\n" * (pods.MAX_DECK_CARDS + 1), "at most")):
+        with pytest.raises(UserError, match=refusal):
+            await pods.report(db, view.id, player(a), 2, 0, deck=bad)
+        unchanged = await pods.get_pod(db, view.id)
+        assert unchanged.waiting == () and unchanged.state == view.state  # nothing reported, nothing kept
+    reported = await pods.report(db, view.id, player(a), 2, 0, deck=DECK)
+    assert reported.pod.decks == {} and (await pods.get_pod(db, view.id)).decks == {}  # nobody sees it yet
+    view = await pods.confirm(db, view.id, reported.claim.number, player(b))
+    view = await play_round(db, view, lambda x, y: (2, 1))  # the rest of round 1
+    assert view.decks == {}
+    view = await pods.end(db, view.id, ADMIN)
+    assert view.status == pods.ENDED
+    deck = view.decks[a]
+    assert deck.main == ((5, "Lightning Bolt"), (2, "<b>Fireball</b> [x](https://e.vil)"))
+    assert deck.sideboard == ((1, "Opt"),) and deck.size == 7 and set(view.decks) == {a}
