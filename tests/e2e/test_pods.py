@@ -126,3 +126,24 @@ async def test_a_kill_between_a_report_and_its_confirmation_loses_nothing(fake, 
     assert "confirmed" in confirmed.content, confirmed.content
     post = await fake.wait_for(lambda: final_post(fake, world.channel), timeout=20, what="the final standings")
     assert f"<@{a}> wins" in post["content"]
+
+
+async def test_a_deck_attached_to_a_report_is_kept_out_of_sight(fake, bot, world):
+    """A bad file is refused (nothing reported); a decklist rides along with a report and is never
+    posted in the channel (the pod's page shows it after the end)."""
+    p0, p1 = world.players[:2]
+    await run_draft(fake, world, [p0, p1], seats=2, matches="swiss")
+    [(a, b)], _ = await pairings(fake, world, 1)
+    refused = await fake.slash(a, "pod report", guild_id=world.guild, channel_id=world.channel,
+                               options={"won": 2, "lost": 1}, attachments={"deck": ("deck.png", b"\x89PNG\x00\x01")})
+    assert refused.ephemeral and "can't read that decklist" in refused.content, refused.content
+    reported = await fake.slash(a, "pod report", guild_id=world.guild, channel_id=world.channel,
+                                options={"won": 2, "lost": 1},
+                                attachments={"deck": ("deck.txt", b"40 Island\n20 Delver of Secrets\n")})
+    assert "Report #1" in reported.content and "confirm or dispute" in reported.content, reported.content
+    [kept] = await reported.wait_followup()
+    assert kept["flags"] & 64 and "nobody sees it until the pod has ended" in kept["content"], kept
+    confirmed = await fake.click(b, reported.message, button(reported.message, "Confirm"))
+    assert "confirmed" in confirmed.content, confirmed.content
+    await fake.wait_for(lambda: final_post(fake, world.channel), timeout=20, what="the final standings")
+    assert not any("Delver" in str(m) for m in fake.messages(world.channel))
