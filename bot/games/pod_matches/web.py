@@ -36,6 +36,8 @@ async def pod_page(ctx: registry.PageContext, pod_id: int) -> registry.Page | No
          "omw": _percent(s.opponents_match_win), "gw": _percent(s.game_win), "ogw": _percent(s.opponents_game_win),
          "dropped": s.player in state.dropped}
         for s in state.standings()] if state else []
+    if standings:  # the decks in the standings' order
+        decks = {s["player"]: decks[s["player"]] for s in standings if s["player"] in decks}
     everyone = [row.organizer_id, *(state.entrants if state else [s for s in row.seats if s > 0]), *decks]
     names = await ctx.names(everyone)
     return registry.Page("pod/pod.html", row.name, {
