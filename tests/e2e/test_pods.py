@@ -143,7 +143,10 @@ async def test_a_deck_attached_to_a_report_is_kept_out_of_sight(fake, bot, world
     assert "Report #1" in reported.content and "confirm or dispute" in reported.content, reported.content
     [kept] = await reported.wait_followup()
     assert kept["flags"] & 64 and "nobody sees it until the pod has ended" in kept["content"], kept
+    status = await pod(fake, world, b, "status")
+    assert "footer" not in status.message["embeds"][0] and "Delver" not in str(status.message)  # not while it runs
     confirmed = await fake.click(b, reported.message, button(reported.message, "Confirm"))
     assert "confirmed" in confirmed.content, confirmed.content
-    await fake.wait_for(lambda: final_post(fake, world.channel), timeout=20, what="the final standings")
+    post = await fake.wait_for(lambda: final_post(fake, world.channel), timeout=20, what="the final standings")
+    assert post["embeds"][0]["footer"]["text"] == "1 deck on the pod's web page."
     assert not any("Delver" in str(m) for m in fake.messages(world.channel))

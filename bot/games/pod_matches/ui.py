@@ -65,6 +65,8 @@ def standings_embed(view: PodView, *, final: bool = False) -> discord.Embed:
         lines.append(f"**Round {state.round} of {state.rounds}**")
         lines += [f"• {pairing_line(p)}" for p in state.current()]
     embed.description = limits.clip("\n".join(lines), limits.DESCRIPTION)
+    if view.decks:  # only once the pod has ended: the lists themselves are too long for a message
+        embed.set_footer(text=f"{plural(len(view.decks), 'deck')} on the pod's web page.")
     return embed
 
 
