@@ -63,8 +63,9 @@ async def test_nobody_confirms_their_own_report_and_an_organizer_settles_a_dispu
         assert never.ephemeral and "opens at 30 points, above the target score (21)" in never.content
         lobby = await t.start(sets="mir vis wth tmp", block_points=5, target=40)
         assert ("New sets (Weatherlight saga, blocks of 3 sets, each new block after 5 more points), each added by "
-                "whoever builds the next deck: `vis` once the league has 5 decks, `wth` once the league has 10 decks, "
-                "`tmp` once the league has 10 decks and someone has 5 points; at most 15 decks.") in embed_text(lobby)
+                "whoever builds the deck it joins with: `vis` joins with the 6th deck, `wth` joins with the 11th deck, "
+                "`tmp` joins with the 11th deck if someone has 5 points by then, else with the first deck after; at "
+                "most 15 decks.") in embed_text(lobby)
         assert embed_text(lobby).startswith(f"421 league #{t.league_id} · Open for players")
         await t.confirmed_command(world.admin, "cancel")
 

@@ -334,6 +334,13 @@ async def _bad_reports(t: TurnaboutDriver, fake, world, match: int, winner: int,
     """Game 1 of the first match, with bad input on the way: each gets a clear ephemeral error and
     changes nothing (the stored state is compared)."""
     before = (await t.state()).to_dict()
+    # The number says, as it is typed, which deck lost and what it asks (issue 35 item 12): in game 1
+    # each plays the other's deck, so the winner's own deck lost.
+    own = next(p for p in (await t.state()).players if p.user_id == winner)
+    typed = await fake.autocomplete(winner, "turnabout report", focused="number", options={"result": "won", "number": "7"},
+                                    guild_id=world.guild, channel_id=world.channel)
+    asks = {"dominaria": "life", "tolaria": "cards left in library", "phyrexia": "poison counters"}[own.scoring]
+    assert typed == [{"name": f"7 · your {own.deck} deck lost: the winner's {asks}", "value": 7}], typed
     outsider = await t.report(world.member, "won", 5)
     assert outsider.ephemeral and "not registered" in outsider.content
     missing = await t.report(winner, "won")

@@ -47,6 +47,7 @@ from bot.games.draft.service import (
 from bot.games.draft.ui import (
     FINAL_POOL_FOOTER,
     final_pool_title,
+    first_picks_line,
     notice_text,
     pack_embed,
     pack_picture_name,
@@ -64,7 +65,7 @@ from bot.kit import card_data, limits
 from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
 from bot.kit.pictures import Picture
-from bot.kit.text import escape, plural, plural_word
+from bot.kit.text import escape
 from bot.store.outage import log_failure
 from bot.web.buttons import event_view
 
@@ -342,8 +343,7 @@ async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
         + ("Each player's pool is in their DMs; " if pod.variant else
            "Each player's pack message (in their DMs) now shows their pool; ")
         + "`/draft pool` shows it to them again, `/draft export` as a deck file.",
-        *(f"{drafts.seat_name(uid)}: {plural(len(cards), 'card')}, first {plural_word(min(len(cards), 3), 'pick')} "
-          f"{', '.join(escape(c) for c in cards[:3])}" for uid, cards in pools.items()),
+        *(first_picks_line(uid, cards) for uid, cards in pools.items()),
     ]
     if pod.turns:
         lines.append(f"Goldfish scoring is open: each player plays a {pod.turns}-turn game against the "

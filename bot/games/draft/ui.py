@@ -35,7 +35,7 @@ from bot.kit.dispatch import Component, index, number
 from bot.kit.formatting import format_duration
 from bot.kit.lobby import lobby_button_type
 from bot.kit.lobby import lobby_view as generic_lobby_view
-from bot.kit.text import escape, plural
+from bot.kit.text import escape, plural, plural_word
 from bot.store.types import utcnow
 
 MAX_REACTION_CARDS = REACTION_CARDS
@@ -45,6 +45,11 @@ SELECT_PART = 25  # cards per pick menu of a big pack (menu `part` offers cards 
 
 def letter(index: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index] if index < 26 else str(index + 1)
+
+
+def letter_range(cards: int) -> str:
+    """ "🇦–🇪" for a pack of five cards; the last card's letter alone, never "🇦–🇦"."""
+    return regional_indicator(0) + (f"–{regional_indicator(cards - 1)}" if cards > 1 else "")
 
 
 def regional_indicator(index: int) -> str:
@@ -106,7 +111,8 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
             f"{f' · team {s.seat % 2 + 1}' if pod.teams else ''}"
             for s in pod.seats if s.seat is not None
         )
-        order = "turns go seat 1 to the last, then back" if rotisserie else "pack 1 passes left, pack 2 right"
+        order = ("turns go seat 1 to the last, then back" if rotisserie else "pack 1 passes left, pack 2 right"
+                 if pod.packs > 1 else "the pack passes left")
         embed.add_field(name=f"Seating ({order})", value=seating or "-", inline=False)
         embed.add_field(name="Status", value=status_text(pod.status), inline=False)
     if note:
@@ -160,7 +166,7 @@ def pack_embed(prompt: PackPrompt, scryfall_base: str, *, picked_line: str | Non
     embed = discord.Embed(title=title, description=description, colour=discord.Colour.blue())
     waiting = prompt.queued_behind
     # Letters from a bigger pack stay on a reused pack message: name the ones that count.
-    letters = f" {regional_indicator(0)}–{regional_indicator(len(prompt.cards) - 1)}" if uses_reactions(prompt) else ""
+    letters = f" {letter_range(len(prompt.cards))}" if uses_reactions(prompt) else ""
     how = {
         "both": f"React with a letter{letters} or press a button.",
         "buttons": "Press a button.",
@@ -305,8 +311,7 @@ def ask_which_text(pod_id: int, letters: Sequence[int]) -> str:
 
 
 def no_card_text(index: int, cards: int) -> str:
-    return (f"There is no card {regional_indicator(index)} in this pack: react with "
-            f"{regional_indicator(0)}–{regional_indicator(cards - 1)}.")
+    return f"There is no card {regional_indicator(index)} in this pack: react with {letter_range(cards)}."
 
 
 # What comes after a pick that left the message with no pack to show (`picked_embed`'s `after`).
@@ -409,6 +414,15 @@ def pool_embed(pool: PoolView, scryfall_base: str, title: str | None = None, *, 
     if footer:
         embed.set_footer(text=footer)
     return limits.fit_embed(embed)
+
+
+def first_picks_line(user_id: int, cards: Sequence[str]) -> str:
+    """A player's line in the completion post. Names are parted by semicolons when one of them
+    has a comma of its own ("Urza, Lord High Artificer"), so each reads whole."""
+    first = cards[:3]
+    parting = "; " if any("," in card for card in first) else ", "
+    return (f"{seat_name(user_id)}: {plural(len(cards), 'card')}, first {plural_word(len(first), 'pick')} "
+            + parting.join(escape(card) for card in first))
 
 
 def final_pool_title(pod_id: int) -> str:

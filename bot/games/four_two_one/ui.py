@@ -60,7 +60,7 @@ LobbyButton = lobby_button_type(KIND)
 
 # How new sets join a league (FORMATS.md §5 Variants), as `/421 start` offers it.
 SCHEDULE_CHOICES = [
-    discord.app_commands.Choice(name="standard: by deck count (a set once the league has 5, 10, 15… decks)",
+    discord.app_commands.Choice(name="standard: by deck count (a set joins with the 6th, 11th, 16th… deck)",
                                 value="decks"),
     discord.app_commands.Choice(name="Weatherlight saga: blocks of 3 sets, each new block after 10, 20, 30… points",
                                 value="saga"),
@@ -100,17 +100,25 @@ def sets_text(league: LeagueView) -> str:
 SCHEDULE_NAMES = {"decks": "standard", "saga": "Weatherlight saga"}
 
 
+def ordinal(number: int) -> str:
+    """ "1st", "2nd", "3rd", "6th", "11th", "21st"."""
+    last = number % 10 if number % 100 not in (11, 12, 13) else 0
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(last, 'th')}"
+
+
 def _joins(at_deck: int, min_score: int) -> str:
-    """When a set joins, by how many decks the league has (never a deck's number: a deck is only
-    ever named by its own number, "deck #13"): "once the league has 5 decks"."""
-    gate = f" and someone has {plural(min_score, 'point')}" if min_score else ""
-    return f"once the league has {plural(at_deck - 1, 'deck')}{gate}"
+    """When a set joins, by the deck it comes with: "joins with the 6th deck" ("once the league has
+    5 decks" read as due already in a league of 5; "deck 6" would be a second number for decks, which
+    are named by their own, "deck #13")."""
+    gate = (f" if someone has {plural(min_score, 'point')} by then, else with the first deck after"
+            if min_score else "")
+    return f"joins with the {ordinal(at_deck)} deck{gate}"
 
 
 def schedule_text(league: LeagueView) -> str:
     """When each later set joins the pool (and the most decks there will be), as the league's
-    schedule says: "`con` once the league has 5 decks, `arb` once it has 10 decks and someone has 10
-    points"; whoever builds the next deck adds it."""
+    schedule says: "`con` joins with the 6th deck, `arb` joins with the 11th deck if someone has 10
+    points by then, else with the first deck after"; whoever builds that deck adds the set."""
     schedule = league.schedule
     if schedule is None:
         return ""
@@ -122,7 +130,7 @@ def schedule_text(league: LeagueView) -> str:
     kind = SCHEDULE_NAMES.get(schedule.kind, schedule.kind)
     blocks = (f", blocks of {engine.SAGA_BLOCK} sets, each new block after {plural(schedule.points or 0, 'more point')}"
               if schedule.kind == "saga" else "")
-    return (f"New sets ({kind}{blocks}), each added by whoever builds the next deck: " + ", ".join(joins)
+    return (f"New sets ({kind}{blocks}), each added by whoever builds the deck it joins with: " + ", ".join(joins)
             + f"; at most {plural(most, 'deck')}.")
 
 

@@ -161,6 +161,15 @@ class TurnaboutCog(TableCog):
         else:  # confirmed: shown by the report's message, else (lost, or the opponent has dropped) posted here
             await interaction.response.send_message(**ui.matched_reply(outcome.game, outcome.done))
 
+    @report.autocomplete("number")
+    async def number_autocomplete(self, interaction: discord.Interaction, current: str | int) -> list[app_commands.Choice[int]]:
+        event = await turnabout.find_event(self.db, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                                           user_id=interaction.user.id, statuses=(S.running,))
+        if event is None or event.state is None:
+            return []
+        typed = interaction.namespace
+        return ui.number_choices(event.state, interaction.user.id, typed.result, typed.game, current)
+
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
                            again: bool = False) -> None:
         """Post a report with Confirm / Dispute (pinging the opponent, who answers it) and remember the

@@ -727,8 +727,20 @@ def _game_points(
 
 
 def _losing_option(state: TurnaboutState, match: Match, game: Game, winner: int) -> str:
-    owner = winner if game.number == 1 else match.other(winner)
-    return state.players[owner].scoring
+    return state.players[_losing_owner(match, game, winner)].scoring
+
+
+def _losing_owner(match: Match, game: Game, winner: int) -> int:
+    """The seat whose deck lost: in game 1 each plays the other's deck, so the loser's deck is the winner's own."""
+    return winner if game.number == 1 else match.other(winner)
+
+
+def losing_deck(state: TurnaboutState, seat: int, *, won: bool, game: int | None = None) -> Player:
+    """The owner of the deck that lost the game ``seat`` reports (``won``: ``seat`` won it), the
+    next one to report unless ``game`` is given: that deck's option asks the report's number."""
+    m = _players_match(state, seat, None)
+    g = report_target(state, seat, game=game, match=m.number)
+    return state.players[_losing_owner(m, g, seat if won else m.other(seat))]
 
 
 def _recorded_value(state: TurnaboutState, match: Match, game: Game, winner: int | None, value: int | None) -> int | None:

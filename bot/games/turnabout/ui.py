@@ -265,6 +265,29 @@ def result_words(winner: int | None, value: int | None, measure: str | None, mat
     return f"{mention(winner)} **won**{number} (**{match_points} match points**)"
 
 
+CHOICE_NAME = 100  # Discord's limit on an autocomplete choice's name
+
+
+def number_choices(state: engine.TurnaboutState, user_id: int, result: str | None, game: int | None,
+                   typed: str | int) -> list[discord.app_commands.Choice[int]]:
+    """`/turnabout report`'s number as it is typed: which deck lost and what its option asks
+    ("7 · your opponent's Infect deck lost: the winner's poison counters"). Nothing before a number is
+    typed, for a draw, or when there is no game to report (the report itself says why)."""
+    try:
+        value = int(str(typed).strip())
+        seat = engine.seat_of(state, user_id)
+        if result not in ("won", "lost"):
+            return []
+        deck = engine.losing_deck(state, seat, won=result == "won", game=game)
+    except (ValueError, engine.TurnaboutError):
+        return []
+    whose = "your" if deck.seat == seat else "your opponent's"
+    asked = f" deck lost: the winner's {MEASURE[engine.OPTION_MEASURE[deck.scoring]]}"
+    start = f"{value} · {whose} "
+    name = start + limits.clip(deck.deck, CHOICE_NAME - len(start) - len(asked)) + asked  # the question kept whole
+    return [discord.app_commands.Choice(name=name, value=value)]
+
+
 def report_text(pending: PendingGame, *, again: bool = False) -> str:
     """A report waiting for the opponent (`again`: shown again when its reporter repeats it)."""
     result = result_words(pending.winner, pending.value, pending.measure, pending.match_points)

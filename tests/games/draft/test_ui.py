@@ -3,6 +3,8 @@ inside Discord's limits whatever the card names, and saying the right thing in e
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.cards.export import mtgo_export
 from bot.games.draft import ui
 from bot.games.draft.service import PackPrompt, PodView, PoolView, RejoinResult, SeatView, SeatWait
@@ -111,3 +113,26 @@ def test_the_mtgo_exports_answer_names_what_the_dek_leaves_out_within_discords_l
     assert "**bold**" not in text and "[link](" not in text and "@everyone" not in text.replace("@\u200beveryone", "")
     text, files = ui.mtgo_export_answer(3, 1, mtgo_export(["Made Up"]))
     assert [f.filename for f in files] == ["draft-3-pool-mtgo.txt"] and "there is no .dek" in text
+
+
+def test_a_one_pack_draft_names_no_second_pack():
+    one_pack = pod_view("running")
+    assert one_pack.packs == 1
+    assert "pack 2" not in all_text(ui.lobby_embed(one_pack))
+    assert "Seating (the pack passes left)" in all_text(ui.lobby_embed(one_pack))
+    two_packs = dataclasses.replace(one_pack, packs=2)
+    assert "pack 1 passes left, pack 2 right" in all_text(ui.lobby_embed(two_packs))
+
+
+def test_the_last_card_is_named_by_its_letter_alone():
+    last = ui.pack_embed(prompt(), SCRYFALL).footer.text
+    assert "React with a letter 🇦 or press a button." in last and "🇦–🇦" not in last
+    two = dataclasses.replace(prompt(), cards=("A", "B"))
+    assert "React with a letter 🇦–🇧 or" in ui.pack_embed(two, SCRYFALL).footer.text
+    assert ui.no_card_text(3, 1) == "There is no card 🇩 in this pack: react with 🇦."
+
+
+def test_the_completion_post_keeps_card_names_with_commas_whole():
+    assert ui.first_picks_line(7, ["Urza, Lord High Artificer", "Opt", "Ponder", "Brainstorm"]) == (
+        "<@7>: 4 cards, first picks Urza, Lord High Artificer; Opt; Ponder")
+    assert ui.first_picks_line(7, ["Opt", "Ponder"]) == "<@7>: 2 cards, first picks Opt, Ponder"

@@ -222,18 +222,22 @@ def test_the_lobby_and_standings_show_when_the_later_sets_join():
 
     sets = tuple(SetInfo(code, f"{NASTY} {code}", 100) for code in ("mir", "vis", "wth", "tmp", "sth"))
     lobby = replace(view(None, "lobby"), sets=sets, schedule=Schedule.of(5, "saga", 10))
-    # When a set joins is said by how many decks the league has: "deck N" would be a second number
-    # for decks, which are named by their own ("deck #13") everywhere (issue 25).
+    # When a set joins is said by the deck it comes with: "once the league has 5 decks" reads as due
+    # already in a league of 5, and "deck 6" would be a second number for decks, which are named by
+    # their own ("deck #13") everywhere (issues 25, 35).
     assert ui.schedule_text(lobby) == (
         "New sets (Weatherlight saga, blocks of 3 sets, each new block after 10 more points), each added by whoever "
-        "builds the next deck: `vis` once the league has 5 decks, `wth` once the league has 10 decks, `tmp` once the "
-        "league has 10 decks and someone has 10 points, `sth` once the league has 15 decks; at most 20 decks.")
+        "builds the deck it joins with: `vis` joins with the 6th deck, `wth` joins with the 11th deck, `tmp` joins "
+        "with the 11th deck if someone has 10 points by then, else with the first deck after, `sth` joins with the "
+        "16th deck; at most 20 decks.")
     assert ui.schedule_text(lobby) in ui.lobby_embed(lobby).description
     standard = replace(lobby, schedule=Schedule.of(5))
     assert ui.schedule_text(standard) == (
-        "New sets (standard), each added by whoever builds the next deck: `vis` once the league has 5 decks, `wth` "
-        "once the league has 10 decks, `tmp` once the league has 15 decks, `sth` once the league has 20 decks; at "
-        "most 20 decks.")
+        "New sets (standard), each added by whoever builds the deck it joins with: `vis` joins with the 6th deck, "
+        "`wth` joins with the 11th deck, `tmp` joins with the 16th deck, `sth` joins with the 21st deck; at most "
+        "20 decks.")
+    assert [ui.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 111, 101)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "111th", "101st"]
     one = replace(lobby, sets=sets[:1], schedule=Schedule.of(1))
     assert ui.schedule_text(one) == "One set: at most 5 decks."
     twelve = replace(lobby, sets=tuple(SetInfo(f"s{i:02d}", NASTY, 100) for i in range(12)), schedule=Schedule.of(12, "saga", 10))

@@ -247,3 +247,35 @@ def test_records_read_wins_losses_draws_with_their_legend():
     assert "VP: Victory Points" in lines[0] and "W–L–D: match wins–losses–draws" in lines[0]
     loser_of_the_winners = next(text for text in lines[1:] if f"<@{one_each[0].user_id}>" in text)
     assert " VP, 1–1–0. " in loser_of_the_winners, loser_of_the_winners
+
+
+def test_the_reports_number_says_which_deck_lost_and_what_it_asks_as_it_is_typed():
+    state = engine.new_event(3)
+    for user, deck, option in ((1, "Infect", "phyrexia"), (2, "Burn", "dominaria"), (3, "Mill", "tolaria"),
+                               (4, NASTY, "dominaria")):
+        engine.register(state, user, deck, option)
+    engine.close_registration(state)
+    engine.pair_next_round(state)
+    seat = engine.seat_of(state, 1)
+    match = engine.current_match(state, seat)
+    opponent = state.players[match.other(seat)]
+
+    def said(result, typed, game=None):
+        return [(c.name, c.value) for c in ui.number_choices(state, 1, result, game, typed)]
+
+    theirs = f"your opponent's {opponent.deck}" if opponent.deck != NASTY else "your opponent's "
+    asks = {"dominaria": "life", "tolaria": "cards left in library", "phyrexia": "poison counters"}
+    # Game 1: each plays the other's deck, so the deck that lost is the winner's own.
+    assert said("won", "3") == [("3 · your Infect deck lost: the winner's poison counters", 3)]
+    [(lost, value)] = said("lost", " 12")
+    assert value == 12
+    assert lost.startswith(f"12 · {theirs}") and lost.endswith(f" deck lost: the winner's {asks[opponent.scoring]}")
+    assert len(lost) <= 100
+    # Game 2: their own decks.
+    [(won_two, value)] = said("won", 5, game=2)
+    assert value == 5
+    assert won_two.startswith(f"5 · {theirs}") and won_two.endswith(asks[opponent.scoring])
+    assert said("lost", "5", game=2) == [("5 · your Infect deck lost: the winner's poison counters", 5)]
+    # Nothing to say before a number, for a draw, or to someone not playing.
+    assert said("won", "") == said("draw", "4") == said(None, "4") == []
+    assert ui.number_choices(state, 99, "won", None, "4") == []
