@@ -29,11 +29,10 @@ FORMAT = Format(
             "`bot1:`), or `/draft start … matches:swiss` (or `teams:2`) starts them itself.",
             "**Join:** the draft's players play (`/draft join` before it begins); `/pod leave` to stop.",
             "**Rounds:** best of three; `/pod pair` pairs the next round once this one is in (or by itself).",
-            "**Report:** `/pod report won lost`; your opponent confirms or disputes; `/pod decide` (an organizer "
-            "who does not play) decides.",
+            "**Report:** `/pod report won lost` (`deck:` a decklist, shown after the end); your opponent "
+            "confirms or disputes; `/pod decide` (an organizer who does not play) decides.",
             "**End:** after the last round (or `/pod end`): the standings go to the leaderboard.",
         ),
-        more="`/pod status` the pairings and standings (W–L–D, tiebreakers). 3 rounds (fewer for small pods), "
-             "no rematch.",
+        more="`/pod status` the pairings and standings (W–L–D, tiebreakers). 3 rounds, no rematch.",
     ),
 )
