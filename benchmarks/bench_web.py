@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import ms, percentile, scratch_postgres  # noqa: E402
 from bot.features.leaderboard import service as leaderboard  # noqa: E402
+from bot.games import leaderboard_titles  # noqa: E402
 from bot.games.draft import rules as draft_rules  # noqa: E402
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat  # noqa: E402
 from bot.games.turnabout import service as turnabout  # noqa: E402
@@ -73,10 +74,16 @@ MODES = {"unchanged": "between two events' ends (leaderboards, lists, finished e
          "recomputed": "every page built anew (nothing kept)"}
 
 
+def _format_of(event_id: int) -> str:
+    """The format `fill` gives event `event_id` (they take turns)."""
+    formats = list(leaderboard_titles())
+    return formats[(event_id - 1) % len(formats)]
+
+
 async def fill(db: Database, events: int) -> tuple[access.Site, str]:
     """The server's events; the cursor of its events' list halfway back."""
     rng = random.Random(27)
-    formats = list(leaderboard.FORMATS)
+    formats = list(leaderboard_titles())
     seasons = [await _season(db, name) for name in ("Spring", "Summer", "Autumn")]
     rows = []
     for index in range(events):
@@ -183,7 +190,7 @@ def pages(links: SiteLinks, cursor: str, events: int, formats: dict[str, tuple[s
         "leaderboard, one format, page 3": (links.leaderboard(format="421", season="all", page=3), 200),
         "finished events, newest": (links.events(), 200),
         "finished events, halfway back": (links.events(before=cursor), 200),
-        "one event's results": (links.event("goldfish", events - 4), 200),
+        "one event's results": (links.event(_format_of(events - 4), events - 4), 200),
         "not found (a forged address)": ("/s/" + "A" * 43, 404),
         **own,
     }
