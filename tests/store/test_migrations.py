@@ -546,3 +546,52 @@ async def test_0028_moves_vortex_and_421_message_records_to_shown_messages_and_b
         assert await shown.showing(session, battler_owner) == battler_dms
     assert await battler.shown_in(db, battler_game.id, dm.user_id) == (dm, 990)
     assert await _diff(db) == []
+
+
+async def test_0032_moves_turnabout_reports_out_of_the_engine_and_back(db):
+    """0032: a Turnabout game's waiting or disputed report leaves the engine's state for the kit's claim
+    book (state version 2); the downgrade puts it back in its game (version 1), and the upgrade reads
+    that again, opening the claim of a dispute only the engine knew: the report still waits, and its
+    opponent's Confirm still makes it count."""
+    from bot.games.turnabout import service as turnabout
+    from bot.games.turnabout.models import TurnaboutEvent
+    from bot.kit import claims
+    from tests.common import player
+    from tests.games.turnabout.test_service import ORG, registered
+
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m, other = event.state.round_matches()
+    b, c, d = event.user_of(m.b), event.user_of(other.a), event.user_of(other.b)
+    await turnabout.report(db, event.id, player(event.user_of(m.a)), result="won", value=20, game=1)
+    await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)
+    await turnabout.dispute(db, event.id, other.number, 1, player(d))
+
+    async def stored() -> tuple[dict, dict]:
+        async with db.read() as session:
+            row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
+            return dict(row.state), dict(row.bookkeeping or {})
+
+    new_state, _ = await stored()
+    await downgrade(db, "0031_pod_decks")
+    old_state, old_book = await stored()
+    reported, disputed = (old_state["matches"][x.number - 1]["games"][0] for x in (m, other))
+    assert old_state["v"] == 1
+    assert (reported["status"], reported["reported_by"], reported["winner"], reported["value"]) == ("reported", m.a, m.a, 20)
+    assert (disputed["status"], disputed["reported_by"], disputed["winner"], disputed["value"]) == (
+        "disputed", other.a, other.a, 5)
+    old_book[claims.BOOK]["open"].pop(f"{other.number}.1")  # a dispute of before the book kept disputes
+    async with db.write() as session:
+        (await session.get(TurnaboutEvent, event.id)).bookkeeping = old_book
+
+    await upgrade(db)
+    state, book = await stored()
+    assert state == new_state and state["v"] == 2
+    waiting = claims.Book(book).waiting()
+    assert [(x.key, x.status, x.reporter) for x in waiting] == [
+        (f"{m.number}.1", claims.REPORTED, event.user_of(m.a)), (f"{other.number}.1", claims.DISPUTED, c)]
+    assert waiting[1].by == d and waiting[1].result_as(turnabout.Reported) == turnabout.Reported(1, c, 5)
+    await turnabout.confirm(db, event.id, m.number, 1, player(b))
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == "final"
+    assert await _diff(db) == []

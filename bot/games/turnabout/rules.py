@@ -41,13 +41,14 @@ Public API (for the command layer)
     Pure: ``match_points``, ``victory_points``, ``placement_multiplier``, ``rating_award``.
     Event: ``new_event(seed, Settings(...))``; operations returning ``list[Event]``:
     ``update_settings(state, **changes)``, ``register(state, user_id, deck, scoring,
-    cards)``, ``close_registration``, ``pair_next_round``, ``report_game(state, seat, *,
-    winner, value, game=None, match=None)``, ``confirm_game``, ``dispute_game``,
-    ``decide_game(state, match, game, *, winner, value, note)`` (organizer), ``flag_fell(state,
-    match, game, flagged)``, ``drop(state, seat)``, ``end_event``. Queries: ``seat_of``,
-    ``current_match``, ``game_plan``, ``value_needed``, ``game_points``, ``match_result``,
-    ``standings``, ``final_ranking``, ``new_match_clock``. Permissions (who is an organizer)
-    are the service's business: the engine trusts the caller for organizer operations.
+    cards)``, ``close_registration``, ``pair_next_round``, ``record_game(state, match, game, *,
+    winner, value)`` (a result that counts), ``decide_game(state, match, game, *, winner, value,
+    note)`` (organizer), ``flag_fell(state, match, game, flagged)``, ``drop(state, seat)``,
+    ``end_event``. Queries: ``seat_of``, ``current_match``, ``report_target``, ``reported`` (a
+    report checked, as a :class:`Report`), ``answerer``, ``game_plan``, ``value_needed``,
+    ``game_points``, ``match_result``, ``standings``, ``final_ranking``, ``new_match_clock``.
+    Permissions (who is an organizer) are the service's business: the engine trusts the caller
+    for organizer operations.
 
 Rules decisions (where FORMATS.md is silent)
     * Sane maxima for the reported number: life −1,000,000..1,000,000 (a winner below 0, e.g.
@@ -56,18 +57,17 @@ Rules decisions (where FORMATS.md is silent)
       clamped 10 MP). Anything else is refused.
     * A game may be reported as a draw (``winner=None``): no match points to either player.
     * Reports: either player of the match reports a game (winner + the number the losing
-      deck's option needs); the **other** player confirms or disputes, with the buttons or by
-      reporting the game themselves (a matching report confirms, a different one disputes:
-      nothing waits on a message that may be lost). Repeating one's own waiting report
-      changes nothing (:class:`ReportWaiting`: the caller shows it again). A disputed game waits
-      for the organizer (:func:`decide_game`), whose decision is final and may also override
-      a confirmed game (until the event ends). If the opponent has dropped, a report is final
-      at once (nobody is left to confirm it); a report waiting for a player who then drops
-      waits for the organizer.
+      deck's option needs): :func:`reported` checks it. A report waits for the **other**
+      player's answer in the kit's claims flow (:mod:`bot.kit.claims`, kept by the service, not
+      here): the engine sees a game's result only once it counts (:func:`record_game`: confirmed,
+      or matched by the opponent's own report) or an organizer decides it (:func:`decide_game`,
+      final, and may also override a confirmed game until the event ends). If the opponent has
+      dropped, a report counts at once (:func:`answerer` is None: nobody is left to confirm it);
+      a report waiting for a player who then drops waits for an organizer.
     * Flag fall (:func:`flag_fell`, only when the event uses the clock): the game is marked lost
       by the flagged player; the number for the match points is still needed, so one of the
-      two players reports it (the winner cannot be changed by a player) and the other
-      confirms, as for any report.
+      two players reports it (the winner cannot be changed by a player: :func:`reported`
+      refuses) and the other confirms, as for any report.
     * Bye: a bye scores ``bye_vp`` Victory Points (default 30, i.e. a 30–0 win). For the rating
       it counts as a match **win** if ``bye_vp`` > 15, a draw at 15, a loss below (the same
       reading as a VP split). A round with a bye counts as a round played.
@@ -118,16 +118,14 @@ __all__ = [
     "SCORING_OPTIONS",
     "VP_TABLE",
     "AlreadyReported",
-    "Claim",
     "Event",
     "EventEnded",
     "Game",
-    "GameConfirmed",
     "GameDecided",
+    "GameRecorded",
     "GameDisputed",
     "GameLostOnTime",
     "GamePlan",
-    "GameReported",
     "InvalidScore",
     "InvalidSetting",
     "Match",
@@ -137,14 +135,13 @@ __all__ = [
     "NotAPlayer",
     "NotEnoughPlayers",
     "NotInMatch",
-    "NothingToConfirm",
     "Placing",
     "Player",
     "PlayerDropped",
     "PlayerRegistered",
     "PlayerWithdrew",
     "RegistrationClosed",
-    "ReportWaiting",
+    "Report",
     "RoundFinished",
     "RoundsCut",
     "RoundPaired",
@@ -156,11 +153,10 @@ __all__ = [
     "TurnaboutError",
     "TurnaboutState",
     "WrongPhase",
+    "answerer",
     "close_registration",
-    "confirm_game",
     "current_match",
     "decide_game",
-    "dispute_game",
     "drop",
     "end_event",
     "final_ranking",
@@ -175,9 +171,10 @@ __all__ = [
     "placement_multiplier",
     "playable_rounds",
     "rating_award",
+    "record_game",
     "register",
-    "report_game",
     "report_target",
+    "reported",
     "reported_points",
     "seat_of",
     "standings",
@@ -186,7 +183,7 @@ __all__ = [
     "victory_points",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a game waiting for an answer is the kit's claim, not a status here (0032)
 
 # --------------------------------------------------------------------------- constants
 
@@ -232,8 +229,8 @@ PREP_MINUTES: dict[int, int] = {1: 5, 2: 3}  # game 1: studying the opponent's d
 
 # event phases
 REGISTRATION, RUNNING, ENDED = "registration", "running", "ended"
-# game statuses
-PENDING, FLAGGED, REPORTED, DISPUTED, FINAL = "pending", "flagged", "reported", "disputed", "final"
+# game statuses (a reported or disputed game is the kit's claim: the engine sees its result once it counts)
+PENDING, FLAGGED, FINAL = "pending", "flagged", "final"
 
 
 # --------------------------------------------------------------------------- errors
@@ -264,10 +261,6 @@ class NotInMatch(TurnaboutError):
 
 
 class AlreadyReported(TurnaboutError):
-    pass
-
-
-class NothingToConfirm(TurnaboutError):
     pass
 
 
@@ -395,14 +388,12 @@ class Player:
 class Game:
     number: int  # 1: each plays the opponent's deck; 2: their own
     first: int  # seat that plays first
-    status: str = PENDING  # pending | flagged | reported | disputed | final
+    status: str = PENDING  # pending | flagged | final
     winner: int | None = None  # seat; None in a final game = a draw
     value: int | None = None  # the winner's life / library / poison, as the losing deck's option needs
-    reported_by: int | None = None  # seat of the player whose report awaits confirmation
     flagged: int | None = None  # seat whose clock flag fell in this game
     decided: bool = False  # the organizer's decision (final, not subject to confirmation)
-    note: str = ""  # dispute reason or decision note
-    confirmed_by: int | None = None  # seat of the opponent who confirmed the report
+    note: str = ""  # the organizer's decision note
 
 
 @dataclass
@@ -521,28 +512,21 @@ class RoundPaired(Event):
 
 
 @dataclass(frozen=True)
-class GameReported(Event):
+class GameRecorded(Event):
+    """A game's result counts (its report confirmed, or matched by the opponent's own report)."""
+
     match: int
     game: int
-    by: int
     winner: int | None
     value: int | None
-    match_points: tuple[int, int]  # (a, b) this game would give
-    needs_confirmation_by: int | None  # seat that must confirm; None = final already
+    match_points: tuple[int, int]
 
 
 @dataclass(frozen=True)
-class GameConfirmed(Event):
-    match: int
-    game: int
-    by: int
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What one player reported about a game: the winner's seat (None: a draw), their number and
-    what it measures (the losing deck's option), and the match points (a, b) it would give (None
-    when the number was not given)."""
+class Report:
+    """What one player reported about a game, checked (:func:`reported`): the winner's seat (None:
+    a draw), their number as it counts (a winner below 0 life: 0) and what it measures (the losing
+    deck's option), and the match points (a, b) it would give (None when the number was not given)."""
 
     by: int
     winner: int | None
@@ -553,12 +537,15 @@ class Claim:
 
 @dataclass(frozen=True)
 class GameDisputed(Event):
+    """A report disputed (announced by the service, whose claims flow holds it): the report, and the
+    disputing player's own different report when they gave one (None: the Dispute button)."""
+
     match: int
     game: int
     by: int
     reason: str
-    claimed: Claim | None = None  # the report that was disputed
-    counter: Claim | None = None  # the disputing player's own, different report (None: the Dispute button)
+    claimed: Report | None = None
+    counter: Report | None = None
 
 
 @dataclass(frozen=True)
@@ -841,9 +828,13 @@ def game_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, i
     return _game_points(state, match, game, game.winner, game.value)
 
 
-def reported_points(state: TurnaboutState, match: Match, game: Game) -> tuple[int, int]:
-    """(MP to a, MP to b) the game's recorded result would give, final or still waiting."""
-    return _game_points(state, match, game, game.winner, game.value)
+def reported_points(state: TurnaboutState, match: int, game: int, winner: int | None, value: int | None) -> tuple[int, int]:
+    """(MP to a, MP to b) a result of ``game`` of ``match`` gives: ``winner``'s seat (None: a draw)
+    with ``value`` (as it counts), reported or final."""
+    m = state.match(match)
+    g = _find_game(m, game, ())
+    assert g is not None
+    return _game_points(state, m, g, winner, value)
 
 
 def match_result(state: TurnaboutState, match: Match) -> MatchResult | None:
@@ -1086,128 +1077,82 @@ def pair_next_round(state: TurnaboutState) -> list[Event]:
     return events
 
 
-class ReportWaiting(AlreadyReported):
-    """The player's own report of this game waits for their opponent (shown again, not replaced)."""
-
-    def __init__(self, match: int, game: int) -> None:
-        self.match, self.game = match, game
-        super().__init__(f"Your report of game {game} of match {match} is waiting for your opponent.")
-
-
-def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None) -> Game:
-    """The game a report by ``seat`` is about: ``game``, else the first game of the match that is
-    neither final nor disputed (one that waits for this player's report, or for their answer to
-    the opponent's report, or this player's own report still waiting)."""
+def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None,
+                  disputed: Sequence[int] = ()) -> Game:
+    """The game a report by ``seat`` is about: ``game``, else the first game of the match without a
+    result that is not ``disputed`` (the games whose report waits for an organizer: the caller's
+    claims flow knows them). That may be a game whose report waits for this player's answer, or this
+    player's own report still waiting."""
     m = _players_match(state, seat, match)
     if game is not None:
         g = _find_game(m, game, ())
         assert g is not None
         return g
-    g = next((g for g in m.games if g.status not in (FINAL, DISPUTED)), None)
+    g = next((g for g in m.games if g.status != FINAL and g.number not in disputed), None)
     if g is None:
-        if any(g.status == DISPUTED for g in m.games):
+        if disputed:
             raise AlreadyReported(f"Match {m.number} has no game left to report: a disputed one waits for an organizer.")
         raise AlreadyReported(f"Both games of match {m.number} are already reported.")
     return g
 
 
-def _claim(state: TurnaboutState, m: Match, g: Game, by: int, winner: int | None, value: int | None) -> Claim:
-    if winner is None:
-        return Claim(by, None, None, None, (0, 0))
-    measure = OPTION_MEASURE[_losing_option(state, m, g, winner)]
-    points = _game_points(state, m, g, winner, value) if value is not None else None
-    return Claim(by, winner, value, measure, points)
-
-
-def report_game(
-    state: TurnaboutState,
-    seat: int,
-    *,
-    winner: int | None,
-    value: int | None = None,
-    game: int | None = None,
-    match: int | None = None,
-) -> list[Event]:
-    """A player reports a game: the ``winner``'s seat (None: a drawn game) and ``value``, the
-    winner's life, library or poison as the losing deck's option needs. ``game`` defaults to
-    :func:`report_target`, ``match`` to the player's current match. The opponent confirms
-    (:func:`confirm_game`) or disputes (:func:`dispute_game`) — or reports the game themselves:
-    a report matching the waiting one (same winner, and the same number if they give one)
-    confirms it, a different one disputes it. The player's own waiting report is not replaced
-    (:class:`ReportWaiting`): no state waits on a message that may have been lost."""
+def reported(state: TurnaboutState, seat: int, *, winner: int | None, value: int | None = None,
+             game: int | None = None, match: int | None = None) -> Report:
+    """``seat``'s report of ``game`` (default: :func:`report_target`) of ``match`` (default: their
+    current match), checked, changing nothing: a player of the match,
+    a game without a result, a winner of the match (after a flag fall: its winner; only an
+    organizer can change that), a number in range for the losing deck's option (may be missing:
+    a report that matches a waiting one needs none). A draw gives no number and no points."""
     m = _players_match(state, seat, match)
     g = report_target(state, seat, game=game, match=m.number)
     _check_winner(m, winner)
-    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
-    if g.status == REPORTED:
-        if g.reported_by == seat:
-            raise ReportWaiting(m.number, g.number)
-        if winner is not None and value is not None:
-            _game_points(state, m, g, winner, value)  # validates the number before any change
-        if winner == g.winner and (winner is None or value is None or value == g.value):
-            return confirm_game(state, seat, game=g.number, match=m.number)
-        return dispute_game(state, seat, game=g.number, match=m.number, counter=(winner, value))
-    if g.status == DISPUTED:
-        raise AlreadyReported(f"Game {g.number} of match {m.number} is disputed: an organizer decides it.")
-    if g.status not in (PENDING, FLAGGED):
+    if g.status == FINAL:
         raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
     if g.status == FLAGGED and winner != m.other(g.flagged):
         raise TurnaboutError(
             f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
         )
-    points = _game_points(state, m, g, winner, value)  # validates value before any change
-    opponent = m.other(seat)
-    g.winner, g.value = winner, (value if winner is not None else None)
-    if state.players[opponent].dropped:
-        g.status, g.reported_by = FINAL, None
-        return [
-            GameReported(m.number, g.number, seat, winner, g.value, points, None),
-            *_after_final(state, m),
-        ]
-    g.status, g.reported_by = REPORTED, seat
-    return [GameReported(m.number, g.number, seat, winner, g.value, points, opponent)]
-
-
-def _reported_game(m: Match, seat: int, game: int | None, action: str) -> Game:
-    if game is not None:
-        g = _find_game(m, game, ())
-        assert g is not None
-        if g.status != REPORTED:
-            raise NothingToConfirm(f"Game {g.number} of match {m.number} has no report waiting ({g.status}).")
+    if winner is None:
+        return Report(seat, None, None, None, (0, 0))
+    if value is not None:
+        value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
+        points: tuple[int, int] | None = _game_points(state, m, g, winner, value)  # validates the number
     else:
-        waiting = [g for g in m.games if g.status == REPORTED]
-        g = next((g for g in waiting if g.reported_by != seat), waiting[0] if waiting else None)
-        if g is None:
-            raise NothingToConfirm(f"No report of match {m.number} is waiting to {action}.")
-    if g.reported_by == seat:
-        raise NothingToConfirm(f"You cannot {action} your own report; your opponent must.")
-    return g
+        points = None
+    return Report(seat, winner, value, OPTION_MEASURE[_losing_option(state, m, g, winner)], points)
 
 
-def confirm_game(
-    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None
-) -> list[Event]:
-    """The opponent of the reporter confirms: the game's result is final."""
+def answerer(state: TurnaboutState, match: int, seat: int) -> int | None:
+    """Who answers ``seat``'s report in ``match``: their opponent, or nobody (None) when the
+    opponent has dropped: the report counts at once."""
     m = _players_match(state, seat, match)
-    g = _reported_game(m, seat, game, "confirm")
-    g.status, g.reported_by, g.confirmed_by = FINAL, None, seat
-    return [GameConfirmed(m.number, g.number, seat), *_after_final(state, m)]
+    opponent = m.other(seat)
+    return None if state.players[opponent].dropped else opponent
 
 
-def dispute_game(
-    state: TurnaboutState, seat: int, *, game: int | None = None, match: int | None = None, reason: str = "",
-    counter: tuple[int | None, int | None] | None = None,
+def record_game(
+    state: TurnaboutState, match: int, game: int, *, winner: int | None, value: int | None = None
 ) -> list[Event]:
-    """The opponent of the reporter disputes: the game waits for the organizer's decision. The
-    event carries the disputed report and, when the disputing player reported the game
-    differently, their `counter` report (winner seat, number): the organizer sees both claims."""
-    m = _players_match(state, seat, match)
-    g = _reported_game(m, seat, game, "dispute")
-    assert g.reported_by is not None
-    claimed = _claim(state, m, g, g.reported_by, g.winner, g.value)
-    theirs = _claim(state, m, g, seat, *counter) if counter is not None else None
-    g.status, g.note = DISPUTED, clean_name(reason)[:300]
-    return [GameDisputed(m.number, g.number, seat, g.note, claimed, theirs)]
+    """A game's result that counts: its report confirmed by the opponent (or for them, absent),
+    matched by their own report, or final at once (their opponent has dropped). Only a game
+    without a result; the number is checked as for any report (a winner below 0 life: 0)."""
+    _require_phase(state, RUNNING, "record a game")
+    m = state.match(match)
+    if m.b is None:
+        raise NotInMatch(f"Match {match} is a bye: there is no game to record.")
+    g = _find_game(m, game, ())
+    assert g is not None
+    if g.status == FINAL:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
+    _check_winner(m, winner)
+    if g.status == FLAGGED and winner != m.other(g.flagged):
+        raise TurnaboutError(
+            f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
+        )
+    value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
+    points = _game_points(state, m, g, winner, value)  # validates the number before any change
+    g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)
+    return [GameRecorded(m.number, g.number, winner, g.value, points), *_after_final(state, m)]
 
 
 def decide_game(
@@ -1232,7 +1177,7 @@ def decide_game(
     points = _game_points(state, m, g, winner, value)
     was_finished = m.finished
     g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)
-    g.reported_by, g.decided, g.note = None, True, clean_name(note)[:300]
+    g.decided, g.note = True, clean_name(note)[:300]
     return [
         GameDecided(m.number, g.number, winner, g.value, points, g.note),
         *_after_final(state, m, corrected=was_finished),

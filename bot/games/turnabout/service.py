@@ -9,9 +9,17 @@ decklist (checked against the deck rules; joining again changes them), `leave` w
 
 Every action loads the event with the kit's documents (`GAMES`: the row locked, its seats, the
 decoded state), applies the engine (whose refusals become `UserError`s that change nothing), saves
-the document with ``version + 1`` and queues what it owes in the outbox in the same transaction: pairings and match results in the channel, an opponent's decklist
-by DM (public to the opponent for game 1), a dispute call to the organizer, the final ranking and
-rating awards to the leaderboard channel (written to the leaderboard in that very transaction).
+the document with ``version + 1`` and queues what it owes in the outbox in the same transaction:
+pairings and match results in the channel, an opponent's decklist by DM (public to the opponent for
+game 1), a dispute call to the referees, the final ranking and rating awards to the leaderboard
+channel (written to the leaderboard in that very transaction).
+
+A game's report follows the kit's claims flow (`bot.kit.claims`): it waits in the kit's book
+(`claims.Book` in the row's bookkeeping, one `claims.Claim` per game keyed "match.game", its result
+a `Reported`), not in the engine, until its opponent confirms it (or reports the same: it counts by
+itself), disputes it (or reports otherwise: both reports go to the referees), or an organizer who
+does not play in the match confirms it for the absent opponent or settles the game. The engine gets
+the result once it counts (`engine.record_game`) or is decided (`engine.decide_game`).
 
 Ratings across events are the leaderboard rows of format ``turnabout``: `points` are the shared
 placement points, `score` is the event's rating award (FORMATS.md §3); a player's rating is the sum
@@ -42,7 +50,7 @@ from bot.games.turnabout import rules as engine
 from bot.games.turnabout.models import TurnaboutEvent, TurnaboutSeat
 from bot.kit import card_data, claims, documents, event_results, outbox, tables
 from bot.kit.errors import Conflict, UserError, engine_refusals
-from bot.kit.events import Payload, decode
+from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
 from bot.store.db import Database
 from bot.store.models import LeaderboardTotal
@@ -60,10 +68,12 @@ ANNOUNCE = "turnabout.announce"  # public lines for what happened (payload: Anno
 DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1 (payload: Decklist)
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
 ENDED = "turnabout.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
-REPORT_DONE = "turnabout.report_done"  # edit: a report message answered elsewhere loses its buttons (ReportDone)
+# Edit: a report message answered elsewhere loses its buttons (ReportDone). Turnabout's own until the kit
+# closes every format's copies of a report itself.
+REPORT_DONE = "turnabout.report_done"
 
-# Engine events that the channel hears about (a report and its confirmation are the report message
-# itself, posted and then edited by the cog).
+# Engine events that the channel hears about (a report and its answer are the report message itself,
+# posted and then edited by the cog; a dispute is announced, calling the referees).
 PUBLIC_EVENTS = (
     engine.RegistrationClosed, engine.RoundPaired, engine.GameDisputed, engine.GameDecided,
     engine.GameLostOnTime, engine.MatchFinished, engine.RoundFinished, engine.PlayerDropped, engine.RoundsCut,
@@ -159,7 +169,7 @@ class ReportDone(Payload):
     event_id: int
     match: int
     game: int
-    status: str  # engine.FINAL or engine.DISPUTED
+    status: str  # engine.FINAL or claims.DISPUTED
     decided: bool  # an organizer's decision
     winner: int | None  # user ids; winner None: a draw
     value: int | None
@@ -186,8 +196,8 @@ class Outcome:
 
     @property
     def confirmed(self) -> bool:
-        """A report answered (confirmed) by the opponent's own matching report."""
-        return any(isinstance(e, engine.GameConfirmed) for e in self.events)
+        """A report that counts now (matched by the opponent's own report, or unopposed)."""
+        return any(isinstance(e, engine.GameRecorded) for e in self.events)
 
     @property
     def disputed(self) -> bool:
@@ -257,12 +267,6 @@ def _announcement(loaded: Loaded, events: list[engine.Event]) -> Announcement:
 
 def _match_users(state: engine.TurnaboutState, match: engine.Match) -> tuple[int, ...]:
     return tuple(state.players[seat].user_id for seat in match.seats())
-
-
-async def _call_referees(session: AsyncSession, loaded: Loaded, match: engine.Match) -> None:
-    """A dispute in `match` calls the referees: kept for the announcement (`_announcement`)."""
-    assert loaded.state is not None
-    loaded.extra["call"] = await claims.dispute_call(session, loaded.row, _match_users(loaded.state, match))
 
 
 def _decklist_dms(loaded: Loaded, events: list[engine.Event]) -> list[outbox.Message]:
@@ -440,26 +444,15 @@ def _winner_seat(match: engine.Match, seat: int, result: str) -> int | None:
     return None if result == "draw" else seat if result == "won" else match.other(seat)
 
 
-def _pending(loaded: Loaded, match: engine.Match, game: engine.Game) -> PendingGame:
-    """A report waiting for confirmation, as stored (to show it, the first time or again)."""
-    state = loaded.state
-    claim = _book(loaded).of(_key(match.number, game.number))
-    assert state is not None and game.reported_by is not None and claim is not None
-    reporter = game.reported_by
-    winner = game.winner
-    measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
-    points = engine.reported_points(state, match, game)
-    return PendingGame(
-        loaded.row.id, match.number, game.number, state.players[reporter].user_id,
-        state.players[match.other(reporter)].user_id, None if winner is None else state.players[winner].user_id,
-        game.value, measure, max(points), claim.number,
-    )
+# --- reports: the kit's claims flow (`bot.kit.claims`) --------------------------------------------------
+# A report waits in the kit's book (one `claims.Claim` per game, keyed "match.game", its result a
+# `Reported`); the engine sees a game's result only once it counts (`engine.record_game`) or an
+# organizer decides it (`engine.decide_game`).
 
 
 @dataclass(frozen=True)
 class Reported:
-    """A game's result as its report says it: the kit's claim result for Turnabout (`claims.Claim`,
-    keyed "match.game", kept with the messages that show it until the game no longer waits)."""
+    """A game's result as its report says it: the kit's claim result for Turnabout."""
 
     game: int
     winner: int | None  # user id; None: a draw
@@ -470,68 +463,69 @@ def _key(match: int, game: int) -> str:
     return f"{match}.{game}"
 
 
+def _game_of(claim: claims.Claim) -> tuple[int, int]:
+    match, game = claim.key.split(".")
+    return int(match), int(game)
+
+
 def _book(loaded: Loaded) -> claims.Book:
     return claims.Book(loaded.bookkeeping)
 
 
-def _claimed(loaded: Loaded, match: engine.Match, game: engine.Game, reporter: int) -> None:
-    """A report that waits for the opponent: the kit keeps it, with its messages (`record_report_message`)."""
+def _claimed_games(loaded: Loaded, match: int, *, disputed: bool = False) -> tuple[int, ...]:
+    """The games of `match` whose report waits (`disputed`: only those waiting for an organizer)."""
+    waiting = (_book(loaded).of(_key(match, game)) for game in (1, 2))
+    return tuple(c.result_as(Reported).game for c in waiting
+                 if c is not None and (not disputed or c.status == claims.DISPUTED))
+
+
+def _said(loaded: Loaded, match: int, reporter: int, reported: Reported) -> engine.Report:
+    """What `reporter` (user id) reported, as the engine scores it (the game has no result yet)."""
     state = loaded.state
     assert state is not None
-    winner = state.players[game.winner].user_id if game.winner is not None else None
-    _book(loaded).add(_key(match.number, game.number), match.round, _match_users(state, match), reporter,
-                      Reported(game.number, winner, game.value))
+    winner = engine.seat_of(state, reported.winner) if reported.winner is not None else None
+    return GAMES.call(engine.reported, state, engine.seat_of(state, reporter), winner=winner, value=reported.value,
+                      game=reported.game, match=match)
 
 
-def _report_done(loaded: Loaded, match: engine.Match, game: engine.Game, **extra: Any) -> ReportDone:
-    """`game` of `match` as its answered report message shows it (see `ReportDone`)."""
+def _scored(loaded: Loaded, match: int, reported: Reported) -> tuple[str | None, int]:
+    """What the winner's number measures (None: a draw) and the match points it gives them."""
     state = loaded.state
     assert state is not None
-
-    def user(seat: int) -> int:
-        return state.players[seat].user_id
-
-    winner = game.winner
-    measure = engine.value_needed(state, match.number, game.number, winner) if winner is not None else None
-    if game.status == engine.FINAL and not game.decided and game.confirmed_by is not None:
-        extra = {"by": user(game.confirmed_by), **extra}
-    elif game.status == engine.DISPUTED and game.reported_by is not None:
-        extra = {"by": user(match.other(game.reported_by)), **extra}
-    return ReportDone(
-        loaded.row.id, match.number, game.number, game.status, game.decided, None if winner is None else user(winner),
-        game.value, measure, max(engine.reported_points(state, match, game)),
-        user(game.reported_by) if game.reported_by is not None else None, **extra,
-    )
+    if reported.winner is None:
+        return None, 0
+    winner = engine.seat_of(state, reported.winner)
+    measure = engine.value_needed(state, match, reported.game, winner)
+    return measure, max(engine.reported_points(state, match, reported.game, winner, reported.value))
 
 
-def _retire_reports(loaded: Loaded, *, shown: int | None = None, **answered: Any) -> list[outbox.Message]:
-    """Edits for the report messages of every claim whose game no longer waits for its answer (final
-    or disputed, here or by any other way): each shows the result and loses its Confirm / Dispute
-    buttons, and the kit's claim ends. `shown`: the message the cog edits itself (the one whose
-    button was pressed); `answered`: who answered it and how (`ReportDone.by`, `by_report`)."""
-    state = loaded.state
-    assert state is not None
-    book, out = _book(loaded), []
-    for claim in book.waiting():
-        match, game = (int(part) for part in claim.key.split("."))
-        m = state.match(match)
-        g = m.games[game - 1]
-        if g.status == engine.REPORTED:
-            continue
-        how = "dispute" if g.status == engine.DISPUTED else "decide" if g.decided else "confirm"
-        organizer = answered.get("for_absent")  # who confirmed for the absent `by`
-        book.end(claim, how, organizer or answered.get("by"), answered.get("by") if organizer else None)
-        out += _closing(loaded, claim, shown, **answered)
-    return out
+def _pending(loaded: Loaded, claim: claims.Claim) -> PendingGame:
+    """A report waiting for its opponent, as the cog shows it (the first time or again)."""
+    match, game = _game_of(claim)
+    reported = claim.result_as(Reported)
+    measure, points = _scored(loaded, match, reported)
+    return PendingGame(loaded.id, match, game, claim.reporter, claim.opponent, reported.winner, reported.value,
+                       measure, points, claim.number)
 
 
-def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None, **answered: Any) -> list[outbox.Message]:
-    """The edits of `claim`'s messages (but `shown`, the cog's) once its game no longer waits."""
-    assert loaded.state is not None
-    match, game = (int(part) for part in claim.key.split("."))
-    m = loaded.state.match(match)
-    return [loaded.channel(REPORT_DONE, _report_done(loaded, m, m.games[game - 1], channel_id=channel_id,
-                                                     message_id=message_id, **answered), channel_id=channel_id)
+def _done(loaded: Loaded, match: int, reported: Reported, reporter: int | None, **how: Any) -> ReportDone:
+    measure, points = _scored(loaded, match, reported)
+    return ReportDone(loaded.id, match, reported.game, how.pop("status", engine.FINAL), how.pop("decided", False),
+                      reported.winner, reported.value, measure, points, reporter, **how)
+
+
+def _report_done(loaded: Loaded, claim: claims.Claim, **where: Any) -> ReportDone:
+    """`claim`, no longer waiting for its opponent, as its report message shows it (see `ReportDone`)."""
+    who = {"by": claim.absent, "for_absent": claim.by} if claim.absent is not None else {"by": claim.by}
+    status = claims.DISPUTED if claim.status == claims.DISPUTED else engine.FINAL
+    return _done(loaded, _game_of(claim)[0], claim.result_as(Reported), claim.reporter, status=status,
+                 decided=claim.how == "decide", by_report=claim.how == claims.AGREED, **who, **where)
+
+
+def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None) -> list[outbox.Message]:
+    """The edits of `claim`'s messages (but `shown`, the one the cog edits) once it no longer waits."""
+    return [loaded.channel(REPORT_DONE, _report_done(loaded, claim, channel_id=channel_id, message_id=message_id),
+                           channel_id=channel_id)
             for channel_id, message_id in claims.closing(claim, shown)]
 
 
@@ -551,15 +545,44 @@ async def record_report_message(db: Database, event_id: int, claim: int, *, chan
                        waits=plays)
 
 
+async def _counts(session: AsyncSession, loaded: Loaded, claim: claims.Claim, *, shown: int | None) -> Outcome:
+    """`claim` ended (confirmed, or matched by the opponent's report): its result counts in the engine,
+    and its messages (but `shown`, the cog's) show it."""
+    state = loaded.state
+    assert state is not None
+    match, game = _game_of(claim)
+    reported = claim.result_as(Reported)
+    winner = engine.seat_of(state, reported.winner) if reported.winner is not None else None
+    events = GAMES.call(engine.record_game, state, match, game, winner=winner, value=reported.value)
+    await GAMES.commit(session, loaded, events, also=_closing(loaded, claim, shown))
+    return Outcome(_view(loaded), list(events), game=game, done=_report_done(loaded, claim))
+
+
+async def _disputes(session: AsyncSession, loaded: Loaded, claim: claims.Claim, call: claims.Call,
+                    counter: engine.Report | None = None, *, shown: int | None = None) -> Outcome:
+    """`claim` disputed (its book entry now says so): the channel hears both sides and calls the
+    referees (`call`); its messages (but `shown`, the cog's) say it is disputed."""
+    state = loaded.state
+    assert state is not None and claim.by is not None
+    match, game = _game_of(claim)
+    claimed = _said(loaded, match, claim.reporter, claim.result_as(Reported))
+    events = [engine.GameDisputed(match, game, engine.seat_of(state, claim.by), "", claimed, counter)]
+    loaded.extra["call"] = call
+    await GAMES.commit(session, loaded, events, also=_closing(loaded, claim, shown))
+    return Outcome(_view(loaded), list(events), game=game, done=_report_done(loaded, claim))
+
+
 async def report(
     db: Database, event_id: int, actor: tables.Actor, *, result: str, value: int | None = None,
     game: int | None = None,
 ) -> Outcome:
     """A player reports a game of their current match: won / lost / draw, and the number the losing
-    deck's option needs (the winner's life, library or poison). The opponent confirms or disputes,
-    with the report's buttons or by reporting it too: a matching report confirms, a different one
-    disputes. Reporting again a report of one's own that waits changes nothing and returns it
-    (`Outcome.repeated`), so it can be shown again with its buttons (its first message may be lost)."""
+    deck's option needs (the winner's life, library or poison). The report waits for the opponent
+    (`Outcome.pending`), who confirms or disputes it with its buttons or reports it too: a matching
+    report counts by itself, a different one disputes it (both go to the referees). Reporting again
+    a report of one's own that waits changes nothing and returns it (`Outcome.repeated`), so it can
+    be shown again with its buttons (its first message may be lost). Against an opponent who has
+    dropped, a report counts at once."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state, seat = GAMES.playing(loaded, actor)
@@ -569,88 +592,85 @@ async def report(
         if match.b is None:
             raise UserError("You have a bye this round: there is no game to report.")
         winner = _winner_seat(match, seat, result)
-        target = GAMES.call(engine.report_target, state, seat, game=game, match=match.number)
-        if target.status == engine.REPORTED and target.reported_by == seat:
-            claim = (winner, value if winner is not None else None)
-            differs = claim != (target.winner, target.value) and not (winner == target.winner and value is None)
-            return Outcome(_view(loaded), [], _pending(loaded, match, target), repeated=True, differs=differs,
-                           game=target.number)
-        if target.status in (engine.PENDING, engine.FLAGGED) and winner is not None and value is None:
-            measure = GAMES.call(engine.value_needed, state, match.number, target.number, winner)
-            raise UserError(f"Game {target.number} needs the winner's {_MEASURE_WORDS[measure]} (`number`), "
-                            f"by the losing deck's option.")
-        events = GAMES.call(engine.report_game, state, seat, winner=winner, value=value, game=target.number,
-                              match=match.number)
-        if any(isinstance(e, engine.GameDisputed) for e in events):
-            await _call_referees(session, loaded, match)
-        matched = any(isinstance(e, engine.GameConfirmed) for e in events)
-        waiting = _book(loaded).of(_key(match.number, target.number))
-        shown = matched and waiting is not None and bool(waiting.shown)  # a message of it shows the result
-        reported = next((e for e in events if isinstance(e, engine.GameReported)), None)
-        pending = None
-        if reported is not None and reported.needs_confirmation_by is not None:
-            _claimed(loaded, match, target, actor.user_id)
-            pending = _pending(loaded, match, target)
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id, by_report=matched))
-        done = None
-        if matched and not shown:
-            done = _report_done(loaded, match, target, by=actor.user_id, by_report=True)
-        elif reported is not None and reported.needs_confirmation_by is None:
-            done = _report_done(loaded, match, target, by=actor.user_id, unopposed=True)
-        return Outcome(_view(loaded), list(events), pending, game=target.number, done=done)
+        target = GAMES.call(engine.report_target, state, seat, game=game, match=match.number,
+                            disputed=_claimed_games(loaded, match.number, disputed=True)).number
+        said = GAMES.call(engine.reported, state, seat, winner=winner, value=value, game=target, match=match.number)
+        reported = Reported(target, None if winner is None else state.players[winner].user_id, said.value)
+        book, key = _book(loaded), _key(match.number, target)
+        waiting = book.of(key)
+        if waiting is None and winner is not None and said.value is None:
+            raise UserError(f"Game {target} needs the winner's {_MEASURE_WORDS[said.measure or 'life']} (`number`), "
+                            "by the losing deck's option.")
+        if waiting is None and GAMES.call(engine.answerer, state, match.number, seat) is None:
+            events = GAMES.call(engine.record_game, state, match.number, target, winner=winner, value=said.value)
+            await GAMES.commit(session, loaded, events)
+            done = _done(loaded, match.number, reported, actor.user_id, by=actor.user_id, unopposed=True)
+            return Outcome(_view(loaded), list(events), game=target, done=done)
+
+        def same(claim: claims.Claim) -> bool:
+            theirs = claim.result_as(Reported)
+            return theirs.winner == reported.winner and reported.value in (None, theirs.value)
+
+        met = book.report(key, match.round, _match_users(state, match), actor.user_id, reported, same=same)
+        if met.how == claims.AGREED:
+            outcome = await _counts(session, loaded, met.claim, shown=None)
+            return replace(outcome, done=None) if met.claim.shown else outcome  # its messages show it
+        if met.how == claims.CONTRARY:
+            call = await claims.dispute_call(session, loaded.row, met.claim.players)
+            return await _disputes(session, loaded, book.dispute(met.claim, actor.user_id), call, said)
+        if met.how == claims.DISPUTED:
+            raise UserError(f"Game {target} of match {match.number} is disputed: an organizer decides it.")
+        if met.how == claims.NEW:
+            GAMES.save(loaded)
+        return Outcome(_view(loaded), [], _pending(loaded, met.claim), repeated=met.how == claims.AGAIN,
+                       differs=met.differs, game=target)
 
 
 _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the library", "poison": "poison counters"}
 
 
+def _claim_number(actor: tables.Actor, match: int, game: int) -> Callable[[Loaded], int]:
+    """The number of the waiting claim of game `game` of match `match` (its buttons name the game)."""
+
+    def number(loaded: Loaded) -> int:
+        tables.check_same_server(NOUN, loaded.row, actor)
+        m = GAMES.call(GAMES.running(loaded).match, match)
+        if m.b is None or game not in (1, 2):
+            raise UserError(f"Match {match} has no game {game}.")
+        claim = _book(loaded).of(_key(match, game))
+        if claim is None:
+            raise Conflict(f"Game {game} of match {match} has no report waiting: an organizer who does not play in it "
+                           f"decides it with `/turnabout settle match:{match} game:{game}`.")
+        return claim.number
+
+    return number
+
+
 async def confirm(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, *,
                   message_id: int | None = None, for_absent: bool = False) -> Outcome:
-    """The reporter's opponent confirms a report. An organizer who does not play in the match may
-    confirm it for the absent opponent (`for_absent`, asked first: without it, `AbsentConfirmNeeded`);
-    the opponent is told by DM. `message_id`: the report message pressed (the cog shows
-    `Outcome.done` in it; any other copy, and every copy when confirmed for the absent, is edited
-    through the outbox)."""
+    """The reporter's opponent confirms a report: its result counts. An organizer who does not play
+    in the match may confirm it for the absent opponent (`for_absent`, asked first: without it,
+    `AbsentConfirmNeeded`); the opponent is told by DM. `message_id`: the report message pressed
+    (the cog shows `Outcome.done` in it; any other copy, and every copy when confirmed for the
+    absent, is edited through the outbox)."""
 
     async def apply(session: AsyncSession, loaded: Loaded, ended: claims.Claim) -> Outcome:
-        state, m, g = _reported_game(loaded, actor, match, game)  # its claim ended in the kit's book
-        seat = engine.seat_of(state, ended.absent if ended.absent is not None else actor.user_id)
-        events = GAMES.call(engine.confirm_game, state, seat, game=game, match=match)
-        answered: dict[str, Any] = {"by": actor.user_id}
-        if ended.absent is not None:
-            answered = {"by": ended.absent, "for_absent": actor.user_id}
-        shown = message_id if ended.absent is None else None
-        also = [*_closing(loaded, ended, shown, **answered), *_retire_reports(loaded, shown=shown, **answered)]
-        await GAMES.commit(session, loaded, events, also=also)
-        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, g, **answered))
+        return await _counts(session, loaded, ended, shown=message_id if ended.absent is None else None)
 
     return await claims.confirmed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor,
                                   for_absent=for_absent, apply=apply)
 
 
-def _claim_number(actor: tables.Actor, match: int, game: int) -> Callable[[Loaded], int]:
-    """The number of the claim of game `game` of match `match` (its buttons name the game)."""
-    return lambda loaded: _waiting(loaded, actor, match, game)[3].number
+async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, *,
+                  message_id: int | None = None) -> Outcome:
+    """The reporter's opponent disputes: the game waits for an organizer who does not play in it
+    (`settle`), whom the channel calls."""
 
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
+        assert answer.call is not None
+        return await _disputes(session, loaded, answer.claim, answer.call, shown=message_id)
 
-def _reported_game(loaded: Loaded, actor: tables.Actor, match: int,
-                   game: int) -> tuple[engine.TurnaboutState, engine.Match, engine.Game]:
-    tables.check_same_server(NOUN, loaded.row, actor)
-    state = GAMES.running(loaded)
-    m = GAMES.call(state.match, match)
-    if m.b is None or game not in (1, 2):
-        raise UserError(f"Match {match} has no game {game}.")
-    return state, m, m.games[game - 1]
-
-
-def _waiting(loaded: Loaded, actor: tables.Actor, match: int,
-             game: int) -> tuple[engine.TurnaboutState, engine.Match, engine.Game, claims.Claim]:
-    """Game `game` of match `match` and the kit's claim of its report, which waits for an answer."""
-    state, m, g = _reported_game(loaded, actor, match, game)
-    claim = _book(loaded).of(_key(match, game))
-    if claim is None or g.status != engine.REPORTED:
-        raise Conflict(f"Game {game} of match {match} has no report waiting ({g.status}): an organizer who does not "
-                       f"play in it decides it with `/turnabout settle match:{match} game:{game}`.")
-    return state, m, g, claim
+    return await claims.disputed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor, apply=apply)
 
 
 class _Rules:
@@ -663,46 +683,25 @@ class _Rules:
         return event_name(loaded.id)
 
     def what(self, claim: claims.Claim) -> str:
-        match, game = claim.key.split(".")
+        match, game = _game_of(claim)
         return f"match {match}, game {game}"
 
     def words(self, loaded: Loaded, claim: claims.Claim) -> str:
-        state = loaded.state
-        assert state is not None
         reported = claim.result_as(Reported)
+        measure, _ = _scored(loaded, _game_of(claim)[0], reported)
         winner = "a draw"
         if reported.winner is not None:
-            match, game = (int(part) for part in claim.key.split("."))
-            measure = engine.value_needed(state, match, game, engine.seat_of(state, reported.winner))
-            number = f" ({_MEASURE_WORDS[measure]}: {reported.value})" if reported.value is not None else ""
+            number = f" ({_MEASURE_WORDS[measure or 'life']}: {reported.value})" if reported.value is not None else ""
             winner = f"<@{reported.winner}> won{number}"
         return f"{self.what(claim)}: {winner}, as <@{claim.reporter}> reported it"
 
     def until(self, loaded: Loaded, claim: claims.Claim) -> str:
-        match, game = claim.key.split(".")
+        match, game = _game_of(claim)
         return (f"If that is wrong, tell an organizer who does not play in your match before round {claim.round + 1} is "
                 f"paired: they correct it with `/turnabout settle match:{match} game:{game}`.")
 
 
 RULES = _Rules()
-
-
-async def dispute(db: Database, event_id: int, match: int, game: int, actor: tables.Actor, reason: str = "", *,
-                  message_id: int | None = None) -> Outcome:
-    """The reporter's opponent disputes: the game waits for an organizer who does not play in it
-    (`settle`), whom the channel calls."""
-
-    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
-        state, m, _ = _reported_game(loaded, actor, match, game)  # its claim disputed in the kit's book
-        seat = engine.seat_of(state, actor.user_id)
-        events = GAMES.call(engine.dispute_game, state, seat, game=game, match=match, reason=reason)
-        loaded.extra["call"] = answer.call
-        also = [*_closing(loaded, answer.claim, message_id, by=actor.user_id),
-                *_retire_reports(loaded, shown=message_id, by=actor.user_id)]
-        await GAMES.commit(session, loaded, events, also=also)
-        return Outcome(_view(loaded), list(events), done=_report_done(loaded, m, m.games[game - 1], by=actor.user_id))
-
-    return await claims.disputed(db, GAMES, RULES, event_id, _claim_number(actor, match, game), actor, apply=apply)
 
 
 async def settle(
@@ -711,7 +710,7 @@ async def settle(
 ) -> Outcome:
     """Organizer who does not play in the match: decide a game (a dispute, a flag fall, a no-show);
     final at once, and may override a finished game until the event ends. `winner_id` None: a
-    drawn game. The channel names the organizer."""
+    drawn game. The channel names the organizer; a report of the game that waited ends, decided."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state = await GAMES.managing(session, loaded, actor)
@@ -728,7 +727,12 @@ async def settle(
             raise UserError(f"Deciding this game needs the winner's {_MEASURE_WORDS[measure]} (`number`).")
         events = GAMES.call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
         loaded.extra["decided_by"] = actor.user_id
-        await GAMES.commit(session, loaded, events, also=_retire_reports(loaded, by=actor.user_id))
+        book, closing = _book(loaded), []
+        waiting = book.of(_key(match, game))
+        if waiting is not None:  # its messages show the decision (the value as it counts)
+            decided = Reported(game, winner_id, m.games[game - 1].value)
+            closing = _closing(loaded, book.end(replace(waiting, result=encode(decided)), "decide", actor.user_id), None)
+        await GAMES.commit(session, loaded, events, also=closing)
         return Outcome(_view(loaded), list(events))
 
 
@@ -792,26 +796,37 @@ async def claim_game(db: Database, event_id: int, number: int) -> tuple[int, int
         claim = book.find(number) or book.ended(number)
     if claim is None:
         raise Conflict("That report is no longer waiting: it was confirmed, disputed or replaced.")
-    match, game = claim.key.split(".")
-    return int(match), int(game)
+    return _game_of(claim)
 
 
-async def answered_report(db: Database, event_id: int, match: int, game: int, guild_id: int | None) -> ReportDone | None:
-    """For a report message's button that was refused: the game as an answered report shows it, if
-    its report no longer waits (final or disputed: the message is an out-of-date copy), else None
-    (the refusal stands)."""
-    async with db.read() as session:
-        try:
-            loaded = await GAMES.load(session, event_id, lock=False)
-        except UserError:
+async def answered_report(db: Database, event_id: int, guild_id: int | None, *, number: int | None = None,
+                          match: int = 0, game: int = 0) -> ReportDone | None:
+    """For a report message's button that was refused: report `number` as its answered message shows
+    it, if it no longer waits for its opponent (confirmed, decided or disputed: the message is an
+    out-of-date copy), else None (the refusal stands). A button of before the kit's claims names its
+    game instead (`match`, `game`): its newest report, ended lately."""
+    if number is None:
+        async with db.read() as session:
+            try:
+                book = _book(await GAMES.load(session, event_id, lock=False))
+            except UserError:
+                return None
+        key = _key(match, game)
+        number = next((n for n in range(book.next_number() - 1, 0, -1)
+                       if (ended := book.ended(n)) is not None and ended.key == key), None)
+        if number is None:
             return None
-        state = loaded.state
-        if state is None or loaded.row.guild_id != guild_id or not 1 <= match <= len(state.matches):
-            return None
-        m = state.match(match)
-        if m.b is None or game not in (1, 2) or m.games[game - 1].status not in (engine.FINAL, engine.DISPUTED):
-            return None
-        return _report_done(loaded, m, m.games[game - 1])
+    found = await claims.late(db, GAMES, event_id, number, guild_id)
+    return _report_done(*found) if found is not None else None
+
+
+def game_status(loaded: Loaded, match: int, game: engine.Game) -> str:
+    """A game's status as players read it: the engine's, or "reported" / "disputed" while its report
+    waits in the kit's book (for its opponent, or for an organizer)."""
+    claim = _book(loaded).of(_key(match, game.number))
+    if claim is None or game.status == engine.FINAL:
+        return game.status
+    return claims.DISPUTED if claim.status == claims.DISPUTED else claims.REPORTED
 
 
 async def ratings(db: Database, guild_id: int) -> list[Rating]:
@@ -868,24 +883,24 @@ def _open_match(state: engine.TurnaboutState, a: int, b: int) -> engine.Match | 
 async def clock_game(session: AsyncSession, guild_id: int, channel_id: int, a: int, b: int,
                      game: int | None) -> clock.ClockGame | None:
     """For `/clock start` between `a` and `b`: the game of their open match it is for — `game`, or
-    the game without a result (while neither has one in an event with a clock, the player is asked
-    which) — with the event's
-    clock settings (None when the event is
-    played without a clock). None when they play no open match here."""
+    the game without a result, nor a report waiting (while neither has one in an event with a clock,
+    the player is asked which) — with the event's clock settings (None when the event is played
+    without a clock). None when they play no open match here."""
     for event_id in await _running_events_of(session, guild_id, channel_id, (a, b)):
         loaded = await GAMES.load(session, event_id, lock=False)
         state = loaded.state
         if state is None or (match := _open_match(state, a, b)) is None:
             continue
+        status = {g.number: game_status(loaded, match.number, g) for g in match.games}
         if game is not None:
             chosen = match.games[game - 1]
-            if chosen.status != engine.PENDING:
-                raise UserError(f"Game {game} of match {match.number} already has a result ({chosen.status}): "
+            if status[game] != engine.PENDING:
+                raise UserError(f"Game {game} of match {match.number} already has a result ({status[game]}): "
                                 "a clock cannot decide it.")
-        elif state.settings.clock and all(g.status == engine.PENDING for g in match.games):
+        elif state.settings.clock and all(s == engine.PENDING for s in status.values()):
             raise clock.which_game(event_name(event_id), match.number)  # it decides a game: game 2 may be the one
         else:
-            chosen = next((g for g in match.games if g.status == engine.PENDING), None)
+            chosen = next((g for g in match.games if status[g.number] == engine.PENDING), None)
             if chosen is None:
                 return None  # both games have a result: the clock is only informal
         s = state.settings
@@ -906,7 +921,8 @@ async def record_flag_fall(session: AsyncSession, *, event_id: int, match: int, 
     try:
         loser = engine.seat_of(state, loser_id)
         m = state.match(match)
-        if m.b is None or loser not in m.seats() or game not in (1, 2) or m.games[game - 1].status != engine.PENDING:
+        if (m.b is None or loser not in m.seats() or game not in (1, 2)
+                or game_status(loaded, match, m.games[game - 1]) != engine.PENDING):
             return False
         events = engine.flag_fell(state, match, game, loser)
     except engine.TurnaboutError:

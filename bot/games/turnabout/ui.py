@@ -205,7 +205,7 @@ def rounds_cut_line(news: Announcement, cut: engine.RoundsCut) -> str:
             f"{'it' if first == last else 'them'} without meeting an opponent twice. {after}")
 
 
-def claim_text(news: Announcement, claim: engine.Claim) -> str:
+def claim_text(news: Announcement, claim: engine.Report) -> str:
     """What one player reported about a game, for the organizer who settles it."""
     if claim.winner is None:
         return "a draw"
@@ -310,7 +310,7 @@ def report_done_text(done: ReportDone) -> str:
     """An answered report, as its message reads from then on (its buttons gone): who won the game
     with what number and how it was settled (the match's result is the channel's own post)."""
     result = result_words(done.winner, done.value, done.measure, done.match_points)
-    how = ("dispute" if done.status == engine.DISPUTED else "decide" if done.decided else
+    how = ("dispute" if done.status == claims.DISPUTED else "decide" if done.decided else
            claims_ui.UNOPPOSED if done.unopposed else claims_ui.AGREED if done.by_report else claims.CONFIRM)
     by, absent = (done.for_absent, done.by) if done.for_absent is not None else (done.by, None)
     return claims_ui.answered_text(f"Match {done.match}, game {done.game}", result, how, by, absent=absent,
@@ -348,8 +348,11 @@ async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answere
 
 
 async def _late(press: claims_ui.Press) -> str | None:
-    match, game = await _game_of(press)
-    done = await turnabout.answered_report(press.db, press.table, match, game, press.guild_id)
+    if press.claim:
+        done = await turnabout.answered_report(press.db, press.table, press.guild_id, number=press.claim)
+    else:  # a button of before the kit's claims names its game
+        match, game = await _game_of(press)
+        done = await turnabout.answered_report(press.db, press.table, press.guild_id, match=match, game=game)
     return report_done_text(done) if done is not None else None
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 
 from bot.games.turnabout import rules as engine
 from bot.games.turnabout import service
+from bot.kit import claims
 from bot.kit.events import decode
 from bot.web import registry
 
 registry.templates("turnabout", Path(__file__).parent / "templates")
 
 GAME_STATUS = {engine.PENDING: "not reported yet", engine.FLAGGED: "lost on time, waiting for its report",
-               engine.REPORTED: "reported, waiting for the opponent", engine.DISPUTED: "disputed, waiting for an organizer",
+               claims.REPORTED: "reported, waiting for the opponent", claims.DISPUTED: "disputed, waiting for an organizer",
                engine.FINAL: "final"}
 STATUS = {service.STATUSES.lobby: "registration open", service.STATUSES.running: "running",
           service.STATUSES.finished: "ended", service.STATUSES.cancelled: "cancelled"}
@@ -48,7 +49,9 @@ async def _load(ctx: registry.PageContext, event_id: int) -> service.Loaded | No
     return await ctx.own_table(service.GAMES, event_id)
 
 
-def _rounds(state: engine.TurnaboutState) -> list[tuple[int, list[MatchLine]]]:
+def _rounds(loaded: service.Loaded) -> list[tuple[int, list[MatchLine]]]:
+    state = loaded.state
+    assert state is not None
     user = [p.user_id for p in state.players]
     rounds = []
     for number in range(1, state.round + 1):
@@ -57,9 +60,10 @@ def _rounds(state: engine.TurnaboutState) -> list[tuple[int, list[MatchLine]]]:
             games = []
             for g in m.games:
                 final = g.status == engine.FINAL
+                status = service.game_status(loaded, m.number, g)  # a report waiting is the kit's claim
                 games.append(GameLine(
                     g.number, "each plays the opponent's deck" if g.number == 1 else "each plays their own deck",
-                    GAME_STATUS.get(g.status, g.status), user[g.winner] if final and g.winner is not None else None,
+                    GAME_STATUS.get(status, status), user[g.winner] if final and g.winner is not None else None,
                     final, engine.game_points(state, m, g)))
             lines.append(MatchLine(m.number, user[m.a], None if m.b is None else user[m.b], games,
                                    engine.match_result(state, m)))
@@ -98,7 +102,7 @@ async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | Non
     pictures = await ctx.pictures(name for *_, cards in decklists for _, name in cards) if decklists else {}
     return registry.Page("turnabout/event.html", service.event_name(row.id), {
         "row": row, "phase": STATUS.get(row.status, row.status), "registrations": [], "names": names,
-        "state": state, "rounds": _rounds(state), "standings": standings, "placings": placings,
+        "state": state, "rounds": _rounds(loaded), "standings": standings, "placings": placings,
         "ratings": await _ratings(ctx, users) if ended else {}, "decklists": decklists, "pictures": pictures,
         "settings": state.settings, "scoring_names": SCORING, "user": users},
         # Ended: its ratings sum later events too, which the kept page's key sees (`bot.web.page_cache`).

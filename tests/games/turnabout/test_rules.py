@@ -16,7 +16,6 @@ from bot.games.turnabout.rules import (
     InvalidSetting,
     NotAPlayer,
     NotEnoughPlayers,
-    NothingToConfirm,
     NotInMatch,
     RoundUnfinished,
     Settings,
@@ -53,14 +52,12 @@ def value_for(state, m, game, winner, rng=None) -> int:
 
 
 def play(state, m, game, winner, value=None) -> list[t.Event]:
-    """The winner's opponent reports, the winner confirms."""
+    """The winner's opponent reports (checked), and the result counts (as once its report is confirmed)."""
     if value is None and winner is not None:
         value = value_for(state, m, game, winner)
     reporter = m.a if winner is None else m.other(winner)
-    events = t.report_game(state, reporter, winner=winner, value=value, game=game, match=m.number)
-    if events[0].needs_confirmation_by is None:  # the opponent has dropped: final at once
-        return events
-    return t.confirm_game(state, m.other(reporter), game=game, match=m.number)
+    t.reported(state, reporter, winner=winner, value=value, game=game, match=m.number)
+    return t.record_game(state, m.number, game, winner=winner, value=value)
 
 
 def play_round(state, rng=None) -> None:
@@ -468,10 +465,11 @@ def test_the_losing_decks_option_decides_the_match_points():
     assert t.value_needed(state, m.number, 2, a) == "poison"
     assert t.value_needed(state, m.number, 1, b) == "poison"
     assert t.value_needed(state, m.number, 2, b) == "library"
-    [reported] = t.report_game(state, b, winner=a, value=20, game=1)
+    reported = t.reported(state, b, winner=a, value=20, game=1)
     assert max(reported.match_points) == 20  # Tolaria: 10 + 10 (Phyrexia would be 30 - 40 -> 10)
-    t.confirm_game(state, a)
-    [reported] = t.report_game(state, b, winner=a, game=2, value=3)
+    [recorded, *_] = t.record_game(state, m.number, 1, winner=a, value=20)
+    assert recorded == t.GameRecorded(m.number, 1, a, 20, reported.match_points)
+    reported = t.reported(state, b, winner=a, value=3)  # the first game without a result
     assert max(reported.match_points) == 24  # Phyrexia: 30 - 6 (Tolaria would be 10 + 2 = 12)
 
 
@@ -482,10 +480,10 @@ def test_a_phyrexia_winner_with_ten_or_more_poison_is_reported_and_clamped():
     t.pair_next_round(state)
     m = open_matches(state)[0]
     with pytest.raises(InvalidScore, match="more than"):
-        t.report_game(state, m.b, winner=m.a, value=t.MAX_POISON + 1, game=1)
-    [reported] = t.report_game(state, m.b, winner=m.a, value=12, game=1)
+        t.reported(state, m.b, winner=m.a, value=t.MAX_POISON + 1, game=1)
+    reported = t.reported(state, m.b, winner=m.a, value=12, game=1)
     assert reported.value == 12 and max(reported.match_points) == 10
-    t.confirm_game(state, m.a)
+    t.record_game(state, m.number, 1, winner=m.a, value=12)
     assert t.game_points(state, m, m.games[0]) == (10, 0)
 
 
@@ -526,140 +524,81 @@ def test_reporting_refusals_change_nothing():
     m, other = open_matches(state)[:2]
     before = snapshot(state)
     with pytest.raises(NotInMatch, match=f"not playing in match {other.number}"):
-        t.report_game(state, m.a, winner=m.a, value=5, match=other.number)
+        t.reported(state, m.a, winner=m.a, value=5, match=other.number)
     with pytest.raises(NotInMatch, match="winner must be one of the two"):
-        t.report_game(state, m.a, winner=other.a, value=5)
+        t.reported(state, m.a, winner=other.a, value=5)
     with pytest.raises(InvalidScore):
-        t.report_game(state, m.a, winner=m.a, value=-1)
+        t.reported(state, m.a, winner=m.a, value=-1)
     with pytest.raises(NotAPlayer):
-        t.report_game(state, 99, winner=m.a, value=5)
+        t.reported(state, 99, winner=m.a, value=5)
     with pytest.raises(TurnaboutError, match="games 1 and 2"):
-        t.report_game(state, m.a, winner=m.a, value=5, game=3)
-    with pytest.raises(NothingToConfirm):
-        t.confirm_game(state, m.b)
+        t.reported(state, m.a, winner=m.a, value=5, game=3)
+    with pytest.raises(NotInMatch, match="winner must be one of the two"):
+        t.record_game(state, m.number, 1, winner=other.a, value=5)
+    with pytest.raises(InvalidScore, match="needs the winner's"):
+        t.record_game(state, m.number, 1, winner=m.a, value=None)
+    with pytest.raises(NotInMatch, match="no match 99|There is no match"):
+        t.record_game(state, 99, 1, winner=m.a, value=5)
     assert snapshot(state) == before
-
-
-def test_a_report_repeated_by_its_reporter_changes_nothing():
-    """Its first message may have been lost: the caller shows the waiting report again."""
-    state = make_event(4)
-    t.pair_next_round(state)
-    m = open_matches(state)[0]
-    value = value_for(state, m, 1, m.a)
-    t.report_game(state, m.a, winner=m.a, value=value, game=1)
+    play(state, m, 1, m.a)
     before = snapshot(state)
-    for claim in ({"winner": m.a, "value": value}, {"winner": m.b, "value": value}, {"winner": None}):
-        for game in (1, None):
-            with pytest.raises(t.ReportWaiting, match=f"Your report of game 1 of match {m.number} is waiting") as e:
-                t.report_game(state, m.a, game=game, **claim)
-            assert (e.value.match, e.value.game) == (m.number, 1)
-    assert snapshot(state) == before
-    # Game 2 is reported by naming it.
-    t.report_game(state, m.a, winner=m.a, value=value, game=2)
-    t.confirm_game(state, m.b, game=1)
     with pytest.raises(AlreadyReported, match="already reported \\(final\\)"):
-        t.report_game(state, m.b, winner=m.b, value=value, game=1)
-    t.confirm_game(state, m.b, game=2)
-    with pytest.raises(AlreadyReported, match="Both games"):
-        t.report_game(state, m.a, winner=m.a, value=value)
+        t.record_game(state, m.number, 1, winner=m.b, value=5)
+    with pytest.raises(AlreadyReported, match="already reported \\(final\\)"):
+        t.reported(state, m.b, winner=m.b, value=5, game=1)
+    assert snapshot(state) == before
 
 
-def test_the_opponents_own_report_confirms_a_matching_report_and_disputes_a_different_one():
+def test_a_report_is_only_checked_and_nothing_waits_in_the_engine():
+    """Issue 34: the report step is the kit's claims flow (the service's book), not the engine's.
+    A report is checked (:func:`reported`) and changes nothing; the game gets a result only when
+    it counts (:func:`record_game`) or is decided; the state holds no pending report."""
     state = make_event(4)
     t.pair_next_round(state)
-    m, other = open_matches(state)
-    v1 = value_for(state, m, 1, m.a)
-    t.report_game(state, m.a, winner=m.a, value=v1)
-    # The opponent reports the game waiting for them (the default), the same winner, no number: confirmed.
-    events = t.report_game(state, m.b, winner=m.a)
-    assert events == [t.GameConfirmed(m.number, 1, m.b)]
-    assert (m.games[0].status, m.games[0].winner, m.games[0].value) == (t.FINAL, m.a, v1)
-
-    v2 = value_for(state, m, 2, m.b)
-    t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    m = open_matches(state)[0]
     before = snapshot(state)
-    with pytest.raises(InvalidScore):  # a bad number is refused before anything changes
-        t.report_game(state, m.a, winner=m.b, value=-4)
-    assert snapshot(state) == before
-    [disputed] = t.report_game(state, m.a, winner=m.b, value=v2 + 1)
-    # Both claims go to the organizer: the waiting report, and the disputing player's own.
-    measure = t.value_needed(state, m.number, 2, m.b)
-    claimed = t.Claim(m.b, m.b, v2, measure, t.reported_points(state, m, m.games[1]))
-    counter = t.Claim(m.a, m.b, v2 + 1, measure, t._game_points(state, m, m.games[1], m.b, v2 + 1))
-    assert disputed == t.GameDisputed(m.number, 2, m.a, "", claimed, counter)
-    assert m.games[1].status == t.DISPUTED
-    with pytest.raises(AlreadyReported, match="disputed: an organizer decides it"):
-        t.report_game(state, m.b, winner=m.b, value=v2, game=2)
+    value = value_for(state, m, 1, m.a)
+    report = t.reported(state, m.b, winner=m.a, value=value)
+    assert report == t.Report(m.b, m.a, value, t.value_needed(state, m.number, 1, m.a), report.match_points)
+    assert t.reported(state, m.b, winner=m.a) == t.Report(m.b, m.a, None, report.measure, None)  # a number to come
+    assert t.reported(state, m.a, winner=None) == t.Report(m.a, None, None, None, (0, 0))
+    assert snapshot(state) == before and t.report_target(state, m.a) is m.games[0]
+    # Game 1's report waits in the caller's claims flow, disputed: a report without a game is about game 2.
+    assert t.report_target(state, m.a, disputed=(1,)) is m.games[1]
     with pytest.raises(AlreadyReported, match="a disputed one waits for an organizer"):
-        t.report_game(state, m.b, winner=m.b, value=v2)
-
-    t.report_game(state, other.a, winner=other.a, value=value_for(state, other, 1, other.a))
-    [drawn] = t.report_game(state, other.b, winner=None)
-    assert drawn.counter == t.Claim(other.b, None, None, None, (0, 0)) and drawn.claimed.winner == other.a
-    t.report_game(state, other.a, winner=None, game=2)
-    [confirmed, *_] = t.report_game(state, other.b, winner=None, game=2)
-    assert confirmed == t.GameConfirmed(other.number, 2, other.b)
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(first=st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 25)),
-       second=st.tuples(st.sampled_from(["a", "b", None]), st.one_of(st.none(), st.integers(0, 25))))
-def test_a_second_report_by_the_opponent_confirms_exactly_when_it_matches(first, second):
-    state = make_event(4, options=("dominaria",) * 4)
-    t.pair_next_round(state)
-    m = open_matches(state)[0]
-    seat = {"a": m.a, "b": m.b, None: None}
-    w1, v1 = seat[first[0]], first[1]
-    w2, v2 = seat[second[0]], second[1]
-    t.report_game(state, m.a, winner=w1, value=v1 if w1 is not None else None, game=1)
-    t.report_game(state, m.b, winner=w2, value=v2 if w2 is not None else None, game=1)
-    g = m.games[0]
-    matches = w1 == w2 and (w1 is None or v2 is None or v1 == v2)
-    assert g.status == (t.FINAL if matches else t.DISPUTED)
-    assert (g.winner, g.value) == (w1, v1 if w1 is not None else None)  # the waiting report is never rewritten
-
-
-def test_confirming_or_disputing_your_own_report_is_refused():
-    state = make_event(4)
-    t.pair_next_round(state)
-    m = open_matches(state)[0]
-    t.report_game(state, m.a, winner=m.a, value=value_for(state, m, 1, m.a))
-    before = snapshot(state)
-    with pytest.raises(NothingToConfirm, match="your own report"):
-        t.confirm_game(state, m.a)
-    with pytest.raises(NothingToConfirm, match="your own report"):
-        t.confirm_game(state, m.a, game=1)
-    with pytest.raises(NothingToConfirm, match="your own report"):
-        t.dispute_game(state, m.a)
-    assert snapshot(state) == before
-    [ev] = t.confirm_game(state, m.b)
-    assert ev == t.GameConfirmed(m.number, 1, m.b)
+        t.report_target(state, m.a, disputed=(1, 2))
+    # Nothing of a waiting report is kept: no report, confirm or dispute operation, no such field or status.
+    assert not {"report_game", "confirm_game", "dispute_game", "Claim", "ReportWaiting"} & set(dir(t))
+    assert {f for f in t.Game.__dataclass_fields__} == {"number", "first", "status", "winner", "value", "flagged",
+                                                          "decided", "note"}
+    assert (t.PENDING, t.FLAGGED, t.FINAL) == ("pending", "flagged", "final") and not hasattr(t, "REPORTED")
+    [recorded] = t.record_game(state, m.number, 1, winner=m.a, value=value)
+    assert recorded == t.GameRecorded(m.number, 1, m.a, value, report.match_points)
+    assert (m.games[0].status, m.games[0].winner, m.games[0].value) == (t.FINAL, m.a, value)
+    assert t.report_target(state, m.a) is m.games[1]
 
 
 def test_a_bye_has_nothing_to_report():
     state = make_event(5)
     [paired] = t.pair_next_round(state)
     with pytest.raises(NotInMatch, match="bye"):
-        t.report_game(state, paired.bye, winner=paired.bye, value=5)
+        t.reported(state, paired.bye, winner=paired.bye, value=5)
 
 
 def test_reporting_before_the_event_runs_is_refused():
     state = make_event(4, close=False)
     with pytest.raises(WrongPhase):
-        t.report_game(state, 0, winner=0, value=5)
+        t.reported(state, 0, winner=0, value=5)
+    with pytest.raises(WrongPhase):
+        t.record_game(state, 1, 1, winner=0, value=5)
 
 
-def test_dispute_then_organizer_decision():
+def test_an_organizer_decides_a_game_without_a_result():
+    """A disputed report waits in the claims flow; the engine only sees the decision."""
     state = make_event(4, options=("dominaria",) * 4)
     t.pair_next_round(state)
     m = open_matches(state)[0]
-    t.report_game(state, m.a, winner=m.a, value=10)
-    [ev] = t.dispute_game(state, m.b, reason="I won that one")
-    assert ev == t.GameDisputed(m.number, 1, m.b, "I won that one", t.Claim(m.a, m.a, 10, "life", (20, 0)), None)
-    with pytest.raises(NothingToConfirm):
-        t.confirm_game(state, m.b)  # a disputed game waits for the organizer
-    with pytest.raises(AlreadyReported):
-        t.report_game(state, m.b, winner=m.b, value=4, game=1)
+    assert t.reported(state, m.a, winner=m.a, value=10) == t.Report(m.a, m.a, 10, "life", (20, 0))
     [decided] = t.decide_game(state, m.number, 1, winner=m.b, value=4, note="judge call")
     assert decided == t.GameDecided(m.number, 1, m.b, 4, (0, 14), "judge call")
     assert m.games[0].status == "final" and m.games[0].decided
@@ -682,8 +621,11 @@ def test_report_against_a_dropped_opponent_is_final_at_once():
     m = open_matches(state)[0]
     [dropped] = t.drop(state, m.b)
     assert dropped == t.PlayerDropped(m.b, 1, m.number)
-    [reported] = t.report_game(state, m.a, winner=m.a, value=5, game=1)
-    assert reported.needs_confirmation_by is None and m.games[0].status == "final"
+    other = next(x for x in open_matches(state) if x is not m)
+    assert t.answerer(state, m.number, m.a) is None  # nobody is left to confirm: it counts at once
+    assert t.answerer(state, other.number, other.a) == other.b
+    play(state, m, 1, m.a)
+    assert m.games[0].status == "final"
 
 
 # --------------------------------------------------------------------------- chess clock
@@ -711,13 +653,15 @@ def test_flag_fall_reports_the_game_lost_and_the_organizer_may_override():
     assert ev == t.GameLostOnTime(m.number, 1, m.a, m.b, "life")
     before = snapshot(state)
     with pytest.raises(TurnaboutError, match="lost on time"):
-        t.report_game(state, m.a, winner=m.a, value=5, game=1)
+        t.reported(state, m.a, winner=m.a, value=5, game=1)
+    with pytest.raises(TurnaboutError, match="lost on time"):
+        t.record_game(state, m.number, 1, winner=m.a, value=5)
     with pytest.raises(AlreadyReported):
         t.flag_fell(state, m.number, 1, m.b)
     assert snapshot(state) == before
-    [reported] = t.report_game(state, m.a, winner=m.b, value=6, game=1)  # the number is still needed
+    reported = t.reported(state, m.a, winner=m.b, value=6, game=1)  # the number is still needed
     assert reported.match_points == (0, 16)
-    t.confirm_game(state, m.b)
+    t.record_game(state, m.number, 1, winner=m.b, value=6)
     [decided, *_] = t.decide_game(state, m.number, 1, winner=m.a, value=3, note="clock malfunction")
     assert decided.match_points == (13, 0)
 
@@ -816,15 +760,15 @@ def test_end_ranks_everyone_and_awards_ratings_by_hand():
 def test_codec_version():
     state = make_event(4)
     d = state.to_dict()
-    assert d["v"] == 1
-    for bad in ({**d, "v": 2}, {k: v for k, v in d.items() if k != "v"}):
+    assert d["v"] == 2  # 1: reports waited in the games (migration 0032 moves them to the kit's book)
+    for bad in ({**d, "v": 1}, {**d, "v": 3}, {k: v for k, v in d.items() if k != "v"}):
         with pytest.raises(ValueError, match="version"):
             TurnaboutState.from_dict(bad)
 
 
 def _random_step(state: TurnaboutState, rng: random.Random) -> None:
     """One random action, refused or not (refusals must change nothing)."""
-    action = rng.choice(["report", "report", "confirm", "dispute", "decide", "pair", "drop", "flag"])
+    action = rng.choice(["report", "report", "record", "decide", "pair", "drop", "flag"])
     seat = rng.randrange(len(state.players))
     opens = open_matches(state)
     m = rng.choice(opens) if opens else None
@@ -836,14 +780,15 @@ def _random_step(state: TurnaboutState, rng: random.Random) -> None:
             t.drop(state, seat)
         elif m is None:
             return
-        elif action == "report":
+        elif action in ("report", "record"):  # a report is only checked; a result that counts is recorded
             winner = rng.choice([m.a, m.b, None])
-            value = None if winner is None else value_for(state, m, rng.choice([1, 2]), winner, rng)
-            t.report_game(state, rng.choice([m.a, m.b]), winner=winner, value=value, match=m.number)
-        elif action == "confirm":
-            t.confirm_game(state, rng.choice([m.a, m.b]), match=m.number)
-        elif action == "dispute" and rng.random() < 0.3:
-            t.dispute_game(state, rng.choice([m.a, m.b]), match=m.number)
+            game = rng.choice([1, 2])
+            value = None if winner is None else value_for(state, m, game, winner, rng)
+            if action == "report":
+                t.reported(state, rng.choice([m.a, m.b]), winner=winner, value=value, game=game, match=m.number)
+                assert snapshot(state) == before
+            else:
+                t.record_game(state, m.number, game, winner=winner, value=value)
         elif action == "decide":
             game = rng.choice([1, 2])
             winner = rng.choice([m.a, m.b])
@@ -890,10 +835,10 @@ def test_a_report_of_a_winner_below_zero_life_is_recorded_as_zero():
     state = make_event(4, options=["dominaria"] * 4)
     t.pair_next_round(state)
     m = open_matches(state)[0]
-    reported = t.report_game(state, m.b, winner=m.a, value=-3, game=1)
-    assert reported[0].value == 0 and reported[0].match_points == (10, 0)
-    t.confirm_game(state, m.a, game=1)
-    assert m.games[0].value == 0
+    reported = t.reported(state, m.b, winner=m.a, value=-3, game=1)
+    assert reported.value == 0 and reported.match_points == (10, 0)
+    [recorded, *_] = t.record_game(state, m.number, 1, winner=m.a, value=-3)
+    assert recorded.value == 0 and m.games[0].value == 0
     decided = t.decide_game(state, m.number, 2, winner=m.b, value=-12)
     assert decided[0].value == 0 and m.games[1].value == 0 and decided[0].match_points == (0, 10)
 

@@ -39,6 +39,13 @@ async def queued(db, kind: str) -> list[OutboxMessage]:
                                            .order_by(OutboxMessage.id))).scalars())
 
 
+async def status_of(db, event_id: int, match: int, game: int) -> str:
+    """A game's status as players read it: the engine's, or its report's while it waits (the kit's book)."""
+    async with db.read() as session:
+        loaded = await turnabout.GAMES.load(session, event_id, lock=False)
+    return turnabout.game_status(loaded, match, loaded.state.match(match).games[game - 1])
+
+
 def user_of(event: turnabout.EventView, seat: int) -> int:
     return event.state.players[seat].user_id
 
@@ -265,14 +272,18 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
         await turnabout.confirm(db, event.id, m.number, 1, player(a))
     with pytest.raises(PermissionDenied):
         await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
-    assert await turnabout.answered_report(db, event.id, m.number, 1, GUILD) is None  # still waiting
+    claim = out.pending.claim
+    assert await turnabout.answered_report(db, event.id, GUILD, number=claim) is None  # still waiting
+    assert await status_of(db, event.id, m.number, 1) == "reported"
     # The opponent reports the same result (no number needed): that confirms it.
     matched = await turnabout.report(db, event.id, player(b), result="lost")
     assert matched.confirmed and matched.pending is None and matched.game == 1
-    answered = await turnabout.answered_report(db, event.id, m.number, 1, GUILD)
-    assert answered is not None and answered.status == engine.FINAL and answered.winner == a
-    assert await turnabout.answered_report(db, event.id, m.number, 1, OTHER_GUILD) is None
-    assert await turnabout.answered_report(db, event.id, 999, 1, GUILD) is None
+    answered = await turnabout.answered_report(db, event.id, GUILD, number=claim)
+    assert answered is not None and answered.status == engine.FINAL and answered.winner == a and answered.by_report
+    assert await turnabout.answered_report(db, event.id, GUILD, match=m.number, game=1) == answered  # an old button
+    assert await turnabout.answered_report(db, event.id, OTHER_GUILD, number=claim) is None
+    assert await turnabout.answered_report(db, event.id, GUILD, number=999) is None
+    assert await turnabout.answered_report(db, event.id, GUILD, match=999, game=1) is None
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
     # Game 2 disputed by the other player's own, different report; the organizer settles it.
@@ -484,8 +495,7 @@ async def test_an_organizer_who_plays_never_confirms_their_own_report(db):
     await turnabout.report(db, event.id, playing_organizer, result="won", value=5, game=1)
     with pytest.raises(UserError, match="own report"):
         await turnabout.confirm(db, event.id, m.number, 1, playing_organizer)
-    game = (await turnabout.get_event(db, event.id)).state.match(m.number).games[0]
-    assert game.status == engine.REPORTED
+    assert await status_of(db, event.id, m.number, 1) == "reported"
     await turnabout.confirm(db, event.id, m.number, 1, player(opponent))
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
@@ -555,10 +565,15 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     fourth = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)).pending.claim
     await turnabout.record_report_message(db, event.id, fourth, channel_id=CHANNEL, message_id=602)
     disputed = await turnabout.dispute(db, event.id, other.number, 2, player(d), message_id=602)
-    assert 602 not in await edits() and disputed.done.status == engine.DISPUTED and disputed.done.reporter == c
-    async with db.read() as session:  # no report waits: the kit's claims all ended, as their games did
+    assert 602 not in await edits() and disputed.done.status == claims.DISPUTED and disputed.done.reporter == c
+    async with db.read() as session:  # no report waits for its opponent: the disputed one waits for a referee
         book = claims.Book(dict((await session.get(TurnaboutEvent, event.id)).bookkeeping or {}))
-    assert book.waiting() == [] and [book.ended(n).how for n in (1, 2, 3, 4)] == ["confirm", "confirm", "decide", "dispute"]
+    assert [(c.number, c.status) for c in book.waiting()] == [(4, claims.DISPUTED)]
+    assert [book.ended(n).how for n in (1, 2, 3, 4)] == ["agreed", "confirm", "decide", "dispute"]
+    await turnabout.settle(db, event.id, ORG, match=other.number, game=2, winner_id=c, value=5)
+    async with db.read() as session:  # settled: its claim ends, decided
+        book = claims.Book(dict((await session.get(TurnaboutEvent, event.id)).bookkeeping or {}))
+    assert book.waiting() == [] and book.ended(4).how == "decide" and book.ended(4).by == ORGANIZER
 
 
 async def test_a_dispute_carries_both_claims_to_the_organizer(db):
@@ -630,7 +645,7 @@ async def test_an_organizer_confirming_another_match_confirms_for_the_absent_pla
     with pytest.raises(claims.AbsentConfirmNeeded) as needed:
         await turnabout.confirm(db, event.id, other.number, 1, organizer)
     assert needed.value.absent == d
-    assert (await turnabout.get_event(db, event.id)).state.match(other.number).games[0].status == engine.REPORTED
+    assert await status_of(db, event.id, other.number, 1) == "reported"
     done = (await turnabout.confirm(db, event.id, other.number, 1, organizer, for_absent=True)).done
     assert done.status == engine.FINAL and not done.decided and done.by == d and done.for_absent == 1000
     assert not any(any(e["type"] == "turnabout.GameDecided" for e in msg.payload["events"])

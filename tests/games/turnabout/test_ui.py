@@ -17,7 +17,7 @@ from bot.games.turnabout.service import (
     Registration,
     ReportDone,
 )
-from bot.kit import limits
+from bot.kit import claims, limits
 
 NASTY = "@everyone **bold** [link](https://x.y) " + "é" * 60  # 100 characters of markdown, pings and accents
 
@@ -156,7 +156,7 @@ def test_an_answered_report_says_who_won_with_what_number():
     assert ui.report_done_text(decided).endswith("decided by an organizer.")
     draw = dataclasses.replace(confirmed, winner=None, value=None, measure=None, match_points=0)
     assert ui.report_done_text(draw) == "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>."
-    disputed = dataclasses.replace(confirmed, status=engine.DISPUTED, reporter=10)
+    disputed = dataclasses.replace(confirmed, status=claims.DISPUTED, reporter=10)
     assert ui.report_done_text(disputed) == (
         "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 match points**); <@11> "
         "disputed it. An organizer who does not play in it decides it.")
@@ -167,18 +167,17 @@ def test_a_dispute_shows_the_organizer_both_claims():
     state = event_state(4)
     engine.pair_next_round(state)
     m = state.round_matches()[0]
-    engine.report_game(state, m.a, winner=m.a, value=12, game=1)
-    events = engine.report_game(state, m.b, winner=m.b, value=3, game=1)
-    [line] = ui.event_lines(announcement(state, events))
+    claimed = engine.reported(state, m.a, winner=m.a, value=12, game=1)
+    counter = engine.reported(state, m.b, winner=m.b, value=3, game=1)
+    [line] = ui.event_lines(announcement(state, [engine.GameDisputed(m.number, 1, m.b, "", claimed, counter)]))
     a, b = state.players[m.a].user_id, state.players[m.b].user_id
     measure = ui.MEASURE[engine.value_needed(state, m.number, 1, m.a)]
     assert line.startswith(f"⚠️ Match {m.number}, game 1 is disputed by <@{b}>. <@{a}> reported: <@{a}> won with "
                            f"12 {measure} (")
     assert f"; <@{b}> reported: <@{b}> won with 3 " in line
     assert line.endswith(f"<@4> decides it with `/turnabout settle match:{m.number} game:1`.")
-    engine.report_game(state, m.a, winner=m.a, value=12, game=2)
-    [button] = engine.dispute_game(state, m.b, game=2)
-    [line] = ui.event_lines(announcement(state, [button]))
+    claimed = engine.reported(state, m.a, winner=m.a, value=12, game=2)
+    [line] = ui.event_lines(announcement(state, [engine.GameDisputed(m.number, 2, m.b, "", claimed, None)]))
     assert f"<@{a}> reported: <@{a}> won with 12 " in line and f"; <@{b}> disputes that. <@4> decides it" in line
 
 
