@@ -52,7 +52,7 @@ async def test_turnabout_when_the_organizer_plays(fake, bot, world):
         report = await t.report(world.admin, "won", 5, 1)
         own_confirm = await t.answer(world.admin, report.message)
         assert own_confirm.ephemeral and "own report" in own_confirm.content, own_confirm.content
-        assert (await t.state()).match(own.number).games[0].status == "reported"
+        assert await t.game_status(own.number, 1) == "reported"
         # The opponent disputes: the call goes to the organizer role, not to the organizer who plays.
         await t.answer(opponent, report.message, "dispute")
         call = await t.wait_channel(f"Match {own.number}, game 1 is disputed")
@@ -72,7 +72,7 @@ async def test_turnabout_when_the_organizer_plays(fake, bot, world):
         prompt = await t.answer(world.admin, other_report.message)
         label = f"Confirm for player{world.players.index(d)} (absent)"
         assert prompt.ephemeral and label in [b.get("label") for b in prompt.components], prompt.components
-        assert (await t.state()).match(other.number).games[0].status == "reported"  # nothing yet
+        assert await t.game_status(other.number, 1) == "reported"  # nothing yet
         pressed = await fake.click(world.admin, prompt.message, prompt_button(prompt, label))
         assert f"confirmed for <@{d}> (absent) by <@{world.admin}>" in pressed.content, pressed.content
         assert (await t.state()).match(other.number).games[0].status == "final"

@@ -87,8 +87,8 @@ async def test_a_turnabout_report_whose_reply_is_lost_is_never_stuck(fake, bot, 
 
     # --- killed between saving the report and replying: the reporter repeats it ---------------------
     await killed_while_replying(fake, bot, lambda: table.report(a, "won", 5, 1))
-    game = (await table.state()).match(first.number).games[0]
-    assert (game.status, game.value) == (engine.REPORTED, 5)  # saved; its buttons were on the lost reply
+    assert await table.game_status(first.number, 1) == "reported"  # saved; its buttons were on the lost reply
+    assert (await table.waiting(first.number, 1)).value == 5
     again = await table.report(a, "won", 5)
     assert not again.ephemeral and again.content.startswith(f"📝 Match {first.number}, game 1: "), again.content
     assert f"<@{a}> reports <@{a}> **won** with 5 life (**15 match points**) (still waiting)" in again.content
@@ -100,7 +100,7 @@ async def test_a_turnabout_report_whose_reply_is_lost_is_never_stuck(fake, bot, 
 
     # --- game 2's reply lost with 10062: the opponent's own matching report confirms it ---------------
     await reply_lost_with_10062(fake, lambda: table.report(b, "won", 3, 2))
-    assert (await table.state()).match(first.number).games[1].status == engine.REPORTED
+    assert await table.game_status(first.number, 2) == "reported"
     matched = await table.report(a, "lost")  # no number needed: it matches b's report
     assert matched.content.startswith(f"✅ Match {first.number}, game 2: "), matched.content
     assert f"confirmed by <@{a}>'s matching report." in matched.content, matched.content

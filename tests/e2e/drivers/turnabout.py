@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.games.turnabout import rules as engine
+from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui
 from bot.games.turnabout.models import TurnaboutEvent
 from bot.kit import claims
@@ -35,6 +36,19 @@ class TurnaboutDriver(TableDriver):
 
     async def state(self) -> engine.TurnaboutState:
         return engine.TurnaboutState.from_dict((await self.state_row()).state)
+
+    async def game_status(self, match: int, game: int) -> str:
+        """A game's status as players read it: the engine's, or "reported" / "disputed" while its report
+        waits in the kit's claim book."""
+        async with self.db.read() as session:
+            loaded = await turnabout.GAMES.load(session, self.event_id, lock=False)
+        return turnabout.game_status(loaded, match, loaded.state.match(match).games[game - 1])
+
+    async def waiting(self, match: int, game: int) -> turnabout.Reported | None:
+        """What the waiting (or disputed) report of a game says, if one waits."""
+        row = await self.state_row()
+        claim = claims.Book(dict(row.bookkeeping or {})).of(f"{match}.{game}")
+        return claim.result_as(turnabout.Reported) if claim is not None else None
 
     async def join(self, user: int, deck: str, scoring: str | None = None, decklist: bytes | None = None):
         """`/turnabout join` with a deck (again: changes it)."""
