@@ -459,6 +459,12 @@ class Reported:
     value: int | None
 
 
+def agrees(waiting: Reported, reported: Reported) -> bool:
+    """A report says what the waiting one says: the same winner (or a draw), and the same number if
+    it gives one (the opponent reporting their loss needs none)."""
+    return waiting.winner == reported.winner and reported.value in (None, waiting.value)
+
+
 def _key(match: int, game: int) -> str:
     return f"{match}.{game}"
 
@@ -606,12 +612,8 @@ async def report(
             await GAMES.commit(session, loaded, events)
             done = _done(loaded, match.number, reported, actor.user_id, by=actor.user_id, unopposed=True)
             return Outcome(_view(loaded), list(events), game=target, done=done)
-
-        def same(claim: claims.Claim) -> bool:
-            theirs = claim.result_as(Reported)
-            return theirs.winner == reported.winner and reported.value in (None, theirs.value)
-
-        met = book.report(key, match.round, _match_users(state, match), actor.user_id, reported, same=same)
+        met = book.report(key, match.round, _match_users(state, match), actor.user_id, reported,
+                          same=lambda claim: agrees(claim.result_as(Reported), reported))
         if met.how == claims.AGREED:
             outcome = await _counts(session, loaded, met.claim, shown=None)
             return replace(outcome, done=None) if met.claim.shown else outcome  # its messages show it

@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 
 from bot.features.clock import rules as clock_rules
@@ -678,3 +680,48 @@ async def test_the_organizer_sets_the_events_clock_and_a_clock_with_other_settin
     event = await turnabout.create_event(db, ORG, channel_id=CHANNEL, clock="delay", clock_minutes=25,
                                          clock_increment=5, seed=3)
     assert (event.settings.clock_mode, event.settings.clock_minutes, event.settings.clock_increment) == ("delay", 25, 5)
+
+
+async def test_a_waiting_report_is_the_kits_claim_and_the_engine_holds_none(db):
+    """Issue 34: the report step is the kit's claims flow. The event's stored engine state holds no
+    waiting or disputed report (the game has no result until it counts); the kit's book holds it, and
+    a clock can neither fall on that game nor be started for it."""
+    event = await registered(db, 4, rounds=1, clock="delay")
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m, other = event.state.round_matches()
+    a, b, c, d = (user_of(event, seat) for seat in (m.a, m.b, other.a, other.b))
+    await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
+    await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)
+    await turnabout.report(db, event.id, player(d), result="won", value=6, game=1)  # otherwise: disputed
+    async with db.read() as session:
+        row = await session.get(TurnaboutEvent, event.id)
+    for match in (m, other):
+        game = row.state["matches"][match.number - 1]["games"][0]
+        assert (game["status"], game["winner"], game["value"]) == (engine.PENDING, None, None), game
+        assert not {"reported_by", "confirmed_by"} & set(game)
+    waiting = claims.Book(dict(row.bookkeeping)).waiting()
+    assert [(x.key, x.status) for x in waiting] == [(f"{m.number}.1", claims.REPORTED),
+                                                    (f"{other.number}.1", claims.DISPUTED)]
+    assert [await status_of(db, event.id, x.number, 1) for x in (m, other)] == ["reported", "disputed"]
+    async with db.write() as session:
+        assert not await turnabout.record_flag_fall(session, event_id=event.id, match=m.number, game=1, loser_id=b)
+        with pytest.raises(UserError, match=r"already has a result \(reported\)"):
+            await turnabout.clock_game(session, GUILD, CHANNEL, a, b, 1)
+        assert (await turnabout.clock_game(session, GUILD, CHANNEL, a, b, None)).game == 2
+    # The disputing player's own report of what was claimed agrees: the game counts, as reported.
+    agreed = await turnabout.report(db, event.id, player(d), result="lost", game=1)
+    assert agreed.confirmed and agreed.done is not None and agreed.done.by_report and agreed.done.winner == c
+    assert (await turnabout.get_event(db, event.id)).state.match(other.number).games[0].winner == other.a
+
+
+@settings(max_examples=80, deadline=None)
+@given(first=st.tuples(st.sampled_from([10, 11, None]), st.integers(0, 25)),
+       second=st.tuples(st.sampled_from([10, 11, None]), st.one_of(st.none(), st.integers(0, 25))))
+def test_a_second_report_agrees_exactly_when_it_says_the_same(first, second):
+    """The opponent's own report counts the waiting one when it has the same winner (or both say a
+    draw) and, if it gives a number, the same number; anything else disputes it."""
+    (w1, v1), (w2, v2) = first, second
+    waiting = turnabout.Reported(1, w1, v1 if w1 is not None else None)
+    reported = turnabout.Reported(1, w2, v2 if w2 is not None else None)
+    assert turnabout.agrees(waiting, reported) == (w1 == w2 and (w1 is None or v2 is None or v1 == v2))
