@@ -478,11 +478,10 @@ def _book(loaded: Loaded) -> claims.Book:
     return claims.Book(loaded.bookkeeping)
 
 
-def _claimed_games(loaded: Loaded, match: int, *, disputed: bool = False) -> tuple[int, ...]:
-    """The games of `match` whose report waits (`disputed`: only those waiting for an organizer)."""
+def _disputed_games(loaded: Loaded, match: int) -> tuple[int, ...]:
+    """The games of `match` whose report is disputed: they wait for an organizer, not for a report."""
     waiting = (_book(loaded).of(_key(match, game)) for game in (1, 2))
-    return tuple(c.result_as(Reported).game for c in waiting
-                 if c is not None and (not disputed or c.status == claims.DISPUTED))
+    return tuple(c.result_as(Reported).game for c in waiting if c is not None and c.status == claims.DISPUTED)
 
 
 def _said(loaded: Loaded, match: int, reporter: int, reported: Reported) -> engine.Report:
@@ -514,10 +513,11 @@ def _pending(loaded: Loaded, claim: claims.Claim) -> PendingGame:
                        measure, points, claim.number)
 
 
-def _done(loaded: Loaded, match: int, reported: Reported, reporter: int | None, **how: Any) -> ReportDone:
+def _done(loaded: Loaded, match: int, reported: Reported, reporter: int | None, *, status: str = engine.FINAL,
+          decided: bool = False, **how: Any) -> ReportDone:
     measure, points = _scored(loaded, match, reported)
-    return ReportDone(loaded.id, match, reported.game, how.pop("status", engine.FINAL), how.pop("decided", False),
-                      reported.winner, reported.value, measure, points, reporter, **how)
+    return ReportDone(loaded.id, match, reported.game, status, decided, reported.winner, reported.value, measure,
+                      points, reporter, **how)
 
 
 def _report_done(loaded: Loaded, claim: claims.Claim, **where: Any) -> ReportDone:
@@ -578,6 +578,15 @@ async def _disputes(session: AsyncSession, loaded: Loaded, claim: claims.Claim, 
     return Outcome(_view(loaded), list(events), game=game, done=_report_done(loaded, claim))
 
 
+async def _unopposed(session: AsyncSession, loaded: Loaded, match: int, reported: Reported, winner: int | None,
+                     reporter: int) -> Outcome:
+    """A report against an opponent who has dropped counts at once: nobody is left to confirm it."""
+    events = GAMES.call(engine.record_game, loaded.state, match, reported.game, winner=winner, value=reported.value)
+    await GAMES.commit(session, loaded, events)
+    done = _done(loaded, match, reported, reporter, by=reporter, unopposed=True)
+    return Outcome(_view(loaded), list(events), game=reported.game, done=done)
+
+
 async def report(
     db: Database, event_id: int, actor: tables.Actor, *, result: str, value: int | None = None,
     game: int | None = None,
@@ -599,7 +608,7 @@ async def report(
             raise UserError("You have a bye this round: there is no game to report.")
         winner = _winner_seat(match, seat, result)
         target = GAMES.call(engine.report_target, state, seat, game=game, match=match.number,
-                            disputed=_claimed_games(loaded, match.number, disputed=True)).number
+                            disputed=_disputed_games(loaded, match.number)).number
         said = GAMES.call(engine.reported, state, seat, winner=winner, value=value, game=target, match=match.number)
         reported = Reported(target, None if winner is None else state.players[winner].user_id, said.value)
         book, key = _book(loaded), _key(match.number, target)
@@ -608,10 +617,7 @@ async def report(
             raise UserError(f"Game {target} needs the winner's {_MEASURE_WORDS[said.measure or 'life']} (`number`), "
                             "by the losing deck's option.")
         if waiting is None and GAMES.call(engine.answerer, state, match.number, seat) is None:
-            events = GAMES.call(engine.record_game, state, match.number, target, winner=winner, value=said.value)
-            await GAMES.commit(session, loaded, events)
-            done = _done(loaded, match.number, reported, actor.user_id, by=actor.user_id, unopposed=True)
-            return Outcome(_view(loaded), list(events), game=target, done=done)
+            return await _unopposed(session, loaded, match.number, reported, winner, actor.user_id)
         met = book.report(key, match.round, _match_users(state, match), actor.user_id, reported,
                           same=lambda claim: agrees(claim.result_as(Reported), reported))
         if met.how == claims.AGREED:
