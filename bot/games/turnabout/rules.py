@@ -1096,6 +1096,18 @@ def report_target(state: TurnaboutState, seat: int, *, game: int | None = None, 
     return g
 
 
+def _check_players_result(m: Match, g: Game, winner: int | None) -> None:
+    """The players' result of a game: only one without a result, a winner of the match, and after a
+    flag fall its winner (only an organizer can change that: :func:`decide_game`)."""
+    if g.status == FINAL:
+        raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
+    _check_winner(m, winner)
+    if g.status == FLAGGED and winner != m.other(g.flagged):
+        raise TurnaboutError(
+            f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
+        )
+
+
 def reported(state: TurnaboutState, seat: int, *, winner: int | None, value: int | None = None,
              game: int | None = None, match: int | None = None) -> Report:
     """``seat``'s report of ``game`` (default: :func:`report_target`) of ``match`` (default: their
@@ -1105,13 +1117,7 @@ def reported(state: TurnaboutState, seat: int, *, winner: int | None, value: int
     a report that matches a waiting one needs none). A draw gives no number and no points."""
     m = _players_match(state, seat, match)
     g = report_target(state, seat, game=game, match=m.number)
-    _check_winner(m, winner)
-    if g.status == FINAL:
-        raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
-    if g.status == FLAGGED and winner != m.other(g.flagged):
-        raise TurnaboutError(
-            f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
-        )
+    _check_players_result(m, g, winner)
     if winner is None:
         return Report(seat, None, None, None, (0, 0))
     if value is not None:
@@ -1130,25 +1136,25 @@ def answerer(state: TurnaboutState, match: int, seat: int) -> int | None:
     return None if state.players[opponent].dropped else opponent
 
 
+def _played_game(state: TurnaboutState, match: int, game: int, action: str) -> tuple[Match, Game]:
+    """Game ``game`` of ``match`` (not a bye) of the running event, to ``action`` (record, decide)."""
+    _require_phase(state, RUNNING, f"{action} a game")
+    m = state.match(match)
+    if m.b is None:
+        raise NotInMatch(f"Match {match} is a bye: there is no game to {action}.")
+    g = _find_game(m, game, ())
+    assert g is not None
+    return m, g
+
+
 def record_game(
     state: TurnaboutState, match: int, game: int, *, winner: int | None, value: int | None = None
 ) -> list[Event]:
     """A game's result that counts: its report confirmed by the opponent (or for them, absent),
     matched by their own report, or final at once (their opponent has dropped). Only a game
     without a result; the number is checked as for any report (a winner below 0 life: 0)."""
-    _require_phase(state, RUNNING, "record a game")
-    m = state.match(match)
-    if m.b is None:
-        raise NotInMatch(f"Match {match} is a bye: there is no game to record.")
-    g = _find_game(m, game, ())
-    assert g is not None
-    if g.status == FINAL:
-        raise AlreadyReported(f"Game {g.number} of match {m.number} is already reported ({g.status}).")
-    _check_winner(m, winner)
-    if g.status == FLAGGED and winner != m.other(g.flagged):
-        raise TurnaboutError(
-            f"Game {g.number} was lost on time by the player whose flag fell; only an organizer can change that."
-        )
+    m, g = _played_game(state, match, game, "record")
+    _check_players_result(m, g, winner)
     value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     points = _game_points(state, m, g, winner, value)  # validates the number before any change
     g.status, g.winner, g.value = FINAL, winner, (value if winner is not None else None)
@@ -1166,12 +1172,7 @@ def decide_game(
 ) -> list[Event]:
     """Organizer: settle or override a game (a dispute, a no-show, a flag fall). Final at once;
     allowed on any game of a played match until the event ends."""
-    _require_phase(state, RUNNING, "decide a game")
-    m = state.match(match)
-    if m.b is None:
-        raise NotInMatch(f"Match {match} is a bye: there is no game to decide.")
-    g = _find_game(m, game, ())
-    assert g is not None
+    m, g = _played_game(state, match, game, "decide")
     _check_winner(m, winner)
     value = _recorded_value(state, m, g, winner, value) if isinstance(value, int) else value
     points = _game_points(state, m, g, winner, value)
