@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.battler import service, ui
+from bot.games.battler import messages, service, ui
 from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
@@ -19,6 +19,8 @@ FORMAT = Format(
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED,
                   service.PHASE_OVER),
     deadline_kinds=(service.RECOVER,),
+    renderers=messages.RENDERERS,
+    deadlines=service.DEADLINES,
     web=f"{__name__}.web",
     leaderboard="Treasure Battler",
     help=FormatHelp(

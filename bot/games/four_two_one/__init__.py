@@ -17,6 +17,7 @@ FORMAT = Format(
     forms=(ui.DECK_FORM,),
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
     deadline_kinds=(),
+    renderers=ui.RENDERERS,
     web=f"{__name__}.web",
     leaderboard="421",
     help=FormatHelp(

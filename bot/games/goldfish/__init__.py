@@ -5,7 +5,7 @@ draft is a draft pod whose scoring this package opens when the draft's "draft.co
 
 from __future__ import annotations
 
-from bot.games.goldfish import service, ui
+from bot.games.goldfish import messages, service, ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,6 +17,7 @@ FORMAT = Format(
     components=(ui.FormAgainButton,),
     forms=(ui.SCORE_FORM,),
     outbox_kinds=(service.FINAL, service.REJECTED, service.CANCELLED),
+    renderers=messages.RENDERERS,
     leaderboard="Goldfish Draft",
     help=FormatHelp(
         key="goldfish",

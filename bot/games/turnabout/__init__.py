@@ -16,6 +16,7 @@ FORMAT = Format(
     forms=(),
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL, service.REPORT_DONE),
     deadline_kinds=(),
+    renderers=ui.RENDERERS,
     web=f"{__name__}.web",
     leaderboard="Turnabout",
     help=FormatHelp(

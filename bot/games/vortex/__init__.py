@@ -16,6 +16,7 @@ FORMAT = Format(
     forms=(),
     outbox_kinds=(service.PICK, service.BASICS, service.LOOK, service.SEARCH, service.ANNOUNCE, service.FINAL, service.DMS_CLOSED, service.RETIRE),
     deadline_kinds=(),
+    renderers=ui.RENDERERS,
     web=f"{__name__}.web",
     leaderboard="Vortex Based Magic",
     help=FormatHelp(
