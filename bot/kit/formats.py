@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.kit import tables
 from bot.kit.claims_ui import Answering, Pressed
@@ -55,7 +56,7 @@ class Format:
     handler calls it) or `claims_ui.answers(key)`, `decides(key)` (a cog method `@handles` them);
     `outbox_kinds` and `deadline_kinds` what its services queue and arm, `renderers` and `deadlines`
     their renderers and handlers (its table's lobby and cancel notice are the kit's); `web` the
-    module of its web pages; `help` its /help page; `leaderboard` its title
+    web pages it declares (`bot.web.registry.Pages`); `help` its /help page; `leaderboard` its title
     on the leaderboards (None: its results do not go there)."""
 
     key: str
@@ -71,7 +72,7 @@ class Format:
     deadline_kinds: tuple[str, ...] = ()
     renderers: Renderers = field(default_factory=Renderers)
     deadlines: Handlers = field(default_factory=Handlers)
-    web: str | None = None
+    web: Any = None  # its web pages: a `bot.web.registry.Pages` (the kit imports nothing of the site)
     help: FormatHelp | None = None
     leaderboard: str | None = None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.battler import messages, service, ui
+from bot.games.battler import messages, service, ui, web
 from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
@@ -21,7 +21,7 @@ FORMAT = Format(
     deadline_kinds=(service.RECOVER,),
     renderers=messages.RENDERERS,
     deadlines=service.DEADLINES,
-    web=f"{__name__}.web",
+    web=web.PAGES,
     leaderboard="Treasure Battler",
     help=FormatHelp(
         key="battler",

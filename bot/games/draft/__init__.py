@@ -3,7 +3,7 @@ draft (Goldfish Draft's scoring) follows its "draft.complete" hook from its own 
 
 from __future__ import annotations
 
-from bot.games.draft import messages, rotisserie_cog, ui
+from bot.games.draft import messages, rotisserie_cog, ui, web
 from bot.games.draft import service as drafts
 from bot.games.draft.service import deliveries, timers
 from bot.kit.deadlines import Handlers
@@ -22,7 +22,7 @@ FORMAT = Format(
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     renderers=Renderers(messages.RENDERERS, rotisserie_cog.RENDERERS),
     deadlines=Handlers(timers.DEADLINES, deliveries.DEADLINES),
-    web=f"{__name__}.web",
+    web=web.PAGES,
     help=FormatHelp(
         key="draft",
         name="Draft pods",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.four_two_one import service, ui
+from bot.games.four_two_one import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -18,7 +18,7 @@ FORMAT = Format(
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
-    web=f"{__name__}.web",
+    web=web.PAGES,
     leaderboard="421",
     help=FormatHelp(
         key="421",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.turnabout import service, ui
+from bot.games.turnabout import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,7 +17,7 @@ FORMAT = Format(
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL, service.REPORT_DONE),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
-    web=f"{__name__}.web",
+    web=web.PAGES,
     leaderboard="Turnabout",
     help=FormatHelp(
         key="turnabout",

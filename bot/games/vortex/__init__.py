@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.vortex import service, ui
+from bot.games.vortex import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,7 +17,7 @@ FORMAT = Format(
     outbox_kinds=(service.PICK, service.BASICS, service.LOOK, service.SEARCH, service.ANNOUNCE, service.FINAL, service.DMS_CLOSED, service.RETIRE),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
-    web=f"{__name__}.web",
+    web=web.PAGES,
     leaderboard="Vortex Based Magic",
     help=FormatHelp(
         key="vortex",
