@@ -29,10 +29,12 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import SEATS, bare_insert_times, cube  # noqa: E402
+from bot.games.draft import FORMAT as DRAFT  # noqa: E402
 from bot.games.draft import service as drafts  # noqa: E402
 from bot.games.draft.cog import DraftCog  # noqa: E402
 from bot.games.draft.messages import DraftMessages  # noqa: E402
 from bot.kit.delivery import Outbox  # noqa: E402
+from bot.kit.formats import renderers_of  # noqa: E402
 from bot.kit.tables import Actor  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from bot.store.migrate import upgrade  # noqa: E402
@@ -123,7 +125,7 @@ async def main(argv: list[str] | None = None) -> None:
 
 async def run(db: Database, picks: int) -> None:
     bot = StandInBot(db=db, settings=SimpleNamespace(scryfall_base="https://scryfall.test"), pictures=NoPictures())
-    bot.outbox = Outbox(bot)
+    bot.outbox = Outbox(bot, renderers_of([DRAFT]))
     db.listen("outbox", lambda queued: None)  # other players' packs: not sent here
     cog = SimpleNamespace(db=db, bot=bot, messages=DraftMessages(bot))
     organizer = Actor(1, 1, manage_guild=True)

@@ -10,10 +10,14 @@ from discord import app_commands
 
 import bot.games
 from bot import __version__
+from bot.features.clock import service as clock_service
+from bot.features.clock import ui as clock_ui
 from bot.features.clock.ui import ClockButton
 from bot.kit import claims_ui, hooks
 from bot.kit.client import KitBot
 from bot.kit.confirm import PromptButton
+from bot.kit.deadlines import Handlers
+from bot.kit.delivery import Renderers
 from bot.kit.dispatch import (
     Component,
     RoutesUnresolved,
@@ -22,9 +26,10 @@ from bot.kit.dispatch import (
     refuse_damaged_components,
     unresolved_routes,
 )
-from bot.kit.formats import missing_pieces
+from bot.kit.formats import deadlines_of, missing_pieces, renderers_of
 from bot.kit.paginate import PageButton
 from bot.kit.reporting import report_interaction_error
+from bot.server import web as web_cog
 from bot.settings import Settings
 from bot.store.db import Database
 
@@ -39,6 +44,9 @@ SHARED_EXTENSIONS = ("bot.kit.sweeper", "bot.features.clock.cog", "bot.server.ab
 
 # The components of what every server has beside the formats (each format declares its own).
 SHARED_COMPONENTS: tuple[type[Component], ...] = (PromptButton, ClockButton, *claims_ui.COMPONENTS)
+# Their outbox renderers and deadline handlers (the kit's own are the kit's bot's; each format declares its own).
+SHARED_RENDERERS: tuple[Renderers, ...] = (clock_ui.RENDERERS, web_cog.RENDERERS)
+SHARED_DEADLINES: tuple[Handlers, ...] = (clock_service.DEADLINES,)
 
 
 def extensions() -> list[str]:
@@ -58,6 +66,10 @@ class MtgBot(KitBot):
         super().__init__(settings, db)
         self._announced_ready = False
         self.components = components()  # what `refuse_damaged_components` knows as ours
+        # One table of renderers and one of deadline handlers, from what is declared (a kind twice: a ValueError).
+        formats = bot.games.formats()
+        self.outbox.use(renderers_of(formats, self.outbox.renderers, *SHARED_RENDERERS))
+        self.deadlines = deadlines_of(formats, self.deadlines, *SHARED_DEADLINES)
         self.leaderboard_titles = bot.games.leaderboard_titles()
         self.handlers: dict = {}  # component or form -> the bound cog method that answers it (`load_cogs`)
         self.tree.on_error = self.on_app_command_error
@@ -81,7 +93,7 @@ class MtgBot(KitBot):
             await self.load_extension(extension)
         self.handlers = {**bind_handlers(self.cogs.values()), **claims_ui.bind(self.declared_claims(), self.db)}
         problems = unresolved_routes(self.handlers, self.components, self.forms(), self.claims())
-        problems += missing_pieces(bot.games.formats())
+        problems += missing_pieces(bot.games.formats(), self.outbox.renderers, self.deadlines)
         problems += [f"handlers follow the hook {name!r}, which no format declares" for name in hooks.check()]
         if problems:
             raise RoutesUnresolved(problems)

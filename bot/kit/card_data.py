@@ -312,6 +312,8 @@ def _enrich_entry(entry: dict, resolution: Resolution) -> dict:
     return {key: value for key, value in card.__dict__.items() if value is not None}
 
 
-def register(client: ScryfallClient) -> None:
-    """Give the completion deadline its Scryfall client (at startup)."""
-    deadlines.handles(COMPLETE)(partial(complete_cube, client=client))
+def handlers(client: ScryfallClient) -> deadlines.Handlers:
+    """The completion deadline's handler, with its Scryfall client (the bot's, at startup)."""
+    found = deadlines.Handlers()
+    found.add(COMPLETE, partial(complete_cube, client=client))
+    return found

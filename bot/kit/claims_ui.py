@@ -14,7 +14,7 @@ import discord
 from bot.kit import limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import Component, InvalidPayload, Part, actor_of, call_handler, index, number, word
 from bot.kit.errors import UserError
 from bot.kit.tables import Actor
@@ -317,7 +317,10 @@ def call_mentions(users: tuple[int, ...], role: int | None) -> discord.AllowedMe
     return discord.AllowedMentions(everyone=False, users=[discord.Object(id=u) for u in users], roles=roles)
 
 
-@renders(ABSENT_DM, AbsentConfirmed)
+RENDERERS = Renderers()  # the kit's own (the bot adds them to its table)
+
+
+@RENDERERS.renders(ABSENT_DM, AbsentConfirmed)
 async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     text = (f"ℹ️ {told.table} (<#{told.channel_id}>): you had not answered, so <@{told.by}>, an organizer who does "
             f"not play in your match, confirmed it for you: {told.result}. {told.dispute}")

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cards.scryfall_api import ScryfallClient
-from bot.kit import card_data, outbox
+from bot.kit import card_data, claims_ui, deadlines, delivery, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.pictures import Pictures
 from bot.settings import Settings
@@ -28,6 +28,7 @@ class KitBot(commands.AutoShardedBot):
     settings: Settings
     db: Database
     outbox: Outbox
+    deadlines: deadlines.Handlers
     scryfall: ScryfallClient
     pictures: Pictures
 
@@ -44,14 +45,16 @@ class KitBot(commands.AutoShardedBot):
         )
         self.settings = settings
         self.db = db
-        self.outbox = Outbox(self)
+        # The outbox's renderers and the deadlines' handlers: the kit's own here; `bot.app` adds the
+        # features' and the formats' (`use_declared`).
+        self.outbox = Outbox(self, delivery.Renderers(delivery.RENDERERS, claims_ui.RENDERERS))
         # The formats whose results go to the leaderboards, key -> title (the bot's formats, set by
         # the app: the leaderboard, a feature below the formats, reads them here).
         self.leaderboard_titles: dict[str, str] = {}
         db.listen(outbox.TOPIC, self.outbox.on_commit)
         # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
         self.scryfall = ScryfallClient(settings.scryfall_base)
-        card_data.register(self.scryfall)
+        self.deadlines = card_data.handlers(self.scryfall)
         self.pictures = Pictures(self)
         self.started_monotonic = time.monotonic()
 

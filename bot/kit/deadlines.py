@@ -7,7 +7,10 @@ cost follows the work that is due, not the number of running games; it leases ea
 running its kind's handler, so a handler that crashes is retried after the lease, and a handler
 disarms or re-arms its row in the transaction that does the work.
 
-Handlers are registered per kind by the services that own them (`handles`).
+Each kind's handler is declared by the service that owns it, in a `Handlers` collection its
+package's declaration carries (`Format.deadlines`); the bot builds its table of every kind's
+handler from those when it starts (`Handlers(*collections)`) and gives it to `run_due`: importing a
+module registers nothing.
 """
 
 from __future__ import annotations
@@ -39,21 +42,45 @@ class Due:
 
 
 Handler = Callable[[Database, Due, datetime], Awaitable[object]]
-_handlers: dict[str, Handler] = {}
 
 
-def handles(kind: str) -> Callable[[Handler], Handler]:
-    """Register the handler of a kind (a decorator)."""
+class Handlers:
+    """Deadline handlers, one per kind (`handles`, a decorator; `add`); merged with others by
+    `Handlers(*collections)`. A kind has one handler: a second one for it is refused."""
 
-    def register(handler: Handler) -> Handler:
-        _handlers[kind] = handler
-        return handler
+    def __init__(self, *included: Handlers) -> None:
+        self._by_kind: dict[str, Handler] = {}
+        for collection in included:
+            for kind, handler in collection._by_kind.items():
+                self.add(kind, handler)
 
-    return register
+    def handles(self, kind: str) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            self.add(kind, handler)
+            return handler
+
+        return register
+
+    def add(self, kind: str, handler: Handler) -> None:
+        taken = self._by_kind.get(kind)
+        if taken is not None and taken is not handler:  # the same collection twice is fine
+            raise ValueError(f"The deadline kind {kind!r} already has a handler ({_name(taken)}), "
+                             f"so {_name(handler)} can't have it.")
+        self._by_kind[kind] = handler
+
+    def of(self, kind: str) -> Handler | None:
+        return self._by_kind.get(kind)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._by_kind
+
+    def kinds(self) -> set[str]:
+        return set(self._by_kind)
 
 
-def has_handler(kind: str) -> bool:
-    return kind in _handlers
+def _name(handler: Handler) -> str:
+    handler = getattr(handler, "func", handler)  # a functools.partial
+    return f"{getattr(handler, '__module__', '?')}.{getattr(handler, '__qualname__', handler)}"
 
 
 async def arm(session: AsyncSession, kind: str, key: str | int, due_at: datetime, payload: dict | None = None) -> None:
@@ -102,14 +129,15 @@ async def _take_due(db: Database, now: datetime, limit: int, kinds: tuple[str, .
 
 
 async def run_due(
-    db: Database, *, now: datetime | None = None, limit: int = 200, kinds: tuple[str, ...] | None = None
+    db: Database, handlers: Handlers, *, now: datetime | None = None, limit: int = 200,
+    kinds: tuple[str, ...] | None = None,
 ) -> list:
-    """Run the handler of every deadline that is due (of `kinds`, if given); returns what the
-    handlers returned, in order."""
+    """Run the handler (of `handlers`) of every deadline that is due (of `kinds`, if given); returns
+    what the handlers returned, in order."""
     now = now or utcnow()
     results = []
     for due in await _take_due(db, now, limit, kinds):
-        handler = _handlers.get(due.kind)
+        handler = handlers.of(due.kind)
         if handler is None:
             log.error("no handler for deadline kind %s (key %s); it will be retried", due.kind, due.key)
             continue

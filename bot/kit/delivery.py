@@ -1,18 +1,22 @@
 """Sending what the outbox holds (`bot.kit.outbox`): the Discord half of it.
 
-Each kind has one renderer, registered where the format's UI lives with the `renders` decorator:
+Each kind has one renderer, declared where the package's UI lives in a `Renderers` collection that
+the package's declaration carries (`Format.renderers`):
 
-    @renders(turnabout.ANNOUNCE, Announcement)       # the kind, and the `Payload` its rows decode to
+    RENDERERS = Renderers()
+
+    @RENDERERS.renders(turnabout.ANNOUNCE, Announcement)   # the kind, and the `Payload` its rows decode to
     async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None: ...
 
 It builds the message from the decoded payload (and, where it must, from the database: `ctx.db`);
 None means the message is no longer wanted (its state moved on) and the row is skipped.
 `ctx.fresh` is True when the row is sent right after the commit that queued it, so renderers may
-skip re-checking that it is still current. A kind has one renderer: another is refused. What
-every format says alike is rendered here once: a post refused for a missing permission
-(`CANNOT_POST`), a player whose DMs are closed (a format's kind, with its words:
-`renders_dms_closed`); a table's lobby redraw and its cancellation are the kit's too
-(`bot.kit.table_cog`).
+skip re-checking that it is still current. A kind has one renderer: another is refused. The bot
+builds its outbox's table of renderers when it starts (`Outbox.use`), from every format's, every
+feature's and the kit's own: importing a module registers nothing. What every format says alike
+is rendered here once: a post refused for a missing permission (`CANNOT_POST`), a player whose DMs
+are closed (a format's kind, with its words: `Renderers.dms_closed`); a table's lobby redraw and
+its cancellation are the kit's too (`bot.kit.table_cog.table_renderers`).
 
 Rows queued by this process are sent as soon as their transaction commits (`on_commit`); the
 sweeper sends the others (`sweep`). Sends are sequential within one commit, so a commit's messages
@@ -41,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -150,39 +154,73 @@ class Renderer:
         return await self.render(self.payload.from_payload(queued.payload), ctx)
 
 
-_renderers: dict[str, Renderer] = {}
+class Renderers:
+    """Renderers, one per outbox kind, declared where a package's UI lives and carried by what
+    declares the package (a format's `Format.renderers`; the bot names the kit's and the features'):
+    importing a module registers nothing anywhere. The bot builds its outbox's table from them when
+    it starts (`Renderers(*collections)`, `Outbox.use`).
 
+        RENDERERS = Renderers()
 
-def renders(kind: str, payload: type[P]) -> Callable[[Callable[[P, Delivery], Awaitable[Outgoing | None]]], Any]:
-    """Register the decorated function as the renderer of `kind`, whose rows' payloads decode to
-    `payload`. A kind has one renderer: a second one is refused."""
+        @RENDERERS.renders(turnabout.ANNOUNCE, Announcement)   # the kind, and the `Payload` its rows decode to
+        async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None: ...
 
-    def register(render: Callable[[P, Delivery], Awaitable[Outgoing | None]]) -> Any:
-        add_renderer(kind, payload, render)
-        return render
+    A kind has one renderer: a second one for it is refused, here or when collections are merged."""
 
-    return register
+    def __init__(self, *included: Renderers) -> None:
+        self._by_kind: dict[str, Renderer] = {}
+        for collection in included:
+            for renderer in collection:
+                self._take(renderer)
 
+    def renders(self, kind: str, payload: type[P]) -> Callable[[Callable[[P, Delivery], Awaitable[Outgoing | None]]], Any]:
+        """Make the decorated function the renderer of `kind`, whose rows' payloads decode to `payload`."""
 
-def add_renderer(kind: str, payload: type[P], render: Callable[[P, Delivery], Awaitable[Outgoing | None]], *,
-                 owner: str | None = None) -> None:
-    """`renders`, for a renderer made at run time (e.g. one per table format). `owner` names where
-    it is defined (default: the function's module and name): the same module run again (an
-    extension module, which discord.py executes anew when it loads it) replaces its renderer;
-    another one is refused."""
-    owner = owner or f"{render.__module__}.{render.__qualname__}"
-    taken = _renderers.get(kind)
-    if taken is not None and taken.owner != owner:
-        raise ValueError(f"The outbox kind {kind!r} already has a renderer ({taken.owner}), so {owner} can't have it.")
-    _renderers[kind] = Renderer(kind, payload, render, owner)
+        def register(render: Callable[[P, Delivery], Awaitable[Outgoing | None]]) -> Any:
+            self.add(kind, payload, render)
+            return render
 
+        return register
 
-def renderer_of(kind: str) -> Renderer | None:
-    return _renderers.get(kind)
+    def add(self, kind: str, payload: type[P], render: Callable[[P, Delivery], Awaitable[Outgoing | None]], *,
+            owner: str | None = None) -> None:
+        """`renders`, for a renderer made at run time. `owner` names where it is defined (default: the
+        function's module and name), for the message that refuses a second renderer of a kind."""
+        self._take(Renderer(kind, payload, render, owner or f"{render.__module__}.{render.__qualname__}"))
 
+    def dms_closed(self, kind: str, *, what: str, resend: str, meanwhile: str = "") -> None:
+        """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
+        kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
+        the command that sends it again once they open them ("/vortex resend"), `meanwhile` what they
+        can do until then (a sentence, or nothing)."""
 
-def has_renderer(kind: str) -> bool:
-    return kind in _renderers
+        async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
+            text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, "
+                    f"then run `{resend}`.")
+            if meanwhile:
+                text += f" {meanwhile}"
+            return Outgoing(content=limits.clip(text, limits.CONTENT), allowed_mentions=limits.ping(closed.user_id))
+
+        self.add(kind, DmsClosed, dms_closed, owner=f"{__name__}.Renderers.dms_closed({what!r}, {resend!r})")
+
+    def _take(self, renderer: Renderer) -> None:
+        taken = self._by_kind.get(renderer.kind)
+        if taken is not None and taken is not renderer:  # the same collection twice is fine
+            raise ValueError(f"The outbox kind {renderer.kind!r} already has a renderer ({taken.owner}), "
+                             f"so {renderer.owner} can't have it.")
+        self._by_kind[renderer.kind] = renderer
+
+    def of(self, kind: str) -> Renderer | None:
+        return self._by_kind.get(kind)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._by_kind
+
+    def __iter__(self) -> Iterator[Renderer]:
+        return iter(list(self._by_kind.values()))
+
+    def kinds(self) -> set[str]:
+        return set(self._by_kind)
 
 
 def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | None:
@@ -195,10 +233,10 @@ def chunked(chunks: Sequence[str], *, ping: Sequence[int] = ()) -> Outgoing | No
 
 
 class Outbox:
-    def __init__(self, bot: Host) -> None:
+    def __init__(self, bot: Host, renderers: Renderers | None = None) -> None:
         self.bot = bot
-        # Renderers of formats not converted to `renders` yet: (queued, fresh) -> Outgoing | None.
-        self._legacy: dict[str, Callable[[Queued, bool], Awaitable[Outgoing | None]]] = {}
+        # One renderer per kind: the kit's, the features' and the formats' (`use`, when the bot starts).
+        self.renderers = renderers if renderers is not None else Renderers()
         self._tasks: set[asyncio.Task] = set()
         # Messages sent but not recorded yet: a reaction on one waits for its record.
         self.replies = Replies()
@@ -209,11 +247,9 @@ class Outbox:
         if getattr(bot, "db", None) is not None:
             bot.db.outage.on_back(self._send_owed)
 
-    def register(self, kind: str, renderer: Callable[[Queued, bool], Awaitable[Outgoing | None]]) -> None:
-        """The old way (until every format registers with `renders`): a bound method per bot."""
-        if kind in _renderers:
-            raise ValueError(f"The outbox kind {kind!r} already has a renderer ({_renderers[kind].owner}).")
-        self._legacy[kind] = renderer
+    def use(self, renderers: Renderers) -> None:
+        """Render with these (the bot's table of every kind, built when it starts)."""
+        self.renderers = renderers
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -280,7 +316,7 @@ class Outbox:
         for row in rows:
             where = (row.channel_id, row.message_id)
             try:
-                renderer = _renderers.get(row.queued.kind)
+                renderer = self.renderers.of(row.queued.kind)
                 outgoing = None if renderer is None else await renderer(
                     row.queued, Delivery(self.bot, row.queued, False, shown_on=where))
                 if outgoing is None:
@@ -315,10 +351,10 @@ class Outbox:
     # --- one message -------------------------------------------------------------------------------
 
     async def _render(self, queued: Queued, fresh: bool) -> Outgoing | None:
-        renderer = _renderers.get(queued.kind)
-        if renderer is not None:
-            return await renderer(queued, Delivery(self.bot, queued, fresh))
-        return await self._legacy[queued.kind](queued, fresh)
+        renderer = self.renderers.of(queued.kind)
+        if renderer is None:
+            raise LookupError(f"no renderer for outbox kind {queued.kind}")
+        return await renderer(queued, Delivery(self.bot, queued, fresh))
 
     async def _send(self, queued: Queued, fresh: bool) -> tuple[Outcome, Callable[[int | None], None] | None]:
         """How the send ended, and what to call once that is recorded (`Outgoing.after_record`)."""
@@ -327,7 +363,7 @@ class Outbox:
         return outcome, (rendered[0].after_record if rendered else None)
 
     async def _try_send(self, queued: Queued, fresh: bool, rendered: list[Outgoing]) -> Outcome:
-        if queued.kind not in _renderers and queued.kind not in self._legacy:
+        if queued.kind not in self.renderers:
             log.error("no renderer for outbox kind %s (row %s)", queued.kind, queued.id)
             return Outcome(queued, error=f"no renderer for {queued.kind}")
         try:
@@ -425,27 +461,13 @@ class Outbox:
 
 # --- what every format says alike ----------------------------------------------------------------------
 
+RENDERERS = Renderers()  # the kit's own (the bot adds them to its table)
 
-@renders(outbox.CANNOT_POST, CannotPost)
+
+@RENDERERS.renders(outbox.CANNOT_POST, CannotPost)
 async def cannot_post(refused: CannotPost, ctx: Delivery) -> Outgoing:
     """A results post was refused for a missing permission: the organizer hears it once, in the
     reply that ended the event if it is still open here, else by DM."""
     text = refused_text(ctx.bot, refused.guild_id, refused.channel_id, refused.what, refused.code)
     reply = await ctx.bot.outbox.replies.open_for(refused.guild_id, ctx.message.user_id)
     return Outgoing(content=limits.clip(text, limits.CONTENT), follow_up=reply)
-
-
-def renders_dms_closed(kind: str, *, what: str, resend: str, meanwhile: str = "") -> None:
-    """`kind` (payload: DmsClosed) tells a table's channel that a player's DMs are closed, in the
-    kit's words with the format's: `what` could not reach them ("your Vortex cards"), `resend` is
-    the command that sends it again once they open them ("/vortex resend"), `meanwhile` what they can
-    do until then (a sentence, or nothing)."""
-
-    async def dms_closed(closed: DmsClosed, ctx: Delivery) -> Outgoing:
-        text = (f"<@{closed.user_id}>, I can't DM you {what}. Turn on Direct Messages from server members, then "
-                f"run `{resend}`.")
-        if meanwhile:
-            text += f" {meanwhile}"
-        return Outgoing(content=limits.clip(text, limits.CONTENT), allowed_mentions=limits.ping(closed.user_id))
-
-    add_renderer(kind, DmsClosed, dms_closed, owner=f"{__name__}.renders_dms_closed({what!r}, {resend!r})")

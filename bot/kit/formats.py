@@ -2,19 +2,26 @@
 (`bot/games/<package>/__init__.py`). The bot (its cogs, components, forms), the web site, `/help` and
 the leaderboards read the list of formats (`bot.games.formats()`) instead of tables of their own.
 
-When the bot starts, `missing_pieces` checks what each format declares against what its modules
-provide: every outbox kind has a renderer and every deadline kind a handler (and `dispatch` checks
-that every component and form has one), or the bot refuses to start with one line per missing piece.
+A format's renderers and deadline handlers are part of its declaration (`renderers`, `deadlines`:
+collections its modules fill, never a registry of the kit's). When the bot starts it builds its
+tables from the formats' (`renderers_of`, `deadlines_of`, with the features' and the kit's own), and
+`missing_pieces` checks each format's declared kinds against them: every outbox kind has a renderer
+and every deadline kind a handler (and `dispatch` checks that every component and form has one), or
+the bot refuses to start with one line per missing piece.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from bot.kit import deadlines, delivery, tables
+from bot.kit import tables
 from bot.kit.claims_ui import Answering, Pressed
+from bot.kit.deadlines import Handlers
+from bot.kit.delivery import Renderers
 from bot.kit.dispatch import Component, ModalRoute
+from bot.kit.table_cog import table_renderers
 from bot.kit.tables import TableSpec
 
 RULES_HOME = "docs/rules/"  # in the bot's repository; a link where RULES_URL says where that folder is read
@@ -47,8 +54,9 @@ class Format:
     `forms` what its messages carry (each answered by a cog method marked `@handles`); `claims` the
     presses of the kit's report buttons it answers: an `claims_ui.Answering` (the kit's one press
     handler calls it) or `claims_ui.answers(key)`, `decides(key)` (a cog method `@handles` them);
-    `outbox_kinds` and `deadline_kinds` what its services queue and arm (each with its renderer and
-    handler); `web` the module of its web pages; `help` its /help page; `leaderboard` its title
+    `outbox_kinds` and `deadline_kinds` what its services queue and arm, `renderers` and `deadlines`
+    their renderers and handlers (its table's lobby and cancel notice are the kit's); `web` the
+    web pages it declares (`bot.web.registry.Pages`); `help` its /help page; `leaderboard` its title
     on the leaderboards (None: its results do not go there)."""
 
     key: str
@@ -62,23 +70,42 @@ class Format:
     claims: tuple[Pressed | Answering, ...] = ()
     outbox_kinds: tuple[str, ...] = ()
     deadline_kinds: tuple[str, ...] = ()
-    web: str | None = None
+    renderers: Renderers = field(default_factory=Renderers)
+    deadlines: Handlers = field(default_factory=Handlers)
+    web: Any = None  # its web pages: a `bot.web.registry.Pages` (the kit imports nothing of the site)
     help: FormatHelp | None = None
     leaderboard: str | None = None
 
 
-def missing_pieces(formats: Iterable[Format]) -> list[str]:
-    """One line per outbox kind without a renderer and deadline kind without a handler that a
-    format declares (the modules that provide them are imported by then: its cog's)."""
+def renderers_of(formats: Iterable[Format], *more: Renderers) -> Renderers:
+    """The bot's one table of renderers: `more` (the kit's, the features'), every format's, and the
+    kit's for each format's table. Two renderers of one kind are refused (a ValueError)."""
+    formats = list(formats)
+    specs = {fmt.spec.kind: fmt.spec for fmt in formats if fmt.spec is not None}
+    return Renderers(*more, *(fmt.renderers for fmt in formats), *map(table_renderers, specs.values()))
+
+
+def deadlines_of(formats: Iterable[Format], *more: Handlers) -> Handlers:
+    """The bot's one table of deadline handlers: `more` (the kit's, the features'), every format's."""
+    return Handlers(*more, *(fmt.deadlines for fmt in formats))
+
+
+def missing_pieces(formats: Iterable[Format], renderers: Renderers, handlers: Handlers) -> list[str]:
+    """One line per outbox kind a format declares that has no renderer in `renderers` and deadline
+    kind without a handler in `handlers` (the bot's tables), and per kind a format renders or
+    handles without declaring it."""
     problems = []
     for fmt in formats:
         kinds = [*fmt.outbox_kinds, *(_table_kinds(fmt.spec) if fmt.spec else ())]
         problems += [f"format {fmt.key}: outbox kind {kind!r} has no renderer"
-                     for kind in kinds if not delivery.has_renderer(kind)]
+                     for kind in kinds if kind not in renderers]
         problems += [f"format {fmt.key}: deadline kind {kind!r} has no handler"
-                     for kind in fmt.deadline_kinds if not deadlines.has_handler(kind)]
+                     for kind in fmt.deadline_kinds if kind not in handlers]
+        problems += [f"format {fmt.key}: renders outbox kind {kind!r}, which it does not declare"
+                     for kind in sorted(fmt.renderers.kinds() - set(kinds))]
+        problems += [f"format {fmt.key}: handles deadline kind {kind!r}, which it does not declare"
+                     for kind in sorted(fmt.deadlines.kinds() - set(fmt.deadline_kinds))]
     return problems
-
 
 
 def _table_kinds(spec: TableSpec) -> list[str]:

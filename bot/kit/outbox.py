@@ -77,7 +77,7 @@ class CannotPost(Payload):
 @dataclass(frozen=True)
 class DmsClosed(Payload):
     """In a table's channel: this player's DMs are closed (the format's kind says what could not
-    reach them: `bot.kit.delivery.renders_dms_closed`)."""
+    reach them: `bot.kit.delivery.Renderers.dms_closed`)."""
 
     user_id: int
 

@@ -90,7 +90,7 @@ class SweeperCog(commands.Cog):
             shown = await outbox.shown_in_place(self.bot.db, since=self.started_at - outbox.SHOW_AGAIN_WITHIN,
                                                 before=self.started_at)
             sent += await self.bot.outbox.show_again(shown)
-        ran = len(await deadlines.run_due(self.bot.db))
+        ran = len(await deadlines.run_due(self.bot.db, self.bot.deadlines))
         if sent or ran:
             log.info("sweep: %d queued messages sent, %d deadlines run", sent, ran)
         now = utcnow()

@@ -3,9 +3,10 @@ buttons, finding "the table here", and editing the lobby message.
 
 A format's cog subclasses `TableCog`, names its `spec` and `lobby_button`, renders its lobby
 (`lobby_embed`) and says what begin and cancel look like; `add_lobby_commands` puts the four
-commands into its command group. Defining the subclass registers the outbox renderers every table
-shares: its lobby message redrawn (`tables.lobby_kind`), and, when the spec names a
-`cancel_notice` kind, a running table cancelled (in the kit's words).
+commands into its command group. The outbox renderers every table shares are the kit's, made from
+its spec when the bot starts (`table_renderers`): its lobby message redrawn (`tables.lobby_kind`, by
+the loaded cog of that spec), and, when the spec names a `cancel_notice` kind, a running table
+cancelled (in the kit's words).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from bot.kit import tables
 from bot.kit.channel_edits import edit_channel_message
 from bot.kit.client import KitBot
 from bot.kit.confirm import Done, confirm_then_act
-from bot.kit.delivery import Delivery, Outgoing, add_renderer
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import Component, actor_of
 from bot.kit.errors import UserError
 from bot.kit.lobby import LOBBY_ACTIONS, lobby_view
@@ -41,23 +42,6 @@ class TableCog(commands.Cog):
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        spec = cls.__dict__.get("spec")
-        if spec is None:  # a mixin, or a subclass of a format's cog: its renderers are registered
-            return
-
-        async def redraw(ref: TableRef, ctx: Delivery) -> Outgoing | None:
-            cog = ctx.bot.get_cog(cls.__cog_name__)
-            if not isinstance(cog, TableCog):
-                raise LookupError(f"{cls.__cog_name__} is not loaded: the lobby of {spec.kind} #{ref.table_id} waits")
-            return await cog.redrawn_lobby(ref.table_id)
-
-        owner = f"{cls.__module__}.{cls.__qualname__}"
-        add_renderer(tables.lobby_kind(spec.kind), TableRef, redraw, owner=owner)
-        if spec.cancel_notice is not None:
-            add_renderer(spec.cancel_notice, TableRef, partial(_cancelled, spec), owner=owner)
 
     @property
     def db(self) -> Database:
@@ -236,6 +220,24 @@ class TableCog(commands.Cog):
 
         await confirm_then_act(interaction, self.cancel_question(table), cancel, db=self.db,
                                label=f"Cancel the {self.spec.noun}", keep="Keep it")
+
+
+def table_renderers(spec: tables.TableSpec) -> Renderers:
+    """What the kit's table lifecycle queues for a table of `spec`, rendered: its lobby redrawn (by
+    the loaded `TableCog` of that spec) and, if the spec names one, its cancel notice."""
+    found = Renderers()
+    owner = f"{__name__}.table_renderers({spec.kind!r})"
+    found.add(tables.lobby_kind(spec.kind), TableRef, partial(_redraw, spec), owner=owner)
+    if spec.cancel_notice is not None:
+        found.add(spec.cancel_notice, TableRef, partial(_cancelled, spec), owner=owner)
+    return found
+
+
+async def _redraw(spec: tables.TableSpec, ref: TableRef, ctx: Delivery) -> Outgoing | None:
+    cog = next((cog for cog in ctx.bot.cogs.values() if isinstance(cog, TableCog) and cog.spec.kind == spec.kind), None)
+    if cog is None:
+        raise LookupError(f"no cog of {spec.kind} is loaded: the lobby of {spec.kind} #{ref.table_id} waits")
+    return await cog.redrawn_lobby(ref.table_id)
 
 
 async def _cancelled(spec: tables.TableSpec, ref: TableRef, ctx: Delivery) -> Outgoing:

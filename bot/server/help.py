@@ -47,9 +47,14 @@ SETUP_STEPS = (
 )
 SETUP_TEXT = "\n".join(f"{number}. {step}" for number, step in enumerate(SETUP_STEPS, start=1))
 
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+# The formats named from their declarations (a new format is named without a change here).
 GREETING = (
     "Hello! I run casual Magic: The Gathering formats asynchronously in this server: drafts picked in DMs, "
-    "Goldfish Draft, Treasure Battler, Turnabout, 421 and Vortex Based Magic.\n"
+    f"{_and([entry.name for entry in entries() if entry.key != 'draft'])}.\n"
     "**To set me up** (someone with Manage Server):\n"
     f"{SETUP_TEXT}\n"
     "`/config show` checks that I may post where I need to. `/help` shows how to start each format."

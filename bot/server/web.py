@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import require_guild
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.private_pages import PRIVATE_LINK, PrivateLink
@@ -32,7 +32,10 @@ OWN_PAGES = 5  # the newest of a player's own pages that /web me gives
 DAYS = LINK_HOURS // 24
 
 
-@renders(PRIVATE_LINK, PrivateLink)
+RENDERERS = Renderers()  # the bot adds them to its table (`bot.app`)
+
+
+@RENDERERS.renders(PRIVATE_LINK, PrivateLink)
 async def own_page_link(owed: PrivateLink, ctx: Delivery) -> Outgoing | None:
     """A player's link to their own page of an event that just ended; none if the site went off since."""
     message = ctx.message

@@ -73,7 +73,7 @@ def _content_type(name: str) -> str:
 
 
 def environment(static: Static) -> jinja2.Environment:
-    """Templates of the site and of every format (`registry.templates`), escaped everywhere."""
+    """Templates of the site and of every format (`registry.Pages.templates`), escaped everywhere."""
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(HERE / "templates")]
     if registry.template_dirs():
         loaders.append(jinja2.PrefixLoader({prefix: jinja2.FileSystemLoader(path)

@@ -1,36 +1,37 @@
 """What each format adds to the web pages, from its own package (`bot/games/<format>/web.py`).
 
-The site imports every format's `web` module at its start (`load`: the module its `Format` names,
-in `bot.games.formats()`, as the bot loads its cogs; the package, which declares the format, has
-imported its service, so its `TableSpec` is registered). A format's `web.py` registers, at import:
+A format's `web.py` declares its pages in a `Pages` collection, which its `Format` carries
+(`Format(web=web.PAGES)`); importing it registers nothing. The site builds its one table of pages
+from every format's when it starts (`load`, from `bot.games.formats()`):
 
     from pathlib import Path
     from bot.web import registry
 
-    registry.templates("turnabout", Path(__file__).parent / "templates")   # "turnabout/event.html"
+    PAGES = registry.Pages()
+    PAGES.templates("turnabout", Path(__file__).parent / "templates")   # "turnabout/event.html"
 
-    @registry.event_page("turnabout", other_events=True)   # /s/<address>/events/turnabout/<id>
+    @PAGES.event_page("turnabout", other_events=True)   # /s/<address>/events/turnabout/<id>
     async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
         ...                                    # None: nothing to show (a 404, or the results page)
         return registry.Page("turnabout/event.html", f"Turnabout #{event_id}", {"rounds": ...},
                              final=ended)           # final: kept rendered (`bot.web.page_cache`)
 
-    @registry.private_page("draft-pool")       # a player's own page, behind a signed link
+    @PAGES.private_page("draft-pool")          # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
 
-    @registry.private_file("draft-pool")       # its downloads: /s/<address>/me/<token>/files/<name>
+    @PAGES.private_file("draft-pool")          # its downloads: /s/<address>/me/<token>/files/<name>
     async def pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None: ...
 
-    @registry.event_file("draft")              # /s/<address>/events/draft/<id>/files/<name>: a download
+    @PAGES.event_file("draft")                 # /s/<address>/events/draft/<id>/files/<name>: a download
     async def export(ctx: registry.PageContext, event_id: int, name: str) -> registry.File | None: ...
 
-    @registry.running_events                   # events that are no table (Goldfish scoring)
+    @PAGES.running_events                      # events that are no table (Goldfish scoring)
     async def open_events(session, guild_id) -> list[registry.RunningEvent]: ...
 
-    @registry.own_pages                        # a player's own pages, for `/web me`
+    @PAGES.own_pages                           # a player's own pages, for `/web me`
     async def player_pages(session, guild_id, user_id) -> list[registry.OwnPage]: ...
 
-    @registry.finished_events("draft", newest=...)  # finished events that have no results (plain drafts)
+    @PAGES.finished_events("draft", newest=...)  # finished events that have no results (plain drafts)
     async def finished(session, guild_id, limit, before) -> list[queries.FinishedEvent]: ...
 
 An event page is found by the event's kind: a table's `TableSpec.kind` for a running table, the
@@ -44,7 +45,6 @@ the grant's object belongs to `ctx.guild_id` and to `grant.user_id`.
 
 from __future__ import annotations
 
-import importlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -177,90 +177,110 @@ FinishedLister = queries.FinishedLister
 # guild_id (a bind parameter) -> a scalar subquery that changes when one more such event finishes
 Newest = Callable[[Any], Any]
 
-_event_pages: dict[str, EventPage] = {}
-_reading_other_events: set[str] = set()
-_private_pages: dict[str, PrivatePage] = {}
-_private_files: dict[str, PrivateFile] = {}
-_event_files: dict[str, EventFile] = {}
-_listers: list[Lister] = []
-_own_listers: list[OwnLister] = []
-_finished: dict[str, tuple[FinishedLister, Newest]] = {}
-_templates: dict[str, Path] = {}
+class Pages:
+    """What one format adds to the web pages, declared in its `web.py` (`PAGES = registry.Pages()`,
+    then its decorators) and carried by its `Format` (`Format.web`): importing a module registers
+    nothing. The site builds its one table from every format's when it starts (`load`); two
+    declarations of one kind are refused there."""
 
+    def __init__(self) -> None:
+        self.event_pages: dict[str, EventPage] = {}
+        self.reading_other_events: set[str] = set()
+        self.private_pages: dict[str, PrivatePage] = {}
+        self.private_files: dict[str, PrivateFile] = {}
+        self.event_files: dict[str, EventFile] = {}
+        self.listers: list[Lister] = []
+        self.own_listers: list[OwnLister] = []
+        self.finished: dict[str, tuple[FinishedLister, Newest]] = {}
+        self.template_dirs: dict[str, Path] = {}
 
-def event_page(kind: str, *, other_events: bool = False) -> Callable[[EventPage], EventPage]:
-    """Register the page of events of `kind` (a decorator). `other_events`: a finished event's page
-    shows what later events change (Turnabout's ratings sum every event), so its kept copy is built
-    again whenever the server's results change; other pages of finished events are kept across them."""
-    def add(page: EventPage) -> EventPage:
-        _event_pages[kind] = page
-        if other_events:
-            _reading_other_events.add(kind)
-        return page
-    return add
+    def templates(self, prefix: str, directory: Path) -> None:
+        """The format's templates, named "<prefix>/<file>" (they may use the site's `base.html` and `_macros.html`)."""
+        self.template_dirs[prefix] = directory
 
+    def event_page(self, kind: str, *, other_events: bool = False) -> Callable[[EventPage], EventPage]:
+        """The page of events of `kind` (a decorator). `other_events`: a finished event's page shows
+        what later events change (Turnabout's ratings sum every event), so its kept copy is built
+        again whenever the server's results change; other pages of finished events are kept across them."""
+        def add(page: EventPage) -> EventPage:
+            self.event_pages[kind] = page
+            if other_events:
+                self.reading_other_events.add(kind)
+            return page
+        return add
 
-def reads_other_events(kind: str) -> bool:
-    return kind in _reading_other_events
+    def private_page(self, kind: str) -> Callable[[PrivatePage], PrivatePage]:
+        """A player's own page, shown behind a signed link of `kind` (a decorator)."""
+        def add(page: PrivatePage) -> PrivatePage:
+            self.private_pages[kind] = page
+            return page
+        return add
 
+    def private_file(self, kind: str) -> Callable[[PrivateFile], PrivateFile]:
+        """The downloads of a player's own page `kind` (a decorator): behind the same signed link
+        (`PageContext.private_file(name)`), None for a name it has no file for (a 404)."""
+        def add(handler: PrivateFile) -> PrivateFile:
+            self.private_files[kind] = handler
+            return handler
+        return add
 
-def private_page(kind: str) -> Callable[[PrivatePage], PrivatePage]:
-    """Register a player's own page, shown behind a signed link of `kind` (a decorator)."""
-    def add(page: PrivatePage) -> PrivatePage:
-        _private_pages[kind] = page
-        return page
-    return add
+    def event_file(self, kind: str) -> Callable[[EventFile], EventFile]:
+        """The downloads of events of `kind` (a decorator): the handler gets the file's name from the
+        address and returns None for a name or an event it has no file for (a 404)."""
+        def add(handler: EventFile) -> EventFile:
+            self.event_files[kind] = handler
+            return handler
+        return add
 
-
-def private_file(kind: str) -> Callable[[PrivateFile], PrivateFile]:
-    """Register the downloads of a player's own page `kind` (a decorator): behind the same signed
-    link (`PageContext.private_file(name)`), None for a name it has no file for (a 404)."""
-    def add(handler: PrivateFile) -> PrivateFile:
-        _private_files[kind] = handler
-        return handler
-    return add
-
-
-def private_file_of(kind: str) -> PrivateFile | None:
-    return _private_files.get(kind)
-
-
-def event_file(kind: str) -> Callable[[EventFile], EventFile]:
-    """Register the downloads of events of `kind` (a decorator): the handler gets the file's name from
-    the address and returns None for a name or an event it has no file for (a 404)."""
-    def add(handler: EventFile) -> EventFile:
-        _event_files[kind] = handler
-        return handler
-    return add
-
-
-def event_file_of(kind: str) -> EventFile | None:
-    return _event_files.get(kind)
-
-
-def running_events(lister: Lister) -> Lister:
-    """Register where the home page finds more events in progress (a decorator)."""
-    _listers.append(lister)
-    return lister
-
-
-def finished_events(kind: str, *, newest: Newest) -> Callable[[FinishedLister], FinishedLister]:
-    """Register finished events of `kind` that write no results (a plain draft), for the home page's
-    recent events and the events list (a decorator). `newest(guild_id)` is a cheap scalar subquery
-    that changes when one more of the server's finishes (their count, say): it is in the stamp of
-    those lists (`page_cache.stamp`, read by every page), so a kept list is built again then."""
-    def add(lister: FinishedLister) -> FinishedLister:
-        _finished[kind] = (lister, newest)
+    def running_events(self, lister: Lister) -> Lister:
+        """Where the home page finds more events in progress (a decorator)."""
+        self.listers.append(lister)
         return lister
-    return add
+
+    def own_pages(self, lister: OwnLister) -> OwnLister:
+        """Where `/web me` finds a player's own pages (a decorator): `lister(session, guild_id,
+        user_id)` returns those of the server's events the player is in, newest first."""
+        self.own_listers.append(lister)
+        return lister
+
+    def finished_events(self, kind: str, *, newest: Newest) -> Callable[[FinishedLister], FinishedLister]:
+        """Finished events of `kind` that write no results (a plain draft), for the home page's recent
+        events and the events list (a decorator). `newest(guild_id)` is a cheap scalar subquery that
+        changes when one more of the server's finishes (their count, say): it is in the stamp of those
+        lists (`page_cache.stamp`, read by every page), so a kept list is built again then."""
+        def add(lister: FinishedLister) -> FinishedLister:
+            self.finished[kind] = (lister, newest)
+            return lister
+        return add
+
+    def finished_tables(self, spec: tables.TableSpec, *, name: Callable[[int, Any], str], detail: Any = None,
+                        title: str | None = None) -> FinishedLister:
+        """A format's finished tables that have no results (`finished_events`), read from its spec's
+        shared table columns: `name(id, detail)` names one (`detail`: a column of its row, such as the
+        cube's name); `title` names its format in the lists (default: the spec's)."""
+        lister, newest = _finished_tables(spec, name=name, detail=detail, title=title)
+        return self.finished_events(spec.kind, newest=newest)(lister)
+
+    def include(self, other: Pages) -> None:
+        """Add another format's declarations; a kind (or a template prefix) declared twice is refused."""
+        for mine, theirs in ((self.event_pages, other.event_pages), (self.private_pages, other.private_pages),
+                             (self.private_files, other.private_files), (self.event_files, other.event_files),
+                             (self.finished, other.finished), (self.template_dirs, other.template_dirs)):
+            twice = mine.keys() & theirs.keys()
+            if twice:
+                raise ValueError(f"web pages declared twice: {', '.join(sorted(twice))}")
+            mine.update(theirs)
+        self.reading_other_events |= other.reading_other_events
+        self.listers += other.listers
+        self.own_listers += other.own_listers
 
 
 KEPT_ORDERS = 64  # servers whose finished tables' order each format keeps (`finished_tables`)
 
 
-def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], detail: Any = None,
-                    title: str | None = None) -> FinishedLister:
-    """Register a format's finished tables that have no results (`finished_events`): a plain draft, a
+def _finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], detail: Any = None,
+                     title: str | None = None) -> tuple[FinishedLister, Newest]:
+    """A format's finished tables that have no results (`Pages.finished_tables`): a plain draft, a
     game ended without a winner. `name(id, detail)` names one (`detail`: a column of its row, such as
     the cube's name); `title` names its format in the lists (default: the spec's).
 
@@ -309,59 +329,59 @@ def finished_tables(spec: tables.TableSpec, *, name: Callable[[int, Any], str], 
                                       shown_title)
                 for at, table_id in shown if table_id in found]
 
-    return finished_events(kind, newest=newest)(lister)
+    return lister, newest
+
+
+_site: Pages | None = None  # every format's, built once by `load`
+
+
+def load() -> Pages:
+    """The site's one table of pages: every format's declared `Pages` (its `Format.web`), built once."""
+    global _site
+    if _site is None:
+        site = Pages()
+        for pages in dict.fromkeys(fmt.web for fmt in bot.games.formats() if fmt.web is not None):
+            site.include(pages)
+        _site = site
+    return _site
+
+
+def reads_other_events(kind: str) -> bool:
+    return kind in load().reading_other_events
+
+
+def private_file_of(kind: str) -> PrivateFile | None:
+    return load().private_files.get(kind)
+
+
+def event_file_of(kind: str) -> EventFile | None:
+    return load().event_files.get(kind)
 
 
 def finished_listers() -> list[FinishedLister]:
-    return [lister for lister, _ in _finished.values()]
+    return [lister for lister, _ in load().finished.values()]
 
 
 def newest_finished() -> list[Newest]:
-    return [newest for _, newest in _finished.values()]
-
-
-def own_pages(lister: OwnLister) -> OwnLister:
-    """Register where `/web me` finds a player's own pages (a decorator): `lister(session, guild_id,
-    user_id)` returns those of the server's events the player is in, newest first."""
-    _own_listers.append(lister)
-    return lister
+    return [newest for _, newest in load().finished.values()]
 
 
 async def own_pages_of(session: AsyncSession, guild_id: int, user_id: int, limit: int) -> list[OwnPage]:
     """A player's own pages in one server, newest first."""
-    found = [page for lister in _own_listers for page in await lister(session, guild_id, user_id)]
+    found = [page for lister in load().own_listers for page in await lister(session, guild_id, user_id)]
     return sorted(found, key=lambda page: page.since, reverse=True)[:limit]
 
 
-def templates(prefix: str, directory: Path) -> None:
-    """A format's templates, named "<prefix>/<file>" (they may use the site's `base.html` and `_macros.html`)."""
-    _templates[prefix] = directory
-
-
 def event_page_of(kind: str) -> EventPage | None:
-    return _event_pages.get(kind)
+    return load().event_pages.get(kind)
 
 
 def private_page_of(kind: str) -> PrivatePage | None:
-    return _private_pages.get(kind)
+    return load().private_pages.get(kind)
 
 
 def template_dirs() -> dict[str, Path]:
-    return dict(_templates)
-
-
-_loaded = False
-
-
-def load() -> None:
-    """Import every format's web module (its pages, as its `Format` names it), once; its package,
-    which declares the format, has imported its service (its table spec)."""
-    global _loaded
-    if _loaded:
-        return
-    for module in dict.fromkeys(fmt.web for fmt in bot.games.formats() if fmt.web):
-        importlib.import_module(module)
-    _loaded = True
+    return dict(load().template_dirs)
 
 
 # --- events in progress -----------------------------------------------------------------------------
@@ -413,6 +433,6 @@ async def _tables_in_progress(session: AsyncSession, guild_id: int) -> list[Runn
 async def in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
     """Every event of the server not finished yet, newest first."""
     events = await _tables_in_progress(session, guild_id)
-    for lister in _listers:
+    for lister in load().listers:
         events.extend(await lister(session, guild_id))
     return sorted(events, key=lambda e: e.since, reverse=True)

@@ -84,7 +84,7 @@ async def test_card_info_image_urls_and_export_names(db, scryfall):
 
 
 async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scryfall):
-    card_data.register(scryfall.client)
+    handlers = card_data.handlers(scryfall.client)
     scryfall.down = True
     listed = [Card("lightning bolt"), Card("Counterspell"), Card("Made Up", colour="G")]
     result = await card_data.resolve(db, scryfall.client, [c.name for c in listed])
@@ -95,13 +95,13 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
         due = await deadlines.due_at(session, card_data.COMPLETE, summary.id)
     assert due is not None and due > utcnow()
     # Still down when the deadline comes: tried again later, with a longer wait.
-    await deadlines.run_due(db, now=due + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
+    await deadlines.run_due(db, handlers, now=due + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
     async with db.read() as session:
         second = await deadlines.due_at(session, card_data.COMPLETE, summary.id)
     assert second - due > timedelta(seconds=card_data.RETRY_DELAYS[0])
     assert (await cubes.get_cube(db, 1, "Later")).cards[0].colour is None
     scryfall.down = False
-    await deadlines.run_due(db, now=second + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
+    await deadlines.run_due(db, handlers, now=second + timedelta(seconds=1), kinds=(card_data.COMPLETE,))
     cube = await cubes.get_cube(db, 1, "Later")
     assert [(c.name, c.colour, c.type_line, c.edhrec_rank) for c in cube.cards] == [
         ("Lightning Bolt", "R", "Instant", 12), ("Counterspell", "U", "Instant", 300), ("Made Up", "G", None, None)]
@@ -110,11 +110,11 @@ async def test_scryfall_down_saves_the_cube_and_the_sweeper_completes_it(db, scr
 
 
 async def test_a_removed_cube_stops_its_completion(db, scryfall):
-    card_data.register(scryfall.client)
+    handlers = card_data.handlers(scryfall.client)
     summary = await cubes.add_cube(db, organizer(5, 1), "Gone", CardList([Card("Opt")]), source="upload",
                                    source_ref=None, complete_later=True)
     await cubes.remove_cube(db, organizer(5, 1), "Gone")
-    await deadlines.run_due(db, now=utcnow() + timedelta(hours=1), kinds=(card_data.COMPLETE,))
+    await deadlines.run_due(db, handlers, now=utcnow() + timedelta(hours=1), kinds=(card_data.COMPLETE,))
     async with db.read() as session:
         assert await deadlines.due_at(session, card_data.COMPLETE, summary.id) is None
 

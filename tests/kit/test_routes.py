@@ -6,14 +6,21 @@ extension is loaded (without connecting to Discord)."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 import discord
 import pytest
 from discord.ext import commands
 
 import bot.games
-from bot.app import MtgBot
-from bot.kit import deadlines, delivery
+from bot.app import SHARED_RENDERERS, MtgBot
+from bot.features.clock import service as clock
+from bot.kit import card_data, claims, outbox
 from bot.kit import formats as formats_module
+from bot.kit.client import KitBot
+from bot.kit.deadlines import Handlers
+from bot.kit.delivery import Renderers
 from bot.kit.dispatch import (
     Component,
     ModalRoute,
@@ -26,6 +33,7 @@ from bot.kit.dispatch import (
     number,
     unresolved_routes,
 )
+from bot.kit.events import Payload
 from bot.kit.formats import Format, missing_pieces
 from bot.settings import Settings
 
@@ -79,13 +87,37 @@ def test_a_component_or_form_nothing_answers_is_named_once_each():
     assert unresolved_routes(bound, [Fine, OwnHandle], [FORM]) == []
 
 
-def test_an_outbox_kind_without_renderer_or_a_deadline_kind_without_handler_is_named(monkeypatch):
+async def _nothing(*args) -> None:
+    return None
+
+
+def test_an_outbox_kind_without_renderer_or_a_deadline_kind_without_handler_is_named():
+    renderers, handlers = Renderers(), Handlers()
+    renderers.add("t.fine", Payload, _nothing)
+    renderers.add("t.stray", Payload, _nothing)
+    handlers.add("t.due", _nothing)
+    handlers.add("t.odd", _nothing)
     fmt = Format(key="t", name="Test", order=99, cog="nowhere", outbox_kinds=("t.gone", "t.fine"),
-                 deadline_kinds=("t.late", "t.due"))
-    monkeypatch.setitem(delivery._renderers, "t.fine", object())  # gone after the test
-    monkeypatch.setitem(deadlines._handlers, "t.due", object())
-    assert missing_pieces([fmt]) == ["format t: outbox kind 't.gone' has no renderer",
-                                     "format t: deadline kind 't.late' has no handler"]
+                 deadline_kinds=("t.late", "t.due"), renderers=renderers, deadlines=handlers)
+    assert missing_pieces([fmt], renderers, handlers) == [
+        "format t: outbox kind 't.gone' has no renderer",
+        "format t: deadline kind 't.late' has no handler",
+        "format t: renders outbox kind 't.stray', which it does not declare",
+        "format t: handles deadline kind 't.odd', which it does not declare",
+    ]
+    # The bot's tables are built from what formats declare: a format's renderer is in them.
+    assert missing_pieces([fmt], formats_module.renderers_of([fmt]), formats_module.deadlines_of([fmt]))[:2] == [
+        "format t: outbox kind 't.gone' has no renderer", "format t: deadline kind 't.late' has no handler"]
+
+
+def test_two_formats_rendering_one_kind_are_refused():
+    mine, theirs = Renderers(), Renderers()
+    mine.add("t.post", Payload, _nothing)
+    theirs.add("t.post", Payload, _nothing)
+    formats = [Format(key=key, name=key, order=99, cog="nowhere", outbox_kinds=("t.post",), renderers=renderers)
+               for key, renderers in (("a", mine), ("b", theirs))]
+    with pytest.raises(ValueError, match="t.post"):
+        formats_module.renderers_of(formats)
 
 
 async def test_the_bot_refuses_to_start_with_one_line_per_missing_piece(db, tmp_path, monkeypatch):
@@ -116,19 +148,19 @@ async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_load
         await bot_.load_cogs()  # raises RoutesUnresolved otherwise
         formats = bot.games.formats()
         assert unresolved_routes(bot_.handlers, bot_.components, bot_.forms()) == []
-        assert missing_pieces(formats) == []
+        assert missing_pieces(formats, bot_.outbox.renderers, bot_.deadlines) == []
         # Every format declared something that was checked, not an empty list.
         assert {fmt.key for fmt in formats} == {"goldfish", "draft", "pod", "battler", "turnabout", "421", "vortex"}
         assert all(fmt.components or fmt.forms or fmt.claims for fmt in formats)
         assert all(fmt.outbox_kinds for fmt in formats)
-        # And the declarations are whole: every outbox kind a format's modules render and every
-        # deadline kind they handle is declared by a format (or is the kit's table lifecycle's).
-        declared = {kind for fmt in formats for kind in (*fmt.outbox_kinds, *fmt.deadline_kinds)}
+        # And the bot's tables are exactly what is declared: every format's kinds (and its table's,
+        # the kit's), the features' and the kit's own; nothing a module registered by being imported.
+        declared = {kind for fmt in formats for kind in fmt.outbox_kinds}
         declared |= {kind for fmt in formats if fmt.spec for kind in formats_module._table_kinds(fmt.spec)}
-        rendered = {kind for kind, renderer in delivery._renderers.items() if renderer.owner.startswith("bot.games.")}
-        handled = {kind for kind, handler in deadlines._handlers.items()
-                   if getattr(handler, "__module__", "").startswith("bot.games.")}
-        assert rendered | handled <= declared, (rendered | handled) - declared
+        shared = {kind for renderers in SHARED_RENDERERS for kind in renderers.kinds()}
+        assert bot_.outbox.renderers.kinds() == declared | shared | {outbox.CANNOT_POST, claims.ABSENT_DM}
+        assert bot_.deadlines.kinds() == ({kind for fmt in formats for kind in fmt.deadline_kinds}
+                                          | {clock.FLAG, card_data.COMPLETE})
         # Every Component subclass the bot defines is one it adds (a button nobody declared would
         # not answer after a restart).
         assert set(_all_components()) - set(bot_.components) == set()
@@ -137,6 +169,21 @@ async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_load
         for extension in list(bot_.extensions):
             await bot_.unload_extension(extension)
         await bot_.scryfall.close()
+
+
+async def test_importing_every_module_of_the_bot_registers_no_renderer_and_no_handler(db, tmp_path):
+    """A format's, a feature's or the kit's renderers and handlers are what it declares, carried by
+    its declaration: there is no registry that importing a module fills. A bot of the kit alone,
+    made after every module of the bot was imported, renders and handles the kit's own kinds only."""
+    for module in pkgutil.walk_packages(bot.__path__, "bot."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    kit = KitBot(Settings(_env_file=None, database_url="sqlite+aiosqlite://", image_cache_dir=tmp_path / "images"), db)
+    try:
+        assert kit.outbox.renderers.kinds() == {outbox.CANNOT_POST, claims.ABSENT_DM}
+        assert kit.deadlines.kinds() == {card_data.COMPLETE}
+    finally:
+        await kit.scryfall.close()
 
 
 def _all_components() -> list[type[Component]]:

@@ -201,9 +201,10 @@ async def stop(db: Database, runner: web.AppRunner, images: ImageHost) -> None:
 @pytest.fixture(scope="module")
 def site(browser: Browser, tmp_path_factory) -> Iterator[Site]:
     """One site for the module, with a demo format's pages registered (and removed after)."""
-    registry._templates["demo"] = Path(__file__).parent / "demo"
-    registry._event_pages["demo"] = demo_event
-    registry._private_pages["demo-pool"] = demo_pool
+    pages = registry.load()  # the site's table, built from the formats' declarations
+    pages.template_dirs["demo"] = Path(__file__).parent / "demo"
+    pages.event_pages["demo"] = demo_event
+    pages.private_pages["demo-pool"] = demo_pool
     try:
         db, runner, found = browser.run(start(tmp_path_factory.mktemp("site")))
         try:
@@ -211,9 +212,9 @@ def site(browser: Browser, tmp_path_factory) -> Iterator[Site]:
         finally:
             browser.run(stop(db, runner, found.images))
     finally:
-        registry._templates.pop("demo")
-        registry._event_pages.pop("demo")
-        registry._private_pages.pop("demo-pool")
+        pages.template_dirs.pop("demo")
+        pages.event_pages.pop("demo")
+        pages.private_pages.pop("demo-pool")
 
 
 @pytest.fixture(scope="module")

@@ -13,20 +13,17 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import select
 
-from bot.games.battler import messages as battler_messages  # noqa: F401 - registers the renderers
+from bot.games import formats
 from bot.games.battler import service as battler
-from bot.games.draft import messages as draft_messages  # noqa: F401 - registers the renderers
 from bot.games.draft import service as drafts
 from bot.games.four_two_one import service as league_service
-from bot.games.four_two_one import ui as league_ui  # noqa: F401 - registers the renderers
-from bot.games.goldfish import messages  # noqa: F401 - registers the renderers
 from bot.games.goldfish import service as goldfish
 from bot.games.turnabout import service as turnabout
 from bot.games.turnabout import ui as turnabout_ui
 from bot.games.vortex import service as vortex
-from bot.games.vortex import ui as vortex_ui  # noqa: F401 - registers the renderers
 from bot.kit import outbox
-from bot.kit.delivery import Delivery, Outgoing, renderer_of
+from bot.kit.delivery import Delivery, Outgoing
+from bot.kit.formats import renderers_of
 from bot.kit.paginate import page_view
 from bot.store.models import OutboxMessage
 from bot.web import access
@@ -58,7 +55,7 @@ async def final_rows(db, kind: str) -> list[outbox.Queued]:
 
 async def rendered(db, settings, queued: outbox.Queued) -> Outgoing:
     bot = SimpleNamespace(db=db, settings=settings)  # what a renderer uses of the bot
-    renderer = renderer_of(queued.kind)
+    renderer = renderers_of(formats()).of(queued.kind)
     assert renderer is not None
     out = await renderer(queued, Delivery(bot, queued, fresh=False))  # as the sweeper sends it
     assert out is not None

@@ -11,6 +11,7 @@ from markupsafe import escape
 from sqlalchemy import update
 
 from bot.features.leaderboard import service as leaderboard
+from bot.games import formats
 from bot.games.turnabout import service as turnabout
 from bot.kit import tables
 from bot.web import access, names, registry
@@ -182,7 +183,7 @@ def test_format(monkeypatch, tmp_path):
         "{% for name in cards %}{{ card(name, pictures) }} {% endfor %}</p>{% endblock %}")
     (tmp_path / "pool.html").write_text(
         '{% extends "base.html" %}{% block main %}<h1>{{ title }}</h1><p>Pool {{ ref }} of user {{ user }}</p>{% endblock %}')
-    monkeypatch.setitem(registry._templates, "testfmt", tmp_path)
+    monkeypatch.setitem(registry.load().template_dirs, "testfmt", tmp_path)
 
     async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
         if event_id >= 404:  # no such event of this format (or none it shows)
@@ -195,8 +196,8 @@ def test_format(monkeypatch, tmp_path):
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
         return registry.Page("testfmt/pool.html", "Your pool", {"ref": grant.ref, "user": grant.user_id})
 
-    monkeypatch.setitem(registry._event_pages, "testfmt", event)
-    monkeypatch.setitem(registry._private_pages, "testfmt-pool", pool)
+    monkeypatch.setitem(registry.load().event_pages, "testfmt", event)
+    monkeypatch.setitem(registry.load().private_pages, "testfmt-pool", pool)
 
 
 async def test_a_formats_page_replaces_the_results_page(db, test_format):
@@ -242,9 +243,24 @@ async def test_a_page_that_fails_says_so_without_details(db, monkeypatch, caplog
     async def broken(ctx, event_id):
         raise RuntimeError("secret detail")
 
-    monkeypatch.setitem(registry._event_pages, "broken", broken)
+    monkeypatch.setitem(registry.load().event_pages, "broken", broken)
     async with site_client(db) as client:
         html = await page(client, SiteLinks(site.address).event("broken", 1), status=500)
     assert "could not be shown" in html and "secret detail" not in html
     error_id = re.search(r"Error ([0-9a-f]{8})", html)[1]
     assert any(error_id in record.getMessage() and record.exc_info for record in caplog.records)
+
+
+def test_the_sites_pages_are_what_the_formats_declare():
+    """A format's pages are a `registry.Pages` its `Format` carries (importing its web module
+    registers nothing): the site's table is every format's, and a kind declared twice is refused."""
+    declared = [fmt.web for fmt in formats() if fmt.web is not None]
+    site = registry.Pages()
+    for pages in declared:
+        site.include(pages)
+    assert set(site.event_pages) == {fmt.key for fmt in formats()} and set(site.template_dirs) == set(site.event_pages)
+    assert {"draft-pool"} <= set(site.private_pages) and set(site.finished) == {"draft", "vortex"}
+    again = registry.Pages()
+    again.event_page("draft")(declared[0].event_pages[next(iter(declared[0].event_pages))])
+    with pytest.raises(ValueError, match="draft"):
+        site.include(again)

@@ -456,7 +456,10 @@ async def get(db: Database, clock_id: int) -> ClockView:
 # --- the flag fall and the outbox hooks -------------------------------------------------------------
 
 
-@deadlines.handles(FLAG)
+DEADLINES = deadlines.Handlers()  # the bot adds them to its table (`bot.app`)
+
+
+@DEADLINES.handles(FLAG)
 async def _flag_due(db: Database, due: deadlines.Due, now: datetime) -> int | None:
     """The running player's time is up: record the flag fall (and tell everyone), unless the clock
     moved on since the deadline was armed (then the deadline follows it)."""

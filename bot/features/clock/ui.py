@@ -21,7 +21,7 @@ from bot.features.clock import rules as engine
 from bot.features.clock import service
 from bot.features.clock.service import ClockEdit, ClockGame, ClockNews, ClockRef, ClockView
 from bot.kit import limits
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import Component, number, word
 
 MODE_NAMES = {"delay": "Delay", "bronstein": "Bronstein"}
@@ -288,7 +288,10 @@ def news_pings(news: ClockNews) -> tuple[int, ...]:
 # shows it; the offer's line goes once it is answered).
 
 
-@renders(service.POST, ClockRef)
+RENDERERS = Renderers()  # the bot adds them to its table (`bot.app`)
+
+
+@RENDERERS.renders(service.POST, ClockRef)
 async def post(ref: ClockRef, ctx: Delivery) -> Outgoing | None:
     clock = await service.still_to_post(ctx.db, ref.clock_id)
     if clock is None:
@@ -298,7 +301,7 @@ async def post(ref: ClockRef, ctx: Delivery) -> Outgoing | None:
                     allowed_mentions=limits.ping(*pinged) if pinged else None)
 
 
-@renders(service.SHOW, ClockEdit)
+@RENDERERS.renders(service.SHOW, ClockEdit)
 async def show(edit: ClockEdit, ctx: Delivery) -> Outgoing | None:
     clock = await service.still_to_show(ctx.db, edit.clock_id, edit.version)
     if clock is None or clock.message_id is None:
@@ -307,7 +310,7 @@ async def show(edit: ClockEdit, ctx: Delivery) -> Outgoing | None:
                     edit=(clock.channel_id, clock.message_id))
 
 
-@renders(service.NEWS, ClockNews)
+@RENDERERS.renders(service.NEWS, ClockNews)
 async def news(news: ClockNews, ctx: Delivery) -> Outgoing:
     pings = news_pings(news)
     return Outgoing(content=news_text(news), allowed_mentions=limits.ping(*pings) if pings else None)

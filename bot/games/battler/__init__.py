@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.battler import service, ui
+from bot.games.battler import messages, service, ui, web
 from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
@@ -19,7 +19,9 @@ FORMAT = Format(
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED,
                   service.PHASE_OVER),
     deadline_kinds=(service.RECOVER,),
-    web=f"{__name__}.web",
+    renderers=messages.RENDERERS,
+    deadlines=service.DEADLINES,
+    web=web.PAGES,
     leaderboard="Treasure Battler",
     help=FormatHelp(
         key="battler",

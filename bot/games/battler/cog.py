@@ -9,7 +9,6 @@ from discord import app_commands
 
 from bot.features.cubes import service as cubes
 from bot.features.cubes.ui import cube_autocomplete
-from bot.games.battler import messages as _renderers  # noqa: F401  (registers the outbox renderers)
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui

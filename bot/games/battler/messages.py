@@ -15,27 +15,28 @@ from bot.games.battler import ui
 from bot.games.battler.service import Announcement, Dispute, PhaseOver, PrivatePrompt
 from bot.kit import claims_ui, limits
 from bot.kit.claims import Call
-from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.tables import TableRef
 from bot.web.buttons import event_view
 
-renders_dms_closed(battler.DMS_CLOSED, what="your Treasure Battler choices", resend="/battler resend")
+RENDERERS = Renderers()  # carried by its `FORMAT`
+RENDERERS.dms_closed(battler.DMS_CLOSED, what="your Treasure Battler choices", resend="/battler resend")
 
 
-@renders(battler.PROMPT, PrivatePrompt)
+@RENDERERS.renders(battler.PROMPT, PrivatePrompt)
 async def prompt(prompt: PrivatePrompt, ctx: Delivery) -> Outgoing | None:
     if not ctx.fresh and not await battler.still_wanted(ctx.db, prompt):
         return None
     return Outgoing(embeds=[ui.prompt_embed(prompt)], view=ui.prompt_view(prompt))
 
 
-@renders(battler.PHASE_OVER, PhaseOver)
+@RENDERERS.renders(battler.PHASE_OVER, PhaseOver)
 async def phase_over(over: PhaseOver, ctx: Delivery) -> Outgoing:
     """A DM of a phase that has ended says so, its buttons gone (edited in place: no notification)."""
     return Outgoing(embeds=[ui.phase_over_embed(over)], view=None, edit=(over.channel_id, over.message_id))
 
 
-@renders(battler.ANNOUNCE, Announcement)
+@RENDERERS.renders(battler.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = ui.split_messages(ui.event_lines(news))
     if not chunks:
@@ -47,7 +48,7 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 
-@renders(battler.DISPUTE, Dispute)
+@RENDERERS.renders(battler.DISPUTE, Dispute)
 async def dispute(call: Dispute, ctx: Delivery) -> Outgoing:
     """The call to decide a disputed report: the organizers who do not play in it are pinged."""
     referees = call.call if call.call is not None else Call(users=(call.organizer_id,))
@@ -56,7 +57,7 @@ async def dispute(call: Dispute, ctx: Delivery) -> Outgoing:
                     allowed_mentions=claims_ui.call_mentions(referees.users, referees.role))
 
 
-@renders(battler.FINAL, TableRef)
+@RENDERERS.renders(battler.FINAL, TableRef)
 async def final(post: TableRef, ctx: Delivery) -> Outgoing:
     final = await battler.final_result(ctx.db, post.table_id)
     lines = [*ui.final_lines(final.game, final.standings), "Results were added to the leaderboard (`/leaderboard`)."]

@@ -59,7 +59,7 @@ OUTCOMES = (*engine.OUTCOMES, "unfinishable")
 DECISIONS = ("a", "b", "draw", "void")
 
 # Outbox kinds (rendered by bot.games.battler.messages; a running game cancelled and a player's DMs
-# closed in the kit's words: SPEC.cancel_notice, delivery.renders_dms_closed).
+# closed in the kit's words: SPEC.cancel_notice, delivery.Renderers.dms_closed).
 PROMPT = "battler.prompt"  # a player's private setup/draft DM (payload: PrivatePrompt)
 ANNOUNCE = "battler.announce"  # public lines for what happened (payload: Announcement)
 DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload: Dispute)
@@ -713,7 +713,10 @@ outbox.on_sent(PROMPT, _record_message)
 outbox.on_dm_closed(PROMPT, _dms_closed, retry_at_startup=True)
 
 
-@deadlines.handles(RECOVER)
+DEADLINES = deadlines.Handlers()  # carried by its `FORMAT`
+
+
+@DEADLINES.handles(RECOVER)
 async def _recover(db: Database, due: deadlines.Due, now: datetime) -> None:
     """Queue the DMs of a running game's phase that no message shows, or a finished game's standings."""
     async with db.write() as session:

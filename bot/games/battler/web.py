@@ -15,7 +15,8 @@ from bot.games.battler import rules as engine
 from bot.games.battler import service
 from bot.web import registry
 
-registry.templates("battler", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("battler", Path(__file__).parent / "templates")
 
 STATUSES = service.STATUSES
 PHASE = {engine.SETUP: "setting up (choosing basics)", engine.PLAY: "playing", engine.DRAFT: "drafting",
@@ -60,7 +61,7 @@ def _standings(state: engine.BattlerState) -> list[tuple[int, list[int]]]:
     return out
 
 
-@registry.event_page(service.SPEC.kind)
+@PAGES.event_page(service.SPEC.kind)
 async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None:
     if (loaded := await ctx.own_table(service.GAMES, game_id)) is None:
         return None

@@ -3,8 +3,11 @@ draft (Goldfish Draft's scoring) follows its "draft.complete" hook from its own 
 
 from __future__ import annotations
 
+from bot.games.draft import messages, rotisserie_cog, ui, web
 from bot.games.draft import service as drafts
-from bot.games.draft import ui
+from bot.games.draft.service import deliveries, timers
+from bot.kit.deadlines import Handlers
+from bot.kit.delivery import Renderers
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,7 +20,9 @@ FORMAT = Format(
     outbox_kinds=(drafts.PACK, drafts.RETIRE, drafts.CLOSE_PACK, drafts.DMS_CLOSED, drafts.REMINDER, drafts.TIMED_OUT,
                   drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
-    web=f"{__name__}.web",
+    renderers=Renderers(messages.RENDERERS, rotisserie_cog.RENDERERS),
+    deadlines=Handlers(timers.DEADLINES, deliveries.DEADLINES),
+    web=web.PAGES,
     help=FormatHelp(
         key="draft",
         name="Draft pods",

@@ -63,7 +63,7 @@ from bot.games.draft.ui import (
 )
 from bot.kit import card_data, limits
 from bot.kit.client import KitBot
-from bot.kit.delivery import Delivery, Outgoing, renders, renders_dms_closed
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.pictures import Picture
 from bot.kit.text import escape
 from bot.store.outage import log_failure
@@ -71,8 +71,9 @@ from bot.web.buttons import event_view
 
 log = logging.getLogger(__name__)
 
-renders_dms_closed(drafts.DMS_CLOSED, what="your draft pack", resend="/draft resend",
-                   meanwhile="Meanwhile, pick here with `/draft pick`.")
+RENDERERS = Renderers()  # carried by the draft's `FORMAT`
+RENDERERS.dms_closed(drafts.DMS_CLOSED, what="your draft pack", resend="/draft resend",
+                     meanwhile="Meanwhile, pick here with `/draft pick`.")
 
 _live: weakref.WeakKeyDictionary[KitBot, DraftMessages] = weakref.WeakKeyDictionary()
 
@@ -278,32 +279,32 @@ def _closing_text(p: ClosePack) -> str:
 # --- the renderers (`bot.kit.delivery`) ------------------------------------------------------------------
 
 
-@renders(drafts.PACK, PackPost)
+@RENDERERS.renders(drafts.PACK, PackPost)
 async def pack(prompt: PackPost, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).pack(prompt, ctx.fresh, ctx.shown_on)
 
 
-@renders(drafts.NOTICE, Notice)
+@RENDERERS.renders(drafts.NOTICE, Notice)
 async def notice(pack: Notice, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).notice(pack, ctx.fresh)
 
 
-@renders(drafts.RETIRE, MessageRef)
+@RENDERERS.renders(drafts.RETIRE, MessageRef)
 async def retire(old: MessageRef, ctx: Delivery) -> Outgoing:
     return await DraftMessages.of(ctx.bot).retire(old)
 
 
-@renders(drafts.CLOSE_PACK, ClosePack)
+@RENDERERS.renders(drafts.CLOSE_PACK, ClosePack)
 async def close_pack(closing: ClosePack, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).close_pack(closing)
 
 
-@renders(drafts.CONFIRM, Confirmation)
+@RENDERERS.renders(drafts.CONFIRM, Confirmation)
 async def confirm(confirmation: Confirmation, ctx: Delivery) -> Outgoing | None:
     return await DraftMessages.of(ctx.bot).confirmations.render(confirmation, ctx.queued)
 
 
-@renders(drafts.REMINDER, PodRef)
+@RENDERERS.renders(drafts.REMINDER, PodRef)
 async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
     if pod.variant is not None:
         return Outgoing(content=f"⏰ Half your pick time is gone in Rotisserie draft #{pod.pod_id}: it is your turn "
@@ -311,7 +312,7 @@ async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
     return Outgoing(content=f"⏰ Half your pick time is gone in draft #{pod.pod_id}: your pack is waiting above.")
 
 
-@renders(drafts.TIMED_OUT, TimedOut)
+@RENDERERS.renders(drafts.TIMED_OUT, TimedOut)
 async def timed_out(p: TimedOut, ctx: Delivery) -> Outgoing:
     if p.to_organizer:
         note = f"Draft #{p.pod_id}: <@{p.player_id}> timed out repeatedly; a bot took their seat."
@@ -327,14 +328,14 @@ async def timed_out(p: TimedOut, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(note, limits.CONTENT))
 
 
-@renders(drafts.FINAL_POOL, FinalPool)
+@RENDERERS.renders(drafts.FINAL_POOL, FinalPool)
 async def final_pool(pool: FinalPool, ctx: Delivery) -> Outgoing:
     user_id = ctx.message.user_id
     assert user_id is not None
     return await DraftMessages.of(ctx.bot).final_pool(pool, user_id)
 
 
-@renders(drafts.SUMMARY, PodRef)
+@RENDERERS.renders(drafts.SUMMARY, PodRef)
 async def summary(ref: PodRef, ctx: Delivery) -> Outgoing:
     pod_id = ref.pod_id
     pod, pools = await drafts.summary_of(ctx.db, pod_id)

@@ -15,7 +15,7 @@ from bot.games.draft.service.variants import ROTISSERIE
 from bot.games.draft.set_start import open_lobby
 from bot.kit import limits
 from bot.kit.client import KitBot
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
 from bot.kit.text import escape, plural
@@ -23,7 +23,10 @@ from bot.kit.text import escape, plural
 DRAFT_COG = "DraftCog"
 
 
-@renders(TURN, Turn)
+RENDERERS = Renderers()  # carried by the draft's `FORMAT`
+
+
+@RENDERERS.renders(TURN, Turn)
 async def turn(t: Turn, ctx: Delivery) -> Outgoing:
     """Pings the player on turn alone; the others read it without a notification."""
     return Outgoing(

@@ -33,7 +33,8 @@ from bot.kit import card_data, tables
 from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
-registry.templates("draft", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("draft", Path(__file__).parent / "templates")
 
 DRAFT, POOL = SPEC.kind, OWN_POOL
 STATUSES = SPEC.statuses
@@ -104,7 +105,7 @@ class Seat:
     picks: int
 
 
-@registry.event_page(DRAFT)
+@PAGES.event_page(DRAFT)
 async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     async with ctx.db.read() as session:
         loaded = await _pod(session, ctx.guild_id, pod_id)
@@ -195,7 +196,7 @@ async def _seat_packs(session: AsyncSession, row: DraftPod, seat: int) -> list[l
     return views
 
 
-@registry.event_file(DRAFT)
+@PAGES.event_file(DRAFT)
 async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> registry.File | None:
     """A complete draft's exports: Draftmancer's log, the summary, each seat's Magic Online log."""
     prefix = f"draft-{pod_id}-"
@@ -245,7 +246,7 @@ async def _own(ctx: registry.PageContext, grant: access.Grant) -> tuple[DraftPod
         return row, seat, cards, await _facts(session, row.id)
 
 
-@registry.private_page(POOL)
+@PAGES.private_page(POOL)
 async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
     """A player's own picks so far (`grant.ref` the pod), theirs alone, during the draft too: by mana
     value as the Discord pool picture shows them, with the exports; once complete, a link to every
@@ -263,7 +264,7 @@ async def own_pool(ctx: registry.PageContext, grant: access.Grant) -> registry.P
         "exports": [(label, ctx.private_file(f"draft-{row.id}-{ending}")) for ending, (_, label, _) in EXPORTS.items()]})
 
 
-@registry.private_file(POOL)
+@PAGES.private_file(POOL)
 async def own_pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None:
     """A player's own pool as a deck file (`EXPORTS`), as `/draft export` gives it."""
     prefix = f"draft-{grant.ref}-"
@@ -279,10 +280,10 @@ async def own_pool_file(ctx: registry.PageContext, grant: access.Grant, name: st
 
 # Complete drafts, in the site's lists of finished events: a draft writes no results (a Goldfish
 # Draft's scores are an event of their own).
-registry.finished_tables(SPEC, name=lambda pod_id, cube: f"Draft #{pod_id} · {cube}", detail=DraftPod.cube_name)
+PAGES.finished_tables(SPEC, name=lambda pod_id, cube: f"Draft #{pod_id} · {cube}", detail=DraftPod.cube_name)
 
 
-@registry.own_pages
+@PAGES.own_pages
 async def own_pools(session: AsyncSession, guild_id: int, user_id: int) -> list[registry.OwnPage]:
     """The drafts a player is in (drafting or complete), for `/web me`."""
     rows = await session.execute(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.four_two_one import service, ui
+from bot.games.four_two_one import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,7 +17,8 @@ FORMAT = Format(
     forms=(ui.DECK_FORM,),
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
     deadline_kinds=(),
-    web=f"{__name__}.web",
+    renderers=ui.RENDERERS,
+    web=web.PAGES,
     leaderboard="421",
     help=FormatHelp(
         key="421",

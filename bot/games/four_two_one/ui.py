@@ -26,7 +26,7 @@ from bot.games.four_two_one.service import (
     league_name,
 )
 from bot.kit import claims, claims_ui, limits
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import (
     Component,
     InvalidPayload,
@@ -718,7 +718,10 @@ def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
 # Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
 
 
-@renders(four_two_one.ANNOUNCE, Announcement)
+RENDERERS = Renderers()  # carried by its `FORMAT`
+
+
+@RENDERERS.renders(four_two_one.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = split_messages(event_lines(news))
     if not chunks:
@@ -730,7 +733,7 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 
-@renders(four_two_one.MENU_DONE, ShownMenu)
+@RENDERERS.renders(four_two_one.MENU_DONE, ShownMenu)
 async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
     """The announcement that carried the take-apart menu, the same text without it."""
     chunks = split_messages(event_lines(shown.news))
@@ -739,14 +742,14 @@ async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
     return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
 
 
-@renders(four_two_one.CLAIM_DONE, ClaimClosed)
+@RENDERERS.renders(four_two_one.CLAIM_DONE, ClaimClosed)
 async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
     """A report's message once it no longer waits: what was reported and what became of it."""
     return Outgoing(content=limits.clip(closed_text(closed), limits.CONTENT),
                     edit=(closed.channel_id, closed.message_id))
 
 
-@renders(four_two_one.FINAL, Announcement)
+@RENDERERS.renders(four_two_one.FINAL, Announcement)
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     chunks = split_messages(final_lines(news))
     return Outgoing(content=chunks[0], continued=chunks[1:],

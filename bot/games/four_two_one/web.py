@@ -12,7 +12,8 @@ from bot.games.four_two_one import service
 from bot.web import registry
 from bot.web.cards import curve_html, tile_html
 
-registry.templates("421", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("421", Path(__file__).parent / "templates")
 
 STATUSES = service.STATUSES
 PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "running", STATUSES.finished: "over",
@@ -75,7 +76,7 @@ def _decks(state: engine.LeagueState, user: list[int]) -> list[DeckLine]:
     return out
 
 
-@registry.event_page(service.KIND)
+@PAGES.event_page(service.KIND)
 async def event(ctx: registry.PageContext, league_id: int) -> registry.Page | None:
     if (loaded := await ctx.own_table(service.GAMES, league_id)) is None:
         return None

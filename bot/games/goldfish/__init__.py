@@ -5,7 +5,7 @@ draft is a draft pod whose scoring this package opens when the draft's "draft.co
 
 from __future__ import annotations
 
-from bot.games.goldfish import service, ui
+from bot.games.goldfish import messages, service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -13,10 +13,11 @@ FORMAT = Format(
     name="Goldfish Draft",
     order=0,
     cog=f"{__name__}.cog",
-    web=f"{__name__}.web",
+    web=web.PAGES,
     components=(ui.FormAgainButton,),
     forms=(ui.SCORE_FORM,),
     outbox_kinds=(service.FINAL, service.REJECTED, service.CANCELLED),
+    renderers=messages.RENDERERS,
     leaderboard="Goldfish Draft",
     help=FormatHelp(
         key="goldfish",

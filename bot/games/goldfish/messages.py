@@ -14,13 +14,15 @@ from bot.games.goldfish import service as goldfish
 from bot.games.goldfish import ui
 from bot.games.goldfish.service import Cancelled, EventRef, Rejected
 from bot.kit import limits
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.outbox import Outcome
 from bot.kit.text import escape, plural
 from bot.web.buttons import event_view
 
+RENDERERS = Renderers()  # carried by its `FORMAT`
 
-@renders(goldfish.FINAL, EventRef)
+
+@RENDERERS.renders(goldfish.FINAL, EventRef)
 async def final(ref: EventRef, ctx: Delivery) -> Outgoing:
     """The final standings with a line naming the winner: pinged in the event's channel (`ping`), the
     results channel's copy pings nobody, so a winner hears it once."""
@@ -32,7 +34,7 @@ async def final(ref: EventRef, ctx: Delivery) -> Outgoing:
                     view=await event_view(ctx.bot, ctx.message.guild_id, goldfish.KIND, ref.event_id))
 
 
-@renders(goldfish.REJECTED, Rejected)
+@RENDERERS.renders(goldfish.REJECTED, Rejected)
 async def rejected(rejection: Rejected, ctx: Delivery) -> Outgoing:
     text = (
         f"Your score in **{escape(rejection.event_name)}** was rejected by the organizer: "
@@ -41,7 +43,7 @@ async def rejected(rejection: Rejected, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-@renders(goldfish.CANCELLED, Cancelled)
+@RENDERERS.renders(goldfish.CANCELLED, Cancelled)
 async def cancelled(note: Cancelled, ctx: Delivery) -> Outgoing:
     scores = ("it had no scores" if note.scores == 0 else "its 1 score was deleted" if note.scores == 1
               else f"its {plural(note.scores, 'score')} were deleted")

@@ -16,7 +16,8 @@ from bot.games.goldfish.service import KIND
 from bot.kit import event_results, tables
 from bot.web import registry
 
-registry.templates("goldfish", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("goldfish", Path(__file__).parent / "templates")
 
 GOLDFISH = KIND
 DRAFT = "draft"  # the table kind of the draft that opened an event: its page's address, by name only
@@ -32,7 +33,7 @@ class Score:
     parts: dict[str, float]
 
 
-@registry.event_page(GOLDFISH)
+@PAGES.event_page(GOLDFISH)
 async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
     async with ctx.db.read() as session:
         event = await session.get(GoldfishEvent, event_id) if 0 < event_id <= tables.MAX_ID else None
@@ -55,7 +56,7 @@ async def goldfish(ctx: registry.PageContext, event_id: int) -> registry.Page | 
         "draft_link": ctx.links.event(DRAFT, event.pod_id) if event.pod_id else None}, final=event.status == "closed")
 
 
-@registry.running_events
+@PAGES.running_events
 async def open_goldfish_events(session: AsyncSession, guild_id: int) -> list[registry.RunningEvent]:
     """Goldfish events taking scores (no table: a lobby's list does not have them)."""
     rows = await session.execute(

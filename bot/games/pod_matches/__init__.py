@@ -5,7 +5,7 @@ neither package imports the other."""
 
 from __future__ import annotations
 
-from bot.games.pod_matches import service
+from bot.games.pod_matches import messages, service, web
 from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
@@ -14,9 +14,10 @@ FORMAT = Format(
     name="Pods",
     order=1,
     cog=f"{__name__}.cog",
-    web=f"{__name__}.web",
+    web=web.PAGES,
     claims=(claims_ui.answers(service.KIND),),
     outbox_kinds=(service.PAIRED, service.FINAL, service.NEWS),
+    renderers=messages.RENDERERS,
     leaderboard="Pods",
     help=FormatHelp(
         key="pod",

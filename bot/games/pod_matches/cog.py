@@ -6,11 +6,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.games.pod_matches import (
-    messages,  # noqa: F401 - its renderers, registered on import
-    ui,
-)
 from bot.games.pod_matches import service as pods
+from bot.games.pod_matches import ui
 from bot.kit import claims, claims_ui, limits, lookups
 from bot.kit.client import KitBot
 from bot.kit.dispatch import actor_of, handles, require_guild

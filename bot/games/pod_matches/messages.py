@@ -11,7 +11,7 @@ from bot.games.pod_matches import service as pods
 from bot.games.pod_matches import ui
 from bot.games.pod_matches.service import News, PodRef, RoundRef
 from bot.kit import limits
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.web.buttons import event_view
 
 
@@ -19,7 +19,10 @@ def _users(ids) -> discord.AllowedMentions:
     return discord.AllowedMentions(users=[discord.Object(u) for u in ids if u > 0], roles=False, everyone=False)
 
 
-@renders(pods.PAIRED, RoundRef)
+RENDERERS = Renderers()  # carried by its `FORMAT`
+
+
+@RENDERERS.renders(pods.PAIRED, RoundRef)
 async def paired(ref: RoundRef, ctx: Delivery) -> Outgoing:
     view = await pods.get_pod(ctx.db, ref.pod_id)
     if view.state is None or view.state.round != ref.round:  # a later round is out: this one was posted
@@ -27,12 +30,12 @@ async def paired(ref: RoundRef, ctx: Delivery) -> Outgoing:
     return Outgoing(content=ui.round_text(view), allowed_mentions=_users(ui.round_pings(view)))
 
 
-@renders(pods.NEWS, News)
+@RENDERERS.renders(pods.NEWS, News)
 async def news(note: News, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(note.text, limits.CONTENT), allowed_mentions=_users(note.ping))
 
 
-@renders(pods.FINAL, PodRef)
+@RENDERERS.renders(pods.FINAL, PodRef)
 async def final(ref: PodRef, ctx: Delivery) -> Outgoing:
     view = await pods.get_pod(ctx.db, ref.pod_id)
     winner = view.state.standings()[0].player if view.state else None

@@ -14,7 +14,8 @@ from bot.games.pod_matches.service import ENDED, KIND, RUNNING, shown_decks
 from bot.kit import tables
 from bot.web import registry
 
-registry.templates("pod", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("pod", Path(__file__).parent / "templates")
 
 DRAFT = "draft"  # the draft's page's kind: its address, by name only
 
@@ -23,7 +24,7 @@ def _percent(value) -> str:
     return f"{float(value) * 100:.1f}%"
 
 
-@registry.event_page(KIND)
+@PAGES.event_page(KIND)
 async def pod_page(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     async with ctx.db.read() as session:
         row = await session.get(PodMatches, pod_id) if 0 < pod_id <= tables.MAX_ID else None
@@ -46,7 +47,7 @@ async def pod_page(ctx: registry.PageContext, pod_id: int) -> registry.Page | No
         "draft_link": ctx.links.event(DRAFT, row.pod_id) if row.pod_id else None}, final=row.status == ENDED)
 
 
-@registry.running_events
+@PAGES.running_events
 async def running_pods(session: AsyncSession, guild_id: int) -> list[registry.RunningEvent]:
     rows = await session.execute(
         select(PodMatches.id, PodMatches.name, PodMatches.created_at, PodMatches.state)

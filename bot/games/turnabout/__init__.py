@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.turnabout import service, ui
+from bot.games.turnabout import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -16,7 +16,8 @@ FORMAT = Format(
     forms=(),
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL, service.REPORT_DONE),
     deadline_kinds=(),
-    web=f"{__name__}.web",
+    renderers=ui.RENDERERS,
+    web=web.PAGES,
     leaderboard="Turnabout",
     help=FormatHelp(
         key="turnabout",

@@ -22,7 +22,7 @@ from bot.games.turnabout.service import (
     event_name,
 )
 from bot.kit import claims, claims_ui, limits, swiss
-from bot.kit.delivery import Delivery, Outgoing, renders
+from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural
@@ -441,7 +441,10 @@ def decklist_messages(dm: Decklist) -> tuple[str, discord.File | None]:
 # Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
 
 
-@renders(turnabout.ANNOUNCE, Announcement)
+RENDERERS = Renderers()  # carried by its `FORMAT`
+
+
+@RENDERERS.renders(turnabout.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = split_messages(event_lines(news))
     if not chunks:
@@ -453,19 +456,19 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     return Outgoing(content=chunks[0], continued=chunks[1:], allowed_mentions=pinged)
 
 
-@renders(turnabout.DECKLIST, Decklist)
+@RENDERERS.renders(turnabout.DECKLIST, Decklist)
 async def decklist(dm: Decklist, ctx: Delivery) -> Outgoing:
     content, file = decklist_messages(dm)  # a long list: one message, the list attached
     return Outgoing(content=content, files=[file] if file is not None else [])
 
 
-@renders(turnabout.REPORT_DONE, ReportDone)
+@RENDERERS.renders(turnabout.REPORT_DONE, ReportDone)
 async def report_done(done: ReportDone, ctx: Delivery) -> Outgoing:
     """A report message answered elsewhere: its text replaced by the result, its buttons removed."""
     return Outgoing(content=report_done_text(done), view=None, edit=(done.channel_id, done.message_id))
 
 
-@renders(turnabout.FINAL, Announcement)
+@RENDERERS.renders(turnabout.FINAL, Announcement)
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     """The final ranking, its first line naming the winner: pinged in the event's channel (`news.ping`),
     the results channel's copy pings nobody."""

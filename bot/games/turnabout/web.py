@@ -17,7 +17,8 @@ from bot.kit import claims
 from bot.kit.events import decode
 from bot.web import registry
 
-registry.templates("turnabout", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("turnabout", Path(__file__).parent / "templates")
 
 GAME_STATUS = {engine.PENDING: "not reported yet", engine.FLAGGED: "lost on time, waiting for its report",
                claims.REPORTED: "reported, waiting for the opponent", claims.DISPUTED: "disputed, waiting for an organizer",
@@ -80,7 +81,7 @@ async def _ratings(ctx: registry.PageContext, user_ids: list[int]) -> dict[int, 
         return await service.rating_totals(session, ctx.guild_id, user_ids)
 
 
-@registry.event_page(service.KIND, other_events=True)
+@PAGES.event_page(service.KIND, other_events=True)
 async def event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
     loaded = await _load(ctx, event_id)
     if loaded is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.vortex import service, ui
+from bot.games.vortex import service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -16,7 +16,8 @@ FORMAT = Format(
     forms=(),
     outbox_kinds=(service.PICK, service.BASICS, service.LOOK, service.SEARCH, service.ANNOUNCE, service.FINAL, service.DMS_CLOSED, service.RETIRE),
     deadline_kinds=(),
-    web=f"{__name__}.web",
+    renderers=ui.RENDERERS,
+    web=web.PAGES,
     leaderboard="Vortex Based Magic",
     help=FormatHelp(
         key="vortex",

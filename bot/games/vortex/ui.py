@@ -39,7 +39,7 @@ from bot.games.vortex.service import (
     event_name,
 )
 from bot.kit import limits
-from bot.kit.delivery import Delivery, Outgoing, chunked, renders, renders_dms_closed
+from bot.kit.delivery import Delivery, Outgoing, Renderers, chunked
 from bot.kit.dispatch import Component, InvalidPayload, index, number, word
 from bot.kit.formatting import cards_text, mention, numbered
 from bot.kit.lobby import lobby_button_type
@@ -681,10 +681,13 @@ PROMPTS = {PickPrompt: (pick_embed, pick_view), BasicsPrompt: (basics_embed, bas
            LookPrompt: (look_embed, look_view), SearchPrompt: (search_embed, search_view)}
 
 
-@renders(vortex.PICK, PickPrompt)
-@renders(vortex.BASICS, BasicsPrompt)
-@renders(vortex.LOOK, LookPrompt)
-@renders(vortex.SEARCH, SearchPrompt)
+RENDERERS = Renderers()  # carried by its `FORMAT`
+
+
+@RENDERERS.renders(vortex.PICK, PickPrompt)
+@RENDERERS.renders(vortex.BASICS, BasicsPrompt)
+@RENDERERS.renders(vortex.LOOK, LookPrompt)
+@RENDERERS.renders(vortex.SEARCH, SearchPrompt)
 async def prompt_dm(prompt: Prompt, ctx: Delivery) -> Outgoing | None:
     """A DM the player must answer. Sent late (`fresh` False: by the sweeper, after a crash or a
     retry), it goes only if the player still has to answer it (the pick, the basic-land choice, the
@@ -700,7 +703,7 @@ async def prompt_dm(prompt: Prompt, ctx: Delivery) -> Outgoing | None:
     return Outgoing(embeds=[embed(prompt)], view=view(prompt), edit=desk)
 
 
-@renders(vortex.ANNOUNCE, Announcement)
+@RENDERERS.renders(vortex.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     """The opening's message (posted with the deal, edited as the opening goes) or a turn's (posted
     when the turn begins, pinging only its player; edited as the turn goes, with the turn's buttons
@@ -733,7 +736,7 @@ RETIRED_TEXT = {
 MOVED_TEXT = "This was sent again in a newer DM: answer there."
 
 
-@renders(vortex.RETIRE, Retired)
+@RENDERERS.renders(vortex.RETIRE, Retired)
 async def retire(done: Retired, ctx: Delivery) -> Outgoing:
     """A pick's, a look's or a search's DM once that step is over, or once it was sent again in a
     newer DM: its buttons go (a click would do nothing)."""
@@ -741,10 +744,10 @@ async def retire(done: Retired, ctx: Delivery) -> Outgoing:
     return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
 
 
-@renders(vortex.FINAL, TableRef)
+@RENDERERS.renders(vortex.FINAL, TableRef)
 async def final(ref: TableRef, ctx: Delivery) -> Outgoing:
     return Outgoing(content=final_text(await vortex.get_game(ctx.db, ref.table_id)),
                     view=await event_view(ctx.bot, ctx.message.guild_id, vortex.KIND, ref.table_id))
 
 
-renders_dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex resend")
+RENDERERS.dms_closed(vortex.DMS_CLOSED, what="your Vortex cards", resend="/vortex resend")

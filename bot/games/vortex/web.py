@@ -26,10 +26,11 @@ from bot.kit.text import plural
 from bot.store.models import OutboxMessage
 from bot.web import params, registry
 
-registry.templates("vortex", Path(__file__).parent / "templates")
+PAGES = registry.Pages()  # carried by its `FORMAT`
+PAGES.templates("vortex", Path(__file__).parent / "templates")
 # A game an organizer ended without a winner writes no results: the site's lists of finished events
 # show it all the same.
-registry.finished_tables(service.SPEC, name=lambda game_id, cube: f"Vortex #{game_id} ({cube})", title="Vortex Based Magic",
+PAGES.finished_tables(service.SPEC, name=lambda game_id, cube: f"Vortex #{game_id} ({cube})", title="Vortex Based Magic",
                          detail=VortexGame.cube_name)
 
 STATUSES = service.STATUSES
@@ -154,7 +155,7 @@ async def _log(ctx: registry.PageContext, loaded: Any) -> LogPage:
     return LogPage(lines, partial=not whole)
 
 
-@registry.event_page(service.KIND)
+@PAGES.event_page(service.KIND)
 async def event(ctx: registry.PageContext, game_id: int) -> registry.Page | None:
     if (loaded := await ctx.own_table(service.GAMES, game_id)) is None:
         return None

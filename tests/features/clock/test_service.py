@@ -93,7 +93,7 @@ async def test_delay_mode_with_a_fake_clock(db):
     paused = await clock.pause(db, started.id, player(BOB), now=T0 + 20)
     assert paused.clock.status == "paused" and await flag_deadline(db, started.id) is None
     assert engine.remaining(paused.clock.state, 0, T0 + 500) == pytest.approx(598)
-    assert await deadlines.run_due(db, now=at(10_000)) == []
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(10_000)) == []
 
     # Resumed 80 s later: her delay is used up, 2 s of the move already count.
     resumed = await clock.resume(db, started.id, player(ALICE), now=T0 + 100)
@@ -136,8 +136,8 @@ async def test_the_flag_falls_on_the_deadline_and_listeners_run_in_its_transacti
     clock.FLAG_FALL_LISTENERS.append(listener)
     try:
         started = await new_clock(db, minutes=0.05, increment=0)  # 3 s: only the service API allows it
-        assert await deadlines.run_due(db, now=at(2.9)) == []
-        assert await deadlines.run_due(db, now=at(3.5)) == [started.id]
+        assert await deadlines.run_due(db, clock.DEADLINES, now=at(2.9)) == []
+        assert await deadlines.run_due(db, clock.DEADLINES, now=at(3.5)) == [started.id]
         flagged = await clock.get(db, started.id)
         assert flagged.status == "flagged" and flagged.state.flagged == 0 and flagged.state.flag_time == T0 + 3
         assert heard == [(started.id, "flagged", ALICE, True)]
@@ -159,13 +159,13 @@ async def test_a_failing_listener_rolls_the_flag_fall_back_for_a_retry(db):
     clock.FLAG_FALL_LISTENERS.append(broken)
     try:
         started = await new_clock(db, minutes=0.05, increment=0)
-        assert await deadlines.run_due(db, now=at(4)) == []
+        assert await deadlines.run_due(db, clock.DEADLINES, now=at(4)) == []
         assert (await clock.get(db, started.id)).status == "running"
         assert await queued(db, clock.NEWS) == []
     finally:
         clock.FLAG_FALL_LISTENERS.remove(broken)
     # Retried after the deadline's lease: now it falls, at the time it was due.
-    assert await deadlines.run_due(db, now=at(4) + deadlines.LEASE) == [started.id]
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(4) + deadlines.LEASE) == [started.id]
     assert (await clock.get(db, started.id)).state.flag_time == T0 + 3
 
 
@@ -191,7 +191,7 @@ async def test_a_moved_on_clock_re_arms_its_deadline_instead_of_flagging(db):
     # The sweeper took the deadline before the pass moved it (a race): nothing falls, it follows.
     async with db.write() as session:
         await deadlines.arm(session, clock.FLAG, started.id, at(31))
-    assert await deadlines.run_due(db, now=at(31)) == [None]  # ran, nothing fell
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(31)) == [None]  # ran, nothing fell
     assert await flag_deadline(db, started.id) == pytest.approx(90)
     assert (await clock.get(db, started.id)).status == "running"
 
@@ -264,7 +264,7 @@ async def test_an_offered_clock_runs_only_once_the_opponent_accepts_it(db):
     assert offered.status == "offered" and offered.live and offered.game is None
     assert await queued(db, clock.POST) == [{"clock_id": offered.id}]
     assert await flag_deadline(db, offered.id) is None
-    assert await deadlines.run_due(db, now=at(10**6)) == []  # it cannot flag
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(10**6)) == []  # it cannot flag
     before, messages = await clock.get(db, offered.id), await outbox_count(db)
     refusals = [
         (UserError, "only your opponent can accept", lambda: clock.accept(db, offered.id, player(ALICE), now=T0)),
@@ -291,7 +291,7 @@ async def test_an_offered_clock_runs_only_once_the_opponent_accepts_it(db):
     assert accepted.clock.status == "running" and accepted.clock.state.running == 1
     assert accepted.clock.message_id == 777
     assert await flag_deadline(db, offered.id) == pytest.approx(160)  # a minute from the acceptance
-    assert await deadlines.run_due(db, now=at(161)) == [offered.id]
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(161)) == [offered.id]
 
 
 async def test_an_offer_withdrawn_or_declined_never_runs_and_frees_the_pair(db):

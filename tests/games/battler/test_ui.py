@@ -12,10 +12,9 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from bot.games.battler import cog as _renderers  # noqa: F401  (the cog registers the renderers)
+from bot.games.battler import FORMAT, ui
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
-from bot.games.battler import ui
 from bot.games.battler.service import (
     Announcement,
     Costs,
@@ -27,6 +26,7 @@ from bot.games.battler.service import (
 )
 from bot.kit import limits, outbox
 from bot.kit.delivery import Outbox
+from bot.kit.formats import renderers_of
 from bot.kit.tables import TableRef
 from bot.kit.text import escape
 from tests.fake_discord.validation import validate_components, validate_embeds
@@ -235,7 +235,7 @@ def shown(out) -> tuple:
 
 async def rendered(kind: str, payload: dict):
     queued = outbox.Queued(7, outbox.Message(kind, payload, channel_id=2, guild_id=1), 0, NOW)
-    return shown(await Outbox(SimpleNamespace(db=None))._render(queued, True))
+    return shown(await Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))._render(queued, True))
 
 
 def old_event(event: engine.Event) -> dict:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from bot.games.draft import messages as _draft_renderers  # noqa: F401  (registers its renderers)
+from bot.games.draft import FORMAT
 from bot.games.draft import service as drafts
 from bot.games.draft.service.deliveries import pack_message
 from bot.kit import events, outbox
 from bot.kit.delivery import Outbox
+from bot.kit.formats import renderers_of
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 PROMPT = {
@@ -25,7 +26,7 @@ PICKED = {"card": "Card Z", "round": 0, "pick_number": 2}
 async def rendered(kind: str, payload: dict, *, user_id: int | None = 7, channel_id: int | None = None):
     message = outbox.Message(kind, payload, user_id=user_id, channel_id=channel_id, guild_id=1)
     queued = outbox.Queued(9, message, 0, NOW)
-    out = await Outbox(SimpleNamespace(db=None))._render(queued, True)
+    out = await Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))._render(queued, True)
     mentions = out.allowed_mentions.to_dict() if out.allowed_mentions is not None else None
     return out.content, out.edit, mentions
 

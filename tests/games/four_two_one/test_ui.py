@@ -12,17 +12,17 @@ from types import SimpleNamespace
 
 import pytest
 
-import bot.games.four_two_one.cog  # noqa: F401  (defining the cog registers the kit's renderers)
 from bot.cards.model import Card
 from bot.cards.parse import parse_cube_text
 from bot.cards.sets import CardSet
+from bot.games.four_two_one import FORMAT, service, ui
 from bot.games.four_two_one import rules as engine
-from bot.games.four_two_one import service, ui
 from bot.games.four_two_one.service import Announcement, Claim, Decided, LeagueView, SetInfo
 from bot.kit import limits, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.dispatch import InvalidPayload
 from bot.kit.errors import UserError
+from bot.kit.formats import renderers_of
 
 NASTY = "@everyone **bold** [link](https://x.y) <@123> " + "é" * 40
 BASICS = ("Plains", "Island", "Swamp", "Mountain", "Forest")
@@ -254,7 +254,7 @@ async def test_the_outbox_renders_announcements_the_final_standings_and_a_cancel
     each row's payload as the service queues it, and as rows queued before the kit had it."""
     def render(kind: str, payload: dict):
         row = outbox.Queued(1, outbox.Message(kind, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
-        return Outbox(SimpleNamespace(db=None))._render(row, True)
+        return Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))._render(row, True)
 
     state = league_state()
     events = built(state)
@@ -364,7 +364,7 @@ async def test_a_finished_step_leaves_no_live_buttons_or_menus():
     its text and loses its menu; a report's message says what became of it and loses its buttons."""
     def render(kind: str, payload: dict):
         row = outbox.Queued(1, outbox.Message(kind, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
-        return Outbox(SimpleNamespace(db=None))._render(row, True)
+        return Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))._render(row, True)
 
     state = league_state()
     events = built(state)

@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
-from bot.games.goldfish import messages as _goldfish_renderers  # noqa: F401  (registers its renderers)
+from bot.games.goldfish import FORMAT
 from bot.games.goldfish import service as goldfish
 from bot.kit import outbox
 from bot.kit.delivery import Outbox
+from bot.kit.formats import renderers_of
 from bot.kit.text import escape
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -26,7 +27,7 @@ def test_old_goldfish_rows_read_as_their_payloads():
 async def test_an_old_rejection_renders_as_it_did():
     rejected = {"event_id": 12, "event_name": "Fish **x**", "reason": "no <@1>"}
     queued = outbox.Queued(9, outbox.Message(goldfish.REJECTED, rejected, user_id=7, guild_id=1), 0, NOW)
-    out = await Outbox(SimpleNamespace(db=None))._render(queued, True)
+    out = await Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))._render(queued, True)
     assert out.content == (
         f"Your score in **{escape('Fish **x**')}** was rejected by the organizer: {escape('no <@1>')}\n"
         "You can report again with `/goldfish report` until the event ends.")

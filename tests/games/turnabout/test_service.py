@@ -413,7 +413,7 @@ async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own
     assert game == clock.ClockGame("turnabout", event.id, f"Turnabout #{event.id}", m.number, 1,
                                    ("bronstein", 10, 3), decides=True)
     assert (offered.clock.state.mode, offered.clock.state.base, offered.clock.state.increment) == ("bronstein", 603, 3)
-    assert await deadlines.run_due(db, now=at(10_000)) == []  # offered, not accepted: it never flags
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(10_000)) == []  # offered, not accepted: it never flags
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
 
     # Withdrawn; offered again for game 2 explicitly (game 1 still has no result); accepted; it runs out.
@@ -423,7 +423,7 @@ async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own
     second = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, game=2, now=T0)
     assert second.clock.game.game == 2 and second.clock.game.decides
     await clock.accept(db, second.clock.id, player(b), now=T0 + 100)
-    assert await deadlines.run_due(db, now=at(100 + 604)) == [second.clock.id]
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(100 + 604)) == [second.clock.id]
     g1, g2 = (await turnabout.get_event(db, event.id)).state.match(m.number).games
     assert g1.status == engine.PENDING and (g2.status, g2.flagged) == (engine.FLAGGED, m.a)
     [news] = [clock.ClockNews.from_payload(q.payload) for q in await queued(db, clock.NEWS)]
@@ -435,7 +435,7 @@ async def test_a_clock_in_a_match_uses_the_events_clock_and_decides_only_its_own
     informal = await clock.start(db, player(b), channel_id=CHANNEL, opponent_id=a, minutes=1, increment=0, now=T0)
     assert informal.clock.game.game == 1 and not informal.clock.game.decides
     await clock.accept(db, informal.clock.id, player(a), now=T0 + 1000)
-    assert await deadlines.run_due(db, now=at(1000 + 61)) == [informal.clock.id]
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(1000 + 61)) == [informal.clock.id]
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.PENDING
     news = [clock.ClockNews.from_payload(q.payload) for q in await queued(db, clock.NEWS)][-1]
     assert isinstance(news.event, clock_rules.FlagFell) and not news.recorded
@@ -446,7 +446,7 @@ async def test_in_an_event_without_a_clock_a_clock_decides_nothing(db):
     offered = await clock.start(db, player(a), channel_id=CHANNEL, opponent_id=b, minutes=1, increment=0, now=T0)
     assert offered.clock.game.event_clock is None and not offered.clock.game.decides
     await clock.accept(db, offered.clock.id, player(b), now=T0)
-    assert await deadlines.run_due(db, now=at(61)) == [offered.clock.id]
+    assert await deadlines.run_due(db, clock.DEADLINES, now=at(61)) == [offered.clock.id]
     assert all(g.status == engine.PENDING for g in (await turnabout.get_event(db, event.id)).state.match(m.number).games)
     assert not [q for q in await queued(db, turnabout.ANNOUNCE)
                 if any(e["type"] == "turnabout.GameLostOnTime" for e in q.payload["events"])]

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import discord
 import pytest
 
+from bot.games.vortex import FORMAT, ui
 from bot.games.vortex import rules as engine
 from bot.games.vortex import service as vortex
-from bot.games.vortex import ui
 from bot.games.vortex.cog import VortexCog
 from bot.games.vortex.service import (
     Announcement,
@@ -31,6 +31,7 @@ from bot.games.vortex.service import (
 from bot.kit import limits, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.dispatch import InvalidPayload
+from bot.kit.formats import renderers_of
 from bot.kit.tables import TableRef
 from bot.kit.text import escape
 from tests.games.battler.test_ui import assert_fits, assert_literal, long_name
@@ -263,7 +264,7 @@ async def test_messages_queued_before_typed_events_render_the_same():
     assert lines == ui.event_lines(news) and lines[0].startswith("🌀 **Vortex #12** has begun.")
     assert any(line.startswith(f"🃏 <@{USERS[seat]}> draws 1: 1 pick from their pack, by DM") for line in lines)
     assert f"👀 <@{USERS[seat]}> looked at the top 3 cards of the shoe." in lines
-    sender = Outbox(SimpleNamespace(db=None))
+    sender = Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))
     out = await sender._render(queued(vortex.ANNOUNCE, old), True)
     assert out.content == ui.split_messages(lines)[0] and [u.id for u in out.allowed_mentions.users] == [USERS[seat]]
 
@@ -349,7 +350,7 @@ def test_status_words_are_the_players_words():
 
 
 async def test_a_finished_look_or_search_dm_is_shown_again_without_buttons():
-    sender = Outbox(SimpleNamespace(db=None))
+    sender = Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))
     for kind, words in ((vortex.LOOK, "This look is over"), (vortex.SEARCH, "This search is over")):
         payload = vortex.Retired(12, kind, 3, 7000, 501).to_payload()
         out = await sender._render(queued(vortex.RETIRE, payload, user_id=USERS[0]), False)

@@ -36,7 +36,7 @@ PACK = "draft.pack"  # a pack to pick from, by DM (payload: PackPost)
 RETIRE = "draft.retire"  # an older message of a pack sent again (payload: MessageRef)
 CLOSE_PACK = "draft.close_pack"  # a pack the bot picked from: the message loses its buttons (payload: ClosePack)
 # In the pod's channel: "I can't DM you your draft pack" (payload: DmsClosed; in the kit's words,
-# `delivery.renders_dms_closed`).
+# `delivery.Renderers.dms_closed`).
 DMS_CLOSED = "draft.dms_closed"
 REMINDER = "draft.reminder"  # half the pick time is gone (payload: PodRef)
 TIMED_OUT = "draft.timed_out"  # to the player (and the organizer when a bot takes the seat) (payload: TimedOut)
@@ -479,7 +479,10 @@ async def record_shown(db: Database, prompt: PackPrompt, *, channel_id: int, mes
 # --- recovery (work left by an upgrade from a version without the outbox) ------------------------------
 
 
-@deadlines.handles(RECOVER)
+DEADLINES = deadlines.Handlers()  # carried by the draft's `FORMAT`
+
+
+@DEADLINES.handles(RECOVER)
 async def _recover(db: Database, due: deadlines.Due, now) -> None:
     """Queue the packs of a running pod that no message shows, or the posts of a finished pod."""
     async with db.write() as session:

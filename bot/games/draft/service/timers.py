@@ -39,7 +39,10 @@ class TimerActions:
     auto_picks: list[tuple[PickResult, bool]] = field(default_factory=list)  # (result, seat now a bot)
 
 
-@deadlines.handles(TIMER)
+DEADLINES = deadlines.Handlers()  # the pick timer's, carried by the draft's `FORMAT`
+
+
+@DEADLINES.handles(TIMER)
 async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerActions:
     pod_id = int(due.key)
 
@@ -63,7 +66,7 @@ async def run_timer(db: Database, due: deadlines.Due, now: datetime) -> TimerAct
 async def sweep_timers(db: Database, *, now: datetime | None = None) -> TimerActions:
     """Run every pick timer that is due at `now` (what the sweeper does, for drafts alone)."""
     total = TimerActions()
-    for actions in await deadlines.run_due(db, now=now, kinds=(TIMER,)):
+    for actions in await deadlines.run_due(db, DEADLINES, now=now, kinds=(TIMER,)):
         total.reminders += actions.reminders
         total.auto_picks += actions.auto_picks
     return total
