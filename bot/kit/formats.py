@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.kit import deadlines, delivery, tables
-from bot.kit.claims_ui import Answering, Pressed
+from bot.kit.claims_ui import Declared
 from bot.kit.dispatch import Component, ModalRoute
 from bot.kit.tables import TableSpec
 
@@ -45,8 +45,8 @@ class Format:
     whose `setup` adds its cog; `spec` its table (None for one without the kit's table lifecycle);
     `bookkeeping` the dataclass its rows' `bookkeeping` document decodes to; `components` and
     `forms` what its messages carry (each answered by a cog method marked `@handles`); `claims` the
-    presses of the kit's report buttons it answers: an `claims_ui.Answering` (the kit's one press
-    handler calls it) or `claims_ui.answers(key)`, `decides(key)` (a cog method `@handles` them);
+    presses of the kit's report buttons it answers: a `claims_ui.Answering` and a `claims_ui.Deciding`
+    (the kit's press and decide handlers call them) or `claims_ui.answers(key)` (a cog method `@handles` it);
     `outbox_kinds` and `deadline_kinds` what its services queue and arm (each with its renderer and
     handler); `web` the module of its web pages; `help` its /help page; `leaderboard` its title
     on the leaderboards (None: its results do not go there)."""
@@ -59,7 +59,7 @@ class Format:
     bookkeeping: type | None = None
     components: tuple[type[Component], ...] = ()
     forms: tuple[ModalRoute, ...] = ()
-    claims: tuple[Pressed | Answering, ...] = ()
+    claims: tuple[Declared, ...] = ()
     outbox_kinds: tuple[str, ...] = ()
     deadline_kinds: tuple[str, ...] = ()
     web: str | None = None
