@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -251,9 +251,16 @@ class PodRules:
     """What the kit's claims use cases need to know of a pod's results."""
 
     noun = NOUN
+    kind = KIND
 
     def table(self, loaded: Loaded) -> str:
         return loaded.row.name
+
+    def title(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return f"Report #{claim.number}"
+
+    def reads(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return result_words(claim)
 
     def what(self, claim: claims.Claim) -> str:
         return f"report #{claim.number}"
@@ -370,12 +377,9 @@ async def decide(db: Database, pod_id: int, actor: Actor, player: int, won: int,
         if pairing.result is not None:
             raise Conflict("That match is already in.")
         book = claims.Book(loaded.bookkeeping)
-        waiting = book.of(pairing.key)
-        match = f"<@{pairing.a}>'s and <@{pairing.b}>'s match"
-        await claims.require_referee(session, NOUN, loaded.row, actor, players=pairing.players(), match=match)
-        claim = waiting or book.add(pairing.key, loaded.state.round, pairing.players(), player, list(result))
-        decided = book.end(claims.Claim(claim.number, claim.key, claim.round, claim.players, player, list(result)),
-                           "decide", actor.user_id)
+        claim = book.of(pairing.key) or book.add(pairing.key, loaded.state.round, pairing.players(), player, None)
+        decided = await claims.decide(session, RULES, loaded, replace(claim, reporter=player), actor,
+                                      match=f"<@{pairing.a}>'s and <@{pairing.b}>'s match", result=list(result))
         await outbox.queue(session, _news(loaded, f"⚖️ <@{actor.user_id}> decided: {result_words(decided)}."))
         await _apply(session, loaded, decided)
         GAMES.save(loaded)
