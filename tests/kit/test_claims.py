@@ -197,3 +197,40 @@ def test_a_format_declares_how_it_answers_and_the_kit_binds_its_one_press_handle
     bound = claims_ui.bind([deciding], db=None)
     assert bound[claims_ui.decides("pods")].func is claims_ui.on_decide
     assert bound[claims_ui.decides("pods")].keywords["deciding"] is deciding
+
+
+async def test_the_kits_decide_step_refuses_an_organizer_who_plays_and_closes_the_claims_copies(db):
+    """`claims.decide`, the one decide step (Battler's decide buttons, `/421 settle`, `/pod decide`): an
+    organizer who plays in the match is refused and nothing changes; another organizer decides it (a
+    draw, None, is a decision too), the claim ends as theirs, and its copy that still shows buttons is
+    edited by the kit to the decision, but the one whose button decided it."""
+    from sqlalchemy import select
+
+    from bot.kit import shown
+    from bot.store.models import OutboxMessage
+
+    document: dict = {}
+    row = SimpleNamespace(id=7, organizer_id=ORGANIZER, guild_id=GUILD, channel_id=CHANNEL)
+    loaded = SimpleNamespace(row=row, bookkeeping=document)
+    rules = SimpleNamespace(noun="league", kind="test", title=lambda loaded, claim: f"Match {claim.key}",
+                            reads=lambda loaded, claim: f"winner {claim.result}")
+    claim = claims.Book(document).add("A", 1, (REPORTER, ORGANIZER), REPORTER, REPORTER)
+    async with db.write() as session:
+        for copy in (55, 56):
+            await shown.show(session, shown.Owner("test", 7), f"claim.{claim.number}", 0, CHANNEL, copy)
+    async with db.write() as session:
+        with pytest.raises(UserError, match="You play in Match A, so you cannot decide it"):
+            await claims.decide(session, rules, loaded, claim, Actor(ORGANIZER, GUILD), match="Match A", result=None)
+    assert claims.Book(document).find(claim.number) == claim
+    async with db.write() as session:
+        ended = await claims.decide(session, rules, loaded, claim, Actor(OTHER_ORGANIZER, GUILD, manage_guild=True),
+                                    match="Match A", result=None, answered_in=57)
+        edits = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == claims.ANSWERED))).scalars()
+        closed = [claims.Closed.from_payload(m.payload) for m in edits]
+    assert (ended.status, ended.how, ended.by, ended.result) == (claims.DECIDED, claims.DECIDE, OTHER_ORGANIZER, None)
+    assert claims.Book(document).find(claim.number) is None and claims.Book(document).ended(claim.number) == ended
+    assert [(c.message_id, c.words) for c in closed] == [
+        (56, claims.Words("Match A", "winner None", claims.DECIDE, OTHER_ORGANIZER, reporter=REPORTER))]
+    with pytest.raises(UserError, match="no longer waiting"):
+        async with db.write() as session:
+            await claims.decide(session, rules, loaded, None, Actor(OTHER_ORGANIZER, GUILD), match="Match A")

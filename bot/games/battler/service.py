@@ -837,7 +837,8 @@ async def report(
             await claims.close(session, RULES, loaded, _book(loaded).dispute(met.claim, actor.user_id))
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
-        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one
+        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one (its copies say so)
+            await claims.close(session, RULES, loaded, book.end(met.claim, claims.AGAIN_SHOWN))
             book.add(f"{new.a}-{new.b}", 0, users, actor.user_id, new)
         _dry_run(state, new)
         GAMES.save(loaded)

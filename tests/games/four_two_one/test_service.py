@@ -343,6 +343,9 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
     assert state.step.kind == "choose" and state.step.seat == match.a
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
     assert announced.payload["decided"] == {"by": ORGANIZER, "how": "settled", "absent": None}
+    # Settled through the kit's decide step: the claim ended as the organizer's decision, in the kit's words.
+    ended = await claims.late_words(db, league_service.GAMES, league_service.RULES, league.id, pending.claim.number, GUILD)
+    assert (ended.how, ended.by, ended.result) == (claims.DECIDE, ORGANIZER, f"**<@{b}> won**")
     await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # already decided
 
 
@@ -352,11 +355,13 @@ async def test_a_disputed_match_may_be_reported_again_and_settled_as_a_draw(db):
     a, b = league.user_of(match.a), league.user_of(match.b)
     pending = await league_service.report(db, league.id, player(a), result="won")
     await league_service.dispute(db, league.id, pending.claim.number, player(b))
-    again = await league_service.report(db, league.id, player(a), result="draw")  # a new report replaces the dispute
+    again = await league_service.report(db, league.id, player(a), result="won")  # a new report replaces the dispute
     assert again.claim.number != pending.claim.number and not again.again
     await league_service.dispute(db, league.id, again.claim.number, player(b))
     settled = await league_service.settle(db, league.id, ORG, match="A", winner_id=None)
     assert engine.MatchReported("A", match.a, match.b, None) in settled.events
+    ended = await claims.late_words(db, league_service.GAMES, league_service.RULES, league.id, again.claim.number, GUILD)
+    assert (ended.how, ended.result) == (claims.DECIDE, "a **draw**")  # the decision, not the report
 
 
 async def test_the_weatherlight_saga_schedule_is_chosen_at_the_start(db):
