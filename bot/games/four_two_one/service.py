@@ -79,7 +79,6 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 # Edits of messages whose step is done, so nothing live-looking does nothing:
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 MENU = "421.menu"  # the key of the announcement showing the take-apart menu (`bot.kit.shown`)
-MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
