@@ -16,6 +16,10 @@ table's row (its organizer, its server):
   match; then the server's organizer role (or, without one, the words "an organizer who does not
   play in it").
 
+A referee decides through one step (`decide`), and a report's messages are the kit's records
+(`bot.kit.shown`, `showing` / `close`): every copy that still shows buttons says what became of the
+claim once it ends, whichever way.
+
 The formats keep what their rules make different (what a result is, where it is kept); the
 decisions, the words and the buttons are these (`bot.kit.claims_ui` is the Discord side). No discord
 import: services use this module.
@@ -428,7 +432,9 @@ async def shown(
     edits: Callable[[Any, Claim | None, tuple[tuple[int, int], ...]], list[outbox.Message]],
     waits: Callable[[Any, Claim], bool] = lambda loaded, claim: True,
 ) -> None:
-    """A public message shows waiting claim `number` with its buttons (the report step's message, one
+    """Turnabout's, until it records its copies with `showing` / `shown_in` like 421 and Battler (then
+    this, `Book.show`, `closing` and `Claim.shown` go; `close` edits copies kept this way too).
+    A public message shows waiting claim `number` with its buttons (the report step's message, one
     use case for every format): kept with the claim, so its buttons go once it no longer waits. The
     format's `edits(loaded, claim, messages)` close `messages`: this one at once when claim `number`
     no longer waits (`claim`: as it ended, None if forgotten), or the claim's oldest beyond `MAX_SHOWN`
