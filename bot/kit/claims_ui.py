@@ -145,6 +145,17 @@ async def confirm_for_absent(
     return await confirm_then_act(interaction, question, act_and_edit, db=db, label=label, keep="Leave it for now")
 
 
+async def record_answer(interaction: discord.Interaction, record: Callable[[int, int], Awaitable[None]]) -> None:
+    """The message this interaction's answer posted shows a claim with its buttons: `record(channel_id,
+    message_id)` keeps it (the format's call of `claims.shown_in`), so its buttons go once the claim no
+    longer waits for them. Unknown (Discord did not say): its buttons stay, and a click says what became of it."""
+    try:
+        message = await interaction.original_response()
+    except discord.HTTPException:
+        return
+    await record(message.channel.id, message.id)
+
+
 async def late_click(interaction: discord.Interaction, result: str) -> None:
     """A click on a copy of a report that already has its result (its edit was lost): the copy
     becomes the result it stands for, and only the clicker is told."""

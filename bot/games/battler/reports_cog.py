@@ -14,6 +14,8 @@ again, with its buttons, to a player who reports it again.
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 
 from bot.games.battler import service as battler
@@ -48,14 +50,14 @@ class BattlerReports:
             opponent = game.user_of(report.b if report.reporter == report.a else report.a)
             await interaction.response.send_message(ui.report_text(game, report), view=ui.report_view(game.id, report),
                                                     allowed_mentions=ping(opponent))
-            await self.report_shown(interaction, game.id, report)
+            await claims_ui.record_answer(interaction, partial(battler.report_shown, self.db, game.id, report))
         elif outcome.waiting is not None:  # shown again, buttons and all; nobody is pinged twice
             call = outcome.call.text() if outcome.call is not None else f"<@{game.organizer_id}>"
             await interaction.response.send_message(
                 ui.dispute_text(game, outcome.waiting, call), view=ui.report_view(game.id, outcome.waiting),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
-            await self.report_shown(interaction, game.id, outcome.waiting)
+            await claims_ui.record_answer(interaction, partial(battler.report_shown, self.db, game.id, outcome.waiting))
         elif outcome.treasures_after is not None:
             await interaction.response.send_message(
                 f"Your treasures left after the game are now {outcome.treasures_after}; its result stands.",
@@ -65,14 +67,6 @@ class BattlerReports:
                                                     "not play in it decides (they have been called).", ephemeral=True)
         else:  # the channel's announcement of the result says it
             await interaction.response.send_message("Your report matches your opponent's: it counts.", ephemeral=True)
-
-    async def report_shown(self, interaction: discord.Interaction, game: int, report: battler.PendingReport) -> None:
-        """Kept by the kit, so the message's buttons go once the report no longer waits for them."""
-        try:
-            message = await interaction.original_response()
-        except discord.HTTPException:  # unknown: its buttons stay (a click says what became of it)
-            return
-        await battler.report_shown(self.db, game, report, channel_id=message.channel.id, message_id=message.id)
 
     @handles(ui.TREASURES_FORM)
     async def on_treasures_form(self, interaction: discord.Interaction, *, game: int, report: int, action: str,

@@ -1075,7 +1075,7 @@ async def _record_call(session: AsyncSession, queued: outbox.Queued, channel_id:
 outbox.on_sent(DISPUTE, _record_call)
 
 
-async def report_shown(db: Database, game_id: int, report_: PendingReport, *, channel_id: int, message_id: int) -> None:
+async def report_shown(db: Database, game_id: int, report_: PendingReport, channel_id: int, message_id: int) -> None:
     """A public message shows `report_` with its buttons (a report's answer, or a dispute shown again):
     kept by the kit, so its buttons go once it no longer waits for them (at once, if it already does not)."""
     status = claims.DISPUTED if report_.status == "disputed" else claims.REPORTED

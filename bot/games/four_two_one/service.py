@@ -709,7 +709,7 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     return await claims.disputed(db, GAMES, RULES, league_id, number, actor, apply=apply, round=_round)
 
 
-async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
+async def claim_shown(db: Database, claim: Claim, channel_id: int, message_id: int) -> None:
     """A public message shows the waiting report `claim` with its buttons: the kit's record, so the
     buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
 
