@@ -346,19 +346,12 @@ async def answer_press(interaction: discord.Interaction, answering: Answering, p
 
 async def on_decide(interaction: discord.Interaction, *, deciding: Deciding, db: Database, decision: str,
                     **args: object) -> None:
-    """The kit's handler of a disputed report's decide buttons in every format: the pressed message
-    becomes the decision; a refused press on a copy of a claim decided meanwhile is a late click."""
+    """The kit's handler of a disputed report's decide buttons in every format, answered as a press
+    (`on_answer`): the pressed message becomes the decision; a refused press on a copy of a claim
+    decided meanwhile is a late click."""
     press = press_of(interaction, db, action="decide", **args)  # type: ignore[arg-type]
-    try:
-        answered = await deciding.decide(press, decision)
-    except UserError:
-        shown = await deciding.late(press) if deciding.late is not None else None
-        if shown is None:
-            raise
-        await late_click(interaction, shown)
-        return
-    await interaction.response.edit_message(content=limits.clip(answered.text, limits.CONTENT), view=None,
-                                            allowed_mentions=discord.AllowedMentions.none())
+    late = (lambda: deciding.late(press)) if deciding.late is not None else None
+    await on_answer(interaction, db=db, answer=lambda _: deciding.decide(press, decision), late=late)
 
 
 async def on_press(interaction: discord.Interaction, *, answering: Answering, db: Database, **args: object) -> None:

@@ -17,7 +17,7 @@ from bot.games.battler import rules as engine
 from bot.games.battler import ui
 from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import ActionButton, ActionSelect, BattlerDriver
-from tests.e2e.drivers.common import component, embed_text, eventually, parts_of
+from tests.e2e.drivers.common import component, embed_text, eventually, forged_click, parts_of
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
@@ -184,6 +184,7 @@ async def test_a_reports_copies_lose_their_buttons_once_it_is_answered_elsewhere
         await t.answer(d, report.message, "dispute", treasures_left=2)
         call = await t.wait_channel("is **disputed**")
         number = parts_of(DecideButton, component(call, DecideButton, decision="a")["custom_id"])["claim"]
+        old_decide = component(call, DecideButton, decision="b")["custom_id"]
         await eventually(lambda: _shows(t, number, call["id"]), what="the call recorded as the dispute's copy")
         shown = await t.report(c, "won", treasures_left=2)  # the dispute shown again, with its decide buttons
         assert component(shown.message, DecideButton, decision="a")
@@ -191,6 +192,9 @@ async def test_a_reports_copies_lose_their_buttons_once_it_is_answered_elsewhere
         decided = await fake.click(world.admin, shown.message, component(shown.message, DecideButton,
                                                                          decision="a")["custom_id"])
         assert f"decided by <@{world.admin}>" in decided.content and not decided.components, decided.content
+        # A late decide on the older call (its edit lost): answered privately, the copy shows the decision.
+        late = await forged_click(fake, world.organizer, call, old_decide)
+        assert (await late.wait_followup())[0]["flags"] & 64 and f"decided by <@{world.admin}>" in late.message["content"]
         engine.report(t.mirror, pr2.a, "won", treasures={pr2.a: 2, pr2.b: 2})
         await t.wait_channel("DRAFT")
         # A decision tells nobody by DM: that is confirming for an absent player only.
