@@ -401,4 +401,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["waiting_text", "answered_text", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["waiting_text", "answered_text", "said", "Deciding", "on_decide", "late_of", "record_answer", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
