@@ -917,7 +917,7 @@ class _Rules:
     claim's number); the opponent adds their treasures after the game when they answer."""
 
     noun = NOUN
-    kind = "battler"
+    kind = SPEC.kind
 
     def table(self, loaded: Loaded) -> str:
         return _event_name(loaded.row)
