@@ -16,6 +16,10 @@ table's row (its organizer, its server):
   match; then the server's organizer role (or, without one, the words "an organizer who does not
   play in it").
 
+A referee decides through one step (`decide`), and a report's messages are the kit's records
+(`bot.kit.shown`, `showing` / `close`): every copy that still shows buttons says what became of the
+claim once it ends, whichever way.
+
 The formats keep what their rules make different (what a result is, where it is kept); the
 decisions, the words and the buttons are these (`bot.kit.claims_ui` is the Discord side). No discord
 import: services use this module.
@@ -30,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit import outbox, tables
+from bot.kit import shown as shown_records  # (`shown` names the kit's old use case here)
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
@@ -122,6 +127,7 @@ async def dispute_call(session: AsyncSession, row: Any, players: Collection[int]
 
 BOOK = "claim_book"  # the kit's section of a table's bookkeeping document (saved with its row)
 REPORTED, DISPUTED, CONFIRMED, DECIDED = "reported", "disputed", "confirmed", "decided"
+DECIDE, VOID, ENDED, AGAIN_SHOWN = "decide", "void", "ended", "again"  # besides CONFIRM, DISPUTE and "agreed"
 _STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "settled": DECIDED, "void": DECIDED,
               "dispute": DISPUTED}
 MAX_ANSWERED = 20  # ended claims remembered per table (a late click, a message id known late)
@@ -308,6 +314,13 @@ class Rules(Protocol):
     """What a format tells the kit's use cases about its results (implemented once per format)."""
 
     noun: str  # "league", "game", "event"
+    kind: str  # the format's key: the owner kind of its report messages' records (`bot.kit.shown`)
+
+    def title(self, loaded: Any, claim: Claim) -> str:
+        """The name a report's message gives it ("421 league #3, round 2, Match A", "Report #3")."""
+
+    def reads(self, loaded: Any, claim: Claim) -> str:
+        """How `claim`'s result reads in its message ("**<@1> won**", "a **draw**")."""
 
     def table(self, loaded: Any) -> str:
         """The table's name, for a DM ("421 league #3")."""
@@ -388,22 +401,12 @@ async def disputed(
         return await apply(session, loaded, Answer(book.dispute(claim, actor.user_id), role, call))
 
 
-async def deciding(
-    session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
-    what: str = "decide it",
-) -> Claim:
-    """The claim a referee decides (or settles) in `match`: refused when there is none, or to an
-    organizer who plays in it (`require_referee`)."""
-    if claim is None:
-        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
-    await require_referee(session, rules.noun, loaded.row, actor, players=claim.players, match=match, what=what)
-    return claim
-
-
-async def late(db: Database, games: Any, table_id: int, number: int, guild_id: int | None) -> tuple[Any, Claim] | None:
+async def late(db: Database, games: Any, table_id: int, number: int, guild_id: int | None, *,
+               deciding: bool = False) -> tuple[Any, Claim] | None:
     """The late-click lookup, one for every format, for a report button that was refused: the table
     (`games.load`, unlocked) and claim `number` as it ended lately (the pressed message is an
-    out-of-date copy), else None (the refusal stands)."""
+    out-of-date copy), else None (the refusal stands). A report disputed meanwhile ended for its
+    [Confirm] [Dispute] (`deciding` False), not for a referee's decide buttons: it still waits for them."""
     async with db.read() as session:
         try:
             loaded = await games.load(session, table_id, lock=False)
@@ -411,10 +414,17 @@ async def late(db: Database, games: Any, table_id: int, number: int, guild_id: i
             return None
     book = Book(loaded.bookkeeping)
     still = book.find(number)
-    if loaded.row.guild_id != guild_id or (still is not None and still.status == REPORTED):
+    if loaded.row.guild_id != guild_id or (still is not None and (deciding or still.status == REPORTED)):
         return None
     ended = book.ended(number)
     return (loaded, ended) if ended is not None else None
+
+
+async def late_words(db: Database, games: Any, rules: Rules, table_id: int, number: int, guild_id: int | None, *,
+                     deciding: bool = False) -> Words | None:
+    """What a late click's copy says from then on (`late`): the words of what became of the claim."""
+    found = await late(db, games, table_id, number, guild_id, deciding=deciding)
+    return None if found is None else words(rules, found[0], found[1])
 
 
 async def shown(
@@ -422,7 +432,9 @@ async def shown(
     edits: Callable[[Any, Claim | None, tuple[tuple[int, int], ...]], list[outbox.Message]],
     waits: Callable[[Any, Claim], bool] = lambda loaded, claim: True,
 ) -> None:
-    """A public message shows waiting claim `number` with its buttons (the report step's message, one
+    """Turnabout's, until it records its copies with `showing` / `shown_in` like 421 and Battler (then
+    this, `Book.show`, `closing` and `Claim.shown` go; `close` edits copies kept this way too).
+    A public message shows waiting claim `number` with its buttons (the report step's message, one
     use case for every format): kept with the claim, so its buttons go once it no longer waits. The
     format's `edits(loaded, claim, messages)` close `messages`: this one at once when claim `number`
     no longer waits (`claim`: as it ended, None if forgotten), or the claim's oldest beyond `MAX_SHOWN`
@@ -437,6 +449,124 @@ async def shown(
             games.write_bookkeeping(loaded)  # not the state: no new version
             closing = edits(loaded, claim, older) if older else []
         await outbox.queue(session, *closing)
+
+
+# --- a report's messages: recorded with `bot.kit.shown`, edited by the kit once it no longer waits ---------
+# One record per claim (owner: the format's table, key `claim.<number>`; version 0 while it waits for its
+# opponent, with [Confirm] [Dispute]; 1 while disputed, with a referee's decide buttons): one copy has
+# live buttons, an older one says it was shown again, and every copy says what became of the claim once
+# it ends (`ANSWERED`, rendered by `bot.kit.claims_ui`), but the one whose button ended it.
+
+ANSWERED = "claims.answered"  # a copy of a report's message, edited to what became of it (Closed)
+
+
+@dataclass(frozen=True)
+class Words(Payload):
+    """What a report's message says once it no longer waits for this stage (`claims_ui.answered_text`):
+    its name and result in the format's words (`Rules.title`, `Rules.reads`), how it ended and by whom."""
+
+    what: str
+    result: str
+    how: str
+    by: int | None = None
+    absent: int | None = None
+    reporter: int | None = None
+
+
+@dataclass(frozen=True)
+class Closed(Payload):
+    """A copy of a report's message to edit (no buttons) to `words` (None: a claim forgotten since)."""
+
+    channel_id: int
+    message_id: int
+    words: Words | None = None
+
+
+def words(rules: Rules, loaded: Any, claim: Claim, how: str | None = None) -> Words:
+    return Words(rules.title(loaded, claim), rules.reads(loaded, claim), how or claim.how, claim.by, claim.absent,
+                 claim.reporter)
+
+
+def _key(number: int) -> str:
+    return f"claim.{number}"
+
+
+def _edits(rules: Rules, loaded: Any, messages: Collection[tuple[int, int]], claim: Claim | None,
+           how: str | None = None) -> list[outbox.Message]:
+    said = words(rules, loaded, claim, how) if claim is not None and messages else None
+    return [outbox.Message(ANSWERED, Closed(channel, message, said).to_payload(), channel_id=channel,
+                           guild_id=loaded.row.guild_id) for channel, message in messages]
+
+
+async def close(session: AsyncSession, rules: Rules, loaded: Any, claim: Claim, *,
+                answered_in: int | None = None) -> None:
+    """`claim` no longer waits for this stage (confirmed, agreed, disputed, decided, ended): the copies of
+    its message that still show buttons say what became of it, but `answered_in` (the message whose
+    button answered it: its interaction edits it). Copies kept with the claim before these records
+    (`Claim.shown`) are edited too."""
+    retired = await shown_records.retire(session, shown_records.Owner(rules.kind, loaded.row.id), _key(claim.number),
+                                         answered=answered_in)
+    messages = dict.fromkeys([*((m.channel_id, m.message_id) for m in retired), *closing(claim, answered_in)])
+    await outbox.queue(session, *_edits(rules, loaded, list(messages), claim))
+
+
+async def end_all(session: AsyncSession, rules: Rules, loaded: Any, how: str = ENDED) -> list[Claim]:
+    """A new round or phase, or the end: no claim waits any more, and their copies say so."""
+    book = Book(loaded.bookkeeping)
+    ended = [book.end(claim, how) for claim in book.waiting()]
+    for claim in ended:
+        await close(session, rules, loaded, claim)
+    return ended
+
+
+async def showing(session: AsyncSession, games: Any, rules: Rules, table_id: int, number: int, *, channel_id: int,
+                  message_id: int, status: str = REPORTED, waits: Callable[[Any, Claim], bool] = lambda *_: True) -> None:
+    """A message shows claim `number` at `status` with its buttons ([Confirm] [Dispute] while `REPORTED`, a
+    referee's decide buttons while `DISPUTED`): recorded under the table's lock, so its buttons go once
+    the claim is past that stage; at once when it already is (`waits`: the format's check that the
+    table still plays its round). An older copy of the same stage says it was shown again."""
+    loaded = await games.load(session, table_id)
+    book = Book(loaded.bookkeeping)
+    claim = book.find(number)
+    this = (channel_id, message_id)
+    if claim is None or claim.status != status:  # past that stage: as it ended (None: forgotten)
+        await outbox.queue(session, *_edits(rules, loaded, [this], book.ended(number)))
+        return
+    if not waits(loaded, claim):
+        await outbox.queue(session, *_edits(rules, loaded, [this], claim, ENDED))
+        return
+    owner = shown_records.Owner(rules.kind, loaded.row.id)
+    older = await shown_records.show(session, owner, _key(number), int(status == DISPUTED), *this)
+    await outbox.queue(session, *_edits(rules, loaded, [(m.channel_id, m.message_id) for m in older], claim,
+                                        AGAIN_SHOWN))
+
+
+async def shown_in(db: Database, games: Any, rules: Rules, table_id: int, number: int, *, channel_id: int,
+                   message_id: int, status: str = REPORTED, waits: Callable[[Any, Claim], bool] = lambda *_: True) -> None:
+    """`showing`, for a message an interaction posted (a report's answer): in its own transaction."""
+    async with db.write() as session:
+        await showing(session, games, rules, table_id, number, channel_id=channel_id, message_id=message_id,
+                      status=status, waits=waits)
+
+
+async def decide(
+    session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
+    what: str = "decide it", result: Any = ..., how: str = DECIDE, answered_in: int | None = None,
+) -> Claim:
+    """The decide step, one for every format (a disputed report decided by buttons, `/421 settle`,
+    `/pod decide`): refused when there is no `claim`, or to an organizer who plays in `match`
+    (`require_referee`); else `claim` ends in the book as decided by `actor` (`result`, if given: the
+    format's decision, encoded, unless `...`; `how`: `DECIDE`, or `VOID` when its players report again), and its
+    copies that still show buttons say so, but `answered_in`. The format applies the returned claim
+    to its engine; the pressed message shows `words(rules, loaded, claim)`."""
+    if claim is None:
+        raise Conflict("That report is no longer waiting: it was confirmed, replaced or decided.")
+    await require_referee(session, rules.noun, loaded.row, actor, players=claim.players, match=match, what=what)
+    if result is not ...:  # (None is a result: 421's draw)
+        claim = replace(claim, result=encode(result))
+    ended = Book(loaded.bookkeeping).end(claim, how, actor.user_id)
+    await close(session, rules, loaded, ended, answered_in=answered_in)
+    return ended
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from functools import partial
 
 import discord
 
-from bot.kit import limits
+from bot.kit import claims, limits
 from bot.kit.claims import ABSENT_DM, ACTIONS, CONFIRM, AbsentConfirmed, AbsentConfirmNeeded, Call
 from bot.kit.confirm import Done, confirm_then_act
 from bot.kit.delivery import Delivery, Outgoing, Renderers
@@ -145,6 +145,17 @@ async def confirm_for_absent(
     return await confirm_then_act(interaction, question, act_and_edit, db=db, label=label, keep="Leave it for now")
 
 
+async def record_answer(interaction: discord.Interaction, record: Callable[[int, int], Awaitable[None]]) -> None:
+    """The message this interaction's answer posted shows a claim with its buttons: `record(channel_id,
+    message_id)` keeps it (the format's call of `claims.shown_in`), so its buttons go once the claim no
+    longer waits for them. Unknown (Discord did not say): its buttons stay, and a click says what became of it."""
+    try:
+        message = await interaction.original_response()
+    except discord.HTTPException:
+        return
+    await record(message.channel.id, message.id)
+
+
 async def late_click(interaction: discord.Interaction, result: str) -> None:
     """A click on a copy of a report that already has its result (its edit was lost): the copy
     becomes the result it stands for, and only the clicker is told."""
@@ -198,7 +209,8 @@ async def on_answer(
 # A format gives only its match's name (`what`: "Match 1, game 2", "421 league #3, round 2, Match A",
 # "Report #3") and how its result reads (`result`: "<@1> **won** with 4 life (**12 match points**)").
 
-AGREED, UNOPPOSED, VOID = "agreed", "unopposed", "void"  # besides CONFIRM, DISPUTE and "decide"
+AGREED, UNOPPOSED, VOID = "agreed", "unopposed", claims.VOID  # besides CONFIRM, DISPUTE and "decide"
+GONE = "This report no longer waits for an answer: the channel has what became of it."
 WAITS = "an organizer who does not play in it can confirm it for them if they are absent"
 
 
@@ -219,13 +231,18 @@ def answered_text(what: str, result: str, how: str, by: int | None = None, *, ab
     """A report's message once it no longer waits (its buttons gone): what counts and how it came to
     (`how`: `CONFIRM` — by `by`, or by the organizer `by` for the `absent` opponent —, `AGREED` by
     `by`'s matching report, `UNOPPOSED` — final at once, the opponent has dropped —, "decide" by the
-    organizer `by`, `DISPUTE` by `by` of `reporter`'s report, or `VOID` by the organizer `by`)."""
+    organizer `by`, `DISPUTE` by `by` of `reporter`'s report, `VOID` by the organizer `by`; `ENDED`: it was
+    not confirmed before its round, phase or table ended; `AGAIN_SHOWN`: a newer copy has its buttons)."""
+    if how == claims.AGAIN_SHOWN:
+        return f"📝 {what}: {_at(reporter, 'it was')} reported {result}. It was shown again: the newest copy has its buttons."
+    if how in (claims.ENDED, "cancelled"):
+        return f"⏹️ {what}: {_at(reporter, 'it was')} reported {result}; it was not confirmed in time and does not count."
     if how == "dispute":
         return (f"⚠️ {what}: {_at(reporter, 'it was')} reported {result}; {_at(by, 'it was')} disputed it. An "
                 "organizer who does not play in it decides it.")
     if how == VOID:
         return f"⚖️ {what}: voided by {_at(by, 'an organizer')}; its players report it again."
-    if how == "decide":
+    if how in (claims.DECIDE, "settled"):
         return f"⚖️ {what}: {result}, decided by {_at(by, 'an organizer')}."
     if how == AGREED:
         came = f"confirmed by <@{by}>'s matching report" if by is not None else "both players reported it"
@@ -236,6 +253,22 @@ def answered_text(what: str, result: str, how: str, by: int | None = None, *, ab
     else:
         came = f"confirmed by <@{by}>" if by is not None else "confirmed"
     return f"✅ {what}: {result}, {came}."
+
+
+def said(words: claims.Words | None) -> str:
+    """A report's message as `words` say (`bot.kit.claims.Words`); None: a claim forgotten since."""
+    if words is None:
+        return GONE
+    return answered_text(words.what, words.result, words.how, words.by, absent=words.absent, reporter=words.reporter)
+
+
+RENDERERS = Renderers()  # the kit's own (the bot adds them to its table)
+
+
+@RENDERERS.renders(claims.ANSWERED, claims.Closed)
+async def answered_copy(closed: claims.Closed, ctx: Delivery) -> Outgoing:
+    """A copy of a report's message once the report no longer waits for it: what became of it, no buttons."""
+    return Outgoing(content=limits.clip(said(closed.words), limits.CONTENT), edit=(closed.channel_id, closed.message_id))
 
 
 # --- the one press path: the kit answers [Confirm] [Dispute] for every format ---------------------------
@@ -276,6 +309,33 @@ class Answering:
         return answers(self.format)
 
 
+@dataclass(frozen=True)
+class Deciding:
+    """How a format answers the kit's decide buttons (`decide_view`), declared in its `Format.claims`
+    beside its `Answering` (the kit binds its one handler, `on_decide`): `decide(press, decision)` runs
+    the format's decide use case (through `bot.kit.claims.decide`) and says what the message shows from
+    then on; `late(press)` what a copy of a claim decided meanwhile shows (None: the refusal stands)."""
+
+    format: str
+    decide: Callable[[Press, str], Awaitable[Answered]]
+    late: Callable[[Press], Awaitable[str | None]] | None = None
+
+    @property
+    def target(self) -> Pressed:
+        return decides(self.format)
+
+
+def late_of(games: object, rules: claims.Rules, *, deciding: bool = False) -> Callable[[Press], Awaitable[str | None]]:
+    """A format's late-click answer from the kit's books: the words of what became of the claim."""
+
+    async def late(press: Press) -> str | None:
+        found = await claims.late_words(press.db, games, rules, press.table, press.claim, press.guild_id,
+                                        deciding=deciding)
+        return None if found is None else said(found)
+
+    return late
+
+
 def press_of(interaction: discord.Interaction, db: Database, *, table: int, action: str, claim: int = 0,
              **parts: object) -> Press:
     pressed = interaction.message.id if interaction.message is not None else None
@@ -287,6 +347,16 @@ async def answer_press(interaction: discord.Interaction, answering: Answering, p
                     late=lambda: answering.late(press))
 
 
+async def on_decide(interaction: discord.Interaction, *, deciding: Deciding, db: Database, decision: str,
+                    **args: object) -> None:
+    """The kit's handler of a disputed report's decide buttons in every format, answered as a press
+    (`on_answer`): the pressed message becomes the decision; a refused press on a copy of a claim
+    decided meanwhile is a late click."""
+    press = press_of(interaction, db, action="decide", **args)  # type: ignore[arg-type]
+    late = (lambda: deciding.late(press)) if deciding.late is not None else None
+    await on_answer(interaction, db=db, answer=lambda _: deciding.decide(press, decision), late=late)
+
+
 async def on_press(interaction: discord.Interaction, *, answering: Answering, db: Database, **args: object) -> None:
     """The kit's handler of [Confirm] [Dispute] in every format (its custom_id names the format)."""
     press = press_of(interaction, db, **args)  # type: ignore[arg-type]
@@ -295,14 +365,24 @@ async def on_press(interaction: discord.Interaction, *, answering: Answering, db
     await answer_press(interaction, answering, press)
 
 
-def bind(declared: Iterable[Pressed | Answering], db: Database) -> dict[Pressed, Callable[..., Awaitable[None]]]:
-    """The kit's handlers of the presses formats declare with an `Answering` (a `Pressed` is a cog's)."""
-    return {a.target: partial(on_press, answering=a, db=db) for a in declared if isinstance(a, Answering)}
+Declared = Pressed | Answering | Deciding
 
 
-def targets(declared: Iterable[Pressed | Answering]) -> list[Pressed]:
+def bind(declared: Iterable[Declared], db: Database) -> dict[Pressed, Callable[..., Awaitable[None]]]:
+    """The kit's handlers of the presses formats declare with an `Answering` or a `Deciding` (a
+    `Pressed` is a cog's)."""
+    bound: dict[Pressed, Callable[..., Awaitable[None]]] = {}
+    for d in declared:
+        if isinstance(d, Answering):
+            bound[d.target] = partial(on_press, answering=d, db=db)
+        elif isinstance(d, Deciding):
+            bound[d.target] = partial(on_decide, deciding=d, db=db)
+    return bound
+
+
+def targets(declared: Iterable[Declared]) -> list[Pressed]:
     """The presses declared, each answered by a cog method or by the kit (checked at startup)."""
-    return [a.target if isinstance(a, Answering) else a for a in declared]
+    return [d if isinstance(d, Pressed) else d.target for d in declared]
 
 
 def check_winner_or_draw(winner: object | None, draw: bool) -> None:
@@ -317,9 +397,6 @@ def call_mentions(users: tuple[int, ...], role: int | None) -> discord.AllowedMe
     return discord.AllowedMentions(everyone=False, users=[discord.Object(id=u) for u in users], roles=roles)
 
 
-RENDERERS = Renderers()  # the kit's own (the bot adds them to its table)
-
-
 @RENDERERS.renders(ABSENT_DM, AbsentConfirmed)
 async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     text = (f"ℹ️ {told.table} (<#{told.channel_id}>): you had not answered, so <@{told.by}>, an organizer who does "
@@ -327,4 +404,4 @@ async def absent_confirmed(told: AbsentConfirmed, ctx: Delivery) -> Outgoing:
     return Outgoing(content=limits.clip(text, limits.CONTENT))
 
 
-__all__ = ["waiting_text", "answered_text", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]
+__all__ = ["waiting_text", "answered_text", "said", "Deciding", "on_decide", "late_of", "record_answer", "ACTIONS", "AnswerButton", "COMPONENTS", "Pressed", "answers", "decides", "CONFIRM", "LABELS", "Answered", "on_answer", "answer_view", "call_mentions", "confirm_for_absent", "late_click"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.kit import tables
-from bot.kit.claims_ui import Answering, Pressed
+from bot.kit.claims_ui import Declared
 from bot.kit.deadlines import Handlers
 from bot.kit.delivery import Renderers
 from bot.kit.dispatch import Component, ModalRoute
@@ -52,8 +52,8 @@ class Format:
     whose `setup` adds its cog; `spec` its table (None for one without the kit's table lifecycle);
     `bookkeeping` the dataclass its rows' `bookkeeping` document decodes to; `components` and
     `forms` what its messages carry (each answered by a cog method marked `@handles`); `claims` the
-    presses of the kit's report buttons it answers: an `claims_ui.Answering` (the kit's one press
-    handler calls it) or `claims_ui.answers(key)`, `decides(key)` (a cog method `@handles` them);
+    presses of the kit's report buttons it answers: a `claims_ui.Answering` and a `claims_ui.Deciding`
+    (the kit's press and decide handlers call them) or `claims_ui.answers(key)` (a cog method `@handles` it);
     `outbox_kinds` and `deadline_kinds` what its services queue and arm, `renderers` and `deadlines`
     their renderers and handlers (its table's lobby and cancel notice are the kit's); `web` the
     web pages it declares (`bot.web.registry.Pages`); `help` its /help page; `leaderboard` its title
@@ -67,7 +67,7 @@ class Format:
     bookkeeping: type | None = None
     components: tuple[type[Component], ...] = ()
     forms: tuple[ModalRoute, ...] = ()
-    claims: tuple[Pressed | Answering, ...] = ()
+    claims: tuple[Declared, ...] = ()
     outbox_kinds: tuple[str, ...] = ()
     deadline_kinds: tuple[str, ...] = ()
     renderers: Renderers = field(default_factory=Renderers)

@@ -17,7 +17,7 @@ from bot.games.battler import rules as engine
 from bot.games.battler import ui
 from bot.kit.claims_ui import AnswerButton, DecideButton
 from tests.e2e.drivers.battler import ActionButton, ActionSelect, BattlerDriver
-from tests.e2e.drivers.common import component, embed_text, parts_of
+from tests.e2e.drivers.common import component, embed_text, eventually, forged_click, parts_of
 from tests.e2e.test_forged_input import nothing_logged_as_error
 
 pytestmark = pytest.mark.e2e
@@ -150,3 +150,64 @@ async def resend(t: BattlerDriver, user: int, title: str = "Setup") -> dict:
     return await t.fake.wait_for(
         lambda: next((m for m in reversed(t.prompt_messages(user)) if m["id"] not in before and title in embed_text(m)),
                      None), what=f"the re-sent {title!r} DM for {user}")
+
+
+async def test_a_reports_copies_lose_their_buttons_once_it_is_answered_elsewhere(fake, bot, world):
+    """Issue 34: the kit keeps a Battler report's messages (`bot.kit.shown`) and edits them once the
+    report no longer waits for them: a report said again replaces the older copy's buttons, the
+    opponent's own matching report closes the copy that still has them, and a dispute's call loses its
+    decide buttons to the copy shown again, whose decision names the organizer."""
+    t = BattlerDriver(fake, world, bot.database_url)
+    try:
+        await begin(t, world, world.players[:4])
+        for index, player in enumerate(world.players[:4]):
+            await t.choose_basics(player, index)
+        (a, b), (c, d) = [(t.user(pr.a), t.user(pr.b)) for pr in t.mirror.pairings]
+        pr1, pr2 = t.mirror.pairings
+
+        def closed(message: dict, words: str):
+            def check():
+                now = fake.message(message["id"])
+                return now if not now["components"] and words in now["content"] else None
+            return fake.wait_for(check, what=f"the copy edited to {words!r}")
+
+        first = await t.report(a, "won", treasures_left=1)
+        again = await t.report(a, "won", treasures_left=1)  # said again: the newest copy has the buttons
+        assert again.components and not again.ephemeral, again.content
+        await closed(first.message, "It was shown again")
+        matched = await t.report(b, "lost", treasures_left=3)  # answered elsewhere: by their own report
+        assert matched.ephemeral and "matches" in matched.content, matched.content
+        await closed(again.message, f"confirmed by <@{b}>'s matching report")
+        engine.report(t.mirror, pr1.a, "won", treasures={pr1.a: 1, pr1.b: 3})
+
+        report = await t.report(c, "won", treasures_left=2)
+        await t.answer(d, report.message, "dispute", treasures_left=2)
+        call = await t.wait_channel("is **disputed**")
+        number = parts_of(DecideButton, component(call, DecideButton, decision="a")["custom_id"])["claim"]
+        old_decide = component(call, DecideButton, decision="b")["custom_id"]
+        await eventually(lambda: _shows(t, number, call["id"]), what="the call recorded as the dispute's copy")
+        shown = await t.report(c, "won", treasures_left=2)  # the dispute shown again, with its decide buttons
+        assert component(shown.message, DecideButton, decision="a")
+        await closed(call, "It was shown again")
+        decided = await fake.click(world.admin, shown.message, component(shown.message, DecideButton,
+                                                                         decision="a")["custom_id"])
+        assert f"decided by <@{world.admin}>" in decided.content and not decided.components, decided.content
+        # A late decide on the older call (its edit lost): answered privately, the copy shows the decision.
+        late = await forged_click(fake, world.organizer, call, old_decide)
+        assert (await late.wait_followup())[0]["flags"] & 64 and f"decided by <@{world.admin}>" in late.message["content"]
+        engine.report(t.mirror, pr2.a, "won", treasures={pr2.a: 2, pr2.b: 2})
+        await t.wait_channel("DRAFT")
+        # A decision tells nobody by DM: that is confirming for an absent player only.
+        assert not any("confirmed it for you" in (m.get("content") or "") for u in (c, d) for m in fake.dms(u))
+        await t.check()
+        nothing_logged_as_error(bot)
+    finally:
+        await t.close()
+
+
+async def _shows(t: BattlerDriver, number: int, message_id) -> bool:
+    from bot.kit import shown
+
+    async with t.db.read() as session:
+        record = await shown.message_of(session, shown.Owner("battler", t.game_id), f"claim.{number}")
+    return record is not None and record.message_id == int(message_id)

@@ -207,8 +207,11 @@ async def test_battler_when_the_organizer_plays(fake, bot, world):
         assert refused.ephemeral and "You play in" in refused.content, refused.content
         assert await _battler_stored(t) == before
         decided = await fake.click(world.organizer, call, component(call, DecideButton, decision="b")["custom_id"])
-        assert f"decided by <@{world.organizer}>" in decided.content, decided.content
+        assert f"decided by <@{world.organizer}>" in decided.content and not decided.components, decided.content
         await t.wait_channel("DRAFT")
+        # The kit's decide handler names the organizer; only confirming for an absent player tells them by DM.
+        assert not any("confirmed it for you" in (m.get("content") or "") for m in fake.dms(opponent))
+        assert not any("confirmed it for you" in (m.get("content") or "") for m in fake.dms(world.admin))
     finally:
         await t.close()
 

@@ -66,6 +66,15 @@ async def test_an_eight_seat_swiss_pod_with_a_dispute_and_a_drop(fake, bot, worl
                 kept.append(rules.Pairing(a, b, (1, 2, 0)))
                 continue
             won, lost = (2, 1) if round_number == 1 else (2, 0) if round_number == 2 else (1, 1)
+            if round_number == 2 and index == 0:  # answered elsewhere: the report's copy loses its buttons
+                reported = await report(fake, world, a, won, lost)
+                await report(fake, world, b, lost, won)  # the opponent's own matching report
+                copy = reported.message["id"]
+                closed = await fake.wait_for(lambda copy=copy: (m := fake.message(copy)) and not m["components"] and m,
+                                             what="the report's copy closed by the kit")
+                assert f"confirmed by <@{b}>'s matching report" in closed["content"], closed["content"]
+                kept.append(rules.Pairing(a, b, (won, lost, 0)))
+                continue
             await report_and_confirm(fake, world, a, b, won, lost)
             kept.append(rules.Pairing(a, b, (won, lost, 0)))
         played.append(kept + [rules.Pairing(p, None) for p in byes])

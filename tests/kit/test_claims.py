@@ -3,13 +3,16 @@ on both backends (the organizer role is read from the server's settings)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
 
 from bot.features.config import service as guild_config
-from bot.kit import claims, claims_ui
+from bot.kit import claims, claims_ui, outbox
+from bot.kit.delivery import Outbox
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.tables import Actor
 from tests.common import CHANNEL, GUILD, OTHER_GUILD
@@ -146,6 +149,26 @@ def test_a_reports_words_are_the_kits_a_format_gives_only_its_matchs_name_and_it
         by = 9 if absent is not None or how in ("decide", claims_ui.VOID) else 2
         assert claims_ui.answered_text(what, result, how, by, absent=absent, reporter=1) == text
     assert claims_ui.answered_text(what, result, "decide").endswith("decided by an organizer.")
+    assert claims_ui.answered_text(what, result, claims.ENDED, reporter=1) == (
+        "⏹️ Match 2, game 1: <@1> reported <@1> **won**; it was not confirmed in time and does not count.")
+    assert "It was shown again: the newest copy has its buttons." in claims_ui.answered_text(
+        what, result, claims.AGAIN_SHOWN, reporter=1)
+
+
+async def test_the_kit_edits_a_reports_copies_to_what_became_of_it():
+    """A copy of a report's message (`claims.ANSWERED`, queued by `claims.close`) is rendered by the kit:
+    the same words as the message its button edited, no buttons; a claim forgotten since says so."""
+
+    def render(payload: dict):
+        row = outbox.Queued(1, outbox.Message(claims.ANSWERED, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
+        return Outbox(SimpleNamespace(db=None))._render(row, True)
+
+    words = claims.Words("Report #3", "**<@1> beat <@2>**", claims.DECIDE, 9, reporter=1)
+    edit = await render(json.loads(json.dumps(claims.Closed(5, 98, words).to_payload())))
+    assert edit.edit == (5, 98) and edit.view is None and edit.content == claims_ui.said(words)
+    assert edit.content == "⚖️ Report #3: **<@1> beat <@2>**, decided by <@9>."
+    forgotten = await render(claims.Closed(5, 99).to_payload())
+    assert forgotten.edit == (5, 99) and forgotten.content == claims_ui.GONE
 
 
 def test_a_format_declares_how_it_answers_and_the_kit_binds_its_one_press_handler():
@@ -158,10 +181,56 @@ def test_a_format_declares_how_it_answers_and_the_kit_binds_its_one_press_handle
     async def late(press):
         return None
 
+    async def decide(press, decision):
+        return claims_ui.Answered("decided")
+
     answering = claims_ui.Answering("pods", answer, late)
-    declared = [answering, claims_ui.decides("pods")]
-    assert claims_ui.targets(declared) == [claims_ui.answers("pods"), claims_ui.decides("pods")]
+    declared = [answering, claims_ui.answers("vortex")]
+    assert claims_ui.targets(declared) == [claims_ui.answers("pods"), claims_ui.answers("vortex")]
     bound = claims_ui.bind(declared, db=None)
     assert set(bound) == {claims_ui.answers("pods")}
     assert bound[claims_ui.answers("pods")].func is claims_ui.on_press
     assert bound[claims_ui.answers("pods")].keywords["answering"] is answering
+    # Decide buttons too: a `Deciding` is bound to the kit's one decide handler (no cog wires them).
+    deciding = claims_ui.Deciding("pods", decide)
+    assert claims_ui.targets([deciding]) == [claims_ui.decides("pods")]
+    bound = claims_ui.bind([deciding], db=None)
+    assert bound[claims_ui.decides("pods")].func is claims_ui.on_decide
+    assert bound[claims_ui.decides("pods")].keywords["deciding"] is deciding
+
+
+async def test_the_kits_decide_step_refuses_an_organizer_who_plays_and_closes_the_claims_copies(db):
+    """`claims.decide`, the one decide step (Battler's decide buttons, `/421 settle`, `/pod decide`): an
+    organizer who plays in the match is refused and nothing changes; another organizer decides it (a
+    draw, None, is a decision too), the claim ends as theirs, and its copy that still shows buttons is
+    edited by the kit to the decision, but the one whose button decided it."""
+    from sqlalchemy import select
+
+    from bot.kit import shown
+    from bot.store.models import OutboxMessage
+
+    document: dict = {}
+    row = SimpleNamespace(id=7, organizer_id=ORGANIZER, guild_id=GUILD, channel_id=CHANNEL)
+    loaded = SimpleNamespace(row=row, bookkeeping=document)
+    rules = SimpleNamespace(noun="league", kind="test", title=lambda loaded, claim: f"Match {claim.key}",
+                            reads=lambda loaded, claim: f"winner {claim.result}")
+    claim = claims.Book(document).add("A", 1, (REPORTER, ORGANIZER), REPORTER, REPORTER)
+    async with db.write() as session:
+        for copy in (55, 56):
+            await shown.show(session, shown.Owner("test", 7), f"claim.{claim.number}", 0, CHANNEL, copy)
+    async with db.write() as session:
+        with pytest.raises(UserError, match="You play in Match A, so you cannot decide it"):
+            await claims.decide(session, rules, loaded, claim, Actor(ORGANIZER, GUILD), match="Match A", result=None)
+    assert claims.Book(document).find(claim.number) == claim
+    async with db.write() as session:
+        ended = await claims.decide(session, rules, loaded, claim, Actor(OTHER_ORGANIZER, GUILD, manage_guild=True),
+                                    match="Match A", result=None, answered_in=57)
+        edits = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == claims.ANSWERED))).scalars()
+        closed = [claims.Closed.from_payload(m.payload) for m in edits]
+    assert (ended.status, ended.how, ended.by, ended.result) == (claims.DECIDED, claims.DECIDE, OTHER_ORGANIZER, None)
+    assert claims.Book(document).find(claim.number) is None and claims.Book(document).ended(claim.number) == ended
+    assert [(c.message_id, c.words) for c in closed] == [
+        (56, claims.Words("Match A", "winner None", claims.DECIDE, OTHER_ORGANIZER, reporter=REPORTER))]
+    with pytest.raises(UserError, match="no longer waiting"):
+        async with db.write() as session:
+            await claims.decide(session, rules, loaded, None, Actor(OTHER_ORGANIZER, GUILD), match="Match A")

@@ -444,7 +444,7 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     old = await bookkeeping(FourTwoOneLeague, league.id)
     assert claims.BOOK not in old and old["next_claim"] == 3
     assert old["claims"][second.label] == {"number": 2, "round": 1, "match": second.label, "by": second.a, "winner": None,
-                                           "disputed_by": None, "shown": [[7, 71]]}
+                                           "disputed_by": None, "shown": []}  # its message: the kit's record
     assert old["answered"]["1"]["how"] == "confirm" and old["answered"]["1"]["claim"]["winner"] == league.user_of(first.a)
     old = await bookkeeping(BattlerGame, game.id)
     assert claims.BOOK not in old and old["next_report"] == 3 and list(old["reports"]) == [str(open_report.id)]
@@ -456,10 +456,11 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     await turnabout.confirm(db, event.id, m.number, 1, player(b_user))
     assert [e.payload["message_id"] for e in await queued(db, turnabout.REPORT_DONE)] == [80]
     assert await bookkeeping(BattlerGame, game.id) == new_battler
-    late = await four_two_one.answered_claim(db, league.id, answered.claim.number, league.guild_id)
-    assert late is not None and (late.how, late.claim) == ("confirm", answered.claim)
+    late = await claims.late_words(db, four_two_one.GAMES, four_two_one.RULES, league.id, answered.claim.number,
+                                   league.guild_id)
+    assert late is not None and (late.how, late.by) == ("confirm", league.user_of(first.b))
     await four_two_one.confirm(db, league.id, waiting.claim.number, player(league.user_of(second.b)))
-    assert (await battler.answered_report(db, game.id, confirmed.id, game.guild_id)).how == "confirm"
+    assert (await claims.late_words(db, battler.GAMES, battler.RULES, game.id, confirmed.id, game.guild_id)).how == "confirm"
     done = await battler.confirm_report(db, game.id, open_report.id, member(d, False), treasures_left=0)
     assert done.applied is not None and done.applied.id == open_report.id
     assert await _diff(db) == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot.games.battler import messages, service, ui, web
-from bot.kit import claims_ui
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -14,7 +13,7 @@ FORMAT = Format(
     spec=service.SPEC,
     bookkeeping=service.BattlerBook,
     components=(ui.LobbyButton, ui.LegacyLobbyButton, *ui.DM_COMPONENTS, ui.PlayReportButton),
-    claims=(ui.ANSWERING, claims_ui.decides("battler")),
+    claims=(ui.ANSWERING, ui.DECIDING),
     forms=(ui.SHIFT_FORM, ui.TREASURES_FORM, ui.PLAY_REPORT_FORM),
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED,
                   service.PHASE_OVER),

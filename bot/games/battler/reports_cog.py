@@ -14,6 +14,8 @@ again, with its buttons, to a player who reports it again.
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 
 from bot.games.battler import service as battler
@@ -48,12 +50,14 @@ class BattlerReports:
             opponent = game.user_of(report.b if report.reporter == report.a else report.a)
             await interaction.response.send_message(ui.report_text(game, report), view=ui.report_view(game.id, report),
                                                     allowed_mentions=ping(opponent))
+            await claims_ui.record_answer(interaction, partial(battler.report_shown, self.db, game.id, report))
         elif outcome.waiting is not None:  # shown again, buttons and all; nobody is pinged twice
             call = outcome.call.text() if outcome.call is not None else f"<@{game.organizer_id}>"
             await interaction.response.send_message(
                 ui.dispute_text(game, outcome.waiting, call), view=ui.report_view(game.id, outcome.waiting),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
+            await claims_ui.record_answer(interaction, partial(battler.report_shown, self.db, game.id, outcome.waiting))
         elif outcome.treasures_after is not None:
             await interaction.response.send_message(
                 f"Your treasures left after the game are now {outcome.treasures_after}; its result stands.",
@@ -71,13 +75,3 @@ class BattlerReports:
         press = claims_ui.press_of(interaction, self.db, table=game, claim=report, action=action,
                                    treasures_left=treasures)
         await claims_ui.answer_press(interaction, ui.ANSWERING, press)
-
-    @handles(claims_ui.decides("battler"))
-    async def on_decide_button(self, interaction: discord.Interaction, *, table: int, claim: int, decision: str) -> None:
-        game, report = table, claim
-        result = await battler.decide_report(self.db, game, report, decision, actor_of(interaction))
-        decided = result.applied
-        text = (ui.answered_text(result.game, decided, "decide", interaction.user.id) if decided is not None
-                else claims_ui.answered_text(f"Report #{report}", "", claims_ui.VOID, interaction.user.id))
-        await interaction.response.edit_message(content=text, view=None)
-

@@ -235,6 +235,7 @@ class ActionResult:
     for_absent: int | None = None  # the organizer who confirmed `applied` for the absent opponent
     treasures_after: int | None = None  # an absent player's treasures, said after their game was confirmed
     finished: bool = False  # the game is over (its standings are queued)
+    words: claims.Words | None = None  # a report answered or decided: what its message says from then on
 
     @property
     def phase_changed(self) -> bool:
@@ -380,11 +381,11 @@ async def _commit(
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
     over: list[outbox.Message] = []
     if new_phase:
+        await claims.end_all(session, RULES, loaded)  # first: their records go before the DMs'
         ended = await shown.retire(session, shown.Owner(SPEC.kind, loaded.row.id), answered=answered)
         over = [_phase_over(loaded, m) for m in ended]
         book = loaded.bookkeeping
         book.phase_version, book.phase_started_at = loaded.version + 1, utcnow().isoformat()
-        _book(loaded).clear()
         book.absent = {}  # a new phase: treasures of the last one can't be said any more
         turns = []
     else:
@@ -833,11 +834,14 @@ async def report(
                 merged = replace(merged, conceded_by=conceded_by)
             if met.how == claims.AGREED:
                 _dry_run(state, merged)
+                await claims.close(session, RULES, loaded, met.claim)
                 return await _apply_report(session, loaded, merged, ended=met.claim)
             merged = replace(merged, status="disputed", disputed_by=seat, counter_claim=claim)
+            await claims.close(session, RULES, loaded, _book(loaded).dispute(met.claim, actor.user_id))
             _keep(loaded, merged)
             return await _disputed(session, loaded, merged)
-        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one
+        if met.how == claims.AGAIN:  # their own waiting report, said again: replaced by this one (its copies say so)
+            await claims.close(session, RULES, loaded, book.end(met.claim, claims.AGAIN_SHOWN))
             book.add(f"{new.a}-{new.b}", 0, users, actor.user_id, new)
         _dry_run(state, new)
         GAMES.save(loaded)
@@ -863,22 +867,15 @@ async def _referees(session: AsyncSession, loaded: Loaded, report_: PendingRepor
     return await claims.dispute_call(session, loaded.row, _users(loaded, report_))
 
 
-def _answered(loaded: Loaded, report_: PendingReport, how: str, by: int | None) -> None:
-    """`report_` is no longer open; the kit keeps what became of it a while (`answered_report`)."""
-    _book(loaded).end(_keep(loaded, report_), how, by)
-
-
-async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *, how: str = "confirm",
-                        by: int | None = None, ended: claims.Claim | None = None) -> ActionResult:
-    """`report_` counts: applied to the game (ended in the kit's book here, unless it was: `ended`)."""
+async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingReport, *,
+                        ended: claims.Claim) -> ActionResult:
+    """`report_` counts: applied to the game (`ended`: its claim, as the kit's book ended it)."""
     state = loaded.state
     assert state is not None
     events = GAMES.call(_apply_claim, state, report_)
-    if ended is None:
-        _answered(loaded, report_, how, by)
     prompts = await _commit(session, loaded, events)
     return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
-                        finished=state.phase == engine.OVER)
+                        finished=state.phase == engine.OVER, words=claims.words(RULES, loaded, ended))
 
 
 async def _disputed(session: AsyncSession, loaded: Loaded, report_: PendingReport) -> ActionResult:
@@ -923,12 +920,20 @@ class _Rules:
     claim's number); the opponent adds their treasures after the game when they answer."""
 
     noun = NOUN
+    kind = SPEC.kind
 
     def table(self, loaded: Loaded) -> str:
         return _event_name(loaded.row)
 
     def what(self, claim: claims.Claim) -> str:
         return f"report #{claim.number}"
+
+    def title(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return f"Report #{claim.number}"
+
+    def reads(self, loaded: Loaded, claim: claims.Claim) -> str:
+        report_ = claim.result_as(PendingReport)
+        return f"**{said(loaded.user_ids.__getitem__, report_, report_.claim)}**"
 
     def words(self, loaded: Loaded, claim: claims.Claim) -> str:
         report_ = claim.result_as(PendingReport)
@@ -953,6 +958,17 @@ class _Rules:
 RULES = _Rules()
 
 
+def said(user_of: Callable[[int], int], report_: PendingReport, claim: str | None) -> str:
+    """What a report (or its opponent's `counter_claim`) says, with mentions: "<@1> beat <@2> (conceded)"."""
+    if claim == "draw":
+        return "a draw"
+    if claim == "unfinished":
+        return "the replayed game cannot be finished"
+    win, lose = (report_.a, report_.b) if claim == "a" else (report_.b, report_.a)
+    how = " (conceded)" if report_.conceded_by is not None and claim == report_.claim else ""
+    return f"<@{user_of(win)}> beat <@{user_of(lose)}>{how}"
+
+
 def _adding(loaded: Loaded, actor: tables.Actor, treasures_left: int | None, *, disputed: bool = False):
     """What the one who answers a report adds to it: the opponent their treasures after the game (and
     a dispute its mark); an organizer confirming for the absent opponent adds nothing."""
@@ -972,7 +988,7 @@ def _adding(loaded: Loaded, actor: tables.Actor, treasures_left: int | None, *, 
 
 async def confirm_report(
     db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None,
-    for_absent: bool = False,
+    for_absent: bool = False, answered_in: int | None = None,
 ) -> ActionResult:
     """The opponent confirms a pending report: it is applied to the game. The opponent says how many
     treasures they have left after the game (`treasures_left`, which their Confirm asks them), as the
@@ -983,6 +999,7 @@ async def confirm_report(
     async def apply(session: AsyncSession, loaded: Loaded, ended: claims.Claim) -> ActionResult:
         if ended.absent is not None:
             loaded.bookkeeping.absent[str(loaded.user_ids.index(ended.absent))] = report_id
+        await claims.close(session, RULES, loaded, ended, answered_in=None if ended.absent else answered_in)
         result = await _apply_report(session, loaded, ended.result_as(PendingReport), ended=ended)
         return replace(result, for_absent=actor.user_id) if ended.absent is not None else result
 
@@ -991,7 +1008,8 @@ async def confirm_report(
 
 
 async def dispute_report(
-    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None
+    db: Database, game_id: int, report_id: int, actor: tables.Actor, *, treasures_left: int | None = None,
+    answered_in: int | None = None,
 ) -> ActionResult:
     """The opponent disputes a pending report (with their treasures after the game, for the
     decision): the organizers who do not play in the game are called to decide it."""
@@ -999,7 +1017,9 @@ async def dispute_report(
     async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> ActionResult:
         disputed = answer.claim.result_as(PendingReport)
         _dry_run(GAMES.running(loaded), disputed)  # a count the engine refuses is refused now, not at the decision
-        return await _disputed(session, loaded, disputed)
+        await claims.close(session, RULES, loaded, answer.claim, answered_in=answered_in)
+        result = await _disputed(session, loaded, disputed)
+        return replace(result, words=claims.words(RULES, loaded, answer.claim))
 
     return await claims.disputed(db, GAMES, RULES, game_id, report_id, actor, apply=apply, round=_running,
                                  adding=lambda loaded: _adding(loaded, actor, treasures_left, disputed=True))
@@ -1020,46 +1040,50 @@ def _kept_concession(pending: PendingReport, decision: str) -> int | None:
 
 
 async def decide_report(
-    db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor
+    db: Database, game_id: int, report_id: int, decision: str, actor: tables.Actor, *, answered_in: int | None = None,
 ) -> ActionResult:
-    """An organizer who does not play in the game decides a (disputed) report: seat a won, seat b
-    won, a draw, or void (report again)."""
+    """An organizer who does not play in the game decides a (disputed) report through the kit's decide
+    step (`claims.decide`): seat a won, seat b won, a draw, or void (report again)."""
     if decision not in DECISIONS:
         raise UserError(f"Unknown decision {decision!r}.")
     async with db.write() as session:
         loaded = await GAMES.load(session, game_id)
-        state = await GAMES.managing(session, loaded, actor)
-        claim = await claims.deciding(session, RULES, loaded, _book(loaded).find(report_id), actor,
-                                      match=f"report #{report_id}'s game")
-        pending = claim.result_as(PendingReport)
+        state = GAMES.running(loaded)
+        claim = _book(loaded).find(report_id)
+        pending = claim.result_as(PendingReport) if claim is not None else None
+        decided = pending if pending is None or decision == "void" else replace(
+            pending, claim=decision, conceded_by=_kept_concession(pending, decision))
+        ended = await claims.decide(session, RULES, loaded, claim, actor, match=f"report #{report_id}'s game",
+                                    result=decided, how=claims.VOID if decision == "void" else claims.DECIDE,
+                                    answered_in=answered_in)
         if decision == "void":
-            _answered(loaded, pending, "void", actor.user_id)
             GAMES.save(loaded)
-            return ActionResult(_view(loaded))
-        decided = replace(pending, claim=decision, conceded_by=_kept_concession(pending, decision))
+            return ActionResult(_view(loaded), words=claims.words(RULES, loaded, ended))
         _dry_run(state, decided)
-        return await _apply_report(session, loaded, decided, how="decide", by=actor.user_id)
+        return await _apply_report(session, loaded, decided, ended=ended)
 
 
-@dataclass(frozen=True)
-class Answered:
-    """What became of a report no longer open: "confirm", "decide" or "void", by whom, for whom."""
-
-    game: GameView
-    report: PendingReport
-    how: str
-    by: int | None
-    absent: int | None
+# --- the disputed report's call: recorded as a copy with the decide buttons ------------------------
 
 
-async def answered_report(db: Database, game_id: int, report_id: int, guild_id: int | None) -> Answered | None:
-    """For a report button that was refused: what became of the report if it was answered lately
-    (the pressed message is an out-of-date copy), else None (the refusal stands)."""
-    found = await claims.late(db, GAMES, game_id, report_id, guild_id)
-    if found is None:
-        return None
-    loaded, ended = found
-    return Answered(_view(loaded), ended.result_as(PendingReport), ended.how, ended.by, ended.absent)
+async def _record_call(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    call = Dispute.from_payload(queued.payload)
+    try:
+        await claims.showing(session, GAMES, RULES, call.game_id, call.report.id, channel_id=channel_id,
+                             message_id=message_id, status=claims.DISPUTED)
+    except UserError:  # the game is gone: nothing to keep
+        return
+
+
+outbox.on_sent(DISPUTE, _record_call)
+
+
+async def report_shown(db: Database, game_id: int, report_: PendingReport, channel_id: int, message_id: int) -> None:
+    """A public message shows `report_` with its buttons (a report's answer, or a dispute shown again):
+    kept by the kit, so its buttons go once it no longer waits for them (at once, if it already does not)."""
+    status = claims.DISPUTED if report_.status == "disputed" else claims.REPORTED
+    await claims.shown_in(db, GAMES, RULES, game_id, report_.id, channel_id=channel_id, message_id=message_id,
+                          status=status)
 
 
 # --- the end -----------------------------------------------------------------------------------

@@ -603,15 +603,7 @@ def report_text(game: GameView | Announcement, report: PendingReport) -> str:
 
 
 def claim_text(game: GameView | Announcement, report: PendingReport, claim: str | None) -> str:
-    u = game.user_of
-    if claim == "draw":
-        return "a draw"
-    if claim == "unfinished":
-        return "the replayed game cannot be finished"
-    win = report.a if claim == "a" else report.b
-    lose = report.b if claim == "a" else report.a
-    how = " (conceded)" if report.conceded_by is not None and claim == report.claim else ""
-    return f"{mention(u(win))} beat {mention(u(lose))}{how}"
+    return battler.said(game.user_of, report, claim)
 
 
 PLAY_RESULTS = (("won", "I won"), ("lost", "I lost"), ("draw", "Draw"))
@@ -677,13 +669,6 @@ def dispute_text(game: GameView | Announcement, report: PendingReport, call: str
     return limits.clip(f"{call}: " + report_text(game, report), limits.CONTENT)
 
 
-def answered_text(game: GameView | Announcement, report: PendingReport, how: str, by: int | None,
-                  absent: int | None = None) -> str:
-    """A report's message once answered: how, by whom, and what counts (the kit's words; its buttons gone)."""
-    return claims_ui.answered_text(f"Report #{report.id}", f"**{claim_text(game, report, report.claim)}**", how, by,
-                                   absent=absent, reporter=game.user_of(report.reporter))
-
-
 async def _treasures_first(interaction: discord.Interaction, press: claims_ui.Press) -> bool:
     """The reporter's opponent says their treasures left first, in a form (which then answers)."""
     try:
@@ -702,20 +687,23 @@ async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answere
     treasures = press.parts.get(TREASURES_LEFT)
     if press.action == claims.CONFIRM:
         result = await battler.confirm_report(press.db, press.table, press.claim, press.actor,
-                                              treasures_left=treasures, for_absent=for_absent)
-        report = result.applied
-        absent = result.game.user_of(report.b if report.reporter == report.a else report.a) if for_absent else None
-        return claims_ui.Answered(answered_text(result.game, report, claims.CONFIRM, press.actor.user_id, absent))
-    result = await battler.dispute_report(press.db, press.table, press.claim, press.actor, treasures_left=treasures)
-    return claims_ui.Answered(answered_text(result.game, result.dispute, claims.DISPUTE, press.actor.user_id))
+                                              treasures_left=treasures, for_absent=for_absent, answered_in=press.pressed)
+    else:
+        result = await battler.dispute_report(press.db, press.table, press.claim, press.actor,
+                                              treasures_left=treasures, answered_in=press.pressed)
+    return claims_ui.Answered(claims_ui.said(result.words))
 
 
-async def _late(press: claims_ui.Press) -> str | None:
-    ended = await battler.answered_report(press.db, press.table, press.claim, press.guild_id)
-    return None if ended is None else answered_text(ended.game, ended.report, ended.how, ended.by, ended.absent)
+async def _decide(press: claims_ui.Press, decision: str) -> claims_ui.Answered:
+    result = await battler.decide_report(press.db, press.table, press.claim, decision, press.actor,
+                                         answered_in=press.pressed)
+    return claims_ui.Answered(claims_ui.said(result.words))
 
 
-ANSWERING = claims_ui.Answering("battler", _answer, _late, first=_treasures_first)  # the kit's report buttons
+# The kit's report buttons and decide buttons, answered (the kit binds its handlers to them).
+ANSWERING = claims_ui.Answering("battler", _answer, claims_ui.late_of(battler.GAMES, battler.RULES),
+                                first=_treasures_first)
+DECIDING = claims_ui.Deciding("battler", _decide, claims_ui.late_of(battler.GAMES, battler.RULES, deciding=True))
 
 
 def report_view(game_id: int, report: PendingReport) -> discord.ui.View:

@@ -3,6 +3,8 @@ the loser's options A–D, sets added as the decks grow, the winner on the leade
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 from discord import app_commands
 
@@ -201,11 +203,7 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
             return
         await interaction.response.send_message(ui.claim_text(claim, again=outcome.again), view=ui.claim_view(claim),
                                                 allowed_mentions=limits.ping(claim.opponent))
-        try:  # kept with the report, so its buttons go once it no longer waits, whichever way it ends
-            message = await interaction.original_response()
-        except discord.HTTPException:  # unknown: its buttons stay (a click says the report no longer waits)
-            return
-        await four_two_one.claim_shown(self.db, claim, channel_id=message.channel.id, message_id=message.id)
+        await claims_ui.record_answer(interaction, partial(four_two_one.claim_shown, self.db, claim))
 
     @group.command(name="settle", description="Decide a disputed match of this round: its report was disputed "
                                               "(organizers who do not play in it).")

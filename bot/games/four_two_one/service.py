@@ -27,8 +27,8 @@ match's dispute until the players report again or an organizer who does not play
 the match settles it (`settle`); the dispute calls them, and the announcement names them (`Decided`).
 
 Nothing live-looking does nothing: the public messages that show a waiting report with its buttons
-are kept with it (`claim_shown`, `Claim.shown`) and edited once it no longer waits, whichever way
-(`CLAIM_DONE`: what was reported and what became of it, no buttons); the announcement carrying the
+are the kit's records (`claim_shown`, `claims.shown_in`) and the kit edits them once it no longer
+waits, whichever way (`claims.close`: what was reported and what became of it, no buttons); the announcement carrying the
 take-apart menu is recorded as what shows it once Discord has it (`on_sent`, the kit's
 `bot.kit.shown`, key `MENU`: one copy has the menu, an older one loses it) and edited without the
 menu once nobody is to take decks apart (`MENU_DONE`).
@@ -41,7 +41,7 @@ MTGO's part after a blank line, as Turnabout reads them); the reply says how man
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import select, update
@@ -79,8 +79,6 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 # Edits of messages whose step is done, so nothing live-looking does nothing:
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 MENU = "421.menu"  # the key of the announcement showing the take-apart menu (`bot.kit.shown`)
-CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
-MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -152,6 +150,7 @@ class Outcome:
     claim: Claim | None = None
     again: bool = False  # `claim` was already waiting: shown again (its first message may be lost)
     call: claims.Call | None = None  # a dispute: the referees it calls
+    words: claims.Words | None = None  # a report answered: what its message says from then on
     ignored: int = 0  # a decklist's sideboard cards, left out
 
 
@@ -189,21 +188,6 @@ class Announcement(Payload):
             return data
         decided = next((e["decided"] for e in data.get("events", ()) if isinstance(e, dict) and e.get("decided")), None)
         return {**data, "decided": decided}
-
-
-@dataclass(frozen=True)
-class ClaimClosed(Payload):
-    """A message that showed a waiting report, once the report no longer waits: its text becomes
-    what was reported and what became of it, and its buttons go. `how`: "confirm" or "dispute" (by
-    `by`; "reject" in older rows; `absent`: confirmed for them by `by`), "agreed" (the opponent reported the same), "ended", "cancelled", or "gone" (answered before
-    its message was known)."""
-
-    channel_id: int
-    message_id: int
-    claim: Claim
-    how: str
-    by: int | None = None
-    absent: int | None = None
 
 
 @dataclass(frozen=True)
@@ -316,23 +300,6 @@ def _announcement(loaded: Loaded, events: list[engine.Event], decided: Decided |
     )
 
 
-def _closed(loaded: Loaded, entry: claims.Claim, how: str, by: int | None = None,
-            answered_in: int | None = None, absent: int | None = None,
-            shown: tuple[tuple[int, int], ...] | None = None) -> list[outbox.Message]:
-    """The edits that close the messages showing the waiting report `entry` (but `answered_in`, the
-    message whose button answered it, which its interaction edits; or only `shown`)."""
-    claim = _claim_of(loaded, entry)
-    messages = claims.closing(entry, answered_in) if shown is None else shown
-    return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by, absent), channel_id=channel)
-            for channel, message in messages]
-
-
-def _end_all(loaded: Loaded, how: str) -> list[outbox.Message]:
-    """The league is over or cancelled: no report waits any more, and their messages say so."""
-    book = _book(loaded)
-    return [edit for entry in book.waiting() for edit in _closed(loaded, book.end(entry, how), how)]
-
-
 def _owner(league_id: int) -> shown_records.Owner:
     return shown_records.Owner(KIND, league_id)
 
@@ -362,7 +329,7 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
     over = any(isinstance(e, engine.LeagueWon | engine.LeagueEnded) for e in events)
     edits: list[outbox.Message] = []
     if over:
-        edits += _end_all(loaded, "ended")
+        await claims.end_all(session, RULES, loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
     if not _taking_apart(loaded):
         edits += await _menu_done(session, loaded)
@@ -428,7 +395,7 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
     loaded = GAMES.decode(seated)
     edits: list[outbox.Message] = []
     if loaded.state is not None:
-        edits += _end_all(loaded, "cancelled")
+        await claims.end_all(session, RULES, loaded)
     edits += await _menu_done(session, loaded)
     GAMES.write_bookkeeping(loaded)
     await outbox.queue(session, *edits)
@@ -665,9 +632,17 @@ class _Rules:
     """421's results for the kit's claims flow: a claim's result is the winner's user id (None: a draw)."""
 
     noun = NOUN
+    kind = KIND
 
     def table(self, loaded: Loaded) -> str:
         return league_name(loaded.id)
+
+    def title(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return f"{league_name(loaded.id)}, round {claim.round}, Match {claim.key}"
+
+    def reads(self, loaded: Loaded, claim: claims.Claim) -> str:
+        winner = claim.result_as(int | None)
+        return "a **draw**" if winner is None else f"**<@{winner}> won**"
 
     def what(self, claim: claims.Claim) -> str:
         return f"Match {claim.key}"
@@ -691,12 +666,12 @@ async def _apply_claim(session: AsyncSession, loaded: Loaded, entry: claims.Clai
     state = loaded.state
     assert state is not None
     claim = _claim_of(loaded, entry)
-    closing = _closed(loaded, entry, entry.how, entry.by, answered_in, entry.absent)
+    await claims.close(session, RULES, loaded, entry, answered_in=answered_in)
     seat = next(p.seat for p in state.players if p.user_id == entry.reporter)
     events = GAMES.call(engine.report, state, seat, _outcome_for(entry.reporter, claim.winner))
     await _commit(session, loaded, events, decided)
-    await outbox.queue(session, *closing)
-    return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None)
+    return Outcome(_view(loaded), events, claim=claim if entry.how == "confirm" else None,
+                   words=claims.words(RULES, loaded, entry))
 
 
 def _round(loaded: Loaded) -> int:
@@ -726,41 +701,24 @@ async def dispute(db: Database, league_id: int, number: int, actor: tables.Actor
     the dispute calls)."""
 
     async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> Outcome:
-        closing = _closed(loaded, answer.claim, claims.DISPUTE, actor.user_id, answered_in)
+        await claims.close(session, RULES, loaded, answer.claim, answered_in=answered_in)
         GAMES.save(loaded)
-        await outbox.queue(session, *closing)
-        return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call)
+        return Outcome(_view(loaded), claim=_claim_of(loaded, answer.claim), call=answer.call,
+                       words=claims.words(RULES, loaded, answer.claim))
 
     return await claims.disputed(db, GAMES, RULES, league_id, number, actor, apply=apply, round=_round)
 
 
-async def answered_claim(db: Database, league_id: int, number: int, guild_id: int | None) -> ClaimClosed | None:
-    """For a report button that was refused: what became of report `number`, if it was answered
-    lately (its message is an out-of-date copy; `channel_id`/`message_id` 0), else None."""
-    found = await claims.late(db, GAMES, league_id, number, guild_id)
-    if found is None:
-        return None
-    loaded, ended = found
-    return ClaimClosed(0, 0, _claim_of(loaded, ended), ended.how, ended.by, ended.absent)
-
-
-async def claim_shown(db: Database, claim: Claim, *, channel_id: int, message_id: int) -> None:
-    """A public message shows the waiting report `claim` with its buttons: kept with the report, so
-    the buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
-
-    def edits(loaded: Loaded, entry: claims.Claim | None, messages: tuple[tuple[int, int], ...]) -> list:
-        if entry is not None and entry.status == claims.REPORTED:  # its oldest messages, beyond the kit's limit
-            return _closed(loaded, entry, "gone", shown=messages)
-        how, by, absent = (entry.how, entry.by, entry.absent) if entry is not None else ("gone", None, None)
-        return [loaded.channel(CLAIM_DONE, ClaimClosed(channel, message, claim, how, by, absent), channel_id=channel)
-                for channel, message in messages]
+async def claim_shown(db: Database, claim: Claim, channel_id: int, message_id: int) -> None:
+    """A public message shows the waiting report `claim` with its buttons: the kit's record, so the
+    buttons go once it no longer waits (whichever way it ends); at once if it no longer does."""
 
     def plays(loaded: Loaded, entry: claims.Claim) -> bool:
         state = loaded.state
         return state is not None and entry.round == state.round and loaded.row.status == STATUSES.running
 
-    await claims.shown(db, GAMES, claim.league_id, claim.number, channel_id=channel_id, message_id=message_id,
-                       edits=edits, waits=plays)
+    await claims.shown_in(db, GAMES, RULES, claim.league_id, claim.number, channel_id=channel_id,
+                          message_id=message_id, waits=plays)
 
 
 async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: str, winner_id: int | None) -> Outcome:
@@ -774,16 +732,14 @@ async def settle(db: Database, league_id: int, actor: tables.Actor, *, match: st
         if m is None:
             labels = ", ".join(x.label for x in state.matches) or "none"
             raise UserError(f"There is no Match {escape(match)} in round {state.round} (matches: {labels}).")
-        book = _book(loaded)
-        entry = book.of(label)
+        entry = _book(loaded).of(label)
         if m.result is not None or entry is None or entry.round != state.round or entry.status != claims.DISPUTED:
             raise UserError(f"Match {label} has no dispute to settle: its players report it (`/421 report`) and the "
                             "opponent confirms.")
-        await claims.require_referee(session, NOUN, loaded.row, actor, match=f"Match {label}", what="settle it",
-                                     players=entry.players)
+        await claims.decide(session, RULES, loaded, entry, actor, match=f"Match {label}", what="settle it",
+                            result=winner_id)
         if winner_id is not None and winner_id not in entry.players:
             raise UserError(f"<@{winner_id}> is not playing in Match {label}.")
-        book.end(replace(entry, result=winner_id), "settled", actor.user_id)
         events = GAMES.call(engine.report, state, m.a, _outcome_for(state.players[m.a].user_id, winner_id))
         await _commit(session, loaded, events, Decided(actor.user_id, "settled"))
         return Outcome(_view(loaded), events)

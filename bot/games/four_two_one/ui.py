@@ -18,7 +18,6 @@ from bot.games.four_two_one.service import (
     KIND,
     Announcement,
     Claim,
-    ClaimClosed,
     Decided,
     LeagueView,
     Outcome,
@@ -303,13 +302,12 @@ def waiting_for_you_text(claim: Claim) -> str:
             "organizer settles it).")
 
 
-def answered(outcome: Outcome, action: str, user_id: int, *, for_absent: bool = False) -> claims_ui.Answered:
-    """A report answered by its button: the message's new text and, for a dispute, the call."""
-    claim = outcome.claim
+def answered(outcome: Outcome) -> claims_ui.Answered:
+    """A report answered by its button: the message's new text (the kit's words) and, for a dispute, the call."""
+    claim, call = outcome.claim, outcome.call
     assert claim is not None
-    text = answered_text(claim, action, user_id, claim.opponent if for_absent else None)
-    call = outcome.call
-    return claims_ui.Answered(text, call, dispute_call_text(claim, call.text()) if call is not None else "")
+    return claims_ui.Answered(claims_ui.said(outcome.words), call,
+                              dispute_call_text(claim, call.text()) if call is not None else "")
 
 
 def dispute_call_text(claim: Claim, call_text: str) -> str:
@@ -318,43 +316,16 @@ def dispute_call_text(claim: Claim, call_text: str) -> str:
             f"`/421 settle match:{claim.match}` (or its players report it again).")
 
 
-def answered_text(claim: Claim, action: str, user_id: int | None, absent: int | None = None) -> str:
-    """The report message once answered (the kit's words; "reject": a Dispute of before issue 34)."""
-    how = claims.DISPUTE if action == "reject" else action
-    return claims_ui.answered_text(_what(claim), _result(claim), how, user_id, absent=absent, reporter=claim.reporter)
-
-
-_GONE = "This report no longer waits for an answer: the channel has what became of it."
-_CLOSED_WORDS = {
-    "ended": "⏹️ The league ended before it was confirmed: it does not count.",
-    "cancelled": "⏹️ The league was cancelled before it was confirmed.",
-    "gone": _GONE,
-}
-
-
-def closed_text(closed: ClaimClosed) -> str:
-    """A report's message once the report no longer waits (the edit that removes its buttons)."""
-    if closed.how in (*claims.ACTIONS, "reject", claims_ui.AGREED):
-        return answered_text(closed.claim, closed.how, closed.by, closed.absent)
-    reported = f"📝 {_what(closed.claim)}: {mention(closed.claim.reporter)} reported {_result(closed.claim)}."
-    return f"{reported}\n{_CLOSED_WORDS.get(closed.how, _GONE)}"
-
-
 async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
     if press.action != claims.CONFIRM:  # Dispute ("reject" on buttons from before issue 34)
-        out = await four_two_one.dispute(press.db, press.table, press.claim, press.actor, answered_in=press.pressed)
-        return answered(out, claims.DISPUTE, press.actor.user_id)
-    out = await four_two_one.confirm(press.db, press.table, press.claim, press.actor, for_absent=for_absent,
-                                     answered_in=press.pressed)
-    return answered(out, press.action, press.actor.user_id, for_absent=for_absent)
+        return answered(await four_two_one.dispute(press.db, press.table, press.claim, press.actor,
+                                                   answered_in=press.pressed))
+    return answered(await four_two_one.confirm(press.db, press.table, press.claim, press.actor, for_absent=for_absent,
+                                               answered_in=press.pressed))
 
 
-async def _late(press: claims_ui.Press) -> str | None:
-    closed = await four_two_one.answered_claim(press.db, press.table, press.claim, press.guild_id)
-    return closed_text(closed) if closed is not None else None
-
-
-ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, _late)  # the kit's report buttons, answered
+# The kit's report buttons, answered (a late click shows what the kit's book says became of the report).
+ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, claims_ui.late_of(four_two_one.GAMES, four_two_one.RULES))
 
 
 def claim_view(claim: Claim) -> discord.ui.View:
@@ -740,13 +711,6 @@ async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
     if not chunks:
         return None
     return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
-
-
-@RENDERERS.renders(four_two_one.CLAIM_DONE, ClaimClosed)
-async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
-    """A report's message once it no longer waits: what was reported and what became of it."""
-    return Outgoing(content=limits.clip(closed_text(closed), limits.CONTENT),
-                    edit=(closed.channel_id, closed.message_id))
 
 
 @RENDERERS.renders(four_two_one.FINAL, Announcement)

@@ -5,8 +5,7 @@ neither package imports the other."""
 
 from __future__ import annotations
 
-from bot.games.pod_matches import messages, service, web
-from bot.kit import claims_ui
+from bot.games.pod_matches import messages, service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -15,7 +14,7 @@ FORMAT = Format(
     order=1,
     cog=f"{__name__}.cog",
     web=web.PAGES,
-    claims=(claims_ui.answers(service.KIND),),
+    claims=(ui.ANSWERING,),
     outbox_kinds=(service.PAIRED, service.FINAL, service.NEWS),
     renderers=messages.RENDERERS,
     leaderboard="Pods",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -10,7 +12,7 @@ from bot.games.pod_matches import service as pods
 from bot.games.pod_matches import ui
 from bot.kit import claims, claims_ui, limits, lookups
 from bot.kit.client import KitBot
-from bot.kit.dispatch import actor_of, handles, require_guild
+from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import UserError
 from bot.kit.uploads import read_upload
 
@@ -65,26 +67,9 @@ class PodCog(commands.Cog, name="PodCog"):
                 f"📝 Report #{done.claim.number}: {words}. <@{done.claim.opponent}>, confirm or dispute it.",
                 view=claims_ui.answer_view(pods.KIND, pod.id, done.claim.number),
                 allowed_mentions=limits.ping(done.claim.opponent))
+            await claims_ui.record_answer(interaction, partial(pods.report_shown, self.db, pod.id, done.claim.number))
         if data is not None:
             await interaction.followup.send(DECK_KEPT, ephemeral=True)
-
-    @handles(claims_ui.answers(pods.KIND))
-    async def on_claim_button(self, interaction: discord.Interaction, *, table: int, claim: int, action: str) -> None:
-        actor = actor_of(interaction)
-
-        async def answer(for_absent: bool) -> claims_ui.Answered:
-            if action != claims.CONFIRM:
-                disputed = await pods.dispute(self.db, table, claim, actor)
-                return claims_ui.Answered(f"⚠️ Report #{claim} ({pods.result_words(disputed.claim)}) is disputed: "
-                                          "an organizer decides it.")
-            await pods.confirm(self.db, table, claim, actor, for_absent=for_absent)
-            return claims_ui.Answered(f"✅ Report #{claim} confirmed by <@{actor.user_id}>.")
-
-        async def late() -> str | None:
-            found = await claims.late(self.db, pods.GAMES, table, claim, interaction.guild_id)
-            return None if found is None else f"Report #{claim}: {pods.result_words(found[1])} ({found[1].status})."
-
-        await claims_ui.on_answer(interaction, db=self.db, answer=answer, late=late)
 
     @group.command(name="status", description="The pod's pairings and standings.")
     @app_commands.describe(post=lookups.POST)

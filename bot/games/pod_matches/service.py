@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -68,6 +68,7 @@ class PodView:
     state: rules.PodState | None
     waiting: tuple[claims.Claim, ...]
     decks: Mapping[int, Deck]  # the players' decks: none until the pod has ended
+    answered: claims.Words | None = None  # a report answered by a button: what its message says from then on
 
 
 def _view(loaded: Loaded) -> PodView:
@@ -213,7 +214,7 @@ async def _start(session: AsyncSession, loaded: Loaded, *, stand_ins: dict[int, 
 
 async def _pair(session: AsyncSession, loaded: Loaded) -> None:
     loaded.state = GAMES.call(rules.pair_next, loaded.state)
-    claims.Book(loaded.bookkeeping).clear()
+    await claims.end_all(session, RULES, loaded)
     GAMES.save(loaded)
     await outbox.queue(session, outbox.Message(PAIRED, RoundRef(loaded.row.id, loaded.state.round).to_payload(),
                                                channel_id=loaded.row.channel_id, guild_id=loaded.row.guild_id))
@@ -251,9 +252,16 @@ class PodRules:
     """What the kit's claims use cases need to know of a pod's results."""
 
     noun = NOUN
+    kind = KIND
 
     def table(self, loaded: Loaded) -> str:
         return loaded.row.name
+
+    def title(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return f"Report #{claim.number}"
+
+    def reads(self, loaded: Loaded, claim: claims.Claim) -> str:
+        return result_words(claim)
 
     def what(self, claim: claims.Claim) -> str:
         return f"report #{claim.number}"
@@ -295,12 +303,14 @@ async def report(db: Database, pod_id: int, actor: Actor, won: int, lost: int, d
         met = book.report(pairing.key, state.round, pairing.players(), actor.user_id, list(result),
                           same=lambda claim: _agrees(claim, actor.user_id, result))
         if met.how == claims.AGREED:
+            await claims.close(session, RULES, loaded, met.claim)
             await _apply(session, loaded, met.claim)
         elif met.how == claims.AGAIN and met.differs:
             book.put(claims.Claim(met.claim.number, met.claim.key, met.claim.round, met.claim.players,
                                   actor.user_id, list(result)))
         elif met.how == claims.CONTRARY:
             disputed = book.dispute(met.claim, actor.user_id)
+            await claims.close(session, RULES, loaded, disputed)
             call = await claims.dispute_call(session, loaded.row, disputed.players)
             await outbox.queue(session, _news(loaded, f"⚠️ {result_words(met.claim)}, reported <@{met.claim.reporter}>; "
                                                       f"<@{actor.user_id}> reports otherwise. {call.text()} decides "
@@ -337,27 +347,42 @@ async def _apply(session: AsyncSession, loaded: Loaded, claim: claims.Claim) -> 
         await _pair(session, loaded)
 
 
-async def confirm(db: Database, pod_id: int, number: int, actor: Actor, *, for_absent: bool = False) -> PodView:
+async def confirm(db: Database, pod_id: int, number: int, actor: Actor, *, for_absent: bool = False,
+                  answered_in: int | None = None) -> PodView:
     async def apply(session: AsyncSession, loaded: Loaded, claim: claims.Claim) -> PodView:
+        await claims.close(session, RULES, loaded, claim, answered_in=None if claim.absent else answered_in)
         await _apply(session, loaded, claim)
         GAMES.save(loaded)
-        return _view(loaded)
+        return replace(_view(loaded), answered=claims.words(RULES, loaded, claim))
 
     return await claims.confirmed(db, GAMES, RULES, pod_id, number, actor, for_absent=for_absent, apply=apply,
-                                  round=lambda loaded: loaded.state.round if loaded.state else None)
+                                  round=_round)
 
 
-async def dispute(db: Database, pod_id: int, number: int, actor: Actor) -> claims.Answer:
-    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> claims.Answer:
+async def dispute(db: Database, pod_id: int, number: int, actor: Actor, *, answered_in: int | None = None) -> PodView:
+    async def apply(session: AsyncSession, loaded: Loaded, answer: claims.Answer) -> PodView:
+        await claims.close(session, RULES, loaded, answer.claim, answered_in=answered_in)
         GAMES.save(loaded)
         call = answer.call or claims.Call()
         await outbox.queue(session, _news(loaded, f"⚠️ <@{actor.user_id}> disputes report #{answer.claim.number} "
                                                   f"({result_words(answer.claim)}). {call.text()} decides with "
                                                   "`/pod decide`.", call.users))
-        return answer
+        return replace(_view(loaded), answered=claims.words(RULES, loaded, answer.claim))
 
-    return await claims.disputed(db, GAMES, RULES, pod_id, number, actor, apply=apply,
-                                 round=lambda loaded: loaded.state.round if loaded.state else None)
+    return await claims.disputed(db, GAMES, RULES, pod_id, number, actor, apply=apply, round=_round)
+
+
+def _round(loaded: Loaded) -> int | None:
+    return loaded.state.round if loaded.state else None
+
+
+async def report_shown(db: Database, pod_id: int, number: int, channel_id: int, message_id: int) -> None:
+    """A report's message with its buttons, kept by the kit: its buttons go once it no longer waits."""
+
+    def plays(loaded: Loaded, claim: claims.Claim) -> bool:
+        return loaded.row.status == RUNNING and claim.round == _round(loaded)
+
+    await claims.shown_in(db, GAMES, RULES, pod_id, number, channel_id=channel_id, message_id=message_id, waits=plays)
 
 
 async def decide(db: Database, pod_id: int, actor: Actor, player: int, won: int, lost: int, drawn: int = 0) -> PodView:
@@ -370,12 +395,9 @@ async def decide(db: Database, pod_id: int, actor: Actor, player: int, won: int,
         if pairing.result is not None:
             raise Conflict("That match is already in.")
         book = claims.Book(loaded.bookkeeping)
-        waiting = book.of(pairing.key)
-        match = f"<@{pairing.a}>'s and <@{pairing.b}>'s match"
-        await claims.require_referee(session, NOUN, loaded.row, actor, players=pairing.players(), match=match)
-        claim = waiting or book.add(pairing.key, loaded.state.round, pairing.players(), player, list(result))
-        decided = book.end(claims.Claim(claim.number, claim.key, claim.round, claim.players, player, list(result)),
-                           "decide", actor.user_id)
+        claim = book.of(pairing.key) or book.add(pairing.key, loaded.state.round, pairing.players(), player, None)
+        decided = await claims.decide(session, RULES, loaded, replace(claim, reporter=player), actor,
+                                      match=f"<@{pairing.a}>'s and <@{pairing.b}>'s match", result=list(result))
         await outbox.queue(session, _news(loaded, f"⚖️ <@{actor.user_id}> decided: {result_words(decided)}."))
         await _apply(session, loaded, decided)
         GAMES.save(loaded)
@@ -428,7 +450,7 @@ def placements(state: rules.PodState) -> list[event_results.Placement]:
 async def _end(session: AsyncSession, loaded: Loaded, *, by: int | None) -> None:
     row = loaded.row
     loaded.state = GAMES.call(rules.finish, loaded.state)
-    claims.Book(loaded.bookkeeping).clear()
+    await claims.end_all(session, RULES, loaded)
     row.status, row.ended_at = ENDED, utcnow()
     await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                        event_name=row.name, results=placements(loaded.state))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import discord
 
 from bot.games.pod_matches import rules
+from bot.games.pod_matches import service as pods
 from bot.games.pod_matches.service import PodView
-from bot.kit import limits
+from bot.kit import claims, claims_ui, limits
 from bot.kit.text import escape, plural
 
 COLOUR = discord.Colour.dark_teal()
@@ -79,3 +80,16 @@ def winner_line(view: PodView) -> str:
         verdict = "The teams drew." if score.winner is None else f"Team {score.winner + 1} wins the night."
         return f"🏆 **{escape(view.name)}** is over. {verdict} Best record: <@{top}>."
     return f"🏆 **{escape(view.name)}** is over: <@{top}> wins."
+
+
+async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answered:
+    if press.action != claims.CONFIRM:
+        view = await pods.dispute(press.db, press.table, press.claim, press.actor, answered_in=press.pressed)
+    else:
+        view = await pods.confirm(press.db, press.table, press.claim, press.actor, for_absent=for_absent,
+                                  answered_in=press.pressed)
+    return claims_ui.Answered(claims_ui.said(view.answered))
+
+
+# The kit's report buttons, answered (the kit binds its one press handler to them).
+ANSWERING = claims_ui.Answering(pods.KIND, _answer, claims_ui.late_of(pods.GAMES, pods.RULES))

@@ -656,7 +656,7 @@ async def test_an_organizer_confirms_another_game_for_the_absent_player_who_may_
     assert done.applied is not None and done.for_absent == ORGANIZER and done.game.state.phase == "play"
     [dm] = await queued(db, claims.ABSENT_DM)
     assert dm.user_id == b and dm.payload["by"] == ORGANIZER and "`/battler report`" in dm.payload["dispute"]
-    ended = await battler.answered_report(db, game.id, pending.report.id, GUILD)
+    ended = await claims.late_words(db, battler.GAMES, battler.RULES, game.id, pending.report.id, GUILD)
     assert ended is not None and (ended.how, ended.by, ended.absent) == ("confirm", ORGANIZER, b)
     # The absent player says their treasures (their result stands), once.
     told = await battler.report(db, game.id, player(b), "lost", treasures_left=1)

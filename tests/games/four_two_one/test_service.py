@@ -343,6 +343,9 @@ async def test_a_rejected_report_is_a_dispute_an_organizer_who_does_not_play_set
     assert state.step.kind == "choose" and state.step.seat == match.a
     [*_, announced] = await queued(db, league_service.ANNOUNCE)
     assert announced.payload["decided"] == {"by": ORGANIZER, "how": "settled", "absent": None}
+    # Settled through the kit's decide step: the claim ended as the organizer's decision, in the kit's words.
+    ended = await claims.late_words(db, league_service.GAMES, league_service.RULES, league.id, pending.claim.number, GUILD)
+    assert (ended.how, ended.by, ended.result) == (claims.DECIDE, ORGANIZER, f"**<@{b}> won**")
     await refused(db, league.id, no_dispute, UserError, "no dispute to settle")  # already decided
 
 
@@ -352,11 +355,13 @@ async def test_a_disputed_match_may_be_reported_again_and_settled_as_a_draw(db):
     a, b = league.user_of(match.a), league.user_of(match.b)
     pending = await league_service.report(db, league.id, player(a), result="won")
     await league_service.dispute(db, league.id, pending.claim.number, player(b))
-    again = await league_service.report(db, league.id, player(a), result="draw")  # a new report replaces the dispute
+    again = await league_service.report(db, league.id, player(a), result="won")  # a new report replaces the dispute
     assert again.claim.number != pending.claim.number and not again.again
     await league_service.dispute(db, league.id, again.claim.number, player(b))
     settled = await league_service.settle(db, league.id, ORG, match="A", winner_id=None)
     assert engine.MatchReported("A", match.a, match.b, None) in settled.events
+    ended = await claims.late_words(db, league_service.GAMES, league_service.RULES, league.id, again.claim.number, GUILD)
+    assert (ended.how, ended.result) == (claims.DECIDE, "a **draw**")  # the decision, not the report
 
 
 async def test_the_weatherlight_saga_schedule_is_chosen_at_the_start(db):
@@ -492,29 +497,32 @@ async def test_altering_reads_an_arena_export_without_its_sideboard(db):
     assert altered.ignored == 1 and engine.DeckAltered(match.b, 2, (), ()) in altered.events
 
 
-async def claim_edits(db) -> list[league_service.ClaimClosed]:
-    return [league_service.ClaimClosed.from_payload(m.payload) for m in await queued(db, league_service.CLAIM_DONE)]
+async def claim_edits(db) -> list[tuple[int, str | None, int | None]]:
+    """The kit's edits of report copies: (message, how the report ended, by whom)."""
+    closed = [claims.Closed.from_payload(m.payload) for m in await queued(db, claims.ANSWERED)]
+    return [(c.message_id, c.words.how if c.words else None, c.words.by if c.words else None) for c in closed]
 
 
 async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db):
-    """Every message that showed a waiting report with Confirm / Reject is edited once the report no
-    longer waits, whichever way: confirmed, rejected, both players reporting it, the league over;
-    a message shown after it stopped waiting is closed at once (issue 25)."""
+    """Every message that showed a waiting report with Confirm / Dispute is edited by the kit once the
+    report no longer waits, whichever way: confirmed, disputed, both players reporting it, the league
+    over; one copy has live buttons (an older one says it was shown again); a message shown after it
+    stopped waiting is closed at once (issue 25)."""
     league = await build_all(db, await begun(db, 2))
     match = league.state.matches[0]
     a, b = league.user_of(match.a), league.user_of(match.b)
     pending = await league_service.report(db, league.id, player(a), result="won")
     again = await league_service.report(db, league.id, player(a), result="won")  # shown once more
     await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=501)
-    await league_service.claim_shown(db, again.claim, channel_id=CHANNEL, message_id=502)
     assert await claim_edits(db) == []
+    await league_service.claim_shown(db, again.claim, channel_id=CHANNEL, message_id=502)
+    assert await claim_edits(db) == [(501, claims.AGAIN_SHOWN, None)]
     await league_service.report(db, league.id, player(b), result="lost")  # the opponent agrees: it counts
-    assert [(e.message_id, e.how, e.claim) for e in await claim_edits(db)] == [(501, "agreed", pending.claim),
-                                                                               (502, "agreed", pending.claim)]
+    assert (await claim_edits(db))[1:] == [(502, "agreed", b)]
     # A message whose id comes after the report stopped waiting (its buttons were that fast) is closed
     # at once, saying what became of the report, as the other copies do.
     await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=503)
-    assert [(e.message_id, e.how) for e in (await claim_edits(db))[2:]] == [(503, "agreed")]
+    assert (await claim_edits(db))[2:] == [(503, "agreed", b)]
     await league_service.choose(db, league.id, player(b), "B")
     state = (await league_service.get_league(db, league.id)).state
     await league_service.build(db, league.id, player(b), decklist(state))
@@ -524,16 +532,15 @@ async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db)
     rejected = await league_service.report(db, league.id, player(a), result="won")
     await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=504)
     await league_service.dispute(db, league.id, rejected.claim.number, player(b))
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[3:]] == [(504, "dispute", b)]
+    assert (await claim_edits(db))[3:] == [(504, "dispute", b)]
     confirmed = await league_service.report(db, league.id, player(b), result="won")
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=505)
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=509)  # shown again
     await league_service.confirm(db, league.id, confirmed.claim.number, player(a), answered_in=509)
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[4:]] == [(505, "confirm", a)]  # 509 is
-    # edited by the click that answered it
+    assert (await claim_edits(db))[4:] == [(505, claims.AGAIN_SHOWN, None)]  # 509 is edited by the click
     await league_service.claim_shown(db, rejected.claim, channel_id=CHANNEL, message_id=507)  # late ids: as it ended
     await league_service.claim_shown(db, confirmed.claim, channel_id=CHANNEL, message_id=508)
-    assert [(e.message_id, e.how, e.by) for e in (await claim_edits(db))[5:]] == [(507, "dispute", b), (508, "confirm", a)]
+    assert (await claim_edits(db))[5:] == [(507, "dispute", b), (508, "confirm", a)]
     await league_service.choose(db, league.id, player(a), "A")
     state = (await league_service.get_league(db, league.id)).state
     kept = state.deck(state.players[match.a if league.user_of(match.a) == a else match.b].deck).cards
@@ -541,7 +548,7 @@ async def test_a_reports_messages_lose_their_buttons_once_it_no_longer_waits(db)
     waiting = await league_service.report(db, league.id, player(a), result="won")  # next round's, left waiting
     await league_service.claim_shown(db, waiting.claim, channel_id=CHANNEL, message_id=506)
     await league_service.end(db, league.id, ORG)
-    assert [(e.message_id, e.how) for e in (await claim_edits(db))[7:]] == [(506, "ended")]
+    assert (await claim_edits(db))[7:] == [(506, claims.ENDED, None)]
 
 
 async def test_a_cancelled_league_closes_its_waiting_reports_messages(db):
@@ -549,7 +556,7 @@ async def test_a_cancelled_league_closes_its_waiting_reports_messages(db):
     pending = await league_service.report(db, league.id, player(league.user_of(league.state.matches[0].a)), result="won")
     await league_service.claim_shown(db, pending.claim, channel_id=CHANNEL, message_id=601)
     await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
-    assert [(e.message_id, e.how) for e in await claim_edits(db)] == [(601, "cancelled")]
+    assert await claim_edits(db) == [(601, claims.ENDED, None)]
 
 
 async def posted(db, row: OutboxMessage, message_id: int) -> None:

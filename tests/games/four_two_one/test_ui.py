@@ -140,10 +140,6 @@ def test_standings_lobby_claim_and_final():
     assert "a **draw** (still waiting). <@101> confirms" in ui.claim_text(claim, again=True)
     assert ui.waiting_for_you_text(claim).startswith("Match A already has a report waiting for you: <@100> reports a "
                                                      "**draw**. Confirm it, or dispute it")
-    assert ui.answered_text(claim, "dispute", 101) == ("⚠️ 421 league #7, round 2, Match A: <@100> reported a **draw**; "
-                                                       "<@101> disputed it. An organizer who does not play in it decides it.")
-    assert ui.answered_text(claim, "confirm", 555, absent=101) == (
-        "✅ 421 league #7, round 2, Match A: a **draw**, confirmed for <@101> (absent) by <@555>.")
     events = engine.end_league(state)
     lines = ui.final_lines(news(state, events))
     assert lines[:2] == ["🏁 An organizer ended 421 league #7: nobody leads alone.", "The final standings:"]
@@ -375,19 +371,6 @@ async def test_a_finished_step_leaves_no_live_buttons_or_menus():
     shown = service.ShownMenu(5, 99, posted)
     edit = await render(service.MENU_DONE, json.loads(json.dumps(shown.to_payload())))
     assert edit.edit == (5, 99) and edit.view is None and edit.content == original.content and not edit.continued
-    claim = Claim(7, 3, 2, "A", 100, 101, 100)
-    head = "421 league #7, round 2, Match A"
-    for how, by, words in (("confirm", 101, f"✅ {head}: **<@100> won**, confirmed by <@101>."),
-                           ("dispute", 101, f"⚠️ {head}: <@100> reported **<@100> won**; <@101> disputed it."),
-                           ("reject", 101, "<@101> disputed it."),  # a row queued before issue 34
-                           ("agreed", 101, f"✅ {head}: **<@100> won**, confirmed by <@101>'s matching report."),
-                           ("ended", None, "The league ended before it was confirmed"),
-                           ("cancelled", None, "cancelled before it was confirmed"), ("gone", None, "no longer waits")):
-        closed = service.ClaimClosed(5, 98, claim, how, by)
-        edit = await render(service.CLAIM_DONE, json.loads(json.dumps(closed.to_payload())))
-        assert edit.edit == (5, 98) and edit.view is None
-        assert words in edit.content and "confirms or disputes" not in edit.content, edit.content
-    assert ui.answered_text(claim, "confirm", 101) == ui.closed_text(service.ClaimClosed(5, 98, claim, "confirm", 101))
 
 
 def test_a_choice_that_waits_for_the_round_says_why():

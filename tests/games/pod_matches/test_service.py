@@ -86,8 +86,8 @@ async def test_an_eight_seat_swiss_pod_plays_to_the_leaderboard(db):
     reported = await pods.report(db, view.id, player(first.a), 2, 0)
     with pytest.raises(UserError, match="your own report"):
         await pods.confirm(db, view.id, reported.claim.number, player(first.a))
-    answer = await pods.dispute(db, view.id, reported.claim.number, player(first.b))
-    assert answer.claim.status == claims.DISPUTED
+    disputed = await pods.dispute(db, view.id, reported.claim.number, player(first.b))
+    assert [c.status for c in disputed.waiting] == [claims.DISPUTED] and disputed.answered.how == claims.DISPUTE
     with pytest.raises(Conflict):
         await pods.confirm(db, view.id, reported.claim.number, player(first.b))
     view = await pods.decide(db, view.id, ADMIN, first.b, 2, 1)
