@@ -161,7 +161,7 @@ async def test_the_kit_edits_a_reports_copies_to_what_became_of_it():
 
     def render(payload: dict):
         row = outbox.Queued(1, outbox.Message(claims.ANSWERED, payload, channel_id=5), 0, datetime(2026, 1, 2, tzinfo=UTC))
-        return Outbox(SimpleNamespace(db=None))._render(row, True)
+        return Outbox(SimpleNamespace(db=None), claims_ui.RENDERERS)._render(row, True)
 
     words = claims.Words("Report #3", "**<@1> beat <@2>**", claims.DECIDE, 9, reporter=1)
     edit = await render(json.loads(json.dumps(claims.Closed(5, 98, words).to_payload())))

@@ -158,7 +158,7 @@ async def test_the_bots_own_declarations_are_all_answered_once_its_cogs_are_load
         declared = {kind for fmt in formats for kind in fmt.outbox_kinds}
         declared |= {kind for fmt in formats if fmt.spec for kind in formats_module._table_kinds(fmt.spec)}
         shared = {kind for renderers in SHARED_RENDERERS for kind in renderers.kinds()}
-        assert bot_.outbox.renderers.kinds() == declared | shared | {outbox.CANNOT_POST, claims.ABSENT_DM}
+        assert bot_.outbox.renderers.kinds() == declared | shared | {outbox.CANNOT_POST, claims.ABSENT_DM, claims.ANSWERED}
         assert bot_.deadlines.kinds() == ({kind for fmt in formats for kind in fmt.deadline_kinds}
                                           | {clock.FLAG, card_data.COMPLETE})
         # Every Component subclass the bot defines is one it adds (a button nobody declared would
@@ -180,7 +180,7 @@ async def test_importing_every_module_of_the_bot_registers_no_renderer_and_no_ha
             importlib.import_module(module.name)
     kit = KitBot(Settings(_env_file=None, database_url="sqlite+aiosqlite://", image_cache_dir=tmp_path / "images"), db)
     try:
-        assert kit.outbox.renderers.kinds() == {outbox.CANNOT_POST, claims.ABSENT_DM}
+        assert kit.outbox.renderers.kinds() == {outbox.CANNOT_POST, claims.ABSENT_DM, claims.ANSWERED}
         assert kit.deadlines.kinds() == {card_data.COMPLETE}
     finally:
         await kit.scryfall.close()
