@@ -3,8 +3,9 @@ draft (Goldfish Draft's scoring) follows its "draft.complete" hook from its own 
 
 from __future__ import annotations
 
+from bot.games.draft import kinds_cog, ui
 from bot.games.draft import service as drafts
-from bot.games.draft import ui
+from bot.games.draft.service import kind_turns
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -13,9 +14,9 @@ FORMAT = Format(
     order=1,
     cog=f"{__name__}.cog",
     spec=drafts.SPEC,
-    components=(ui.LobbyButton, ui.PickButton, ui.PickSelect),
+    components=(ui.LobbyButton, ui.PickButton, ui.PickSelect, kinds_cog.ChoiceButton),
     outbox_kinds=(drafts.PACK, drafts.RETIRE, drafts.CLOSE_PACK, drafts.DMS_CLOSED, drafts.REMINDER, drafts.TIMED_OUT,
-                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN),
+                  drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN, *kind_turns.KINDS),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     web=f"{__name__}.web",
     help=FormatHelp(
