@@ -59,6 +59,15 @@ class ChoiceButton(Component, prefix="dk", parts=(number("pod"), index("pick"), 
         await interaction.response.edit_message(content=limits.clip(f"{took} {after}", limits.CONTENT), view=None)
 
 
+async def _sent(ctx: Delivery, row_id: int | None) -> tuple[int, int] | None:
+    """Where the message of outbox row `row_id` was sent, once its send is recorded (a player may click
+    as soon as it arrives, before that)."""
+    if row_id is None:
+        return None
+    await ctx.bot.outbox.wait_all_recorded()  # type: ignore[attr-defined]
+    return await outbox.sent_message(ctx.db, row_id)
+
+
 @renders(WINSTON_LOOK, WinstonLook)
 async def winston_look(look: WinstonLook, ctx: Delivery) -> Outgoing:
     """The pile the player on turn looks at; an edit of their last DM while they pass on."""
@@ -75,8 +84,7 @@ async def winston_look(look: WinstonLook, ctx: Delivery) -> Outgoing:
                                     primary=True))
     if look.can_pass:
         view.add_item(ChoiceButton.make(look.pod_id, look.pack_pick, 1, PASS_LABEL))
-    where = await outbox.sent_message(ctx.db, look.previous) if look.previous is not None else None
-    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), view=view, edit=where)
+    return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), view=view, edit=await _sent(ctx, look.previous))
 
 
 @renders(WINSTON_TURN, WinstonTurn)
@@ -100,7 +108,7 @@ async def grid_turn(turn: GridTurn, ctx: Delivery) -> Outgoing:
     view = discord.ui.View(timeout=None)
     for choice, line in enumerate(turn.lines):
         view.add_item(ChoiceButton.make(turn.pod_id, turn.pack_pick, choice, line.capitalize()))
-    where = await outbox.sent_message(ctx.db, turn.previous) if turn.previous is not None else None
+    where = await _sent(ctx, turn.previous)
     return Outgoing(content=f"<@{turn.user_id}>, your pick in Grid draft #{turn.pod_id}: take a row or a column.",
                     embeds=[limits.fit_embed(embed)], view=view, allowed_mentions=limits.ping(turn.user_id), delete=where)
 
