@@ -11,7 +11,7 @@ from discord import app_commands
 from bot.features.cubes.ui import cube_autocomplete
 from bot.games.draft import grid_rules, winston_rules
 from bot.games.draft import service as drafts
-from bot.games.draft.service import variants
+from bot.games.draft.service import kind_turns, variants
 from bot.games.draft.service.kind_turns import (
     GRID_TURN,
     WINSTON_LOOK,
@@ -21,7 +21,7 @@ from bot.games.draft.service.kind_turns import (
     WinstonTurn,
 )
 from bot.games.draft.set_start import open_lobby
-from bot.kit import limits, outbox
+from bot.kit import limits
 from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import Component, actor_of, index, number
@@ -65,12 +65,15 @@ async def _sent(ctx: Delivery, row_id: int | None) -> tuple[int, int] | None:
     if row_id is None:
         return None
     await ctx.bot.outbox.wait_all_recorded()  # type: ignore[attr-defined]
-    return await outbox.sent_message(ctx.db, row_id)
+    return await kind_turns.message_of(ctx.db, row_id)
 
 
 @renders(WINSTON_LOOK, WinstonLook)
-async def winston_look(look: WinstonLook, ctx: Delivery) -> Outgoing:
-    """The pile the player on turn looks at; an edit of their last DM while they pass on."""
+async def winston_look(look: WinstonLook, ctx: Delivery) -> Outgoing | None:
+    """The pile the player on turn looks at; an edit of their last DM while they pass on. None once
+    the player has acted on it (a row sent again after a restart must not show an older pile)."""
+    if not await drafts.is_head(ctx.db, look.pod_id, look.seat, 0, look.pack_pick):
+        return None
     sizes = " · ".join(f"**{size}**" if pile == look.pile else str(size) for pile, size in enumerate(look.pile_sizes))
     rule = ("Take it, or pass: a card from the deck goes onto it, face down, and you look at the next pile "
             "(after the last pile, you draw the deck's top card)." if look.can_pass
@@ -99,8 +102,11 @@ async def winston_turn(turn: WinstonTurn, ctx: Delivery) -> Outgoing:
 
 
 @renders(GRID_TURN, GridTurn)
-async def grid_turn(turn: GridTurn, ctx: Delivery) -> Outgoing:
-    """The grid as it is, pinging the player on turn alone; the post of the turn before goes."""
+async def grid_turn(turn: GridTurn, ctx: Delivery) -> Outgoing | None:
+    """The grid as it is, pinging the player on turn alone; the post of the turn before goes. None once
+    that turn is over (a row sent again after a restart)."""
+    if not await drafts.is_head(ctx.db, turn.pod_id, turn.seat, 0, turn.pack_pick):
+        return None
     rows = [" · ".join(escape(card) if card else "—" for card in turn.cells[3 * row:3 * row + 3]) for row in range(3)]
     embed = discord.Embed(title=f"Grid draft #{turn.pod_id} · grid {turn.grid} of {turn.grids}",
                           description="\n".join(f"**Row {row + 1}:** {cards}" for row, cards in enumerate(rows))

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import grid_rules, winston_rules
 from bot.games.draft.service.state import PackPrompt, Pod, is_bot_user
 from bot.kit import outbox
 from bot.kit.events import Payload
+from bot.store.db import Database
+from bot.store.models import OutboxMessage
 
 WINSTON_LOOK = "draft.winston_look"  # DM: the pile the player on turn looks at (payload: WinstonLook)
 WINSTON_TURN = "draft.winston_turn"  # in the channel: whose turn, the piles' sizes (payload: WinstonTurn)
@@ -35,6 +38,7 @@ class WinstonLook(Payload):
 
     pod_id: int
     user_id: int
+    seat: int
     pack_pick: int
     pile: int
     cards: tuple[str, ...]
@@ -72,6 +76,7 @@ class GridTurn(Payload):
 
     pod_id: int
     user_id: int
+    seat: int
     grid: int
     grids: int
     cells: tuple[str | None, ...]
@@ -81,6 +86,28 @@ class GridTurn(Payload):
 
     def to_payload(self) -> dict:
         return {**self.__dict__, "cells": list(self.cells), "lines": list(self.lines)}
+
+
+CHAIN = 50  # rows followed back at most to the message a look or grid post replaces
+
+
+async def message_of(db: Database, row_id: int) -> tuple[int, int] | None:
+    """(channel id, message id) of the message outbox row `row_id` showed: its own once its send is
+    recorded; else (a kill -9 between the send and its record) that of the row it edited or replaced,
+    and so on back (a look edits the message of the one before)."""
+    for _ in range(CHAIN):
+        async with db.read() as session:
+            row = (await session.execute(select(OutboxMessage.status, OutboxMessage.channel_id, OutboxMessage.message_id,
+                                                OutboxMessage.payload).where(OutboxMessage.id == row_id))).first()
+        if row is None:
+            return None
+        if row.status == outbox.SENT and row.message_id is not None:
+            return row.channel_id, row.message_id
+        previous = (row.payload or {}).get("previous")
+        if previous is None:
+            return None
+        row_id = previous
+    return None
 
 
 def _latest_notice(pod: Pod, seats: set[int] | list[int]) -> int | None:
@@ -97,7 +124,7 @@ async def queue_winston(session: AsyncSession, pod: Pod, prompts: list[PackPromp
     for prompt in prompts:
         view = state.view(prompt.seat)
         clock = pod.clocks[prompt.seat]
-        look = WinstonLook(row.id, prompt.user_id, prompt.pack_pick, view.pile or 0, view.looking_at or (),
+        look = WinstonLook(row.id, prompt.user_id, prompt.seat, prompt.pack_pick, view.pile or 0, view.looking_at or (),
                            view.pile_sizes, view.deck_size, state.can_pass(),
                            clock.notice if state.mid_turn() else None)
         messages = [outbox.Message(WINSTON_LOOK, look.to_payload(), user_id=prompt.user_id, guild_id=row.guild_id)]
@@ -117,7 +144,7 @@ async def queue_grid(session: AsyncSession, pod: Pod, prompts: list[PackPrompt],
     row = pod.row
     previous = _latest_notice(pod, [seat for seat in seats if not is_bot_user(pod.by_seat(seat).user_id)])
     for prompt in prompts:
-        post = GridTurn(row.id, prompt.user_id, state.current_grid + 1, state.config.grids, tuple(state.grid),
+        post = GridTurn(row.id, prompt.user_id, prompt.seat, state.current_grid + 1, state.config.grids, tuple(state.grid),
                         tuple(prompt.cards), prompt.pack_pick, previous)
         [queued] = await outbox.queue(session, outbox.Message(GRID_TURN, post.to_payload(), channel_id=row.channel_id,
                                                               guild_id=row.guild_id))
