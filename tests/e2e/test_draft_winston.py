@@ -75,7 +75,7 @@ async def test_a_winston_draft_with_a_timer_and_a_kill(fake, bot, world):
         await fake.click(user, look, buttons[choice]["custom_id"])
         actions += 1
         if choice == 1 and "drew" not in (fake.message(look["id"]).get("content") or ""):  # on to the next pile
-            await fake.wait_for(lambda a=actions: live_looks(fake, user, pod_id, a), what="the next pile", timeout=15)
+            await fake.wait_for(lambda a=actions, u=user: live_looks(fake, u, pod_id, a), what="the next pile", timeout=15)
             assert [m["id"] for m in live_looks(fake, user, pod_id, actions)] == [look["id"]], "the same DM, edited"
             looks_by_edit += 1
         if not killed and len(state["picks"]) >= CARDS // 3:

@@ -105,6 +105,9 @@ async def winston_turn(turn: WinstonTurn, ctx: Delivery) -> Outgoing:
 async def grid_turn(turn: GridTurn, ctx: Delivery) -> Outgoing | None:
     """The grid as it is, pinging the player on turn alone; the post of the turn before goes. None once
     that turn is over (a row sent again after a restart)."""
+    if not turn.lines:
+        where = await _sent(ctx, turn.previous)
+        return None if where is None else Outgoing(content=f"Grid draft #{turn.pod_id}: every grid is taken.", edit=where)
     if not await drafts.is_head(ctx.db, turn.pod_id, turn.seat, 0, turn.pack_pick):
         return None
     rows = [" · ".join(escape(card) if card else "—" for card in turn.cells[3 * row:3 * row + 3]) for row in range(3)]

@@ -40,7 +40,7 @@ async def queued(db, kind: str) -> list[dict]:
     async with db.read() as session:
         rows = (await session.execute(select(OutboxMessage).where(OutboxMessage.kind == kind)
                                       .order_by(OutboxMessage.id))).scalars().all()
-        return [row.payload | {"_user": row.user_id, "_channel": row.channel_id} for row in rows]
+        return [row.payload | {"_id": row.id, "_user": row.user_id, "_channel": row.channel_id} for row in rows]
 
 
 async def act(db, pod_id: int, prompt: drafts.PackPrompt, choice: int) -> drafts.PickResult:
@@ -125,8 +125,10 @@ async def test_a_grid_draft_of_two_players_and_a_bot_is_played_to_the_end(db):
     assert {p.source for p in picks} == {"button", "bot"}
     assert (await drafts.get_pod(db, pod.id)).status == "complete"
     grid_posts = await queued(db, kind_turns.GRID_TURN)
-    assert len(grid_posts) == posts and all(post["_channel"] == CHANNEL for post in grid_posts)
-    assert grid_posts[0]["previous"] is None and all(post["previous"] for post in grid_posts[1:])
+    *turn_posts, closing = grid_posts  # after the last pick, the last post loses its buttons
+    assert len(turn_posts) == posts and all(post["_channel"] == CHANNEL for post in grid_posts)
+    assert turn_posts[0]["previous"] is None and all(post["previous"] for post in grid_posts[1:])
+    assert closing["lines"] == [] and closing["previous"] == turn_posts[-1]["_id"]
 
 
 async def test_the_machine_choices_of_winston_and_grid(db):

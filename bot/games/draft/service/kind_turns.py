@@ -72,7 +72,8 @@ class WinstonTurn(Payload):
 class GridTurn(Payload):
     """`user_id` picks in grid `grid` (1-based) of `grids` of Grid draft `pod_id`: the `cells` left
     (None: taken) and the `lines` they may take, stamped with the draft's pick count `pack_pick`;
-    `previous`: the outbox row of the post this one replaces."""
+    `previous`: the outbox row of the post this one replaces. No `lines`: the draft is complete, and
+    the last post only loses its buttons."""
 
     pod_id: int
     user_id: int
@@ -143,6 +144,11 @@ async def queue_grid(session: AsyncSession, pod: Pod, prompts: list[PackPrompt],
     assert isinstance(state, grid_rules.GridState)
     row = pod.row
     previous = _latest_notice(pod, [seat for seat in seats if not is_bot_user(pod.by_seat(seat).user_id)])
+    if state.is_complete() and previous is not None:  # the last post loses its buttons
+        done = GridTurn(row.id, 0, -1, state.config.grids, state.config.grids, (None,) * 9, (), -1, previous)
+        await outbox.queue(session, outbox.Message(GRID_TURN, done.to_payload(), channel_id=row.channel_id,
+                                                   guild_id=row.guild_id))
+        return
     for prompt in prompts:
         post = GridTurn(row.id, prompt.user_id, prompt.seat, state.current_grid + 1, state.config.grids, tuple(state.grid),
                         tuple(prompt.cards), prompt.pack_pick, previous)
