@@ -23,18 +23,19 @@ FORMAT = Format(
         key="draft",
         name="Draft pods",
         start="`/draft start cube:<cube>` or `set:<set>`: a booster draft picked in DMs at each player's pace",
-        about="An asynchronous booster draft: everyone picks when they like, by clicking the pack the bot "
-              "DMs them. Any cube (`/cube list`) or a set's boosters.",
+        about="An asynchronous booster draft: everyone picks when they like, from the packs the bot DMs "
+              "them. A cube (`/cube list`) or a set's boosters.",
         flow=(
-            "**Start:** `/draft start cube` or `set` (an organizer): packs, pack size, seats, a pick timer.",
+            "**Start:** `/draft start cube` or `set` (organizers): packs, pack size, seats, a timer.",
             "**Join:** `/draft join` or the Join button; `/draft leave`.",
             "**Begin:** `/draft begin` (2+ players), or by itself when the lobby is full.",
-            "**Pick:** each pack comes by DM; pick with its letter or button. `/draft resend` DMs it again.",
+            "**Pick:** by DM, with a pack's letters or buttons; `/draft resend` sends it again.",
             "**Follow:** `/draft status` whom it waits on; `/draft pool` your picks.",
-            "**End:** after the last pick everyone gets their pool; `/draft export` a deck file. "
-            "`/draft cancel` (organizer; asks first) stops it.",
+            "**End:** everyone gets their pool; `/draft export` a deck file. `/draft cancel` (organizer; "
+            "asks first).",
         ),
-        more="`/draft rotisserie`: the cube face up, a card each in snake order (`/draft take`) · "
-             "`/draft replace`, `rejoin`, `seat` for bot seats · `/draft log`.",
+        more="Variants: `/draft rotisserie` (cube face up, a card each: `/draft take`), `winston` (2 players, "
+             "hidden piles by DM), `grid` (lines of 3×3 grids) · `/draft replace`, "
+             "`rejoin`, `seat` for bot seats · `/draft log`.",
     ),
 )
