@@ -7,7 +7,8 @@ Runs, one after the other (about 4 minutes on 2 cores):
     and in reactions mode once more with players taking 0-4 s a pick;
   * picks on SQLite and PostgreSQL (`bench_draft`): pick ÷ bare insert, saturation, latency at an
     offered 500 picks/s, and CPU per pick; beside them a set draft's booster collation (`bench_boosters`)
-    and a Rotisserie pick, the engine's and a bot's choice from the whole offer (`bench_rotisserie`);
+    and a Rotisserie pick (the service's, the engine's and a bot's choice from the whole offer,
+    `bench_rotisserie`), a Winston action and a Grid line through the service;
   * a sweep with nothing due at 1,000 and 10,000 running pods (`bench_sweep`);
   * a restart with 1,000 active pods (`bench_restart`): memory per active pod, the time to the first
     queued pack re-sent, and the reaction reconciliation's reads;
@@ -125,12 +126,17 @@ async def picks(args) -> list[Row]:
                 f"8-seat, 3-pack draft's {bench_boosters.DRAFT_BOOSTERS} boosters: {ms(collation['deal_p50'])})",
                 f"{collation['booster_p50'] / f['pick_p50']:.3f}× ({collation['booster_p50'] * 1e6:.0f} µs ÷ "
                 f"{ms(f['pick_p50'])})"),
-            Row(f"picks, {name}", f"a Rotisserie pick ÷ one pick, idle: the engine's, and a bot's choice from "
-                f"{rotisserie['offer']} cards face up ({rotisserie['seats']} seats × {rotisserie['picks']}; the service's "
-                "Rotisserie pick is not measured: the variant is not wired to the pods yet)",
+            Row(f"picks, {name}", f"a Rotisserie pick ÷ one pick, idle: through the service (4 seats × 30 from a "
+                f"240-card cube), the engine's, and a bot's choice from {rotisserie['offer']} cards face up "
+                f"({rotisserie['seats']} seats × {rotisserie['picks']})",
+                f"service {f['rotisserie_pick_p50'] / f['pick_p50']:.2f}× ({ms(f['rotisserie_pick_p50'])}); "
                 f"engine {rotisserie['engine_p50'] / f['pick_p50']:.3f}× ({rotisserie['engine_p50'] * 1e6:.0f} µs); "
                 f"bot {rotisserie['bot_p50'] / f['pick_p50']:.2f}× ({ms(rotisserie['bot_p50'])}, "
                 f"{ms(rotisserie['bot_first_p50'])} from the full offer)"),
+            Row(f"picks, {name}", "a Winston action (take or pass a pile, 90 cards for 2) and a Grid line (18 grids "
+                "for 3) through the service ÷ one pick, idle",
+                f"Winston {f['winston_pick_p50'] / f['pick_p50']:.2f}× ({ms(f['winston_pick_p50'])}); "
+                f"Grid {f['grid_pick_p50'] / f['pick_p50']:.2f}× ({ms(f['grid_pick_p50'])})"),
             Row(f"picks, {name}", f"saturation, {f['pods']} concurrent 8-seat pods",
                 f"{f['throughput']:,.0f} picks/s; CPU {f['cpu_per_pick'] * 1000:.2f} ms/pick"
                 f" (≈ {1 / f['cpu_per_pick']:,.0f}/s per idle core); {f['jobs_per_batch']:.0f} picks per commit",

@@ -91,6 +91,29 @@ async def make_pods(db: Database, count: int, channel_base: int) -> list[Pod]:
     return pods
 
 
+VARIANT_TABLES = {"rotisserie": 4, "winston": 2, "grid": 3}  # seats of each variant's pod measured
+
+
+async def variant_pod(db: Database, variant: str, channel_id: int) -> Pod:
+    """A running pod of a draft variant (`service.variants`) on the same cube: a Rotisserie of 4 × 30
+    picks, a Winston draft of 90 cards, a Grid draft of 18 grids for 3."""
+    organizer, seats = Actor(1, 1, manage_guild=True), VARIANT_TABLES[variant]
+    columns = ({"variant": "rotisserie", "packs": 1, "pack_size": 30, "offer": None} if variant == "rotisserie"
+               else drafts.variants.start_options(variant, seats, None))
+    pod = await drafts.create_pod(db, organizer, channel_id=channel_id, cube=cube(), seed=1, max_seats=seats, **columns)
+    for seat in range(seats):
+        await drafts.join(db, pod.id, Actor(10_000 + seat, 1))
+    begun = await drafts.begin(db, pod.id, organizer)
+    return Pod(pod.id, begun.prompts, random.Random(1))
+
+
+async def variant_pick_times(db: Database, n: int) -> dict[str, list[float]]:
+    """One pick of each variant through the service, idle: a Rotisserie card, a Winston take or pass, a
+    Grid line (the pick of whoever is on turn, as a player's button makes it)."""
+    return {variant: await idle_pick_times(db, await variant_pod(db, variant, 8_000_000 + index), n)
+            for index, variant in enumerate(VARIANT_TABLES)}
+
+
 async def bare_insert_times(db: Database, n: int) -> list[float]:
     """A one-row INSERT transaction through `db.write()`."""
     async with db.write() as session:
@@ -235,6 +258,7 @@ async def run_backend(name: str, url: str, args, *, quiet: bool = False) -> dict
         (lone,) = await make_pods(db, 1, 9_000_000)
         with Traffic(db) as idle_traffic:
             idle = await idle_pick_times(db, lone, min(args.samples, SEATS * 30))
+        variant_picks = await variant_pick_times(db, min(args.samples, 60))
         pods = await make_pods(db, args.pods, 1_000)
         before = db.writer_stats()
         with Traffic(db) as busy_traffic:
@@ -247,6 +271,7 @@ async def run_backend(name: str, url: str, args, *, quiet: bool = False) -> dict
     figures = {
         "insert_p50": statistics.median(inserts), "writer_insert_p50": statistics.median(writer_inserts),
         "pick_p50": statistics.median(idle), "pick_p99": percentile(idle, 0.99),
+        **{f"{variant}_pick_p50": statistics.median(times) for variant, times in variant_picks.items()},
         "throughput": count / elapsed, "cpu_per_pick": cpu / count,
         "jobs_per_batch": (during.jobs - before.jobs) / max(during.batches - before.batches, 1),
         "sat_p50": statistics.median(sat_lat), "sat_p99": percentile(sat_lat, 0.99),

@@ -1,7 +1,6 @@
 """Rotisserie drafts (issue 33, item 2): the rules engine's pick, and a bot's choice from every card on
 offer, with the shipped `goldfish` cube face up for 4 seats of 45 picks. `python -m benchmarks` prints
-them beside a booster pick (its service-level pick; the Rotisserie pick through the service is not
-measured yet: the variant is not wired to the pods).
+them beside a booster pick and the Rotisserie pick through the service (`bench_draft`).
 
     python -m benchmarks.bench_rotisserie [--drafts N]
 

@@ -19,6 +19,8 @@ from bot.cards.model import Card
 from bot.features.cubes.service import CubeDetail
 from bot.games.draft import logs
 from bot.games.draft import service as drafts
+from bot.games.draft.service import variants
+from bot.games.draft.service.state import GAMES
 from bot.games.goldfish import service as goldfish
 from bot.kit.tables import Actor
 from bot.web import access, names
@@ -365,6 +367,60 @@ async def test_a_rotisserie_shows_its_progress_then_its_pools_and_no_packs(db):
         html = await page(client, path)
         for cards in (await drafts.all_pools(db, pod.id)).values():
             assert all(str(escape(card)) in html for card in cards)
-        assert "?seat=" not in html and "mtgo.txt" not in html  # no packs to show a seat, no log files yet
+        assert "?seat=" not in html and "mtgo.txt" not in html  # no packs to show a seat, no Magic Online log
         assert "Pools" in visible(await page(client, path + "?seat=1"))  # a seat's packs: none, the pools again
+        log = json.loads(await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json")))
+        assert log["type"] == "Rotisserie Draft" and sum(len(u["picks"]) for u in log["users"].values()) == 12
+        summary = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"))
+        assert f"Rotisserie draft #{pod.id}" in summary
+        await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-seat-1-mtgo.txt"), status=404)
+
+
+async def variant_started(db, variant: str, players: int, dealt: int) -> tuple[drafts.PodView, list]:
+    columns = variants.start_options(variant, players, dealt)
+    pod = await drafts.create_pod(db, ORG, channel_id=CHANNEL, cube=cube(), seed=5, max_seats=players, **columns)
+    for user in USERS[:players]:
+        await drafts.join(db, pod.id, player(user))
+    begun = await drafts.begin(db, pod.id, ORG)
+    return begun.pod, begun.prompts
+
+
+async def test_a_winston_draft_shows_pile_sizes_only_then_its_pools_and_logs(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod, prompts = await variant_started(db, variants.WINSTON, 2, 24)
+    path = links.event("draft", pod.id)
+    async with site_client(db) as client:
+        pending = await play_out(db, prompts, random.Random(4), stop_after=3)
+        async with db.read() as session:
+            piles = (await GAMES.load(session, pod.id, lock=False)).state.piles
+        html = await page(client, path)
+        text = visible(html)
+        assert "Winston draft · drafting · Test cube · 2 players · 24 cards dealt face down" in text
+        assert f"Piles: {' · '.join(str(len(p)) for p in piles)} cards" in text
+        hidden = [card for pile in piles for card in pile]
+        assert hidden and not any(str(escape(card)) in html or card in text for card in hidden)
+        assert "Card" not in text  # no card of a pile, of the deck or of a pool
         await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json"), status=404)
+        await play_out(db, pending.values(), random.Random(5))
+        html = await page(client, path)
+        pools = await drafts.all_pools(db, pod.id)
+        assert sum(map(len, pools.values())) == 24 and all(str(escape(c)) in html for cards in pools.values() for c in cards)
+        log = json.loads(await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json")))
+        assert log["type"] == "Winston Draft" and sum(len(u["cards"]) for u in log["users"].values()) == 24
+        summary = await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-summary.txt"))
+        assert f"Winston draft #{pod.id}" in summary and summary.count("pool (") == 2
+
+
+async def test_a_grid_draft_shows_its_grid_face_up_then_its_pools_and_logs(db):
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    pod, prompts = await variant_started(db, variants.GRID, 3, 3)
+    path = links.event("draft", pod.id)
+    async with site_client(db) as client:
+        text = visible(await page(client, path))
+        assert "Grid draft · drafting · Test cube · 3 players · 3 grids of 3×3 cards face up" in text
+        assert "Grid 1 of 3, as it is now: Card <" in text
+        await play_out(db, prompts, random.Random(6))
+        log = json.loads(await page(client, links.event_file("draft", pod.id, f"draft-{pod.id}-draftmancer.json")))
+        assert log["type"] == "Grid Draft" and sum(len(u["picks"]) for u in log["users"].values()) == 9

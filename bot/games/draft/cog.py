@@ -14,7 +14,7 @@ from bot.cards.export import FORMATS, export
 from bot.features.config import service as guild_config
 from bot.features.cubes.ui import cube_autocomplete
 from bot.features.sets.ui import set_key_autocomplete
-from bot.games.draft import rotisserie_cog, ui
+from bot.games.draft import kinds_cog, rotisserie_cog, ui
 from bot.games.draft import service as drafts
 from bot.games.draft.messages import DraftMessages
 from bot.games.draft.pick_answers import answer_pick
@@ -35,7 +35,6 @@ PICK_MODE_CHOICES = [app_commands.Choice(name=f"{key}: {text}", value=key)
                      for key, text in guild_config.PICK_MODES.items()]
 S = drafts.STATUSES
 RUNNING = (S.running,)
-
 
 
 class DraftCog(TableCog):
@@ -298,3 +297,4 @@ class DraftCog(TableCog):
 async def setup(bot: KitBot) -> None:
     await bot.add_cog(DraftCog(bot))
     await rotisserie_cog.setup(bot)  # /draft rotisserie and /draft take: a Rotisserie's commands
+    await kinds_cog.setup(bot)  # /draft winston and /draft grid

@@ -11,8 +11,9 @@ after both took are set aside. Three players (as Draftmancer deals them): a grid
 numbered as Draftmancer numbers it: 0-2 the columns, 3-5 the rows.
 
 Storage contract: :meth:`GridState.to_dict` is ``{"v": 1, "grid": [9 cells, null where taken],
-"extra": [...], "picks": [[seat, [cells]], ...]}``; the grids as dealt and the config come from the
-pod (its seed); :func:`replay` rebuilds the state from them and the picks' lines.
+"extra": [...], "picks": [[seat, [cells]], ...], "dealt": [[cards] per grid]}``; the config comes from
+the pod; :meth:`GridState.from_dict` replays the picks on the grids as dealt (the document's, or the
+ones given), and :func:`replay` rebuilds the state from the grids and the picks' lines.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.games.draft.rules import DraftComplete, DraftError, NotYourPack
+from bot.games.draft.rules import DraftComplete, DraftError, GainEvent, NotYourPack, PackState
 from bot.kit.text import plural
 
 SCHEMA_VERSION = 1
@@ -123,14 +124,14 @@ class GridState:
 
     def to_dict(self) -> dict:
         return {"v": SCHEMA_VERSION, "grid": list(self.grid), "extra": list(self.extra),
-                "picks": [[seat, list(cells)] for seat, cells in self.picks]}
+                "picks": [[seat, list(cells)] for seat, cells in self.picks], "dealt": [list(g) for g in self.dealt]}
 
     @classmethod
-    def from_dict(cls, data: Mapping, config: GridConfig, dealt: Sequence[Sequence[str]]) -> GridState:
+    def from_dict(cls, data: Mapping, config: GridConfig, dealt: Sequence[Sequence[str]] | None = None) -> GridState:
         """The stored state; the pools are derived again from the grids as dealt and the picks."""
         if data.get("v") != SCHEMA_VERSION:
             raise ValueError(f"unknown grid document version {data.get('v')!r}")
-        state = replay(config, dealt, [])
+        state = replay(config, data["dealt"] if dealt is None else dealt, [])
         for seat, cells in data["picks"]:
             state._apply_cells(seat, tuple(cells))
         if state.grid != list(data["grid"]) or state.extra != list(data["extra"]):
@@ -177,6 +178,72 @@ class GridState:
         cards = self._apply_cells(seat, cells)
         return GridPick(seat, grid, line, cards, self.sequence, self.on_turn(),
                         new_grid=not self.is_complete() and self.current_grid != grid)
+
+    def line_of(self, cells: Sequence[int]) -> int:
+        """The line a stored pick took (the first whose cards left were exactly ``cells``), for the log."""
+        return next(line for line, cells_of_line in enumerate(LINES)
+                    if set(cells) <= set(cells_of_line) and len(cells) == sum(self.grid[c] is not None for c in cells_of_line))
+
+    # ----------------------------------------------------------------- as the pods read a draft
+
+    # A pod's use cases read a draft through the booster engine's queries (`rules.DraftState`). A Grid
+    # draft answers them as one pack, id 0, held by the seat on turn, whose "cards" are the lines it
+    # may take ("column 1" … "row 3", `line_name`) and whose picks made are the lines taken so far.
+
+    @property
+    def packs(self) -> list[PackState]:
+        return [PackState(0, 0, 0, [line_name(line) for line in self.legal_lines()], self.sequence, self.sequence)]
+
+    @property
+    def picks_by_seat(self) -> list[int]:
+        return [len(pool) for pool in self.pools]
+
+    def head(self, seat: int) -> PackState | None:
+        return self.packs[0] if seat == self.on_turn() else None
+
+    def heads(self) -> list[PackState | None]:
+        return [self.head(seat) for seat in range(self.config.seats)]
+
+    def queue(self, seat: int) -> list[PackState]:
+        head = self.head(seat)
+        return [] if head is None else [head]
+
+    def current_round(self, seat: int) -> int:
+        return 1 if self.is_complete() else 0
+
+    def waiting_on(self) -> list[int]:
+        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
+
+    def next_pack_from(self, seat: int) -> int | None:
+        return None if self.is_complete() or self.head(seat) is not None else self.on_turn()
+
+    def total_picks(self) -> int:
+        return self.config.cards_needed
+
+    def picks_remaining(self) -> int:
+        return self.config.cards_needed - sum(self.picks_by_seat)
+
+    def pick(self, seat: int, pack_id: int, card: str) -> GainEvent:
+        """:meth:`take` as the booster engine's pick from pack 0: ``card`` names the line."""
+        if pack_id != 0:
+            raise NotYourPack("That pack does not exist in this draft.")
+        names = [line_name(line) for line in range(len(LINES))]
+        if card not in names:
+            raise EmptyLine("Take a row or a column of the grid.")
+        before = sum(self.picks_by_seat)
+        seat_before = len(self.pools[seat]) if 0 <= seat < self.config.seats else 0
+        taken = self.take(seat, names.index(card))
+        following = taken.next_seat
+        return GainEvent(
+            seat=seat, pack_id=0, round=0, pick_number=seat_before + 1, card=", ".join(taken.cards),
+            sequence=before + len(taken.cards), passed_to=following,
+            newly_available=[] if following is None else [(following, 0)],
+            gained=taken.cards, first_sequence=before, first_pick=seat_before,
+        )
+
+    def copy(self) -> GridState:
+        return GridState(self.config, self.dealt, list(self.grid), list(self.extra), list(self.picks),
+                         [list(pool) for pool in self.pools])
 
     def _apply_cells(self, seat: int, cells: tuple[int, ...]) -> tuple[str, ...]:
         cards = tuple(self.grid[c] for c in cells)

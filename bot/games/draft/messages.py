@@ -43,6 +43,7 @@ from bot.games.draft.service import (
     Picked,
     PodRef,
     TimedOut,
+    variants,
 )
 from bot.games.draft.ui import (
     FINAL_POOL_FOOTER,
@@ -306,6 +307,12 @@ async def confirm(confirmation: Confirmation, ctx: Delivery) -> Outgoing | None:
 
 @RENDERERS.renders(drafts.REMINDER, PodRef)
 async def reminder(pod: PodRef, ctx: Delivery) -> Outgoing:
+    if pod.variant == variants.WINSTON:
+        return Outgoing(content=f"⏰ Half your time is gone in Winston draft #{pod.pod_id}: the pile you look at is in "
+                                "your newest DM of the draft. When time runs out you take it.")
+    if pod.variant == variants.GRID:
+        return Outgoing(content=f"⏰ Half your time is gone in Grid draft #{pod.pod_id}: it is your turn (the buttons "
+                                "under the grid in the draft's channel).")
     if pod.variant is not None:
         return Outgoing(content=f"⏰ Half your pick time is gone in Rotisserie draft #{pod.pod_id}: it is your turn "
                                 "(`/draft take` in the draft's channel).")

@@ -290,6 +290,18 @@ class PickEvent:
     to pick from (the picker itself included if it has a next head). Picker first."""
 
 
+@dataclass
+class GainEvent(PickEvent):
+    """A draft variant's action (a Winston pile taken or passed, a Grid line taken) as a pick: it gains
+    the picker ``gained`` (any number of cards; none for a Winston pass that moves on to the next pile).
+    Each card gained is a pick row, numbered on from ``first_sequence`` (the cards gained in the draft
+    before it) and ``first_pick`` (the picker's)."""
+
+    gained: tuple[str, ...] = ()
+    first_sequence: int = 0
+    first_pick: int = 0
+
+
 # --------------------------------------------------------------------------- state
 
 

@@ -28,6 +28,7 @@ from bot.games.draft.service import (
     SeatWait,
     is_bot_user,
     seat_name,
+    variants,
 )
 from bot.games.draft.service import uses_reactions as uses_reactions
 from bot.kit import hooks, limits
@@ -79,17 +80,31 @@ def status_text(status: str) -> str:
     return STATUS_TEXT.get(status, "")
 
 
-ROTISSERIE_PICKS = "Players pick in turn with `/draft take`; whoever is on turn is pinged here."
+VARIANT_PICKS = {  # how a variant's players pick, for its lobby
+    variants.ROTISSERIE: "Players pick in turn with `/draft take`; whoever is on turn is pinged here.",
+    variants.WINSTON: "Players take turns: the one on turn looks at the piles by DM, and takes or passes them.",
+    variants.GRID: "Players take a row or a column in turn, with the buttons under the grid posted here.",
+}
+
+
+def _dealt(pod: PodView) -> str:
+    if pod.variant == variants.WINSTON:
+        return f"{plural(pod.offer or pod.pack_size, 'card')} dealt face down"
+    if pod.variant == variants.GRID:
+        return f"{plural(pod.offer or 0, 'grid')} of 3×3 cards face up"
+    if pod.variant is not None:
+        return (f"{plural(pod.pack_size, 'pick')} each from "
+                f"{plural(pod.offer, 'card') if pod.offer else 'the whole cube'} face up")
+    return f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}"
 
 
 def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
-    kind = (f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else "Rotisserie draft" if pod.variant
-            else "Draft")
+    kind = (f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else
+            variants.NAMES[pod.variant].capitalize() if pod.variant else "Draft")
     embed = discord.Embed(title=f"{kind} #{pod.id} · {'set' if pod.booster else 'cube'} {pod.cube_name}", colour=discord.Colour.gold())
     rotisserie = pod.variant is not None
     settings = [
-        (f"{plural(pod.pack_size, 'pick')} each from {plural(pod.offer, 'card') if pod.offer else 'the whole cube'}"
-         " face up" if rotisserie else f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}"),
+        _dealt(pod),
         f"up to {plural(pod.max_seats, 'player')}",
         f"pick timer {format_duration(pod.pick_timer_seconds)}" if pod.pick_timer_seconds else "no pick timer",
         "picks in turn" if rotisserie else PICK_MODE_TEXT.get(pod.pick_mode, "picks in DMs"),
@@ -104,14 +119,15 @@ def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
         joined = "has" if pod.max_seats == 1 else "have"
         embed.set_footer(text=f"The draft begins by itself once {plural(pod.max_seats, 'player')} {joined} joined, "
                               "or earlier when the organizer presses Begin. "
-                              + (ROTISSERIE_PICKS if rotisserie else "Picks happen in DMs."))
+                              + VARIANT_PICKS.get(pod.variant, "Picks happen in DMs."))
     else:
         seating = "\n".join(
             f"Seat {s.seat + 1}: {seat_name(s.user_id)}{' (bot)' if s.is_bot and not is_bot_user(s.user_id) else ''}"
             f"{f' · team {s.seat % 2 + 1}' if pod.teams else ''}"
             for s in pod.seats if s.seat is not None
         )
-        order = ("turns go seat 1 to the last, then back" if rotisserie else "pack 1 passes left, pack 2 right"
+        order = ("turns go seat 1 to the last, then back" if pod.variant == variants.ROTISSERIE else
+                 "turns go seat 1, seat 2, …" if rotisserie else "pack 1 passes left, pack 2 right"
                  if pod.packs > 1 else "the pack passes left")
         embed.add_field(name=f"Seating ({order})", value=seating or "-", inline=False)
         embed.add_field(name="Status", value=status_text(pod.status), inline=False)
@@ -348,8 +364,10 @@ def _ago(moment: datetime | None, now: datetime) -> str:
 
 
 def begun_text(pod: PodView) -> str:
+    if pod.variant == variants.WINSTON:
+        return f"Winston draft #{pod.id} has begun: the player on turn looks at the piles by DM."
     if pod.variant is not None:
-        return f"Rotisserie draft #{pod.id} has begun: the player on turn is pinged here."
+        return f"{variants.NAMES[pod.variant].capitalize()} #{pod.id} has begun: the player on turn is pinged here."
     return f"Draft #{pod.id} has begun: each player's first pack is in their DMs."
 
 

@@ -87,6 +87,18 @@ def grid_log(record: VariantRecord, config: grid_rules.GridConfig, grids: Sequen
                                carddata=carddata, users=users)
 
 
+def grid_lines(config: grid_rules.GridConfig, grids: Sequence[Sequence[str]],
+               cell_picks: Sequence[Sequence[Any]]) -> list[tuple[int, int]]:
+    """The ``(seat, line)`` picks of a Grid draft from its stored ``[seat, [cells]]`` picks."""
+    state = _replayed(grid_rules.replay, config, grids, [])
+    lines = []
+    for seat, cells in cell_picks:
+        line = state.line_of(cells)
+        _replayed(state.take, seat, line)
+        lines.append((seat, line))
+    return lines
+
+
 def winston_log(record: VariantRecord, config: winston_rules.WinstonConfig, dealt: Sequence[str],
                 actions: Sequence[tuple[int, str]]) -> dict[str, Any]:
     """A complete Winston draft's Draftmancer log: the deck as dealt as its one booster, and each turn
@@ -125,5 +137,17 @@ def rotisserie_summary(record: VariantRecord, config: rotisserie_rules.Rotisseri
     ]
     for seat, name in enumerate(names):
         pool = state.pool(seat)
+        lines += ["", f"{name} (seat {seat + 1}), pool ({plural(len(pool), 'card')}): {', '.join(pool)}"]
+    return "\n".join(lines) + "\n"
+
+
+def pools_summary(record: VariantRecord, kind: str, picks: Sequence[tuple[int, str]]) -> str:
+    """A complete Winston or Grid draft in plain text: the table and each player's pool, in the order taken."""
+    names = [" ".join(seat.name.split()) + (" (bot)" if seat.bot else "") for seat in record.seats]
+    lines = [f"{kind.capitalize()} #{record.draft_id} · {' '.join(record.title.split())}",
+             f"{plural(len(names), 'player')} · {plural(len(picks), 'card')} taken · "
+             f"finished {record.finished_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"]
+    for seat, name in enumerate(names):
+        pool = [card for who, card in picks if who == seat]
         lines += ["", f"{name} (seat {seat + 1}), pool ({plural(len(pool), 'card')}): {', '.join(pool)}"]
     return "\n".join(lines) + "\n"

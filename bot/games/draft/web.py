@@ -26,10 +26,12 @@ from bot.cards.export import export
 from bot.games.draft import logs
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service import SPEC, draft_record, log_names
+from bot.games.draft.service import SPEC, draft_record, log_names, variants
 from bot.games.draft.service.deliveries import OWN_POOL
-from bot.games.draft.service.pools import card_facts
+from bot.games.draft.service.pools import card_facts, variant_log
 from bot.kit import card_data, tables
+from bot.kit.errors import UserError
+from bot.kit.text import plural
 from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
@@ -118,25 +120,28 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         seats = [Seat(i + 1, s.user_id, s.is_bot, counts.get(s.seat, 0)) for i, s in enumerate(loaded.seats)]
         complete = row.status == STATUSES.finished
         booster = row.variant is None  # a variant (a Rotisserie) has no packs to show a seat
+        table = await _table_now(session, row, len(loaded.seats)) if row.status == STATUSES.running else None
         chosen = params.integer(ctx.query, "seat", 0, 0, len(seats)) if complete and booster else 0
         picks = (await _seat_packs(session, row, chosen - 1) if chosen
                  else await _pools(session, row.id, len(seats)) if complete else None)
         facts = await _facts(session, row.id) if complete and not chosen else {}
-    per_seat = row.packs * row.pack_size
+    per_seat = row.packs * row.pack_size if row.variant not in variants.SEATS else None  # a Winston or Grid: any
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
-               "per_seat": per_seat, "made": sum(counts.values()), "needed": per_seat * len(seats),
+               "kind": variants.NAMES[row.variant].capitalize() if row.variant else "Draft", "table": table,
+               "dealt": _dealt(row),
+               "per_seat": per_seat, "made": sum(counts.values()), "needed": (per_seat or 0) * len(seats),
                "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": ([f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)] if booster
-                              else ["one card at a time, in snake order"]),
+                              else [VARIANT_ORDER[row.variant]]),
                "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}}
     title = f"Draft #{row.id}"
     if not complete:  # its progress only: no card of any pack or pool
         return registry.Page("draft/draft.html", title, context)
     context["chosen"] = seats[chosen - 1] if chosen else None
-    if booster:  # a variant's logs are `/draft log`'s
+    context["files"] = [(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
+                        for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))]
+    if booster:  # a variant has no packs: no Magic Online log, no packs of a seat
         context.update(
-            files=[(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
-                   for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))],
             mtgo={seat.number: ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-seat-{seat.number}-mtgo.txt")
                   for seat in seats},
             seat_link={seat.number: f"{ctx.links.event(DRAFT, row.id)}?seat={seat.number}" for seat in seats})
@@ -152,6 +157,39 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     if not chosen:
         context["curves"] = {seat.number: curve_html(pool, facts, context["tiles"]) for seat, pool in context["pools"]}
     return registry.Page("draft/draft.html", title, context, final=True)  # complete: it never changes
+
+
+VARIANT_ORDER = {variants.ROTISSERIE: "one card at a time, in snake order",
+                 variants.WINSTON: "two players take or pass face-down piles in turn",
+                 variants.GRID: "a row or a column of each 3×3 grid in turn"}
+
+
+def _dealt(row: DraftPod) -> str:
+    if row.variant == variants.WINSTON:
+        return f"{plural(row.offer or row.pack_size, 'card')} dealt face down"
+    if row.variant == variants.GRID:
+        return f"{plural(row.offer or 0, 'grid')} of 3×3 cards face up"
+    if row.variant is not None:
+        return (f"{plural(row.pack_size, 'pick')} each from "
+                f"{plural(row.offer, 'card') if row.offer else 'the whole cube'} face up")
+    return f"{plural(row.packs, 'pack')} of {plural(row.pack_size, 'card')}"
+
+
+async def _table_now(session: AsyncSession, row: DraftPod, seats: int) -> str | None:
+    """What a running Winston or Grid draft shows everyone: a Winston's pile and deck sizes (never a
+    card of them), a Grid's grid (face up)."""
+    if row.variant not in variants.SEATS:
+        return None
+    state = (await session.execute(select(DraftPod.state).where(DraftPod.id == row.id))).scalar_one()
+    if not state:
+        return None
+    if row.variant == variants.WINSTON:
+        sizes = " · ".join(str(len(pile)) for pile in state["piles"])
+        return f"Piles: {sizes} cards · {plural(len(state['deck']), 'card')} in the deck."
+    cells = state["grid"]
+    rows = [" · ".join(card or "—" for card in cells[3 * r:3 * r + 3]) for r in range(3)]
+    grid = min(len(state["picks"]) // max(seats, 1) + 1, row.offer or 1)
+    return f"Grid {grid} of {row.offer}, as it is now: " + " / ".join(rows)
 
 
 async def _pools(session: AsyncSession, pod_id: int, seats: int) -> list[list[str]]:
@@ -206,6 +244,9 @@ async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> regis
     seat = MTGO.fullmatch(rest)
     if rest not in (DRAFTMANCER, SUMMARY) and seat is None:
         return None
+    variant_file = await _variant_file(ctx, pod_id, name, rest)
+    if variant_file is not False:
+        return variant_file  # type: ignore[return-value]
     found = await _complete(ctx, pod_id)
     if found is None:
         return None
@@ -221,6 +262,24 @@ async def draft_file(ctx: registry.PageContext, pod_id: int, name: str) -> regis
         return registry.File(name, "text/plain", logs.mtgo_log(record, number - 1).encode(), final=True)
     except ValueError:  # picks that do not replay: no log
         return None
+
+
+async def _variant_file(ctx: registry.PageContext, pod_id: int, name: str, rest: str) -> registry.File | None | bool:
+    """A complete draft variant's log (`pools.variant_log`: Draftmancer's, or the summary); False for
+    a booster draft."""
+    async with ctx.db.read() as session:
+        loaded = await _pod(session, ctx.guild_id, pod_id)
+        if loaded is None or loaded.row.variant is None:
+            return False
+        if loaded.row.status != STATUSES.finished or rest not in (DRAFTMANCER, SUMMARY):
+            return None
+        row = (await session.execute(select(DraftPod).where(DraftPod.id == pod_id))).scalar_one()
+        try:
+            log = await variant_log(session, row, loaded.seats, "draftmancer" if rest == DRAFTMANCER else "summary")
+        except UserError:
+            return None
+    kind = "application/json" if rest == DRAFTMANCER else "text/plain"
+    return registry.File(name, kind, log.data, final=True)
 
 
 # A pool's exports (`bot.cards.export`), by the end of their file's name: (format, label, content type).

@@ -16,8 +16,9 @@ The draft ends when the deck and the piles are empty. Hidden information: only t
 sees the cards of the pile they look at (:meth:`WinstonState.view`); the other sees pile sizes.
 
 Storage contract: :meth:`WinstonState.to_dict` is ``{"v": 1, "deck": [...], "piles": [[...] × 3],
-"looking": pile, "turns": N, "pools": [[...], [...]]}``; :func:`replay` rebuilds it from the
-dealt cards and the ordered actions (``"take"``/``"pass"``).
+"looking": pile, "turns": N, "pools": [[...], [...]], "actions": [[seat, action], ...]}`` (a document
+without ``actions`` reads as none made); :func:`replay` rebuilds it from the dealt cards and the
+ordered actions (``"take"``/``"pass"``), which the draft's log replays.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.games.draft.rules import DraftComplete, DraftError, NotYourPack
+from bot.games.draft.rules import DraftComplete, DraftError, GainEvent, NotYourPack, PackState
 from bot.kit.text import plural
 
 SCHEMA_VERSION = 1
@@ -102,6 +103,8 @@ class WinstonState:
     looking: int | None
     turns: int = 0
     pools: list[list[str]] = field(default_factory=lambda: [[] for _ in range(SEATS)])
+    actions: list[tuple[int, str]] = field(default_factory=list)
+    """``(seat, action)`` in order, for the draft's log."""
 
     @classmethod
     def new(cls, config: WinstonConfig, dealt: Sequence[str]) -> WinstonState:
@@ -114,14 +117,16 @@ class WinstonState:
 
     def to_dict(self) -> dict:
         return {"v": SCHEMA_VERSION, "deck": list(self.deck), "piles": [list(p) for p in self.piles],
-                "looking": self.looking, "turns": self.turns, "pools": [list(p) for p in self.pools]}
+                "looking": self.looking, "turns": self.turns, "pools": [list(p) for p in self.pools],
+                "actions": [[seat, action] for seat, action in self.actions]}
 
     @classmethod
     def from_dict(cls, data: Mapping) -> WinstonState:
         if data.get("v") != SCHEMA_VERSION:
             raise ValueError(f"unknown winston document version {data.get('v')!r}")
         return cls(deck=list(data["deck"]), piles=[list(p) for p in data["piles"]], looking=data["looking"],
-                   turns=data["turns"], pools=[list(p) for p in data["pools"]])
+                   turns=data["turns"], pools=[list(p) for p in data["pools"]],
+                   actions=[(seat, action) for seat, action in data.get("actions", [])])
 
     # ----------------------------------------------------------------- queries
 
@@ -156,10 +161,13 @@ class WinstonState:
         if seat != self.on_turn():
             raise NotYourTurn("It is not your turn; the other player is looking at a pile.")
         if action == TAKE:
-            return self._take(seat)
-        if action == PASS:
-            return self._pass(seat)
-        raise DraftError("Take the pile or pass it.")
+            move = self._take(seat)
+        elif action == PASS:
+            move = self._pass(seat)
+        else:
+            raise DraftError("Take the pile or pass it.")
+        self.actions.append((seat, action))
+        return move
 
     def _take(self, seat: int) -> WinstonMove:
         pile = self.looking
@@ -188,6 +196,74 @@ class WinstonState:
         self.turns += 1
         self.looking = self._next_pile(-1)
         return WinstonMove(seat, action, pile, gained, drew, self.on_turn(), self.looking)
+
+    def mid_turn(self) -> bool:
+        """Has the player on turn passed a pile already this turn (a turn starts at the first pile with a card)?"""
+        return not self.is_complete() and self.looking != self._next_pile(-1)
+
+    # ----------------------------------------------------------------- as the pods read a draft
+
+    # A pod's use cases (picks, bot seats, timers, waits, views) read a draft through the booster
+    # engine's queries (`rules.DraftState`). A Winston draft answers them as one pack, id 0, held by
+    # the player on turn, whose "cards" are the choices it has ("take", and "pass" when it can), and
+    # whose picks made are the actions so far; a pick is an action, gaining any number of cards.
+
+    def choices(self) -> list[str]:
+        if self.is_complete():
+            return []
+        return [TAKE, PASS] if self.can_pass() else [TAKE]
+
+    @property
+    def packs(self) -> list[PackState]:
+        return [PackState(0, 0, 0, self.choices(), len(self.actions), len(self.actions))]
+
+    @property
+    def picks_by_seat(self) -> list[int]:
+        return [len(pool) for pool in self.pools]
+
+    def head(self, seat: int) -> PackState | None:
+        self._check_seat(seat)
+        return self.packs[0] if seat == self.on_turn() else None
+
+    def heads(self) -> list[PackState | None]:
+        return [self.head(seat) for seat in range(SEATS)]
+
+    def queue(self, seat: int) -> list[PackState]:
+        head = self.head(seat)
+        return [] if head is None else [head]
+
+    def current_round(self, seat: int) -> int:
+        self._check_seat(seat)
+        return 1 if self.is_complete() else 0
+
+    def waiting_on(self) -> list[int]:
+        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
+
+    def next_pack_from(self, seat: int) -> int | None:
+        return None if self.is_complete() or self.head(seat) is not None else self.on_turn()
+
+    def picks_remaining(self) -> int:
+        return len(self.deck) + sum(len(pile) for pile in self.piles)
+
+    def total_picks(self) -> int:
+        return sum(self.picks_by_seat) + self.picks_remaining()
+
+    def pick(self, seat: int, pack_id: int, card: str) -> GainEvent:
+        """:meth:`act` as the booster engine's pick from pack 0: ``card`` is the action."""
+        if pack_id != 0:
+            raise NotYourPack("That pack does not exist in this draft.")
+        before, seat_before = sum(self.picks_by_seat), len(self.pools[seat]) if seat in range(SEATS) else 0
+        move = self.act(seat, card)
+        following = move.next_seat
+        return GainEvent(
+            seat=seat, pack_id=0, round=0, pick_number=seat_before + 1, card=", ".join(move.gained),
+            sequence=before + len(move.gained), passed_to=following,
+            newly_available=[] if following is None else [(following, 0)],
+            gained=move.gained, first_sequence=before, first_pick=seat_before,
+        )
+
+    def copy(self) -> WinstonState:
+        return WinstonState.from_dict(self.to_dict())
 
     def _next_pile(self, after: int) -> int | None:
         return next((i for i in range(after + 1, PILES) if self.piles[i]), None)

@@ -14,10 +14,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.draft import bots
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPackMessage, DraftPod, DraftSeat
-from bot.games.draft.service import deliveries, turns
+from bot.games.draft.service import deliveries, turns, variants
 from bot.games.draft.service.pools import bot_picks_of, pick_hints, pool_cards
 from bot.games.draft.service.state import (
     GAMES,
@@ -140,11 +139,18 @@ async def apply_pick(
 def record_pick(pod: Pod, event: engine.PickEvent, pack_pick: int, source: str, now: datetime) -> None:
     """The pick row is written with the pod (`GAMES.commit`, or `Pod.write_picks` before a read of picks)."""
     row = pod.row
-    pod.new_picks.append({
-        "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
-        "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
-        "sequence": event.sequence, "source": source, "picked_at": now,
-    })
+    if isinstance(event, engine.GainEvent):  # a variant's action: a pick row per card it gained (maybe none)
+        pod.new_picks.extend({
+            "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": 0,
+            "pick_number": event.first_pick + number, "pack_id": 0, "pack_pick": event.first_sequence + number - 1,
+            "card": card, "sequence": event.first_sequence + number, "source": source, "picked_at": now,
+        } for number, card in enumerate(event.gained, 1))
+    else:
+        pod.new_picks.append({
+            "pod_id": row.id, "guild_id": row.guild_id, "seat": event.seat, "round": event.round,
+            "pick_number": event.pick_number, "pack_id": event.pack_id, "pack_pick": pack_pick, "card": event.card,
+            "sequence": event.sequence, "source": source, "picked_at": now,
+        })
     pod.clocks[event.seat].last_pick_at = now
 
 
@@ -171,8 +177,8 @@ async def run_bot_seats(session: AsyncSession, pod: Pod, now: datetime) -> int:
                 continue
             pool = await pool_of(session, pod, seat)
             pack_pick = head.picks_made
-            card = bots.pick_for_seat(book, head.cards, pool, draft_seed=pod.row.seed, seat=seat,
-                                      picks_per_seat=pod.config.picks_per_seat, bot=True)
+            card = variants.machine_choice(state, seat, book, pool, seed=pod.row.seed,
+                                           picks_per_seat=pod.config.picks_per_seat, bot=True)
             event = state.pick(seat, head.pack_id, card)
             record_pick(pod, event, pack_pick, "bot", now)
             picks += 1

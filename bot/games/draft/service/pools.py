@@ -11,9 +11,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cards.scryfall_api import CardData, ScryfallClient
-from bot.games.draft import bots, logs, rotisserie_rules, variant_logs
+from bot.games.draft import bots, grid_rules, logs, rotisserie_rules, variant_logs, winston_rules
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
+from bot.games.draft.service import variants
 from bot.games.draft.service.deliveries import last_shown_in
 from bot.games.draft.service.state import GAMES, NOUN, STATUSES, TABLE, is_bot_user, seat_name
 from bot.kit import card_data, tables
@@ -225,7 +226,7 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
         if seat is not None and not manager:
             raise PermissionDenied("Only organizers can get another seat's log: yours comes without `seat`.")
         if row.variant is not None:
-            return await _rotisserie_log(session, row, loaded.seats, fmt)
+            return await variant_log(session, row, loaded.seats, fmt)
         if fmt == "mtgo":
             if seat is None and mine is None:
                 raise UserError("You had no seat in that draft: name the seat whose log you want.")
@@ -252,10 +253,11 @@ async def draft_log(db: Database, pod_id: int, actor: tables.Actor, fmt: str, *,
         raise Conflict(f"Draft #{row.id}'s picks do not replay into a log.") from None
 
 
-async def _rotisserie_log(session: AsyncSession, row: Any, seats: Sequence[Any], fmt: str) -> LogFile:
-    """A complete Rotisserie's log (`variant_logs`): Draftmancer's or a summary; Magic Online's logs packs."""
+async def variant_log(session: AsyncSession, row: Any, seats: Sequence[Any], fmt: str) -> LogFile:
+    """A complete draft variant's log (`variant_logs`): Draftmancer's or a summary; Magic Online's logs packs."""
+    kind = variants.NAMES[row.variant]
     if fmt == "mtgo":
-        raise UserError("A Rotisserie draft has no packs for a Magic Online log: choose `draftmancer` or `summary`.")
+        raise UserError(f"A {kind} has no packs for a Magic Online log: choose `draftmancer` or `summary`.")
     names = await log_names(session, row.guild_id, [s.user_id for s in seats])
     cube = await cube_info(session, row.id)
     printed = await card_data.by_name(session, [entry["name"] for entry in cube])
@@ -265,16 +267,35 @@ async def _rotisserie_log(session: AsyncSession, row: Any, seats: Sequence[Any],
         row.id, row.cube_name, [logs.LogSeat(names[s.user_id], s.is_bot) for s in seats],
         row.finished_at or row.started_at or row.created_at, started_at=row.started_at,
         cards={entry["name"]: _log_card(entry, printed.get(entry["name"])) for entry in cube})
-    config = rotisserie_rules.RotisserieConfig(len(seats), row.pack_size, row.offer)
     try:
-        dealt = rotisserie_rules.deal([entry["name"] for entry in cube], config, row.seed)
         if fmt == "draftmancer":
-            data = json.dumps(variant_logs.rotisserie_log(record, config, dealt, picks), indent=1).encode()
-            return LogFile(f"draft-{row.id}-draftmancer.json", data, f"Draftmancer log of Rotisserie draft #{row.id}")
-        return LogFile(f"draft-{row.id}-summary.txt", variant_logs.rotisserie_summary(record, config, dealt, picks).encode(),
-                       f"Summary of Rotisserie draft #{row.id}")
-    except ValueError:  # picks that do not replay (never for a draft the bot ran)
+            document = _draftmancer_of_variant(row, record, [entry["name"] for entry in cube], len(seats), picks)
+            return LogFile(f"draft-{row.id}-draftmancer.json", json.dumps(document, indent=1).encode(),
+                           f"Draftmancer log of {kind} #{row.id}")
+        if row.variant == variants.ROTISSERIE:
+            config = rotisserie_rules.RotisserieConfig(len(seats), row.pack_size, row.offer)
+            dealt = rotisserie_rules.deal([entry["name"] for entry in cube], config, row.seed)
+            text = variant_logs.rotisserie_summary(record, config, dealt, picks)
+        else:
+            text = variant_logs.pools_summary(record, kind, picks)
+        return LogFile(f"draft-{row.id}-summary.txt", text.encode(), f"Summary of {kind} #{row.id}")
+    except (ValueError, KeyError):  # picks that do not replay (never for a draft the bot ran)
         raise Conflict(f"Draft #{row.id}'s picks do not replay into a log.") from None
+
+
+def _draftmancer_of_variant(row: Any, record: variant_logs.VariantRecord, cube: list[str], seats: int,
+                            picks: list[tuple[int, str]]) -> dict:
+    """Draftmancer's log of a variant, replayed from its deal (the pod's seed) and its actions."""
+    if row.variant == variants.WINSTON:
+        config = winston_rules.WinstonConfig(row.offer)
+        actions = [(seat, action) for seat, action in row.state["actions"]]
+        return variant_logs.winston_log(record, config, winston_rules.deal(cube, config, row.seed), actions)
+    if row.variant == variants.GRID:
+        config = grid_rules.GridConfig(seats, row.offer)
+        grids = grid_rules.deal(cube, config, row.seed)
+        return variant_logs.grid_log(record, config, grids, variant_logs.grid_lines(config, grids, row.state["picks"]))
+    config = rotisserie_rules.RotisserieConfig(seats, row.pack_size, row.offer)
+    return variant_logs.rotisserie_log(record, config, rotisserie_rules.deal(cube, config, row.seed), picks)
 
 
 async def cards_to_show(db: Database, pod_id: int) -> list[str]:

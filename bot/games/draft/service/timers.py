@@ -1,7 +1,8 @@
 """Pick timers, run by the shared sweeper from the pod's deadline (`state.TIMER`).
 
 Half way through a seat's time the player is reminded (once per pack); when it runs out the bot
-picks for them as a bot drafter would from their pool (`bots.pick_for_seat`, without a bot's leaning),
+picks for them as a bot drafter would from their pool (`variants.machine_choice`, without a bot's leaning;
+in a Winston draft it takes the pile),
 and after `TIMEOUTS_BEFORE_BOT` time-outs in a row a bot takes the seat and the organizer is told.
 Clocks live in the pod's bookkeeping document, so they survive restarts.
 """
@@ -13,9 +14,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.draft import bots
 from bot.games.draft import rules as engine
-from bot.games.draft.service import deliveries
+from bot.games.draft.service import deliveries, variants
 from bot.games.draft.service.picking import (
     PickResult,
     apply_pick,
@@ -97,8 +97,8 @@ async def _sweep_pod(session: AsyncSession, pod: Pod, now: datetime, actions: Ti
 
 async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState, now: datetime) -> tuple[PickResult, bool]:
     pool = await pool_of(session, pod, row.seat)
-    card = bots.pick_for_seat(await pick_hints(session, pod.row.id), head.cards, pool, draft_seed=pod.row.seed,
-                              seat=row.seat, picks_per_seat=pod.config.picks_per_seat, bot=False)
+    card = variants.machine_choice(pod.state, row.seat, await pick_hints(session, pod.row.id), pool, seed=pod.row.seed,
+                                   picks_per_seat=pod.config.picks_per_seat, bot=False)
     row.timeouts += 1
     result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, head.cards.index(card), "timeout", now)
     to_bot = row.timeouts >= TIMEOUTS_BEFORE_BOT
