@@ -43,15 +43,16 @@ class DecodeError(ValueError):
 # --- the registry ---------------------------------------------------------------------------------
 
 
-def register(prefix: str, *bases: type) -> None:
+def register(prefix: str, *bases: type, concrete: bool = False) -> None:
     """Register every subclass of each of `bases` (at any depth; the bases themselves only if they
-    are not abstract roots with subclasses) as ``<prefix>.<ClassName>``. Call it once the classes
-    are defined (at the end of the engine module). A name already taken by another class is refused."""
+    are not abstract roots with subclasses, or are `concrete` events too) as ``<prefix>.<ClassName>``.
+    Call it once the classes are defined (at the end of the engine module). A name already taken by
+    another class is refused."""
     if not prefix or "." in prefix:
         raise ValueError(f"An event prefix is one word, not {prefix!r}.")
     for base in bases:
         found = _subclasses(base)
-        for cls in found or [base]:
+        for cls in [base, *found] if concrete or not found else found:
             _register_one(f"{prefix}.{cls.__name__}", cls)
 
 

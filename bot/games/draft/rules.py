@@ -577,4 +577,4 @@ def replay(config: DraftConfig, packs: list[list[str]], picks: Iterable[tuple[in
     return state
 
 
-events.register("draft", PickEvent)  # stored as "draft.PickEvent": bot.kit.events
+events.register("draft", PickEvent, concrete=True)  # stored as "draft.PickEvent", "draft.GainEvent": bot.kit.events

@@ -20,6 +20,7 @@ from bot.games.draft.rules import (
     NotYourPack,
     PackNotAtHead,
     PackState,
+    GainEvent,
     PickEvent,
     cards_dealt,
     direction_name,
@@ -635,3 +636,6 @@ def test_pick_events_are_registered_with_the_kits_codec():
     data = events.encode(event)
     assert data["type"] == "draft.PickEvent" and events.name_of(PickEvent) == "draft.PickEvent"
     assert events.decode(data) == event and events.decode(data, PickEvent) == event
+    # A variant's action is a pick too (its own subclass): both stay registered under their names.
+    gain = GainEvent(1, 2, 0, 1, "X", 5, 2, [], gained=("X", "Y"))
+    assert events.encode(gain)["type"] == "draft.GainEvent" and events.decode(events.encode(gain)) == gain
