@@ -12,7 +12,8 @@ FORMAT = Format(
     cog=f"{__name__}.cog",
     spec=service.SPEC,
     bookkeeping=service.LeagueBook,
-    components=(ui.LobbyButton, ui.TakeApartSelect, ui.ClaimDeckSelect),
+    components=(ui.LobbyButton, ui.TakeApartSelect, ui.ClaimDeckSelect, ui.ReportButton, ui.ChooseButton,
+                ui.OptionSelect),
     claims=(ui.ANSWERING,),
     forms=(ui.DECK_FORM,),
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE, service.CLAIM_DONE),
@@ -29,8 +30,9 @@ FORMAT = Format(
             "**Start:** `/421 start sets` (an organizer), e.g. `sets:ala con`.",
             "**Join:** `/421 join` or the Join button; `/421 leave`.",
             "**Begin:** `/421 begin`; each player builds a deck with `/421 build`.",
-            "**Each match:** `/421 report`; the opponent confirms or disputes. The loser then picks with "
-            "`/421 choose`: alter, build anew, claim a set-aside deck, or make the winner build anew.",
+            "**Each match:** report it with the round post's buttons (or `/421 report`); the opponent confirms "
+            "or disputes. The loser then picks with **Lost? Choose A–D** (or `/421 choose`): alter, build anew, "
+            "claim a set-aside deck, or make the winner build anew.",
             "**Follow:** `/421 status` scores, decks, who acts next; `/421 pool`, `/421 decks` the cards.",
             "**End:** the first to 21 points wins; `/421 end` (organizer; asks first) ends it now, "
             "`/421 cancel` records nothing.",

@@ -10,6 +10,7 @@ from bot.features.sets import service as set_lists
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import set_commands, ui
+from bot.games.four_two_one.buttons_cog import MatchButtons
 from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
@@ -33,7 +34,7 @@ MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for lab
 LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 
 
-class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
+class FourTwoOneCog(MatchButtons, LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
     join_hint = "join with the button or `/421 join`"
     lobby_button = ui.LobbyButton
@@ -189,7 +190,11 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     @app_commands.guild_only()
     async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str]) -> None:
         league = await self.league_here(interaction)
-        outcome = await four_two_one.report(self.db, league.id, actor_of(interaction), result=result.value)
+        await self.report_match(interaction, league.id, result.value)
+
+    async def report_match(self, interaction: discord.Interaction, league_id: int, result: str) -> None:
+        """`/421 report`'s answer, and the round post's report buttons'."""
+        outcome = await four_two_one.report(self.db, league_id, actor_of(interaction), result=result)
         claim = outcome.claim
         if claim is None:
             await interaction.response.send_message("✅ You both reported the same result: it counts.", ephemeral=True)
@@ -229,13 +234,8 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
                      deck: app_commands.Range[int, 1, ui.MAX_DECK_ID] | None = None) -> None:
         league = await self.league_here(interaction)
         if option.value == "C" and deck is None:
-            shown = await four_two_one.check_step(self.db, league.id, actor_of(interaction), engine.CHOOSE)
-            claimable = [d.id for d in engine.claimable_decks(shown.state)]
-            if not claimable:
-                raise UserError("No set-aside deck can be claimed now (only decks neither of you just used and nobody "
-                                "holds): choose A, B or D.")
             await interaction.response.send_message("Which set-aside deck do you claim?", ephemeral=True,
-                                                    view=ui.claim_deck_view(shown, claimable))
+                                                    view=await self.claim_deck_view(interaction, league.id))
             return
         await self._choose(interaction, league.id, option.value, deck)
 

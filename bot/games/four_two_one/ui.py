@@ -26,6 +26,7 @@ from bot.games.four_two_one.service import (
     league_name,
 )
 from bot.kit import claims, claims_ui, limits
+from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.delivery import Delivery, Outgoing, renders
 from bot.kit.dispatch import (
     Component,
@@ -176,8 +177,8 @@ def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
     if e.kind == engine.TAKE_APART:
         return (f"🔨 A new deck would be one too many: {who} first takes apart two decks nobody is using "
                 "(the menu below, or `/421 takeapart`).")
-    return (f"❓ {who} lost Match {e.match} and chooses next with `/421 choose`: A alter · B new deck · "
-            "C claim a set-aside deck · D the winner rebuilds.")
+    return (f"❓ {who} lost Match {e.match} and chooses next with the button below (or `/421 choose`): A alter · "
+            "B new deck · C claim a set-aside deck · D the winner rebuilds.")
 
 
 def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
@@ -186,7 +187,8 @@ def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
     if e.bye is not None:
         lines.append(f"🛌 {mention(news.user_of(e.bye))} sits out this round: +2 (a bye) once the results are in; "
                      "nobody may claim their deck or take cards from it.")
-    lines.append("Each match's players report it with `/421 report`; the opponent confirms.")
+    lines.append("Each player reports their match with the buttons below (or `/421 report`); the opponent "
+                 "confirms. The loser then chooses A–D here too.")
     return lines
 
 
@@ -359,6 +361,46 @@ ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, _late)  # the kit's 
 
 def claim_view(claim: Claim) -> discord.ui.View:
     return claims_ui.answer_view("421", claim.league_id, claim.number)
+
+
+# --- the buttons on a round's post (issue 35 item 9: report and choose without typing) -------------------
+
+
+class ReportButton(Component, prefix="421r", parts=(number("league"), word("result", tuple(MATCH_RESULTS)))):
+    """A round post's [Report: I won] [Report: I lost] [Report: Draw]: the same report as `/421 report`."""
+
+
+class ChooseButton(Component, prefix="421o", parts=(number("league"),)):
+    """[Choose A–D], for the loser: the menu of options, the same choice as `/421 choose`."""
+
+
+class OptionSelect(Component, prefix="421p", parts=(number("league"),), value=word("option", tuple(OPTION_RULES))):
+    """The loser's option A–D (C then asks which set-aside deck)."""
+
+
+CHOOSE_LABEL = "Lost? Choose A–D"
+
+
+def choose_button(league_id: int) -> ChooseButton:
+    return ChooseButton(discord.ui.Button(label=CHOOSE_LABEL, custom_id=ChooseButton.custom_id_for(league=league_id)))
+
+
+def round_items(league_id: int) -> list[discord.ui.Item]:
+    """A round post's buttons: each player reports their match, and its loser chooses, from here."""
+    reports = [ReportButton(discord.ui.Button(label=f"Report: {said[0].upper()}{said[1:]}", style=discord.ButtonStyle.primary,
+                                              custom_id=ReportButton.custom_id_for(league=league_id, result=result)))
+               for result, said in MATCH_RESULTS.items()]
+    return [*reports, choose_button(league_id)]
+
+
+def option_view(league_id: int) -> discord.ui.View:
+    """The loser's menu of options, shown to them alone."""
+    select = discord.ui.Select(custom_id=OptionSelect.custom_id_for(league=league_id), placeholder="Your option",
+                               options=[discord.SelectOption(label=limits.clip(text, limits.SELECT_LABEL), value=key)
+                                        for key, text in OPTION_RULES.items()])
+    view = discord.ui.View(timeout=None)
+    view.add_item(OptionSelect(select))
+    return view
 
 
 # --- the menus that ask which decks ---------------------------------------------------------------------------
@@ -718,6 +760,24 @@ def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
 # Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
 
 
+def announcement_view(news: Announcement, *, menu: bool = True) -> discord.ui.View | None:
+    """What an announcement carries: a new round's report and choose buttons, the loser's [Choose A–D]
+    where they are called to choose, the take-apart menu where it is asked for (and `menu`: it still is)."""
+    items: list[discord.ui.Item] = []
+    if any(isinstance(e, engine.RoundStarted) for e in news.events):
+        items += round_items(news.league_id)
+    elif any(isinstance(e, engine.ActionPending) and e.kind == engine.CHOOSE for e in news.events):
+        items.append(choose_button(news.league_id))
+    if menu and len(news.take_apart) >= 2:
+        items.append(TakeApartSelect.make(news.league_id, news.take_apart))
+    if not items:
+        return None
+    view = discord.ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view
+
+
 @renders(four_two_one.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = split_messages(event_lines(news))
@@ -725,18 +785,18 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
         return None
     # The take-apart menu rides on the announcement that asks for it; only the player called to
     # act (and a new round's players) are pinged.
-    view = take_apart_view(news.league_id, news.take_apart) if len(news.take_apart) >= 2 else None
-    return Outgoing(content=chunks[0], continued=chunks[1:], view=view,
+    return Outgoing(content=chunks[0], continued=chunks[1:], view=announcement_view(news),
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 
 @renders(four_two_one.MENU_DONE, ShownMenu)
 async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
-    """The announcement that carried the take-apart menu, the same text without it."""
+    """The announcement that carried the take-apart menu, the same text without it (its buttons kept)."""
     chunks = split_messages(event_lines(shown.news))
     if not chunks:
         return None
-    return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
+    return Outgoing(content=chunks[0], view=announcement_view(shown.news, menu=False),
+                    edit=(shown.channel_id, shown.message_id))
 
 
 @renders(four_two_one.CLAIM_DONE, ClaimClosed)
