@@ -31,8 +31,8 @@ FORMAT = Format(
             "**Start:** `/battler start cube` (an organizer): poison, carousel and treasure options.",
             "**Join:** `/battler join` or the Join button; `/battler leave`.",
             "**Begin:** `/battler begin` (an even number of players); pick 2 basic lands by DM.",
-            "**Play:** play the paired mini-game, then report it and your treasures left with the PLAY "
-            "post's buttons; the opponent confirms or disputes.",
+            "**Play:** play the paired mini-game; report it (and your treasures left) with the PLAY post's "
+            "buttons; the opponent confirms.",
             "**Draft:** each draft comes by DM: trade, re-roll, buy basics, then Done.",
             "**End:** the last player left wins. `/battler cancel` (organizer; asks first) records nothing.",
         ),

@@ -731,13 +731,14 @@ RETIRED_TEXT = {
     vortex.SEARCH: "This search is over: nothing more can be taken here.",
 }
 MOVED_TEXT = "This was sent again in a newer DM: answer there."
+DESK_TEXT = "The game is over (ended or cancelled): nothing here can be chosen now."  # basic lands left unchosen
 
 
 @renders(vortex.RETIRE, Retired)
 async def retire(done: Retired, ctx: Delivery) -> Outgoing:
     """A pick's, a look's or a search's DM once that step is over, or once it was sent again in a
     newer DM: its buttons go (a click would do nothing)."""
-    what = RETIRED_TEXT[done.kind] if done.reason == vortex.OVER else MOVED_TEXT
+    what = RETIRED_TEXT.get(done.kind, DESK_TEXT) if done.reason == vortex.OVER else MOVED_TEXT
     return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
 
 
