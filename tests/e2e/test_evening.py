@@ -37,8 +37,8 @@ pytestmark = pytest.mark.e2e
 
 
 # Commands nobody needs to type to play a format through: an organizer's, and look-ups.
-NOT_PLAYING = {"config set", "cube add", "help", "leaderboard", "start", "begin", "pair", "end", "cancel",
-               "set add", "settle", "status"}
+NOT_PLAYING = {"config set", "cube add", "cube list", "help", "leaderboard", "start", "begin", "pair", "end",
+               "cancel", "set add", "set list", "settle", "status", "pool", "decks"}
 
 
 @dataclass
@@ -93,7 +93,7 @@ class Evening:
         """What the format cost, once nothing it owes is still on its way."""
         await eventually(self._quiet, what="the outbox to be empty")
         (posts_before, dms_before), (posts_now, dms_now) = self._before, self._seen()
-        tally = Tally(typed=self.typed)
+        tally, self.typed = Tally(typed=self.typed), {}
         for message_id in posts_now - posts_before:
             tally.posts += 1
             tally.pings.update(self.fake.pinged_users(int(message_id)))
@@ -331,10 +331,15 @@ async def play_vortex(fake, world, bot, players: list[int]) -> None:
 
 
 async def look_ups_answer_privately(fake, world, player: int) -> None:
-    """Issue 35 item 7: a look-up answers the one who asked, unless they ask to post it."""
-    for command in ("leaderboard", "421 status", "vortex status", "goldfish status", "turnabout status"):
+    """Issue 35 item 7: a look-up answers the one who asked, unless they ask to post it (`post:True`),
+    and a posted one pings nobody."""
+    for command in ("leaderboard", "421 status", "421 pool", "421 decks", "421 set list", "vortex status",
+                    "goldfish status", "turnabout status", "cube list"):
         quiet = await fake.slash(player, command, guild_id=world.guild, channel_id=world.channel)
         assert quiet.ephemeral, command
+        posted = await fake.slash(player, command, guild_id=world.guild, channel_id=world.channel,
+                                  options={"post": True})
+        assert not posted.ephemeral and not fake.pinged_users(posted.message), command
 
 
 async def help_pages_fit_a_phone(fake, world, player: int) -> None:

@@ -14,14 +14,13 @@ from bot.games.four_two_one.buttons_cog import MatchButtons
 from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
-from bot.kit import claims_ui, limits
+from bot.kit import claims_ui, limits, lookups
 from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
-from bot.kit.lookups import POST
-from bot.kit.paginate import register_renderer, send_paginated
+from bot.kit.paginate import register_renderer
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 from bot.web.buttons import event_view
@@ -106,30 +105,30 @@ class FourTwoOneCog(MatchButtons, LeaguePages, SetListCommands, TableCog):
         await self.post_lobby(interaction, league)
 
     @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
-    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)
-    async def pool(self, interaction: discord.Interaction,
-                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None, file: bool = False) -> None:
+    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP, post=lookups.POST)
+    async def pool(self, interaction: discord.Interaction, search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None,
+                   file: bool = False, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            await interaction.response.send_message(**ui.pool_file_message(league), ephemeral=True)
+            await lookups.answer(interaction, post=post, **ui.pool_file_message(league))
             return
-        await send_paginated(interaction, POOL_PAGES, ui.pool_key(league.id, search), ephemeral=True)
+        await lookups.answer_pages(interaction, POOL_PAGES, ui.pool_key(league.id, search), post=post)
 
     @group.command(name="decks", description="Every deck of the league, its public list and who uses it.")
-    @app_commands.describe(file="Every deck's list in one text file.")
-    async def decks(self, interaction: discord.Interaction, file: bool = False) -> None:
+    @app_commands.describe(file="Every deck's list in one text file.", post=lookups.POST)
+    async def decks(self, interaction: discord.Interaction, file: bool = False, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            await interaction.response.send_message(**ui.decks_file_message(league), ephemeral=True)
+            await lookups.answer(interaction, post=post, **ui.decks_file_message(league))
             return
-        await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
+        await lookups.answer_pages(interaction, DECK_PAGES, str(league.id), post=post)
 
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
-    @app_commands.describe(post=POST)
+    @app_commands.describe(post=lookups.POST)
     async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         view = await event_view(self.bot, league.guild_id, four_two_one.KIND, league.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(league), view=view, ephemeral=not post)
+        await lookups.answer(interaction, post=post, embed=ui.status_embed(league), view=view)
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
