@@ -23,7 +23,7 @@ from bot.games.vortex import ui as vortex_ui
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
 from tests.e2e.drivers.battler import BattlerDriver
-from tests.e2e.drivers.common import component, components, embed_text, eventually
+from tests.e2e.drivers.common import component, components, custom_ids, embed_text, eventually
 from tests.e2e.drivers.four_two_one import FourTwoOneDriver, as_text, legal_deck, set_file
 from tests.e2e.drivers.turnabout import TurnaboutDriver
 from tests.e2e.drivers.vortex import VortexDriver
@@ -206,6 +206,12 @@ async def test_one_evening_at_the_table(fake, bot, world):
     evening.begin()
     await play_vortex(fake, world, bot, players)
     vortex_game = await evening.end("vortex")
+    # Nothing stale: once every event is over, no message of the evening shows a button or menu (a
+    # press would do nothing), in the channels or in any player's DMs.
+    shown = [fake.message(m["id"]) for c in evening.channels for m in fake.messages(c)]
+    shown += [fake.message(m["id"]) for p in players for m in fake.dms(p)]
+    live = [(m.get("content") or embed_text(m))[:80] for m in shown if any(custom_ids(m))]
+    assert live == [], live
     await look_ups_answer_privately(fake, world, friends[0])
     await help_pages_fit_a_phone(fake, world, friends[1])
 
@@ -275,6 +281,8 @@ async def play_421(fake, world, bot, players: list[int]) -> None:
         assert early.ephemeral and early.components == [], early.content  # a winner has nothing to choose
         await _421_steps(t, players, {"A": "B", "B": "D"}, round_post)
         await t.wait_channel("round 2**")
+        await fake.wait_for(lambda: not fake.message(round_post["id"]).get("components"),
+                            what="round 1's post without its buttons once round 2 began")
         _, ended = await t.confirmed_command(organizer, "end")
         await t.wait_channel("An organizer ended 421 league")
     finally:

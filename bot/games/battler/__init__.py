@@ -17,7 +17,7 @@ FORMAT = Format(
     claims=(ui.ANSWERING, claims_ui.decides("battler")),
     forms=(ui.SHIFT_FORM, ui.TREASURES_FORM, ui.PLAY_REPORT_FORM),
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED,
-                  service.PHASE_OVER),
+                  service.PHASE_OVER, service.PLAY_DONE),
     deadline_kinds=(service.RECOVER,),
     web=f"{__name__}.web",
     leaderboard="Treasure Battler",

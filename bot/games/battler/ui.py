@@ -454,9 +454,12 @@ def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str 
 def phase_over_embed(over: PhaseOver) -> discord.Embed:
     """A DM whose phase has ended (the player had nothing left to do in it, or ran out of time)."""
     where = f"<#{over.game_channel_id}>"
-    now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
-           f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
-    lines = ["✅ That phase is over.", now]
+    if over.phase == battler.CANCELLED:
+        lines = [f"❌ The game was cancelled by an organizer: nothing was recorded (see {where})."]
+    else:
+        now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
+               f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
+        lines = ["✅ That phase is over.", now]
     return discord.Embed(title=f"Treasure Battler #{over.game_id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
                          colour=discord.Colour.green())
 

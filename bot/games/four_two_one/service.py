@@ -79,6 +79,8 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 # Edits of messages whose step is done, so nothing live-looking does nothing:
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 MENU = "421.menu"  # the key of the announcement showing the take-apart menu (`bot.kit.shown`)
+ROUND = "421.round"  # the key of a round's post, whose buttons report and choose (version: the round)
+CHOOSING = "421.choosing"  # the key of the announcement calling a loser to choose, with its button
 CLAIM_DONE = "421.claim_done"  # a report's message once it no longer waits: the verdict, no buttons (ClaimClosed)
 MAX_SHOWN = 10  # messages kept per waiting report (each repeated report posts one); older ones are closed
 
@@ -342,16 +344,38 @@ def _without_menu(loaded: Loaded, message: shown_records.Shown) -> outbox.Messag
     return loaded.channel(MENU_DONE, menu, channel_id=message.channel_id)
 
 
-async def _menu_done(session: AsyncSession, loaded: Loaded) -> list[outbox.Message]:
-    """The edit that removes the take-apart menu from its announcement, once nobody is to take
-    decks apart (its record goes)."""
-    return [_without_menu(loaded, m) for m in await shown_records.retire(session, _owner(loaded.id), MENU)]
+def live_parts(news: Announcement) -> list[tuple[str, int]]:
+    """What an announcement carries that a player acts on (`bot.kit.shown` key and version): the
+    take-apart menu, a new round's report and choose buttons, or a loser's call to choose."""
+    parts = [(MENU, 0)] if len(news.take_apart) >= 2 else []
+    rounds = [e.round for e in news.events if isinstance(e, engine.RoundStarted)]
+    if rounds:
+        parts.append((ROUND, rounds[-1]))
+    elif any(isinstance(e, engine.ActionPending) and e.kind == engine.CHOOSE for e in news.events):
+        parts.append((CHOOSING, 0))
+    return parts
 
 
-def _taking_apart(loaded: Loaded) -> bool:
+def _still_live(loaded: Loaded, key: str, version: int) -> bool:
+    """Is that part of an announcement still to be acted on: decks to take apart, the round it
+    began still the league's, a loser to choose?"""
     state = loaded.state
-    return (loaded.row.status == STATUSES.running and state is not None and state.step is not None
-            and state.step.kind == engine.TAKE_APART)
+    if loaded.row.status != STATUSES.running or state is None:
+        return False
+    if key == ROUND:
+        return state.round == version
+    return state.step is not None and state.step.kind == (engine.TAKE_APART if key == MENU else engine.CHOOSE)
+
+
+async def _menu_done(session: AsyncSession, loaded: Loaded) -> list[outbox.Message]:
+    """The edits that take the buttons and menus off the announcements that carried them once
+    nothing there is to be done (their records go): nobody is to take decks apart or to choose, the
+    round is over or the league."""
+    owner, done = _owner(loaded.id), []
+    for key, version in (await shown_records.wanted(session, owner)).items():
+        if key in (MENU, ROUND, CHOOSING) and not _still_live(loaded, key, version):
+            done += await shown_records.retire(session, owner, key)
+    return [_without_menu(loaded, m) for m in done]
 
 
 async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Event], decided: Decided | None = None,
@@ -364,8 +388,7 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
     if over:
         edits += _end_all(loaded, "ended")
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    if not _taking_apart(loaded):
-        edits += await _menu_done(session, loaded)
+    edits += await _menu_done(session, loaded)
     GAMES.save(loaded)
     await outbox.queue(session, *edits)
     if events:  # after the save: the snapshot has the league's new version
@@ -435,24 +458,27 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
 
 
 async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
-    """An announcement was posted: if it carries the take-apart menu, the league remembers the
-    message (`bot.kit.shown`), to remove the menu once the take-apart is done; if it is done
-    already, at once. An older copy of the menu loses it: one message has it."""
+    """An announcement was posted: if it carries the take-apart menu, a round's buttons or a call to
+    choose, the league remembers the message (`bot.kit.shown`), to take them off once that is done;
+    if it is done already, at once. An older copy (a former round's post) loses them: one message
+    has each."""
     news = Announcement.from_payload(queued.payload)
-    if len(news.take_apart) < 2:
+    parts = live_parts(news)
+    if not parts:
         return
     try:
         loaded = await GAMES.load(session, news.league_id)
     except UserError:  # the league is gone: nothing to keep
         return
-    this = shown_records.Shown(MENU, 0, channel_id, message_id, news.to_payload())
-    if not _taking_apart(loaded):
+    this = shown_records.Shown(parts[0][0], parts[0][1], channel_id, message_id, news.to_payload())
+    if not all(_still_live(loaded, key, version) for key, version in parts):
         await outbox.queue(session, _without_menu(loaded, this))
         return
-    owner = _owner(loaded.id)
-    await shown_records.want(session, owner, MENU, 0)  # wanted while decks are taken apart (checked under the league's lock)
-    older = await shown_records.record(session, owner, MENU, 0, channel_id, message_id, payload=this.payload)
-    await outbox.queue(session, *(_without_menu(loaded, m) for m in older))
+    owner, older = _owner(loaded.id), []
+    for key, version in parts:  # wanted while still to be done (checked under the league's lock)
+        older += await shown_records.want(session, owner, key, version)
+        older += await shown_records.record(session, owner, key, version, channel_id, message_id, payload=this.payload)
+    await outbox.queue(session, *(_without_menu(loaded, m) for m in older if m.message_id != message_id))
 
 
 outbox.on_sent(ANNOUNCE, _record_menu)

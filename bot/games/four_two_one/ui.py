@@ -760,16 +760,17 @@ def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
 # Each payload is a snapshot, so a late send (the sweeper's, after a crash) shows what happened then.
 
 
-def announcement_view(news: Announcement, *, menu: bool = True) -> discord.ui.View | None:
-    """What an announcement carries: a new round's report and choose buttons, the loser's [Choose A–D]
-    where they are called to choose, the take-apart menu where it is asked for (and `menu`: it still is)."""
+def announcement_view(news: Announcement) -> discord.ui.View | None:
+    """What an announcement carries (`four_two_one.live_parts`): a new round's report and choose
+    buttons, the loser's [Choose A–D] where they are called to choose, the take-apart menu."""
     items: list[discord.ui.Item] = []
-    if any(isinstance(e, engine.RoundStarted) for e in news.events):
-        items += round_items(news.league_id)
-    elif any(isinstance(e, engine.ActionPending) and e.kind == engine.CHOOSE for e in news.events):
-        items.append(choose_button(news.league_id))
-    if menu and len(news.take_apart) >= 2:
-        items.append(TakeApartSelect.make(news.league_id, news.take_apart))
+    for key, _ in four_two_one.live_parts(news):
+        if key == four_two_one.ROUND:
+            items += round_items(news.league_id)
+        elif key == four_two_one.CHOOSING:
+            items.append(choose_button(news.league_id))
+        else:
+            items.append(TakeApartSelect.make(news.league_id, news.take_apart))
     if not items:
         return None
     view = discord.ui.View(timeout=None)
@@ -791,12 +792,12 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
 
 @renders(four_two_one.MENU_DONE, ShownMenu)
 async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
-    """The announcement that carried the take-apart menu, the same text without it (its buttons kept)."""
+    """An announcement whose menu or buttons are done with (decks taken apart, the option chosen, the
+    round or the league over): the same text without them."""
     chunks = split_messages(event_lines(shown.news))
     if not chunks:
         return None
-    return Outgoing(content=chunks[0], view=announcement_view(shown.news, menu=False),
-                    edit=(shown.channel_id, shown.message_id))
+    return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
 
 
 @renders(four_two_one.CLAIM_DONE, ClaimClosed)
