@@ -391,25 +391,34 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
     edits += await _menu_done(session, loaded)
     GAMES.save(loaded)
     await outbox.queue(session, *edits)
-    if events:  # after the save: the snapshot has the league's new version
-        await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, events, decided)))
+    # The end is told by the final standings (below), not also as a line of news: one post per piece of news.
+    told = [e for e in events if not isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
+    if told:  # after the save: the snapshot has the league's new version
+        await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, told, decided)))
     if over:
         await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
 
 
 async def _record_results(session: AsyncSession, loaded: Loaded, events: list[engine.Event], ended_by: int) -> None:
-    """The final standings to the leaderboard (and its channel), in the transaction that ends the
-    league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
+    """The final standings to the leaderboard, in the transaction that ends the league, and posted in
+    the league's channel (its winner pinged, once) and in the results channel if it is another;
+    `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
     placings = event_results.rank_by_score({p.user_id: float(p.score) for p in state.players})
     await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                      event_name=league_name(row.id), results=placings)
-    settings = await load_settings_row(session, row.guild_id)
-    channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
     final = [e for e in events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
-    payload = outbox.telling(_announcement(loaded, final).to_payload(), ended_by, f"the final standings of {league_name(row.id)}")
-    await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
+    winners = [e.seat if isinstance(e, engine.LeagueWon) else e.winner for e in final]
+    news = replace(_announcement(loaded, final), ping=tuple(state.players[s].user_id for s in winners if s is not None))
+    what = f"the final standings of {league_name(row.id)}"
+    posts = [loaded.channel(FINAL, outbox.telling(news.to_payload(), ended_by, what))]
+    settings = await load_settings_row(session, row.guild_id)
+    board = settings.leaderboard_channel_id if settings else None
+    if board and board != row.channel_id:  # a copy for the results channel, pinging nobody
+        quiet = outbox.telling(replace(news, ping=()).to_payload(), ended_by, what)
+        posts.append(loaded.channel(FINAL, quiet, channel_id=board))
+    await outbox.queue(session, *posts)
 
 
 # --- the lobby --------------------------------------------------------------------------------------------

@@ -811,4 +811,5 @@ async def claim_done(closed: ClaimClosed, ctx: Delivery) -> Outgoing:
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     chunks = split_messages(final_lines(news))
     return Outgoing(content=chunks[0], continued=chunks[1:],
-                    view=await event_view(ctx.bot, ctx.message.guild_id, four_two_one.KIND, news.league_id))
+                    view=await event_view(ctx.bot, ctx.message.guild_id, four_two_one.KIND, news.league_id),
+                    allowed_mentions=limits.ping(*news.ping) if news.ping else None)  # the winner, in its channel

@@ -409,8 +409,14 @@ async def test_take_apart_set_addition_and_the_winner_on_the_leaderboard(db):
         rows = {r.user_id: r for r in (await session.execute(select(EventResult))).scalars()}
     assert rows[w].placement == 1 and rows[w].score == 22 and rows[w].format == "421"
     assert rows[loser].placement == 2 and rows[loser].points == 1
-    [posted] = await queued(db, league_service.FINAL)
-    assert posted.channel_id == BOARD
+    # The final standings in the league's channel, its winner pinged, and a quiet copy in the results channel;
+    # the end is not also a line of the channel's news.
+    here, board = await queued(db, league_service.FINAL)
+    assert (here.channel_id, board.channel_id) == (CHANNEL, BOARD)
+    assert league_service.Announcement.from_payload(here.payload).ping == (w,)
+    assert league_service.Announcement.from_payload(board.payload).ping == ()
+    assert not any(isinstance(e, engine.LeagueWon) for m in await queued(db, league_service.ANNOUNCE)
+                   for e in league_service.Announcement.from_payload(m.payload).events)
     with pytest.raises(UserError, match="over"):
         await league_service.report(db, league.id, player(w), result="won")
 
