@@ -147,17 +147,23 @@ async def _turn(t: VortexDriver, fake, counted: Counted, state, message: dict, p
     await t.check()
 
 
+async def _two_player_game(t: VortexDriver, fake, world) -> tuple[dict, list[int]]:
+    """A game of two players begun (the cube added, the lobby joined): its lobby and its players."""
+    await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
+                     options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
+    lobby = await t.start(cube="Table", seed=SEED)
+    players = world.players[:2]
+    await t.join_all(players)
+    await t.lobby(lobby, world.admin, "begin")
+    return lobby, players
+
+
 async def test_a_cancelled_game_leaves_no_live_button(fake, bot, world):
     """Cancelled in play: the turn's message loses its buttons, no DM keeps a live pick button, and
     nothing is posted but the cancellation."""
     t = VortexDriver(fake, world, bot.database_url)
     try:
-        await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
-                         options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
-        lobby = await t.start(cube="Table", seed=SEED)
-        players = world.players[:2]
-        await t.join_all(players)
-        await t.lobby(lobby, world.admin, "begin")
+        lobby, players = await _two_player_game(t, fake, world)
         while (await t.state()).phase == engine.OPENING:
             await t.pick_pending()
         for user in players:
@@ -183,12 +189,7 @@ async def test_a_game_cancelled_before_play_says_so_in_its_opening_message(fake,
     button, and the channel hears the cancellation once."""
     t = VortexDriver(fake, world, bot.database_url)
     try:
-        await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
-                         options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
-        lobby = await t.start(cube="Table", seed=SEED)
-        players = world.players[:2]
-        await t.join_all(players)
-        await t.lobby(lobby, world.admin, "begin")
+        _, players = await _two_player_game(t, fake, world)
         opening = await t.wait_channel("has begun. Turn order:")
         await t.pick_pending()
         if when == "basics":

@@ -42,7 +42,7 @@ from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural, plural_word
-from bot.web.buttons import event_view
+from bot.web.buttons import event_view, view_of
 
 MAX_CONTENT = 1900
 POOL_ROWS = 40
@@ -771,12 +771,7 @@ def announcement_view(news: Announcement) -> discord.ui.View | None:
             items.append(choose_button(news.league_id))
         else:
             items.append(TakeApartSelect.make(news.league_id, news.take_apart))
-    if not items:
-        return None
-    view = discord.ui.View(timeout=None)
-    for item in items:
-        view.add_item(item)
-    return view
+    return view_of(items)
 
 
 @renders(four_two_one.ANNOUNCE, Announcement)
