@@ -38,7 +38,7 @@ async def phase_over(over: PhaseOver, ctx: Delivery) -> Outgoing:
 @renders(battler.PLAY_DONE, PlayPost)
 async def play_done(post: PlayPost, ctx: Delivery) -> Outgoing | None:
     """A PLAY phase's post once the phase is over: the same text, its report buttons gone."""
-    chunks = ui.split_messages(ui.event_lines(post.news))
+    chunks = ui.split_messages([line for line in ui.event_lines(post.news) if line != ui.PLAY_HOW_TO])
     return Outgoing(content=chunks[0], edit=(post.channel_id, post.message_id)) if chunks else None
 
 

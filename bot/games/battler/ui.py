@@ -504,8 +504,12 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
                 f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
                 f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
             )
-    lines.append("Each player reports with the buttons below (or `/battler report`); their opponent confirms.")
+    lines.append(PLAY_HOW_TO)
     return lines
+
+
+# The PLAY post's how-to, which goes with its buttons once the phase is over.
+PLAY_HOW_TO = "Each player reports with the buttons below (or `/battler report`); their opponent confirms."
 
 
 def event_lines(news: Announcement) -> list[str]:

@@ -165,8 +165,8 @@ OPTION_NEWS = {
 }
 
 
-def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
-    """Who acts next, in the third person (they are the one pinged)."""
+def _pending_line(news: Announcement, e: engine.ActionPending, live: bool = True) -> str:
+    """Who acts next, in the third person (they are the one pinged); `live`: the post still has its button."""
     who = mention(news.user_of(e.seat))
     if e.kind == engine.BUILD:
         deck = f"deck #{e.deck_id}" if e.deck_id is not None else "a new deck"
@@ -177,18 +177,20 @@ def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
     if e.kind == engine.TAKE_APART:
         return (f"🔨 A new deck would be one too many: {who} first takes apart two decks nobody is using "
                 "(the menu below, or `/421 takeapart`).")
-    return (f"❓ {who} lost Match {e.match} and chooses next with the button below (or `/421 choose`): A alter · "
-            "B new deck · C claim a set-aside deck · D the winner rebuilds.")
+    how = " with the button below (or `/421 choose`)" if live else ""
+    return (f"❓ {who} lost Match {e.match} and chooses next{how}: A alter · B new deck · C claim a set-aside deck · "
+            "D the winner rebuilds.")
 
 
-def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
+def _round_lines(news: Announcement, e: engine.RoundStarted, live: bool = True) -> list[str]:
     lines = [f"📣 **{league_name(news.league_id)} · round {e.round}**"]
     lines += [f"Match {label}: {mention(news.user_of(a))} vs {mention(news.user_of(b))}" for label, a, b in e.matches]
     if e.bye is not None:
         lines.append(f"🛌 {mention(news.user_of(e.bye))} sits out this round: +2 (a bye) once the results are in; "
                      "nobody may claim their deck or take cards from it.")
-    lines.append("Each player reports their match with the buttons below (or `/421 report`); the opponent "
-                 "confirms. The loser then chooses A–D here too.")
+    if live:  # the how-to goes with the buttons, once the round is over
+        lines.append("Each player reports their match with the buttons below (or `/421 report`); the opponent "
+                     "confirms. The loser then chooses A–D here too.")
     return lines
 
 
@@ -214,15 +216,16 @@ def _result_line(news: Announcement, e: engine.MatchReported) -> str:
     return line + _decided_words(news.decided) if news.decided is not None else line
 
 
-def event_lines(news: Announcement) -> list[str]:
+def event_lines(news: Announcement, *, live: bool = True) -> list[str]:
+    """The lines of an announcement; `live`: as posted, with its buttons (else as shown once they went)."""
     u = news.user_of
     lines: list[str] = []
     for e in news.events:
         match e:
             case engine.ActionPending():
-                lines.append(_pending_line(news, e))
+                lines.append(_pending_line(news, e, live))
             case engine.RoundStarted():
-                lines += _round_lines(news, e)
+                lines += _round_lines(news, e, live)
             case engine.MatchReported():
                 lines.append(_result_line(news, e))
             case engine.ScoreChanged():
@@ -789,7 +792,7 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
 async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
     """An announcement whose menu or buttons are done with (decks taken apart, the option chosen, the
     round or the league over): the same text without them."""
-    chunks = split_messages(event_lines(shown.news))
+    chunks = split_messages(event_lines(shown.news, live=False))
     if not chunks:
         return None
     return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))

@@ -374,7 +374,10 @@ async def test_a_finished_step_leaves_no_live_buttons_or_menus():
     assert original.view is not None  # the menu rides on the announcement
     shown = service.ShownMenu(5, 99, posted)
     edit = await render(service.MENU_DONE, json.loads(json.dumps(shown.to_payload())))
-    assert edit.edit == (5, 99) and edit.view is None and edit.content == original.content and not edit.continued
+    assert edit.edit == (5, 99) and edit.view is None and not edit.continued
+    # The same news; the round's how-to ("the buttons below") goes with the buttons.
+    assert edit.content == "\n".join(line for line in original.content.splitlines() if "buttons below" not in line)
+    assert "buttons below" in original.content
     claim = Claim(7, 3, 2, "A", 100, 101, 100)
     head = "421 league #7, round 2, Match A"
     for how, by, words in (("confirm", 101, f"✅ {head}: **<@100> won**, confirmed by <@101>."),
