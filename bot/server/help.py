@@ -21,6 +21,7 @@ from bot.kit import limits
 from bot.kit.client import KitBot
 from bot.kit.formats import RULES_HOME, FormatHelp
 from bot.web import access
+from bot.web.rules import PREFIX as RULES_PREFIX
 from bot.web.rules import rules_path
 
 log = logging.getLogger(__name__)
@@ -68,14 +69,15 @@ def rules_link(rules_url: str | None, page: str = RULES_HOME, site: str | None =
     site while it is on (`site`: the site's address), else a link where RULES_URL says they are read,
     else their place in the bot's repository, named."""
     name = page.removeprefix(RULES_HOME)
-    if site is not None and name:
-        return f"[{name.removesuffix('.md')} on the web]({site}{rules_path(name.removesuffix('.md'))})"
+    if site is not None:
+        return (f"[{name.removesuffix('.md')} on the web]({site}{rules_path(name.removesuffix('.md'))})" if name
+                else f"[every format]({site}{RULES_PREFIX})")
     if rules_url is None:
         return f"`{page}` in the bot's repository"
     return f"[{name or 'every format'}]({rules_url}{name})"
 
 
-def overview_embed(rules_url: str | None = None) -> discord.Embed:
+def overview_embed(rules_url: str | None = None, site: str | None = None) -> discord.Embed:
     embed = discord.Embed(title="MTG async formats bot: help", description=WHAT_IT_RUNS, colour=COLOUR)
     embed.add_field(name="Start a format", inline=False,
                     value="\n".join(f"**{entry.name}:** {entry.start.split(': ')[0]}" for entry in entries()))
@@ -83,8 +85,10 @@ def overview_embed(rules_url: str | None = None) -> discord.Embed:
                     value="`/config set organizer_role` who runs events · `/config set leaderboard_channel` where "
                           "results go · `/config set pictures` · `/config show` checks it all")
     embed.add_field(name="Also", inline=False,
-                    value=f"`/help format` a format's steps · full rules: {rules_link(rules_url)} · `/cube list` · "
-                          "`/leaderboard` · `/clock start` · `/about`")
+                    value=f"`/help format` a format's steps · full rules: {rules_link(rules_url, site=site)} · "
+                          "`/cube list` · `/leaderboard` · `/clock start` · `/about`")
+    if site is not None and limits.embed_size(embed) > PAGE_LIMIT:  # an address too long for the page
+        return overview_embed(rules_url)
     return embed
 
 
@@ -102,7 +106,7 @@ def format_embed(entry: FormatHelp, rules_url: str | None = None, site: str | No
 
 def pages(rules_url: str | None = None, site: str | None = None) -> list[discord.Embed]:
     """Every help page (the overview, then each format's): what a test measures against the limits."""
-    return [overview_embed(rules_url), *(format_embed(entry, rules_url, site) for entry in entries())]
+    return [overview_embed(rules_url, site), *(format_embed(entry, rules_url, site) for entry in entries())]
 
 
 async def site_of(bot: KitBot, guild_id: int | None) -> str | None:
@@ -129,9 +133,8 @@ class Help(commands.Cog):
     @app_commands.describe(format="A format: its steps from start to end, and its rules in short.")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def help(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
-        rules_url = self.bot.settings.rules_url
-        embed = overview_embed(rules_url) if format is None else format_embed(
-            BY_KEY[format.value], rules_url, await site_of(self.bot, interaction.guild_id))
+        rules_url, site = self.bot.settings.rules_url, await site_of(self.bot, interaction.guild_id)
+        embed = overview_embed(rules_url, site) if format is None else format_embed(BY_KEY[format.value], rules_url, site)
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @commands.Cog.listener()

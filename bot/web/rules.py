@@ -1,5 +1,5 @@
 """The full rules of each format on the site: `/rules/<format>` shows `docs/rules/<format>.md` (the
-page `/help format:` links to while the server's site is on) as a simple page.
+page `/help format:` links to while the server's site is on) as a simple page; `/rules` lists them.
 
 The rules are the same for every server, so the page is not under a server's address; only the
 formats the bot runs are served (`bot.games`' help keys), read once. The Markdown those files use is
@@ -135,12 +135,22 @@ class RulesPages:
 
     def __init__(self, renderer, directory: Path = RULES_DIR) -> None:
         self.renderer = renderer
-        keys = frozenset(fmt.help.key for fmt in bot.games.formats() if fmt.help is not None)
+        self.order = [fmt.help.key for fmt in bot.games.formats() if fmt.help is not None]
+        keys = frozenset(self.order)
         self.pages = {key: render(path.read_text(encoding="utf-8"), keys)
-                      for key in sorted(keys) if (path := directory / f"{key}.md").is_file()}
+                      for key in self.order if (path := directory / f"{key}.md").is_file()}
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        router.add_get(PREFIX, self.index)
         router.add_get(f"{PREFIX}/{{key:[a-z0-9_-]{{1,32}}}}", self.page)
+
+    async def index(self, request: web.Request) -> web.Response:
+        """Every format's rules page, in the formats' order."""
+        body = "<ul>" + "".join(f'<li><a href="{rules_path(key)}">{html.escape(self.pages[key].title)}</a></li>'
+                                for key in self.order if key in self.pages) + "</ul>"
+        response = self.renderer.page("rules.html", title="The rules of every format", body=body, site=None)
+        response.headers["Cache-Control"] = CACHE
+        return response
 
     async def page(self, request: web.Request) -> web.Response:
         found = self.pages.get(request.match_info["key"])

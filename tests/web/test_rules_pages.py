@@ -27,6 +27,9 @@ async def test_every_formats_rules_page_is_served_from_its_file(db):
         assert '<a href="/rules/goldfish' in draft or '<a href="/rules/goldfish"' in draft
         response = await client.get(rules.rules_path("421"))
         assert response.headers["Cache-Control"] == rules.CACHE
+        index = await page(client, rules.PREFIX)  # every format's page, in the formats' order
+        links = re.findall(r'<a href="/rules/([a-z0-9]+)">', index)
+        assert links == [entry.key for entry in help.entries()] and "421: the rules" in visible(index)
         for missing in ("/rules/chess", "/rules/README", "/rules/../README.md", "/rules/421.md"):
             assert (await client.get(missing)).status == 404, missing
 
