@@ -10,6 +10,8 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY bot ./bot
 COPY migrations ./migrations
 COPY cubes ./cubes
+# The full rules, served by the web site at /rules/<format> (bot/web/rules.py).
+COPY docs/rules ./docs/rules
 RUN pip install -e . \
     && useradd --create-home --uid 10001 botuser \
     && mkdir -p /app/data \

@@ -3,8 +3,8 @@ server gets when the bot joins it.
 
 Every text about a format is in its own declaration (`help=FormatHelp(...)` of the `FORMAT` in
 `bot/games/<package>/__init__.py`): the overview's one line, the flow of `/help format:`, its other
-commands and its rules page in the repository's `docs/rules/`, linked where `RULES_URL` says that
-folder is read. Every page fits a phone's screen: at most `PAGE_LIMIT` characters (a test measures
+commands and its rules page in the repository's `docs/rules/`: linked on the server's web site while
+it is on (`/rules/<format>`, `bot.web.rules`), else where `RULES_URL` says that folder is read. Every page fits a phone's screen: at most `PAGE_LIMIT` characters (a test measures
 them). `/about` lists the formats from them too.
 """
 
@@ -17,8 +17,12 @@ from discord import app_commands
 from discord.ext import commands
 
 import bot.games
+from bot.kit import limits
 from bot.kit.client import KitBot
 from bot.kit.formats import RULES_HOME, FormatHelp
+from bot.web import access
+from bot.web.rules import PREFIX as RULES_PREFIX
+from bot.web.rules import rules_path
 
 log = logging.getLogger(__name__)
 
@@ -65,15 +69,20 @@ def format_names() -> str:
     return ", ".join(entry.name for entry in entries())
 
 
-def rules_link(rules_url: str | None, page: str = RULES_HOME) -> str:
-    """The full rules (`page`: a format's, or the folder of them): a link where RULES_URL says they are
-    read, else their place in the bot's repository, named."""
+def rules_link(rules_url: str | None, page: str = RULES_HOME, site: str | None = None) -> str:
+    """The full rules (`page`: a format's, or the folder of them): a format's page on the server's web
+    site while it is on (`site`: the site's address), else a link where RULES_URL says they are read,
+    else their place in the bot's repository, named."""
+    name = page.removeprefix(RULES_HOME)
+    if site is not None:
+        return (f"[{name.removesuffix('.md')} on the web]({site}{rules_path(name.removesuffix('.md'))})" if name
+                else f"[every format]({site}{RULES_PREFIX})")
     if rules_url is None:
         return f"`{page}` in the bot's repository"
-    return f"[{page.removeprefix(RULES_HOME) or 'every format'}]({rules_url}{page.removeprefix(RULES_HOME)})"
+    return f"[{name or 'every format'}]({rules_url}{name})"
 
 
-def overview_embed(rules_url: str | None = None) -> discord.Embed:
+def overview_embed(rules_url: str | None = None, site: str | None = None) -> discord.Embed:
     embed = discord.Embed(title="MTG async formats bot: help", description=WHAT_IT_RUNS, colour=COLOUR)
     embed.add_field(name="Start a format", inline=False,
                     value="\n".join(f"**{entry.name}:** {entry.start.split(': ')[0]}" for entry in entries()))
@@ -81,22 +90,36 @@ def overview_embed(rules_url: str | None = None) -> discord.Embed:
                     value="`/config set organizer_role` who runs events · `/config set leaderboard_channel` where "
                           "results go · `/config set pictures` · `/config show` checks it all")
     embed.add_field(name="Also", inline=False,
-                    value=f"`/help format` a format's steps · full rules: {rules_link(rules_url)} · `/cube list` · "
-                          "`/leaderboard` · `/clock start` · `/about`")
+                    value=f"`/help format` a format's steps · full rules: {rules_link(rules_url, site=site)} · "
+                          "`/cube list` · `/leaderboard` · `/clock start` · `/about`")
+    if site is not None and limits.embed_size(embed) > PAGE_LIMIT:  # an address too long for the page
+        return overview_embed(rules_url)
     return embed
 
 
-def format_embed(entry: FormatHelp, rules_url: str | None = None) -> discord.Embed:
+def format_embed(entry: FormatHelp, rules_url: str | None = None, site: str | None = None) -> discord.Embed:
+    """A format's page; its rules on the server's web `site` while it is on (unless so long an address
+    would not fit the page: then as without a site)."""
     embed = discord.Embed(title=f"{entry.name}: help", description=entry.about, colour=COLOUR)
     embed.add_field(name="How it goes", value="\n".join(entry.flow), inline=False)
-    embed.add_field(name="Also", value=f"{entry.more}\n**Full rules:** {rules_link(rules_url, entry.rules_page)}",
+    embed.add_field(name="Also", value=f"{entry.more}\n**Full rules:** {rules_link(rules_url, entry.rules_page, site)}",
                     inline=False)
+    if site is not None and limits.embed_size(embed) > PAGE_LIMIT:
+        return format_embed(entry, rules_url)
     return embed
 
 
-def pages(rules_url: str | None = None) -> list[discord.Embed]:
+def pages(rules_url: str | None = None, site: str | None = None) -> list[discord.Embed]:
     """Every help page (the overview, then each format's): what a test measures against the limits."""
-    return [overview_embed(rules_url), *(format_embed(entry, rules_url) for entry in entries())]
+    return [overview_embed(rules_url, site), *(format_embed(entry, rules_url, site) for entry in entries())]
+
+
+async def site_of(bot: KitBot, guild_id: int | None) -> str | None:
+    """The address of the server's web site while it is on (None in DMs, or with no site)."""
+    if guild_id is None or bot.settings.web_base_url is None:
+        return None
+    site = await access.site_of(bot.db, guild_id)
+    return None if site is None else bot.settings.web_base_url
 
 
 def may_greet(channel: discord.abc.GuildChannel | None, me: discord.Member | None) -> bool:
@@ -115,8 +138,8 @@ class Help(commands.Cog):
     @app_commands.describe(format="A format: its steps from start to end, and its rules in short.")
     @app_commands.choices(format=FORMAT_CHOICES)
     async def help(self, interaction: discord.Interaction, format: app_commands.Choice[str] | None = None) -> None:
-        rules_url = self.bot.settings.rules_url
-        embed = overview_embed(rules_url) if format is None else format_embed(BY_KEY[format.value], rules_url)
+        rules_url, site = self.bot.settings.rules_url, await site_of(self.bot, interaction.guild_id)
+        embed = overview_embed(rules_url, site) if format is None else format_embed(BY_KEY[format.value], rules_url, site)
         await interaction.response.send_message(embed=embed, ephemeral=True)
 
     @commands.Cog.listener()

@@ -21,7 +21,7 @@ from bot.kit.text import plural
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.outage import is_database_outage
-from bot.web import guard, pages, params, registry
+from bot.web import guard, pages, params, registry, rules
 from bot.web.cards import card_html
 from bot.web.page_cache import Computed, PageCache
 
@@ -167,6 +167,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
     app.router.add_get("/favicon.ico", static.serve)
     app.router.add_get("/healthz", _healthz)
     site_pages.add_routes(app.router)
+    rules.RulesPages(renderer).add_routes(app.router)
     return app
 
 

@@ -14,7 +14,7 @@ message never carries a link that leads nowhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import discord
@@ -71,8 +71,8 @@ async def event_view(host: Host, guild_id: int | None, kind: str, event_id: int)
     return view_of(await event_links(host, guild_id, kind, event_id))
 
 
-def view_of(buttons: list[discord.ui.Button]) -> discord.ui.View | None:
-    """A view holding `buttons`, or None when there is none."""
+def view_of(buttons: Sequence[discord.ui.Item]) -> discord.ui.View | None:
+    """A view holding `buttons` (or any items), or None when there is none."""
     if not buttons:
         return None
     view = discord.ui.View(timeout=None)

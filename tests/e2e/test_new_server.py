@@ -174,10 +174,11 @@ async def _help(fake, club: Club) -> None:
     for key, commands in {"goldfish": ["/goldfish report", "/goldfish status", "/goldfish end", "/goldfish cancel"],
                           "turnabout": ["/turnabout join", "/turnabout pair", "/turnabout report",
                                         "/turnabout status", "/turnabout end"],
-                          "421": ["/421 build", "/421 report", "/421 status", "/421 end"],
+                          "421": ["/421 build", "the round post's buttons", "**Lost? Choose A–D**", "/421 status",
+                                  "/421 end"],
                           "vortex": ["**Draw**", "**Pass**", "**Play a card**", "/vortex draw", "/vortex life",
                                      "/vortex status", "/vortex end"],
-                          "battler": ["/battler report", "/battler status", "/battler cancel"]}.items():
+                          "battler": ["the PLAY post's buttons", "/battler status", "/battler cancel"]}.items():
         text = (await slash(fake, club, club.world.member, "help", format=key)).content
         for command in commands:
             assert command in text, (key, command)

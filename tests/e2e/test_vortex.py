@@ -250,7 +250,7 @@ async def _second_turn(t: VortexDriver, fake) -> None:
     assert drawn.ephemeral and "pick 1 of 1" in drawn.content
     state = await t.check()
     assert len(t.player(state, b).pack) == pack  # the empty shoe refills nothing
-    await t.wait_channel(f"<@{b}> draws 1: 1 pick from their pack, by DM; the shoe is empty: the pack was not refilled")
+    await t.wait_channel(f"<@{b}> draws 1 card: a pick from their pack, by DM; the shoe is empty: the pack was not refilled")
     await t.pick(b)
     await t.check()
     await _zones_and_life(t, fake, b)

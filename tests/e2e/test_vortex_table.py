@@ -147,17 +147,23 @@ async def _turn(t: VortexDriver, fake, counted: Counted, state, message: dict, p
     await t.check()
 
 
+async def _two_player_game(t: VortexDriver, fake, world) -> tuple[dict, list[int]]:
+    """A game of two players begun (the cube added, the lobby joined): its lobby and its players."""
+    await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
+                     options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
+    lobby = await t.start(cube="Table", seed=SEED)
+    players = world.players[:2]
+    await t.join_all(players)
+    await t.lobby(lobby, world.admin, "begin")
+    return lobby, players
+
+
 async def test_a_cancelled_game_leaves_no_live_button(fake, bot, world):
     """Cancelled in play: the turn's message loses its buttons, no DM keeps a live pick button, and
     nothing is posted but the cancellation."""
     t = VortexDriver(fake, world, bot.database_url)
     try:
-        await fake.slash(world.admin, "cube add", guild_id=world.guild, channel_id=world.channel,
-                         options={"name": "Table"}, attachments={"file": ("table.txt", CUBE_FILE)})
-        lobby = await t.start(cube="Table", seed=SEED)
-        players = world.players[:2]
-        await t.join_all(players)
-        await t.lobby(lobby, world.admin, "begin")
+        lobby, players = await _two_player_game(t, fake, world)
         while (await t.state()).phase == engine.OPENING:
             await t.pick_pending()
         for user in players:
@@ -170,5 +176,40 @@ async def test_a_cancelled_game_leaves_no_live_button(fake, bot, world):
         await t.wait_channel("was cancelled by an organizer")
         assert len(fake.messages(world.channel)) == posts + 1  # the kit's cancellation, and nothing else
         assert not any(components(m, ui.PickButton) for user in players for m in fake.dms(user))
+        lobby_now = fake.message(lobby["id"])
+        assert lobby_now["content"] == "Vortex #1 was cancelled." and not lobby_now.get("components")
+    finally:
+        await t.close()
+
+
+@pytest.mark.parametrize("when", ["opening", "basics"])
+async def test_a_game_cancelled_before_play_says_so_in_its_opening_message(fake, bot, world, when):
+    """Issue 35 item 4: cancelled in the opening turns or while the basic lands are chosen, the
+    opening's message says so (no "picks in their DM" left above a dead game), no DM keeps a live
+    button, and the channel hears the cancellation once."""
+    t = VortexDriver(fake, world, bot.database_url)
+    try:
+        _, players = await _two_player_game(t, fake, world)
+        opening = await t.wait_channel("has begun. Turn order:")
+        await t.pick_pending()
+        if when == "basics":
+            while (await t.state()).phase == engine.OPENING:
+                await t.pick_pending()
+            await t.choose_basics(players[0], ["Island", "Island", "Forest"])
+            await fake.wait_for(lambda: "(1/2 done)" in fake.message(opening["id"])["content"], what="basics 1/2")
+        else:
+            await fake.wait_for(lambda: "picks in their DM" in fake.message(opening["id"])["content"],
+                                what="the opening's next picker")
+        posts = len(fake.messages(world.channel))
+        await t.confirmed_command(world.admin, "cancel")
+        await t.wait_channel("was cancelled by an organizer")
+        shown = await fake.wait_for(lambda: "cancelled" in fake.message(opening["id"])["content"]
+                                    and fake.message(opening["id"]), what="the opening redrawn as cancelled")
+        assert "picks in their DM" not in shown["content"] and "done)" not in shown["content"], shown["content"]
+        assert not shown.get("components")
+        assert len(fake.messages(world.channel)) == posts + 1
+        live = [m for user in players for m in fake.dms(user)
+                if components(m, ui.PickButton) or components(m, ui.LandButton)]
+        assert live == [], [embed_text(m) for m in live]
     finally:
         await t.close()

@@ -128,3 +128,21 @@ async def test_pages_turned_on_without_a_site_say_so(fake, bot, world):
     link = await run(fake, world, world.member, "web link")
     assert link.ephemeral and "has not set up its web site" in link.content and link_of(link) is None
     assert link_of(await run(fake, world, world.member, "leaderboard")) is None
+
+
+async def test_help_links_each_formats_rules_on_the_servers_site_while_it_is_on(fake, bot, world, bot_env):
+    """Issue 35 item 10: `/help format:` links the full rules on the server's site while it is on (the
+    page is served there), and as configured without a site (here: the repository's file, named)."""
+    def rules_of(result) -> str:
+        return str(result.message["embeds"][0]["fields"][-1]["value"])
+
+    before = await run(fake, world, world.member, "help", format="421")
+    assert "`docs/rules/421.md` in the bot's repository" in rules_of(before)
+    await run(fake, world, world.admin, "config set", web="on")
+    shown = await run(fake, world, world.member, "help", format="421")
+    url = f"{bot_env['WEB_PUBLIC_URL']}/rules/421"
+    assert f"[421 on the web]({url})" in rules_of(shown), rules_of(shown)
+    code, html = await get(url)
+    assert code == 200 and "<h1>421: the rules</h1>" in html
+    in_dms = await fake.slash(world.member, "help", options={"format": "421"})  # no server, no site
+    assert "docs/rules/421.md" in rules_of(in_dms)

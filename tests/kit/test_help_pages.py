@@ -73,3 +73,19 @@ def test_every_format_has_its_rules_page_for_players_and_the_readme_links_it():
         page = root / entry.rules_page
         assert page.is_file(), entry.rules_page
         assert f"({entry.rules_page})" in readme, entry.rules_page
+
+
+def test_a_servers_web_site_links_each_formats_rules_page_when_it_fits():
+    """Issue 35 item 10: while the server's site is on, a format's page links its rules there."""
+    site = "https://mtg.example.org"
+    overview, *formats = help.pages(LONGEST_RULES_URL, site)
+    assert f"[every format]({site}/rules)" in overview.fields[-1].value
+    for page, entry in zip(formats, help.entries(), strict=True):
+        assert limits.embed_size(page) <= help.PAGE_LIMIT
+        assert f"]({site}/rules/{entry.key})" in page.fields[-1].value, page.fields[-1].value
+    far = "https://" + "x" * 300 + ".example.org"  # an address too long for a page: the rules as without a site
+    overview, *formats = help.pages(None, far)
+    assert "`docs/rules/` in the bot's repository" in overview.fields[-1].value
+    for page, entry in zip(formats, help.entries(), strict=True):
+        assert limits.embed_size(page) <= help.PAGE_LIMIT
+        assert f"`docs/rules/{entry.key}.md` in the bot's repository" in page.fields[-1].value

@@ -11,12 +11,12 @@ from bot.cards.parse import MAX_BYTES, CubeFormatError, parse_cube_bytes
 from bot.cards.scryfall import card_link_markdown
 from bot.features.cubes import service as cubes
 from bot.features.cubes.ui import cube_autocomplete, resolution_report
-from bot.kit import card_data
+from bot.kit import card_data, lookups
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, require_guild
 from bot.kit.errors import UserError
-from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
+from bot.kit.paginate import Page, register_renderer, slice_page
 from bot.kit.text import escape
 
 CARDS_PER_PAGE = 30
@@ -45,7 +45,8 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         return Page(embed, page, pages)
 
     @app_commands.command(name="list", description="List the cubes this server can use.")
-    async def list_(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=lookups.POST)
+    async def list_(self, interaction: discord.Interaction, post: bool = False) -> None:
         summaries = await cubes.list_cubes(self.bot.db, require_guild(interaction))
         embed = discord.Embed(title="Cubes", colour=discord.Colour.dark_green())
         for summary in summaries[:25]:
@@ -53,16 +54,16 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
             embed.add_field(name=summary.name, value=f"{summary.size} cards · {origin}", inline=False)
         if len(summaries) > 25:
             embed.set_footer(text=f"…and {len(summaries) - 25} more: type in any cube option to search.")
-        await interaction.response.send_message(embed=embed, ephemeral=True)
+        await lookups.answer(interaction, post=post, embed=embed)
 
     @app_commands.command(name="show", description="Show a cube's size, source and card list.")
-    @app_commands.describe(name="The cube to show.", page="Page of the card list to open (default 1).")
+    @app_commands.describe(name="The cube to show.", page="Page of the card list to open (default 1).", post=lookups.POST)
     @app_commands.autocomplete(name=cube_autocomplete)
     async def show(
-        self, interaction: discord.Interaction, name: str, page: app_commands.Range[int, 1, 500] = 1
+        self, interaction: discord.Interaction, name: str, page: app_commands.Range[int, 1, 500] = 1, post: bool = False
     ) -> None:
         cube = await cubes.get_cube(self.bot.db, require_guild(interaction), name)
-        await send_paginated(interaction, "cube", cube.ref, ephemeral=True, page=page - 1)
+        await lookups.answer_pages(interaction, "cube", cube.ref, post=post, page=page - 1)
 
     @app_commands.command(name="add", description="Add a cube from an uploaded list or a CubeCobra id (organizers).")
     @app_commands.describe(

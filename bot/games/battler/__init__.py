@@ -16,7 +16,7 @@ FORMAT = Format(
     claims=(ui.ANSWERING, ui.DECIDING),
     forms=(ui.SHIFT_FORM, ui.TREASURES_FORM, ui.PLAY_REPORT_FORM),
     outbox_kinds=(service.PROMPT, service.ANNOUNCE, service.DISPUTE, service.FINAL, service.DMS_CLOSED,
-                  service.PHASE_OVER),
+                  service.PHASE_OVER, service.PLAY_DONE),
     deadline_kinds=(service.RECOVER,),
     renderers=messages.RENDERERS,
     deadlines=service.DEADLINES,
@@ -32,8 +32,8 @@ FORMAT = Format(
             "**Start:** `/battler start cube` (an organizer): poison, carousel and treasure options.",
             "**Join:** `/battler join` or the Join button; `/battler leave`.",
             "**Begin:** `/battler begin` (an even number of players); pick 2 basic lands by DM.",
-            "**Play:** play the paired mini-game and `/battler report` your treasures left; the opponent "
-            "confirms or disputes.",
+            "**Play:** play the paired mini-game; report it (and your treasures left) with the PLAY post's "
+            "buttons; the opponent confirms.",
             "**Draft:** each draft comes by DM: trade, re-roll, buy basics, then Done.",
             "**End:** the last player left wins. `/battler cancel` (organizer; asks first) records nothing.",
         ),

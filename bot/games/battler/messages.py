@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.games.battler import rules as engine
 from bot.games.battler import service as battler
 from bot.games.battler import ui
-from bot.games.battler.service import Announcement, Dispute, PhaseOver, PrivatePrompt
+from bot.games.battler.service import Announcement, Dispute, PhaseOver, PlayPost, PrivatePrompt
 from bot.kit import claims_ui, limits
 from bot.kit.claims import Call
 from bot.kit.delivery import Delivery, Outgoing, Renderers
@@ -34,6 +34,13 @@ async def prompt(prompt: PrivatePrompt, ctx: Delivery) -> Outgoing | None:
 async def phase_over(over: PhaseOver, ctx: Delivery) -> Outgoing:
     """A DM of a phase that has ended says so, its buttons gone (edited in place: no notification)."""
     return Outgoing(embeds=[ui.phase_over_embed(over)], view=None, edit=(over.channel_id, over.message_id))
+
+
+@RENDERERS.renders(battler.PLAY_DONE, PlayPost)
+async def play_done(post: PlayPost, ctx: Delivery) -> Outgoing | None:
+    """A PLAY phase's post once the phase is over: the same text, its report buttons gone."""
+    chunks = ui.split_messages([line for line in ui.event_lines(post.news) if line != ui.PLAY_HOW_TO])
+    return Outgoing(content=chunks[0], edit=(post.channel_id, post.message_id)) if chunks else None
 
 
 @RENDERERS.renders(battler.ANNOUNCE, Announcement)

@@ -66,6 +66,9 @@ DISPUTE = "battler.dispute"  # the organizer decides a disputed report (payload:
 FINAL = "battler.final"  # the final standings, read from the game when sent (payload: TableRef)
 ENDED = "battler.ended"  # cancelled by an organizer without a winner (payload: TableRef)
 PHASE_OVER = "battler.phase_over"  # a DM of a phase that ended, edited to say so (payload: PhaseOver)
+PLAY_DONE = "battler.play_done"  # a PLAY phase's post once the phase is over: its buttons gone (payload: PlayPost)
+PLAY_POST = "play"  # the key (`bot.kit.shown`) of the PLAY phase's post, whose buttons report its games
+CANCELLED = "cancelled"  # what a DM says the game is in once an organizer cancelled it (`PhaseOver.phase`)
 DMS_CLOSED = "battler.dms_closed"  # in the channel: "I can't DM you your choices" (payload: DmsClosed)
 RECOVER = "battler.recover"  # deadline: queue what a game owes that no message shows (after upgrades)
 # Events players hear about in the channel (the rest is private or bookkeeping).
@@ -148,6 +151,16 @@ class Announcement(Payload):
 
     def user_of(self, seat: int) -> int:
         return self.users[seat]
+
+
+@dataclass(frozen=True)
+class PlayPost(Payload):
+    """A PLAY phase's post (`channel_id`, `message_id`) as it was sent, to show it again without its
+    report buttons once the phase is over."""
+
+    channel_id: int
+    message_id: int
+    news: Announcement
 
 
 @dataclass(frozen=True)
@@ -357,12 +370,27 @@ def _called(state: engine.BattlerState, events: list[engine.Event]) -> tuple[int
     return tuple(dict.fromkeys(state.players[seat].user_id for seat in seats))
 
 
-def _phase_over(loaded: Loaded, dm: shown.Shown) -> outbox.Message:
+def _phase_over(loaded: Loaded, dm: shown.Shown, phase: str | None = None) -> outbox.Message:
+    """The edit of a message whose phase is over: a player's DM says so (`phase`: what the game is
+    in now, its phase by default, or "cancelled"), the PLAY post loses its report buttons."""
     row, state = loaded.row, loaded.state
     assert state is not None
+    if dm.key == PLAY_POST:
+        post = PlayPost(dm.channel_id, dm.message_id, Announcement.from_payload(dm.payload or {}))
+        return outbox.Message(PLAY_DONE, post.to_payload(), channel_id=dm.channel_id, guild_id=row.guild_id)
     user_id = int(dm.key.rsplit(".", 1)[1])
-    payload = PhaseOver(row.id, row.channel_id, dm.channel_id, dm.message_id, state.phase)
+    payload = PhaseOver(row.id, row.channel_id, dm.channel_id, dm.message_id, phase or state.phase)
     return outbox.Message(PHASE_OVER, payload.to_payload(), user_id=user_id, guild_id=row.guild_id)
+
+
+async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
+    """A running game cancelled: every DM with buttons says so and loses them, and so does the
+    PLAY post (the kit tells the channel: `cancel_notice`)."""
+    if not was_running:
+        return
+    loaded = GAMES.decode(seated)
+    ended = await shown.retire(session, shown.Owner(SPEC.kind, loaded.row.id))
+    await outbox.queue(session, *(_phase_over(loaded, m, CANCELLED) for m in ended))
 
 
 def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
@@ -464,7 +492,7 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
 SPEC = tables.TableSpec(
     kind="battler", noun=NOUN, title="Treasure Battler", model=BattlerGame, seat_model=BattlerPlayer, view=_view_of,
     begin=_deal, players_problem=_players_problem, statuses=STATUSES, cancel_notice=ENDED,
-    cancelled_as="cancelled by an organizer without a winner",
+    cancelled_as="cancelled by an organizer without a winner", on_cancel=_cancelled,
 )
 GAMES: documents.Documents[BattlerGame, BattlerPlayer, engine.BattlerState] = documents.Documents(
     SPEC, engine.BattlerState, refusals=engine_refusals(engine.BattlerError, engine.NotAPlayer), seat_of=engine.seat_of,
@@ -711,6 +739,32 @@ async def _dms_closed(session: AsyncSession, queued: outbox.Queued) -> None:
 
 
 outbox.on_sent(PROMPT, _record_message)
+
+
+async def _record_play_post(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
+    """A PLAY phase's post was sent: the game remembers it (`bot.kit.shown`), to take its report
+    buttons off when the phase ends; if it has ended already, at once."""
+    news = Announcement.from_payload(queued.payload)
+    if not any(isinstance(e, engine.PairingsMade) for e in news.events):
+        return
+    try:
+        loaded = await GAMES.load(session, news.game_id)
+    except UserError:  # the game is gone: nothing to keep
+        return
+    state, this = loaded.state, shown.Shown(PLAY_POST, 0, channel_id, message_id, news.to_payload())
+    playing = (loaded.row.status == STATUSES.running and state is not None and state.phase == engine.PLAY
+               and (state.stage, state.round) == (news.stage, news.round))
+    if not playing:
+        await outbox.queue(session, _phase_over(loaded, this))
+        return
+    owner = shown.Owner(SPEC.kind, loaded.id)
+    await shown.want(session, owner, PLAY_POST, loaded.bookkeeping.phase_version)
+    older = await shown.record(session, owner, PLAY_POST, loaded.bookkeeping.phase_version, channel_id, message_id,
+                               payload=this.payload)
+    await outbox.queue(session, *(_phase_over(loaded, m) for m in older if m.message_id != message_id))
+
+
+outbox.on_sent(ANNOUNCE, _record_play_post)
 outbox.on_dm_closed(PROMPT, _dms_closed, retry_at_startup=True)
 
 

@@ -454,9 +454,12 @@ def action_note(events: Sequence[engine.Event], seat: int | None = None) -> str 
 def phase_over_embed(over: PhaseOver) -> discord.Embed:
     """A DM whose phase has ended (the player had nothing left to do in it, or ran out of time)."""
     where = f"<#{over.game_channel_id}>"
-    now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
-           f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
-    lines = ["✅ That phase is over.", now]
+    if over.phase == battler.CANCELLED:
+        lines = [f"❌ The game was cancelled by an organizer: nothing was recorded (see {where})."]
+    else:
+        now = (f"The game is over: its final standings are in {where}." if over.phase == engine.OVER else
+               f"The game moved on to the **{PHASE_NAMES.get(over.phase, over.phase)}** phase: see {where}.")
+        lines = ["✅ That phase is over.", now]
     return discord.Embed(title=f"Treasure Battler #{over.game_id}", description=limits.fit_lines(lines, limits.DESCRIPTION),
                          colour=discord.Colour.green())
 
@@ -501,8 +504,12 @@ def pairing_lines(news: Announcement, pairings: Sequence[engine.Pairing]) -> lis
                 f"  🎲 D20 for {mention(u(pr.roller))}: Even = {mention(u(pr.even_seat))}, "
                 f"Odd = {mention(u(pr.odd_seat))}; rolled **{pr.d20_roll}** ({rule})."
             )
-    lines.append("Each player reports with the buttons below (or `/battler report`); their opponent confirms.")
+    lines.append(PLAY_HOW_TO)
     return lines
+
+
+# The PLAY post's how-to, which goes with its buttons once the phase is over.
+PLAY_HOW_TO = "Each player reports with the buttons below (or `/battler report`); their opponent confirms."
 
 
 def event_lines(news: Announcement) -> list[str]:

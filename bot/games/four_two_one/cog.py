@@ -12,17 +12,17 @@ from bot.features.sets import service as set_lists
 from bot.games.four_two_one import rules as engine
 from bot.games.four_two_one import service as four_two_one
 from bot.games.four_two_one import set_commands, ui
+from bot.games.four_two_one.buttons_cog import MatchButtons
 from bot.games.four_two_one.pages_cog import LeaguePages
 from bot.games.four_two_one.service import LeagueView, league_name
 from bot.games.four_two_one.set_commands import SET_PAGES, SetListCommands, add_set_commands
-from bot.kit import claims_ui, limits
+from bot.kit import claims_ui, limits, lookups
 from bot.kit.autocomplete import RESULT_CHOICES
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
-from bot.kit.lookups import POST
-from bot.kit.paginate import register_renderer, send_paginated
+from bot.kit.paginate import register_renderer
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 from bot.web.buttons import event_view
@@ -35,7 +35,7 @@ MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for lab
 LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
 
 
-class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
+class FourTwoOneCog(MatchButtons, LeaguePages, SetListCommands, TableCog):
     spec = four_two_one.SPEC
     join_hint = "join with the button or `/421 join`"
     lobby_button = ui.LobbyButton
@@ -107,30 +107,30 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
         await self.post_lobby(interaction, league)
 
     @group.command(name="pool", description="Every card of the league with its copies left (search, or all as files).")
-    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP)
-    async def pool(self, interaction: discord.Interaction,
-                   search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None, file: bool = False) -> None:
+    @app_commands.describe(search="Only cards whose name contains this.", file=ui.POOL_FILE_HELP, post=lookups.POST)
+    async def pool(self, interaction: discord.Interaction, search: app_commands.Range[str, 1, ui.MAX_SEARCH] | None = None,
+                   file: bool = False, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            await interaction.response.send_message(**ui.pool_file_message(league), ephemeral=True)
+            await lookups.answer(interaction, post=post, **ui.pool_file_message(league))
             return
-        await send_paginated(interaction, POOL_PAGES, ui.pool_key(league.id, search), ephemeral=True)
+        await lookups.answer_pages(interaction, POOL_PAGES, ui.pool_key(league.id, search), post=post)
 
     @group.command(name="decks", description="Every deck of the league, its public list and who uses it.")
-    @app_commands.describe(file="Every deck's list in one text file.")
-    async def decks(self, interaction: discord.Interaction, file: bool = False) -> None:
+    @app_commands.describe(file="Every deck's list in one text file.", post=lookups.POST)
+    async def decks(self, interaction: discord.Interaction, file: bool = False, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         if file:
-            await interaction.response.send_message(**ui.decks_file_message(league), ephemeral=True)
+            await lookups.answer(interaction, post=post, **ui.decks_file_message(league))
             return
-        await send_paginated(interaction, DECK_PAGES, str(league.id), ephemeral=True)
+        await lookups.answer_pages(interaction, DECK_PAGES, str(league.id), post=post)
 
     @group.command(name="status", description="The league now: scores, decks, the round and who must act next.")
-    @app_commands.describe(post=POST)
+    @app_commands.describe(post=lookups.POST)
     async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         league = await self.league_here(interaction, SHOWN)
         view = await event_view(self.bot, league.guild_id, four_two_one.KIND, league.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(league), view=view, ephemeral=not post)
+        await lookups.answer(interaction, post=post, embed=ui.status_embed(league), view=view)
 
     @group.command(name="build", description="Build the deck you are due to build: 60 cards from the pool.")
     @app_commands.describe(decklist=LIST_HELP)
@@ -191,7 +191,11 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
     @app_commands.guild_only()
     async def report(self, interaction: discord.Interaction, result: app_commands.Choice[str]) -> None:
         league = await self.league_here(interaction)
-        outcome = await four_two_one.report(self.db, league.id, actor_of(interaction), result=result.value)
+        await self.report_match(interaction, league.id, result.value)
+
+    async def report_match(self, interaction: discord.Interaction, league_id: int, result: str) -> None:
+        """`/421 report`'s answer, and the round post's report buttons'."""
+        outcome = await four_two_one.report(self.db, league_id, actor_of(interaction), result=result)
         claim = outcome.claim
         if claim is None:
             await interaction.response.send_message("✅ You both reported the same result: it counts.", ephemeral=True)
@@ -227,13 +231,8 @@ class FourTwoOneCog(LeaguePages, SetListCommands, TableCog):
                      deck: app_commands.Range[int, 1, ui.MAX_DECK_ID] | None = None) -> None:
         league = await self.league_here(interaction)
         if option.value == "C" and deck is None:
-            shown = await four_two_one.check_step(self.db, league.id, actor_of(interaction), engine.CHOOSE)
-            claimable = [d.id for d in engine.claimable_decks(shown.state)]
-            if not claimable:
-                raise UserError("No set-aside deck can be claimed now (only decks neither of you just used and nobody "
-                                "holds): choose A, B or D.")
             await interaction.response.send_message("Which set-aside deck do you claim?", ephemeral=True,
-                                                    view=ui.claim_deck_view(shown, claimable))
+                                                    view=await self.claim_deck_view(interaction, league.id))
             return
         await self._choose(interaction, league.id, option.value, deck)
 

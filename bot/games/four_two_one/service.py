@@ -41,7 +41,7 @@ MTGO's part after a blank line, as Turnabout reads them); the reply says how man
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import select, update
@@ -79,6 +79,8 @@ CANCELLED = "421.cancelled"  # cancelled by an organizer while running: the kit'
 # Edits of messages whose step is done, so nothing live-looking does nothing:
 MENU_DONE = "421.menu_done"  # the announcement that carried the take-apart menu, without it (ShownMenu)
 MENU = "421.menu"  # the key of the announcement showing the take-apart menu (`bot.kit.shown`)
+ROUND = "421.round"  # the key of a round's post, whose buttons report and choose (version: the round)
+CHOOSING = "421.choosing"  # the key of the announcement calling a loser to choose, with its button
 
 
 # --- views returned to the cogs --------------------------------------------------------------------
@@ -309,16 +311,38 @@ def _without_menu(loaded: Loaded, message: shown_records.Shown) -> outbox.Messag
     return loaded.channel(MENU_DONE, menu, channel_id=message.channel_id)
 
 
-async def _menu_done(session: AsyncSession, loaded: Loaded) -> list[outbox.Message]:
-    """The edit that removes the take-apart menu from its announcement, once nobody is to take
-    decks apart (its record goes)."""
-    return [_without_menu(loaded, m) for m in await shown_records.retire(session, _owner(loaded.id), MENU)]
+def live_parts(news: Announcement) -> list[tuple[str, int]]:
+    """What an announcement carries that a player acts on (`bot.kit.shown` key and version): the
+    take-apart menu, a new round's report and choose buttons, or a loser's call to choose."""
+    parts = [(MENU, 0)] if len(news.take_apart) >= 2 else []
+    rounds = [e.round for e in news.events if isinstance(e, engine.RoundStarted)]
+    if rounds:
+        parts.append((ROUND, rounds[-1]))
+    elif any(isinstance(e, engine.ActionPending) and e.kind == engine.CHOOSE for e in news.events):
+        parts.append((CHOOSING, 0))
+    return parts
 
 
-def _taking_apart(loaded: Loaded) -> bool:
+def _still_live(loaded: Loaded, key: str, version: int) -> bool:
+    """Is that part of an announcement still to be acted on: decks to take apart, the round it
+    began still the league's, a loser to choose?"""
     state = loaded.state
-    return (loaded.row.status == STATUSES.running and state is not None and state.step is not None
-            and state.step.kind == engine.TAKE_APART)
+    if loaded.row.status != STATUSES.running or state is None:
+        return False
+    if key == ROUND:
+        return state.round == version
+    return state.step is not None and state.step.kind == (engine.TAKE_APART if key == MENU else engine.CHOOSE)
+
+
+async def _menu_done(session: AsyncSession, loaded: Loaded) -> list[outbox.Message]:
+    """The edits that take the buttons and menus off the announcements that carried them once
+    nothing there is to be done (their records go): nobody is to take decks apart or to choose, the
+    round is over or the league."""
+    owner, done = _owner(loaded.id), []
+    for key, version in (await shown_records.wanted(session, owner)).items():
+        if key in (MENU, ROUND, CHOOSING) and not _still_live(loaded, key, version):
+            done += await shown_records.retire(session, owner, key)
+    return [_without_menu(loaded, m) for m in done]
 
 
 async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Event], decided: Decided | None = None,
@@ -331,29 +355,37 @@ async def _commit(session: AsyncSession, loaded: Loaded, events: list[engine.Eve
     if over:
         await claims.end_all(session, RULES, loaded)
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    if not _taking_apart(loaded):
-        edits += await _menu_done(session, loaded)
+    edits += await _menu_done(session, loaded)
     GAMES.save(loaded)
     await outbox.queue(session, *edits)
-    if events:  # after the save: the snapshot has the league's new version
-        await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, events, decided)))
+    # The end is told by the final standings (below), not also as a line of news: one post per piece of news.
+    told = [e for e in events if not isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
+    if told:  # after the save: the snapshot has the league's new version
+        await outbox.queue(session, loaded.channel(ANNOUNCE, _announcement(loaded, told, decided)))
     if over:
         await _record_results(session, loaded, events, ended_by or loaded.row.organizer_id)
 
 
 async def _record_results(session: AsyncSession, loaded: Loaded, events: list[engine.Event], ended_by: int) -> None:
-    """The final standings to the leaderboard (and its channel), in the transaction that ends the
-    league; `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
+    """The final standings to the leaderboard, in the transaction that ends the league, and posted in
+    the league's channel (its winner pinged, once) and in the results channel if it is another;
+    `ended_by` is told if they can't be posted (the league's organizer when it was won)."""
     state, row = loaded.state, loaded.row
     assert state is not None
     placings = event_results.rank_by_score({p.user_id: float(p.score) for p in state.players})
     await event_results.record_results(session, guild_id=row.guild_id, format=KIND, event_id=row.id,
                                      event_name=league_name(row.id), results=placings)
-    settings = await load_settings_row(session, row.guild_id)
-    channel = settings.leaderboard_channel_id if settings and settings.leaderboard_channel_id else row.channel_id
     final = [e for e in events if isinstance(e, engine.LeagueWon | engine.LeagueEnded)]
-    payload = outbox.telling(_announcement(loaded, final).to_payload(), ended_by, f"the final standings of {league_name(row.id)}")
-    await outbox.queue(session, loaded.channel(FINAL, payload, channel_id=channel))
+    winners = [e.seat if isinstance(e, engine.LeagueWon) else e.winner for e in final]
+    news = replace(_announcement(loaded, final), ping=tuple(state.players[s].user_id for s in winners if s is not None))
+    what = f"the final standings of {league_name(row.id)}"
+    posts = [loaded.channel(FINAL, outbox.telling(news.to_payload(), ended_by, what))]
+    settings = await load_settings_row(session, row.guild_id)
+    board = settings.leaderboard_channel_id if settings else None
+    if board and board != row.channel_id:  # a copy for the results channel, pinging nobody
+        quiet = outbox.telling(replace(news, ping=()).to_payload(), ended_by, what)
+        posts.append(loaded.channel(FINAL, quiet, channel_id=board))
+    await outbox.queue(session, *posts)
 
 
 # --- the lobby --------------------------------------------------------------------------------------------
@@ -402,24 +434,27 @@ async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: 
 
 
 async def _record_menu(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
-    """An announcement was posted: if it carries the take-apart menu, the league remembers the
-    message (`bot.kit.shown`), to remove the menu once the take-apart is done; if it is done
-    already, at once. An older copy of the menu loses it: one message has it."""
+    """An announcement was posted: if it carries the take-apart menu, a round's buttons or a call to
+    choose, the league remembers the message (`bot.kit.shown`), to take them off once that is done;
+    if it is done already, at once. An older copy (a former round's post) loses them: one message
+    has each."""
     news = Announcement.from_payload(queued.payload)
-    if len(news.take_apart) < 2:
+    parts = live_parts(news)
+    if not parts:
         return
     try:
         loaded = await GAMES.load(session, news.league_id)
     except UserError:  # the league is gone: nothing to keep
         return
-    this = shown_records.Shown(MENU, 0, channel_id, message_id, news.to_payload())
-    if not _taking_apart(loaded):
+    this = shown_records.Shown(parts[0][0], parts[0][1], channel_id, message_id, news.to_payload())
+    if not all(_still_live(loaded, key, version) for key, version in parts):
         await outbox.queue(session, _without_menu(loaded, this))
         return
-    owner = _owner(loaded.id)
-    await shown_records.want(session, owner, MENU, 0)  # wanted while decks are taken apart (checked under the league's lock)
-    older = await shown_records.record(session, owner, MENU, 0, channel_id, message_id, payload=this.payload)
-    await outbox.queue(session, *(_without_menu(loaded, m) for m in older))
+    owner, older = _owner(loaded.id), []
+    for key, version in parts:  # wanted while still to be done (checked under the league's lock)
+        older += await shown_records.want(session, owner, key, version)
+        older += await shown_records.record(session, owner, key, version, channel_id, message_id, payload=this.payload)
+    await outbox.queue(session, *(_without_menu(loaded, m) for m in older if m.message_id != message_id))
 
 
 outbox.on_sent(ANNOUNCE, _record_menu)

@@ -13,12 +13,12 @@ from bot.cards.sets import CardSet, SetListError, parse_set_bytes
 from bot.features.sets import service as set_lists
 from bot.features.sets.ui import import_set, set_key_autocomplete
 from bot.games.four_two_one import ui
-from bot.kit import limits
+from bot.kit import limits, lookups
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
-from bot.kit.paginate import Page, send_paginated, slice_page
+from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
 from bot.store.db import Database
@@ -97,10 +97,11 @@ class SetListCommands:
         await set_lists.add_set(self.db, actor_of(interaction), key, card_set, source_ref=file.filename)
         return card_set
 
-    async def set_list(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(post=lookups.POST)
+    async def set_list(self, interaction: discord.Interaction, post: bool = False) -> None:
         if interaction.guild_id is None:
             raise UserError("Set lists belong to a server: use that command in one.")
-        await send_paginated(interaction, SET_PAGES, str(interaction.guild_id), ephemeral=True)
+        await lookups.answer_pages(interaction, SET_PAGES, str(interaction.guild_id), post=post)
 
     async def sets_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         if not key.isascii() or not key.isdigit() or len(key) > 19:

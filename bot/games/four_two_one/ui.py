@@ -25,6 +25,7 @@ from bot.games.four_two_one.service import (
     league_name,
 )
 from bot.kit import claims, claims_ui, limits
+from bot.kit.autocomplete import MATCH_RESULTS
 from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import (
     Component,
@@ -40,7 +41,7 @@ from bot.kit.errors import UserError
 from bot.kit.lobby import lobby_button_type
 from bot.kit.paginate import Page, slice_page
 from bot.kit.text import escape, plural, plural_word
-from bot.web.buttons import event_view
+from bot.web.buttons import event_view, view_of
 
 MAX_CONTENT = 1900
 POOL_ROWS = 40
@@ -163,8 +164,8 @@ OPTION_NEWS = {
 }
 
 
-def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
-    """Who acts next, in the third person (they are the one pinged)."""
+def _pending_line(news: Announcement, e: engine.ActionPending, live: bool = True) -> str:
+    """Who acts next, in the third person (they are the one pinged); `live`: the post still has its button."""
     who = mention(news.user_of(e.seat))
     if e.kind == engine.BUILD:
         deck = f"deck #{e.deck_id}" if e.deck_id is not None else "a new deck"
@@ -175,17 +176,20 @@ def _pending_line(news: Announcement, e: engine.ActionPending) -> str:
     if e.kind == engine.TAKE_APART:
         return (f"🔨 A new deck would be one too many: {who} first takes apart two decks nobody is using "
                 "(the menu below, or `/421 takeapart`).")
-    return (f"❓ {who} lost Match {e.match} and chooses next with `/421 choose`: A alter · B new deck · "
-            "C claim a set-aside deck · D the winner rebuilds.")
+    how = " with the button below (or `/421 choose`)" if live else ""
+    return (f"❓ {who} lost Match {e.match} and chooses next{how}: A alter · B new deck · C claim a set-aside deck · "
+            "D the winner rebuilds.")
 
 
-def _round_lines(news: Announcement, e: engine.RoundStarted) -> list[str]:
+def _round_lines(news: Announcement, e: engine.RoundStarted, live: bool = True) -> list[str]:
     lines = [f"📣 **{league_name(news.league_id)} · round {e.round}**"]
     lines += [f"Match {label}: {mention(news.user_of(a))} vs {mention(news.user_of(b))}" for label, a, b in e.matches]
     if e.bye is not None:
         lines.append(f"🛌 {mention(news.user_of(e.bye))} sits out this round: +2 (a bye) once the results are in; "
                      "nobody may claim their deck or take cards from it.")
-    lines.append("Each match's players report it with `/421 report`; the opponent confirms.")
+    if live:  # the how-to goes with the buttons, once the round is over
+        lines.append("Each player reports their match with the buttons below (or `/421 report`); the opponent "
+                     "confirms. The loser then chooses A–D here too.")
     return lines
 
 
@@ -211,15 +215,16 @@ def _result_line(news: Announcement, e: engine.MatchReported) -> str:
     return line + _decided_words(news.decided) if news.decided is not None else line
 
 
-def event_lines(news: Announcement) -> list[str]:
+def event_lines(news: Announcement, *, live: bool = True) -> list[str]:
+    """The lines of an announcement; `live`: as posted, with its buttons (else as shown once they went)."""
     u = news.user_of
     lines: list[str] = []
     for e in news.events:
         match e:
             case engine.ActionPending():
-                lines.append(_pending_line(news, e))
+                lines.append(_pending_line(news, e, live))
             case engine.RoundStarted():
-                lines += _round_lines(news, e)
+                lines += _round_lines(news, e, live)
             case engine.MatchReported():
                 lines.append(_result_line(news, e))
             case engine.ScoreChanged():
@@ -330,6 +335,46 @@ ANSWERING = claims_ui.Answering(four_two_one.KIND, _answer, claims_ui.late_of(fo
 
 def claim_view(claim: Claim) -> discord.ui.View:
     return claims_ui.answer_view("421", claim.league_id, claim.number)
+
+
+# --- the buttons on a round's post (issue 35 item 9: report and choose without typing) -------------------
+
+
+class ReportButton(Component, prefix="421r", parts=(number("league"), word("result", tuple(MATCH_RESULTS)))):
+    """A round post's [Report: I won] [Report: I lost] [Report: Draw]: the same report as `/421 report`."""
+
+
+class ChooseButton(Component, prefix="421o", parts=(number("league"),)):
+    """[Choose A–D], for the loser: the menu of options, the same choice as `/421 choose`."""
+
+
+class OptionSelect(Component, prefix="421p", parts=(number("league"),), value=word("option", tuple(OPTION_RULES))):
+    """The loser's option A–D (C then asks which set-aside deck)."""
+
+
+CHOOSE_LABEL = "Lost? Choose A–D"
+
+
+def choose_button(league_id: int) -> ChooseButton:
+    return ChooseButton(discord.ui.Button(label=CHOOSE_LABEL, custom_id=ChooseButton.custom_id_for(league=league_id)))
+
+
+def round_items(league_id: int) -> list[discord.ui.Item]:
+    """A round post's buttons: each player reports their match, and its loser chooses, from here."""
+    reports = [ReportButton(discord.ui.Button(label=f"Report: {said[0].upper()}{said[1:]}", style=discord.ButtonStyle.primary,
+                                              custom_id=ReportButton.custom_id_for(league=league_id, result=result)))
+               for result, said in MATCH_RESULTS.items()]
+    return [*reports, choose_button(league_id)]
+
+
+def option_view(league_id: int) -> discord.ui.View:
+    """The loser's menu of options, shown to them alone."""
+    select = discord.ui.Select(custom_id=OptionSelect.custom_id_for(league=league_id), placeholder="Your option",
+                               options=[discord.SelectOption(label=limits.clip(text, limits.SELECT_LABEL), value=key)
+                                        for key, text in OPTION_RULES.items()])
+    view = discord.ui.View(timeout=None)
+    view.add_item(OptionSelect(select))
+    return view
 
 
 # --- the menus that ask which decks ---------------------------------------------------------------------------
@@ -692,6 +737,20 @@ def set_list_lines(sets: Sequence[SetSummary]) -> list[str]:
 RENDERERS = Renderers()  # carried by its `FORMAT`
 
 
+def announcement_view(news: Announcement) -> discord.ui.View | None:
+    """What an announcement carries (`four_two_one.live_parts`): a new round's report and choose
+    buttons, the loser's [Choose A–D] where they are called to choose, the take-apart menu."""
+    items: list[discord.ui.Item] = []
+    for key, _ in four_two_one.live_parts(news):
+        if key == four_two_one.ROUND:
+            items += round_items(news.league_id)
+        elif key == four_two_one.CHOOSING:
+            items.append(choose_button(news.league_id))
+        else:
+            items.append(TakeApartSelect.make(news.league_id, news.take_apart))
+    return view_of(items)
+
+
 @RENDERERS.renders(four_two_one.ANNOUNCE, Announcement)
 async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
     chunks = split_messages(event_lines(news))
@@ -699,15 +758,15 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
         return None
     # The take-apart menu rides on the announcement that asks for it; only the player called to
     # act (and a new round's players) are pinged.
-    view = take_apart_view(news.league_id, news.take_apart) if len(news.take_apart) >= 2 else None
-    return Outgoing(content=chunks[0], continued=chunks[1:], view=view,
+    return Outgoing(content=chunks[0], continued=chunks[1:], view=announcement_view(news),
                     allowed_mentions=limits.ping(*news.ping) if news.ping else None)
 
 
 @RENDERERS.renders(four_two_one.MENU_DONE, ShownMenu)
 async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
-    """The announcement that carried the take-apart menu, the same text without it."""
-    chunks = split_messages(event_lines(shown.news))
+    """An announcement whose menu or buttons are done with (decks taken apart, the option chosen, the
+    round or the league over): the same text without them."""
+    chunks = split_messages(event_lines(shown.news, live=False))
     if not chunks:
         return None
     return Outgoing(content=chunks[0], edit=(shown.channel_id, shown.message_id))
@@ -717,4 +776,5 @@ async def menu_done(shown: ShownMenu, ctx: Delivery) -> Outgoing | None:
 async def final(news: Announcement, ctx: Delivery) -> Outgoing:
     chunks = split_messages(final_lines(news))
     return Outgoing(content=chunks[0], continued=chunks[1:],
-                    view=await event_view(ctx.bot, ctx.message.guild_id, four_two_one.KIND, news.league_id))
+                    view=await event_view(ctx.bot, ctx.message.guild_id, four_two_one.KIND, news.league_id),
+                    allowed_mentions=limits.ping(*news.ping) if news.ping else None)  # the winner, in its channel

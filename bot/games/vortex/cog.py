@@ -15,13 +15,12 @@ from bot.games.vortex import ui
 from bot.games.vortex.dms_cog import VortexDMs
 from bot.games.vortex.service import GameView
 from bot.games.vortex.turn_cog import VortexTurns
-from bot.kit import outbox, tables
+from bot.kit import lookups, outbox, tables
 from bot.kit.autocomplete import choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of
 from bot.kit.errors import UserError
-from bot.kit.lookups import POST
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import name_key, plural
 from bot.web.buttons import event_view
@@ -237,11 +236,11 @@ class VortexCog(VortexDMs, VortexTurns, TableCog):
                                                 "told.", ephemeral=True)
 
     @group.command(name="status", description="The game in public: turn, who acts, every zone's size, life, penalties.")
-    @app_commands.describe(post=POST)
+    @app_commands.describe(post=lookups.POST)
     async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
         game = await self.table_here(interaction, S.all)
         view = await event_view(self.bot, game.guild_id, vortex.KIND, game.id) or discord.utils.MISSING
-        await interaction.response.send_message(embed=ui.status_embed(game), view=view, ephemeral=not post)
+        await lookups.answer(interaction, post=post, embed=ui.status_embed(game), view=view)
 
     @group.command(name="hand", description="Your hand (what you drafted) and your pack; only you see it.")
     async def hand(self, interaction: discord.Interaction) -> None:

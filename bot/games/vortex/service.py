@@ -623,11 +623,29 @@ async def _deal(session: AsyncSession, seated: tables.Loaded, now: datetime) -> 
 
 
 async def _cancelled(session: AsyncSession, seated: tables.Loaded, was_running: bool) -> None:
-    """A running game cancelled: its open look's or search's DMs lose their buttons."""
+    """A running game cancelled: its open pick's, look's, search's and basic lands' DMs lose their
+    buttons, and the message of the turn now (the opening's before play) says so."""
     if not was_running:
         return
     loaded = GAMES.decode(seated)
-    await outbox.queue(session, *await _retired(session, loaded), _redraw(loaded))
+    choosing = _choosing_basics(loaded.state)
+    await outbox.queue(session, *await _retired(session, loaded), *await _desks_closed(session, loaded, choosing),
+                       _redraw(loaded))
+
+
+def _choosing_basics(state: engine.VortexState | None) -> list[int]:
+    """The seats still choosing their basic lands (their desk shows the land buttons)."""
+    if state is None or state.phase != engine.BASICS:
+        return []
+    return [p.seat for p in state.players if p.opening_basics is None]
+
+
+async def _desks_closed(session: AsyncSession, loaded: Loaded, seats: list[int]) -> list[outbox.Message]:
+    """The desks of `seats`, whose basic lands were still to choose when the game ended or was
+    cancelled: their buttons go (a click would do nothing)."""
+    owner = _owner(loaded.id)
+    return [_retire(loaded.id, loaded.row.guild_id, record)
+            for seat in seats for record in await shown.retire(session, owner, desk_key(seat))]
 
 
 SPEC = tables.TableSpec(
@@ -956,6 +974,8 @@ async def choose_basics(db: Database, game_id: int, user_id: int, *, seat: int, 
             raise StaleMessage(game_id, user_id, "Your basic lands are already chosen.")
         events = GAMES.call(engine.choose_basics, state, seat, lands)
         await _commit(session, loaded, events)
+        if state.phase == engine.BASICS:  # the opening's message counts who has chosen (a private step): redrawn
+            await outbox.queue(session, _redraw(loaded))
         return ActionResult(_view(loaded), list(events))
 
 
@@ -1103,6 +1123,7 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         winner = None if winner_id is None else next((p.seat for p in state.players if p.user_id == winner_id), None)
         if winner_id is not None and winner is None:
             raise UserError(f"<@{winner_id}> is not playing in this game.")
+        choosing = _choosing_basics(state)
         events = GAMES.call(engine.end_game, state, winner)
         loaded.bookkeeping.winner = winner_id
         # The end is told by the FINAL post below, not as a line of news.
@@ -1110,7 +1131,8 @@ async def end(db: Database, game_id: int, actor: tables.Actor, *, winner_id: int
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
         row = loaded.row
         ref = tables.TableRef(row.id).to_payload()
-        posts = [_redraw(loaded), loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
+        posts = [*await _desks_closed(session, loaded, choosing), _redraw(loaded),
+                 loaded.channel(FINAL, ref)]  # the game's own channel always hears who won
         if winner_id is not None:
             await event_results.record_results(
                 session, guild_id=row.guild_id, format=KIND, event_id=row.id, event_name=event_name(row),

@@ -422,7 +422,7 @@ def _line(news: Announcement, e: engine.Event) -> str | None:
         case engine.PackPassed(passed=passed, received=received):
             return f"🔁 {who} passed: left {_s(passed, 'card')} as the passed pack and took {_s(received, 'card')}."
         case Drawing(count=count):
-            return f"🃏 {who} draws {count}: {_s(count, 'pick')} from their pack, by DM."
+            return f"🃏 {_drawing_words(who, count)}."
         case engine.Replenished(added=added, pack_size=pack, shoe_size=shoe) if added:
             return f"📥 {who}'s pack was refilled with {_s(added, 'card')} from the shoe (pack {pack}, shoe {shoe})."
         case engine.Replenished(pack_size=pack, shoe_size=0):
@@ -486,10 +486,15 @@ def _revealed_lines(news: Announcement, e: engine.ShoeRevealed) -> list[str]:
     return [head, *numbered(e.cards)]
 
 
+def _drawing_words(who: str, count: int) -> str:
+    """ "@A draws 1 card: a pick from their pack, by DM", "… draws 2 cards: 2 picks …"."""
+    picks = "a pick" if count == 1 else _s(count, "pick")
+    return f"{who} draws {_s(count, 'card')}: {picks} from their pack, by DM"
+
+
 def _draw_line(news: Announcement, drawing: Drawing, refill: engine.Replenished) -> str:
     """A draw and the refill of the drawer's pack, in one line."""
-    who = mention(news.user_of(drawing.seat))
-    head = f"🃏 {who} draws {drawing.count}: {_s(drawing.count, 'pick')} from their pack, by DM"
+    head = f"🃏 {_drawing_words(mention(news.user_of(drawing.seat)), drawing.count)}"
     if refill.added:
         return f"{head}; the pack was refilled with {_s(refill.added, 'card')} (shoe {refill.shoe_size})."
     if refill.shoe_size == 0:
@@ -734,13 +739,14 @@ RETIRED_TEXT = {
     vortex.SEARCH: "This search is over: nothing more can be taken here.",
 }
 MOVED_TEXT = "This was sent again in a newer DM: answer there."
+DESK_TEXT = "The game is over (ended or cancelled): nothing here can be chosen now."  # basic lands left unchosen
 
 
 @RENDERERS.renders(vortex.RETIRE, Retired)
 async def retire(done: Retired, ctx: Delivery) -> Outgoing:
     """A pick's, a look's or a search's DM once that step is over, or once it was sent again in a
     newer DM: its buttons go (a click would do nothing)."""
-    what = RETIRED_TEXT[done.kind] if done.reason == vortex.OVER else MOVED_TEXT
+    what = RETIRED_TEXT.get(done.kind, DESK_TEXT) if done.reason == vortex.OVER else MOVED_TEXT
     return Outgoing(embeds=[picked_embed(done.game_id, what)], edit=(done.channel_id, done.message_id))
 
 

@@ -414,8 +414,14 @@ async def test_take_apart_set_addition_and_the_winner_on_the_leaderboard(db):
         rows = {r.user_id: r for r in (await session.execute(select(EventResult))).scalars()}
     assert rows[w].placement == 1 and rows[w].score == 22 and rows[w].format == "421"
     assert rows[loser].placement == 2 and rows[loser].points == 1
-    [posted] = await queued(db, league_service.FINAL)
-    assert posted.channel_id == BOARD
+    # The final standings in the league's channel, its winner pinged, and a quiet copy in the results channel;
+    # the end is not also a line of the channel's news.
+    here, board = await queued(db, league_service.FINAL)
+    assert (here.channel_id, board.channel_id) == (CHANNEL, BOARD)
+    assert league_service.Announcement.from_payload(here.payload).ping == (w,)
+    assert league_service.Announcement.from_payload(board.payload).ping == ()
+    assert not any(isinstance(e, engine.LeagueWon) for m in await queued(db, league_service.ANNOUNCE)
+                   for e in league_service.Announcement.from_payload(m.payload).events)
     with pytest.raises(UserError, match="over"):
         await league_service.report(db, league.id, player(w), result="won")
 
@@ -578,23 +584,27 @@ async def test_the_take_apart_menu_leaves_its_announcement_once_the_decks_are_ta
         await league_service.build(db, league.id, player(loser), decklist(result.league.state))
     *_, menu = await queued(db, league_service.ANNOUNCE)
     assert len(league_service.Announcement.from_payload(menu.payload).take_apart) >= 2
+    def closed(rows) -> list[int]:
+        return [league_service.ShownMenu.from_payload(m.payload).message_id for m in rows]
+
     for row in await queued(db, league_service.ANNOUNCE):
-        await posted(db, row, 700 + row.id)  # every announcement sent; only the menu's is remembered
-    assert await queued(db, league_service.MENU_DONE) == []
-    async with db.read() as session:
-        [record] = await shown_records.showing(session, shown_records.Owner(league_service.KIND, league.id))
-    assert (record.key, record.message_id) == (league_service.MENU, 700 + menu.id)
+        await posted(db, row, 700 + row.id)  # every announcement sent: the calls to choose are over already
+    early = closed(await queued(db, league_service.MENU_DONE))
+    assert 700 + menu.id not in early
+    owner = shown_records.Owner(league_service.KIND, league.id)
+    async with db.read() as session:  # the menu's and the round's post are remembered
+        records = {r.key: r.message_id for r in await shown_records.showing(session, owner)}
+    assert records.pop(league_service.MENU) == 700 + menu.id and set(records) == {league_service.ROUND}
     unused = [d.id for d in engine.unused_decks(result.league.state)]
     await league_service.take_apart(db, league.id, player(loser), unused[:2])
-    [done] = await queued(db, league_service.MENU_DONE)
+    [done] = (await queued(db, league_service.MENU_DONE))[len(early):]
     shown = league_service.ShownMenu.from_payload(done.payload)
     assert (shown.channel_id, shown.message_id) == (CHANNEL, 700 + menu.id) and done.channel_id == CHANNEL
     assert shown.news == league_service.Announcement.from_payload(menu.payload)
-    async with db.read() as session:  # forgotten (the kit's record of what shows the menu)
-        assert await shown_records.showing(session, shown_records.Owner(league_service.KIND, league.id)) == []
+    async with db.read() as session:  # forgotten (the kit's record of what shows the menu); the round's stays
+        assert [r.key for r in await shown_records.showing(session, owner)] == [league_service.ROUND]
     await posted(db, menu, 800)  # the menu's announcement sent (again) after the take-apart: closed at once
-    assert [league_service.ShownMenu.from_payload(m.payload).message_id
-            for m in await queued(db, league_service.MENU_DONE)] == [700 + menu.id, 800]
+    assert closed(await queued(db, league_service.MENU_DONE))[len(early):] == [700 + menu.id, 800]
 
 
 async def test_only_who_must_act_next_is_pinged(db):
@@ -620,3 +630,27 @@ async def test_only_who_must_act_next_is_pinged(db):
     playing = {league.user_of(s) for _, x, y in paired.matches for s in (x, y)}
     assert set(next_round.ping) == playing | {league.user_of(paired.bye)}  # who plays, and who sits out
     assert bye in playing  # the one who sat out plays now
+
+
+async def test_a_rounds_buttons_and_a_call_to_choose_leave_their_posts_once_done(db):
+    """Issue 35: nothing live-looking does nothing. The round's post keeps its report and choose
+    buttons while the round is played; the call to choose loses its button once the loser chose; a
+    cancelled league's round post loses them too."""
+    league = await build_all(db, await begun(db, 2))
+    *_, round_one = await queued(db, league_service.ANNOUNCE)
+    assert league_service.live_parts(league_service.Announcement.from_payload(round_one.payload)) == [
+        (league_service.ROUND, 1)]
+    await posted(db, round_one, 901)
+    winner, loser = (league.user_of(seat) for seat in league.state.matches[0].seats())
+    await league_service.report(db, league.id, player(winner), result="won")
+    await league_service.report(db, league.id, player(loser), result="lost")
+    *_, call = await queued(db, league_service.ANNOUNCE)
+    assert (league_service.CHOOSING, 0) in league_service.live_parts(league_service.Announcement.from_payload(call.payload))
+    await posted(db, call, 902)
+    assert await queued(db, league_service.MENU_DONE) == []  # both still to be acted on
+    await league_service.choose(db, league.id, player(loser), "D")
+    [chosen] = await queued(db, league_service.MENU_DONE)
+    assert league_service.ShownMenu.from_payload(chosen.payload).message_id == 902
+    await league_service.tables.cancel(db, league_service.SPEC, league.id, ORG)
+    assert [league_service.ShownMenu.from_payload(m.payload).message_id
+            for m in await queued(db, league_service.MENU_DONE)] == [902, 901]

@@ -297,7 +297,7 @@ def test_public_announcements_speak_in_the_third_person_with_one_number_per_deck
            "their deck." in text
     assert f"{winner} builds deck #11 next: `/421 build`" in text and "built deck #11. Every list" in text
     assert f"🔨 A new deck would be one too many: {winner} first takes apart two decks" in text
-    assert f"{loser} lost Match B and chooses next with `/421 choose`" in text
+    assert f"{loser} lost Match B and chooses next with the button below (or `/421 choose`)" in text
     assert "The league has 10 decks: " in text and "120 cards are back in the pool" in text
     assert f"{loser} −1 (loss) → **−1**" in text and "-1" not in text
     assert "1 cards" not in text and "4 cards in" in text
@@ -370,7 +370,10 @@ async def test_a_finished_step_leaves_no_live_buttons_or_menus():
     assert original.view is not None  # the menu rides on the announcement
     shown = service.ShownMenu(5, 99, posted)
     edit = await render(service.MENU_DONE, json.loads(json.dumps(shown.to_payload())))
-    assert edit.edit == (5, 99) and edit.view is None and edit.content == original.content and not edit.continued
+    assert edit.edit == (5, 99) and edit.view is None and not edit.continued
+    # The same news; the round's how-to ("the buttons below") goes with the buttons.
+    assert edit.content == "\n".join(line for line in original.content.splitlines() if "buttons below" not in line)
+    assert "buttons below" in original.content
 
 
 def test_a_choice_that_waits_for_the_round_says_why():
@@ -379,3 +382,21 @@ def test_a_choice_that_waits_for_the_round_says_why():
     [line] = ui.event_lines(Announcement(7, users, (engine.ChoiceWaits(1, "A", 0),)))
     assert line == (f"⏳ <@{users[0]}> has reached the target: <@{users[1]}> does not choose for Match A yet, as the "
                     "round's last result may end the league.")
+
+
+def test_a_round_post_carries_the_report_and_choose_buttons_and_a_loser_is_called_on_one():
+    """Issue 35 item 9: nobody has to type `/421 report` or `/421 choose`."""
+    state = league_state()
+    users = tuple(p.user_id for p in state.players)
+    round_news = Announcement(7, users, (engine.RoundStarted(1, (("A", 0, 1),), 2),))
+    items = ui.announcement_view(round_news).children
+    assert [item.item.label for item in items] == ["Report: I won", "Report: I lost", "Report: Draw", ui.CHOOSE_LABEL]
+    assert [item.item.custom_id for item in items[:3]] == ["421r:7:won", "421r:7:lost", "421r:7:draw"]
+    assert items[3].item.custom_id == ui.ChooseButton.custom_id_for(league=7) == "421o:7"
+    assert "with the buttons below (or `/421 report`)" in "\n".join(ui.event_lines(round_news))
+    called = Announcement(7, users, (engine.ActionPending(engine.CHOOSE, 1, "A"),))
+    assert [type(item) for item in ui.announcement_view(called).children] == [ui.ChooseButton]
+    assert ui.announcement_view(Announcement(7, users, (engine.DeckBuilt(0, 1, 1),))) is None
+    [select] = ui.option_view(7).children
+    assert [o.value for o in select.item.options] == ["A", "B", "C", "D"]
+    assert all(len(o.label) <= 100 for o in select.item.options)

@@ -262,7 +262,7 @@ async def test_messages_queued_before_typed_events_render_the_same():
     assert decoded == news == Announcement.from_payload(json.loads(json.dumps(news.to_payload())))
     lines = ui.event_lines(decoded)
     assert lines == ui.event_lines(news) and lines[0].startswith("🌀 **Vortex #12** has begun.")
-    assert any(line.startswith(f"🃏 <@{USERS[seat]}> draws 1: 1 pick from their pack, by DM") for line in lines)
+    assert any(line.startswith(f"🃏 <@{USERS[seat]}> draws 1 card: a pick from their pack, by DM") for line in lines)
     assert f"👀 <@{USERS[seat]}> looked at the top 3 cards of the shoe." in lines
     sender = Outbox(SimpleNamespace(db=None), renderers_of([FORMAT]))
     out = await sender._render(queued(vortex.ANNOUNCE, old), True)
