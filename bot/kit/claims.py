@@ -514,7 +514,7 @@ async def decide(
     session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
     what: str = "decide it", result: Any = ..., how: str = DECIDE, answered_in: int | None = None,
 ) -> Claim:
-    """The decide step, one for every format (a disputed report decided by buttons, `/421 settle`,
+    """The decide step, one for every format (a disputed report decided by buttons, `/421 settle`, `/turnabout settle`,
     `/pod decide`): refused when there is no `claim`, or to an organizer who plays in `match`
     (`require_referee`); else `claim` ends in the book as decided by `actor` (`result`, if given: the
     format's decision, encoded, unless `...`; `how`: `DECIDE`, or `VOID` when its players report again), and its
