@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.kit import outbox, tables
-from bot.kit import shown as shown_records  # (`shown` names the kit's old use case here)
+from bot.kit import shown as shown_records
 from bot.kit.errors import Conflict, PermissionDenied, UserError
 from bot.kit.events import Payload, decode, encode
 from bot.kit.server_settings import load_settings_row
@@ -127,11 +127,11 @@ async def dispute_call(session: AsyncSession, row: Any, players: Collection[int]
 
 BOOK = "claim_book"  # the kit's section of a table's bookkeeping document (saved with its row)
 REPORTED, DISPUTED, CONFIRMED, DECIDED = "reported", "disputed", "confirmed", "decided"
-DECIDE, VOID, ENDED, AGAIN_SHOWN = "decide", "void", "ended", "again"  # besides CONFIRM, DISPUTE and "agreed"
+DECIDE, VOID, ENDED, AGAIN_SHOWN = "decide", "void", "ended", "again"  # besides CONFIRM, DISPUTE and AGREED
+UNOPPOSED = "unopposed"  # a result final as reported: the opponent has dropped (no claim waited)
 _STATUS_OF = {"confirm": CONFIRMED, "agreed": CONFIRMED, "decide": DECIDED, "settled": DECIDED, "void": DECIDED,
               "dispute": DISPUTED}
 MAX_ANSWERED = 20  # ended claims remembered per table (a late click, a message id known late)
-MAX_SHOWN = 10  # messages kept per waiting claim (each repeated report posts one); older ones are closed
 Result = TypeVar("Result")
 T = TypeVar("T")
 
@@ -142,7 +142,8 @@ class Claim(Payload):
     words), its players and reporter (user ids), the format's result (`result`, its own typed value,
     encoded: `result_as`), and where it stands: `REPORTED` (its opponent answers), `DISPUTED` (a
     referee decides), or ended (`CONFIRMED`, `DECIDED`: `how`, `by`, for the `absent` opponent).
-    `round`: the round or phase it belongs to; `shown`: its messages with buttons (channel, message)."""
+    `round`: the round or phase it belongs to. (Its messages are the kit's records, `showing`; a claim
+    kept before them may still carry their list, `shown`: ignored, as any key it no longer has.)"""
 
     number: int
     key: str
@@ -154,7 +155,6 @@ class Claim(Payload):
     how: str = ""
     by: int | None = None
     absent: int | None = None
-    shown: tuple[tuple[int, int], ...] = ()
 
     @property
     def opponent(self) -> int:
@@ -218,10 +218,10 @@ class Book:
 
     def dispute(self, claim: Claim, by: int) -> Claim:
         """`claim` disputed by `by`: it waits for a referee, and a late click on one of its messages
-        shows the dispute (`ended`). Returned with the messages to close (`closing`), which it forgets."""
-        disputed = self.put(replace(claim, status=DISPUTED, how=DISPUTE, by=by, shown=()))
+        shows the dispute (`ended`)."""
+        disputed = self.put(replace(claim, status=DISPUTED, how=DISPUTE, by=by))
         self._remember(disputed)
-        return replace(disputed, shown=claim.shown)
+        return disputed
 
     def end(self, claim: Claim, how: str, by: int | None = None, absent: int | None = None) -> Claim:
         """`claim` no longer waits (`how`: "confirm", "agreed", "decide", "void", ...): it leaves the
@@ -232,7 +232,7 @@ class Book:
         return ended
 
     def _remember(self, claim: Claim) -> None:
-        kept = {**self._data.get("ended", {}), str(claim.number): encode(replace(claim, shown=()))}
+        kept = {**self._data.get("ended", {}), str(claim.number): encode(claim)}
         self._data["ended"] = dict(list(kept.items())[-MAX_ANSWERED:])
 
     def clear(self) -> list[Claim]:
@@ -259,22 +259,6 @@ class Book:
         if waiting.status == DISPUTED:
             return Met(DISPUTED, waiting)
         return Met(AGAIN if waiting.reporter == reporter else CONTRARY, waiting, differs=not agrees)
-
-    def show(self, number: int, channel_id: int, message_id: int) -> tuple[Claim | None, tuple[tuple[int, int], ...]]:
-        """A message shows waiting claim `number` with its buttons: kept with it (so the buttons go once
-        it no longer waits), and the open claim returned with the older messages to close (beyond
-        `MAX_SHOWN`); (None, ()) when it no longer waits (close the message at once)."""
-        claim = self.find(number)
-        if claim is None or claim.status != REPORTED:
-            return None, ()
-        shown = (*(s for s in claim.shown if s != (channel_id, message_id)), (channel_id, message_id))
-        return self.put(replace(claim, shown=shown[-MAX_SHOWN:])), shown[:-MAX_SHOWN]
-
-
-def closing(claim: Claim, answered_in: int | None = None) -> tuple[tuple[int, int], ...]:
-    """The messages of `claim` to edit once it no longer waits, but `answered_in` (the message whose
-    button answered it, which its interaction edits)."""
-    return tuple((channel, message) for channel, message in claim.shown if message != answered_in)
 
 
 async def _answering(
@@ -427,30 +411,6 @@ async def late_words(db: Database, games: Any, rules: Rules, table_id: int, numb
     return None if found is None else words(rules, found[0], found[1])
 
 
-async def shown(
-    db: Database, games: Any, table_id: int, number: int, *, channel_id: int, message_id: int,
-    edits: Callable[[Any, Claim | None, tuple[tuple[int, int], ...]], list[outbox.Message]],
-    waits: Callable[[Any, Claim], bool] = lambda loaded, claim: True,
-) -> None:
-    """Turnabout's, until it records its copies with `showing` / `shown_in` like 421 and Battler (then
-    this, `Book.show`, `closing` and `Claim.shown` go; `close` edits copies kept this way too).
-    A public message shows waiting claim `number` with its buttons (the report step's message, one
-    use case for every format): kept with the claim, so its buttons go once it no longer waits. The
-    format's `edits(loaded, claim, messages)` close `messages`: this one at once when claim `number`
-    no longer waits (`claim`: as it ended, None if forgotten), or the claim's oldest beyond `MAX_SHOWN`
-    (`claim`: still `REPORTED`). `waits`: the format's check that the table still plays its round."""
-    async with db.write() as session:
-        loaded = await games.load(session, table_id)
-        book = Book(loaded.bookkeeping)
-        claim, older = book.show(number, channel_id, message_id)
-        if claim is None or not waits(loaded, claim):
-            closing = edits(loaded, book.ended(number), ((channel_id, message_id),))
-        else:
-            games.write_bookkeeping(loaded)  # not the state: no new version
-            closing = edits(loaded, claim, older) if older else []
-        await outbox.queue(session, *closing)
-
-
 # --- a report's messages: recorded with `bot.kit.shown`, edited by the kit once it no longer waits ---------
 # One record per claim (owner: the format's table, key `claim.<number>`; version 0 while it waits for its
 # opponent, with [Confirm] [Dispute]; 1 while disputed, with a referee's decide buttons): one copy has
@@ -499,15 +459,16 @@ def _edits(rules: Rules, loaded: Any, messages: Collection[tuple[int, int]], cla
 
 
 async def close(session: AsyncSession, rules: Rules, loaded: Any, claim: Claim, *,
-                answered_in: int | None = None) -> None:
+                answered_in: int | None = None) -> list[tuple[int, int]]:
     """`claim` no longer waits for this stage (confirmed, agreed, disputed, decided, ended): the copies of
     its message that still show buttons say what became of it, but `answered_in` (the message whose
-    button answered it: its interaction edits it). Copies kept with the claim before these records
-    (`Claim.shown`) are edited too."""
+    button answered it: its interaction edits it). Returns the copies edited (channel, message): none
+    when no message showed it (then the format may post what became of it)."""
     retired = await shown_records.retire(session, shown_records.Owner(rules.kind, loaded.row.id), _key(claim.number),
                                          answered=answered_in)
-    messages = dict.fromkeys([*((m.channel_id, m.message_id) for m in retired), *closing(claim, answered_in)])
-    await outbox.queue(session, *_edits(rules, loaded, list(messages), claim))
+    messages = list(dict.fromkeys((m.channel_id, m.message_id) for m in retired))
+    await outbox.queue(session, *_edits(rules, loaded, messages, claim))
+    return messages
 
 
 async def end_all(session: AsyncSession, rules: Rules, loaded: Any, how: str = ENDED) -> list[Claim]:
@@ -553,7 +514,7 @@ async def decide(
     session: AsyncSession, rules: Rules, loaded: Any, claim: Claim | None, actor: tables.Actor, *, match: str,
     what: str = "decide it", result: Any = ..., how: str = DECIDE, answered_in: int | None = None,
 ) -> Claim:
-    """The decide step, one for every format (a disputed report decided by buttons, `/421 settle`,
+    """The decide step, one for every format (a disputed report decided by buttons, `/421 settle`, `/turnabout settle`,
     `/pod decide`): refused when there is no `claim`, or to an organizer who plays in `match`
     (`require_referee`); else `claim` ends in the book as decided by `actor` (`result`, if given: the
     format's decision, encoded, unless `...`; `how`: `DECIDE`, or `VOID` when its players report again), and its

@@ -209,7 +209,7 @@ async def on_answer(
 # A format gives only its match's name (`what`: "Match 1, game 2", "421 league #3, round 2, Match A",
 # "Report #3") and how its result reads (`result`: "<@1> **won** with 4 life (**12 match points**)").
 
-AGREED, UNOPPOSED, VOID = "agreed", "unopposed", claims.VOID  # besides CONFIRM, DISPUTE and "decide"
+AGREED, UNOPPOSED, VOID = claims.AGREED, claims.UNOPPOSED, claims.VOID  # besides CONFIRM, DISPUTE and "decide"
 GONE = "This report no longer waits for an answer: the channel has what became of it."
 WAITS = "an organizer who does not play in it can confirm it for them if they are absent"
 

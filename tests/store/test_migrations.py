@@ -396,7 +396,7 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     from bot.games.four_two_one.models import FourTwoOneLeague
     from bot.games.turnabout import service as turnabout
     from bot.games.turnabout.models import TurnaboutEvent
-    from bot.kit import claims
+    from bot.kit import claims, shown
     from tests.common import player
     from tests.games.battler.test_service import member, setup_all, started_game
     from tests.games.four_two_one.test_service import begun, build_all
@@ -427,14 +427,20 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     m = event.state.round_matches()[0]
     a_user, b_user = event.user_of(m.a), event.user_of(m.b)
     reported = await turnabout.report(db, event.id, player(a_user), result="won", value=20, game=1)
-    await turnabout.record_report_message(db, event.id, reported.pending.claim, channel_id=7, message_id=80)
+    await turnabout.report_shown(db, reported.pending, 7, 80)
 
     async def turnabout_report() -> list:
+        """The report's messages: the kit's records (since 0033)."""
         async with db.read() as session:
-            row = await session.get(TurnaboutEvent, event.id, populate_existing=True)
-            book = claims.Book(dict(row.bookkeeping or {}))
-            game = row.state["matches"][m.number - 1]["games"][0]
-            return game.get("messages") or [list(s) for c in book.waiting() for s in c.shown]
+            return [[r.channel_id, r.message_id] for r in await shown.showing(session, shown.Owner(turnabout.KIND, event.id))]
+
+    def as_kept(kept: dict) -> dict:
+        """The book as the code keeps it: 0025 writes the claims of its time, whose `shown` (their messages,
+        kept since as the kit's records) a claim no longer has (an extra key, ignored)."""
+        book = kept[claims.BOOK]
+        return {**kept, claims.BOOK: {**book, **{part: {k: {f: v for f, v in c.items() if f != "shown"}
+                                                      for k, c in book.get(part, {}).items()}
+                                                for part in ("open", "ended")}}}
 
     new_421, new_battler = await bookkeeping(FourTwoOneLeague, league.id), await bookkeeping(BattlerGame, game.id)
     await downgrade(db, "0024_turnabout_rating_totals")
@@ -451,11 +457,12 @@ async def test_0025_moves_421_and_battler_reports_to_the_kits_claim_book_and_bac
     assert old["answered"][str(confirmed.id)]["how"] == "confirm"
 
     await upgrade(db)
-    assert await bookkeeping(FourTwoOneLeague, league.id) == new_421
+    assert as_kept(await bookkeeping(FourTwoOneLeague, league.id)) == new_421
     assert await turnabout_report() == [[7, 80]] and claims.Book(await bookkeeping(TurnaboutEvent, event.id)).waiting()
+    edited = len(await queued(db, claims.ANSWERED))  # 421's so far
     await turnabout.confirm(db, event.id, m.number, 1, player(b_user))
-    assert [e.payload["message_id"] for e in await queued(db, turnabout.REPORT_DONE)] == [80]
-    assert await bookkeeping(BattlerGame, game.id) == new_battler
+    assert [e.payload["message_id"] for e in await queued(db, claims.ANSWERED)][edited:] == [80]
+    assert as_kept(await bookkeeping(BattlerGame, game.id)) == new_battler
     late = await claims.late_words(db, four_two_one.GAMES, four_two_one.RULES, league.id, answered.claim.number,
                                    league.guild_id)
     assert late is not None and (late.how, late.by) == ("confirm", league.user_of(first.b))
@@ -595,4 +602,50 @@ async def test_0032_moves_turnabout_reports_out_of_the_engine_and_back(db):
     assert waiting[1].by == d and waiting[1].result_as(turnabout.Reported) == turnabout.Reported(1, c, 5)
     await turnabout.confirm(db, event.id, m.number, 1, player(b))
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == "final"
+    assert await _diff(db) == []
+
+
+async def test_0033_moves_turnabout_report_messages_to_the_kits_records_and_back(db):
+    """0033: the messages Turnabout kept with a waiting claim (its `shown`) become the kit's records
+    (`bot.kit.shown`, key `claim.<number>`: the newest, one message per key has live buttons), and
+    `shown` leaves the book; the report's opponent's Confirm then edits that message (the kit's
+    `claims.answered`). The downgrade puts the record back in the claim; the upgrade reads it again."""
+    from bot.games.turnabout import service as turnabout
+    from bot.games.turnabout.models import TurnaboutEvent
+    from bot.kit import claims, shown
+    from tests.common import player
+    from tests.games.turnabout.test_service import ORG, queued, registered
+
+    event = await registered(db, 4, rounds=1)
+    await turnabout.begin(db, event.id, ORG)
+    event = (await turnabout.pair(db, event.id, ORG)).event
+    m, other = event.state.round_matches()
+    reported = (await turnabout.report(db, event.id, player(event.user_of(m.a)), result="won", value=20, game=1)).pending
+    await turnabout.report(db, event.id, player(event.user_of(other.a)), result="won", value=5, game=1)
+    await turnabout.dispute(db, event.id, other.number, 1, player(event.user_of(other.b)))
+    owner = shown.Owner(turnabout.KIND, event.id)
+
+    async def book() -> dict:
+        async with db.read() as session:
+            return dict((await session.get(TurnaboutEvent, event.id, populate_existing=True)).bookkeeping or {})
+
+    async def records() -> list[shown.Shown]:
+        async with db.read() as session:
+            return await shown.showing(session, owner)
+
+    await downgrade(db, "0032_turnabout_claims")
+    kept = await book()
+    kept[claims.BOOK]["open"][f"{m.number}.1"]["shown"] = [[7, 80], [7, 81]]  # as Turnabout kept them: a repeat
+    async with db.write() as session:
+        (await session.get(TurnaboutEvent, event.id)).bookkeeping = kept
+
+    await upgrade(db)
+    assert await records() == [shown.Shown(f"claim.{reported.claim}", 0, 7, 81)]
+    assert not any("shown" in c for c in (await book())[claims.BOOK]["open"].values())
+    await downgrade(db, "0032_turnabout_claims")
+    assert (await book())[claims.BOOK]["open"][f"{m.number}.1"]["shown"] == [[7, 81]] and await records() == []
+    await upgrade(db)
+    await turnabout.confirm(db, event.id, m.number, 1, player(event.user_of(m.b)))
+    [edit] = await queued(db, claims.ANSWERED)
+    assert edit.payload["message_id"] == 81 and edit.payload["words"]["how"] == claims.CONFIRM and await records() == []
     assert await _diff(db) == []

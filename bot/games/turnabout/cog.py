@@ -4,6 +4,8 @@ awards, and the server's accumulated ratings."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 from discord import app_commands
 from discord.app_commands import Range
@@ -159,7 +161,7 @@ class TurnaboutCog(TableCog):
                 f"Your report of game {outcome.game} differs from your opponent's, so the game is disputed: an "
                 "organizer decides it (they have been called).", ephemeral=True)
         else:  # confirmed: shown by the report's message, else (lost, or the opponent has dropped) posted here
-            await interaction.response.send_message(**ui.matched_reply(outcome.game, outcome.done))
+            await interaction.response.send_message(**ui.matched_reply(outcome.game, outcome.words))
 
     @report.autocomplete("number")
     async def number_autocomplete(self, interaction: discord.Interaction, current: str | int) -> list[app_commands.Choice[int]]:
@@ -172,14 +174,11 @@ class TurnaboutCog(TableCog):
 
     async def _post_report(self, interaction: discord.Interaction, pending: turnabout.PendingGame, *,
                            again: bool = False) -> None:
-        """Post a report with Confirm / Dispute (pinging the opponent, who answers it) and remember the
-        message, so it loses its buttons once the report is answered in any way."""
-        sent = await interaction.response.send_message(ui.report_text(pending, again=again),
-                                                       view=ui.report_view(pending), allowed_mentions=ping(pending.opponent))
-        message_id = sent.message_id if sent is not None else None  # else: ask which message it made
-        message_id = message_id or (await interaction.original_response()).id
-        await turnabout.record_report_message(self.db, pending.event_id, pending.claim,
-                                              channel_id=interaction.channel_id, message_id=message_id)
+        """Post a report with Confirm / Dispute (pinging the opponent, who answers it), recorded by the kit,
+        so it loses its buttons once the report is answered in any way."""
+        await interaction.response.send_message(ui.report_text(pending, again=again), view=ui.report_view(pending),
+                                                allowed_mentions=ping(pending.opponent))
+        await claims_ui.record_answer(interaction, partial(turnabout.report_shown, self.db, pending))
 
     @group.command(name="settle", description="Decide or override a game: a dispute, a flag fall, a no-show (organizers "
                                               "who do not play in it).")

@@ -68,9 +68,8 @@ ANNOUNCE = "turnabout.announce"  # public lines for what happened (payload: Anno
 DECKLIST = "turnabout.decklist"  # DM: the opponent's decklist for game 1 (payload: Decklist)
 FINAL = "turnabout.final"  # the final ranking and rating awards (payload: Announcement with EventEnded)
 ENDED = "turnabout.cancelled"  # cancelled by an organizer while running: the kit's text (TableRef)
-# Edit: a report message answered elsewhere loses its buttons (ReportDone). Turnabout's own until the kit
-# closes every format's copies of a report itself.
-REPORT_DONE = "turnabout.report_done"
+# A report's messages are the kit's records (`claims.shown_in`), edited by the kit once the report no longer
+# waits (`claims.close`, the kit's outbox kind `claims.answered`).
 
 # Engine events that the channel hears about (a report and its answer are the report message itself,
 # posted and then edited by the cog; a dispute is announced, calling the referees).
@@ -160,30 +159,6 @@ class PendingGame:
     claim: int = 0  # the kit's claim number (its buttons carry it)
 
 
-@dataclass(frozen=True)
-class ReportDone(Payload):
-    """A game whose report was answered, as its report message shows it from then on (without
-    buttons): who won with what number and how it was settled.
-    `channel_id`/`message_id`: the message to edit (0 when the cog edits the message pressed)."""
-
-    event_id: int
-    match: int
-    game: int
-    status: str  # engine.FINAL or claims.DISPUTED
-    decided: bool  # an organizer's decision
-    winner: int | None  # user ids; winner None: a draw
-    value: int | None
-    measure: str | None  # "life", "library" or "poison"
-    match_points: int  # the winner's
-    reporter: int | None  # who reported it (a disputed report)
-    by: int | None = None  # who confirmed or disputed it, when known
-    by_report: bool = False  # confirmed by the opponent's own matching report
-    unopposed: bool = False  # reported by `by`, final at once: their opponent has dropped
-    for_absent: int | None = None  # the organizer who confirmed it for `by`, who was absent
-    channel_id: int = 0
-    message_id: int = 0
-
-
 @dataclass
 class Outcome:
     event: EventView
@@ -192,7 +167,7 @@ class Outcome:
     repeated: bool = False  # the player's own waiting report, unchanged (to show again)
     differs: bool = False  # ... and what they reported this time is not what it says
     game: int | None = None  # the game a report was about
-    done: ReportDone | None = None  # the answered report, as its message shows it now (a report's: when none does)
+    words: claims.Words | None = None  # the answered report, as its message says it now (a report's: when none does)
 
     @property
     def confirmed(self) -> bool:
@@ -513,55 +488,32 @@ def _pending(loaded: Loaded, claim: claims.Claim) -> PendingGame:
                        measure, points, claim.number)
 
 
-def _done(loaded: Loaded, match: int, reported: Reported, reporter: int | None, *, status: str = engine.FINAL,
-          decided: bool = False, **how: Any) -> ReportDone:
-    measure, points = _scored(loaded, match, reported)
-    return ReportDone(loaded.id, match, reported.game, status, decided, reported.winner, reported.value, measure,
-                      points, reporter, **how)
-
-
-def _report_done(loaded: Loaded, claim: claims.Claim, **where: Any) -> ReportDone:
-    """`claim`, no longer waiting for its opponent, as its report message shows it (see `ReportDone`)."""
-    who = {"by": claim.absent, "for_absent": claim.by} if claim.absent is not None else {"by": claim.by}
-    status = claims.DISPUTED if claim.status == claims.DISPUTED else engine.FINAL
-    return _done(loaded, _game_of(claim)[0], claim.result_as(Reported), claim.reporter, status=status,
-                 decided=claim.how == "decide", by_report=claim.how == claims.AGREED, **who, **where)
-
-
-def _closing(loaded: Loaded, claim: claims.Claim, shown: int | None) -> list[outbox.Message]:
-    """The edits of `claim`'s messages (but `shown`, the one the cog edits) once it no longer waits."""
-    return [loaded.channel(REPORT_DONE, _report_done(loaded, claim, channel_id=channel_id, message_id=message_id),
-                           channel_id=channel_id)
-            for channel_id, message_id in claims.closing(claim, shown)]
-
-
-async def record_report_message(db: Database, event_id: int, claim: int, *, channel_id: int, message_id: int) -> None:
-    """The cog posted report `claim` (the kit's number) in `message_id`: remembered, so the message
-    loses its buttons once the report is answered in any way (or at once, if it already was)."""
-
-    def edits(loaded: Loaded, ended: claims.Claim | None, messages: tuple[tuple[int, int], ...]) -> list:
-        if ended is None or ended.status == claims.REPORTED:  # forgotten, or the oldest copies of one that waits
-            return []
-        return _closing(loaded, replace(ended, shown=messages), None)
+async def report_shown(db: Database, pending: PendingGame, channel_id: int, message_id: int) -> None:
+    """The cog posted the waiting report `pending` in `message_id`: the kit's record (`claims.shown_in`),
+    so the message loses its buttons once the report is answered in any way (or at once, if it already
+    was); an older copy says it was shown again."""
 
     def plays(loaded: Loaded, waiting: claims.Claim) -> bool:
         return loaded.row.status == STATUSES.running and loaded.state is not None
 
-    await claims.shown(db, GAMES, event_id, claim, channel_id=channel_id, message_id=message_id, edits=edits,
-                       waits=plays)
+    await claims.shown_in(db, GAMES, RULES, pending.event_id, pending.claim, channel_id=channel_id,
+                          message_id=message_id, waits=plays)
 
 
 async def _counts(session: AsyncSession, loaded: Loaded, claim: claims.Claim, *, shown: int | None) -> Outcome:
     """`claim` ended (confirmed, or matched by the opponent's report): its result counts in the engine,
-    and its messages (but `shown`, the cog's) show it."""
+    and its messages (but `shown`, the cog's) show it. `Outcome.words`: what it says now, None when a
+    message of it says so already (a matching report: the answer is private)."""
     state = loaded.state
     assert state is not None
     match, game = _game_of(claim)
     reported = claim.result_as(Reported)
     winner = engine.seat_of(state, reported.winner) if reported.winner is not None else None
     events = GAMES.call(engine.record_game, state, match, game, winner=winner, value=reported.value)
-    await GAMES.commit(session, loaded, events, also=_closing(loaded, claim, shown))
-    return Outcome(_view(loaded), list(events), game=game, done=_report_done(loaded, claim))
+    await GAMES.commit(session, loaded, events)
+    closed = await claims.close(session, RULES, loaded, claim, answered_in=shown)
+    said = None if closed and shown is None and claim.how == claims.AGREED else claims.words(RULES, loaded, claim)
+    return Outcome(_view(loaded), list(events), game=game, words=said)
 
 
 async def _disputes(session: AsyncSession, loaded: Loaded, claim: claims.Claim, call: claims.Call,
@@ -574,17 +526,22 @@ async def _disputes(session: AsyncSession, loaded: Loaded, claim: claims.Claim, 
     claimed = _said(loaded, match, claim.reporter, claim.result_as(Reported))
     events = [engine.GameDisputed(match, game, engine.seat_of(state, claim.by), "", claimed, counter)]
     loaded.extra["call"] = call
-    await GAMES.commit(session, loaded, events, also=_closing(loaded, claim, shown))
-    return Outcome(_view(loaded), list(events), game=game, done=_report_done(loaded, claim))
-
-
-async def _unopposed(session: AsyncSession, loaded: Loaded, match: int, reported: Reported, winner: int | None,
-                     reporter: int) -> Outcome:
-    """A report against an opponent who has dropped counts at once: nobody is left to confirm it."""
-    events = GAMES.call(engine.record_game, loaded.state, match, reported.game, winner=winner, value=reported.value)
     await GAMES.commit(session, loaded, events)
-    done = _done(loaded, match, reported, reporter, by=reporter, unopposed=True)
-    return Outcome(_view(loaded), list(events), game=reported.game, done=done)
+    await claims.close(session, RULES, loaded, claim, answered_in=shown)
+    return Outcome(_view(loaded), list(events), game=game, words=claims.words(RULES, loaded, claim))
+
+
+async def _unopposed(session: AsyncSession, loaded: Loaded, match: engine.Match, reported: Reported,
+                     winner: int | None, reporter: int) -> Outcome:
+    """A report against an opponent who has dropped counts at once: nobody is left to confirm it (no
+    claim waits; its words are those of one, final as reported)."""
+    state = loaded.state
+    assert state is not None
+    events = GAMES.call(engine.record_game, state, match.number, reported.game, winner=winner, value=reported.value)
+    await GAMES.commit(session, loaded, events)
+    final = claims.Claim(0, _key(match.number, reported.game), match.round, _match_users(state, match), reporter,
+                         encode(reported), claims.CONFIRMED, claims.UNOPPOSED, reporter)
+    return Outcome(_view(loaded), list(events), game=reported.game, words=claims.words(RULES, loaded, final))
 
 
 async def report(
@@ -617,12 +574,11 @@ async def report(
             raise UserError(f"Game {target} needs the winner's {_MEASURE_WORDS[said.measure or 'life']} (`number`), "
                             "by the losing deck's option.")
         if waiting is None and GAMES.call(engine.answerer, state, match.number, seat) is None:
-            return await _unopposed(session, loaded, match.number, reported, winner, actor.user_id)
+            return await _unopposed(session, loaded, match, reported, winner, actor.user_id)
         met = book.report(key, match.round, _match_users(state, match), actor.user_id, reported,
                           same=lambda claim: agrees(claim.result_as(Reported), reported))
-        if met.how == claims.AGREED:
-            outcome = await _counts(session, loaded, met.claim, shown=None)
-            return replace(outcome, done=None) if met.claim.shown else outcome  # its messages show it
+        if met.how == claims.AGREED:  # its messages show it (else the cog posts it)
+            return await _counts(session, loaded, met.claim, shown=None)
         if met.how == claims.CONTRARY:
             call = await claims.dispute_call(session, loaded.row, met.claim.players)
             return await _disputes(session, loaded, book.dispute(met.claim, actor.user_id), call, said)
@@ -632,6 +588,17 @@ async def report(
             GAMES.save(loaded)
         return Outcome(_view(loaded), [], _pending(loaded, met.claim), repeated=met.how == claims.AGAIN,
                        differs=met.differs, game=target)
+
+
+MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
+
+
+def result_words(winner: int | None, value: int | None, measure: str | None, match_points: int) -> str:
+    """A game's result as a report says it (the kit words the rest: `claims_ui`)."""
+    if winner is None:
+        return "a **draw** (no match points)"
+    number = f" with {value} {MEASURE[measure or 'life']}" if value is not None else ""
+    return f"<@{winner}> **won**{number} (**{match_points} match points**)"
 
 
 _MEASURE_WORDS = {"life": "life total", "library": "number of cards left in the library", "poison": "poison counters"}
@@ -686,9 +653,19 @@ class _Rules:
     "match.game"."""
 
     noun = NOUN
+    kind = KIND
 
     def table(self, loaded: Loaded) -> str:
         return event_name(loaded.id)
+
+    def title(self, loaded: Loaded, claim: claims.Claim) -> str:
+        match, game = _game_of(claim)
+        return f"Match {match}, game {game}"
+
+    def reads(self, loaded: Loaded, claim: claims.Claim) -> str:
+        reported = claim.result_as(Reported)
+        measure, points = _scored(loaded, _game_of(claim)[0], reported)
+        return result_words(reported.winner, reported.value, measure, points)
 
     def what(self, claim: claims.Claim) -> str:
         match, game = _game_of(claim)
@@ -718,13 +695,17 @@ async def settle(
 ) -> Outcome:
     """Organizer who does not play in the match: decide a game (a dispute, a flag fall, a no-show);
     final at once, and may override a finished game until the event ends. `winner_id` None: a
-    drawn game. The channel names the organizer; a report of the game that waited ends, decided."""
+    drawn game. The channel names the organizer; a report of the game that waited ends, decided
+    through the kit's decide step (`claims.decide`: its messages say so)."""
     async with db.write() as session:
         loaded = await GAMES.load(session, event_id)
         state = await GAMES.managing(session, loaded, actor)
         m = GAMES.call(state.match, match)
-        await claims.require_referee(session, NOUN, loaded.row, actor, players=_match_users(state, m),
-                                     match=f"match {match}", what="settle it")
+        waiting = _book(loaded).of(_key(match, game))
+        where = f"match {match}"
+        if waiting is None:  # no report of it: the kit's decide step checks the referee otherwise
+            await claims.require_referee(session, NOUN, loaded.row, actor, players=_match_users(state, m),
+                                         match=where, what="settle it")
         winner = None
         if winner_id is not None:
             winner = next((s for s in m.seats() if state.players[s].user_id == winner_id), None)
@@ -735,12 +716,10 @@ async def settle(
             raise UserError(f"Deciding this game needs the winner's {_MEASURE_WORDS[measure]} (`number`).")
         events = GAMES.call(engine.decide_game, state, match, game, winner=winner, value=value, note=note)
         loaded.extra["decided_by"] = actor.user_id
-        book, closing = _book(loaded), []
-        waiting = book.of(_key(match, game))
         if waiting is not None:  # its messages show the decision (the value as it counts)
-            decided = Reported(game, winner_id, m.games[game - 1].value)
-            closing = _closing(loaded, book.end(replace(waiting, result=encode(decided)), "decide", actor.user_id), None)
-        await GAMES.commit(session, loaded, events, also=closing)
+            await claims.decide(session, RULES, loaded, waiting, actor, match=where, what="settle it",
+                                result=Reported(game, winner_id, m.games[game - 1].value))
+        await GAMES.commit(session, loaded, events)
         return Outcome(_view(loaded), list(events))
 
 
@@ -807,25 +786,17 @@ async def claim_game(db: Database, event_id: int, number: int) -> tuple[int, int
     return _game_of(claim)
 
 
-async def answered_report(db: Database, event_id: int, guild_id: int | None, *, number: int | None = None,
-                          match: int = 0, game: int = 0) -> ReportDone | None:
-    """For a report message's button that was refused: report `number` as its answered message shows
-    it, if it no longer waits for its opponent (confirmed, decided or disputed: the message is an
-    out-of-date copy), else None (the refusal stands). A button of before the kit's claims names its
-    game instead (`match`, `game`): its newest report, ended lately."""
-    if number is None:
-        async with db.read() as session:
-            try:
-                book = _book(await GAMES.load(session, event_id, lock=False))
-            except UserError:
-                return None
-        key = _key(match, game)
-        number = next((n for n in range(book.next_number() - 1, 0, -1)
-                       if (ended := book.ended(n)) is not None and ended.key == key), None)
-        if number is None:
+async def game_claim(db: Database, event_id: int, match: int, game: int) -> int | None:
+    """The newest claim of game `game` of match `match` that ended lately, for a report button of before
+    the kit's claims (it names its game): a late click on it says what became of that claim."""
+    async with db.read() as session:
+        try:
+            book = _book(await GAMES.load(session, event_id, lock=False))
+        except UserError:
             return None
-    found = await claims.late(db, GAMES, event_id, number, guild_id)
-    return _report_done(*found) if found is not None else None
+    key = _key(match, game)
+    return next((n for n in range(book.next_number() - 1, 0, -1)
+                 if (ended := book.ended(n)) is not None and ended.key == key), None)
 
 
 def game_status(loaded: Loaded, match: int, game: engine.Game) -> str:

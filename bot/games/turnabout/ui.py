@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import discord
 
@@ -18,8 +19,8 @@ from bot.games.turnabout.service import (
     EventView,
     PendingGame,
     Rating,
-    ReportDone,
     event_name,
+    result_words,
 )
 from bot.kit import claims, claims_ui, limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, Renderers
@@ -29,7 +30,7 @@ from bot.kit.text import escape, plural
 from bot.web.buttons import event_view
 
 MAX_CONTENT = 1900
-MEASURE = {"life": "life", "library": "cards left in library", "poison": "poison counters"}
+MEASURE = turnabout.MEASURE  # what a winner's number counts
 OPTION_RULES = {
     "dominaria": "Dominaria: 10 + the winner's life",
     "tolaria": "Tolaria: 10 + half the winner's library (rounded up)",
@@ -257,14 +258,6 @@ def final_lines(news: Announcement) -> list[str]:
 # --- reports -----------------------------------------------------------------------------------------
 
 
-def result_words(winner: int | None, value: int | None, measure: str | None, match_points: int) -> str:
-    """A game's result as a report says it (the kit words the rest: `claims_ui`)."""
-    if winner is None:
-        return "a **draw** (no match points)"
-    number = f" with {value} {MEASURE[measure or 'life']}" if value is not None else ""
-    return f"{mention(winner)} **won**{number} (**{match_points} match points**)"
-
-
 CHOICE_NAME = 100  # Discord's limit on an autocomplete choice's name
 
 
@@ -306,24 +299,13 @@ def repeated_note(pending: PendingGame, *, differs: bool, game_given: bool) -> s
     return " ".join(lines) or None
 
 
-def report_done_text(done: ReportDone) -> str:
-    """An answered report, as its message reads from then on (its buttons gone): who won the game
-    with what number and how it was settled (the match's result is the channel's own post)."""
-    result = result_words(done.winner, done.value, done.measure, done.match_points)
-    how = ("dispute" if done.status == claims.DISPUTED else "decide" if done.decided else
-           claims_ui.UNOPPOSED if done.unopposed else claims_ui.AGREED if done.by_report else claims.CONFIRM)
-    by, absent = (done.for_absent, done.by) if done.for_absent is not None else (done.by, None)
-    return claims_ui.answered_text(f"Match {done.match}, game {done.game}", result, how, by, absent=absent,
-                                   reporter=done.reporter)
-
-
-def matched_reply(game: int | None, done: ReportDone | None) -> dict:
+def matched_reply(game: int | None, words: claims.Words | None) -> dict:
     """The reply to a report that made a game final: private when its report's message shows the
-    result (one post per piece of news), else the result itself, posted."""
-    if done is None:
+    result (one post per piece of news), else the result itself (the kit's words), posted."""
+    if words is None:
         return {"content": f"Your report matches your opponent's: game {game} counts (their report's message shows "
                            "it).", "ephemeral": True}
-    return {"content": report_done_text(done)}
+    return {"content": claims_ui.said(words)}
 
 
 OLD_MATCH, OLD_GAME = "match", "game"  # the parts of a report button of before the kit's claims
@@ -343,17 +325,21 @@ async def _answer(press: claims_ui.Press, for_absent: bool) -> claims_ui.Answere
                                          message_id=press.pressed)
     else:  # the channel's announcement calls the organizers who may decide it
         result = await turnabout.dispute(press.db, press.table, match, game, press.actor, message_id=press.pressed)
-    assert result.done is not None
-    return claims_ui.Answered(report_done_text(result.done))
+    return claims_ui.Answered(claims_ui.said(result.words))
+
+
+_late_words = claims_ui.late_of(turnabout.GAMES, turnabout.RULES)
 
 
 async def _late(press: claims_ui.Press) -> str | None:
-    if press.claim:
-        done = await turnabout.answered_report(press.db, press.table, press.guild_id, number=press.claim)
-    else:  # a button of before the kit's claims names its game
-        match, game = await _game_of(press)
-        done = await turnabout.answered_report(press.db, press.table, press.guild_id, match=match, game=game)
-    return report_done_text(done) if done is not None else None
+    """What a late click's copy says: the kit's words of what became of its claim (a button of before the
+    kit's claims names its game: its newest claim that ended)."""
+    if not press.claim:
+        number = await turnabout.game_claim(press.db, press.table, *await _game_of(press))
+        if number is None:
+            return None
+        press = replace(press, claim=number)
+    return await _late_words(press)
 
 
 ANSWERING = claims_ui.Answering(turnabout.KIND, _answer, _late)  # the kit's report buttons, answered
@@ -460,12 +446,6 @@ async def announce(news: Announcement, ctx: Delivery) -> Outgoing | None:
 async def decklist(dm: Decklist, ctx: Delivery) -> Outgoing:
     content, file = decklist_messages(dm)  # a long list: one message, the list attached
     return Outgoing(content=content, files=[file] if file is not None else [])
-
-
-@RENDERERS.renders(turnabout.REPORT_DONE, ReportDone)
-async def report_done(done: ReportDone, ctx: Delivery) -> Outgoing:
-    """A report message answered elsewhere: its text replaced by the result, its buttons removed."""
-    return Outgoing(content=report_done_text(done), view=None, edit=(done.channel_id, done.message_id))
 
 
 @RENDERERS.renders(turnabout.FINAL, Announcement)

@@ -15,6 +15,7 @@ from bot.games.turnabout import ui
 from bot.games.turnabout.models import TurnaboutEvent
 from bot.kit import claims
 from bot.kit.claims_ui import AnswerButton
+from bot.store.models import ShownMessage
 from tests.e2e.drivers.common import component, eventually
 from tests.e2e.drivers.table import TableDriver
 
@@ -71,12 +72,16 @@ class TurnaboutDriver(TableDriver):
         return sent
 
     async def _kept(self, message_id: str) -> bool:
-        """The bot kept `message_id` with its waiting report (the cog records it after posting), or the
-        report no longer waits: what a test compares before and after is then settled."""
+        """The bot recorded `message_id` as showing a waiting report (the kit's record, `bot.kit.shown`:
+        the cog records it after posting), or no report waits for its opponent: what a test compares
+        before and after is then settled."""
+        async with self.db.read() as session:
+            recorded = (await session.execute(select(ShownMessage.message_id).where(
+                ShownMessage.owner_kind == turnabout.KIND, ShownMessage.owner_id == self.event_id,
+                ShownMessage.message_id == int(message_id)))).first()
         row = await self.state_row()
-        book = claims.Book(dict(row.bookkeeping or {}))
-        waiting = book.waiting()
-        return not waiting or any(int(message_id) in {m for _, m in c.shown} for c in waiting)
+        waiting = [c for c in claims.Book(dict(row.bookkeeping or {})).waiting() if c.status == claims.REPORTED]
+        return recorded is not None or not waiting
 
     def report_button(self, message: dict, action: str) -> str:
         return component(message, AnswerButton, format="turnabout", table=self.event_id, action=action)["custom_id"]

@@ -41,6 +41,11 @@ async def queued(db, kind: str) -> list[OutboxMessage]:
                                            .order_by(OutboxMessage.id))).scalars())
 
 
+async def late(db, event_id: int, number: int, guild_id: int = GUILD) -> claims.Words | None:
+    """What a late click on a copy of claim `number` shows (the kit's words), None while it waits."""
+    return await claims.late_words(db, turnabout.GAMES, turnabout.RULES, event_id, number, guild_id)
+
+
 async def status_of(db, event_id: int, match: int, game: int) -> str:
     """A game's status as players read it: the engine's, or its report's while it waits (the kit's book)."""
     async with db.read() as session:
@@ -275,17 +280,18 @@ async def test_reports_disputes_drop_bye_end_and_ratings(db):
     with pytest.raises(PermissionDenied):
         await turnabout.confirm(db, event.id, m.number, 1, player(outsider))
     claim = out.pending.claim
-    assert await turnabout.answered_report(db, event.id, GUILD, number=claim) is None  # still waiting
+    assert await late(db, event.id, claim) is None  # still waiting
     assert await status_of(db, event.id, m.number, 1) == "reported"
     # The opponent reports the same result (no number needed): that confirms it.
     matched = await turnabout.report(db, event.id, player(b), result="lost")
     assert matched.confirmed and matched.pending is None and matched.game == 1
-    answered = await turnabout.answered_report(db, event.id, GUILD, number=claim)
-    assert answered is not None and answered.status == engine.FINAL and answered.winner == a and answered.by_report
-    assert await turnabout.answered_report(db, event.id, GUILD, match=m.number, game=1) == answered  # an old button
-    assert await turnabout.answered_report(db, event.id, OTHER_GUILD, number=claim) is None
-    assert await turnabout.answered_report(db, event.id, GUILD, number=999) is None
-    assert await turnabout.answered_report(db, event.id, GUILD, match=999, game=1) is None
+    answered = await late(db, event.id, claim)
+    assert answered is not None and answered.how == claims.AGREED and answered.by == b
+    assert answered.result.startswith(f"<@{a}> **won** with 20 ")
+    assert await turnabout.game_claim(db, event.id, m.number, 1) == claim  # an old button names its game
+    assert await late(db, event.id, claim, OTHER_GUILD) is None
+    assert await late(db, event.id, 999) is None
+    assert await turnabout.game_claim(db, event.id, 999, 1) is None
     assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
     # Game 2 disputed by the other player's own, different report; the organizer settles it.
@@ -522,9 +528,11 @@ async def test_only_who_must_act_next_is_pinged(db):
 
 
 async def test_a_report_message_loses_its_buttons_however_the_report_is_answered(db):
-    """Issue 25 items 3 and 7: every message showing a waiting report is edited once the report is
-    answered — by a button (the pressed message is the cog's to edit), by the opponent's matching
-    report, by an organizer's decision or a dispute — and shows who won with what number."""
+    """Issue 25 items 3 and 7, issue 34: every message showing a waiting report is the kit's record
+    (`report_shown`) and is edited by the kit (`claims.answered`) once the report is answered — by a
+    button (the pressed message is the cog's to edit), by the opponent's matching report, by an
+    organizer's decision or a dispute — and shows who won with what number; an older copy says the
+    report was shown again (the newest has its buttons)."""
     event = await registered(db, 4, rounds=1)
     await turnabout.begin(db, event.id, ORG)
     event = (await turnabout.pair(db, event.id, ORG)).event
@@ -532,42 +540,46 @@ async def test_a_report_message_loses_its_buttons_however_the_report_is_answered
     a, b = user_of(event, m.a), user_of(event, m.b)
 
     async def edits() -> dict[int, dict]:
-        return {msg.payload["message_id"]: msg.payload for msg in await queued(db, turnabout.REPORT_DONE)}
+        """The kit's edits of report copies, by message: what each says now (its last edit)."""
+        return {msg.payload["message_id"]: msg.payload["words"] for msg in await queued(db, claims.ANSWERED)}
 
-    # Game 1: posted twice (a repeat), confirmed by the opponent's own matching report: both copies edited.
-    first = (await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)).pending.claim
-    await turnabout.record_report_message(db, event.id, first, channel_id=CHANNEL, message_id=501)
-    await turnabout.record_report_message(db, event.id, first, channel_id=CHANNEL, message_id=502)
+    # Game 1: posted twice (a repeat: the older copy says so), confirmed by the opponent's own matching
+    # report: the newest copy shows it, and the reporter is answered privately.
+    first = (await turnabout.report(db, event.id, player(a), result="won", value=20, game=1)).pending
+    await turnabout.report_shown(db, first, CHANNEL, 501)
     assert await edits() == {}
+    await turnabout.report_shown(db, first, CHANNEL, 502)
+    assert (await edits())[501]["how"] == claims.AGAIN_SHOWN
     matched = await turnabout.report(db, event.id, player(b), result="lost")
-    assert matched.confirmed and matched.done is None  # its messages show it: the reporter is answered privately
+    assert matched.confirmed and matched.words is None  # its messages show it: the reporter is answered privately
     done = await edits()
-    assert set(done) == {501, 502} and done[501]["winner"] == a and done[501]["value"] == 20
-    assert done[501]["status"] == engine.FINAL and done[501]["channel_id"] == CHANNEL
-    assert done[501]["by"] == b and done[501]["by_report"]
-    # Game 2: confirmed with the button on message 503: that one is the cog's, 504 goes through the outbox.
-    second = (await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)).pending.claim
+    assert done[502]["how"] == claims.AGREED and done[502]["by"] == b and done[502]["what"] == f"Match {m.number}, game 1"
+    assert done[502]["result"].startswith(f"<@{a}> **won** with 20 ")
+    # Game 2: confirmed with the button on message 504: that one is the cog's, 503 goes through the outbox.
+    second = (await turnabout.report(db, event.id, player(b), result="won", value=3, game=2)).pending
     for message_id in (503, 504):
-        await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=message_id)
-    confirmed = await turnabout.confirm(db, event.id, m.number, 2, player(a), message_id=503)
-    assert set(await edits()) == {501, 502, 504}
+        await turnabout.report_shown(db, second, CHANNEL, message_id)
+    confirmed = await turnabout.confirm(db, event.id, m.number, 2, player(a), message_id=504)
+    assert set(await edits()) == {501, 502, 503} and (await edits())[503]["how"] == claims.AGAIN_SHOWN
     assert confirmed.match_finished is not None  # the match's result is the channel's own post, not in the report's
-    assert confirmed.done.winner == b and confirmed.done.value == 3 and confirmed.done.by == a
+    assert (confirmed.words.how, confirmed.words.by) == (claims.CONFIRM, a)
+    assert confirmed.words.result.startswith(f"<@{b}> **won** with 3 ")
     # A message recorded after its report was answered (a slow reply) is edited at once.
-    await turnabout.record_report_message(db, event.id, second, channel_id=CHANNEL, message_id=505)
-    assert 505 in await edits()
+    await turnabout.report_shown(db, second, CHANNEL, 505)
+    assert (await edits())[505]["how"] == claims.CONFIRM
 
     # The other match: a report decided by an organizer, and one disputed with the button.
     c, d = user_of(event, other.a), user_of(event, other.b)
-    third = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)).pending.claim
-    await turnabout.record_report_message(db, event.id, third, channel_id=CHANNEL, message_id=601)
+    third = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=1)).pending
+    await turnabout.report_shown(db, third, CHANNEL, 601)
     await turnabout.settle(db, event.id, ORG, match=other.number, game=1, winner_id=d, value=4)
     decided = (await edits())[601]
-    assert decided["decided"] and decided["winner"] == d and decided["value"] == 4
-    fourth = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)).pending.claim
-    await turnabout.record_report_message(db, event.id, fourth, channel_id=CHANNEL, message_id=602)
+    assert decided["how"] == claims.DECIDE and decided["by"] == ORGANIZER
+    assert decided["result"].startswith(f"<@{d}> **won** with 4 ")
+    fourth = (await turnabout.report(db, event.id, player(c), result="won", value=5, game=2)).pending
+    await turnabout.report_shown(db, fourth, CHANNEL, 602)
     disputed = await turnabout.dispute(db, event.id, other.number, 2, player(d), message_id=602)
-    assert 602 not in await edits() and disputed.done.status == claims.DISPUTED and disputed.done.reporter == c
+    assert 602 not in await edits() and disputed.words.how == claims.DISPUTE and disputed.words.reporter == c
     async with db.read() as session:  # no report waits for its opponent: the disputed one waits for a referee
         book = claims.Book(dict((await session.get(TurnaboutEvent, event.id)).bookkeeping or {}))
     assert [(c.number, c.status) for c in book.waiting()] == [(4, claims.DISPUTED)]
@@ -603,8 +615,9 @@ async def test_a_report_against_a_dropped_player_is_final_and_says_so(db):
     a, b = user_of(event, m.a), user_of(event, m.b)
     await turnabout.drop(db, event.id, player(b))
     out = await turnabout.report(db, event.id, player(a), result="won", value=5, game=1)
-    assert out.pending is None and out.done is not None and out.done.unopposed and out.done.by == a
-    assert out.done.status == engine.FINAL and out.done.winner == a and out.done.value == 5
+    assert out.pending is None and out.words is not None and out.words.how == claims.UNOPPOSED and out.words.by == a
+    assert out.words.result.startswith(f"<@{a}> **won** with 5 ")
+    assert (await turnabout.get_event(db, event.id)).state.match(m.number).games[0].status == engine.FINAL
 
 
 async def _organizer_plays(db):
@@ -648,8 +661,8 @@ async def test_an_organizer_confirming_another_match_confirms_for_the_absent_pla
         await turnabout.confirm(db, event.id, other.number, 1, organizer)
     assert needed.value.absent == d
     assert await status_of(db, event.id, other.number, 1) == "reported"
-    done = (await turnabout.confirm(db, event.id, other.number, 1, organizer, for_absent=True)).done
-    assert done.status == engine.FINAL and not done.decided and done.by == d and done.for_absent == 1000
+    done = (await turnabout.confirm(db, event.id, other.number, 1, organizer, for_absent=True)).words
+    assert (done.how, done.by, done.absent) == (claims.CONFIRM, 1000, d)
     assert not any(any(e["type"] == "turnabout.GameDecided" for e in msg.payload["events"])
                    for msg in await queued(db, turnabout.ANNOUNCE))  # confirmed, not "decided by an organizer"
     [dm] = await queued(db, claims.ABSENT_DM)
@@ -711,7 +724,8 @@ async def test_a_waiting_report_is_the_kits_claim_and_the_engine_holds_none(db):
         assert (await turnabout.clock_game(session, GUILD, CHANNEL, a, b, None)).game == 2
     # The disputing player's own report of what was claimed agrees: the game counts, as reported.
     agreed = await turnabout.report(db, event.id, player(d), result="lost", game=1)
-    assert agreed.confirmed and agreed.done is not None and agreed.done.by_report and agreed.done.winner == c
+    assert agreed.confirmed and agreed.words is not None and agreed.words.how == claims.AGREED
+    assert agreed.words.result.startswith(f"<@{c}> **won**")  # no message showed it: the cog posts it
     assert (await turnabout.get_event(db, event.id)).state.match(other.number).games[0].winner == other.a
 
 

@@ -15,9 +15,9 @@ from bot.games.turnabout.service import (
     PendingGame,
     Rating,
     Registration,
-    ReportDone,
+    result_words,
 )
-from bot.kit import claims, limits
+from bot.kit import claims, claims_ui, limits
 
 NASTY = "@everyone **bold** [link](https://x.y) " + "é" * 60  # 100 characters of markdown, pings and accents
 
@@ -140,24 +140,24 @@ def test_an_announcement_queued_before_typed_events_renders_the_same():
 
 def test_an_answered_report_says_who_won_with_what_number():
     """Issue 25 item 3: the report message's text is replaced, and the result stays readable (the
-    match's result is the channel's own post: issue 35 item 3, one post per piece of news)."""
-    confirmed = ReportDone(1, 1, 2, engine.FINAL, False, 10, 45, "library", 30, None, by=11)
-    assert ui.report_done_text(confirmed) == (
+    match's result is the channel's own post: issue 35 item 3, one post per piece of news). Its words
+    are the kit's (`claims.words`: the format's title and result words, `Rules.title` / `Rules.reads`)."""
+    won = result_words(10, 45, "library", 30)
+
+    def said(how: str, by: int | None = 11, **more) -> str:
+        return claims_ui.said(claims.Words("Match 1, game 2", more.pop("result", won), how, by, **more))
+
+    assert said(claims.CONFIRM) == (
         "✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), confirmed by <@11>.")
-    matching = dataclasses.replace(confirmed, game=1, by_report=True, value=7, measure="life",
-                                   match_points=17)
-    assert ui.report_done_text(matching) == (
-        "✅ Match 1, game 1: <@10> **won** with 7 life (**17 match points**), confirmed by <@11>'s matching report.")
-    alone = dataclasses.replace(confirmed, by=10, unopposed=True)
-    assert ui.report_done_text(alone) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match points**), "
-                                          "reported by <@10>: final, as their opponent has dropped.")
-    decided = dataclasses.replace(confirmed, decided=True, by=None)
-    assert ui.report_done_text(decided).startswith("⚖️ Match 1, game 2: <@10> **won** with 45 cards")
-    assert ui.report_done_text(decided).endswith("decided by an organizer.")
-    draw = dataclasses.replace(confirmed, winner=None, value=None, measure=None, match_points=0)
-    assert ui.report_done_text(draw) == "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>."
-    disputed = dataclasses.replace(confirmed, status=claims.DISPUTED, reporter=10)
-    assert ui.report_done_text(disputed) == (
+    assert said(claims.AGREED, result=result_words(10, 7, "life", 17)) == (
+        "✅ Match 1, game 2: <@10> **won** with 7 life (**17 match points**), confirmed by <@11>'s matching report.")
+    assert said(claims.UNOPPOSED, 10) == ("✅ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match "
+                                          "points**), reported by <@10>: final, as their opponent has dropped.")
+    assert said(claims.DECIDE, 12) == ("⚖️ Match 1, game 2: <@10> **won** with 45 cards left in library (**30 match "
+                                       "points**), decided by <@12>.")
+    assert said(claims.CONFIRM, result=result_words(None, None, None, 0)) == (
+        "✅ Match 1, game 2: a **draw** (no match points), confirmed by <@11>.")
+    assert said(claims.DISPUTE, reporter=10) == (
         "⚠️ Match 1, game 2: <@10> reported <@10> **won** with 45 cards left in library (**30 match points**); <@11> "
         "disputed it. An organizer who does not play in it decides it.")
 
