@@ -20,6 +20,7 @@ from bot.app import components as bot_components
 from bot.games.battler import rules as battler_engine
 from bot.games.battler import ui as battler_ui
 from bot.games.draft import ui as draft_ui
+from bot.games.draft.kinds_cog import ChoiceButton
 from bot.games.four_two_one import ui as fto_ui
 from bot.games.vortex import rules as vortex_engine
 from bot.games.vortex import ui as vortex_ui
@@ -39,7 +40,7 @@ pytestmark = pytest.mark.e2e
 
 # The format whose test forges each indexed component (custom_id prefix) or form.
 FORGED_IN = {
-    "dp": "draft", "dps": "draft",
+    "dp": "draft", "dps": "draft", "dk": "winston",
     "bt": "battler", "bts": "battler", "btm": "battler",
     "tar": "turnabout",
     "421t": "421", "421c": "421",
@@ -151,6 +152,28 @@ async def test_draft_picks(fake, bot, world):
     menu = draft_ui.PickSelect.custom_id_for
     await f.select(p0, message, menu(pod=pod_id, pack=pack, pick=pick, part=0), ["5"], "not in the pack")
     await f.select(p0, message, menu(pod=pod_id, pack=pack, pick=pick, part=3), ["0"], "not valid")
+    await f.close()
+
+
+async def test_winston_choices(fake, bot, world):
+    """A Winston draft's [Take pile] [Pass] (Grid's row and column buttons are the same component)."""
+    f = Forger(fake, world, bot, "winston")
+    p0, p1 = world.players[:2]
+    started = await fake.slash(world.admin, "draft winston", guild_id=world.guild, channel_id=world.channel,
+                               options={"cube": "goldfish", "cards": 24})
+    pod_id = int(started.content.split("#")[1].split()[0].strip("*:.,"))
+    await join_all(fake, started.message, pod_id, [p0, p1])
+    on_turn, look = await fake.wait_for(
+        lambda: next(((p, m) for p in (p0, p1) for m in reversed(fake.dms(p)) if components(m, ChoiceButton)), None),
+        what="the first look")
+    other = p1 if on_turn == p0 else p0
+    shown = parts_of(ChoiceButton, components(look, ChoiceButton)[0]["custom_id"])
+    pick = int(shown["pick"])
+    choice = ChoiceButton.custom_id_for
+    await f.click(on_turn, look, choice(pod=pod_id, pick=pick, index=7), "not")
+    await f.click(on_turn, look, choice(pod=pod_id, pick=pick + 3, index=0), "Already")
+    await f.click(other, started.message, choice(pod=pod_id, pick=pick, index=0), "turn")  # forged on a message they see
+    await f.click(on_turn, look, choice(pod=pod_id + 50, pick=pick, index=0), "no draft")
     await f.close()
 
 
