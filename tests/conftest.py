@@ -98,6 +98,15 @@ async def _admin_execute(url: str, *statements: str) -> None:
         await connection.close()
 
 
+def _test_database_settings(name: str) -> list[str]:
+    """A test database's own settings (not copied from a template, so set on each copy): a commit
+    returns without waiting for the server's disk flush. What a test sees is the same: a commit is
+    visible to every connection at once either way, and only a crash of the server itself could
+    lose one (the outage tests crash a private server of their own). It spares the flush, 1-2 ms
+    per commit on this machine, across hundreds of tests."""
+    return [f'ALTER DATABASE "{name}" SET synchronous_commit = off']
+
+
 class ScratchDatabases:
     """The session's migrated templates, its next PostgreSQL copy, and its databases still to drop.
 
@@ -149,7 +158,7 @@ class ScratchDatabases:
     async def _copy(self, admin: str) -> str:
         template = await asyncio.wrap_future(self._template_future("postgresql", admin))
         name = f"bot_test_{uuid.uuid4().hex[:12]}"
-        await _admin_execute(admin, f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        await _admin_execute(admin, f'CREATE DATABASE "{name}" TEMPLATE "{template}"', *_test_database_settings(name))
         return name
 
     async def _build_sqlite(self) -> str:
@@ -224,7 +233,7 @@ async def create_scratch_database(kind: str, tmp_path, *, migrated: bool = False
         name = await SCRATCH.postgres_copy(admin)
     else:
         name = f"bot_test_{uuid.uuid4().hex[:12]}"
-        await _admin_execute(admin, f'CREATE DATABASE "{name}"')
+        await _admin_execute(admin, f'CREATE DATABASE "{name}"', *_test_database_settings(name))
     try:
         yield _database_url(admin, name)
     finally:

@@ -1,4 +1,4 @@
-"""A whole 8-player, 2 × 15 draft through the fake Discord, with everything that goes wrong in real life:
+"""A whole 8-player, 2 × 10 draft through the fake Discord, with everything that goes wrong in real life:
 mixed reaction and button picks on each player's one pack message, a kill -9 restart in the middle, a double click, a reaction on a stale
 pack message, and a player whose DMs are closed."""
 
@@ -25,7 +25,9 @@ from tests.e2e.drivers.draft import (
 
 pytestmark = pytest.mark.e2e
 
-SEATS, PACKS, PACK_SIZE = 8, 2, 15
+# Packs of 10 for 8 players: each pack still comes round to its opener again (picks 9 and 10), as
+# 15-card packs do, and both passing directions are played, in two thirds of the picks 2 × 15 took.
+SEATS, PACKS, PACK_SIZE = 8, 2, 10
 TOTAL = SEATS * PACKS * PACK_SIZE
 
 

@@ -42,9 +42,11 @@ def make(n=4, *, seed=1, settings_=None, cube_size=None, basics=("Island", "Fore
 
 
 def all_cards(state: BattlerState) -> Counter:
-    c = Counter(state.packpile) + Counter(state.packyard) + Counter(state.carousel_cards)
-    for p in state.players:
-        c += Counter(p.stash) + Counter(p.pack)
+    # One Counter updated in place: adding Counters builds a new one each time, half the random
+    # games' time in the checks after every action.
+    c = Counter(state.packpile)
+    for zone in (state.packyard, state.carousel_cards, *(z for p in state.players for z in (p.stash, p.pack))):
+        c.update(zone)
     return c
 
 

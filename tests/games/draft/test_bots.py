@@ -200,6 +200,9 @@ TYPES = st.sampled_from(["Creature — Elf", "Instant", "Land", "Land — Island
                          "Artifact", "Sorcery // Instant", "", None])
 NUMBERS = st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5000),
                     st.booleans())
+# Built once: a strategy built anew for every card is validated anew, which took most of the time.
+RANKS = st.one_of(st.none(), st.integers(-3, 10**6))
+RARITIES = st.sampled_from(["common", "mythic", "weird", None])
 
 
 @st.composite
@@ -207,8 +210,7 @@ def cubes(draw, min_size: int = 1, max_size: int = 60) -> list[dict]:
     names = draw(st.lists(st.text(min_size=1, max_size=12), min_size=min_size, max_size=max_size, unique=True))
     return [
         {"name": name, "colour": draw(COLOURS), "type_line": draw(TYPES), "mana_value": draw(NUMBERS),
-         "rating": draw(NUMBERS), "edhrec_rank": draw(st.one_of(st.none(), st.integers(-3, 10**6))),
-         "rarity": draw(st.sampled_from(["common", "mythic", "weird", None]))}
+         "rating": draw(NUMBERS), "edhrec_rank": draw(RANKS), "rarity": draw(RARITIES)}
         for name in names
     ]
 
