@@ -130,7 +130,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
         return response
 
     async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.method not in guard.ALLOWED_METHODS:
+        if not guard.accepted(request):
             response = error_page(405)
             response.headers[hdrs.ALLOW] = ", ".join(guard.ALLOWED_METHODS)
             return response
