@@ -101,6 +101,7 @@ ERRORS = {
                           "server's pages may have been turned off or given a new address: ask for the link again "
                           "with /web link."),
     405: ("Read only", "This site only shows pages."),
+    413: ("Too long", "That form is longer than any this site gives."),
     429: ("Slow down", "Too many pages asked for at once from your address: wait a moment and try again."),
     500: ("Something went wrong", "This page could not be shown."),
     503: ("Busy", "The server's records can't be read right now: try again in a moment."),
