@@ -67,3 +67,18 @@ async def test_a_player_picks_a_rotisserie_from_the_web(fake, bot, world):
     refused = await fake.slash(second, "draft take", guild_id=world.guild, channel_id=world.channel,
                                options={"card": forms[4]["card"]})
     assert refused.ephemeral and "not on offer" in refused.content  # the card is gone for /draft take too
+
+    # The rest from the web too, in snake order (the second player twice, then the first); the pick
+    # that ends the draft sends the picker's pool at once, as after /draft take.
+    for turn, player in ((1, second), (2, second), (3, first)):
+        if turn > 1:
+            assert (await next_turn(fake, world, turn))[0] == player
+        mine = await own_page(fake, world, player)
+        status, location = await post(mine, take_forms((await get(mine))[1])[0])
+        assert status == 303 and location in mine
+    final = await stored_picks(bot, pod_id)
+    assert final["status"] == "complete" and [p["source"] for p in final["picks"]] == ["web"] * 4
+    assert [p["user_id"] for p in final["picks"]] == [first, second, second, first]
+    for player in players:
+        await fake.wait_for(lambda p=player: any(m.get("embeds") for m in fake.dms(p)),  # the pool's embed
+                            what=f"the pool of {player}", timeout=15)
