@@ -162,7 +162,8 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
             log.exception("web page %s failed (error %s)", request.path, error_id)
             return error_page(500, error_id=error_id)
 
-    app = web.Application(middlewares=[every_request], client_max_size=1024)
+    # A request's body: none but a signed page's form (a Rotisserie's Take: a card's name, two tokens, the filter).
+    app = web.Application(middlewares=[every_request], client_max_size=4096)
     site_pages = pages.SitePages(db, settings, renderer, page_cache, computed)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)

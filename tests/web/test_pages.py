@@ -272,7 +272,7 @@ async def test_a_form_on_a_players_own_page_posts_to_its_signed_address(db, test
         assert refused.headers["Cache-Control"] == "no-store"
         for fields in ({"x": "y" * 201}, {f"f{i}": "1" for i in range(9)}):
             assert (await client.post(links.private(token), data=fields)).status == 400
-        assert (await client.post(links.private(token), data=b"x" * 2000,
+        assert (await client.post(links.private(token), data=b"x" * 5000,
                                   headers={"Content-Type": "application/x-www-form-urlencoded"})).status == 413
         assert (await client.post(links.private(token[:-1] + ("A" if token[-1] != "A" else "B")),
                                   data={"form": form_token}, allow_redirects=False)).status == 404

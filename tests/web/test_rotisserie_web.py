@@ -177,3 +177,13 @@ async def test_another_servers_pod_is_not_found(db):
         await page(client, own_link(other, user, pod_id), status=404)
         await page(client, SiteLinks(other.address).event("draft", pod_id), status=404)
         assert str(escape("Card <")) not in await page(client, SiteLinks(other.address).home)
+
+
+async def test_a_seat_handed_to_a_bot_says_so_and_has_no_button(db):
+    site, pod_id = await rotisserie(db)
+    first = await on_turn(db, pod_id)
+    waiting = next(u for u in USERS if u != first)
+    await drafts.replace_with_bot(db, pod_id, waiting, ORG)
+    async with site_client(db) as client:
+        html = await page(client, own_link(site, waiting, pod_id))
+        assert "A bot plays your seat" in visible(html) and forms(html) == []

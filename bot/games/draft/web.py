@@ -223,13 +223,14 @@ async def take_page(ctx: registry.PageContext, grant: access.Grant) -> registry.
         running = pod.row.status == STATUSES.running and pod.state is not None and not pod.state.is_complete()
         offer = await _offer(ctx, session, pod.row, list(pod.state.cards)) if running else None
         seat = pod.seat_of(grant.user_id).seat
+        by_bot = pod.by_seat(seat).is_bot  # handed to a bot: `/draft rejoin` takes it back
         prompt = prompt_for(pod, seat) if running else None
         on_turn = pod.state.on_turn() if running else None
         waiting = pod.by_seat(on_turn).user_id if on_turn is not None else None
         names = await _names(ctx, session, [waiting] if waiting is not None else [])
         after = pod.state.after(seat) if running else None
     context = {"row": pod.row, "phase": PHASE.get(pod.row.status, pod.row.status), "offer": offer, "tiles": {},
-               "prompt": prompt, "waiting": waiting, "names": names, "after": after,
+               "prompt": prompt, "waiting": waiting, "names": names, "after": after, "by_bot": by_bot,
                "draft_link": ctx.links.event(DRAFT, pod.row.id), "action": ctx.links.private(ctx.token or ""),
                "form_token": ctx.form_token(prompt.pack_pick) if prompt is not None else ""}
     return registry.Page("draft/take.html", f"Your picks · Rotisserie draft #{pod.row.id}",
@@ -261,8 +262,8 @@ async def take_action(ctx: registry.PageContext, grant: access.Grant, form: Mapp
     back_filtered = back + (f"?{urlencode(kept)}" if kept else "")
     pick = form.get("pick", "")
     if not (pick.isascii() and pick.isdigit() and len(pick) <= 6) or not ctx.form_token_valid(pick, form.get("form", "")):
-        return registry.Refusal("Not your form", "That button is not one of your page's: open your page again with "
-                                "`/draft take` in the draft's channel.", back, status=403)
+        return registry.Refusal("Not your form", "That button is not one of your page's. Your page is below; a new "
+                                "link to it: /draft take without a card, in the draft's channel.", back, status=403)
     async with ctx.db.read() as session:
         pod = await _own_rotisserie(session, ctx.guild_id, grant)
     if pod is None:
