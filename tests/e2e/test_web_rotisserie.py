@@ -44,7 +44,8 @@ async def test_a_player_picks_a_rotisserie_from_the_web(fake, bot, world):
     pod_id = int(re.search(r"#(\d+)", lobby.content).group(1))
     await join_all(fake, lobby.message, pod_id, players)
 
-    first, _ = await next_turn(fake, world, 0)
+    first, turn_post = await next_turn(fake, world, 0)
+    assert "without a card: your page of the offer on the web" in turn_post["content"]  # the site is on
     second = next(p for p in players if p != first)
     url = await own_page(fake, world, first)
     status, html = await get(url)

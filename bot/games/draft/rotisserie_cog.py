@@ -21,6 +21,7 @@ from bot.kit.dispatch import actor_of
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.tables import Actor
 from bot.kit.text import escape, plural
+from bot.web import access
 from bot.web.buttons import URL_LIMIT, link_button, view_of
 from bot.web.links import LINK_HOURS, private_link
 
@@ -32,10 +33,15 @@ RENDERERS = Renderers()  # carried by the draft's `FORMAT`
 
 @RENDERERS.renders(TURN, Turn)
 async def turn(t: Turn, ctx: Delivery) -> Outgoing:
-    """Pings the player on turn alone; the others read it without a notification."""
+    """Pings the player on turn alone; the others read it without a notification. While the server's
+    web pages are on, it says the card can be taken there too."""
+    guild_id = ctx.message.guild_id
+    on_the_web = (guild_id is not None and ctx.bot.settings.web_base_url is not None
+                  and await access.site_of(ctx.db, guild_id) is not None)
+    web = " (without a card: your page of the offer on the web, to take one by its picture)" if on_the_web else ""
     return Outgoing(
         content=f"<@{t.user_id}>, it is your pick in Rotisserie draft #{t.pod_id}: pick {t.pick_number} of "
-                f"{t.picks}, {plural(t.left, 'card')} on offer. Take one with `/draft take`.",
+                f"{t.picks}, {plural(t.left, 'card')} on offer. Take one with `/draft take`{web}.",
         allowed_mentions=limits.ping(t.user_id),
     )
 
