@@ -8,7 +8,8 @@ server lives under it (`/s/<address>/…`); another address, a forged one or an 
 A player's own pages (their pool during a draft) are signed links: a `Grant` (which page, whose,
 of what, until when) and its HMAC under the server's key, itself minted with the address (and mixed
 with the `WEB_SECRET` setting when one is set, so a copy of the database alone can't forge links).
-They live under the server's address, so a rotation ends them too.
+They live under the server's address, so a rotation ends them too. A form on such a page (a
+Rotisserie pick) carries a `form_token`: the page's token and what the form acts on, signed.
 """
 
 from __future__ import annotations
@@ -163,6 +164,18 @@ def _mac(key: bytes, body: str) -> str:
 def sign(site: Site, grant: Grant, secret: str | None) -> str:
     """The token of a signed link (URL-safe, about 80 characters)."""
     return f"{grant.body}.{_mac(signing_key(site, secret), grant.body)}"
+
+
+def form_token(site: Site, token: str, bound: str, secret: str | None) -> str:
+    """What a form of a signed page carries to act (`registry.private_action`): the page's token and
+    what the form acts on (`bound`, e.g. a pod's pick number) signed together, so a form works only
+    from that player's page and only for that state of the object (a stale or replayed form, or one
+    forged for another player, is refused)."""
+    return _mac(signing_key(site, secret), f"form.{token}.{bound}")
+
+
+def form_token_valid(site: Site, token: str, bound: str, secret: str | None, given: str) -> bool:
+    return hmac.compare_digest(form_token(site, token, bound, secret).encode(), given.encode())
 
 
 def verify(site: Site, token: str, secret: str | None, *, now: float | None = None) -> Grant | None:

@@ -101,6 +101,7 @@ ERRORS = {
                           "server's pages may have been turned off or given a new address: ask for the link again "
                           "with /web link."),
     405: ("Read only", "This site only shows pages."),
+    413: ("Too long", "That form is longer than any this site gives."),
     429: ("Slow down", "Too many pages asked for at once from your address: wait a moment and try again."),
     500: ("Something went wrong", "This page could not be shown."),
     503: ("Busy", "The server's records can't be read right now: try again in a moment."),
@@ -130,7 +131,7 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
         return response
 
     async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.method not in guard.ALLOWED_METHODS:
+        if not guard.accepted(request):
             response = error_page(405)
             response.headers[hdrs.ALLOW] = ", ".join(guard.ALLOWED_METHODS)
             return response
@@ -161,7 +162,8 @@ def make_app(db: Database, settings: Settings, *, limiter: guard.RateLimiter | N
             log.exception("web page %s failed (error %s)", request.path, error_id)
             return error_page(500, error_id=error_id)
 
-    app = web.Application(middlewares=[every_request], client_max_size=1024)
+    # A request's body: none but a signed page's form (a Rotisserie's Take: a card's name, two tokens, the filter).
+    app = web.Application(middlewares=[every_request], client_max_size=4096)
     site_pages = pages.SitePages(db, settings, renderer, page_cache, computed)
     app.router.add_get("/static/{fingerprint}/{name}", static.serve)
     app.router.add_get("/favicon.ico", static.serve)

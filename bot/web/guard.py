@@ -1,4 +1,5 @@
-"""What every response of the site goes through: GET and HEAD only, a rate limit per client
+"""What every response of the site goes through: GET and HEAD only, but for the forms of players'
+own pages (POST to a route that takes it: `registry.private_action`), a rate limit per client
 address, bounded requests, security headers (a Content-Security-Policy without scripts, no
 referrer: a page's address is its secret), and ETags with 304 answers."""
 
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 from aiohttp import hdrs, web
 
 ALLOWED_METHODS = ("GET", "HEAD")
+FORM_METHOD = "POST"  # only where a route takes it (a signed page's form)
 CARD_IMAGES = "https://cards.scryfall.io"
 PAGE_CACHE = "private, no-cache"  # a browser keeps a page and asks again with its ETag
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -125,6 +127,14 @@ def conditional(request: web.Request, response: web.StreamResponse) -> web.Strea
 
 def retry_after(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
+
+
+def accepted(request: web.Request) -> bool:
+    """GET or HEAD anywhere; POST only to a route that takes it (the router found one for POST)."""
+    if request.method in ALLOWED_METHODS:
+        return True
+    route = getattr(request.match_info, "route", None)
+    return request.method == FORM_METHOD and getattr(route, "method", None) == FORM_METHOD
 
 
 def method_allowed(request: web.Request) -> None:

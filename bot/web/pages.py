@@ -59,6 +59,7 @@ class SitePages:
         router.add_get(f"{base}/events/{{kind:[a-z0-9_-]{{1,32}}}}/{{event_id:\\d{{1,19}}}}/files/{{name:{FILE_NAME}}}",
                        self.event_file)
         router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}", self.private)
+        router.add_post(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}", self.private_action)
         router.add_get(f"{base}/me/{{token:[A-Za-z0-9_.-]{{1,200}}}}/files/{{name:{FILE_NAME}}}", self.private_file)
 
     # --- helpers ------------------------------------------------------------------------------
@@ -212,6 +213,22 @@ class SitePages:
         response = self._format_page(site, await page(self._context(site, request), grant))
         response.headers["Cache-Control"] = PRIVATE  # a player's own: not kept by the browser
         return response
+
+    async def private_action(self, request: web.Request) -> web.Response:
+        """A form posted on a player's own page (`registry.private_action`): the signed link checked
+        as for the page, the form bounded (`params.form`), then a 303 back to the page (a reload
+        never posts twice) or the action's refusal."""
+        site, grant = await self._granted(request)
+        act = registry.private_action_of(grant.kind)
+        if act is None:
+            raise NotFound("no such page")
+        done = await act(self._context(site, request), grant, await params.form(request))
+        if isinstance(done, registry.Refusal):
+            response = self.renderer.page("refused.html", status=done.status, site=site, links=SiteLinks(site.address),
+                                          title=done.title, text=done.text, back=done.back)
+            response.headers["Cache-Control"] = "no-store"
+            return response
+        raise web.HTTPSeeOther(done)
 
     async def private_file(self, request: web.Request) -> web.Response:
         """A download of a player's own page (`registry.private_file`), behind the same signed link."""

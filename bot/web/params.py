@@ -12,6 +12,8 @@ from aiohttp import web
 MAX_PATH = 300  # characters of a path (an address is 43, a signed token about 80)
 MAX_QUERY = 300  # characters of a query string
 MAX_PARAMETERS = 8
+FORM_TYPE = "application/x-www-form-urlencoded"  # what a page's form posts (no file, no multipart)
+MAX_FIELD = 200  # characters of a posted field (a card's name, a token)
 
 
 class BadRequest(web.HTTPBadRequest):
@@ -56,3 +58,26 @@ def shaped(query: Mapping[str, str], name: str, shape: re.Pattern[str]) -> str |
     if not shape.fullmatch(value):
         raise BadRequest(f"That {name} is not one this page gives.")
     return value
+
+
+def text(query: Mapping[str, str], name: str, limit: int = 100) -> str:
+    """Free text (a search), stripped; at most `limit` characters."""
+    value = " ".join((query.get(name) or "").split())
+    if len(value) > limit:
+        raise BadRequest(f"The {name} is at most {limit} characters.")
+    return value
+
+
+async def form(request: web.Request) -> dict[str, str]:
+    """A posted form's fields, bounded as a query is: URL-encoded, at most `MAX_PARAMETERS` fields,
+    each once and at most `MAX_FIELD` characters (the body itself is bounded by the app's
+    `client_max_size`)."""
+    if request.content_type != FORM_TYPE:
+        raise BadRequest("That form can't be read.")
+    fields = [(key, value) for key, value in (await request.post()).items()]
+    keys = [key for key, _ in fields]
+    if len(keys) > MAX_PARAMETERS or len(set(keys)) != len(keys) or not all(isinstance(v, str) for _, v in fields):
+        raise BadRequest("That form has fields this page does not give.")
+    if any(len(value) > MAX_FIELD for _, value in fields):
+        raise BadRequest("That form's fields are too long.")
+    return dict(fields)  # type: ignore[arg-type]

@@ -19,6 +19,10 @@ from every format's when it starts (`load`, from `bot.games.formats()`):
     @PAGES.private_page("draft-pool")          # a player's own page, behind a signed link
     async def pool(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None: ...
 
+    @PAGES.private_action("draft-take")        # a form posted on a private page (POST to its address)
+    async def take(ctx: registry.PageContext, grant: access.Grant, form: Mapping[str, str]) -> str | registry.Page: ...
+                                               # a path: 303 to it (the page again); a Page: a refusal
+
     @PAGES.private_file("draft-pool")          # its downloads: /s/<address>/me/<token>/files/<name>
     async def pool_file(ctx: registry.PageContext, grant: access.Grant, name: str) -> registry.File | None: ...
 
@@ -62,8 +66,8 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.models import EventResult
 from bot.store.types import Snowflake
+from bot.web import access, queries
 from bot.web import names as player_names
-from bot.web import queries
 from bot.web.access import Grant, Site
 from bot.web.cards import Facts
 from bot.web.links import SiteLinks
@@ -106,6 +110,17 @@ class Page:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """What an action (`Pages.private_action`) answers when it does nothing: a page saying why, with
+    `status` (409: the form is stale, it is not the player's turn) and a link `back` to the page."""
+
+    title: str
+    text: str
+    back: str
+    status: int = 409
+
+
+@dataclass(frozen=True)
 class File:
     """What a file handler returns: a download (`name` is what the browser saves it as)."""
 
@@ -130,6 +145,20 @@ class PageContext:
     @property
     def guild_id(self) -> int:
         return self.site.guild_id
+
+    def form_token(self, bound: object) -> str:
+        """The token a form of this private page carries (`access.form_token`), bound to `bound`:
+        what the form acts on (a pick number); an action checks it with `form_token_valid`."""
+        assert self.token is not None, "only a private page has forms"
+        return access.form_token(self.site, self.token, str(bound), self._secret)
+
+    def form_token_valid(self, bound: object, given: str) -> bool:
+        assert self.token is not None, "only a private page has forms"
+        return access.form_token_valid(self.site, self.token, str(bound), self._secret, given)
+
+    @property
+    def _secret(self) -> str | None:
+        return self.settings.web_secret.get_secret_value() if self.settings.web_secret else None
 
     def private_file(self, name: str) -> str:
         """The address of a download of this private page (`private_file`), as private as the page."""
@@ -169,6 +198,8 @@ class PageContext:
 EventPage = Callable[[PageContext, int], Awaitable[Page | None]]
 PrivatePage = Callable[[PageContext, Grant], Awaitable[Page | None]]
 PrivateFile = Callable[[PageContext, Grant, str], Awaitable[File | None]]
+# (ctx, grant, the posted form's fields) -> a path to send the browser to (303), or a refusal
+PrivateAction = Callable[[PageContext, Grant, Mapping[str, str]], Awaitable[str | Refusal]]
 EventFile = Callable[[PageContext, int, str], Awaitable[File | None]]
 Lister = Callable[[AsyncSession, int], Awaitable[Iterable[RunningEvent]]]
 OwnLister = Callable[[AsyncSession, int, int], Awaitable[Iterable[OwnPage]]]
@@ -188,6 +219,7 @@ class Pages:
         self.reading_other_events: set[str] = set()
         self.private_pages: dict[str, PrivatePage] = {}
         self.private_files: dict[str, PrivateFile] = {}
+        self.private_actions: dict[str, PrivateAction] = {}
         self.event_files: dict[str, EventFile] = {}
         self.listers: list[Lister] = []
         self.own_listers: list[OwnLister] = []
@@ -221,6 +253,18 @@ class Pages:
         (`PageContext.private_file(name)`), None for a name it has no file for (a 404)."""
         def add(handler: PrivateFile) -> PrivateFile:
             self.private_files[kind] = handler
+            return handler
+        return add
+
+    def private_action(self, kind: str) -> Callable[[PrivateAction], PrivateAction]:
+        """What a form posted on the player's own page `kind` does (a decorator): the site's one kind
+        of write. The POST goes to the page's own address, so the signed link is checked as for the
+        page (a forged or expired one: 404); the handler gets the form's fields (a few, short) and
+        must check the form's token (`PageContext.form_token_valid`) and that the action is still
+        the player's to make, then act through the format's service and return where to go (a 303
+        there: a reload never posts twice), or a `Refusal`."""
+        def add(handler: PrivateAction) -> PrivateAction:
+            self.private_actions[kind] = handler
             return handler
         return add
 
@@ -265,6 +309,7 @@ class Pages:
         """Add another format's declarations; a kind (or a template prefix) declared twice is refused."""
         for mine, theirs in ((self.event_pages, other.event_pages), (self.private_pages, other.private_pages),
                              (self.private_files, other.private_files), (self.event_files, other.event_files),
+                             (self.private_actions, other.private_actions),
                              (self.finished, other.finished), (self.template_dirs, other.template_dirs)):
             twice = mine.keys() & theirs.keys()
             if twice:
@@ -352,6 +397,10 @@ def reads_other_events(kind: str) -> bool:
 
 def private_file_of(kind: str) -> PrivateFile | None:
     return load().private_files.get(kind)
+
+
+def private_action_of(kind: str) -> PrivateAction | None:
+    return load().private_actions.get(kind)
 
 
 def event_file_of(kind: str) -> EventFile | None:

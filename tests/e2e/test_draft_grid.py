@@ -62,8 +62,12 @@ async def test_a_grid_draft_of_two_players_and_a_bot_with_a_timer_and_a_kill(fak
         if not timed_out:  # the first player on turn lets the timer take a line for them
             timed_out = True
             await age_waits(bot, pod_id, 61, users=[user])
-            await fake.wait_for(lambda u=user: any("Time ran out" in (m.get("content") or "") for m in fake.dms(u)),
-                                what="the time-out", timeout=15)
+            note = await fake.wait_for(lambda u=user: [m["content"] for m in fake.dms(u)
+                                                       if "Time ran out" in (m.get("content") or "")],
+                                       what="the time-out", timeout=15)
+            # The line said as such, with its cards: "I took row 2 for you: **A**, **B**, **C**."
+            assert re.search(rf"Grid draft #{pod_id}: I took (row|column) [123] for you: \*\*", note[0]), note[0]
+            assert "I picked" not in note[0]
             continue
         taken = await fake.click(user, post, buttons[-1]["custom_id"])
         assert taken.ephemeral and "You took **" in taken.content, taken.content

@@ -60,6 +60,7 @@ async def test_a_rotisserie_of_three_players_and_a_bot_with_a_timer_and_a_kill(f
         user, post = await next_turn(fake, world, turns)
         turns += 1
         assert fake.pinged_users(post) == {user}, "only the player on turn is pinged"
+        assert "on the web" not in post["content"]  # the server's web pages are off
         others = [p for p in players if p != user]
         refused = await fake.slash(others[0], "draft take", guild_id=world.guild, channel_id=world.channel,
                                    options={"card": "anything"})

@@ -66,8 +66,12 @@ async def test_a_winston_draft_with_a_timer_and_a_kill(fake, bot, world):
         if not timed_out and actions >= 2:  # the timer takes the pile for a player who lets it run out
             timed_out = True
             await age_waits(bot, pod_id, 61, users=[user])
-            await fake.wait_for(lambda u=user: any("Time ran out" in (m.get("content") or "") for m in fake.dms(u)),
-                                what="the time-out", timeout=15)
+            note = await fake.wait_for(lambda u=user: [m["content"] for m in fake.dms(u)
+                                                       if "Time ran out" in (m.get("content") or "")],
+                                       what="the time-out", timeout=15)
+            # The whole pile, said as such: "I took the pile for you: **A**, **B**."
+            assert f"Winston draft #{pod_id}: I took the pile for you: " in note[0], note[0]
+            assert all(f"**{card}**" in note[0] for card in cards) and "I picked" not in note[0]
             actions += 1
             continue
         buttons = {int(parts_of(ChoiceButton, b["custom_id"])["index"]): b for b in components(look, ChoiceButton)}
@@ -96,3 +100,25 @@ async def test_a_winston_draft_with_a_timer_and_a_kill(fake, bot, world):
     assert log["type"] == "Winston Draft" and sum(len(user["cards"]) for user in log["users"].values()) == CARDS
     name, data = await download_log(fake, world, players[1], "summary")
     assert f"Winston draft #{pod_id}" in data.decode()
+
+
+async def test_resend_gives_the_player_on_turn_the_pile_they_look_at_again(fake, bot, world):
+    players = world.players[:2]
+    result = await fake.slash(world.admin, "draft winston", guild_id=world.guild, channel_id=world.channel,
+                              options={"cube": "goldfish", "cards": CARDS})
+    pod_id = int(re.search(r"#(\d+)", result.content).group(1))
+    await join_all(fake, result.message, pod_id, players)
+    found = await fake.wait_for(lambda: [(p, m) for p in players for m in live_looks(fake, p, pod_id, 0)],
+                                what="the first look")
+    user, look = found[-1]
+    other = next(p for p in players if p != user)
+    sent = await fake.slash(user, "draft resend", guild_id=world.guild, channel_id=world.channel)
+    assert sent.ephemeral and "Sent: check your DMs" in sent.content, sent.content
+    again = await fake.wait_for(lambda: len(live_looks(fake, user, pod_id, 0)) == 2 and live_looks(fake, user, pod_id, 0),
+                                what="the look again")
+    assert again[-1]["id"] != look["id"] and pile_of(again[-1]) == pile_of(look)  # the same pile, a new DM
+    refused = await fake.slash(other, "draft resend", guild_id=world.guild, channel_id=world.channel)
+    assert refused.ephemeral and "not your turn" in refused.content and not live_looks(fake, other, pod_id, 0)
+    # The resent DM's buttons act as the first one's: the pile is taken once.
+    await fake.click(user, again[-1], components(again[-1], ChoiceButton)[0]["custom_id"])
+    assert len((await stored_picks(bot, pod_id))["picks"]) == len(pile_of(look))

@@ -190,6 +190,7 @@ async def seed(db: Database, users: Sequence[int]) -> dict[str, tuple[str, int]]
         await goldfish.submit(db, GUILD, event.id, user, life_lost=20 - 3 * i, cards_milled=2 * i, poison=i % 2,
                               game_wins=0, writeup=WRITEUP if i == 0 else f"Turn {i + 2}: attacked for the win.")
     running = await _draft(db, users[:3], 501, rng, picks=7)
+    rotisserie = await _rotisserie(db, users[:3], 506)
     return {
         "draft": ("draft", done.id),
         "goldfish": ("goldfish", event.id),
@@ -198,4 +199,20 @@ async def seed(db: Database, users: Sequence[int]) -> dict[str, tuple[str, int]]
         "turnabout": ("turnabout", await _turnabout(db, users[:6], 503)),
         "421": ("421", await _league(db, users[:2], 504)),
         "vortex": ("vortex", await _vortex(db, users[:3], 505)),
+        "running rotisserie": ("draft", rotisserie),
     }
+
+
+async def _rotisserie(db: Database, users: Sequence[int], channel: int) -> int:
+    """A Rotisserie of 24 cards face up, 4 picks each, 2 taken (its page shows the offer)."""
+    pod = await drafts.create_rotisserie_pod(db, ORG, channel_id=channel, cube=cube("Vintage cube"), picks=4, offer=24,
+                                             seed=11, max_seats=len(users))
+    for user in users:
+        await drafts.join(db, pod.id, player(user))
+    prompts = (await drafts.begin(db, pod.id, ORG)).prompts
+    for _ in range(2):
+        [prompt] = prompts
+        result = await drafts.pick(db, pod.id, dm(prompt.user_id), pack_id=prompt.pack_id, pack_pick=prompt.pack_pick,
+                                   card_index=0, source="command")
+        prompts = [p for p in (result.next_for_picker, *result.others) if p is not None]
+    return pod.id

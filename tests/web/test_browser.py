@@ -25,6 +25,8 @@ from aiohttp import web
 from PIL import Image, ImageDraw
 
 from bot.features.leaderboard import service as leaderboard
+from bot.games.draft.service.state import GAMES
+from bot.games.draft.web import TAKE
 from bot.games.turnabout import service as turnabout
 from bot.settings import Settings
 from bot.store.db import Database
@@ -111,6 +113,7 @@ class Site:
     pool: str  # a signed link to a player's own pool during a draft
     own_pool: str  # a signed link to a player's own pool of a complete draft
     images: ImageHost
+    take: str = ""  # a signed link to the running Rotisserie's page of the player on turn
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -124,7 +127,8 @@ class Site:
                 "a format's page": self.links.event("demo", 9), "a player's own page": self.private,
                 **{what: self.links.event(kind, event_id) for what, (kind, event_id) in self.formats.items()},
                 "a draft's packs of one player": self.links.event(*self.formats["draft"]) + "?seat=1",
-                "a player's own pool": self.pool, "a player's own pool, complete": self.own_pool}
+                "a player's own pool": self.pool, "a player's own pool, complete": self.own_pool,
+                "a Rotisserie player's page": self.take}
 
 
 async def demo_event(ctx: registry.PageContext, event_id: int) -> registry.Page | None:
@@ -187,9 +191,17 @@ async def start(directory: Path) -> tuple[Database, web.AppRunner, Site]:
     links = SiteLinks(site.address)
     pool = access.Grant("draft-pool", 2001, formats["running draft"][1], 4_000_000_000)
     own_pool = access.Grant("draft-pool", 2001, formats["draft"][1], 4_000_000_000)
+    rotisserie = formats["running rotisserie"][1]
+    take = access.Grant(TAKE, await on_turn(db, rotisserie), rotisserie, 4_000_000_000)
     return db, runner, Site(f"http://127.0.0.1:{port}", links, links.private(access.sign(site, grant, None)), formats,
                             links.private(access.sign(site, pool, None)), links.private(access.sign(site, own_pool, None)),
-                            images)
+                            images, links.private(access.sign(site, take, None)))
+
+
+async def on_turn(db: Database, pod_id: int) -> int:
+    async with db.read() as session:
+        pod = await GAMES.load(session, pod_id, lock=False)
+    return pod.by_seat(pod.state.on_turn()).user_id
 
 
 async def stop(db: Database, runner: web.AppRunner, images: ImageHost) -> None:
@@ -309,6 +321,36 @@ def test_on_a_phone_no_page_scrolls_sideways(browser, site, screenshots):
         await tab.page.screenshot(path=screenshots / "web-home-phone.png")
 
     in_a_tab(browser, scenario, **PHONE)
+
+
+def test_a_rotisserie_player_filters_the_offer_and_takes_a_card_with_its_button(browser, site, screenshots):
+    """Without a script: the filter is a GET form, the Take button a POST form whose answer (a 303)
+    brings the page back, filtered as it was, the card gone from the offer; the old page's buttons
+    do nothing."""
+    async def scenario(tab: Tab) -> None:
+        await tab.open(site.url(site.links.event(*site.formats["running rotisserie"])))
+        assert "22 cards on offer" in await tab.page.inner_text("main")
+        assert await tab.page.locator("form[method=post]").count() == 0  # the public page takes nothing
+        await tab.page.screenshot(path=screenshots / "web-rotisserie.png", full_page=True)
+        await tab.open(site.url(site.take))
+        assert "It is your pick" in await tab.page.inner_text("main")
+        await tab.page.select_option("select[name=colour]", "R")
+        async with tab.page.expect_navigation():
+            await tab.page.click("form.filter button[type=submit]")
+        assert "colour=R" in tab.page.url
+        offered = await tab.page.eval_on_selector_all(".offer input[name=card]", "inputs => inputs.map(i => i.value)")
+        assert 0 < len(offered) < 22
+        stale = await tab.page.eval_on_selector_all(
+            ".offer form >> nth=1 >> input", "inputs => Object.fromEntries(inputs.map(i => [i.name, i.value]))")
+        async with tab.page.expect_navigation():
+            await tab.page.click(".offer button[type=submit] >> nth=0")
+        assert tab.page.url == site.url(site.take) + "?colour=R"  # back to the page, filtered as it was
+        assert "of 21 on offer match" in await tab.page.inner_text("main")  # snake order: this seat picks again
+        assert offered[0] not in await tab.page.eval_on_selector_all(".offer img", "images => images.map(i => i.alt)")
+        refused = await tab.page.request.post(site.url(site.take), form=stale, max_redirects=0)
+        assert refused.status == 409 and "Not taken" in await refused.text()
+
+    in_a_tab(browser, scenario, java_script_enabled=False, **DESKTOP)
 
 
 def test_a_card_shows_its_picture_on_hover(browser, site, screenshots):

@@ -362,7 +362,10 @@ async def test_a_rotisserie_shows_its_progress_then_its_pools_and_no_packs(db):
         pending = await play_out(db, prompts, random.Random(2), stop_after=5)
         text = visible(await page(client, path))
         assert "Rotisserie draft · drafting · Test cube · 3 players · 4 picks each from 20 cards face up" in text
-        assert "5 of 12 picks made" in text and "Card" not in text  # no card on offer or taken
+        progress, offer = text.split("On offer")
+        assert "5 of 12 picks made" in progress and "Card" not in progress  # no card taken shows
+        taken = [card for cards in (await drafts.all_pools(db, pod.id)).values() for card in cards]
+        assert len(taken) == 5 and not any(card in offer for card in taken) and "15 cards on offer" in offer
         await play_out(db, pending.values(), random.Random(3))
         html = await page(client, path)
         for cards in (await drafts.all_pools(db, pod.id)).values():

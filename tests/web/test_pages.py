@@ -17,7 +17,15 @@ from bot.kit import tables
 from bot.web import access, names, registry
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, OTHER_GUILD, PLAYERS
-from tests.web.helpers import START, add_card_data, add_many, add_results, image_of, site_client
+from tests.web.helpers import (
+    START,
+    add_card_data,
+    add_many,
+    add_results,
+    image_of,
+    site_client,
+    site_settings,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -235,6 +243,43 @@ async def test_a_players_own_page_behind_a_signed_link(db, test_format):
                      links.private(access.sign(other, grant, None)),  # another server's link, under this address
                      SiteLinks(other.address).private(token)):  # this server's link, under another's address
             await page(client, path, status=404)
+
+
+async def test_a_form_on_a_players_own_page_posts_to_its_signed_address(db, test_format, monkeypatch):
+    """`registry.private_action`: the site's one kind of write. A POST goes only to a signed page
+    whose kind takes forms (elsewhere: 405 as ever), with a small URL-encoded form; the action gets
+    the grant and the fields, and answers a 303 to where it says or its refusal's page."""
+    site, _ = await access.turn_on(db, GUILD, "MTG Club")
+    links = SiteLinks(site.address)
+    done: list[tuple[int, dict]] = []
+
+    async def act(ctx: registry.PageContext, grant: access.Grant, form) -> str | registry.Refusal:
+        if not ctx.form_token_valid(7, form.get("form", "")):
+            return registry.Refusal("Not yours", "That form is not this page's.", ctx.links.private(ctx.token), 403)
+        done.append((grant.user_id, dict(form)))
+        return ctx.links.private(ctx.token) + "?done=1"
+
+    monkeypatch.setitem(registry.load().private_actions, "testfmt-pool", act)
+    token = access.sign(site, access.Grant("testfmt-pool", PLAYERS[0], 12, int(START.timestamp()) + 10**9), None)
+    other = access.sign(site, access.Grant("testfmt-pool", PLAYERS[1], 12, int(START.timestamp()) + 10**9), None)
+    form_token = registry.PageContext(db, site, links, site_settings(), {}, token).form_token(7)
+    async with site_client(db) as client:
+        response = await client.post(links.private(token), data={"form": form_token, "x": "1"}, allow_redirects=False)
+        assert response.status == 303 and response.headers["Location"] == links.private(token) + "?done=1"
+        assert done == [(PLAYERS[0], {"form": form_token, "x": "1"})]
+        refused = await client.post(links.private(other), data={"form": form_token}, allow_redirects=False)
+        assert refused.status == 403 and "not this page" in await refused.text()
+        assert refused.headers["Cache-Control"] == "no-store"
+        for fields in ({"x": "y" * 201}, {f"f{i}": "1" for i in range(9)}):
+            assert (await client.post(links.private(token), data=fields)).status == 400
+        assert (await client.post(links.private(token), data=b"x" * 5000,
+                                  headers={"Content-Type": "application/x-www-form-urlencoded"})).status == 413
+        assert (await client.post(links.private(token[:-1] + ("A" if token[-1] != "A" else "B")),
+                                  data={"form": form_token}, allow_redirects=False)).status == 404
+        no_form = access.sign(site, access.Grant("draft-pool", PLAYERS[0], 12, int(START.timestamp()) + 10**9), None)
+        assert (await client.post(links.private(no_form), data={"form": form_token})).status == 404
+        assert (await client.post(links.home, data={"form": form_token})).status == 405
+    assert len(done) == 1
 
 
 async def test_a_page_that_fails_says_so_without_details(db, monkeypatch, caplog):

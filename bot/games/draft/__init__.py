@@ -38,7 +38,8 @@ FORMAT = Format(
             "**End:** everyone gets their pool; `/draft export` a deck file. `/draft cancel` (organizer; "
             "asks first).",
         ),
-        more="Variants: `/draft rotisserie` (cube face up, a card each: `/draft take`), `winston` (2 players, "
+        more="Variants: `/draft rotisserie` (cube face up, a card each: `/draft take`, or on the web: `/draft take` "
+             "without a card), `winston` (2 players, "
              "hidden piles by DM), `grid` (lines of 3×3 grids) · `/draft replace`, "
              "`rejoin`, `seat` for bot seats · `/draft log`.",
     ),

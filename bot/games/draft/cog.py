@@ -168,10 +168,10 @@ class DraftCog(TableCog):
             view=ui.pack_view(prompt, in_dm=False), ephemeral=True, files=[picture.file] if picture else [],
         )
 
-    @draft.command(name="resend", description="DM me my current pack again (after opening your DMs).")
+    @draft.command(name="resend", description="DM me my current pack (a Winston draft: the pile I look at) again, after opening my DMs.")
     async def resend(self, interaction: discord.Interaction) -> None:
         pod = await self.table_here(interaction, RUNNING)
-        held = await drafts.resend(self.db, pod.id, interaction.user.id)
+        held = await kinds_cog.resend(self.db, pod, interaction.user.id)  # a Winston's pile too
         if held is None:
             raise UserError("No pack is waiting for you right now.")
         await interaction.response.defer(ephemeral=True, thinking=True)

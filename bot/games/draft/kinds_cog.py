@@ -11,20 +11,24 @@ from discord import app_commands
 from bot.features.cubes.ui import cube_autocomplete
 from bot.games.draft import grid_rules, winston_rules
 from bot.games.draft import service as drafts
+from bot.games.draft.messages import bot_took_over
 from bot.games.draft.service import kind_turns, variants
 from bot.games.draft.service.kind_turns import (
     GRID_TURN,
+    TURN_TIMED_OUT,
     WINSTON_LOOK,
     WINSTON_TURN,
     GridTurn,
+    TurnTimedOut,
     WinstonLook,
     WinstonTurn,
 )
 from bot.games.draft.set_start import open_lobby
-from bot.kit import limits
+from bot.kit import limits, outbox
 from bot.kit.client import KitBot
 from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.dispatch import Component, actor_of, index, number
+from bot.kit.errors import UserError
 from bot.kit.text import escape, plural
 
 DRAFT_COG = "DraftCog"
@@ -91,6 +95,26 @@ async def winston_look(look: WinstonLook, ctx: Delivery) -> Outgoing | None:
     if look.can_pass:
         view.add_item(ChoiceButton.make(look.pod_id, look.pack_pick, 1, PASS_LABEL))
     return Outgoing(content=limits.fit_lines(lines, limits.CONTENT), view=view, edit=await _sent(ctx, look.previous))
+
+
+async def resend(db, pod, user_id: int) -> outbox.Queued | None:
+    """`/draft resend`: the player's current pack; in a Winston draft, the pile they look at on their
+    turn (a Rotisserie's or a Grid's turns are in the channel: `drafts.resend` says so)."""
+    if pod.variant != variants.WINSTON:
+        return await drafts.resend(db, pod.id, user_id)
+    held = await kind_turns.resend_look(db, pod.id, user_id)
+    if held is None:
+        raise UserError("It is not your turn: the pile you look at comes by DM when it is.")
+    return held
+
+
+@RENDERERS.renders(TURN_TIMED_OUT, TurnTimedOut)
+async def turn_timed_out(p: TurnTimedOut, ctx: Delivery) -> Outgoing:
+    """The timer took the pile (Winston) or a line (Grid) for the player: said as such, with its cards."""
+    cards = ", ".join(f"**{escape(card)}**" for card in p.cards) or "nothing"
+    what = f"I took {p.line} for you: {cards}." if p.line else f"I took the pile for you: {cards}."
+    note = f"⌛ Time ran out in {variants.NAMES[p.variant]} #{p.pod_id}: {what}"
+    return Outgoing(content=limits.clip(note + bot_took_over(p.to_bot, p.completed), limits.CONTENT))
 
 
 @RENDERERS.renders(WINSTON_TURN, WinstonTurn)

@@ -328,11 +328,15 @@ async def timed_out(p: TimedOut, ctx: Delivery) -> Outgoing:
                      "`/draft rejoin player:` naming them.")
         return Outgoing(content=note)
     note = f"⌛ Time ran out in draft #{p.pod_id}: I picked **{escape(p.card)}** for you."
-    if p.to_bot:
-        note += " After repeated time-outs a bot now plays your seat"
-        note += "." if p.completed else (
-            ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool).")
-    return Outgoing(content=limits.clip(note, limits.CONTENT))
+    return Outgoing(content=limits.clip(note + bot_took_over(p.to_bot, p.completed), limits.CONTENT))
+
+
+def bot_took_over(to_bot: bool, completed: bool) -> str:
+    """What a time-out note adds when it handed the seat to a bot."""
+    if not to_bot:
+        return ""
+    return " After repeated time-outs a bot now plays your seat" + ("." if completed else (
+        ": `/draft rejoin` takes it back at once (what the bot picks meanwhile stays in your pool)."))
 
 
 @RENDERERS.renders(drafts.FINAL_POOL, FinalPool)

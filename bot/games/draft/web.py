@@ -6,16 +6,22 @@
   names with their pictures), and for each player (`?seat=N`) every pack they saw with their pick
   marked, replayed from the stored picks (`logs.views`); the exports (`logs`: Draftmancer's log,
   each player's Magic Online log, the text summary) are downloads (`registry.event_file`).
+* A running Rotisserie shows the cards still on offer (face up for everyone) as images, filtered by
+  name, colour and type with a GET form (`?q=&colour=&type=`: no script).
 * "draft-pool": the player's own picks so far, during the draft too (only theirs).
+* "draft-take": a Rotisserie player's own page of the offer (`/draft take` without a card gives its
+  signed link): on their turn, a Take button under each card posts a form (`registry.private_action`)
+  bound to the pick it is for, which picks as `/draft take` does; then back to the page (a 303).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 from sqlalchemy import func, select
@@ -25,13 +31,17 @@ from sqlalchemy.orm import defer
 from bot.cards.export import export
 from bot.games.draft import logs
 from bot.games.draft import rules as engine
+from bot.games.draft import service as drafts
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
-from bot.games.draft.service import SPEC, draft_record, log_names, variants
+from bot.games.draft.service import SPEC, draft_record, log_names, rotisserie, variants
 from bot.games.draft.service.deliveries import OWN_POOL
 from bot.games.draft.service.pools import card_facts, variant_log
-from bot.kit import card_data, tables
-from bot.kit.errors import UserError
+from bot.games.draft.service.state import GAMES, prompt_for
+from bot.kit import card_data, outbox, tables
+from bot.kit.errors import NotFound, UserError
+from bot.kit.tables import Actor
 from bot.kit.text import plural
+from bot.store.db import notify_after_commit
 from bot.web import access, params, registry
 from bot.web.cards import Facts, card_html, curve_html, tile_html
 
@@ -39,6 +49,7 @@ PAGES = registry.Pages()  # carried by its `FORMAT`
 PAGES.templates("draft", Path(__file__).parent / "templates")
 
 DRAFT, POOL = SPEC.kind, OWN_POOL
+TAKE = "draft-take"  # a Rotisserie player's page of the offer, with a Take button on their turn
 STATUSES = SPEC.statuses
 PHASE = {STATUSES.lobby: "open for players", STATUSES.running: "drafting", STATUSES.finished: "complete",
          STATUSES.cancelled: "cancelled"}
@@ -125,6 +136,7 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
         picks = (await _seat_packs(session, row, chosen - 1) if chosen
                  else await _pools(session, row.id, len(seats)) if complete else None)
         facts = await _facts(session, row.id) if complete and not chosen else {}
+        offer = await _offer(ctx, session, row) if row.status == STATUSES.running else None
     per_seat = row.packs * row.pack_size if row.variant not in variants.SEATS else None  # a Winston or Grid: any
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "kind": variants.NAMES[row.variant].capitalize() if row.variant else "Draft", "table": table,
@@ -133,10 +145,10 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
                "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": ([f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)] if booster
                               else [VARIANT_ORDER[row.variant]]),
-               "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}}
+               "mtgo": {}, "seat_link": {}, "cards": {}, "tiles": {}, "curves": {}, "offer": offer}
     title = f"Draft #{row.id}"
-    if not complete:  # its progress only: no card of any pack or pool
-        return registry.Page("draft/draft.html", title, context)
+    if not complete:  # its progress only (and a Rotisserie's offer, face up): no card of any pack or pool
+        return registry.Page("draft/draft.html", title, await _with_tiles(ctx, context, offer))
     context["chosen"] = seats[chosen - 1] if chosen else None
     context["files"] = [(label, ctx.links.event_file(DRAFT, row.id, f"draft-{row.id}-{name}"))
                         for label, name in (("Draftmancer log (JSON)", DRAFTMANCER), ("Summary (text)", SUMMARY))]
@@ -157,6 +169,131 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     if not chosen:
         context["curves"] = {seat.number: curve_html(pool, facts, context["tiles"]) for seat, pool in context["pools"]}
     return registry.Page("draft/draft.html", title, context, final=True)  # complete: it never changes
+
+
+# --- a Rotisserie's offer: on its page, and on a player's own page with the Take buttons -------------
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The cards on offer a page shows: those the filter keeps (`shown`) of `total`, and the filter."""
+
+    shown: list[str]
+    total: int
+    text: str
+    colour: str
+    card_type: str
+    colours: dict[str, str]
+    types: tuple[str, ...]
+
+
+async def _offer(ctx: registry.PageContext, session: AsyncSession, row: DraftPod,
+                 cards: list[str] | None = None) -> Offer | None:
+    """A running Rotisserie's cards on offer (face up for everyone), filtered by the page's query."""
+    if row.variant != variants.ROTISSERIE:
+        return None
+    if cards is None:
+        state = (await session.execute(select(DraftPod.state).where(DraftPod.id == row.id))).scalar_one()
+        cards = list((state or {}).get("cards") or [])
+    text = params.text(ctx.query, "q")
+    colour = params.choice(ctx.query, "colour", ("", *rotisserie.COLOURS), "")
+    card_type = params.choice(ctx.query, "type", ("", *rotisserie.TYPES), "")
+    offered = list(dict.fromkeys(cards))
+    if text or colour or card_type:
+        facts = await card_facts(session, row.id, ("colour", "type_line"))
+        known = [rotisserie.Offered(name, str(facts.get(name, {}).get("colour") or ""),
+                                    str(facts.get(name, {}).get("type_line") or "")) for name in offered]
+        offered = [card.name for card in rotisserie.filtered(known, text, colour, card_type)]
+    return Offer(offered, len(cards), text, colour, card_type, rotisserie.COLOURS, rotisserie.TYPES)
+
+
+async def _with_tiles(ctx: registry.PageContext, context: dict, offer: Offer | None) -> dict:
+    if offer is not None and offer.shown:
+        context["tiles"] = _tiles(offer.shown, await ctx.pictures(offer.shown))
+    return context
+
+
+@PAGES.private_page(TAKE)
+async def take_page(ctx: registry.PageContext, grant: access.Grant) -> registry.Page | None:
+    """A Rotisserie player's own page of the offer: on their turn, a Take button under each card."""
+    async with ctx.db.read() as session:
+        pod = await _own_rotisserie(session, ctx.guild_id, grant)
+        if pod is None:
+            return None
+        running = pod.row.status == STATUSES.running and pod.state is not None and not pod.state.is_complete()
+        offer = await _offer(ctx, session, pod.row, list(pod.state.cards)) if running else None
+        seat = pod.seat_of(grant.user_id).seat
+        by_bot = pod.by_seat(seat).is_bot  # handed to a bot: `/draft rejoin` takes it back
+        prompt = prompt_for(pod, seat) if running else None
+        on_turn = pod.state.on_turn() if running else None
+        waiting = pod.by_seat(on_turn).user_id if on_turn is not None else None
+        names = await _names(ctx, session, [waiting] if waiting is not None else [])
+        after = pod.state.after(seat) if running else None
+    context = {"row": pod.row, "phase": PHASE.get(pod.row.status, pod.row.status), "offer": offer, "tiles": {},
+               "prompt": prompt, "waiting": waiting, "names": names, "after": after, "by_bot": by_bot,
+               "draft_link": ctx.links.event(DRAFT, pod.row.id), "action": ctx.links.private(ctx.token or ""),
+               "form_token": ctx.form_token(prompt.pack_pick) if prompt is not None else ""}
+    return registry.Page("draft/take.html", f"Your picks · Rotisserie draft #{pod.row.id}",
+                         await _with_tiles(ctx, context, offer))
+
+
+async def _own_rotisserie(session: AsyncSession, guild_id: int, grant: access.Grant):
+    """The Rotisserie of a player's own link, loaded unlocked; None unless it is this server's and
+    the player has a seat in it."""
+    if not 0 < grant.ref <= tables.MAX_ID:
+        return None
+    try:
+        pod = await GAMES.load(session, grant.ref, lock=False)
+    except NotFound:
+        return None
+    seat = pod.seat_of(grant.user_id)
+    if pod.row.guild_id != guild_id or pod.row.variant != variants.ROTISSERIE or seat is None or seat.seat is None:
+        return None
+    return pod
+
+
+@PAGES.private_action(TAKE)
+async def take_action(ctx: registry.PageContext, grant: access.Grant, form: Mapping[str, str]) -> str | registry.Refusal:
+    """Take the card a Take button names, as `/draft take` does: only with the form of the player's
+    own page for the pick now on turn (a stale form, a second submit of one, or one of another page
+    does nothing), through the same pick (`drafts.pick`); then back to the page, filtered as it was."""
+    back = ctx.links.private(ctx.token or "")
+    kept = {key: form[key] for key in ("q", "colour", "type") if form.get(key)}
+    back_filtered = back + (f"?{urlencode(kept)}" if kept else "")
+    pick = form.get("pick", "")
+    if not (pick.isascii() and pick.isdigit() and len(pick) <= 6) or not ctx.form_token_valid(pick, form.get("form", "")):
+        return registry.Refusal("Not your form", "That button is not one of your page's. Your page is below; a new "
+                                "link to it: /draft take without a card, in the draft's channel.", back, status=403)
+    async with ctx.db.read() as session:
+        pod = await _own_rotisserie(session, ctx.guild_id, grant)
+    if pod is None:
+        return registry.Refusal("No such draft", "That draft is not on this server any more.", back, status=404)
+    running = pod.row.status == STATUSES.running and pod.state is not None
+    if not running or pod.state.sequence != int(pick):
+        return registry.Refusal("Not taken", STALE, back_filtered)
+    prompt = prompt_for(pod, pod.seat_of(grant.user_id).seat)
+    card = form.get("card", "")
+    if prompt is None or card not in prompt.cards:
+        return registry.Refusal("Not taken", STALE, back_filtered)
+    try:
+        result = await drafts.pick(ctx.db, pod.row.id, Actor(grant.user_id, ctx.guild_id), pack_id=prompt.pack_id,
+                                   pack_pick=prompt.pack_pick, card_index=prompt.cards.index(card), source="web")
+    except UserError as refused:  # the pick moved on since this read (two submits at once): nothing changed
+        return registry.Refusal("Not taken", str(refused), back_filtered)
+    if result.held is not None:  # the picker's pool, when this pick ended the draft: sent now, as after /draft take
+        await send_now(ctx.db, result.held)
+    return back_filtered
+
+
+STALE = ("That pick is not yours to make now: it was made already (a second click, or an old page), or the card "
+         "is gone. Your page shows the offer as it is now.")
+
+
+async def send_now(db, queued: outbox.Queued) -> None:
+    """Hand a held outbox row to this process's sender after a commit (the bot's, when the site runs
+    in the bot's process; otherwise its sweeper sends it shortly)."""
+    async with db.write() as session:
+        notify_after_commit(session, outbox.TOPIC, queued)
 
 
 VARIANT_ORDER = {variants.ROTISSERIE: "one card at a time, in snake order",

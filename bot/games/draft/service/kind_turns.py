@@ -19,8 +19,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import grid_rules, winston_rules
-from bot.games.draft.service.state import PackPrompt, Pod, is_bot_user
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, is_bot_user, prompt_for
 from bot.kit import outbox
+from bot.kit.errors import PermissionDenied
 from bot.kit.events import Payload
 from bot.store.db import Database
 from bot.store.models import OutboxMessage
@@ -28,7 +29,9 @@ from bot.store.models import OutboxMessage
 WINSTON_LOOK = "draft.winston_look"  # DM: the pile the player on turn looks at (payload: WinstonLook)
 WINSTON_TURN = "draft.winston_turn"  # in the channel: whose turn, the piles' sizes (payload: WinstonTurn)
 GRID_TURN = "draft.grid_turn"  # in the channel: the grid and whose pick it is (payload: GridTurn)
-KINDS = (WINSTON_LOOK, WINSTON_TURN, GRID_TURN)
+# DM: the timer took a Winston pile or a Grid line for the player (payload: TurnTimedOut)
+TURN_TIMED_OUT = "draft.turn_timed_out"
+KINDS = (WINSTON_LOOK, WINSTON_TURN, GRID_TURN, TURN_TIMED_OUT)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,19 @@ class WinstonLook(Payload):
 
     def to_payload(self) -> dict:
         return {**self.__dict__, "cards": list(self.cards), "pile_sizes": list(self.pile_sizes)}
+
+
+@dataclass(frozen=True)
+class TurnTimedOut(Payload):
+    """To the player: time ran out in Winston or Grid draft `pod_id` and the timer took `line` (a
+    Grid's "row 2"; a Winston's pile: none) for them, gaining `cards`; `to_bot`: a bot plays their seat now."""
+
+    pod_id: int
+    variant: str
+    cards: tuple[str, ...]
+    line: str | None = None
+    to_bot: bool = False
+    completed: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,6 +152,25 @@ async def queue_winston(session: AsyncSession, pod: Pod, prompts: list[PackPromp
                                            guild_id=row.guild_id))
         [dm, *_] = await outbox.queue(session, *messages)
         clock.notice = dm.id
+
+
+async def resend_look(db: Database, pod_id: int, user_id: int) -> outbox.Queued | None:
+    """`/draft resend` in a Winston draft: the pile the player on turn looks at, as a new DM (held:
+    the caller sends it and reports the outcome); None when it is not their turn."""
+    async with db.write() as session:
+        pod = await GAMES.load(session, pod_id, lock=False)
+        seat = pod.seat_of(user_id)
+        if seat is None or seat.seat is None:
+            raise PermissionDenied("You are not playing in that draft.")
+        state = pod.state
+        prompt = prompt_for(pod, seat.seat) if pod.row.status == STATUSES.running else None
+        if prompt is None or not isinstance(state, winston_rules.WinstonState):
+            return None
+        view = state.view(prompt.seat)
+        look = WinstonLook(pod.row.id, user_id, prompt.seat, prompt.pack_pick, view.pile or 0, view.looking_at or (),
+                           view.pile_sizes, view.deck_size, state.can_pass())
+        message = outbox.Message(WINSTON_LOOK, look.to_payload(), user_id=user_id, guild_id=pod.row.guild_id)
+        return (await outbox.queue(session, message, hold=True))[0]
 
 
 async def queue_grid(session: AsyncSession, pod: Pod, prompts: list[PackPrompt], seats: set[int] | list[int]) -> None:

@@ -51,6 +51,31 @@ def matching(cards: list[Offered], typed: str) -> list[Offered]:
             if all(word in f"{card.name} {card.colour} {card.type_line}".lower() for word in words)][:SUGGESTIONS]
 
 
+# The web page's filters (`filtered`): a colour ("C" colourless, "M" two colours or more) and a card type.
+COLOURS = {"W": "White", "U": "Blue", "B": "Black", "R": "Red", "G": "Green", "C": "Colourless", "M": "Multicolour"}
+TYPES = ("Creature", "Instant", "Sorcery", "Artifact", "Enchantment", "Planeswalker", "Land", "Battle")
+
+
+def filtered(cards: list[Offered], text: str = "", colour: str = "", card_type: str = "") -> list[Offered]:
+    """The cards whose name or type contains every word of `text` (case ignored), of `colour` (a
+    `COLOURS` key: the card is that colour, among others; "C" colourless, "M" multicolour) and of
+    `card_type` (a `TYPES` word of its type line); every one of them, in their order."""
+    words = text.lower().split()
+
+    def of_colour(card: Offered) -> bool:
+        shown = card.colour.upper()
+        if colour == "C":
+            return shown in ("", "C") and bool(card.type_line)  # colourless, not merely unknown
+        if colour == "M":
+            return len(shown.replace("C", "")) > 1
+        return colour in shown
+
+    return [card for card in cards
+            if all(word in f"{card.name} {card.type_line}".lower() for word in words)
+            and (not colour or of_colour(card))
+            and (not card_type or card_type.lower() in card.type_line.lower().split())]
+
+
 async def take_index(db: Database, pod_id: int, actor: tables.Actor, card: str) -> tuple[PackPrompt, int]:
     """The actor's turn in a running Rotisserie and the index of `card` on offer (Conflict: not their
     turn, or the card is gone), for `drafts.pick`."""

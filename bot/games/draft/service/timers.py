@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
-from bot.games.draft.service import deliveries, variants
+from bot.games.draft.service import deliveries, kind_turns, variants
 from bot.games.draft.service.picking import (
     PickResult,
     apply_pick,
@@ -100,7 +100,9 @@ async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState
     card = variants.machine_choice(pod.state, row.seat, await pick_hints(session, pod.row.id), pool, seed=pod.row.seed,
                                    picks_per_seat=pod.config.picks_per_seat, bot=False)
     row.timeouts += 1
+    had = len(pod.state.pools[row.seat]) if pod.row.variant in variants.SEATS else 0
     result = await apply_pick(session, pod, row.seat, head.pack_id, head.picks_made, head.cards.index(card), "timeout", now)
+    gained = tuple(pod.state.pools[row.seat][had:]) if pod.row.variant in variants.SEATS else ()  # a pile, a line
     to_bot = row.timeouts >= TIMEOUTS_BEFORE_BOT
     if to_bot:
         handed = await hand_to_bot(session, pod, row, now)
@@ -108,8 +110,21 @@ async def _time_out(session: AsyncSession, pod: Pod, row, head: engine.PackState
             result, others=_merge(result.others, handed.others), next_for_picker=None, completed=handed.completed,
             bot_picks=result.bot_picks + handed.bot_picks,
         )
-    await outbox.queue(session, *_timeout_messages(pod, result, to_bot))
+    await outbox.queue(session, *_timeout_messages(pod, result, to_bot, action=card, gained=gained))
     return result, to_bot
+
+
+def _timed_out_note(pod: Pod, result: PickResult, to_bot: bool, action: str, gained: tuple[str, ...]) -> outbox.Message:
+    """The player's DM: the card the timer picked; a Winston's pile or a Grid's line (`action`, the
+    line's name) said as such, with the cards it `gained`."""
+    variant = pod.row.variant
+    if variant in variants.SEATS:
+        note = kind_turns.TurnTimedOut(pod.row.id, variant, gained, action if variant == variants.GRID else None,
+                                       to_bot=to_bot, completed=result.completed)
+        return outbox.Message(kind_turns.TURN_TIMED_OUT, note.to_payload(), user_id=result.user_id)
+    note = deliveries.TimedOut(pod.row.id, card=result.card, round=result.round, pick_number=result.pick_number,
+                               to_bot=to_bot, completed=result.completed)
+    return outbox.Message(deliveries.TIMED_OUT, note.to_payload(), user_id=result.user_id)
 
 
 def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt]:
@@ -118,12 +133,12 @@ def _merge(first: list[PackPrompt], second: list[PackPrompt]) -> list[PackPrompt
     return [merged[s] for s in sorted(merged)]
 
 
-def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool) -> list[outbox.Message]:
+def _timeout_messages(pod: Pod, result: PickResult, to_bot: bool, *, action: str,
+                      gained: tuple[str, ...]) -> list[outbox.Message]:
     details = {"card": result.card, "round": result.round, "pick_number": result.pick_number}
     closing = deliveries.close_pack_message(pod, result.pack_id, result.pack_pick, deliveries.Closed.TIMEOUT, **details)
-    note = deliveries.TimedOut(pod.row.id, **details, to_bot=to_bot, completed=result.completed)
     messages = [m for m in (closing,) if m is not None]
-    messages.append(outbox.Message(deliveries.TIMED_OUT, note.to_payload(), user_id=result.user_id))
+    messages.append(_timed_out_note(pod, result, to_bot, action, gained))
     if to_bot:
         organizer = deliveries.TimedOut(pod.row.id, player_id=result.user_id, to_organizer=True,
                                         completed=result.completed)
