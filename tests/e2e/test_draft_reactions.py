@@ -212,9 +212,10 @@ async def test_reactions_made_while_the_bot_restarts_still_count(fake, bot, worl
     reads = len(fake.rest_log)
     await bot.start()
 
-    await fake.wait_for(lambda: f"{title}: you took" in embed_text(fake.message(message["id"])), what="p0's pick lands")
-    await fake.wait_for(lambda: f"{title1}: you took" in embed_text(fake.message(m1["id"])), what="p1's pick lands")
-    await fake.wait_for(lambda: any("can't tell which" in (m.get("content") or "") for m in fake.dms(p2)), what="p2 asked")
+    # A restart reads every live pack message first: on a loaded machine that takes more than the usual 10 s.
+    await fake.wait_for(lambda: f"{title}: you took" in embed_text(fake.message(message["id"])), what="p0's pick lands", timeout=30)
+    await fake.wait_for(lambda: f"{title1}: you took" in embed_text(fake.message(m1["id"])), what="p1's pick lands", timeout=30)
+    await fake.wait_for(lambda: any("can't tell which" in (m.get("content") or "") for m in fake.dms(p2)), what="p2 asked", timeout=30)
     asked = next(m for m in fake.dms(p2) if "can't tell which" in (m.get("content") or ""))
     assert "🇦" in asked["content"] and "🇩" in asked["content"]
     log = await picks_of(bot)
