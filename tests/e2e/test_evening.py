@@ -232,7 +232,7 @@ async def test_one_evening_at_the_table(fake, bot, world):
     # Turnabout: the pairing, the opponent's two reports to confirm, the winner's final ranking; the
     # organizer also hears that the round is complete.
     assert turnabout.posts <= 11 and max(turnabout.pings.values()) <= 4
-    assert battler.posts <= 7 and max(battler.pings.values()) <= 3  # PLAY, the report to confirm, DRAFT
+    assert battler.posts <= 6 and max(battler.pings.values()) <= 3  # PLAY, the reports to confirm, DRAFT
     assert all(n == 0 for tally in (goldfish, turnabout) for n in tally.dms.values())
     assert all(n <= 2 for n in battler.dms.values())  # setup, draft: one DM each, edited in place
     # 421: the lobby, who builds next and each deck built (the 4th with round 1), each report to confirm and
@@ -249,6 +249,10 @@ async def test_one_evening_at_the_table(fake, bot, world):
         lines = [line for m in fake.messages(channel) for line in (m.get("content") or "").splitlines()
                  if re.search(r"<@|(?<![/\w])\d", line)]  # not the 421 of `/421 report`
         assert [line for line, n in Counter(lines).items() if n > 1] == [], channel
+        # A result its report's message shows ("✅ Report #1: **<@1> beat <@2>**, confirmed by <@2>.") is not
+        # posted again on its own line ("✅ <@1> beat <@2>.").
+        confirmed = {m.group(1) for line in lines if (m := re.search(r"\*\*(.+?)\*\*, confirmed", line))}
+        assert [line for line in lines if line.removeprefix("✅ ").rstrip(".") in confirmed] == [], channel
 
 
 async def play_421(fake, world, bot, players: list[int]) -> None:

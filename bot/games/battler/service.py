@@ -399,13 +399,14 @@ def _prompt_message(prompt: PrivatePrompt) -> outbox.Message:
 
 async def _commit(
     session: AsyncSession, loaded: Loaded, events: list[engine.Event], *, actor_seat: int | None = None,
-    answered: int | None = None,
+    answered: int | None = None, told: Callable[[engine.Event], bool] = lambda event: False,
 ) -> list[PrivatePrompt]:
     """Save an action's state and queue what it owes: its announcement, the new phase's DMs (or the
     DM of the player whose carousel turn begins), and at the end the standings (with the
     leaderboard rows, in this very transaction). `actor_seat`'s own DM is re-rendered in place
     (`answered`: its message, which the interaction's answer edits). When a phase ends, every other
-    DM of it says so (nobody keeps "waiting for the other players")."""
+    DM of it says so (nobody keeps "waiting for the other players"). The events `told` already (a
+    result its report's message now shows) are left out of the announcement: one post per piece of news."""
     new_phase = any(isinstance(e, engine.PhaseChanged) for e in events)
     over: list[outbox.Message] = []
     if new_phase:
@@ -422,7 +423,7 @@ async def _commit(
         loaded.bookkeeping.seat_moved(seat, loaded.version + 1)
     if any(isinstance(e, engine.GameOver) for e in events):
         await tables.finish(session, loaded.row, kind=SPEC.kind, finished=STATUSES.finished)
-    await GAMES.commit(session, loaded, events)
+    await GAMES.commit(session, loaded, [e for e in events if not told(e)])
     # The DMs show the saved version (their buttons carry it).
     seats = range(len(loaded.state.players)) if new_phase else dict.fromkeys(turns)
     prompts = [p for seat in seats if (p := _prompt(loaded, seat)) is not None]
@@ -913,6 +914,12 @@ async def _treasures_after(session: AsyncSession, loaded: Loaded, seat: int, tre
     return ActionResult(_view(loaded), events=list(events), treasures_after=state.players[seat].treasures)
 
 
+def _told_by_report(event: engine.Event) -> bool:
+    """A win its report's message already shows ("✅ Report #1: <@1> beat <@2>, confirmed by <@2>"): the
+    channel is not told it again (a draw or an unfinishable game is, with what it costs both)."""
+    return isinstance(event, engine.ResultReported) and event.result in ("a", "b")
+
+
 def _users(loaded: Loaded, report_: PendingReport) -> tuple[int, int]:
     return loaded.user_ids[report_.a], loaded.user_ids[report_.b]
 
@@ -927,7 +934,7 @@ async def _apply_report(session: AsyncSession, loaded: Loaded, report_: PendingR
     state = loaded.state
     assert state is not None
     events = GAMES.call(_apply_claim, state, report_)
-    prompts = await _commit(session, loaded, events)
+    prompts = await _commit(session, loaded, events, told=_told_by_report)
     return ActionResult(_view(loaded), events=list(events), prompts=prompts, applied=report_,
                         finished=state.phase == engine.OVER, words=claims.words(RULES, loaded, ended))
 
