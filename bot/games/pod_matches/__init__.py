@@ -18,6 +18,7 @@ FORMAT = Format(
     claims=(claims_ui.answers(service.KIND),),
     outbox_kinds=(service.PAIRED, service.FINAL, service.NEWS),
     renderers=messages.RENDERERS,
+    follows=(service.FOLLOWS_DRAFT,),
     leaderboard="Pods",
     help=FormatHelp(
         key="pod",

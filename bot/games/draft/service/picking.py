@@ -42,7 +42,7 @@ MACHINE_SOURCES = ("timeout", "bot")
 # Fired in the transaction that completes a pod (`hooks.Finished`: options turns, method and
 # play_order, as its followers settled them at the start (`lobby.GoldfishOptions`), and players, the
 # seats' user ids); other formats follow it by its name.
-COMPLETE = hooks.declare("draft.complete")
+COMPLETE = hooks.Hook("draft.complete")  # declared in its Format (`hooks`)
 
 
 @dataclass(frozen=True)
