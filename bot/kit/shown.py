@@ -27,12 +27,16 @@ outbox has run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, null, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.models import ShownMessage
+from bot.store.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -74,15 +78,24 @@ async def want(session: AsyncSession, owner: Owner, key: str, version: int) -> l
     """`version` of `key` is the one to show now (its message is queued in this transaction). A
     message that shows an older version is returned, to be retired; one that shows this version
     stays (the same pick queued again keeps its message until the new one is recorded)."""
-    row = await _row(session, owner, key)
-    if row is None:
-        session.add(ShownMessage(owner_kind=owner.kind, owner_id=owner.id, key=key, version=version))
+    return await want_each(session, owner, {key: version})
+
+
+async def want_each(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> list[Shown]:
+    """`want` for several keys of one owner, in one read (a draft's pick moves two seats' packs)."""
+    if not versions:
         return []
-    if row.version == version:
-        return []
-    old = _shown(row)
-    row.version, row.channel_id, row.message_id, row.payload = version, None, None, None
-    return [old] if old is not None else []
+    query = select(ShownMessage).where(*_where(owner), ShownMessage.key.in_(list(versions)))
+    rows = {row.key: row for row in (await session.execute(query)).scalars()}
+    older = []
+    for key, version in versions.items():
+        row = rows.get(key)
+        if row is None:
+            session.add(ShownMessage(owner_kind=owner.kind, owner_id=owner.id, key=key, version=version))
+        elif row.version != version:
+            older += [old] if (old := _shown(row)) is not None else []
+            row.version, row.channel_id, row.message_id, row.payload = version, None, None, None
+    return older
 
 
 async def record(session: AsyncSession, owner: Owner, key: str, version: int, channel_id: int, message_id: int,
@@ -129,6 +142,37 @@ async def retire(session: AsyncSession, owner: Owner, key: str | None = None, *,
         await session.delete(row)
     gone = [s for row in rows if (s := _shown(row)) is not None]
     return [s for s in gone if s.message_id != answered]
+
+
+def _wanted_upsert(insert) -> Prepared:  # noqa: ANN001 - a dialect's `insert`
+    table = ShownMessage.__table__
+    statement = insert(table).values(owner_kind=bindparam("owner_kind"), owner_id=bindparam("owner_id"),
+                                     key=bindparam("key"), version=bindparam("version"),
+                                     channel_id=null(), message_id=null(), payload=null())
+    return Prepared(statement.on_conflict_do_update(
+        index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
+        set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
+        where=table.c.version != statement.excluded.version,
+    ))
+
+
+_WANT = {"postgresql": _wanted_upsert(postgresql_insert), "sqlite": _wanted_upsert(sqlite_insert)}
+
+
+async def want_quietly(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> None:
+    """`want_each` for a format that retires the older messages itself (the draft edits or closes
+    them by its own rows): one compiled statement per key, no read, nothing returned. A hot path's
+    (a pick's), so it costs the pick as little as a record can."""
+    upsert = _WANT[session.bind.dialect.name]
+    for key, version in versions.items():
+        await upsert.run(session, {"owner_kind": owner.kind, "owner_id": owner.id, "key": key, "version": version})
+
+
+async def wanted_now(session: AsyncSession, owner: Owner, key: str) -> tuple[int, Shown | None] | None:
+    """The version of `key` wanted now and the message recorded as showing it, if any (None: `key`
+    has no record: never wanted, retired, or owned by a table older than its records)."""
+    row = await _row(session, owner, key)
+    return None if row is None else (row.version, _shown(row))
 
 
 async def still_wanted(session: AsyncSession, owner: Owner, key: str, version: int) -> bool:

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service import variants
-from bot.kit import deadlines, documents, outbox, tables
+from bot.kit import deadlines, documents, outbox, shown, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, engine_refusals
 from bot.kit.events import Payload
 from bot.store.prepared import Prepared
@@ -461,6 +461,13 @@ async def _dealt_by_the_lobby(session: AsyncSession, loaded: tables.Loaded, now:
 async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
     if was_running:
         await deadlines.disarm(session, TIMER, loaded.row.id)
+        # No pack is wanted any more (a late send asks: the pod is not running).
+        await shown.retire(session, shown_owner(loaded.row.id))
+
+
+def shown_owner(pod_id: int) -> shown.Owner:
+    """Whose records of shown messages a pod's are (`bot.kit.shown`: which pack each seat's DMs show)."""
+    return shown.Owner("draft", pod_id)
 
 
 # The pods' table, to load and show them. `lobby.SPEC` is the same with the deal that begins a pod:
