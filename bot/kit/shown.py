@@ -144,28 +144,38 @@ async def retire(session: AsyncSession, owner: Owner, key: str | None = None, *,
     return [s for s in gone if s.message_id != answered]
 
 
-def _wanted_upsert(insert) -> Prepared:  # noqa: ANN001 - a dialect's `insert`
-    table = ShownMessage.__table__
-    statement = insert(table).values(owner_kind=bindparam("owner_kind"), owner_id=bindparam("owner_id"),
-                                     key=bindparam("key"), version=bindparam("version"),
-                                     channel_id=null(), message_id=null(), payload=null())
-    return Prepared(statement.on_conflict_do_update(
-        index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
-        set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
-        where=table.c.version != statement.excluded.version,
-    ))
+_INSERTS = {"postgresql": postgresql_insert, "sqlite": sqlite_insert}
+_upserts: dict[tuple[str, int], Prepared] = {}  # (dialect, rows): compiled once each
 
 
-_WANT = {"postgresql": _wanted_upsert(postgresql_insert), "sqlite": _wanted_upsert(sqlite_insert)}
+def _wanted_upsert(dialect: str, rows: int) -> Prepared:
+    """One statement that wants `rows` keys: inserted, or their version moved on (the message that
+    showed the older one forgotten), or left as they are when the version is the same."""
+    found = _upserts.get((dialect, rows))
+    if found is None:
+        table = ShownMessage.__table__
+        statement = _INSERTS[dialect](table).values([
+            {"owner_kind": bindparam("owner_kind"), "owner_id": bindparam("owner_id"), "key": bindparam(f"key_{n}"),
+             "version": bindparam(f"version_{n}"), "channel_id": null(), "message_id": null(), "payload": null()}
+            for n in range(rows)])
+        found = _upserts[(dialect, rows)] = Prepared(statement.on_conflict_do_update(
+            index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
+            set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
+            where=table.c.version != statement.excluded.version,
+        ))
+    return found
 
 
 async def want_quietly(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> None:
     """`want_each` for a format that retires the older messages itself (the draft edits or closes
-    them by its own rows): one compiled statement per key, no read, nothing returned. A hot path's
-    (a pick's), so it costs the pick as little as a record can."""
-    upsert = _WANT[session.bind.dialect.name]
-    for key, version in versions.items():
-        await upsert.run(session, {"owner_kind": owner.kind, "owner_id": owner.id, "key": key, "version": version})
+    them by its own rows): one compiled statement, no read, nothing returned. A hot path's (a pick's),
+    so it costs the pick as little as a record can: one round trip."""
+    if not versions:
+        return
+    params: dict = {"owner_kind": owner.kind, "owner_id": owner.id}
+    for n, (key, version) in enumerate(versions.items()):
+        params[f"key_{n}"], params[f"version_{n}"] = key, version
+    await _wanted_upsert(session.bind.dialect.name, len(versions)).run(session, params)
 
 
 async def wanted_now(session: AsyncSession, owner: Owner, key: str) -> tuple[int, Shown | None] | None:

@@ -193,7 +193,7 @@ async def test_importing_every_module_of_the_bot_registers_no_renderer_and_no_ha
 # tables written in the source, and the outbox's per-kind hooks, still filled at import (issue 36: the
 # next to become part of what a format declares).
 KIT_TABLES_FILLED_AT_IMPORT = {
-    "bot.kit.claims._STATUS_OF", "bot.kit.lobby._STYLES", "bot.kit.table_cog._LOBBY_COMMANDS", "bot.kit.shown._WANT",
+    "bot.kit.claims._STATUS_OF", "bot.kit.lobby._STYLES", "bot.kit.table_cog._LOBBY_COMMANDS", "bot.kit.shown._INSERTS",
     "bot.kit.outbox._on_sent", "bot.kit.outbox._on_dm_closed", "bot.kit.outbox._parked_when_closed",
 }
 _IMPORT_EVERYTHING = """
