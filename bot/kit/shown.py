@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import bindparam, null, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -148,34 +149,42 @@ _INSERTS = {"postgresql": postgresql_insert, "sqlite": sqlite_insert}
 _upserts: dict[tuple[str, int], Prepared] = {}  # (dialect, rows): compiled once each
 
 
-def _wanted_upsert(dialect: str, rows: int) -> Prepared:
-    """One statement that wants `rows` keys: inserted, or their version moved on (the message that
-    showed the older one forgotten), or left as they are when the version is the same."""
-    found = _upserts.get((dialect, rows))
-    if found is None:
-        table = ShownMessage.__table__
-        statement = _INSERTS[dialect](table).values([
-            {"owner_kind": bindparam("owner_kind"), "owner_id": bindparam("owner_id"), "key": bindparam(f"key_{n}"),
-             "version": bindparam(f"version_{n}"), "channel_id": null(), "message_id": null(), "payload": null()}
-            for n in range(rows)])
-        found = _upserts[(dialect, rows)] = Prepared(statement.on_conflict_do_update(
-            index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
-            set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
-            where=table.c.version != statement.excluded.version,
-        ))
-    return found
+def wanted_upsert(dialect: str, rows: int, prefix: str = "shown_") -> Any:
+    """One statement that wants `rows` keys of one owner: inserted, or their version moved on (the
+    message that showed the older one forgotten), or left as they are when the version is the same.
+    Its parameters (`wanted_params`) start with `prefix`, so a hot path may run it as a CTE of a
+    statement of its own (the draft's pick on PostgreSQL: no round trip of its own)."""
+    table = ShownMessage.__table__
+    statement = _INSERTS[dialect](table).values([
+        {"owner_kind": bindparam(f"{prefix}owner_kind"), "owner_id": bindparam(f"{prefix}owner_id"),
+         "key": bindparam(f"{prefix}key_{n}"), "version": bindparam(f"{prefix}version_{n}"),
+         "channel_id": null(), "message_id": null(), "payload": null()}
+        for n in range(rows)])
+    return statement.on_conflict_do_update(
+        index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
+        set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
+        where=table.c.version != statement.excluded.version,
+    )
+
+
+def wanted_params(owner: Owner, versions: Mapping[str, int], prefix: str = "shown_") -> dict[str, Any]:
+    """The parameters of `wanted_upsert(…, len(versions), prefix)` for these keys."""
+    params: dict[str, Any] = {f"{prefix}owner_kind": owner.kind, f"{prefix}owner_id": owner.id}
+    for n, (key, version) in enumerate(versions.items()):
+        params[f"{prefix}key_{n}"], params[f"{prefix}version_{n}"] = key, version
+    return params
 
 
 async def want_quietly(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> None:
     """`want_each` for a format that retires the older messages itself (the draft edits or closes
-    them by its own rows): one compiled statement, no read, nothing returned. A hot path's (a pick's),
-    so it costs the pick as little as a record can: one round trip."""
+    them by its own rows): one compiled statement, no read, nothing returned."""
     if not versions:
         return
-    params: dict = {"owner_kind": owner.kind, "owner_id": owner.id}
-    for n, (key, version) in enumerate(versions.items()):
-        params[f"key_{n}"], params[f"version_{n}"] = key, version
-    await _wanted_upsert(session.bind.dialect.name, len(versions)).run(session, params)
+    dialect = session.bind.dialect.name
+    upsert = _upserts.get((dialect, len(versions)))
+    if upsert is None:
+        upsert = _upserts[(dialect, len(versions))] = Prepared(wanted_upsert(dialect, len(versions)))
+    await upsert.run(session, wanted_params(owner, versions))
 
 
 async def wanted_now(session: AsyncSession, owner: Owner, key: str) -> tuple[int, Shown | None] | None:

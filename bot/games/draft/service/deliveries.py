@@ -130,15 +130,19 @@ def pack_version(pack_id: int, pack_pick: int) -> int:
     return pack_id * 1000 + pack_pick
 
 
-async def want_heads(session: AsyncSession, pod: Pod, seats: Iterable[int],
-                     prompts: Iterable[PackPrompt | None] | None = None) -> None:
-    """In the transaction that moved them: the pack each of `seats` shows now is the one wanted
-    (`prompts`: theirs, when the caller has them already)."""
+def want_heads(pod: Pod, seats: Iterable[int], prompts: Iterable[PackPrompt | None] | None = None) -> None:
+    """The pack each of `seats` shows now is the one wanted (`prompts`: theirs, when the caller has
+    them already): written with the pod by `GAMES.commit`, in the transaction that moved them."""
     seats = list(seats)
     prompts = [prompt_for(pod, seat) for seat in seats] if prompts is None else list(prompts)
-    await shown.want_quietly(session, shown_owner(pod.row.id), {
-        seat_key(seat): NO_PACK if p is None else pack_version(p.pack_id, p.pack_pick)
-        for seat, p in zip(seats, prompts, strict=True)})
+    pod.new_wants.update({seat_key(seat): NO_PACK if p is None else pack_version(p.pack_id, p.pack_pick)
+                          for seat, p in zip(seats, prompts, strict=True)})
+
+
+async def write_wants(session: AsyncSession, pod: Pod) -> None:
+    """Write the records `want_heads` kept with a pod this transaction does not save."""
+    await shown.want_quietly(session, shown_owner(pod.row.id), pod.new_wants)
+    pod.new_wants.clear()
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
@@ -233,7 +237,7 @@ async def queue_packs(
         return await turns.queue_turns(session, pod, seats)
     ordered = sorted(seats)
     heads = [prompt_for(pod, seat) for seat in ordered]
-    await want_heads(session, pod, ordered, heads)
+    want_heads(pod, ordered, heads)
     prompts = [p for p in heads if p is not None]
     sendable = [p for p in prompts if not p.dm_closed]
     held = [pack_message(p) for p in sendable if p.seat == hold_seat]
@@ -565,6 +569,7 @@ async def _recover(db: Database, due: deadlines.Due, now) -> None:
                 if (p := prompt_for(pod, seat)) is not None and (p.pack_id, p.pack_pick) not in shown
             ]
             await queue_packs(session, pod, missing)
+            await write_wants(session, pod)  # (the pod itself is not saved here)
         elif pod.row.status == STATUSES.finished:
             await queue_completion(session, pod)
         await deadlines.disarm(session, RECOVER, due.key)

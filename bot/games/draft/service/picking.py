@@ -342,7 +342,7 @@ async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: dat
     if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
         await turns.queue_turns(session, pod, [row.seat])
     elif prompt is not None and not prompt.dm_closed:
-        await deliveries.want_heads(session, pod, [row.seat], [prompt])
+        deliveries.want_heads(pod, [row.seat], [prompt])
         await outbox.queue(session, deliveries.pack_message(prompt, rejoined=True))
     await schedule_timer(session, pod)
     await GAMES.commit(session, pod)
@@ -402,7 +402,7 @@ async def hand_seat(
         if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
             await turns.queue_turns(session, pod, [seat])
         elif prompt is not None:
-            await deliveries.want_heads(session, pod, [seat], [prompt])
+            deliveries.want_heads(pod, [seat], [prompt])
             await outbox.queue(session, deliveries.pack_message(prompt))
         await schedule_timer(session, pod)
         await GAMES.commit(session, pod)
