@@ -10,10 +10,13 @@ from discord import app_commands
 
 import bot.games
 from bot import __version__
+from bot.features.clock import rules as clock_rules
 from bot.features.clock import service as clock_service
 from bot.features.clock import ui as clock_ui
 from bot.features.clock.ui import ClockButton
-from bot.kit import claims_ui, hooks
+from bot.features.cubes.cog import CUBE_PAGES
+from bot.features.leaderboard.cog import BOARD_PAGES
+from bot.kit import claims_ui
 from bot.kit.client import KitBot
 from bot.kit.confirm import PromptButton
 from bot.kit.deadlines import Handlers
@@ -26,8 +29,15 @@ from bot.kit.dispatch import (
     refuse_damaged_components,
     unresolved_routes,
 )
-from bot.kit.formats import deadlines_of, missing_pieces, renderers_of
-from bot.kit.paginate import PageButton
+from bot.kit.formats import (
+    connect_hooks,
+    deadlines_of,
+    event_problems,
+    missing_pieces,
+    posting_of,
+    renderers_of,
+)
+from bot.kit.paginate import PageButton, PageList
 from bot.kit.reporting import report_interaction_error
 from bot.server import web as web_cog
 from bot.settings import Settings
@@ -47,11 +57,20 @@ SHARED_COMPONENTS: tuple[type[Component], ...] = (PromptButton, ClockButton, *cl
 # Their outbox renderers and deadline handlers (the kit's own are the kit's bot's; each format declares its own).
 SHARED_RENDERERS: tuple[Renderers, ...] = (clock_ui.RENDERERS, web_cog.RENDERERS)
 SHARED_DEADLINES: tuple[Handlers, ...] = (clock_service.DEADLINES,)
+# Their event families, lists shown in pages, and what they post in outside tables (`/config show`).
+SHARED_EVENTS: tuple[type, ...] = (clock_rules.Event,)
+SHARED_PAGE_LISTS: tuple[PageList, ...] = (CUBE_PAGES, BOARD_PAGES)
+SHARED_CHANNELS = (clock_service.clock_channels,)
 
 
 def extensions() -> list[str]:
     """The modules whose `setup` adds a cog: the shared ones, then every format's cog."""
     return [*SHARED_EXTENSIONS, *dict.fromkeys(fmt.cog for fmt in bot.games.formats())]
+
+
+def page_lists() -> list[PageList]:
+    """Every list the bot shows in pages: the shared ones and every format's."""
+    return [*SHARED_PAGE_LISTS, *(pages for fmt in bot.games.formats() for pages in fmt.page_lists)]
 
 
 def components() -> list[type[Component]]:
@@ -71,6 +90,9 @@ class MtgBot(KitBot):
         self.outbox.use(renderers_of(formats, self.outbox.renderers, *SHARED_RENDERERS))
         self.deadlines = deadlines_of(formats, self.deadlines, *SHARED_DEADLINES)
         self.leaderboard_titles = bot.games.leaderboard_titles()
+        self.posting = posting_of(formats, *SHARED_CHANNELS)
+        # Each hook a format declares gets the followers the formats declare (a stray one: refused below).
+        self.hook_problems = connect_hooks(formats)
         self.handlers: dict = {}  # component or form -> the bound cog method that answers it (`load_cogs`)
         self.tree.on_error = self.on_app_command_error
 
@@ -91,10 +113,12 @@ class MtgBot(KitBot):
         than the first click or the first message."""
         for extension in extensions():
             await self.load_extension(extension)
-        self.handlers = {**bind_handlers(self.cogs.values()), **claims_ui.bind(self.declared_claims(), self.db)}
-        problems = unresolved_routes(self.handlers, self.components, self.forms(), self.claims())
+        # The cogs' handlers, and those of command groups added without a cog (/cube's pages).
+        answering = [*self.cogs.values(), *self.tree.get_commands()]
+        self.handlers = {**bind_handlers(answering), **claims_ui.bind(self.declared_claims(), self.db)}
+        problems = unresolved_routes(self.handlers, self.components, self.forms(), [*self.claims(), *page_lists()])
         problems += missing_pieces(bot.games.formats(), self.outbox.renderers, self.deadlines)
-        problems += [f"handlers follow the hook {name!r}, which no format declares" for name in hooks.check()]
+        problems += self.hook_problems + event_problems(bot.games.formats(), *SHARED_EVENTS)
         if problems:
             raise RoutesUnresolved(problems)
         # Every component, so the buttons of messages posted before a restart still answer.

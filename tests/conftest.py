@@ -363,3 +363,13 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     is_worker = hasattr(session.config, "workerinput")
     if IN_CI and not is_worker and session.testscollected and _pg_results["passed"] == 0 and exitstatus == 0:
         session.exitstatus = 1
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _hooks_connected():
+    """The formats' hooks with the followers they declare, as the bot connects them when it starts
+    (a service test completing a draft opens its Goldfish event as the bot would)."""
+    import bot.games
+    from bot.kit.formats import connect_hooks
+
+    assert connect_hooks(bot.games.formats()) == []

@@ -192,7 +192,7 @@ def test_goldfish_and_the_draft_meet_only_through_the_drafts_hook():
     for package, other in (("draft", "goldfish"), ("goldfish", "draft")):
         assert (BOT / "games" / package / "__init__.py").exists()
         assert reaching(f"games/{package}", (f"bot.games.{other}",)) == set()
-    assert 'hooks.follow("draft.complete"' in (BOT / "games" / "goldfish" / "service.py").read_text()
+    assert 'hooks.Follower("draft.complete"' in (BOT / "games" / "goldfish" / "service.py").read_text()
 
 
 def reaching(package: str, forbidden: tuple[str, ...]) -> set[tuple[str, str]]:

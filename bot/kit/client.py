@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cards.scryfall_api import ScryfallClient
-from bot.kit import card_data, claims_ui, deadlines, delivery, outbox
+from bot.kit import card_data, channels, claims_ui, deadlines, delivery, outbox
 from bot.kit.delivery import Outbox
 from bot.kit.pictures import Pictures
 from bot.settings import Settings
@@ -51,6 +51,7 @@ class KitBot(commands.AutoShardedBot):
         # The formats whose results go to the leaderboards, key -> title (the bot's formats, set by
         # the app: the leaderboard, a feature below the formats, reads them here).
         self.leaderboard_titles: dict[str, str] = {}
+        self.posting = channels.Posting()  # where the bot posts (`/config show`): the app's, from the formats
         db.listen(outbox.TOPIC, self.outbox.on_commit)
         # Scryfall: card data for cubes (completed later by the sweeper when it is down), and images.
         self.scryfall = ScryfallClient(settings.scryfall_base)

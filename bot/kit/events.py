@@ -8,12 +8,15 @@ tuples, lists, dicts, ``X | None``, unions, enums. A field missing from `data` t
 (so a field added later still reads documents written before it); keys the class does not have are
 ignored (e.g. the outbox's `telling` note on a payload).
 
-Events. An engine registers its event classes once (`register("turnabout", Event)`: every subclass
-of its base event, named ``turnabout.RoundPaired``); the names are unique across formats. A
-dict with a ``"type"`` decodes to the registered class of that name, which must be of the type the
-hint asks for. A bare class name (``"RoundPaired"``, what payloads queued before the registry
-said) is read as the registered class of that name *among the hint's subclasses*: an announcement
-queued by one format before an upgrade still renders after it.
+Events. An engine's events descend from one base that names their family (`class Event(events.Event,
+family="turnabout")`): each is named ``turnabout.RoundPaired``, by its family and class name; the
+base is not an event itself when it has subclasses. Nothing is registered at import: a dict with a
+``"type"`` decodes to the class of that name among the events the hint asks for (an engine's base
+finds its subclasses; with no hint, any event). A bare class name (``"RoundPaired"``, what payloads
+queued before names were qualified said) is read as the event of that name among the hint's
+subclasses: an announcement queued by one format before an upgrade still renders after it. Each
+format declares its event bases (`Format.events`); the bot checks at startup that every event has a
+declared family and every name is one class's (`table`).
 
 `Payload`: the base of every outbox payload (and of any small stored document): `to_payload()` /
 `from_payload()` written once on this codec; `upgrade` lets a payload class read an older shape.
@@ -32,28 +35,39 @@ from typing import Any, Self
 
 TYPE = "type"  # the key naming a registered event's class
 
-_by_name: dict[str, type] = {}  # "turnabout.RoundPaired" -> the class
-_name_of: dict[type, str] = {}
-
-
 class DecodeError(ValueError):
     """Data that is not a document of the type asked for (a damaged or foreign payload)."""
 
 
-# --- the registry ---------------------------------------------------------------------------------
+# --- event families ---------------------------------------------------------------------------------
 
 
-def register(prefix: str, *bases: type, concrete: bool = False) -> None:
-    """Register every subclass of each of `bases` (at any depth; the bases themselves only if they
-    are not abstract roots with subclasses, or are `concrete` events too) as ``<prefix>.<ClassName>``.
-    Call it once the classes are defined (at the end of the engine module). A name already taken by
-    another class is refused."""
-    if not prefix or "." in prefix:
-        raise ValueError(f"An event prefix is one word, not {prefix!r}.")
-    for base in bases:
-        found = _subclasses(base)
-        for cls in [base, *found] if concrete or not found else found:
-            _register_one(f"{prefix}.{cls.__name__}", cls)
+class Event:
+    """The root of every engine's events. An engine's base says its family (one word, unique across
+    formats): ``class Event(events.Event, family="vortex")``; its subclasses, at any depth, are that
+    family's events, named ``vortex.<ClassName>``."""
+
+    __event_family__: str | None = None
+
+    def __init_subclass__(cls, family: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if family is not None:
+            if not family or "." in family:
+                raise ValueError(f"An event family is one word, not {family!r}.")
+            cls.__event_family__ = family
+            cls.__family_root__ = True
+        elif cls.__event_family__ is None:
+            raise TypeError(f"{cls.__qualname__} is an event of no family: its base names one (family=...).")
+        else:
+            cls.__family_root__ = False
+        _forget_classes()
+
+
+def _forget_classes() -> None:
+    """A class was defined: what was worked out about the classes (names, lookups) is worked out again."""
+    _named_under.cache_clear()
+    _event_bases.clear()
+    _encoding.clear()
 
 
 def _subclasses(base: type) -> list[type]:
@@ -64,49 +78,84 @@ def _subclasses(base: type) -> list[type]:
     return found
 
 
-def _register_one(name: str, cls: type) -> None:
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__qualname__} is not a dataclass: only dataclasses are events.")
-    taken = _by_name.get(name)
-    if taken is not None and taken is not cls:
-        raise ValueError(f"The event name {name!r} is taken by {taken.__module__}.{taken.__qualname__}.")
-    _by_name[name] = cls
-    _name_of[cls] = name
-    _event_bases.clear()
+def name_of(cls: type) -> str | None:
+    """The name of an event class (None if it is not an event: not of a family, or a family's base
+    with subclasses)."""
+    family = getattr(cls, "__event_family__", None)
+    if family is None or not dataclasses.is_dataclass(cls) or _is_event_base(cls):
+        return None
+    return f"{family}.{cls.__name__}"
 
 
 _event_bases: dict[type, bool] = {}
 
 
 def _is_event_base(cls: type) -> bool:
-    """Whether `cls` is not an event itself but has registered events below it (an engine's `Event`)."""
+    """Whether `cls` is not an event itself but has events below it (an engine's `Event`)."""
     if cls not in _event_bases:
-        _event_bases[cls] = cls not in _name_of and any(issubclass(c, cls) for c in _name_of)
+        _event_bases[cls] = cls is Event or (
+            isinstance(cls, type) and issubclass(cls, Event) and cls.__dict__.get("__family_root__", False)
+            and bool(cls.__subclasses__()))
     return _event_bases[cls]
 
 
-def name_of(cls: type) -> str | None:
-    """The registered name of an event class (None if it is not an event)."""
-    return _name_of.get(cls)
+@functools.cache
+def _named_under(expected: type) -> dict[str, type]:
+    """Every event that is an `expected` (any event, for `object`), by its name; and by its bare
+    class name where only one of them has it."""
+    root = Event if expected is object or not issubclass(expected, Event) else expected
+    found = [cls for cls in [root, *_subclasses(root)] if name_of(cls) is not None and issubclass(cls, expected)]
+    by_name: dict[str, type] = {name_of(cls): cls for cls in found}
+    bare: dict[str, list[type]] = {}
+    for cls in found:
+        bare.setdefault(cls.__name__, []).append(cls)
+    by_name.update({name: classes[0] for name, classes in bare.items() if len(classes) == 1 and name not in by_name})
+    return by_name
 
 
 def registered(name: str) -> type | None:
-    return _by_name.get(name)
+    """The event class called `name` (a full name), if there is one."""
+    cls = _named_under(object).get(name)
+    return cls if cls is not None and name_of(cls) == name else None
+
+
+def table(*bases: type, within: str = "") -> tuple[dict[str, type], list[str]]:
+    """The events of the families rooted at `bases` (what the formats and features declare), by name,
+    and one line per problem: a family declared by two bases, a name two classes share, an event
+    whose family no base declares (checked when the bot starts); `within`: only the events of
+    modules whose names start so (the bot's own, not a test's)."""
+    problems, families, names = [], {}, {}
+    for base in dict.fromkeys(bases):
+        family = base.__dict__.get("__event_family__") if isinstance(base, type) else None
+        if family is None:
+            problems.append(f"{getattr(base, '__qualname__', base)!r} is no event family's base")
+        elif families.setdefault(family, base) is not base:
+            problems.append(f"the event family {family!r} is declared by two bases")
+    for cls in _subclasses(Event):
+        name = name_of(cls)
+        if name is None or not cls.__module__.startswith(within):
+            continue
+        if families.get(cls.__event_family__) is None or not issubclass(cls, families[cls.__event_family__]):
+            problems.append(f"the event {name!r} ({cls.__module__}) is of no declared family")
+        elif names.setdefault(name, cls) is not cls:
+            problems.append(f"the event name {name!r} is taken by two classes")
+    return names, sorted(set(problems))
 
 
 # --- encoding -------------------------------------------------------------------------------------------
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})  # exactly these types: JSON data as they are
-_fields_of: dict[type, tuple[str, ...] | None] = {}  # a class's dataclass field names (None: not one)
+# A class's dataclass field names (None: not a dataclass) and its event name (None: not an event).
+_encoding: dict[type, tuple[tuple[str, ...] | None, str | None]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    names = _fields_of.get(cls, ())
-    if names == ():
+def _encoding_of(cls: type) -> tuple[tuple[str, ...] | None, str | None]:
+    found = _encoding.get(cls)
+    if found is None:
         names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
-        _fields_of[cls] = names
-    return names
+        found = _encoding[cls] = (names, name_of(cls) if names is not None else None)
+    return found
 
 
 def encode(value: Any) -> Any:
@@ -120,10 +169,9 @@ def encode(value: Any) -> Any:
         return [item if type(item) in _PLAIN else encode(item) for item in value]
     if kind is dict:
         return {(k if type(k) is str else _key(k)): (v if type(v) in _PLAIN else encode(v)) for k, v in value.items()}
-    names = _field_names(kind)
+    names, name = _encoding_of(kind)
     if names is not None:
         data = {name: encode(getattr(value, name)) for name in names}
-        name = _name_of.get(kind)
         return data if name is None else {TYPE: name, **data}
     if isinstance(value, enum.Enum):
         return value.value
@@ -339,17 +387,11 @@ def _lazy(hint: Any) -> Decoder:
 
 
 def _lookup(name: Any, expected: type) -> type | None:
-    """The registered class called `name` that is an `expected`: by its full name, or (a payload
-    written before names were qualified) by its bare class name among `expected`'s subclasses."""
-    if not isinstance(name, str):
+    """The event called `name` that is an `expected`: by its full name, or (a payload written before
+    names were qualified) by its bare class name among `expected`'s subclasses."""
+    if not isinstance(name, str) or not isinstance(expected, type):
         return None
-    cls = _by_name.get(name)
-    if cls is not None:
-        return cls if issubclass(cls, expected) else None
-    if "." in name:
-        return None
-    found = {c for full, c in _by_name.items() if full.rpartition(".")[2] == name and issubclass(c, expected)}
-    return found.pop() if len(found) == 1 else None
+    return _named_under(expected).get(name)
 
 
 # --- payloads -----------------------------------------------------------------------------------------

@@ -3,9 +3,12 @@
 the leaderboards read the list of formats (`bot.games.formats()`) instead of tables of their own.
 
 A format's renderers and deadline handlers are part of its declaration (`renderers`, `deadlines`:
-collections its modules fill, never a registry of the kit's). When the bot starts it builds its
+collections its modules fill, never a registry of the kit's), and so are its event families
+(`events`), its paged lists (`page_lists`), the hooks it declares and follows (`hooks`, `follows`) and
+what it posts in outside its tables (`channels`): importing a module registers nothing anywhere. When the bot starts it builds its
 tables from the formats' (`renderers_of`, `deadlines_of`, with the features' and the kit's own), and
-`missing_pieces` checks each format's declared kinds against them: every outbox kind has a renderer
+`missing_pieces` checks each format's declared kinds against them (`connect_hooks` gives each
+declared hook its followers, `event_problems` checks the event families): every outbox kind has a renderer
 and every deadline kind a handler (and `dispatch` checks that every component and form has one), or
 the bot refuses to start with one line per missing piece.
 """
@@ -16,11 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.kit import tables
+from bot.kit import channels, events, hooks, tables
 from bot.kit.claims_ui import Declared
 from bot.kit.deadlines import Handlers
 from bot.kit.delivery import Renderers
 from bot.kit.dispatch import Component, ModalRoute
+from bot.kit.paginate import PageList
 from bot.kit.table_cog import table_renderers
 from bot.kit.tables import TableSpec
 
@@ -55,7 +59,11 @@ class Format:
     presses of the kit's report buttons it answers: a `claims_ui.Answering` and a `claims_ui.Deciding`
     (the kit's press and decide handlers call them) or `claims_ui.answers(key)` (a cog method `@handles` it);
     `outbox_kinds` and `deadline_kinds` what its services queue and arm, `renderers` and `deadlines`
-    their renderers and handlers (its table's lobby and cancel notice are the kit's); `web` the
+    their renderers and handlers (its table's lobby and cancel notice are the kit's); `events` the
+    bases of its event families (`bot.kit.events`); `page_lists` its lists shown in pages (each
+    answered by a cog method marked `@handles`); `hooks` the hooks it fires and `follows` its
+    followers of other formats' hooks (`bot.kit.hooks`); `channels` the queries of where it posts
+    outside its tables (`bot.kit.channels`, for `/config show`); `web` the
     web pages it declares (`bot.web.registry.Pages`); `help` its /help page; `leaderboard` its title
     on the leaderboards (None: its results do not go there)."""
 
@@ -72,6 +80,11 @@ class Format:
     deadline_kinds: tuple[str, ...] = ()
     renderers: Renderers = field(default_factory=Renderers)
     deadlines: Handlers = field(default_factory=Handlers)
+    events: tuple[type, ...] = ()
+    page_lists: tuple[PageList, ...] = ()
+    hooks: tuple[hooks.Hook, ...] = ()
+    follows: tuple[hooks.Follower, ...] = ()
+    channels: tuple[channels.UsesQuery, ...] = ()
     web: Any = None  # its web pages: a `bot.web.registry.Pages` (the kit imports nothing of the site)
     help: FormatHelp | None = None
     leaderboard: str | None = None
@@ -88,6 +101,27 @@ def renderers_of(formats: Iterable[Format], *more: Renderers) -> Renderers:
 def deadlines_of(formats: Iterable[Format], *more: Handlers) -> Handlers:
     """The bot's one table of deadline handlers: `more` (the kit's, the features'), every format's."""
     return Handlers(*more, *(fmt.deadlines for fmt in formats))
+
+
+def posting_of(formats: Iterable[Format], *queries: channels.UsesQuery) -> channels.Posting:
+    """Where the bot posts: every format's tables, its declared queries and `queries` (the features')."""
+    formats = list(formats)
+    return channels.Posting(tuple(fmt.spec for fmt in formats if fmt.spec is not None),
+                            (*queries, *(query for fmt in formats for query in fmt.channels)))
+
+
+def connect_hooks(formats: Iterable[Format]) -> list[str]:
+    """Give every hook a format declares the followers the formats declare; one line per follower of
+    a hook nobody declares (`bot.kit.hooks.connect`)."""
+    formats = list(formats)
+    return hooks.connect([hook for fmt in formats for hook in fmt.hooks],
+                         [follower for fmt in formats for follower in fmt.follows])
+
+
+def event_problems(formats: Iterable[Format], *bases: type) -> list[str]:
+    """One line per event of no declared family and per name two classes share (`events.table`):
+    the formats' event families and `bases` (the features')."""
+    return events.table(*bases, *(base for fmt in formats for base in fmt.events), within="bot.")[1]
 
 
 def missing_pieces(formats: Iterable[Format], renderers: Renderers, handlers: Handlers) -> list[str]:

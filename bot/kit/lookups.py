@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.kit.paginate import send_paginated
+from bot.kit.paginate import PageList, send_paginated
 
 POST = "True: post it in the channel for everyone (by default only you see it)."
 
@@ -20,6 +20,6 @@ async def answer(interaction: discord.Interaction, *, post: bool, **message: Any
                                             allowed_mentions=discord.AllowedMentions.none())
 
 
-async def answer_pages(interaction: discord.Interaction, kind: str, key: str, *, post: bool, page: int = 0) -> None:
+async def answer_pages(interaction: discord.Interaction, pages: PageList, key: str, *, post: bool, page: int = 0) -> None:
     """A look-up answered in pages (`bot.kit.paginate`), privately unless `post`."""
-    await send_paginated(interaction, kind, key, ephemeral=not post, page=page)
+    await send_paginated(interaction, pages, key, ephemeral=not post, page=page)

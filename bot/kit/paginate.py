@@ -1,8 +1,10 @@
 """Paginated embeds whose Previous/Next buttons keep working after a restart.
 
-A cog registers a renderer for a `kind`: `async (interaction, key, page) -> Page`. The buttons are
-`DynamicItem`s with kind, page and key in their custom_id, so any process can re-render any page
-straight from the database. A key identifies what is paged by ids (a cube id, a season id, an
+A list shown in pages is a `PageList` a format (or feature) declares (`Format.page_lists`), answered
+by the cog method that `handles` it (`bot.kit.dispatch`): `async (interaction, key, page) -> Page`,
+bound when the bot starts like a component's handler (nothing is registered at import). The buttons
+are `DynamicItem`s with the list's kind, page and key in their custom_id, so any process can
+re-render any page straight from the database. A key identifies what is paged by ids (a cube id, a season id, an
 event and player id), never by text a user typed: a custom_id holds at most 100 characters. A
 renderer whose object is gone raises a UserError saying so, which the clicking user is shown.
 """
@@ -10,10 +12,13 @@ renderer whose object is gone raises a UserError saying so, which the clicking u
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import discord
+
+from bot.kit.errors import UserError
 
 PAGE_ID = r"pg:(?P<kind>[a-z_]+):(?P<page>\d+):(?P<key>.*)"
 CUSTOM_ID_LIMIT = 100
@@ -28,11 +33,23 @@ class Page:
 
 
 Renderer = Callable[[discord.Interaction, str, int], Awaitable[Page]]
-_renderers: dict[str, Renderer] = {}
 
 
-def register_renderer(kind: str, renderer: Renderer) -> None:
-    _renderers[kind] = renderer
+@dataclass(frozen=True)
+class PageList:
+    """A list shown in pages, named by `kind` in its buttons' custom_ids (stored in messages: a kind
+    never changes). The cog method that `handles` it renders a page."""
+
+    kind: str
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z_]+", self.kind):
+            raise ValueError(f"A page list's kind is lowercase letters and underscores, not {self.kind!r}.")
+
+
+def _renderer(interaction: discord.Interaction, pages: PageList) -> Renderer | None:
+    """The bound cog method that renders `pages` (the bot's `handlers`, bound when it starts)."""
+    return getattr(interaction.client, "handlers", {}).get(pages)
 
 
 def slice_page(items: Sequence, page: int, per_page: int) -> tuple[Sequence, int, int]:
@@ -60,7 +77,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=PAGE_ID):
     async def callback(self, interaction: discord.Interaction) -> None:
         from bot.kit.reporting import report_interaction_error
 
-        renderer = _renderers.get(self.kind)
+        renderer = _renderer(interaction, PageList(self.kind))
         if renderer is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
@@ -86,10 +103,13 @@ def page_view(kind: str, key: str, page: Page) -> discord.ui.View | None:
 
 
 async def send_paginated(
-    interaction: discord.Interaction, kind: str, key: str, *, ephemeral: bool, page: int = 0
+    interaction: discord.Interaction, pages: PageList, key: str, *, ephemeral: bool, page: int = 0
 ) -> None:
-    rendered = await _renderers[kind](interaction, key, page)
-    view = page_view(kind, key, rendered)
+    renderer = _renderer(interaction, pages)
+    if renderer is None:
+        raise UserError("That list is not available right now; try again in a minute.")
+    rendered = await renderer(interaction, key, page)
+    view = page_view(pages.kind, key, rendered)
     kwargs = {"embed": rendered.embed, "ephemeral": ephemeral}
     if view is not None:
         kwargs["view"] = view

@@ -27,12 +27,17 @@ outbox has run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, null, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store.models import ShownMessage
+from bot.store.prepared import Prepared
 
 
 @dataclass(frozen=True)
@@ -74,15 +79,24 @@ async def want(session: AsyncSession, owner: Owner, key: str, version: int) -> l
     """`version` of `key` is the one to show now (its message is queued in this transaction). A
     message that shows an older version is returned, to be retired; one that shows this version
     stays (the same pick queued again keeps its message until the new one is recorded)."""
-    row = await _row(session, owner, key)
-    if row is None:
-        session.add(ShownMessage(owner_kind=owner.kind, owner_id=owner.id, key=key, version=version))
+    return await want_each(session, owner, {key: version})
+
+
+async def want_each(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> list[Shown]:
+    """`want` for several keys of one owner, in one read (a draft's pick moves two seats' packs)."""
+    if not versions:
         return []
-    if row.version == version:
-        return []
-    old = _shown(row)
-    row.version, row.channel_id, row.message_id, row.payload = version, None, None, None
-    return [old] if old is not None else []
+    query = select(ShownMessage).where(*_where(owner), ShownMessage.key.in_(list(versions)))
+    rows = {row.key: row for row in (await session.execute(query)).scalars()}
+    older = []
+    for key, version in versions.items():
+        row = rows.get(key)
+        if row is None:
+            session.add(ShownMessage(owner_kind=owner.kind, owner_id=owner.id, key=key, version=version))
+        elif row.version != version:
+            older += [old] if (old := _shown(row)) is not None else []
+            row.version, row.channel_id, row.message_id, row.payload = version, None, None, None
+    return older
 
 
 async def record(session: AsyncSession, owner: Owner, key: str, version: int, channel_id: int, message_id: int,
@@ -129,6 +143,55 @@ async def retire(session: AsyncSession, owner: Owner, key: str | None = None, *,
         await session.delete(row)
     gone = [s for row in rows if (s := _shown(row)) is not None]
     return [s for s in gone if s.message_id != answered]
+
+
+_INSERTS = {"postgresql": postgresql_insert, "sqlite": sqlite_insert}
+_upserts: dict[tuple[str, int], Prepared] = {}  # (dialect, rows): compiled once each
+
+
+def wanted_upsert(dialect: str, rows: int, prefix: str = "shown_") -> Any:
+    """One statement that wants `rows` keys of one owner: inserted, or their version moved on (the
+    message that showed the older one forgotten), or left as they are when the version is the same.
+    Its parameters (`wanted_params`) start with `prefix`, so a hot path may run it as a CTE of a
+    statement of its own (the draft's pick on PostgreSQL: no round trip of its own)."""
+    table = ShownMessage.__table__
+    statement = _INSERTS[dialect](table).values([
+        {"owner_kind": bindparam(f"{prefix}owner_kind"), "owner_id": bindparam(f"{prefix}owner_id"),
+         "key": bindparam(f"{prefix}key_{n}"), "version": bindparam(f"{prefix}version_{n}"),
+         "channel_id": null(), "message_id": null(), "payload": null()}
+        for n in range(rows)])
+    return statement.on_conflict_do_update(
+        index_elements=[table.c.owner_kind, table.c.owner_id, table.c.key],
+        set_={"version": statement.excluded.version, "channel_id": null(), "message_id": null(), "payload": null()},
+        where=table.c.version != statement.excluded.version,
+    )
+
+
+def wanted_params(owner: Owner, versions: Mapping[str, int], prefix: str = "shown_") -> dict[str, Any]:
+    """The parameters of `wanted_upsert(…, len(versions), prefix)` for these keys."""
+    params: dict[str, Any] = {f"{prefix}owner_kind": owner.kind, f"{prefix}owner_id": owner.id}
+    for n, (key, version) in enumerate(versions.items()):
+        params[f"{prefix}key_{n}"], params[f"{prefix}version_{n}"] = key, version
+    return params
+
+
+async def want_quietly(session: AsyncSession, owner: Owner, versions: Mapping[str, int]) -> None:
+    """`want_each` for a format that retires the older messages itself (the draft edits or closes
+    them by its own rows): one compiled statement, no read, nothing returned."""
+    if not versions:
+        return
+    dialect = session.bind.dialect.name
+    upsert = _upserts.get((dialect, len(versions)))
+    if upsert is None:
+        upsert = _upserts[(dialect, len(versions))] = Prepared(wanted_upsert(dialect, len(versions)))
+    await upsert.run(session, wanted_params(owner, versions))
+
+
+async def wanted_now(session: AsyncSession, owner: Owner, key: str) -> tuple[int, Shown | None] | None:
+    """The version of `key` wanted now and the message recorded as showing it, if any (None: `key`
+    has no record: never wanted, retired, or owned by a table older than its records)."""
+    row = await _row(session, owner, key)
+    return None if row is None else (row.version, _shown(row))
 
 
 async def still_wanted(session: AsyncSession, owner: Owner, key: str, version: int) -> bool:

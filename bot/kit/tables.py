@@ -126,9 +126,6 @@ class TableSpec:
     # format whose organizers end a running table in other words.
     cancelled_as: str = "cancelled by an organizer"
 
-    def __post_init__(self) -> None:
-        _specs.setdefault(self.kind, self)  # the first: a `replace`d copy (other options) is no other format
-
     def name_of(self, table_id: int) -> str:
         return self.name(table_id) if self.name is not None else f"{self.title} #{table_id}"
 
@@ -144,14 +141,6 @@ class TableRef(Payload):
         # Rows queued before the kit rendered cancellations named the table by the format's word.
         legacy = next((data[key] for key in ("event_id", "game_id", "league_id") if key in data), None)
         return {"table_id": legacy, **data} if "table_id" not in data and legacy is not None else data
-
-
-_specs: dict[str, TableSpec] = {}
-
-
-def registered_specs() -> list[TableSpec]:
-    """Every format's spec (each registers itself when its service module is imported)."""
-    return list(_specs.values())
 
 
 # --- loading ---------------------------------------------------------------------------------------

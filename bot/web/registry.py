@@ -466,7 +466,7 @@ def _in_progress_statement(specs: Mapping[str, Any]) -> Any:
 
 async def _tables_in_progress(session: AsyncSession, guild_id: int) -> list[RunningEvent]:
     """Every format's tables open for players or running (from the shared table columns), in one query."""
-    specs = {spec.kind: spec for spec in tables.registered_specs()}
+    specs = {fmt.spec.kind: fmt.spec for fmt in bot.games.formats() if fmt.spec is not None}
     if not specs:
         return []
     found = []

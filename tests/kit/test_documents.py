@@ -72,7 +72,7 @@ class State:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="kittest"):
     pass
 
 
@@ -85,9 +85,6 @@ class Scored(Event):
 @dataclass(frozen=True)
 class Private(Event):  # the channel never hears about it
     seat: int
-
-
-events.register(KIND, Event)
 
 
 def seat_of(state: State, user_id: int) -> int:
@@ -147,10 +144,7 @@ async def kit(db) -> AsyncIterator[Format]:
         not_running=documents.NotRunning("Not yet!", "All over.", "Called off."),
     )
     fmt = Format(spec, games)
-    try:
-        yield fmt
-    finally:
-        tables._specs.pop(KIND, None)
+    yield fmt
 
 
 async def running_table(db, kit: Format, users=(1001, 1002), channel: int = CHANNEL) -> int:

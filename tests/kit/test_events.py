@@ -1,6 +1,7 @@
 """The typed codec (`bot.kit.events`): engine events and payloads to JSON and back, with nested
-dataclasses, tuples, optionals, unions, dicts and enums; the one registry of event names (qualified
-by format, each name once); payloads written before the names were qualified still decode."""
+dataclasses, tuples, optionals, unions, dicts and enums; event names qualified by their family (each
+name one class's, checked with the formats' declared families); payloads written before the names
+were qualified still decode."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class Colour(enum.Enum):
 
 # Two "formats" whose engines both have an event called `Scored` (as two real engines could).
 @dataclass(frozen=True)
-class AlphaEvent:
+class AlphaEvent(events.Event, family="alpha"):
     pass
 
 
@@ -48,12 +49,12 @@ class Scored(AlphaEvent):
 
 
 @dataclass(frozen=True)
-class BetaEvent:
+class BetaEvent(events.Event, family="beta"):
     pass
 
 
 @dataclass(frozen=True)
-class Scored2(BetaEvent):  # registered under its own name below: "beta.Scored2"
+class Scored2(BetaEvent):  # under its own name: "beta.Scored2"
     by: int
 
 
@@ -63,9 +64,6 @@ class BetaScored(BetaEvent):
 
 
 BetaScored.__name__ = "Scored"  # beta's own `Scored`: the same bare name as alpha's
-
-events.register("alpha", AlphaEvent)
-events.register("beta", BetaEvent)
 
 
 @dataclass(frozen=True)
@@ -135,18 +133,34 @@ def test_an_event_of_another_type_or_an_unknown_name_is_refused():
     assert events.decode({"round": 1, "plans": [], "bye": None}, Paired) == Paired(1, (), None)
 
 
-def test_each_name_is_registered_once():
+def test_each_name_is_one_classs_and_every_event_has_a_declared_family():
+    names, problems = events.table(AlphaEvent, BetaEvent)
+    assert names["alpha.Paired"] is Paired and names["beta.Scored"] is BetaScored and "alpha.AlphaEvent" not in names
+    assert not [p for p in problems if "alpha" in p or "beta" in p]
+    assert events.name_of(Paired) == "alpha.Paired" and events.registered("beta.Scored") is BetaScored
+
     @dataclass(frozen=True)
-    class Other:
+    class GammaEvent(events.Event, family="gamma"):
         pass
 
-    Other.__name__ = "Paired"
-    with pytest.raises(ValueError, match="alpha.Paired"):
-        events.register("alpha", Other)
-    events.register("alpha", AlphaEvent)  # the same classes again (a module run twice): nothing changes
-    assert events.name_of(Paired) == "alpha.Paired" and events.registered("beta.Scored") is BetaScored
+    @dataclass(frozen=True)
+    class Won(GammaEvent):
+        pass
+
+    @dataclass(frozen=True)
+    class Other(GammaEvent):
+        pass
+
+    Other.__name__ = "Won"
+    _, problems = events.table(AlphaEvent, BetaEvent)
+    assert "the event 'gamma.Won' (tests.kit.test_events) is of no declared family" in problems
+    _, problems = events.table(AlphaEvent, GammaEvent)
+    assert "the event name 'gamma.Won' is taken by two classes" in problems
     with pytest.raises(ValueError):
-        events.register("two.words", AlphaEvent)
+        type("TwoWords", (events.Event,), {}, family="two.words")
+    with pytest.raises(TypeError, match="no family"):
+        type("Orphan", (events.Event,), {})
+
 
 
 @dataclass

@@ -70,25 +70,19 @@ def kit_spec(kind: str = "kitcancel", **options) -> tables.TableSpec:
 
 
 async def test_a_cancelled_table_is_told_in_the_kits_words():
-    try:
-        spec = kit_spec(cancel_notice="kitcancel.ended", name=lambda table_id: f"Kit Cup #{table_id}")
-        kit = table_renderers(spec)  # what the bot adds to its table for a format's spec
-        assert kit.kinds() == {tables.lobby_kind("kitcancel"), "kitcancel.ended"}
-        for payload in ({"table_id": 3}, {"event_id": 3}):  # the latter queued before the kit rendered it
-            out = await sender(kit)._render(queued(spec.cancel_notice, payload, channel_id=5), False)
-            assert out.content == "❌ Kit Cup #3 was cancelled by an organizer: nothing was recorded."
-        assert kit_spec().name_of(3) == "Kit match #3"  # a format that names its tables by its title
-    finally:
-        tables._specs.pop("kitcancel", None)
+    spec = kit_spec(cancel_notice="kitcancel.ended", name=lambda table_id: f"Kit Cup #{table_id}")
+    kit = table_renderers(spec)  # what the bot adds to its table for a format's spec
+    assert kit.kinds() == {tables.lobby_kind("kitcancel"), "kitcancel.ended"}
+    for payload in ({"table_id": 3}, {"event_id": 3}):  # the latter queued before the kit rendered it
+        out = await sender(kit)._render(queued(spec.cancel_notice, payload, channel_id=5), False)
+        assert out.content == "❌ Kit Cup #3 was cancelled by an organizer: nothing was recorded."
+    assert kit_spec().name_of(3) == "Kit match #3"  # a format that names its tables by its title
 
 
 async def test_a_format_may_say_how_its_tables_are_cancelled():
-    try:
-        spec = kit_spec("kitend", cancel_notice="kitend.ended", cancelled_as="ended by an organizer without a winner")
-        out = await sender(table_renderers(spec))._render(queued("kitend.ended", {"table_id": 4}, channel_id=5), False)
-        assert out.content == "❌ Kit match #4 was ended by an organizer without a winner: nothing was recorded."
-    finally:
-        tables._specs.pop("kitend", None)
+    spec = kit_spec("kitend", cancel_notice="kitend.ended", cancelled_as="ended by an organizer without a winner")
+    out = await sender(table_renderers(spec))._render(queued("kitend.ended", {"table_id": 4}, channel_id=5), False)
+    assert out.content == "❌ Kit match #4 was ended by an organizer without a winner: nothing was recorded."
 
 
 async def test_closed_dms_are_told_in_the_kits_words():

@@ -72,3 +72,33 @@ async def test_show_keeps_the_newest_rendering(db):
         assert await shown.show(session, GAME, dm, 5, 70, 903) == [Shown(dm, 5, 70, 903)]  # late: not recorded
         assert await shown.message_of(session, GAME, dm) == Shown(dm, 6, 70, 902)
         assert await shown.message_of(session, GAME, "draft.1001") is None
+
+
+async def test_several_keys_are_wanted_in_one_read_and_asked_with_their_message(db):
+    """A draft's pick moves two seats' packs: `want_each` wants both; `wanted_now` answers with the
+    version and the message recorded for it (None: no record at all)."""
+    seat_0, seat_1 = "pack:0", "pack:1"
+    async with db.write() as session:
+        assert await shown.want_each(session, GAME, {seat_0: 1001, seat_1: 2001}) == []
+        await shown.record(session, GAME, seat_0, 1001, 70, 901)
+        assert await shown.wanted_now(session, GAME, seat_0) == (1001, Shown(seat_0, 1001, 70, 901))
+        assert await shown.wanted_now(session, GAME, seat_1) == (2001, None)  # wanted, not sent yet
+        assert await shown.wanted_now(session, GAME, "pack:2") is None
+        # The next pick: seat 0's message is returned to retire, seat 1's version stays.
+        assert await shown.want_each(session, GAME, {seat_0: 1002, seat_1: 2001}) == [Shown(seat_0, 1001, 70, 901)]
+    async with db.read() as session:
+        assert await shown.wanted(session, GAME) == {seat_0: 1002, seat_1: 2001}
+
+
+async def test_wanting_quietly_is_wanting_without_a_read(db):
+    """The draft's pick path: the same record as `want_each`, in one statement per key (the older
+    message is the draft's to retire: nothing is returned)."""
+    async with db.write() as session:
+        await shown.want_quietly(session, GAME, {"pack:0": 1001, "pack:1": 2001})
+        await shown.record(session, GAME, "pack:0", 1001, 70, 901)
+        await shown.want_quietly(session, GAME, {"pack:0": 1001})  # the same version: its message stays
+        assert await shown.wanted_now(session, GAME, "pack:0") == (1001, Shown("pack:0", 1001, 70, 901))
+        await shown.want_quietly(session, GAME, {"pack:0": 1002})  # the next: no message shows it yet
+        assert await shown.wanted_now(session, GAME, "pack:0") == (1002, None)
+    async with db.read() as session:
+        assert await shown.wanted(session, GAME) == {"pack:0": 1002, "pack:1": 2001}

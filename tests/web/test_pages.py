@@ -13,7 +13,6 @@ from sqlalchemy import update
 from bot.features.leaderboard import service as leaderboard
 from bot.games import formats
 from bot.games.turnabout import service as turnabout
-from bot.kit import tables
 from bot.web import access, names, registry
 from bot.web.links import SiteLinks
 from tests.common import GUILD, ORG, OTHER_GUILD, PLAYERS
@@ -47,7 +46,7 @@ async def test_the_home_shows_events_in_progress_and_finished_and_the_leaderboar
     links = SiteLinks(site.address)
     lobby = await turnabout.create_event(db, ORG, channel_id=10)
     running = await turnabout.create_event(db, ORG, channel_id=11)
-    spec = next(s for s in tables.registered_specs() if s.kind == turnabout.KIND)
+    spec = turnabout.SPEC
     async with db.write() as session:
         await session.execute(update(spec.model).where(spec.model.id == running.id)
                               .values(status=spec.statuses.running, started_at=START))

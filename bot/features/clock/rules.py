@@ -169,7 +169,7 @@ class ClockState:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="clock"):  # stored as "clock.<ClassName>": bot.kit.events
     pass
 
 
@@ -549,6 +549,3 @@ def new_game(state: ClockState) -> list[Event]:
     state.move_spent, state.segment_start = 0.0, None
     state.flagged, state.flag_time = None, None
     return [GameReset(state.game, (state.base, state.base))]
-
-
-events.register("clock", Event)  # stored as "clock.FlagFell", …: bot.kit.events

@@ -47,7 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.features.clock import rules as engine
 from bot.features.clock.models import ChessClock
-from bot.kit import channels, deadlines, documents, outbox, tables
+from bot.kit import deadlines, documents, outbox, tables
 from bot.kit.errors import Conflict, PermissionDenied, UserError, engine_refusals
 from bot.kit.events import Payload, encode
 from bot.store.db import Database
@@ -520,8 +520,7 @@ async def still_to_show(db: Database, clock_id: int, version: int) -> ClockView 
     return view
 
 
-@channels.register
-async def _clock_channels(session: AsyncSession, guild_id: int) -> list[tuple[int, str]]:
+async def clock_channels(session: AsyncSession, guild_id: int) -> list[tuple[int, str]]:
     """Live clocks post (and are edited) in their channels."""
     rows = await session.execute(select(ChessClock.channel_id).where(ChessClock.guild_id == guild_id, ChessClock.live == 1))
     return [(channel_id, "chess clock") for (channel_id,) in rows]

@@ -65,7 +65,7 @@ class ConfigGroup(app_commands.Group, name="config", description="Server setting
         """Each channel the bot posts in (the leaderboard channel, running tables' channels) where it
         lacks a permission it needs, naming the one to grant."""
         problems = []
-        for use in await channels.channels_in_use(self.bot.db, guild_id):
+        for use in await channels.channels_in_use(self.bot.db, guild_id, self.bot.posting):
             problem = channel_problem(self.bot, guild_id, use.channel_id)
             if problem is not None:
                 problems.append(f"<#{use.channel_id}> ({', '.join(use.uses)}): {problem}.")

@@ -14,12 +14,13 @@ from bot.features.cubes.ui import cube_autocomplete, resolution_report
 from bot.kit import card_data, lookups
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import actor_of, require_guild
+from bot.kit.dispatch import actor_of, handles, require_guild
 from bot.kit.errors import UserError
-from bot.kit.paginate import Page, register_renderer, slice_page
+from bot.kit.paginate import Page, PageList, slice_page
 from bot.kit.text import escape
 
 CARDS_PER_PAGE = 30
+CUBE_PAGES = PageList("cube")  # a cube's card list (declared in `bot.app`'s shared page lists)
 
 
 @app_commands.guild_only()
@@ -27,8 +28,8 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
     def __init__(self, bot: KitBot) -> None:
         super().__init__()
         self.bot = bot
-        register_renderer("cube", self.render_page)
 
+    @handles(CUBE_PAGES)
     async def render_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         """`key` is the cube's ref (its id), never its name: names can be too long for a custom_id."""
         cube = await cubes.get_cube_by_ref(self.bot.db, require_guild(interaction), key)
@@ -63,7 +64,7 @@ class CubeGroup(app_commands.Group, name="cube", description="Card pools for dra
         self, interaction: discord.Interaction, name: str, page: app_commands.Range[int, 1, 500] = 1, post: bool = False
     ) -> None:
         cube = await cubes.get_cube(self.bot.db, require_guild(interaction), name)
-        await lookups.answer_pages(interaction, "cube", cube.ref, post=post, page=page - 1)
+        await lookups.answer_pages(interaction, CUBE_PAGES, cube.ref, post=post, page=page - 1)
 
     @app_commands.command(name="add", description="Add a cube from an uploaded list or a CubeCobra id (organizers).")
     @app_commands.describe(

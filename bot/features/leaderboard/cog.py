@@ -9,14 +9,15 @@ from discord.ext import commands
 from bot.features.leaderboard import service as leaderboard
 from bot.features.leaderboard.service import BoardRow
 from bot.kit.client import KitBot
-from bot.kit.dispatch import require_guild
+from bot.kit.dispatch import handles, require_guild
 from bot.kit.lookups import POST
-from bot.kit.paginate import Page, register_renderer, send_paginated, slice_page
+from bot.kit.paginate import Page, PageList, send_paginated, slice_page
 from bot.kit.text import name_key, plural
 from bot.web.buttons import leaderboard_buttons
 
 ROWS_PER_PAGE = 15
 ALL_FORMATS = "all"
+BOARD_PAGES = PageList("board")  # a leaderboard (declared in `bot.app`'s shared page lists)
 
 
 def number_text(value: float) -> str:
@@ -50,8 +51,8 @@ class Leaderboard(commands.Cog):
         # The formats' choices, from the formats the bot runs (set before the commands are synced).
         self.leaderboard_._params["format"].choices = [
             app_commands.Choice(name=title, value=key) for key, title in bot.leaderboard_titles.items()]
-        register_renderer("board", self.render)
 
+    @handles(BOARD_PAGES)
     async def render(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         """`key` is "<format>:<period key>" (a season id, never its name: names can be too long
         for a custom_id). Buttons posted before were keyed "<format>|<season as typed>"."""
@@ -87,7 +88,7 @@ class Leaderboard(commands.Cog):
     ) -> None:
         period = await leaderboard.find_period(self.bot.db, require_guild(interaction), season)
         key = f"{format.value if format else ALL_FORMATS}:{period.key}"
-        await send_paginated(interaction, "board", key, ephemeral=not post)
+        await send_paginated(interaction, BOARD_PAGES, key, ephemeral=not post)
 
 
 async def setup(bot: KitBot) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.battler import messages, service, ui, web
+from bot.games.battler import messages, rules, service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -19,6 +19,7 @@ FORMAT = Format(
                   service.PHASE_OVER, service.PLAY_DONE),
     deadline_kinds=(service.RECOVER,),
     renderers=messages.RENDERERS,
+    events=(rules.Event,),
     deadlines=service.DEADLINES,
     web=web.PAGES,
     leaderboard="Treasure Battler",

@@ -430,7 +430,7 @@ class BattlerState:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="battler"):  # stored as "battler.<ClassName>": bot.kit.events
     pass
 
 
@@ -1436,6 +1436,3 @@ def force_end_draft(state: BattlerState) -> list[Event]:
             events.append(PlayerDone(q.seat))
     _end_draft(state, events)
     return events
-
-
-events.register("battler", Event)  # stored as "battler.PhaseChanged", …: bot.kit.events

@@ -3,7 +3,7 @@ draft (Goldfish Draft's scoring) follows its "draft.complete" hook from its own 
 
 from __future__ import annotations
 
-from bot.games.draft import kinds_cog, messages, rotisserie_cog, ui, web
+from bot.games.draft import kinds_cog, messages, rotisserie_cog, rules, ui, web
 from bot.games.draft import service as drafts
 from bot.games.draft.service import deliveries, kind_turns, timers
 from bot.kit.deadlines import Handlers
@@ -21,6 +21,8 @@ FORMAT = Format(
                   drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN, *kind_turns.KINDS),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     renderers=Renderers(messages.RENDERERS, rotisserie_cog.RENDERERS, kinds_cog.RENDERERS),
+    events=(rules.PickEvent,),
+    hooks=(drafts.COMPLETE,),  # "draft.complete": Goldfish and Pods follow it
     deadlines=Handlers(timers.DEADLINES, deliveries.DEADLINES),
     web=web.PAGES,
     help=FormatHelp(

@@ -271,9 +271,9 @@ class PackState:
 
 
 @dataclass
-class PickEvent:
-    """What one pick did; the caller persists it and DMs ``newly_available``. Registered with the
-    kit's codec (``bot.kit.events``) as ``draft.PickEvent``."""
+class PickEvent(events.Event, family="draft"):  # stored as "draft.<ClassName>": bot.kit.events
+    """What one pick did; the caller persists it and DMs ``newly_available``. Named by the
+    kit's codec (``bot.kit.events``) ``draft.PickEvent``."""
 
     seat: int
     pack_id: int
@@ -575,6 +575,3 @@ def replay(config: DraftConfig, packs: list[list[str]], picks: Iterable[tuple[in
     for seat, pack_id, card in picks:
         state.pick(seat, pack_id, card)
     return state
-
-
-events.register("draft", PickEvent, concrete=True)  # stored as "draft.PickEvent", "draft.GainEvent": bot.kit.events

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.four_two_one import service, ui, web
+from bot.games.four_two_one import cog, rules, service, set_commands, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -19,6 +19,8 @@ FORMAT = Format(
     outbox_kinds=(service.ANNOUNCE, service.FINAL, service.MENU_DONE),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
+    events=(rules.Event,),
+    page_lists=(cog.POOL_PAGES, cog.DECK_PAGES, set_commands.SET_PAGES),
     web=web.PAGES,
     leaderboard="421",
     help=FormatHelp(

@@ -22,14 +22,14 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles
 from bot.kit.errors import UserError
-from bot.kit.paginate import register_renderer
+from bot.kit.paginate import PageList
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.uploads import read_upload
 from bot.web.buttons import event_view
 
 S = four_two_one.STATUSES
 SHOWN = (S.lobby, S.running, S.finished)  # what pool, decks and status look at
-POOL_PAGES, DECK_PAGES = "fourtwoone_pool", "fourtwoone_decks"
+POOL_PAGES, DECK_PAGES = PageList("fourtwoone_pool"), PageList("fourtwoone_decks")
 OPTION_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 MATCH_CHOICES = [app_commands.Choice(name=f"Match {label}", value=label) for label in engine.MATCH_LABELS]
 LIST_HELP = "Your 60 cards as a file (`4 Card Name` lines, an Arena export…); leave it out to paste them."
@@ -41,11 +41,10 @@ class FourTwoOneCog(MatchButtons, LeaguePages, SetListCommands, TableCog):
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
 
-    def __init__(self, bot: KitBot) -> None:
-        super().__init__(bot)
-        register_renderer(POOL_PAGES, self.pool_page)
-        register_renderer(DECK_PAGES, self.decks_page)
-        register_renderer(SET_PAGES, self.sets_page)
+    def extra_handlers(self) -> dict:
+        """Its lists' pages, beside the lobby button (bound when the bot starts)."""
+        return {**super().extra_handlers(), POOL_PAGES: self.pool_page, DECK_PAGES: self.decks_page,
+                SET_PAGES: self.sets_page}
 
     def lobby_embed(self, table: LeagueView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)

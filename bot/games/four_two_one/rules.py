@@ -437,7 +437,7 @@ class LeagueState:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="421"):  # stored as "421.<ClassName>": bot.kit.events
     pass
 
 
@@ -1329,6 +1329,3 @@ def _return_to_pool(state: LeagueState, cards: Mapping[str, int]) -> None:
 
 def _name(state: LeagueState, seat: int) -> str:
     return escape(state.player(seat).name)
-
-
-events.register("421", Event)  # stored as "421.MatchReported", …: bot.kit.events

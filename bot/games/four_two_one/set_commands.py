@@ -18,12 +18,12 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import InvalidPayload, actor_of
 from bot.kit.errors import PermissionDenied, UserError
-from bot.kit.paginate import Page, slice_page
+from bot.kit.paginate import Page, PageList, slice_page
 from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
 from bot.store.db import Database
 
-SET_PAGES = "fourtwoone_sets"
+SET_PAGES = PageList("fourtwoone_sets")
 SETS_PER_PAGE = 25
 
 

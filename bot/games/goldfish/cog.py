@@ -16,7 +16,7 @@ from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
 from bot.kit.dispatch import actor_of, handles, require_guild
 from bot.kit.errors import NotFound, UserError
-from bot.kit.paginate import Page, register_renderer, send_paginated
+from bot.kit.paginate import Page, send_paginated
 from bot.kit.text import escape, name_key, plural
 from bot.web.buttons import event_view
 
@@ -53,7 +53,6 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
 
     def __init__(self, bot: KitBot) -> None:
         self.bot = bot
-        register_renderer("writeup", self.render_writeup)
 
     async def _event(self, interaction: discord.Interaction, event_id: int | None, *, status: str | None = "open"):
         guild_id = require_guild(interaction)
@@ -204,8 +203,9 @@ class GoldfishCog(commands.Cog, name="GoldfishCog"):
     async def writeup(self, interaction: discord.Interaction, player: discord.User, event: int | None = None, post: bool = False) -> None:
         chosen = await self._event(interaction, event, status=None)
         await goldfish.writeup(self.bot.db, chosen.guild_id, chosen.id, player.id)  # a clear error if none
-        await send_paginated(interaction, "writeup", f"{chosen.id}:{player.id}", ephemeral=not post)
+        await send_paginated(interaction, ui.WRITEUP_PAGES, f"{chosen.id}:{player.id}", ephemeral=not post)
 
+    @handles(ui.WRITEUP_PAGES)
     async def render_writeup(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         """`key` is "<event id>:<player id>"."""
         match = WRITEUP_PAGE_KEY.fullmatch(key)

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.goldfish import rules
 from bot.games.goldfish.models import GoldfishEvent, GoldfishPendingWriteup, GoldfishSubmission
-from bot.kit import channels, claims, event_results, hooks, outbox, tables
+from bot.kit import claims, event_results, hooks, outbox, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.kit.server_settings import load_settings_row
@@ -261,7 +261,8 @@ DRAFT_OPTIONS = hooks.Options(settle_draft_options, choices={"method": tuple(MET
                                                              "play_order": tuple(PLAY_ORDERS.items())})
 
 
-hooks.follow("draft.complete", open_event_for_pod, options=DRAFT_OPTIONS)
+# Declared in its Format (`follows`): the bot connects it to the draft's hook when it starts.
+FOLLOWS_DRAFT = hooks.Follower("draft.complete", open_event_for_pod, options=DRAFT_OPTIONS)
 
 
 async def _event_row(session: AsyncSession, guild_id: int, event_id: int) -> GoldfishEvent:
@@ -622,8 +623,7 @@ async def saved_report(db: Database, guild_id: int, event_id: int, user_id: int)
         return None
 
 
-@channels.register
-async def _scoring_channels(session: AsyncSession, guild_id: int) -> list[tuple[int, str]]:
+async def scoring_channels(session: AsyncSession, guild_id: int) -> list[tuple[int, str]]:
     """Open scoring events post in their channels (`/config show` checks the bot may)."""
     rows = await session.execute(
         select(GoldfishEvent.channel_id).where(GoldfishEvent.guild_id == guild_id, GoldfishEvent.status == "open")

@@ -8,9 +8,11 @@ from bot.games.goldfish import rules
 from bot.games.goldfish.service import EventView, Standing, SubmissionView
 from bot.kit import limits
 from bot.kit.dispatch import Component, ModalRoute, Part, StatelessModal, modal_route, number, word
+from bot.kit.paginate import PageList
 from bot.kit.text import escape, plural
 
 WRITEUP_PAGE_CHARS = 3500
+WRITEUP_PAGES = PageList("writeup")  # a player's write-up, long ones in pages
 # Discord's limits for a modal's parts.
 MODAL_TITLE = 45
 LABEL = 45

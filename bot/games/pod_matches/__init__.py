@@ -17,6 +17,7 @@ FORMAT = Format(
     claims=(ui.ANSWERING,),
     outbox_kinds=(service.PAIRED, service.FINAL, service.NEWS),
     renderers=messages.RENDERERS,
+    follows=(service.FOLLOWS_DRAFT,),
     leaderboard="Pods",
     help=FormatHelp(
         key="pod",

@@ -163,7 +163,8 @@ async def open_for_draft(session: AsyncSession, finished: hooks.Finished) -> Non
         await _start(session, loaded, stand_ins={}, kind=row.kind, auto_pair=row.auto_pair)
 
 
-hooks.follow("draft.complete", open_for_draft, options=DRAFT_OPTIONS)
+# Declared in its Format (`follows`): the bot connects it to the draft's hook when it starts.
+FOLLOWS_DRAFT = hooks.Follower("draft.complete", open_for_draft, options=DRAFT_OPTIONS)
 
 
 # --- finding a pod ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.turnabout import service, ui, web
+from bot.games.turnabout import rules, service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,6 +17,8 @@ FORMAT = Format(
     outbox_kinds=(service.ANNOUNCE, service.DECKLIST, service.FINAL),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
+    events=(rules.Event,),
+    page_lists=(ui.STANDINGS_PAGES, ui.RATING_PAGES),
     web=web.PAGES,
     leaderboard="Turnabout",
     help=FormatHelp(

@@ -19,17 +19,16 @@ from bot.kit import claims_ui, lookups, tables
 from bot.kit.autocomplete import RESULT_CHOICES, choices
 from bot.kit.client import KitBot
 from bot.kit.confirm import confirm_then_act
-from bot.kit.dispatch import InvalidPayload, actor_of
+from bot.kit.dispatch import InvalidPayload, actor_of, handles
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.limits import ping
-from bot.kit.paginate import Page, register_renderer, send_paginated
+from bot.kit.paginate import Page, send_paginated
 from bot.kit.table_cog import TableCog, add_lobby_commands
 from bot.kit.text import escape, plural
 from bot.kit.uploads import read_upload
 from bot.web.buttons import event_links
 
 S = turnabout.STATUSES
-STANDINGS_PAGES, RATING_PAGES = "turnabout_standings", "turnabout_rating"
 SCORING_CHOICES = [app_commands.Choice(name=text, value=key) for key, text in ui.OPTION_RULES.items()]
 CLOCK_CHOICES = choices(ui.CLOCK_MODES)
 NUMBER_HELP = "The winner's number for the losing deck's option: life, cards in library or poison counters."
@@ -41,11 +40,6 @@ class TurnaboutCog(TableCog):
     lobby_button = ui.LobbyButton
     ended_posts = "its final standings are posted"
     lobby_actions = ("leave", "begin", "cancel")  # joining needs a deck name: /turnabout join, not a Join button
-
-    def __init__(self, bot: KitBot) -> None:
-        super().__init__(bot)
-        register_renderer(STANDINGS_PAGES, self.standings_page)
-        register_renderer(RATING_PAGES, self.ratings_page)
 
     def lobby_embed(self, table: EventView, note: str | None = None) -> discord.Embed:
         return ui.lobby_embed(table, note)
@@ -216,8 +210,9 @@ class TurnaboutCog(TableCog):
     @group.command(name="status", description="The event's standings: VP, record and tiebreakers; the round in play.")
     @app_commands.describe(post=lookups.POST)
     async def status(self, interaction: discord.Interaction, post: bool = False) -> None:
-        await send_paginated(interaction, STANDINGS_PAGES, str((await self.table_here(interaction, S.all)).id), ephemeral=not post)
+        await send_paginated(interaction, ui.STANDINGS_PAGES, str((await self.table_here(interaction, S.all)).id), ephemeral=not post)
 
+    @handles(ui.STANDINGS_PAGES)
     async def standings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         event = await turnabout.get_event(self.db, _key_id(key))
         if interaction.guild_id is not None and event.guild_id != interaction.guild_id:
@@ -265,8 +260,9 @@ class TurnaboutCog(TableCog):
     @app_commands.describe(post=lookups.POST)
     @app_commands.guild_only()
     async def rating(self, interaction: discord.Interaction, post: bool = False) -> None:
-        await send_paginated(interaction, RATING_PAGES, str(interaction.guild_id), ephemeral=not post)
+        await send_paginated(interaction, ui.RATING_PAGES, str(interaction.guild_id), ephemeral=not post)
 
+    @handles(ui.RATING_PAGES)
     async def ratings_page(self, interaction: discord.Interaction, key: str, page: int) -> Page:
         if _key_id(key) != interaction.guild_id:
             raise PermissionDenied("Those ratings belong to another server.")

@@ -457,7 +457,7 @@ class TurnaboutState:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="turnabout"):  # stored as "turnabout.<ClassName>": bot.kit.events
     pass
 
 
@@ -1270,6 +1270,3 @@ def end_event(state: TurnaboutState) -> list[Event]:
         )
     state.phase = ENDED
     return [EventEnded(tuple(final_ranking(state)))]
-
-
-events.register("turnabout", Event)  # stored as "turnabout.RoundPaired", …: bot.kit.events

@@ -25,7 +25,7 @@ from bot.games.turnabout.service import (
 from bot.kit import claims, claims_ui, limits, swiss
 from bot.kit.delivery import Delivery, Outgoing, Renderers
 from bot.kit.lobby import lobby_button_type
-from bot.kit.paginate import Page, slice_page
+from bot.kit.paginate import Page, PageList, slice_page
 from bot.kit.text import escape, plural
 from bot.web.buttons import event_view
 
@@ -365,6 +365,7 @@ def standings_lines(state: engine.TurnaboutState) -> list[str]:
 
 
 ROWS_PER_PAGE = 20
+STANDINGS_PAGES, RATING_PAGES = PageList("turnabout_standings"), PageList("turnabout_rating")
 
 
 def standings_page(event: EventView, page: int = 0, links: Sequence[discord.ui.Button] = ()) -> Page:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.games.vortex import service, ui, web
+from bot.games.vortex import rules, service, ui, web
 from bot.kit.formats import Format, FormatHelp
 
 FORMAT = Format(
@@ -17,6 +17,7 @@ FORMAT = Format(
     outbox_kinds=(service.PICK, service.BASICS, service.LOOK, service.SEARCH, service.ANNOUNCE, service.FINAL, service.DMS_CLOSED, service.RETIRE),
     deadline_kinds=(),
     renderers=ui.RENDERERS,
+    events=(rules.Event,),  # with the service's own news (GameBegan, Drawing, Looked)
     web=web.PAGES,
     leaderboard="Vortex Based Magic",
     help=FormatHelp(

@@ -377,7 +377,7 @@ class VortexState:
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(events.Event, family="vortex"):  # stored as "vortex.<ClassName>": bot.kit.events
     """Something to announce. Public unless :attr:`private_to` names the one seat to tell."""
 
     @property
@@ -1261,6 +1261,3 @@ def _is_int(value: object) -> bool:
 def _check_count(count: int) -> None:
     if not _is_int(count) or not 1 <= count <= MAX_COUNT:
         raise InvalidAction(f"Give a number of cards from 1 to {MAX_COUNT}.")
-
-
-events.register("vortex", Event)  # stored as "vortex.TurnStarted", …: bot.kit.events

@@ -138,8 +138,6 @@ class Looked(engine.Event):
     count: int
 
 
-events.register("vortex", GameBegan, Drawing, Looked)
-
 # Events the channel hears about. None of them names a card of a hidden zone: milled, discarded,
 # mulliganed and moved cards (a card leaving or entering the hand is shown) are public once moved;
 # the rest are counts.
@@ -1106,8 +1104,6 @@ async def account(db: Database, news: Announcement) -> list[engine.Event]:
         if isinstance(event, PUBLIC_EVENTS):
             told.append(event)
     return told
-
-
 
 
 # --- the end -----------------------------------------------------------------------------------------

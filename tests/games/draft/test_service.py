@@ -637,3 +637,43 @@ async def test_the_final_pool_replaces_the_message_that_showed_the_seat_its_newe
     target, pool = await drafts.final_pool_of(db, pod.id, 1001, prompt.seat)
     assert target == (55, 9001) and pool == await drafts.pool(db, pod.id, 1001) and len(pool.cards) == 1
     assert (await drafts.final_pool_of(db, pod.id, 1001, None))[0] is None
+
+
+async def test_each_seats_pack_is_the_kits_shown_record_moved_in_the_picks_transaction(db):
+    """Which pack a seat's DMs should show is `bot.kit.shown`'s record `pack:<seat>`: wanted in the
+    transaction that moves it, its message recorded with the delivery, and what a late send asks;
+    a pod begun before the records (none for the seat) is answered from its state; a cancelled pod
+    has none and wants nothing."""
+    from bot.games.draft.service import deliveries
+    from bot.kit import shown
+    from bot.store.models import ShownMessage
+
+    pod = await new_pod(db, players=2)
+    first, second = (await drafts.begin(db, pod.id, ADMIN)).prompts
+    owner = drafts.state.shown_owner(pod.id)
+    versions = {f"pack:{p.seat}": deliveries.pack_version(p.pack_id, p.pack_pick) for p in (first, second)}
+    async with db.read() as session:
+        assert await shown.wanted(session, owner) == versions
+    await drafts.record_shown(db, first, channel_id=55, message_id=777)
+    async with db.read() as session:
+        assert await deliveries.head_shown(session, pod.id, first.seat, first.pack_id, 0) == (True, (55, 777))
+    outcome = await pick_first_card(db, first)
+    after = outcome.next_for_picker
+    async with db.read() as session:
+        wanted = await shown.wanted(session, owner)
+        assert wanted[f"pack:{first.seat}"] == (deliveries.pack_version(after.pack_id, after.pack_pick)
+                                                if after is not None else deliveries.NO_PACK)
+        assert await deliveries.head_shown(session, pod.id, first.seat, first.pack_id, 0) == (False, None)
+    assert not await drafts.still_current(db, first) and await drafts.still_current(db, second)
+    # Without records (a pod begun before them): the same answers, from the pod's state.
+    async with db.write() as session:
+        await session.execute(ShownMessage.__table__.delete().where(ShownMessage.owner_id == pod.id))
+    assert not await drafts.still_current(db, first) and await drafts.still_current(db, second)
+    other = await drafts.create_pod(db, ADMIN, channel_id=CHANNEL + 1, cube=make_cube(240), seed=1, max_seats=8)
+    for user in (1001, 1002):
+        other = await drafts.join(db, other.id, player(user))
+    waiting = (await drafts.begin(db, other.id, ADMIN)).prompts[0]
+    await drafts.cancel(db, other.id, ADMIN)
+    assert not await drafts.still_current(db, waiting)
+    async with db.read() as session:
+        assert await shown.wanted(session, drafts.state.shown_owner(other.id)) == {}

@@ -3,7 +3,10 @@ message shows which pack state.
 
 A pack state is shown by at most one live message (`DraftDelivery`): recorded when Discord accepted
 it (the outbox's `on_sent` hook), replaced when the pack is sent again (the older message is
-retired), and looked up when a player reacts to a message. A player whose DMs are closed is marked
+retired), and looked up when a player reacts to a message. Which pack each seat's DMs should show
+now is the kit's one record of shown messages (`bot.kit.shown`, key `pack:<seat>`, version the pack
+state): wanted in the transaction that moves the seat's pack (`want_heads`), its message recorded
+in the same `on_sent` transaction, and asked by a send that comes late (`head_shown`). A player whose DMs are closed is marked
 so (the `on_dm_closed` hook) and told in the pod's channel to pick with `/draft pick`.
 
 A pack that reaches a player on their reaction pack message (an edit, which notifies nobody) also
@@ -15,6 +18,7 @@ each notice deletes the one before it (the seat's clock keeps its outbox row).
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -25,8 +29,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service import turns
-from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, SeatClock, is_bot_user, prompt_for
-from bot.kit import deadlines, outbox, private_pages
+from bot.games.draft.service.state import (
+    GAMES,
+    STATUSES,
+    PackPrompt,
+    Pod,
+    SeatClock,
+    is_bot_user,
+    prompt_for,
+    shown_owner,
+)
+from bot.kit import deadlines, outbox, private_pages, shown
 from bot.kit.errors import PermissionDenied, UserError
 from bot.kit.events import Payload
 from bot.store.db import Database
@@ -103,6 +116,33 @@ class PodRef(Payload):
 
     pod_id: int
     variant: str | None = None
+
+
+NO_PACK = -1  # the version of a seat's `pack:<seat>` record while it has no pack to show (or a bot plays it)
+
+
+def seat_key(seat: int) -> str:
+    return f"pack:{seat}"
+
+
+def pack_version(pack_id: int, pack_pick: int) -> int:
+    """A pack state as one number (a pack is picked from fewer than 1,000 times)."""
+    return pack_id * 1000 + pack_pick
+
+
+def want_heads(pod: Pod, seats: Iterable[int], prompts: Iterable[PackPrompt | None] | None = None) -> None:
+    """The pack each of `seats` shows now is the one wanted (`prompts`: theirs, when the caller has
+    them already): written with the pod by `GAMES.commit`, in the transaction that moved them."""
+    seats = list(seats)
+    prompts = [prompt_for(pod, seat) for seat in seats] if prompts is None else list(prompts)
+    pod.new_wants.update({seat_key(seat): NO_PACK if p is None else pack_version(p.pack_id, p.pack_pick)
+                          for seat, p in zip(seats, prompts, strict=True)})
+
+
+async def write_wants(session: AsyncSession, pod: Pod) -> None:
+    """Write the records `want_heads` kept with a pod this transaction does not save."""
+    await shown.want_quietly(session, shown_owner(pod.row.id), pod.new_wants)
+    pod.new_wants.clear()
 
 
 def uses_reactions(prompt: PackPrompt) -> bool:
@@ -195,7 +235,10 @@ async def queue_packs(
     A draft variant announces its turns its own way (`turns.queue_turns`)."""
     if pod.row.variant is not None:
         return await turns.queue_turns(session, pod, seats)
-    prompts = [p for seat in sorted(seats) if (p := prompt_for(pod, seat)) is not None]
+    ordered = sorted(seats)
+    heads = [prompt_for(pod, seat) for seat in ordered]
+    want_heads(pod, ordered, heads)
+    prompts = [p for p in heads if p is not None]
     sendable = [p for p in prompts if not p.dm_closed]
     held = [pack_message(p) for p in sendable if p.seat == hold_seat]
     packs = [pack_message(p) for p in sendable if p.seat != hold_seat]
@@ -263,6 +306,8 @@ def close_pack_message(pod: Pod, pack_id: int | None, pack_pick: int | None, rea
 async def _record_delivery(session: AsyncSession, queued: outbox.Queued, channel_id: int, message_id: int) -> None:
     """`message_id` shows the pack state now; a message that showed it before is retired."""
     prompt = prompt_of(queued)
+    await shown.record(session, shown_owner(prompt.pod_id), seat_key(prompt.seat),
+                       pack_version(prompt.pack_id, prompt.pack_pick), channel_id, message_id)
     existing = (
         await session.execute(
             select(DraftDelivery).where(
@@ -357,7 +402,32 @@ async def current_prompt(db: Database, pod_id: int, user_id: int, *, variant: bo
 async def still_current(db: Database, prompt: PackPrompt) -> bool:
     """Is this pack state still the seat's head? (For sends made long after their commit: after a
     crash, or a retry.)"""
-    return await is_head(db, prompt.pod_id, prompt.seat, prompt.pack_id, prompt.pack_pick)
+    async with db.read() as session:
+        return (await head_shown(session, prompt.pod_id, prompt.seat, prompt.pack_id, prompt.pack_pick))[0]
+
+
+async def head_shown(session: AsyncSession, pod_id: int, seat: int, pack_id: int,
+                     pack_pick: int) -> tuple[bool, tuple[int, int] | None]:
+    """Is that pack state what the seat picks from now, and (channel id, message id) of the message
+    recorded as showing it: one read of the seat's `shown` record. A seat without one (a pod begun
+    before the records, or cancelled) is read from the pod's state and its deliveries."""
+    found = await shown.wanted_now(session, shown_owner(pod_id), seat_key(seat))
+    if found is not None:
+        version, message = found
+        if version != pack_version(pack_id, pack_pick):
+            return False, None
+        return True, None if message is None else (message.channel_id, message.message_id)
+    pod = await GAMES.load(session, pod_id, lock=False)
+    if pod.row.status != STATUSES.running or seat >= len(pod.seats):
+        return False, None
+    now = prompt_for(pod, seat)
+    if now is None or (now.pack_id, now.pack_pick) != (pack_id, pack_pick):
+        return False, None
+    delivered = (await session.execute(
+        select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
+            DraftDelivery.pod_id == pod_id, DraftDelivery.pack_id == pack_id, DraftDelivery.pack_pick == pack_pick)
+    )).first()
+    return True, None if delivered is None else (delivered[0], delivered[1])
 
 
 async def is_head(db: Database, pod_id: int, seat: int, pack_id: int, pack_pick: int) -> bool:
@@ -499,6 +569,7 @@ async def _recover(db: Database, due: deadlines.Due, now) -> None:
                 if (p := prompt_for(pod, seat)) is not None and (p.pack_id, p.pack_pick) not in shown
             ]
             await queue_packs(session, pod, missing)
+            await write_wants(session, pod)  # (the pod itself is not saved here)
         elif pod.row.status == STATUSES.finished:
             await queue_completion(session, pod)
         await deadlines.disarm(session, RECOVER, due.key)

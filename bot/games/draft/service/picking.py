@@ -41,7 +41,7 @@ MACHINE_SOURCES = ("timeout", "bot")
 # Fired in the transaction that completes a pod (`hooks.Finished`: options turns, method and
 # play_order, as its followers settled them at the start (`lobby.GoldfishOptions`), and players, the
 # seats' user ids); other formats follow it by its name.
-COMPLETE = hooks.declare("draft.complete")
+COMPLETE = hooks.Hook("draft.complete")  # declared in its Format (`hooks`)
 
 
 @dataclass(frozen=True)
@@ -348,6 +348,7 @@ async def give_seat_back(session: AsyncSession, pod: Pod, row: SeatRow, now: dat
     if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
         await turns.queue_turns(session, pod, [row.seat])
     elif prompt is not None and not prompt.dm_closed:
+        deliveries.want_heads(pod, [row.seat], [prompt])
         await outbox.queue(session, deliveries.pack_message(prompt, rejoined=True))
     await schedule_timer(session, pod)
     await GAMES.commit(session, pod)
@@ -407,6 +408,7 @@ async def hand_seat(
         if pod.row.variant is not None:  # its turn is posted in the channel, not DMed
             await turns.queue_turns(session, pod, [seat])
         elif prompt is not None:
+            deliveries.want_heads(pod, [seat], [prompt])
             await outbox.queue(session, deliveries.pack_message(prompt))
         await schedule_timer(session, pod)
         await GAMES.commit(session, pod)

@@ -27,10 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftDelivery, DraftPackMessage, DraftPod, DraftSeat
+from bot.games.draft.service import deliveries
 from bot.games.draft.service.deliveries import Closed, ClosePack, Notice, Picked
 from bot.games.draft.service.picking import PickResult, apply_pick
 from bot.games.draft.service.pools import PoolView, final_pool_in
-from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, prompt_for, seat_wait
+from bot.games.draft.service.state import GAMES, STATUSES, PackPrompt, Pod, seat_wait
 from bot.kit import card_data, outbox, tables
 from bot.kit.events import Payload
 from bot.store.db import Database
@@ -135,12 +136,6 @@ def _heads(pod: Pod, seat: int) -> tuple[int, int] | None:
     return None if head is None else (head.pack_id, head.picks_made)
 
 
-def _is_head(pod: Pod, seat: int, pack_id: int, pack_pick: int) -> bool:
-    """Is that pack state what the seat's player picks from now (a running pod, not a bot's seat)?"""
-    now = prompt_for(pod, seat) if _heads(pod, seat) is not None else None
-    return now is not None and (now.pack_id, now.pack_pick) == (pack_id, pack_pick)
-
-
 @dataclass(frozen=True)
 class PackTarget:
     pack_message: PackMessage | None  # the seat's reaction pack message, which the pack edits
@@ -170,15 +165,8 @@ async def pack_target(db: Database, prompt: PackPrompt, *, check: bool, shown_on
 async def _pack_target_in(session: AsyncSession, prompt: PackPrompt, *, check: bool,
                           shown_on: tuple[int, int] | None, pack_message: bool) -> PackTarget | None:
     if check or shown_on is not None:
-        pod = await GAMES.load(session, prompt.pod_id, lock=False)
-        if not _is_head(pod, prompt.seat, prompt.pack_id, prompt.pack_pick):
-            return None
-        shown = (await session.execute(
-            select(DraftDelivery.channel_id, DraftDelivery.message_id).where(
-                DraftDelivery.pod_id == prompt.pod_id, DraftDelivery.pack_id == prompt.pack_id,
-                DraftDelivery.pack_pick == prompt.pack_pick)
-        )).first()
-        if (None if shown is None else (shown[0], shown[1])) != shown_on:
+        head, message = await deliveries.head_shown(session, prompt.pod_id, prompt.seat, prompt.pack_id, prompt.pack_pick)
+        if not head or message != shown_on:
             return None
     target = await _newest_pack_message(session, prompt.pod_id, prompt.seat) if pack_message else None
     return PackTarget(None if target is None else _view(target))
@@ -194,10 +182,8 @@ async def notice_target(db: Database, notice: Notice, *, late: bool) -> NoticeTa
     """Where a "your next pack" notice goes, in one read: None when the player has no reaction pack
     message, or (`late`: sent long after its commit) when the pack has moved on meanwhile."""
     async with db.read() as session:
-        if late:
-            pod = await GAMES.load(session, notice.pod_id, lock=False)
-            if not _is_head(pod, notice.seat, notice.pack_id, notice.pack_pick):
-                return None
+        if late and not (await deliveries.head_shown(session, notice.pod_id, notice.seat, notice.pack_id, notice.pack_pick))[0]:
+            return None
         target = await _newest_pack_message(session, notice.pod_id, notice.seat)
         if target is None:
             return None

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.draft import rules as engine
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat
 from bot.games.draft.service import variants
-from bot.kit import deadlines, documents, outbox, tables
+from bot.kit import deadlines, documents, outbox, shown, tables
 from bot.kit.errors import Conflict, NotFound, PermissionDenied, engine_refusals
 from bot.kit.events import Payload
 from bot.store.prepared import Prepared
@@ -243,6 +243,8 @@ class Pod(documents.Game[Any, Any, engine.DraftState]):
     # The seats' changeable columns as loaded (`GAMES.commit` writes the seats whose columns changed).
     loaded_seats: list[tuple] = field(default_factory=list)
     new_picks: list[dict] = field(default_factory=list)  # pick rows not written yet (`GAMES.commit` writes them)
+    # The seats' packs wanted now, not written yet (`bot.kit.shown` records `pack:<seat>`: `GAMES.commit`).
+    new_wants: dict[str, int] = field(default_factory=dict)
 
     def by_seat(self, seat: int) -> Any:
         return self.seats[seat]
@@ -300,6 +302,21 @@ _SAVE_POD = Prepared(_SAVE_POD_QUERY)
 _SAVE_POD_AND_PICK = Prepared(_SAVE_POD_QUERY.add_cte(
     insert(DraftPick.__table__).values({c: bindparam(f"pick_{c}") for c in _PICK_COLUMNS}).cte("new_pick")
 ))
+
+
+MAX_WANTS_IN_SAVE = 2  # a pick moves the picker's pack and, at most, the next seat's
+_SAVES_WITH_WANTS: dict[int, Prepared] = {}
+
+
+def _save_pod_pick_and_wants(wants: int) -> Prepared:
+    """PostgreSQL: the pod's UPDATE with its new pick and `wants` seats' shown records as CTEs
+    (`bot.kit.shown.wanted_upsert`): a pick's records cost it no round trip."""
+    found = _SAVES_WITH_WANTS.get(wants)
+    if found is None:
+        found = _SAVES_WITH_WANTS[wants] = Prepared(_SAVE_POD_QUERY.add_cte(
+            insert(DraftPick.__table__).values({c: bindparam(f"pick_{c}") for c in _PICK_COLUMNS}).cte("new_pick")
+        ).add_cte(shown.wanted_upsert("postgresql", wants).cte("new_wants")))
+    return found
 
 
 def _seat_marks(seat: Any) -> tuple:
@@ -385,11 +402,19 @@ class PodDocuments(documents.Documents[Any, Any, engine.DraftState]):
             "pod_id": row.id, "state": row.state, "bookkeeping": row.bookkeeping, "version": version,
             "status": row.status, "finished_at": row.finished_at,
         }
+        wants, game.new_wants = game.new_wants, {}
         if len(game.new_picks) == 1 and session.bind.dialect.name == "postgresql":
-            await _SAVE_POD_AND_PICK.run(session, values | {f"pick_{k}": v for k, v in game.new_picks.pop().items()})
+            pick = {f"pick_{k}": v for k, v in game.new_picks.pop().items()}
+            if 0 < len(wants) <= MAX_WANTS_IN_SAVE:  # the seats' records in the same statement too
+                await _save_pod_pick_and_wants(len(wants)).run(
+                    session, values | pick | shown.wanted_params(shown_owner(row.id), wants))
+                wants = {}
+            else:
+                await _SAVE_POD_AND_PICK.run(session, values | pick)
         else:
             await game.write_picks(session)
             await _SAVE_POD.run(session, values)
+        await shown.want_quietly(session, shown_owner(row.id), wants)
         for index, seat in enumerate(game.seats):
             now, before = _seat_marks(seat), game.loaded_seats[index]
             if now != before:
@@ -461,6 +486,13 @@ async def _dealt_by_the_lobby(session: AsyncSession, loaded: tables.Loaded, now:
 async def _cancelled(session: AsyncSession, loaded: tables.Loaded, was_running: bool) -> None:
     if was_running:
         await deadlines.disarm(session, TIMER, loaded.row.id)
+        # No pack is wanted any more (a late send asks: the pod is not running).
+        await shown.retire(session, shown_owner(loaded.row.id))
+
+
+def shown_owner(pod_id: int) -> shown.Owner:
+    """Whose records of shown messages a pod's are (`bot.kit.shown`: which pack each seat's DMs show)."""
+    return shown.Owner("draft", pod_id)
 
 
 # The pods' table, to load and show them. `lobby.SPEC` is the same with the deal that begins a pod:
