@@ -21,7 +21,7 @@ FORMAT = Format(
                   drafts.FINAL_POOL, drafts.SUMMARY, drafts.NOTICE, drafts.CONFIRM, drafts.turns.TURN, *kind_turns.KINDS),
     deadline_kinds=(drafts.state.TIMER, drafts.deliveries.RECOVER),
     renderers=Renderers(messages.RENDERERS, rotisserie_cog.RENDERERS, kinds_cog.RENDERERS),
-    events=(rules.PickEvent,),
+    events=(rules.DraftEvent,),
     hooks=(drafts.COMPLETE,),  # "draft.complete": Goldfish and Pods follow it
     deadlines=Handlers(timers.DEADLINES, deliveries.DEADLINES),
     web=web.PAGES,
@@ -34,15 +34,13 @@ FORMAT = Format(
         flow=(
             "**Start:** `/draft start cube` or `set` (organizers): packs, pack size, seats, a timer.",
             "**Join:** `/draft join` or the Join button; `/draft leave`.",
-            "**Begin:** `/draft begin` (2+ players), or by itself when the lobby is full.",
+            "**Begin:** `/draft begin` (2+ players), or by itself when full.",
             "**Pick:** by DM, with a pack's letters or buttons; `/draft resend` sends it again.",
-            "**Follow:** `/draft status` whom it waits on; `/draft pool` your picks.",
-            "**End:** everyone gets their pool; `/draft export` a deck file. `/draft cancel` (organizer; "
-            "asks first).",
+            "**Follow:** `/draft status`; `/draft pool` your picks.",
+            "**End:** everyone gets their pool; `/draft export` a deck file. `/draft cancel` asks first.",
         ),
-        more="Variants: `/draft rotisserie` (cube face up, a card each: `/draft take`, or on the web: `/draft take` "
-             "without a card), `winston` (2 players, "
-             "hidden piles by DM), `grid` (lines of 3×3 grids) · `/draft replace`, "
-             "`rejoin`, `seat` for bot seats · `/draft log`.",
+        more="Variants: `/draft rotisserie` (cube face up, one card a turn: `/draft take`, or the web via a bare "
+             "`/draft take`), `winston` (2 players, hidden piles by DM), `grid` (lines of 3×3 grids) · "
+             "`/draft replace`, `rejoin`, `seat` for bot seats · `/draft log`.",
     ),
 )

@@ -270,8 +270,13 @@ class PackState:
         return not self.cards
 
 
+class DraftEvent(events.Event, family="draft"):
+    """The draft's events, stored as "draft.<ClassName>" (`bot.kit.events`): a pick, and a variant's
+    action that gains several cards (a subclass of a pick, so the family's root is this one)."""
+
+
 @dataclass
-class PickEvent(events.Event, family="draft"):  # stored as "draft.<ClassName>": bot.kit.events
+class PickEvent(DraftEvent):
     """What one pick did; the caller persists it and DMs ``newly_available``. Named by the
     kit's codec (``bot.kit.events``) ``draft.PickEvent``."""
 
