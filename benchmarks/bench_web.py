@@ -46,11 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_draft import ms, percentile, scratch_postgres  # noqa: E402
 from bot.features.leaderboard import service as leaderboard  # noqa: E402
+from bot.games import formats as all_formats  # noqa: E402
 from bot.games import leaderboard_titles  # noqa: E402
 from bot.games.draft import rules as draft_rules  # noqa: E402
 from bot.games.draft.models import DraftPick, DraftPod, DraftSeat  # noqa: E402
 from bot.games.turnabout import service as turnabout  # noqa: E402
 from bot.kit import event_results  # noqa: E402
+from bot.kit.formats import connect_hooks  # noqa: E402
 from bot.kit.tables import Actor  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
@@ -244,6 +246,9 @@ async def _event_ends(db: Database, event_id: int) -> None:
 async def run_backend(url: str, events: int, requests: int, quiet: bool,
                       drafts: int = 1_000) -> dict[str, dict[str, list[float]]]:
     """{"unchanged": times by page, "event ended": times by page, "recomputed": times by page}."""
+    # The formats' hooks, as the bot connects them when it starts: a seeded draft's completion opens
+    # its Goldfish event (the Goldfish page is one of those measured).
+    assert connect_hooks(all_formats()) == []
     db = Database(url)
     try:
         await upgrade(db)
