@@ -87,24 +87,13 @@ VARIANT_PICKS = {  # how a variant's players pick, for its lobby
 }
 
 
-def _dealt(pod: PodView) -> str:
-    if pod.variant == variants.WINSTON:
-        return f"{plural(pod.offer or pod.pack_size, 'card')} dealt face down"
-    if pod.variant == variants.GRID:
-        return f"{plural(pod.offer or 0, 'grid')} of 3×3 cards face up"
-    if pod.variant is not None:
-        return (f"{plural(pod.pack_size, 'pick')} each from "
-                f"{plural(pod.offer, 'card') if pod.offer else 'the whole cube'} face up")
-    return f"{plural(pod.packs, 'pack')} of {plural(pod.pack_size, 'card')}"
-
-
 def lobby_embed(pod: PodView, note: str | None = None) -> discord.Embed:
     kind = (f"Goldfish Draft ({plural(pod.turns, 'turn')})" if pod.turns else
             variants.NAMES[pod.variant].capitalize() if pod.variant else "Draft")
     embed = discord.Embed(title=f"{kind} #{pod.id} · {'set' if pod.booster else 'cube'} {pod.cube_name}", colour=discord.Colour.gold())
     rotisserie = pod.variant is not None
     settings = [
-        _dealt(pod),
+        variants.dealt(pod.variant, pod.packs, pod.pack_size, pod.offer),
         f"up to {plural(pod.max_seats, 'player')}",
         f"pick timer {format_duration(pod.pick_timer_seconds)}" if pod.pick_timer_seconds else "no pick timer",
         "picks in turn" if rotisserie else PICK_MODE_TEXT.get(pod.pick_mode, "picks in DMs"),

@@ -140,7 +140,7 @@ async def draft(ctx: registry.PageContext, pod_id: int) -> registry.Page | None:
     per_seat = row.packs * row.pack_size if row.variant not in variants.SEATS else None  # a Winston or Grid: any
     context = {"row": row, "phase": PHASE.get(row.status, row.status), "seats": seats, "names": names,
                "kind": variants.NAMES[row.variant].capitalize() if row.variant else "Draft", "table": table,
-               "dealt": _dealt(row),
+               "dealt": variants.dealt(row.variant, row.packs, row.pack_size, row.offer),
                "per_seat": per_seat, "made": sum(counts.values()), "needed": (per_seat or 0) * len(seats),
                "pools": [], "picks": None, "chosen": None, "files": [], "pictures": {},
                "directions": ([f"pack {r + 1} {engine.direction_name(r)}" for r in range(row.packs)] if booster
@@ -299,17 +299,6 @@ async def send_now(db, queued: outbox.Queued) -> None:
 VARIANT_ORDER = {variants.ROTISSERIE: "one card at a time, in snake order",
                  variants.WINSTON: "two players take or pass face-down piles in turn",
                  variants.GRID: "a row or a column of each 3×3 grid in turn"}
-
-
-def _dealt(row: DraftPod) -> str:
-    if row.variant == variants.WINSTON:
-        return f"{plural(row.offer or row.pack_size, 'card')} dealt face down"
-    if row.variant == variants.GRID:
-        return f"{plural(row.offer or 0, 'grid')} of 3×3 cards face up"
-    if row.variant is not None:
-        return (f"{plural(row.pack_size, 'pick')} each from "
-                f"{plural(row.offer, 'card') if row.offer else 'the whole cube'} face up")
-    return f"{plural(row.packs, 'pack')} of {plural(row.pack_size, 'card')}"
 
 
 async def _table_now(session: AsyncSession, row: DraftPod, seats: int) -> str | None:

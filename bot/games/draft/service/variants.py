@@ -21,10 +21,22 @@ from typing import Any
 
 from bot.games.draft import bots, grid_rules, rotisserie_rules, winston_rules
 from bot.games.draft import rules as engine
+from bot.kit.text import plural
 
 ROTISSERIE, WINSTON, GRID = "rotisserie", "winston", "grid"
 VARIANTS = (ROTISSERIE, WINSTON, GRID)
 NAMES = {None: "booster draft", ROTISSERIE: "Rotisserie draft", WINSTON: "Winston draft", GRID: "Grid draft"}
+
+
+def dealt(variant: str | None, packs: int, pack_size: int, offer: int | None) -> str:
+    """What a draft of `variant` deals, in players' words (its lobby and its web page)."""
+    if variant == WINSTON:
+        return f"{plural(offer or pack_size, 'card')} dealt face down"
+    if variant == GRID:
+        return f"{plural(offer or 0, 'grid')} of 3×3 cards face up"
+    if variant is not None:
+        return f"{plural(pack_size, 'pick')} each from {plural(offer, 'card') if offer else 'the whole cube'} face up"
+    return f"{plural(packs, 'pack')} of {plural(pack_size, 'card')}"
 SEATS = {WINSTON: (winston_rules.SEATS, winston_rules.SEATS), GRID: (grid_rules.MIN_SEATS, grid_rules.MAX_SEATS)}
 WINSTON_CARDS, GRIDS = 90, 18  # Draftmancer's defaults: 6 boosters of 15 between two; 18 grids
 WINSTON_BOT_FITS = 2  # a bot takes a pile with this many cards its colours cast (or more), else passes
