@@ -1,6 +1,6 @@
 """A set draft through the real bot and the fake Discord (`/draft start set:`): the set imported from
 a loopback fake Scryfall on the spot (its progress shown), 3 players and 5 bots drafting its boosters
-to the end, and every booster checked against the collation by hand: 1 rare or mythic, 3 uncommons,
+to the end across a kill -9 of the bot, and every booster checked against the collation by hand: 1 rare or mythic, 3 uncommons,
 10 commons and 1 basic land, no card twice. The players' logs and exports work as for a cube."""
 
 from __future__ import annotations
@@ -62,10 +62,16 @@ async def test_three_players_and_five_bots_draft_a_sets_boosters_to_the_end(fake
     assert "Draft #" in embed_text(lobby) and "set Test Set (tst)" in embed_text(lobby), embed_text(lobby)
     pod_id = (await stored_picks(bot))["pod"]
     await join_all(fake, lobby, pod_id, players)
+    await draft_on(fake, bot, pod_id, players, picks=12)  # a pack and a half round the table, bots included
+    before = (await stored_picks(bot, pod_id))["picks"]
+    await bot.restart()  # kill -9 in the middle: nothing lost, nothing doubled
+    assert (await stored_picks(bot, pod_id))["picks"] == before
     await draft_on(fake, bot, pod_id, players)
 
     stored = await stored_picks(bot, pod_id)
     assert stored["status"] == "complete" and len(stored["picks"]) == 8 * 2 * 15
+    assert stored["picks"][:len(before)] == before
+    assert sorted(p["sequence"] for p in stored["picks"]) == list(range(1, 8 * 2 * 15 + 1))  # none twice, none lost
     boosters: dict[int, list[str]] = {}
     for pick in stored["picks"]:
         boosters.setdefault(pick["pack"], []).append(pick["card"])
