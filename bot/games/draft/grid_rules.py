@@ -22,6 +22,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.games.draft.offer_rules import OfferOnTurn
 from bot.games.draft.rules import DraftComplete, DraftError, GainEvent, NotYourPack, PackState
 from bot.kit.text import plural
 
@@ -103,7 +104,7 @@ class GridPick:
 
 
 @dataclass
-class GridState:
+class GridState(OfferOnTurn):
     """Mutable state of a Grid draft. See the module docstring for the storage contract."""
 
     config: GridConfig
@@ -151,6 +152,10 @@ class GridState:
     def is_complete(self) -> bool:
         return self.current_grid >= self.config.grids
 
+    @property
+    def seat_count(self) -> int:
+        return self.config.seats
+
     def on_turn(self) -> int | None:
         return None if self.is_complete() else seat_of_turn(self.sequence, self.config.seats)
 
@@ -197,25 +202,6 @@ class GridState:
     @property
     def picks_by_seat(self) -> list[int]:
         return [len(pool) for pool in self.pools]
-
-    def head(self, seat: int) -> PackState | None:
-        return self.packs[0] if seat == self.on_turn() else None
-
-    def heads(self) -> list[PackState | None]:
-        return [self.head(seat) for seat in range(self.config.seats)]
-
-    def queue(self, seat: int) -> list[PackState]:
-        head = self.head(seat)
-        return [] if head is None else [head]
-
-    def current_round(self, seat: int) -> int:
-        return 1 if self.is_complete() else 0
-
-    def waiting_on(self) -> list[int]:
-        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
-
-    def next_pack_from(self, seat: int) -> int | None:
-        return None if self.is_complete() or self.head(seat) is not None else self.on_turn()
 
     def total_picks(self) -> int:
         return self.config.cards_needed

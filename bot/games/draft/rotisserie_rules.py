@@ -19,6 +19,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.games.draft.offer_rules import OfferOnTurn
 from bot.games.draft.rules import (
     MAX_SEATS,
     MIN_SEATS,
@@ -99,7 +100,7 @@ class RotisseriePick:
 
 
 @dataclass
-class RotisserieState:
+class RotisserieState(OfferOnTurn):
     """Mutable state of a Rotisserie draft. See the module docstring for the storage contract."""
 
     config: RotisserieConfig
@@ -132,6 +133,10 @@ class RotisserieState:
 
     def is_complete(self) -> bool:
         return self.sequence >= self.config.total_picks
+
+    @property
+    def seat_count(self) -> int:
+        return self.config.seats
 
     def on_turn(self) -> int | None:
         """The seat that picks next; None once the draft is complete."""
@@ -191,26 +196,10 @@ class RotisserieState:
     def packs(self) -> list[PackState]:
         return [PackState(0, 0, 0, self.cards, self.sequence, self.sequence)]
 
-    def head(self, seat: int) -> PackState | None:
-        """The offer, for the seat on turn; None for every other seat."""
-        self._check_seat(seat)
-        return self.packs[0] if seat == self.on_turn() else None
-
-    def heads(self) -> list[PackState | None]:
-        offer = self.packs[0]
-        return [offer if seat == self.on_turn() else None for seat in range(self.config.seats)]
-
-    def queue(self, seat: int) -> list[PackState]:
-        head = self.head(seat)
-        return [] if head is None else [head]
-
     def current_round(self, seat: int) -> int:
         """0 until the seat has made all its picks, then 1 (the booster engine's "after the last pack")."""
         self._check_seat(seat)
         return 0 if self.picks_by_seat[seat] < self.config.picks else 1
-
-    def waiting_on(self) -> list[int]:
-        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
 
     def next_pack_from(self, seat: int) -> int | None:
         """The seat on turn, for a seat that waits for its next turn."""
@@ -238,9 +227,6 @@ class RotisserieState:
     def copy(self) -> RotisserieState:
         return RotisserieState(self.config, list(self.cards), list(self.picks))
 
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.config.seats:
-            raise DraftError(f"There is no seat {seat!r} in this draft.")
 
 
 def replay(config: RotisserieConfig, dealt: Sequence[str], picks: Iterable[tuple[int, str]]) -> RotisserieState:

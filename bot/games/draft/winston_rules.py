@@ -27,6 +27,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.games.draft.offer_rules import OfferOnTurn
 from bot.games.draft.rules import DraftComplete, DraftError, GainEvent, NotYourPack, PackState
 from bot.kit.text import plural
 
@@ -94,7 +95,7 @@ class WinstonMove:
 
 
 @dataclass
-class WinstonState:
+class WinstonState(OfferOnTurn):
     """Mutable state of a Winston draft. See the module docstring for the storage contract."""
 
     deck: list[str]
@@ -132,6 +133,8 @@ class WinstonState:
 
     def is_complete(self) -> bool:
         return self.looking is None
+
+    seat_count = SEATS
 
     def on_turn(self) -> int | None:
         return None if self.is_complete() else self.turns % SEATS
@@ -221,27 +224,6 @@ class WinstonState:
     def picks_by_seat(self) -> list[int]:
         return [len(pool) for pool in self.pools]
 
-    def head(self, seat: int) -> PackState | None:
-        self._check_seat(seat)
-        return self.packs[0] if seat == self.on_turn() else None
-
-    def heads(self) -> list[PackState | None]:
-        return [self.head(seat) for seat in range(SEATS)]
-
-    def queue(self, seat: int) -> list[PackState]:
-        head = self.head(seat)
-        return [] if head is None else [head]
-
-    def current_round(self, seat: int) -> int:
-        self._check_seat(seat)
-        return 1 if self.is_complete() else 0
-
-    def waiting_on(self) -> list[int]:
-        return [] if self.is_complete() else [self.on_turn()]  # type: ignore[list-item]
-
-    def next_pack_from(self, seat: int) -> int | None:
-        return None if self.is_complete() or self.head(seat) is not None else self.on_turn()
-
     def picks_remaining(self) -> int:
         return len(self.deck) + sum(len(pile) for pile in self.piles)
 
@@ -268,9 +250,6 @@ class WinstonState:
     def _next_pile(self, after: int) -> int | None:
         return next((i for i in range(after + 1, PILES) if self.piles[i]), None)
 
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-            raise DraftError(f"There is no seat {seat!r} in this draft.")
 
 
 def replay(config: WinstonConfig, dealt: Sequence[str], actions: Iterable[tuple[int, str]]) -> WinstonState:
