@@ -30,13 +30,18 @@ async def begin(t: BattlerDriver, world, players: list[int], **options) -> None:
     await t.build_mirror()
 
 
+async def to_the_first_play(t: BattlerDriver, world) -> list[tuple[int, int]]:
+    """A game of four begun, everyone's basics chosen: the two pairings of the first PLAY phase (user ids)."""
+    await begin(t, world, world.players[:4])
+    for index, player in enumerate(world.players[:4]):
+        await t.choose_basics(player, index)
+    return [(t.user(pr.a), t.user(pr.b)) for pr in t.mirror.pairings]
+
+
 async def test_each_player_says_their_treasures_after_the_game(fake, bot, world):
     t = BattlerDriver(fake, world, bot.database_url)
     try:
-        await begin(t, world, world.players[:4])
-        for index, player in enumerate(world.players[:4]):
-            await t.choose_basics(player, index)
-        (a, b), (c, d) = [(t.user(pr.a), t.user(pr.b)) for pr in t.mirror.pairings]
+        (a, b), (c, d) = await to_the_first_play(t, world)
         pr1, pr2 = t.mirror.pairings
 
         # The opponent's Confirm asks their treasures (a form); a wrong count changes nothing.
@@ -159,10 +164,7 @@ async def test_a_reports_copies_lose_their_buttons_once_it_is_answered_elsewhere
     decide buttons to the copy shown again, whose decision names the organizer."""
     t = BattlerDriver(fake, world, bot.database_url)
     try:
-        await begin(t, world, world.players[:4])
-        for index, player in enumerate(world.players[:4]):
-            await t.choose_basics(player, index)
-        (a, b), (c, d) = [(t.user(pr.a), t.user(pr.b)) for pr in t.mirror.pairings]
+        (a, b), (c, d) = await to_the_first_play(t, world)
         pr1, pr2 = t.mirror.pairings
 
         def closed(message: dict, words: str):
